@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conv.c - convolution compute calls (forward, backward data, backward filter, backward bias),
+ * workspace queries, and algorithm choice: Get*Algorithm_v7 (heuristic ranking), the cuDNN 7
+ * Get*Algorithm (preference + memory limit), Find*Algorithm and Find*AlgorithmEx (timed).
+ *
+ * The three directions share one path: problem (core/conv_problem.c) -> implementation
+ * (core/dispatch.c) -> run. The three cuDNN perf structs have one layout; fd_perf_t mirrors it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/conv.h"
+#include "../core/op.h"
+
+/* The common layout of cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t. */
+typedef struct {
+    int algo;
+    cudnnStatus_t status;
+    float time;
+    size_t memory;
+    cudnnDeterminism_t determinism;
+    cudnnMathType_t mathType;
+    int reserved[3];
+} fd_perf_t;
+_Static_assert(sizeof(fd_perf_t) == sizeof(cudnnConvolutionFwdAlgoPerf_t), "perf layout");
+_Static_assert(sizeof(fd_perf_t) == sizeof(cudnnConvolutionBwdDataAlgoPerf_t), "perf layout");
+_Static_assert(sizeof(fd_perf_t) == sizeof(cudnnConvolutionBwdFilterAlgoPerf_t), "perf layout");
+_Static_assert(offsetof(fd_perf_t, memory) == offsetof(cudnnConvolutionFwdAlgoPerf_t, memory), "perf layout");
+_Static_assert(offsetof(fd_perf_t, determinism) == offsetof(cudnnConvolutionFwdAlgoPerf_t, determinism), "perf layout");
+_Static_assert(offsetof(fd_perf_t, mathType) == offsetof(cudnnConvolutionBwdFilterAlgoPerf_t, mathType), "perf layout");
+
+/* Heuristic order per direction: with only reference rows every algorithm costs the same, so
+ * the order is the one cuDNN users expect to see first (GEMM-like, then transforms). */
+static const int rank_fwd[] = {0, 1, 2, 3, 6, 7, 4, 5};
+static const int rank_bwd_data[] = {1, 0, 4, 5, 2, 3};
+static const int rank_bwd_filter[] = {1, 0, 3, 5, 2, 6, 4};
+_Static_assert(sizeof rank_fwd / sizeof *rank_fwd == CUDNN_CONVOLUTION_FWD_ALGO_COUNT, "rank");
+_Static_assert(sizeof rank_bwd_data / sizeof *rank_bwd_data == CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, "rank");
+_Static_assert(sizeof rank_bwd_filter / sizeof *rank_bwd_filter == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, "rank");
+
+static const int *rank_of(fd_conv_dir_t dir)
+{
+    return dir == FD_CONV_FWD ? rank_fwd : dir == FD_CONV_BWD_DATA ? rank_bwd_data : rank_bwd_filter;
+}
+
+/* Bytes [first, last] a tensor addresses, for the aliasing check. */
+static void span_of(const struct cudnnTensorStruct *t, const void *p, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = (uintptr_t)p;
+    *hi = *lo + (uintptr_t)fd_tensor_extent(t) * fd_dtype_size(t->dtype) - 1;
+}
+
+static int spans_overlap(uintptr_t a0, uintptr_t a1, uintptr_t b0, uintptr_t b1)
+{
+    return a0 <= b1 && b0 <= a1;
+}
+
+/* Everything after the problem is built: algorithm, implementation, workspace, run. */
+static cudnnStatus_t conv_execute(cudnnHandle_t handle, const fd_conv_problem_t *p, int algo,
+                                  const fd_conv_args_t *args)
+{
+    FD_CHECK(algo >= 0 && algo < fd_conv_algo_count(p->dir), CUDNN_STATUS_NOT_SUPPORTED,
+             "algo %d is not an algorithm of this direction (0..%d)", algo,
+             fd_conv_algo_count(p->dir) - 1);
+    char why[512];
+    const fd_conv_impl_t *impl = fd_conv_select(p, handle->backend, algo, why, sizeof why);
+    FD_CHECK(impl != NULL, CUDNN_STATUS_NOT_SUPPORTED, "%s: %s", fd_conv_algo_name(p->dir, algo), why);
+    size_t need = impl->workspace(p);
+    FD_CHECK(args->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
+             "workSpaceSizeInBytes is %zu but %s (%s) needs %zu", args->workspace_size,
+             fd_conv_algo_name(p->dir, algo), impl->name, need);
+    FD_CHECK(need == 0 || args->workspace != NULL, CUDNN_STATUS_BAD_PARAM,
+             "workSpace is NULL but %s needs %zu bytes", impl->name, need);
+    return impl->run(p, args);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
+                                                  const cudnnTensorDescriptor_t xDesc, const void *x,
+                                                  const cudnnFilterDescriptor_t wDesc, const void *w,
+                                                  const cudnnConvolutionDescriptor_t convDesc,
+                                                  cudnnConvolutionFwdAlgo_t algo, void *workSpace,
+                                                  size_t workSpaceSizeInBytes, const void *beta,
+                                                  const cudnnTensorDescriptor_t yDesc, void *y)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK(alpha && beta && x && w && y, CUDNN_STATUS_BAD_PARAM,
+             "a data pointer is NULL (alpha %p, beta %p, x %p, w %p, y %p)", alpha, beta, x, w, y);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
+    uintptr_t x0, x1, y0, y1;
+    span_of(xDesc, x, &x0, &x1);
+    span_of(yDesc, y, &y0, &y1);
+    FD_CHECK(!spans_overlap(x0, x1, y0, y1), CUDNN_STATUS_NOT_SUPPORTED,
+             "y overlaps x; convolution is not computed in place");
+    fd_conv_args_t a = {handle, x, w, NULL, y, fd_scale_value(alpha, p.ydt), fd_scale_value(beta, p.ydt),
+                        workSpace, workSpaceSizeInBytes};
+    return conv_execute(handle, &p, (int)algo, &a);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha,
+                                                       const cudnnFilterDescriptor_t wDesc, const void *w,
+                                                       const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                                       const cudnnConvolutionDescriptor_t convDesc,
+                                                       cudnnConvolutionBwdDataAlgo_t algo, void *workSpace,
+                                                       size_t workSpaceSizeInBytes, const void *beta,
+                                                       const cudnnTensorDescriptor_t dxDesc, void *dx)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK(alpha && beta && w && dy && dx, CUDNN_STATUS_BAD_PARAM,
+             "a data pointer is NULL (alpha %p, beta %p, w %p, dy %p, dx %p)", alpha, beta, w, dy, dx);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
+    uintptr_t a0, a1, b0, b1;
+    span_of(dxDesc, dx, &a0, &a1);
+    span_of(dyDesc, dy, &b0, &b1);
+    FD_CHECK(!spans_overlap(a0, a1, b0, b1), CUDNN_STATUS_NOT_SUPPORTED,
+             "dx overlaps dy; convolution is not computed in place");
+    fd_conv_args_t a = {handle, NULL, w, dy, dx, fd_scale_value(alpha, p.xdt), fd_scale_value(beta, p.xdt),
+                        workSpace, workSpaceSizeInBytes};
+    return conv_execute(handle, &p, (int)algo, &a);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha,
+                                                         const cudnnTensorDescriptor_t xDesc, const void *x,
+                                                         const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                                         const cudnnConvolutionDescriptor_t convDesc,
+                                                         cudnnConvolutionBwdFilterAlgo_t algo,
+                                                         void *workSpace, size_t workSpaceSizeInBytes,
+                                                         const void *beta,
+                                                         const cudnnFilterDescriptor_t dwDesc, void *dw)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK(alpha && beta && x && dy && dw, CUDNN_STATUS_BAD_PARAM,
+             "a data pointer is NULL (alpha %p, beta %p, x %p, dy %p, dw %p)", alpha, beta, x, dy, dw);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
+    fd_conv_args_t a = {handle, x, NULL, dy, dw, fd_scale_value(alpha, p.wdt), fd_scale_value(beta, p.wdt),
+                        workSpace, workSpaceSizeInBytes};
+    return conv_execute(handle, &p, (int)algo, &a);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha,
+                                                       const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                                       const void *beta,
+                                                       const cudnnTensorDescriptor_t dbDesc, void *db)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK(alpha && beta && dy && db, CUDNN_STATUS_BAD_PARAM,
+             "a data pointer is NULL (alpha %p, beta %p, dy %p, db %p)", alpha, beta, dy, db);
+    FD_TRY(fd_tensor_check(dyDesc, "dyDesc"));
+    FD_TRY(fd_tensor_check(dbDesc, "dbDesc"));
+    FD_CHECK(dyDesc->nb_dims >= 3 && dbDesc->nb_dims == dyDesc->nb_dims, CUDNN_STATUS_BAD_PARAM,
+             "dyDesc has %d dims and dbDesc %d; both need the same rank, at least 3",
+             dyDesc->nb_dims, dbDesc->nb_dims);
+    for (int i = 0; i < dbDesc->nb_dims; i++)
+        FD_CHECK(dbDesc->dim[i] == (i == 1 ? dyDesc->dim[1] : 1), CUDNN_STATUS_BAD_PARAM,
+                 "dbDesc dim %d is %d; db must be 1 x K x 1... with K = %d", i, dbDesc->dim[i],
+                 dyDesc->dim[1]);
+    FD_CHECK(dyDesc->dtype == dbDesc->dtype, CUDNN_STATUS_NOT_SUPPORTED,
+             "dyDesc is %s but dbDesc is %s", fd_dtype_name(dyDesc->dtype), fd_dtype_name(dbDesc->dtype));
+    FD_CHECK(dyDesc->dtype == CUDNN_DATA_FLOAT || dyDesc->dtype == CUDNN_DATA_DOUBLE ||
+                 dyDesc->dtype == CUDNN_DATA_HALF || dyDesc->dtype == CUDNN_DATA_BFLOAT16,
+             CUDNN_STATUS_NOT_SUPPORTED, "bias gradient on %s data is not implemented",
+             fd_dtype_name(dyDesc->dtype));
+    uintptr_t a0, a1, b0, b1;
+    span_of(dyDesc, dy, &a0, &a1);
+    span_of(dbDesc, db, &b0, &b1);
+    FD_CHECK(!spans_overlap(a0, a1, b0, b1), CUDNN_STATUS_NOT_SUPPORTED, "db overlaps dy");
+    fd_bias_problem_t p = {*dyDesc, *dbDesc};
+    fd_bias_args_t a = {dy, db, fd_scale_value(alpha, dbDesc->dtype), fd_scale_value(beta, dbDesc->dtype)};
+    return fd_op_run(handle, FD_OP_CONV_BWD_BIAS, &p, &a);
+}
+
+/* ---- workspace ------------------------------------------------------------------------- */
+
+static cudnnStatus_t workspace_size(cudnnHandle_t handle, const fd_conv_problem_t *p, int algo,
+                                    size_t *sizeInBytes)
+{
+    FD_CHECK_NOT_NULL(sizeInBytes);
+    FD_CHECK(algo >= 0 && algo < fd_conv_algo_count(p->dir), CUDNN_STATUS_NOT_SUPPORTED,
+             "algo %d is not an algorithm of this direction (0..%d)", algo, fd_conv_algo_count(p->dir) - 1);
+    char why[512];
+    const fd_conv_impl_t *impl = fd_conv_select(p, handle->backend, algo, why, sizeof why);
+    FD_CHECK(impl != NULL, CUDNN_STATUS_NOT_SUPPORTED, "%s: %s", fd_conv_algo_name(p->dir, algo), why);
+    *sizeInBytes = impl->workspace(p);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle,
+                                                                  const cudnnTensorDescriptor_t xDesc,
+                                                                  const cudnnFilterDescriptor_t wDesc,
+                                                                  const cudnnConvolutionDescriptor_t convDesc,
+                                                                  const cudnnTensorDescriptor_t yDesc,
+                                                                  cudnnConvolutionFwdAlgo_t algo,
+                                                                  size_t *sizeInBytes)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
+    return workspace_size(handle, &p, (int)algo, sizeInBytes);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle,
+                                                                       const cudnnFilterDescriptor_t wDesc,
+                                                                       const cudnnTensorDescriptor_t dyDesc,
+                                                                       const cudnnConvolutionDescriptor_t convDesc,
+                                                                       const cudnnTensorDescriptor_t dxDesc,
+                                                                       cudnnConvolutionBwdDataAlgo_t algo,
+                                                                       size_t *sizeInBytes)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
+    return workspace_size(handle, &p, (int)algo, sizeInBytes);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle,
+                                                                         const cudnnTensorDescriptor_t xDesc,
+                                                                         const cudnnTensorDescriptor_t dyDesc,
+                                                                         const cudnnConvolutionDescriptor_t convDesc,
+                                                                         const cudnnFilterDescriptor_t gradDesc,
+                                                                         cudnnConvolutionBwdFilterAlgo_t algo,
+                                                                         size_t *sizeInBytes)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, gradDesc, convDesc, dyDesc));
+    return workspace_size(handle, &p, (int)algo, sizeInBytes);
+}
+
+/* ---- algorithm choice ------------------------------------------------------------------ */
+
+static cudnnStatus_t max_count(cudnnHandle_t handle, fd_conv_dir_t dir, int *count)
+{
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK_NOT_NULL(count);
+    *count = fd_conv_algo_count(dir);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+{
+    FD_API(handle);
+    return max_count(handle, FD_CONV_FWD, count);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+{
+    FD_API(handle);
+    return max_count(handle, FD_CONV_BWD_DATA, count);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)
+{
+    FD_API(handle);
+    return max_count(handle, FD_CONV_BWD_FILTER, count);
+}
+
+/* One perf entry per algorithm, in heuristic order, supported ones first. */
+static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t *out,
+                    const fd_conv_impl_t **impls)
+{
+    int count = fd_conv_algo_count(p->dir), n = 0;
+    const int *rank = rank_of(p->dir);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < count; i++) {
+            int algo = rank[i];
+            char why[512];
+            const fd_conv_impl_t *impl = fd_conv_select(p, handle->backend, algo, why, sizeof why);
+            if ((impl != NULL) != (pass == 0))
+                continue;
+            fd_perf_t e = {.algo = algo, .time = -1.0f, .mathType = p->math};
+            e.status = impl ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED;
+            e.memory = impl ? impl->workspace(p) : 0;
+            e.determinism = (impl && impl->deterministic) ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
+            impls[n] = impl;
+            out[n++] = e;
+        }
+    }
+    return n;
+}
+
+static cudnnStatus_t get_v7(cudnnHandle_t handle, const fd_conv_problem_t *p, int requested,
+                            int *returned, void *perf_results)
+{
+    FD_CHECK(returned != NULL, CUDNN_STATUS_BAD_PARAM, "returnedAlgoCount is NULL");
+    FD_CHECK(perf_results != NULL, CUDNN_STATUS_BAD_PARAM, "perfResults is NULL");
+    FD_CHECK(requested >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d; it must be at least 1",
+             requested);
+    fd_perf_t all[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    const fd_conv_impl_t *impls[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = rank_all(handle, p, all, impls);
+    n = n < requested ? n : requested;
+    memcpy(perf_results, all, sizeof(fd_perf_t) * (size_t)n);
+    *returned = n;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle,
+                                                                 const cudnnTensorDescriptor_t srcDesc,
+                                                                 const cudnnFilterDescriptor_t filterDesc,
+                                                                 const cudnnConvolutionDescriptor_t convDesc,
+                                                                 const cudnnTensorDescriptor_t destDesc,
+                                                                 const int requestedAlgoCount,
+                                                                 int *returnedAlgoCount,
+                                                                 cudnnConvolutionFwdAlgoPerf_t *perfResults)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, srcDesc, filterDesc, convDesc, destDesc));
+    return get_v7(handle, &p, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle,
+                                                                      const cudnnFilterDescriptor_t filterDesc,
+                                                                      const cudnnTensorDescriptor_t diffDesc,
+                                                                      const cudnnConvolutionDescriptor_t convDesc,
+                                                                      const cudnnTensorDescriptor_t gradDesc,
+                                                                      const int requestedAlgoCount,
+                                                                      int *returnedAlgoCount,
+                                                                      cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, gradDesc, filterDesc, convDesc, diffDesc));
+    return get_v7(handle, &p, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle,
+                                                                        const cudnnTensorDescriptor_t srcDesc,
+                                                                        const cudnnTensorDescriptor_t diffDesc,
+                                                                        const cudnnConvolutionDescriptor_t convDesc,
+                                                                        const cudnnFilterDescriptor_t gradDesc,
+                                                                        const int requestedAlgoCount,
+                                                                        int *returnedAlgoCount,
+                                                                        cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, srcDesc, gradDesc, convDesc, diffDesc));
+    return get_v7(handle, &p, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+/* cuDNN 7's Get*Algorithm: preference 0 = no workspace, 1 = fastest, 2 = within memoryLimit. */
+static cudnnStatus_t get_v6(cudnnHandle_t handle, const fd_conv_problem_t *p, int preference,
+                            size_t limit, int *algo)
+{
+    FD_CHECK_NOT_NULL(algo);
+    FD_CHECK(preference >= 0 && preference <= 2, CUDNN_STATUS_BAD_PARAM,
+             "preference %d is not NO_WORKSPACE (0), PREFER_FASTEST (1) or SPECIFY_WORKSPACE_LIMIT (2)",
+             preference);
+    fd_perf_t all[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    const fd_conv_impl_t *impls[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = rank_all(handle, p, all, impls);
+    size_t cap = preference == 0 ? 0 : preference == 1 ? (size_t)-1 : limit;
+    for (int i = 0; i < n; i++) {
+        if (all[i].status == CUDNN_STATUS_SUCCESS && all[i].memory <= cap) {
+            *algo = all[i].algo;
+            return CUDNN_STATUS_SUCCESS;
+        }
+    }
+    return fd_error(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__,
+                    "no algorithm fits a workspace of %zu bytes", cap);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithm(cudnnHandle_t handle,
+                                                              const cudnnTensorDescriptor_t xDesc,
+                                                              const cudnnFilterDescriptor_t wDesc,
+                                                              const cudnnConvolutionDescriptor_t convDesc,
+                                                              const cudnnTensorDescriptor_t yDesc,
+                                                              cudnnConvolutionFwdPreference_t preference,
+                                                              size_t memoryLimitInBytes,
+                                                              cudnnConvolutionFwdAlgo_t *algo)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK_NOT_NULL(algo);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
+    int a;
+    FD_TRY(get_v6(handle, &p, (int)preference, memoryLimitInBytes, &a));
+    *algo = (cudnnConvolutionFwdAlgo_t)a;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithm(cudnnHandle_t handle,
+                                                                   const cudnnFilterDescriptor_t wDesc,
+                                                                   const cudnnTensorDescriptor_t dyDesc,
+                                                                   const cudnnConvolutionDescriptor_t convDesc,
+                                                                   const cudnnTensorDescriptor_t dxDesc,
+                                                                   cudnnConvolutionBwdDataPreference_t preference,
+                                                                   size_t memoryLimitInBytes,
+                                                                   cudnnConvolutionBwdDataAlgo_t *algo)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK_NOT_NULL(algo);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
+    int a;
+    FD_TRY(get_v6(handle, &p, (int)preference, memoryLimitInBytes, &a));
+    *algo = (cudnnConvolutionBwdDataAlgo_t)a;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle,
+                                                                     const cudnnTensorDescriptor_t xDesc,
+                                                                     const cudnnTensorDescriptor_t dyDesc,
+                                                                     const cudnnConvolutionDescriptor_t convDesc,
+                                                                     const cudnnFilterDescriptor_t dwDesc,
+                                                                     cudnnConvolutionBwdFilterPreference_t preference,
+                                                                     size_t memoryLimitInBytes,
+                                                                     cudnnConvolutionBwdFilterAlgo_t *algo)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK_NOT_NULL(algo);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
+    int a;
+    FD_TRY(get_v6(handle, &p, (int)preference, memoryLimitInBytes, &a));
+    *algo = (cudnnConvolutionBwdFilterAlgo_t)a;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---- Find: time every supported algorithm ---------------------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Runs each supported algorithm once into args->out (an implementation serving several
+ * algorithms is timed once), then sorts by time, unsupported last. */
+static cudnnStatus_t find_timed(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_conv_args_t *args,
+                                int requested, int *returned, void *perf_results)
+{
+    FD_CHECK(returned != NULL, CUDNN_STATUS_BAD_PARAM, "returnedAlgoCount is NULL");
+    FD_CHECK(perf_results != NULL, CUDNN_STATUS_BAD_PARAM, "perfResults is NULL");
+    FD_CHECK(requested >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d; it must be at least 1",
+             requested);
+    fd_perf_t all[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    const fd_conv_impl_t *impls[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = rank_all(handle, p, all, impls);
+    for (int i = 0; i < n; i++) {
+        if (all[i].status != CUDNN_STATUS_SUCCESS)
+            continue;
+        int timed = -1;
+        for (int j = 0; j < i; j++)
+            if (impls[j] == impls[i] && all[j].status == CUDNN_STATUS_SUCCESS)
+                timed = j;
+        if (timed >= 0) {
+            all[i].time = all[timed].time;
+            continue;
+        }
+        if (all[i].memory > args->workspace_size) {
+            all[i].status = CUDNN_STATUS_ALLOC_FAILED; /* cuDNN's word for a short workspace here */
+            continue;
+        }
+        double t0 = now_ms();
+        all[i].status = impls[i]->run(p, args);
+        all[i].time = (float)(now_ms() - t0);
+    }
+    for (int i = 1; i < n; i++) /* stable insertion sort: successes by time, then the rest */
+        for (int j = i; j > 0; j--) {
+            fd_perf_t *a = &all[j - 1], *b = &all[j];
+            int a_ok = a->status == CUDNN_STATUS_SUCCESS, b_ok = b->status == CUDNN_STATUS_SUCCESS;
+            if (a_ok > b_ok || (a_ok == b_ok && (!a_ok || a->time <= b->time)))
+                break;
+            fd_perf_t t = *a;
+            *a = *b, *b = t;
+        }
+    n = n < requested ? n : requested;
+    memcpy(perf_results, all, sizeof(fd_perf_t) * (size_t)n);
+    *returned = n;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Find without caller buffers: scratch tensors and the largest workspace, freed after. */
+static cudnnStatus_t find_scratch(cudnnHandle_t handle, const fd_conv_problem_t *p,
+                                  size_t x_bytes, size_t w_bytes, size_t y_bytes, int requested,
+                                  int *returned, void *perf_results)
+{
+    FD_CHECK(handle->backend != FD_BACKEND_CUDA, CUDNN_STATUS_NOT_SUPPORTED,
+             "Find without buffers is not implemented on the cuda backend yet; use Find*Ex");
+    fd_perf_t all[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    const fd_conv_impl_t *impls[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = rank_all(handle, p, all, impls);
+    size_t ws = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i].status == CUDNN_STATUS_SUCCESS && all[i].memory > ws)
+            ws = all[i].memory;
+    void *x = calloc(1, x_bytes), *w = calloc(1, w_bytes), *y = calloc(1, y_bytes);
+    void *work = ws ? malloc(ws) : NULL;
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    if (!x || !w || !y || (ws && !work)) {
+        st = fd_error(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, __FILE__, __LINE__,
+                      "cannot allocate %zu + %zu + %zu + %zu bytes of scratch for Find", x_bytes,
+                      w_bytes, y_bytes, ws);
+        goto cleanup;
+    }
+    fd_conv_args_t a = {handle, x, w, y, NULL, 1.0, 0.0, work, ws};
+    a.out = p->dir == FD_CONV_FWD ? y : p->dir == FD_CONV_BWD_DATA ? x : w;
+    if (p->dir == FD_CONV_FWD)
+        a.y = NULL;
+    else if (p->dir == FD_CONV_BWD_DATA)
+        a.x = NULL;
+    else
+        a.w = NULL;
+    st = find_timed(handle, p, &a, requested, returned, perf_results);
+cleanup:
+    free(x), free(w), free(y), free(work);
+    return st;
+}
+
+static size_t tensor_bytes(const struct cudnnTensorStruct *t)
+{
+    return (size_t)fd_tensor_extent(t) * fd_dtype_size(t->dtype);
+}
+
+static size_t filter_bytes(const struct cudnnFilterStruct *f)
+{
+    size_t e = fd_dtype_size(f->dtype);
+    for (int i = 0; i < f->nb_dims; i++)
+        e *= (size_t)f->dim[i];
+    return e;
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle,
+                                                               const cudnnTensorDescriptor_t xDesc,
+                                                               const cudnnFilterDescriptor_t wDesc,
+                                                               const cudnnConvolutionDescriptor_t convDesc,
+                                                               const cudnnTensorDescriptor_t yDesc,
+                                                               const int requestedAlgoCount,
+                                                               int *returnedAlgoCount,
+                                                               cudnnConvolutionFwdAlgoPerf_t *perfResults)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
+    FD_CHECK_NOT_NULL(returnedAlgoCount);
+    FD_CHECK_NOT_NULL(perfResults);
+    FD_CHECK(requestedAlgoCount >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d", requestedAlgoCount);
+    return find_scratch(handle, &p, tensor_bytes(xDesc), filter_bytes(wDesc), tensor_bytes(yDesc),
+                        requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle,
+                                                                    const cudnnFilterDescriptor_t wDesc,
+                                                                    const cudnnTensorDescriptor_t dyDesc,
+                                                                    const cudnnConvolutionDescriptor_t convDesc,
+                                                                    const cudnnTensorDescriptor_t dxDesc,
+                                                                    const int requestedAlgoCount,
+                                                                    int *returnedAlgoCount,
+                                                                    cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
+    FD_CHECK_NOT_NULL(returnedAlgoCount);
+    FD_CHECK_NOT_NULL(perfResults);
+    FD_CHECK(requestedAlgoCount >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d", requestedAlgoCount);
+    return find_scratch(handle, &p, tensor_bytes(dxDesc), filter_bytes(wDesc), tensor_bytes(dyDesc),
+                        requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle,
+                                                                      const cudnnTensorDescriptor_t xDesc,
+                                                                      const cudnnTensorDescriptor_t dyDesc,
+                                                                      const cudnnConvolutionDescriptor_t convDesc,
+                                                                      const cudnnFilterDescriptor_t dwDesc,
+                                                                      const int requestedAlgoCount,
+                                                                      int *returnedAlgoCount,
+                                                                      cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
+    FD_CHECK_NOT_NULL(returnedAlgoCount);
+    FD_CHECK_NOT_NULL(perfResults);
+    FD_CHECK(requestedAlgoCount >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d", requestedAlgoCount);
+    return find_scratch(handle, &p, tensor_bytes(xDesc), filter_bytes(dwDesc), tensor_bytes(dyDesc),
+                        requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle,
+                                                                 const cudnnTensorDescriptor_t xDesc, const void *x,
+                                                                 const cudnnFilterDescriptor_t wDesc, const void *w,
+                                                                 const cudnnConvolutionDescriptor_t convDesc,
+                                                                 const cudnnTensorDescriptor_t yDesc, void *y,
+                                                                 const int requestedAlgoCount,
+                                                                 int *returnedAlgoCount,
+                                                                 cudnnConvolutionFwdAlgoPerf_t *perfResults,
+                                                                 void *workSpace, size_t workSpaceSizeInBytes)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK(x && w && y, CUDNN_STATUS_BAD_PARAM, "x, w or y is NULL");
+    FD_CHECK(workSpace != NULL || workSpaceSizeInBytes == 0, CUDNN_STATUS_BAD_PARAM,
+             "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
+    uintptr_t x0, x1, y0, y1;
+    span_of(xDesc, x, &x0, &x1);
+    span_of(yDesc, y, &y0, &y1);
+    FD_CHECK(!spans_overlap(x0, x1, y0, y1), CUDNN_STATUS_NOT_SUPPORTED,
+             "y overlaps x; convolution is not computed in place");
+    fd_conv_args_t a = {handle, x, w, NULL, y, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
+    return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle,
+                                                                      const cudnnFilterDescriptor_t wDesc, const void *w,
+                                                                      const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                                                      const cudnnConvolutionDescriptor_t convDesc,
+                                                                      const cudnnTensorDescriptor_t dxDesc, void *dx,
+                                                                      const int requestedAlgoCount,
+                                                                      int *returnedAlgoCount,
+                                                                      cudnnConvolutionBwdDataAlgoPerf_t *perfResults,
+                                                                      void *workSpace, size_t workSpaceSizeInBytes)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK(w && dy && dx, CUDNN_STATUS_BAD_PARAM, "w, dy or dx is NULL");
+    FD_CHECK(workSpace != NULL || workSpaceSizeInBytes == 0, CUDNN_STATUS_BAD_PARAM,
+             "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
+    uintptr_t a0, a1, b0, b1;
+    span_of(dxDesc, dx, &a0, &a1);
+    span_of(dyDesc, dy, &b0, &b1);
+    FD_CHECK(!spans_overlap(a0, a1, b0, b1), CUDNN_STATUS_NOT_SUPPORTED,
+             "dx overlaps dy; convolution is not computed in place");
+    fd_conv_args_t a = {handle, NULL, w, dy, dx, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
+    return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle,
+                                                                        const cudnnTensorDescriptor_t xDesc, const void *x,
+                                                                        const cudnnTensorDescriptor_t dyDesc, const void *y,
+                                                                        const cudnnConvolutionDescriptor_t convDesc,
+                                                                        const cudnnFilterDescriptor_t dwDesc, void *dw,
+                                                                        const int requestedAlgoCount,
+                                                                        int *returnedAlgoCount,
+                                                                        cudnnConvolutionBwdFilterAlgoPerf_t *perfResults,
+                                                                        void *workSpace, size_t workSpaceSizeInBytes)
+{
+    FD_API(handle);
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK(x && y && dw, CUDNN_STATUS_BAD_PARAM, "x, dy or dw is NULL");
+    FD_CHECK(workSpace != NULL || workSpaceSizeInBytes == 0, CUDNN_STATUS_BAD_PARAM,
+             "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
+    fd_conv_args_t a = {handle, x, NULL, y, dw, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
+    return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conv.h - the flat convolution problem and the implementation interface.
+ *
+ * Only fd_conv_problem_init reads descriptors; dispatch, implementations and the tuning key
+ * see this struct. Sizes are in elements, 64-bit; spatial arrays are padded to 3 entries
+ * (size 1, pad 0, stride 1, dilation 1) so kernels can always loop over D, H, W.
+ */
+#ifndef FD_CORE_CONV_H_
+#define FD_CORE_CONV_H_
+
+#include "fd.h"
+
+typedef enum { FD_CONV_FWD = 0, FD_CONV_BWD_DATA = 1, FD_CONV_BWD_FILTER = 2, FD_CONV_DIR_COUNT } fd_conv_dir_t;
+
+typedef struct fd_conv_problem {
+    fd_conv_dir_t dir;
+    int nsp;                                /* spatial dims of the descriptors: 1, 2 or 3 */
+    int64_t n, c, k, groups;                /* c, k: all channels (c = groups * filter C) */
+    int64_t in[FD_CONV_SPATIAL_MAX];        /* x spatial (D, H, W order, leading 1s) */
+    int64_t out[FD_CONV_SPATIAL_MAX];       /* y spatial */
+    int64_t flt[FD_CONV_SPATIAL_MAX];       /* filter spatial */
+    int64_t pad[FD_CONV_SPATIAL_MAX], stride[FD_CONV_SPATIAL_MAX], dil[FD_CONV_SPATIAL_MAX];
+    int cross_correlation;                  /* 0: CUDNN_CONVOLUTION (filter flipped) */
+    cudnnDataType_t xdt, wdt, ydt, compute; /* storage types and accumulation type */
+    cudnnMathType_t math;
+    cudnnTensorFormat_t wformat;
+    /* element strides: x/y as N, C, spatial...; w as K, C/groups, spatial... */
+    int64_t xs[2 + FD_CONV_SPATIAL_MAX], ys[2 + FD_CONV_SPATIAL_MAX], ws[2 + FD_CONV_SPATIAL_MAX];
+} fd_conv_problem_t;
+
+/* Tensors of one call. For FWD `out` is y; BWD_DATA dx (shaped like x); BWD_FILTER dw. */
+typedef struct fd_conv_args {
+    cudnnHandle_t handle;
+    const void *x, *w, *y; /* the two inputs of the direction; the third is NULL */
+    void *out;
+    double alpha, beta;
+    void *workspace;
+    size_t workspace_size;
+} fd_conv_args_t;
+
+/* One implementation (a row of src/impls.def). */
+typedef struct fd_conv_impl {
+    const char *name;
+    fd_backend_t backend;
+    fd_conv_dir_t dir;
+    unsigned algo_mask; /* bit a set: serves algorithm enum value a */
+    int deterministic;
+    /* 1 if it can run `p`; otherwise 0 and the reason in why. */
+    int (*applicable)(const fd_conv_problem_t *p, char *why, size_t why_size);
+    size_t (*workspace)(const fd_conv_problem_t *p);
+    cudnnStatus_t (*run)(const fd_conv_problem_t *p, const fd_conv_args_t *a);
+} fd_conv_impl_t;
+
+/* cudnnConvolutionBackwardBias: db = alpha * (dy summed over all dims but C) + beta * db. */
+typedef struct fd_bias_problem {
+    struct cudnnTensorStruct dy, db; /* validated copies: db is 1 x K x 1... */
+} fd_bias_problem_t;
+typedef struct fd_bias_args {
+    const void *dy;
+    void *db;
+    double alpha, beta;
+} fd_bias_args_t;
+
+/* Reference building blocks shared by the conv rows and the fused ones (src/ref/conv_ref.c). */
+double fd_conv_ref_fwd_point(const fd_conv_problem_t *p, const void *x, const void *w, int64_t n,
+                             int64_t k, int64_t o0, int64_t o1, int64_t o2);
+
+/* Descriptor checks shared by every direction; fills *p. Statuses as in contract §1.2. */
+cudnnStatus_t fd_conv_problem_init(fd_conv_problem_t *p, fd_conv_dir_t dir,
+                                   cudnnTensorDescriptor_t xDesc, cudnnFilterDescriptor_t wDesc,
+                                   cudnnConvolutionDescriptor_t convDesc,
+                                   cudnnTensorDescriptor_t yDesc);
+
+/* Output dims of a forward convolution (n, k, spatial...), with cuDNN's checks. */
+cudnnStatus_t fd_conv_output_dims(cudnnConvolutionDescriptor_t convDesc,
+                                  cudnnTensorDescriptor_t xDesc, cudnnFilterDescriptor_t wDesc,
+                                  int nb_dims, int *out);
+
+/* "fwd n2c4d1h9w9 k8r3s3 p1x1 u1x1 d1x1 g1 xcorr f32/f32/f32 acc=f32": the problem's text key. */
+void fd_conv_problem_key(const fd_conv_problem_t *p, char *buf, size_t size);
+
+int fd_conv_algo_count(fd_conv_dir_t dir);
+const char *fd_conv_algo_name(fd_conv_dir_t dir, int algo);
+
+/* The implementation table, and the first implementation of `algo` that can run `p` on the
+ * handle's backend (cpu falls back to ref). NULL with the reasons in why when there is none. */
+extern const fd_conv_impl_t fd_conv_impls[];
+extern const int fd_conv_impl_count;
+const fd_conv_impl_t *fd_conv_select(const fd_conv_problem_t *p, fd_backend_t backend, int algo,
+                                     char *why, size_t why_size);
+
+#endif /* FD_CORE_CONV_H_ */
