@@ -57,6 +57,35 @@ static int spans_overlap(uintptr_t a0, uintptr_t a1, uintptr_t b0, uintptr_t b1)
     return a0 <= b1 && b0 <= a1;
 }
 
+static size_t filter_bytes(const struct cudnnFilterStruct *f)
+{
+    size_t e = fd_dtype_size(f->dtype);
+    for (int i = 0; i < f->nb_dims; i++)
+        e *= (size_t)f->dim[i];
+    return e;
+}
+
+/* The output of a direction (y, dx or dw) may share no byte with its two inputs: convolution
+ * is never computed in place (cuDNN 9.19 answers NOT_SUPPORTED for y == x). */
+static cudnnStatus_t check_not_in_place(fd_conv_dir_t dir, const struct cudnnTensorStruct *xd, const void *x,
+                                        const struct cudnnFilterStruct *wd, const void *w,
+                                        const struct cudnnTensorStruct *yd, const void *y)
+{
+    static const char *const names[3][3] = {{"y", "x", "w"}, {"dx", "dy", "w"}, {"dw", "x", "dy"}};
+    uintptr_t s[3][2]; /* x, w, y */
+    span_of(xd, x, &s[0][0], &s[0][1]);
+    s[1][0] = (uintptr_t)w, s[1][1] = (uintptr_t)w + filter_bytes(wd) - 1;
+    span_of(yd, y, &s[2][0], &s[2][1]);
+    int out = dir == FD_CONV_FWD ? 2 : dir == FD_CONV_BWD_DATA ? 0 : 1;
+    int in[2] = {dir == FD_CONV_FWD ? 0 : dir == FD_CONV_BWD_DATA ? 2 : 0,
+                 dir == FD_CONV_FWD ? 1 : dir == FD_CONV_BWD_DATA ? 1 : 2};
+    for (int i = 0; i < 2; i++)
+        FD_CHECK(!spans_overlap(s[out][0], s[out][1], s[in[i]][0], s[in[i]][1]),
+                 CUDNN_STATUS_NOT_SUPPORTED,
+                 "%s overlaps %s; convolution is not computed in place", names[dir][0], names[dir][1 + i]);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Everything after the problem is built: algorithm, implementation, workspace, run. */
 static cudnnStatus_t conv_execute(cudnnHandle_t handle, const fd_conv_problem_t *p, int algo,
                                   const fd_conv_args_t *args)
@@ -90,11 +119,7 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionForward(cudnnHandle_t handle, const vo
              "a data pointer is NULL (alpha %p, beta %p, x %p, w %p, y %p)", alpha, beta, x, w, y);
     fd_conv_problem_t p;
     FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
-    uintptr_t x0, x1, y0, y1;
-    span_of(xDesc, x, &x0, &x1);
-    span_of(yDesc, y, &y0, &y1);
-    FD_CHECK(!spans_overlap(x0, x1, y0, y1), CUDNN_STATUS_NOT_SUPPORTED,
-             "y overlaps x; convolution is not computed in place");
+    FD_TRY(check_not_in_place(FD_CONV_FWD, xDesc, x, wDesc, w, yDesc, y));
     fd_conv_args_t a = {handle, x, w, NULL, y, fd_scale_value(alpha, p.ydt), fd_scale_value(beta, p.ydt),
                         workSpace, workSpaceSizeInBytes};
     return conv_execute(handle, &p, (int)algo, &a);
@@ -114,11 +139,7 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardData(cudnnHandle_t handle, con
              "a data pointer is NULL (alpha %p, beta %p, w %p, dy %p, dx %p)", alpha, beta, w, dy, dx);
     fd_conv_problem_t p;
     FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
-    uintptr_t a0, a1, b0, b1;
-    span_of(dxDesc, dx, &a0, &a1);
-    span_of(dyDesc, dy, &b0, &b1);
-    FD_CHECK(!spans_overlap(a0, a1, b0, b1), CUDNN_STATUS_NOT_SUPPORTED,
-             "dx overlaps dy; convolution is not computed in place");
+    FD_TRY(check_not_in_place(FD_CONV_BWD_DATA, dxDesc, dx, wDesc, w, dyDesc, dy));
     fd_conv_args_t a = {handle, NULL, w, dy, dx, fd_scale_value(alpha, p.xdt), fd_scale_value(beta, p.xdt),
                         workSpace, workSpaceSizeInBytes};
     return conv_execute(handle, &p, (int)algo, &a);
@@ -139,6 +160,7 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardFilter(cudnnHandle_t handle, c
              "a data pointer is NULL (alpha %p, beta %p, x %p, dy %p, dw %p)", alpha, beta, x, dy, dw);
     fd_conv_problem_t p;
     FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
+    FD_TRY(check_not_in_place(FD_CONV_BWD_FILTER, xDesc, x, dwDesc, dw, dyDesc, dy));
     fd_conv_args_t a = {handle, x, NULL, dy, dw, fd_scale_value(alpha, p.wdt), fd_scale_value(beta, p.wdt),
                         workSpace, workSpaceSizeInBytes};
     return conv_execute(handle, &p, (int)algo, &a);
@@ -532,13 +554,6 @@ static size_t tensor_bytes(const struct cudnnTensorStruct *t)
     return (size_t)fd_tensor_extent(t) * fd_dtype_size(t->dtype);
 }
 
-static size_t filter_bytes(const struct cudnnFilterStruct *f)
-{
-    size_t e = fd_dtype_size(f->dtype);
-    for (int i = 0; i < f->nb_dims; i++)
-        e *= (size_t)f->dim[i];
-    return e;
-}
 
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle,
                                                                const cudnnTensorDescriptor_t xDesc,
@@ -617,11 +632,7 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t h
              "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
     fd_conv_problem_t p;
     FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
-    uintptr_t x0, x1, y0, y1;
-    span_of(xDesc, x, &x0, &x1);
-    span_of(yDesc, y, &y0, &y1);
-    FD_CHECK(!spans_overlap(x0, x1, y0, y1), CUDNN_STATUS_NOT_SUPPORTED,
-             "y overlaps x; convolution is not computed in place");
+    FD_TRY(check_not_in_place(FD_CONV_FWD, xDesc, x, wDesc, w, yDesc, y));
     fd_conv_args_t a = {handle, x, w, NULL, y, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
     return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
@@ -643,11 +654,7 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandl
              "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
     fd_conv_problem_t p;
     FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
-    uintptr_t a0, a1, b0, b1;
-    span_of(dxDesc, dx, &a0, &a1);
-    span_of(dyDesc, dy, &b0, &b1);
-    FD_CHECK(!spans_overlap(a0, a1, b0, b1), CUDNN_STATUS_NOT_SUPPORTED,
-             "dx overlaps dy; convolution is not computed in place");
+    FD_TRY(check_not_in_place(FD_CONV_BWD_DATA, dxDesc, dx, wDesc, w, dyDesc, dy));
     fd_conv_args_t a = {handle, NULL, w, dy, dx, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
     return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
@@ -669,6 +676,7 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHan
              "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
     fd_conv_problem_t p;
     FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
+    FD_TRY(check_not_in_place(FD_CONV_BWD_FILTER, xDesc, x, dwDesc, dw, dyDesc, y));
     fd_conv_args_t a = {handle, x, NULL, y, dw, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
     return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
