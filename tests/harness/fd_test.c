@@ -221,14 +221,14 @@ static uint32_t encode_small(double v, int mbits, int ebits, int bias)
         return sign | inf | (dmant ? 1u << (mbits - 1) : 0);
     if (dexp == 0) /* zero or double subnormal: far below any 16-bit subnormal */
         return sign;
-    const int e = dexp - 1023;                 /* v = 1.f * 2^e */
+    const int e = dexp - 1023; /* v = 1.f * 2^e */
     const int emin = 1 - bias, emax = (int)emask - 1 - bias;
     if (e > emax)
         return sign | inf;
-    const uint64_t m = dmant | (1ull << 52);   /* 53-bit significand */
-    int shift = 52 - mbits;                    /* normal: keep mbits after the point */
+    const uint64_t m = dmant | (1ull << 52); /* 53-bit significand */
+    int shift = 52 - mbits;                  /* normal: keep mbits after the point */
     if (e < emin)
-        shift += emin - e;                     /* subnormal: quantum stays 2^(emin - mbits) */
+        shift += emin - e; /* subnormal: quantum stays 2^(emin - mbits) */
     if (shift > 60)
         return sign; /* below half the smallest subnormal */
     uint64_t q = m >> shift, rem = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);
@@ -439,7 +439,8 @@ int fd_test_representable(cudnnDataType_t dt, double v)
 
 /* ---- fills ---- */
 
-void fd_fill_int(fd_rng_t *r, cudnnDataType_t dt, void *base, int64_t n, int lo, int hi, double density)
+void fd_fill_int(fd_rng_t *r, cudnnDataType_t dt, void *base, int64_t n, int lo, int hi,
+                 double density)
 {
     const int has_nonzero = lo != 0 || hi != 0;
     for (int64_t i = 0; i < n; i++) {

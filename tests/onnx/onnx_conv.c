@@ -724,7 +724,7 @@ static int run_handle(cudnnHandle_t h, const char *label, int all_algos, const c
     int ok = 1, n_algos = p->call.fwd ? CUDNN_CONVOLUTION_FWD_ALGO_COUNT
                                       : CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
     double worst = 0.0;
-    char msg[512] = "";
+    char msg[4608] = "";
     for (int a = all_algos ? 0 : -1; a < (all_algos ? n_algos : 0); a++) {
         int used = a;
         int r = run_algo(h, device, &p->call, a, lib_out, &res, &used);
@@ -787,7 +787,7 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/%s", argv[1], file);
         case_t c;
         plan_t p;
-        char why[512] = "", line[2048] = "";
+        char why[4608] = "", line[2048] = "";
         n_cases++;
         if (!case_read(path, &c, why, sizeof why)) {
             printf("FAILED  %s: %s\n", file, why);
