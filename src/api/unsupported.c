@@ -348,22 +348,6 @@ FD_UNSUPPORTED(cudnnRestoreAlgorithm,
 
 /* ---- Forward convolution: fused, im2col and int8 reordering - cudnn_cnn.h */
 
-FD_UNSUPPORTED(cudnnConvolutionBiasActivationForward,
-               (cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc,
-                const void *x, const cudnnFilterDescriptor_t wDesc, const void *w,
-                const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
-                void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2,
-                const cudnnTensorDescriptor_t zDesc, const void *z,
-                const cudnnTensorDescriptor_t biasDesc, const void *bias,
-                const cudnnActivationDescriptor_t activationDesc,
-                const cudnnTensorDescriptor_t yDesc, void *y),
-               "fused convolution + bias + activation lands with the activation of the op-families "
-               "work (issue 3)")
-FD_UNSUPPORTED(cudnnIm2Col,
-               (cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x,
-                const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc,
-                void *colBuffer),
-               "im2col lands with the GEMM-based convolution kernels of the cpu backend")
 FD_UNSUPPORTED(cudnnReorderFilterAndBias,
                (cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc,
                 cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData,
