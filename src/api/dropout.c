@@ -96,7 +96,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dro
              FD_DROPOUT_STATES_SIZE);
     fd_dropout_problem_t p = {.kind = FD_DROPOUT_INIT};
     fd_dropout_args_t a = {.states = states, .seed = seed};
-    FD_TRY(fd_op_run(handle, FD_OP_DROPOUT_FWD, &p, &a));
+    FD_TRY(fd_op_run(handle, FD_OP_DROPOUT_INIT, &p, &a));
     dropoutDesc->p = dropout;
     dropoutDesc->states = states;
     dropoutDesc->states_size = stateSizeInBytes;

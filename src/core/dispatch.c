@@ -59,7 +59,7 @@ static const char *const op_names[FD_OP_COUNT] = {
     "pool_fwd", "pool_bwd", "act_fwd", "act_bwd", "softmax_fwd", "softmax_bwd", "lrn_fwd",
     "lrn_bwd", "divnorm_fwd", "divnorm_bwd", "bn_fwd_infer", "bn_fwd_train", "bn_bwd",
     "tensor_add", "tensor_op", "tensor_set", "tensor_scale", "tensor_transform", "tensor_reduce",
-    "conv_bwd_bias", "conv_bias_act_fwd", "im2col", "dropout_fwd", "dropout_bwd",
+    "conv_bwd_bias", "conv_bias_act_fwd", "im2col", "dropout_fwd", "dropout_bwd", "dropout_init",
     "spatial_tf_grid_fwd", "spatial_tf_grid_bwd", "spatial_tf_sampler_fwd",
     "spatial_tf_sampler_bwd", "ctc_loss"};
 _Static_assert(sizeof op_names / sizeof op_names[0] == FD_OP_COUNT, "one name per fd_op_t");

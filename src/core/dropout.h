@@ -52,7 +52,7 @@ typedef enum {
     FD_DROPOUT_BACKWARD /* dx = dy * mask * scale with the kept mask */
 } fd_dropout_kind_t;
 
-/* Runs as FD_OP_DROPOUT_FWD (INIT, FORWARD) or FD_OP_DROPOUT_BWD (BACKWARD). in/out are x/y
+/* Runs as FD_OP_DROPOUT_INIT (INIT), FD_OP_DROPOUT_FWD (FORWARD) or FD_OP_DROPOUT_BWD (BACKWARD). in/out are x/y
  * (forward) or dy/dx (backward): same element count and dtype, possibly different dims; the
  * element with canonical index i of one pairs with canonical index i of the other. */
 typedef struct fd_dropout_problem {

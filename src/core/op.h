@@ -38,6 +38,7 @@ typedef enum {
     FD_OP_IM2COL,
     FD_OP_DROPOUT_FWD,
     FD_OP_DROPOUT_BWD,
+    FD_OP_DROPOUT_INIT, /* cudnnSetDropoutDescriptor: write the states buffer */
     FD_OP_SPATIAL_TF_GRID_FWD,
     FD_OP_SPATIAL_TF_GRID_BWD,
     FD_OP_SPATIAL_TF_SAMPLER_FWD,

@@ -95,14 +95,6 @@ cudnnStatus_t fd_dropout_fwd_ref_run(const void *problem, const void *args)
 {
     const fd_dropout_problem_t *p = problem;
     const fd_dropout_args_t *a = args;
-    if (p->kind == FD_DROPOUT_INIT) {
-        memset(a->states, 0, FD_DROPOUT_STATES_SIZE);
-        word_store(a->states, FD_DROPOUT_WORD_MAGIC, FD_DROPOUT_STATES_MAGIC);
-        word_store(a->states, FD_DROPOUT_WORD_SEED, a->seed);
-        word_store(a->states, FD_DROPOUT_WORD_CALLS, 0);
-        word_store(a->states, FD_DROPOUT_WORD_VERSION, FD_DROPOUT_STATES_VERSION);
-        return CUDNN_STATUS_SUCCESS;
-    }
     /* Host memory: the reference can afford to verify what a device backend cannot. */
     FD_CHECK(word_load(a->states, FD_DROPOUT_WORD_MAGIC) == FD_DROPOUT_STATES_MAGIC &&
                  word_load(a->states, FD_DROPOUT_WORD_VERSION) == FD_DROPOUT_STATES_VERSION,
@@ -122,6 +114,32 @@ cudnnStatus_t fd_dropout_fwd_ref_run(const void *problem, const void *args)
         mask[i] = (unsigned char)keep;
     }
     word_store(a->states, FD_DROPOUT_WORD_CALLS, call + 1);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---- FD_OP_DROPOUT_INIT ------------------------------------------------------------------- */
+
+int fd_dropout_init_ref_applicable(const void *problem, char *why, size_t why_size)
+{
+    (void)problem, (void)why, (void)why_size;
+    return 1;
+}
+
+size_t fd_dropout_init_ref_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+
+cudnnStatus_t fd_dropout_init_ref_run(const void *problem, const void *args)
+{
+    (void)problem;
+    const fd_dropout_args_t *a = args;
+    memset(a->states, 0, FD_DROPOUT_STATES_SIZE);
+    word_store(a->states, FD_DROPOUT_WORD_MAGIC, FD_DROPOUT_STATES_MAGIC);
+    word_store(a->states, FD_DROPOUT_WORD_SEED, a->seed);
+    word_store(a->states, FD_DROPOUT_WORD_CALLS, 0);
+    word_store(a->states, FD_DROPOUT_WORD_VERSION, FD_DROPOUT_STATES_VERSION);
     return CUDNN_STATUS_SUCCESS;
 }
 
