@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "../core/conv.h"
+#include "../core/logcmd.h"
 #include "../core/op.h"
 
 /* The common layout of cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t. */
@@ -96,6 +97,7 @@ static cudnnStatus_t conv_execute(cudnnHandle_t handle, const fd_conv_problem_t 
     char why[512];
     const fd_conv_impl_t *impl = fd_conv_select(p, handle->backend, algo, why, sizeof why);
     FD_CHECK(impl != NULL, CUDNN_STATUS_NOT_SUPPORTED, "%s: %s", fd_conv_algo_name(p->dir, algo), why);
+    fd_log_cmd_conv(p, algo, handle->backend);
     size_t need = impl->workspace(p);
     FD_CHECK(args->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "workSpaceSizeInBytes is %zu but %s (%s) needs %zu", args->workspace_size,
@@ -555,6 +557,21 @@ static size_t tensor_bytes(const struct cudnnTensorStruct *t)
 }
 
 
+/* Find without caller buffers, shared by the three directions. */
+static cudnnStatus_t find_plain(cudnnHandle_t handle, fd_conv_dir_t dir, cudnnTensorDescriptor_t xDesc,
+                                cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
+                                cudnnTensorDescriptor_t yDesc, int requested, int *returned, void *perf)
+{
+    FD_TRY(fd_handle_check(handle));
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, dir, xDesc, wDesc, convDesc, yDesc));
+    FD_CHECK(returned != NULL, CUDNN_STATUS_BAD_PARAM, "returnedAlgoCount is NULL");
+    FD_CHECK(perf != NULL, CUDNN_STATUS_BAD_PARAM, "perfResults is NULL");
+    FD_CHECK(requested >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d", requested);
+    return find_scratch(handle, &p, tensor_bytes(xDesc), filter_bytes(wDesc), tensor_bytes(yDesc),
+                        requested, returned, perf);
+}
+
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle,
                                                                const cudnnTensorDescriptor_t xDesc,
                                                                const cudnnFilterDescriptor_t wDesc,
@@ -565,14 +582,8 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t han
                                                                cudnnConvolutionFwdAlgoPerf_t *perfResults)
 {
     FD_API(handle);
-    FD_TRY(fd_handle_check(handle));
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
-    FD_CHECK_NOT_NULL(returnedAlgoCount);
-    FD_CHECK_NOT_NULL(perfResults);
-    FD_CHECK(requestedAlgoCount >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d", requestedAlgoCount);
-    return find_scratch(handle, &p, tensor_bytes(xDesc), filter_bytes(wDesc), tensor_bytes(yDesc),
-                        requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_plain(handle, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount,
+                      returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle,
@@ -585,14 +596,8 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_
                                                                     cudnnConvolutionBwdDataAlgoPerf_t *perfResults)
 {
     FD_API(handle);
-    FD_TRY(fd_handle_check(handle));
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
-    FD_CHECK_NOT_NULL(returnedAlgoCount);
-    FD_CHECK_NOT_NULL(perfResults);
-    FD_CHECK(requestedAlgoCount >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d", requestedAlgoCount);
-    return find_scratch(handle, &p, tensor_bytes(dxDesc), filter_bytes(wDesc), tensor_bytes(dyDesc),
-                        requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_plain(handle, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc, requestedAlgoCount,
+                      returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle,
@@ -605,14 +610,35 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandl
                                                                       cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)
 {
     FD_API(handle);
+    return find_plain(handle, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc, requestedAlgoCount,
+                      returnedAlgoCount, perfResults);
+}
+
+/* Find*Ex, shared by the three directions: x, w and y are the data of the x-, w- and y-shaped
+ * tensors; the direction's output among them is overwritten by the timing runs. */
+static cudnnStatus_t find_ex(cudnnHandle_t handle, fd_conv_dir_t dir, cudnnTensorDescriptor_t xDesc,
+                             const void *x, cudnnFilterDescriptor_t wDesc, const void *w,
+                             cudnnConvolutionDescriptor_t convDesc, cudnnTensorDescriptor_t yDesc,
+                             const void *y, int requested, int *returned, void *perf, void *workSpace,
+                             size_t workSpaceSizeInBytes)
+{
+    static const char *const names[FD_CONV_DIR_COUNT][3] = {{"x", "w", "y"}, {"dx", "w", "dy"}, {"x", "dw", "dy"}};
     FD_TRY(fd_handle_check(handle));
+    FD_CHECK(x && w && y, CUDNN_STATUS_BAD_PARAM, "%s, %s or %s is NULL", names[dir][0], names[dir][1],
+             names[dir][2]);
+    FD_CHECK(workSpace != NULL || workSpaceSizeInBytes == 0, CUDNN_STATUS_BAD_PARAM,
+             "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
     fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
-    FD_CHECK_NOT_NULL(returnedAlgoCount);
-    FD_CHECK_NOT_NULL(perfResults);
-    FD_CHECK(requestedAlgoCount >= 1, CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount is %d", requestedAlgoCount);
-    return find_scratch(handle, &p, tensor_bytes(xDesc), filter_bytes(dwDesc), tensor_bytes(dyDesc),
-                        requestedAlgoCount, returnedAlgoCount, perfResults);
+    FD_TRY(fd_conv_problem_init(&p, dir, xDesc, wDesc, convDesc, yDesc));
+    FD_TRY(check_not_in_place(dir, xDesc, x, wDesc, w, yDesc, y));
+    fd_conv_args_t a = {handle, x, w, y, NULL, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
+    if (dir == FD_CONV_FWD)
+        a.out = (void *)y, a.y = NULL;
+    else if (dir == FD_CONV_BWD_DATA)
+        a.out = (void *)x, a.x = NULL;
+    else
+        a.out = (void *)w, a.w = NULL;
+    return find_timed(handle, &p, &a, requested, returned, perf);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle,
@@ -626,15 +652,8 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t h
                                                                  void *workSpace, size_t workSpaceSizeInBytes)
 {
     FD_API(handle);
-    FD_TRY(fd_handle_check(handle));
-    FD_CHECK(x && w && y, CUDNN_STATUS_BAD_PARAM, "x, w or y is NULL");
-    FD_CHECK(workSpace != NULL || workSpaceSizeInBytes == 0, CUDNN_STATUS_BAD_PARAM,
-             "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
-    FD_TRY(check_not_in_place(FD_CONV_FWD, xDesc, x, wDesc, w, yDesc, y));
-    fd_conv_args_t a = {handle, x, w, NULL, y, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
-    return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_ex(handle, FD_CONV_FWD, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount,
+                   returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle,
@@ -648,15 +667,8 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandl
                                                                       void *workSpace, size_t workSpaceSizeInBytes)
 {
     FD_API(handle);
-    FD_TRY(fd_handle_check(handle));
-    FD_CHECK(w && dy && dx, CUDNN_STATUS_BAD_PARAM, "w, dy or dx is NULL");
-    FD_CHECK(workSpace != NULL || workSpaceSizeInBytes == 0, CUDNN_STATUS_BAD_PARAM,
-             "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
-    FD_TRY(check_not_in_place(FD_CONV_BWD_DATA, dxDesc, dx, wDesc, w, dyDesc, dy));
-    fd_conv_args_t a = {handle, NULL, w, dy, dx, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
-    return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_ex(handle, FD_CONV_BWD_DATA, dxDesc, dx, wDesc, w, convDesc, dyDesc, dy, requestedAlgoCount,
+                   returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle,
@@ -670,13 +682,6 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHan
                                                                         void *workSpace, size_t workSpaceSizeInBytes)
 {
     FD_API(handle);
-    FD_TRY(fd_handle_check(handle));
-    FD_CHECK(x && y && dw, CUDNN_STATUS_BAD_PARAM, "x, dy or dw is NULL");
-    FD_CHECK(workSpace != NULL || workSpaceSizeInBytes == 0, CUDNN_STATUS_BAD_PARAM,
-             "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
-    FD_TRY(check_not_in_place(FD_CONV_BWD_FILTER, xDesc, x, dwDesc, dw, dyDesc, y));
-    fd_conv_args_t a = {handle, x, NULL, y, dw, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
-    return find_timed(handle, &p, &a, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_ex(handle, FD_CONV_BWD_FILTER, xDesc, x, dwDesc, dw, convDesc, dyDesc, y, requestedAlgoCount,
+                   returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.c - dnnbench's data types, fills, comparison and timing, shared by every op.
+ *
+ * Conversions are written here from the IEEE-754 encodings (round to nearest even) so the
+ * driver checks the library with code that is not the library's. The tolerance is the one of
+ * docs/testing.md; the timing loop is the one docs/dnnbench.md describes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dnnbench.h"
+
+double dnb_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* ---- data types --------------------------------------------------------------------------- */
+
+size_t dnb_dt_size(cudnnDataType_t dt)
+{
+    switch (dt) {
+    case CUDNN_DATA_DOUBLE:
+        return 8;
+    case CUDNN_DATA_FLOAT:
+    case CUDNN_DATA_INT32:
+        return 4;
+    case CUDNN_DATA_HALF:
+    case CUDNN_DATA_BFLOAT16:
+        return 2;
+    case CUDNN_DATA_INT8:
+    case CUDNN_DATA_UINT8:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+const char *dnb_dt_short(cudnnDataType_t dt)
+{
+    switch (dt) {
+    case CUDNN_DATA_DOUBLE:
+        return "f64";
+    case CUDNN_DATA_FLOAT:
+        return "f32";
+    case CUDNN_DATA_HALF:
+        return "f16";
+    case CUDNN_DATA_BFLOAT16:
+        return "bf16";
+    case CUDNN_DATA_INT8:
+        return "s8";
+    case CUDNN_DATA_INT32:
+        return "s32";
+    case CUDNN_DATA_UINT8:
+        return "u8";
+    default:
+        return "?";
+    }
+}
+
+/* A binary float with `ebits` exponent and `mbits` explicit mantissa bits, from a double,
+ * rounded to nearest even; subnormals, overflow to infinity and NaN included. */
+static uint32_t small_float_encode(double v, int ebits, int mbits)
+{
+    const uint32_t sign = signbit(v) ? 1u << (ebits + mbits) : 0u;
+    const int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias;
+    const uint32_t inf = ((1u << ebits) - 1u) << mbits;
+    if (isnan(v))
+        return sign | inf | (1u << (mbits - 1));
+    double a = fabs(v);
+    if (isinf(a))
+        return sign | inf;
+    if (a <
+        ldexp(1.0, emin)) /* subnormal: a multiple of 2^(emin - mbits); may round up to normal */
+        return sign | (uint32_t)nearbyint(ldexp(a, mbits - emin));
+    int e;
+    frexp(a, &e);
+    e -= 1; /* a in [2^e, 2^(e+1)) */
+    double q = nearbyint(ldexp(a, mbits - e));
+    if (q >= ldexp(1.0, mbits + 1)) {
+        q = ldexp(1.0, mbits);
+        e++;
+    }
+    if (e > bias)
+        return sign | inf;
+    return sign | ((uint32_t)(e + bias) << mbits) | ((uint32_t)q - (1u << mbits));
+}
+
+static double small_float_decode(uint32_t b, int ebits, int mbits)
+{
+    const int bias = (1 << (ebits - 1)) - 1;
+    const uint32_t emask = (1u << ebits) - 1u, mmask = (1u << mbits) - 1u;
+    uint32_t e = (b >> mbits) & emask, m = b & mmask;
+    double s = (b >> (ebits + mbits)) & 1u ? -1.0 : 1.0;
+    if (e == emask)
+        return m ? NAN : s * INFINITY;
+    if (e == 0)
+        return s * ldexp((double)m, 1 - bias - mbits);
+    return s * ldexp((double)(m | (1u << mbits)), (int)e - bias - mbits);
+}
+
+static double saturate(double v, double lo, double hi)
+{
+    v = nearbyint(v);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void dnb_store(cudnnDataType_t dt, void *base, int64_t i, double v)
+{
+    switch (dt) {
+    case CUDNN_DATA_DOUBLE:
+        ((double *)base)[i] = v;
+        break;
+    case CUDNN_DATA_FLOAT:
+        ((float *)base)[i] = (float)v; /* the C conversion rounds to nearest even */
+        break;
+    case CUDNN_DATA_HALF:
+        ((uint16_t *)base)[i] = (uint16_t)small_float_encode(v, 5, 10);
+        break;
+    case CUDNN_DATA_BFLOAT16:
+        ((uint16_t *)base)[i] = (uint16_t)small_float_encode(v, 8, 7);
+        break;
+    case CUDNN_DATA_INT8:
+        ((int8_t *)base)[i] = (int8_t)saturate(v, -128, 127);
+        break;
+    case CUDNN_DATA_UINT8:
+        ((uint8_t *)base)[i] = (uint8_t)saturate(v, 0, 255);
+        break;
+    case CUDNN_DATA_INT32:
+        ((int32_t *)base)[i] = (int32_t)saturate(v, -2147483648.0, 2147483647.0);
+        break;
+    default:
+        break;
+    }
+}
+
+double dnb_load(cudnnDataType_t dt, const void *base, int64_t i)
+{
+    switch (dt) {
+    case CUDNN_DATA_DOUBLE:
+        return ((const double *)base)[i];
+    case CUDNN_DATA_FLOAT:
+        return ((const float *)base)[i];
+    case CUDNN_DATA_HALF:
+        return small_float_decode(((const uint16_t *)base)[i], 5, 10);
+    case CUDNN_DATA_BFLOAT16:
+        return small_float_decode(((const uint16_t *)base)[i], 8, 7);
+    case CUDNN_DATA_INT8:
+        return ((const int8_t *)base)[i];
+    case CUDNN_DATA_UINT8:
+        return ((const uint8_t *)base)[i];
+    case CUDNN_DATA_INT32:
+        return ((const int32_t *)base)[i];
+    default:
+        return NAN;
+    }
+}
+
+double dnb_round(cudnnDataType_t dt, double v)
+{
+    unsigned char tmp[8];
+    dnb_store(dt, tmp, 0, v);
+    return dnb_load(dt, tmp, 0);
+}
+
+double dnb_unit_roundoff(cudnnDataType_t dt)
+{
+    switch (dt) {
+    case CUDNN_DATA_DOUBLE:
+        return 0x1p-53;
+    case CUDNN_DATA_FLOAT:
+        return 0x1p-24;
+    case CUDNN_DATA_HALF:
+        return 0x1p-11;
+    case CUDNN_DATA_BFLOAT16:
+        return 0x1p-8;
+    default:
+        return 0.0;
+    }
+}
+
+double dnb_exact_limit(cudnnDataType_t dt)
+{
+    switch (dt) {
+    case CUDNN_DATA_DOUBLE:
+        return 0x1p53;
+    case CUDNN_DATA_FLOAT:
+        return 0x1p24;
+    case CUDNN_DATA_HALF:
+        return 2048.0;
+    case CUDNN_DATA_BFLOAT16:
+        return 256.0;
+    case CUDNN_DATA_INT32:
+        return 2147483647.0;
+    default:
+        return 0.0;
+    }
+}
+
+/* Smallest positive subnormal: the absolute floor of a tolerance. */
+static double tiny_of(cudnnDataType_t dt)
+{
+    switch (dt) {
+    case CUDNN_DATA_DOUBLE:
+        return 0x1p-1074;
+    case CUDNN_DATA_FLOAT:
+        return 0x1p-149;
+    case CUDNN_DATA_HALF:
+        return 0x1p-24;
+    case CUDNN_DATA_BFLOAT16:
+        return 0x1p-133;
+    default:
+        return 0.0;
+    }
+}
+
+/* ---- data ------------------------------------------------------------------------------------ */
+
+static uint64_t rng_next(dnb_rng_t *r) /* splitmix64 */
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double rng_unit(dnb_rng_t *r) /* [0, 1) */
+{
+    return (double)(rng_next(r) >> 11) * 0x1p-53;
+}
+
+uint64_t dnb_hash(const void *p, size_t n, uint64_t h) /* FNV-1a */
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+uint64_t dnb_hash_str(const char *s)
+{
+    return dnb_hash(s, strlen(s), 0xcbf29ce484222325ull);
+}
+
+void dnb_fill_int(dnb_rng_t *r, double *v, int64_t n, double density)
+{
+    static const double vals[4] = {-2, -1, 1, 2};
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t x = rng_next(r);
+        v[i] = (double)(x >> 11) * 0x1p-53 < density ? vals[x & 3] : 0.0;
+    }
+}
+
+void dnb_fill_real(dnb_rng_t *r, double *v, int64_t n, cudnnDataType_t dt)
+{
+    for (int64_t i = 0; i < n; i++)
+        v[i] = dnb_round(dt, 2.0 * rng_unit(r) - 1.0);
+}
+
+/* ---- comparison -------------------------------------------------------------------------------
+ */
+
+void dnb_compare(const dnb_tol_t *t, const void *got, const double *want, const double *abs_sum,
+                 int64_t n, dnb_cmp_t *res)
+{
+    const int is_int = dnb_unit_roundoff(t->out_dt) == 0.0;
+    const double u_acc = dnb_unit_roundoff(t->acc_dt), u_out = dnb_unit_roundoff(t->out_dt);
+    const double k = t->k > 0 ? (double)t->k : 1.0;
+    const double tiny = tiny_of(t->out_dt) + k * tiny_of(t->acc_dt);
+    double limit = dnb_exact_limit(t->out_dt), acc_limit = dnb_exact_limit(t->acc_dt);
+    if (acc_limit > 0 && acc_limit < limit)
+        limit = acc_limit;
+    memset(res, 0, sizeof *res);
+    res->first_bad = -1;
+    res->all_exact = 1;
+    int64_t zeros = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double g = dnb_load(t->out_dt, got, i), w = want[i], tol;
+        if (is_int) {
+            w = dnb_round(t->out_dt, w); /* integer outputs saturate; the rest is exact */
+            tol = 0.0;
+        } else if (t->exact && fabs(abs_sum[i]) <= limit) {
+            tol = 0.0;
+        } else {
+            tol = t->scale *
+                  (2.0 * (2.0 * t->u_in + k * u_acc) * fabs(abs_sum[i]) + u_out * fabs(w) + tiny);
+            res->all_exact = 0;
+        }
+        zeros += w == 0.0;
+        double d = fabs(g - w);
+        if (!(d <= tol)) { /* NaN fails too */
+            if (res->bad++ == 0) {
+                res->first_bad = i;
+                res->first_got = g, res->first_want = w, res->first_tol = tol;
+            }
+        }
+        if (d > res->max_err || isnan(d))
+            res->max_err = isnan(d) ? INFINITY : d;
+        double ratio = tol > 0 ? d / tol : d > 0 || isnan(d) ? INFINITY : 0.0;
+        if (ratio > res->worst_ratio)
+            res->worst_ratio = ratio;
+    }
+    res->zero_frac = n > 0 ? (double)zeros / (double)n : 0.0;
+}
+
+/* ---- timing ------------------------------------------------------------------------------------
+ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static unsigned char *flush_buf;
+static size_t flush_size;
+volatile unsigned char dnb_flush_sink;
+
+/* Evicts the buffer sets from the cache by reading every line of a buffer of twice its size
+ * (capped by --cold-bytes). Reads, not writes: dirty lines would be written back during the
+ * next timed call and bill it for the flush. The buffer is written once, when allocated. */
+static void flush_cache(const dnb_opts_t *o, const dnb_device_t *dev)
+{
+    size_t want = 2 * dev->cache_bytes;
+    if (want > o->cold_bytes)
+        want = o->cold_bytes;
+    if (flush_size < want) {
+        free(flush_buf);
+        flush_buf = malloc(want);
+        flush_size = flush_buf ? want : 0;
+        if (flush_buf)
+            memset(flush_buf, 1, flush_size);
+    }
+    if (flush_buf == NULL)
+        return;
+    uint64_t acc = 0;
+    for (size_t i = 0; i + 8 <= flush_size; i += 64) {
+        uint64_t v;
+        memcpy(&v, flush_buf + i, sizeof v);
+        acc += v;
+    }
+    dnb_flush_sink = (unsigned char)acc;
+}
+
+void dnb_cache_plan(const dnb_opts_t *o, const dnb_device_t *dev, size_t set_bytes, int *nsets,
+                    int *flush)
+{
+    *nsets = 1;
+    *flush = 0;
+    if (o->cache_hot)
+        return;
+    size_t target = 2 * dev->cache_bytes;
+    if (target > o->cold_bytes)
+        target = o->cold_bytes;
+    size_t budget = (size_t)1 << 30; /* buffer sets never take more than 1 GiB */
+    size_t n = set_bytes ? (target + set_bytes - 1) / set_bytes : 1;
+    size_t cap = set_bytes ? budget / set_bytes : 64;
+    if (n > 64)
+        n = 64;
+    if (n > cap)
+        n = cap;
+    if (n < 1)
+        n = 1;
+    *nsets = (int)n;
+    *flush = n * set_bytes < target; /* small problems: rotation alone cannot leave the cache */
+}
+
+void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets, int flush)
+{
+    enum { MAX_SAMPLES = 1000 };
+    int iters = o->iters < 1 ? 1 : o->iters > MAX_SAMPLES ? MAX_SAMPLES : o->iters;
+    int min_samples = iters < 3 ? iters : 3;
+    double *samples = malloc(sizeof(double) * (size_t)iters * (size_t)ncalls);
+    if (samples == NULL) {
+        for (int c = 0; c < ncalls; c++)
+            calls[c].status = CUDNN_STATUS_ALLOC_FAILED;
+        return;
+    }
+    int set = 0;
+    /* Warm-up: first touches, lazy initialisation, clocks up. At least o->warmup calls each,
+     * and on until 10 ms have passed (at most 50 calls). */
+    for (int c = 0; c < ncalls; c++) {
+        calls[c].status = CUDNN_STATUS_SUCCESS;
+        double t0 = dnb_now_ms();
+        for (int i = 0; i < 50 && (i < o->warmup || dnb_now_ms() - t0 < 10.0); i++) {
+            cudnnStatus_t st = calls[c].call(calls[c].arg, i % nsets);
+            if (st != CUDNN_STATUS_SUCCESS) {
+                calls[c].status = st;
+                break;
+            }
+        }
+    }
+    double spent[8] = {0};
+    int taken = 0;
+    for (int s = 0; s < iters; s++) {
+        int busy = 0;
+        for (int c = 0; c < ncalls; c++) {
+            if (calls[c].status != CUDNN_STATUS_SUCCESS)
+                continue;
+            set = (set + 1) % nsets;
+            if (flush)
+                flush_cache(o, calls[c].dev);
+            calls[c].dev->start();
+            cudnnStatus_t st = calls[c].call(calls[c].arg, set);
+            double ms = calls[c].dev->stop_ms();
+            if (st != CUDNN_STATUS_SUCCESS) {
+                calls[c].status = st;
+                continue;
+            }
+            samples[(size_t)c * (size_t)iters + (size_t)s] = ms;
+            spent[c < 8 ? c : 7] += ms;
+            busy = 1;
+        }
+        if (!busy)
+            break;
+        taken = s + 1;
+        int over = 1; /* every call past its time budget */
+        for (int c = 0; c < ncalls && c < 8; c++)
+            over &= spent[c] > o->max_ms;
+        if (o->max_ms > 0 && taken >= min_samples && over)
+            break;
+    }
+    for (int c = 0; c < ncalls; c++) {
+        dnb_timing_t *t = calls[c].out;
+        memset(t, 0, sizeof *t);
+        if (calls[c].status != CUDNN_STATUS_SUCCESS || taken == 0)
+            continue;
+        double *v = samples + (size_t)c * (size_t)iters;
+        qsort(v, (size_t)taken, sizeof *v, cmp_double);
+        t->samples = taken;
+        t->min_ms = v[0];
+        t->med_ms = taken % 2 ? v[taken / 2] : 0.5 * (v[taken / 2 - 1] + v[taken / 2]);
+    }
+    free(samples);
+}
