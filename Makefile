@@ -4,8 +4,9 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: all deps build run test test-asan test-fast clean support-matrix
+.PHONY: all deps build run test test-asan test-fast clean support-matrix install
 
 all: build
 
@@ -34,8 +35,14 @@ test-asan: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -E 'docs/|abi/'
 
-support-matrix:
-	python3 tools/gen_support_matrix.py
+# Library (with the libcudnn.so.7/.9/.so names), headers, freednn.pc, CMake package: docs/compat.md.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# docs/support-matrix.md: functions from the code, and the op x dtype x backend table measured
+# by tools/support_probe on this build.
+support-matrix: build
+	python3 tools/gen_support_matrix.py --probe $(BUILD)/tools/support_probe/support_probe
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
