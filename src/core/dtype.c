@@ -127,7 +127,7 @@ const char *fd_status_name(cudnnStatus_t s)
     case CUDNN_STATUS_EXECUTION_FAILED:
         return "CUDNN_STATUS_EXECUTION_FAILED";
     default:
-        return "CUDNN_STATUS_UNKNOWN";
+        return "CUDNN_UNKNOWN_STATUS"; /* the string NVIDIA's library answers */
     }
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fd.h"
+#include "personality.h"
 
 #define FD_LAST_ERROR_SIZE 1024
 
@@ -35,6 +36,7 @@ static struct timeval log_start;
 static unsigned cb_mask = CUDNN_SEV_ERROR_EN | CUDNN_SEV_WARNING_EN | CUDNN_SEV_INFO_EN;
 static void *cb_udata;
 static cudnnCallback_t cb_fn;
+static int cb_v7; /* registered through libcudnn.so.7: dbg in cuDNN 7 terms (personality.h) */
 
 int fd_env_flag(const char *name)
 {
@@ -96,8 +98,8 @@ static void fill_debug(cudnnDebug_t *dbg, cudnnStatus_t status)
     struct timeval now;
     gettimeofday(&now, NULL);
     memset(dbg, 0, sizeof *dbg);
-    dbg->cudnn_version = CUDNN_VERSION;
-    dbg->cudnnStatus = status;
+    dbg->cudnn_version = cb_v7 ? FD_V7_VERSION : CUDNN_VERSION;
+    dbg->cudnnStatus = cb_v7 ? fd_status_to_v7(status) : status;
     dbg->time_sec = (unsigned)now.tv_sec;
     dbg->time_usec = (unsigned)now.tv_usec;
     dbg->time_delta = (unsigned)(now.tv_sec - log_start.tv_sec);
@@ -217,16 +219,22 @@ void CUDNNWINAPI cudnnGetLastErrorString(char *message, size_t max_size)
     snprintf(message, max_size, "%s", tls_last_error);
 }
 
-cudnnStatus_t CUDNNWINAPI cudnnSetCallback(unsigned mask, void *udata, cudnnCallback_t fptr)
+cudnnStatus_t fd_log_set_callback(unsigned mask, void *udata, cudnnCallback_t fptr, int v7)
 {
-    FD_API(NULL);
+    fd_api_enter("cudnnSetCallback", NULL);
     pthread_once(&log_once, log_init);
     pthread_mutex_lock(&log_lock);
     cb_mask = mask;
     cb_udata = udata;
     cb_fn = fptr;
+    cb_v7 = v7;
     pthread_mutex_unlock(&log_lock);
     return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnSetCallback(unsigned mask, void *udata, cudnnCallback_t fptr)
+{
+    return fd_log_set_callback(mask, udata, fptr, 0);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnGetCallback(unsigned *mask, void **udata, cudnnCallback_t *fptr)
