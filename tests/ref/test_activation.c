@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_tensor.h"
 #include "fd_test.h"
 
 #define OK(expr) FD_EXPECT_STATUS((expr), CUDNN_STATUS_SUCCESS)
@@ -37,100 +38,29 @@ static const char *const layout_name[L_COUNT + 1] = {"nchw", "nhwc", "padded", "
 
 typedef struct {
     cudnnDataType_t dt;
-    int nb, dim[8], stride[8];
-    int64_t count, extent;
+    fd_layout_t l;
     fd_buf_t buf;
     cudnnTensorDescriptor_t desc;
 } tens_t;
 
-static void make_strides(int nb, const int *dim, int layout, int *stride)
-{
-    int order[8], k = 0; /* order[0] is the innermost dim */
-    if (layout == L_NHWC) {
-        order[k++] = 1;
-        for (int d = nb - 1; d >= 2; d--)
-            order[k++] = d;
-        order[k++] = 0;
-    } else if (layout == L_REVERSED) {
-        for (int d = 0; d < nb; d++)
-            order[k++] = d;
-    } else {
-        for (int d = nb - 1; d >= 0; d--)
-            order[k++] = d;
-    }
-    int64_t acc = layout == L_PADDED ? 2 : 1;
-    for (int i = 0; i < nb; i++) {
-        stride[order[i]] = (int)acc;
-        acc = acc * dim[order[i]] + (layout == L_PADDED ? 1 : 0);
-    }
-}
-
+/* padded: NCHW order with a hole after every element and row. */
 static void tens_make(tens_t *t, cudnnDataType_t dt, int nb, const int *dim, int layout)
 {
+    static const int order[L_COUNT] = {FD_ORDER_NCHW, FD_ORDER_NHWC, FD_ORDER_NCHW,
+                                       FD_ORDER_REVERSED};
     memset(t, 0, sizeof *t);
     t->dt = dt;
-    t->nb = nb;
-    memcpy(t->dim, dim, sizeof(int) * (size_t)nb);
-    make_strides(nb, dim, layout, t->stride);
-    t->count = 1;
-    t->extent = 1;
-    for (int i = 0; i < nb; i++) {
-        t->count *= dim[i];
-        t->extent += (int64_t)(dim[i] - 1) * t->stride[i];
-    }
-    t->buf = fd_buf_alloc((size_t)t->extent * fd_test_dtype_size(dt));
+    fd_layout_ordered(&t->l, nb, dim, order[layout], layout == L_PADDED ? 2 : 1,
+                      layout == L_PADDED ? 1 : 0);
+    t->buf = fd_layout_alloc(&t->l, dt);
     OK(cudnnCreateTensorDescriptor(&t->desc));
-    OK(cudnnSetTensorNdDescriptor(t->desc, dt, nb, t->dim, t->stride));
+    OK(cudnnSetTensorNdDescriptor(t->desc, dt, nb, t->l.dim, t->l.stride));
 }
 
 static void tens_free(tens_t *t)
 {
     cudnnDestroyTensorDescriptor(t->desc);
     fd_buf_free(&t->buf);
-}
-
-static int64_t tens_off(const tens_t *t, int64_t lin)
-{
-    int64_t off = 0;
-    for (int d = t->nb - 1; d >= 0; d--) {
-        off += (lin % t->dim[d]) * t->stride[d];
-        lin /= t->dim[d];
-    }
-    return off;
-}
-
-static void tens_put(tens_t *t, const double *v)
-{
-    for (int64_t i = 0; i < t->count; i++)
-        fd_test_store(t->dt, t->buf.data, tens_off(t, i), v[i]);
-}
-
-static void tens_get(const tens_t *t, double *v)
-{
-    for (int64_t i = 0; i < t->count; i++)
-        v[i] = fd_test_load(t->dt, t->buf.data, tens_off(t, i));
-}
-
-static void tens_bits(const tens_t *t, unsigned char *dst)
-{
-    size_t es = fd_test_dtype_size(t->dt);
-    for (int64_t i = 0; i < t->count; i++)
-        memcpy(dst + (size_t)i * es, (unsigned char *)t->buf.data + (size_t)tens_off(t, i) * es,
-               es);
-}
-
-static int tens_holes_ok(const tens_t *t, const unsigned char *snap)
-{
-    size_t es = fd_test_dtype_size(t->dt);
-    unsigned char *used = calloc((size_t)t->extent, 1);
-    for (int64_t i = 0; i < t->count; i++)
-        used[tens_off(t, i)] = 1;
-    int ok = 1;
-    for (int64_t e = 0; e < t->extent && ok; e++)
-        if (!used[e] && memcmp((unsigned char *)t->buf.data + e * es, snap + e * es, es) != 0)
-            ok = 0;
-    free(used);
-    return ok;
 }
 
 /* ---- the oracle --------------------------------------------------------------------------- */
@@ -348,12 +278,12 @@ static void run_layout(const job_t *j, int layout, int inplace, int backend, uns
     fd_buf_poison(&dy.buf);
     fd_buf_poison(&y.buf);
     fd_buf_poison(&dx.buf);
-    tens_put(&x, j->x);
-    tens_put(&yin, j->y);
-    tens_put(&dy, j->dy);
+    fd_layout_scatter(&x.l, x.dt, x.buf.data, j->x);
+    fd_layout_scatter(&yin.l, yin.dt, yin.buf.data, j->y);
+    fd_layout_scatter(&dy.l, dy.dt, dy.buf.data, j->dy);
     if (j->s.beta != 0.0) {
-        tens_put(&y, j->yold);
-        tens_put(&dx, j->dxold);
+        fd_layout_scatter(&y.l, y.dt, y.buf.data, j->yold);
+        fd_layout_scatter(&dx.l, dx.dt, dx.buf.data, j->dxold);
     }
     /* in place: the output is the input buffer, holding the input (which is then "old") */
     tens_t *yout = inplace ? &x : &y, *dxout = inplace ? &dy : &dx;
@@ -378,21 +308,23 @@ static void run_layout(const job_t *j, int layout, int inplace, int backend, uns
         cudnnActivationBackward(h, ad, al, yin.desc, yin.buf.data, dy.desc, dy.buf.data, x.desc,
                                 x.buf.data, be, dxout->desc, dxout->buf.data);
     FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "backward: %s (%s)", cudnnGetErrorString(st), where);
-    tens_get(dxout, got);
+    fd_layout_gather(&dxout->l, dxout->dt, dxout->buf.data, got);
     int bad = compare("dx", where, j->dt, j->count, got, j->bdx, j->bmag,
                       inplace ? j->dy : j->dxold, &j->s, j->exact_bwd);
     FD_EXPECT(bad == 0, "backward: %d of %lld outputs wrong (%s)", bad, (long long)j->count, where);
-    FD_EXPECT(tens_holes_ok(dxout, dxsnap), "backward wrote a hole between elements (%s)", where);
-    tens_bits(dxout, dxbits);
+    FD_EXPECT(fd_layout_holes_equal(&dxout->l, dxout->dt, dxout->buf.data, dxsnap),
+              "backward wrote a hole between elements (%s)", where);
+    fd_layout_bits(&dxout->l, dxout->dt, dxout->buf.data, dxbits);
 
     st = cudnnActivationForward(h, ad, al, x.desc, x.buf.data, be, yout->desc, yout->buf.data);
     FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "forward: %s (%s)", cudnnGetErrorString(st), where);
-    tens_get(yout, got);
+    fd_layout_gather(&yout->l, yout->dt, yout->buf.data, got);
     bad = compare("y", where, j->dt, j->count, got, j->fy, j->fmag, inplace ? j->x : j->yold, &j->s,
                   j->exact_fwd);
     FD_EXPECT(bad == 0, "forward: %d of %lld outputs wrong (%s)", bad, (long long)j->count, where);
-    FD_EXPECT(tens_holes_ok(yout, ysnap), "forward wrote a hole between elements (%s)", where);
-    tens_bits(yout, ybits);
+    FD_EXPECT(fd_layout_holes_equal(&yout->l, yout->dt, yout->buf.data, ysnap),
+              "forward wrote a hole between elements (%s)", where);
+    fd_layout_bits(&yout->l, yout->dt, yout->buf.data, ybits);
 
     FD_EXPECT(fd_buf_guards_ok(&x.buf) && fd_buf_guards_ok(&y.buf) && fd_buf_guards_ok(&yin.buf) &&
                   fd_buf_guards_ok(&dy.buf) && fd_buf_guards_ok(&dx.buf),
@@ -407,7 +339,7 @@ static void run_layout(const job_t *j, int layout, int inplace, int backend, uns
         fd_buf_poison(&dx.buf);
         OK(cudnnActivationBackward(h, ad, al, yin.desc, yin.buf.data, dy.desc, dy.buf.data, x.desc,
                                    x.buf.data, be, dx.desc, dx.buf.data));
-        tens_bits(&dx, again);
+        fd_layout_bits(&dx.l, dx.dt, dx.buf.data, again);
         FD_EXPECT(memcmp(again, dxbits, (size_t)j->count * es) == 0,
                   "backward not deterministic (%s)", where);
         free(again);

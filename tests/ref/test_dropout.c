@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_tensor.h"
 #include "fd_test.h"
 
 /* ---- canonical <-> strided ---------------------------------------------------------------- */
@@ -23,89 +24,14 @@
 enum { L_NCHW, L_NHWC, L_PAD, L_PERM, L_COUNT };
 static const char *const lay_name[L_COUNT] = {"nchw", "nhwc", "padded", "permuted"};
 
-typedef struct {
-    int nd, dim[5], stride[5];
-    int64_t count, extent;
-} lay_t;
-
-static lay_t lay_make(int nd, const int *dim, int kind)
+/* Packed NCHW and NHWC, NCHW with a gap of 3 after every dim, dims reversed (N innermost). */
+static fd_layout_t lay_make(int nd, const int *dim, int kind)
 {
-    lay_t l = {.nd = nd, .count = 1};
-    memcpy(l.dim, dim, sizeof(int) * (size_t)nd);
-    int order[5]; /* slowest to fastest */
-    for (int i = 0; i < nd; i++)
-        order[i] = i;
-    if (kind == L_NHWC) {
-        for (int i = 1; i < nd - 1; i++)
-            order[i] = i + 1;
-        order[nd - 1] = 1;
-    } else if (kind == L_PERM) {
-        for (int i = 0; i < nd; i++)
-            order[i] = nd - 1 - i;
-    }
-    int64_t acc = 1;
-    for (int k = nd - 1; k >= 0; k--) {
-        l.stride[order[k]] = (int)acc;
-        acc = acc * dim[order[k]] + (kind == L_PAD ? 3 : 0);
-    }
-    l.extent = 1;
-    for (int i = 0; i < nd; i++) {
-        l.count *= dim[i];
-        l.extent += (int64_t)(dim[i] - 1) * l.stride[i];
-    }
+    static const int order[L_COUNT] = {FD_ORDER_NCHW, FD_ORDER_NHWC, FD_ORDER_NCHW,
+                                       FD_ORDER_REVERSED};
+    fd_layout_t l;
+    fd_layout_ordered(&l, nd, dim, order[kind], 1, kind == L_PAD ? 3 : 0);
     return l;
-}
-
-static int64_t lay_off(const lay_t *l, int64_t i)
-{
-    int64_t off = 0;
-    for (int d = l->nd - 1; d >= 0; d--) {
-        off += (i % l->dim[d]) * l->stride[d];
-        i /= l->dim[d];
-    }
-    return off;
-}
-
-static cudnnTensorDescriptor_t lay_desc(const lay_t *l, cudnnDataType_t dt)
-{
-    cudnnTensorDescriptor_t d;
-    cudnnCreateTensorDescriptor(&d);
-    cudnnStatus_t st = cudnnSetTensorNdDescriptor(d, dt, l->nd, l->dim, l->stride);
-    FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "set descriptor: %s", cudnnGetErrorString(st));
-    return d;
-}
-
-static fd_buf_t lay_alloc(const lay_t *l, cudnnDataType_t dt)
-{
-    return fd_buf_alloc((size_t)l->extent * fd_test_dtype_size(dt));
-}
-
-static void scatter(const lay_t *l, cudnnDataType_t dt, void *buf, const double *v)
-{
-    for (int64_t i = 0; i < l->count; i++)
-        fd_test_store(dt, buf, lay_off(l, i), v[i]);
-}
-
-static void gather(const lay_t *l, cudnnDataType_t dt, const void *buf, double *v)
-{
-    for (int64_t i = 0; i < l->count; i++)
-        v[i] = fd_test_load(dt, buf, lay_off(l, i));
-}
-
-/* Every byte of an element not addressed by l still holds the 0xFF poison. */
-static int holes_poisoned(const lay_t *l, cudnnDataType_t dt, const fd_buf_t *b)
-{
-    size_t es = fd_test_dtype_size(dt);
-    unsigned char *hit = calloc((size_t)l->extent, 1);
-    for (int64_t i = 0; i < l->count; i++)
-        hit[lay_off(l, i)] = 1;
-    int ok = 1;
-    for (int64_t e = 0; e < l->extent && ok; e++)
-        if (!hit[e])
-            for (size_t k = 0; k < es; k++)
-                ok &= ((unsigned char *)b->data)[e * (int64_t)es + (int64_t)k] == 0xFF;
-    free(hit);
-    return ok;
 }
 
 /* ---- the test's own generator -------------------------------------------------------------- */
@@ -200,43 +126,43 @@ static uint64_t word(const drop_t *k, int w)
 
 /* Forward on canonical x with x laid out as lx and y as ly; returns the status; mask (count
  * bytes) and canonical y out. */
-static cudnnStatus_t fwd(drop_t *k, cudnnDataType_t dt, const lay_t *lx, const lay_t *ly,
-                         const double *x, double *y, unsigned char *mask, unsigned char *yraw)
+static cudnnStatus_t fwd(drop_t *k, cudnnDataType_t dt, const fd_layout_t *lx,
+                         const fd_layout_t *ly, const double *x, double *y, unsigned char *mask,
+                         unsigned char *yraw)
 {
-    cudnnTensorDescriptor_t dx = lay_desc(lx, dt), dy = lay_desc(ly, dt);
-    size_t rs = 0, es = fd_test_dtype_size(dt);
+    cudnnTensorDescriptor_t dx = fd_layout_desc(lx, dt), dy = fd_layout_desc(ly, dt);
+    size_t rs = 0;
     FD_EXPECT_STATUS(cudnnDropoutGetReserveSpaceSize(dx, &rs), CUDNN_STATUS_SUCCESS);
     FD_EXPECT(rs == (size_t)lx->count, "reserve size %zu, want %lld (one byte per element)", rs,
               (long long)lx->count);
-    fd_buf_t bx = lay_alloc(lx, dt), by = lay_alloc(ly, dt), br = fd_buf_alloc(rs);
+    fd_buf_t bx = fd_layout_alloc(lx, dt), by = fd_layout_alloc(ly, dt), br = fd_buf_alloc(rs);
     fd_buf_poison(&bx), fd_buf_poison(&by), fd_buf_poison(&br);
-    scatter(lx, dt, bx.data, x);
+    fd_layout_scatter(lx, dt, bx.data, x);
     uint64_t hx = fd_buf_hash(&bx);
     cudnnStatus_t st = cudnnDropoutForward(k->h, k->d, dx, bx.data, dy, by.data, br.data, rs);
     FD_EXPECT(fd_buf_guards_ok(&bx) && fd_buf_guards_ok(&by) && fd_buf_guards_ok(&br),
               "dropout fwd guards");
     FD_EXPECT(fd_buf_hash(&bx) == hx, "dropout fwd modified x");
-    FD_EXPECT(holes_poisoned(ly, dt, &by), "dropout fwd wrote a hole of y");
-    gather(ly, dt, by.data, y);
+    FD_EXPECT(fd_layout_holes_poisoned(ly, dt, by.data), "dropout fwd wrote a hole of y");
+    fd_layout_gather(ly, dt, by.data, y);
     if (mask)
         memcpy(mask, br.data, rs);
     if (yraw)
-        for (int64_t i = 0; i < ly->count; i++)
-            memcpy(yraw + i * (int64_t)es, (unsigned char *)by.data + lay_off(ly, i) * (int64_t)es,
-                   es);
+        fd_layout_bits(ly, dt, by.data, yraw);
     fd_buf_free(&bx), fd_buf_free(&by), fd_buf_free(&br);
     cudnnDestroyTensorDescriptor(dx);
     cudnnDestroyTensorDescriptor(dy);
     return st;
 }
 
-static cudnnStatus_t bwd(drop_t *k, cudnnDataType_t dt, const lay_t *l, const double *dy,
+static cudnnStatus_t bwd(drop_t *k, cudnnDataType_t dt, const fd_layout_t *l, const double *dy,
                          const unsigned char *mask, double *dx, int in_place)
 {
-    cudnnTensorDescriptor_t d = lay_desc(l, dt);
-    fd_buf_t bdy = lay_alloc(l, dt), bdx = lay_alloc(l, dt), br = fd_buf_alloc((size_t)l->count);
+    cudnnTensorDescriptor_t d = fd_layout_desc(l, dt);
+    fd_buf_t bdy = fd_layout_alloc(l, dt), bdx = fd_layout_alloc(l, dt),
+             br = fd_buf_alloc((size_t)l->count);
     fd_buf_poison(&bdy), fd_buf_poison(&bdx);
-    scatter(l, dt, bdy.data, dy);
+    fd_layout_scatter(l, dt, bdy.data, dy);
     memcpy(br.data, mask, (size_t)l->count);
     uint64_t hdy = fd_buf_hash(&bdy), hr = fd_buf_hash(&br);
     fd_buf_t *out = in_place ? &bdy : &bdx;
@@ -246,8 +172,8 @@ static cudnnStatus_t bwd(drop_t *k, cudnnDataType_t dt, const lay_t *l, const do
               "dropout bwd guards");
     FD_EXPECT((in_place || fd_buf_hash(&bdy) == hdy) && fd_buf_hash(&br) == hr,
               "dropout bwd modified an input");
-    FD_EXPECT(holes_poisoned(l, dt, out), "dropout bwd wrote a hole of dx");
-    gather(l, dt, out->data, dx);
+    FD_EXPECT(fd_layout_holes_poisoned(l, dt, out->data), "dropout bwd wrote a hole of dx");
+    fd_layout_gather(l, dt, out->data, dx);
     fd_buf_free(&bdy), fd_buf_free(&bdx), fd_buf_free(&br);
     cudnnDestroyTensorDescriptor(d);
     return st;
@@ -300,7 +226,7 @@ static void test_exact(cudnnHandle_t h, fd_rng_t *rng)
 {
     static const float ps[] = {0.1f, 0.5f, 0.9f, 0.3333f};
     int dims[4] = {4, 8, 32, 64}; /* 65536 elements */
-    lay_t l = lay_make(4, dims, L_NCHW);
+    fd_layout_t l = lay_make(4, dims, L_NCHW);
     int64_t n = l.count;
     double *x = malloc(sizeof(double) * (size_t)n * 3), *y = x + n, *dx = y + n;
     unsigned char *mask = malloc((size_t)n);
@@ -359,7 +285,7 @@ static void test_exact(cudnnHandle_t h, fd_rng_t *rng)
 static void test_reproducible(cudnnHandle_t href, cudnnHandle_t hcpu, fd_rng_t *rng)
 {
     int dims[4] = {2, 3, 5, 7};
-    lay_t l = lay_make(4, dims, L_NCHW);
+    fd_layout_t l = lay_make(4, dims, L_NCHW);
     enum { N = 210 };
     double x[N], y[N];
     unsigned char m0[N], m1[N], m2[N], r0[N * 4], r1[N * 4];
@@ -411,7 +337,7 @@ static void test_reproducible(cudnnHandle_t href, cudnnHandle_t hcpu, fd_rng_t *
     /* layouts: the mask follows the canonical element index */
     for (int lay = 1; lay < L_COUNT; lay++) {
         drop_t k = drop_make(href, p, 42);
-        lay_t lx = lay_make(4, dims, lay);
+        fd_layout_t lx = lay_make(4, dims, lay);
         fwd(&k, CUDNN_DATA_FLOAT, &lx, &lx, x, y, m2, r1);
         FD_EXPECT(memcmp(m0, m2, N) == 0 && memcmp(r0, r1, sizeof r0) == 0,
                   "%s layout changed the mask or y", lay_name[lay]);
@@ -421,7 +347,7 @@ static void test_reproducible(cudnnHandle_t href, cudnnHandle_t hcpu, fd_rng_t *
     {
         drop_t k = drop_make(href, p, 42);
         int ydims[4] = {1, 210, 1, 1};
-        lay_t ly = lay_make(4, ydims, L_PAD);
+        fd_layout_t ly = lay_make(4, ydims, L_PAD);
         fwd(&k, CUDNN_DATA_FLOAT, &l, &ly, x, y, m2, r1);
         FD_EXPECT(memcmp(m0, m2, N) == 0 && memcmp(r0, r1, sizeof r0) == 0,
                   "reshaped y changed the mask or y");
@@ -450,7 +376,7 @@ static void test_reproducible(cudnnHandle_t href, cudnnHandle_t hcpu, fd_rng_t *
 static void test_extremes(cudnnHandle_t h)
 {
     int dims[4] = {1, 2, 3, 4};
-    lay_t l = lay_make(4, dims, L_NCHW);
+    fd_layout_t l = lay_make(4, dims, L_NCHW);
     enum { N = 24 };
     double x[N], y[N], dx[N];
     unsigned char m[N], raw[N * 8];

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_tensor.h"
 #include "fd_test.h"
 
 /* ---- canonical <-> strided ---------------------------------------------------------------- */
@@ -24,105 +25,14 @@
 enum { L_NCHW, L_NHWC, L_PAD, L_PERM, L_COUNT };
 static const char *const lay_name[L_COUNT] = {"nchw", "nhwc", "padded", "permuted"};
 
-typedef struct {
-    int nd, dim[5], stride[5];
-    int64_t count, extent;
-} lay_t;
-
-static lay_t lay_make(int nd, const int *dim, int kind)
+/* Packed NCHW and NHWC, NCHW with a gap of 3 after every dim, dims reversed (N innermost). */
+static fd_layout_t lay_make(int nd, const int *dim, int kind)
 {
-    lay_t l = {.nd = nd, .count = 1};
-    memcpy(l.dim, dim, sizeof(int) * (size_t)nd);
-    int order[5]; /* slowest to fastest */
-    for (int i = 0; i < nd; i++)
-        order[i] = i;
-    if (kind == L_NHWC) {
-        for (int i = 1; i < nd - 1; i++)
-            order[i] = i + 1;
-        order[nd - 1] = 1;
-    } else if (kind == L_PERM) {
-        for (int i = 0; i < nd; i++)
-            order[i] = nd - 1 - i;
-    }
-    int64_t acc = 1;
-    for (int k = nd - 1; k >= 0; k--) {
-        l.stride[order[k]] = (int)acc;
-        acc = acc * dim[order[k]] + (kind == L_PAD ? 3 : 0);
-    }
-    l.extent = 1;
-    for (int i = 0; i < nd; i++) {
-        l.count *= dim[i];
-        l.extent += (int64_t)(dim[i] - 1) * l.stride[i];
-    }
+    static const int order[L_COUNT] = {FD_ORDER_NCHW, FD_ORDER_NHWC, FD_ORDER_NCHW,
+                                       FD_ORDER_REVERSED};
+    fd_layout_t l;
+    fd_layout_ordered(&l, nd, dim, order[kind], 1, kind == L_PAD ? 3 : 0);
     return l;
-}
-
-static int64_t lay_off(const lay_t *l, int64_t i)
-{
-    int64_t off = 0;
-    for (int d = l->nd - 1; d >= 0; d--) {
-        off += (i % l->dim[d]) * l->stride[d];
-        i /= l->dim[d];
-    }
-    return off;
-}
-
-static cudnnTensorDescriptor_t lay_desc(const lay_t *l, cudnnDataType_t dt)
-{
-    cudnnTensorDescriptor_t d;
-    cudnnCreateTensorDescriptor(&d);
-    cudnnStatus_t st = cudnnSetTensorNdDescriptor(d, dt, l->nd, l->dim, l->stride);
-    FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "set descriptor: %s", cudnnGetErrorString(st));
-    return d;
-}
-
-static fd_buf_t lay_alloc(const lay_t *l, cudnnDataType_t dt)
-{
-    return fd_buf_alloc((size_t)l->extent * fd_test_dtype_size(dt));
-}
-
-static void scatter(const lay_t *l, cudnnDataType_t dt, void *buf, const double *v)
-{
-    for (int64_t i = 0; i < l->count; i++)
-        fd_test_store(dt, buf, lay_off(l, i), v[i]);
-}
-
-static void gather(const lay_t *l, cudnnDataType_t dt, const void *buf, double *v)
-{
-    for (int64_t i = 0; i < l->count; i++)
-        v[i] = fd_test_load(dt, buf, lay_off(l, i));
-}
-
-/* Every byte of an element not addressed by l still holds the 0xFF poison. */
-static int holes_poisoned(const lay_t *l, cudnnDataType_t dt, const fd_buf_t *b)
-{
-    size_t es = fd_test_dtype_size(dt);
-    unsigned char *hit = calloc((size_t)l->extent, 1);
-    for (int64_t i = 0; i < l->count; i++)
-        hit[lay_off(l, i)] = 1;
-    int ok = 1;
-    for (int64_t e = 0; e < l->extent && ok; e++)
-        if (!hit[e])
-            for (size_t k = 0; k < es; k++)
-                ok &= ((unsigned char *)b->data)[e * (int64_t)es + (int64_t)k] == 0xFF;
-    free(hit);
-    return ok;
-}
-
-static void scal(cudnnDataType_t dt, double v, void *out)
-{
-    if (dt == CUDNN_DATA_DOUBLE)
-        *(double *)out = v;
-    else
-        *(float *)out = (float)v;
-}
-
-static void copy_out(const lay_t *l, size_t es, const fd_buf_t *b, unsigned char *raw)
-{
-    if (raw != NULL)
-        for (int64_t i = 0; i < l->count; i++)
-            memcpy(raw + i * (int64_t)es, (unsigned char *)b->data + lay_off(l, i) * (int64_t)es,
-                   es);
 }
 
 /* ---- problem ------------------------------------------------------------------------------ */
@@ -248,31 +158,29 @@ static cudnnLRNDescriptor_t make_lrn(const prob_t *p)
 static cudnnStatus_t run_fwd(const prob_t *p, const double *x, const double *means,
                              const double *out_old, double *y, unsigned char *raw, int in_place)
 {
-    lay_t l = lay_make(p->nd, p->dim, p->layout);
-    size_t es = fd_test_dtype_size(p->dt);
-    cudnnTensorDescriptor_t d = lay_desc(&l, p->dt);
+    fd_layout_t l = lay_make(p->nd, p->dim, p->layout);
+    cudnnTensorDescriptor_t d = fd_layout_desc(&l, p->dt);
     cudnnLRNDescriptor_t nd = make_lrn(p);
-    fd_buf_t bx = lay_alloc(&l, p->dt), by = lay_alloc(&l, p->dt), bm = lay_alloc(&l, p->dt);
-    fd_buf_t t1 = lay_alloc(&l, p->dt), t2 = lay_alloc(&l, p->dt);
+    fd_buf_t bx = fd_layout_alloc(&l, p->dt), by = fd_layout_alloc(&l, p->dt),
+             bm = fd_layout_alloc(&l, p->dt);
+    fd_buf_t t1 = fd_layout_alloc(&l, p->dt), t2 = fd_layout_alloc(&l, p->dt);
     fd_buf_poison(&bx), fd_buf_poison(&by), fd_buf_poison(&bm), fd_buf_poison(&t1),
         fd_buf_poison(&t2);
-    scatter(&l, p->dt, bx.data, x);
+    fd_layout_scatter(&l, p->dt, bx.data, x);
     if (means != NULL)
-        scatter(&l, p->dt, bm.data, means);
+        fd_layout_scatter(&l, p->dt, bm.data, means);
     fd_buf_t *out = in_place ? &bx : &by;
     if (out_old != NULL && !in_place)
-        scatter(&l, p->dt, by.data, out_old);
+        fd_layout_scatter(&l, p->dt, by.data, out_old);
     uint64_t hx = fd_buf_hash(&bx), hm = fd_buf_hash(&bm);
-    unsigned char a[8], b[8];
-    scal(p->dt, p->alpha, a);
-    scal(p->dt, p->beta, b);
+    fd_scalar_t a = fd_scalar(p->dt, p->alpha), b = fd_scalar(p->dt, p->beta);
     cudnnStatus_t st;
     if (p->divnorm)
         st = cudnnDivisiveNormalizationForward(
-            p->h, nd, CUDNN_DIVNORM_PRECOMPUTED_MEANS, a, d, bx.data,
-            (means == NULL || p->null_means) ? NULL : bm.data, t1.data, t2.data, b, d, out->data);
+            p->h, nd, CUDNN_DIVNORM_PRECOMPUTED_MEANS, &a, d, bx.data,
+            (means == NULL || p->null_means) ? NULL : bm.data, t1.data, t2.data, &b, d, out->data);
     else
-        st = cudnnLRNCrossChannelForward(p->h, nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, a, d, bx.data, b,
+        st = cudnnLRNCrossChannelForward(p->h, nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, &a, d, bx.data, &b,
                                          d, out->data);
     FD_EXPECT(fd_buf_guards_ok(&bx) && fd_buf_guards_ok(&by) && fd_buf_guards_ok(&bm) &&
                   fd_buf_guards_ok(&t1) && fd_buf_guards_ok(&t2),
@@ -280,9 +188,11 @@ static cudnnStatus_t run_fwd(const prob_t *p, const double *x, const double *mea
     if (!in_place)
         FD_EXPECT(fd_buf_hash(&bx) == hx, "fwd modified x");
     FD_EXPECT(fd_buf_hash(&bm) == hm, "fwd modified means");
-    FD_EXPECT(holes_poisoned(&l, p->dt, out), "fwd wrote a hole of y (%s)", lay_name[p->layout]);
-    gather(&l, p->dt, out->data, y);
-    copy_out(&l, es, out, raw);
+    FD_EXPECT(fd_layout_holes_poisoned(&l, p->dt, out->data), "fwd wrote a hole of y (%s)",
+              lay_name[p->layout]);
+    fd_layout_gather(&l, p->dt, out->data, y);
+    if (raw != NULL)
+        fd_layout_bits(&l, p->dt, out->data, raw);
     fd_buf_free(&bx), fd_buf_free(&by), fd_buf_free(&bm), fd_buf_free(&t1), fd_buf_free(&t2);
     cudnnDestroyTensorDescriptor(d);
     cudnnDestroyLRNDescriptor(nd);
@@ -295,41 +205,40 @@ static cudnnStatus_t run_bwd(const prob_t *p, const double *x, const double *y, 
                              const double *dy, const double *old, double *dx, double *dm,
                              unsigned char *raw, int in_place)
 {
-    lay_t l = lay_make(p->nd, p->dim, p->layout);
-    size_t es = fd_test_dtype_size(p->dt);
-    cudnnTensorDescriptor_t d = lay_desc(&l, p->dt);
+    fd_layout_t l = lay_make(p->nd, p->dim, p->layout);
+    cudnnTensorDescriptor_t d = fd_layout_desc(&l, p->dt);
     cudnnLRNDescriptor_t nd = make_lrn(p);
-    fd_buf_t bx = lay_alloc(&l, p->dt), by = lay_alloc(&l, p->dt), bm = lay_alloc(&l, p->dt);
-    fd_buf_t bdy = lay_alloc(&l, p->dt), bdx = lay_alloc(&l, p->dt), bdm = lay_alloc(&l, p->dt);
-    fd_buf_t t1 = lay_alloc(&l, p->dt), t2 = lay_alloc(&l, p->dt);
+    fd_buf_t bx = fd_layout_alloc(&l, p->dt), by = fd_layout_alloc(&l, p->dt),
+             bm = fd_layout_alloc(&l, p->dt);
+    fd_buf_t bdy = fd_layout_alloc(&l, p->dt), bdx = fd_layout_alloc(&l, p->dt),
+             bdm = fd_layout_alloc(&l, p->dt);
+    fd_buf_t t1 = fd_layout_alloc(&l, p->dt), t2 = fd_layout_alloc(&l, p->dt);
     fd_buf_t *all[8] = {&bx, &by, &bm, &bdy, &bdx, &bdm, &t1, &t2};
     for (int i = 0; i < 8; i++)
         fd_buf_poison(all[i]);
-    scatter(&l, p->dt, bx.data, x);
+    fd_layout_scatter(&l, p->dt, bx.data, x);
     if (y != NULL)
-        scatter(&l, p->dt, by.data, y);
+        fd_layout_scatter(&l, p->dt, by.data, y);
     if (means != NULL)
-        scatter(&l, p->dt, bm.data, means);
-    scatter(&l, p->dt, bdy.data, dy);
+        fd_layout_scatter(&l, p->dt, bm.data, means);
+    fd_layout_scatter(&l, p->dt, bdy.data, dy);
     fd_buf_t *out = in_place == 1 ? &bdy : in_place == 2 ? &bx : &bdx;
     if (old != NULL && !in_place) {
-        scatter(&l, p->dt, bdx.data, old);
-        scatter(&l, p->dt, bdm.data, old);
+        fd_layout_scatter(&l, p->dt, bdx.data, old);
+        fd_layout_scatter(&l, p->dt, bdm.data, old);
     }
     uint64_t hx = fd_buf_hash(&bx), hy = fd_buf_hash(&by), hm = fd_buf_hash(&bm),
              hdy = fd_buf_hash(&bdy);
-    unsigned char a[8], b[8];
-    scal(p->dt, p->alpha, a);
-    scal(p->dt, p->beta, b);
+    fd_scalar_t a = fd_scalar(p->dt, p->alpha), b = fd_scalar(p->dt, p->beta);
     cudnnStatus_t st;
     if (p->divnorm)
         st = cudnnDivisiveNormalizationBackward(
-            p->h, nd, CUDNN_DIVNORM_PRECOMPUTED_MEANS, a, d, bx.data,
-            (means == NULL || p->null_means) ? NULL : bm.data, bdy.data, t1.data, t2.data, b, d,
+            p->h, nd, CUDNN_DIVNORM_PRECOMPUTED_MEANS, &a, d, bx.data,
+            (means == NULL || p->null_means) ? NULL : bm.data, bdy.data, t1.data, t2.data, &b, d,
             out->data, dm != NULL ? bdm.data : NULL);
     else
-        st = cudnnLRNCrossChannelBackward(p->h, nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, a, d, by.data, d,
-                                          bdy.data, d, bx.data, b, d, out->data);
+        st = cudnnLRNCrossChannelBackward(p->h, nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, &a, d, by.data, d,
+                                          bdy.data, d, bx.data, &b, d, out->data);
     int guards = 1;
     for (int i = 0; i < 8; i++)
         guards &= fd_buf_guards_ok(all[i]);
@@ -337,13 +246,15 @@ static cudnnStatus_t run_bwd(const prob_t *p, const double *x, const double *y, 
     FD_EXPECT((in_place == 2 || fd_buf_hash(&bx) == hx) && fd_buf_hash(&by) == hy &&
                   fd_buf_hash(&bm) == hm && (in_place == 1 || fd_buf_hash(&bdy) == hdy),
               "bwd modified an input");
-    FD_EXPECT(holes_poisoned(&l, p->dt, out), "bwd wrote a hole of dx (%s)", lay_name[p->layout]);
-    gather(&l, p->dt, out->data, dx);
+    FD_EXPECT(fd_layout_holes_poisoned(&l, p->dt, out->data), "bwd wrote a hole of dx (%s)",
+              lay_name[p->layout]);
+    fd_layout_gather(&l, p->dt, out->data, dx);
     if (dm != NULL) {
-        FD_EXPECT(holes_poisoned(&l, p->dt, &bdm), "bwd wrote a hole of dMeans");
-        gather(&l, p->dt, bdm.data, dm);
+        FD_EXPECT(fd_layout_holes_poisoned(&l, p->dt, bdm.data), "bwd wrote a hole of dMeans");
+        fd_layout_gather(&l, p->dt, bdm.data, dm);
     }
-    copy_out(&l, es, out, raw);
+    if (raw != NULL)
+        fd_layout_bits(&l, p->dt, out->data, raw);
     for (int i = 0; i < 8; i++)
         fd_buf_free(all[i]);
     cudnnDestroyTensorDescriptor(d);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_tensor.h"
 #include "fd_test.h"
 
 #define OK(expr) FD_EXPECT_STATUS((expr), CUDNN_STATUS_SUCCESS)
@@ -37,103 +38,29 @@ static const char *const layout_name[L_COUNT] = {"nchw", "nhwc", "padded", "reve
 
 typedef struct {
     cudnnDataType_t dt;
-    int nb, dim[5], stride[5];
-    int64_t count, extent; /* elements addressed, max offset + 1 */
+    fd_layout_t l;
     fd_buf_t buf;
     cudnnTensorDescriptor_t desc;
 } tens_t;
 
-static void make_strides(int nb, const int *dim, int layout, int *stride)
-{
-    int order[5], k = 0; /* order[0] is the innermost dim */
-    if (layout == L_NHWC) {
-        order[k++] = 1;
-        for (int d = nb - 1; d >= 2; d--)
-            order[k++] = d;
-        order[k++] = 0;
-    } else if (layout == L_REVERSED) {
-        for (int d = 0; d < nb; d++)
-            order[k++] = d;
-    } else {
-        for (int d = nb - 1; d >= 0; d--)
-            order[k++] = d;
-    }
-    int64_t acc = layout == L_PADDED ? 2 : 1; /* padded: a hole after every element and row */
-    for (int i = 0; i < nb; i++) {
-        stride[order[i]] = (int)acc;
-        acc = acc * dim[order[i]] + (layout == L_PADDED ? 3 : 0);
-    }
-}
-
+/* padded: NCHW order with a hole after every element and 3 after every row. */
 static void tens_make(tens_t *t, cudnnDataType_t dt, int nb, const int *dim, int layout)
 {
+    static const int order[L_COUNT] = {FD_ORDER_NCHW, FD_ORDER_NHWC, FD_ORDER_NCHW,
+                                       FD_ORDER_REVERSED};
     memset(t, 0, sizeof *t);
     t->dt = dt;
-    t->nb = nb;
-    memcpy(t->dim, dim, sizeof(int) * (size_t)nb);
-    make_strides(nb, dim, layout, t->stride);
-    t->count = 1;
-    t->extent = 1;
-    for (int i = 0; i < nb; i++) {
-        t->count *= dim[i];
-        t->extent += (int64_t)(dim[i] - 1) * t->stride[i];
-    }
-    t->buf = fd_buf_alloc((size_t)t->extent * fd_test_dtype_size(dt));
+    fd_layout_ordered(&t->l, nb, dim, order[layout], layout == L_PADDED ? 2 : 1,
+                      layout == L_PADDED ? 3 : 0);
+    t->buf = fd_layout_alloc(&t->l, dt);
     OK(cudnnCreateTensorDescriptor(&t->desc));
-    OK(cudnnSetTensorNdDescriptor(t->desc, dt, nb, t->dim, t->stride));
+    OK(cudnnSetTensorNdDescriptor(t->desc, dt, nb, t->l.dim, t->l.stride));
 }
 
 static void tens_free(tens_t *t)
 {
     cudnnDestroyTensorDescriptor(t->desc);
     fd_buf_free(&t->buf);
-}
-
-/* Element offset of canonical (row-major) index lin. */
-static int64_t tens_off(const tens_t *t, int64_t lin)
-{
-    int64_t off = 0;
-    for (int d = t->nb - 1; d >= 0; d--) {
-        off += (lin % t->dim[d]) * t->stride[d];
-        lin /= t->dim[d];
-    }
-    return off;
-}
-
-static void tens_put(tens_t *t, const double *v)
-{
-    for (int64_t i = 0; i < t->count; i++)
-        fd_test_store(t->dt, t->buf.data, tens_off(t, i), v[i]);
-}
-
-static void tens_get(const tens_t *t, double *v)
-{
-    for (int64_t i = 0; i < t->count; i++)
-        v[i] = fd_test_load(t->dt, t->buf.data, tens_off(t, i));
-}
-
-/* The stored bytes of every element, in canonical order. */
-static void tens_bits(const tens_t *t, unsigned char *dst)
-{
-    size_t es = fd_test_dtype_size(t->dt);
-    for (int64_t i = 0; i < t->count; i++)
-        memcpy(dst + (size_t)i * es, (unsigned char *)t->buf.data + (size_t)tens_off(t, i) * es,
-               es);
-}
-
-/* 1 when every byte that belongs to no element equals the snapshot. */
-static int tens_holes_ok(const tens_t *t, const unsigned char *snap)
-{
-    size_t es = fd_test_dtype_size(t->dt);
-    unsigned char *used = calloc((size_t)t->extent, 1);
-    for (int64_t i = 0; i < t->count; i++)
-        used[tens_off(t, i)] = 1;
-    int ok = 1;
-    for (int64_t e = 0; e < t->extent && ok; e++)
-        if (!used[e] && memcmp((unsigned char *)t->buf.data + e * es, snap + e * es, es) != 0)
-            ok = 0;
-    free(used);
-    return ok;
 }
 
 /* ---- the oracle --------------------------------------------------------------------------- */
@@ -449,13 +376,13 @@ static void run_layout(const job_t *j, int layout, int backend, unsigned char *y
     tens_make(&dx, k->dt, nb, xd, ldx);
     fd_buf_poison(&x.buf);
     fd_buf_poison(&dy.buf);
-    tens_put(&x, j->x);
-    tens_put(&dy, j->dy);
+    fd_layout_scatter(&x.l, x.dt, x.buf.data, j->x);
+    fd_layout_scatter(&dy.l, dy.dt, dy.buf.data, j->dy);
     fd_buf_poison(&y.buf);
     fd_buf_poison(&dx.buf);
     if (j->s.beta != 0.0) {
-        tens_put(&y, j->yold);
-        tens_put(&dx, j->dxold);
+        fd_layout_scatter(&y.l, y.dt, y.buf.data, j->yold);
+        fd_layout_scatter(&dx.l, dx.dt, dx.buf.data, j->dxold);
     }
     unsigned char *ysnap = malloc(y.buf.size), *dxsnap = malloc(dx.buf.size);
     memcpy(ysnap, y.buf.data, y.buf.size);
@@ -481,11 +408,11 @@ static void run_layout(const job_t *j, int layout, int backend, unsigned char *y
 
     int64_t ny = y_count(k), nx = x_count(k);
     double *got = malloc(sizeof(double) * (size_t)(nx > ny ? nx : ny));
-    tens_get(&y, got);
+    fd_layout_gather(&y.l, y.dt, y.buf.data, got);
     int bad = compare("y", where, k->dt, ny, got, j->y, j->yabs, j->yterms, j->yold, &j->s,
                       j->exact && is_max(k->mode));
     FD_EXPECT(bad == 0, "forward: %d of %lld outputs wrong (%s)", bad, (long long)ny, where);
-    tens_get(&dx, got);
+    fd_layout_gather(&dx.l, dx.dt, dx.buf.data, got);
     bad = compare("dx", where, k->dt, nx, got, j->dx, j->dxabs, j->dxterms, j->dxold, &j->s,
                   j->exact && is_max(k->mode));
     FD_EXPECT(bad == 0, "backward: %d of %lld outputs wrong (%s)", bad, (long long)nx, where);
@@ -495,11 +422,12 @@ static void run_layout(const job_t *j, int layout, int backend, unsigned char *y
               "a guard zone was overwritten (%s)", where);
     FD_EXPECT(fd_buf_hash(&x.buf) == hx && fd_buf_hash(&dy.buf) == hdy,
               "an input was modified (%s)", where);
-    FD_EXPECT(tens_holes_ok(&y, ysnap) && tens_holes_ok(&dx, dxsnap),
+    FD_EXPECT(fd_layout_holes_equal(&y.l, y.dt, y.buf.data, ysnap) &&
+                  fd_layout_holes_equal(&dx.l, dx.dt, dx.buf.data, dxsnap),
               "a hole between output elements was written (%s)", where);
 
-    tens_bits(&y, ybits);
-    tens_bits(&dx, dxbits);
+    fd_layout_bits(&y.l, y.dt, y.buf.data, ybits);
+    fd_layout_bits(&dx.l, dx.dt, dx.buf.data, dxbits);
 
     /* determinism: the same call again gives the same bits (beta = 0 only: beta != 0 reads y) */
     if (j->s.beta == 0.0) {
@@ -508,7 +436,7 @@ static void run_layout(const job_t *j, int layout, int backend, unsigned char *y
         fd_buf_poison(&dx.buf);
         OK(cudnnPoolingBackward(h, pd, a, y.desc, y.buf.data, dy.desc, dy.buf.data, x.desc,
                                 x.buf.data, b, dx.desc, dx.buf.data));
-        tens_bits(&dx, again);
+        fd_layout_bits(&dx.l, dx.dt, dx.buf.data, again);
         FD_EXPECT(memcmp(again, dxbits, (size_t)nx * es) == 0, "backward not deterministic (%s)",
                   where);
         free(again);
@@ -1080,7 +1008,7 @@ static void test_gradients(void)
             tens_t tx, ty;
             tens_make(&tx, CUDNN_DATA_DOUBLE, nb, xd_, L_NCHW);
             tens_make(&ty, CUDNN_DATA_DOUBLE, nb, yd_, L_NCHW);
-            int64_t nx = tx.count, ny = ty.count;
+            int64_t nx = tx.l.count, ny = ty.l.count;
             double *x = malloc(sizeof(double) * (size_t)nx),
                    *dx = malloc(sizeof(double) * (size_t)nx);
             double *dy = malloc(sizeof(double) * (size_t)ny),

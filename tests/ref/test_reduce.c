@@ -17,159 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_tensor.h"
 #include "fd_test.h"
 
 #define MAXD 8
 #define CHECK(x) FD_EXPECT_STATUS((x), CUDNN_STATUS_SUCCESS)
 
-/* ---- layouts and strided buffers ------------------------------------------------------- */
-
-enum { L_NCHW, L_NHWC, L_PADDED, L_PERMUTED, L_COUNT };
-static const char *const lnames[L_COUNT] = {"nchw", "nhwc", "padded", "permuted"};
-
-typedef struct {
-    int nb, dim[MAXD], stride[MAXD];
-} lay_t;
-
-static int64_t lay_count(const lay_t *l)
-{
-    int64_t n = 1;
-    for (int i = 0; i < l->nb; i++)
-        n *= l->dim[i];
-    return n;
-}
-
-static int64_t lay_extent(const lay_t *l)
-{
-    int64_t e = 1;
-    for (int i = 0; i < l->nb; i++)
-        e += (int64_t)(l->dim[i] - 1) * l->stride[i];
-    return e;
-}
-
-/* Offset of the element with row-major (canonical) index k. */
-static int64_t lay_offset(const lay_t *l, int64_t k)
-{
-    int64_t off = 0;
-    for (int i = l->nb - 1; i >= 0; i--) {
-        off += (k % l->dim[i]) * l->stride[i];
-        k /= l->dim[i];
-    }
-    return off;
-}
-
-static void lay_make(lay_t *l, int nb, const int *dim, int kind, fd_rng_t *r)
-{
-    l->nb = nb;
-    memcpy(l->dim, dim, sizeof(int) * (size_t)nb);
-    int order[MAXD]; /* order[0] = innermost dim */
-    for (int i = 0; i < nb; i++)
-        order[i] = nb - 1 - i;
-    if (kind == L_NHWC && nb >= 3) {
-        order[0] = 1;
-        for (int i = 1; i < nb - 1; i++)
-            order[i] = nb - i;
-        order[nb - 1] = 0;
-    } else if (kind == L_PERMUTED) {
-        for (int i = nb - 1; i > 0; i--) {
-            int j = fd_rng_int(r, 0, i), t = order[i];
-            order[i] = order[j], order[j] = t;
-        }
-    }
-    int64_t acc = 1;
-    for (int i = 0; i < nb; i++) {
-        int gap = (kind == L_PADDED || kind == L_PERMUTED) ? fd_rng_int(r, 0, 3) : 0;
-        if (kind == L_PADDED && i == 0)
-            gap = fd_rng_int(r, 0, 1);
-        l->stride[order[i]] = (int)(acc + (i == 0 ? 0 : gap));
-        if (i == 0 && gap)
-            l->stride[order[i]] = 1 + gap; /* innermost stride > 1 leaves holes too */
-        acc = (int64_t)l->stride[order[i]] * dim[order[i]];
-    }
-}
-
-typedef struct {
-    lay_t l;
-    cudnnDataType_t dt;
-    size_t es;
-    fd_buf_t b;
-    cudnnTensorDescriptor_t d;
-    unsigned char *snap; /* payload before the call, for the hole check */
-} tb_t;
-
-static void tb_init(tb_t *t, const lay_t *l, cudnnDataType_t dt)
-{
-    t->l = *l;
-    t->dt = dt;
-    t->es = fd_test_dtype_size(dt);
-    t->b = fd_buf_alloc((size_t)lay_extent(l) * t->es);
-    t->snap = malloc(t->b.size);
-    CHECK(cudnnCreateTensorDescriptor(&t->d));
-    CHECK(cudnnSetTensorNdDescriptor(t->d, dt, l->nb, l->dim, l->stride));
-}
-
-static void tb_free(tb_t *t)
-{
-    fd_buf_free(&t->b);
-    free(t->snap);
-    cudnnDestroyTensorDescriptor(t->d);
-}
-
-static void tb_scatter(tb_t *t, const double *v)
-{
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        fd_test_store(t->dt, t->b.data, lay_offset(&t->l, k), v[k]);
-}
-
-static void tb_gather(const tb_t *t, double *v)
-{
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        v[k] = fd_test_load(t->dt, t->b.data, lay_offset(&t->l, k));
-}
-
-static void tb_snap(tb_t *t)
-{
-    memcpy(t->snap, t->b.data, t->b.size);
-}
-
-/* 1 when every byte outside the addressed elements is as snapped, and the guards are intact. */
-static int tb_holes_ok(const tb_t *t)
-{
-    unsigned char *mask = calloc(t->b.size, 1);
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        memset(mask + lay_offset(&t->l, k) * (int64_t)t->es, 1, t->es);
-    int ok = fd_buf_guards_ok(&t->b);
-    const unsigned char *p = t->b.data;
-    for (size_t i = 0; i < t->b.size && ok; i++)
-        if (!mask[i] && p[i] != t->snap[i])
-            ok = 0;
-    free(mask);
-    return ok;
-}
-
-static int same_value(double a, double b)
-{
-    return a == b || (isnan(a) && isnan(b));
-}
-
 /* ---- oracle -------------------------------------------------------------------------------- */
 
 static cudnnHandle_t h_ref, h_cpu;
-
-typedef union {
-    float f;
-    double d;
-} scal_t;
-static scal_t scal(cudnnDataType_t out, double v)
-{
-    scal_t s;
-    memset(&s, 0, sizeof s);
-    if (out == CUDNN_DATA_DOUBLE)
-        s.d = v;
-    else
-        s.f = (float)v;
-    return s;
-}
 
 static const char *const rnames[9] = {"add", "mul",   "min",   "max",         "amax",
                                       "avg", "norm1", "norm2", "mul_no_zeros"};
@@ -266,15 +122,15 @@ static void reduce_case(uint64_t seed, int op, unsigned subset, int nb, int with
         ad[i] = fd_rng_int(&r, 1, 4);
     for (int i = 0; i < nb; i++)
         cd[i] = (subset >> i) & 1 ? 1 : ad[i];
-    lay_t la, lc;
-    int ka = fd_rng_int(&r, 0, L_COUNT - 1), kc = fd_rng_int(&r, 0, L_COUNT - 1);
-    lay_make(&la, nb, ad, ka, &r);
-    lay_make(&lc, nb, cd, kc, &r);
+    fd_layout_t la, lc;
+    int ka = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1), kc = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1);
+    fd_layout_random(&la, nb, ad, ka, &r);
+    fd_layout_random(&lc, nb, cd, kc, &r);
     double alpha = alphas[fd_rng_int(&r, 0, 2)], beta = betas[fd_rng_int(&r, 0, 2)];
     int ask_idx = fd_rng_int(&r, 0, 3) != 0; /* FLATTENED for a non-select op: no indices */
     int want_idx = is_select(op) && ask_idx;
 
-    int64_t na = lay_count(&la), nc = lay_count(&lc);
+    int64_t na = la.count, nc = lc.count;
     double *va = malloc(sizeof(double) * (size_t)na), *vc = malloc(sizeof(double) * (size_t)nc);
     for (int64_t k = 0; k < na; k++) {
         if (op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS) {
@@ -330,14 +186,14 @@ static void reduce_case(uint64_t seed, int op, unsigned subset, int nb, int with
     unsigned char *first = NULL;
     for (int hi = 0; hi < 2; hi++) {
         cudnnHandle_t h = hi ? h_cpu : h_ref;
-        tb_t A, C;
-        tb_init(&A, &la, ty.a);
-        tb_init(&C, &lc, ty.c);
-        tb_scatter(&A, va);
+        fd_tb_t A, C;
+        fd_tb_init(&A, &la, ty.a);
+        fd_tb_init(&C, &lc, ty.c);
+        fd_tb_scatter(&A, va);
         fd_buf_poison(&C.b);
         if (beta != 0.0)
-            tb_scatter(&C, vc);
-        tb_snap(&C);
+            fd_tb_scatter(&C, vc);
+        fd_tb_snap(&C);
         size_t isz = 1234, wsz = 1234;
         FD_EXPECT_STATUS(cudnnGetReductionIndicesSize(h, rd, A.d, C.d, &isz), CUDNN_STATUS_SUCCESS);
         FD_EXPECT_STATUS(cudnnGetReductionWorkspaceSize(h, rd, A.d, C.d, &wsz),
@@ -348,24 +204,24 @@ static void reduce_case(uint64_t seed, int op, unsigned subset, int nb, int with
         fd_buf_t ib = fd_buf_alloc((size_t)nc * 4);
         fd_buf_poison(&ib);
         uint64_t ha = fd_buf_hash(&A.b), hib = fd_buf_hash(&ib);
-        scal_t sa = scal(ty.c, alpha), sb = scal(ty.c, beta);
+        fd_scalar_t sa = fd_scalar(ty.c, alpha), sb = fd_scalar(ty.c, beta);
         cudnnStatus_t st = cudnnReduceTensor(h, rd, ib.data, ib.size, NULL, 0, &sa, A.d, A.b.data,
                                              &sb, C.d, C.b.data);
         FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "reduce %s seed=0x%llx: status %s", rnames[op],
                   (unsigned long long)seed, cudnnGetErrorString(st));
-        tb_gather(&C, got);
+        fd_tb_gather(&C, got);
         int bad = -1;
         for (int64_t o = 0; o < nc && bad < 0; o++)
-            if (!same_value(got[o], want[o]))
+            if (!fd_same_value(got[o], want[o]))
                 bad = (int)o;
         FD_EXPECT(bad < 0,
                   "reduce %s nan=%s %s->%s comp %s subset 0x%x %s->%s alpha %g beta %g "
                   "seed=0x%llx: C[%d] = %g, "
                   "want %g",
                   rnames[op], propagate ? "prop" : "noprop", fd_test_dtype_short(ty.a),
-                  fd_test_dtype_short(ty.c), fd_test_dtype_short(ty.comp), subset, lnames[ka],
-                  lnames[kc], alpha, beta, (unsigned long long)seed, bad, bad >= 0 ? got[bad] : 0.0,
-                  bad >= 0 ? want[bad] : 0.0);
+                  fd_test_dtype_short(ty.c), fd_test_dtype_short(ty.comp), subset,
+                  fd_layout_name[ka], fd_layout_name[kc], alpha, beta, (unsigned long long)seed,
+                  bad, bad >= 0 ? got[bad] : 0.0, bad >= 0 ? want[bad] : 0.0);
         if (want_idx) {
             int ibad = -1;
             for (int64_t o = 0; o < nc && ibad < 0; o++) {
@@ -382,7 +238,7 @@ static void reduce_case(uint64_t seed, int op, unsigned subset, int nb, int with
                       (unsigned long long)seed);
         }
         FD_EXPECT(fd_buf_guards_ok(&ib), "indices guard changed");
-        FD_EXPECT(tb_holes_ok(&C), "reduce seed=0x%llx: guard or hole of C changed",
+        FD_EXPECT(fd_tb_holes_ok(&C), "reduce seed=0x%llx: guard or hole of C changed",
                   (unsigned long long)seed);
         FD_EXPECT(fd_buf_hash(&A.b) == ha && fd_buf_guards_ok(&A.b),
                   "reduce seed=0x%llx: A changed", (unsigned long long)seed);
@@ -395,7 +251,7 @@ static void reduce_case(uint64_t seed, int op, unsigned subset, int nb, int with
             free(first);
         }
         fd_buf_free(&ib);
-        tb_free(&A), tb_free(&C);
+        fd_tb_free(&A), fd_tb_free(&C);
     }
     cudnnDestroyReduceTensorDescriptor(rd);
     free(va), free(vc), free(lists), free(fill), free(want), free(got), free(widx);
@@ -430,15 +286,17 @@ static void by_hand(void)
          8.12403840463596},
         {CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS, {-6, -24}, {0, 0}, {4, -2, -18}, {0, 0, 0}, 144},
     };
-    lay_t la = {4, {1, 1, 2, 3}, {6, 6, 3, 1}}, lr = {4, {1, 1, 2, 1}, {2, 2, 1, 1}},
-          lcol = {4, {1, 1, 1, 3}, {3, 3, 3, 1}}, l1 = {4, {1, 1, 1, 1}, {1, 1, 1, 1}};
+    fd_layout_t la = {.nb = 4, .dim = {1, 1, 2, 3}, .stride = {6, 6, 3, 1}},
+                lr = {.nb = 4, .dim = {1, 1, 2, 1}, .stride = {2, 2, 1, 1}},
+                lcol = {.nb = 4, .dim = {1, 1, 1, 3}, .stride = {3, 3, 3, 1}},
+                l1 = {.nb = 4, .dim = {1, 1, 1, 1}, .stride = {1, 1, 1, 1}};
     const double a[6] = {1, -2, 3, 4, 0, -6};
-    tb_t A, R, K, S;
-    tb_init(&A, &la, CUDNN_DATA_DOUBLE);
-    tb_init(&R, &lr, CUDNN_DATA_DOUBLE);
-    tb_init(&K, &lcol, CUDNN_DATA_DOUBLE);
-    tb_init(&S, &l1, CUDNN_DATA_DOUBLE);
-    tb_scatter(&A, a);
+    fd_tb_t A, R, K, S;
+    fd_tb_init(&A, &la, CUDNN_DATA_DOUBLE);
+    fd_tb_init(&R, &lr, CUDNN_DATA_DOUBLE);
+    fd_tb_init(&K, &lcol, CUDNN_DATA_DOUBLE);
+    fd_tb_init(&S, &l1, CUDNN_DATA_DOUBLE);
+    fd_tb_scatter(&A, a);
     cudnnReduceTensorDescriptor_t rd;
     FD_EXPECT_STATUS(cudnnCreateReduceTensorDescriptor(&rd), CUDNN_STATUS_SUCCESS);
     double one = 1, zero = 0;
@@ -453,7 +311,7 @@ static void by_hand(void)
         FD_EXPECT_STATUS(cudnnReduceTensor(h_ref, rd, idx, sizeof idx, NULL, 0, &one, A.d, A.b.data,
                                            &zero, R.d, R.b.data),
                          CUDNN_STATUS_SUCCESS);
-        tb_gather(&R, got);
+        fd_tb_gather(&R, got);
         for (int k = 0; k < 2; k++) {
             FD_EXPECT(fabs(got[k] - t[i].rows[k]) <= 1e-15 * fabs(t[i].rows[k]),
                       "%s over W row %d: %.17g want %.17g", rnames[t[i].op], k, got[k],
@@ -465,7 +323,7 @@ static void by_hand(void)
         FD_EXPECT_STATUS(cudnnReduceTensor(h_ref, rd, idx, sizeof idx, NULL, 0, &one, A.d, A.b.data,
                                            &zero, K.d, K.b.data),
                          CUDNN_STATUS_SUCCESS);
-        tb_gather(&K, got);
+        fd_tb_gather(&K, got);
         for (int k = 0; k < 3; k++) {
             FD_EXPECT(fabs(got[k] - t[i].cols[k]) <= 1e-15 * fabs(t[i].cols[k]),
                       "%s over H col %d: %.17g want %.17g", rnames[t[i].op], k, got[k],
@@ -477,7 +335,7 @@ static void by_hand(void)
         FD_EXPECT_STATUS(cudnnReduceTensor(h_ref, rd, idx, sizeof idx, NULL, 0, &one, A.d, A.b.data,
                                            &zero, S.d, S.b.data),
                          CUDNN_STATUS_SUCCESS);
-        tb_gather(&S, got);
+        fd_tb_gather(&S, got);
         double all = t[i].op == CUDNN_REDUCE_TENSOR_ADD   ? 0
                      : t[i].op == CUDNN_REDUCE_TENSOR_AVG ? 0
                                                           : t[i].all;
@@ -490,21 +348,22 @@ static void by_hand(void)
                          CUDNN_REDUCE_TENSOR_NO_INDICES, CUDNN_32BIT_INDICES),
                      CUDNN_STATUS_SUCCESS);
     const double old[2] = {10, 20};
-    tb_scatter(&R, old);
+    fd_tb_scatter(&R, old);
     double two = 2, half = 0.5, got[2];
     FD_EXPECT_STATUS(
         cudnnReduceTensor(h_ref, rd, NULL, 0, NULL, 0, &two, A.d, A.b.data, &half, R.d, R.b.data),
         CUDNN_STATUS_SUCCESS);
-    tb_gather(&R, got);
+    fd_tb_gather(&R, got);
     FD_EXPECT(got[0] == 9 && got[1] == 6, "alpha/beta blend: %g %g (want 9 6)", got[0], got[1]);
 
     /* NaN: rows [1, NaN, 3, 3] and [NaN, NaN, NaN, NaN] reduced over W, float compute */
-    lay_t ln = {4, {1, 1, 2, 4}, {8, 8, 4, 1}}, lo = {4, {1, 1, 2, 1}, {2, 2, 1, 1}};
-    tb_t NA, NO;
-    tb_init(&NA, &ln, CUDNN_DATA_FLOAT);
-    tb_init(&NO, &lo, CUDNN_DATA_FLOAT);
+    fd_layout_t ln = {.nb = 4, .dim = {1, 1, 2, 4}, .stride = {8, 8, 4, 1}},
+                lo = {.nb = 4, .dim = {1, 1, 2, 1}, .stride = {2, 2, 1, 1}};
+    fd_tb_t NA, NO;
+    fd_tb_init(&NA, &ln, CUDNN_DATA_FLOAT);
+    fd_tb_init(&NO, &lo, CUDNN_DATA_FLOAT);
     const double nv[8] = {1, NAN, 3, 3, NAN, NAN, NAN, NAN};
-    tb_scatter(&NA, nv);
+    fd_tb_scatter(&NA, nv);
     static const struct {
         int op, prop;
         double v[2];
@@ -528,7 +387,7 @@ static void by_hand(void)
         FD_EXPECT_STATUS(cudnnReduceTensor(h_ref, rd, idx, sizeof idx, NULL, 0, &onef, NA.d,
                                            NA.b.data, &zerof, NO.d, NO.b.data),
                          CUDNN_STATUS_SUCCESS);
-        tb_gather(&NO, got);
+        fd_tb_gather(&NO, got);
         for (int k = 0; k < 2; k++) {
             FD_EXPECT(got[k] == nt[i].v[k] || (isnan(got[k]) && isnan(nt[i].v[k])),
                       "NaN %s prop=%d row %d: %g want %g", rnames[nt[i].op], nt[i].prop, k, got[k],
@@ -558,13 +417,13 @@ static void by_hand(void)
                   gity == CUDNN_64BIT_INDICES,
               "reduce descriptor round trip");
     cudnnDestroyReduceTensorDescriptor(rd);
-    tb_free(&A), tb_free(&R), tb_free(&K), tb_free(&S), tb_free(&NA), tb_free(&NO);
+    fd_tb_free(&A), fd_tb_free(&R), fd_tb_free(&K), fd_tb_free(&S), fd_tb_free(&NA),
+        fd_tb_free(&NO);
 }
 
 int main(void)
 {
-    FD_EXPECT_STATUS(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF), CUDNN_STATUS_SUCCESS);
-    FD_EXPECT_STATUS(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU), CUDNN_STATUS_SUCCESS);
+    fd_handles_create(&h_ref, &h_cpu);
     uint64_t master = fd_test_sweep_seed(0x4ed0ce), one;
     if (fd_test_seed_forced(&one)) {
         for (int op = 0; op < 9; op++)

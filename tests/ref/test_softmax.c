@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_tensor.h"
 #include "fd_test.h"
 
 /* ---- canonical <-> strided ---------------------------------------------------------------- */
@@ -22,89 +23,14 @@
 enum { L_NCHW, L_NHWC, L_PAD, L_PERM, L_COUNT };
 static const char *const lay_name[L_COUNT] = {"nchw", "nhwc", "padded", "permuted"};
 
-typedef struct {
-    int nd, dim[5], stride[5];
-    int64_t count, extent;
-} lay_t;
-
-static lay_t lay_make(int nd, const int *dim, int kind)
+/* Packed NCHW and NHWC, NCHW with a gap of 3 after every dim, dims reversed (N innermost). */
+static fd_layout_t lay_make(int nd, const int *dim, int kind)
 {
-    lay_t l = {.nd = nd, .count = 1};
-    memcpy(l.dim, dim, sizeof(int) * (size_t)nd);
-    int order[5]; /* slowest to fastest */
-    for (int i = 0; i < nd; i++)
-        order[i] = i;
-    if (kind == L_NHWC) {
-        for (int i = 1; i < nd - 1; i++)
-            order[i] = i + 1;
-        order[nd - 1] = 1;
-    } else if (kind == L_PERM) {
-        for (int i = 0; i < nd; i++)
-            order[i] = nd - 1 - i;
-    }
-    int64_t acc = 1;
-    for (int k = nd - 1; k >= 0; k--) {
-        l.stride[order[k]] = (int)acc;
-        acc = acc * dim[order[k]] + (kind == L_PAD ? 3 : 0);
-    }
-    l.extent = 1;
-    for (int i = 0; i < nd; i++) {
-        l.count *= dim[i];
-        l.extent += (int64_t)(dim[i] - 1) * l.stride[i];
-    }
+    static const int order[L_COUNT] = {FD_ORDER_NCHW, FD_ORDER_NHWC, FD_ORDER_NCHW,
+                                       FD_ORDER_REVERSED};
+    fd_layout_t l;
+    fd_layout_ordered(&l, nd, dim, order[kind], 1, kind == L_PAD ? 3 : 0);
     return l;
-}
-
-static int64_t lay_off(const lay_t *l, int64_t i)
-{
-    int64_t off = 0;
-    for (int d = l->nd - 1; d >= 0; d--) {
-        off += (i % l->dim[d]) * l->stride[d];
-        i /= l->dim[d];
-    }
-    return off;
-}
-
-static cudnnTensorDescriptor_t lay_desc(const lay_t *l, cudnnDataType_t dt)
-{
-    cudnnTensorDescriptor_t d;
-    cudnnCreateTensorDescriptor(&d);
-    cudnnStatus_t st = cudnnSetTensorNdDescriptor(d, dt, l->nd, l->dim, l->stride);
-    FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "set descriptor: %s", cudnnGetErrorString(st));
-    return d;
-}
-
-static fd_buf_t lay_alloc(const lay_t *l, cudnnDataType_t dt)
-{
-    return fd_buf_alloc((size_t)l->extent * fd_test_dtype_size(dt));
-}
-
-static void scatter(const lay_t *l, cudnnDataType_t dt, void *buf, const double *v)
-{
-    for (int64_t i = 0; i < l->count; i++)
-        fd_test_store(dt, buf, lay_off(l, i), v[i]);
-}
-
-static void gather(const lay_t *l, cudnnDataType_t dt, const void *buf, double *v)
-{
-    for (int64_t i = 0; i < l->count; i++)
-        v[i] = fd_test_load(dt, buf, lay_off(l, i));
-}
-
-/* Every byte of an element not addressed by l still holds the 0xFF poison. */
-static int holes_poisoned(const lay_t *l, cudnnDataType_t dt, const fd_buf_t *b)
-{
-    size_t es = fd_test_dtype_size(dt);
-    unsigned char *hit = calloc((size_t)l->extent, 1);
-    for (int64_t i = 0; i < l->count; i++)
-        hit[lay_off(l, i)] = 1;
-    int ok = 1;
-    for (int64_t e = 0; e < l->extent && ok; e++)
-        if (!hit[e])
-            for (size_t k = 0; k < es; k++)
-                ok &= ((unsigned char *)b->data)[e * (int64_t)es + (int64_t)k] == 0xFF;
-    free(hit);
-    return ok;
 }
 
 /* ---- oracle ------------------------------------------------------------------------------- */
@@ -179,46 +105,33 @@ typedef struct {
     double alpha, beta;
 } run_t;
 
-static void scal(cudnnDataType_t dt, double v, void *out)
-{
-    if (dt == CUDNN_DATA_DOUBLE)
-        *(double *)out = v;
-    else
-        *(float *)out = (float)v;
-}
-
 /* Forward on canonical x; y_old (may be NULL: poisoned output) is blended with beta. Returns
  * the status; fills y (canonical) and, if raw != NULL, a copy of the raw output bytes. */
 static cudnnStatus_t run_fwd(const run_t *r, const double *x, const double *y_old, double *y,
                              unsigned char *raw, int in_place)
 {
-    lay_t l = lay_make(r->nd, r->dim, r->layout);
-    size_t es = fd_test_dtype_size(r->dt), bytes = (size_t)l.extent * es;
-    cudnnTensorDescriptor_t d = lay_desc(&l, r->dt);
-    fd_buf_t bx = lay_alloc(&l, r->dt), by = lay_alloc(&l, r->dt);
+    fd_layout_t l = lay_make(r->nd, r->dim, r->layout);
+    cudnnTensorDescriptor_t d = fd_layout_desc(&l, r->dt);
+    fd_buf_t bx = fd_layout_alloc(&l, r->dt), by = fd_layout_alloc(&l, r->dt);
     fd_buf_poison(&bx);
     fd_buf_poison(&by);
-    scatter(&l, r->dt, bx.data, x);
+    fd_layout_scatter(&l, r->dt, bx.data, x);
     if (y_old != NULL)
-        scatter(&l, r->dt, (in_place ? bx : by).data, in_place ? x : y_old);
+        fd_layout_scatter(&l, r->dt, (in_place ? bx : by).data, in_place ? x : y_old);
     uint64_t hx = fd_buf_hash(&bx);
-    unsigned char a[8], b[8];
-    scal(r->dt, r->alpha, a);
-    scal(r->dt, r->beta, b);
+    fd_scalar_t a = fd_scalar(r->dt, r->alpha), b = fd_scalar(r->dt, r->beta);
     fd_buf_t *out = in_place ? &bx : &by;
-    cudnnStatus_t st = cudnnSoftmaxForward(r->h, r->algo, r->mode, a, d, bx.data, b, d, out->data);
+    cudnnStatus_t st =
+        cudnnSoftmaxForward(r->h, r->algo, r->mode, &a, d, bx.data, &b, d, out->data);
     FD_EXPECT(fd_buf_guards_ok(&bx) && fd_buf_guards_ok(&by), "softmax fwd guards (%s)",
               lay_name[r->layout]);
     if (!in_place)
         FD_EXPECT(fd_buf_hash(&bx) == hx, "softmax fwd modified x (%s)", lay_name[r->layout]);
-    FD_EXPECT(holes_poisoned(&l, r->dt, out), "softmax fwd wrote a hole of y (%s)",
+    FD_EXPECT(fd_layout_holes_poisoned(&l, r->dt, out->data), "softmax fwd wrote a hole of y (%s)",
               lay_name[r->layout]);
-    gather(&l, r->dt, out->data, y);
+    fd_layout_gather(&l, r->dt, out->data, y);
     if (raw != NULL)
-        for (int64_t i = 0; i < l.count; i++)
-            memcpy(raw + i * (int64_t)es, (unsigned char *)out->data + lay_off(&l, i) * (int64_t)es,
-                   es);
-    (void)bytes;
+        fd_layout_bits(&l, r->dt, out->data, raw);
     fd_buf_free(&bx);
     fd_buf_free(&by);
     cudnnDestroyTensorDescriptor(d);
@@ -229,36 +142,32 @@ static cudnnStatus_t run_fwd(const run_t *r, const double *x, const double *y_ol
 static cudnnStatus_t run_bwd(const run_t *r, const double *y, const double *dy,
                              const double *dx_old, double *dx, unsigned char *raw, int in_place)
 {
-    lay_t l = lay_make(r->nd, r->dim, r->layout);
-    size_t es = fd_test_dtype_size(r->dt);
-    cudnnTensorDescriptor_t d = lay_desc(&l, r->dt);
-    fd_buf_t by = lay_alloc(&l, r->dt), bdy = lay_alloc(&l, r->dt), bdx = lay_alloc(&l, r->dt);
+    fd_layout_t l = lay_make(r->nd, r->dim, r->layout);
+    cudnnTensorDescriptor_t d = fd_layout_desc(&l, r->dt);
+    fd_buf_t by = fd_layout_alloc(&l, r->dt), bdy = fd_layout_alloc(&l, r->dt),
+             bdx = fd_layout_alloc(&l, r->dt);
     fd_buf_poison(&by);
     fd_buf_poison(&bdy);
     fd_buf_poison(&bdx);
-    scatter(&l, r->dt, by.data, y);
-    scatter(&l, r->dt, bdy.data, dy);
+    fd_layout_scatter(&l, r->dt, by.data, y);
+    fd_layout_scatter(&l, r->dt, bdy.data, dy);
     if (dx_old != NULL && !in_place)
-        scatter(&l, r->dt, bdx.data, dx_old);
+        fd_layout_scatter(&l, r->dt, bdx.data, dx_old);
     uint64_t hy = fd_buf_hash(&by), hdy = fd_buf_hash(&bdy);
-    unsigned char a[8], b[8];
-    scal(r->dt, r->alpha, a);
-    scal(r->dt, r->beta, b);
+    fd_scalar_t a = fd_scalar(r->dt, r->alpha), b = fd_scalar(r->dt, r->beta);
     fd_buf_t *out = in_place ? &bdy : &bdx;
     cudnnStatus_t st =
-        cudnnSoftmaxBackward(r->h, r->algo, r->mode, a, d, by.data, d, bdy.data, b, d, out->data);
+        cudnnSoftmaxBackward(r->h, r->algo, r->mode, &a, d, by.data, d, bdy.data, &b, d, out->data);
     FD_EXPECT(fd_buf_guards_ok(&by) && fd_buf_guards_ok(&bdy) && fd_buf_guards_ok(&bdx),
               "softmax bwd guards");
     FD_EXPECT(fd_buf_hash(&by) == hy, "softmax bwd modified y");
     if (!in_place)
         FD_EXPECT(fd_buf_hash(&bdy) == hdy, "softmax bwd modified dy");
-    FD_EXPECT(holes_poisoned(&l, r->dt, out), "softmax bwd wrote a hole of dx (%s)",
+    FD_EXPECT(fd_layout_holes_poisoned(&l, r->dt, out->data), "softmax bwd wrote a hole of dx (%s)",
               lay_name[r->layout]);
-    gather(&l, r->dt, out->data, dx);
+    fd_layout_gather(&l, r->dt, out->data, dx);
     if (raw != NULL)
-        for (int64_t i = 0; i < l.count; i++)
-            memcpy(raw + i * (int64_t)es, (unsigned char *)out->data + lay_off(&l, i) * (int64_t)es,
-                   es);
+        fd_layout_bits(&l, r->dt, out->data, raw);
     fd_buf_free(&by);
     fd_buf_free(&bdy);
     fd_buf_free(&bdx);
@@ -362,7 +271,7 @@ static void one_case(const run_t *rc, cudnnHandle_t hcpu, fd_rng_t *rng, int all
 {
     run_t r = *rc;
     const int algo = r.algo, mode = r.mode;
-    lay_t l = lay_make(r.nd, r.dim, L_NCHW);
+    fd_layout_t l = lay_make(r.nd, r.dim, L_NCHW);
     int64_t n = l.count;
     size_t es = fd_test_dtype_size(r.dt);
     double *x = malloc(sizeof(double) * (size_t)n * 8), *yo = x + n, *y = yo + n, *want = y + n;

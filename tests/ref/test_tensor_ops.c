@@ -15,163 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_tensor.h"
 #include "fd_test.h"
 
 #define MAXD 8
 #define CHECK(x) FD_EXPECT_STATUS((x), CUDNN_STATUS_SUCCESS)
 
-/* ---- layouts and strided buffers ------------------------------------------------------- */
-
-enum { L_NCHW, L_NHWC, L_PADDED, L_PERMUTED, L_COUNT };
-static const char *const lnames[L_COUNT] = {"nchw", "nhwc", "padded", "permuted"};
-
-typedef struct {
-    int nb, dim[MAXD], stride[MAXD];
-} lay_t;
-
-static int64_t lay_count(const lay_t *l)
-{
-    int64_t n = 1;
-    for (int i = 0; i < l->nb; i++)
-        n *= l->dim[i];
-    return n;
-}
-
-static int64_t lay_extent(const lay_t *l)
-{
-    int64_t e = 1;
-    for (int i = 0; i < l->nb; i++)
-        e += (int64_t)(l->dim[i] - 1) * l->stride[i];
-    return e;
-}
-
-/* Offset of the element with row-major (canonical) index k. */
-static int64_t lay_offset(const lay_t *l, int64_t k)
-{
-    int64_t off = 0;
-    for (int i = l->nb - 1; i >= 0; i--) {
-        off += (k % l->dim[i]) * l->stride[i];
-        k /= l->dim[i];
-    }
-    return off;
-}
-
-static void lay_make(lay_t *l, int nb, const int *dim, int kind, fd_rng_t *r)
-{
-    l->nb = nb;
-    memcpy(l->dim, dim, sizeof(int) * (size_t)nb);
-    int order[MAXD]; /* order[0] = innermost dim */
-    for (int i = 0; i < nb; i++)
-        order[i] = nb - 1 - i;
-    if (kind == L_NHWC && nb >= 3) {
-        order[0] = 1;
-        for (int i = 1; i < nb - 1; i++)
-            order[i] = nb - i;
-        order[nb - 1] = 0;
-    } else if (kind == L_PERMUTED) {
-        for (int i = nb - 1; i > 0; i--) {
-            int j = fd_rng_int(r, 0, i), t = order[i];
-            order[i] = order[j], order[j] = t;
-        }
-    }
-    int64_t acc = 1;
-    for (int i = 0; i < nb; i++) {
-        int gap = (kind == L_PADDED || kind == L_PERMUTED) ? fd_rng_int(r, 0, 3) : 0;
-        if (kind == L_PADDED && i == 0)
-            gap = fd_rng_int(r, 0, 1);
-        l->stride[order[i]] = (int)(acc + (i == 0 ? 0 : gap));
-        if (i == 0 && gap)
-            l->stride[order[i]] = 1 + gap; /* innermost stride > 1 leaves holes too */
-        acc = (int64_t)l->stride[order[i]] * dim[order[i]];
-    }
-}
-
-typedef struct {
-    lay_t l;
-    cudnnDataType_t dt;
-    size_t es;
-    fd_buf_t b;
-    cudnnTensorDescriptor_t d;
-    unsigned char *snap; /* payload before the call, for the hole check */
-} tb_t;
-
-static void tb_init(tb_t *t, const lay_t *l, cudnnDataType_t dt)
-{
-    t->l = *l;
-    t->dt = dt;
-    t->es = fd_test_dtype_size(dt);
-    t->b = fd_buf_alloc((size_t)lay_extent(l) * t->es);
-    t->snap = malloc(t->b.size);
-    CHECK(cudnnCreateTensorDescriptor(&t->d));
-    CHECK(cudnnSetTensorNdDescriptor(t->d, dt, l->nb, l->dim, l->stride));
-}
-
-static void tb_free(tb_t *t)
-{
-    fd_buf_free(&t->b);
-    free(t->snap);
-    cudnnDestroyTensorDescriptor(t->d);
-}
-
-static void tb_scatter(tb_t *t, const double *v)
-{
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        fd_test_store(t->dt, t->b.data, lay_offset(&t->l, k), v[k]);
-}
-
-static void tb_gather(const tb_t *t, double *v)
-{
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        v[k] = fd_test_load(t->dt, t->b.data, lay_offset(&t->l, k));
-}
-
-static void tb_snap(tb_t *t)
-{
-    memcpy(t->snap, t->b.data, t->b.size);
-}
-
-/* 1 when every byte outside the addressed elements is as snapped, and the guards are intact. */
-static int tb_holes_ok(const tb_t *t)
-{
-    unsigned char *mask = calloc(t->b.size, 1);
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        memset(mask + lay_offset(&t->l, k) * (int64_t)t->es, 1, t->es);
-    int ok = fd_buf_guards_ok(&t->b);
-    const unsigned char *p = t->b.data;
-    for (size_t i = 0; i < t->b.size && ok; i++)
-        if (!mask[i] && p[i] != t->snap[i])
-            ok = 0;
-    free(mask);
-    return ok;
-}
-
-static int same_value(double a, double b)
-{
-    return a == b || (isnan(a) && isnan(b));
-}
-
-/* ---- handles ------------------------------------------------------------------------------ */
-
 static cudnnHandle_t h_ref, h_cpu;
 
 static const cudnnDataType_t float_types[4] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
                                                CUDNN_DATA_BFLOAT16};
-
-/* Scaling factors as the API takes them: double for DOUBLE outputs, float otherwise. */
-typedef union {
-    float f;
-    double d;
-} scal_t;
-static scal_t scal(cudnnDataType_t out, double v)
-{
-    scal_t s;
-    memset(&s, 0, sizeof s);
-    if (out == CUDNN_DATA_DOUBLE)
-        s.d = v;
-    else
-        s.f = (float)v;
-    return s;
-}
 
 static const double alphas[] = {1.0, 0.5, -2.0};
 static const double betas[] = {0.0, 1.0, 0.25};
@@ -199,13 +52,13 @@ static void add_case(uint64_t seed)
     }
     for (int i = 0; i < nb; i++)
         ad[i] = (mask >> i) & 1 ? 1 : cd[i];
-    lay_t la, lc;
-    int ka = fd_rng_int(&r, 0, L_COUNT - 1), kc = fd_rng_int(&r, 0, L_COUNT - 1);
-    lay_make(&la, nb, ad, ka, &r);
-    lay_make(&lc, nb, cd, kc, &r);
+    fd_layout_t la, lc;
+    int ka = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1), kc = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1);
+    fd_layout_random(&la, nb, ad, ka, &r);
+    fd_layout_random(&lc, nb, cd, kc, &r);
     double alpha = alphas[fd_rng_int(&r, 0, 2)], beta = betas[fd_rng_int(&r, 0, 2)];
 
-    int64_t na = lay_count(&la), nc = lay_count(&lc);
+    int64_t na = la.count, nc = lc.count;
     double *va = malloc(sizeof(double) * (size_t)na), *vc = malloc(sizeof(double) * (size_t)nc);
     double *want = malloc(sizeof(double) * (size_t)nc), *got = malloc(sizeof(double) * (size_t)nc);
     for (int64_t k = 0; k < na; k++)
@@ -226,30 +79,30 @@ static void add_case(uint64_t seed)
     }
     unsigned char *first = NULL;
     for (int hi = 0; hi < 2; hi++) {
-        tb_t A, C;
-        tb_init(&A, &la, dt);
-        tb_init(&C, &lc, dt);
-        tb_scatter(&A, va);
+        fd_tb_t A, C;
+        fd_tb_init(&A, &la, dt);
+        fd_tb_init(&C, &lc, dt);
+        fd_tb_scatter(&A, va);
         fd_buf_poison(&C.b);
         if (beta != 0.0)
-            tb_scatter(&C, vc);
-        tb_snap(&C);
+            fd_tb_scatter(&C, vc);
+        fd_tb_snap(&C);
         uint64_t ha = fd_buf_hash(&A.b);
-        scal_t sa = scal(dt, alpha), sb = scal(dt, beta);
+        fd_scalar_t sa = fd_scalar(dt, alpha), sb = fd_scalar(dt, beta);
         cudnnStatus_t st =
             cudnnAddTensor(hi ? h_cpu : h_ref, &sa, A.d, A.b.data, &sb, C.d, C.b.data);
         FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "add seed=0x%llx: status %s",
                   (unsigned long long)seed, cudnnGetErrorString(st));
-        tb_gather(&C, got);
+        fd_tb_gather(&C, got);
         int bad = -1;
         for (int64_t k = 0; k < nc && bad < 0; k++)
-            if (!same_value(got[k], want[k]))
+            if (!fd_same_value(got[k], want[k]))
                 bad = (int)k;
         FD_EXPECT(bad < 0, "add %s %s->%s alpha=%g beta=%g seed=0x%llx: C[%d] = %g, want %g",
-                  fd_test_dtype_short(dt), lnames[ka], lnames[kc], alpha, beta,
+                  fd_test_dtype_short(dt), fd_layout_name[ka], fd_layout_name[kc], alpha, beta,
                   (unsigned long long)seed, bad, bad >= 0 ? got[bad] : 0.0,
                   bad >= 0 ? want[bad] : 0.0);
-        FD_EXPECT(tb_holes_ok(&C), "add seed=0x%llx: guard or hole of C changed",
+        FD_EXPECT(fd_tb_holes_ok(&C), "add seed=0x%llx: guard or hole of C changed",
                   (unsigned long long)seed);
         FD_EXPECT(fd_buf_hash(&A.b) == ha && fd_buf_guards_ok(&A.b), "add seed=0x%llx: A changed",
                   (unsigned long long)seed);
@@ -261,8 +114,8 @@ static void add_case(uint64_t seed)
                       "add seed=0x%llx: ref and cpu bytes differ", (unsigned long long)seed);
             free(first);
         }
-        tb_free(&A);
-        tb_free(&C);
+        fd_tb_free(&A);
+        fd_tb_free(&C);
     }
     free(va), free(vc), free(want), free(got);
 }
@@ -270,27 +123,28 @@ static void add_case(uint64_t seed)
 /* Hand-computed: bias 1x2x1x1 (10, -1) onto 1x2x2x2 (0..7), alpha 2, beta 1 -> 2*b + c. */
 static void add_by_hand(void)
 {
-    tb_t A, C;
-    lay_t la = {4, {1, 2, 1, 1}, {2, 1, 1, 1}}, lc = {4, {1, 2, 2, 2}, {8, 4, 2, 1}};
-    tb_init(&A, &la, CUDNN_DATA_FLOAT);
-    tb_init(&C, &lc, CUDNN_DATA_FLOAT);
+    fd_tb_t A, C;
+    fd_layout_t la = {.nb = 4, .dim = {1, 2, 1, 1}, .stride = {2, 1, 1, 1}},
+                lc = {.nb = 4, .dim = {1, 2, 2, 2}, .stride = {8, 4, 2, 1}};
+    fd_tb_init(&A, &la, CUDNN_DATA_FLOAT);
+    fd_tb_init(&C, &lc, CUDNN_DATA_FLOAT);
     const double b[2] = {10, -1}, c[8] = {0, 1, 2, 3, 4, 5, 6, 7};
     const double want[8] = {20, 21, 22, 23, 2, 3, 4, 5};
-    tb_scatter(&A, b);
-    tb_scatter(&C, c);
+    fd_tb_scatter(&A, b);
+    fd_tb_scatter(&C, c);
     float alpha = 2.0f, beta = 1.0f;
     CHECK(cudnnAddTensor(h_ref, &alpha, A.d, A.b.data, &beta, C.d, C.b.data));
     double got[8];
-    tb_gather(&C, got);
+    fd_tb_gather(&C, got);
     FD_EXPECT(memcmp(got, want, sizeof got) == 0, "bias add by hand: got %g %g %g %g %g %g %g %g",
               got[0], got[1], got[2], got[3], got[4], got[5], got[6], got[7]);
     /* in place: A == C with the same descriptor, C = 0.5 C + 1 C */
     alpha = 0.5f;
     CHECK(cudnnAddTensor(h_ref, &alpha, C.d, C.b.data, &beta, C.d, C.b.data));
-    tb_gather(&C, got);
+    fd_tb_gather(&C, got);
     FD_EXPECT(got[0] == 30 && got[7] == 7.5, "in-place add: %g %g", got[0], got[7]);
-    tb_free(&A);
-    tb_free(&C);
+    fd_tb_free(&A);
+    fd_tb_free(&C);
 }
 
 /* ---- OpTensor -------------------------------------------------------------------------------- */
@@ -354,12 +208,12 @@ static void op_case(uint64_t seed, int op, int row, int nan_mode)
     unsigned mask = (unsigned)fd_rng_int(&r, 0, (1 << nb) - 1);
     for (int i = 0; i < nb; i++)
         bd[i] = (mask >> i) & 1 ? 1 : cd[i];
-    lay_t la, lb, lc;
-    int ka = fd_rng_int(&r, 0, L_COUNT - 1), kb = fd_rng_int(&r, 0, L_COUNT - 1),
-        kc = fd_rng_int(&r, 0, L_COUNT - 1);
-    lay_make(&la, nb, cd, ka, &r);
-    lay_make(&lb, nb, bd, kb, &r);
-    lay_make(&lc, nb, cd, kc, &r);
+    fd_layout_t la, lb, lc;
+    int ka = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1), kb = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1),
+        kc = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1);
+    fd_layout_random(&la, nb, cd, ka, &r);
+    fd_layout_random(&lb, nb, bd, kb, &r);
+    fd_layout_random(&lc, nb, cd, kc, &r);
     /* integer outputs: no ties to round (the library rounds to nearest even, the harness away) */
     int int_out = ty.c == CUDNN_DATA_INT8;
     double alpha1 = int_out ? (fd_rng_int(&r, 0, 1) ? 1.0 : -2.0) : alphas[fd_rng_int(&r, 0, 2)];
@@ -367,7 +221,7 @@ static void op_case(uint64_t seed, int op, int row, int nan_mode)
     double beta = int_out ? (double)fd_rng_int(&r, 0, 1) : betas[fd_rng_int(&r, 0, 2)];
     int inject_nan = nan_capable(ty.ab) && (op == CUDNN_OP_TENSOR_MIN || op == CUDNN_OP_TENSOR_MAX);
 
-    int64_t n = lay_count(&lc), nbv = lay_count(&lb);
+    int64_t n = lc.count, nbv = lb.count;
     double *va = malloc(sizeof(double) * (size_t)n), *vb = malloc(sizeof(double) * (size_t)nbv);
     double *vc = malloc(sizeof(double) * (size_t)n), *want = malloc(sizeof(double) * (size_t)n);
     double *got = malloc(sizeof(double) * (size_t)n);
@@ -408,37 +262,38 @@ static void op_case(uint64_t seed, int op, int row, int nan_mode)
                                      (cudnnNanPropagation_t)nan_mode));
     unsigned char *first = NULL;
     for (int hi2 = 0; hi2 < 2; hi2++) {
-        tb_t A, B, C;
-        tb_init(&A, &la, ty.ab);
-        tb_init(&B, &lb, ty.ab);
-        tb_init(&C, &lc, ty.c);
-        tb_scatter(&A, va);
-        tb_scatter(&B, vb);
+        fd_tb_t A, B, C;
+        fd_tb_init(&A, &la, ty.ab);
+        fd_tb_init(&B, &lb, ty.ab);
+        fd_tb_init(&C, &lc, ty.c);
+        fd_tb_scatter(&A, va);
+        fd_tb_scatter(&B, vb);
         fd_buf_poison(&C.b);
         if (beta != 0.0)
-            tb_scatter(&C, vc);
-        tb_snap(&C);
+            fd_tb_scatter(&C, vc);
+        fd_tb_snap(&C);
         uint64_t ha = fd_buf_hash(&A.b), hb = fd_buf_hash(&B.b);
-        scal_t s1 = scal(ty.c, alpha1), s2 = scal(ty.c, alpha2), sb = scal(ty.c, beta);
+        fd_scalar_t s1 = fd_scalar(ty.c, alpha1), s2 = fd_scalar(ty.c, alpha2),
+                    sb = fd_scalar(ty.c, beta);
         /* unary operators get no B at all */
         cudnnStatus_t st =
             cudnnOpTensor(hi2 ? h_cpu : h_ref, od, &s1, A.d, A.b.data, unary ? NULL : &s2,
                           unary ? NULL : B.d, unary ? NULL : B.b.data, &sb, C.d, C.b.data);
         FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "op %s seed=0x%llx: status %s", op_names[op],
                   (unsigned long long)seed, cudnnGetErrorString(st));
-        tb_gather(&C, got);
+        fd_tb_gather(&C, got);
         int bad = -1;
         for (int64_t k = 0; k < n && bad < 0; k++)
-            if (!same_value(got[k], want[k]))
+            if (!fd_same_value(got[k], want[k]))
                 bad = (int)k;
         FD_EXPECT(bad < 0,
                   "op %s nan=%d %s/%s comp %s %s,%s->%s a1=%g a2=%g beta=%g seed=0x%llx: C[%d] = "
                   "%g, want %g",
                   op_names[op], nan_mode, fd_test_dtype_short(ty.ab), fd_test_dtype_short(ty.c),
-                  fd_test_dtype_short(ty.comp), lnames[ka], lnames[kb], lnames[kc], alpha1, alpha2,
-                  beta, (unsigned long long)seed, bad, bad >= 0 ? got[bad] : 0.0,
-                  bad >= 0 ? want[bad] : 0.0);
-        FD_EXPECT(tb_holes_ok(&C), "op seed=0x%llx: guard or hole of C changed",
+                  fd_test_dtype_short(ty.comp), fd_layout_name[ka], fd_layout_name[kb],
+                  fd_layout_name[kc], alpha1, alpha2, beta, (unsigned long long)seed, bad,
+                  bad >= 0 ? got[bad] : 0.0, bad >= 0 ? want[bad] : 0.0);
+        FD_EXPECT(fd_tb_holes_ok(&C), "op seed=0x%llx: guard or hole of C changed",
                   (unsigned long long)seed);
         FD_EXPECT(fd_buf_hash(&A.b) == ha && fd_buf_hash(&B.b) == hb && fd_buf_guards_ok(&A.b) &&
                       fd_buf_guards_ok(&B.b),
@@ -451,7 +306,7 @@ static void op_case(uint64_t seed, int op, int row, int nan_mode)
                       "op seed=0x%llx: ref and cpu bytes differ", (unsigned long long)seed);
             free(first);
         }
-        tb_free(&A), tb_free(&B), tb_free(&C);
+        fd_tb_free(&A), fd_tb_free(&B), fd_tb_free(&C);
     }
     cudnnDestroyOpTensorDescriptor(od);
     free(va), free(vb), free(vc), free(want), free(got);
@@ -474,14 +329,14 @@ static void op_by_hand(void)
         {CUDNN_OP_TENSOR_SQRT, CUDNN_NOT_PROPAGATE_NAN, {2, NAN, 3, NAN}},
         {CUDNN_OP_TENSOR_NOT, CUDNN_NOT_PROPAGATE_NAN, {-3, 2, -8, NAN}},
     };
-    lay_t l = {4, {1, 4, 1, 1}, {4, 1, 1, 1}};
-    tb_t A, B, C;
-    tb_init(&A, &l, CUDNN_DATA_FLOAT);
-    tb_init(&B, &l, CUDNN_DATA_FLOAT);
-    tb_init(&C, &l, CUDNN_DATA_FLOAT);
+    fd_layout_t l = {.nb = 4, .dim = {1, 4, 1, 1}, .stride = {4, 1, 1, 1}};
+    fd_tb_t A, B, C;
+    fd_tb_init(&A, &l, CUDNN_DATA_FLOAT);
+    fd_tb_init(&B, &l, CUDNN_DATA_FLOAT);
+    fd_tb_init(&C, &l, CUDNN_DATA_FLOAT);
     const double a[4] = {4, -1, 9, NAN}, b[4] = {2, 3, -5, 7};
-    tb_scatter(&A, a);
-    tb_scatter(&B, b);
+    fd_tb_scatter(&A, a);
+    fd_tb_scatter(&B, b);
     float a1 = 1, a2 = 2, beta = 0;
     cudnnOpTensorDescriptor_t od;
     CHECK(cudnnCreateOpTensorDescriptor(&od));
@@ -491,9 +346,9 @@ static void op_by_hand(void)
         CHECK(
             cudnnOpTensor(h_ref, od, &a1, A.d, A.b.data, &a2, B.d, B.b.data, &beta, C.d, C.b.data));
         double got[4];
-        tb_gather(&C, got);
+        fd_tb_gather(&C, got);
         for (int k = 0; k < 4; k++)
-            FD_EXPECT(same_value(got[k], rows[i].want[k]),
+            FD_EXPECT(fd_same_value(got[k], rows[i].want[k]),
                       "op %s nan=%d by hand: C[%d] = %g, want %g", op_names[rows[i].op],
                       (int)rows[i].nan, k, got[k], rows[i].want[k]);
     }
@@ -509,39 +364,39 @@ static void op_by_hand(void)
     /* in place: C = A = B, ADD with beta 1: C = 1 C + 2 C + 1 C = 4 C */
     CHECK(cudnnSetOpTensorDescriptor(od, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT,
                                      CUDNN_NOT_PROPAGATE_NAN));
-    tb_scatter(&C, b);
+    fd_tb_scatter(&C, b);
     beta = 1;
     CHECK(cudnnOpTensor(h_ref, od, &a1, C.d, C.b.data, &a2, C.d, C.b.data, &beta, C.d, C.b.data));
     double got[4];
-    tb_gather(&C, got);
+    fd_tb_gather(&C, got);
     FD_EXPECT(got[0] == 8 && got[1] == 12 && got[2] == -20 && got[3] == 28,
               "in-place op C=A=B: %g %g %g %g", got[0], got[1], got[2], got[3]);
     /* C = A only, MUL with beta 0: C = A * 2B */
-    tb_scatter(&C, a);
+    fd_tb_scatter(&C, a);
     beta = 0;
     CHECK(cudnnSetOpTensorDescriptor(od, CUDNN_OP_TENSOR_MUL, CUDNN_DATA_FLOAT,
                                      CUDNN_NOT_PROPAGATE_NAN));
     CHECK(cudnnOpTensor(h_ref, od, &a1, C.d, C.b.data, &a2, B.d, B.b.data, &beta, C.d, C.b.data));
-    tb_gather(&C, got);
+    fd_tb_gather(&C, got);
     FD_EXPECT(got[0] == 16 && got[1] == -6 && got[2] == -90 && isnan(got[3]), "in-place op C=A");
     /* INT8 output: round to nearest even and saturate (2.5 -> 2, 3.5 -> 4, 200 -> 127, -300 ->
      * -128) */
-    tb_t A8, C8;
-    tb_init(&A8, &l, CUDNN_DATA_FLOAT);
-    tb_init(&C8, &l, CUDNN_DATA_INT8);
+    fd_tb_t A8, C8;
+    fd_tb_init(&A8, &l, CUDNN_DATA_FLOAT);
+    fd_tb_init(&C8, &l, CUDNN_DATA_INT8);
     const double a8[4] = {2.5, 3.5, 200, -300};
-    tb_scatter(&A8, a8);
+    fd_tb_scatter(&A8, a8);
     CHECK(cudnnSetOpTensorDescriptor(od, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT,
                                      CUDNN_NOT_PROPAGATE_NAN));
     a2 = 0;
     CHECK(cudnnOpTensor(h_ref, od, &a1, A8.d, A8.b.data, &a2, A8.d, A8.b.data, &beta, C8.d,
                         C8.b.data));
-    tb_gather(&C8, got);
+    fd_tb_gather(&C8, got);
     FD_EXPECT(got[0] == 2 && got[1] == 4 && got[2] == 127 && got[3] == -128,
               "int8 output rounding: %g %g %g %g", got[0], got[1], got[2], got[3]);
-    tb_free(&A8), tb_free(&C8);
+    fd_tb_free(&A8), fd_tb_free(&C8);
     cudnnDestroyOpTensorDescriptor(od);
-    tb_free(&A), tb_free(&B), tb_free(&C);
+    fd_tb_free(&A), fd_tb_free(&B), fd_tb_free(&C);
 }
 
 /* ---- SetTensor / ScaleTensor ------------------------------------------------------------------
@@ -554,46 +409,48 @@ static void set_scale_case(uint64_t seed)
     cudnnDataType_t dt = float_types[fd_rng_int(&r, 0, 3)];
     int nb, dim[MAXD];
     random_dims(&r, &nb, dim);
-    lay_t l;
-    int k = fd_rng_int(&r, 0, L_COUNT - 1);
-    lay_make(&l, nb, dim, k, &r);
-    int64_t n = lay_count(&l);
+    fd_layout_t l;
+    int k = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1);
+    fd_layout_random(&l, nb, dim, k, &r);
+    int64_t n = l.count;
     double *v = malloc(sizeof(double) * (size_t)n), *got = malloc(sizeof(double) * (size_t)n);
     double value = fd_rng_int(&r, -50, 50) * 0.25, alpha = alphas[fd_rng_int(&r, 0, 2)];
     for (int64_t i = 0; i < n; i++)
         v[i] = fd_rng_int(&r, -16, 16);
     for (int hi = 0; hi < 2; hi++) {
         cudnnHandle_t h = hi ? h_cpu : h_ref;
-        tb_t Y;
-        tb_init(&Y, &l, dt);
+        fd_tb_t Y;
+        fd_tb_init(&Y, &l, dt);
         fd_buf_poison(&Y.b);
-        tb_snap(&Y);
+        fd_tb_snap(&Y);
         double sv_storage; /* one value of y's own type, as cuDNN documents valuePtr */
         fd_test_store(dt, &sv_storage, 0, value);
         CHECK(cudnnSetTensor(h, Y.d, Y.b.data, &sv_storage));
-        tb_gather(&Y, got);
+        fd_tb_gather(&Y, got);
         int bad = -1;
         for (int64_t i = 0; i < n && bad < 0; i++)
             if (got[i] != fd_test_round(dt, value))
                 bad = (int)i;
         FD_EXPECT(bad < 0, "set %s %s value %g seed=0x%llx: y[%d] = %g", fd_test_dtype_short(dt),
-                  lnames[k], value, (unsigned long long)seed, bad, bad >= 0 ? got[bad] : 0.0);
-        FD_EXPECT(tb_holes_ok(&Y), "set seed=0x%llx: guard or hole changed",
+                  fd_layout_name[k], value, (unsigned long long)seed, bad,
+                  bad >= 0 ? got[bad] : 0.0);
+        FD_EXPECT(fd_tb_holes_ok(&Y), "set seed=0x%llx: guard or hole changed",
                   (unsigned long long)seed);
-        tb_scatter(&Y, v);
-        tb_snap(&Y);
-        scal_t sa = scal(dt, alpha);
+        fd_tb_scatter(&Y, v);
+        fd_tb_snap(&Y);
+        fd_scalar_t sa = fd_scalar(dt, alpha);
         CHECK(cudnnScaleTensor(h, Y.d, Y.b.data, &sa));
-        tb_gather(&Y, got);
+        fd_tb_gather(&Y, got);
         bad = -1;
         for (int64_t i = 0; i < n && bad < 0; i++)
             if (got[i] != fd_test_round(dt, alpha * v[i]))
                 bad = (int)i;
         FD_EXPECT(bad < 0, "scale %s %s alpha %g seed=0x%llx: y[%d] = %g", fd_test_dtype_short(dt),
-                  lnames[k], alpha, (unsigned long long)seed, bad, bad >= 0 ? got[bad] : 0.0);
-        FD_EXPECT(tb_holes_ok(&Y), "scale seed=0x%llx: guard or hole changed",
+                  fd_layout_name[k], alpha, (unsigned long long)seed, bad,
+                  bad >= 0 ? got[bad] : 0.0);
+        FD_EXPECT(fd_tb_holes_ok(&Y), "scale seed=0x%llx: guard or hole changed",
                   (unsigned long long)seed);
-        tb_free(&Y);
+        fd_tb_free(&Y);
     }
     free(v), free(got);
 }
@@ -615,21 +472,21 @@ static void layout_invariance(void)
                                      CUDNN_NOT_PROPAGATE_NAN));
     int bdim[4] = {1, 3, 1, 1};
     for (int k = 0; k < 3; k++) {
-        lay_t l, lb;
-        lay_make(&l, 4, dim, k, &r);
-        lay_make(&lb, 4, bdim, k, &r);
-        tb_t A, B, C;
-        tb_init(&A, &l, CUDNN_DATA_HALF);
-        tb_init(&B, &lb, CUDNN_DATA_HALF);
-        tb_init(&C, &l, CUDNN_DATA_HALF);
-        tb_scatter(&A, va);
-        tb_scatter(&B, vb);
+        fd_layout_t l, lb;
+        fd_layout_random(&l, 4, dim, k, &r);
+        fd_layout_random(&lb, 4, bdim, k, &r);
+        fd_tb_t A, B, C;
+        fd_tb_init(&A, &l, CUDNN_DATA_HALF);
+        fd_tb_init(&B, &lb, CUDNN_DATA_HALF);
+        fd_tb_init(&C, &l, CUDNN_DATA_HALF);
+        fd_tb_scatter(&A, va);
+        fd_tb_scatter(&B, vb);
         fd_buf_poison(&C.b);
         float one = 1, zero = 0;
         CHECK(cudnnOpTensor(h_ref, od, &one, A.d, A.b.data, &one, B.d, B.b.data, &zero, C.d,
                             C.b.data));
-        tb_gather(&C, got[k]);
-        tb_free(&A), tb_free(&B), tb_free(&C);
+        fd_tb_gather(&C, got[k]);
+        fd_tb_free(&A), fd_tb_free(&B), fd_tb_free(&C);
     }
     FD_EXPECT(memcmp(got[0], got[1], sizeof got[0]) == 0 &&
                   memcmp(got[0], got[2], sizeof got[0]) == 0,
@@ -639,8 +496,7 @@ static void layout_invariance(void)
 
 int main(void)
 {
-    CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
-    CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
+    fd_handles_create(&h_ref, &h_cpu);
     uint64_t master = fd_test_sweep_seed(0x7e5047), one;
     int cases = (int)(200 * fd_test_scale());
     if (fd_test_seed_forced(&one)) {

@@ -14,157 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_tensor.h"
 #include "fd_test.h"
 
 #define MAXD 8
 #define CHECK(x) FD_EXPECT_STATUS((x), CUDNN_STATUS_SUCCESS)
 
-/* ---- layouts and strided buffers ------------------------------------------------------- */
-
-enum { L_NCHW, L_NHWC, L_PADDED, L_PERMUTED, L_COUNT };
-static const char *const lnames[L_COUNT] = {"nchw", "nhwc", "padded", "permuted"};
-
-typedef struct {
-    int nb, dim[MAXD], stride[MAXD];
-} lay_t;
-
-static int64_t lay_count(const lay_t *l)
-{
-    int64_t n = 1;
-    for (int i = 0; i < l->nb; i++)
-        n *= l->dim[i];
-    return n;
-}
-
-static int64_t lay_extent(const lay_t *l)
-{
-    int64_t e = 1;
-    for (int i = 0; i < l->nb; i++)
-        e += (int64_t)(l->dim[i] - 1) * l->stride[i];
-    return e;
-}
-
-/* Offset of the element with row-major (canonical) index k. */
-static int64_t lay_offset(const lay_t *l, int64_t k)
-{
-    int64_t off = 0;
-    for (int i = l->nb - 1; i >= 0; i--) {
-        off += (k % l->dim[i]) * l->stride[i];
-        k /= l->dim[i];
-    }
-    return off;
-}
-
-static void lay_make(lay_t *l, int nb, const int *dim, int kind, fd_rng_t *r)
-{
-    l->nb = nb;
-    memcpy(l->dim, dim, sizeof(int) * (size_t)nb);
-    int order[MAXD]; /* order[0] = innermost dim */
-    for (int i = 0; i < nb; i++)
-        order[i] = nb - 1 - i;
-    if (kind == L_NHWC && nb >= 3) {
-        order[0] = 1;
-        for (int i = 1; i < nb - 1; i++)
-            order[i] = nb - i;
-        order[nb - 1] = 0;
-    } else if (kind == L_PERMUTED) {
-        for (int i = nb - 1; i > 0; i--) {
-            int j = fd_rng_int(r, 0, i), t = order[i];
-            order[i] = order[j], order[j] = t;
-        }
-    }
-    int64_t acc = 1;
-    for (int i = 0; i < nb; i++) {
-        int gap = (kind == L_PADDED || kind == L_PERMUTED) ? fd_rng_int(r, 0, 3) : 0;
-        if (kind == L_PADDED && i == 0)
-            gap = fd_rng_int(r, 0, 1);
-        l->stride[order[i]] = (int)(acc + (i == 0 ? 0 : gap));
-        if (i == 0 && gap)
-            l->stride[order[i]] = 1 + gap; /* innermost stride > 1 leaves holes too */
-        acc = (int64_t)l->stride[order[i]] * dim[order[i]];
-    }
-}
-
-typedef struct {
-    lay_t l;
-    cudnnDataType_t dt;
-    size_t es;
-    fd_buf_t b;
-    cudnnTensorDescriptor_t d;
-    unsigned char *snap; /* payload before the call, for the hole check */
-} tb_t;
-
-static void tb_init(tb_t *t, const lay_t *l, cudnnDataType_t dt)
-{
-    t->l = *l;
-    t->dt = dt;
-    t->es = fd_test_dtype_size(dt);
-    t->b = fd_buf_alloc((size_t)lay_extent(l) * t->es);
-    t->snap = malloc(t->b.size);
-    CHECK(cudnnCreateTensorDescriptor(&t->d));
-    CHECK(cudnnSetTensorNdDescriptor(t->d, dt, l->nb, l->dim, l->stride));
-}
-
-static void tb_free(tb_t *t)
-{
-    fd_buf_free(&t->b);
-    free(t->snap);
-    cudnnDestroyTensorDescriptor(t->d);
-}
-
-static void tb_scatter(tb_t *t, const double *v)
-{
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        fd_test_store(t->dt, t->b.data, lay_offset(&t->l, k), v[k]);
-}
-
-static void tb_gather(const tb_t *t, double *v)
-{
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        v[k] = fd_test_load(t->dt, t->b.data, lay_offset(&t->l, k));
-}
-
-static void tb_snap(tb_t *t)
-{
-    memcpy(t->snap, t->b.data, t->b.size);
-}
-
-/* 1 when every byte outside the addressed elements is as snapped, and the guards are intact. */
-static int tb_holes_ok(const tb_t *t)
-{
-    unsigned char *mask = calloc(t->b.size, 1);
-    for (int64_t k = 0; k < lay_count(&t->l); k++)
-        memset(mask + lay_offset(&t->l, k) * (int64_t)t->es, 1, t->es);
-    int ok = fd_buf_guards_ok(&t->b);
-    const unsigned char *p = t->b.data;
-    for (size_t i = 0; i < t->b.size && ok; i++)
-        if (!mask[i] && p[i] != t->snap[i])
-            ok = 0;
-    free(mask);
-    return ok;
-}
-
-static int same_value(double a, double b)
-{
-    return a == b || (isnan(a) && isnan(b));
-}
-
 static cudnnHandle_t h_ref, h_cpu;
-
-typedef union {
-    float f;
-    double d;
-} scal_t;
-static scal_t scal(cudnnDataType_t out, double v)
-{
-    scal_t s;
-    memset(&s, 0, sizeof s);
-    if (out == CUDNN_DATA_DOUBLE)
-        s.d = v;
-    else
-        s.f = (float)v;
-    return s;
-}
 
 static int64_t prod(const int *d, int n)
 {
@@ -194,16 +50,16 @@ static void transform_case(uint64_t seed, cudnnDataType_t xt, cudnnDataType_t yt
     int nb = fd_rng_int(&r, 0, 3) == 0 ? 5 : 4, dim[MAXD];
     for (int i = 0; i < nb; i++)
         dim[i] = fd_rng_int(&r, 1, 5);
-    lay_t lx, ly;
-    int kx = fd_rng_int(&r, 0, L_COUNT - 1), ky = fd_rng_int(&r, 0, L_COUNT - 1);
-    lay_make(&lx, nb, dim, kx, &r);
-    lay_make(&ly, nb, dim, ky, &r);
+    fd_layout_t lx, ly;
+    int kx = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1), ky = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1);
+    fd_layout_random(&lx, nb, dim, kx, &r);
+    fd_layout_random(&ly, nb, dim, ky, &r);
     /* integer outputs get integer alpha/beta (no ties to round); values fit every type */
     static const double fa[] = {1, 0.5, -2}, fb[] = {0, 1, 0.25}, ia[] = {1, -1, 2},
                         ib[] = {0, 1, -1};
     double alpha = is_int(yt) ? ia[fd_rng_int(&r, 0, 2)] : fa[fd_rng_int(&r, 0, 2)];
     double beta = is_int(yt) ? ib[fd_rng_int(&r, 0, 2)] : fb[fd_rng_int(&r, 0, 2)];
-    int64_t n = lay_count(&lx);
+    int64_t n = lx.count;
     double *vx = malloc(sizeof(double) * (size_t)n), *vy = malloc(sizeof(double) * (size_t)n);
     double *want = malloc(sizeof(double) * (size_t)n), *got = malloc(sizeof(double) * (size_t)n);
     int lo = xt == CUDNN_DATA_UINT8 ? 0 : -100;
@@ -217,30 +73,31 @@ static void transform_case(uint64_t seed, cudnnDataType_t xt, cudnnDataType_t yt
     }
     unsigned char *first = NULL;
     for (int hi = 0; hi < 2; hi++) {
-        tb_t X, Y;
-        tb_init(&X, &lx, xt);
-        tb_init(&Y, &ly, yt);
-        tb_scatter(&X, vx);
+        fd_tb_t X, Y;
+        fd_tb_init(&X, &lx, xt);
+        fd_tb_init(&Y, &ly, yt);
+        fd_tb_scatter(&X, vx);
         fd_buf_poison(&Y.b);
         if (beta != 0)
-            tb_scatter(&Y, vy);
-        tb_snap(&Y);
+            fd_tb_scatter(&Y, vy);
+        fd_tb_snap(&Y);
         uint64_t hx = fd_buf_hash(&X.b);
-        scal_t sa = scal(yt, alpha), sb = scal(yt, beta);
+        fd_scalar_t sa = fd_scalar(yt, alpha), sb = fd_scalar(yt, beta);
         cudnnStatus_t st =
             cudnnTransformTensor(hi ? h_cpu : h_ref, &sa, X.d, X.b.data, &sb, Y.d, Y.b.data);
         FD_EXPECT(st == CUDNN_STATUS_SUCCESS, "transform seed=0x%llx: %s", (unsigned long long)seed,
                   cudnnGetErrorString(st));
-        tb_gather(&Y, got);
+        fd_tb_gather(&Y, got);
         int bad = -1;
         for (int64_t k = 0; k < n && bad < 0; k++)
-            if (!same_value(got[k], want[k]))
+            if (!fd_same_value(got[k], want[k]))
                 bad = (int)k;
-        FD_EXPECT(
-            bad < 0, "transform %s->%s %s->%s alpha %g beta %g seed=0x%llx: y[%d] = %g want %g",
-            fd_test_dtype_short(xt), fd_test_dtype_short(yt), lnames[kx], lnames[ky], alpha, beta,
-            (unsigned long long)seed, bad, bad >= 0 ? got[bad] : 0.0, bad >= 0 ? want[bad] : 0.0);
-        FD_EXPECT(tb_holes_ok(&Y), "transform seed=0x%llx: guard or hole of y changed",
+        FD_EXPECT(bad < 0,
+                  "transform %s->%s %s->%s alpha %g beta %g seed=0x%llx: y[%d] = %g want %g",
+                  fd_test_dtype_short(xt), fd_test_dtype_short(yt), fd_layout_name[kx],
+                  fd_layout_name[ky], alpha, beta, (unsigned long long)seed, bad,
+                  bad >= 0 ? got[bad] : 0.0, bad >= 0 ? want[bad] : 0.0);
+        FD_EXPECT(fd_tb_holes_ok(&Y), "transform seed=0x%llx: guard or hole of y changed",
                   (unsigned long long)seed);
         FD_EXPECT(fd_buf_hash(&X.b) == hx && fd_buf_guards_ok(&X.b),
                   "transform seed=0x%llx: x changed", (unsigned long long)seed);
@@ -252,7 +109,7 @@ static void transform_case(uint64_t seed, cudnnDataType_t xt, cudnnDataType_t yt
                       "transform seed=0x%llx: ref and cpu bytes differ", (unsigned long long)seed);
             free(first);
         }
-        tb_free(&X), tb_free(&Y);
+        fd_tb_free(&X), fd_tb_free(&Y);
     }
     free(vx), free(vy), free(want), free(got);
 }
@@ -285,20 +142,20 @@ static void rounding_by_hand(void)
         {CUDNN_DATA_BFLOAT16, 1 + 3 * 0x1p-8, 1 + 0x1p-6},
         {CUDNN_DATA_FLOAT, 1 + 0x1p-24, 1},
     };
-    lay_t l = {4, {1, 1, 1, 1}, {1, 1, 1, 1}};
+    fd_layout_t l = {.nb = 4, .dim = {1, 1, 1, 1}, .stride = {1, 1, 1, 1}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        tb_t X, Y;
-        tb_init(&X, &l, CUDNN_DATA_DOUBLE);
-        tb_init(&Y, &l, t[i].yt);
-        tb_scatter(&X, &t[i].in);
+        fd_tb_t X, Y;
+        fd_tb_init(&X, &l, CUDNN_DATA_DOUBLE);
+        fd_tb_init(&Y, &l, t[i].yt);
+        fd_tb_scatter(&X, &t[i].in);
         float one = 1, zero = 0;
         FD_EXPECT_STATUS(cudnnTransformTensor(h_ref, &one, X.d, X.b.data, &zero, Y.d, Y.b.data),
                          CUDNN_STATUS_SUCCESS);
         double got;
-        tb_gather(&Y, &got);
+        fd_tb_gather(&Y, &got);
         FD_EXPECT(got == t[i].want, "double %.17g -> %s gives %.17g, want %.17g", t[i].in,
                   fd_test_dtype_short(t[i].yt), got, t[i].want);
-        tb_free(&X), tb_free(&Y);
+        fd_tb_free(&X), fd_tb_free(&Y);
     }
 }
 
@@ -455,10 +312,10 @@ static void fold_case(uint64_t seed)
     FD_EXPECT_STATUS(cudnnSetTensorTransformDescriptor(u, (uint32_t)nb, fmt, pb, pa, fold,
                                                        CUDNN_TRANSFORM_UNFOLD),
                      CUDNN_STATUS_SUCCESS);
-    lay_t lx;
-    int kx = fd_rng_int(&r, 0, L_COUNT - 1);
-    lay_make(&lx, nb, xd, kx, &r);
-    int64_t nx = lay_count(&lx);
+    fd_layout_t lx;
+    int kx = fd_rng_int(&r, 0, FD_LAYOUT_COUNT - 1);
+    fd_layout_random(&lx, nb, xd, kx, &r);
+    int64_t nx = lx.count;
     double *vx = malloc(sizeof(double) * (size_t)nx);
     for (int64_t k = 0; k < nx; k++)
         vx[k] = fd_rng_int(&r, -60, 60);
@@ -475,9 +332,9 @@ static void fold_case(uint64_t seed)
     for (int64_t k = 0; k < ny; k++)
         want[k] = fd_test_round(dt, alpha * want[k]);
 
-    tb_t X;
-    tb_init(&X, &lx, dt);
-    tb_scatter(&X, vx);
+    fd_tb_t X;
+    fd_tb_init(&X, &lx, dt);
+    fd_tb_scatter(&X, vx);
     cudnnTensorDescriptor_t dd, ud;
     cudnnCreateTensorDescriptor(&dd);
     cudnnCreateTensorDescriptor(&ud);
@@ -495,17 +352,18 @@ static void fold_case(uint64_t seed)
               "cudnnInitTransformDest seed=0x%llx: wrong dims/strides/size",
               (unsigned long long)seed);
     /* run the fold into the destination InitTransformDest describes */
-    lay_t ly = {gnb, {0}, {0}};
+    fd_layout_t ly = {.nb = gnb, .dim = {0}, .stride = {0}};
     memcpy(ly.dim, gd, sizeof gd);
     memcpy(ly.stride, gs, sizeof gs);
     fd_buf_t yb = fd_buf_alloc((size_t)ny * fd_test_dtype_size(dt));
     fd_buf_poison(&yb);
-    scal_t sa = scal(dt, alpha), s0 = scal(dt, 0), s1 = scal(dt, 1), sh = scal(dt, 0.5);
+    fd_scalar_t sa = fd_scalar(dt, alpha), s0 = fd_scalar(dt, 0), s1 = fd_scalar(dt, 1),
+                sh = fd_scalar(dt, 0.5);
     uint64_t hx = fd_buf_hash(&X.b);
     FD_EXPECT_STATUS(cudnnTransformTensorEx(h_ref, t, &sa, X.d, X.b.data, &s0, dd, yb.data),
                      CUDNN_STATUS_SUCCESS);
     for (int64_t k = 0; k < ny; k++)
-        got[k] = fd_test_load(dt, yb.data, lay_offset(&ly, k));
+        got[k] = fd_test_load(dt, yb.data, fd_layout_offset(&ly, k));
     int bad = -1;
     for (int64_t k = 0; k < ny && bad < 0; k++)
         if (got[k] != want[k])
@@ -542,19 +400,19 @@ static void fold_case(uint64_t seed)
             same = udd[i] == uw[i];
         FD_EXPECT(same, "unfold of a fold seed=0x%llx: InitTransformDest gives the wrong dims",
                   (unsigned long long)seed);
-        lay_t lu;
-        lay_make(&lu, nb, uw, kx, &r);
-        int64_t nu = lay_count(&lu);
-        tb_t Z;
-        tb_init(&Z, &lu, dt);
+        fd_layout_t lu;
+        fd_layout_random(&lu, nb, uw, kx, &r);
+        int64_t nu = lu.count;
+        fd_tb_t Z;
+        fd_tb_init(&Z, &lu, dt);
         double *old = calloc((size_t)nu, sizeof(double)), *zz = calloc((size_t)nu, sizeof(double));
         for (int64_t k = 0; k < nu; k++)
             old[k] = fd_rng_int(&r, -9, 9);
-        tb_scatter(&Z, old);
-        tb_snap(&Z);
+        fd_tb_scatter(&Z, old);
+        fd_tb_snap(&Z);
         FD_EXPECT_STATUS(cudnnTransformTensorEx(h_cpu, u, &sh, dd, yb.data, &s1, Z.d, Z.b.data),
                          CUDNN_STATUS_SUCCESS);
-        tb_gather(&Z, zz);
+        fd_tb_gather(&Z, zz);
         bad = -1;
         for (int64_t k = 0; k < nu && bad < 0; k++) {
             int64_t rest = k, xk = 0;
@@ -577,13 +435,13 @@ static void fold_case(uint64_t seed)
         }
         FD_EXPECT(bad < 0, "unfold(fold(x)) seed=0x%llx: element %d wrong",
                   (unsigned long long)seed, bad);
-        FD_EXPECT(tb_holes_ok(&Z), "unfold seed=0x%llx: guard or hole changed",
+        FD_EXPECT(fd_tb_holes_ok(&Z), "unfold seed=0x%llx: guard or hole changed",
                   (unsigned long long)seed);
         free(old), free(zz);
-        tb_free(&Z);
+        fd_tb_free(&Z);
     }
     fd_buf_free(&yb);
-    tb_free(&X);
+    fd_tb_free(&X);
     cudnnDestroyTensorDescriptor(dd);
     cudnnDestroyTensorDescriptor(ud);
     cudnnDestroyTensorTransformDescriptor(t);
@@ -869,7 +727,7 @@ static void folded_dgrad_case(uint64_t seed)
         fd_test_store(dt, dy, (int64_t)i, fd_rng_int(&r, -3, 3));
     for (size_t i = 0; i < bx / es; i++)
         fd_test_store(dt, old, (int64_t)i, fd_rng_int(&r, -3, 3));
-    scal_t one = scal(dt, 1), zero = scal(dt, 0);
+    fd_scalar_t one = fd_scalar(dt, 1), zero = fd_scalar(dt, 0);
     size_t ws = 0;
     FD_EXPECT_STATUS(cudnnGetConvolutionBackwardDataWorkspaceSize(
                          h_ref, wd, yd, cd, xd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws),
@@ -976,8 +834,7 @@ static void reorder(void)
 
 int main(void)
 {
-    FD_EXPECT_STATUS(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF), CUDNN_STATUS_SUCCESS);
-    FD_EXPECT_STATUS(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU), CUDNN_STATUS_SUCCESS);
+    fd_handles_create(&h_ref, &h_cpu);
     uint64_t master = fd_test_sweep_seed(0x7a5f0), one;
     if (fd_test_seed_forced(&one)) {
         transform_case(one, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF);
