@@ -73,12 +73,15 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     FD_CHECK((int)algo >= 0 && (int)algo < CUDNN_CONVOLUTION_FWD_ALGO_COUNT, CUDNN_STATUS_NOT_SUPPORTED,
              "algo %d is not a forward algorithm (0..%d)", (int)algo, CUDNN_CONVOLUTION_FWD_ALGO_COUNT - 1);
     char why[512];
-    const fd_conv_impl_t *conv = fd_conv_select(&p.conv, handle->backend, (int)algo, why, sizeof why);
-    FD_CHECK(conv != NULL, CUDNN_STATUS_NOT_SUPPORTED, "%s: %s", fd_conv_algo_name(FD_CONV_FWD, (int)algo), why);
-    size_t need = conv->workspace(&p.conv);
+    FD_CHECK(fd_conv_select(&p.conv, handle->backend, (int)algo, why, sizeof why) != NULL,
+             CUDNN_STATUS_NOT_SUPPORTED, "%s: %s", fd_conv_algo_name(FD_CONV_FWD, (int)algo), why);
+    /* The fused row does the whole computation: its workspace, not the plain convolution's. */
+    const fd_op_impl_t *fused = fd_op_select(FD_OP_CONV_BIAS_ACT_FWD, handle->backend, &p, why, sizeof why);
+    FD_CHECK(fused != NULL, CUDNN_STATUS_NOT_SUPPORTED, "conv_bias_act_fwd: %s", why);
+    size_t need = fused->workspace(&p);
     FD_CHECK(workSpaceSizeInBytes >= need && (need == 0 || workSpace != NULL), CUDNN_STATUS_BAD_PARAM,
              "workSpaceSizeInBytes is %zu (workSpace %p) but %s needs %zu", workSpaceSizeInBytes,
-             workSpace, fd_conv_algo_name(FD_CONV_FWD, (int)algo), need);
+             workSpace, fused->name, need);
 
     for (int i = 0; i < 2 + FD_CONV_SPATIAL_MAX; i++) /* z strides in the problem's dim order */
         p.zs[i] = 0;
@@ -91,7 +94,7 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     p.bias_dt = biasDesc->dtype;
     p.act = activationDesc->p;
     fd_conv_bias_act_args_t a = {x, w, z, bias, y, fd_scale_value(alpha1, yDesc->dtype), a2};
-    return fd_op_run(handle, FD_OP_CONV_BIAS_ACT_FWD, &p, &a);
+    return fused->run(&p, &a);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,

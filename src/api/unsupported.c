@@ -10,47 +10,6 @@
  */
 #include "../core/fd.h"
 
-/* ---- Fused operations (cudnnFusedOps*) - cudnn_cnn.h */
-
-FD_UNSUPPORTED(cudnnCreateFusedOpsConstParamPack,
-               (cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnDestroyFusedOpsConstParamPack, (cudnnFusedOpsConstParamPack_t constPack),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnSetFusedOpsConstParamPackAttribute,
-               (cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel,
-                const void *param),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnGetFusedOpsConstParamPackAttribute,
-               (const cudnnFusedOpsConstParamPack_t constPack,
-                cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnCreateFusedOpsVariantParamPack,
-               (cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnDestroyFusedOpsVariantParamPack, (cudnnFusedOpsVariantParamPack_t varPack),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnSetFusedOpsVariantParamPackAttribute,
-               (cudnnFusedOpsVariantParamPack_t varPack,
-                cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnGetFusedOpsVariantParamPackAttribute,
-               (const cudnnFusedOpsVariantParamPack_t varPack,
-                cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnCreateFusedOpsPlan, (cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnDestroyFusedOpsPlan, (cudnnFusedOpsPlan_t plan),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnMakeFusedOpsPlan,
-               (cudnnHandle_t handle, cudnnFusedOpsPlan_t plan,
-                const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes),
-               "fused-ops plans are not planned yet")
-FD_UNSUPPORTED(cudnnFusedOpsExecute,
-               (cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan,
-                cudnnFusedOpsVariantParamPack_t varPack),
-               "fused-ops plans are not planned yet")
-
 /* ---- RNN descriptor - cudnn_adv.h */
 
 FD_UNSUPPORTED(cudnnCreateRNNDescriptor, (cudnnRNNDescriptor_t *rnnDesc),

@@ -10,10 +10,36 @@
 #include "conv.h"
 #include "op.h"
 
+/* A build without CUDA keeps the cuda rows (dnnbench and the support matrix list them) but not
+ * their kernels: these stand in, and no cuda handle can exist there to reach them. */
+#define FD_CONV_ABSENT_FD_BACKEND_REF(name)
+#define FD_CONV_ABSENT_FD_BACKEND_CPU(name)
+#if defined(FD_HAVE_CUDA)
+#define FD_CONV_ABSENT_FD_BACKEND_CUDA(name)
+#else
+#define FD_CONV_ABSENT_FD_BACKEND_CUDA(name)                                                   \
+    int name##_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)              \
+    {                                                                                          \
+        (void)p;                                                                               \
+        snprintf(why, why_size, "this libfreednn was built without CUDA");                     \
+        return 0;                                                                              \
+    }                                                                                          \
+    size_t name##_workspace(const fd_conv_problem_t *p)                                        \
+    {                                                                                          \
+        (void)p;                                                                               \
+        return 0;                                                                              \
+    }                                                                                          \
+    cudnnStatus_t name##_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)              \
+    {                                                                                          \
+        (void)p, (void)a;                                                                      \
+        return CUDNN_STATUS_NOT_SUPPORTED;                                                     \
+    }
+#endif
 #define FD_CONV_IMPL(name, backend, dir, algos, det)                                           \
     int name##_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);             \
     size_t name##_workspace(const fd_conv_problem_t *p);                                       \
-    cudnnStatus_t name##_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
+    cudnnStatus_t name##_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);             \
+    FD_CONV_ABSENT_##backend(name)
 /* Weak defaults: a row whose implementation has not landed yet reports so and never runs. */
 #define FD_OP_IMPL(name, backend, op)                                                          \
     __attribute__((weak)) int name##_applicable(const void *p, char *why, size_t why_size)     \
@@ -61,7 +87,9 @@ static const char *const op_names[FD_OP_COUNT] = {
     "tensor_add", "tensor_op", "tensor_set", "tensor_scale", "tensor_transform", "tensor_reduce",
     "conv_bwd_bias", "conv_bias_act_fwd", "im2col", "dropout_fwd", "dropout_bwd", "dropout_init",
     "spatial_tf_grid_fwd", "spatial_tf_grid_bwd", "spatial_tf_sampler_fwd",
-    "spatial_tf_sampler_bwd", "ctc_loss"};
+    "spatial_tf_sampler_bwd", "ctc_loss", "fused_conv_bnstats", "fused_wgrad",
+    "fused_bn_finalize_train", "fused_bn_finalize_infer", "fused_conv_scale_bias_add_act",
+    "fused_scale_bias_add_act_bitmask", "fused_dact_dbn"};
 _Static_assert(sizeof op_names / sizeof op_names[0] == FD_OP_COUNT, "one name per fd_op_t");
 
 const char *fd_op_name(fd_op_t op)

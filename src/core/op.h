@@ -44,8 +44,20 @@ typedef enum {
     FD_OP_SPATIAL_TF_SAMPLER_FWD,
     FD_OP_SPATIAL_TF_SAMPLER_BWD,
     FD_OP_CTC_LOSS,
+    /* cudnnFusedOpsExecute, in cudnnFusedOps_t order: FD_OP_FUSED_FIRST + ops */
+    FD_OP_FUSED_CONV_BNSTATS,
+    FD_OP_FUSED_WGRAD,
+    FD_OP_FUSED_BN_FINALIZE_TRAIN,
+    FD_OP_FUSED_BN_FINALIZE_INFER,
+    FD_OP_FUSED_CONV_SCALE_BIAS_ADD_ACT,
+    FD_OP_FUSED_SCALE_BIAS_ADD_ACT_BITMASK,
+    FD_OP_FUSED_DACT_DBN,
     FD_OP_COUNT
 } fd_op_t;
+
+#define FD_OP_FUSED_FIRST FD_OP_FUSED_CONV_BNSTATS
+_Static_assert(FD_OP_FUSED_DACT_DBN - FD_OP_FUSED_FIRST == CUDNN_FUSED_DACTIVATION_FORK_DBATCHNORM,
+               "the fused rows follow cudnnFusedOps_t");
 
 const char *fd_op_name(fd_op_t op); /* "pool_fwd", ... */
 

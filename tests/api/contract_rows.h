@@ -62,10 +62,8 @@ ROW(get_backend_null_out, BAD, "backend", NONE, freednnGetBackend(HD, NULL))
 ROW(get_callback_null_mask, BAD, "mask", NONE, cudnnGetCallback(NULL, &O.udata, &O.cb))
 ROW(get_callback_null_udata, BAD, "udata", NONE, cudnnGetCallback(&O.mask, NULL, &O.cb))
 ROW(get_callback_null_fptr, BAD, "fptr", NONE, cudnnGetCallback(&O.mask, &O.udata, NULL))
-ROW(stub_create_fused_ops_plan, NS, "not supported", NONE,
-    cudnnCreateFusedOpsPlan(&O.plan, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS))
-ROW(stub_create_fused_ops_const_param_pack, NS, "not supported", NONE,
-    cudnnCreateFusedOpsConstParamPack(&O.pack, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS))
+ROW(stub_create_rnn_descriptor, NS, "not supported", NONE, cudnnCreateRNNDescriptor(NULL))
+ROW(stub_create_attn_descriptor, NS, "not supported", NONE, cudnnCreateAttnDescriptor(NULL))
 
 /* ==== tensor descriptors ================================================================= */
 ROW(tensor_create_null, BAD, "tensorDesc", NONE, cudnnCreateTensorDescriptor(NULL))
@@ -694,7 +692,7 @@ ROW(fwd_algo_int_max, NS, "algo 2147483647", NONE, FWD(INT_MAX))
 ROW(fwd_null_workspace_every_algo_ok, OK, NULL, NONE, run_null_ws_all(f, DIR_FWD))
 ROW(fwd_short_workspace, BAD, "workSpaceSizeInBytes", NONE, run_short_ws(f, DIR_FWD))
 ROW(fwd_workspace_given_ok, OK, NULL, NONE,
-    cudnnConvolutionForward(HD, AL, XD, X, WD, W, CD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, WS, 4096, BE,
+    cudnnConvolutionForward(HD, AL, XD, X, WD, W, CD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, WS, 1 << 20, BE,
                             YD, Y))
 ROW(fwd_null_handle, BAD, "handle", NONE,
     cudnnConvolutionForward(NULL, AL, XD, X, WD, W, CD, 0, NULL, 0, BE, YD, Y))

@@ -101,7 +101,7 @@ static const size_t fx_buf_bytes[FX_BUFS] = {
     [FX_DW] = 8 * 4 * 3 * 3 * 4,
     [FX_DY] = 2 * 8 * 9 * 9 * 4,
     [FX_DB] = 8 * 4,
-    [FX_WS] = 4096,
+    [FX_WS] = 1 << 20, /* room for any algorithm's workspace on the fixture shapes */
 };
 
 static void fx_init(fx_t *f)
