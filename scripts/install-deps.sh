@@ -8,7 +8,7 @@ need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
 for p in build-essential cmake pkg-config python3 python3-numpy python3-onnx libonnx-testdata \
-         python3-matplotlib dataset-fashion-mnist \
+         python3-matplotlib dataset-fashion-mnist zlib1g-dev \
          libopenblas-dev; do
   have "$p" || need_pkgs+=("$p")
 done
