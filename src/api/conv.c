@@ -295,12 +295,17 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
 {
     int count = fd_conv_algo_count(p->dir), n = 0;
     const int *rank = rank_of(p->dir);
-    for (int pass = 0; pass < 2; pass++) {
+    /* pass 0: algorithms the handle's own backend serves; 1: those served by the fallback
+     * (cpu -> ref, far slower); 2: unsupported ones. */
+    for (int pass = 0; pass < 3; pass++) {
         for (int i = 0; i < count; i++) {
             int algo = rank[i];
             char why[512];
             const fd_conv_impl_t *impl = fd_conv_select(p, handle->backend, algo, why, sizeof why);
-            if ((impl != NULL) != (pass == 0))
+            int klass = impl == NULL ? 2 : impl->backend == handle->backend ? 0 : 1;
+            if (handle->backend == FD_BACKEND_REF && klass == 1)
+                klass = 0;
+            if (klass != pass)
                 continue;
             fd_perf_t e = {.algo = algo, .time = -1.0f, .mathType = p->math};
             e.status = impl ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED;

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gemm.c - strided views onto CBLAS sgemm/dgemm (OpenBLAS) for the cpu backend.
+ *
+ * A row-major C (cs == 1) is computed with CblasRowMajor, a column-major one (rs == 1) with
+ * CblasColMajor; each operand is NoTrans or Trans depending on which of its strides is 1. No
+ * copies: a view BLAS cannot take is the caller's to pack. FLOAT calls are sliced along K
+ * (FD_CPU_GEMM_KC_F32) so that OpenBLAS's result does not depend on its thread count.
+ */
+#include <cblas.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "gemm.h"
+
+int fd_cpu_omp_ok(void)
+{
+    static int ok = -1; /* a benign race: every thread computes the same value */
+    if (ok < 0)
+        ok = openblas_get_parallel() == 2;
+    return ok;
+}
+
+int fd_cpu_dtype_ok(const fd_conv_problem_t *p, cudnnDataType_t dt, char *why, size_t why_size)
+{
+    if (p->xdt == dt)
+        return 1;
+    if (p->xdt == CUDNN_DATA_HALF || p->xdt == CUDNN_DATA_BFLOAT16)
+        snprintf(why, why_size, "no half GEMM: %s falls back to ref", fd_dtype_name(p->xdt));
+    else
+        snprintf(why, why_size, "%s data; this row is %s", fd_dtype_name(p->xdt),
+                 fd_dtype_name(dt));
+    return 0;
+}
+
+int fd_cpu_view_ok(int64_t rows, int64_t cols, int64_t *rs, int64_t *cs)
+{
+    if (cols == 1)
+        *cs = 1;
+    if (rows == 1)
+        *rs = *cs == 1 ? cols : 1;
+    if (*cs == 1 && *rs >= cols && *rs >= 1 && *rs <= INT_MAX)
+        return 1;
+    if (*rs == 1 && *cs >= rows && *cs >= 1 && *cs <= INT_MAX)
+        return 1;
+    return 0;
+}
+
+int fd_cpu_flat_run(const int64_t *ext, const int64_t *str, int count, int64_t *unit)
+{
+    int64_t next = -1; /* the stride the next outer dim must have */
+    *unit = 1;
+    for (int i = count - 1; i >= 0; i--) {
+        if (ext[i] == 1)
+            continue;
+        if (next < 0)
+            *unit = str[i];
+        else if (str[i] != next)
+            return 0;
+        next = str[i] * ext[i];
+    }
+    return 1;
+}
+
+/* A rows x cols operand in a GEMM of the given order: NoTrans when its strides are that order
+ * with a valid leading dimension, else Trans (fd_cpu_view_ok guarantees one of the two). */
+static enum CBLAS_TRANSPOSE op_of(int row_major, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                                  int *ld)
+{
+    int64_t lead = row_major ? rs : cs, unit = row_major ? cs : rs;
+    int64_t need = row_major ? cols : rows;
+    if (unit == 1 && lead >= (need > 1 ? need : 1)) {
+        *ld = (int)lead;
+        return CblasNoTrans;
+    }
+    *ld = (int)unit;
+    return CblasTrans;
+}
+
+void fd_cpu_gemm(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha, const void *a,
+                 int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, double beta,
+                 void *c, int64_t c_rs, int64_t c_cs)
+{
+    int row_major = c_cs == 1 && c_rs >= (n > 1 ? n : 1), lda, ldb;
+    int ldc = (int)(row_major ? c_rs : c_cs);
+    enum CBLAS_ORDER order = row_major ? CblasRowMajor : CblasColMajor;
+    enum CBLAS_TRANSPOSE ta = op_of(row_major, m, k, a_rs, a_cs, &lda);
+    enum CBLAS_TRANSPOSE tb = op_of(row_major, k, n, b_rs, b_cs, &ldb);
+    if (dt == CUDNN_DATA_DOUBLE) {
+        cblas_dgemm(order, ta, tb, (int)m, (int)n, (int)k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    for (int64_t k0 = 0; k0 < k; k0 += FD_CPU_GEMM_KC_F32) {
+        int64_t kc = k - k0 < FD_CPU_GEMM_KC_F32 ? k - k0 : FD_CPU_GEMM_KC_F32;
+        cblas_sgemm(order, ta, tb, (int)m, (int)n, (int)kc, (float)alpha,
+                    (const float *)a + k0 * a_cs, lda, (const float *)b + k0 * b_rs, ldb,
+                    k0 == 0 ? (float)beta : 1.0f, c, ldc);
+    }
+}
