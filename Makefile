@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps build run test test-asan test-fast clean support-matrix install
+.PHONY: all deps build run test test-asan test-fast test-gpu clean support-matrix install
 
 all: build
 
@@ -19,9 +19,11 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: build, then a convolution on the default backend checked against the reference.
+# The main job: build, check the machine, then train LeNet-5 on Fashion-MNIST for one epoch
+# on the default backend and evaluate it (samples/lenet/README.md).
 run: build
-	$(BUILD)/samples/conv/conv_sample
+	$(BUILD)/tools/doctor/freednn-doctor
+	$(BUILD)/samples/lenet/lenet
 
 # Every test: the normal build, then the whole suite again under ASan + UBSan.
 test: test-fast test-asan
@@ -34,6 +36,10 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -E 'docs/|abi/'
+
+# The GPU tier (a machine with an sm_80+ GPU and nvcc): build-gpu, tests/gpu, compute-sanitizer.
+test-gpu:
+	tests/gpu/run.sh
 
 # Library (with the libcudnn.so.7/.9/.so names), headers, freednn.pc, CMake package: docs/compat.md.
 install: build
