@@ -22,6 +22,17 @@ run() {
 }
 expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1 ($2)"; }
 expect_grep() { grep -qE -- "$2" "$out/$1.txt" || fail "no line matching '$2' in $1.txt"; }
+expect_count() { # expect_count NAME REGEX N: exactly N lines of NAME.txt match
+    local n
+    n=$(grep -cE -- "$2" "$out/$1.txt")
+    [ "$n" -eq "$3" ] || fail "$n lines matching '$2' in $1.txt, expected $3"
+}
+
+# The memory-bound ops and the rows of their smoke sets with --dir=all (problems x directions).
+mem_ops="pool act softmax lrn bn tensor"
+declare -A mem_rows=([pool]=12 [act]=18 [softmax]=14 [lrn]=8 [bn]=12 [tensor]=7)
+declare -A mem_dirs=([pool]="fwd bwd" [act]="fwd bwd" [softmax]="fwd bwd" [lrn]="fwd bwd"
+    [bn]="fwd_infer fwd_train bwd" [tensor]="fwd")
 
 case $case_name in
 smoke_ref | smoke_cpu)
@@ -62,7 +73,7 @@ csv)
     [ "$(wc -l <"$out/rows.csv")" -eq 19 ] || fail "expected a header and 18 rows"
     # columns: status 10, ms_median 18, gflops 20, repro last (quoted fields folded first)
     sed 's/"[^"]*"/Q/g' "$out/rows.csv" |
-        awk -F, 'NR > 1 && (NF != 31 || $10 != "PASSED" || $18 <= 0 || $20 <= 0) { bad = 1 } END { exit bad }' ||
+        awk -F, 'NR > 1 && (NF != 34 || $10 != "PASSED" || $18 <= 0 || $20 <= 0) { bad = 1 } END { exit bad }' ||
         fail "a CSV row lacks PASSED, a time or GFLOP/s: $(cat "$out/rows.csv")"
     grep -q ',conv,bwd_filter,f32,nchw,cpu,n1c8h17w19k12r5s3p2q1u2v1l1g1,"5x3 filter, per-axis pad and stride",' \
         "$out/rows.csv" || fail "the row of the per-axis shape (with its quoted tag) is missing"
@@ -96,7 +107,7 @@ vs)
     ;;
 usage)
     for args in "--bogus n1c1h4k1r1" "--dt=f8 n1c1h4k1r1" "--dir=sideways n1c1h4k1r1" "--layout=chwn n1c1h4k1r1" \
-        "--backend=tpu n1c1h4k1r1" "--mode=fast n1c1h4k1r1" "--iters=0 n1c1h4k1r1" "--op=pool n1c1h4k1r1" \
+        "--backend=tpu n1c1h4k1r1" "--mode=fast n1c1h4k1r1" "--iters=0 n1c1h4k1r1" "--op=dropout n1c1h4k1r1" \
         "--op=nonsense n1c1h4k1r1" "--backend=cpu" "n1c1h4z3k1r1" "n1c3h4k1r1g2" "n1c1h2k1r5" \
         "--batch=/nonexistent.txt" "--impl=fd_no_such_impl n1c1h4k1r1" "--algo=1 --impl=fd_conv_fwd_ref n1c1h4k1r1" \
         "1"; do
@@ -158,6 +169,116 @@ impl)
     run one --impl=fd_conv_bwd_data_ref n2c16h14w14k32r3s3p1u1l1g1
     expect_rc 0 "--impl=fd_conv_bwd_data_ref"
     expect_grep one '^ +0 PASSED +bwd_data .*--backend=ref --impl=fd_conv_bwd_data_ref '
+    ;;
+mem_smoke_ref | mem_smoke_cpu)
+    # every memory-bound op's smoke set, all directions, checked against ref; then the same with
+    # half precision, NHWC and real fills under the tolerance
+    backend=${case_name#mem_smoke_}
+    for op in $mem_ops; do
+        n=${mem_rows[$op]}
+        run "$op" --op=$op --batch=smoke_$op --dir=all --backend=$backend
+        expect_rc 0 "--op=$op smoke on $backend"
+        expect_grep "$op" "^tests:$n passed:$n skipped:0 mistrusted:0 failed:0 executed:0\$"
+        expect_count "$op" '^ +[0-9]+ PASSED ' "$n"
+        run "${op}_real" --op=$op --batch=smoke_$op --dir=all --backend=$backend --dt=f16 --layout=nhwc --fill=real
+        expect_rc 0 "--op=$op f16 nhwc real fill on $backend"
+        expect_grep "${op}_real" "^tests:$n passed:$n "
+    done
+    ;;
+mem_inject_error)
+    # a perturbed output element is caught in every direction of every op, for both fills
+    for op in $mem_ops; do
+        n=${mem_rows[$op]}
+        run "$op" --op=$op --batch=smoke_$op --dir=all --backend=cpu --inject-error
+        expect_rc 1 "an injected error must fail --op=$op"
+        expect_grep "$op" "^tests:$n passed:0 skipped:0 mistrusted:0 failed:$n "
+        expect_count "$op" '^ +freednn: [A-Za-z_]+: 1 of [0-9]+ elements out of tolerance against ref' "$n"
+        run "${op}_real" --op=$op --batch=smoke_$op --dir=all --backend=cpu --dt=bf16 --fill=real --inject-error
+        expect_rc 1 "an injected error under a tolerance must fail --op=$op too"
+        expect_grep "${op}_real" "failed:$n "
+    done
+    # a backward whose reference is almost all zeros proves little: MISTRUSTED
+    run zeros --op=pool --dir=bwd --backend=cpu 'n1c4h8w8k8 mode=max'
+    expect_rc 0 "MISTRUSTED is not a failure"
+    expect_grep zeros '^ +0 MISTRUSTED +bwd .*n1c4h8w8k8s8p0 mode=max'
+    ;;
+mem_vs)
+    # our own library again, in its own namespace: every op agrees, geomeans per direction
+    for op in $mem_ops; do
+        n=${mem_rows[$op]}
+        run "$op" --op=$op --batch=smoke_$op --dir=all --backend=cpu --mode=both --iters=3 --cache=hot --vs="$lib"
+        expect_rc 0 "--op=$op --vs with our own library"
+        expect_grep "$op" "^tests:$n passed:$n "
+        expect_grep "$op" "^vs tests:$n passed:$n "
+        expect_count "$op" '\| PASSED +- +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "$n"
+        for dir in ${mem_dirs[$op]}; do
+            expect_grep "$op" "^geomean $op $dir f32 speedup=[0-9.]+ n=[0-9]+\$"
+        done
+    done
+    # too large for ref (limit 0): theirs is checked against ours
+    run agree --op=pool --dir=all --backend=cpu --mode=perf --iters=2 --cache=hot --ref-max-gflop=0 --vs="$lib" \
+        --dt=f16 --fill=real --batch=smoke_pool
+    expect_rc 0 "--vs agreement without ref"
+    expect_count agree 'vs: agrees with freednn' 12
+    # a wrong result of the --vs library fails the line, ours still passing
+    run inject_vs --op=bn --dir=bwd --backend=cpu --vs="$lib" --inject-error=vs 'n2c16h14w14 mode=spatial'
+    expect_rc 1 "an injected error in the --vs library must fail the run"
+    expect_grep inject_vs '^ +0 PASSED +bwd .*\| FAILED '
+    expect_grep inject_vs 'vs: dx: 1 of 6272 elements out of tolerance against ref'
+    ;;
+mem_csv)
+    # one CSV row per (problem, direction), timed, with the traffic columns
+    for op in $mem_ops; do
+        n=${mem_rows[$op]}
+        run "$op" --op=$op --batch=smoke_$op --dir=all --backend=cpu --mode=both --iters=2 --cache=hot \
+            --csv="$out/$op.csv"
+        expect_rc 0 "--op=$op csv run"
+        [ "$(wc -l <"$out/$op.csv")" -eq $((n + 1)) ] || fail "--op=$op: expected a header and $n rows"
+        # op 2, status 10, ms_median 18, gbytes 31, gbps 32, repro last (quoted fields folded)
+        sed 's/"[^"]*"/Q/g' "$out/$op.csv" |
+            awk -F, -v op=$op 'NR > 1 && (NF != 34 || $2 != op || $10 != "PASSED" || $18 <= 0 || $31 <= 0 || $32 <= 0) { bad = 1 }
+                END { exit bad }' || fail "a --op=$op CSV row lacks PASSED, a time, bytes or GB/s: $(cat "$out/$op.csv")"
+    done
+    grep -q ",pool,bwd,f32,nchw,cpu,n1c8h13w11k3s1p1 kw=2 sw=2 pw=0 mode=max,\"per-axis window, stride and pad; overlapping rows\"," \
+        "$out/pool.csv" || fail "the row of the per-axis pooling shape (with its quoted tag) is missing"
+    ;;
+mem_usage)
+    for args in "--op=pool n1c1h4k3p3" "--op=pool n1c1h4k5" "--op=pool n1c1h4,mode=maxx" "--op=pool n1c1h4,kx=2" \
+        "--op=act n1c1h4,coef=2" "--op=act n1c1h4,mode=swish,coef=2" "--op=softmax n1c1h4,algo=slow" \
+        "--op=lrn n1c1h4,size=17" "--op=bn n1c1h1" "--op=bn n1c4h4,mode=per_activation" "--op=tensor n1c1h4,op=div" \
+        "--op=tensor --dir=bwd n1c1h4" "--op=pool --dir=bwd_filter n1c1h4" "--op=bn --dir=bwd_data_x n2c1h4" \
+        "--op=act n1h4" "--op=act c1h4,mode" "--op=pool --impl=fd_act_fwd_ref n1c1h4"; do
+        # shellcheck disable=SC2086
+        run usage $args
+        expect_rc 2 "dnnbench $args"
+        grep -q '^usage: dnnbench' "$out/usage.err.txt" || fail "no usage text for: $args"
+    done
+    # --dir aliases: bwd_data is the backward of these ops; fwd is bn's two forwards
+    run alias --op=pool --dir=bwd_data --backend=cpu n1c2h6
+    expect_rc 0 "--dir=bwd_data on pool"
+    expect_grep alias "^ +0 PASSED +bwd .*--dir=bwd .*'n1c2h6w6k2s2p0 mode=max'\$"
+    run bnfwd --op=bn --dir=fwd --backend=cpu n2c2h3
+    expect_rc 0 "--dir=fwd on bn"
+    expect_grep bnfwd '^ +0 PASSED +fwd_infer '
+    expect_grep bnfwd '^ +1 PASSED +fwd_train '
+    expect_grep bnfwd '^tests:2 passed:2 '
+    # the repro of a row (one quoted word for the problem) re-runs the same line
+    run batch --op=act --batch=smoke_act --dir=all --backend=cpu --dt=bf16 --layout=nhwc
+    expect_rc 0 "the act batch"
+    line=$(grep -E '^ +17 PASSED' "$out/batch.txt") || fail "no row 17"
+    repro=$(echo "$line" | sed 's/.*  dnnbench /dnnbench /')
+    [ "${repro##* }" = "beta=2'" ] || fail "row 17's repro ends with ${repro##* }"
+    eval "run again ${repro#dnnbench }"
+    expect_rc 0 "the repro: $repro"
+    expect_grep again "^ +0 PASSED +bwd +bf16 +n1c3h7w5 mode=swish beta=2 "
+    grep -qF "  $repro" "$out/again.txt" || fail "the repro does not print itself again"
+    run list --op=tensor --impl=list
+    expect_rc 0 "--impl=list for tensor"
+    expect_grep list '^fd_tensor_add_ref +ref +fwd$'
+    expect_grep list '^fd_tensor_op_ref +ref +fwd$'
+    run impl --op=softmax --impl=fd_softmax_bwd_ref n2c4h3
+    expect_rc 0 "--impl=fd_softmax_bwd_ref"
+    expect_grep impl "^ +0 PASSED +bwd .*--backend=ref --impl=fd_softmax_bwd_ref "
     ;;
 *)
     fail "unknown case"

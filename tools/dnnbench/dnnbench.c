@@ -24,10 +24,10 @@ extern char **environ;
 
 /* ---- the op table: one line per tools/dnnbench/op_<name>.c ---------------------------------- */
 
-static const dnb_op_t *const ops[] = {&dnb_op_conv};
+static const dnb_op_t *const ops[] = {&dnb_op_conv, &dnb_op_pool, &dnb_op_act,   &dnb_op_softmax,
+                                      &dnb_op_lrn,  &dnb_op_bn,   &dnb_op_tensor};
 /* Ops of the command line that have no file yet: named so the message can say so. */
-static const char *const planned_ops[] = {"pool", "act",    "softmax", "lrn",
-                                          "bn",   "tensor", "dropout", "rnn"};
+static const char *const planned_ops[] = {"dropout", "rnn"};
 
 static const dnb_dt_t dts[] = {
     {"f32", CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, 0.0, CUDNN_FMA_MATH},
@@ -65,7 +65,7 @@ static const char *backend_name(int b)
 
 static const char usage_text[] =
     "usage: dnnbench [--op=conv|pool|act|softmax|lrn|bn|tensor|...] "
-    "[--dir=fwd|bwd_data|bwd_filter|all]\n"
+    "[--dir=fwd|bwd|bwd_data|bwd_filter|all]\n"
     "                [--dt=f32|tf32|f16|bf16|f64|int8] [--layout=nchw|nhwc] "
     "[--algo=N|heur|find|--impl=NAME]\n"
     "                [--backend=ref|cpu|cuda] [--mode=corr|perf|both] [--n=BATCH] [--iters=N] "
@@ -80,6 +80,14 @@ static const char usage_text[] =
     "...]\"\n"
     "                or n2c16h28w28k32r3s3p1u1l1g1 (p/q pad h/w, u/v stride h/w, l/j dilation "
     "h/w)\n"
+    "PROBLEM (others): n2c16h28w28 and key=value fields, one quoted argument (or comma-joined):\n"
+    "      pool    'n2c16h28w28k3s2p1 mode=max|avg_incl|avg_excl|max_det [kw= sw= pw=]'\n"
+    "      act     'n2c16h28w28 mode=relu|sigmoid|tanh|clipped_relu|elu|swish [coef=] [beta=]'\n"
+    "      softmax 'n2c16h28w28 algo=accurate|log|fast mode=channel|instance'\n"
+    "      lrn     'n2c16h28w28 size=5 alpha=1e-4 beta=0.75 k=2'\n"
+    "      bn      'n2c16h28w28 mode=spatial|per_activation|spatial_persistent [eps=] [factor=]'\n"
+    "      tensor  'n2c16h28w28 op=add_tensor|add|mul|min|max [bcast=c|none]'\n"
+    "      directions fwd, bwd (bn: fwd_infer, fwd_train, bwd; tensor: fwd); bwd_data means bwd\n"
     "see docs/dnnbench.md\n";
 
 static void usage_error(const char *fmt, const char *arg)
@@ -92,6 +100,41 @@ static void usage_error(const char *fmt, const char *arg)
 
 /* ---- option parsing ---------------------------------------------------------------------------
  */
+
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Whether --dir=want selects direction d of op: NULL the first, "all" every one, a name itself;
+ * aliases: "fwd" / "bwd" every direction named fwd_* / bwd_* (bn's fwd_infer and fwd_train,
+ * conv's bwd_data and bwd_filter), and "bwd_data" an op's "bwd" (the ops that have no filter:
+ * their backward computes dx, and bn's its parameter gradients with it). */
+static int dir_selected(const dnb_op_t *op, const char *want, int d)
+{
+    const char *name = op->dirs[d];
+    if (want == NULL)
+        return d == 0;
+    if (strcmp(want, "all") == 0 || strcmp(want, name) == 0)
+        return 1;
+    if ((strcmp(want, "fwd") == 0 || strcmp(want, "bwd") == 0) && starts_with(name, want) &&
+        name[3] == '_')
+        return 1;
+    return strcmp(want, "bwd_data") == 0 && strcmp(name, "bwd") == 0;
+}
 
 static const char *value_of(const char *arg, const char *name)
 {
@@ -214,7 +257,7 @@ static const char csv_header[] =
     "index,op,dir,dt,layout,backend,problem,tag,gflop,status,reason,algo,workspace,err_ratio,max_"
     "err,"
     "zero_frac,samples,ms_median,ms_min,gflops,vs_lib,vs_status,vs_reason,vs_algo,vs_err_ratio,"
-    "vs_samples,vs_ms_median,vs_ms_min,vs_gflops,ratio,repro\n";
+    "vs_samples,vs_ms_median,vs_ms_min,vs_gflops,ratio,gbytes,gbps,vs_gbps,repro\n";
 
 static void fmt_num(char *buf, size_t n, const char *fmt, double v, int known)
 {
@@ -227,6 +270,17 @@ static void fmt_num(char *buf, size_t n, const char *fmt, double v, int known)
 static double gflops_of(const dnb_row_t *r, const dnb_timing_t *t)
 {
     return t->samples ? r->flop / (t->med_ms * 1e-3) * 1e-9 : 0.0;
+}
+
+static double gbps_of(const dnb_row_t *r, const dnb_timing_t *t)
+{
+    return t->samples ? r->bytes / (t->med_ms * 1e-3) * 1e-9 : 0.0;
+}
+
+/* The rate of the table: GB/s of compulsory traffic for memory-bound ops, else GFLOP/s. */
+static double rate_of(const dnb_row_t *r, const dnb_timing_t *t)
+{
+    return r->bytes > 0 ? gbps_of(r, t) : gflops_of(r, t);
 }
 
 static void csv_row(FILE *f, const dnb_opts_t *o, const char *backend, const dnb_row_t *r)
@@ -283,6 +337,12 @@ static void csv_row(FILE *f, const dnb_opts_t *o, const char *backend, const dnb
     fmt_num(b[k], 64, "%.4f", u->t.samples && t->t.samples ? t->t.med_ms / u->t.med_ms : 0,
             u->t.samples > 0 && t->t.samples > 0);
     csv_field(f, b[k++], 0);
+    fmt_num(b[k], 64, "%.6g", r->bytes * 1e-9, r->bytes > 0);
+    csv_field(f, b[k++], 0);
+    fmt_num(b[k], 64, "%.6g", gbps_of(r, &u->t), r->bytes > 0 && u->t.samples > 0);
+    csv_field(f, b[k++], 0);
+    fmt_num(b[k], 64, "%.6g", gbps_of(r, &t->t), r->bytes > 0 && t->t.samples > 0);
+    csv_field(f, b[k++], 0);
     csv_field(f, r->repro, 1);
     fflush(f);
 }
@@ -291,10 +351,13 @@ static int prob_width = 12;
 
 static void table_header(const dnb_opts_t *o)
 {
+    const int mem = o->op->bytes != NULL; /* memory-bound: MB moved and GB/s */
     printf("%4s %-10s %-10s %-4s %-*s %4s %8s %10s %10s %9s %7s", "#", "status", "dir", "dt",
-           prob_width, "problem", "algo", "GFLOP", "ms(med)", "ms(min)", "GFLOP/s", "err/tol");
+           prob_width, "problem", "algo", mem ? "MB" : "GFLOP", "ms(med)", "ms(min)",
+           mem ? "GB/s" : "GFLOP/s", "err/tol");
     if (o->vs)
-        printf("  | %-10s %4s %10s %9s %7s", "vs", "algo", "vs_ms", "vs_GF/s", "ratio");
+        printf("  | %-10s %4s %10s %9s %7s", "vs", "algo", "vs_ms", mem ? "vs_GB/s" : "vs_GF/s",
+               "ratio");
     printf("  repro\n");
 }
 
@@ -304,7 +367,7 @@ static void print_cell_time(const dnb_timing_t *t, const dnb_row_t *r, int with_
         printf(" %10.4f", t->med_ms);
         if (with_min)
             printf(" %10.4f", t->min_ms);
-        printf(" %9.2f", gflops_of(r, t));
+        printf(" %9.2f", rate_of(r, t));
     } else {
         printf(" %10s", "-");
         if (with_min)
@@ -323,7 +386,8 @@ static void table_row(const dnb_opts_t *o, const dnb_row_t *r)
     else
         snprintf(err, sizeof err, "-");
     printf("%4d %-10s %-10s %-4s %-*s %4s %8.4f", r->index, dnb_state_name(u->state), r->dir,
-           o->dt->name, prob_width, r->problem, algo, r->flop * 1e-9);
+           o->dt->name, prob_width, r->problem, algo,
+           r->bytes > 0 ? r->bytes * 1e-6 : r->flop * 1e-9);
     print_cell_time(&u->t, r, 1);
     printf(" %7s", err);
     if (o->vs) {
@@ -399,19 +463,6 @@ static int run_python(char *const *args)
 
 /* ---- repro lines ------------------------------------------------------------------------ */
 
-static void appendf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t size, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    if (used + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 /* The command that re-runs one line: every option that changes what is run or checked. */
 static void repro_line(const dnb_opts_t *o, const char *backend, const char *dir,
                        const char *problem, char *buf, size_t size)
@@ -437,7 +488,8 @@ static void repro_line(const dnb_opts_t *o, const char *backend, const char *dir
         appendf(buf, size, " --iters=%d", o->iters);
     if (o->ref_max_gflop != 1.0)
         appendf(buf, size, " --ref-max-gflop=%g", o->ref_max_gflop);
-    appendf(buf, size, " %s", problem);
+    /* problems with fields ("n2c16h28w28k3s2p1 mode=max") are one quoted shell word */
+    appendf(buf, size, strchr(problem, ' ') ? " '%s'" : " %s", problem);
 }
 
 /* ---- main ---------------------------------------------------------------------------------------
@@ -471,7 +523,7 @@ int main(int argc, char **argv)
                 if (strcmp(planned_ops[k], v) == 0)
                     usage_error(
                         "--op=%s: this op has no dnnbench file yet (tools/dnnbench/op_<op>.c); "
-                        "available: conv",
+                        "available: conv, pool, act, softmax, lrn, bn, tensor",
                         v);
             usage_error("unknown op in %s", argv[i]);
         }
@@ -498,12 +550,20 @@ int main(int argc, char **argv)
         if ((v = value_of(a, "--op"))) {
             continue;
         } else if ((v = value_of(a, "--dir"))) {
-            int ok = strcmp(v, "all") == 0;
+            int matches = 0, last = 0;
             for (int k = 0; o.op->dirs[k]; k++)
-                ok |= strcmp(v, o.op->dirs[k]) == 0;
-            if (!ok)
+                if (dir_selected(o.op, v, k))
+                    matches++, last = k;
+            if (matches == 0) {
+                char dirs[128] = "";
+                for (int k = 0; o.op->dirs[k]; k++)
+                    appendf(dirs, sizeof dirs, "%s%s", k ? ", " : "", o.op->dirs[k]);
+                fprintf(stderr, "dnnbench: --op=%s has the directions %s (and all)\n", o.op->name,
+                        dirs);
                 usage_error("unknown direction in %s", a);
-            o.dir = v;
+            }
+            /* one direction named by an alias (bwd_data for bwd): its own name from here on */
+            o.dir = matches == 1 && strcmp(v, "all") != 0 ? o.op->dirs[last] : v;
         } else if ((v = value_of(a, "--dt"))) {
             if ((o.dt = dnb_dt_find(v)) == NULL)
                 usage_error("unknown data type in %s (f32, tf32, f16, bf16, f64, int8)", a);
@@ -671,16 +731,7 @@ int main(int argc, char **argv)
         fputs(csv_header, csv);
     }
 
-    /* directions, widths, then the rows */
-    int dir_lo = 0, dir_hi = 0;
-    if (o.dir != NULL && strcmp(o.dir, "all") == 0) {
-        while (o.op->dirs[dir_hi + 1])
-            dir_hi++;
-    } else if (o.dir != NULL) {
-        while (strcmp(o.op->dirs[dir_lo], o.dir) != 0)
-            dir_lo++;
-        dir_hi = dir_lo;
-    }
+    /* widths, then the rows */
     for (int i = 0; i < probs.count; i++) {
         char text[160];
         if (o.n > 0)
@@ -695,7 +746,9 @@ int main(int argc, char **argv)
         ngeo = 0;
     geo_t geo[64];
     for (int i = 0; i < probs.count; i++) {
-        for (int d = dir_lo; d <= dir_hi; d++) {
+        for (int d = 0; o.op->dirs[d]; d++) {
+            if (!dir_selected(o.op, o.dir, d))
+                continue;
             dnb_row_t row;
             memset(&row, 0, sizeof row);
             row.index = index++;
@@ -704,6 +757,7 @@ int main(int argc, char **argv)
             o.op->format(&probs.p[i], row.problem, sizeof row.problem);
             snprintf(row.tag, sizeof row.tag, "%s", probs.p[i].tag);
             row.flop = o.op->flop(&probs.p[i], d);
+            row.bytes = o.op->bytes ? o.op->bytes(&probs.p[i], d, o.dt) : 0.0;
             row.zero_frac = -1;
             row.ours.algo = row.theirs.algo = -1;
             row.ours.err_ratio = row.theirs.err_ratio = -1;

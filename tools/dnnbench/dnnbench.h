@@ -4,7 +4,8 @@
  * checking helpers (util.c) and the operation files (op_*.c) share (DESIGN D8).
  *
  * An operation is one dnb_op_t: it parses its problems, writes them back in the compact form
- * of the repro lines, counts their FLOPs and runs one (problem, direction) into a dnb_row_t.
+ * of the repro lines, counts their FLOPs (and the bytes of a memory-bound op) and runs one
+ * (problem, direction) into a dnb_row_t; the memory-bound ops do that through memop.h.
  * Every library call goes through a dnb_lib_t, a table of function pointers typed from our
  * cudnn.h prototypes, so one op file drives our library, the `ref` oracle and a second cuDNN
  * loaded with --vs in its own link-map namespace. Buffers and timers go through a
@@ -53,6 +54,33 @@
     X(cudnnConvolutionForward)                                                                     \
     X(cudnnConvolutionBackwardData)                                                                \
     X(cudnnConvolutionBackwardFilter)                                                              \
+    X(cudnnCreatePoolingDescriptor)                                                                \
+    X(cudnnDestroyPoolingDescriptor)                                                               \
+    X(cudnnSetPooling2dDescriptor)                                                                 \
+    X(cudnnPoolingForward)                                                                         \
+    X(cudnnPoolingBackward)                                                                        \
+    X(cudnnCreateActivationDescriptor)                                                             \
+    X(cudnnDestroyActivationDescriptor)                                                            \
+    X(cudnnSetActivationDescriptor)                                                                \
+    X(cudnnSetActivationDescriptorSwishBeta)                                                       \
+    X(cudnnActivationForward)                                                                      \
+    X(cudnnActivationBackward)                                                                     \
+    X(cudnnSoftmaxForward)                                                                         \
+    X(cudnnSoftmaxBackward)                                                                        \
+    X(cudnnCreateLRNDescriptor)                                                                    \
+    X(cudnnDestroyLRNDescriptor)                                                                   \
+    X(cudnnSetLRNDescriptor)                                                                       \
+    X(cudnnLRNCrossChannelForward)                                                                 \
+    X(cudnnLRNCrossChannelBackward)                                                                \
+    X(cudnnDeriveBNTensorDescriptor)                                                               \
+    X(cudnnBatchNormalizationForwardInference)                                                     \
+    X(cudnnBatchNormalizationForwardTraining)                                                      \
+    X(cudnnBatchNormalizationBackward)                                                             \
+    X(cudnnAddTensor)                                                                              \
+    X(cudnnCreateOpTensorDescriptor)                                                               \
+    X(cudnnDestroyOpTensorDescriptor)                                                              \
+    X(cudnnSetOpTensorDescriptor)                                                                  \
+    X(cudnnOpTensor)                                                                               \
     X(freednnCreateWithBackend)                                                                    \
     X(freednnGetBackend)                                                                           \
     X(freednnGetVersion)
@@ -188,6 +216,7 @@ typedef struct dnb_row {
     char problem[160]; /* compact form */
     char tag[128];
     double flop;      /* per call */
+    double bytes;     /* compulsory traffic per call (memory-bound ops); 0: rated in GFLOP/s */
     double zero_frac; /* of the reference output; -1 not known */
     dnb_side_result_t ours, theirs;
     int has_vs;
@@ -215,6 +244,9 @@ typedef struct dnb_op {
     void (*set_batch)(dnb_problem_t *p, int64_t n);
     void (*format)(const dnb_problem_t *p, char *buf, size_t size); /* the compact form */
     double (*flop)(const dnb_problem_t *p, int dir);
+    /* Memory-bound ops: the bytes every implementation must read and write once (its rows show
+     * MB and GB/s instead of GFLOP and GFLOP/s); NULL for compute-bound ops (conv). */
+    double (*bytes)(const dnb_problem_t *p, int dir, const dnb_dt_t *dt);
     /* Options of this op (--math=..., ...): 1 consumed, 0 not its option, -1 bad value. */
     int (*option)(const char *arg, char *err, size_t err_size);
     /* Resolves --impl=NAME against src/impls.def; 0, or -1 with err. "list" prints the rows. */
@@ -223,6 +255,7 @@ typedef struct dnb_op {
 } dnb_op_t;
 
 extern const dnb_op_t dnb_op_conv;
+extern const dnb_op_t dnb_op_pool, dnb_op_act, dnb_op_softmax, dnb_op_lrn, dnb_op_bn, dnb_op_tensor;
 
 /* ---- helpers (util.c) ----------------------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""plot.py - dnnbench's chart: per-shape bars of GFLOP/s from a dnnbench --csv file.
+"""plot.py - dnnbench's chart: per-shape bars of GFLOP/s (GB/s for the memory-bound ops) from a
+dnnbench --csv file.
 
 usage: plot.py CSV PNG      (dnnbench --plot=PNG runs this)
        plot.py --check      (exit 0 when matplotlib can be imported)
@@ -45,20 +46,25 @@ def main(argv):
         return 2
     plt = load_matplotlib()
     with open(argv[1], newline="") as f:
-        rows = [r for r in csv.DictReader(f) if num(r.get("gflops"))]
+        rows = [r for r in csv.DictReader(f) if num(r.get("gbps")) or num(r.get("gflops"))]
     if not rows:
         print("dnnbench plot: %s has no timed rows (run dnnbench with --mode=perf or both)" % argv[1],
               file=sys.stderr)
         return 1
-    vs = any(num(r.get("vs_gflops")) for r in rows)
+    # memory-bound ops (pool, act, softmax, lrn, bn, tensor) are rated by their traffic
+    mem = any(num(r.get("gbps")) for r in rows)
+    key, vs_key, ylabel = (("gbps", "vs_gbps", "GB/s of traffic (median time)") if mem
+                           else ("gflops", "vs_gflops", "GFLOP/s (median time)"))
+    vs = any(num(r.get(vs_key)) for r in rows)
     labels = []
     for r in rows:
         label = "%s %s" % (r["problem"], r["dir"])
-        if r.get("tag"):
-            label = "%s (%s)" % (label, r["tag"])
+        if r.get("tag"):  # long tags would squeeze the bars: the first words only
+            tag = r["tag"] if len(r["tag"]) <= 24 else r["tag"][:23].rstrip() + "~"
+            label = "%s (%s)" % (label, tag)
         labels.append(label)
-    ours = [num(r["gflops"]) for r in rows]
-    theirs = [num(r.get("vs_gflops")) or 0.0 for r in rows]
+    ours = [num(r.get(key)) or 0.0 for r in rows]
+    theirs = [num(r.get(vs_key)) or 0.0 for r in rows]
 
     width = 0.4 if vs else 0.7
     fig_w = max(6.0, 0.45 * len(rows) * (2 if vs else 1) + 2.0)
@@ -70,7 +76,7 @@ def main(argv):
         ax.bar([x + width / 2 for x in xs], theirs, width, label=vs_name)
     ax.set_xticks(list(xs))
     ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel("GFLOP/s (median time)")
+    ax.set_ylabel(ylabel)
     r0 = rows[0]
     title = "dnnbench %s %s, backend %s" % (r0["op"], r0["dt"], r0["backend"])
     ratios = [num(r.get("ratio")) for r in rows if num(r.get("ratio"))]

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * op_tensor.c - dnnbench's elementwise tensor calls, forward only: cudnnAddTensor
+ * (op=add_tensor: C = A + C, A a 1xCx1x1 bias by default) and cudnnOpTensor (op=add, mul, min,
+ * max: C = op(A, B), B full-size by default), NCHW or NHWC, through memop.c.
+ *
+ * Problem: "n2c16h28w28 op=add_tensor" with bcast=c (the broadcast operand - A of AddTensor, B
+ * of OpTensor - is 1xCx1x1) or bcast=none (full size). OpTensor's compute type is FLOAT
+ * (DOUBLE for f64 data), as cuDNN's table asks.
+ */
+#include <string.h>
+
+#include "memop.h"
+
+typedef struct tensor_shape {
+    int64_t n, c, h, w;
+    int op;    /* index of op_names */
+    int bcast; /* 1: the broadcast operand is 1xCx1x1 */
+} tensor_shape_t;
+_Static_assert(sizeof(tensor_shape_t) <= DNB_PROBLEM_BYTES, "fits a dnb_problem_t");
+
+static const char *const tensor_dirs[] = {"fwd", NULL};
+enum { OP_ADD_TENSOR, OP_ADD, OP_MUL, OP_MIN, OP_MAX };
+static const char *const op_names[] = {"add_tensor", "add", "mul", "min", "max", NULL};
+static const cudnnOpTensorOp_t op_enum[] = {CUDNN_OP_TENSOR_ADD, CUDNN_OP_TENSOR_ADD,
+                                            CUDNN_OP_TENSOR_MUL, CUDNN_OP_TENSOR_MIN,
+                                            CUDNN_OP_TENSOR_MAX};
+_Static_assert(sizeof op_enum / sizeof op_enum[0] == sizeof op_names / sizeof op_names[0] - 1,
+               "one enum per op name");
+static const char *const bcast_names[] = {"none", "c", NULL};
+
+static const tensor_shape_t *shape_of(const dnb_problem_t *p)
+{
+    return (const tensor_shape_t *)(const void *)p->data;
+}
+
+static int64_t count_of(const tensor_shape_t *s)
+{
+    return s->n * s->c * s->h * s->w;
+}
+
+static int default_bcast(int op)
+{
+    return op == OP_ADD_TENSOR;
+}
+
+/* ---- problem text ------------------------------------------------------------------------ */
+
+typedef struct tensor_parse {
+    tensor_shape_t *s;
+    int bcast_given;
+} tensor_parse_t;
+
+static int tensor_field(void *ctx, const char *key, const char *value, char *err, size_t err_size)
+{
+    tensor_parse_t *a = ctx;
+    if (strcmp(key, "op") == 0)
+        return dnb_field_enum(key, value, op_names, &a->s->op, err, err_size);
+    if (strcmp(key, "bcast") == 0) {
+        a->bcast_given = 1;
+        return dnb_field_enum(key, value, bcast_names, &a->s->bcast, err, err_size);
+    }
+    snprintf(err, err_size, "unknown field '%s' (known: op bcast)", key);
+    return -1;
+}
+
+static int tensor_parse(const char *text, dnb_problem_t *p, char *err, size_t err_size)
+{
+    tensor_shape_t *s = (tensor_shape_t *)(void *)p->data;
+    memset(s, 0, sizeof *s);
+    tensor_parse_t a = {s, 0};
+    int64_t d[4];
+    if (dnb_parse_nchw(text, d, tensor_field, &a, err, err_size))
+        return -1;
+    s->n = d[0], s->c = d[1], s->h = d[2], s->w = d[3];
+    if (!a.bcast_given)
+        s->bcast = default_bcast(s->op);
+    return 0;
+}
+
+static void tensor_set_batch(dnb_problem_t *p, int64_t n)
+{
+    ((tensor_shape_t *)(void *)p->data)->n = n;
+}
+
+static void tensor_format(const dnb_problem_t *p, char *buf, size_t size)
+{
+    const tensor_shape_t *s = shape_of(p);
+    char bc[24] = "";
+    if (s->bcast != default_bcast(s->op))
+        snprintf(bc, sizeof bc, " bcast=%s", bcast_names[s->bcast]);
+    snprintf(buf, size, "n%lldc%lldh%lldw%lld op=%s%s", (long long)s->n, (long long)s->c,
+             (long long)s->h, (long long)s->w, op_names[s->op], bc);
+}
+
+static double tensor_flop(const dnb_problem_t *p, int dir)
+{
+    (void)dir;
+    return (double)count_of(shape_of(p));
+}
+
+static int tensor_option(const char *arg, char *err, size_t err_size)
+{
+    (void)arg, (void)err, (void)err_size;
+    return 0;
+}
+
+/* ---- the call ------------------------------------------------------------------------------ */
+
+/* Tensors: AddTensor A, C (in-out); OpTensor A, B, C. */
+enum { T_A, T_C_ADD };
+enum { T_B = 1, T_C_OP };
+
+static void tensor_spec(const dnb_problem_t *p, int dir, dnb_mspec_t *sp)
+{
+    (void)dir;
+    const tensor_shape_t *s = shape_of(p);
+    const int64_t n = count_of(s), nb = s->bcast ? s->c : n;
+    sp->derive_dir = -1;
+    sp->abs_oracle = 1; /* linear (add, mul) or selecting (min, max) */
+    if (s->op == OP_ADD_TENSOR) {
+        sp->t[dnb_mspec_add(sp, "A", DNB_MT_IN, nb)].linear = 1;
+        sp->primary = dnb_mspec_add(sp, "C", DNB_MT_INOUT, n);
+        sp->t[sp->primary].linear = 1;
+        return;
+    }
+    sp->t[dnb_mspec_add(sp, "A", DNB_MT_IN, n)].linear = 1;
+    sp->t[dnb_mspec_add(sp, "B", DNB_MT_IN, nb)].linear = 1;
+    sp->primary = dnb_mspec_add(sp, "C", DNB_MT_OUT, n);
+}
+
+typedef struct tensor_side {
+    cudnnTensorDescriptor_t cd, bd; /* full, and the broadcast operand's */
+    cudnnOpTensorDescriptor_t od;
+} tensor_side_t;
+_Static_assert(sizeof(tensor_side_t) <= sizeof(((dnb_mside_t *)0)->priv), "fits priv");
+
+static const char *tensor_missing(const dnb_lib_t *l, const dnb_problem_t *p, int dir)
+{
+    (void)dir;
+#define NEED(f)                                                                                    \
+    if (l->f == NULL)                                                                              \
+        return #f;
+    NEED(cudnnCreateTensorDescriptor)
+    NEED(cudnnDestroyTensorDescriptor)
+    NEED(cudnnSetTensor4dDescriptor)
+    if (shape_of(p)->op == OP_ADD_TENSOR) {
+        NEED(cudnnAddTensor)
+    } else {
+        NEED(cudnnCreateOpTensorDescriptor)
+        NEED(cudnnDestroyOpTensorDescriptor)
+        NEED(cudnnSetOpTensorDescriptor)
+        NEED(cudnnOpTensor)
+    }
+#undef NEED
+    return NULL;
+}
+
+static cudnnStatus_t tensor_setup(dnb_mside_t *sd, const char **what)
+{
+    tensor_side_t *ts = (tensor_side_t *)(void *)sd->priv;
+    const tensor_shape_t *s = shape_of(sd->p);
+    cudnnStatus_t st;
+    *what = "cudnnSetTensor4dDescriptor(C)";
+    if ((st = dnb_mside_tensor(sd, &ts->cd, s->n, s->c, s->h, s->w)))
+        return st;
+    *what = "cudnnSetTensor4dDescriptor(the broadcast operand)";
+    if ((st = s->bcast ? dnb_mside_tensor(sd, &ts->bd, 1, s->c, 1, 1)
+                       : dnb_mside_tensor(sd, &ts->bd, s->n, s->c, s->h, s->w)))
+        return st;
+    if (s->op == OP_ADD_TENSOR)
+        return CUDNN_STATUS_SUCCESS;
+    *what = "cudnnCreateOpTensorDescriptor";
+    if ((st = sd->lib->cudnnCreateOpTensorDescriptor(&ts->od))) {
+        ts->od = NULL;
+        return st;
+    }
+    *what = "cudnnSetOpTensorDescriptor";
+    return sd->lib->cudnnSetOpTensorDescriptor(ts->od, op_enum[s->op], dnb_param_dt(sd->dt),
+                                               CUDNN_NOT_PROPAGATE_NAN);
+}
+
+static void tensor_release(dnb_mside_t *sd)
+{
+    tensor_side_t *ts = (tensor_side_t *)(void *)sd->priv;
+    dnb_mside_tensor_release(sd, &ts->cd);
+    dnb_mside_tensor_release(sd, &ts->bd);
+    if (ts->od)
+        sd->lib->cudnnDestroyOpTensorDescriptor(ts->od);
+    ts->od = NULL;
+}
+
+static cudnnStatus_t tensor_call(const dnb_mside_t *sd, void *const *b)
+{
+    const tensor_side_t *ts = (const tensor_side_t *)(const void *)sd->priv;
+    const void *one = dnb_one(sd->dt), *zero = dnb_zero(sd->dt);
+    if (shape_of(sd->p)->op == OP_ADD_TENSOR) /* C = A + C: a bias added to an activation */
+        return sd->lib->cudnnAddTensor(sd->h, one, ts->bd, b[T_A], one, ts->cd, b[T_C_ADD]);
+    return sd->lib->cudnnOpTensor(sd->h, ts->od, one, ts->cd, b[T_A], one, ts->bd, b[T_B], zero,
+                                  ts->cd, b[T_C_OP]);
+}
+
+/* S is the oracle on |A|, |B| (|C|): one operation per element, K = 1; min and max select an
+ * operand (exact), and with integer fills every result is exact. */
+static void tensor_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *tol)
+{
+    (void)t, (void)S;
+    const int op = shape_of(a->p)->op;
+    tol->k = 1;
+    tol->exact = op == OP_MIN || op == OP_MAX || !a->fill_real;
+}
+
+static const char *const tensor_impl_ops[] = {"FD_OP_TENSOR_ADD", "fwd", "FD_OP_TENSOR_OP", "fwd",
+                                              NULL};
+
+static const dnb_memop_t tensor_memop = {
+    .spec = tensor_spec,
+    .missing = tensor_missing,
+    .setup = tensor_setup,
+    .release = tensor_release,
+    .call = tensor_call,
+    .tolerance = tensor_tolerance,
+    .impl_ops = tensor_impl_ops,
+};
+
+static void tensor_run(const dnb_ctx_t *ctx, const dnb_problem_t *p, int dir, dnb_row_t *row)
+{
+    dnb_memop_run(&tensor_memop, ctx, p, dir, row);
+}
+
+static double tensor_bytes(const dnb_problem_t *p, int dir, const dnb_dt_t *dt)
+{
+    return dnb_memop_bytes(&tensor_memop, p, dir, dt);
+}
+
+static int tensor_impl(const char *name, dnb_opts_t *o, char *err, size_t err_size)
+{
+    return dnb_memop_impl(&tensor_memop, &dnb_op_tensor, name, o, err, err_size);
+}
+
+const dnb_op_t dnb_op_tensor = {
+    .name = "tensor",
+    .dirs = tensor_dirs,
+    .parse = tensor_parse,
+    .set_batch = tensor_set_batch,
+    .format = tensor_format,
+    .flop = tensor_flop,
+    .bytes = tensor_bytes,
+    .option = tensor_option,
+    .impl = tensor_impl,
+    .run = tensor_run,
+};
