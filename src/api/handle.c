@@ -8,6 +8,7 @@
 
 #include "../core/fd.h"
 #include "../core/backend.h"
+#include "../core/tunecache.h"
 
 static const char *const backend_names[FD_BACKEND_COUNT] = {"ref", "cpu", "cuda"};
 _Static_assert(sizeof backend_names / sizeof backend_names[0] == FD_BACKEND_COUNT,
@@ -83,6 +84,7 @@ cudnnStatus_t CUDNNWINAPI cudnnDestroy(cudnnHandle_t handle)
     if (handle == NULL) /* cuDNN 9.19 answers SUCCESS here (contract §4.6) */
         return CUDNN_STATUS_SUCCESS;
     FD_TRY(fd_handle_check(handle));
+    fd_tunecache_free(handle);
     handle->magic = 0;
     free(handle);
     return CUDNN_STATUS_SUCCESS;

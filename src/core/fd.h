@@ -89,6 +89,7 @@ struct cudnnContext {
     fd_backend_t backend;
     cudaStream_t stream;
     cudnnStatus_t runtime_error; /* reported and cleared by cudnnQueryRuntimeError */
+    struct fd_tunecache *tune;   /* Find results of this handle (core/tunecache.c); lazy */
 };
 
 struct cudnnTensorStruct {
