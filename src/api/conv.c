@@ -2,7 +2,8 @@
 /*
  * conv.c - convolution compute calls (forward, backward data, backward filter, backward bias),
  * workspace queries, and algorithm choice: Get*Algorithm_v7 (heuristic ranking), the cuDNN 7
- * Get*Algorithm (preference + memory limit), Find*Algorithm and Find*AlgorithmEx (timed).
+ * Get*Algorithm (preference + memory limit), Find*Algorithm and Find*AlgorithmEx (timed, and
+ * remembered per handle and across processes by the tuning cache, core/tunecache.c).
  *
  * The three directions share one path: problem (core/conv_problem.c) -> implementation
  * (core/dispatch.c) -> run. The three cuDNN perf structs have one layout; fd_perf_t mirrors it.
@@ -11,9 +12,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/backend.h"
 #include "../core/conv.h"
 #include "../core/logcmd.h"
 #include "../core/op.h"
+#include "../core/tunecache.h"
 
 /* The common layout of cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t. */
 typedef struct {
@@ -197,7 +200,8 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardBias(cudnnHandle_t handle, con
     span_of(dbDesc, db, &b0, &b1);
     FD_CHECK(!spans_overlap(a0, a1, b0, b1), CUDNN_STATUS_NOT_SUPPORTED, "db overlaps dy");
     fd_bias_problem_t p = {*dyDesc, *dbDesc};
-    fd_bias_args_t a = {dy, db, fd_scale_value(alpha, dbDesc->dtype), fd_scale_value(beta, dbDesc->dtype)};
+    fd_bias_args_t a = {handle, dy, db, fd_scale_value(alpha, dbDesc->dtype),
+                        fd_scale_value(beta, dbDesc->dtype)};
     return fd_op_run(handle, FD_OP_CONV_BWD_BIAS, &p, &a);
 }
 
@@ -318,6 +322,56 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
     return n;
 }
 
+/* Stable insertion sort: successes by time, then the rest in their order. */
+static void sort_by_time(fd_perf_t *all, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            fd_perf_t *a = &all[j - 1], *b = &all[j];
+            int a_ok = a->status == CUDNN_STATUS_SUCCESS, b_ok = b->status == CUDNN_STATUS_SUCCESS;
+            if (a_ok > b_ok || (a_ok == b_ok && (!a_ok || a->time <= b->time)))
+                break;
+            fd_perf_t t = *a;
+            *a = *b, *b = t;
+        }
+}
+
+static const fd_tune_entry_t *record_entry(const fd_tune_record_t *rec, int algo)
+{
+    for (int i = 0; i < rec->count; i++)
+        if (rec->e[i].algo == algo)
+            return &rec->e[i];
+    return NULL;
+}
+
+/* Get*Algorithm_v7 when a Find of the same problem is known (this handle's, or the tuning
+ * file's): the algorithms Find timed come first, by measured time and with those times; the
+ * other supported ones follow in heuristic order, then the unsupported. */
+static void order_by_cache(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t *all, int n)
+{
+    fd_tune_record_t rec;
+    if (!fd_tunecache_lookup(handle, p, FD_TUNE_FOR_GET, &rec))
+        return;
+    fd_perf_t timed[CUDNN_CONVOLUTION_FWD_ALGO_COUNT], rest[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int nt = 0, nr = 0;
+    for (int i = 0; i < n; i++) {
+        const fd_tune_entry_t *e = record_entry(&rec, all[i].algo);
+        if (all[i].status == CUDNN_STATUS_SUCCESS && e != NULL &&
+            e->status == CUDNN_STATUS_SUCCESS && e->memory == all[i].memory) {
+            timed[nt] = all[i];
+            timed[nt++].time = e->time;
+        } else {
+            rest[nr++] = all[i];
+        }
+    }
+    if (nt == 0)
+        return;
+    sort_by_time(timed, nt);
+    memcpy(all, timed, sizeof(fd_perf_t) * (size_t)nt);
+    memcpy(all + nt, rest, sizeof(fd_perf_t) * (size_t)nr);
+    fd_tunecache_note(handle, FD_TUNE_GET_HIT);
+}
+
 static cudnnStatus_t get_v7(cudnnHandle_t handle, const fd_conv_problem_t *p, int requested,
                             int *returned, void *perf_results)
 {
@@ -328,6 +382,7 @@ static cudnnStatus_t get_v7(cudnnHandle_t handle, const fd_conv_problem_t *p, in
     fd_perf_t all[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     const fd_conv_impl_t *impls[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int n = rank_all(handle, p, all, impls);
+    order_by_cache(handle, p, all, n);
     n = n < requested ? n : requested;
     memcpy(perf_results, all, sizeof(fd_perf_t) * (size_t)n);
     *returned = n;
@@ -473,6 +528,96 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+static cudnnStatus_t find_return(const fd_perf_t *all, int n, int requested, int *returned,
+                                 void *perf_results)
+{
+    n = n < requested ? n : requested;
+    memcpy(perf_results, all, sizeof(fd_perf_t) * (size_t)n);
+    *returned = n;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Keeps a timed ranking in the tuning cache. An algorithm this Find could not time for lack
+ * of workspace keeps the time an earlier Find with more workspace measured. */
+static void remember(cudnnHandle_t handle, const fd_conv_problem_t *p, const fd_perf_t *all, int n)
+{
+    fd_perf_t keep[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    memcpy(keep, all, sizeof(fd_perf_t) * (size_t)n);
+    fd_tune_record_t rec;
+    int have_old = -1, merged = 0;
+    for (int i = 0; i < n; i++) {
+        if (keep[i].status != CUDNN_STATUS_ALLOC_FAILED)
+            continue;
+        if (have_old < 0)
+            have_old = fd_tunecache_lookup(handle, p, FD_TUNE_FOR_GET, &rec);
+        const fd_tune_entry_t *e = have_old ? record_entry(&rec, keep[i].algo) : NULL;
+        if (e != NULL && e->status == CUDNN_STATUS_SUCCESS && e->memory == keep[i].memory) {
+            keep[i].status = CUDNN_STATUS_SUCCESS, keep[i].time = e->time;
+            merged = 1;
+        }
+    }
+    if (merged)
+        sort_by_time(keep, n);
+    rec.count = n;
+    for (int i = 0; i < n; i++)
+        rec.e[i] = (fd_tune_entry_t){keep[i].algo, keep[i].status, keep[i].time, keep[i].memory,
+                                     keep[i].determinism, keep[i].mathType};
+    fd_tunecache_store(handle, p, &rec);
+}
+
+/* A Find answered by the tuning cache: 1 when the stored ranking of p serves a workspace of ws
+ * bytes (every algorithm it could not time for lack of workspace still does not fit) and agrees
+ * with the implementation table (same algorithms supported, same workspace sizes). all[] then
+ * holds what find_timed would return: entries over ws marked ALLOC_FAILED, sorted. */
+static int find_cached(cudnnHandle_t handle, const fd_conv_problem_t *p, size_t ws, fd_perf_t *all,
+                       int *count)
+{
+    fd_tune_record_t rec;
+    if (!fd_tunecache_lookup(handle, p, FD_TUNE_FOR_FIND, &rec))
+        return 0;
+    const fd_conv_impl_t *impls[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = rank_all(handle, p, all, impls);
+    for (int i = 0; i < n; i++) {
+        const fd_tune_entry_t *e = record_entry(&rec, all[i].algo);
+        if (e == NULL)
+            return 0;
+        int ran = e->status == CUDNN_STATUS_SUCCESS || e->status == CUDNN_STATUS_ALLOC_FAILED;
+        if (all[i].status != CUDNN_STATUS_SUCCESS) {
+            if (ran)
+                return 0; /* stale: an implementation is gone */
+            continue;
+        }
+        if (ran && e->memory != all[i].memory)
+            return 0; /* stale: the workspace changed */
+        if (all[i].memory > ws) {
+            all[i].status = CUDNN_STATUS_ALLOC_FAILED;
+            continue;
+        }
+        if (e->status == CUDNN_STATUS_ALLOC_FAILED)
+            return 0; /* fits this workspace but was never timed */
+        all[i].status = e->status, all[i].time = e->time;
+    }
+    sort_by_time(all, n);
+    *count = n;
+    return 1;
+}
+
+/* Find*Ex answered by the cache still leaves a correct result in its output, as a timed search
+ * does: the best algorithm runs once (a timed search leaves the last one run's). */
+static cudnnStatus_t run_best(cudnnHandle_t handle, const fd_conv_problem_t *p,
+                              const fd_conv_args_t *args, const fd_perf_t *all, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (all[i].status != CUDNN_STATUS_SUCCESS)
+            continue;
+        char why[512];
+        const fd_conv_impl_t *impl =
+            fd_conv_select(p, handle->backend, all[i].algo, why, sizeof why);
+        return impl != NULL ? impl->run(p, args) : CUDNN_STATUS_NOT_SUPPORTED;
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Runs each supported algorithm once into args->out (an implementation serving several
  * algorithms is timed once), then sorts by time, unsupported last. */
 static cudnnStatus_t find_timed(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_conv_args_t *args,
@@ -500,23 +645,18 @@ static cudnnStatus_t find_timed(cudnnHandle_t handle, const fd_conv_problem_t *p
             all[i].status = CUDNN_STATUS_ALLOC_FAILED; /* cuDNN's word for a short workspace here */
             continue;
         }
+        /* On cuda the runs are asynchronous: the clock brackets the queued work, waited for. */
+        FD_TRY(fd_backend_sync(handle));
         double t0 = now_ms();
         all[i].status = impls[i]->run(p, args);
+        if (all[i].status == CUDNN_STATUS_SUCCESS)
+            all[i].status = fd_backend_sync(handle);
         all[i].time = (float)(now_ms() - t0);
     }
-    for (int i = 1; i < n; i++) /* stable insertion sort: successes by time, then the rest */
-        for (int j = i; j > 0; j--) {
-            fd_perf_t *a = &all[j - 1], *b = &all[j];
-            int a_ok = a->status == CUDNN_STATUS_SUCCESS, b_ok = b->status == CUDNN_STATUS_SUCCESS;
-            if (a_ok > b_ok || (a_ok == b_ok && (!a_ok || a->time <= b->time)))
-                break;
-            fd_perf_t t = *a;
-            *a = *b, *b = t;
-        }
-    n = n < requested ? n : requested;
-    memcpy(perf_results, all, sizeof(fd_perf_t) * (size_t)n);
-    *returned = n;
-    return CUDNN_STATUS_SUCCESS;
+    sort_by_time(all, n);
+    remember(handle, p, all, n);
+    fd_tunecache_note(handle, FD_TUNE_FIND_MISS);
+    return find_return(all, n, requested, returned, perf_results);
 }
 
 /* Find without caller buffers: scratch tensors and the largest workspace, freed after. */
@@ -524,8 +664,12 @@ static cudnnStatus_t find_scratch(cudnnHandle_t handle, const fd_conv_problem_t 
                                   size_t x_bytes, size_t w_bytes, size_t y_bytes, int requested,
                                   int *returned, void *perf_results)
 {
-    FD_CHECK(handle->backend != FD_BACKEND_CUDA, CUDNN_STATUS_NOT_SUPPORTED,
-             "Find without buffers is not implemented on the cuda backend yet; use Find*Ex");
+    fd_perf_t cached[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int ncached;
+    if (find_cached(handle, p, (size_t)-1, cached, &ncached)) { /* no scratch needed */
+        fd_tunecache_note(handle, FD_TUNE_FIND_HIT);
+        return find_return(cached, ncached, requested, returned, perf_results);
+    }
     fd_perf_t all[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     const fd_conv_impl_t *impls[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int n = rank_all(handle, p, all, impls);
@@ -533,15 +677,17 @@ static cudnnStatus_t find_scratch(cudnnHandle_t handle, const fd_conv_problem_t 
     for (int i = 0; i < n; i++)
         if (all[i].status == CUDNN_STATUS_SUCCESS && all[i].memory > ws)
             ws = all[i].memory;
-    void *x = calloc(1, x_bytes), *w = calloc(1, w_bytes), *y = calloc(1, y_bytes);
-    void *work = ws ? malloc(ws) : NULL;
-    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-    if (!x || !w || !y || (ws && !work)) {
-        st = fd_error(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, __FILE__, __LINE__,
-                      "cannot allocate %zu + %zu + %zu + %zu bytes of scratch for Find", x_bytes,
-                      w_bytes, y_bytes, ws);
+    /* zeroed, where the handle's data lives (device memory on cuda) */
+    void *x = NULL, *w = NULL, *y = NULL, *work = NULL;
+    cudnnStatus_t st = fd_backend_alloc(handle, x_bytes, &x);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = fd_backend_alloc(handle, w_bytes, &w);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = fd_backend_alloc(handle, y_bytes, &y);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = fd_backend_alloc(handle, ws, &work);
+    if (st != CUDNN_STATUS_SUCCESS)
         goto cleanup;
-    }
     fd_conv_args_t a = {handle, x, w, y, NULL, 1.0, 0.0, work, ws};
     a.out = p->dir == FD_CONV_FWD ? y : p->dir == FD_CONV_BWD_DATA ? x : w;
     if (p->dir == FD_CONV_FWD)
@@ -552,7 +698,8 @@ static cudnnStatus_t find_scratch(cudnnHandle_t handle, const fd_conv_problem_t 
         a.w = NULL;
     st = find_timed(handle, p, &a, requested, returned, perf_results);
 cleanup:
-    free(x), free(w), free(y), free(work);
+    fd_backend_free(handle, x), fd_backend_free(handle, w), fd_backend_free(handle, y);
+    fd_backend_free(handle, work);
     return st;
 }
 
@@ -643,6 +790,17 @@ static cudnnStatus_t find_ex(cudnnHandle_t handle, fd_conv_dir_t dir, cudnnTenso
         a.out = (void *)x, a.x = NULL;
     else
         a.out = (void *)w, a.w = NULL;
+    FD_CHECK(returned != NULL, CUDNN_STATUS_BAD_PARAM, "returnedAlgoCount is NULL");
+    FD_CHECK(perf != NULL, CUDNN_STATUS_BAD_PARAM, "perfResults is NULL");
+    FD_CHECK(requested >= 1, CUDNN_STATUS_BAD_PARAM,
+             "requestedAlgoCount is %d; it must be at least 1", requested);
+    fd_perf_t cached[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int ncached;
+    if (find_cached(handle, &p, workSpaceSizeInBytes, cached, &ncached) &&
+        run_best(handle, &p, &a, cached, ncached) == CUDNN_STATUS_SUCCESS) {
+        fd_tunecache_note(handle, FD_TUNE_FIND_HIT);
+        return find_return(cached, ncached, requested, returned, perf);
+    }
     return find_timed(handle, &p, &a, requested, returned, perf);
 }
 

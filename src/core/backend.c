@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * backend.c - backend availability. ref and cpu always run; cuda needs a build with CUDA and
- * a device the runtime can use (src/cuda/probe.cu answers that when it is compiled in).
+ * a device the runtime can use (src/cuda/probe.cu answers that when it is compiled in). Also the
+ * few services generic code needs from where the data lives: waiting and scratch memory.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "backend.h"
 
 #if defined(FD_HAVE_CUDA)
 int fd_cuda_probe(char *why, size_t why_size); /* src/cuda/probe.cu */
 size_t fd_cuda_runtime_version(void);
+cudnnStatus_t fd_cuda_sync(cudnnHandle_t handle);
+cudnnStatus_t fd_cuda_alloc(cudnnHandle_t handle, size_t bytes, void **p);
+void fd_cuda_free(cudnnHandle_t handle, void *p);
 #endif
 
 int fd_backend_available(fd_backend_t b, char *why, size_t why_size)
@@ -41,4 +46,42 @@ size_t fd_backend_cudart_version(void)
 #else
     return 0;
 #endif
+}
+
+cudnnStatus_t fd_backend_sync(cudnnHandle_t handle)
+{
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA)
+        return fd_cuda_sync(handle);
+#endif
+    (void)handle;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t fd_backend_alloc(cudnnHandle_t handle, size_t bytes, void **p)
+{
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA)
+        return fd_cuda_alloc(handle, bytes, p);
+#endif
+    (void)handle;
+    *p = NULL;
+    if (bytes == 0)
+        return CUDNN_STATUS_SUCCESS;
+    *p = calloc(1, bytes);
+    FD_CHECK(*p != NULL, CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED,
+             "cannot allocate %zu bytes of scratch", bytes);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+void fd_backend_free(cudnnHandle_t handle, void *p)
+{
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA) {
+        fd_cuda_free(handle, p);
+        return;
+    }
+#endif
+    (void)handle;
+    free(p);
 }

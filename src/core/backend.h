@@ -15,4 +15,14 @@ int fd_backend_available(fd_backend_t b, char *why, size_t why_size);
 /* CUDART_VERSION the library was built with, 0 for a build without CUDA. */
 size_t fd_backend_cudart_version(void);
 
+/* Waits for the work queued on the handle's stream (cuda); the host backends finish every call
+ * before returning, so there is nothing to wait for. For Find's timer only: compute calls never
+ * synchronise. */
+cudnnStatus_t fd_backend_sync(cudnnHandle_t handle);
+
+/* `bytes` of zeroed memory where the handle's data lives (device memory on cuda), for Find
+ * without caller buffers; *p is NULL for 0 bytes. fd_backend_free(handle, NULL) is a no-op. */
+cudnnStatus_t fd_backend_alloc(cudnnHandle_t handle, size_t bytes, void **p);
+void fd_backend_free(cudnnHandle_t handle, void *p);
+
 #endif /* FD_CORE_BACKEND_H_ */

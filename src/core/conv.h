@@ -57,6 +57,7 @@ typedef struct fd_bias_problem {
     struct cudnnTensorStruct dy, db; /* validated copies: db is 1 x K x 1... */
 } fd_bias_problem_t;
 typedef struct fd_bias_args {
+    cudnnHandle_t handle; /* its stream, on cuda */
     const void *dy;
     void *db;
     double alpha, beta;

@@ -1127,7 +1127,12 @@ int main(int argc, char **argv)
     puts("(double for f64).");
     for (int b = 0; b < N_BACKENDS; b++)
         if (handles[b] == NULL)
-            printf("\n%s is n-a: `%s`\n", freednnGetBackendName(backends[b]), na[b]);
+            /* the reason varies with the build and machine (no nvcc, no driver, no GPU); the
+             * committed table must not, so it goes to stderr and freednn-doctor explains it */
+            printf("\n%s is n-a: it cannot run with the build and machine that measured this table "
+                   "(`freednn-doctor` says why on yours)\n",
+                   freednnGetBackendName(backends[b])),
+                fprintf(stderr, "support_probe: %s is n-a: %s\n", freednnGetBackendName(backends[b]), na[b]);
 
     const char *family = NULL;
     for (int c = 0; c < N_CASES; c++) {

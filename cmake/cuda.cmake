@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: MIT
+# The cuda backend (DESIGN D3, D7). FREEDNN_CUDA is AUTO (the default: ON when CMake finds a
+# CUDA compiler), ON or OFF; after this file it is a plain ON/OFF variable that subdirectories
+# test with if(FREEDNN_CUDA). An ON build compiles src/cuda/*.cu into the library for sm_80 and
+# sm_90 with PTX for later GPUs, defines FD_HAVE_CUDA and links the CUDA runtime statically, so
+# the library loads on machines without the toolkit or a driver and answers cpu there
+# (src/cuda/probe.cu). The ASan build never has CUDA: the runtime and ASan's shadow memory clash.
+string(TOUPPER "${FREEDNN_CUDA}" fd_cuda_request)
+if(FREEDNN_SANITIZE AND fd_cuda_request)
+  message(STATUS "freednn: FREEDNN_SANITIZE=ON builds without the cuda backend "
+                 "(FREEDNN_CUDA=${FREEDNN_CUDA} taken as OFF: ASan and the CUDA runtime do not mix)")
+  set(fd_cuda_request OFF)
+endif()
+
+if(fd_cuda_request STREQUAL "AUTO" OR fd_cuda_request)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(NOT CMAKE_CUDA_COMPILER)
+    if(NOT fd_cuda_request STREQUAL "AUTO")
+      message(FATAL_ERROR "freednn: FREEDNN_CUDA=${FREEDNN_CUDA} but CMake finds no CUDA compiler: "
+                          "put nvcc on PATH or set CMAKE_CUDA_COMPILER (or configure with "
+                          "-DFREEDNN_CUDA=AUTO or OFF)")
+    endif()
+    message(STATUS "freednn: no CUDA compiler found; building without the cuda backend (FREEDNN_CUDA=AUTO)")
+    set(FREEDNN_CUDA OFF)
+  else()
+    set(FREEDNN_CUDA ON)
+  endif()
+else()
+  message(STATUS "freednn: cuda backend OFF (FREEDNN_CUDA=${FREEDNN_CUDA})")
+  set(FREEDNN_CUDA OFF)
+endif()
+
+if(FREEDNN_CUDA)
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
+  endif()
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  message(STATUS "freednn: cuda backend ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, "
+                 "architectures ${CMAKE_CUDA_ARCHITECTURES})")
+  file(GLOB FD_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/cuda/*.cu)
+  target_sources(freednn PRIVATE ${FD_CUDA_SOURCES})
+  target_compile_definitions(freednn PRIVATE FD_HAVE_CUDA=1)
+  target_compile_options(freednn PRIVATE
+    "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:--Werror all-warnings>"
+    "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcompiler -Wall,-Wextra,-Werror>")
+  # freednn was made before CUDA was enabled: its properties take the values here. The static
+  # runtime (cudart_static, as CMake links it for CUDA_RUNTIME_LIBRARY Static) keeps the library
+  # loadable where no toolkit is installed; programs may use the shared runtime beside it.
+  set_target_properties(freednn PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}"
+    CUDA_RUNTIME_LIBRARY Static)
+endif()

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/gpu/run.sh - the GPU tier in one go (DESIGN D9; `make test-gpu`): configure a CUDA build
+# (build-gpu), build the library and the GPU tests, run them, run compute-sanitizer's memcheck
+# (with padding between allocations), racecheck and initcheck on the smoke subset, and end with
+# the `N passed, N failed` line. A test program's own checks count one each; every other step
+# (configure, build, each sanitizer run) counts as one check.
+#
+# Environment: BUILD_GPU (build directory, default build-gpu), JOBS (default: all cores),
+# CMAKE_FLAGS (extra configure flags), LOG_DIR (full logs, default $BUILD_GPU/gpu-logs),
+# COMPUTE_SANITIZER (the tool, default: found on PATH or under /usr/local/cuda), TEST_TIMEOUT and
+# SANITIZER_TIMEOUT (seconds per run, default 600 and 400; a run cut off counts as failed).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+build=${BUILD_GPU:-build-gpu}
+jobs=${JOBS:-$(nproc)}
+logs=${LOG_DIR:-$build/gpu-logs}
+mkdir -p "$logs"
+passed=0
+failed=0
+
+say() { printf '%s\n' "$*"; }
+tally() { # name status(0 ok) detail
+    if [ "$2" -eq 0 ]; then passed=$((passed + 1)); say "PASS  $1  $3"; else failed=$((failed + 1)); say "FAIL  $1  $3"; fi
+}
+finish() {
+    say "gpu tier: logs in $logs"
+    say "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+# Adds a program's own "N passed, N failed" line (the last one in its log) to the totals.
+add_counts() { # log
+    local line p f
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1)
+    [ -n "$line" ] || return 1
+    p=${line%% passed*}
+    f=${line#*, }
+    f=${f%% failed*}
+    passed=$((passed + p))
+    failed=$((failed + f))
+    return 0
+}
+
+say "gpu tier: $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    say "gpu tier: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 1)"
+fi
+
+# ---- configure and build ------------------------------------------------------------------
+t0=$(date +%s)
+# shellcheck disable=SC2086 # CMAKE_FLAGS is a list of flags
+cmake -S . -B "$build" -DFREEDNN_CUDA=ON -DFREEDNN_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    ${CMAKE_FLAGS:-} >"$logs/configure.log" 2>&1
+st=$?
+tally configure $st "$(grep -m1 'freednn: cuda backend' "$logs/configure.log" | sed 's/^-- //')"
+if [ $st -ne 0 ]; then tail -n 30 "$logs/configure.log"; finish; fi
+cmake --build "$build" -j "$jobs" --target gpu_test_gpu_conv >"$logs/build.log" 2>&1
+st=$?
+tally build $st "library and tests/gpu in $(($(date +%s) - t0)) s (-j $jobs; warnings: $(grep -c 'warning' "$logs/build.log"))"
+if [ $st -ne 0 ]; then grep -E 'error|Error' "$logs/build.log" | head -n 30; finish; fi
+test_bin=$build/tests/gpu/gpu_test_gpu_conv
+
+# ---- the tests ----------------------------------------------------------------------------
+t0=$(date +%s)
+timeout "${TEST_TIMEOUT:-600}" "$test_bin" >"$logs/test_gpu_conv.log" 2>&1
+st=$?
+if [ $st -eq 77 ]; then
+    say "SKIP  test_gpu_conv  $(tail -n 1 "$logs/test_gpu_conv.log")"
+    say "gpu tier: no usable GPU here; nothing else to run"
+    finish
+fi
+grep -E '^test_gpu_conv|runs checked|determinism:' "$logs/test_gpu_conv.log"
+grep -E 'FAIL|failed:' "$logs/test_gpu_conv.log" | grep -v ' 0 failed' | head -n 20
+if ! add_counts "$logs/test_gpu_conv.log" || [ $st -gt 1 ]; then
+    tally test_gpu_conv 1 "exit $st without its closing count (crash or timeout?)"
+    tail -n 20 "$logs/test_gpu_conv.log"
+else
+    say "      test_gpu_conv  exit $st in $(($(date +%s) - t0)) s: $(tail -n 1 "$logs/test_gpu_conv.log")"
+fi
+
+# ---- compute-sanitizer on the smoke subset -----------------------------------------------
+san=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || true)}
+for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    [ -n "$san" ] || { [ -x "$c" ] && san=$c; }
+done
+if [ -z "$san" ]; then
+    tally compute-sanitizer 1 "not found (set COMPUTE_SANITIZER)"
+    finish
+fi
+say "gpu tier: $("$san" --version 2>&1 | grep -i version | tail -n 1)"
+run_sanitizer() { # tool, extra options...
+    local tool=$1 log="$logs/sanitizer-$1.log" st summary
+    shift
+    t0=$(date +%s)
+    timeout "${SANITIZER_TIMEOUT:-400}" "$san" --tool "$tool" --error-exitcode 99 "$@" "$test_bin" --smoke >"$log" 2>&1
+    st=$?
+    summary=$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 | sed 's/^========= //')
+    [ -n "$summary" ] || summary="no summary line"
+    if [ $st -eq 0 ] && ! grep -qE '^[0-9]+ passed, 0 failed$' "$log"; then
+        st=1 # the program itself must pass under the tool too
+    fi
+    tally "$tool" $st "$summary; $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) in $(($(date +%s) - t0)) s"
+    [ $st -eq 0 ] || grep -E '^========= (Invalid|Race|Uninitialized|Program hit|Error)' "$log" | sort | uniq -c | head -n 10
+}
+run_sanitizer memcheck --padding 4096 --leak-check full
+run_sanitizer racecheck --racecheck-report analysis
+run_sanitizer initcheck
+finish
