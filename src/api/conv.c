@@ -459,6 +459,18 @@ static cudnnStatus_t get_v6(cudnnHandle_t handle, const fd_conv_problem_t *p, in
                     "no algorithm fits a workspace of %zu bytes", cap);
 }
 
+/* The three cuDNN 7 Get*Algorithm entries: descriptors -> problem -> get_v6. */
+static cudnnStatus_t get_v6_entry(cudnnHandle_t handle, fd_conv_dir_t dir, cudnnTensorDescriptor_t xDesc,
+                                  cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
+                                  cudnnTensorDescriptor_t yDesc, int preference, size_t limit, int *algo)
+{
+    FD_TRY(fd_handle_check(handle));
+    FD_CHECK(algo != NULL, CUDNN_STATUS_BAD_PARAM, "algo is NULL");
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, dir, xDesc, wDesc, convDesc, yDesc));
+    return get_v6(handle, &p, preference, limit, algo);
+}
+
 cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithm(cudnnHandle_t handle,
                                                               const cudnnTensorDescriptor_t xDesc,
                                                               const cudnnFilterDescriptor_t wDesc,
@@ -469,12 +481,9 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithm(cudnnHandle_t hand
                                                               cudnnConvolutionFwdAlgo_t *algo)
 {
     FD_API(handle);
-    FD_TRY(fd_handle_check(handle));
-    FD_CHECK_NOT_NULL(algo);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
-    int a;
-    FD_TRY(get_v6(handle, &p, (int)preference, memoryLimitInBytes, &a));
+    int a = 0;
+    FD_TRY(get_v6_entry(handle, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc, (int)preference, memoryLimitInBytes,
+                        algo ? &a : NULL));
     *algo = (cudnnConvolutionFwdAlgo_t)a;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -489,12 +498,9 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithm(cudnnHandle_t
                                                                    cudnnConvolutionBwdDataAlgo_t *algo)
 {
     FD_API(handle);
-    FD_TRY(fd_handle_check(handle));
-    FD_CHECK_NOT_NULL(algo);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
-    int a;
-    FD_TRY(get_v6(handle, &p, (int)preference, memoryLimitInBytes, &a));
+    int a = 0;
+    FD_TRY(get_v6_entry(handle, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc, (int)preference, memoryLimitInBytes,
+                        algo ? &a : NULL));
     *algo = (cudnnConvolutionBwdDataAlgo_t)a;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -509,12 +515,9 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm(cudnnHandle
                                                                      cudnnConvolutionBwdFilterAlgo_t *algo)
 {
     FD_API(handle);
-    FD_TRY(fd_handle_check(handle));
-    FD_CHECK_NOT_NULL(algo);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
-    int a;
-    FD_TRY(get_v6(handle, &p, (int)preference, memoryLimitInBytes, &a));
+    int a = 0;
+    FD_TRY(get_v6_entry(handle, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc, (int)preference, memoryLimitInBytes,
+                        algo ? &a : NULL));
     *algo = (cudnnConvolutionBwdFilterAlgo_t)a;
     return CUDNN_STATUS_SUCCESS;
 }
