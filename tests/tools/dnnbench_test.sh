@@ -73,7 +73,7 @@ csv)
     [ "$(wc -l <"$out/rows.csv")" -eq 19 ] || fail "expected a header and 18 rows"
     # columns: status 10, ms_median 18, gflops 20, repro last (quoted fields folded first)
     sed 's/"[^"]*"/Q/g' "$out/rows.csv" |
-        awk -F, 'NR > 1 && (NF != 34 || $10 != "PASSED" || $18 <= 0 || $20 <= 0) { bad = 1 } END { exit bad }' ||
+        awk -F, 'NR > 1 && (NF != 36 || $10 != "PASSED" || $18 <= 0 || $20 <= 0) { bad = 1 } END { exit bad }' ||
         fail "a CSV row lacks PASSED, a time or GFLOP/s: $(cat "$out/rows.csv")"
     grep -q ',conv,bwd_filter,f32,nchw,cpu,n1c8h17w19k12r5s3p2q1u2v1l1g1,"5x3 filter, per-axis pad and stride",' \
         "$out/rows.csv" || fail "the row of the per-axis shape (with its quoted tag) is missing"
@@ -236,7 +236,7 @@ mem_csv)
         [ "$(wc -l <"$out/$op.csv")" -eq $((n + 1)) ] || fail "--op=$op: expected a header and $n rows"
         # op 2, status 10, ms_median 18, gbytes 31, gbps 32, repro last (quoted fields folded)
         sed 's/"[^"]*"/Q/g' "$out/$op.csv" |
-            awk -F, -v op=$op 'NR > 1 && (NF != 34 || $2 != op || $10 != "PASSED" || $18 <= 0 || $31 <= 0 || $32 <= 0) { bad = 1 }
+            awk -F, -v op=$op 'NR > 1 && (NF != 36 || $2 != op || $10 != "PASSED" || $18 <= 0 || $31 <= 0 || $32 <= 0) { bad = 1 }
                 END { exit bad }' || fail "a --op=$op CSV row lacks PASSED, a time, bytes or GB/s: $(cat "$out/$op.csv")"
     done
     grep -q ",pool,bwd,f32,nchw,cpu,n1c8h13w11k3s1p1 kw=2 sw=2 pw=0 mode=max,\"per-axis window, stride and pad; overlapping rows\"," \

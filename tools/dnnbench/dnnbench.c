@@ -257,7 +257,8 @@ static const char csv_header[] =
     "index,op,dir,dt,layout,backend,problem,tag,gflop,status,reason,algo,workspace,err_ratio,max_"
     "err,"
     "zero_frac,samples,ms_median,ms_min,gflops,vs_lib,vs_status,vs_reason,vs_algo,vs_err_ratio,"
-    "vs_samples,vs_ms_median,vs_ms_min,vs_gflops,ratio,gbytes,gbps,vs_gbps,repro\n";
+    "vs_samples,vs_ms_median,vs_ms_min,vs_gflops,ratio,gbytes,gbps,vs_gbps,host_ms,vs_host_ms,"
+    "repro\n";
 
 static void fmt_num(char *buf, size_t n, const char *fmt, double v, int known)
 {
@@ -342,6 +343,10 @@ static void csv_row(FILE *f, const dnb_opts_t *o, const char *backend, const dnb
     fmt_num(b[k], 64, "%.6g", gbps_of(r, &u->t), r->bytes > 0 && u->t.samples > 0);
     csv_field(f, b[k++], 0);
     fmt_num(b[k], 64, "%.6g", gbps_of(r, &t->t), r->bytes > 0 && t->t.samples > 0);
+    csv_field(f, b[k++], 0);
+    fmt_num(b[k], 64, "%.6g", u->t.host_med_ms, u->t.samples > 0 && u->t.host_med_ms >= 0);
+    csv_field(f, b[k++], 0);
+    fmt_num(b[k], 64, "%.6g", t->t.host_med_ms, t->t.samples > 0 && t->t.host_med_ms >= 0);
     csv_field(f, b[k++], 0);
     csv_field(f, r->repro, 1);
     fflush(f);
@@ -709,8 +714,9 @@ int main(int argc, char **argv)
                     o.vs, ctx.vs_dev->name, ctx.dev->name);
             return 1;
         }
-        printf("dnnbench: vs %s (cuDNN API %zu, its own link-map namespace), backend %s\n", o.vs,
-               ctx.vs->version, backend_name(ctx.vs_backend));
+        printf("dnnbench: vs %s (cuDNN API %zu, %s), backend %s\n", o.vs, ctx.vs->version,
+               ctx.vs->deepbind ? "main namespace, RTLD_DEEPBIND" : "its own link-map namespace",
+               backend_name(ctx.vs_backend));
     }
 
     FILE *csv = NULL;

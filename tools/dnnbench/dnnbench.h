@@ -9,7 +9,8 @@
  * Every library call goes through a dnb_lib_t, a table of function pointers typed from our
  * cudnn.h prototypes, so one op file drives our library, the `ref` oracle and a second cuDNN
  * loaded with --vs in its own link-map namespace. Buffers and timers go through a
- * dnb_device_t: host memory and the host clock today, device memory and CUDA events next.
+ * dnb_device_t: host memory and the host clock (ref, cpu), or device memory and CUDA events (cuda,
+ * NVIDIA's cuDNN: cuda_device.c).
  */
 #ifndef DNNBENCH_H_
 #define DNNBENCH_H_
@@ -92,7 +93,8 @@ typedef struct dnb_device dnb_device_t;
 
 typedef struct dnb_lib {
     const char *name; /* "freednn" for the linked library, else the --vs path */
-    void *dl;         /* dlmopen handle; NULL for the linked library */
+    void *dl;         /* dlmopen/dlopen handle; NULL for the linked library */
+    int deepbind;     /* loaded with dlopen(RTLD_DEEPBIND) into the main namespace (lib.c) */
     size_t version;   /* its cudnnGetVersion() */
 #define DNB_LIB_FIELD(f) __typeof__(&f) f;
     DNB_LIB_FUNCS(DNB_LIB_FIELD)
@@ -125,12 +127,21 @@ struct dnb_device {
     void (*set_bytes)(void *dst, int byte, size_t bytes);
     /* Brackets one call: start() before it, stop_ms() after it, returning the elapsed
      * milliseconds once the call's work is complete. Host: the monotonic clock around a
-     * synchronous call. CUDA (the next step, docs/dnnbench.md): events on the handle's stream. */
+     * synchronous call. CUDA: events on the default stream, the handles' stream. */
     void (*start)(void);
     double (*stop_ms)(void);
+    /* Devices whose calls return before their work is done (cuda): the host wall time of the
+     * last start()..stop_ms() call itself, up to the return, without synchronising: the host
+     * overhead per call. NULL on the host device (there it is the timed time). */
+    double (*host_ms)(void);
+    /* Evicts the device's cache between samples (cuda: a memset of 2 x L2 on the device);
+     * NULL: util.c reads a host buffer. */
+    void (*flush)(size_t bytes);
 };
 
-/* The device of a backend: ref and cpu use host memory; cuda has none yet (NULL, why). */
+/* The device of a backend: ref and cpu use host memory; cuda (and -1: a library that is not
+ * freednn, NVIDIA's cuDNN) the cuda device of cuda_device.c, NULL with why when the CUDA runtime
+ * cannot be loaded or sees no GPU. */
 const dnb_device_t *dnb_device_for(int backend, char *why, size_t why_size);
 
 /* ---- options -------------------------------------------------------------------------- */
@@ -194,6 +205,7 @@ const char *dnb_state_name(dnb_state_t s);
 typedef struct dnb_timing {
     int samples; /* 0: not timed */
     double med_ms, min_ms;
+    double host_med_ms; /* median host time per call (devices with host_ms); < 0 unknown */
 } dnb_timing_t;
 
 /* One library's result on one (problem, direction). */
@@ -314,5 +326,9 @@ void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets,
 /* How many buffer sets of set_bytes to rotate, and whether to flush as well. */
 void dnb_cache_plan(const dnb_opts_t *o, const dnb_device_t *dev, size_t set_bytes, int *nsets,
                     int *flush);
+
+/* The cuda device (cuda_device.c): libcudart loaded with dlopen on first use, so that dnnbench
+ * builds and runs without the CUDA toolkit. NULL with why when it cannot be had. */
+const dnb_device_t *dnb_cuda_device(char *why, size_t why_size);
 
 #endif /* DNNBENCH_H_ */

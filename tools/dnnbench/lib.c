@@ -31,9 +31,28 @@ dnb_lib_t *dnb_lib_ours(void)
     return &ours_lib;
 }
 
+/* NVIDIA's libcudnn must share the CUDA driver (libcuda.so.1) with our cuda backend: device
+ * pointers and streams belong to the driver's context, and a second copy of libcuda in a new
+ * link-map namespace has contexts of its own. So a library whose file name starts with
+ * "libcudnn" is loaded into the main namespace with RTLD_DEEPBIND (its own cudnn* symbols and
+ * its dependencies' come before ours); any other (a freednn copy) with dlmopen(LM_ID_NEWLM).
+ * DNB_VS_LOAD=dlmopen or =deepbind forces one way. */
+static int vs_deepbind(const char *path)
+{
+    const char *force = getenv("DNB_VS_LOAD");
+    if (force != NULL && strcmp(force, "dlmopen") == 0)
+        return 0;
+    if (force != NULL && strcmp(force, "deepbind") == 0)
+        return 1;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strncmp(base, "libcudnn", 8) == 0;
+}
+
 dnb_lib_t *dnb_lib_load(const char *path, char *err, size_t err_size)
 {
-    void *dl = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
+    void *dl = vs_deepbind(path) ? dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+                                 : dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
     if (dl == NULL) {
         snprintf(err, err_size, "cannot load %s: %s", path, dlerror());
         return NULL;
@@ -46,6 +65,7 @@ dnb_lib_t *dnb_lib_load(const char *path, char *err, size_t err_size)
     }
     lib->name = path;
     lib->dl = dl;
+    lib->deepbind = vs_deepbind(path);
     /* dlsym returns void *; the table's types come from our cudnn.h prototypes. */
 #define DNB_LIB_SYM(f)                                                                             \
     {                                                                                              \
@@ -172,8 +192,9 @@ static double host_stop(void)
     return dnb_now_ms() - host_t0; /* ref and cpu calls complete before returning (D3) */
 }
 
-static dnb_device_t host_device = {"host",    0,        host_alloc, host_release, host_copy,
-                                   host_copy, host_set, host_start, host_stop};
+static dnb_device_t host_device = {"host",    0,         host_alloc, host_release,
+                                   host_copy, host_copy, host_set,   host_start,
+                                   host_stop, NULL,      NULL};
 
 const dnb_device_t *dnb_device_for(int backend, char *why, size_t why_size)
 {
@@ -184,12 +205,10 @@ const dnb_device_t *dnb_device_for(int backend, char *why, size_t why_size)
         }
         return &host_device;
     }
-    /* A cuda handle takes device pointers and is timed with CUDA events on its stream: the
-     * cuda device of docs/dnnbench.md ("Next step: the cuda device"), not built yet. */
-    snprintf(
-        why, why_size,
-        "dnnbench has no device buffers yet: a %s handle needs cudaMalloc'd tensors and CUDA-event "
-        "timing, the next step of docs/dnnbench.md; use --backend=cpu or --backend=ref",
-        backend == FREEDNN_BACKEND_CUDA ? "cuda" : "GPU (non-freednn)");
+    /* A cuda handle, or a library that is not freednn (NVIDIA's cuDNN), takes device pointers
+     * and is timed with CUDA events on its stream (the default stream: dnnbench sets none). */
+    if (backend == FREEDNN_BACKEND_CUDA || backend < 0)
+        return dnb_cuda_device(why, why_size);
+    snprintf(why, why_size, "backend %d has no dnnbench device", backend);
     return NULL;
 }

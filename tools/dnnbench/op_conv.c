@@ -704,8 +704,8 @@ static void fail_reason(dnb_side_result_t *r, const dnb_cmp_t *c, int64_t n, con
 /* The oracle. Small problems: our library on a ref handle in DOUBLE, on the values (want) and
  * on their magnitudes (abs_sum = sum|x*w| per output). Problems above --ref-max-gflop: only
  * abs_sum, from our backend in FLOAT, padded by its own rounding, for the --vs agreement check.
- * m0 and m1 hold |values| afterwards. Host buffers: ref is a host backend, and the FLOAT pass
- * runs on ctx->dev, which is the host device while that is the only device. */
+ * m0 and m1 hold |values| afterwards. Host buffers: ref is a host backend (its side lives on
+ * the host device); the FLOAT pass runs on ctx->dev, through device copies on the cuda device. */
 static int oracle(const dnb_ctx_t *ctx, const conv_shape_t *s, int dir, int ref_small, double *m0,
                   int64_t n0, double *m1, int64_t n1, double *want, double *abs_sum, int64_t n_out,
                   int64_t kacc, conv_side_t *sr, char *why, size_t why_size)
@@ -713,9 +713,11 @@ static int oracle(const dnb_ctx_t *ctx, const conv_shape_t *s, int dir, int ref_
     dnb_side_result_t rr = {0};
     cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
     int nhwc = ctx->o->nhwc;
+    char hwhy[64];
+    const dnb_device_t *host = dnb_device_for(FREEDNN_BACKEND_REF, hwhy, sizeof hwhy);
     if (ref_small) {
-        if (side_init(sr, ctx->lib, ctx->h_ref, ctx->dev, s, dir, CUDNN_DATA_DOUBLE,
-                      CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, nhwc, &rr) ||
+        if (side_init(sr, ctx->lib, ctx->h_ref, host, s, dir, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE,
+                      CUDNN_DEFAULT_MATH, nhwc, &rr) ||
             side_algo(sr, 0, &rr))
             goto fail;
         if ((st = side_run(sr, m0, m1, want)) != CUDNN_STATUS_SUCCESS) {
@@ -740,16 +742,35 @@ static int oracle(const dnb_ctx_t *ctx, const conv_shape_t *s, int dir, int ref_
     }
     float *f0 = malloc(sizeof(float) * (size_t)n0), *f1 = malloc(sizeof(float) * (size_t)n1);
     float *fo = malloc(sizeof(float) * (size_t)n_out);
+    /* on our device: host buffers there, or device copies of them (cuda) */
+    const dnb_device_t *dev = ctx->dev;
+    const size_t b0 = sizeof(float) * (size_t)n0, b1 = sizeof(float) * (size_t)n1,
+                 bo = sizeof(float) * (size_t)n_out;
+    void *d0 = NULL, *d1 = NULL, *dout = NULL;
     st = CUDNN_STATUS_ALLOC_FAILED;
     if (f0 && f1 && fo) {
         for (int64_t i = 0; i < n0; i++)
             f0[i] = (float)m0[i];
         for (int64_t i = 0; i < n1; i++)
             f1[i] = (float)m1[i];
-        st = side_run(sr, f0, f1, fo);
+        if (dev == host) {
+            st = side_run(sr, f0, f1, fo);
+        } else if ((d0 = dev->alloc(b0)) && (d1 = dev->alloc(b1)) && (dout = dev->alloc(bo))) {
+            dev->upload(d0, f0, b0);
+            dev->upload(d1, f1, b1);
+            st = side_run(sr, d0, d1, dout);
+            if (st == CUDNN_STATUS_SUCCESS)
+                dev->download(fo, dout, bo);
+        }
         for (int64_t i = 0; st == CUDNN_STATUS_SUCCESS && i < n_out; i++)
             abs_sum[i] = (double)fo[i] * (1.0 + (double)kacc * 0x1p-23);
     }
+    if (d0)
+        dev->release(d0);
+    if (d1)
+        dev->release(d1);
+    if (dout)
+        dev->release(dout);
     free(f0), free(f1), free(fo);
     if (st == CUDNN_STATUS_SUCCESS)
         return 0;

@@ -330,6 +330,10 @@ static void flush_cache(const dnb_opts_t *o, const dnb_device_t *dev)
     size_t want = 2 * dev->cache_bytes;
     if (want > o->cold_bytes)
         want = o->cold_bytes;
+    if (dev->flush != NULL) {
+        dev->flush(want);
+        return;
+    }
     if (flush_size < want) {
         free(flush_buf);
         flush_buf = malloc(want);
@@ -377,7 +381,9 @@ void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets,
     int iters = o->iters < 1 ? 1 : o->iters > MAX_SAMPLES ? MAX_SAMPLES : o->iters;
     int min_samples = iters < 3 ? iters : 3;
     double *samples = malloc(sizeof(double) * (size_t)iters * (size_t)ncalls);
-    if (samples == NULL) {
+    double *hsamples = malloc(sizeof(double) * (size_t)iters * (size_t)ncalls);
+    if (samples == NULL || hsamples == NULL) {
+        free(samples), free(hsamples);
         for (int c = 0; c < ncalls; c++)
             calls[c].status = CUDNN_STATUS_ALLOC_FAILED;
         return;
@@ -389,7 +395,11 @@ void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets,
         calls[c].status = CUDNN_STATUS_SUCCESS;
         double t0 = dnb_now_ms();
         for (int i = 0; i < 50 && (i < o->warmup || dnb_now_ms() - t0 < 10.0); i++) {
+            /* bracketed like a sample: on an asynchronous device (cuda) this waits for the
+             * call, so the warm-up never queues more than one call's work */
+            calls[c].dev->start();
             cudnnStatus_t st = calls[c].call(calls[c].arg, i % nsets);
+            (void)calls[c].dev->stop_ms();
             if (st != CUDNN_STATUS_SUCCESS) {
                 calls[c].status = st;
                 break;
@@ -414,6 +424,8 @@ void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets,
                 continue;
             }
             samples[(size_t)c * (size_t)iters + (size_t)s] = ms;
+            hsamples[(size_t)c * (size_t)iters + (size_t)s] =
+                calls[c].dev->host_ms ? calls[c].dev->host_ms() : -1.0;
             spent[c < 8 ? c : 7] += ms;
             busy = 1;
         }
@@ -436,6 +448,10 @@ void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets,
         t->samples = taken;
         t->min_ms = v[0];
         t->med_ms = taken % 2 ? v[taken / 2] : 0.5 * (v[taken / 2 - 1] + v[taken / 2]);
+        v = hsamples + (size_t)c * (size_t)iters;
+        qsort(v, (size_t)taken, sizeof *v, cmp_double);
+        t->host_med_ms = taken % 2 ? v[taken / 2] : 0.5 * (v[taken / 2 - 1] + v[taken / 2]);
     }
     free(samples);
+    free(hsamples);
 }
