@@ -127,22 +127,15 @@ static cudnnStatus_t check_param(struct cudnnTensorStruct *dst, cudnnTensorDescr
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Reads the fused activation through the public getters (the descriptor belongs to the
- * activation family), then restores `api` as the function named in error records. */
+/* Reads the fused activation from the activation family's descriptor. */
 static cudnnStatus_t read_activation(fd_bn_act_t *act, const char *api, cudnnHandle_t handle,
                                      cudnnActivationDescriptor_t desc, cudnnBatchNormOps_t ops)
 {
+    (void)api, (void)handle;
     FD_CHECK(desc != NULL, CUDNN_STATUS_BAD_PARAM,
              "activationDesc is NULL but bnOps %d fuses an activation", (int)ops);
-    cudnnActivationMode_t mode = CUDNN_ACTIVATION_RELU;
-    cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
-    double coef = 0.0, beta = 1.0;
-    cudnnStatus_t s = cudnnGetActivationDescriptor(desc, &mode, &nan, &coef);
-    if (s == CUDNN_STATUS_SUCCESS && mode == CUDNN_ACTIVATION_SWISH)
-        s = cudnnGetActivationDescriptorSwishBeta(desc, &beta);
-    fd_api_enter(api, handle);
-    FD_CHECK(s == CUDNN_STATUS_SUCCESS, s, "activationDesc (%p) cannot be read (%s)", (void *)desc,
-             fd_status_name(s));
+    FD_TRY(fd_act_desc_check(desc, "activationDesc"));
+    cudnnActivationMode_t mode = desc->p.mode;
     FD_CHECK(mode != CUDNN_ACTIVATION_IDENTITY, CUDNN_STATUS_NOT_SUPPORTED,
              "CUDNN_ACTIVATION_IDENTITY is not fused into batch normalization (it serves "
              "cudnnConvolutionBiasActivationForward); use the plain BN ops");
@@ -151,10 +144,7 @@ static cudnnStatus_t read_activation(fd_bn_act_t *act, const char *api, cudnnHan
                  mode == CUDNN_ACTIVATION_ELU || mode == CUDNN_ACTIVATION_SWISH,
              CUDNN_STATUS_BAD_PARAM, "activation mode %d is not a cudnnActivationMode_t value",
              (int)mode);
-    act->mode = mode;
-    act->propagate_nan = nan == CUDNN_PROPAGATE_NAN;
-    act->coef = coef;
-    act->swish_beta = beta;
+    *act = desc->p;
     return CUDNN_STATUS_SUCCESS;
 }
 

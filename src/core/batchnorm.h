@@ -18,15 +18,12 @@
 #ifndef FD_CORE_BATCHNORM_H_
 #define FD_CORE_BATCHNORM_H_
 
+#include "activation.h"
 #include "fd.h"
 
-/* The fused activation of the *Ex / v8 entries, read from the activation descriptor. */
-typedef struct fd_bn_act {
-    cudnnActivationMode_t mode; /* RELU, CLIPPED_RELU, SIGMOID, TANH, ELU or SWISH */
-    int propagate_nan;          /* RELU / CLIPPED_RELU of NaN: NaN (1) or 0 (0) */
-    double coef;                /* CLIPPED_RELU ceiling, ELU alpha */
-    double swish_beta;
-} fd_bn_act_t;
+/* The fused activation of the *Ex / v8 entries: the activation family's own parameters
+ * (RELU, CLIPPED_RELU, SIGMOID, TANH, ELU or SWISH here). */
+typedef fd_act_params_t fd_bn_act_t;
 
 typedef enum { FD_BN_INFER = 0, FD_BN_TRAIN = 1, FD_BN_BWD = 2 } fd_bn_dir_t;
 

@@ -15,42 +15,15 @@
 
 #include "../core/batchnorm.h"
 
-/* ---- the fused activation (the definitions of the activation family, restated) ----------- */
-
-static double sigmoid(double u)
-{
-    return 1.0 / (1.0 + exp(-u));
-}
+/* ---- the fused activation: the activation family's definitions (core/activation.h) ------ */
 
 static double act_value(const fd_bn_act_t *a, double u)
 {
-    switch (a->mode) {
-    case CUDNN_ACTIVATION_RELU:
-        if (a->propagate_nan && isnan(u))
-            return u;
-        return u > 0.0 ? u : 0.0;
-    case CUDNN_ACTIVATION_CLIPPED_RELU: {
-        if (a->propagate_nan && (isnan(u) || isnan(a->coef)))
-            return NAN;
-        double v = u > 0.0 ? u : 0.0;
-        return v > a->coef ? a->coef : v;
-    }
-    case CUDNN_ACTIVATION_SIGMOID:
-        return sigmoid(u);
-    case CUDNN_ACTIVATION_TANH:
-        return tanh(u);
-    case CUDNN_ACTIVATION_ELU:
-        return u > 0.0 ? u : a->coef * expm1(u);
-    case CUDNN_ACTIVATION_SWISH: {
-        double s = sigmoid(a->swish_beta * u);
-        return s == 0.0 ? 0.0 : u * s;
-    }
-    default:
-        return u; /* not reached: the builder admits the modes above */
-    }
+    return fd_act_fwd_value(a, u);
 }
 
-/* d act / du. RELU / CLIPPED_RELU give 0 at a NaN u (the reserve space holds one bit). */
+/* d act / du. RELU / CLIPPED_RELU give 0 at a NaN u (the reserve space holds one bit);
+ * the smooth modes take the family's derivative with dy = 1. */
 static double act_slope(const fd_bn_act_t *a, double u)
 {
     switch (a->mode) {
@@ -58,22 +31,8 @@ static double act_slope(const fd_bn_act_t *a, double u)
         return u > 0.0 ? 1.0 : 0.0;
     case CUDNN_ACTIVATION_CLIPPED_RELU:
         return u > 0.0 && !(u >= a->coef) ? 1.0 : 0.0;
-    case CUDNN_ACTIVATION_SIGMOID: {
-        double s = sigmoid(u);
-        return s * (1.0 - s);
-    }
-    case CUDNN_ACTIVATION_TANH: {
-        double t = tanh(u);
-        return 1.0 - t * t;
-    }
-    case CUDNN_ACTIVATION_ELU:
-        return u > 0.0 ? 1.0 : a->coef * exp(u);
-    case CUDNN_ACTIVATION_SWISH: {
-        double b = a->swish_beta, s = sigmoid(b * u);
-        return isinf(u) ? s : s + b * u * s * (1.0 - s);
-    }
     default:
-        return 1.0;
+        return fd_act_bwd_value(a, fd_act_fwd_value(a, u), 1.0, u);
     }
 }
 
