@@ -55,31 +55,34 @@ cmake -S . -B "$build" -DFREEDNN_CUDA=ON -DFREEDNN_TESTS=ON -DCMAKE_BUILD_TYPE=R
 st=$?
 tally configure $st "$(grep -m1 'freednn: cuda backend' "$logs/configure.log" | sed 's/^-- //')"
 if [ $st -ne 0 ]; then tail -n 30 "$logs/configure.log"; finish; fi
-cmake --build "$build" -j "$jobs" --target gpu_test_gpu_conv >"$logs/build.log" 2>&1
+cmake --build "$build" -j "$jobs" --target gpu_tests >"$logs/build.log" 2>&1
 st=$?
 tally build $st "library and tests/gpu in $(($(date +%s) - t0)) s (-j $jobs; warnings: $(grep -c 'warning' "$logs/build.log"))"
 if [ $st -ne 0 ]; then grep -E 'error|Error' "$logs/build.log" | head -n 30; finish; fi
-test_bin=$build/tests/gpu/gpu_test_gpu_conv
+tests=$(ls "$build"/tests/gpu/gpu_test_gpu_* 2>/dev/null | sort)
 
 # ---- the tests ----------------------------------------------------------------------------
-t0=$(date +%s)
-timeout "${TEST_TIMEOUT:-600}" "$test_bin" >"$logs/test_gpu_conv.log" 2>&1
-st=$?
-if [ $st -eq 77 ]; then
-    say "SKIP  test_gpu_conv  $(tail -n 1 "$logs/test_gpu_conv.log")"
-    say "gpu tier: no usable GPU here; nothing else to run"
-    finish
-fi
-grep -E '^test_gpu_conv|runs checked|determinism:' "$logs/test_gpu_conv.log"
-grep -E 'FAIL|failed:' "$logs/test_gpu_conv.log" | grep -v ' 0 failed' | head -n 20
-if ! add_counts "$logs/test_gpu_conv.log" || [ $st -gt 1 ]; then
-    tally test_gpu_conv 1 "exit $st without its closing count (crash or timeout?)"
-    tail -n 20 "$logs/test_gpu_conv.log"
-else
-    say "      test_gpu_conv  exit $st in $(($(date +%s) - t0)) s: $(tail -n 1 "$logs/test_gpu_conv.log")"
-fi
+for test_bin in $tests; do
+    name=${test_bin##*/gpu_}
+    t0=$(date +%s)
+    timeout "${TEST_TIMEOUT:-600}" "$test_bin" >"$logs/$name.log" 2>&1
+    st=$?
+    if [ $st -eq 77 ]; then
+        say "SKIP  $name  $(tail -n 1 "$logs/$name.log")"
+        say "gpu tier: no usable GPU here; nothing else to run"
+        finish
+    fi
+    grep -E "^$name|runs checked|determinism:|cases, [0-9]+ failed" "$logs/$name.log"
+    grep -E 'FAIL|failed:' "$logs/$name.log" | grep -v ' 0 failed' | head -n 20
+    if ! add_counts "$logs/$name.log" || [ $st -gt 1 ]; then
+        tally "$name" 1 "exit $st without its closing count (crash or timeout?)"
+        tail -n 20 "$logs/$name.log"
+    else
+        say "      $name  exit $st in $(($(date +%s) - t0)) s: $(tail -n 1 "$logs/$name.log")"
+    fi
+done
 
-# ---- compute-sanitizer on the smoke subset -----------------------------------------------
+# ---- compute-sanitizer on the smoke subsets -----------------------------------------------
 san=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || true)}
 for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
     [ -n "$san" ] || { [ -x "$c" ] && san=$c; }
@@ -89,21 +92,25 @@ if [ -z "$san" ]; then
     finish
 fi
 say "gpu tier: $("$san" --version 2>&1 | grep -i version | tail -n 1)"
-run_sanitizer() { # tool, extra options...
-    local tool=$1 log="$logs/sanitizer-$1.log" st summary
-    shift
+run_sanitizer() { # program, tool, extra options...
+    local bin=$1 tool=$2 name st summary log
+    name=${1##*/gpu_}
+    log="$logs/sanitizer-$tool-$name.log"
+    shift 2
     t0=$(date +%s)
-    timeout "${SANITIZER_TIMEOUT:-400}" "$san" --tool "$tool" --error-exitcode 99 "$@" "$test_bin" --smoke >"$log" 2>&1
+    timeout "${SANITIZER_TIMEOUT:-400}" "$san" --tool "$tool" --error-exitcode 99 "$@" "$bin" --smoke >"$log" 2>&1
     st=$?
     summary=$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 | sed 's/^========= //')
     [ -n "$summary" ] || summary="no summary line"
     if [ $st -eq 0 ] && ! grep -qE '^[0-9]+ passed, 0 failed$' "$log"; then
         st=1 # the program itself must pass under the tool too
     fi
-    tally "$tool" $st "$summary; $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) in $(($(date +%s) - t0)) s"
+    tally "$tool $name" $st "$summary; $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) in $(($(date +%s) - t0)) s"
     [ $st -eq 0 ] || grep -E '^========= (Invalid|Race|Uninitialized|Program hit|Error)' "$log" | sort | uniq -c | head -n 10
 }
-run_sanitizer memcheck --padding 4096 --leak-check full
-run_sanitizer racecheck --racecheck-report analysis
-run_sanitizer initcheck
+for test_bin in $tests; do
+    run_sanitizer "$test_bin" memcheck --padding 4096 --leak-check full
+    run_sanitizer "$test_bin" racecheck --racecheck-report analysis
+    run_sanitizer "$test_bin" initcheck
+done
 finish

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_mirror.h - the GPU tier's differential harness for operations without their own test
+ * program: one call, written once as a function of (handle, buffer pointers), runs on a ref
+ * handle with guarded host buffers and on a cuda handle with device copies of the same bytes,
+ * and the results are compared (DESIGN D9).
+ *
+ * A case lists its buffers (gm_buf_t: payload bytes, element type, role, tolerance). gm_run
+ *   1. allocates each buffer twice as guarded host memory (tests/harness fd_buf_t), lets the
+ *      case's fill function write the ref copy (outputs start poisoned: 0xFF bytes, NaN),
+ *      and copies it byte for byte to the cuda copy;
+ *   2. runs the call on the ref handle with the host pointers;
+ *   3. uploads the cuda copies WHOLE (guard zones included) to device memory, runs the call on
+ *      the cuda handle with device pointers into them, waits, downloads everything;
+ *   4. checks: both calls return the same status; the guards of every buffer are intact on
+ *      both sides (nothing written outside the payload); inputs are unchanged (hash); every
+ *      GM_OUT / GM_INOUT payload, read as elements of its type (gaps between strided
+ *      elements included, so the poison must survive there on both sides), agrees with ref:
+ *      |cuda - ref| <= abs_tol + rel_tol * |ref|, NaN only where ref has NaN (abs_tol =
+ *      rel_tol = 0 means bit-identical);
+ *   5. with det set, runs the cuda call a second time on fresh copies and requires identical
+ *      bits of every output (determinism).
+ * GM_WS buffers (workspace, reserve space the call only writes) are poisoned and not
+ * compared; GM_HOST buffers stay on the host for both handles (cuDNN's host-side arguments,
+ * such as CTC label arrays) and are checked unchanged.
+ *
+ * Usage:
+ *     int main(int argc, char **argv) {
+ *         gm_init(argc, argv, "test_gpu_pool");   // exits 77 when no GPU can run the cuda backend
+ *         ... gm_run(...) per case ...
+ *         return gm_finish();
+ *     }
+ * gm_smoke is 1 under --smoke (the compute-sanitizer subset: keep it to a few small cases per
+ * op). gm_ref and gm_cuda are the two handles; gm_stream is gm_cuda's stream.
+ */
+#ifndef FD_TESTS_GPU_MIRROR_H_
+#define FD_TESTS_GPU_MIRROR_H_
+
+#include <cuda_runtime_api.h>
+
+#include "../harness/fd_test.h"
+
+typedef enum {
+    GM_IN,    /* read only: must be unchanged */
+    GM_OUT,   /* written: poisoned before the call (unless fill writes it), compared */
+    GM_INOUT, /* filled, read and written (beta != 0, running means): compared */
+    GM_WS,    /* workspace / scratch: poisoned, not compared (its guards are) */
+    GM_HOST,  /* host-side argument for both handles: unchanged */
+} gm_role_t;
+
+#define GM_MAX_BUFS 16
+
+typedef struct {
+    const char *name;   /* for messages: "x", "dy", ... */
+    size_t bytes;       /* payload; 0 is allowed (the pointer is then a valid empty buffer) */
+    cudnnDataType_t dt; /* element type for comparison; CUDNN_DATA_INT8 = compare bytes */
+    gm_role_t role;
+    double abs_tol, rel_tol; /* GM_OUT / GM_INOUT; both 0: bit-identical */
+} gm_buf_t;
+
+typedef struct {
+    const char *label; /* printed with every failure: op, dtype, shape */
+    int nbuf;
+    gm_buf_t buf[GM_MAX_BUFS];
+    int det; /* 1: the cuda call must give identical bits when repeated */
+    /* Writes the initial contents of buffer i (ref copy; GM_OUT buffers arrive poisoned). */
+    void (*fill)(int i, void *payload, size_t bytes, void *ctx);
+    /* The call; ptr[i] points at buffer i's payload (host or device per the handle). */
+    cudnnStatus_t (*call)(cudnnHandle_t h, void *const *ptr, void *ctx);
+    void *ctx;
+    cudnnStatus_t want; /* the expected status of both calls (usually SUCCESS) */
+} gm_case_t;
+
+extern int gm_smoke;
+extern cudnnHandle_t gm_ref, gm_cuda;
+extern cudaStream_t gm_stream;
+
+void gm_init(int argc, char **argv, const char *prog);
+/* Runs one case; returns 1 when every check passed. */
+int gm_run(const gm_case_t *c);
+int gm_finish(void); /* prints "<prog>: N cases" and the closing count line; exit status */
+
+/* A tolerance pair for an output of storage type dt computed from k terms (accumulation in
+ * float or double as cuDNN does for dt): a few units of dt's roundoff relative, and an
+ * absolute floor for results near zero. */
+void gm_tol(gm_buf_t *b, cudnnDataType_t dt, int64_t k);
+
+#endif /* FD_TESTS_GPU_MIRROR_H_ */
