@@ -6,6 +6,9 @@
 # the `N passed, N failed` line. A test program's own checks count one each; every other step
 # (configure, build, each sanitizer run) counts as one check.
 #
+# ONNX conformance on the cuda handle: ONNX_CASES names a directory made by tests/onnx/convert.py
+# (the GPU machine may lack python3-onnx; convert here and carry it); default: $BUILD_GPU's own.
+#
 # Environment: BUILD_GPU (build directory, default build-gpu), JOBS (default: all cores),
 # CMAKE_FLAGS (extra configure flags), LOG_DIR (full logs, default $BUILD_GPU/gpu-logs),
 # COMPUTE_SANITIZER (the tool, default: found on PATH or under /usr/local/cuda), TEST_TIMEOUT and
@@ -55,7 +58,7 @@ cmake -S . -B "$build" -DFREEDNN_CUDA=ON -DFREEDNN_TESTS=ON -DCMAKE_BUILD_TYPE=R
 st=$?
 tally configure $st "$(grep -m1 'freednn: cuda backend' "$logs/configure.log" | sed 's/^-- //')"
 if [ $st -ne 0 ]; then tail -n 30 "$logs/configure.log"; finish; fi
-cmake --build "$build" -j "$jobs" --target gpu_tests >"$logs/build.log" 2>&1
+cmake --build "$build" -j "$jobs" --target gpu_tests onnx_conv onnx_ops >"$logs/build.log" 2>&1
 st=$?
 tally build $st "library and tests/gpu in $(($(date +%s) - t0)) s (-j $jobs; warnings: $(grep -c 'warning' "$logs/build.log"))"
 if [ $st -ne 0 ]; then grep -E 'error|Error' "$logs/build.log" | head -n 30; finish; fi
@@ -81,6 +84,25 @@ for test_bin in $tests; do
         say "      $name  exit $st in $(($(date +%s) - t0)) s: $(tail -n 1 "$logs/$name.log")"
     fi
 done
+
+# ---- ONNX node tests on the cuda handle (the default handle where a GPU runs) ------------
+onnx=${ONNX_CASES:-$build/tests/onnx/cases}
+if [ -f "$onnx/index.txt" ] && [ -f "$onnx/ops/index.txt" ]; then
+    for prog in onnx_conv onnx_ops; do
+        t0=$(date +%s)
+        timeout "${TEST_TIMEOUT:-600}" "$build/tests/onnx/$prog" "$onnx" >"$logs/$prog.log" 2>&1
+        st=$?
+        grep -E '^onnx (conv|ops):' "$logs/$prog.log" | tail -n 2
+        grep -E '^FAILED' "$logs/$prog.log" | head -n 10
+        if ! add_counts "$logs/$prog.log" || [ $st -gt 1 ]; then
+            tally "$prog" 1 "exit $st without its closing count"
+        else
+            say "      $prog  exit $st in $(($(date +%s) - t0)) s: $(tail -n 1 "$logs/$prog.log")"
+        fi
+    done
+else
+    tally onnx 1 "no converted ONNX cases at $onnx (run tests/onnx/convert.py and set ONNX_CASES)"
+fi
 
 # ---- compute-sanitizer on the smoke subsets -----------------------------------------------
 san=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || true)}

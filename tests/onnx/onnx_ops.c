@@ -4,7 +4,8 @@
  * (DESIGN D9: an oracle nobody here wrote). Convolution has its own runner (onnx_conv.c).
  *
  * Reads the generic case files (format 2) that tests/onnx/convert.py writes to CASE_DIR/ops
- * and runs each through the public API on a ref handle and on a cpu handle, one function per op
+ * and runs each through the public API on a ref handle and on a cpu handle (and, when the default
+ * handle is cuda, on it with device copies of every buffer: the GPU tier), one function per op
  * group: pooling, batch normalization, LRN, activation, Clip, softmax, dropout, op-tensor,
  * reduction. What cuDNN cannot express is SKIPPED with the reason (README.md lists them all);
  * what it can must match every ONNX output within 1e-5 relative + 1e-6 absolute, else FAILED.
@@ -20,6 +21,9 @@
 #include <string.h>
 
 #include "fd_test.h"
+#if defined(FD_ONNX_WITH_CUDART)
+#include <cuda_runtime_api.h>
+#endif
 
 #define MAX_T 8     /* inputs or outputs of one node */
 #define MAX_ATTR 16 /* attributes of one node */
@@ -189,7 +193,9 @@ typedef struct {
     cudnnHandle_t h;
     const case_t *c;
     cudnnDataType_t dt; /* FLOAT or DOUBLE: the case's data */
+    int device;         /* cuda handle: the library gets device copies (dev[i]) of buf[i] */
     fd_buf_t buf[MAX_BUF];
+    unsigned char *dev[MAX_BUF]; /* whole guard | payload | guard regions */
     int is_input[MAX_BUF];
     uint64_t hash[MAX_BUF];
     int n_buf;
@@ -258,6 +264,53 @@ static size_t dt_size(cudnnDataType_t dt)
     return dt == CUDNN_DATA_DOUBLE ? 8 : 4;
 }
 
+/* On a cuda handle, buffer b (just made on the host) gets a device copy of its whole guarded
+ * region; the library sees the device payload. Returns the pointer to hand to the library. */
+static void *lib_ptr(run_t *r, fd_buf_t *b)
+{
+    if (!r->device)
+        return b->data;
+#if defined(FD_ONNX_WITH_CUDART)
+    const int i = (int)(b - r->buf);
+    const size_t whole = b->size + 2 * (size_t)FD_GUARD_BYTES;
+    if (cudaMalloc((void **)&r->dev[i], whole) != cudaSuccess ||
+        cudaMemcpy(r->dev[i], b->base, whole, cudaMemcpyHostToDevice) != cudaSuccess) {
+        fprintf(stderr, "onnx_ops: cudaMalloc/cudaMemcpy of %zu bytes failed\n", whole);
+        abort(); /* the test machine, not the library */
+    }
+    return r->dev[i] + FD_GUARD_BYTES;
+#else
+    return b->data;
+#endif
+}
+
+/* Brings every device copy back into its host buffer (guards included). */
+static void download_all(run_t *r)
+{
+#if defined(FD_ONNX_WITH_CUDART)
+    for (int i = 0; r->device && i < r->n_buf; i++)
+        if (r->dev[i] && cudaMemcpy(r->buf[i].base, r->dev[i], r->buf[i].size + 2 * (size_t)FD_GUARD_BYTES,
+                                    cudaMemcpyDeviceToHost) != cudaSuccess) {
+            fprintf(stderr, "onnx_ops: cudaMemcpy back failed\n");
+            abort();
+        }
+#else
+    (void)r;
+#endif
+}
+
+/* The host address holding what the library wrote at p (a device address on cuda). */
+static const void *host_view(run_t *r, const void *p)
+{
+    const unsigned char *q = p;
+    for (int i = 0; r->device && i < r->n_buf; i++)
+        if (r->dev[i] && q >= r->dev[i] && q < r->dev[i] + r->buf[i].size + 2 * (size_t)FD_GUARD_BYTES) {
+            download_all(r);
+            return r->buf[i].base + (q - r->dev[i]);
+        }
+    return p;
+}
+
 static fd_buf_t *new_buf(run_t *r)
 {
     if (r->n_buf == MAX_BUF) { /* a bug of this file, not of the library */
@@ -276,7 +329,7 @@ static void *in_buf(run_t *r, cudnnDataType_t dt, const double *v, int64_t n)
         fd_test_store(dt, b->data, i, v[i]);
     r->is_input[r->n_buf] = 1;
     r->hash[r->n_buf++] = fd_buf_hash(b);
-    return b->data;
+    return lib_ptr(r, b);
 }
 
 /* Output (or scratch) buffer of `bytes`, guarded and poisoned (NaN). */
@@ -286,7 +339,7 @@ static void *out_buf(run_t *r, size_t bytes)
     r->n_buf++;
     *b = fd_buf_alloc(bytes);
     fd_buf_poison(b);
-    return b->data;
+    return lib_ptr(r, b);
 }
 
 /* Packed tensor descriptor; NULL (with r->err) on failure. */
@@ -339,6 +392,7 @@ static const void *zero(const run_t *r)
 static void take(run_t *r, int k, const void *p)
 {
     const int64_t n = r->c->out[k].n;
+    p = host_view(r, p);
     r->got[k] = malloc(sizeof(double) * (size_t)(n ? n : 1));
     for (int64_t i = 0; i < n; i++)
         r->got[k][i] = fd_test_load(r->dt, p, i);
@@ -838,6 +892,7 @@ static int op_pool(run_t *r)
     API(cudnnPoolingForward(r->h, r->pool, one(r), xd, xp, zero(r), yd, yp));
     /* Y = the library's output window at off */
     r->got[0] = malloc(sizeof(double) * (size_t)y->n);
+    const void *y_host = host_view(r, yp);
     for (int64_t e = 0; e < y->n; e++) {
         int64_t rest = e, src = 0, stride = 1;
         for (int d = y->rank - 1; d >= 0; d--) {
@@ -846,7 +901,7 @@ static int op_pool(run_t *r)
             src += (idx + (sp >= 0 ? off[sp] : 0)) * stride;
             stride *= sp >= 0 ? lib_out[sp] : y->dim[d];
         }
-        r->got[0][e] = fd_test_load(r->dt, yp, src);
+        r->got[0][e] = fd_test_load(r->dt, y_host, src);
     }
     char xs[64], ys[64];
     dims_text(xs, sizeof xs, lrank, xdim);
@@ -1124,8 +1179,13 @@ static const struct {
 
 static void run_free(run_t *r)
 {
-    for (int i = 0; i < r->n_buf; i++)
+    for (int i = 0; i < r->n_buf; i++) {
+#if defined(FD_ONNX_WITH_CUDART)
+        if (r->dev[i])
+            cudaFree(r->dev[i]);
+#endif
         fd_buf_free(&r->buf[i]);
+    }
     for (int i = 0; i < r->n_td; i++)
         cudnnDestroyTensorDescriptor(r->td[i]);
     if (r->pool)
@@ -1178,6 +1238,9 @@ static int run_case(cudnnHandle_t h, const case_t *c, op_fn_t fn, run_t *r, doub
 {
     memset(r, 0, sizeof *r);
     r->h = h, r->c = c;
+    freednnBackend_t be = FREEDNN_BACKEND_DEFAULT;
+    freednnGetBackend(h, &be);
+    r->device = be == FREEDNN_BACKEND_CUDA;
     err[0] = err[1] = 0.0;
     const char *dt = c->in[0].present ? c->in[0].dtype : "absent";
     if (strcmp(dt, "float32") && strcmp(dt, "float64"))
@@ -1187,6 +1250,7 @@ static int run_case(cudnnHandle_t h, const case_t *c, op_fn_t fn, run_t *r, doub
         return skip(r, "output 0 is %s, input 0 %s", c->out[0].present ? c->out[0].dtype : "absent",
                     dt); /* the op functions check the other outputs */
     int ret = fn(r);
+    download_all(r);
     for (int i = 0; ret >= 0 && i < r->n_buf; i++) {
         if (!fd_buf_guards_ok(&r->buf[i]))
             ret = fail(r, "buffer %d: a guard zone was overwritten", i);
@@ -1301,6 +1365,23 @@ int main(int argc, char **argv)
         fclose(index);
         return 1;
     }
+    /* The default handle is cuda where a GPU can run it: then every case runs there too. */
+    cudnnHandle_t gpu = NULL;
+    freednnBackend_t def_be = FREEDNN_BACKEND_DEFAULT;
+    if (cudnnCreate(&gpu) == CUDNN_STATUS_SUCCESS && freednnGetBackend(gpu, &def_be) == CUDNN_STATUS_SUCCESS &&
+        def_be != FREEDNN_BACKEND_CUDA) {
+        cudnnDestroy(gpu);
+        gpu = NULL;
+    }
+#if !defined(FD_ONNX_WITH_CUDART)
+    FD_EXPECT(gpu == NULL, "the default handle is cuda but onnx_ops was built without the CUDA runtime");
+    if (gpu) {
+        cudnnDestroy(gpu);
+        gpu = NULL;
+    }
+#endif
+    if (gpu)
+        printf("onnx ops: the default handle is cuda: every case also runs there\n");
     count_t count[N_OPS + 1] = {{0}}; /* + 1: unknown ops */
     static reason_t reasons[256];
     int n_reasons = 0, passed = 0, failed = 0, skipped = 0;
@@ -1319,8 +1400,8 @@ int main(int argc, char **argv)
         while (o < N_OPS && strcmp(OPS[o].op, c.op))
             o++;
         count[o].cases++;
-        static run_t rr, rc; /* zeroed; run_free() leaves them zeroed */
-        double err_ref[2] = {0.0, 0.0}, err_cpu[2] = {0.0, 0.0};
+        static run_t rr, rc, rg; /* zeroed; run_free() leaves them zeroed */
+        double err_ref[2] = {0.0, 0.0}, err_cpu[2] = {0.0, 0.0}, err_gpu[2] = {0.0, 0.0};
         int res;
         if (o == N_OPS) {
             snprintf(rr.err, sizeof rr.err, "op %s has no runner in onnx_ops.c", c.op);
@@ -1332,11 +1413,22 @@ int main(int argc, char **argv)
                 snprintf(rc.err + strlen(rc.err), sizeof rc.err - strlen(rc.err),
                          " (skipped on cpu only)");
             res = r1 == 0 ? 0 : r1 < 0 || r2 <= 0 ? -1 : 1;
+            if (res == 1 && gpu) {
+                const int r3 = run_case(gpu, &c, OPS[o].fn, &rg, err_gpu);
+                if (r3 <= 0) {
+                    snprintf(rc.err, sizeof rc.err, "cuda: %.900s%s", rg.err,
+                             r3 == 0 ? " (skipped on cuda only)" : "");
+                    res = -1;
+                }
+            }
         }
         if (res == 1) {
             printf("PASSED  %s %s [%s] ref: max err %.2g (%.2g of tol); cpu: max err %.2g "
-                   "(%.2g of tol)\n",
+                   "(%.2g of tol)",
                    c.op, c.name, rr.how, err_ref[0], err_ref[1], err_cpu[0], err_cpu[1]);
+            if (gpu)
+                printf("; cuda: max err %.2g (%.2g of tol)", err_gpu[0], err_gpu[1]);
+            printf("\n");
             passed++, count[o].passed++;
         } else if (res == 0) {
             printf("SKIPPED %s %s: %s\n", c.op, c.name, rr.err);
@@ -1351,11 +1443,14 @@ int main(int argc, char **argv)
         }
         run_free(&rr);
         run_free(&rc);
+        run_free(&rg);
         case_free(&c);
     }
     fclose(index);
     cudnnDestroy(ref);
     cudnnDestroy(cpu);
+    if (gpu)
+        cudnnDestroy(gpu);
 
     printf("\n%-20s %6s %7s %7s %8s\n", "op", "cases", "passed", "failed", "skipped");
     for (int o = 0; o <= N_OPS; o++)
