@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gpu_conv_tc.c - the tensor-core forward row (src/cuda/conv_tc.cu, fd_conv_fwd_tc_igemm)
+ * against the ref backend through the public API (tests/gpu/gpu_mirror.h), on the shapes that
+ * stress its tiling: C below, at and above the 32-wide reduction tile, K and M tails, strides,
+ * dilation, padding, both convolution modes, 1-d, 2-d and 3-d, y in another layout, alpha/beta.
+ * Integer fills are exact (products of small integers summed in float), so those runs must be
+ * bit-identical to ref; real fills must agree within the tolerance of K terms. Every case asks
+ * for IMPLICIT_PRECOMP_GEMM, and the dispatch log must name the tensor-core row (so a silent
+ * fallback to the naive kernel fails the test). Deterministic: every case runs twice.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_mirror.h"
+
+typedef struct {
+    cudnnDataType_t dt;
+    int nsp, n, c, k;
+    int in[3], flt[3], pad[3], str[3], dil[3];
+    int mode;     /* CUDNN_CONVOLUTION or CUDNN_CROSS_CORRELATION */
+    int y_nchw;   /* y in NCHW while x and w are NHWC */
+    double alpha, beta;
+    int exact;    /* integer fills */
+    uint64_t seed;
+    /* derived */
+    int out[3];
+    int64_t nx, nw, ny;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+} tc_case_t;
+
+static char last_impl[128];
+
+static void on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)udata, (void)dbg;
+    const char *arrow = strstr(msg, "dispatch: ");
+    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
+    if (to)
+        snprintf(last_impl, sizeof last_impl, "%s", to + 4);
+}
+
+/* NHWC-packed strides of (n, c, sp...) in cuDNN's N, C, spatial order. */
+static void nhwc_strides(int nsp, const int *dim, int *stride)
+{
+    int s = 1;
+    stride[1] = 1;
+    s = dim[1];
+    for (int d = nsp - 1; d >= 0; d--) {
+        stride[2 + d] = s;
+        s *= dim[2 + d];
+    }
+    stride[0] = s;
+}
+
+static void nchw_strides(int nb, const int *dim, int *stride)
+{
+    stride[nb - 1] = 1;
+    for (int d = nb - 2; d >= 0; d--)
+        stride[d] = stride[d + 1] * dim[d + 1];
+}
+
+static int setup(tc_case_t *t)
+{
+    const int nb = t->nsp + 2;
+    int xdim[5] = {t->n, t->c}, wdim[5] = {t->k, t->c}, ydim[5], st[5];
+    for (int d = 0; d < t->nsp; d++)
+        xdim[2 + d] = t->in[d], wdim[2 + d] = t->flt[d];
+    if (cudnnCreateTensorDescriptor(&t->xd) || cudnnCreateTensorDescriptor(&t->yd) ||
+        cudnnCreateFilterDescriptor(&t->wd) || cudnnCreateConvolutionDescriptor(&t->cd))
+        return 0;
+    nhwc_strides(t->nsp, xdim, st);
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->xd, t->dt, nb, xdim, st), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetFilterNdDescriptor(t->wd, t->dt, CUDNN_TENSOR_NHWC, nb, wdim),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetConvolutionNdDescriptor(t->cd, t->nsp, t->pad, t->str, t->dil,
+                                                     (cudnnConvolutionMode_t)t->mode, CUDNN_DATA_FLOAT),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnGetConvolutionNdForwardOutputDim(t->cd, t->xd, t->wd, nb, ydim),
+                     CUDNN_STATUS_SUCCESS);
+    if (t->y_nchw)
+        nchw_strides(nb, ydim, st);
+    else
+        nhwc_strides(t->nsp, ydim, st);
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->yd, t->dt, nb, ydim, st), CUDNN_STATUS_SUCCESS);
+    t->nx = t->nw = t->ny = 1;
+    for (int d = 0; d < nb; d++)
+        t->nx *= xdim[d], t->nw *= wdim[d], t->ny *= ydim[d];
+    for (int d = 0; d < t->nsp; d++)
+        t->out[d] = ydim[2 + d];
+    return 1;
+}
+
+static void teardown(tc_case_t *t)
+{
+    cudnnDestroyTensorDescriptor(t->xd);
+    cudnnDestroyTensorDescriptor(t->yd);
+    cudnnDestroyFilterDescriptor(t->wd);
+    cudnnDestroyConvolutionDescriptor(t->cd);
+}
+
+static void fill(int i, void *payload, size_t bytes, void *ctx)
+{
+    tc_case_t *t = ctx;
+    fd_rng_t r;
+    fd_rng_seed(&r, t->seed * 7 + (uint64_t)i);
+    int64_t n = (int64_t)(bytes / fd_test_dtype_size(t->dt));
+    if (i == 2 && t->beta == 0.0)
+        return; /* y stays poisoned: beta = 0 must not read it */
+    if (t->exact)
+        fd_fill_int(&r, t->dt, payload, n, -3, 3, 0.8);
+    else
+        fd_fill_real(&r, t->dt, payload, n, -1.0, 1.0);
+}
+
+static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    tc_case_t *t = ctx;
+    float alpha = (float)t->alpha, beta = (float)t->beta;
+    last_impl[0] = '\0';
+    return cudnnConvolutionForward(h, &alpha, t->xd, ptr[0], t->wd, ptr[1], t->cd,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, NULL, 0, &beta,
+                                   t->yd, ptr[2]);
+}
+
+static void run(tc_case_t t)
+{
+    if (!setup(&t))
+        return;
+    char label[256];
+    snprintf(label, sizeof label,
+             "%s n%d c%d k%d in%dx%dx%d f%dx%dx%d p%d u%d d%d %s%s a%g b%g %s",
+             fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.in[0], t.nsp > 1 ? t.in[1] : 1,
+             t.nsp > 2 ? t.in[2] : 1, t.flt[0], t.nsp > 1 ? t.flt[1] : 1, t.nsp > 2 ? t.flt[2] : 1,
+             t.pad[0], t.str[0], t.dil[0], t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr",
+             t.y_nchw ? " y-nchw" : "", t.alpha, t.beta, t.exact ? "exact" : "real");
+    const size_t es = fd_test_dtype_size(t.dt);
+    gm_case_t c = {0};
+    c.label = label;
+    c.nbuf = 3;
+    c.buf[0] = (gm_buf_t){"x", (size_t)t.nx * es, t.dt, GM_IN, 0, 0};
+    c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
+    c.buf[2] = (gm_buf_t){"y", (size_t)t.ny * es, t.dt, t.beta != 0.0 ? GM_INOUT : GM_OUT, 0, 0};
+    int64_t kred = (int64_t)t.c;
+    for (int d = 0; d < t.nsp; d++)
+        kred *= t.flt[d];
+    if (!t.exact) {
+        gm_tol(&c.buf[2], t.dt, kred);
+        /* inputs in [-1, 1): the sum's magnitude is up to kred; float accumulation in another
+         * order than ref's double: kred * 2^-24 relative to that, plus y's own rounding */
+        c.buf[2].abs_tol = 4.0 * (double)kred * 0x1p-24 * fabs(t.alpha) + 2.0 * fd_unit_roundoff(t.dt);
+        c.buf[2].rel_tol = 2.0 * fd_unit_roundoff(t.dt);
+    }
+    c.det = 1;
+    c.fill = fill;
+    c.call = call;
+    c.ctx = &t;
+    c.want = CUDNN_STATUS_SUCCESS;
+    gm_run(&c);
+    /* the last call was the cuda handle's determinism re-run */
+    FD_EXPECT(strcmp(last_impl, "fd_conv_fwd_tc_igemm") == 0, "%s: dispatch ran %s, expected the tensor-core row",
+              label, last_impl[0] ? last_impl : "(nothing logged)");
+    teardown(&t);
+}
+
+static tc_case_t base(cudnnDataType_t dt, int n, int c, int k, int h, int w, int r, int s)
+{
+    tc_case_t t;
+    memset(&t, 0, sizeof t);
+    t.dt = dt, t.nsp = 2, t.n = n, t.c = c, t.k = k;
+    t.in[0] = h, t.in[1] = w, t.flt[0] = r, t.flt[1] = s;
+    for (int d = 0; d < 3; d++)
+        t.str[d] = t.dil[d] = 1;
+    t.pad[0] = r / 2, t.pad[1] = s / 2;
+    t.mode = CUDNN_CROSS_CORRELATION;
+    t.alpha = 1.0, t.beta = 0.0, t.exact = 1;
+    t.seed = (uint64_t)(n * 131 + c * 17 + k * 7 + h + w * 3 + r);
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    gm_init(argc, argv, "test_gpu_conv_tc");
+    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
+    const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    for (int di = 0; di < 2; di++) {
+        const cudnnDataType_t dt = dts[di];
+        /* C below / at / above the 32-wide reduction tile; K and M tails */
+        run(base(dt, 1, 8, 8, 5, 7, 3, 3));
+        run(base(dt, 2, 16, 24, 9, 9, 3, 3));
+        if (gm_smoke)
+            continue;
+        run(base(dt, 2, 32, 64, 8, 8, 1, 1));
+        run(base(dt, 3, 40, 136, 7, 11, 3, 3));
+        run(base(dt, 1, 64, 200, 15, 13, 5, 5));
+        run(base(dt, 2, 72, 128, 14, 14, 3, 1));
+        /* stride, dilation, asymmetric padding, convolution mode */
+        tc_case_t t = base(dt, 2, 24, 40, 17, 19, 3, 3);
+        t.str[0] = 2, t.str[1] = 3;
+        run(t);
+        t = base(dt, 1, 16, 16, 20, 20, 3, 3);
+        t.dil[0] = 2, t.dil[1] = 3, t.pad[0] = 0, t.pad[1] = 4;
+        run(t);
+        t = base(dt, 2, 24, 20, 10, 9, 3, 2);
+        t.mode = CUDNN_CONVOLUTION;
+        run(t);
+        t = base(dt, 1, 8, 16, 6, 6, 7, 7);
+        t.pad[0] = 3, t.pad[1] = 1;
+        run(t);
+        /* 1-d and 3-d */
+        t = base(dt, 2, 16, 32, 33, 1, 3, 1);
+        t.nsp = 1, t.pad[0] = 1, t.pad[1] = 0;
+        run(t);
+        t = base(dt, 1, 16, 24, 5, 6, 3, 3);
+        t.nsp = 3, t.in[2] = 7, t.flt[2] = 3, t.pad[2] = 1, t.str[2] = 2;
+        run(t);
+        /* y in NCHW; alpha/beta */
+        t = base(dt, 2, 32, 48, 9, 9, 3, 3);
+        t.y_nchw = 1;
+        run(t);
+        t = base(dt, 2, 32, 48, 9, 9, 3, 3);
+        t.alpha = 0.5, t.beta = 0.25;
+        run(t);
+        t = base(dt, 2, 32, 48, 9, 9, 3, 3);
+        t.alpha = -2.0, t.beta = 1.0;
+        run(t);
+        /* real data, including a ResNet-50 layer at N = 4 */
+        t = base(dt, 2, 64, 96, 12, 12, 3, 3);
+        t.exact = 0;
+        run(t);
+        t = base(dt, 4, 64, 64, 56, 56, 3, 3);
+        t.exact = 0;
+        run(t);
+        t = base(dt, 4, 256, 64, 56, 56, 1, 1);
+        t.exact = 0, t.pad[0] = t.pad[1] = 0;
+        run(t);
+        t = base(dt, 2, 128, 256, 28, 28, 3, 3);
+        t.str[0] = t.str[1] = 2;
+        t.exact = 1;
+        run(t);
+    }
+    return gm_finish();
+}
