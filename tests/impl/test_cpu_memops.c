@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cpu_memops.c - the cpu backend's memory-bound rows (src/cpu/activation_cpu.c,
+ * tensor_ops_cpu.c) against the ref rows, through the public API with a ref handle and a cpu
+ * handle on the same inputs.
+ *
+ * Every case runs the call on ref, on cpu with one OpenMP thread and on cpu with two, from the
+ * same inputs and the same initial output (poisoned with NaN when beta = 0, filled when beta !=
+ * 0), and requires the three outputs to be identical byte for byte: these operations are exact
+ * elementwise (the cpu rows compute in double in the ref's order and round once), so equality
+ * is the contract, for integer and for real fills alike. Inputs are checked unchanged.
+ * Covered: activation forward / backward, every mode, both NaN options, NaN inputs;
+ * AddTensor (full and bias broadcast), OpTensor (every op, b full and broadcast), SetTensor,
+ * ScaleTensor, TransformTensor (layout-changing copies);
+ * dtypes FLOAT, DOUBLE, HALF, BFLOAT16; layouts NCHW, NHWC, padded strides and 5-d; odd sizes
+ * and sizes above the threading threshold; alpha / beta (1, 0) and (0.5, 0.25); in place.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudnn.h"
+#include "freednn.h"
+
+static int failures, cases;
+static cudnnHandle_t h_ref, h_cpu;
+static void (*set_threads)(int);
+
+#define CHECK(x)                                                                               \
+    do {                                                                                       \
+        cudnnStatus_t s_ = (x);                                                                \
+        if (s_ != CUDNN_STATUS_SUCCESS) {                                                      \
+            fprintf(stderr, "%s:%d: %s -> %s\n", __FILE__, __LINE__, #x,                       \
+                    cudnnGetErrorString(s_));                                                  \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static double urand(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static size_t dt_size(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_DOUBLE ? 8 : dt == CUDNN_DATA_FLOAT ? 4 : 2;
+}
+
+static void put(cudnnDataType_t dt, void *p, size_t i, double v)
+{
+    switch (dt) {
+    case CUDNN_DATA_FLOAT:
+        ((float *)p)[i] = (float)v;
+        break;
+    case CUDNN_DATA_DOUBLE:
+        ((double *)p)[i] = v;
+        break;
+    case CUDNN_DATA_HALF: {
+        _Float16 f = (_Float16)v;
+        memcpy((uint16_t *)p + i, &f, 2);
+        break;
+    }
+    default: { /* bf16: truncation of a float is fine for test data */
+        float f = (float)v;
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        ((uint16_t *)p)[i] = (uint16_t)(b >> 16);
+        break;
+    }
+    }
+}
+
+/* Fills a buffer of n elements: exact small integers, or reals, with a few NaN / inf. */
+static void fill(cudnnDataType_t dt, void *p, size_t n, int exact, int specials)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = exact ? floor(urand() * 9) - 4 : (urand() * 8 - 4);
+        if (specials && urand() < 0.01)
+            v = urand() < 0.5 ? NAN : (urand() < 0.5 ? INFINITY : -INFINITY);
+        put(dt, p, i, v);
+    }
+}
+
+typedef enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT } layout_t;
+static const char *layout_name[] = {"nchw", "nhwc", "padded"};
+
+typedef struct {
+    int nb;
+    int dim[5], str[5];
+    size_t extent;
+} shape_t;
+
+/* dims n, c, spatial...; layout picks the strides. */
+static shape_t make_shape(int nb, const int *dim, layout_t l)
+{
+    shape_t s = {nb, {0}, {0}, 0};
+    memcpy(s.dim, dim, sizeof(int) * (size_t)nb);
+    if (l == L_NHWC) {
+        int acc = 1;
+        s.str[1] = 1, acc = dim[1];
+        for (int d = nb - 1; d >= 2; d--)
+            s.str[d] = acc, acc *= dim[d];
+        s.str[0] = acc;
+    } else {
+        int acc = 1;
+        for (int d = nb - 1; d >= 0; d--) {
+            s.str[d] = acc;
+            acc *= dim[d] + (l == L_PADDED && d == nb - 1 ? 3 : 0);
+        }
+    }
+    size_t ext = 1;
+    for (int d = 0; d < nb; d++)
+        ext += (size_t)(dim[d] - 1) * (size_t)s.str[d];
+    s.extent = ext;
+    return s;
+}
+
+static cudnnTensorDescriptor_t desc_of(const shape_t *s, cudnnDataType_t dt)
+{
+    cudnnTensorDescriptor_t d;
+    CHECK(cudnnCreateTensorDescriptor(&d));
+    CHECK(cudnnSetTensorNdDescriptor(d, dt, s->nb, s->dim, s->str));
+    return d;
+}
+
+/* Buffers of one case: inputs (read-only) and one output, per backend run. */
+typedef struct {
+    size_t bytes;
+    void *init, *out[3];
+} outbuf_t;
+
+static void out_init(outbuf_t *o, cudnnDataType_t dt, size_t n, double beta, int exact)
+{
+    o->bytes = n * dt_size(dt);
+    o->init = malloc(o->bytes);
+    if (beta != 0.0)
+        fill(dt, o->init, n, exact, 0);
+    else
+        memset(o->init, 0xff, o->bytes); /* NaN: beta = 0 must not read it */
+    for (int r = 0; r < 3; r++) {
+        o->out[r] = malloc(o->bytes);
+        memcpy(o->out[r], o->init, o->bytes);
+    }
+}
+
+/* 1 when element i of p is a NaN of its type. */
+static int is_nan_at(cudnnDataType_t dt, const void *p, size_t i)
+{
+    switch (dt) {
+    case CUDNN_DATA_FLOAT:
+        return isnan(((const float *)p)[i]);
+    case CUDNN_DATA_DOUBLE:
+        return isnan(((const double *)p)[i]);
+    case CUDNN_DATA_HALF: {
+        uint16_t b = ((const uint16_t *)p)[i];
+        return (b & 0x7c00) == 0x7c00 && (b & 0x3ff) != 0;
+    }
+    default: {
+        uint16_t b = ((const uint16_t *)p)[i];
+        return (b & 0x7f80) == 0x7f80 && (b & 0x7f) != 0;
+    }
+    }
+}
+
+/* Bitwise equal, except that any NaN equals any NaN (the sign and payload of a NaN depend on
+ * the operand order the compiler picks, in ref and cpu alike; contract §1.7 promises NaN, not
+ * its bits). */
+static int same_bits(cudnnDataType_t dt, const void *a, const void *b, size_t bytes)
+{
+    size_t es = dt_size(dt);
+    for (size_t i = 0; i < bytes / es; i++)
+        if (memcmp((const char *)a + i * es, (const char *)b + i * es, es) != 0 &&
+            !(is_nan_at(dt, a, i) && is_nan_at(dt, b, i)))
+            return 0;
+    return 1;
+}
+
+/* Compares the three runs; frees. */
+static cudnnDataType_t cur_dt;
+static void out_check(outbuf_t *o, const char *what)
+{
+    cases++;
+    for (int r = 1; r < 3; r++)
+        if (!same_bits(cur_dt, o->out[0], o->out[r], o->bytes)) {
+            failures++;
+            fprintf(stderr, "FAIL %s: cpu (%d thread%s) differs from ref\n", what, r,
+                    r > 1 ? "s" : "");
+            break;
+        }
+    free(o->init);
+    for (int r = 0; r < 3; r++)
+        free(o->out[r]);
+}
+
+static cudnnHandle_t run_handle(int r)
+{
+    if (r == 0)
+        return h_ref;
+    set_threads(r);
+    return h_cpu;
+}
+
+static const cudnnDataType_t dtypes[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                         CUDNN_DATA_BFLOAT16};
+static const char *dt_name(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_FLOAT ? "f32" : dt == CUDNN_DATA_DOUBLE ? "f64" : dt == CUDNN_DATA_HALF ? "f16" : "bf16";
+}
+
+static void scal(cudnnDataType_t dt, double v, void *out)
+{
+    if (dt == CUDNN_DATA_DOUBLE)
+        *(double *)out = v;
+    else
+        *(float *)out = (float)v;
+}
+
+/* ---- activation -------------------------------------------------------------------------- */
+
+static void test_act(const shape_t *s, cudnnDataType_t dt, cudnnActivationMode_t mode,
+                     cudnnNanPropagation_t nan, double alpha, double beta, int exact, int inplace,
+                     const char *tag)
+{
+    char what[256];
+    cudnnActivationDescriptor_t ad;
+    CHECK(cudnnCreateActivationDescriptor(&ad));
+    CHECK(cudnnSetActivationDescriptor(ad, mode, nan, mode == CUDNN_ACTIVATION_CLIPPED_RELU ? 2.5 : 0.75));
+    if (mode == CUDNN_ACTIVATION_SWISH)
+        CHECK(cudnnSetActivationDescriptorSwishBeta(ad, 1.5));
+    cudnnTensorDescriptor_t td = desc_of(s, dt);
+    size_t bytes = s->extent * dt_size(dt);
+    void *x = malloc(bytes), *y = malloc(bytes), *dy = malloc(bytes), *xs = malloc(bytes);
+    fill(dt, x, s->extent, exact, 1);
+    fill(dt, dy, s->extent, exact, 0);
+    memcpy(xs, x, bytes);
+    unsigned char a8[8], b8[8];
+    scal(dt, alpha, a8), scal(dt, beta, b8);
+    /* forward */
+    outbuf_t o;
+    out_init(&o, dt, s->extent, inplace ? 0.0 : beta, exact);
+    for (int r = 0; r < 3; r++) {
+        if (inplace) {
+            memcpy(o.out[r], x, bytes);
+            CHECK(cudnnActivationForward(run_handle(r), ad, a8, td, o.out[r], b8, td, o.out[r]));
+        } else {
+            CHECK(cudnnActivationForward(run_handle(r), ad, a8, td, x, b8, td, o.out[r]));
+        }
+    }
+    /* y of the ref run feeds the backward pass */
+    memcpy(y, o.out[0], bytes);
+    snprintf(what, sizeof what, "act fwd mode %d nan %d %s %s a %g b %g%s %s", (int)mode, (int)nan,
+             dt_name(dt), tag, alpha, beta, inplace ? " in-place" : "", exact ? "int" : "real");
+    out_check(&o, what);
+    if (memcmp(x, xs, bytes) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL %s: x changed\n", what);
+    }
+    if (!inplace) {
+        outbuf_t g;
+        out_init(&g, dt, s->extent, beta, exact);
+        for (int r = 0; r < 3; r++)
+            CHECK(cudnnActivationBackward(run_handle(r), ad, a8, td, y, td, dy, td, x, b8, td, g.out[r]));
+        snprintf(what, sizeof what, "act bwd mode %d nan %d %s %s a %g b %g %s", (int)mode, (int)nan,
+                 dt_name(dt), tag, alpha, beta, exact ? "int" : "real");
+        out_check(&g, what);
+    }
+    free(x), free(y), free(dy), free(xs);
+    cudnnDestroyTensorDescriptor(td);
+    cudnnDestroyActivationDescriptor(ad);
+}
+
+/* ---- tensor ops -------------------------------------------------------------------------- */
+
+static void test_add(const shape_t *c, const shape_t *a, cudnnDataType_t dt, double alpha,
+                     double beta, const char *tag)
+{
+    char what[256];
+    cudnnTensorDescriptor_t cd = desc_of(c, dt), ad = desc_of(a, dt);
+    void *av = malloc(a->extent * dt_size(dt));
+    fill(dt, av, a->extent, 0, 1);
+    unsigned char a8[8], b8[8];
+    scal(dt, alpha, a8), scal(dt, beta, b8);
+    outbuf_t o;
+    out_init(&o, dt, c->extent, beta, 0);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnAddTensor(run_handle(r), a8, ad, av, b8, cd, o.out[r]));
+    snprintf(what, sizeof what, "add %s %s a %g b %g", dt_name(dt), tag, alpha, beta);
+    out_check(&o, what);
+    free(av);
+    cudnnDestroyTensorDescriptor(cd), cudnnDestroyTensorDescriptor(ad);
+}
+
+static void test_op(const shape_t *c, const shape_t *b, cudnnDataType_t dt, cudnnOpTensorOp_t op,
+                    cudnnNanPropagation_t nan, double beta, const char *tag)
+{
+    char what[256];
+    cudnnDataType_t comp = dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    cudnnOpTensorDescriptor_t od;
+    CHECK(cudnnCreateOpTensorDescriptor(&od));
+    CHECK(cudnnSetOpTensorDescriptor(od, op, comp, nan));
+    cudnnTensorDescriptor_t cd = desc_of(c, dt), bd = desc_of(b, dt);
+    void *av = malloc(c->extent * dt_size(dt)), *bv = malloc(b->extent * dt_size(dt));
+    fill(dt, av, c->extent, 0, 1);
+    fill(dt, bv, b->extent, 0, 1);
+    unsigned char a1[8], a2[8], b8[8];
+    scal(dt, 0.5, a1), scal(dt, -1.25, a2), scal(dt, beta, b8);
+    outbuf_t o;
+    out_init(&o, dt, c->extent, beta, 0);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnOpTensor(run_handle(r), od, a1, cd, av, a2, bd, bv, b8, cd, o.out[r]));
+    snprintf(what, sizeof what, "op %d nan %d %s %s b %g", (int)op, (int)nan, dt_name(dt), tag, beta);
+    out_check(&o, what);
+    free(av), free(bv);
+    cudnnDestroyTensorDescriptor(cd), cudnnDestroyTensorDescriptor(bd);
+    cudnnDestroyOpTensorDescriptor(od);
+}
+
+static void test_set_scale(const shape_t *s, cudnnDataType_t dt, const char *tag)
+{
+    char what[256];
+    cudnnTensorDescriptor_t d = desc_of(s, dt);
+    unsigned char v8[8], a8[8];
+    if (dt == CUDNN_DATA_FLOAT)
+        *(float *)v8 = 1.3f;
+    else if (dt == CUDNN_DATA_DOUBLE)
+        *(double *)v8 = 1.3;
+    else
+        put(dt, v8, 0, 1.3);
+    scal(dt, 0.3, a8);
+    outbuf_t o;
+    out_init(&o, dt, s->extent, 1.0, 0);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnSetTensor(run_handle(r), d, o.out[r], v8));
+    snprintf(what, sizeof what, "set %s %s", dt_name(dt), tag);
+    out_check(&o, what);
+    out_init(&o, dt, s->extent, 1.0, 0);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnScaleTensor(run_handle(r), d, o.out[r], a8));
+    snprintf(what, sizeof what, "scale %s %s", dt_name(dt), tag);
+    out_check(&o, what);
+    cudnnDestroyTensorDescriptor(d);
+}
+
+static void test_transform(const shape_t *y, const shape_t *x, cudnnDataType_t dt, double beta,
+                           const char *tag)
+{
+    char what[256];
+    cudnnTensorDescriptor_t yd = desc_of(y, dt), xd = desc_of(x, dt);
+    void *xv = malloc(x->extent * dt_size(dt));
+    fill(dt, xv, x->extent, 0, 1);
+    unsigned char a8[8], b8[8];
+    scal(dt, 0.75, a8), scal(dt, beta, b8);
+    outbuf_t o;
+    out_init(&o, dt, y->extent, beta, 0);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnTransformTensor(run_handle(r), a8, xd, xv, b8, yd, o.out[r]));
+    snprintf(what, sizeof what, "transform %s %s b %g", dt_name(dt), tag, beta);
+    out_check(&o, what);
+    free(xv);
+    cudnnDestroyTensorDescriptor(yd), cudnnDestroyTensorDescriptor(xd);
+}
+
+int main(void)
+{
+    set_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (set_threads == NULL) {
+        fprintf(stderr, "omp_set_num_threads not found\n");
+        return 1;
+    }
+    CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
+    CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
+
+    const int small[4] = {2, 5, 7, 3}, big[4] = {2, 33, 63, 65}, five[5] = {2, 3, 4, 5, 7};
+    const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
+    const cudnnActivationMode_t modes[] = {CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_RELU,
+                                           CUDNN_ACTIVATION_TANH,    CUDNN_ACTIVATION_CLIPPED_RELU,
+                                           CUDNN_ACTIVATION_ELU,     CUDNN_ACTIVATION_IDENTITY,
+                                           CUDNN_ACTIVATION_SWISH};
+    for (int l = 0; l < L_COUNT; l++) {
+        shape_t s = make_shape(4, small, (layout_t)l), b = make_shape(4, big, (layout_t)l);
+        shape_t s5 = make_shape(5, five, (layout_t)l);
+        char tag[64], tagb[64], tag5[64];
+        snprintf(tag, sizeof tag, "%s 2x5x7x3", layout_name[l]);
+        snprintf(tagb, sizeof tagb, "%s 2x33x63x65", layout_name[l]);
+        snprintf(tag5, sizeof tag5, "%s 5d", layout_name[l]);
+        for (int di = 0; di < 4; di++) {
+            cudnnDataType_t dt = dtypes[di];
+            cur_dt = dt;
+            for (int m = 0; m < 7; m++)
+                for (int nan = 0; nan < 2; nan++)
+                    for (int k = 0; k < 2; k++)
+                        for (int exact = 0; exact < 2; exact++)
+                            test_act(&s, dt, modes[m], (cudnnNanPropagation_t)nan, ab[k][0], ab[k][1],
+                                     exact, 0, tag);
+            test_act(&s5, dt, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.5, 0.25, 0, 0, tag5);
+            test_act(&s, dt, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 1, 0, 0, 1, tag);
+            test_act(&s, dt, CUDNN_ACTIVATION_SIGMOID, CUDNN_NOT_PROPAGATE_NAN, 1, 0, 0, 1, tag);
+            int bcast_dim[4] = {1, small[1], 1, 1}, bcast_big[4] = {1, big[1], 1, 1};
+            shape_t bc = make_shape(4, bcast_dim, L_NCHW), bcb = make_shape(4, bcast_big, L_NCHW);
+            for (int k = 0; k < 2; k++) {
+                test_add(&s, &s, dt, ab[k][0], ab[k][1], tag);
+                test_add(&s, &bc, dt, ab[k][0], ab[k][1], tag);
+                for (int op = 0; op <= (int)CUDNN_OP_TENSOR_NOT; op++)
+                    for (int nan = 0; nan < 2; nan++) {
+                        test_op(&s, &s, dt, (cudnnOpTensorOp_t)op, (cudnnNanPropagation_t)nan, ab[k][1], tag);
+                        test_op(&s, &bc, dt, (cudnnOpTensorOp_t)op, (cudnnNanPropagation_t)nan, ab[k][1], tag);
+                    }
+                shape_t xo = make_shape(4, small, (layout_t)((l + 1) % L_COUNT));
+                test_transform(&s, &xo, dt, ab[k][1], tag);
+            }
+            test_set_scale(&s, dt, tag);
+            test_set_scale(&s5, dt, tag5);
+            if (dt == CUDNN_DATA_FLOAT || dt == CUDNN_DATA_HALF) { /* above the threading threshold */
+                for (int m = 0; m < 7; m++)
+                    test_act(&b, dt, modes[m], CUDNN_PROPAGATE_NAN, 0.5, 0.25, 0, 0, tagb);
+                test_act(&b, dt, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 1, 0, 0, 1, tagb);
+                test_add(&b, &bcb, dt, 1.0, 1.0, tagb);
+                test_add(&b, &b, dt, 0.5, 0.25, tagb);
+                test_op(&b, &b, dt, CUDNN_OP_TENSOR_MUL, CUDNN_NOT_PROPAGATE_NAN, 0.25, tagb);
+                test_op(&b, &bcb, dt, CUDNN_OP_TENSOR_MAX, CUDNN_PROPAGATE_NAN, 0.0, tagb);
+                test_set_scale(&b, dt, tagb);
+                for (int l2 = 0; l2 < L_COUNT; l2++) {
+                    shape_t x = make_shape(4, big, (layout_t)l2);
+                    test_transform(&b, &x, dt, 0.25, tagb);
+                }
+            }
+        }
+    }
+    printf("test_cpu_memops: %d cases, %d failures\n", cases, failures);
+    cudnnDestroy(h_ref);
+    cudnnDestroy(h_cpu);
+    return failures ? 1 : 0;
+}
