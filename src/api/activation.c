@@ -223,7 +223,8 @@ cudnnStatus_t CUDNNWINAPI cudnnActivationForward(cudnnHandle_t handle,
     problem_init(&p, activationDesc, xDesc);
     strides_of(xDesc, p.xs);
     strides_of(yDesc, p.ys);
-    fd_act_args_t a = {x, NULL, NULL, y, fd_scale_value(alpha, p.dt), fd_scale_value(beta, p.dt)};
+    fd_act_args_t a = {x, NULL, NULL, y, fd_scale_value(alpha, p.dt), fd_scale_value(beta, p.dt),
+                       handle};
     return fd_op_run(handle, FD_OP_ACT_FWD, &p, &a);
 }
 
@@ -262,6 +263,7 @@ cudnnStatus_t CUDNNWINAPI cudnnActivationBackward(
     strides_of(yDesc, p.ys);
     strides_of(dyDesc, p.dys);
     strides_of(dxDesc, p.dxs);
-    fd_act_args_t a = {x, y, dy, dx, fd_scale_value(alpha, p.dt), fd_scale_value(beta, p.dt)};
+    fd_act_args_t a = {x, y, dy, dx, fd_scale_value(alpha, p.dt), fd_scale_value(beta, p.dt),
+                       handle};
     return fd_op_run(handle, FD_OP_ACT_BWD, &p, &a);
 }

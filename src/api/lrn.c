@@ -210,7 +210,8 @@ cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelForward(cudnnHandle_t handle,
     fd_lrn_args_t a = {.x = x,
                        .out = y,
                        .alpha = fd_scale_value(alpha, yDesc->dtype),
-                       .beta = fd_scale_value(beta, yDesc->dtype)};
+                       .beta = fd_scale_value(beta, yDesc->dtype),
+                       .handle = handle};
     return fd_op_run(handle, FD_OP_LRN_FWD, &p, &a);
 }
 
@@ -236,7 +237,8 @@ cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelBackward(
                        .dy = dy,
                        .out = dx,
                        .alpha = fd_scale_value(alpha, dxDesc->dtype),
-                       .beta = fd_scale_value(beta, dxDesc->dtype)};
+                       .beta = fd_scale_value(beta, dxDesc->dtype),
+                       .handle = handle};
     return fd_op_run(handle, FD_OP_LRN_BWD, &p, &a);
 }
 
@@ -323,7 +325,8 @@ cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationForward(
                            .temp2 = temp2,
                            .out = y,
                            .alpha = fd_scale_value(alpha, yDesc->dtype),
-                           .beta = fd_scale_value(beta, yDesc->dtype)};
+                           .beta = fd_scale_value(beta, yDesc->dtype),
+                           .handle = handle};
     return fd_op_run(handle, FD_OP_DIVNORM_FWD, &p, &a);
 }
 
@@ -362,6 +365,7 @@ cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationBackward(
                            .out = dx,
                            .dmeans = dMeans,
                            .alpha = fd_scale_value(alpha, dXdMeansDesc->dtype),
-                           .beta = fd_scale_value(beta, dXdMeansDesc->dtype)};
+                           .beta = fd_scale_value(beta, dXdMeansDesc->dtype),
+                           .handle = handle};
     return fd_op_run(handle, FD_OP_DIVNORM_BWD, &p, &a);
 }

@@ -365,7 +365,8 @@ cudnnStatus_t CUDNNWINAPI cudnnPoolingForward(cudnnHandle_t handle,
     int lead = FD_POOL_SPATIAL_MAX - p.nsp;
     strides_of(xDesc, lead, p.xs);
     strides_of(yDesc, lead, p.ys);
-    fd_pool_args_t a = {x, NULL, NULL, y, fd_scale_value(alpha, p.dt), fd_scale_value(beta, p.dt)};
+    fd_pool_args_t a = {x, NULL, NULL, y, fd_scale_value(alpha, p.dt), fd_scale_value(beta, p.dt),
+                        handle};
     return fd_op_run(handle, FD_OP_POOL_FWD, &p, &a);
 }
 
@@ -413,6 +414,7 @@ cudnnStatus_t CUDNNWINAPI cudnnPoolingBackward(
     strides_of(yDesc, lead, p.ys);
     strides_of(dyDesc, lead, p.dys);
     strides_of(dxDesc, lead, p.dxs);
-    fd_pool_args_t a = {x, y, dy, dx, fd_scale_value(alpha, p.dt), fd_scale_value(beta, p.dt)};
+    fd_pool_args_t a = {x, y, dy, dx, fd_scale_value(alpha, p.dt), fd_scale_value(beta, p.dt),
+                        handle};
     return fd_op_run(handle, FD_OP_POOL_BWD, &p, &a);
 }

@@ -105,7 +105,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmax
     FD_TRY(check_alias(xDesc, x, "x", yDesc, y, "y"));
     fd_softmax_fwd_problem_t p = {algo, mode, *xDesc, *yDesc};
     fd_softmax_fwd_args_t a = {x, y, fd_scale_value(alpha, yDesc->dtype),
-                               fd_scale_value(beta, yDesc->dtype)};
+                               fd_scale_value(beta, yDesc->dtype), handle};
     return fd_op_run(handle, FD_OP_SOFTMAX_FWD, &p, &a);
 }
 
@@ -133,6 +133,6 @@ cudnnStatus_t CUDNNWINAPI cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftma
     FD_TRY(check_alias(yDesc, y, "y", dxDesc, dx, "dx"));
     fd_softmax_bwd_problem_t p = {algo, mode, *yDesc, *dyDesc, *dxDesc};
     fd_softmax_bwd_args_t a = {y, dy, dx, fd_scale_value(alpha, dxDesc->dtype),
-                               fd_scale_value(beta, dxDesc->dtype)};
+                               fd_scale_value(beta, dxDesc->dtype), handle};
     return fd_op_run(handle, FD_OP_SOFTMAX_BWD, &p, &a);
 }

@@ -128,6 +128,7 @@ typedef struct fd_act_args {
     const void *x, *y, *dy; /* forward: x only */
     void *out;              /* y for forward, dx for backward */
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_act_args_t;
 
 #endif /* FD_CORE_ACTIVATION_H_ */

@@ -40,6 +40,7 @@ typedef struct fd_lrn_args {
     const void *x, *y, *dy; /* forward: y is the output (in out), dy NULL */
     void *out;              /* forward y, backward dx */
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_lrn_args_t;
 
 /* Divisive normalization (CUDNN_DIVNORM_PRECOMPUTED_MEANS). x describes x, means, temp, temp2
@@ -55,6 +56,7 @@ typedef struct fd_divnorm_args {
     void *out;                  /* forward y, backward dx */
     void *dmeans;               /* backward only, may be NULL */
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_divnorm_args_t;
 
 #endif /* FD_CORE_LRN_H_ */

@@ -60,6 +60,7 @@ typedef struct fd_pool_args {
     const void *x, *y, *dy;
     void *out; /* y for forward, dx for backward */
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_pool_args_t;
 
 #endif /* FD_CORE_POOLING_H_ */

@@ -23,6 +23,7 @@ typedef struct fd_softmax_fwd_args {
     const void *x;
     void *y; /* may equal x (same strides) */
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_softmax_fwd_args_t;
 
 /* Backward, from the forward output y: ACCURATE/FAST dx = y * (dy - sum(dy * y)),
@@ -36,6 +37,7 @@ typedef struct fd_softmax_bwd_args {
     const void *y, *dy;
     void *dx; /* may equal dy or y (same strides) */
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_softmax_bwd_args_t;
 
 #endif /* FD_CORE_SOFTMAX_H_ */

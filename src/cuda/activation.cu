@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * activation.cu - activation forward and backward on the GPU (rows fd_act_fwd_cuda,
+ * fd_act_bwd_cuda): every mode of src/core/activation.h (sigmoid, relu, tanh, clipped relu,
+ * elu, identity, swish), both NaN options, 1 to 8 dims, any non-negative strides, exact in
+ * place (output == input with the same strides); FLOAT, DOUBLE, HALF, BFLOAT16. No workspace.
+ *
+ * One thread per element, grid-stride. The host first reorders the dims by the output's
+ * strides (largest first: an elementwise op may visit elements in any order), drops size-1
+ * dims and merges dims that are contiguous in every tensor, so packed NCHW and NHWC both
+ * become one dim walked with stride 1 (coalesced, no index division), while any other layout
+ * still works through the general odometer. Values: see activation_kernels.cuh.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "elem.cuh"
+#include "fd_cuda.cuh"
+
+extern "C" {
+#include "../core/activation.h"
+}
+
+#include <math_constants.h>
+
+#define ACT_TENSORS 4 /* forward: x, y; backward: y, dy, x, dx */
+
+/* The shape after reordering and merging: dim[nd - 1] is innermost. */
+typedef struct {
+    fd_act_params_t act;
+    int nd;
+    int64_t total;
+    int64_t dim[FD_DIM_MAX];
+    int64_t st[ACT_TENSORS][FD_DIM_MAX];
+} act_geom_t;
+
+/* Offsets of element e (row-major over the collapsed dims) in the first nt tensors. */
+static __device__ __forceinline__ void act_offsets(const act_geom_t &g, int64_t e, int nt,
+                                                   int64_t *off)
+{
+    for (int t = 0; t < nt; t++)
+        off[t] = 0;
+    if (g.nd == 1) { /* the packed case: no division */
+        for (int t = 0; t < nt; t++)
+            off[t] = e * g.st[t][0];
+        return;
+    }
+    for (int d = g.nd - 1; d >= 0; d--) {
+        const int64_t i = e % g.dim[d];
+        e /= g.dim[d];
+        for (int t = 0; t < nt; t++)
+            off[t] += i * g.st[t][d];
+    }
+}
+
+/* ---- the kernels, once per storage type --------------------------------------------------- */
+
+#define FD_T float
+#define FD_ACC float
+#define FD_SFX f32
+#include "activation_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T double
+#define FD_ACC double
+#define FD_SFX f64
+#include "activation_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T __half
+#define FD_ACC float
+#define FD_SFX f16
+#include "activation_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T __nv_bfloat16
+#define FD_ACC float
+#define FD_SFX bf16
+#include "activation_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+/* ---- host: collapse the shape --------------------------------------------------------------- */
+
+/* strides[t] for t < nt; `key` is the tensor whose stride order the walk follows (the output). */
+static act_geom_t geom_of(const fd_act_problem_t *p, const int64_t *const *strides, int nt, int key)
+{
+    act_geom_t g;
+    memset(&g, 0, sizeof g);
+    g.act = p->act;
+    g.total = 1;
+    int order[FD_DIM_MAX], m = 0;
+    for (int d = 0; d < p->nb_dims; d++) {
+        g.total *= p->dim[d];
+        if (p->dim[d] != 1)
+            order[m++] = d;
+    }
+    /* stable insertion sort, largest output stride first */
+    for (int i = 1; i < m; i++) {
+        int v = order[i], j = i;
+        while (j > 0 && strides[key][order[j - 1]] < strides[key][v]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+    g.nd = 0;
+    for (int i = 0; i < m; i++) {
+        const int d = order[i];
+        int merge = g.nd > 0;
+        for (int t = 0; t < nt && merge; t++)
+            merge = strides[t][d] * p->dim[d] == g.st[t][g.nd - 1];
+        if (merge) { /* the previous (outer) dim steps exactly over this one */
+            g.dim[g.nd - 1] *= p->dim[d];
+            for (int t = 0; t < nt; t++)
+                g.st[t][g.nd - 1] = strides[t][d];
+        } else {
+            g.dim[g.nd] = p->dim[d];
+            for (int t = 0; t < nt; t++)
+                g.st[t][g.nd] = strides[t][d];
+            g.nd++;
+        }
+    }
+    if (g.nd == 0) { /* a single element */
+        g.nd = 1;
+        g.dim[0] = 1;
+    }
+    return g;
+}
+
+/* ---- rows (src/impls.def) ------------------------------------------------------------------ */
+
+static int act_applicable(const void *problem, char *why, size_t why_size)
+{
+    const fd_act_problem_t *p = (const fd_act_problem_t *)problem;
+    if (!fd_cuda_elem_dtype_ok(p->dt)) {
+        snprintf(why, why_size, "%s data; the activation kernels take FLOAT, DOUBLE, HALF, "
+                 "BFLOAT16", fd_dtype_name(p->dt));
+        return 0;
+    }
+    return 1;
+}
+
+extern "C" int fd_act_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return act_applicable(problem, why, why_size);
+}
+extern "C" size_t fd_act_fwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_act_fwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_act_problem_t *p = (const fd_act_problem_t *)problem;
+    const fd_act_args_t *a = (const fd_act_args_t *)args;
+    const int64_t *const strides[2] = {p->xs, p->ys};
+    const act_geom_t g = geom_of(p, strides, 2, 1);
+    const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
+    FD_CUDA_TYPED_LAUNCH(p->dt, act_fwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->x, a->out,
+                         a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_act_bwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return act_applicable(problem, why, why_size);
+}
+extern "C" size_t fd_act_bwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_act_bwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_act_problem_t *p = (const fd_act_problem_t *)problem;
+    const fd_act_args_t *a = (const fd_act_args_t *)args;
+    const int64_t *const strides[4] = {p->ys, p->dys, p->xs, p->dxs};
+    const act_geom_t g = geom_of(p, strides, 4, 3);
+    const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
+    FD_CUDA_TYPED_LAUNCH(p->dt, act_bwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->y, a->dy,
+                         a->x, a->out, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}

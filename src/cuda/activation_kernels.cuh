@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * activation_kernels.cuh - the kernels of activation.cu for one storage type. activation.cu
+ * includes this once per type with FD_T (storage), FD_ACC (the type the transcendental
+ * functions run in: float, double for DOUBLE) and FD_SFX (f32, f64, f16, bf16) defined.
+ *
+ * The mode formulas are src/core/activation.h's, evaluated in double around the one
+ * transcendental call (exp, expm1, tanh in FD_ACC): the piecewise modes (RELU, CLIPPED_RELU,
+ * IDENTITY, the positive branch of ELU) and every derivative that needs no transcendental are
+ * therefore bit-identical to the reference; the others differ by the float function's few ulps.
+ */
+
+#define FD_K(name) FD_CUDA_CAT(name, FD_SFX)
+
+/* 1 / (1 + e^-v) for v given in double; the argument is split into FD_ACC's nearest value and
+ * the remainder, e^-(hi + lo) = e^-hi (1 - lo) to first order, so a float exp loses nothing to
+ * the rounding of a product such as swish's beta * x. */
+static __device__ __forceinline__ double FD_K(act_sigmoid)(double v)
+{
+    const FD_ACC hi = (FD_ACC)v;
+    const double lo = isfinite(hi) ? v - (double)hi : 0.0; /* beyond FD_ACC: exp saturates */
+    const double e = (double)fd_cuda_exp((FD_ACC)-hi);
+    return 1.0 / (1.0 + (lo == 0.0 ? e : e * (1.0 - lo)));
+}
+
+static __device__ __forceinline__ double FD_K(act_fwd_value)(const fd_act_params_t &a, FD_ACC xa)
+{
+    const double x = (double)xa;
+    switch (a.mode) {
+    case CUDNN_ACTIVATION_SIGMOID:
+        return FD_K(act_sigmoid)(x);
+    case CUDNN_ACTIVATION_RELU:
+        if (a.propagate_nan && isnan(x))
+            return x;
+        return x > 0.0 ? x : 0.0;
+    case CUDNN_ACTIVATION_TANH:
+        return (double)fd_cuda_tanh(xa);
+    case CUDNN_ACTIVATION_CLIPPED_RELU: {
+        if (a.propagate_nan && (isnan(x) || isnan(a.coef)))
+            return CUDART_NAN;
+        const double v = x > 0.0 ? x : 0.0;
+        return v > a.coef ? a.coef : v;
+    }
+    case CUDNN_ACTIVATION_ELU:
+        return x > 0.0 ? x : __dmul_rn(a.coef, (double)fd_cuda_expm1(xa));
+    case CUDNN_ACTIVATION_IDENTITY:
+        return x;
+    case CUDNN_ACTIVATION_SWISH: {
+        const double s = FD_K(act_sigmoid)(a.swish_beta == 0.0 ? 0.0 : a.swish_beta * x);
+        return s == 0.0 ? 0.0 : x * s;
+    }
+    }
+    return CUDART_NAN;
+}
+
+static __device__ __forceinline__ double FD_K(act_bwd_value)(const fd_act_params_t &a, double y,
+                                                             double dy, FD_ACC xa)
+{
+    const double x = (double)xa;
+    switch (a.mode) {
+    case CUDNN_ACTIVATION_SIGMOID:
+        return __dmul_rn(__dmul_rn(dy, y), __dsub_rn(1.0, y));
+    case CUDNN_ACTIVATION_RELU:
+        if (a.propagate_nan && isnan(x))
+            return x;
+        return x > 0.0 ? dy : 0.0;
+    case CUDNN_ACTIVATION_TANH:
+        return __dmul_rn(dy, __dsub_rn(1.0, __dmul_rn(y, y)));
+    case CUDNN_ACTIVATION_CLIPPED_RELU:
+        if (a.propagate_nan && (isnan(x) || isnan(a.coef)))
+            return CUDART_NAN;
+        return (x > 0.0 && !(x >= a.coef)) ? dy : 0.0;
+    case CUDNN_ACTIVATION_ELU:
+        return x > 0.0 ? dy : __dmul_rn(__dmul_rn(dy, a.coef), (double)fd_cuda_exp(xa));
+    case CUDNN_ACTIVATION_IDENTITY:
+        return dy;
+    case CUDNN_ACTIVATION_SWISH: {
+        const double b = a.swish_beta, s = FD_K(act_sigmoid)(b == 0.0 ? 0.0 : b * x);
+        if (isinf(x))
+            return __dmul_rn(dy, s);
+        const double t = __dmul_rn(__dmul_rn(__dmul_rn(b, x), s), __dsub_rn(1.0, s));
+        return __dmul_rn(dy, __dadd_rn(s, t));
+    }
+    }
+    return CUDART_NAN;
+}
+
+/* y = act(x), blended; one thread per element, in the collapsed order of act_geom_t. */
+static __global__ void FD_K(act_fwd)(const act_geom_t g, const void *xv, void *yv, double alpha,
+                                     double beta)
+{
+    /* no __restrict__: y may be x (in place, same strides: each element is read, then written
+     * by the same thread) */
+    const FD_T *x = (const FD_T *)xv;
+    FD_T *y = (FD_T *)yv;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < g.total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t off[4];
+        act_offsets(g, e, 2, off);
+        const double v = FD_K(act_fwd_value)(g.act, fd_cuda_ld(x, off[0]));
+        fd_cuda_blend(y, off[1], alpha, beta, v);
+    }
+}
+
+/* dx = act'(x) dy (from y where the mode's derivative is written in y), blended. */
+static __global__ void FD_K(act_bwd)(const act_geom_t g, const void *yv, const void *dyv,
+                                     const void *xv, void *dxv, double alpha, double beta)
+{
+    const FD_T *y = (const FD_T *)yv;
+    const FD_T *dy = (const FD_T *)dyv;
+    const FD_T *x = (const FD_T *)xv;
+    FD_T *dx = (FD_T *)dxv;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < g.total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t off[4];
+        act_offsets(g, e, 4, off);
+        const double v = FD_K(act_bwd_value)(g.act, (double)fd_cuda_ld(y, off[0]),
+                                             (double)fd_cuda_ld(dy, off[1]),
+                                             fd_cuda_ld(x, off[2]));
+        fd_cuda_blend(dx, off[3], alpha, beta, v);
+    }
+}
+
+#undef FD_K

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lrn.cu - cross-channel LRN and divisive normalization on the GPU, forward and backward (rows
+ * fd_lrn_{fwd,bwd}_cuda, fd_divnorm_{fwd,bwd}_cuda): the formulas of src/core/lrn.h, 4-d and
+ * 5-d, any non-negative strides, means or none, dMeans or none; FLOAT, DOUBLE, HALF, BFLOAT16
+ * with float accumulation (double for DOUBLE). No workspace; deterministic.
+ *
+ * One thread per output element; every window sum is recomputed from the inputs (the cost is
+ * n terms per element for LRN forward, n^2 for its backward and n^d resp. n^2d for divisive
+ * normalization, with n <= CUDNN_LRN_MAX_N; the repeated loads hit L1). Threads walk C
+ * innermost when the output's C stride is below its last spatial stride (channels-last), the
+ * spatial position innermost otherwise: coalesced in NCHW and NHWC. Divisive normalization
+ * uses its temp / temp2 scratch only when dx or y aliases an input (exact in place): the input
+ * is first copied there, as src/ref does on every call.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "elem.cuh"
+#include "fd_cuda.cuh"
+
+extern "C" {
+#include "../core/lrn.h"
+}
+
+#define LRN_TENSORS 4 /* LRN: x, y, dy, dx; divisive normalization: x-shaped, out */
+
+/* Shape: N, C and 3 spatial sizes (padded at the end with 1); strides per tensor in the order
+ * N, C, s0, s1, s2 (0 for a padded dim). */
+typedef struct {
+    int64_t N, C, sz[3], total;
+    int64_t st[LRN_TENSORS][5];
+    int c_inner;
+} lrn_geom_t;
+
+typedef struct {
+    int lb, la;     /* window [i - lb, i + la] */
+    double k, beta; /* of the descriptor */
+    double alpha_n; /* alpha / n (LRN) or alpha / n^d (divisive normalization) */
+    double coef;    /* 2 beta alpha_n */
+} lrn_params_t;
+
+static __device__ __forceinline__ void lrn_unflatten(const lrn_geom_t &g, int64_t e, int64_t *n,
+                                                     int64_t *c, int64_t *s)
+{
+    if (g.c_inner) {
+        *c = e % g.C;
+        e /= g.C;
+    }
+    s[2] = e % g.sz[2];
+    e /= g.sz[2];
+    s[1] = e % g.sz[1];
+    e /= g.sz[1];
+    s[0] = e % g.sz[0];
+    e /= g.sz[0];
+    if (!g.c_inner) {
+        *c = e % g.C;
+        e /= g.C;
+    }
+    *n = e;
+}
+
+static __device__ __forceinline__ int64_t lrn_spatial(const lrn_geom_t &g, int t, const int64_t *s)
+{
+    return s[0] * g.st[t][2] + s[1] * g.st[t][3] + s[2] * g.st[t][4];
+}
+
+static __device__ __forceinline__ int64_t lrn_offset(const lrn_geom_t &g, int t, int64_t n,
+                                                     int64_t c, const int64_t *s)
+{
+    return n * g.st[t][0] + c * g.st[t][1] + lrn_spatial(g, t, s);
+}
+
+/* ---- the kernels, once per storage type --------------------------------------------------- */
+
+#define FD_T float
+#define FD_ACC float
+#define FD_SFX f32
+#include "lrn_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T double
+#define FD_ACC double
+#define FD_SFX f64
+#include "lrn_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T __half
+#define FD_ACC float
+#define FD_SFX f16
+#include "lrn_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T __nv_bfloat16
+#define FD_ACC float
+#define FD_SFX bf16
+#include "lrn_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+/* ---- host ------------------------------------------------------------------------------------ */
+
+/* t[0..nt) share dims; `key` is the output the walk order follows. */
+static lrn_geom_t geom_of(const struct cudnnTensorStruct *const *t, int nt, int key)
+{
+    lrn_geom_t g;
+    memset(&g, 0, sizeof g);
+    const struct cudnnTensorStruct *x = t[0];
+    const int nsp = x->nb_dims - 2;
+    g.N = x->dim[0];
+    g.C = x->dim[1];
+    g.total = g.N * g.C;
+    for (int k = 0; k < 3; k++) {
+        g.sz[k] = k < nsp ? x->dim[2 + k] : 1;
+        g.total *= g.sz[k];
+    }
+    for (int j = 0; j < nt; j++)
+        for (int i = 0; i < 5; i++)
+            g.st[j][i] = i < 2 + nsp ? t[j]->stride[i] : 0;
+    g.c_inner = g.C > 1 && t[key]->stride[1] < t[key]->stride[x->nb_dims - 1];
+    return g;
+}
+
+static lrn_params_t params_of(unsigned n, double alpha, double beta, double k, int d)
+{
+    lrn_params_t q;
+    q.lb = (int)(n - 1) / 2;
+    q.la = (int)n - 1 - q.lb;
+    q.k = k;
+    q.beta = beta;
+    /* as src/ref: alpha / n, resp. alpha / pow(n, d) */
+    q.alpha_n = d == 0 ? alpha / n : alpha / pow((double)n, d);
+    q.coef = d == 0 ? 2.0 * beta * alpha / n : 2.0 * beta * alpha / pow((double)n, d);
+    return q;
+}
+
+static int lrn_applicable(const struct cudnnTensorStruct *x, char *why, size_t why_size)
+{
+    if (!fd_cuda_elem_dtype_ok(x->dtype)) {
+        snprintf(why, why_size, "%s data; the LRN kernels take FLOAT, DOUBLE, HALF, BFLOAT16",
+                 fd_dtype_name(x->dtype));
+        return 0;
+    }
+    if (x->nb_dims != 4 && x->nb_dims != 5) {
+        snprintf(why, why_size, "%d dims; the LRN kernels take 4 and 5", x->nb_dims);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- rows (src/impls.def) ------------------------------------------------------------------ */
+
+extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return lrn_applicable(&((const fd_lrn_problem_t *)problem)->x, why, why_size);
+}
+extern "C" size_t fd_lrn_fwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_lrn_problem_t *p = (const fd_lrn_problem_t *)problem;
+    const fd_lrn_args_t *a = (const fd_lrn_args_t *)args;
+    const struct cudnnTensorStruct *t[2] = {&p->x, &p->y};
+    const lrn_geom_t g = geom_of(t, 2, 1);
+    const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
+    const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
+    FD_CUDA_TYPED_LAUNCH(p->x.dtype, lrn_fwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, q, a->x,
+                         a->out, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_lrn_bwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return lrn_applicable(&((const fd_lrn_problem_t *)problem)->x, why, why_size);
+}
+extern "C" size_t fd_lrn_bwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_lrn_problem_t *p = (const fd_lrn_problem_t *)problem;
+    const fd_lrn_args_t *a = (const fd_lrn_args_t *)args;
+    const struct cudnnTensorStruct *t[4] = {&p->x, &p->y, &p->dy, &p->dx};
+    const lrn_geom_t g = geom_of(t, 4, 3);
+    const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
+    const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
+    FD_CUDA_TYPED_LAUNCH(p->x.dtype, lrn_bwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, q, a->x,
+                         a->y, a->dy, a->out, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_divnorm_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return lrn_applicable(&((const fd_divnorm_problem_t *)problem)->x, why, why_size);
+}
+extern "C" size_t fd_divnorm_fwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_divnorm_fwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_divnorm_problem_t *p = (const fd_divnorm_problem_t *)problem;
+    const fd_divnorm_args_t *a = (const fd_divnorm_args_t *)args;
+    const struct cudnnTensorStruct *t[2] = {&p->x, &p->out};
+    const lrn_geom_t g = geom_of(t, 2, 1);
+    const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, p->x.nb_dims - 2);
+    const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
+    const cudaStream_t stream = a->handle->stream;
+    const void *x = a->x;
+    if (a->out == a->x) { /* in place: read x from a copy */
+        FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_copy, blocks, FD_CUDA_BLOCK, stream, g, a->x, a->temp);
+        x = a->temp;
+    }
+    FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_fwd, blocks, FD_CUDA_BLOCK, stream, g, q, x, a->means,
+                         a->out, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_divnorm_bwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return lrn_applicable(&((const fd_divnorm_problem_t *)problem)->x, why, why_size);
+}
+extern "C" size_t fd_divnorm_bwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_divnorm_bwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_divnorm_problem_t *p = (const fd_divnorm_problem_t *)problem;
+    const fd_divnorm_args_t *a = (const fd_divnorm_args_t *)args;
+    const struct cudnnTensorStruct *t[2] = {&p->x, &p->out};
+    const lrn_geom_t g = geom_of(t, 2, 1);
+    const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, p->x.nb_dims - 2);
+    const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
+    const cudaStream_t stream = a->handle->stream;
+    const void *x = a->x, *dy = a->dy;
+    if (a->out == a->x) {
+        FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_copy, blocks, FD_CUDA_BLOCK, stream, g, a->x, a->temp);
+        x = a->temp;
+    }
+    if (a->out == a->dy) {
+        FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_copy, blocks, FD_CUDA_BLOCK, stream, g, a->dy,
+                             a->temp2);
+        dy = a->temp2;
+    }
+    FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_bwd, blocks, FD_CUDA_BLOCK, stream, g, q, x, a->means, dy,
+                         a->out, a->dmeans, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lrn_kernels.cuh - the kernels of lrn.cu for one storage type. lrn.cu includes this once per
+ * type with FD_T (storage), FD_ACC (accumulator and pow: float, double for DOUBLE) and FD_SFX
+ * (f32, f64, f16, bf16) defined. One thread per output element, grid-stride, in the order
+ * lrn_geom_t.c_inner picks; every window sum is recomputed from the inputs in the reference's
+ * order (src/ref/lrn_ref.c), so no scratch beyond divisive normalization's temp/temp2 is used.
+ */
+
+#define FD_K(name) FD_CUDA_CAT(name, FD_SFX)
+
+/* ---- cross-channel LRN (tensors: 0 x, 1 y, 2 dy, 3 dx) ------------------------------------ */
+
+/* s_c = k + alpha / n * sum of x_j^2 over j in [c - lb, c + la] within [0, C) */
+static __device__ __forceinline__ FD_ACC FD_K(cc_scale)(const lrn_geom_t &g, const lrn_params_t &q,
+                                                        const FD_T *x, int64_t base, int64_t c)
+{
+    const int64_t lo = c - q.lb < 0 ? 0 : c - q.lb;
+    const int64_t hi = c + q.la > g.C - 1 ? g.C - 1 : c + q.la;
+    FD_ACC sum = 0;
+    for (int64_t j = lo; j <= hi; j++) {
+        const FD_ACC v = fd_cuda_ld(x, base + j * g.st[0][1]);
+        sum += v * v;
+    }
+    return (FD_ACC)(q.k + q.alpha_n * (double)sum);
+}
+
+static __global__ void FD_K(lrn_fwd)(const lrn_geom_t g, const lrn_params_t q, const void *xv,
+                                     void *yv, double alpha, double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < g.total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t n, c, s[3];
+        lrn_unflatten(g, e, &n, &c, s);
+        const int64_t xb = lrn_offset(g, 0, n, 0, s); /* channel 0 of this column */
+        const FD_ACC sc = FD_K(cc_scale)(g, q, x, xb, c);
+        const FD_ACC xv_ = fd_cuda_ld(x, xb + c * g.st[0][1]);
+        fd_cuda_blend(y, lrn_offset(g, 1, n, c, s), alpha, beta,
+                      (double)(xv_ * fd_cuda_pow(sc, (FD_ACC)-q.beta)));
+    }
+}
+
+/* dx_i = dy_i s_i^-beta - 2 beta alpha / n * x_i * sum_{c in [i - la, i + lb]} dy_c y_c / s_c */
+static __global__ void FD_K(lrn_bwd)(const lrn_geom_t g, const lrn_params_t q, const void *xv,
+                                     const void *yv, const void *dyv, void *dxv, double alpha,
+                                     double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    const FD_T *__restrict__ y = (const FD_T *)yv;
+    const FD_T *__restrict__ dy = (const FD_T *)dyv;
+    FD_T *__restrict__ dx = (FD_T *)dxv;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < g.total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t n, i, s[3];
+        lrn_unflatten(g, e, &n, &i, s);
+        const int64_t xb = lrn_offset(g, 0, n, 0, s), yb = lrn_offset(g, 1, n, 0, s);
+        const int64_t dyb = lrn_offset(g, 2, n, 0, s);
+        const int64_t lo = i - q.la < 0 ? 0 : i - q.la;
+        const int64_t hi = i + q.lb > g.C - 1 ? g.C - 1 : i + q.lb;
+        FD_ACC acc = 0;
+        for (int64_t c = lo; c <= hi; c++) {
+            const FD_ACC gc = fd_cuda_ld(dy, dyb + c * g.st[2][1]);
+            const FD_ACC yc = fd_cuda_ld(y, yb + c * g.st[1][1]);
+            acc += gc * yc / FD_K(cc_scale)(g, q, x, xb, c);
+        }
+        const FD_ACC si = FD_K(cc_scale)(g, q, x, xb, i);
+        const FD_ACC gi = fd_cuda_ld(dy, dyb + i * g.st[2][1]);
+        const FD_ACC xi = fd_cuda_ld(x, xb + i * g.st[0][1]);
+        const FD_ACC v = gi * fd_cuda_pow(si, (FD_ACC)-q.beta) - (FD_ACC)q.coef * xi * acc;
+        fd_cuda_blend(dx, lrn_offset(g, 3, n, i, s), alpha, beta, (double)v);
+    }
+}
+
+/* ---- divisive normalization (tensors: 0 x-shaped (x, means, temp, temp2, dy), 1 out) ------- */
+
+/* dst = src element by element over the x-shaped addresses (the in-place copies). */
+static __global__ void FD_K(dn_copy)(const lrn_geom_t g, const void *srcv, void *dstv)
+{
+    const FD_T *__restrict__ src = (const FD_T *)srcv;
+    FD_T *__restrict__ dst = (FD_T *)dstv;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < g.total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t n, c, s[3];
+        lrn_unflatten(g, e, &n, &c, s);
+        const int64_t off = lrn_offset(g, 0, n, c, s);
+        dst[off] = src[off];
+    }
+}
+
+/* t = x - means (means NULL: x) at x-shaped offset off */
+static __device__ __forceinline__ FD_ACC FD_K(dn_t)(const FD_T *x, const FD_T *means, int64_t off)
+{
+    FD_ACC v = fd_cuda_ld(x, off);
+    if (means != NULL)
+        v -= fd_cuda_ld(means, off);
+    return v;
+}
+
+/* s = k + alpha / n^d * sum of t^2 over the window [s - lb, s + la] of each spatial dim */
+static __device__ __forceinline__ FD_ACC FD_K(dn_scale)(const lrn_geom_t &g, const lrn_params_t &q,
+                                                        const FD_T *x, const FD_T *means,
+                                                        int64_t base, const int64_t *s)
+{
+    int64_t lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = s[k] - q.lb < 0 ? 0 : s[k] - q.lb;
+        hi[k] = s[k] + q.la > g.sz[k] - 1 ? g.sz[k] - 1 : s[k] + q.la;
+    }
+    FD_ACC sum = 0;
+    for (int64_t j0 = lo[0]; j0 <= hi[0]; j0++)
+        for (int64_t j1 = lo[1]; j1 <= hi[1]; j1++)
+            for (int64_t j2 = lo[2]; j2 <= hi[2]; j2++) {
+                const FD_ACC t = FD_K(dn_t)(
+                    x, means, base + j0 * g.st[0][2] + j1 * g.st[0][3] + j2 * g.st[0][4]);
+                sum += t * t;
+            }
+    return (FD_ACC)(q.k + q.alpha_n * (double)sum);
+}
+
+static __global__ void FD_K(dn_fwd)(const lrn_geom_t g, const lrn_params_t q, const void *xv,
+                                    const void *meansv, void *yv, double alpha, double beta)
+{
+    const FD_T *x = (const FD_T *)xv; /* a copy in temp when y is x */
+    const FD_T *means = (const FD_T *)meansv;
+    FD_T *y = (FD_T *)yv;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < g.total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t n, c, s[3];
+        lrn_unflatten(g, e, &n, &c, s);
+        const int64_t base = lrn_offset(g, 0, n, c, s) - lrn_spatial(g, 0, s);
+        const FD_ACC t = FD_K(dn_t)(x, means, base + lrn_spatial(g, 0, s));
+        const FD_ACC sc = FD_K(dn_scale)(g, q, x, means, base, s);
+        fd_cuda_blend(y, lrn_offset(g, 1, n, c, s), alpha, beta,
+                      (double)(t * fd_cuda_pow(sc, (FD_ACC)-q.beta)));
+    }
+}
+
+/* g_i = dy_i s_i^-beta - 2 beta alpha / n^d * t_i * sum_{c: i in W(c)} dy_c t_c s_c^(-beta-1);
+ * dx = g, dMeans = -g. x and dy are copies in temp / temp2 when dx aliases them. */
+static __global__ void FD_K(dn_bwd)(const lrn_geom_t g, const lrn_params_t q, const void *xv,
+                                    const void *meansv, const void *dyv, void *dxv, void *dmv,
+                                    double alpha, double beta)
+{
+    const FD_T *x = (const FD_T *)xv;
+    const FD_T *means = (const FD_T *)meansv;
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *dx = (FD_T *)dxv;
+    FD_T *dm = (FD_T *)dmv;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < g.total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t n, ch, s[3];
+        lrn_unflatten(g, e, &n, &ch, s);
+        const int64_t base = lrn_offset(g, 0, n, ch, s) - lrn_spatial(g, 0, s);
+        int64_t lo[3], hi[3], c[3];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = s[k] - q.la < 0 ? 0 : s[k] - q.la;
+            hi[k] = s[k] + q.lb > g.sz[k] - 1 ? g.sz[k] - 1 : s[k] + q.lb;
+        }
+        FD_ACC acc = 0;
+        for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
+            for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+                for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++) {
+                    const int64_t off = base + lrn_spatial(g, 0, c);
+                    const FD_ACC sc = FD_K(dn_scale)(g, q, x, means, base, c);
+                    acc += fd_cuda_ld(dy, off) * FD_K(dn_t)(x, means, off) *
+                           fd_cuda_pow(sc, (FD_ACC)(-q.beta - 1.0));
+                }
+        const int64_t off = base + lrn_spatial(g, 0, s);
+        const FD_ACC si = FD_K(dn_scale)(g, q, x, means, base, s);
+        const FD_ACC grad = fd_cuda_ld(dy, off) * fd_cuda_pow(si, (FD_ACC)-q.beta) -
+                            (FD_ACC)q.coef * FD_K(dn_t)(x, means, off) * acc;
+        const int64_t out = lrn_offset(g, 1, n, ch, s);
+        fd_cuda_blend(dx, out, alpha, beta, (double)grad);
+        if (dm != NULL)
+            fd_cuda_blend(dm, out, alpha, beta, -(double)grad);
+    }
+}
+
+#undef FD_K

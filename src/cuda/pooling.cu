@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pooling.cu - pooling forward and backward on the GPU (rows fd_pool_fwd_cuda, fd_pool_bwd_cuda):
+ * every mode (MAX and MAX_DETERMINISTIC are one deterministic code, both averages), both NaN
+ * options, 1 to 3 spatial dims, floor and ceil output sizes, any padding (negative = crop), any
+ * non-negative element strides; FLOAT, DOUBLE, HALF, BFLOAT16. No workspace.
+ *
+ * The semantics are src/ref/pooling_ref.c's, reproduced bit for bit: a max is a comparison
+ * (exact in any type), window sums and the backward accumulation are done in double in the
+ * reference's order (a window is a handful of terms, so double costs nothing against the
+ * memory traffic). Forward: one thread per y element. Backward: a gather, one thread per dx
+ * element looping over the windows that cover it; for max the argmax of each such window is
+ * recomputed from x with the reference's tie rule (first position in D, H, W order; with
+ * PROPAGATE_NAN the first NaN), so y is not read and no atomics are needed. Threads walk the
+ * output with C innermost when its C stride is smaller than its W stride (NHWC, NDHWC) and W
+ * innermost otherwise, which makes the stores and most loads coalesced in both layouts.
+ */
+#include <float.h>
+#include <stdio.h>
+
+#include "elem.cuh"
+#include "fd_cuda.cuh"
+
+extern "C" {
+#include "../core/pooling.h"
+}
+
+/* The problem plus what the kernels derive once on the host. */
+typedef struct {
+    fd_pool_problem_t p;
+    double lowest; /* start value of a max: the most negative finite value of the type */
+    int is_max, include_pad;
+    int c_inner; /* walk with C innermost (channels-last output) */
+} pool_geom_t;
+
+/* Readable range [lo, hi) of one window per dim and its two counts (src/core/pooling.h). */
+typedef struct {
+    int64_t lo[3], hi[3];
+    double readable, padded;
+} pool_window_t;
+
+static __device__ __forceinline__ int64_t pool_max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+static __device__ __forceinline__ int64_t pool_min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+static __device__ __forceinline__ int64_t pool_floor_div(int64_t a, int64_t b) /* b > 0 */
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static __device__ __forceinline__ void pool_window_of(const fd_pool_problem_t &p, const int64_t *o,
+                                                      pool_window_t *w)
+{
+    w->readable = 1;
+    w->padded = 1;
+    for (int d = 0; d < 3; d++) {
+        const int64_t start = o[d] * p.stride[d] - p.pad[d], end = start + p.win[d];
+        const int64_t rlo = pool_max64(0, -p.pad[d]), rhi = pool_min64(p.in[d], p.in[d] + p.pad[d]);
+        w->lo[d] = pool_max64(start, rlo);
+        w->hi[d] = pool_min64(end, rhi);
+        w->readable *= (double)pool_max64(0, w->hi[d] - w->lo[d]);
+        w->padded *= (double)pool_max64(
+            0, pool_min64(end, p.in[d] + p.pad[d]) - pool_max64(start, -p.pad[d]));
+    }
+}
+
+/* Element e of an (n, c, s0, s1, s2) walk, C innermost or s2 innermost. */
+static __device__ __forceinline__ void pool_unflatten(int64_t C, const int64_t *sz, int c_inner,
+                                                      int64_t e, int64_t *n, int64_t *c,
+                                                      int64_t *s)
+{
+    if (c_inner) {
+        *c = e % C;
+        e /= C;
+    }
+    s[2] = e % sz[2];
+    e /= sz[2];
+    s[1] = e % sz[1];
+    e /= sz[1];
+    s[0] = e % sz[0];
+    e /= sz[0];
+    if (!c_inner) {
+        *c = e % C;
+        e /= C;
+    }
+    *n = e;
+}
+
+/* ---- the kernels, once per storage type --------------------------------------------------- */
+
+#define FD_T float
+#define FD_ACC float
+#define FD_SFX f32
+#include "pooling_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T double
+#define FD_ACC double
+#define FD_SFX f64
+#include "pooling_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T __half
+#define FD_ACC float
+#define FD_SFX f16
+#include "pooling_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T __nv_bfloat16
+#define FD_ACC float
+#define FD_SFX bf16
+#include "pooling_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+/* ---- rows (src/impls.def) ------------------------------------------------------------------ */
+
+static double lowest_finite(cudnnDataType_t dt)
+{
+    switch (dt) {
+    case CUDNN_DATA_DOUBLE:
+        return -DBL_MAX;
+    case CUDNN_DATA_HALF:
+        return -65504.0;
+    case CUDNN_DATA_BFLOAT16:
+        return -0x1.fep127;
+    default:
+        return -FLT_MAX;
+    }
+}
+
+/* s: strides N, C, D, H, W of the tensor the threads write. */
+static pool_geom_t geom_of(const fd_pool_problem_t *p, const int64_t *s)
+{
+    pool_geom_t g;
+    g.p = *p;
+    g.lowest = lowest_finite(p->dt);
+    g.is_max = p->mode == CUDNN_POOLING_MAX || p->mode == CUDNN_POOLING_MAX_DETERMINISTIC;
+    g.include_pad = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    g.c_inner = p->c > 1 && s[1] < s[4];
+    return g;
+}
+
+static int pool_applicable(const void *problem, char *why, size_t why_size)
+{
+    const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
+    if (!fd_cuda_elem_dtype_ok(p->dt)) {
+        snprintf(why, why_size, "%s data; the pooling kernels take FLOAT, DOUBLE, HALF, BFLOAT16",
+                 fd_dtype_name(p->dt));
+        return 0;
+    }
+    if (p->nsp < 1 || p->nsp > FD_POOL_SPATIAL_MAX) {
+        snprintf(why, why_size, "%d spatial dims; the pooling kernels take 1 to 3", p->nsp);
+        return 0;
+    }
+    return 1;
+}
+
+extern "C" int fd_pool_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return pool_applicable(problem, why, why_size);
+}
+extern "C" size_t fd_pool_fwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
+    const fd_pool_args_t *a = (const fd_pool_args_t *)args;
+    const pool_geom_t g = geom_of(p, p->ys);
+    const int64_t total = p->n * p->c * p->out[0] * p->out[1] * p->out[2];
+    const unsigned blocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
+    FD_CUDA_TYPED_LAUNCH(p->dt, pool_fwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->x,
+                         a->out, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_pool_bwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return pool_applicable(problem, why, why_size);
+}
+extern "C" size_t fd_pool_bwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
+    const fd_pool_args_t *a = (const fd_pool_args_t *)args;
+    const pool_geom_t g = geom_of(p, p->dxs);
+    const int64_t total = p->n * p->c * p->in[0] * p->in[1] * p->in[2];
+    const unsigned blocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
+    FD_CUDA_TYPED_LAUNCH(p->dt, pool_bwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->x,
+                         a->dy, a->out, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * softmax.cu - softmax forward and backward on the GPU (rows fd_softmax_fwd_cuda,
+ * fd_softmax_bwd_cuda): FAST, ACCURATE and LOG (FAST computed as ACCURATE, as src/ref does),
+ * INSTANCE and CHANNEL modes, 4-d and 5-d, any non-negative strides, exact in place (y == x,
+ * dx == dy, dx == y); FLOAT, DOUBLE, HALF, BFLOAT16 with float accumulation (double for
+ * DOUBLE). No workspace, no atomics, deterministic.
+ *
+ * The host splits the dims into row dims (INSTANCE: all but N; CHANNEL: C) and row-enumerating
+ * dims, orders each set by the output's strides and merges runs contiguous in every tensor.
+ * A row whose innermost element stride is 1 and that holds at least 32 elements (NCHW
+ * INSTANCE, NHWC CHANNEL, classifier outputs) gets a block of its own with a fixed-order
+ * reduction; otherwise (NCHW CHANNEL with a spatial extent, short rows) one thread walks each
+ * row, so neighbouring threads read neighbouring rows' elements: coalesced either way.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "elem.cuh"
+#include "fd_cuda.cuh"
+
+extern "C" {
+#include "../core/softmax.h"
+}
+
+#include <math_constants.h>
+
+#define SM_TENSORS 3 /* forward x, y; backward y, dy, dx */
+#define SM_DIMS 4    /* at most 4 row dims (INSTANCE, 5-d) and 4 row-enumerating dims */
+
+typedef struct {
+    int is_log;
+    int nr, no; /* collapsed row dims, collapsed row-enumerating dims (innermost last) */
+    int64_t rdim[SM_DIMS], odim[SM_DIMS];
+    int64_t rst[SM_TENSORS][SM_DIMS], ost[SM_TENSORS][SM_DIMS];
+    int64_t row_len, rows;
+} sm_geom_t;
+
+/* Offset of element r of a row in tensor t, relative to the row's base. */
+static __device__ __forceinline__ int64_t sm_inner(const sm_geom_t &g, int t, int64_t r)
+{
+    if (g.nr == 1)
+        return r * g.rst[t][0];
+    int64_t off = 0;
+    for (int d = g.nr - 1; d >= 0; d--) {
+        off += (r % g.rdim[d]) * g.rst[t][d];
+        r /= g.rdim[d];
+    }
+    return off;
+}
+
+/* Base offsets of row `row` in every tensor. */
+static __device__ __forceinline__ void sm_outer(const sm_geom_t &g, int64_t row, int64_t *base)
+{
+    for (int t = 0; t < SM_TENSORS; t++)
+        base[t] = 0;
+    for (int d = g.no - 1; d >= 0; d--) {
+        const int64_t i = row % g.odim[d];
+        row /= g.odim[d];
+        for (int t = 0; t < SM_TENSORS; t++)
+            base[t] += i * g.ost[t][d];
+    }
+}
+
+/* ---- the kernels, once per storage type --------------------------------------------------- */
+
+#define FD_T float
+#define FD_ACC float
+#define FD_SFX f32
+#include "softmax_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T double
+#define FD_ACC double
+#define FD_SFX f64
+#include "softmax_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T __half
+#define FD_ACC float
+#define FD_SFX f16
+#include "softmax_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+#define FD_T __nv_bfloat16
+#define FD_ACC float
+#define FD_SFX bf16
+#include "softmax_kernels.cuh"
+#undef FD_T
+#undef FD_ACC
+#undef FD_SFX
+
+/* ---- host: split and collapse the dims ---------------------------------------------------- */
+
+/* The dims in `dims` (count m, outermost first by the key tensor's strides after sorting),
+ * merged where contiguous in all nt tensors; out: count, sizes, strides per tensor. */
+static int collapse(const struct cudnnTensorStruct *const *t, int nt, int key, const int *dims,
+                    int m, int64_t *dim, int64_t (*st)[SM_DIMS])
+{
+    int order[SM_DIMS], k = 0;
+    for (int i = 0; i < m; i++)
+        if (t[0]->dim[dims[i]] != 1)
+            order[k++] = dims[i];
+    for (int i = 1; i < k; i++) { /* stable, largest key stride first */
+        int v = order[i], j = i;
+        while (j > 0 && t[key]->stride[order[j - 1]] < t[key]->stride[v]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+    int n = 0;
+    for (int i = 0; i < k; i++) {
+        const int d = order[i];
+        const int64_t size = t[0]->dim[d];
+        int merge = n > 0;
+        for (int j = 0; j < nt && merge; j++)
+            merge = (int64_t)t[j]->stride[d] * size == st[j][n - 1];
+        if (merge) {
+            dim[n - 1] *= size;
+            for (int j = 0; j < nt; j++)
+                st[j][n - 1] = t[j]->stride[d];
+        } else {
+            dim[n] = size;
+            for (int j = 0; j < nt; j++)
+                st[j][n] = t[j]->stride[d];
+            n++;
+        }
+    }
+    if (n == 0) { /* every dim of the set is 1 */
+        dim[0] = 1;
+        for (int j = 0; j < nt; j++)
+            st[j][0] = 0;
+        n = 1;
+    }
+    return n;
+}
+
+static sm_geom_t geom_of(cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                         const struct cudnnTensorStruct *const *t, int nt, int key)
+{
+    sm_geom_t g;
+    memset(&g, 0, sizeof g);
+    g.is_log = algo == CUDNN_SOFTMAX_LOG;
+    int rd[FD_DIM_MAX], od[FD_DIM_MAX], nr = 0, no = 0;
+    for (int d = 0; d < t[0]->nb_dims; d++) {
+        const int in_row = mode == CUDNN_SOFTMAX_MODE_CHANNEL ? d == 1 : d >= 1;
+        if (in_row)
+            rd[nr++] = d;
+        else
+            od[no++] = d;
+    }
+    g.nr = collapse(t, nt, key, rd, nr, g.rdim, g.rst);
+    g.no = collapse(t, nt, key, od, no, g.odim, g.ost);
+    g.row_len = 1;
+    g.rows = 1;
+    for (int i = 0; i < g.nr; i++)
+        g.row_len *= g.rdim[i];
+    for (int i = 0; i < g.no; i++)
+        g.rows *= g.odim[i];
+    return g;
+}
+
+/* Block size of the block-per-row kernels, 0 for the thread-per-row ones. */
+static unsigned block_threads(const sm_geom_t *g, int key)
+{
+    if (g->row_len < 32 || g->rst[key][g->nr - 1] != 1)
+        return 0;
+    unsigned t = 32;
+    while (t < 512 && (int64_t)t * 4 < g->row_len)
+        t *= 2;
+    return t;
+}
+
+/* ---- rows (src/impls.def) ------------------------------------------------------------------ */
+
+static int sm_applicable(const struct cudnnTensorStruct *t, char *why, size_t why_size)
+{
+    if (!fd_cuda_elem_dtype_ok(t->dtype)) {
+        snprintf(why, why_size, "%s data; the softmax kernels take FLOAT, DOUBLE, HALF, BFLOAT16",
+                 fd_dtype_name(t->dtype));
+        return 0;
+    }
+    if (t->nb_dims < 2 || t->nb_dims > 1 + SM_DIMS) {
+        snprintf(why, why_size, "%d dims; the softmax kernels take 2 to %d", t->nb_dims,
+                 1 + SM_DIMS);
+        return 0;
+    }
+    return 1;
+}
+
+extern "C" int fd_softmax_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return sm_applicable(&((const fd_softmax_fwd_problem_t *)problem)->x, why, why_size);
+}
+extern "C" size_t fd_softmax_fwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_softmax_fwd_problem_t *p = (const fd_softmax_fwd_problem_t *)problem;
+    const fd_softmax_fwd_args_t *a = (const fd_softmax_fwd_args_t *)args;
+    const struct cudnnTensorStruct *t[SM_TENSORS] = {&p->x, &p->y, &p->y};
+    const sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 1);
+    const cudaStream_t stream = a->handle->stream;
+    const unsigned threads = block_threads(&g, 1);
+    if (threads) {
+        const unsigned blocks = fd_cuda_blocks(g.rows, 1);
+        FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_block, blocks, threads, stream, g, a->x, a->y,
+                             a->alpha, a->beta);
+    } else {
+        const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK);
+        FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_rows, blocks, FD_CUDA_BLOCK, stream, g, a->x,
+                             a->y, a->alpha, a->beta);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_softmax_bwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return sm_applicable(&((const fd_softmax_bwd_problem_t *)problem)->y, why, why_size);
+}
+extern "C" size_t fd_softmax_bwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_softmax_bwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_softmax_bwd_problem_t *p = (const fd_softmax_bwd_problem_t *)problem;
+    const fd_softmax_bwd_args_t *a = (const fd_softmax_bwd_args_t *)args;
+    const struct cudnnTensorStruct *t[SM_TENSORS] = {&p->y, &p->dy, &p->dx};
+    const sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 2);
+    const cudaStream_t stream = a->handle->stream;
+    const unsigned threads = block_threads(&g, 2);
+    if (threads) {
+        const unsigned blocks = fd_cuda_blocks(g.rows, 1);
+        FD_CUDA_TYPED_LAUNCH(p->y.dtype, softmax_bwd_block, blocks, threads, stream, g, a->y,
+                             a->dy, a->dx, a->alpha, a->beta);
+    } else {
+        const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK);
+        FD_CUDA_TYPED_LAUNCH(p->y.dtype, softmax_bwd_rows, blocks, FD_CUDA_BLOCK, stream, g, a->y,
+                             a->dy, a->dx, a->alpha, a->beta);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * softmax_kernels.cuh - the kernels of softmax.cu for one storage type. softmax.cu includes this
+ * once per type with FD_T (storage), FD_ACC (accumulator: float, double for DOUBLE) and FD_SFX
+ * (f32, f64, f16, bf16) defined.
+ *
+ * Two shapes of the same computation (src/ref/softmax_ref.c's passes: max with NaN, sum, write):
+ *   *_block: one block per row; thread t takes elements t, t + B, ... in order, then a fixed
+ *            tree (xor butterfly in each warp, then the warps' partials read in order by every
+ *            thread), so the bits never depend on scheduling;
+ *   *_rows:  one thread per row, elements in order (rows whose elements are strided: the
+ *            neighbouring threads then read neighbouring addresses).
+ * Each output element is written by the thread that last read it, after every read of the row
+ * (block: the reductions end with __syncthreads), so exact in-place calls work.
+ */
+
+#define FD_K(name) FD_CUDA_CAT(name, FD_SFX)
+
+/* max that turns NaN into NaN (src/ref: any NaN makes the row max NaN) */
+static __device__ __forceinline__ FD_ACC FD_K(sm_max)(FD_ACC a, FD_ACC b)
+{
+    return (a != a || b != b) ? (a != a ? a : b) : (b > a ? b : a);
+}
+
+static __device__ __forceinline__ FD_ACC FD_K(sm_block_max)(FD_ACC v, FD_ACC *sh)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = FD_K(sm_max)(v, __shfl_xor_sync(0xffffffffu, v, o));
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    __syncthreads(); /* sh may still be read by the previous reduction */
+    if (lane == 0)
+        sh[warp] = v;
+    __syncthreads();
+    FD_ACC m = sh[0];
+    for (int i = 1; i < nw; i++)
+        m = FD_K(sm_max)(m, sh[i]);
+    return m;
+}
+
+static __device__ __forceinline__ FD_ACC FD_K(sm_block_sum)(FD_ACC v, FD_ACC *sh)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    __syncthreads();
+    if (lane == 0)
+        sh[warp] = v;
+    __syncthreads();
+    FD_ACC s = sh[0];
+    for (int i = 1; i < nw; i++)
+        s += sh[i];
+    return s;
+}
+
+/* softmax of row element x (already minus the max: d) given the row sum s and log(s) */
+static __device__ __forceinline__ double FD_K(sm_fwd_value)(int is_log, FD_ACC d, FD_ACC s,
+                                                            FD_ACC log_s)
+{
+    return is_log ? (double)(d - log_s) : (double)(fd_cuda_exp(d) / s);
+}
+
+static __global__ void FD_K(softmax_fwd_block)(const sm_geom_t g, const void *xv, void *yv,
+                                               double alpha, double beta)
+{
+    __shared__ FD_ACC sh[32];
+    const FD_T *x = (const FD_T *)xv; /* y may be x */
+    FD_T *y = (FD_T *)yv;
+    for (int64_t row = blockIdx.x; row < g.rows; row += gridDim.x) {
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, row, ob);
+        FD_ACC m = -(FD_ACC)CUDART_INF;
+        for (int64_t r = threadIdx.x; r < g.row_len; r += blockDim.x)
+            m = FD_K(sm_max)(m, fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)));
+        m = FD_K(sm_block_max)(m, sh);
+        FD_ACC s = 0;
+        for (int64_t r = threadIdx.x; r < g.row_len; r += blockDim.x)
+            s += fd_cuda_exp(fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)) - m);
+        s = FD_K(sm_block_sum)(s, sh);
+        const FD_ACC log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+        for (int64_t r = threadIdx.x; r < g.row_len; r += blockDim.x) {
+            const FD_ACC d = fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)) - m;
+            fd_cuda_blend(y, ob[1] + sm_inner(g, 1, r), alpha, beta,
+                          FD_K(sm_fwd_value)(g.is_log, d, s, log_s));
+        }
+    }
+}
+
+static __global__ void FD_K(softmax_fwd_rows)(const sm_geom_t g, const void *xv, void *yv,
+                                              double alpha, double beta)
+{
+    const FD_T *x = (const FD_T *)xv;
+    FD_T *y = (FD_T *)yv;
+    for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; row < g.rows;
+         row += (int64_t)gridDim.x * blockDim.x) {
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, row, ob);
+        FD_ACC m = -(FD_ACC)CUDART_INF;
+        for (int64_t r = 0; r < g.row_len; r++)
+            m = FD_K(sm_max)(m, fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)));
+        FD_ACC s = 0;
+        for (int64_t r = 0; r < g.row_len; r++)
+            s += fd_cuda_exp(fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)) - m);
+        const FD_ACC log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+        for (int64_t r = 0; r < g.row_len; r++) {
+            const FD_ACC d = fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)) - m;
+            fd_cuda_blend(y, ob[1] + sm_inner(g, 1, r), alpha, beta,
+                          FD_K(sm_fwd_value)(g.is_log, d, s, log_s));
+        }
+    }
+}
+
+/* Backward tensors: 0 y, 1 dy, 2 dx. LOG: dx = dy - exp(y) sum(dy); else dx = y (dy - sum(dy y)). */
+static __device__ __forceinline__ FD_ACC FD_K(sm_bwd_term)(int is_log, FD_ACC y, FD_ACC dy)
+{
+    return is_log ? dy : dy * y;
+}
+static __device__ __forceinline__ double FD_K(sm_bwd_value)(int is_log, FD_ACC y, FD_ACC dy,
+                                                            FD_ACC s)
+{
+    return is_log ? (double)(dy - fd_cuda_exp(y) * s) : (double)(y * (dy - s));
+}
+
+static __global__ void FD_K(softmax_bwd_block)(const sm_geom_t g, const void *yv, const void *dyv,
+                                               void *dxv, double alpha, double beta)
+{
+    __shared__ FD_ACC sh[32];
+    const FD_T *y = (const FD_T *)yv; /* dx may be y or dy */
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *dx = (FD_T *)dxv;
+    for (int64_t row = blockIdx.x; row < g.rows; row += gridDim.x) {
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, row, ob);
+        FD_ACC s = 0;
+        for (int64_t r = threadIdx.x; r < g.row_len; r += blockDim.x)
+            s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(y, ob[0] + sm_inner(g, 0, r)),
+                                   fd_cuda_ld(dy, ob[1] + sm_inner(g, 1, r)));
+        s = FD_K(sm_block_sum)(s, sh);
+        for (int64_t r = threadIdx.x; r < g.row_len; r += blockDim.x) {
+            const FD_ACC yv_ = fd_cuda_ld(y, ob[0] + sm_inner(g, 0, r));
+            const FD_ACC dyv_ = fd_cuda_ld(dy, ob[1] + sm_inner(g, 1, r));
+            fd_cuda_blend(dx, ob[2] + sm_inner(g, 2, r), alpha, beta,
+                          FD_K(sm_bwd_value)(g.is_log, yv_, dyv_, s));
+        }
+    }
+}
+
+static __global__ void FD_K(softmax_bwd_rows)(const sm_geom_t g, const void *yv, const void *dyv,
+                                              void *dxv, double alpha, double beta)
+{
+    const FD_T *y = (const FD_T *)yv;
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *dx = (FD_T *)dxv;
+    for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; row < g.rows;
+         row += (int64_t)gridDim.x * blockDim.x) {
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, row, ob);
+        FD_ACC s = 0;
+        for (int64_t r = 0; r < g.row_len; r++)
+            s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(y, ob[0] + sm_inner(g, 0, r)),
+                                   fd_cuda_ld(dy, ob[1] + sm_inner(g, 1, r)));
+        for (int64_t r = 0; r < g.row_len; r++) {
+            const FD_ACC yv_ = fd_cuda_ld(y, ob[0] + sm_inner(g, 0, r));
+            const FD_ACC dyv_ = fd_cuda_ld(dy, ob[1] + sm_inner(g, 1, r));
+            fd_cuda_blend(dx, ob[2] + sm_inner(g, 2, r), alpha, beta,
+                          FD_K(sm_bwd_value)(g.is_log, yv_, dyv_, s));
+        }
+    }
+}
+
+#undef FD_K

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gpu_pool_act.c - the cuda rows of pooling (src/cuda/pooling.cu) and activation
+ * (src/cuda/activation.cu) against the ref backend through the public API, with the
+ * gpu_mirror harness (guards, unchanged inputs, poisoned outputs, determinism re-runs).
+ *
+ * Pooling: every mode and NaN option, 1 to 3 spatial dims, floor and ceil output sizes,
+ * padding, crop (negative pad) and pad >= window, NCHW / NHWC / a permuted padded layout,
+ * alpha/beta {1, 0} and {0.5, 0.25}, integer fills with many ties, real fills, NaN and -inf
+ * fills, FLOAT, DOUBLE, HALF, BFLOAT16, and one 4M-element tensor. The cuda rows reproduce the
+ * reference bit for bit (sums in double in its order), so the tolerance is 0 (a NaN-carrying
+ * output compares NaN positions instead of payload bits).
+ * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
+ * 4-d, 5-d and 2-d shapes in the three layouts, in place, both blends, the four types, one 4M
+ * tensor; the piecewise modes are exact, the transcendental ones within gm_tol.
+ * --smoke: a few small cases per op (compute-sanitizer).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_mirror.h"
+
+#define MAXD 8
+
+static const cudnnDataType_t dtypes[4] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                          CUDNN_DATA_BFLOAT16};
+
+/* ---- layouts ------------------------------------------------------------------------------ */
+
+typedef enum { L_NCHW, L_NHWC, L_ODD } layout_t;
+static const char *const layout_names[3] = {"nchw", "nhwc", "odd"};
+
+/* Strides of dims[nd] in a layout; returns the element extent (max offset + 1). L_ODD: C
+ * outermost, then N, then the spatial dims, each extent padded (innermost by 3, others by 1). */
+static int64_t layout_strides(layout_t l, int nd, const int *dims, int *strides)
+{
+    int order[MAXD], k = 0;
+    if (l == L_NCHW) {
+        for (int d = 0; d < nd; d++)
+            order[k++] = d;
+    } else if (l == L_NHWC) {
+        order[k++] = 0;
+        for (int d = 2; d < nd; d++)
+            order[k++] = d;
+        order[k++] = 1;
+    } else {
+        order[k++] = 1;
+        order[k++] = 0;
+        for (int d = 2; d < nd; d++)
+            order[k++] = d;
+    }
+    int64_t s = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        const int d = order[i];
+        strides[d] = (int)s;
+        s *= dims[d] + (l == L_ODD ? (i == nd - 1 ? 3 : 1) : 0);
+    }
+    int64_t ext = 1;
+    for (int d = 0; d < nd; d++)
+        ext += (int64_t)(dims[d] - 1) * strides[d];
+    return ext;
+}
+
+typedef struct {
+    int nd, dim[MAXD], stride[MAXD];
+    int64_t ext;
+} tshape_t;
+
+static tshape_t shape_of(layout_t l, int nd, const int *dims)
+{
+    tshape_t t;
+    t.nd = nd;
+    memcpy(t.dim, dims, sizeof(int) * (size_t)nd);
+    t.ext = layout_strides(l, nd, dims, t.stride);
+    return t;
+}
+
+static cudnnTensorDescriptor_t tdesc(cudnnDataType_t dt, const tshape_t *t)
+{
+    cudnnTensorDescriptor_t d = NULL;
+    FD_EXPECT_STATUS(cudnnCreateTensorDescriptor(&d), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(d, dt, t->nd, t->dim, t->stride),
+                     CUDNN_STATUS_SUCCESS);
+    return d;
+}
+
+static void scale_ptrs(cudnnDataType_t dt, double alpha, double beta, double *ad, double *bd,
+                       float *af, float *bf, const void **pa, const void **pb)
+{
+    *ad = alpha, *bd = beta, *af = (float)alpha, *bf = (float)beta;
+    *pa = dt == CUDNN_DATA_DOUBLE ? (const void *)ad : (const void *)af;
+    *pb = dt == CUDNN_DATA_DOUBLE ? (const void *)bd : (const void *)bf;
+}
+
+/* ---- fills --------------------------------------------------------------------------------- */
+
+typedef enum { F_INT, F_REAL, F_SPECIAL } fill_t; /* SPECIAL: integers with NaN and -inf */
+
+static void fill_buf(cudnnDataType_t dt, void *p, size_t bytes, fill_t f, uint64_t seed, double lo,
+                     double hi)
+{
+    fd_rng_t r;
+    fd_rng_seed(&r, seed);
+    const int64_t n = (int64_t)(bytes / fd_test_dtype_size(dt));
+    if (f == F_REAL) {
+        fd_fill_real(&r, dt, p, n, lo, hi);
+        return;
+    }
+    fd_fill_int(&r, dt, p, n, (int)lo, (int)hi, 0.8);
+    if (f == F_SPECIAL)
+        for (int64_t i = 0; i < n; i++) {
+            int k = fd_rng_int(&r, 0, 15);
+            if (k == 0)
+                fd_test_store(dt, p, i, NAN);
+            else if (k == 1)
+                fd_test_store(dt, p, i, -INFINITY);
+        }
+}
+
+/* ================================ pooling ================================================== */
+
+typedef struct {
+    cudnnDataType_t dt;
+    cudnnPoolingMode_t mode;
+    cudnnNanPropagation_t nan;
+    int nsp, win[3], pad[3], stride[3];
+    tshape_t x, y;
+    int bwd;
+    double alpha, beta;
+    fill_t fill;
+    uint64_t seed;
+} pool_case_t;
+
+/* buffers: fwd x, y; bwd x, y, dy, dx */
+static void pool_fill(int i, void *p, size_t bytes, void *ctx)
+{
+    const pool_case_t *c = ctx;
+    if (!c->bwd && i == 1 && c->beta == 0)
+        return;
+    if (c->bwd && i == 3 && c->beta == 0)
+        return;
+    fill_buf(c->dt, p, bytes, c->fill, c->seed * 7 + (uint64_t)i, -4, 4);
+}
+
+static cudnnStatus_t pool_call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    const pool_case_t *c = ctx;
+    cudnnPoolingDescriptor_t pd = NULL;
+    FD_EXPECT_STATUS(cudnnCreatePoolingDescriptor(&pd), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetPoolingNdDescriptor(pd, c->mode, c->nan, c->nsp, c->win, c->pad,
+                                                 c->stride),
+                     CUDNN_STATUS_SUCCESS);
+    cudnnTensorDescriptor_t xd = tdesc(c->dt, &c->x), yd = tdesc(c->dt, &c->y);
+    double ad, bd;
+    float af, bf;
+    const void *pa, *pb;
+    scale_ptrs(c->dt, c->alpha, c->beta, &ad, &bd, &af, &bf, &pa, &pb);
+    cudnnStatus_t st;
+    if (!c->bwd)
+        st = cudnnPoolingForward(h, pd, pa, xd, ptr[0], pb, yd, ptr[1]);
+    else
+        st = cudnnPoolingBackward(h, pd, pa, yd, ptr[1], yd, ptr[2], xd, ptr[0], pb, xd, ptr[3]);
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyPoolingDescriptor(pd);
+    return st;
+}
+
+static const char *const pool_mode_names[4] = {"max", "avg_incl", "avg_excl", "max_det"};
+
+/* in: spatial input sizes; ceil: use the ceil-mode output size where it differs */
+static void pool_case(cudnnDataType_t dt, cudnnPoolingMode_t mode, cudnnNanPropagation_t nan,
+                      int nsp, int n, int ch, const int *in, int win, int pad, int stride, int ceil,
+                      layout_t l, int bwd, double alpha, double beta, fill_t fill, uint64_t seed)
+{
+    pool_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dt = dt, c.mode = mode, c.nan = nan, c.nsp = nsp, c.bwd = bwd;
+    c.alpha = alpha, c.beta = beta, c.fill = fill, c.seed = seed;
+    int xd[5] = {n, ch}, yd[5] = {n, ch};
+    for (int i = 0; i < nsp; i++) {
+        c.win[i] = win, c.pad[i] = pad, c.stride[i] = stride;
+        xd[2 + i] = in[i];
+        int span = in[i] + 2 * pad, fl = 1 + (span - win) / stride;
+        int hi = pad < 0 ? in[i] + pad : in[i];
+        int ce = ((span - win) % stride != 0 && fl * stride - pad < hi) ? fl + 1 : fl;
+        yd[2 + i] = ceil ? ce : fl;
+    }
+    c.x = shape_of(l, nsp + 2, xd);
+    c.y = shape_of(l, nsp + 2, yd);
+    const size_t es = fd_test_dtype_size(dt);
+    const int nan_out = fill == F_SPECIAL;
+    const double tol = nan_out ? 0x1p-1074 : 0; /* compare NaN positions, values exactly */
+    gm_case_t g;
+    memset(&g, 0, sizeof g);
+    char label[256];
+    snprintf(label, sizeof label,
+             "pool %s %s %s nan%d nsp%d n%d c%d in%dx%dx%d win%d pad%d str%d%s %s a%g b%g fill%d",
+             bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), pool_mode_names[mode], (int)nan, nsp, n,
+             ch, in[0], nsp > 1 ? in[1] : 1, nsp > 2 ? in[2] : 1, win, pad, stride,
+             ceil ? " ceil" : "", layout_names[l], alpha, beta, (int)fill);
+    g.label = label;
+    g.det = 1;
+    g.fill = pool_fill;
+    g.call = pool_call;
+    g.ctx = &c;
+    g.want = CUDNN_STATUS_SUCCESS;
+    gm_role_t out_role = beta != 0 ? GM_INOUT : GM_OUT;
+    if (!bwd) {
+        g.nbuf = 2;
+        g.buf[0] = (gm_buf_t){"x", (size_t)c.x.ext * es, dt, GM_IN, 0, 0};
+        g.buf[1] = (gm_buf_t){"y", (size_t)c.y.ext * es, dt, out_role, tol, 0};
+    } else {
+        g.nbuf = 4;
+        g.buf[0] = (gm_buf_t){"x", (size_t)c.x.ext * es, dt, GM_IN, 0, 0};
+        g.buf[1] = (gm_buf_t){"y", (size_t)c.y.ext * es, dt, GM_IN, 0, 0};
+        g.buf[2] = (gm_buf_t){"dy", (size_t)c.y.ext * es, dt, GM_IN, 0, 0};
+        g.buf[3] = (gm_buf_t){"dx", (size_t)c.x.ext * es, dt, out_role, tol, 0};
+    }
+    gm_run(&g);
+}
+
+static void pool_tests(void)
+{
+    const cudnnPoolingMode_t modes[4] = {CUDNN_POOLING_MAX, CUDNN_POOLING_MAX_DETERMINISTIC,
+                                         CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                         CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING};
+    /* window, pad, stride, ceil */
+    static const int geo[][4] = {{3, 1, 2, 0}, {2, 0, 2, 0}, {3, 1, 2, 1}, {3, 0, 1, 0},
+                                 {3, -1, 2, 0}, {2, 2, 1, 0}, {4, 1, 3, 1}};
+    const int ngeo = (int)(sizeof geo / sizeof geo[0]);
+    static const int in3[3] = {5, 7, 9}, in2[3] = {9, 11, 1}, in1[3] = {13, 1, 1};
+    const int *ins[4] = {NULL, in1, in2, in3};
+    uint64_t seed = 1;
+    if (gm_smoke) {
+        for (int bwd = 0; bwd < 2; bwd++)
+            for (int m = 0; m < 4; m++)
+                pool_case(CUDNN_DATA_FLOAT, modes[m], CUDNN_PROPAGATE_NAN, 2, 2, 3, in2, 3, 1, 2,
+                          1, L_NHWC, bwd, 0.5, 0.25, F_INT, seed++);
+        return;
+    }
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int m = 0; m < 4; m++)
+                for (int nsp = 1; nsp <= 3; nsp++)
+                    for (int gi = 0; gi < ngeo; gi++) {
+                        const int *in = ins[nsp];
+                        const layout_t l = (layout_t)((gi + nsp + m) % 3);
+                        const int blend = (gi + m + bwd) % 2;
+                        pool_case(dtypes[t], modes[m], (cudnnNanPropagation_t)(gi % 2), nsp, 2, 3,
+                                  in, geo[gi][0], geo[gi][1], geo[gi][2], geo[gi][3], l, bwd,
+                                  blend ? 0.5 : 1, blend ? 0.25 : 0, F_INT, seed++);
+                    }
+    /* every layout, real fills, NaN / -inf fills with both NaN options */
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int m = 0; m < 4; m++)
+                for (int l = 0; l < 3; l++) {
+                    pool_case(dtypes[t], modes[m], CUDNN_NOT_PROPAGATE_NAN, 2, 3, 5, in2, 3, 1, 2,
+                              1, (layout_t)l, bwd, 1, 0, F_REAL, seed++);
+                    for (int nan = 0; nan < 2; nan++)
+                        pool_case(dtypes[t], modes[m], (cudnnNanPropagation_t)nan, 2, 2, 4, in2, 3,
+                                  1, 2, 0, (layout_t)l, bwd, 0.5, 0.25, F_SPECIAL, seed++);
+                }
+    /* large: 4M elements, grid-stride coverage */
+    static const int big[3] = {128, 128, 1};
+    for (int bwd = 0; bwd < 2; bwd++) {
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 8, 32, big, 2,
+                  0, 2, 0, L_NCHW, bwd, 1, 0, F_INT, seed++);
+        pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                  CUDNN_NOT_PROPAGATE_NAN, 2, 8, 32, big, 3, 1, 2, 0, L_NHWC, bwd, 1, 0, F_REAL,
+                  seed++);
+    }
+}
+
+/* ================================ activation =============================================== */
+
+typedef struct {
+    cudnnDataType_t dt;
+    cudnnActivationMode_t mode;
+    cudnnNanPropagation_t nan;
+    double coef, swish;
+    tshape_t t;
+    int bwd, inplace;
+    double alpha, beta;
+    fill_t fill; /* F_SPECIAL here: real values with NaNs */
+    uint64_t seed;
+} act_case_t;
+
+/* buffers: fwd x, y (in place: x only); bwd x, y, dy, dx (in place: dx is dy) */
+static void act_fill(int i, void *p, size_t bytes, void *ctx)
+{
+    const act_case_t *c = ctx;
+    const int out = c->bwd ? 3 : 1;
+    if (i == out && c->beta == 0)
+        return;
+    fd_rng_t r;
+    fd_rng_seed(&r, c->seed * 11 + (uint64_t)i);
+    const int64_t n = (int64_t)(bytes / fd_test_dtype_size(c->dt));
+    const int is_y = c->bwd && i == 1;
+    if (c->fill == F_INT) {
+        fd_fill_int(&r, c->dt, p, n, is_y ? 0 : -6, 6, 0.8);
+        return;
+    }
+    fd_fill_real(&r, c->dt, p, n, is_y ? -1 : -4, is_y ? 1 : 4);
+    if (c->fill == F_SPECIAL)
+        for (int64_t k = 0; k < n; k++)
+            if (fd_rng_int(&r, 0, 7) == 0)
+                fd_test_store(c->dt, p, k, NAN);
+}
+
+static cudnnStatus_t act_call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    const act_case_t *c = ctx;
+    cudnnActivationDescriptor_t ad = NULL;
+    FD_EXPECT_STATUS(cudnnCreateActivationDescriptor(&ad), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetActivationDescriptor(ad, c->mode, c->nan, c->coef),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetActivationDescriptorSwishBeta(ad, c->swish), CUDNN_STATUS_SUCCESS);
+    cudnnTensorDescriptor_t td = tdesc(c->dt, &c->t);
+    double a_d, b_d;
+    float a_f, b_f;
+    const void *pa, *pb;
+    scale_ptrs(c->dt, c->alpha, c->beta, &a_d, &b_d, &a_f, &b_f, &pa, &pb);
+    cudnnStatus_t st;
+    if (!c->bwd)
+        st = cudnnActivationForward(h, ad, pa, td, ptr[0], pb, td, c->inplace ? ptr[0] : ptr[1]);
+    else
+        st = cudnnActivationBackward(h, ad, pa, td, ptr[1], td, ptr[2], td, ptr[0], pb, td,
+                                     c->inplace ? ptr[2] : ptr[3]);
+    cudnnDestroyTensorDescriptor(td);
+    cudnnDestroyActivationDescriptor(ad);
+    return st;
+}
+
+static const char *const act_names[7] = {"sigmoid", "relu", "tanh", "clipped", "elu", "identity",
+                                         "swish"};
+
+static int act_exact(cudnnActivationMode_t m)
+{
+    return m == CUDNN_ACTIVATION_RELU || m == CUDNN_ACTIVATION_CLIPPED_RELU ||
+           m == CUDNN_ACTIVATION_IDENTITY;
+}
+
+static void act_case(cudnnDataType_t dt, cudnnActivationMode_t mode, cudnnNanPropagation_t nan,
+                     double coef, int nd, const int *dims, layout_t l, int bwd, int inplace,
+                     double alpha, double beta, fill_t fill, uint64_t seed)
+{
+    act_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dt = dt, c.mode = mode, c.nan = nan, c.coef = coef, c.swish = 1.5;
+    c.t = shape_of(l, nd, dims);
+    c.bwd = bwd, c.inplace = inplace, c.alpha = alpha, c.beta = beta, c.fill = fill, c.seed = seed;
+    const size_t bytes = (size_t)c.t.ext * fd_test_dtype_size(dt);
+    gm_buf_t out = {bwd ? "dx" : "y", bytes, dt, beta != 0 ? GM_INOUT : GM_OUT, 0, 0};
+    if (!act_exact(mode))
+        gm_tol(&out, dt, 8);
+    else if (fill == F_SPECIAL || isnan(coef))
+        out.abs_tol = 0x1p-1074;
+    gm_case_t g;
+    memset(&g, 0, sizeof g);
+    char label[256];
+    snprintf(label, sizeof label, "act %s %s %s nan%d coef%g %dd %s%s a%g b%g fill%d",
+             bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), act_names[mode], (int)nan, coef, nd,
+             layout_names[l], inplace ? " inplace" : "", alpha, beta, (int)fill);
+    g.label = label;
+    g.det = 1;
+    g.fill = act_fill;
+    g.call = act_call;
+    g.ctx = &c;
+    g.want = CUDNN_STATUS_SUCCESS;
+    const gm_buf_t in = {"", bytes, dt, GM_IN, 0, 0};
+    if (!bwd) {
+        g.nbuf = 2;
+        g.buf[0] = in, g.buf[0].name = "x";
+        g.buf[1] = out;
+        if (inplace) { /* x is read and overwritten: one INOUT buffer, filled as x */
+            g.nbuf = 1;
+            g.buf[0] = out, g.buf[0].name = "x=y", g.buf[0].role = GM_INOUT;
+        }
+    } else {
+        g.nbuf = 4;
+        g.buf[0] = in, g.buf[0].name = "x";
+        g.buf[1] = in, g.buf[1].name = "y";
+        g.buf[2] = in, g.buf[2].name = "dy";
+        g.buf[3] = out;
+        if (inplace) { /* dx == dy */
+            g.nbuf = 3;
+            g.buf[2] = out, g.buf[2].name = "dy=dx", g.buf[2].role = GM_INOUT;
+        }
+    }
+    gm_run(&g);
+}
+
+static void act_tests(void)
+{
+    static const int d4[4] = {2, 5, 7, 9}, d5[5] = {2, 3, 4, 5, 6}, d2[2] = {33, 65};
+    const cudnnActivationMode_t modes[7] = {
+        CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_RELU,     CUDNN_ACTIVATION_TANH,
+        CUDNN_ACTIVATION_CLIPPED_RELU, CUDNN_ACTIVATION_ELU, CUDNN_ACTIVATION_IDENTITY,
+        CUDNN_ACTIVATION_SWISH};
+    uint64_t seed = 1000;
+    if (gm_smoke) {
+        for (int bwd = 0; bwd < 2; bwd++)
+            for (int m = 0; m < 7; m++)
+                act_case(CUDNN_DATA_FLOAT, modes[m], CUDNN_PROPAGATE_NAN, 2.5, 4, d4, L_NHWC, bwd,
+                         0, 0.5, 0.25, F_REAL, seed++);
+        return;
+    }
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int m = 0; m < 7; m++)
+                for (int l = 0; l < 3; l++)
+                    for (int blend = 0; blend < 2; blend++) {
+                        const int nd = l == 2 ? 5 : 4;
+                        const int *dims = nd == 5 ? d5 : d4;
+                        const fill_t f = act_exact(modes[m]) && blend ? F_INT : F_REAL;
+                        act_case(dtypes[t], modes[m], (cudnnNanPropagation_t)((l + blend) % 2),
+                                 2.5, nd, dims, (layout_t)l, bwd, 0, blend ? 0.5 : 1,
+                                 blend ? 0.25 : 0, f, seed++);
+                    }
+    /* NaN inputs and a NaN coef, both options; in place; 2-d; integer coef on integers */
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int m = 0; m < 7; m++) {
+                for (int nan = 0; nan < 2; nan++)
+                    act_case(dtypes[t], modes[m], (cudnnNanPropagation_t)nan, 2.5, 4, d4, L_NCHW,
+                             bwd, 0, 1, 0, F_SPECIAL, seed++);
+                act_case(dtypes[t], modes[m], CUDNN_NOT_PROPAGATE_NAN, 2.5, 4, d4, L_ODD, bwd, 1,
+                         0.5, 0.25, F_REAL, seed++);
+                act_case(dtypes[t], modes[m], CUDNN_NOT_PROPAGATE_NAN, 3, 2, d2, L_NCHW, bwd, 0,
+                         1, 0, act_exact(modes[m]) ? F_INT : F_REAL, seed++);
+            }
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int nan = 0; nan < 2; nan++)
+            act_case(CUDNN_DATA_FLOAT, CUDNN_ACTIVATION_CLIPPED_RELU, (cudnnNanPropagation_t)nan,
+                     NAN, 4, d4, L_NHWC, bwd, 0, 1, 0, F_REAL, seed++);
+    /* large: 4M elements */
+    static const int big[4] = {8, 32, 128, 128};
+    for (int bwd = 0; bwd < 2; bwd++) {
+        act_case(CUDNN_DATA_FLOAT, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0, 4, big,
+                 L_NCHW, bwd, 0, 1, 0, F_INT, seed++);
+        act_case(CUDNN_DATA_HALF, CUDNN_ACTIVATION_SWISH, CUDNN_NOT_PROPAGATE_NAN, 0, 4, big,
+                 L_NHWC, bwd, 0, 0.5, 0.25, F_REAL, seed++);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    gm_init(argc, argv, "test_gpu_pool_act");
+    pool_tests();
+    act_tests();
+    return gm_finish();
+}

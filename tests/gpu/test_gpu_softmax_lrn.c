@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gpu_softmax_lrn.c - the cuda rows of softmax (src/cuda/softmax.cu), cross-channel LRN
+ * and divisive normalization (src/cuda/lrn.cu) against the ref backend through the public API,
+ * with the gpu_mirror harness (guards, unchanged inputs, poisoned outputs, determinism).
+ *
+ * Softmax: FAST / ACCURATE / LOG x INSTANCE / CHANNEL, forward and backward, 4-d and 5-d,
+ * NCHW / NHWC / a permuted padded layout (both the block-per-row and the thread-per-row
+ * kernels), in place (y == x; dx == dy, dx == y), NaN and -inf rows, both blends, the four
+ * types, 4M-element tensors for each kernel. LRN: window n in {1, 2, 5, 16}, 4-d and 5-d, the
+ * three layouts, both blends, the four types. Divisive normalization: with and without means
+ * and dMeans, 4-d and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a
+ * term count that covers the row / window sums (float accumulation, double for DOUBLE).
+ * --smoke: a few small cases per op (compute-sanitizer).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_mirror.h"
+
+#define MAXD 8
+
+static const cudnnDataType_t dtypes[4] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                          CUDNN_DATA_BFLOAT16};
+
+/* ---- layouts ------------------------------------------------------------------------------ */
+
+typedef enum { L_NCHW, L_NHWC, L_ODD } layout_t;
+static const char *const layout_names[3] = {"nchw", "nhwc", "odd"};
+
+/* Strides of dims[nd] in a layout; returns the element extent (max offset + 1). L_ODD: C
+ * outermost, then N, then the spatial dims, each extent padded (innermost by 3, others by 1). */
+static int64_t layout_strides(layout_t l, int nd, const int *dims, int *strides)
+{
+    int order[MAXD], k = 0;
+    if (l == L_NCHW) {
+        for (int d = 0; d < nd; d++)
+            order[k++] = d;
+    } else if (l == L_NHWC) {
+        order[k++] = 0;
+        for (int d = 2; d < nd; d++)
+            order[k++] = d;
+        order[k++] = 1;
+    } else {
+        order[k++] = 1;
+        order[k++] = 0;
+        for (int d = 2; d < nd; d++)
+            order[k++] = d;
+    }
+    int64_t s = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        const int d = order[i];
+        strides[d] = (int)s;
+        s *= dims[d] + (l == L_ODD ? (i == nd - 1 ? 3 : 1) : 0);
+    }
+    int64_t ext = 1;
+    for (int d = 0; d < nd; d++)
+        ext += (int64_t)(dims[d] - 1) * strides[d];
+    return ext;
+}
+
+typedef struct {
+    int nd, dim[MAXD], stride[MAXD];
+    int64_t ext;
+} tshape_t;
+
+static tshape_t shape_of(layout_t l, int nd, const int *dims)
+{
+    tshape_t t;
+    t.nd = nd;
+    memcpy(t.dim, dims, sizeof(int) * (size_t)nd);
+    t.ext = layout_strides(l, nd, dims, t.stride);
+    return t;
+}
+
+static cudnnTensorDescriptor_t tdesc(cudnnDataType_t dt, const tshape_t *t)
+{
+    cudnnTensorDescriptor_t d = NULL;
+    FD_EXPECT_STATUS(cudnnCreateTensorDescriptor(&d), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(d, dt, t->nd, t->dim, t->stride),
+                     CUDNN_STATUS_SUCCESS);
+    return d;
+}
+
+static void scale_ptrs(cudnnDataType_t dt, double alpha, double beta, double *ad, double *bd,
+                       float *af, float *bf, const void **pa, const void **pb)
+{
+    *ad = alpha, *bd = beta, *af = (float)alpha, *bf = (float)beta;
+    *pa = dt == CUDNN_DATA_DOUBLE ? (const void *)ad : (const void *)af;
+    *pb = dt == CUDNN_DATA_DOUBLE ? (const void *)bd : (const void *)bf;
+}
+
+/* ---- fills --------------------------------------------------------------------------------- */
+
+typedef enum { F_INT, F_REAL, F_SPECIAL } fill_t; /* SPECIAL: integers with NaN and -inf */
+
+static void fill_buf(cudnnDataType_t dt, void *p, size_t bytes, fill_t f, uint64_t seed, double lo,
+                     double hi)
+{
+    fd_rng_t r;
+    fd_rng_seed(&r, seed);
+    const int64_t n = (int64_t)(bytes / fd_test_dtype_size(dt));
+    if (f == F_REAL) {
+        fd_fill_real(&r, dt, p, n, lo, hi);
+        return;
+    }
+    fd_fill_int(&r, dt, p, n, (int)lo, (int)hi, 0.8);
+    if (f == F_SPECIAL)
+        for (int64_t i = 0; i < n; i++) {
+            int k = fd_rng_int(&r, 0, 15);
+            if (k == 0)
+                fd_test_store(dt, p, i, NAN);
+            else if (k == 1)
+                fd_test_store(dt, p, i, -INFINITY);
+        }
+}
+
+/* ================================ softmax ================================================== */
+
+typedef struct {
+    cudnnDataType_t dt;
+    cudnnSoftmaxAlgorithm_t algo;
+    cudnnSoftmaxMode_t mode;
+    tshape_t t;
+    int bwd, inplace; /* bwd in place: 1 dx == dy, 2 dx == y */
+    double alpha, beta;
+    fill_t fill;
+    uint64_t seed;
+} sm_case_t;
+
+/* buffers: fwd x, y; bwd y, dy, dx (in place: the aliased buffer is dropped) */
+static void sm_fill(int i, void *p, size_t bytes, void *ctx)
+{
+    const sm_case_t *c = ctx;
+    const int out = c->bwd ? 2 : 1;
+    if (i == out && c->beta == 0)
+        return;
+    double lo = -4, hi = 4;
+    if (c->bwd && i == 0) { /* y: probabilities, or log-probabilities */
+        lo = c->algo == CUDNN_SOFTMAX_LOG ? -4 : 0;
+        hi = c->algo == CUDNN_SOFTMAX_LOG ? 0 : 1;
+    }
+    fill_buf(c->dt, p, bytes, c->fill, c->seed * 13 + (uint64_t)i, lo, hi);
+}
+
+static cudnnStatus_t sm_call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    const sm_case_t *c = ctx;
+    cudnnTensorDescriptor_t td = tdesc(c->dt, &c->t);
+    double a_d, b_d;
+    float a_f, b_f;
+    const void *pa, *pb;
+    scale_ptrs(c->dt, c->alpha, c->beta, &a_d, &b_d, &a_f, &b_f, &pa, &pb);
+    cudnnStatus_t st;
+    if (!c->bwd)
+        st = cudnnSoftmaxForward(h, c->algo, c->mode, pa, td, ptr[0], pb, td,
+                                 c->inplace ? ptr[0] : ptr[1]);
+    else
+        st = cudnnSoftmaxBackward(h, c->algo, c->mode, pa, td, ptr[0], td, ptr[1], pb, td,
+                                  c->inplace == 1 ? ptr[1] : c->inplace == 2 ? ptr[0] : ptr[2]);
+    cudnnDestroyTensorDescriptor(td);
+    return st;
+}
+
+static const char *const sm_algo_names[3] = {"fast", "accurate", "log"};
+
+static void sm_case(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                    int nd, const int *dims, layout_t l, int bwd, int inplace, double alpha,
+                    double beta, fill_t fill, uint64_t seed)
+{
+    sm_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dt = dt, c.algo = algo, c.mode = mode, c.t = shape_of(l, nd, dims);
+    c.bwd = bwd, c.inplace = inplace, c.alpha = alpha, c.beta = beta, c.fill = fill;
+    c.seed = seed;
+    int64_t row = 1;
+    for (int d = 1; d < nd; d++)
+        if (mode == CUDNN_SOFTMAX_MODE_INSTANCE || d == 1)
+            row *= dims[d];
+    const size_t bytes = (size_t)c.t.ext * fd_test_dtype_size(dt);
+    gm_buf_t out = {bwd ? "dx" : "y", bytes, dt, beta != 0 ? GM_INOUT : GM_OUT, 0, 0};
+    gm_tol(&out, dt, row + 16);
+    const gm_buf_t in = {"", bytes, dt, GM_IN, 0, 0};
+    gm_case_t g;
+    memset(&g, 0, sizeof g);
+    char label[256];
+    snprintf(label, sizeof label, "softmax %s %s %s %s %dd %dx%dx%dx%d%s %s inplace%d a%g b%g fill%d",
+             bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), sm_algo_names[algo],
+             mode == CUDNN_SOFTMAX_MODE_INSTANCE ? "instance" : "channel", nd, dims[0], dims[1],
+             dims[2], dims[3], nd > 4 ? "x.." : "", layout_names[l], inplace, alpha, beta,
+             (int)fill);
+    g.label = label;
+    g.det = 1;
+    g.fill = sm_fill;
+    g.call = sm_call;
+    g.ctx = &c;
+    g.want = CUDNN_STATUS_SUCCESS;
+    if (!bwd) {
+        g.nbuf = 2;
+        g.buf[0] = in, g.buf[0].name = "x";
+        g.buf[1] = out;
+        if (inplace) {
+            g.nbuf = 1;
+            g.buf[0] = out, g.buf[0].name = "x=y", g.buf[0].role = GM_INOUT;
+        }
+    } else {
+        g.nbuf = 3;
+        g.buf[0] = in, g.buf[0].name = "y";
+        g.buf[1] = in, g.buf[1].name = "dy";
+        g.buf[2] = out;
+        if (inplace) {
+            g.nbuf = 2;
+            g.buf[inplace == 1 ? 1 : 0] = out;
+            g.buf[inplace == 1 ? 1 : 0].name = inplace == 1 ? "dy=dx" : "y=dx";
+            g.buf[inplace == 1 ? 1 : 0].role = GM_INOUT;
+        }
+    }
+    gm_run(&g);
+}
+
+static void sm_tests(void)
+{
+    static const int d4[4] = {2, 5, 3, 4}, d4w[4] = {3, 40, 5, 6}, d5[5] = {2, 6, 3, 4, 5};
+    static const int cls[4] = {4, 1000, 1, 1};
+    uint64_t seed = 2000;
+    const cudnnSoftmaxMode_t modes[2] = {CUDNN_SOFTMAX_MODE_INSTANCE, CUDNN_SOFTMAX_MODE_CHANNEL};
+    if (gm_smoke) {
+        for (int bwd = 0; bwd < 2; bwd++)
+            for (int a = 0; a < 3; a++)
+                for (int m = 0; m < 2; m++)
+                    sm_case(CUDNN_DATA_FLOAT, (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4w,
+                            (layout_t)((a + m) % 2), bwd, 0, 0.5, 0.25, F_REAL, seed++);
+        return;
+    }
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int a = 0; a < 3; a++)
+                for (int m = 0; m < 2; m++)
+                    for (int l = 0; l < 3; l++) {
+                        const int blend = (l + a) % 2;
+                        sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4,
+                                (layout_t)l, bwd, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, F_REAL,
+                                seed++);
+                        sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4w,
+                                (layout_t)l, bwd, 0, blend ? 1 : 0.5, blend ? 0 : 0.25, F_REAL,
+                                seed++);
+                        sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 5, d5,
+                                (layout_t)l, bwd, 0, 1, 0, F_REAL, seed++);
+                    }
+    for (int t = 0; t < 4; t++)
+        for (int a = 0; a < 3; a++)
+            for (int m = 0; m < 2; m++) {
+                /* classifier rows (block kernel), NaN / -inf rows, in place */
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, cls, L_NCHW, 0, 0, 1,
+                        0, F_REAL, seed++);
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, cls, L_NCHW, 1, 0, 1,
+                        0, F_REAL, seed++);
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4w, L_NCHW, 0, 0, 1,
+                        0, F_SPECIAL, seed++);
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4w, L_NHWC, 0, 0, 1,
+                        0, F_SPECIAL, seed++);
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4w,
+                        (layout_t)(m + 1), 0, 1, 0.5, 0.25, F_REAL, seed++);
+                for (int ip = 1; ip <= 2; ip++)
+                    sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4w,
+                            (layout_t)(ip - 1 + m), 1, ip, 1, 0, F_REAL, seed++);
+            }
+    /* large: 4M elements through each kernel */
+    static const int big_rows[4] = {4096, 1024, 1, 1}, big_ch[4] = {8, 32, 128, 128};
+    for (int bwd = 0; bwd < 2; bwd++) {
+        sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, 4, big_rows,
+                L_NCHW, bwd, 0, 1, 0, F_REAL, seed++);
+        sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 4, big_ch, L_NCHW,
+                bwd, 0, 1, 0, F_REAL, seed++);
+    }
+}
+
+/* ================================ LRN ====================================================== */
+
+typedef struct {
+    cudnnDataType_t dt;
+    unsigned n;
+    double lalpha, lbeta, lk;
+    tshape_t x, out;
+    int divnorm, bwd, means, dmeans, inplace; /* divnorm in place: fwd y == x; bwd 1 dx == x,
+                                                 2 dx == dy */
+    double alpha, beta;
+    uint64_t seed;
+} lrn_case_t;
+
+/* LRN buffers: fwd x, y; bwd x, y, dy, dx.
+ * divnorm buffers: x, means, temp, temp2, out (y | dx), dy, dmeans (bwd). */
+enum { DN_X, DN_MEANS, DN_TEMP, DN_TEMP2, DN_OUT, DN_DY, DN_DMEANS };
+
+static int lrn_is_out(const lrn_case_t *c, int i)
+{
+    if (!c->divnorm)
+        return i == (c->bwd ? 3 : 1);
+    return i == DN_OUT || i == DN_DMEANS;
+}
+
+static void lrn_fill(int i, void *p, size_t bytes, void *ctx)
+{
+    const lrn_case_t *c = ctx;
+    if (lrn_is_out(c, i) && c->beta == 0)
+        return;
+    fill_buf(c->dt, p, bytes, F_REAL, c->seed * 17 + (uint64_t)i, -2, 2);
+}
+
+static cudnnStatus_t lrn_call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    const lrn_case_t *c = ctx;
+    cudnnLRNDescriptor_t ld = NULL;
+    FD_EXPECT_STATUS(cudnnCreateLRNDescriptor(&ld), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetLRNDescriptor(ld, c->n, c->lalpha, c->lbeta, c->lk),
+                     CUDNN_STATUS_SUCCESS);
+    cudnnTensorDescriptor_t xd = tdesc(c->dt, &c->x), od = tdesc(c->dt, &c->out);
+    double a_d, b_d;
+    float a_f, b_f;
+    const void *pa, *pb;
+    scale_ptrs(c->dt, c->alpha, c->beta, &a_d, &b_d, &a_f, &b_f, &pa, &pb);
+    cudnnStatus_t st;
+    if (!c->divnorm && !c->bwd)
+        st = cudnnLRNCrossChannelForward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, pa, xd, ptr[0], pb,
+                                         od, ptr[1]);
+    else if (!c->divnorm)
+        st = cudnnLRNCrossChannelBackward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, pa, od, ptr[1], od,
+                                          ptr[2], xd, ptr[0], pb, od, ptr[3]);
+    else {
+        const void *means = c->means ? ptr[DN_MEANS] : NULL;
+        if (!c->bwd) {
+            void *y = c->inplace ? ptr[DN_X] : ptr[DN_OUT];
+            st = cudnnDivisiveNormalizationForward(h, ld, CUDNN_DIVNORM_PRECOMPUTED_MEANS, pa, xd,
+                                                   ptr[DN_X], means, ptr[DN_TEMP], ptr[DN_TEMP2],
+                                                   pb, od, y);
+        } else {
+            void *dx = c->inplace == 1 ? ptr[DN_X] : c->inplace == 2 ? ptr[DN_DY] : ptr[DN_OUT];
+            st = cudnnDivisiveNormalizationBackward(
+                h, ld, CUDNN_DIVNORM_PRECOMPUTED_MEANS, pa, xd, ptr[DN_X], means, ptr[DN_DY],
+                ptr[DN_TEMP], ptr[DN_TEMP2], pb, od, dx, c->dmeans ? ptr[DN_DMEANS] : NULL);
+        }
+    }
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(od);
+    cudnnDestroyLRNDescriptor(ld);
+    return st;
+}
+
+static void lrn_case(cudnnDataType_t dt, int divnorm, unsigned n, int nd, const int *dims,
+                     layout_t lx, layout_t lo, int bwd, int means, int dmeans, int inplace,
+                     double alpha, double beta, uint64_t seed)
+{
+    lrn_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dt = dt, c.n = n, c.lalpha = 0.75, c.lbeta = 0.75, c.lk = 2.0;
+    c.x = shape_of(lx, nd, dims);
+    c.out = shape_of(inplace ? lx : lo, nd, dims);
+    c.divnorm = divnorm, c.bwd = bwd, c.means = means, c.dmeans = dmeans, c.inplace = inplace;
+    c.alpha = alpha, c.beta = beta, c.seed = seed;
+    const size_t es = fd_test_dtype_size(dt);
+    const size_t xb = (size_t)c.x.ext * es, ob = (size_t)c.out.ext * es;
+    int64_t terms = divnorm ? 1 : 2 * (int64_t)n;
+    if (divnorm)
+        for (int d = 0; d < nd - 2; d++)
+            terms *= bwd ? 2 * (int64_t)n : (int64_t)n;
+    gm_buf_t out = {"out", ob, dt, beta != 0 ? GM_INOUT : GM_OUT, 0, 0};
+    gm_tol(&out, dt, 4 * terms + 16);
+    gm_case_t g;
+    memset(&g, 0, sizeof g);
+    char label[256];
+    snprintf(label, sizeof label,
+             "%s %s %s n%u %dd %dx%dx%dx%d %s/%s means%d dmeans%d inplace%d a%g b%g",
+             divnorm ? "divnorm" : "lrn", bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), n, nd,
+             dims[0], dims[1], dims[2], dims[3], layout_names[lx], layout_names[lo], means, dmeans,
+             inplace, alpha, beta);
+    g.label = label;
+    g.det = 1;
+    g.fill = lrn_fill;
+    g.call = lrn_call;
+    g.ctx = &c;
+    g.want = CUDNN_STATUS_SUCCESS;
+    if (!divnorm) {
+        g.buf[0] = (gm_buf_t){"x", xb, dt, GM_IN, 0, 0};
+        if (!bwd) {
+            g.nbuf = 2;
+            g.buf[1] = out, g.buf[1].name = "y";
+        } else {
+            g.nbuf = 4;
+            g.buf[1] = (gm_buf_t){"y", ob, dt, GM_IN, 0, 0};
+            g.buf[2] = (gm_buf_t){"dy", ob, dt, GM_IN, 0, 0};
+            g.buf[3] = out, g.buf[3].name = "dx";
+        }
+    } else {
+        g.nbuf = bwd ? 7 : 5;
+        g.buf[DN_X] = (gm_buf_t){"x", xb, dt, GM_IN, 0, 0};
+        g.buf[DN_MEANS] = (gm_buf_t){"means", xb, dt, GM_IN, 0, 0};
+        g.buf[DN_TEMP] = (gm_buf_t){"temp", xb, dt, GM_WS, 0, 0};
+        g.buf[DN_TEMP2] = (gm_buf_t){"temp2", xb, dt, GM_WS, 0, 0};
+        g.buf[DN_OUT] = out, g.buf[DN_OUT].name = bwd ? "dx" : "y";
+        if (bwd) {
+            g.buf[DN_DY] = (gm_buf_t){"dy", xb, dt, GM_IN, 0, 0};
+            g.buf[DN_DMEANS] = out, g.buf[DN_DMEANS].name = "dmeans";
+            if (!dmeans)
+                g.buf[DN_DMEANS].role = GM_IN; /* unused by the call: stays as filled */
+        }
+        /* in place: the aliased input becomes the compared output (filled as that input) */
+        if (inplace) {
+            const int alias = !bwd ? DN_X : inplace == 1 ? DN_X : DN_DY;
+            g.buf[alias].role = GM_INOUT;
+            g.buf[alias].abs_tol = out.abs_tol, g.buf[alias].rel_tol = out.rel_tol;
+            g.buf[DN_OUT].role = GM_IN; /* unused by the call */
+        }
+    }
+    gm_run(&g);
+}
+
+static void lrn_tests(void)
+{
+    static const int d4[4] = {2, 7, 5, 6}, d4c[4] = {2, 20, 3, 4}, d5[5] = {2, 6, 3, 4, 5};
+    static const unsigned ns[4] = {1, 2, 5, 16};
+    uint64_t seed = 3000;
+    if (gm_smoke) {
+        for (int bwd = 0; bwd < 2; bwd++) {
+            lrn_case(CUDNN_DATA_FLOAT, 0, 5, 4, d4, L_NCHW, L_NHWC, bwd, 0, 0, 0, 0.5, 0.25,
+                     seed++);
+            lrn_case(CUDNN_DATA_FLOAT, 1, 3, 4, d4, L_NHWC, L_NCHW, bwd, 1, 1, 0, 0.5, 0.25,
+                     seed++);
+        }
+        return;
+    }
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int k = 0; k < 4; k++)
+                for (int l = 0; l < 3; l++) {
+                    const int blend = (k + l) % 2;
+                    const int *dims = ns[k] == 16 ? d4c : l == 2 ? d5 : d4;
+                    const int nd = dims == d5 ? 5 : 4;
+                    lrn_case(dtypes[t], 0, ns[k], nd, dims, (layout_t)l, (layout_t)((l + 1) % 3),
+                             bwd, 0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++);
+                }
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int k = 0; k < 3; k++)
+                for (int l = 0; l < 3; l++) {
+                    const int blend = (k + l) % 2;
+                    const unsigned n = k == 0 ? 1 : k == 1 ? 3 : 4;
+                    const int *dims = l == 2 ? d5 : d4;
+                    const int nd = l == 2 ? 5 : 4;
+                    lrn_case(dtypes[t], 1, n, nd, dims, (layout_t)l, (layout_t)((l + 2) % 3), bwd,
+                             (k + l) % 2 == 0, bwd && k != 1, 0, blend ? 0.5 : 1,
+                             blend ? 0.25 : 0, seed++);
+                }
+    /* divisive normalization in place */
+    for (int t = 0; t < 4; t++) {
+        lrn_case(dtypes[t], 1, 3, 4, d4, L_NCHW, L_NCHW, 0, 1, 0, 1, 1, 0, seed++);
+        lrn_case(dtypes[t], 1, 3, 4, d4, L_NHWC, L_NHWC, 1, 1, 1, 1, 0.5, 0.25, seed++);
+        lrn_case(dtypes[t], 1, 2, 5, d5, L_NCHW, L_NCHW, 1, 0, 0, 2, 1, 0, seed++);
+    }
+    /* large: 4M elements */
+    static const int big[4] = {8, 32, 128, 128};
+    for (int bwd = 0; bwd < 2; bwd++)
+        lrn_case(CUDNN_DATA_FLOAT, 0, 5, 4, big, L_NCHW, L_NCHW, bwd, 0, 0, 0, 1, 0, seed++);
+}
+
+int main(int argc, char **argv)
+{
+    gm_init(argc, argv, "test_gpu_softmax_lrn");
+    sm_tests();
+    lrn_tests();
+    return gm_finish();
+}
