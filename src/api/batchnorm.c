@@ -391,6 +391,7 @@ static cudnnStatus_t train(const char *api, cudnnHandle_t handle, cudnnBatchNorm
     a->alpha = fd_scale_value(alpha, p.y.dtype);
     a->beta = fd_scale_value(beta, p.y.dtype);
     FD_TRY(fd_bn_check_pointers(&p, a));
+    a->handle = handle;
     return fd_bn_run(handle, &p, a);
 }
 
@@ -437,6 +438,7 @@ static cudnnStatus_t backward(const char *api, cudnnHandle_t handle, cudnnBatchN
     a->alpha_param = fd_scale_value(alphaP, p.sb.dtype);
     a->beta_param = fd_scale_value(betaP, p.sb.dtype);
     FD_TRY(fd_bn_check_pointers(&p, a));
+    a->handle = handle;
     return fd_bn_run(handle, &p, a);
 }
 
@@ -459,6 +461,7 @@ static cudnnStatus_t infer(const char *api, cudnnHandle_t handle, int per_activa
     a->alpha = fd_scale_value(alpha, p.y.dtype);
     a->beta = fd_scale_value(beta, p.y.dtype);
     FD_TRY(fd_bn_check_pointers(&p, a));
+    a->handle = handle;
     return fd_bn_run(handle, &p, a);
 }
 

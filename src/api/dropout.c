@@ -95,7 +95,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dro
              "stateSizeInBytes is %zu; cudnnDropoutGetStatesSize asks for %d", stateSizeInBytes,
              FD_DROPOUT_STATES_SIZE);
     fd_dropout_problem_t p = {.kind = FD_DROPOUT_INIT};
-    fd_dropout_args_t a = {.states = states, .seed = seed};
+    fd_dropout_args_t a = {.states = states, .seed = seed, .handle = handle};
     FD_TRY(fd_op_run(handle, FD_OP_DROPOUT_INIT, &p, &a));
     dropoutDesc->p = dropout;
     dropoutDesc->states = states;
@@ -241,7 +241,7 @@ cudnnStatus_t CUDNNWINAPI cudnnDropoutForward(cudnnHandle_t handle,
     FD_TRY(dropout_problem(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace,
                            reserveSpaceSizeInBytes, names, FD_DROPOUT_FORWARD, &p));
     fd_dropout_args_t a = {
-        .states = dropoutDesc->states, .in = x, .out = y, .reserve = reserveSpace};
+        .states = dropoutDesc->states, .in = x, .out = y, .reserve = reserveSpace, .handle = handle};
     return fd_op_run(handle, FD_OP_DROPOUT_FWD, &p, &a);
 }
 
@@ -257,6 +257,6 @@ cudnnStatus_t CUDNNWINAPI cudnnDropoutBackward(cudnnHandle_t handle,
     FD_TRY(dropout_problem(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace,
                            reserveSpaceSizeInBytes, names, FD_DROPOUT_BACKWARD, &p));
     fd_dropout_args_t a = {
-        .states = dropoutDesc->states, .in = dy, .out = dx, .reserve = reserveSpace};
+        .states = dropoutDesc->states, .in = dy, .out = dx, .reserve = reserveSpace, .handle = handle};
     return fd_op_run(handle, FD_OP_DROPOUT_BWD, &p, &a);
 }

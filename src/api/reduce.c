@@ -247,6 +247,6 @@ cudnnStatus_t CUDNNWINAPI cudnnReduceTensor(cudnnHandle_t handle,
                                     workspace,
                                     workspaceSizeInBytes,
                                     fd_scale_value(alpha, cDesc->dtype),
-                                    fd_scale_value(beta, cDesc->dtype)};
+                                    fd_scale_value(beta, cDesc->dtype), handle};
     return fd_op_run(handle, FD_OP_TENSOR_REDUCE, &p, &args);
 }

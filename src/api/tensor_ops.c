@@ -241,7 +241,7 @@ cudnnStatus_t CUDNNWINAPI cudnnAddTensor(cudnnHandle_t handle, const void *alpha
         FD_CHECK(A == C && fd_tview_same_layout(&p.a, &p.c), CUDNN_STATUS_BAD_PARAM,
                  "A overlaps C; in-place needs A == C with identical descriptors");
     fd_tensor_add_args_t a = {A, C, fd_scale_value(alpha, cDesc->dtype),
-                              fd_scale_value(beta, cDesc->dtype)};
+                              fd_scale_value(beta, cDesc->dtype), handle};
     return fd_op_run(handle, FD_OP_TENSOR_ADD, &p, &a);
 }
 
@@ -406,7 +406,7 @@ cudnnStatus_t CUDNNWINAPI cudnnOpTensor(cudnnHandle_t handle,
                              C,
                              fd_scale_value(alpha1, sdt),
                              unary ? 0.0 : fd_scale_value(alpha2, sdt),
-                             fd_scale_value(beta, sdt)};
+                             fd_scale_value(beta, sdt), handle};
     return fd_op_run(handle, FD_OP_TENSOR_OP, &p, &a);
 }
 
@@ -427,7 +427,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSetTensor(cudnnHandle_t handle, const cudnnTensor
     fd_tensor_set_problem_t p;
     fd_tview_from_tensor(&p.y, yDesc);
     /* valuePtr holds one value of y's own data type (cuDNN's documented contract). */
-    fd_tensor_set_args_t a = {y, fd_load(yDesc->dtype, valuePtr, 0)};
+    fd_tensor_set_args_t a = {y, fd_load(yDesc->dtype, valuePtr, 0), handle};
     return fd_op_run(handle, FD_OP_TENSOR_SET, &p, &a);
 }
 
@@ -446,6 +446,6 @@ cudnnStatus_t CUDNNWINAPI cudnnScaleTensor(cudnnHandle_t handle,
     FD_TRY(output_ok(yDesc, "yDesc"));
     fd_tensor_scale_problem_t p;
     fd_tview_from_tensor(&p.y, yDesc);
-    fd_tensor_scale_args_t a = {y, fd_scale_value(alpha, yDesc->dtype)};
+    fd_tensor_scale_args_t a = {y, fd_scale_value(alpha, yDesc->dtype), handle};
     return fd_op_run(handle, FD_OP_TENSOR_SCALE, &p, &a);
 }

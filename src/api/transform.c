@@ -351,7 +351,7 @@ cudnnStatus_t CUDNNWINAPI cudnnTransformTensor(cudnnHandle_t handle, const void 
     fd_tview_from_tensor(&p.y, yDesc);
     FD_TRY(transform_views(&p.x, x, &p.y, y));
     fd_tensor_transform_args_t a = {x, y, fd_scale_value(alpha, yDesc->dtype),
-                                    fd_scale_value(beta, yDesc->dtype)};
+                                    fd_scale_value(beta, yDesc->dtype), handle};
     return fd_op_run(handle, FD_OP_TENSOR_TRANSFORM, &p, &a);
 }
 
@@ -399,7 +399,7 @@ cudnnStatus_t CUDNNWINAPI cudnnTransformTensorEx(
     fd_tview_from_tensor(&p.x, srcDesc);
     fd_tview_from_tensor(&p.y, destDesc);
     FD_TRY(transform_views(&p.x, srcData, &p.y, destData));
-    fd_tensor_transform_args_t a = {srcData, destData, fd_scale_value(alpha, destDesc->dtype), b};
+    fd_tensor_transform_args_t a = {srcData, destData, fd_scale_value(alpha, destDesc->dtype), b, handle};
     return fd_op_run(handle, FD_OP_TENSOR_TRANSFORM, &p, &a);
 }
 
@@ -428,7 +428,7 @@ cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_
     fd_tview_from_filter(&p.x, srcDesc);
     fd_tview_from_filter(&p.y, destDesc);
     FD_TRY(transform_views(&p.x, srcData, &p.y, destData));
-    fd_tensor_transform_args_t a = {srcData, destData, fd_scale_value(alpha, destDesc->dtype), b};
+    fd_tensor_transform_args_t a = {srcData, destData, fd_scale_value(alpha, destDesc->dtype), b, handle};
     return fd_op_run(handle, FD_OP_TENSOR_TRANSFORM, &p, &a);
 }
 
@@ -492,13 +492,13 @@ cudnnStatus_t CUDNNWINAPI cudnnReorderFilterAndBias(cudnnHandle_t handle,
     transform_problem(&p, NULL);
     byte_view(&p.x, fbytes);
     p.y = p.x;
-    fd_tensor_transform_args_t a = {filterData, reorderedFilterData, 1.0, 0.0};
+    fd_tensor_transform_args_t a = {filterData, reorderedFilterData, 1.0, 0.0, handle};
     FD_TRY(fd_op_run(handle, FD_OP_TENSOR_TRANSFORM, &p, &a));
     if (!reorderBias)
         return CUDNN_STATUS_SUCCESS;
     byte_view(&p.x, bbytes);
     p.y = p.x;
-    fd_tensor_transform_args_t b = {biasData, reorderedBiasData, 1.0, 0.0};
+    fd_tensor_transform_args_t b = {biasData, reorderedBiasData, 1.0, 0.0, handle};
     return fd_op_run(handle, FD_OP_TENSOR_TRANSFORM, &p, &b);
 }
 

@@ -61,6 +61,7 @@ typedef struct fd_bn_args {
     size_t reserve_size;
     void *workspace; /* the caller's, at least the implementation's workspace() */
     size_t workspace_size;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_bn_args_t;
 
 /* 1 when the activation's derivative is 0 or 1 everywhere (a bit per element carries it). */

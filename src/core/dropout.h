@@ -68,6 +68,7 @@ typedef struct fd_dropout_args {
     const void *in;
     void *out;
     void *reserve; /* the mask: one byte per element, 1 kept, 0 dropped */
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_dropout_args_t;
 
 #endif /* FD_CORE_DROPOUT_H_ */

@@ -112,6 +112,7 @@ typedef struct fd_tensor_add_args {
     const void *a;
     void *c;
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_tensor_add_args_t;
 
 /* cudnnOpTensor: c = op(alpha1 * a, alpha2 * b) + beta * c; b broadcast; unary ops ignore b. */
@@ -125,6 +126,7 @@ typedef struct fd_tensor_op_args {
     const void *a, *b;
     void *c;
     double alpha1, alpha2, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_tensor_op_args_t;
 
 /* cudnnSetTensor: every element of y = value. cudnnScaleTensor: y *= alpha. */
@@ -134,6 +136,7 @@ typedef struct fd_tensor_set_problem {
 typedef struct fd_tensor_set_args {
     void *y;
     double value;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_tensor_set_args_t;
 
 typedef struct fd_tensor_scale_problem {
@@ -142,6 +145,7 @@ typedef struct fd_tensor_scale_problem {
 typedef struct fd_tensor_scale_args {
     void *y;
     double alpha;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_tensor_scale_args_t;
 
 /* ---- transforms ------------------------------------------------------------------------- */
@@ -164,6 +168,7 @@ typedef struct fd_tensor_transform_args {
     const void *x;
     void *y;
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_tensor_transform_args_t;
 
 /* Output dims of transform t applied to dims `in` (nb = t->nb_dims); BAD_PARAM with the reason
@@ -191,6 +196,7 @@ typedef struct fd_tensor_reduce_args {
     void *workspace;
     size_t workspace_size;
     double alpha, beta;
+    cudnnHandle_t handle; /* its stream, on cuda */
 } fd_tensor_reduce_args_t;
 
 #endif /* FD_CORE_TENSOR_OPS_H_ */

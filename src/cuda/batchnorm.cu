@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * batchnorm.cu - batch normalization on the GPU: rows fd_bn_fwd_infer_cuda, fd_bn_fwd_train_cuda
+ * and fd_bn_bwd_cuda (every mode: PER_ACTIVATION, SPATIAL, SPATIAL_PERSISTENT = SPATIAL; every
+ * ops value of the *Ex and v8 entries: BN, BN_ACTIVATION, BN_ADD_ACTIVATION with RELU,
+ * CLIPPED_RELU, SIGMOID, TANH, ELU, SWISH), the semantics of src/ref/batchnorm_ref.c and the
+ * formulas of src/core/batchnorm.h.
+ *
+ * Inference is one elementwise pass walked in y's memory order. Training and backward run one
+ * tile of groups per block and reduce in a fixed order (two-pass statistics, then the apply
+ * pass), so results are bit-reproducible and there are no atomics; the block is 1 group x 256
+ * lanes when a group's members are adjacent in memory (NCHW spatial) and 32 groups x 8 lanes
+ * when the groups are (NHWC spatial, per-activation), so loads coalesce either way. The
+ * legacy entries pass no workspace, so the fused per-tile kernels need none; only training
+ * with BN_ADD_ACTIVATION and RELU / CLIPPED_RELU takes one (mean and 1 / std per group), for
+ * the reserve bits, which a byte-per-thread kernel writes so that no two threads share a byte.
+ * Accumulation in float (double for DOUBLE data); 1 / sqrt(var + epsilon) and every blend in
+ * double, rounded once. Any strides; 4-d and 5-d.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "strided.cuh"
+
+extern "C" {
+#include "../core/batchnorm.h"
+}
+
+/* ---- the problem as the kernels see it ---------------------------------------------------- */
+
+typedef struct {
+    int mode, propagate_nan;
+    double coef, swish_beta;
+} bn_act_t;
+
+enum { BN_X = 0, BN_Y = 1, BN_Z = 2, BN_DY = 3 }; /* BN_Y: y or dx; BN_Z: z or dz */
+
+typedef struct {
+    int per_act;
+    int gx, gy; /* tile: groups x member lanes, gx * gy = FD_CUDA_BLOCK */
+    int nsp;    /* spatial dims after merging, 1..3 */
+    int reserve_bits, reserve_aligned;
+    cudnnBatchNormOps_t ops;
+    bn_act_t act;
+    double eps;
+    int64_t n, c, s, groups, m;
+    int64_t sdim[3];
+    int64_t st[4][5];      /* per data slot: n, c, spatial strides */
+    int64_t sb[4], mv[4];  /* parameter tensors: c, spatial strides */
+} bn_geom_t;
+
+static __device__ __forceinline__ int64_t bn_sp(const bn_geom_t &G, const int64_t *sst, int64_t s)
+{
+    if (G.nsp == 1)
+        return s * sst[0];
+    uint32_t r = (uint32_t)s;
+    int64_t o = 0;
+    for (int i = G.nsp - 1; i > 0; i--) {
+        const uint32_t d = (uint32_t)G.sdim[i], q = r / d;
+        o += (int64_t)(r - q * d) * sst[i];
+        r = q;
+    }
+    return o + (int64_t)r * sst[0];
+}
+
+/* Member k of group g: (n, c, s). */
+static __device__ __forceinline__ void bn_member(const bn_geom_t &G, int64_t g, int64_t k,
+                                                 int64_t *n, int64_t *c, int64_t *s)
+{
+    if (G.per_act) {
+        const uint32_t q = (uint32_t)g / (uint32_t)G.s;
+        *n = k, *c = q, *s = (int64_t)((uint32_t)g - q * (uint32_t)G.s);
+    } else {
+        const uint32_t q = (uint32_t)k / (uint32_t)G.s;
+        *n = q, *c = g, *s = (int64_t)((uint32_t)k - q * (uint32_t)G.s);
+    }
+}
+
+static __device__ __forceinline__ int64_t bn_elem_off(const bn_geom_t &G, int slot, int64_t g,
+                                                      int64_t k)
+{
+    int64_t n, c, s;
+    bn_member(G, g, k, &n, &c, &s);
+    return n * G.st[slot][0] + c * G.st[slot][1] + bn_sp(G, &G.st[slot][2], s);
+}
+
+/* The element's index in N, C, spatial order (the reserve space's order). */
+static __device__ __forceinline__ int64_t bn_elem_index(const bn_geom_t &G, int64_t g, int64_t k)
+{
+    int64_t n, c, s;
+    bn_member(G, g, k, &n, &c, &s);
+    return (n * G.c + c) * G.s + s;
+}
+
+static __device__ __forceinline__ int64_t bn_param_off(const bn_geom_t &G, const int64_t *pt,
+                                                       int64_t g)
+{
+    if (!G.per_act)
+        return g * pt[0];
+    const uint32_t q = (uint32_t)g / (uint32_t)G.s;
+    return (int64_t)q * pt[0] + bn_sp(G, pt + 1, (int64_t)((uint32_t)g - q * (uint32_t)G.s));
+}
+
+/* ---- the fused activation (core/activation.h's definitions, in the accumulator type) ------- */
+
+#define BN_ACT_FUNCS(A, EXP, EXPM1, TANH)                                                     \
+    static __device__ __forceinline__ A bn_sigmoid(A x)                                        \
+    {                                                                                          \
+        return (A)1 / ((A)1 + EXP(-x));                                                        \
+    }                                                                                          \
+    static __device__ __forceinline__ A bn_act_fwd(const bn_act_t &a, A x)                     \
+    {                                                                                          \
+        const A coef = (A)a.coef;                                                              \
+        switch (a.mode) {                                                                      \
+        case CUDNN_ACTIVATION_SIGMOID:                                                         \
+            return bn_sigmoid(x);                                                              \
+        case CUDNN_ACTIVATION_RELU:                                                            \
+            if (a.propagate_nan && isnan(x))                                                   \
+                return x;                                                                      \
+            return x > (A)0 ? x : (A)0;                                                        \
+        case CUDNN_ACTIVATION_TANH:                                                            \
+            return TANH(x);                                                                    \
+        case CUDNN_ACTIVATION_CLIPPED_RELU: {                                                  \
+            if (a.propagate_nan && (isnan(x) || isnan(coef)))                                  \
+                return (A)NAN;                                                                 \
+            const A v = x > (A)0 ? x : (A)0;                                                   \
+            return v > coef ? coef : v;                                                        \
+        }                                                                                      \
+        case CUDNN_ACTIVATION_ELU:                                                             \
+            return x > (A)0 ? x : coef * EXPM1(x);                                             \
+        case CUDNN_ACTIVATION_SWISH: {                                                         \
+            const A b = (A)a.swish_beta;                                                       \
+            const A s = bn_sigmoid(b == (A)0 ? (A)0 : b * x);                                  \
+            return s == (A)0 ? (A)0 : x * s;                                                   \
+        }                                                                                      \
+        default:                                                                               \
+            return x;                                                                          \
+        }                                                                                      \
+    }                                                                                          \
+    /* d act / du; RELU / CLIPPED_RELU give 0 at a NaN u, as the reserve bit does */           \
+    static __device__ __forceinline__ A bn_act_slope(const bn_act_t &a, A u)                   \
+    {                                                                                          \
+        const A coef = (A)a.coef;                                                              \
+        switch (a.mode) {                                                                      \
+        case CUDNN_ACTIVATION_RELU:                                                            \
+            return u > (A)0 ? (A)1 : (A)0;                                                     \
+        case CUDNN_ACTIVATION_CLIPPED_RELU:                                                    \
+            return u > (A)0 && !(u >= coef) ? (A)1 : (A)0;                                     \
+        case CUDNN_ACTIVATION_SIGMOID: {                                                       \
+            const A y = bn_sigmoid(u);                                                         \
+            return y * ((A)1 - y);                                                             \
+        }                                                                                      \
+        case CUDNN_ACTIVATION_TANH: {                                                          \
+            const A y = TANH(u);                                                               \
+            return (A)1 - y * y;                                                               \
+        }                                                                                      \
+        case CUDNN_ACTIVATION_ELU:                                                             \
+            return u > (A)0 ? (A)1 : coef * EXP(u);                                            \
+        case CUDNN_ACTIVATION_SWISH: {                                                         \
+            const A b = (A)a.swish_beta, s = bn_sigmoid(b == (A)0 ? (A)0 : b * u);             \
+            if (isinf(u))                                                                      \
+                return s;                                                                      \
+            return s + b * u * s * ((A)1 - s);                                                 \
+        }                                                                                      \
+        default:                                                                               \
+            return (A)1;                                                                       \
+        }                                                                                      \
+    }
+BN_ACT_FUNCS(float, expf, expm1f, tanhf)
+BN_ACT_FUNCS(double, exp, expm1, tanh)
+#undef BN_ACT_FUNCS
+
+/* ---- reserve space (layout in src/core/batchnorm.h) --------------------------------------- */
+
+static __device__ __forceinline__ void bn_reserve_put_u(const bn_geom_t &G, void *reserve, int64_t e,
+                                                        double u)
+{
+    if (G.reserve_aligned) {
+        ((double *)reserve)[e] = u;
+        return;
+    }
+    const unsigned long long b = (unsigned long long)__double_as_longlong(u);
+    unsigned char *p = (unsigned char *)reserve + e * 8;
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(b >> (8 * i));
+}
+
+static __device__ __forceinline__ double bn_reserve_get_u(const bn_geom_t &G, const void *reserve,
+                                                          int64_t e)
+{
+    if (G.reserve_aligned)
+        return ((const double *)reserve)[e];
+    const unsigned char *p = (const unsigned char *)reserve + e * 8;
+    unsigned long long b = 0;
+    for (int i = 0; i < 8; i++)
+        b |= (unsigned long long)p[i] << (8 * i);
+    return __longlong_as_double((long long)b);
+}
+
+/* g = dy * act'(u) of member k of group g. */
+#define BN_GRAD_IN(A)                                                                          \
+    static __device__ __forceinline__ A bn_grad_in(const bn_geom_t &G, A dy, A xhat, A sc, A bi, \
+                                                   const void *reserve, int64_t g, int64_t k)  \
+    {                                                                                          \
+        if (G.ops == CUDNN_BATCHNORM_OPS_BN_ACTIVATION)                                        \
+            return dy * bn_act_slope(G.act, sc * xhat + bi);                                   \
+        if (G.ops != CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)                                    \
+            return dy;                                                                         \
+        const int64_t e = bn_elem_index(G, g, k);                                              \
+        if (G.reserve_bits)                                                                    \
+            return ((((const unsigned char *)reserve)[e >> 3] >> (e & 7)) & 1u) ? dy : dy * (A)0; \
+        return dy * bn_act_slope(G.act, (A)bn_reserve_get_u(G, reserve, e));                   \
+    }
+BN_GRAD_IN(float)
+BN_GRAD_IN(double)
+#undef BN_GRAD_IN
+
+/* ---- the kernels, once per data type -------------------------------------------------------- */
+
+#define FD_T float
+#define FD_P float
+#define FD_A float
+#define FD_SFX f32
+#include "batchnorm_kernels.cuh"
+#undef FD_T
+#undef FD_P
+#undef FD_A
+#undef FD_SFX
+
+#define FD_T double
+#define FD_P double
+#define FD_A double
+#define FD_SFX f64
+#include "batchnorm_kernels.cuh"
+#undef FD_T
+#undef FD_P
+#undef FD_A
+#undef FD_SFX
+
+#define FD_T __half
+#define FD_P float
+#define FD_A float
+#define FD_SFX f16
+#include "batchnorm_kernels.cuh"
+#undef FD_T
+#undef FD_P
+#undef FD_A
+#undef FD_SFX
+
+#define FD_T __nv_bfloat16
+#define FD_P float
+#define FD_A float
+#define FD_SFX bf16
+#include "batchnorm_kernels.cuh"
+#undef FD_T
+#undef FD_P
+#undef FD_A
+#undef FD_SFX
+
+/* Launches kernel_<dtype> on the stream and checks the launch. */
+#define BN_LAUNCH(dt, kernel, blocks, stream, ...)                                             \
+    do {                                                                                       \
+        switch (dt) {                                                                          \
+        case CUDNN_DATA_FLOAT:                                                                 \
+            kernel##_f32<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);               \
+            break;                                                                             \
+        case CUDNN_DATA_DOUBLE:                                                                \
+            kernel##_f64<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);               \
+            break;                                                                             \
+        case CUDNN_DATA_HALF:                                                                  \
+            kernel##_f16<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);               \
+            break;                                                                             \
+        case CUDNN_DATA_BFLOAT16:                                                              \
+            kernel##_bf16<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);              \
+            break;                                                                             \
+        default:                                                                               \
+            return fd_error(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__,                    \
+                            "%s has no %s kernel", #kernel, fd_dtype_name(dt));                \
+        }                                                                                      \
+        FD_CUDA_LAUNCHED("%s on %s data (%u blocks, stream %p)", #kernel, fd_dtype_name(dt),   \
+                         (unsigned)(blocks), (void *)(stream));                                \
+    } while (0)
+
+/* ---- host side -------------------------------------------------------------------------------- */
+
+static int64_t iabs64(int64_t v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* The data tensors in use: slot -> descriptor (nb_dims 0 when unused). */
+static void bn_slots(const fd_bn_problem_t *p, const struct cudnnTensorStruct *t[4])
+{
+    t[BN_X] = &p->x;
+    t[BN_Y] = p->dir == FD_BN_BWD ? &p->dx : &p->y;
+    t[BN_Z] = p->dir == FD_BN_BWD ? &p->dz : &p->z;
+    t[BN_DY] = &p->dy;
+}
+
+static void bn_geom(bn_geom_t *G, const fd_bn_problem_t *p)
+{
+    memset(G, 0, sizeof *G);
+    const struct cudnnTensorStruct *x = &p->x, *t[4];
+    bn_slots(p, t);
+    const int nb = x->nb_dims;
+    G->per_act = p->per_activation;
+    G->ops = p->ops;
+    G->act.mode = (int)p->act.mode;
+    G->act.propagate_nan = p->act.propagate_nan;
+    G->act.coef = p->act.coef;
+    G->act.swish_beta = p->act.swish_beta;
+    G->eps = p->epsilon;
+    G->n = x->dim[0], G->c = x->dim[1], G->s = 1;
+    for (int i = 2; i < nb; i++)
+        G->s *= x->dim[i];
+    G->groups = G->per_act ? G->c * G->s : G->c;
+    G->m = G->per_act ? G->n : G->n * G->s;
+    /* Merge spatial dims that nest in every tensor in use (the parameters too per activation):
+     * a packed spatial block becomes one dim and costs no division. */
+    int64_t sdim[3], sst[6][3];
+    const struct cudnnTensorStruct *all[6] = {t[0], t[1], t[2], t[3], &p->sb, &p->mv};
+    const int nt = G->per_act ? 6 : 4;
+    int nsp = 0;
+    for (int i = 2; i < nb; i++) {
+        int merge = nsp > 0;
+        for (int j = 0; j < nt && merge; j++)
+            if (all[j]->nb_dims > 0 && sst[j][nsp - 1] != (int64_t)all[j]->stride[i] * x->dim[i])
+                merge = 0;
+        if (merge) {
+            sdim[nsp - 1] *= x->dim[i];
+            for (int j = 0; j < nt; j++)
+                sst[j][nsp - 1] = all[j]->nb_dims > 0 ? all[j]->stride[i] : 0;
+        } else {
+            sdim[nsp] = x->dim[i];
+            for (int j = 0; j < nt; j++)
+                sst[j][nsp] = all[j]->nb_dims > 0 ? all[j]->stride[i] : 0;
+            nsp++;
+        }
+    }
+    G->nsp = nsp;
+    for (int i = 0; i < nsp; i++)
+        G->sdim[i] = sdim[i];
+    for (int j = 0; j < 4; j++) {
+        if (t[j]->nb_dims == 0)
+            continue;
+        G->st[j][0] = t[j]->stride[0];
+        G->st[j][1] = t[j]->stride[1];
+        for (int i = 0; i < nsp; i++)
+            G->st[j][2 + i] = sst[j][i];
+    }
+    G->sb[0] = p->sb.stride[1];
+    G->mv[0] = p->mv.stride[1];
+    if (G->per_act)
+        for (int i = 0; i < nsp; i++)
+            G->sb[1 + i] = sst[4][i], G->mv[1 + i] = sst[5][i];
+    /* Which lanes run along memory: members (1 x 256) or groups (32 x 8). */
+    const int64_t inner_sp = G->s > 1 ? iabs64(G->st[BN_X][1 + nsp]) : INT64_MAX;
+    int64_t group_stride, member_stride;
+    if (G->per_act) {
+        group_stride = G->s > 1 ? inner_sp : iabs64(x->stride[1]);
+        member_stride = iabs64(x->stride[0]);
+    } else {
+        group_stride = iabs64(x->stride[1]);
+        member_stride = G->s > 1 ? inner_sp : iabs64(x->stride[0]);
+    }
+    const int by_groups = group_stride < member_stride && G->groups > 1;
+    G->gx = by_groups ? 32 : 1;
+    G->gy = FD_CUDA_BLOCK / G->gx;
+    G->reserve_bits = fd_bn_act_is_binary(p->act.mode);
+}
+
+static size_t acc_size(const fd_bn_problem_t *p)
+{
+    return p->x.dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
+}
+
+static int bn_applicable(const void *problem, char *why, size_t why_size)
+{
+    const fd_bn_problem_t *p = (const fd_bn_problem_t *)problem;
+    const cudnnDataType_t dt = p->x.dtype;
+    if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_DOUBLE && dt != CUDNN_DATA_HALF &&
+        dt != CUDNN_DATA_BFLOAT16) {
+        snprintf(why, why_size, "x is %s; the batch-norm kernels take FLOAT, DOUBLE, HALF, BFLOAT16",
+                 fd_dtype_name(dt));
+        return 0;
+    }
+    const cudnnDataType_t pt = dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    if (p->sb.dtype != pt || p->mv.dtype != pt) {
+        snprintf(why, why_size, "the parameters are %s/%s; %s data takes %s", fd_dtype_name(p->sb.dtype),
+                 fd_dtype_name(p->mv.dtype), fd_dtype_name(dt), fd_dtype_name(pt));
+        return 0;
+    }
+    if (p->x.nb_dims < 3 || p->x.nb_dims > 5) {
+        snprintf(why, why_size, "x has %d dims; the batch-norm kernels take 3 to 5", p->x.nb_dims);
+        return 0;
+    }
+    return 1;
+}
+
+/* Only training with BN_ADD_ACTIVATION and a 0/1 derivative: mean and 1 / std per group. */
+static size_t train_workspace(const fd_bn_problem_t *p)
+{
+    if (p->ops != CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION || !fd_bn_act_is_binary(p->act.mode))
+        return 0;
+    int64_t groups = p->x.dim[1];
+    if (p->per_activation)
+        for (int i = 2; i < p->x.nb_dims; i++)
+            groups *= p->x.dim[i];
+    return (size_t)groups * 2 * acc_size(p);
+}
+
+/* ---- rows (src/impls.def) ------------------------------------------------------------------ */
+
+extern "C" int fd_bn_fwd_infer_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return bn_applicable(problem, why, why_size);
+}
+extern "C" size_t fd_bn_fwd_infer_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_bn_fwd_infer_cuda_run(const void *problem, const void *args)
+{
+    const fd_bn_problem_t *p = (const fd_bn_problem_t *)problem;
+    const fd_bn_args_t *a = (const fd_bn_args_t *)args;
+    bn_geom_t G;
+    bn_geom(&G, p);
+    /* operands: y (orders the walk), x, z, scale / bias, mean / variance */
+    const int nb = p->x.nb_dims;
+    int64_t dims[FD_DIM_MAX], sy[FD_DIM_MAX], sx[FD_DIM_MAX], sz[FD_DIM_MAX], ssb[FD_DIM_MAX],
+        smv[FD_DIM_MAX];
+    for (int i = 0; i < nb; i++) {
+        dims[i] = p->x.dim[i];
+        sy[i] = p->y.stride[i];
+        sx[i] = p->x.stride[i];
+        sz[i] = p->z.nb_dims > 0 ? p->z.stride[i] : 0;
+        const int used = i == 1 || (i >= 2 && p->per_activation);
+        ssb[i] = used ? p->sb.stride[i] : 0;
+        smv[i] = used ? p->mv.stride[i] : 0;
+    }
+    const int64_t *strides[5] = {sy, sx, sz, ssb, smv};
+    sd_nd_t w;
+    sd_nd_init(&w, nb, dims, 5, strides);
+    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
+    cudaStream_t st = a->handle->stream;
+    BN_LAUNCH(p->x.dtype, bn_fwd_infer, blocks, st, G, w, a->x, a->z, a->y, a->scale, a->bias,
+              a->mean, a->var, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_bn_fwd_train_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return bn_applicable(problem, why, why_size);
+}
+extern "C" size_t fd_bn_fwd_train_cuda_workspace(const void *problem)
+{
+    return train_workspace((const fd_bn_problem_t *)problem);
+}
+extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const void *args)
+{
+    const fd_bn_problem_t *p = (const fd_bn_problem_t *)problem;
+    const fd_bn_args_t *a = (const fd_bn_args_t *)args;
+    bn_geom_t G;
+    bn_geom(&G, p);
+    void *reserve = a->reserve_size > 0 ? a->reserve : NULL;
+    G.reserve_aligned = ((uintptr_t)reserve % sizeof(double)) == 0;
+    const size_t need = train_workspace(p);
+    FD_CHECK(need == 0 || (a->workspace != NULL && a->workspace_size >= need),
+             CUDNN_STATUS_BAD_PARAM, "the workspace is %p with %zu bytes; this call needs %zu",
+             a->workspace, a->workspace_size, need);
+    const int64_t tiles = (G.groups + G.gx - 1) / G.gx;
+    const unsigned blocks = fd_cuda_blocks(tiles, 1);
+    cudaStream_t st = a->handle->stream;
+    const cudnnDataType_t dt = p->x.dtype;
+    if (need == 0) {
+        BN_LAUNCH(dt, bn_fwd_train, blocks, st, G, a->x, a->z, a->y, a->scale, a->bias, a->run_mean,
+                  a->run_var, a->save_mean, a->save_inv, a->factor, a->alpha, a->beta, NULL,
+                  reserve, 0, 1, 0, 1);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    /* Reserve bits: statistics into ws, the bits from x and z (before y may overwrite x in
+     * place), then y from the statistics in ws. */
+    BN_LAUNCH(dt, bn_fwd_train, blocks, st, G, a->x, a->z, a->y, a->scale, a->bias, a->run_mean,
+              a->run_var, a->save_mean, a->save_inv, a->factor, a->alpha, a->beta, a->workspace,
+              NULL, 0, 1, 1, 0);
+    if (reserve != NULL) {
+        const int64_t bytes = (int64_t)a->reserve_size;
+        const unsigned bblocks = fd_cuda_blocks(bytes, FD_CUDA_BLOCK);
+        BN_LAUNCH(dt, bn_reserve_bits, bblocks, st, G, a->x, a->z, a->scale, a->bias, a->workspace,
+                  (unsigned char *)reserve, bytes);
+    }
+    BN_LAUNCH(dt, bn_fwd_train, blocks, st, G, a->x, a->z, a->y, a->scale, a->bias, NULL, NULL,
+              NULL, NULL, a->factor, a->alpha, a->beta, a->workspace, NULL, 1, 0, 0, 1);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_bn_bwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return bn_applicable(problem, why, why_size);
+}
+extern "C" size_t fd_bn_bwd_cuda_workspace(const void *problem)
+{
+    (void)problem;
+    return 0;
+}
+extern "C" cudnnStatus_t fd_bn_bwd_cuda_run(const void *problem, const void *args)
+{
+    const fd_bn_problem_t *p = (const fd_bn_problem_t *)problem;
+    const fd_bn_args_t *a = (const fd_bn_args_t *)args;
+    bn_geom_t G;
+    bn_geom(&G, p);
+    const void *reserve = a->reserve_size > 0 ? a->reserve : NULL;
+    G.reserve_aligned = ((uintptr_t)reserve % sizeof(double)) == 0;
+    const int64_t tiles = (G.groups + G.gx - 1) / G.gx;
+    const unsigned blocks = fd_cuda_blocks(tiles, 1);
+    BN_LAUNCH(p->x.dtype, bn_bwd, blocks, a->handle->stream, G, a->x, a->dy, a->dx, a->dz, a->scale,
+              a->bias, a->mean, a->var, a->dscale, a->dbias, a->alpha, a->beta, a->alpha_param,
+              a->beta_param, reserve);
+    return CUDNN_STATUS_SUCCESS;
+}

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gpu_bn.c - the cuda batch-norm rows (src/cuda/batchnorm.cu) against the ref backend
+ * through the public API (tests/gpu/gpu_mirror.h): inference, training and backward; every
+ * mode (PER_ACTIVATION, SPATIAL, SPATIAL_PERSISTENT), dtype (FLOAT, DOUBLE, HALF, BFLOAT16 with
+ * float parameters), layout (NCHW, NHWC, padded strides), 4-d and 5-d, alpha/beta {1, 0} and
+ * {0.5, 0.25} (separate data / parameter pairs backward), the *Ex ops (BN_ACTIVATION,
+ * BN_ADD_ACTIVATION with every fused activation; reserve bits compared byte for byte), the v8
+ * cudnnNormalization* entries, saved statistics or recomputed ones, NULL running / saved
+ * outputs, exponentialAverageFactor 1 over NaN-poisoned running statistics, in-place y = x and
+ * dx = dy, odd and large (4M elements) shapes; every case re-run for determinism.
+ * Real-valued fills; tolerances from gm_tol with the group size as the term count.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_mirror.h"
+
+typedef enum { DIR_INFER, DIR_TRAIN, DIR_BWD } dir_t;
+typedef enum { LAY_NCHW, LAY_NHWC, LAY_PAD } layout_t;
+
+typedef struct {
+    dir_t dir;
+    cudnnBatchNormMode_t mode;
+    cudnnBatchNormOps_t ops;
+    cudnnActivationMode_t act;
+    double coef;
+    cudnnDataType_t dt;
+    layout_t lay;
+    int nb, dim[5];
+    double alpha, beta, alpha_p, beta_p, factor, eps;
+    int saved;      /* bwd: pass saved mean / inv */
+    int null_stats; /* train: NULL running and saved outputs */
+    int in_place;   /* y = x (fwd) / dx = dy (bwd) */
+    int v8;         /* cudnnNormalization* entries */
+    int stride[5];
+    int64_t extent, elems, groups, m;
+    size_t ws, reserve;
+    uint64_t seed;
+    int idx[16]; /* buffer index of each role, -1 absent */
+} bn_case_t;
+
+enum { B_X, B_Z, B_Y, B_DY, B_DX, B_DZ, B_SCALE, B_BIAS, B_MEAN, B_VAR, B_RMEAN, B_RVAR, B_SMEAN, B_SINV,
+       B_WS, B_RES };
+
+static cudnnDataType_t param_dt(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+}
+
+static void layout_strides(bn_case_t *c)
+{
+    const int nb = c->nb, *d = c->dim;
+    int64_t s = 1;
+    if (c->lay == LAY_NHWC) { /* C fastest, then the spatial dims, then N */
+        c->stride[1] = 1;
+        s = d[1];
+        for (int i = nb - 1; i >= 2; i--) {
+            c->stride[i] = (int)s;
+            s *= d[i];
+        }
+        c->stride[0] = (int)s;
+        s *= d[0];
+    } else {
+        int pad = c->lay == LAY_PAD ? 3 : 0;
+        for (int i = nb - 1; i >= 0; i--) {
+            c->stride[i] = (int)s;
+            s = s * d[i] + (i == nb - 1 ? pad : i >= 2 ? 1 : 0);
+        }
+        s = (int64_t)c->stride[0] * d[0];
+    }
+    c->extent = 0;
+    for (int i = 0; i < nb; i++)
+        c->extent += (int64_t)(d[i] - 1) * c->stride[i];
+    c->extent += 1;
+    c->elems = 1;
+    for (int i = 0; i < nb; i++)
+        c->elems *= d[i];
+    int64_t sp = c->elems / d[0] / d[1];
+    c->groups = c->mode == CUDNN_BATCHNORM_PER_ACTIVATION ? (int64_t)d[1] * sp : d[1];
+    c->m = c->elems / c->groups;
+}
+
+static cudnnTensorDescriptor_t data_desc(const bn_case_t *c)
+{
+    cudnnTensorDescriptor_t t;
+    cudnnCreateTensorDescriptor(&t);
+    cudnnSetTensorNdDescriptor(t, c->dt, c->nb, c->dim, c->stride);
+    return t;
+}
+
+static cudnnTensorDescriptor_t param_desc(const bn_case_t *c)
+{
+    cudnnTensorDescriptor_t t, x = data_desc(c);
+    cudnnCreateTensorDescriptor(&t);
+    cudnnDeriveBNTensorDescriptor(t, x, c->mode);
+    cudnnDestroyTensorDescriptor(x);
+    return t;
+}
+
+static cudnnActivationDescriptor_t act_desc(const bn_case_t *c)
+{
+    cudnnActivationDescriptor_t a;
+    cudnnCreateActivationDescriptor(&a);
+    cudnnSetActivationDescriptor(a, c->act, CUDNN_PROPAGATE_NAN, c->coef);
+    if (c->act == CUDNN_ACTIVATION_SWISH)
+        cudnnSetActivationDescriptorSwishBeta(a, 1.25);
+    return a;
+}
+
+static void fill(int i, void *payload, size_t bytes, void *ctx)
+{
+    bn_case_t *c = ctx;
+    fd_rng_t r;
+    fd_rng_seed(&r, fd_test_mix(c->seed, (uint64_t)i));
+    int role = -1;
+    for (int k = 0; k < 16; k++)
+        if (c->idx[k] == i)
+            role = k;
+    cudnnDataType_t pdt = param_dt(c->dt);
+    int64_t pn = (int64_t)(bytes / fd_test_dtype_size(pdt));
+    int64_t dn = (int64_t)(bytes / fd_test_dtype_size(c->dt));
+    if (c->dir == DIR_BWD && (role == B_MEAN || role == B_VAR)) { /* dscale / dbias */
+        if (c->beta_p != 0.0)
+            fd_fill_real(&r, pdt, payload, pn, -1.0, 1.0);
+        return;
+    }
+    switch (role) {
+    case B_X:
+        fd_fill_real(&r, c->dt, payload, dn, -1.5, 2.5);
+        break;
+    case B_Z:
+    case B_DY:
+        fd_fill_real(&r, c->dt, payload, dn, -1.0, 1.0);
+        break;
+    case B_Y:
+    case B_DX:
+        if (c->beta != 0.0)
+            fd_fill_real(&r, c->dt, payload, dn, -1.0, 1.0);
+        break;
+    case B_SCALE:
+        fd_fill_real(&r, pdt, payload, pn, 0.5, 1.5);
+        break;
+    case B_BIAS:
+    case B_MEAN:
+        fd_fill_real(&r, pdt, payload, pn, -0.5, 0.5);
+        break;
+    case B_VAR:
+        fd_fill_real(&r, pdt, payload, pn, 0.25, 2.0);
+        break;
+    case B_RMEAN:
+    case B_RVAR:
+        if (c->factor != 1.0)
+            fd_fill_real(&r, pdt, payload, pn, 0.1, 1.0);
+        break;
+    case B_SMEAN:
+    case B_SINV: /* bwd: saved statistics as inputs; train: outputs */
+        if (c->dir == DIR_BWD)
+            fd_fill_real(&r, pdt, payload, pn, role == B_SMEAN ? -0.25 : 0.5,
+                         role == B_SMEAN ? 0.25 : 1.5);
+        break;
+    case B_DZ:
+        break;
+    case B_RES: /* bwd: act'(u) bits or u as doubles, as a forward pass leaves them */
+        if (c->dir == DIR_BWD) {
+            if (c->act == CUDNN_ACTIVATION_RELU || c->act == CUDNN_ACTIVATION_CLIPPED_RELU)
+                for (size_t b = 0; b < bytes; b++)
+                    ((unsigned char *)payload)[b] = (unsigned char)fd_rng_next(&r);
+            else
+                fd_fill_real(&r, CUDNN_DATA_DOUBLE, payload, (int64_t)(bytes / 8), -3.0, 3.0);
+        }
+        break;
+    default:
+        if (role >= 0 && role <= B_SINV)
+            fd_fill_real(&r, pdt, payload, pn, -0.5, 0.5);
+    }
+}
+
+#define P(role) (c->idx[role] >= 0 ? ptr[c->idx[role]] : NULL)
+
+static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    bn_case_t *c = ctx;
+    cudnnTensorDescriptor_t xd = data_desc(c), pd = param_desc(c);
+    cudnnActivationDescriptor_t ad = c->ops != CUDNN_BATCHNORM_OPS_BN ? act_desc(c) : NULL;
+    cudnnStatus_t st;
+    void *x = P(B_X), *y = c->in_place ? x : P(B_Y), *dy = P(B_DY), *dx = c->in_place ? dy : P(B_DX);
+    float fa = (float)c->alpha, fb = (float)c->beta, fap = (float)c->alpha_p, fbp = (float)c->beta_p;
+    double da = c->alpha, db = c->beta, dap = c->alpha_p, dbp = c->beta_p;
+    int dbl = c->dt == CUDNN_DATA_DOUBLE;
+    const void *al = dbl ? (void *)&da : (void *)&fa, *be = dbl ? (void *)&db : (void *)&fb;
+    const void *alp = dbl ? (void *)&dap : (void *)&fap, *bep = dbl ? (void *)&dbp : (void *)&fbp;
+    cudnnNormMode_t nm = c->mode == CUDNN_BATCHNORM_PER_ACTIVATION ? CUDNN_NORM_PER_ACTIVATION
+                                                                    : CUDNN_NORM_PER_CHANNEL;
+    cudnnNormOps_t nops = (cudnnNormOps_t)c->ops;
+    switch (c->dir) {
+    case DIR_INFER:
+        if (c->v8)
+            st = cudnnNormalizationForwardInference(h, nm, nops, CUDNN_NORM_ALGO_STANDARD, al, be, xd, x, pd,
+                                                    P(B_SCALE), P(B_BIAS), pd, P(B_MEAN), P(B_VAR), xd,
+                                                    P(B_Z), ad, xd, y, c->eps, 1);
+        else
+            st = cudnnBatchNormalizationForwardInference(h, c->mode, al, be, xd, x, xd, y, pd, P(B_SCALE),
+                                                         P(B_BIAS), P(B_MEAN), P(B_VAR), c->eps);
+        break;
+    case DIR_TRAIN:
+        if (c->v8)
+            st = cudnnNormalizationForwardTraining(
+                h, nm, nops, CUDNN_NORM_ALGO_STANDARD, al, be, xd, x, pd, P(B_SCALE), P(B_BIAS), c->factor,
+                pd, P(B_RMEAN), P(B_RVAR), c->eps, P(B_SMEAN), P(B_SINV), ad, xd, P(B_Z), xd, y, P(B_WS),
+                c->ws, P(B_RES), c->reserve, 1);
+        else if (c->ops != CUDNN_BATCHNORM_OPS_BN || c->ws)
+            st = cudnnBatchNormalizationForwardTrainingEx(
+                h, c->mode, c->ops, al, be, xd, x, xd, P(B_Z), xd, y, pd, P(B_SCALE), P(B_BIAS), c->factor,
+                P(B_RMEAN), P(B_RVAR), c->eps, P(B_SMEAN), P(B_SINV), ad, P(B_WS), c->ws, P(B_RES),
+                c->reserve);
+        else
+            st = cudnnBatchNormalizationForwardTraining(h, c->mode, al, be, xd, x, xd, y, pd, P(B_SCALE),
+                                                        P(B_BIAS), c->factor, P(B_RMEAN), P(B_RVAR), c->eps,
+                                                        P(B_SMEAN), P(B_SINV));
+        break;
+    default:
+        if (c->v8)
+            st = cudnnNormalizationBackward(h, nm, nops, CUDNN_NORM_ALGO_STANDARD, al, be, alp, bep, xd, x,
+                                            xd, NULL, xd, dy, xd, P(B_DZ), xd, dx, pd, P(B_SCALE),
+                                            P(B_BIAS), P(B_MEAN), P(B_VAR), c->eps, pd, P(B_SMEAN),
+                                            P(B_SINV), ad, P(B_WS), c->ws, P(B_RES), c->reserve, 1);
+        else if (c->ops != CUDNN_BATCHNORM_OPS_BN)
+            st = cudnnBatchNormalizationBackwardEx(h, c->mode, c->ops, al, be, alp, bep, xd, x, NULL, NULL, xd,
+                                                   dy, xd, P(B_DZ), xd, dx, pd, P(B_SCALE), P(B_BIAS),
+                                                   P(B_MEAN), P(B_VAR), c->eps, P(B_SMEAN), P(B_SINV), ad,
+                                                   P(B_WS), c->ws, P(B_RES), c->reserve);
+        else
+            st = cudnnBatchNormalizationBackward(h, c->mode, al, be, alp, bep, xd, x, xd, dy, xd, dx, pd,
+                                                 P(B_SCALE), P(B_MEAN), P(B_VAR), c->eps, P(B_SMEAN),
+                                                 P(B_SINV));
+    }
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(pd);
+    if (ad)
+        cudnnDestroyActivationDescriptor(ad);
+    return st;
+}
+
+static int ncase;
+
+static const char *dir_name(dir_t d)
+{
+    return d == DIR_INFER ? "infer" : d == DIR_TRAIN ? "train" : "bwd";
+}
+
+/* Builds the buffer list of c and runs it. */
+static void run_case(bn_case_t c)
+{
+    layout_strides(&c);
+    c.seed = fd_test_mix(0xb47c4u, (uint64_t)++ncase);
+    if (c.eps == 0)
+        c.eps = 1e-5;
+    /* the workspace and reserve the cuda row asks for (ref asks for none) */
+    cudnnTensorDescriptor_t xd = data_desc(&c), pd = param_desc(&c);
+    cudnnActivationDescriptor_t ad = c.ops != CUDNN_BATCHNORM_OPS_BN ? act_desc(&c) : NULL;
+    c.ws = 0, c.reserve = 0;
+    if (c.dir == DIR_TRAIN) {
+        FD_EXPECT_STATUS(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
+                             gm_cuda, c.mode, c.ops, xd, c.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION ? xd : NULL,
+                             xd, pd, ad, &c.ws),
+                         CUDNN_STATUS_SUCCESS);
+    }
+    if (c.dir != DIR_INFER)
+        FD_EXPECT_STATUS(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(gm_cuda, c.mode, c.ops, ad, xd,
+                                                                              &c.reserve),
+                         CUDNN_STATUS_SUCCESS);
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(pd);
+    if (ad)
+        cudnnDestroyActivationDescriptor(ad);
+
+    gm_case_t g;
+    memset(&g, 0, sizeof g);
+    for (int k = 0; k < 16; k++)
+        c.idx[k] = -1;
+    const size_t dsz = fd_test_dtype_size(c.dt) * (size_t)c.extent;
+    const cudnnDataType_t pdt = param_dt(c.dt);
+    const size_t psz = fd_test_dtype_size(pdt) * (size_t)(c.mode == CUDNN_BATCHNORM_PER_ACTIVATION
+                                                              ? c.groups
+                                                              : c.dim[1]);
+    const int fwd = c.dir != DIR_BWD;
+    const int add = c.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    const int binary = c.act == CUDNN_ACTIVATION_RELU || c.act == CUDNN_ACTIVATION_CLIPPED_RELU;
+#define ADD(role, nm, bytes, dtype, rl)                                                           \
+    do {                                                                                           \
+        c.idx[role] = g.nbuf;                                                                      \
+        g.buf[g.nbuf++] = (gm_buf_t){nm, bytes, dtype, rl, 0, 0};                                   \
+    } while (0)
+    int64_t k = c.m;
+    ADD(B_X, "x", dsz, c.dt, c.in_place && fwd ? GM_INOUT : GM_IN);
+    if (add && fwd)
+        ADD(B_Z, "z", dsz, c.dt, GM_IN);
+    if (fwd && !c.in_place)
+        ADD(B_Y, "y", dsz, c.dt, c.beta != 0 ? GM_INOUT : GM_OUT);
+    if (!fwd) {
+        ADD(B_DY, "dy", dsz, c.dt, c.in_place ? GM_INOUT : GM_IN);
+        if (!c.in_place)
+            ADD(B_DX, "dx", dsz, c.dt, c.beta != 0 ? GM_INOUT : GM_OUT);
+        if (add)
+            ADD(B_DZ, "dz", dsz, c.dt, GM_OUT);
+    }
+    ADD(B_SCALE, fwd ? "scale" : "bnScale", psz, pdt, GM_IN);
+    if (fwd || c.ops == CUDNN_BATCHNORM_OPS_BN_ACTIVATION || c.v8)
+        ADD(B_BIAS, "bias", psz, pdt, GM_IN);
+    if (c.dir == DIR_INFER) {
+        ADD(B_MEAN, "mean", psz, pdt, GM_IN);
+        ADD(B_VAR, "var", psz, pdt, GM_IN);
+    }
+    if (c.dir == DIR_TRAIN && !c.null_stats) {
+        gm_role_t rr = c.factor == 1.0 ? GM_OUT : GM_INOUT;
+        ADD(B_RMEAN, "runMean", psz, pdt, rr);
+        ADD(B_RVAR, "runVar", psz, pdt, rr);
+        ADD(B_SMEAN, "saveMean", psz, pdt, GM_OUT);
+        ADD(B_SINV, "saveInv", psz, pdt, GM_OUT);
+    }
+    if (c.dir == DIR_BWD) {
+        ADD(B_MEAN, "dScale", psz, pdt, c.beta_p != 0 ? GM_INOUT : GM_OUT); /* B_MEAN/B_VAR: dscale/dbias */
+        ADD(B_VAR, "dBias", psz, pdt, c.beta_p != 0 ? GM_INOUT : GM_OUT);
+        if (c.saved) {
+            ADD(B_SMEAN, "savedMean", psz, pdt, GM_IN);
+            ADD(B_SINV, "savedInv", psz, pdt, GM_IN);
+        }
+    }
+    if (c.ws)
+        ADD(B_WS, "workspace", c.ws, CUDNN_DATA_INT8, GM_WS);
+    if (c.reserve) {
+        if (fwd)
+            ADD(B_RES, "reserve", c.reserve, binary ? CUDNN_DATA_INT8 : CUDNN_DATA_DOUBLE, GM_OUT);
+        else
+            ADD(B_RES, "reserve", c.reserve, CUDNN_DATA_INT8, GM_IN);
+    }
+#undef ADD
+    for (int i = 0; i < g.nbuf; i++) {
+        gm_buf_t *b = &g.buf[i];
+        if (b->role != GM_OUT && b->role != GM_INOUT)
+            continue;
+        if (i == c.idx[B_RES]) {
+            if (b->dt == CUDNN_DATA_DOUBLE)
+                gm_tol(b, CUDNN_DATA_FLOAT, k + 8);
+            continue; /* bits: exact */
+        }
+        gm_tol(b, b->dt, k + 8);
+        /* cancellation in dx and the sums: an absolute floor on the scale of the terms */
+        b->abs_tol = 8 * b->rel_tol + fd_tolerance_tiny(b->dt);
+        if (!fwd && (i == c.idx[B_MEAN] || i == c.idx[B_VAR]))
+            b->abs_tol *= 4;
+    }
+    char label[200];
+    snprintf(label, sizeof label, "bn %s mode %d ops %d act %d %s %s %dd %dx%dx%dx%dx%d a/b %g/%g%s%s%s%s",
+             dir_name(c.dir), (int)c.mode, (int)c.ops, (int)c.act, fd_test_dtype_short(c.dt),
+             c.lay == LAY_NCHW ? "nchw" : c.lay == LAY_NHWC ? "nhwc" : "padded", c.nb, c.dim[0], c.dim[1],
+             c.dim[2], c.dim[3], c.nb > 4 ? c.dim[4] : 1, c.alpha, c.beta, c.saved ? " saved" : "",
+             c.null_stats ? " null-stats" : "", c.in_place ? " in-place" : "", c.v8 ? " v8" : "");
+    g.label = label;
+    g.det = 1;
+    g.fill = fill;
+    g.call = call;
+    g.ctx = &c;
+    g.want = CUDNN_STATUS_SUCCESS;
+    gm_run(&g);
+}
+
+static bn_case_t base(dir_t dir, cudnnBatchNormMode_t mode, cudnnDataType_t dt, layout_t lay, int five)
+{
+    bn_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dir = dir;
+    c.mode = mode;
+    c.ops = CUDNN_BATCHNORM_OPS_BN;
+    c.act = CUDNN_ACTIVATION_RELU;
+    c.dt = dt;
+    c.lay = lay;
+    c.nb = five ? 5 : 4;
+    int d4[4] = {3, 5, 7, 6}, d5[5] = {2, 4, 3, 5, 3};
+    for (int i = 0; i < c.nb; i++)
+        c.dim[i] = five ? d5[i] : d4[i];
+    c.alpha = 1, c.beta = 0, c.alpha_p = 1, c.beta_p = 0;
+    c.factor = 0.25;
+    c.saved = 1;
+    return c;
+}
+
+int main(int argc, char **argv)
+{
+    gm_init(argc, argv, "test_gpu_bn");
+    const cudnnDataType_t dts[4] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    const cudnnBatchNormMode_t modes[3] = {CUDNN_BATCHNORM_PER_ACTIVATION, CUDNN_BATCHNORM_SPATIAL,
+                                           CUDNN_BATCHNORM_SPATIAL_PERSISTENT};
+    const cudnnActivationMode_t acts[6] = {CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
+                                           CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_TANH,
+                                           CUDNN_ACTIVATION_ELU, CUDNN_ACTIVATION_SWISH};
+    int n = 0;
+    /* every direction x mode x dtype x layout, 4-d and 5-d, both alpha/beta pairs */
+    for (int d = 0; d < 3; d++)
+        for (int m = 0; m < 3; m++)
+            for (int t = 0; t < 4; t++)
+                for (int l = 0; l < 3; l++) {
+                    n++;
+                    if (gm_smoke && (t > 0 || l == 2 || m == 2))
+                        continue;
+                    bn_case_t c = base((dir_t)d, modes[m], dts[t], (layout_t)l, (l + t) % 2);
+                    if (n % 2) {
+                        c.alpha = 0.5, c.beta = 0.25, c.alpha_p = 0.75, c.beta_p = 0.5;
+                    }
+                    if (d == DIR_BWD && l == 1)
+                        c.saved = 0;
+                    run_case(c);
+                }
+    /* fused ops and activations, training and backward (Ex), inference */
+    for (int ops = 1; ops <= 2; ops++)
+        for (int a = 0; a < 6; a++)
+            for (int d = 0; d < 3; d++) {
+                if (gm_smoke && a > 1)
+                    continue;
+                bn_case_t c = base((dir_t)d, a % 2 ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_PER_ACTIVATION,
+                                   a == 4 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT, (layout_t)(a % 3), a == 5);
+                c.ops = (cudnnBatchNormOps_t)ops;
+                c.act = acts[a];
+                c.coef = a == 1 ? 0.75 : 0.6;
+                if (a % 2)
+                    c.beta = 0.5, c.beta_p = 0.25;
+                c.saved = a != 3;
+                run_case(c);
+            }
+    if (!gm_smoke) {
+        /* v8 entries */
+        for (int d = 0; d < 3; d++) {
+            bn_case_t c = base((dir_t)d, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, LAY_NHWC, 0);
+            c.v8 = 1;
+            c.ops = CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+            c.act = CUDNN_ACTIVATION_RELU;
+            run_case(c);
+            c.ops = CUDNN_BATCHNORM_OPS_BN;
+            run_case(c);
+        }
+        /* factor 1 over poisoned running statistics, NULL outputs, epsilon 0 */
+        bn_case_t c = base(DIR_TRAIN, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, LAY_NCHW, 0);
+        c.factor = 1.0;
+        run_case(c);
+        c.factor = 0.5, c.null_stats = 1, c.eps = 1e-300;
+        run_case(c);
+        /* in place */
+        for (int d = 0; d < 3; d++) {
+            c = base((dir_t)d, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, LAY_NHWC, 0);
+            c.in_place = 1;
+            run_case(c);
+        }
+        /* one group of M = 1 (running variance NaN), odd sizes, large tensors */
+        c = base(DIR_TRAIN, CUDNN_BATCHNORM_PER_ACTIVATION, CUDNN_DATA_FLOAT, LAY_NCHW, 0);
+        c.dim[0] = 1, c.dim[1] = 3, c.dim[2] = 1, c.dim[3] = 1;
+        run_case(c);
+        int big[3][4] = {{1, 1, 1, 1000}, {7, 33, 17, 1}, {16, 64, 64, 64}};
+        for (int b = 0; b < 3; b++)
+            for (int d = 0; d < 3; d++)
+                for (int l = 0; l < 2; l++) {
+                    c = base((dir_t)d, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, (layout_t)l, 0);
+                    memcpy(c.dim, big[b], sizeof big[b]);
+                    run_case(c);
+                    if (b == 2 && l == 0) {
+                        c.mode = CUDNN_BATCHNORM_PER_ACTIVATION;
+                        run_case(c);
+                    }
+                }
+    }
+    return gm_finish();
+}
