@@ -75,14 +75,6 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     char why[512];
     FD_CHECK(fd_conv_select(&p.conv, handle->backend, (int)algo, why, sizeof why) != NULL,
              CUDNN_STATUS_NOT_SUPPORTED, "%s: %s", fd_conv_algo_name(FD_CONV_FWD, (int)algo), why);
-    /* The fused row does the whole computation: its workspace, not the plain convolution's. */
-    const fd_op_impl_t *fused = fd_op_select(FD_OP_CONV_BIAS_ACT_FWD, handle->backend, &p, why, sizeof why);
-    FD_CHECK(fused != NULL, CUDNN_STATUS_NOT_SUPPORTED, "conv_bias_act_fwd: %s", why);
-    size_t need = fused->workspace(&p);
-    FD_CHECK(workSpaceSizeInBytes >= need && (need == 0 || workSpace != NULL), CUDNN_STATUS_BAD_PARAM,
-             "workSpaceSizeInBytes is %zu (workSpace %p) but %s needs %zu", workSpaceSizeInBytes,
-             workSpace, fused->name, need);
-
     for (int i = 0; i < 2 + FD_CONV_SPATIAL_MAX; i++) /* z strides in the problem's dim order */
         p.zs[i] = 0;
     int lead = FD_CONV_SPATIAL_MAX - p.conv.nsp;
@@ -93,7 +85,15 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     p.zdt = zDesc->dtype;
     p.bias_dt = biasDesc->dtype;
     p.act = activationDesc->p;
-    fd_conv_bias_act_args_t a = {x, w, z, bias, y, fd_scale_value(alpha1, yDesc->dtype), a2};
+    /* The fused row does the whole computation: its workspace, not the plain convolution's.
+     * Selected once the problem is complete (the rows look at z's and bias's types). */
+    const fd_op_impl_t *fused = fd_op_select(FD_OP_CONV_BIAS_ACT_FWD, handle->backend, &p, why, sizeof why);
+    FD_CHECK(fused != NULL, CUDNN_STATUS_NOT_SUPPORTED, "conv_bias_act_fwd: %s", why);
+    size_t need = fused->workspace(&p);
+    FD_CHECK(workSpaceSizeInBytes >= need && (need == 0 || workSpace != NULL), CUDNN_STATUS_BAD_PARAM,
+             "workSpaceSizeInBytes is %zu (workSpace %p) but %s needs %zu", workSpaceSizeInBytes,
+             workSpace, fused->name, need);
+    fd_conv_bias_act_args_t a = {handle, x, w, z, bias, y, fd_scale_value(alpha1, yDesc->dtype), a2};
     return fused->run(&p, &a);
 }
 
@@ -119,6 +119,6 @@ cudnnStatus_t CUDNNWINAPI cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDes
     }
     fd_conv_problem_t p;
     FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, &y));
-    fd_im2col_args_t a = {x, colBuffer};
+    fd_im2col_args_t a = {handle, x, colBuffer};
     return fd_op_run(handle, FD_OP_IM2COL, &p, &a);
 }

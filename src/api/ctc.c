@@ -386,8 +386,8 @@ cudnnStatus_t CUDNNWINAPI cudnnCTCLoss(
     FD_CHECK(probs && costs, CUDNN_STATUS_BAD_PARAM, "a data pointer is NULL (probs %p, costs %p)",
              probs, costs);
     FD_TRY(host_labels(&p, hostLabels, hostLabelLengths, hostInputLengths));
-    fd_ctc_args_t a = {probs, hostLabels, hostLabelLengths, hostInputLengths,
-                       costs, gradients,  workspace,        workSpaceSizeInBytes};
+    fd_ctc_args_t a = {probs,     hostLabels, hostLabelLengths,     hostInputLengths, costs,
+                       gradients, workspace,  workSpaceSizeInBytes, handle,           1};
     return ctc_run(handle, &p, probsDesc, gradientsDesc, &a);
 }
 
@@ -411,7 +411,7 @@ cudnnStatus_t CUDNNWINAPI cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo
              (void *)labelLengths, (void *)inputLengths);
     /* The label arrays are device memory: the implementation checks their contents. */
     p.max_label = desc_max_label(ctcLossDesc);
-    fd_ctc_args_t a = {probs, labels,    labelLengths, inputLengths,
-                       costs, gradients, workspace,    workSpaceSizeInBytes};
+    fd_ctc_args_t a = {probs,     labels,    labelLengths,         inputLengths, costs,
+                       gradients, workspace, workSpaceSizeInBytes, handle,       0};
     return ctc_run(handle, &p, probsDesc, gradientsDesc, &a);
 }

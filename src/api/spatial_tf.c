@@ -168,7 +168,7 @@ static cudnnStatus_t grid_run(cudnnHandle_t handle, cudnnSpatialTransformerDescr
     FD_CHECK(!overlaps(in, n_in, out, n_out, fd_dtype_size(d->dtype)), CUDNN_STATUS_NOT_SUPPORTED,
              "%s overlaps %s; the grid generator has no in-place form", oname, iname);
     fd_stf_grid_problem_t p = {d->dtype, d->dim[0], d->dim[2], d->dim[3]};
-    fd_stf_grid_args_t a = {in, out};
+    fd_stf_grid_args_t a = {handle, in, out};
     return fd_op_run(handle, op, &p, &a);
 }
 
@@ -227,7 +227,8 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerForward(
     p.ho = yDesc->dim[2], p.wo = yDesc->dim[3];
     strides_of(xDesc, p.xs);
     strides_of(yDesc, p.ys);
-    fd_stf_sampler_args_t a = {.x = x,
+    fd_stf_sampler_args_t a = {.handle = handle,
+                               .x = x,
                                .grid = grid,
                                .y = y,
                                .alpha = fd_scale_value(alpha, p.dt),
@@ -280,7 +281,8 @@ cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescr
     strides_of(xDesc, p.xs);
     strides_of(dyDesc, p.ys);
     strides_of(dxDesc, p.dxs);
-    fd_stf_sampler_args_t a = {.x = x,
+    fd_stf_sampler_args_t a = {.handle = handle,
+                               .x = x,
                                .grid = grid,
                                .dy = dy,
                                .dx = dx,

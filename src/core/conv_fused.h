@@ -19,6 +19,7 @@ typedef struct fd_conv_bias_act_problem {
     fd_act_params_t act;
 } fd_conv_bias_act_problem_t;
 typedef struct fd_conv_bias_act_args {
+    cudnnHandle_t handle; /* its stream, on cuda */
     const void *x, *w, *z, *bias;
     void *y;
     double alpha1, alpha2;
@@ -26,6 +27,7 @@ typedef struct fd_conv_bias_act_args {
 
 /* cudnnIm2Col: col is (N * out spatial) rows by (C * filter spatial) columns, row-major. */
 typedef struct fd_im2col_args {
+    cudnnHandle_t handle; /* its stream, on cuda */
     const void *x;
     void *col;
 } fd_im2col_args_t;

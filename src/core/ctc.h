@@ -55,6 +55,8 @@ typedef struct fd_ctc_args {
     void *grads; /* NULL when has_grad is 0 */
     void *workspace;
     size_t workspace_size;
+    cudnnHandle_t handle; /* its stream, on cuda */
+    int labels_on_host;   /* cudnnCTCLoss: the three int arrays are host memory on every backend */
 } fd_ctc_args_t;
 
 /* The label contents against the problem: 1 <= inputLengths[n] <= T,

@@ -39,6 +39,7 @@ typedef struct fd_stf_grid_problem {
 } fd_stf_grid_problem_t;
 
 typedef struct fd_stf_grid_args {
+    cudnnHandle_t handle; /* its stream, on cuda */
     const void *in; /* theta (forward) or dgrid (backward) */
     void *out;      /* grid (forward) or dtheta (backward) */
 } fd_stf_grid_args_t;
@@ -57,6 +58,7 @@ typedef struct fd_stf_sampler_problem {
 /* Forward: y = alpha * sample(x, grid) + beta * y.
  * Backward: dx = alpha * d/dx + beta * dx, dgrid = alpha_dgrid * d/dgrid + beta_dgrid * dgrid. */
 typedef struct fd_stf_sampler_args {
+    cudnnHandle_t handle; /* its stream, on cuda */
     const void *x, *grid, *dy;
     void *y, *dx, *dgrid;
     double alpha, beta, alpha_dgrid, beta_dgrid;
