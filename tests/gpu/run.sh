@@ -12,7 +12,8 @@
 # Environment: BUILD_GPU (build directory, default build-gpu), JOBS (default: all cores),
 # CMAKE_FLAGS (extra configure flags), LOG_DIR (full logs, default $BUILD_GPU/gpu-logs),
 # COMPUTE_SANITIZER (the tool, default: found on PATH or under /usr/local/cuda), TEST_TIMEOUT and
-# SANITIZER_TIMEOUT (seconds per run, default 600 and 400; a run cut off counts as failed).
+# SANITIZER_TIMEOUT (seconds per run, default 600 and 400; a run cut off counts as failed),
+# SANITIZERS (the compute-sanitizer tools to run, default "memcheck racecheck initcheck").
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 build=${BUILD_GPU:-build-gpu}
@@ -131,8 +132,12 @@ run_sanitizer() { # program, tool, extra options...
     [ $st -eq 0 ] || grep -E '^========= (Invalid|Race|Uninitialized|Program hit|Error)' "$log" | sort | uniq -c | head -n 10
 }
 for test_bin in $tests; do
-    run_sanitizer "$test_bin" memcheck --padding 4096 --leak-check full
-    run_sanitizer "$test_bin" racecheck --racecheck-report analysis
-    run_sanitizer "$test_bin" initcheck
+    for tool in ${SANITIZERS-memcheck racecheck initcheck}; do
+        case $tool in
+        memcheck) run_sanitizer "$test_bin" memcheck --padding 4096 --leak-check full ;;
+        racecheck) run_sanitizer "$test_bin" racecheck --racecheck-report analysis ;;
+        *) run_sanitizer "$test_bin" "$tool" ;;
+        esac
+    done
 done
 finish

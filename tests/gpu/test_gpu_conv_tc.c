@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_gpu_conv_tc.c - the tensor-core forward row (src/cuda/conv_tc.cu, fd_conv_fwd_tc_igemm)
- * against the ref backend through the public API (tests/gpu/gpu_mirror.h), on the shapes that
+ * test_gpu_conv_tc.c - the tensor-core rows (src/cuda/conv_tc.cu: fd_conv_{fwd,bwd_data,
+ * bwd_filter}_tc_igemm) against the ref backend through the public API (tests/gpu/gpu_mirror.h), on the shapes that
  * stress its tiling: C below, at and above the 32-wide reduction tile, K and M tails, strides,
  * dilation, padding, both convolution modes, 1-d, 2-d and 3-d, y in another layout, alpha/beta.
  * Integer fills are exact (products of small integers summed in float), so those runs must be
- * bit-identical to ref; real fills must agree within the tolerance of K terms. Every case asks
- * for IMPLICIT_PRECOMP_GEMM, and the dispatch log must name the tensor-core row (so a silent
- * fallback to the naive kernel fails the test). Deterministic: every case runs twice.
+ * bit-identical to ref; real fills must agree within the tolerance of the reduction length.
+ * Every case runs in all three directions (fwd IMPLICIT_PRECOMP_GEMM, bwd data ALGO_1, bwd
+ * filter ALGO_1 with the workspace the cuda handle asks for), and the dispatch log must name the
+ * tensor-core row (so a silent fallback to the naive kernel fails the test). Deterministic:
+ * every case runs twice (the split-K reduction of bwd filter included).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -17,6 +19,8 @@
 #include "gpu_mirror.h"
 
 typedef struct {
+    int dir; /* 0 fwd, 1 bwd data, 2 bwd filter */
+    size_t ws;
     cudnnDataType_t dt;
     int nsp, n, c, k;
     int in[3], flt[3], pad[3], str[3], dil[3];
@@ -110,7 +114,7 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
     fd_rng_seed(&r, t->seed * 7 + (uint64_t)i);
     int64_t n = (int64_t)(bytes / fd_test_dtype_size(t->dt));
     if (i == 2 && t->beta == 0.0)
-        return; /* y stays poisoned: beta = 0 must not read it */
+        return; /* the output stays poisoned: beta = 0 must not read it */
     if (t->exact)
         fd_fill_int(&r, t->dt, payload, n, -3, 3, 0.8);
     else
@@ -122,32 +126,90 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
     tc_case_t *t = ctx;
     float alpha = (float)t->alpha, beta = (float)t->beta;
     last_impl[0] = '\0';
+    /* buffers: 0 and 1 the inputs of the direction, 2 its output, 3 the workspace */
+    if (t->dir == 1)
+        return cudnnConvolutionBackwardData(h, &alpha, t->wd, ptr[1], t->yd, ptr[0], t->cd,
+                                            CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, ptr[3], t->ws, &beta,
+                                            t->xd, ptr[2]);
+    if (t->dir == 2)
+        return cudnnConvolutionBackwardFilter(h, &alpha, t->xd, ptr[0], t->yd, ptr[1], t->cd,
+                                              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, ptr[3], t->ws,
+                                              &beta, t->wd, ptr[2]);
     return cudnnConvolutionForward(h, &alpha, t->xd, ptr[0], t->wd, ptr[1], t->cd,
-                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, NULL, 0, &beta,
-                                   t->yd, ptr[2]);
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, ptr[3], t->ws,
+                                   &beta, t->yd, ptr[2]);
 }
 
+static const char *const dir_names[3] = {"fwd", "bwd_data", "bwd_filter"};
+static const char *const tc_rows[3] = {"fd_conv_fwd_tc_igemm", "fd_conv_bwd_data_tc_igemm",
+                                       "fd_conv_bwd_filter_tc_igemm"};
+
+/* Workspace of the direction's algorithm on handle h. */
+static size_t workspace(cudnnHandle_t h, const tc_case_t *t)
+{
+    size_t ws = 0;
+    cudnnStatus_t st =
+        t->dir == 1 ? cudnnGetConvolutionBackwardDataWorkspaceSize(h, t->wd, t->yd, t->cd, t->xd,
+                                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws)
+        : t->dir == 2
+            ? cudnnGetConvolutionBackwardFilterWorkspaceSize(h, t->xd, t->yd, t->cd, t->wd,
+                                                             CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws)
+            : cudnnGetConvolutionForwardWorkspaceSize(h, t->xd, t->wd, t->cd, t->yd,
+                                                      CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws);
+    FD_EXPECT_STATUS(st, CUDNN_STATUS_SUCCESS);
+    return ws;
+}
+
+static void run_dir(tc_case_t t);
+
 static void run(tc_case_t t)
+{
+    /* y in NCHW is the forward's output layout; the backward rows need dy channel-contiguous */
+    for (int d = 0; d < (t.y_nchw ? 1 : 3); d++) {
+        t.dir = d;
+        run_dir(t);
+    }
+}
+
+static void run_dir(tc_case_t t)
 {
     if (!setup(&t))
         return;
     char label[256];
     snprintf(label, sizeof label,
-             "%s n%d c%d k%d in%dx%dx%d f%dx%dx%d p%d u%d d%d %s%s a%g b%g %s",
-             fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.in[0], t.nsp > 1 ? t.in[1] : 1,
+             "%s %s n%d c%d k%d in%dx%dx%d f%dx%dx%d p%d u%d d%d %s%s a%g b%g %s",
+             dir_names[t.dir], fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.in[0], t.nsp > 1 ? t.in[1] : 1,
              t.nsp > 2 ? t.in[2] : 1, t.flt[0], t.nsp > 1 ? t.flt[1] : 1, t.nsp > 2 ? t.flt[2] : 1,
              t.pad[0], t.str[0], t.dil[0], t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr",
              t.y_nchw ? " y-nchw" : "", t.alpha, t.beta, t.exact ? "exact" : "real");
     const size_t es = fd_test_dtype_size(t.dt);
     gm_case_t c = {0};
     c.label = label;
-    c.nbuf = 3;
-    c.buf[0] = (gm_buf_t){"x", (size_t)t.nx * es, t.dt, GM_IN, 0, 0};
-    c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
-    c.buf[2] = (gm_buf_t){"y", (size_t)t.ny * es, t.dt, t.beta != 0.0 ? GM_INOUT : GM_OUT, 0, 0};
-    int64_t kred = (int64_t)t.c;
+    const size_t wsr = workspace(gm_ref, &t), wsc = workspace(gm_cuda, &t);
+    t.ws = wsr > wsc ? wsr : wsc;
+    const gm_role_t out_role = t.beta != 0.0 ? GM_INOUT : GM_OUT;
+    c.nbuf = 4;
+    int64_t taps = 1;
     for (int d = 0; d < t.nsp; d++)
-        kred *= t.flt[d];
+        taps *= t.flt[d];
+    int64_t kred;
+    if (t.dir == 0) {
+        c.buf[0] = (gm_buf_t){"x", (size_t)t.nx * es, t.dt, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"y", (size_t)t.ny * es, t.dt, out_role, 0, 0};
+        kred = taps * t.c;
+    } else if (t.dir == 1) {
+        c.buf[0] = (gm_buf_t){"dy", (size_t)t.ny * es, t.dt, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"dx", (size_t)t.nx * es, t.dt, out_role, 0, 0};
+        kred = taps * t.k;
+    } else {
+        c.buf[0] = (gm_buf_t){"x", (size_t)t.nx * es, t.dt, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"dy", (size_t)t.ny * es, t.dt, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"dw", (size_t)t.nw * es, t.dt, out_role, 0, 0};
+        kred = t.ny / t.k;
+    }
+    c.buf[3] = (gm_buf_t){"workspace", t.ws, t.dt, GM_WS, 0, 0};
     if (!t.exact) {
         gm_tol(&c.buf[2], t.dt, kred);
         /* inputs in [-1, 1): the sum's magnitude is up to kred; float accumulation in another
@@ -162,8 +224,8 @@ static void run(tc_case_t t)
     c.want = CUDNN_STATUS_SUCCESS;
     gm_run(&c);
     /* the last call was the cuda handle's determinism re-run */
-    FD_EXPECT(strcmp(last_impl, "fd_conv_fwd_tc_igemm") == 0, "%s: dispatch ran %s, expected the tensor-core row",
-              label, last_impl[0] ? last_impl : "(nothing logged)");
+    FD_EXPECT(strcmp(last_impl, tc_rows[t.dir]) == 0, "%s: dispatch ran %s, expected %s", label,
+              last_impl[0] ? last_impl : "(nothing logged)", tc_rows[t.dir]);
     teardown(&t);
 }
 
@@ -206,7 +268,7 @@ int main(int argc, char **argv)
         t = base(dt, 1, 16, 16, 20, 20, 3, 3);
         t.dil[0] = 2, t.dil[1] = 3, t.pad[0] = 0, t.pad[1] = 4;
         run(t);
-        t = base(dt, 2, 24, 20, 10, 9, 3, 2);
+        t = base(dt, 2, 24, 32, 10, 9, 3, 2);
         t.mode = CUDNN_CONVOLUTION;
         run(t);
         t = base(dt, 1, 8, 16, 6, 6, 7, 7);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/gpu/trip.sh - everything one visit to the GPU machine checks, in one command (device time
+# is scarce): the GPU tier (tests/gpu/run.sh: every tests/gpu/test_gpu_* program, the ONNX node
+# tests on the cuda handle, compute-sanitizer per $SANITIZERS), the bad-input table against
+# NVIDIA's cuDNN (tools/statusvs), LeNet trained on the cuda backend (tests/gpu/lenet_gpu.sh)
+# and the binary drop-in proof (tests/gpu/compat_block.sh). Logs and results go to $OUT.
+#
+# Carried data (ignored build-* folders): build-data/onnx-cases.tar.xz (tests/onnx/convert.py's
+# output), build-data/fashion-mnist/, build-data/cudnn-include/ (NVIDIA's headers, for
+# compat_block), build-gpu-deps/ (fallbacks for the image).
+# Environment: OUT, STEPS (default "tier statusvs lenet compat"), SANITIZERS (run.sh's).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+out=${OUT:-$PWD/trip-out}
+mkdir -p "$out"
+[ -f build-gpu-deps/setup.sh ] && . build-gpu-deps/setup.sh
+command -v nvcc >/dev/null 2>&1 || export PATH=$PATH:/usr/local/cuda/bin
+export BUILD_GPU=${BUILD_GPU:-build-gpu}
+cudnn=$(ls /opt/torch/.venv/lib/python3*/site-packages/nvidia/cudnn/lib/libcudnn.so.9 2>/dev/null | head -n 1)
+echo "trip: $(date -u '+%F %T') NVIDIA cuDNN: ${cudnn:-not found}"
+if [ -f build-data/onnx-cases.tar.xz ] && [ ! -d build-data/onnx-cases ]; then
+    tar -xJf build-data/onnx-cases.tar.xz -C build-data
+fi
+export ONNX_CASES=${ONNX_CASES:-$PWD/build-data/onnx-cases}
+step() { # name, command...
+    local name=$1 t0=$SECONDS
+    shift
+    echo "=== $name"
+    "$@" >"$out/$name.log" 2>&1
+    local st=$?
+    tail -n "${TAIL:-25}" "$out/$name.log"
+    echo "=== $name: exit $st in $((SECONDS - t0)) s"
+}
+for s in ${STEPS:-tier statusvs lenet compat}; do
+    case $s in
+    tier) LOG_DIR=$out/tier JOBS=$(nproc) step tier tests/gpu/run.sh ;;
+    statusvs)
+        cmake --build "$BUILD_GPU" -j "$(nproc)" --target statusvs >/dev/null 2>&1
+        step statusvs "$BUILD_GPU/tools/statusvs/statusvs" --device --vs "$cudnn" "$BUILD_GPU/libfreednn.so" ;;
+    lenet) step lenet bash tests/gpu/lenet_gpu.sh build-data/fashion-mnist ;;
+    compat) step compat bash tests/gpu/compat_block.sh --freednn "$BUILD_GPU" --nvidia-lib "$(dirname "$cudnn")" \
+        --nvidia-include build-data/cudnn-include ;;
+    esac
+done
