@@ -89,6 +89,11 @@ static const char *expected_impl(const cc_case_t *c)
         kind = "ref";
     else if (is_1x1(&c->s) && served_by_1x1(c->dir, c->algo) && packed(c->xl) && packed(c->yl))
         kind = "1x1";
+    else if (c->dir == CO_FWD && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
+             c->s.g == c->s.c && c->s.nsp <= 2 && !is_1x1(&c->s) &&
+             (c->algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
+              c->algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT))
+        kind = "depthwise"; /* src/cpu/conv_depthwise.c */
     else if (served_by_im2col(c->dir, c->algo))
         kind = is_1x1(&c->s) ? "" : "gemm"; /* a strided 1x1 may go to either row */
     else if (!is_1x1(&c->s))

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpu_kernel_case.h - what tests/impl/test_cpu_conv_winograd.c and test_cpu_conv_depthwise.c
+ * share: one case through the public API on a cpu handle (tests/ref/conv_case.h: guarded
+ * strided buffers, poisoned outputs, unchanged-input hashes, workspace guards) checked against
+ * the independent oracle (tests/ref/conv_oracle.h) with a tolerance multiplier (0: exact), the
+ * implementation that ran (FREEDNN_LOG_DISPATCH through cudnnSetCallback), and the child-process
+ * runs that compare output hashes across thread counts (and instruction-set paths).
+ */
+#ifndef FD_CPU_KERNEL_CASE_H_
+#define FD_CPU_KERNEL_CASE_H_
+
+#define _GNU_SOURCE /* popen, readlink, setenv */
+#include <unistd.h>
+
+#include "../ref/conv_case.h"
+
+static char kc_last_impl[128];
+static int kc_runs, kc_dispatch_checked;
+static double kc_worst_ratio; /* max |got - want| / (1x tolerance) over real-fill runs */
+
+static void kc_on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)udata, (void)dbg;
+    const char *arrow = strstr(msg, "dispatch: ");
+    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
+    if (to)
+        snprintf(kc_last_impl, sizeof kc_last_impl, "%s", to + 4);
+}
+
+static void kc_log_on(void)
+{
+    setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, kc_on_log), CUDNN_STATUS_SUCCESS);
+}
+
+static void kc_log_off(void)
+{
+    cudnnSetCallback(0, NULL, NULL);
+    unsetenv("FREEDNN_LOG_DISPATCH");
+}
+
+/* Runs c in `mode`; values must agree with the oracle within tol_mult times the tolerance
+ * table's bound (tol_mult 0: bit for bit). With `normwise` the bound of every element uses the
+ * largest K and sum|terms| of the whole output (a transform algorithm mixes the terms of
+ * neighbouring outputs, so its error follows their size, not the element's own).
+ * want_impl: the row that must run ("" = any). Returns 1 when everything held. */
+static int kc_run_ex(cudnnHandle_t h, const cc_case_t *c, cc_mode_t mode, double tol_mult,
+                     int normwise, const char *want_impl)
+{
+    int before = fd_test_failed;
+    cc_data_t d = cc_data_new(c);
+    double *want = malloc(sizeof(double) * (size_t)d.nout + 1);
+    co_acc_t acc = cc_data_fill(c, &d, mode, want);
+    kc_last_impl[0] = '\0';
+    cc_result_t res = cc_exec(h, c, &d, c->algo);
+    kc_runs++;
+    char rep[512];
+    cc_repro(c, rep, sizeof rep);
+    const char *what = mode == CC_EXACT ? "exact fill" : "real fill";
+    if (cc_check_run(c, &res, what) == 0) {
+        int64_t bad = 0, first = -1, kmax = 1;
+        double smax = 0.0;
+        for (int64_t i = 0; normwise && i < res.nout; i++) {
+            kmax = acc.terms[i] > kmax ? acc.terms[i] : kmax;
+            smax = acc.abs_sum[i] > smax ? acc.abs_sum[i] : smax;
+        }
+        for (int64_t i = 0; i < res.nout; i++) {
+            if (normwise)
+                acc.terms[i] = kmax, acc.abs_sum[i] = smax;
+            double tol = fd_tolerance(c->dt, c->comp, acc.terms[i], acc.abs_sum[i], want[i]);
+            double err = fabs(res.got[i] - want[i]);
+            int ok = tol_mult == 0.0 ? res.got[i] == want[i] : err <= tol_mult * tol;
+            if (!(err == err))
+                ok = 0;
+            if (tol > 0.0 && err / tol > kc_worst_ratio && mode == CC_REAL)
+                kc_worst_ratio = err / tol;
+            if (!ok && bad++ == 0)
+                first = i;
+        }
+        FD_EXPECT(bad == 0, "%s: %" PRId64 " of %" PRId64 " values off (tolerance x%g); %s", what,
+                  bad, res.nout, tol_mult, rep);
+        if (bad && fd_test_should_print())
+            printf("  element %" PRId64 ": got %.9g want %.9g tol %.3g\n", first, res.got[first],
+                   want[first],
+                   tol_mult * fd_tolerance(c->dt, c->comp, acc.terms[first], acc.abs_sum[first],
+                                           want[first]));
+        if (want_impl && *want_impl) {
+            kc_dispatch_checked++;
+            FD_EXPECT(strcmp(kc_last_impl, want_impl) == 0, "dispatch: ran %s, expected %s; %s",
+                      kc_last_impl[0] ? kc_last_impl : "(nothing logged)", want_impl, rep);
+        }
+    }
+    cc_result_free(&res);
+    co_acc_free(&acc);
+    free(want);
+    cc_data_free(&d);
+    return fd_test_failed == before;
+}
+
+static int kc_run(cudnnHandle_t h, const cc_case_t *c, cc_mode_t mode, double tol_mult,
+                  const char *want_impl)
+{
+    return kc_run_ex(h, c, mode, tol_mult, 0, want_impl);
+}
+
+/* FNV-1a of the output bytes of c on real data (0 when the call failed). */
+static uint64_t kc_hash(cudnnHandle_t h, const cc_case_t *c)
+{
+    cc_data_t d = cc_data_new(c);
+    fd_rng_t rd;
+    fd_rng_seed(&rd, c->seed);
+    cc_fill(&rd, c->dt, d.a, d.na, CC_REAL, 1, 1.0, 1);
+    cc_fill(&rd, c->dt, d.b, d.nb, CC_REAL, 1, 1.0, 1);
+    if (d.old)
+        cc_fill(&rd, c->dt, d.old, d.nout, CC_REAL, 1, 1.0, 1);
+    cc_result_t res = cc_exec(h, c, &d, c->algo);
+    uint64_t hv = 1469598103934665603ull;
+    size_t bytes = (size_t)res.nout * fd_test_dtype_size(c->dt);
+    for (size_t i = 0; res.raw && i < bytes; i++)
+        hv = (hv ^ res.raw[i]) * 1099511628211ull;
+    if (res.status != CUDNN_STATUS_SUCCESS)
+        hv = 0;
+    cc_result_free(&res);
+    cc_data_free(&d);
+    return hv;
+}
+
+/* Runs this program with `env` prepended and argument --hashes; returns its stdout. */
+static char *kc_run_child(const char *env)
+{
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return NULL;
+    self[len] = '\0';
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "%s '%s' --hashes", env, self);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - 1 - n, f)) > 0)
+        n += got;
+    int st = pclose(f);
+    if (buf)
+        buf[n] = '\0';
+    if (st != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Every child (env strings) prints the same non-empty hash list as the first. */
+static void kc_same_hashes(const char *const *envs, int count)
+{
+    char *first = NULL;
+    for (int i = 0; i < count; i++) {
+        char *out = kc_run_child(envs[i]);
+        FD_EXPECT(out != NULL && strlen(out) > 16, "child run '%s' failed", envs[i]);
+        if (!out)
+            continue;
+        if (!first) {
+            first = out;
+            continue;
+        }
+        FD_EXPECT(strcmp(first, out) == 0, "'%s' gave other bits than '%s'", envs[i], envs[0]);
+        free(out);
+    }
+    if (first) {
+        int lines = 0;
+        for (const char *p = first; *p; p++)
+            lines += *p == '\n';
+        printf("determinism: %d problems, identical bits under %d settings\n", lines, count);
+    }
+    free(first);
+}
+
+#endif /* FD_CPU_KERNEL_CASE_H_ */

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cpu_memops2.c - the cpu backend's pooling and batch-norm rows (src/cpu/pooling_cpu.c,
+ * batchnorm_cpu.c) against the ref rows, through the public API with a ref handle and a cpu
+ * handle on the same inputs (the helpers are test_cpu_memops.c's).
+ *
+ * Every case runs the call on ref, on cpu with one OpenMP thread and on cpu with two, from the
+ * same inputs and the same initial outputs (NaN-poisoned when beta = 0), and compares:
+ * pooling (every mode, both NaN options, ties, NaN / inf inputs, crop and ceil-mode windows,
+ * 1-d, 2-d, 3-d) must equal ref byte for byte (NaN payloads aside), and so must
+ * batch-norm inference, training (y, running and saved statistics) and backward (dx, dscale,
+ * dbias; with and without saved statistics) too, since the cpu rows keep the ref's summation
+ * order per channel.
+ * dtypes FLOAT, DOUBLE, HALF, BFLOAT16; layouts NCHW, NHWC, padded strides; alpha / beta (1, 0)
+ * and (0.5, 0.25); odd sizes and sizes above the threading threshold.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudnn.h"
+#include "freednn.h"
+
+static int failures, cases;
+static cudnnHandle_t h_ref, h_cpu;
+static void (*set_threads)(int);
+
+#define CHECK(x)                                                                               \
+    do {                                                                                       \
+        cudnnStatus_t s_ = (x);                                                                \
+        if (s_ != CUDNN_STATUS_SUCCESS) {                                                      \
+            fprintf(stderr, "%s:%d: %s -> %s\n", __FILE__, __LINE__, #x,                       \
+                    cudnnGetErrorString(s_));                                                  \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static double urand(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static size_t dt_size(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_DOUBLE ? 8 : dt == CUDNN_DATA_FLOAT ? 4 : 2;
+}
+
+static void put(cudnnDataType_t dt, void *p, size_t i, double v)
+{
+    switch (dt) {
+    case CUDNN_DATA_FLOAT:
+        ((float *)p)[i] = (float)v;
+        break;
+    case CUDNN_DATA_DOUBLE:
+        ((double *)p)[i] = v;
+        break;
+    case CUDNN_DATA_HALF: {
+        _Float16 f = (_Float16)v;
+        memcpy((uint16_t *)p + i, &f, 2);
+        break;
+    }
+    default: { /* bf16: truncation of a float is fine for test data */
+        float f = (float)v;
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        ((uint16_t *)p)[i] = (uint16_t)(b >> 16);
+        break;
+    }
+    }
+}
+
+/* Fills a buffer of n elements: exact small integers, or reals, with a few NaN / inf. */
+static void fill(cudnnDataType_t dt, void *p, size_t n, int exact, int specials)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = exact ? floor(urand() * 9) - 4 : (urand() * 8 - 4);
+        if (specials && urand() < 0.01)
+            v = urand() < 0.5 ? NAN : (urand() < 0.5 ? INFINITY : -INFINITY);
+        put(dt, p, i, v);
+    }
+}
+
+typedef enum { L_NCHW, L_NHWC, L_PADDED, L_COUNT } layout_t;
+static const char *layout_name[] = {"nchw", "nhwc", "padded"};
+
+typedef struct {
+    int nb;
+    int dim[5], str[5];
+    size_t extent;
+} shape_t;
+
+/* dims n, c, spatial...; layout picks the strides. */
+static shape_t make_shape(int nb, const int *dim, layout_t l)
+{
+    shape_t s = {nb, {0}, {0}, 0};
+    memcpy(s.dim, dim, sizeof(int) * (size_t)nb);
+    if (l == L_NHWC) {
+        int acc = 1;
+        s.str[1] = 1, acc = dim[1];
+        for (int d = nb - 1; d >= 2; d--)
+            s.str[d] = acc, acc *= dim[d];
+        s.str[0] = acc;
+    } else {
+        int acc = 1;
+        for (int d = nb - 1; d >= 0; d--) {
+            s.str[d] = acc;
+            acc *= dim[d] + (l == L_PADDED && d == nb - 1 ? 3 : 0);
+        }
+    }
+    size_t ext = 1;
+    for (int d = 0; d < nb; d++)
+        ext += (size_t)(dim[d] - 1) * (size_t)s.str[d];
+    s.extent = ext;
+    return s;
+}
+
+static cudnnTensorDescriptor_t desc_of(const shape_t *s, cudnnDataType_t dt)
+{
+    cudnnTensorDescriptor_t d;
+    CHECK(cudnnCreateTensorDescriptor(&d));
+    CHECK(cudnnSetTensorNdDescriptor(d, dt, s->nb, s->dim, s->str));
+    return d;
+}
+
+/* Buffers of one case: inputs (read-only) and one output, per backend run. */
+typedef struct {
+    size_t bytes;
+    void *init, *out[3];
+} outbuf_t;
+
+static void out_init(outbuf_t *o, cudnnDataType_t dt, size_t n, double beta, int exact)
+{
+    o->bytes = n * dt_size(dt);
+    o->init = malloc(o->bytes);
+    if (beta != 0.0)
+        fill(dt, o->init, n, exact, 0);
+    else
+        memset(o->init, 0xff, o->bytes); /* NaN: beta = 0 must not read it */
+    for (int r = 0; r < 3; r++) {
+        o->out[r] = malloc(o->bytes);
+        memcpy(o->out[r], o->init, o->bytes);
+    }
+}
+
+/* 1 when element i of p is a NaN of its type. */
+static int is_nan_at(cudnnDataType_t dt, const void *p, size_t i)
+{
+    switch (dt) {
+    case CUDNN_DATA_FLOAT:
+        return isnan(((const float *)p)[i]);
+    case CUDNN_DATA_DOUBLE:
+        return isnan(((const double *)p)[i]);
+    case CUDNN_DATA_HALF: {
+        uint16_t b = ((const uint16_t *)p)[i];
+        return (b & 0x7c00) == 0x7c00 && (b & 0x3ff) != 0;
+    }
+    default: {
+        uint16_t b = ((const uint16_t *)p)[i];
+        return (b & 0x7f80) == 0x7f80 && (b & 0x7f) != 0;
+    }
+    }
+}
+
+/* Bitwise equal, except that any NaN equals any NaN (the sign and payload of a NaN depend on
+ * the operand order the compiler picks, in ref and cpu alike; contract §1.7 promises NaN, not
+ * its bits). */
+static int same_bits(cudnnDataType_t dt, const void *a, const void *b, size_t bytes)
+{
+    size_t es = dt_size(dt);
+    for (size_t i = 0; i < bytes / es; i++)
+        if (memcmp((const char *)a + i * es, (const char *)b + i * es, es) != 0 &&
+            !(is_nan_at(dt, a, i) && is_nan_at(dt, b, i)))
+            return 0;
+    return 1;
+}
+
+/* Compares the three runs; frees. */
+static cudnnDataType_t cur_dt;
+static void out_check(outbuf_t *o, const char *what)
+{
+    cases++;
+    for (int r = 1; r < 3; r++)
+        if (!same_bits(cur_dt, o->out[0], o->out[r], o->bytes)) {
+            failures++;
+            fprintf(stderr, "FAIL %s: cpu (%d thread%s) differs from ref\n", what, r,
+                    r > 1 ? "s" : "");
+            break;
+        }
+    free(o->init);
+    for (int r = 0; r < 3; r++)
+        free(o->out[r]);
+}
+
+static cudnnHandle_t run_handle(int r)
+{
+    if (r == 0)
+        return h_ref;
+    set_threads(r);
+    return h_cpu;
+}
+
+static const cudnnDataType_t dtypes[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                         CUDNN_DATA_BFLOAT16};
+static const char *dt_name(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_FLOAT ? "f32" : dt == CUDNN_DATA_DOUBLE ? "f64" : dt == CUDNN_DATA_HALF ? "f16" : "bf16";
+}
+
+static void scal(cudnnDataType_t dt, double v, void *out)
+{
+    if (dt == CUDNN_DATA_DOUBLE)
+        *(double *)out = v;
+    else
+        *(float *)out = (float)v;
+}
+
+/* ---- pooling ----------------------------------------------------------------------------- */
+
+/* Fills with few distinct values (ties) and, when specials, NaN / inf. */
+static void fill_ties(cudnnDataType_t dt, void *p, size_t n, int specials)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = floor(urand() * 4) - 2;
+        if (specials && urand() < 0.03)
+            v = urand() < 0.5 ? NAN : (urand() < 0.5 ? INFINITY : -INFINITY);
+        put(dt, p, i, v);
+    }
+}
+
+typedef struct {
+    int nsp, win[3], pad[3], str[3];
+    int ceil; /* 1: y has the ceil-mode size */
+} pgeom_t;
+
+static void test_pool(int nb, const int *xdim, layout_t l, cudnnDataType_t dt, const pgeom_t *g,
+                      cudnnPoolingMode_t mode, cudnnNanPropagation_t nan, double alpha,
+                      double beta, int fillkind, const char *tag)
+{
+    char what[256];
+    int ydim[5];
+    ydim[0] = xdim[0], ydim[1] = xdim[1];
+    for (int d = 0; d < g->nsp; d++) {
+        int span = xdim[2 + d] + 2 * g->pad[d] - g->win[d];
+        ydim[2 + d] = (g->ceil ? (span + g->str[d] - 1) / g->str[d] : span / g->str[d]) + 1;
+    }
+    shape_t xs = make_shape(nb, xdim, l), ys = make_shape(nb, ydim, l);
+    cudnnPoolingDescriptor_t pd;
+    CHECK(cudnnCreatePoolingDescriptor(&pd));
+    CHECK(cudnnSetPoolingNdDescriptor(pd, mode, nan, g->nsp, g->win, g->pad, g->str));
+    cudnnTensorDescriptor_t xd = desc_of(&xs, dt), yd = desc_of(&ys, dt);
+    size_t xb = xs.extent * dt_size(dt), yb = ys.extent * dt_size(dt);
+    void *x = malloc(xb), *dy = malloc(yb), *y = malloc(yb), *xc = malloc(xb);
+    if (fillkind == 0)
+        fill_ties(dt, x, xs.extent, 1);
+    else
+        fill(dt, x, xs.extent, fillkind == 1, 0);
+    fill(dt, dy, ys.extent, fillkind != 2, 0);
+    memcpy(xc, x, xb);
+    unsigned char a8[8], b8[8];
+    scal(dt, alpha, a8), scal(dt, beta, b8);
+    cur_dt = dt;
+    outbuf_t o;
+    out_init(&o, dt, ys.extent, beta, 1);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnPoolingForward(run_handle(r), pd, a8, xd, x, b8, yd, o.out[r]));
+    memcpy(y, o.out[0], yb);
+    snprintf(what, sizeof what, "pool fwd mode %d nan %d %s %s %dd win %d pad %d str %d%s a %g b %g fill %d",
+             (int)mode, (int)nan, dt_name(dt), tag, g->nsp, g->win[0], g->pad[0], g->str[0],
+             g->ceil ? " ceil" : "", alpha, beta, fillkind);
+    out_check(&o, what);
+    outbuf_t gx;
+    out_init(&gx, dt, xs.extent, beta, 1);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnPoolingBackward(run_handle(r), pd, a8, yd, y, yd, dy, xd, x, b8, xd, gx.out[r]));
+    what[5] = 'b', what[6] = 'w', what[7] = 'd';
+    out_check(&gx, what);
+    if (memcmp(x, xc, xb) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL %s: x changed\n", what);
+    }
+    free(x), free(dy), free(y), free(xc);
+    cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyPoolingDescriptor(pd);
+}
+
+static void pooling_suite(void)
+{
+    const pgeom_t geoms[] = {
+        {2, {3, 3}, {1, 1}, {2, 2}, 0},  {2, {2, 2}, {0, 0}, {2, 2}, 0},
+        {2, {3, 3}, {1, 1}, {1, 1}, 0},  {2, {2, 3}, {0, 1}, {2, 1}, 1},
+        {2, {3, 2}, {-1, 0}, {1, 2}, 0}, {2, {5, 4}, {2, 1}, {3, 2}, 1},
+    };
+    const int x4[4] = {2, 5, 9, 11}, x4w[4] = {1, 3, 6, 37}, x5[5] = {2, 3, 4, 5, 6},
+              x3[3] = {2, 4, 19};
+    const pgeom_t g3 = {3, {2, 3, 2}, {0, 1, 1}, {2, 1, 2}, 0}, g1 = {1, {3}, {1}, {2}, 0};
+    const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
+    for (int l = 0; l < L_COUNT; l++)
+        for (int di = 0; di < 4; di++) {
+            cudnnDataType_t dt = dtypes[di];
+            for (int m = 0; m < 4; m++)
+                for (int nan = 0; nan < 2; nan++) {
+                    if (m >= 2 && nan == 1)
+                        continue; /* the NaN option matters to the max modes only */
+                    for (size_t gi = 0; gi < sizeof geoms / sizeof *geoms; gi++)
+                        for (int k = 0; k < 2; k++) {
+                            test_pool(4, x4, (layout_t)l, dt, &geoms[gi], (cudnnPoolingMode_t)m,
+                                      (cudnnNanPropagation_t)nan, ab[k][0], ab[k][1], m < 2 ? 0 : 2,
+                                      layout_name[l]);
+                            test_pool(4, x4w, (layout_t)l, dt, &geoms[gi], (cudnnPoolingMode_t)m,
+                                      (cudnnNanPropagation_t)nan, ab[k][0], ab[k][1], 1,
+                                      layout_name[l]);
+                        }
+                    test_pool(5, x5, (layout_t)l, dt, &g3, (cudnnPoolingMode_t)m,
+                              (cudnnNanPropagation_t)nan, 0.5, 0.25, m < 2 ? 0 : 2, layout_name[l]);
+                    test_pool(3, x3, (layout_t)l, dt, &g1, (cudnnPoolingMode_t)m,
+                              (cudnnNanPropagation_t)nan, 1, 0, m < 2 ? 0 : 2, layout_name[l]);
+                }
+        }
+    /* above the threading threshold */
+    const int big[4] = {2, 32, 64, 66}, bigw[4] = {1, 4, 130, 600};
+    for (int l = 0; l < 2; l++)
+        for (int m = 0; m < 4; m++) {
+            test_pool(4, big, (layout_t)l, CUDNN_DATA_FLOAT, &geoms[0], (cudnnPoolingMode_t)m,
+                      CUDNN_PROPAGATE_NAN, 0.5, 0.25, m < 2 ? 0 : 2, layout_name[l]);
+            test_pool(4, bigw, (layout_t)l, CUDNN_DATA_FLOAT, &geoms[1], (cudnnPoolingMode_t)m,
+                      CUDNN_NOT_PROPAGATE_NAN, 1, 0, m < 2 ? 0 : 2, layout_name[l]);
+        }
+}
+
+/* ---- batch norm -------------------------------------------------------------------------- */
+
+static void fill_params(cudnnDataType_t pt, void *p, size_t n, double lo, double hi)
+{
+    for (size_t i = 0; i < n; i++)
+        put(pt, p, i, lo + (hi - lo) * urand());
+}
+
+/* Compares parameter-sized outputs of the three runs byte for byte. */
+static void param_check(cudnnDataType_t pt, void *const *o, size_t n, const char *what,
+                        const char *name)
+{
+    cases++;
+    for (int r = 1; r < 3; r++)
+        if (!same_bits(pt, o[0], o[r], n * dt_size(pt))) {
+            failures++;
+            fprintf(stderr, "FAIL %s: %s of cpu (%d threads) differs from ref\n", what, name, r);
+            return;
+        }
+}
+
+static void test_bn(int nb, const int *dim, layout_t l, cudnnDataType_t dt,
+                    cudnnBatchNormMode_t mode, double alpha, double beta, int exact,
+                    const char *tag)
+{
+    char what[256];
+    shape_t xs = make_shape(nb, dim, l);
+    cudnnTensorDescriptor_t xd = desc_of(&xs, dt), pd;
+    CHECK(cudnnCreateTensorDescriptor(&pd));
+    CHECK(cudnnDeriveBNTensorDescriptor(pd, xd, mode));
+    cudnnDataType_t pt = dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    size_t np = (size_t)dim[1];
+    if (mode == CUDNN_BATCHNORM_PER_ACTIVATION)
+        for (int d = 2; d < nb; d++)
+            np *= (size_t)dim[d];
+    size_t pb = np * dt_size(pt), xb = xs.extent * dt_size(dt);
+    void *x = malloc(xb), *dy = malloc(xb), *sc = malloc(pb), *bi = malloc(pb), *mu = malloc(pb),
+         *va = malloc(pb);
+    fill(dt, x, xs.extent, exact, 0);
+    fill(dt, dy, xs.extent, exact, 0);
+    fill_params(pt, sc, np, 0.5, 2), fill_params(pt, bi, np, -1, 1);
+    fill_params(pt, mu, np, -1, 1), fill_params(pt, va, np, 0.25, 3);
+    unsigned char a8[8], b8[8];
+    scal(dt, alpha, a8), scal(dt, beta, b8);
+    cur_dt = dt;
+    const double eps = 1e-3;
+    snprintf(what, sizeof what, "bn mode %d %s %s %dd a %g b %g %s", (int)mode, dt_name(dt), tag,
+             nb, alpha, beta, exact ? "int" : "real");
+    /* inference */
+    outbuf_t o;
+    out_init(&o, dt, xs.extent, beta, exact);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnBatchNormalizationForwardInference(run_handle(r), mode, a8, b8, xd, x, xd,
+                                                      o.out[r], pd, sc, bi, mu, va, eps));
+    char w2[300];
+    snprintf(w2, sizeof w2, "%s infer", what);
+    out_check(&o, w2);
+    /* training: y, running mean / var (blended), saved mean / inverse std-dev */
+    out_init(&o, dt, xs.extent, beta, exact);
+    void *rm[3], *rv[3], *sm[3], *si[3];
+    for (int r = 0; r < 3; r++) {
+        rm[r] = malloc(pb), rv[r] = malloc(pb), sm[r] = malloc(pb), si[r] = malloc(pb);
+        memcpy(rm[r], mu, pb), memcpy(rv[r], va, pb);
+        CHECK(cudnnBatchNormalizationForwardTraining(run_handle(r), mode, a8, b8, xd, x, xd,
+                                                     o.out[r], pd, sc, bi, 0.25, rm[r], rv[r], eps,
+                                                     sm[r], si[r]));
+    }
+    snprintf(w2, sizeof w2, "%s train", what);
+    out_check(&o, w2);
+    param_check(pt, rm, np, w2, "running mean");
+    param_check(pt, rv, np, w2, "running var");
+    param_check(pt, sm, np, w2, "saved mean");
+    param_check(pt, si, np, w2, "saved inv");
+    /* backward, with the saved statistics and without */
+    for (int saved = 0; saved < 2; saved++) {
+        outbuf_t g;
+        out_init(&g, dt, xs.extent, beta, exact);
+        void *ds[3], *db[3];
+        for (int r = 0; r < 3; r++) {
+            ds[r] = malloc(pb), db[r] = malloc(pb);
+            memcpy(ds[r], va, pb), memcpy(db[r], mu, pb);
+            CHECK(cudnnBatchNormalizationBackward(run_handle(r), mode, a8, b8, a8, b8, xd, x, xd,
+                                                  dy, xd, g.out[r], pd, sc, ds[r], db[r], eps,
+                                                  saved ? sm[0] : NULL, saved ? si[0] : NULL));
+        }
+        snprintf(w2, sizeof w2, "%s bwd%s", what, saved ? " saved" : "");
+        out_check(&g, w2);
+        param_check(pt, ds, np, w2, "dscale");
+        param_check(pt, db, np, w2, "dbias");
+        for (int r = 0; r < 3; r++)
+            free(ds[r]), free(db[r]);
+    }
+    for (int r = 0; r < 3; r++)
+        free(rm[r]), free(rv[r]), free(sm[r]), free(si[r]);
+    free(x), free(dy), free(sc), free(bi), free(mu), free(va);
+    cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(pd);
+}
+
+static void bn_suite(void)
+{
+    const int d4[4] = {3, 5, 7, 9}, d4c[4] = {2, 37, 3, 5}, d5[5] = {2, 3, 4, 3, 5};
+    const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
+    const cudnnBatchNormMode_t modes[3] = {CUDNN_BATCHNORM_SPATIAL, CUDNN_BATCHNORM_PER_ACTIVATION,
+                                           CUDNN_BATCHNORM_SPATIAL_PERSISTENT};
+    for (int l = 0; l < L_COUNT; l++)
+        for (int di = 0; di < 4; di++)
+            for (int m = 0; m < 3; m++)
+                for (int k = 0; k < 2; k++)
+                    for (int exact = 0; exact < 2; exact++) {
+                        test_bn(4, d4, (layout_t)l, dtypes[di], modes[m], ab[k][0], ab[k][1], exact,
+                                layout_name[l]);
+                        test_bn(4, d4c, (layout_t)l, dtypes[di], modes[m], ab[k][0], ab[k][1],
+                                exact, layout_name[l]);
+                        if (exact)
+                            test_bn(5, d5, (layout_t)l, dtypes[di], modes[m], ab[k][0], ab[k][1],
+                                    exact, layout_name[l]);
+                    }
+    const int big[4] = {4, 40, 41, 43}; /* 282K elements: threaded */
+    for (int l = 0; l < 2; l++)
+        for (int m = 0; m < 2; m++)
+            test_bn(4, big, (layout_t)l, CUDNN_DATA_FLOAT, modes[m], 0.5, 0.25, 0, layout_name[l]);
+}
+
+int main(void)
+{
+    set_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (set_threads == NULL) {
+        fprintf(stderr, "omp_set_num_threads not found\n");
+        return 1;
+    }
+    CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
+    CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
+    pooling_suite();
+    bn_suite();
+    printf("test_cpu_memops2: %d cases, %d failures\n", cases, failures);
+    cudnnDestroy(h_ref);
+    cudnnDestroy(h_cpu);
+    return failures ? 1 : 0;
+}
