@@ -50,4 +50,18 @@ if(FREEDNN_CUDA)
   # loadable where no toolkit is installed; programs may use the shared runtime beside it.
   set_target_properties(freednn PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}"
     CUDA_RUNTIME_LIBRARY Static)
+  # NVTX v3 (header-only, in the toolkit): every public call is a named range (src/core/trace.c).
+  # C files see the toolkit headers as system headers, so their warnings stay out of -Werror;
+  # NVTX dlopens a profiler's injection library, hence the dl libraries.
+  # CUDAToolkit_INCLUDE_DIRS may be a list (CUDA 13 adds include/cccl): search, don't test one path.
+  find_path(FD_NVTX_INCLUDE_DIR nvtx3/nvToolsExt.h HINTS ${CUDAToolkit_INCLUDE_DIRS} NO_DEFAULT_PATH)
+  if(FD_NVTX_INCLUDE_DIR)
+    set(FREEDNN_NVTX ON)
+    target_include_directories(freednn SYSTEM PRIVATE
+      "$<$<COMPILE_LANGUAGE:C>:${FD_NVTX_INCLUDE_DIR}>")
+    target_compile_definitions(freednn PRIVATE "$<$<COMPILE_LANGUAGE:C>:FD_HAVE_NVTX=1>")
+    target_link_libraries(freednn PRIVATE ${CMAKE_DL_LIBS})
+  else()
+    message(STATUS "freednn: no nvtx3/nvToolsExt.h in ${CUDAToolkit_INCLUDE_DIRS}: no NVTX ranges")
+  endif()
 endif()

@@ -10,6 +10,12 @@
 #include "../core/backend.h"
 #include "../core/tunecache.h"
 
+#if defined(FD_HAVE_CUDA)
+/* src/cuda/errquery.cu: the handle's stream drained (*idle 1) or not, without waiting; and wait. */
+cudnnStatus_t fd_cuda_errquery_idle(cudnnHandle_t handle, int *idle);
+cudnnStatus_t fd_cuda_errquery_wait(cudnnHandle_t handle);
+#endif
+
 static const char *const backend_names[FD_BACKEND_COUNT] = {"ref", "cpu", "cuda"};
 _Static_assert(sizeof backend_names / sizeof backend_names[0] == FD_BACKEND_COUNT,
                "one name per backend");
@@ -181,7 +187,25 @@ cudnnStatus_t CUDNNWINAPI cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStat
              CUDNN_STATUS_BAD_PARAM, "mode %d is not a cudnnErrQueryMode_t value", (int)mode);
     FD_CHECK(tag == NULL, CUDNN_STATUS_BAD_PARAM,
              "tag must be NULL (cuDNN reserves it for future use); got %p", (void *)tag);
-    /* Host backends finish every call before returning, so the word is always final. */
+    /* Host backends finish every call before returning, so the word is always final there. On
+     * cuda the word can only be trusted once the stream has drained: NONBLOCKING asks the stream
+     * without waiting and answers RUNTIME_IN_PROGRESS (word kept) while work is queued; BLOCKING
+     * waits; RAWCODE reads the word as it is. No cuda kernel raises a runtime error today
+     * (SPATIAL_PERSISTENT batch norm computes what SPATIAL does, without overflow), so the word
+     * stays SUCCESS; the modes are honoured so that a kernel which does raise one only has to
+     * set it. */
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA && mode == CUDNN_ERRQUERY_BLOCKING)
+        FD_TRY(fd_cuda_errquery_wait(handle));
+    if (handle->backend == FD_BACKEND_CUDA && mode == CUDNN_ERRQUERY_NONBLOCKING) {
+        int idle = 0;
+        FD_TRY(fd_cuda_errquery_idle(handle, &idle));
+        if (!idle) {
+            *rstatus = CUDNN_STATUS_RUNTIME_IN_PROGRESS;
+            return CUDNN_STATUS_SUCCESS;
+        }
+    }
+#endif
     *rstatus = handle->runtime_error;
     handle->runtime_error = CUDNN_STATUS_SUCCESS;
     return CUDNN_STATUS_SUCCESS;

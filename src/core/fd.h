@@ -63,7 +63,20 @@ cudnnStatus_t fd_unsupported(const char *function, const char *reason);
 /* Marks the start of a public call: names it for error records and, at CUDNN_LOGLEVEL_DBG=3,
  * writes the cuDNN-style "I! CuDNN (v...) function X() called:" record. */
 void fd_api_enter(const char *function, cudnnHandle_t handle);
+#if defined(FD_HAVE_NVTX) && !defined(__cplusplus)
+/* Builds with NVTX (cmake/cuda.cmake) also open an NVTX range named after the function (domain
+ * "freednn", core/trace.c); the cleanup attribute closes it on every return path. FD_API must
+ * stay the first statement of a function body (it declares two variables). */
+void *fd_trace_push(const char *function, void **site);
+void fd_trace_pop(void **range);
+#define FD_API(handle)                                                                         \
+    static void *fd_api_site_;                                                                 \
+    void *fd_api_range_ __attribute__((cleanup(fd_trace_pop), unused)) =                       \
+        fd_trace_push(__func__, &fd_api_site_);                                                \
+    fd_api_enter(__func__, (handle))
+#else
 #define FD_API(handle) fd_api_enter(__func__, (handle))
+#endif
 
 /* Reads a severity threshold: 0 none, 1 errors, 2 +warnings, 3 +info. */
 int fd_log_level(void);
