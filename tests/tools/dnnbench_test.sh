@@ -73,7 +73,7 @@ csv)
     [ "$(wc -l <"$out/rows.csv")" -eq 19 ] || fail "expected a header and 18 rows"
     # columns: status 10, ms_median 18, gflops 20, repro last (quoted fields folded first)
     sed 's/"[^"]*"/Q/g' "$out/rows.csv" |
-        awk -F, 'NR > 1 && (NF != 36 || $10 != "PASSED" || $18 <= 0 || $20 <= 0) { bad = 1 } END { exit bad }' ||
+        awk -F, 'NR > 1 && (NF != 42 || $10 != "PASSED" || $18 <= 0 || $20 <= 0) { bad = 1 } END { exit bad }' ||
         fail "a CSV row lacks PASSED, a time or GFLOP/s: $(cat "$out/rows.csv")"
     grep -q ',conv,bwd_filter,f32,nchw,cpu,n1c8h17w19k12r5s3p2q1u2v1l1g1,"5x3 filter, per-axis pad and stride",' \
         "$out/rows.csv" || fail "the row of the per-axis shape (with its quoted tag) is missing"
@@ -110,7 +110,7 @@ usage)
         "--backend=tpu n1c1h4k1r1" "--mode=fast n1c1h4k1r1" "--iters=0 n1c1h4k1r1" "--op=dropout n1c1h4k1r1" \
         "--op=nonsense n1c1h4k1r1" "--backend=cpu" "n1c1h4z3k1r1" "n1c3h4k1r1g2" "n1c1h2k1r5" \
         "--batch=/nonexistent.txt" "--impl=fd_no_such_impl n1c1h4k1r1" "--algo=1 --impl=fd_conv_fwd_ref n1c1h4k1r1" \
-        "1"; do
+        "--ref=gpu n1c1h4k1r1" "--ref=best n1c1h4k1r1" "--graph=0 n1c1h4k1r1" "1"; do
         # shellcheck disable=SC2086
         run usage $args
         expect_rc 2 "dnnbench $args"
@@ -236,7 +236,7 @@ mem_csv)
         [ "$(wc -l <"$out/$op.csv")" -eq $((n + 1)) ] || fail "--op=$op: expected a header and $n rows"
         # op 2, status 10, ms_median 18, gbytes 31, gbps 32, repro last (quoted fields folded)
         sed 's/"[^"]*"/Q/g' "$out/$op.csv" |
-            awk -F, -v op=$op 'NR > 1 && (NF != 36 || $2 != op || $10 != "PASSED" || $18 <= 0 || $31 <= 0 || $32 <= 0) { bad = 1 }
+            awk -F, -v op=$op 'NR > 1 && (NF != 42 || $2 != op || $10 != "PASSED" || $18 <= 0 || $31 <= 0 || $32 <= 0) { bad = 1 }
                 END { exit bad }' || fail "a --op=$op CSV row lacks PASSED, a time, bytes or GB/s: $(cat "$out/$op.csv")"
     done
     grep -q ",pool,bwd,f32,nchw,cpu,n1c8h13w11k3s1p1 kw=2 sw=2 pw=0 mode=max,\"per-axis window, stride and pad; overlapping rows\"," \
@@ -279,6 +279,110 @@ mem_usage)
     run impl --op=softmax --impl=fd_softmax_bwd_ref n2c4h3
     expect_rc 0 "--impl=fd_softmax_bwd_ref"
     expect_grep impl "^ +0 PASSED +bwd .*--backend=ref --impl=fd_softmax_bwd_ref "
+    ;;
+modes)
+    # every op family on cpu: --mode=corr checks, perf times, both does both; a repro per row;
+    # an injected error fails every row (exit 1); with --vs the geomean lines per direction
+    for op in conv $mem_ops; do
+        if [ $op = conv ]; then n=18 batch=smoke dirs="fwd bwd_data bwd_filter"; else
+            n=${mem_rows[$op]} batch=smoke_$op dirs=${mem_dirs[$op]}; fi
+        run "${op}_corr" --op=$op --batch=$batch --dir=all --backend=cpu --mode=corr
+        expect_rc 0 "--op=$op --mode=corr"
+        expect_grep "${op}_corr" "^tests:$n passed:$n skipped:0 mistrusted:0 failed:0 executed:0\$"
+        expect_count "${op}_corr" "^ +[0-9]+ PASSED .* ref +dnnbench --op=$op --dir=[a-z_]+ " "$n"
+        run "${op}_perf" --op=$op --batch=$batch --dir=all --backend=cpu --mode=perf --iters=2 --cache=hot
+        expect_rc 0 "--op=$op --mode=perf"
+        expect_grep "${op}_perf" "^tests:$n passed:0 skipped:0 mistrusted:0 failed:0 executed:$n\$"
+        expect_count "${op}_perf" "^ +[0-9]+ EXECUTED .* [0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9.]+ +- +- +dnnbench .* --mode=perf " "$n"
+        run "${op}_both" --op=$op --batch=$batch --dir=all --backend=cpu --mode=both --iters=2 --cache=hot
+        expect_rc 0 "--op=$op --mode=both"
+        expect_grep "${op}_both" "^tests:$n passed:$n "
+        expect_count "${op}_both" "^ +[0-9]+ PASSED .* [0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9.]+ +[0-9.e+-]+ ref +dnnbench .* --mode=both " "$n"
+        run "${op}_inj" --op=$op --batch=$batch --dir=all --backend=cpu --mode=both --iters=2 --cache=hot --inject-error
+        expect_rc 1 "--op=$op --inject-error"
+        expect_grep "${op}_inj" "^tests:$n passed:0 skipped:0 mistrusted:0 failed:$n "
+        run "${op}_vs" --op=$op --batch=$batch --dir=all --backend=cpu --mode=perf --iters=2 --cache=hot --vs="$lib"
+        expect_rc 0 "--op=$op --mode=perf --vs"
+        for dir in $dirs; do
+            expect_grep "${op}_vs" "^geomean $op $dir f32 speedup=[0-9.]+ n=[0-9]+\$"
+        done
+        # above --ref-max-gflop without --vs a checking run has nothing to learn: SKIPPED, reason
+        run "${op}_big" --op=$op --batch=$batch --backend=cpu --mode=corr --ref-max-gflop=0
+        expect_rc 0 "--op=$op above --ref-max-gflop"
+        expect_grep "${op}_big" '^ +0 SKIPPED '
+        expect_grep "${op}_big" '^ +freednn: correctness not checked: .* above --ref-max-gflop=0 '
+    done
+    # SKIPPED with the library's NOT_SUPPORTED reason
+    run int8 --backend=cpu --dt=int8 n2c16h14w14k32r3s3p1u1l1g1
+    expect_rc 0 "an unsupported data type is not a failure"
+    expect_grep int8 '^ +0 SKIPPED +fwd +int8 '
+    expect_grep int8 '^ +freednn: .*CUDNN_STATUS_NOT_SUPPORTED'
+    ;;
+graph)
+    # --graph on a host backend: said once, plain timing, empty graph columns, kept in the repro
+    run graph --backend=cpu --mode=both --iters=2 --cache=hot --graph=4 --csv="$out/graph.csv" n2c16h14w14k32r3s3p1u1l1g1
+    expect_rc 0 "--graph on cpu"
+    expect_grep graph '^dnnbench: --graph: SKIPPED: no GPU \(backend cpu runs on the host\); plain timing only$'
+    expect_grep graph '^ +0 PASSED +fwd .* --graph=4 n2c16h14w14k32r3s3p1u1l1g1$'
+    sed 's/"[^"]*"/Q/g' "$out/graph.csv" |
+        awk -F, 'NR > 1 && (NF != 42 || $36 != "ref" || $37 != "" || $38 != "" || $34 != "") { bad = 1 } END { exit bad }' ||
+        fail "the CSV's reference / graph / host columns: $(cat "$out/graph.csv")"
+    head -1 "$out/graph.csv" | grep -q ',host_ms,vs_host_ms,reference,graph_calls,graph_ms,vs_graph_ms,graph_note,vs_graph_note,repro$' ||
+        fail "CSV header: $(head -1 "$out/graph.csv")"
+    ;;
+gpu)
+    # the cuda-only parts: CUDA events on dnnbench's own streams, host time per call, --graph,
+    # the naive GPU rows checked against ref, and those rows as the reference (--ref=gpu, or
+    # above --ref-max-gflop). Without a GPU every line is "SKIPPED: no GPU" and the exit is 0.
+    run cuda --backend=cuda --batch=smoke --dir=all --mode=both --iters=2 --graph=5 --csv="$out/cuda.csv"
+    expect_rc 0 "--backend=cuda --graph"
+    if grep -q '^dnnbench: SKIPPED: no GPU' "$out/cuda.txt"; then
+        expect_grep cuda '^tests:18 passed:0 skipped:18 mistrusted:0 failed:0 executed:0$'
+        expect_count cuda '^ +freednn: no GPU: ' 18
+        for dir in fwd bwd_data bwd_filter; do
+            run "naive_$dir" --impl=fd_conv_${dir}_direct --batch=smoke
+            expect_rc 0 "--impl=fd_conv_${dir}_direct without a GPU"
+            expect_grep "naive_$dir" '^tests:6 passed:0 skipped:6 '
+        done
+        run gref --backend=cuda --ref=gpu --vs="$lib" n2c16h14w14k32r3s3p1u1l1g1
+        expect_rc 0 "--ref=gpu without a GPU"
+        expect_grep gref '^ +0 SKIPPED +fwd .* --ref=gpu n2c16h14w14k32r3s3p1u1l1g1$'
+        run usage --backend=cpu --ref=gpu n2c16h14w14k32r3s3p1u1l1g1
+        expect_rc 2 "--ref=gpu needs --backend=cuda"
+        echo "PASS [$case_name] (SKIPPED: no GPU)"
+        exit 0
+    fi
+    expect_grep cuda '^tests:18 passed:18 '
+    # host time (34) on every row; graph calls and time (37, 38), or the reason why not (40)
+    sed 's/"[^"]*"/Q/g' "$out/cuda.csv" |
+        awk -F, 'NR > 1 && (NF != 42 || $34 == "" || $36 != "ref" || (($37 == "" || $38 == "") && $40 == "")) { bad = 1 }
+            END { exit bad }' || fail "cuda CSV rows lack host or graph times: $(cat "$out/cuda.csv")"
+    # the naive rows against ref on small shapes, in the types the GPU oracle uses and tests
+    for dir in fwd bwd_data bwd_filter; do
+        for dt in f64 f32 f16; do
+            run "naive_${dir}_$dt" --impl=fd_conv_${dir}_direct --batch=smoke --dt=$dt
+            expect_rc 0 "--impl=fd_conv_${dir}_direct --dt=$dt"
+            expect_grep "naive_${dir}_$dt" '^tests:6 passed:6 '
+        done
+    done
+    # the naive GPU reference: forced, and above --ref-max-gflop
+    run gref --backend=cuda --ref=gpu --batch=smoke --dir=all
+    expect_rc 0 "--ref=gpu"
+    expect_grep gref '^tests:18 passed:18 '
+    expect_count gref ' PASSED .* gpu-naive +dnnbench ' 18
+    run gauto --backend=cuda --ref-max-gflop=0 --batch=smoke --dir=all --dt=bf16 --fill=real
+    expect_rc 0 "gpu-naive above --ref-max-gflop"
+    expect_count gauto ' PASSED .* gpu-naive +dnnbench ' 18
+    run ginj --backend=cuda --ref=gpu --inject-error n2c16h14w14k32r3s3p1u1l1g1
+    expect_rc 1 "an injected error against gpu-naive"
+    expect_grep ginj 'freednn: 1 of 12544 elements out of tolerance against gpu-naive'
+    # the same library twice, each handle on its own stream, both timed with graphs; loaded
+    # into the main namespace (a new link-map namespace would get a CUDA driver of its own)
+    export DNB_VS_LOAD=deepbind
+    run vs --backend=cuda --batch=smoke --dir=all --mode=both --iters=2 --graph=5 --vs="$lib"
+    expect_rc 0 "--vs on cuda"
+    expect_grep vs '^vs tests:18 passed:18 '
+    expect_grep vs '^geomean conv fwd f32 speedup='
     ;;
 *)
     fail "unknown case"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cuda_device.c - the cuda device of dnnbench (docs/dnnbench.md, "The cuda device"): buffers
- * from cudaMalloc, copies with cudaMemcpy, fills with cudaMemset, and a timer of CUDA events on
- * the default stream, where both our cuda handle and NVIDIA's cuDNN launch unless told otherwise
- * (dnnbench calls no cudnnSetStream).
+ * from cudaMalloc, copies with cudaMemcpy, fills with cudaMemset, streams, a timer of CUDA
+ * events on the stream of the handle that makes the call, and CUDA-graph capture and replay
+ * (--graph).
  *
  * The CUDA runtime is loaded with dlopen (libcudart.so.13, .12, then libcudart.so) on first use,
  * so dnnbench builds and runs on machines without the toolkit and its CPU build is unchanged.
@@ -13,6 +13,21 @@
  * Timing of one call: cudaEventRecord(e0) on the stream, the host clock, the call, the host
  * clock again (host_ms: the call's host overhead, no synchronisation), cudaEventRecord(e1),
  * cudaEventSynchronize(e1), cudaEventElapsedTime(e0, e1) (stop_ms: the device time).
+ *
+ * Streams: dnnbench creates one blocking stream per handle (cudaStreamCreate) and gives it to
+ * the library with cudnnSetStream, so the two libraries of --vs never share a stream and a
+ * timed event pair sees only its own library's work; the copies and fills (cudaMemcpy,
+ * cudaMemset on the legacy default stream) are ordered against those streams by the legacy
+ * stream's implicit synchronisation, and util.c waits for the whole device (sync) before each
+ * sample. Streams are driver objects (CUstream), so a stream created by this runtime is valid
+ * in the runtime linked into libfreednn and in the one NVIDIA's cuDNN uses.
+ *
+ * Graphs: cudaStreamBeginCapture in cudaStreamCaptureModeThreadLocal (other threads of the
+ * process, such as a library's own, are not disturbed; an unsafe call of this thread, for
+ * example a synchronous cudaMemcpy inside a library call, invalidates the capture), the calls,
+ * cudaStreamEndCapture, cudaGraphInstantiateWithFlags (the entry point that has the same
+ * signature in CUDA 11.4 to 13), cudaGraphLaunch between two events. A failed capture is ended
+ * and its error cleared (cudaGetLastError), so that the plain launches can go on.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,6 +39,8 @@
 typedef int cu_err_t; /* cudaError_t: 0 is cudaSuccess */
 typedef void *cu_event_t;
 typedef void *cu_stream_t;
+typedef void *cu_graph_t;
+typedef void *cu_graph_exec_t;
 
 static struct {
     int tried, ok;
@@ -42,6 +59,15 @@ static struct {
     cu_err_t (*GetDevice)(int *);
     cu_err_t (*GetDeviceCount)(int *);
     cu_err_t (*DeviceSynchronize)(void);
+    cu_err_t (*StreamCreate)(cu_stream_t *);
+    cu_err_t (*StreamDestroy)(cu_stream_t);
+    cu_err_t (*StreamBeginCapture)(cu_stream_t, int);
+    cu_err_t (*StreamEndCapture)(cu_stream_t, cu_graph_t *);
+    cu_err_t (*GraphInstantiateWithFlags)(cu_graph_exec_t *, cu_graph_t, unsigned long long);
+    cu_err_t (*GraphLaunch)(cu_graph_exec_t, cu_stream_t);
+    cu_err_t (*GraphDestroy)(cu_graph_t);
+    cu_err_t (*GraphExecDestroy)(cu_graph_exec_t);
+    cu_err_t (*GetLastError)(void);
     const char *(*GetErrorString)(cu_err_t);
     cu_event_t e0, e1;
     double t0, host;
@@ -49,7 +75,12 @@ static struct {
     size_t flush_size;
 } cu;
 
-enum { CU_MEMCPY_H2D = 1, CU_MEMCPY_D2H = 2, CU_ATTR_L2_CACHE_SIZE = 89 };
+enum {
+    CU_MEMCPY_H2D = 1,
+    CU_MEMCPY_D2H = 2,
+    CU_ATTR_L2_CACHE_SIZE = 89,
+    CU_CAPTURE_THREAD_LOCAL = 1 /* cudaStreamCaptureModeThreadLocal */
+};
 
 static void cu_report(const char *what, cu_err_t e)
 {
@@ -90,17 +121,17 @@ static void cu_set(void *dst, int byte, size_t bytes)
         cu_report("cudaMemset", cu.Memset(dst, byte, bytes));
 }
 
-static void cu_start(void)
+static void cu_start(void *stream)
 {
-    cu_report("cudaEventRecord", cu.EventRecord(cu.e0, NULL));
+    cu_report("cudaEventRecord", cu.EventRecord(cu.e0, stream));
     cu.t0 = dnb_now_ms();
 }
 
-static double cu_stop(void)
+static double cu_stop(void *stream)
 {
     cu.host = dnb_now_ms() - cu.t0;
     float ms = 0.0f;
-    cu_report("cudaEventRecord", cu.EventRecord(cu.e1, NULL));
+    cu_report("cudaEventRecord", cu.EventRecord(cu.e1, stream));
     cu_report("cudaEventSynchronize", cu.EventSynchronize(cu.e1));
     cu_report("cudaEventElapsedTime", cu.EventElapsedTime(&ms, cu.e0, cu.e1));
     return (double)ms;
@@ -112,7 +143,7 @@ static double cu_host(void)
 }
 
 /* 2 x L2 of writes on the stream, before the next sample's first event. */
-static void cu_flush(size_t bytes)
+static void cu_flush(size_t bytes, void *stream)
 {
     if (cu.flush_size < bytes) {
         cu_release(cu.flush_buf);
@@ -120,11 +151,102 @@ static void cu_flush(size_t bytes)
         cu.flush_size = cu.flush_buf ? bytes : 0;
     }
     if (cu.flush_buf)
-        cu_report("cudaMemsetAsync", cu.MemsetAsync(cu.flush_buf, 0x11, cu.flush_size, NULL));
+        cu_report("cudaMemsetAsync", cu.MemsetAsync(cu.flush_buf, 0x11, cu.flush_size, stream));
 }
 
-static dnb_device_t cuda_device = {"cuda", 0,        cu_alloc, cu_release, cu_upload, cu_download,
-                                   cu_set, cu_start, cu_stop,  cu_host,    cu_flush};
+static void *cu_stream_create(char *why, size_t why_size)
+{
+    cu_stream_t s = NULL;
+    cu_err_t e = cu.StreamCreate(&s);
+    if (e != 0) {
+        snprintf(why, why_size, "cudaStreamCreate: %s", cu.GetErrorString(e));
+        return NULL;
+    }
+    return s;
+}
+
+static void cu_stream_destroy(void *stream)
+{
+    if (stream != NULL)
+        cu_report("cudaStreamDestroy", cu.StreamDestroy(stream));
+}
+
+static void cu_sync(void)
+{
+    cu_report("cudaDeviceSynchronize", cu.DeviceSynchronize());
+}
+
+static int cu_graph_begin(void *stream, char *why, size_t why_size)
+{
+    cu_err_t e = cu.StreamBeginCapture(stream, CU_CAPTURE_THREAD_LOCAL);
+    if (e != 0) {
+        (void)cu.GetLastError();
+        snprintf(why, why_size, "cudaStreamBeginCapture: %s", cu.GetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
+
+/* Ends the capture in any case (a capture left open would break every later call on the
+ * stream); instantiates it when the calls succeeded. */
+static void *cu_graph_end(void *stream, int ok, char *why, size_t why_size)
+{
+    cu_graph_t g = NULL;
+    cu_graph_exec_t x = NULL;
+    cu_err_t e = cu.StreamEndCapture(stream, &g);
+    if (e == 0 && ok && g != NULL) {
+        e = cu.GraphInstantiateWithFlags(&x, g, 0);
+        if (e != 0) {
+            snprintf(why, why_size, "cudaGraphInstantiate: %s", cu.GetErrorString(e));
+            x = NULL;
+        }
+    } else if (e != 0) {
+        snprintf(why, why_size, "cudaStreamEndCapture: %s", cu.GetErrorString(e));
+    }
+    if (g != NULL)
+        cu_report("cudaGraphDestroy", cu.GraphDestroy(g));
+    if (x == NULL)
+        (void)cu.GetLastError(); /* capture errors are not sticky; clear them for what follows */
+    return x;
+}
+
+static double cu_graph_launch_ms(void *exec, void *stream)
+{
+    float ms = 0.0f;
+    cu_report("cudaEventRecord", cu.EventRecord(cu.e0, stream));
+    cu_err_t e = cu.GraphLaunch(exec, stream);
+    cu_report("cudaGraphLaunch", e);
+    cu_report("cudaEventRecord", cu.EventRecord(cu.e1, stream));
+    cu_report("cudaEventSynchronize", cu.EventSynchronize(cu.e1));
+    cu_report("cudaEventElapsedTime", cu.EventElapsedTime(&ms, cu.e0, cu.e1));
+    return e == 0 ? (double)ms : -1.0;
+}
+
+static void cu_graph_destroy(void *exec)
+{
+    if (exec != NULL)
+        cu_report("cudaGraphExecDestroy", cu.GraphExecDestroy(exec));
+}
+
+static dnb_device_t cuda_device = {
+    .name = "cuda",
+    .alloc = cu_alloc,
+    .release = cu_release,
+    .upload = cu_upload,
+    .download = cu_download,
+    .set_bytes = cu_set,
+    .start = cu_start,
+    .stop_ms = cu_stop,
+    .host_ms = cu_host,
+    .flush = cu_flush,
+    .stream_create = cu_stream_create,
+    .stream_destroy = cu_stream_destroy,
+    .sync = cu_sync,
+    .graph_begin = cu_graph_begin,
+    .graph_end = cu_graph_end,
+    .graph_launch_ms = cu_graph_launch_ms,
+    .graph_destroy = cu_graph_destroy,
+};
 
 static int cu_load(void)
 {
@@ -160,6 +282,15 @@ static int cu_load(void)
     CU_SYM(GetDevice, "cudaGetDevice")
     CU_SYM(GetDeviceCount, "cudaGetDeviceCount")
     CU_SYM(DeviceSynchronize, "cudaDeviceSynchronize")
+    CU_SYM(StreamCreate, "cudaStreamCreate")
+    CU_SYM(StreamDestroy, "cudaStreamDestroy")
+    CU_SYM(StreamBeginCapture, "cudaStreamBeginCapture")
+    CU_SYM(StreamEndCapture, "cudaStreamEndCapture")
+    CU_SYM(GraphInstantiateWithFlags, "cudaGraphInstantiateWithFlags")
+    CU_SYM(GraphLaunch, "cudaGraphLaunch")
+    CU_SYM(GraphDestroy, "cudaGraphDestroy")
+    CU_SYM(GraphExecDestroy, "cudaGraphExecDestroy")
+    CU_SYM(GetLastError, "cudaGetLastError")
     CU_SYM(GetErrorString, "cudaGetErrorString")
 #undef CU_SYM
     int count = 0, dev = 0, l2 = 0;

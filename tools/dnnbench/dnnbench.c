@@ -73,6 +73,9 @@ static const char usage_text[] =
     "                [--csv=FILE] [--plot=FILE] (--batch=FILE | PROBLEM...)\n"
     "more: --warmup=N --max-ms=MS --cache=cold|hot --cold-bytes=B --fill=int|real "
     "--ref-max-gflop=G\n"
+    "      --ref=auto|host|gpu (conv on cuda: the naive GPU kernels check what ref is too slow "
+    "for)\n"
+    "      --graph[=CALLS] (cuda: also time a captured CUDA graph of CALLS calls, default 20)\n"
     "      --verbose --inject-error[=ours|vs] (test hook); conv: "
     "--math=default|tensor_op|tensor_op_allow_conversion|fma\n"
     "      --conv-mode=xcorr|conv; --impl=list lists the implementations of src/impls.def\n"
@@ -258,7 +261,7 @@ static const char csv_header[] =
     "err,"
     "zero_frac,samples,ms_median,ms_min,gflops,vs_lib,vs_status,vs_reason,vs_algo,vs_err_ratio,"
     "vs_samples,vs_ms_median,vs_ms_min,vs_gflops,ratio,gbytes,gbps,vs_gbps,host_ms,vs_host_ms,"
-    "repro\n";
+    "reference,graph_calls,graph_ms,vs_graph_ms,graph_note,vs_graph_note,repro\n";
 
 static void fmt_num(char *buf, size_t n, const char *fmt, double v, int known)
 {
@@ -286,7 +289,7 @@ static double rate_of(const dnb_row_t *r, const dnb_timing_t *t)
 
 static void csv_row(FILE *f, const dnb_opts_t *o, const char *backend, const dnb_row_t *r)
 {
-    char b[32][64];
+    char b[40][64];
     const dnb_side_result_t *u = &r->ours, *t = &r->theirs;
     int k = 0;
     snprintf(b[k++], 64, "%d", r->index);
@@ -348,22 +351,58 @@ static void csv_row(FILE *f, const dnb_opts_t *o, const char *backend, const dnb
     csv_field(f, b[k++], 0);
     fmt_num(b[k], 64, "%.6g", t->t.host_med_ms, t->t.samples > 0 && t->t.host_med_ms >= 0);
     csv_field(f, b[k++], 0);
+    csv_field(f, r->reference, 0);
+    fmt_num(b[k], 64, "%.0f", u->t.graph_calls, u->t.graph_calls > 0);
+    csv_field(f, b[k++], 0);
+    fmt_num(b[k], 64, "%.6g", u->t.graph_ms, u->t.graph_calls > 0);
+    csv_field(f, b[k++], 0);
+    fmt_num(b[k], 64, "%.6g", t->t.graph_ms, r->has_vs && t->t.graph_calls > 0);
+    csv_field(f, b[k++], 0);
+    csv_field(f, u->t.graph_note, 0);
+    csv_field(f, r->has_vs ? t->t.graph_note : "", 0);
     csv_field(f, r->repro, 1);
     fflush(f);
 }
 
 static int prob_width = 12;
+static int show_host, show_graph; /* the host_ms and graph_ms columns: cuda timing, --graph */
 
 static void table_header(const dnb_opts_t *o)
 {
     const int mem = o->op->bytes != NULL; /* memory-bound: MB moved and GB/s */
-    printf("%4s %-10s %-10s %-4s %-*s %4s %8s %10s %10s %9s %7s", "#", "status", "dir", "dt",
+    printf("%4s %-10s %-10s %-4s %-*s %4s %8s %10s %10s %9s %7s %-9s", "#", "status", "dir", "dt",
            prob_width, "problem", "algo", mem ? "MB" : "GFLOP", "ms(med)", "ms(min)",
-           mem ? "GB/s" : "GFLOP/s", "err/tol");
-    if (o->vs)
+           mem ? "GB/s" : "GFLOP/s", "err/tol", "ref");
+    if (show_host)
+        printf(" %9s", "host_ms");
+    if (show_graph)
+        printf(" %9s", "graph_ms");
+    if (o->vs) {
         printf("  | %-10s %4s %10s %9s %7s", "vs", "algo", "vs_ms", mem ? "vs_GB/s" : "vs_GF/s",
                "ratio");
+        if (show_host)
+            printf(" %9s", "vs_host");
+        if (show_graph)
+            printf(" %9s", "vs_graph");
+    }
     printf("  repro\n");
+}
+
+/* The host time and graph time cells of one side. */
+static void print_cell_extra(const dnb_timing_t *t)
+{
+    if (show_host) {
+        if (t->samples && t->host_med_ms >= 0)
+            printf(" %9.4f", t->host_med_ms);
+        else
+            printf(" %9s", "-");
+    }
+    if (show_graph) {
+        if (t->graph_calls > 0)
+            printf(" %9.4f", t->graph_ms);
+        else
+            printf(" %9s", "-");
+    }
 }
 
 static void print_cell_time(const dnb_timing_t *t, const dnb_row_t *r, int with_min)
@@ -394,7 +433,8 @@ static void table_row(const dnb_opts_t *o, const dnb_row_t *r)
            o->dt->name, prob_width, r->problem, algo,
            r->bytes > 0 ? r->bytes * 1e-6 : r->flop * 1e-9);
     print_cell_time(&u->t, r, 1);
-    printf(" %7s", err);
+    printf(" %7s %-9s", err, r->reference[0] ? r->reference : "-");
+    print_cell_extra(&u->t);
     if (o->vs) {
         char valgo[16];
         snprintf(valgo, sizeof valgo, t->algo >= 0 ? "%d" : "-", t->algo);
@@ -404,12 +444,17 @@ static void table_row(const dnb_opts_t *o, const dnb_row_t *r)
             printf(" %7.3f", t->t.med_ms / u->t.med_ms);
         else
             printf(" %7s", "-");
+        print_cell_extra(&t->t);
     }
     printf("  %s\n", r->repro);
     if (u->reason[0])
         printf("%4s %s: %s\n", "", "freednn", u->reason);
+    if (u->t.graph_note[0])
+        printf("%4s %s: %s\n", "", "freednn", u->t.graph_note);
     if (o->vs && t->reason[0])
         printf("%4s %s: %s\n", "", "vs", t->reason);
+    if (o->vs && t->t.graph_note[0])
+        printf("%4s %s: %s\n", "", "vs", t->t.graph_note);
     fflush(stdout);
 }
 
@@ -493,6 +538,10 @@ static void repro_line(const dnb_opts_t *o, const char *backend, const char *dir
         appendf(buf, size, " --iters=%d", o->iters);
     if (o->ref_max_gflop != 1.0)
         appendf(buf, size, " --ref-max-gflop=%g", o->ref_max_gflop);
+    if (o->ref_kind != DNB_REF_AUTO)
+        appendf(buf, size, " --ref=%s", o->ref_kind == DNB_REF_HOST ? "host" : "gpu");
+    if (o->graph)
+        appendf(buf, size, " --graph=%d", o->graph);
     /* problems with fields ("n2c16h28w28k3s2p1 mode=max") are one quoted shell word */
     appendf(buf, size, strchr(problem, ' ') ? " '%s'" : " %s", problem);
 }
@@ -618,6 +667,17 @@ int main(int argc, char **argv)
             o.fill_real = strcmp(v, "real") == 0;
         } else if ((v = value_of(a, "--ref-max-gflop"))) {
             o.ref_max_gflop = parse_double(v, a);
+        } else if ((v = value_of(a, "--ref"))) {
+            o.ref_kind = strcmp(v, "auto") == 0   ? DNB_REF_AUTO
+                         : strcmp(v, "host") == 0 ? DNB_REF_HOST
+                         : strcmp(v, "gpu") == 0  ? DNB_REF_GPU
+                                                  : -1;
+            if (o.ref_kind < 0)
+                usage_error("unknown reference in %s (auto, host, gpu)", a);
+        } else if (strcmp(a, "--graph") == 0) {
+            o.graph = 20;
+        } else if ((v = value_of(a, "--graph"))) {
+            o.graph = (int)parse_int(v, a, 1, 1000);
         } else if ((v = value_of(a, "--vs"))) {
             o.vs = v;
         } else if ((v = value_of(a, "--csv"))) {
@@ -670,16 +730,39 @@ int main(int argc, char **argv)
     dnb_ctx_t ctx = {0};
     ctx.o = &o;
     ctx.lib = dnb_lib_ours();
-    cudnnStatus_t st = dnb_lib_create(ctx.lib, o.backend, &ctx.h, &ctx.backend);
+    char no_gpu[sizeof err + 16] = "";
+    if (o.ref_kind == DNB_REF_GPU && o.backend != FREEDNN_BACKEND_CUDA)
+        usage_error("%s", "--ref=gpu needs --backend=cuda (the naive GPU kernels are cuda rows)");
+    /* --backend=cuda on a machine without a usable GPU (no CUDA runtime, no device): every
+     * line SKIPPED with the reason, exit 0, so scripts and tests run anywhere. A GPU that is
+     * there but a library that cannot use it is an error (below). */
+    if (o.backend == FREEDNN_BACKEND_CUDA && dnb_cuda_device(err, sizeof err) == NULL) {
+        snprintf(no_gpu, sizeof no_gpu, "no GPU: %s", err);
+        ctx.no_gpu = no_gpu;
+    }
+    cudnnStatus_t st = ctx.no_gpu ? CUDNN_STATUS_SUCCESS
+                                  : dnb_lib_create(ctx.lib, o.backend, &ctx.h, &ctx.backend);
+    if (ctx.no_gpu)
+        ctx.backend = FREEDNN_BACKEND_CUDA;
     if (st != CUDNN_STATUS_SUCCESS) {
         dnb_lib_error(ctx.lib, st, err, sizeof err);
         fprintf(stderr, "dnnbench: cannot create a freednn handle on backend %s: %s\n",
                 o.backend >= 0 ? backend_name(o.backend) : "(default)", err);
         return 1;
     }
-    if ((ctx.dev = dnb_device_for(ctx.backend, err, sizeof err)) == NULL) {
+    if (!ctx.no_gpu && (ctx.dev = dnb_device_for(ctx.backend, err, sizeof err)) == NULL) {
         fprintf(stderr, "dnnbench: backend %s: %s\n", backend_name(ctx.backend), err);
         return 1;
+    }
+    /* our handle's own stream: events time only its work, and graphs can be captured on it */
+    if (ctx.dev && ctx.dev->stream_create) {
+        if ((ctx.stream = ctx.dev->stream_create(err, sizeof err)) == NULL ||
+            (st = ctx.lib->cudnnSetStream(ctx.h, ctx.stream)) != CUDNN_STATUS_SUCCESS) {
+            if (ctx.stream)
+                dnb_lib_error(ctx.lib, st, err, sizeof err);
+            fprintf(stderr, "dnnbench: a stream for the freednn handle: %s\n", err);
+            return 1;
+        }
     }
     if ((st = dnb_lib_create(ctx.lib, FREEDNN_BACKEND_REF, &ctx.h_ref, &(int){0})) !=
         CUDNN_STATUS_SUCCESS) {
@@ -690,7 +773,13 @@ int main(int argc, char **argv)
     printf("dnnbench: freednn %zu (cuDNN API %zu), backend %s\n",
            ctx.lib->freednnGetVersion ? ctx.lib->freednnGetVersion() : (size_t)0, ctx.lib->version,
            backend_name(ctx.backend));
-    if (o.vs != NULL) {
+    if (ctx.no_gpu)
+        printf("dnnbench: SKIPPED: %s; every line is SKIPPED\n", ctx.no_gpu);
+    if (o.graph && ctx.dev && ctx.dev->graph_begin == NULL)
+        printf("dnnbench: --graph: SKIPPED: no GPU (backend %s runs on the host); plain timing "
+               "only\n",
+               backend_name(ctx.backend));
+    if (o.vs != NULL && !ctx.no_gpu) {
         if ((ctx.vs = dnb_lib_load(o.vs, err, sizeof err)) == NULL) {
             fprintf(stderr, "dnnbench: --vs: %s\n", err);
             return 1;
@@ -713,6 +802,20 @@ int main(int argc, char **argv)
                     "device\n",
                     o.vs, ctx.vs_dev->name, ctx.dev->name);
             return 1;
+        }
+        /* their own stream: never the one of our handle, never the legacy default stream */
+        if (ctx.vs_dev->stream_create) {
+            if (ctx.vs->cudnnSetStream == NULL) {
+                fprintf(stderr, "dnnbench: --vs=%s does not export cudnnSetStream\n", o.vs);
+                return 1;
+            }
+            if ((ctx.vs_stream = ctx.vs_dev->stream_create(err, sizeof err)) == NULL ||
+                (st = ctx.vs->cudnnSetStream(ctx.h_vs, ctx.vs_stream)) != CUDNN_STATUS_SUCCESS) {
+                if (ctx.vs_stream)
+                    dnb_lib_error(ctx.vs, st, err, sizeof err);
+                fprintf(stderr, "dnnbench: a stream for the --vs handle: %s\n", err);
+                return 1;
+            }
         }
         printf("dnnbench: vs %s (cuDNN API %zu, %s), backend %s\n", o.vs, ctx.vs->version,
                ctx.vs->deepbind ? "main namespace, RTLD_DEEPBIND" : "its own link-map namespace",
@@ -746,11 +849,15 @@ int main(int argc, char **argv)
         int w = (int)strlen(text);
         prob_width = w > prob_width ? w : prob_width;
     }
+    show_host = ctx.dev != NULL && ctx.dev->host_ms != NULL && (o.mode & DNB_MODE_PERF);
+    show_graph =
+        o.graph > 0 && ctx.dev != NULL && ctx.dev->graph_begin != NULL && (o.mode & DNB_MODE_PERF);
     table_header(&o);
 
     int counts[DNB_STATE_COUNT] = {0}, vs_counts[DNB_STATE_COUNT] = {0}, failed = 0, index = 0,
         ngeo = 0;
-    geo_t geo[64];
+    geo_t geo[64], geo_graph[64];
+    int ngeo_graph = 0;
     for (int i = 0; i < probs.count; i++) {
         for (int d = 0; o.op->dirs[d]; d++) {
             if (!dir_selected(o.op, o.dir, d))
@@ -770,7 +877,14 @@ int main(int argc, char **argv)
             row.has_vs = ctx.vs != NULL;
             repro_line(&o, backend_name(ctx.backend), row.dir, row.problem, row.repro,
                        sizeof row.repro);
-            o.op->run(&ctx, &probs.p[i], d, &row);
+            if (ctx.no_gpu) {
+                row.ours.ran = 1;
+                row.ours.state = DNB_SKIPPED;
+                snprintf(row.ours.reason, sizeof row.ours.reason, "%s", ctx.no_gpu);
+                row.has_vs = 0;
+            } else {
+                o.op->run(&ctx, &probs.p[i], d, &row);
+            }
             table_row(&o, &row);
             if (csv)
                 csv_row(csv, &o, backend_name(ctx.backend), &row);
@@ -784,6 +898,9 @@ int main(int argc, char **argv)
                 char key[64];
                 snprintf(key, sizeof key, "%s %s %s", row.op, row.dir, o.dt->name);
                 geo_add(geo, &ngeo, 64, key, row.theirs.t.med_ms / row.ours.t.med_ms);
+                if (row.ours.t.graph_calls > 0 && row.theirs.t.graph_calls > 0)
+                    geo_add(geo_graph, &ngeo_graph, 64, key,
+                            row.theirs.t.graph_ms / row.ours.t.graph_ms);
             }
         }
     }
@@ -798,6 +915,10 @@ int main(int argc, char **argv)
     for (int g = 0; g < ngeo; g++)
         printf("geomean %s speedup=%.4f n=%d\n", geo[g].key, exp(geo[g].log_sum / geo[g].n),
                geo[g].n);
+    /* --graph: the same over graph time per call, where both sides were captured */
+    for (int g = 0; g < ngeo_graph; g++)
+        printf("geomean_graph %s speedup=%.4f n=%d\n", geo_graph[g].key,
+               exp(geo_graph[g].log_sum / geo_graph[g].n), geo_graph[g].n);
 
     int rc = failed ? 1 : 0;
     if (csv) {
@@ -817,10 +938,15 @@ int main(int argc, char **argv)
         if (csv_tmp[0])
             unlink(csv_tmp);
     }
-    ctx.lib->cudnnDestroy(ctx.h);
+    if (ctx.h)
+        ctx.lib->cudnnDestroy(ctx.h);
     ctx.lib->cudnnDestroy(ctx.h_ref);
+    if (ctx.stream)
+        ctx.dev->stream_destroy(ctx.stream);
     if (ctx.vs) {
         ctx.vs->cudnnDestroy(ctx.h_vs);
+        if (ctx.vs_stream)
+            ctx.vs_dev->stream_destroy(ctx.vs_stream);
         dnb_lib_close(ctx.vs);
     }
     free(probs.p);

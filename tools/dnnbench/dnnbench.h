@@ -10,7 +10,8 @@
  * cudnn.h prototypes, so one op file drives our library, the `ref` oracle and a second cuDNN
  * loaded with --vs in its own link-map namespace. Buffers and timers go through a
  * dnb_device_t: host memory and the host clock (ref, cpu), or device memory and CUDA events (cuda,
- * NVIDIA's cuDNN: cuda_device.c).
+ * NVIDIA's cuDNN: cuda_device.c), where each library's handle has a stream of its own and
+ * --graph replays captured CUDA graphs.
  */
 #ifndef DNNBENCH_H_
 #define DNNBENCH_H_
@@ -32,6 +33,7 @@
     X(cudnnGetLastErrorString)                                                                     \
     X(cudnnCreate)                                                                                 \
     X(cudnnDestroy)                                                                                \
+    X(cudnnSetStream)                                                                              \
     X(cudnnCreateTensorDescriptor)                                                                 \
     X(cudnnDestroyTensorDescriptor)                                                                \
     X(cudnnSetTensor4dDescriptor)                                                                  \
@@ -127,16 +129,28 @@ struct dnb_device {
     void (*set_bytes)(void *dst, int byte, size_t bytes);
     /* Brackets one call: start() before it, stop_ms() after it, returning the elapsed
      * milliseconds once the call's work is complete. Host: the monotonic clock around a
-     * synchronous call. CUDA: events on the default stream, the handles' stream. */
-    void (*start)(void);
-    double (*stop_ms)(void);
+     * synchronous call (stream ignored). CUDA: events on `stream`, the stream of the handle that
+     * makes the call (dnb_ctx_t.stream or .vs_stream). */
+    void (*start)(void *stream);
+    double (*stop_ms)(void *stream);
     /* Devices whose calls return before their work is done (cuda): the host wall time of the
      * last start()..stop_ms() call itself, up to the return, without synchronising: the host
      * overhead per call. NULL on the host device (there it is the timed time). */
     double (*host_ms)(void);
-    /* Evicts the device's cache between samples (cuda: a memset of 2 x L2 on the device);
+    /* Evicts the device's cache between samples (cuda: a memset of 2 x L2 on `stream`);
      * NULL: util.c reads a host buffer. */
-    void (*flush)(size_t bytes);
+    void (*flush)(size_t bytes, void *stream);
+    /* cuda only (NULL on the host device): */
+    void *(*stream_create)(char *why, size_t why_size); /* a blocking stream, NULL on failure */
+    void (*stream_destroy)(void *stream);
+    void (*sync)(void); /* waits for all work of the device: nothing is in flight afterwards */
+    /* CUDA graphs (--graph): capture begins on `stream` (0, or -1 with why); graph_end ends it
+     * and instantiates what was captured when ok (the executable graph, NULL with why);
+     * graph_launch_ms times one launch with events on `stream`. */
+    int (*graph_begin)(void *stream, char *why, size_t why_size);
+    void *(*graph_end)(void *stream, int ok, char *why, size_t why_size);
+    double (*graph_launch_ms)(void *exec, void *stream);
+    void (*graph_destroy)(void *exec);
 };
 
 /* The device of a backend: ref and cpu use host memory; cuda (and -1: a library that is not
@@ -148,6 +162,10 @@ const dnb_device_t *dnb_device_for(int backend, char *why, size_t why_size);
 
 enum { DNB_MODE_CORR = 1, DNB_MODE_PERF = 2, DNB_MODE_BOTH = 3 };
 enum { DNB_ALGO_HEUR = -1, DNB_ALGO_FIND = -2 };
+/* --ref: auto: ref on the host up to --ref-max-gflop, above it (cuda backend, conv) the naive
+ * GPU implementation; host: ref only (nothing checked above the limit); gpu: the naive GPU
+ * implementation for every problem (cuda backend, conv). */
+enum { DNB_REF_AUTO, DNB_REF_HOST, DNB_REF_GPU };
 
 typedef struct dnb_dt {
     const char *name;        /* --dt value */
@@ -173,7 +191,9 @@ typedef struct dnb_opts {
     int cache_hot;        /* --cache=hot: one buffer set, no flush */
     size_t cold_bytes;    /* cap of the cold-cache footprint */
     int fill_real;        /* --fill=real: uniform [-1, 1) instead of small integers */
-    double ref_max_gflop; /* correctness is skipped above this many GFLOP per direction */
+    double ref_max_gflop; /* above this many GFLOP per call ref is too slow: see ref_kind */
+    int ref_kind;         /* DNB_REF_AUTO, _HOST or _GPU (--ref) */
+    int graph;            /* --graph[=CALLS]: calls per captured CUDA graph, 0 off */
     int inject_error;     /* test hook: perturb one output element after the library call:
                            * 1 ours, 2 the --vs library's */
     int verbose;
@@ -206,6 +226,11 @@ typedef struct dnb_timing {
     int samples; /* 0: not timed */
     double med_ms, min_ms;
     double host_med_ms; /* median host time per call (devices with host_ms); < 0 unknown */
+    /* --graph: calls per captured graph (0: not graphed), the median graph time per call, and
+     * why there is none (capture failed: the call is not capturable; plain launches only) */
+    int graph_calls, graph_samples;
+    double graph_ms;
+    char graph_note[200];
 } dnb_timing_t;
 
 /* One library's result on one (problem, direction). */
@@ -227,9 +252,10 @@ typedef struct dnb_row {
     char dir[16];
     char problem[160]; /* compact form */
     char tag[128];
-    double flop;      /* per call */
-    double bytes;     /* compulsory traffic per call (memory-bound ops); 0: rated in GFLOP/s */
-    double zero_frac; /* of the reference output; -1 not known */
+    double flop;        /* per call */
+    double bytes;       /* compulsory traffic per call (memory-bound ops); 0: rated in GFLOP/s */
+    double zero_frac;   /* of the reference output; -1 not known */
+    char reference[24]; /* what ours was checked against: "ref", "gpu-naive", or "" */
     dnb_side_result_t ours, theirs;
     int has_vs;
     char repro[1024];
@@ -246,6 +272,8 @@ typedef struct dnb_ctx {
     cudnnHandle_t h_vs;
     int vs_backend;
     const dnb_device_t *vs_dev;
+    void *stream, *vs_stream; /* cuda: the created stream of h and of h_vs (NULL on the host) */
+    const char *no_gpu;       /* --backend=cuda without a usable GPU: why; rows are SKIPPED */
 } dnb_ctx_t;
 
 typedef struct dnb_op {
@@ -320,8 +348,11 @@ typedef struct dnb_timed {
     const dnb_device_t *dev;
     dnb_timing_t *out;
     cudnnStatus_t status; /* the first failure, if any */
+    void *stream;         /* the stream the call's handle launches on (cuda), else NULL */
 } dnb_timed_t;
-/* nsets buffer sets to rotate; flush: write a cache-sized buffer before each sample. */
+/* nsets buffer sets to rotate; flush: write a cache-sized buffer before each sample. With
+ * --graph on a device that has graphs, each call is then also captured (--graph calls, fewer
+ * for long calls, rotating the sets) into a CUDA graph whose launches are timed. */
 void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets, int flush);
 /* How many buffer sets of set_bytes to rotate, and whether to flush as well. */
 void dnb_cache_plan(const dnb_opts_t *o, const dnb_device_t *dev, size_t set_bytes, int *nsets,

@@ -182,19 +182,28 @@ static void host_set(void *dst, int byte, size_t bytes)
 
 static double host_t0;
 
-static void host_start(void)
+static void host_start(void *stream)
 {
+    (void)stream;
     host_t0 = dnb_now_ms();
 }
 
-static double host_stop(void)
+static double host_stop(void *stream)
 {
+    (void)stream;
     return dnb_now_ms() - host_t0; /* ref and cpu calls complete before returning (D3) */
 }
 
-static dnb_device_t host_device = {"host",    0,         host_alloc, host_release,
-                                   host_copy, host_copy, host_set,   host_start,
-                                   host_stop, NULL,      NULL};
+static dnb_device_t host_device = {
+    .name = "host",
+    .alloc = host_alloc,
+    .release = host_release,
+    .upload = host_copy,
+    .download = host_copy,
+    .set_bytes = host_set,
+    .start = host_start,
+    .stop_ms = host_stop,
+};
 
 const dnb_device_t *dnb_device_for(int backend, char *why, size_t why_size)
 {
@@ -206,7 +215,7 @@ const dnb_device_t *dnb_device_for(int backend, char *why, size_t why_size)
         return &host_device;
     }
     /* A cuda handle, or a library that is not freednn (NVIDIA's cuDNN), takes device pointers
-     * and is timed with CUDA events on its stream (the default stream: dnnbench sets none). */
+     * and is timed with CUDA events on its stream (one that dnnbench creates per handle). */
     if (backend == FREEDNN_BACKEND_CUDA || backend < 0)
         return dnb_cuda_device(why, why_size);
     snprintf(why, why_size, "backend %d has no dnnbench device", backend);

@@ -700,6 +700,7 @@ void dnb_memop_run(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_problem
                 (s.abs_oracle && oracle_call(m, ctx, p, dir, &s, in, S, 1, ours)))
                 goto done;
             have_want = 1;
+            snprintf(row->reference, sizeof row->reference, "ref");
         } else if (s.abs_oracle && abs_on_ours(m, ctx, p, dir, &s, staged, S, ours)) {
             goto done;
         }
@@ -824,8 +825,8 @@ perf:
         while (nsets > 1 && sets_grow(&b, &s, ctx->dev, sdt, nsets, staged))
             nsets /= 2, flush = 1;
         timed_arg_t ao = {m, &so, &b}, av = {m, &sv, &b};
-        dnb_timed_t calls[2] = {{timed_call, &ao, ctx->dev, &ours->t, 0},
-                                {timed_call, &av, ctx->vs_dev, &theirs->t, 0}};
+        dnb_timed_t calls[2] = {{timed_call, &ao, ctx->dev, &ours->t, 0, ctx->stream},
+                                {timed_call, &av, ctx->vs_dev, &theirs->t, 0, ctx->vs_stream}};
         dnb_measure(o, calls, vs_ok ? 2 : 1, b.n < nsets ? b.n : nsets, flush);
         if (calls[0].status != CUDNN_STATUS_SUCCESS)
             side_fail(ctx->lib, calls[0].status, "a timed call", ours);

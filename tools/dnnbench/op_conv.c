@@ -5,7 +5,10 @@
  *
  * The oracle is our library on a `ref` handle in double (x, w, y DOUBLE, compute DOUBLE) on the
  * same data, so the reference is exact to 2^-53 of sum|x*w|; the same call on |x| and |w| gives
- * that sum for the tolerance. Problems above --ref-max-gflop are timed but not checked.
+ * that sum for the tolerance. Problems above --ref-max-gflop (ref is slow by design) are checked
+ * on the cuda backend against the naive direct GPU rows, run the same way in DOUBLE on our cuda
+ * handle ("gpu-naive"; --ref=gpu for every problem); elsewhere they are timed, and with --vs
+ * their result is compared with ours, but ours is not checked.
  *
  * Problem text: "N C H W K R S pad stride dilation groups [key=value...]" (bench/shapes/) or
  * the compact "n2c16h28w28k32r3s3p1u1l1g1" (letters in docs/dnnbench.md).
@@ -701,27 +704,102 @@ static void fail_reason(dnb_side_result_t *r, const dnb_cmp_t *c, int64_t n, con
              c->bad, n, against, c->first_bad, c->first_got, c->first_want, c->first_tol);
 }
 
-/* The oracle. Small problems: our library on a ref handle in DOUBLE, on the values (want) and
- * on their magnitudes (abs_sum = sum|x*w| per output). Problems above --ref-max-gflop: only
- * abs_sum, from our backend in FLOAT, padded by its own rounding, for the --vs agreement check.
- * m0 and m1 hold |values| afterwards. Host buffers: ref is a host backend (its side lives on
- * the host device); the FLOAT pass runs on ctx->dev, through device copies on the cuda device. */
-static int oracle(const dnb_ctx_t *ctx, const conv_shape_t *s, int dir, int ref_small, double *m0,
-                  int64_t n0, double *m1, int64_t n1, double *want, double *abs_sum, int64_t n_out,
-                  int64_t kacc, conv_side_t *sr, char *why, size_t why_size)
+/* The designated simple GPU implementation (DESIGN D9): the naive direct rows of src/impls.def,
+ * checked against ref on small problems by tests/tools (case gpu) and used as the oracle of the
+ * problems ref is too slow for. The library takes the first applicable row for (backend,
+ * direction, algorithm), so dnnbench reaches the row through an algorithm enum that it serves
+ * and no earlier cuda row of its direction serves (as --impl does); -1 with why when there is
+ * none. */
+static const char *const naive_rows[3] = {"fd_conv_fwd_direct", "fd_conv_bwd_data_direct",
+                                          "fd_conv_bwd_filter_direct"};
+
+static int naive_algo(int dir, char *why, size_t why_size)
+{
+    for (int i = 0; i < impl_count; i++) {
+        if (strcmp(impl_rows[i].name, naive_rows[dir]) != 0)
+            continue;
+        for (int a = 0; a < algo_count[dir]; a++) {
+            if (!(impl_rows[i].algos & (1u << a)))
+                continue;
+            int shadowed = 0;
+            for (int j = 0; j < i; j++)
+                shadowed |= row_backend(impl_rows[j].backend) == FREEDNN_BACKEND_CUDA &&
+                            row_dir(impl_rows[j].dir) == dir && (impl_rows[j].algos & (1u << a));
+            if (!shadowed)
+                return a;
+        }
+        snprintf(why, why_size,
+                 "every algorithm of %s is served first by an earlier cuda row of src/impls.def, "
+                 "so dnnbench cannot reach the naive GPU reference",
+                 naive_rows[dir]);
+        return -1;
+    }
+    snprintf(why, why_size, "src/impls.def has no row %s (the naive GPU reference)",
+             naive_rows[dir]);
+    return -1;
+}
+
+enum { ORACLE_HOST, ORACLE_GPU, ORACLE_ABS_ONLY };
+
+/* One DOUBLE call of the naive GPU rows on device copies of host doubles. */
+static cudnnStatus_t gpu_double_run(const conv_side_t *sr, const double *h0, int64_t n0,
+                                    const double *h1, int64_t n1, double *out, int64_t n_out)
+{
+    const dnb_device_t *dev = sr->dev;
+    const size_t b0 = sizeof(double) * (size_t)n0, b1 = sizeof(double) * (size_t)n1,
+                 bo = sizeof(double) * (size_t)n_out;
+    void *d0 = dev->alloc(b0), *d1 = dev->alloc(b1), *dout = dev->alloc(bo);
+    cudnnStatus_t st = CUDNN_STATUS_ALLOC_FAILED;
+    if (d0 && d1 && dout) {
+        dev->upload(d0, h0, b0);
+        dev->upload(d1, h1, b1);
+        st = side_run(sr, d0, d1, dout);
+        if (st == CUDNN_STATUS_SUCCESS)
+            dev->download(out, dout, bo); /* waits for the call: cudaMemcpy after the stream */
+    }
+    if (d0)
+        dev->release(d0);
+    if (d1)
+        dev->release(d1);
+    if (dout)
+        dev->release(dout);
+    return st;
+}
+
+/* The oracle, of one of three kinds:
+ *   ORACLE_HOST (problems up to --ref-max-gflop): our library on a ref handle in DOUBLE, on the
+ *     values (want) and on their magnitudes (abs_sum = sum|x*w| per output);
+ *   ORACLE_GPU (larger problems on the cuda backend, or --ref=gpu): the same two DOUBLE calls on
+ *     our cuda handle, forced to the naive direct rows through `naive` (naive_algo);
+ *   ORACLE_ABS_ONLY (larger problems otherwise, for the --vs agreement check): only abs_sum, from
+ *     our backend in FLOAT, padded by its own rounding.
+ * m0 and m1 hold |values| afterwards. The host kind runs on host buffers (ref is a host
+ * backend); the others on ctx->dev, through device copies on the cuda device. */
+static int oracle(const dnb_ctx_t *ctx, const conv_shape_t *s, int dir, int kind, int naive,
+                  double *m0, int64_t n0, double *m1, int64_t n1, double *want, double *abs_sum,
+                  int64_t n_out, int64_t kacc, conv_side_t *sr, char *why, size_t why_size)
 {
     dnb_side_result_t rr = {0};
     cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
     int nhwc = ctx->o->nhwc;
     char hwhy[64];
     const dnb_device_t *host = dnb_device_for(FREEDNN_BACKEND_REF, hwhy, sizeof hwhy);
-    if (ref_small) {
+    if (kind == ORACLE_HOST) {
         if (side_init(sr, ctx->lib, ctx->h_ref, host, s, dir, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE,
                       CUDNN_DEFAULT_MATH, nhwc, &rr) ||
             side_algo(sr, 0, &rr))
             goto fail;
         if ((st = side_run(sr, m0, m1, want)) != CUDNN_STATUS_SUCCESS) {
             side_fail(sr, st, "the ref run", &rr);
+            goto fail;
+        }
+    } else if (kind == ORACLE_GPU) {
+        if (side_init(sr, ctx->lib, ctx->h, ctx->dev, s, dir, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE,
+                      CUDNN_DEFAULT_MATH, nhwc, &rr) ||
+            side_algo(sr, naive, &rr))
+            goto fail;
+        if ((st = gpu_double_run(sr, m0, n0, m1, n1, want, n_out)) != CUDNN_STATUS_SUCCESS) {
+            side_fail(sr, st, "the naive GPU reference run", &rr);
             goto fail;
         }
     } else if (side_init(sr, ctx->lib, ctx->h, ctx->dev, s, dir, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
@@ -733,9 +811,16 @@ static int oracle(const dnb_ctx_t *ctx, const conv_shape_t *s, int dir, int ref_
         m0[i] = fabs(m0[i]);
     for (int64_t i = 0; i < n1; i++)
         m1[i] = fabs(m1[i]);
-    if (ref_small) {
+    if (kind == ORACLE_HOST) {
         if ((st = side_run(sr, m0, m1, abs_sum)) != CUDNN_STATUS_SUCCESS) {
             side_fail(sr, st, "the ref run on |inputs|", &rr);
+            goto fail;
+        }
+        return 0;
+    }
+    if (kind == ORACLE_GPU) {
+        if ((st = gpu_double_run(sr, m0, n0, m1, n1, abs_sum, n_out)) != CUDNN_STATUS_SUCCESS) {
+            side_fail(sr, st, "the naive GPU reference run on |inputs|", &rr);
             goto fail;
         }
         return 0;
@@ -800,7 +885,16 @@ static void conv_run(const dnb_ctx_t *ctx, const dnb_problem_t *prob, int dir, d
     const size_t b_in0 = (size_t)n_in0 * esz, b_in1 = (size_t)n_in1 * esz,
                  b_out = (size_t)n_out * esz;
     const int check = (o->mode & DNB_MODE_CORR) != 0;
-    const int use_ref = check && row->flop <= o->ref_max_gflop * 1e9;
+    /* the reference: ref on the host for small problems; the naive GPU rows for larger ones on
+     * the cuda backend (or all, --ref=gpu) when checking; else, with --vs, only agreement */
+    const int small = row->flop <= o->ref_max_gflop * 1e9;
+    const int host_ref = small && o->ref_kind != DNB_REF_GPU;
+    char naive_why[256] = "";
+    int naive = -1;
+    if (check && !host_ref && o->ref_kind != DNB_REF_HOST && ctx->backend == FREEDNN_BACKEND_CUDA)
+        naive = naive_algo(dir, naive_why, sizeof naive_why);
+    const int gpu_ref = naive >= 0;
+    const int use_ref = check && (host_ref || gpu_ref);
     dnb_side_result_t *ours = &row->ours, *theirs = &row->theirs;
 
     conv_side_t so = {0}, sv = {0}, sr = {0};
@@ -821,12 +915,17 @@ static void conv_run(const dnb_ctx_t *ctx, const dnb_problem_t *prob, int dir, d
                 !side_algo(&sv, o->algo, theirs);
     }
 
+    if (o->ref_kind == DNB_REF_GPU && check && !gpu_ref) {
+        ours->state = DNB_SKIPPED;
+        snprintf(ours->reason, sizeof ours->reason, "--ref=gpu: %s", naive_why);
+        goto done;
+    }
     if (check && !use_ref && !ctx->vs && !(o->mode & DNB_MODE_PERF)) { /* nothing to learn */
         ours->state = DNB_SKIPPED;
         snprintf(ours->reason, sizeof ours->reason,
                  "correctness not checked: %.2f GFLOP is above --ref-max-gflop=%g (too slow for "
-                 "ref); not run",
-                 row->flop * 1e-9, o->ref_max_gflop);
+                 "ref%s%s); not run",
+                 row->flop * 1e-9, o->ref_max_gflop, naive_why[0] ? "; " : "", naive_why);
         goto done;
     }
 
@@ -865,16 +964,21 @@ static void conv_run(const dnb_ctx_t *ctx, const dnb_problem_t *prob, int dir, d
 
     /* 3. the oracle */
     int have_want = 0;
+    const char *against = "ref";
     if (use_ref || ctx->vs) {
-        int ref_small = row->flop <= o->ref_max_gflop * 1e9;
+        const int kind = host_ref ? ORACLE_HOST : gpu_ref ? ORACLE_GPU : ORACLE_ABS_ONLY;
         char why[420];
-        if (oracle(ctx, s, dir, ref_small, m0, n_in0, m1, n_in1, want, abs_sum, n_out, kacc, &sr,
+        if (oracle(ctx, s, dir, kind, naive, m0, n_in0, m1, n_in1, want, abs_sum, n_out, kacc, &sr,
                    why, sizeof why)) {
             ours->state = DNB_FAILED;
-            snprintf(ours->reason, sizeof ours->reason, "oracle: %s", why);
+            snprintf(ours->reason, sizeof ours->reason, "oracle%s: %s",
+                     kind == ORACLE_GPU ? " (gpu-naive)" : "", why);
             goto done;
         }
-        have_want = ref_small;
+        have_want = kind != ORACLE_ABS_ONLY;
+        against = kind == ORACLE_GPU ? "gpu-naive" : "ref";
+        if (have_want)
+            snprintf(row->reference, sizeof row->reference, "%s", against);
     }
 
     /* 4. the checked call: poisoned output, inputs hashed before and after */
@@ -910,7 +1014,7 @@ static void conv_run(const dnb_ctx_t *ctx, const dnb_problem_t *prob, int dir, d
         row->zero_frac = cmp.zero_frac;
         if (cmp.bad) {
             ours->state = DNB_FAILED;
-            fail_reason(ours, &cmp, n_out, "ref");
+            fail_reason(ours, &cmp, n_out, against);
         } else if (cmp.zero_frac > 0.95) {
             ours->state = DNB_MISTRUSTED;
             snprintf(ours->reason, sizeof ours->reason, "%.1f%% of the reference output is zero",
@@ -920,10 +1024,10 @@ static void conv_run(const dnb_ctx_t *ctx, const dnb_problem_t *prob, int dir, d
         }
     } else if (check) {
         ours->state = DNB_SKIPPED;
-        snprintf(
-            ours->reason, sizeof ours->reason,
-            "correctness not checked: %.2f GFLOP is above --ref-max-gflop=%g (too slow for ref)",
-            row->flop * 1e-9, o->ref_max_gflop);
+        snprintf(ours->reason, sizeof ours->reason,
+                 "correctness not checked: %.2f GFLOP is above --ref-max-gflop=%g (too slow for "
+                 "ref%s%s)",
+                 row->flop * 1e-9, o->ref_max_gflop, naive_why[0] ? "; " : "", naive_why);
     }
 
     /* 5. theirs, on the same inputs: against ref, or against ours when ref cannot run */
@@ -950,18 +1054,18 @@ static void conv_run(const dnb_ctx_t *ctx, const dnb_problem_t *prob, int dir, d
         vt.exact =
             !o->fill_real && !is_transform_algo(dir, so.algo) && !is_transform_algo(dir, sv.algo);
         vt.scale = is_transform_algo(dir, so.algo) || is_transform_algo(dir, sv.algo) ? 10.0 : 1.0;
-        const char *against = "ref";
+        const char *vs_against = against;
         if (!have_want) { /* ours is the reference: both may err by one tolerance */
             for (int64_t i = 0; i < n_out; i++)
                 want[i] = dnb_load(sdt, got, i);
             vt.scale *= 2.0;
-            against = "freednn";
+            vs_against = "freednn";
         }
         dnb_compare(&vt, got_vs, want, abs_sum, n_out, &cmp);
         theirs->err_ratio = cmp.worst_ratio, theirs->max_err = cmp.max_err, theirs->bad = cmp.bad;
         if (cmp.bad) {
             theirs->state = DNB_FAILED;
-            fail_reason(theirs, &cmp, n_out, against);
+            fail_reason(theirs, &cmp, n_out, vs_against);
         } else if (have_want) {
             theirs->state = cmp.zero_frac > 0.95 ? DNB_MISTRUSTED : DNB_PASSED;
             if (theirs->state == DNB_MISTRUSTED)
@@ -983,8 +1087,8 @@ perf:
             nsets /= 2, flush = 1;
         so.in0 = b.in0, so.in1 = b.in1, so.out = b.out;
         sv.in0 = b.in0, sv.in1 = b.in1, sv.out = b.out;
-        dnb_timed_t calls[2] = {{side_timed_call, &so, ctx->dev, &ours->t, 0},
-                                {side_timed_call, &sv, ctx->vs_dev, &theirs->t, 0}};
+        dnb_timed_t calls[2] = {{side_timed_call, &so, ctx->dev, &ours->t, 0, ctx->stream},
+                                {side_timed_call, &sv, ctx->vs_dev, &theirs->t, 0, ctx->vs_stream}};
         dnb_measure(o, calls, vs_ok ? 2 : 1, b.nsets < nsets ? b.nsets : nsets, flush);
         if (calls[0].status != CUDNN_STATUS_SUCCESS)
             side_fail(&so, calls[0].status, "a timed call", ours);

@@ -325,13 +325,13 @@ volatile unsigned char dnb_flush_sink;
 /* Evicts the buffer sets from the cache by reading every line of a buffer of twice its size
  * (capped by --cold-bytes). Reads, not writes: dirty lines would be written back during the
  * next timed call and bill it for the flush. The buffer is written once, when allocated. */
-static void flush_cache(const dnb_opts_t *o, const dnb_device_t *dev)
+static void flush_cache(const dnb_opts_t *o, const dnb_device_t *dev, void *stream)
 {
     size_t want = 2 * dev->cache_bytes;
     if (want > o->cold_bytes)
         want = o->cold_bytes;
     if (dev->flush != NULL) {
-        dev->flush(want);
+        dev->flush(want, stream);
         return;
     }
     if (flush_size < want) {
@@ -375,6 +375,84 @@ void dnb_cache_plan(const dnb_opts_t *o, const dnb_device_t *dev, size_t set_byt
     *flush = n * set_bytes < target; /* small problems: rotation alone cannot leave the cache */
 }
 
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* --graph: G calls of one library, rotating the buffer sets, captured on its stream into one
+ * CUDA graph; `iters` launches of the graph timed with events (each after the device is idle
+ * and, for cold caches, the flush), the median / G is the graph time per call. G is --graph,
+ * fewer when the plain calls are long (about 20 ms of work per launch is plenty to amortise a
+ * launch; a graph of long calls would only make the run slower). A call that fails during
+ * capture (not capturable: a synchronising or allocating call inside it) leaves a note and
+ * no graph time; the plain times stand. */
+static void measure_graph(const dnb_opts_t *o, dnb_timed_t *c, int nsets, int flush, int iters,
+                          double *scratch)
+{
+    dnb_timing_t *t = c->out;
+    const dnb_device_t *dev = c->dev;
+    if (dev->graph_begin == NULL) /* the host device: dnnbench said so once, at the start */
+        return;
+    int g = o->graph;
+    if (t->med_ms > 0) {
+        double fit = 20.0 / t->med_ms;
+        if (fit < g)
+            g = fit < 1.0 ? 1 : (int)fit;
+    }
+    char why[160] = "";
+    dev->sync();
+    if (dev->graph_begin(c->stream, why, sizeof why)) {
+        snprintf(t->graph_note, sizeof t->graph_note,
+                 "graph: capture failed (%s); plain launches only", why);
+        return;
+    }
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    int done = 0;
+    for (; done < g && st == CUDNN_STATUS_SUCCESS; done++)
+        st = c->call(c->arg, done % nsets);
+    void *exec = dev->graph_end(c->stream, st == CUDNN_STATUS_SUCCESS, why, sizeof why);
+    if (exec == NULL) {
+        if (st != CUDNN_STATUS_SUCCESS)
+            snprintf(t->graph_note, sizeof t->graph_note,
+                     "graph: call %d failed during capture (status %d: not capturable); plain "
+                     "launches only",
+                     done, (int)st);
+        else
+            snprintf(t->graph_note, sizeof t->graph_note,
+                     "graph: capture failed (%.120s: not capturable); plain launches only", why);
+        dev->sync();
+        return;
+    }
+    /* one untimed launch: uploads the graph, first touches */
+    int n = 0, failed = dev->graph_launch_ms(exec, c->stream) < 0;
+    double spent = 0;
+    for (int s = 0; s < iters && !failed; s++) {
+        dev->sync();
+        if (flush)
+            flush_cache(o, dev, c->stream);
+        double ms = dev->graph_launch_ms(exec, c->stream);
+        if (ms < 0) {
+            failed = 1;
+            break;
+        }
+        scratch[n++] = ms / g;
+        spent += ms;
+        if (o->max_ms > 0 && n >= (iters < 3 ? iters : 3) && spent > o->max_ms)
+            break;
+    }
+    dev->graph_destroy(exec);
+    if (failed || n == 0) {
+        snprintf(t->graph_note, sizeof t->graph_note,
+                 "graph: cudaGraphLaunch failed; plain launches only");
+        return;
+    }
+    t->graph_calls = g;
+    t->graph_samples = n;
+    t->graph_ms = median_of(scratch, n);
+}
+
 void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets, int flush)
 {
     enum { MAX_SAMPLES = 1000 };
@@ -397,9 +475,9 @@ void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets,
         for (int i = 0; i < 50 && (i < o->warmup || dnb_now_ms() - t0 < 10.0); i++) {
             /* bracketed like a sample: on an asynchronous device (cuda) this waits for the
              * call, so the warm-up never queues more than one call's work */
-            calls[c].dev->start();
+            calls[c].dev->start(calls[c].stream);
             cudnnStatus_t st = calls[c].call(calls[c].arg, i % nsets);
-            (void)calls[c].dev->stop_ms();
+            (void)calls[c].dev->stop_ms(calls[c].stream);
             if (st != CUDNN_STATUS_SUCCESS) {
                 calls[c].status = st;
                 break;
@@ -414,11 +492,14 @@ void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets,
             if (calls[c].status != CUDNN_STATUS_SUCCESS)
                 continue;
             set = (set + 1) % nsets;
+            /* nothing of the other library (or of an earlier untimed call) is in flight */
+            if (calls[c].dev->sync)
+                calls[c].dev->sync();
             if (flush)
-                flush_cache(o, calls[c].dev);
-            calls[c].dev->start();
+                flush_cache(o, calls[c].dev, calls[c].stream);
+            calls[c].dev->start(calls[c].stream);
             cudnnStatus_t st = calls[c].call(calls[c].arg, set);
-            double ms = calls[c].dev->stop_ms();
+            double ms = calls[c].dev->stop_ms(calls[c].stream);
             if (st != CUDNN_STATUS_SUCCESS) {
                 calls[c].status = st;
                 continue;
@@ -452,6 +533,10 @@ void dnb_measure(const dnb_opts_t *o, dnb_timed_t *calls, int ncalls, int nsets,
         qsort(v, (size_t)taken, sizeof *v, cmp_double);
         t->host_med_ms = taken % 2 ? v[taken / 2] : 0.5 * (v[taken / 2 - 1] + v[taken / 2]);
     }
+    if (o->graph > 0)
+        for (int c = 0; c < ncalls; c++)
+            if (calls[c].status == CUDNN_STATUS_SUCCESS && calls[c].out->samples > 0)
+                measure_graph(o, &calls[c], nsets, flush, iters, samples);
     free(samples);
     free(hsamples);
 }
