@@ -8,7 +8,7 @@
  * connected layers are convolutions whose filter covers the whole input; cudnnFind* picks their
  * algorithms. The SGD update (with momentum) is two cudnnAddTensor calls per parameter tensor.
  * Only the loss, the one-hot gradient and the predictions are computed on the host. float32,
- * NCHW, the default backend (cuda: not yet, see mem_alloc).
+ * NCHW, the default backend; on cuda the tensors are device memory (see mem_alloc).
  *
  * usage: lenet                      train 1 epoch, save lenet.weights, test it
  *        lenet train [options]      train and save (see usage() for the options)
@@ -16,6 +16,7 @@
  * The weight file format is in README.md.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -42,12 +43,78 @@
 
 /* ---- where tensors live ------------------------------------------------------------------
  * Every buffer the API reads or writes comes from mem_alloc, and every transfer between it and
- * host memory goes through mem_copy. On the host backends they are calloc and memcpy; a CUDA
- * build swaps them for cudaMalloc and cudaMemcpy(cudaMemcpyDefault) and nothing else changes. */
+ * host memory goes through mem_copy. On the host backends they are calloc and memcpy. On the
+ * cuda backend they are cudaMalloc (+ cudaMemset, so buffers start at zero as calloc's do) and
+ * cudaMemcpy with cudaMemcpyDefault: unified addressing tells the direction from the pointers,
+ * so the callers need not say which side each pointer is on.
+ *
+ * The CUDA runtime is loaded with dlopen (libcudart.so.13, .12, then libcudart.so) only when
+ * the handle is a cuda one, so the sample builds and runs without the CUDA toolkit (CI). Device
+ * pointers from this runtime are valid in freednn's (linked statically into libfreednn): both
+ * use the device's primary context. freednn launches on the handle's stream, the legacy
+ * default stream here (the sample never calls cudnnSetStream), and a cudaMemcpy on that stream
+ * waits for the kernels queued before it, so no explicit synchronisation is needed. */
+
+typedef int cuda_err_t; /* cudaError_t: 0 is cudaSuccess */
+enum { CUDA_MEMCPY_DEFAULT = 4 };
+
+static struct {
+    int on; /* tensors live in device memory */
+    void *dl;
+    cuda_err_t (*Malloc)(void **, size_t);
+    cuda_err_t (*Free)(void *);
+    cuda_err_t (*Memcpy)(void *, const void *, size_t, int);
+    cuda_err_t (*Memset)(void *, int, size_t);
+    const char *(*GetErrorString)(cuda_err_t);
+} cuda;
+
+static void cuda_check(const char *what, cuda_err_t e)
+{
+    if (e != 0) {
+        fprintf(stderr, "\nlenet: %s failed: %s\n", what, cuda.GetErrorString(e));
+        exit(1);
+    }
+}
+
+/* Loads the CUDA runtime for device buffers; -1 with a message when it cannot be loaded. */
+static int cuda_load(void)
+{
+    static const char *const names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !cuda.dl; i++)
+        cuda.dl = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!cuda.dl) {
+        fprintf(stderr,
+                "lenet: the cuda backend needs device buffers from the CUDA runtime, and no "
+                "libcudart.so.13, .12 or libcudart.so could be loaded (%s); add its directory "
+                "to LD_LIBRARY_PATH, or run with FREEDNN_BACKEND=cpu\n",
+                dlerror());
+        return -1;
+    }
+    static const char *const syms[] = {"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemset",
+                                       "cudaGetErrorString"};
+    void *fn[5];
+    for (int i = 0; i < 5; i++)
+        if (!(fn[i] = dlsym(cuda.dl, syms[i]))) {
+            fprintf(stderr, "lenet: the CUDA runtime has no %s\n", syms[i]);
+            return -1;
+        }
+    /* object to function pointer: through memcpy, the conversion ISO C leaves undefined */
+    memcpy(&cuda.Malloc, &fn[0], sizeof fn[0]), memcpy(&cuda.Free, &fn[1], sizeof fn[1]);
+    memcpy(&cuda.Memcpy, &fn[2], sizeof fn[2]), memcpy(&cuda.Memset, &fn[3], sizeof fn[3]);
+    memcpy(&cuda.GetErrorString, &fn[4], sizeof fn[4]);
+    cuda.on = 1;
+    return 0;
+}
 
 static void *mem_alloc(size_t bytes)
 {
-    void *p = calloc(1, bytes ? bytes : 1);
+    void *p = NULL;
+    if (cuda.on) {
+        cuda_check("cudaMalloc", cuda.Malloc(&p, bytes ? bytes : 1));
+        cuda_check("cudaMemset", cuda.Memset(p, 0, bytes ? bytes : 1));
+        return p;
+    }
+    p = calloc(1, bytes ? bytes : 1);
     if (!p) {
         fprintf(stderr, "lenet: out of memory (%zu bytes)\n", bytes);
         exit(1);
@@ -57,11 +124,21 @@ static void *mem_alloc(size_t bytes)
 
 static void mem_free(void *p)
 {
+    if (cuda.on) {
+        if (p)
+            cuda_check("cudaFree", cuda.Free(p));
+        return;
+    }
     free(p);
 }
 
 static void mem_copy(void *dst, const void *src, size_t bytes)
 {
+    if (cuda.on) {
+        if (bytes)
+            cuda_check("cudaMemcpy", cuda.Memcpy(dst, src, bytes, CUDA_MEMCPY_DEFAULT));
+        return;
+    }
     memcpy(dst, src, bytes);
 }
 
@@ -922,11 +999,8 @@ int main(int argc, char **argv)
     cudnnDestroy(h);
     printf("freednn %zu serving the cuDNN %zu API; backend %s\n", freednnGetVersion(),
            cudnnGetVersion(), freednnGetBackendName(backend));
-    if (backend == FREEDNN_BACKEND_CUDA) {
-        printf("lenet keeps its tensors in host memory for now and needs a host backend: "
-               "run it with FREEDNN_BACKEND=cpu\n");
-        return 0;
-    }
+    if (backend == FREEDNN_BACKEND_CUDA && cuda_load() != 0)
+        return 1;
 
     if (!strcmp(cmd, "train"))
         return train(&o, o.test_limit >= 0);
