@@ -99,15 +99,18 @@ for dir in fwd bwd_data bwd_filter; do
 done
 
 # 2. N=32: checked (ref / gpu-naive) and timed, both libraries, every shape and direction
+# f16 and bf16 in NHWC, the layout of the tensor-core rows (and NVIDIA's fast one); f32 and
+# tf32 in NCHW (no fast row of ours yet: the naive kernels serve them)
+layout_of() { case $1 in f16 | bf16) echo nhwc ;; *) echo nchw ;; esac; }
 for dt in ${DTS:-f32 tf32 f16 bf16}; do
-    run "r50_n32_$dt" 40 "${common[@]}" --dir=all --dt="$dt" --mode=both --n=32 \
+    run "r50_n32_$dt" 40 "${common[@]}" --dir=all --dt="$dt" --layout="$(layout_of "$dt")" --mode=both --n=32 \
         --ref-max-gflop=0.05 --iters=3 --max-ms=30 --batch=bench/shapes/resnet50.txt \
         --csv="$out/r50_n32_$dt.csv"
 done
 
 # 3. N=256: timed only, four shapes
 for dt in ${DTS:-f32 tf32 f16 bf16}; do
-    run "r50_n256_$dt" 20 "${common[@]}" --dir=all --dt="$dt" --mode=perf --n=256 --iters=2 \
+    run "r50_n256_$dt" 20 "${common[@]}" --dir=all --dt="$dt" --layout="$(layout_of "$dt")" --mode=perf --n=256 --iters=2 \
         --warmup=1 --max-ms=30 --batch=bench/shapes/resnet50_sub.txt --csv="$out/r50_n256_$dt.csv"
 done
 

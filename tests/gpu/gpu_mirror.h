@@ -17,7 +17,8 @@
  *      GM_OUT / GM_INOUT payload, read as elements of its type (gaps between strided
  *      elements included, so the poison must survive there on both sides), agrees with ref:
  *      |cuda - ref| <= abs_tol + rel_tol * |ref|, NaN only where ref has NaN (abs_tol =
- *      rel_tol = 0 means bit-identical);
+ *      rel_tol = 0 means bit-identical, but for NaN, which matches any NaN: sign and payload
+ *      are not part of cuDNN's contract);
  *   5. with det set, runs the cuda call a second time on fresh copies and requires identical
  *      bits of every output (determinism).
  * GM_WS buffers (workspace, reserve space the call only writes) are poisoned and not

@@ -9,7 +9,8 @@
 # Carried data (ignored build-* folders): build-data/onnx-cases.tar.xz (tests/onnx/convert.py's
 # output), build-data/fashion-mnist/, build-data/cudnn-include/ (NVIDIA's headers, for
 # compat_block), build-gpu-deps/ (fallbacks for the image).
-# Environment: OUT, STEPS (default "tier statusvs lenet compat"), SANITIZERS (run.sh's).
+# Environment: OUT, STEPS (default "tier statusvs lenet compat"; also "bench": bench/
+# gpu_tier_bench.sh, "recheck": the programs named by RECHECK), SANITIZERS (run.sh's).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 out=${OUT:-$PWD/trip-out}
@@ -38,8 +39,18 @@ for s in ${STEPS:-tier statusvs lenet compat}; do
     statusvs)
         cmake --build "$BUILD_GPU" -j "$(nproc)" --target statusvs >/dev/null 2>&1
         step statusvs "$BUILD_GPU/tools/statusvs/statusvs" --device --vs "$cudnn" "$BUILD_GPU/libfreednn.so" ;;
+    recheck) # a few test programs again, no sanitizers: RECHECK="bn tensor"
+        for t in ${RECHECK:-bn tensor}; do
+            cmake --build "$BUILD_GPU" -j "$(nproc)" --target "gpu_test_gpu_$t" >/dev/null 2>&1
+            step "recheck_$t" "$BUILD_GPU/tests/gpu/gpu_test_gpu_$t"
+        done ;;
     lenet) step lenet bash tests/gpu/lenet_gpu.sh build-data/fashion-mnist ;;
+    bench) OUT=$out/bench BUDGET_S=${BENCH_BUDGET_S:-330} step bench bash bench/gpu_tier_bench.sh "$cudnn" "$BUILD_GPU" ;;
     compat) step compat bash tests/gpu/compat_block.sh --freednn "$BUILD_GPU" --nvidia-lib "$(dirname "$cudnn")" \
         --nvidia-include build-data/cudnn-include ;;
     esac
 done
+# one archive for the many per-program logs (the device tool returns a bounded number of files)
+if [ -d "$out/tier" ]; then
+    tar -czf "$out/tier-logs.tar.gz" -C "$out" tier && rm -rf "$out/tier"
+fi
