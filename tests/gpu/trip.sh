@@ -33,6 +33,11 @@ step() { # name, command...
     tail -n "${TAIL:-25}" "$out/$name.log"
     echo "=== $name: exit $st in $((SECONDS - t0)) s"
 }
+if [ ! -f "$BUILD_GPU/CMakeCache.txt" ]; then # configured as tests/gpu/run.sh does
+    # shellcheck disable=SC2086
+    cmake -S . -B "$BUILD_GPU" -DFREEDNN_CUDA=ON -DFREEDNN_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        ${CMAKE_FLAGS:-} >"$out/configure.log" 2>&1 || tail -n 20 "$out/configure.log"
+fi
 for s in ${STEPS:-tier statusvs lenet compat}; do
     case $s in
     tier) LOG_DIR=$out/tier JOBS=$(nproc) step tier tests/gpu/run.sh ;;
