@@ -405,7 +405,7 @@ static void measure_graph(const dnb_opts_t *o, dnb_timed_t *c, int nsets, int fl
     dev->sync();
     if (dev->graph_begin(c->stream, why, sizeof why)) {
         snprintf(t->graph_note, sizeof t->graph_note,
-                 "graph: capture failed (%s); plain launches only", why);
+                 "graph: capture failed (%.120s); plain launches only", why);
         return;
     }
     cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
