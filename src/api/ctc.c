@@ -74,7 +74,8 @@ static cudnnStatus_t ctc_commit(cudnnCTCLossDescriptor_t d, cudnnDataType_t comp
                                 int max_label)
 {
     FD_TRY(ctc_live(d));
-    FD_CHECK(fd_dtype_is_valid(comp), CUDNN_STATUS_BAD_PARAM,
+    /* cuDNN 9.19 answers NOT_SUPPORTED here (docs/status-codes.md, ctc_set_bad_comp_type) */
+    FD_CHECK(fd_dtype_is_valid(comp), CUDNN_STATUS_NOT_SUPPORTED,
              "compType %d is not a cudnnDataType_t value", (int)comp);
     FD_CHECK(norm == CUDNN_LOSS_NORMALIZATION_NONE || norm == CUDNN_LOSS_NORMALIZATION_SOFTMAX,
              CUDNN_STATUS_BAD_PARAM,
