@@ -10,12 +10,6 @@
 #include "../core/backend.h"
 #include "../core/tunecache.h"
 
-#if defined(FD_HAVE_CUDA)
-/* src/cuda/errquery.cu: the handle's stream drained (*idle 1) or not, without waiting; and wait. */
-cudnnStatus_t fd_cuda_errquery_idle(cudnnHandle_t handle, int *idle);
-cudnnStatus_t fd_cuda_errquery_wait(cudnnHandle_t handle);
-#endif
-
 static const char *const backend_names[FD_BACKEND_COUNT] = {"ref", "cpu", "cuda"};
 _Static_assert(sizeof backend_names / sizeof backend_names[0] == FD_BACKEND_COUNT,
                "one name per backend");
@@ -194,18 +188,14 @@ cudnnStatus_t CUDNNWINAPI cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStat
      * (SPATIAL_PERSISTENT batch norm computes what SPATIAL does, without overflow), so the word
      * stays SUCCESS; the modes are honoured so that a kernel which does raise one only has to
      * set it. */
-#if defined(FD_HAVE_CUDA)
-    if (handle->backend == FD_BACKEND_CUDA && mode == CUDNN_ERRQUERY_BLOCKING)
-        FD_TRY(fd_cuda_errquery_wait(handle));
-    if (handle->backend == FD_BACKEND_CUDA && mode == CUDNN_ERRQUERY_NONBLOCKING) {
-        int idle = 0;
-        FD_TRY(fd_cuda_errquery_idle(handle, &idle));
+    if (mode != CUDNN_ERRQUERY_RAWCODE) {
+        int idle = 1;
+        FD_TRY(fd_backend_stream_state(handle, mode == CUDNN_ERRQUERY_BLOCKING, &idle));
         if (!idle) {
             *rstatus = CUDNN_STATUS_RUNTIME_IN_PROGRESS;
             return CUDNN_STATUS_SUCCESS;
         }
     }
-#endif
     *rstatus = handle->runtime_error;
     handle->runtime_error = CUDNN_STATUS_SUCCESS;
     return CUDNN_STATUS_SUCCESS;

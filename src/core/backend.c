@@ -15,6 +15,7 @@ size_t fd_cuda_runtime_version(void);
 cudnnStatus_t fd_cuda_sync(cudnnHandle_t handle);
 cudnnStatus_t fd_cuda_alloc(cudnnHandle_t handle, size_t bytes, void **p);
 void fd_cuda_free(cudnnHandle_t handle, void *p);
+cudnnStatus_t fd_cuda_stream_state(cudnnHandle_t handle, int wait, int *idle); /* errquery.cu */
 #endif
 
 int fd_backend_available(fd_backend_t b, char *why, size_t why_size)
@@ -84,4 +85,15 @@ void fd_backend_free(cudnnHandle_t handle, void *p)
 #endif
     (void)handle;
     free(p);
+}
+
+cudnnStatus_t fd_backend_stream_state(cudnnHandle_t handle, int wait, int *idle)
+{
+    *idle = 1;
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA)
+        return fd_cuda_stream_state(handle, wait, idle);
+#endif
+    (void)handle, (void)wait;
+    return CUDNN_STATUS_SUCCESS;
 }

@@ -25,4 +25,8 @@ cudnnStatus_t fd_backend_sync(cudnnHandle_t handle);
 cudnnStatus_t fd_backend_alloc(cudnnHandle_t handle, size_t bytes, void **p);
 void fd_backend_free(cudnnHandle_t handle, void *p);
 
+/* cudnnQueryRuntimeError's view of the handle's stream: with wait, waits for it to drain;
+ * without, only asks. *idle is 1 when nothing is queued (always, on the host backends). A
+ * failed wait or query is CUDNN_STATUS_INTERNAL_ERROR, as cuDNN documents for that call. */
+cudnnStatus_t fd_backend_stream_state(cudnnHandle_t handle, int wait, int *idle);
 #endif /* FD_CORE_BACKEND_H_ */

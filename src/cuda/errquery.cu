@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * errquery.cu - the stream side of cudnnQueryRuntimeError on a cuda handle (src/api/handle.c):
+ * errquery.cu - the stream side of cudnnQueryRuntimeError on a cuda handle (src/api/handle.c,
+ * through fd_backend_stream_state in src/core/backend.c):
  * whether the handle's stream has drained (CUDNN_ERRQUERY_NONBLOCKING, cudaStreamQuery: never
  * waits) and waiting for it (CUDNN_ERRQUERY_BLOCKING, cudaStreamSynchronize).
  *
@@ -11,9 +12,9 @@
  */
 #include "fd_cuda.cuh"
 
-extern "C" cudnnStatus_t fd_cuda_errquery_idle(cudnnHandle_t handle, int *idle)
+extern "C" cudnnStatus_t fd_cuda_stream_state(cudnnHandle_t handle, int wait, int *idle)
 {
-    cudaError_t err = cudaStreamQuery(handle->stream);
+    cudaError_t err = wait ? cudaStreamSynchronize(handle->stream) : cudaStreamQuery(handle->stream);
     if (err == cudaErrorNotReady) {
         (void)cudaGetLastError();
         *idle = 0;
@@ -21,20 +22,9 @@ extern "C" cudnnStatus_t fd_cuda_errquery_idle(cudnnHandle_t handle, int *idle)
     }
     if (err != cudaSuccess)
         return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
-                        "querying the handle's stream %p: CUDA error %d %s (%s)",
-                        (void *)handle->stream, (int)err, cudaGetErrorName(err),
-                        cudaGetErrorString(err));
+                        "%s the handle's stream %p: CUDA error %d %s (%s)",
+                        wait ? "waiting for" : "querying", (void *)handle->stream, (int)err,
+                        cudaGetErrorName(err), cudaGetErrorString(err));
     *idle = 1;
-    return CUDNN_STATUS_SUCCESS;
-}
-
-extern "C" cudnnStatus_t fd_cuda_errquery_wait(cudnnHandle_t handle)
-{
-    cudaError_t err = cudaStreamSynchronize(handle->stream);
-    if (err != cudaSuccess)
-        return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
-                        "waiting for the handle's stream %p: CUDA error %d %s (%s)",
-                        (void *)handle->stream, (int)err, cudaGetErrorName(err),
-                        cudaGetErrorString(err));
     return CUDNN_STATUS_SUCCESS;
 }
