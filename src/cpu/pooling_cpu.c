@@ -215,17 +215,25 @@ size_t fd_pool_fwd_cpu_workspace(const void *problem)
     return 0;
 }
 
-cudnnStatus_t fd_pool_fwd_cpu_run(const void *problem, const void *args)
+typedef void (*block_c_fn)(const fd_pool_problem_t *, const fd_pool_args_t *, int64_t, int64_t, int,
+                           const int64_t *);
+typedef void (*block_w_fn)(const fd_pool_problem_t *, const fd_pool_args_t *, int64_t, int64_t,
+                           const int64_t *, int64_t, int);
+
+/* Both directions: the written tensor (y forward, dx backward; spatial extent sp, strides st)
+ * is cut into units of up to BLK lanes, along C when C is its unit stride (NHWC) and along W
+ * otherwise; the units are fixed by the problem, not the thread count, and each writes only its
+ * own outputs, so the bits do not depend on OMP_NUM_THREADS. */
+static void walk_blocks(const fd_pool_problem_t *p, const fd_pool_args_t *a, const int64_t *sp,
+                        const int64_t *st, block_c_fn block_c, block_w_fn block_w)
 {
-    const fd_pool_problem_t *p = problem;
-    const fd_pool_args_t *a = args;
-    const int lc = lanes_along_c(p->xs, p->out[2]);
-    const int64_t lanes = lc ? p->c : p->out[2];
+    const int lc = lanes_along_c(st, sp[2]);
+    const int64_t lanes = lc ? p->c : sp[2];
     const int64_t nb = (lanes + BLK - 1) / BLK;
     /* units: (n, outer dims, lane block), the lane block fastest */
-    const int64_t outer = lc ? p->out[0] * p->out[1] * p->out[2] : p->c * p->out[0] * p->out[1];
+    const int64_t outer = lc ? sp[0] * sp[1] * sp[2] : p->c * sp[0] * sp[1];
     const int64_t units = p->n * outer * nb;
-    const int64_t work = p->n * p->c * p->out[0] * p->out[1] * p->out[2];
+    const int64_t work = p->n * p->c * sp[0] * sp[1] * sp[2];
 #pragma omp parallel for schedule(static) if (work >= FD_CPU_PAR_MIN / 4)
     for (int64_t u = 0; u < units; u++) {
         int64_t b = u % nb, rest = u / nb;
@@ -233,16 +241,23 @@ cudnnStatus_t fd_pool_fwd_cpu_run(const void *problem, const void *args)
         int len = (int)min64(BLK, lanes - l0);
         int64_t o[NSP];
         if (lc) {
-            o[2] = rest % p->out[2], rest /= p->out[2];
-            o[1] = rest % p->out[1], rest /= p->out[1];
-            o[0] = rest % p->out[0];
-            fwd_block_c(p, a, rest / p->out[0], l0, len, o);
+            o[2] = rest % sp[2], rest /= sp[2];
+            o[1] = rest % sp[1], rest /= sp[1];
+            o[0] = rest % sp[0];
+            block_c(p, a, rest / sp[0], l0, len, o);
         } else {
-            o[1] = rest % p->out[1], rest /= p->out[1];
-            o[0] = rest % p->out[0], rest /= p->out[0];
-            fwd_block_w(p, a, rest / p->c, rest % p->c, o, l0, len);
+            o[1] = rest % sp[1], rest /= sp[1];
+            o[0] = rest % sp[0], rest /= sp[0];
+            o[2] = 0; /* unused: the lanes are the W positions */
+            block_w(p, a, rest / p->c, rest % p->c, o, l0, len);
         }
     }
+}
+
+cudnnStatus_t fd_pool_fwd_cpu_run(const void *problem, const void *args)
+{
+    const fd_pool_problem_t *p = problem;
+    walk_blocks(p, args, p->out, p->xs, fwd_block_c, fwd_block_w);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -435,30 +450,6 @@ size_t fd_pool_bwd_cpu_workspace(const void *problem)
 cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
 {
     const fd_pool_problem_t *p = problem;
-    const fd_pool_args_t *a = args;
-    const int lc = lanes_along_c(p->dxs, p->in[2]);
-    const int64_t lanes = lc ? p->c : p->in[2];
-    const int64_t nb = (lanes + BLK - 1) / BLK;
-    const int64_t outer = lc ? p->in[0] * p->in[1] * p->in[2] : p->c * p->in[0] * p->in[1];
-    const int64_t units = p->n * outer * nb;
-    const int64_t work = p->n * p->c * p->in[0] * p->in[1] * p->in[2];
-#pragma omp parallel for schedule(static) if (work >= FD_CPU_PAR_MIN / 4)
-    for (int64_t u = 0; u < units; u++) {
-        int64_t b = u % nb, rest = u / nb;
-        int64_t l0 = b * BLK;
-        int len = (int)min64(BLK, lanes - l0);
-        int64_t i[NSP];
-        if (lc) {
-            i[2] = rest % p->in[2], rest /= p->in[2];
-            i[1] = rest % p->in[1], rest /= p->in[1];
-            i[0] = rest % p->in[0];
-            bwd_block_c(p, a, rest / p->in[0], l0, len, i);
-        } else {
-            i[1] = rest % p->in[1], rest /= p->in[1];
-            i[0] = rest % p->in[0], rest /= p->in[0];
-            i[2] = 0; /* unused: the lanes are the W positions */
-            bwd_block_w(p, a, rest / p->c, rest % p->c, i, l0, len);
-        }
-    }
+    walk_blocks(p, args, p->in, p->dxs, bwd_block_c, bwd_block_w);
     return CUDNN_STATUS_SUCCESS;
 }
