@@ -13,7 +13,8 @@
 # CMAKE_FLAGS (extra configure flags), LOG_DIR (full logs, default $BUILD_GPU/gpu-logs),
 # COMPUTE_SANITIZER (the tool, default: found on PATH or under /usr/local/cuda), TEST_TIMEOUT and
 # SANITIZER_TIMEOUT (seconds per run, default 600 and 400; a run cut off counts as failed),
-# SANITIZERS (the compute-sanitizer tools to run, default "memcheck racecheck initcheck").
+# SANITIZERS (the compute-sanitizer tools to run, default "memcheck racecheck initcheck"),
+# R50_TIMEOUT (seconds per ResNet-50 dnnbench run, default 300).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 build=${BUILD_GPU:-build-gpu}
@@ -59,7 +60,7 @@ cmake -S . -B "$build" -DFREEDNN_CUDA=ON -DFREEDNN_TESTS=ON -DCMAKE_BUILD_TYPE=R
 st=$?
 tally configure $st "$(grep -m1 'freednn: cuda backend' "$logs/configure.log" | sed 's/^-- //')"
 if [ $st -ne 0 ]; then tail -n 30 "$logs/configure.log"; finish; fi
-cmake --build "$build" -j "$jobs" --target gpu_tests onnx_conv onnx_ops >"$logs/build.log" 2>&1
+cmake --build "$build" -j "$jobs" --target gpu_tests onnx_conv onnx_ops dnnbench >"$logs/build.log" 2>&1
 st=$?
 tally build $st "library and tests/gpu in $(($(date +%s) - t0)) s (-j $jobs; warnings: $(grep -c 'warning' "$logs/build.log"))"
 if [ $st -ne 0 ]; then grep -E 'error|Error' "$logs/build.log" | head -n 30; finish; fi
@@ -104,6 +105,31 @@ if [ -f "$onnx/index.txt" ] && [ -f "$onnx/ops/index.txt" ]; then
 else
     tally onnx 1 "no converted ONNX cases at $onnx (run tests/onnx/convert.py and set ONNX_CASES)"
 fi
+
+# ---- every cuda conv row against the naive GPU kernel on ResNet-50 at N = 32 -----------------
+# dnnbench --ref=gpu: the naive rows in DOUBLE are the oracle (they are checked against ref on
+# the smoke shapes by test_gpu_conv); f16 / bf16 in NHWC reach the tensor-core rows, f32 the
+# naive ones. Each line counts one check; a run cut off by R50_TIMEOUT counts as failed.
+for spec in "f16 nhwc" "bf16 nhwc" "f32 nchw"; do
+    set -- $spec
+    name="r50_n32_$1"
+    t0=$(date +%s)
+    timeout "${R50_TIMEOUT:-300}" "$build/tools/dnnbench/dnnbench" --op=conv --backend=cuda --dir=all \
+        --dt="$1" --layout="$2" --mode=corr --ref=gpu --n=32 --batch=bench/shapes/resnet50.txt \
+        >"$logs/$name.log" 2>&1
+    st=$?
+    line=$(grep -E '^tests:' "$logs/$name.log" | tail -n 1)
+    if [ -z "$line" ] || [ $st -gt 1 ]; then
+        tally "$name" 1 "exit $st without its summary (timeout?)"
+        continue
+    fi
+    p=$(echo "$line" | sed -E 's/.* passed:([0-9]+).*/\1/')
+    f=$(echo "$line" | sed -E 's/.* failed:([0-9]+).*/\1/')
+    passed=$((passed + p))
+    failed=$((failed + f))
+    say "      $name  exit $st in $(($(date +%s) - t0)) s: $line"
+    grep -E ' FAILED ' "$logs/$name.log" | head -n 5
+done
 
 # ---- compute-sanitizer on the smoke subsets -----------------------------------------------
 san=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || true)}
