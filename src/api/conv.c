@@ -293,12 +293,39 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
     return max_count(handle, FD_CONV_BWD_FILTER, count);
 }
 
+/* The algorithm the heuristic moves to the front for this problem, or -1. One measured rule
+ * (docs/perf/cpu-vs-onednn-2026-11-30.md, dnnbench --algo=heur against --algo=find on ResNet-50
+ * at N = 1): on cpu, Winograd F(4x4,3x3) beats im2col + GEMM for FLOAT 3x3 stride-1 layers of
+ * 28 x 28 outputs and more (fwd and bwd data), and loses below. */
+static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
+{
+    if (handle->backend != FD_BACKEND_CPU || p->xdt != CUDNN_DATA_FLOAT ||
+        p->compute != CUDNN_DATA_FLOAT || p->nsp != 2 || p->groups != 1)
+        return -1;
+    for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++)
+        if (p->flt[d] != 3 || p->stride[d] != 1 || p->dil[d] != 1)
+            return -1;
+    if (p->out[1] * p->out[2] < 28 * 28)
+        return -1;
+    return p->dir == FD_CONV_FWD        ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD
+           : p->dir == FD_CONV_BWD_DATA ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD
+                                        : -1;
+}
+
 /* One perf entry per algorithm, in heuristic order, supported ones first. */
 static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t *out,
                     const fd_conv_impl_t **impls)
 {
     int count = fd_conv_algo_count(p->dir), n = 0;
-    const int *rank = rank_of(p->dir);
+    int rank[CUDNN_CONVOLUTION_FWD_ALGO_COUNT]; /* the longest of the three enums */
+    _Static_assert((int)CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT <= (int)CUDNN_CONVOLUTION_FWD_ALGO_COUNT &&
+                       (int)CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT <= (int)CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                   "rank[] holds every direction's enum");
+    const int first = heuristic_first(handle, p);
+    rank[0] = first;
+    for (int i = 0, j = first >= 0; i < count; i++)
+        if (rank_of(p->dir)[i] != first)
+            rank[j++] = rank_of(p->dir)[i];
     /* pass 0: algorithms the handle's own backend serves; 1: those served by the fallback
      * (cpu -> ref, far slower); 2: unsupported ones. */
     for (int pass = 0; pass < 3; pass++) {
