@@ -76,6 +76,8 @@ static inline double fd_act_fwd_value(const fd_act_params_t *a, double x)
     case CUDNN_ACTIVATION_IDENTITY:
         return x;
     case CUDNN_ACTIVATION_SWISH: {
+        if (isnan(x)) /* x itself: x * sigmoid(NaN) would pick either NaN's sign, by build */
+            return x;
         double s = fd_act_sigmoid(a->swish_beta == 0.0 ? 0.0 : a->swish_beta * x); /* not 0 * inf */
         return s == 0.0 ? 0.0 : x * s; /* x -> -inf (beta > 0): the limit 0, not -inf * 0 */
     }

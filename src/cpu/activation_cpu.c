@@ -9,12 +9,10 @@
  * order; the modes that need exp / tanh / expm1 call the family's scalar definitions, because a
  * vectorised transcendental would not round like libm and these results are promised bit for
  * bit. FLOAT, DOUBLE, HALF, BFLOAT16; no workspace; y may be x (same strides).
- * SWISH is declined: its values are the ref's except the sign of a NaN output. For a NaN x,
- * x * s (s = sigmoid(beta x)) multiplies two NaNs of opposite signs (the -x inside the sigmoid
- * flips it), x86 returns the first operand's, and which operand comes first is the compiler's
- * choice: the RelWithDebInfo ref returns x's NaN, the Debug ref and these vectorised clones
- * s's. No cpu code can match a ref whose bits depend on its build (tests/ref/test_activation.c
- * compares NaN bits); src/core/activation.h returning a NaN x itself would settle both.
+ * SWISH forward goes through fd_act_fwd_value, which returns a NaN x itself (x * s with
+ * s = sigmoid(beta x) would multiply two NaNs of opposite signs, and x86 returns the first
+ * operand's: the compiler's choice, so the ref's bits depended on its build). SWISH backward is
+ * declined for the same reason (its NaN gradients' signs follow the operand order).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off")
@@ -127,10 +125,10 @@ static int plan(const fd_act_problem_t *p, int bwd, fd_cpu_ew_t *e, char *why, s
         snprintf(why, why_size, "%s stays with ref", fd_dtype_name(p->dt));
         return 0;
     }
-    if (p->act.mode == CUDNN_ACTIVATION_SWISH) {
-        /* the sign of a NaN output depends on the compiler's operand order, in the ref too
+    if (bwd && p->act.mode == CUDNN_ACTIVATION_SWISH) {
+        /* the sign of a NaN gradient depends on the compiler's operand order, in the ref too
          * (see the header comment) */
-        snprintf(why, why_size, "swish stays with ref");
+        snprintf(why, why_size, "swish backward stays with ref");
         return 0;
     }
     const int64_t *fs[2] = {p->ys, p->xs};
