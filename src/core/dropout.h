@@ -45,6 +45,11 @@ void fd_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out
 uint64_t fd_dropout_threshold(float p);
 /* 1 when element i is kept by the call-th forward call of a generator seeded with seed. */
 int fd_dropout_keep(uint64_t seed, uint64_t call, uint64_t i, uint64_t threshold);
+/* States in host memory (the ref and cpu rows; src/ref/dropout_ref.c): checks the header and
+ * reads the seed and the number of forward calls so far; BAD_PARAM with the reason when
+ * cudnnSetDropoutDescriptor did not write it. After a forward call, the count is set to call + 1. */
+cudnnStatus_t fd_dropout_states_read(const void *states, uint64_t *seed, uint64_t *call);
+void fd_dropout_states_set_calls(void *states, uint64_t calls);
 
 typedef enum {
     FD_DROPOUT_INIT,    /* cudnnSetDropoutDescriptor: write the states header (no tensors) */

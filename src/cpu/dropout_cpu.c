@@ -193,13 +193,6 @@ static void run_all(const fd_dropout_problem_t *p, const fd_dropout_args_t *a, i
     }
 }
 
-static uint64_t word_load(const void *states, int w)
-{
-    uint64_t v;
-    memcpy(&v, (const unsigned char *)states + 8 * w, sizeof v);
-    return v;
-}
-
 static int check(const fd_dropout_problem_t *p, char *why, size_t why_size)
 {
     if (!fd_cpu_dtype_ok(p->in.dtype) || !fd_cpu_dtype_ok(p->out.dtype)) {
@@ -228,19 +221,10 @@ cudnnStatus_t fd_dropout_fwd_cpu_run(const void *problem, const void *args)
 {
     const fd_dropout_problem_t *p = problem;
     const fd_dropout_args_t *a = args;
-    /* host memory: verify the header as the ref row does */
-    FD_CHECK(word_load(a->states, FD_DROPOUT_WORD_MAGIC) == FD_DROPOUT_STATES_MAGIC &&
-                 word_load(a->states, FD_DROPOUT_WORD_VERSION) == FD_DROPOUT_STATES_VERSION,
-             CUDNN_STATUS_BAD_PARAM,
-             "the dropout states buffer %p was not initialised by cudnnSetDropoutDescriptor "
-             "(header %016llx, version %llu)",
-             a->states, (unsigned long long)word_load(a->states, FD_DROPOUT_WORD_MAGIC),
-             (unsigned long long)word_load(a->states, FD_DROPOUT_WORD_VERSION));
-    uint64_t seed = word_load(a->states, FD_DROPOUT_WORD_SEED);
-    uint64_t call = word_load(a->states, FD_DROPOUT_WORD_CALLS);
+    uint64_t seed, call;
+    FD_TRY(fd_dropout_states_read(a->states, &seed, &call)); /* host memory: verified as on ref */
     run_all(p, a, 1, seed, call);
-    uint64_t next = call + 1;
-    memcpy((unsigned char *)a->states + 8 * FD_DROPOUT_WORD_CALLS, &next, sizeof next);
+    fd_dropout_states_set_calls(a->states, call + 1);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -66,6 +66,26 @@ static void word_store(void *states, int w, uint64_t v)
     memcpy((unsigned char *)states + 8 * w, &v, sizeof v);
 }
 
+cudnnStatus_t fd_dropout_states_read(const void *states, uint64_t *seed, uint64_t *call)
+{
+    /* Host memory: the reference can afford to verify what a device backend cannot. */
+    FD_CHECK(word_load(states, FD_DROPOUT_WORD_MAGIC) == FD_DROPOUT_STATES_MAGIC &&
+                 word_load(states, FD_DROPOUT_WORD_VERSION) == FD_DROPOUT_STATES_VERSION,
+             CUDNN_STATUS_BAD_PARAM,
+             "the dropout states buffer %p was not initialised by cudnnSetDropoutDescriptor "
+             "(header %016llx, version %llu)",
+             states, (unsigned long long)word_load(states, FD_DROPOUT_WORD_MAGIC),
+             (unsigned long long)word_load(states, FD_DROPOUT_WORD_VERSION));
+    *seed = word_load(states, FD_DROPOUT_WORD_SEED);
+    *call = word_load(states, FD_DROPOUT_WORD_CALLS);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+void fd_dropout_states_set_calls(void *states, uint64_t calls)
+{
+    word_store(states, FD_DROPOUT_WORD_CALLS, calls);
+}
+
 /* Element offset of canonical (row-major over the dims) index i. */
 static int64_t offset_of(const struct cudnnTensorStruct *t, int64_t i)
 {
@@ -95,16 +115,8 @@ cudnnStatus_t fd_dropout_fwd_ref_run(const void *problem, const void *args)
 {
     const fd_dropout_problem_t *p = problem;
     const fd_dropout_args_t *a = args;
-    /* Host memory: the reference can afford to verify what a device backend cannot. */
-    FD_CHECK(word_load(a->states, FD_DROPOUT_WORD_MAGIC) == FD_DROPOUT_STATES_MAGIC &&
-                 word_load(a->states, FD_DROPOUT_WORD_VERSION) == FD_DROPOUT_STATES_VERSION,
-             CUDNN_STATUS_BAD_PARAM,
-             "the dropout states buffer %p was not initialised by cudnnSetDropoutDescriptor "
-             "(header %016llx, version %llu)",
-             a->states, (unsigned long long)word_load(a->states, FD_DROPOUT_WORD_MAGIC),
-             (unsigned long long)word_load(a->states, FD_DROPOUT_WORD_VERSION));
-    uint64_t seed = word_load(a->states, FD_DROPOUT_WORD_SEED);
-    uint64_t call = word_load(a->states, FD_DROPOUT_WORD_CALLS);
+    uint64_t seed, call;
+    FD_TRY(fd_dropout_states_read(a->states, &seed, &call));
     unsigned char *mask = a->reserve;
     for (int64_t i = 0; i < p->count; i++) {
         int keep = fd_dropout_keep(seed, call, (uint64_t)i, p->threshold);
@@ -113,7 +125,7 @@ cudnnStatus_t fd_dropout_fwd_ref_run(const void *problem, const void *args)
         fd_store(p->out.dtype, a->out, yo, v);
         mask[i] = (unsigned char)keep;
     }
-    word_store(a->states, FD_DROPOUT_WORD_CALLS, call + 1);
+    fd_dropout_states_set_calls(a->states, call + 1);
     return CUDNN_STATUS_SUCCESS;
 }
 
