@@ -1,35 +1,66 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench/gpu_table.sh - the GPU table of docs/perf/gpu-table-2026-11-30.md in one short device
-# trip: dnnbench --vs NVIDIA's cuDNN 9 on ResNet-50 (bench/shapes/resnet50.txt) at N=32, every
-# direction, f16 and bf16 in NHWC (the tensor-core rows); N=256 on the four-shape subset; the
-# memory-bound ops on bench/shapes/memops.txt (f32, --graph). Timing only: correctness is the GPU
-# tier's (tests/gpu/run.sh). Everything lands in $OUT/gpu-table.tar.gz (the device tool returns
-# few files). Usage: bench/gpu_table.sh LIBCUDNN_SO_9 BUILD_DIR
+# bench/gpu_table.sh - the GPU tables of docs/perf/ in short device trips: dnnbench --vs NVIDIA's
+# cuDNN 9, every direction, timing only (correctness is the GPU tier's: tests/gpu/run.sh).
+# Sets (arguments after the two paths; default "n32"):
+#   n32       ResNet-50 (bench/shapes/resnet50.txt) at N=32: f16, bf16, tf32 in NHWC; f32 (FMA
+#             math) in NHWC and NCHW
+#   n256      the same at N=256
+#   deepbench the DeepBench training set (bench/shapes/deepbench_train.txt, its own N): f16,
+#             bf16, tf32 NHWC and f32 NCHW
+#   mem       the memory-bound ops on bench/shapes/memops.txt (f32, --graph)
+# Data: --fill=real (small-integer fills are mostly zeros at large K, which flatters tensor-core
+# power draw); above 20 GFLOP a call's agreement between the two libraries is not checked
+# (dnnbench --vs-check-max-gflop) and large inputs repeat a 1 M-element random tile: both keep
+# the host from eating the trip. Each run has a cap (seconds); CAP_SCALE multiplies them.
+# Everything lands in $OUT/gpu-table-<sets>.tar.gz (the device tool returns few files).
+# Usage: bench/gpu_table.sh LIBCUDNN_SO_9 BUILD_DIR [SET...]
 set -u
 cd "$(dirname "$0")/.." || exit 2
-cudnn=$1 build=$2 out=${OUT:-.}/gpu-table
+cudnn=$1 build=$2
+shift 2
+sets=${*:-n32}
+tag=$(echo "$sets" | tr ' ' '-')
+out=${OUT:-.}/gpu-table-$tag
 mkdir -p "$out"
 cmake --build "$build" -j "$(nproc)" --target dnnbench freednn >"$out/build.log" 2>&1 || { tail -n 20 "$out/build.log"; exit 1; }
 dnb="$build/tools/dnnbench/dnnbench"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader >"$out/card.txt" 2>&1
 run() { # name seconds args...
-    local name=$1 cap=$2
+    local name=$1 cap
+    cap=$(awk -v c="$2" -v s="${CAP_SCALE:-1}" 'BEGIN { printf "%d", c * s }')
     shift 2
     echo "=== $name: dnnbench $*" | tee "$out/$name.txt"
+    local t0=$SECONDS
     timeout "$cap" "$dnb" "$@" --csv="$out/$name.csv" >>"$out/$name.txt" 2>&1
-    echo "rc $?" >>"$out/$name.txt"
+    echo "rc $? in $((SECONDS - t0)) s (cap $cap)" >>"$out/$name.txt"
     grep -E '^geomean|^tests:|^rc' "$out/$name.txt"
 }
-for dt in f16 bf16; do
-    run "r50_n32_$dt" 100 --op=conv --backend=cuda --vs="$cudnn" --dir=all --dt=$dt --layout=nhwc \
-        --mode=perf --n=32 --iters=5 --batch=bench/shapes/resnet50.txt
+conv() { # name cap n-option shapes dt layout
+    run "$1" "$2" --op=conv --backend=cuda --vs="$cudnn" --dir=all --dt="$5" --layout="$6" \
+        --mode=perf --fill=real $3 --iters=5 --batch="$4"
+}
+for set in $sets; do
+    case $set in
+    n32 | n256)
+        n=${set#n}
+        cap=$([ "$n" = 32 ] && echo 50 || echo 100)
+        for dt in f16 bf16 tf32; do
+            conv "r50_${set}_${dt}_nhwc" "$cap" --n="$n" bench/shapes/resnet50.txt $dt nhwc
+        done
+        conv "r50_${set}_f32_nhwc" "$cap" --n="$n" bench/shapes/resnet50.txt f32 nhwc
+        conv "r50_${set}_f32_nchw" "$cap" --n="$n" bench/shapes/resnet50.txt f32 nchw ;;
+    deepbench)
+        for dt in f16 bf16 tf32; do
+            conv "db_train_${dt}_nhwc" 80 "" bench/shapes/deepbench_train.txt $dt nhwc
+        done
+        conv db_train_f32_nchw 80 "" bench/shapes/deepbench_train.txt f32 nchw ;;
+    mem)
+        for op in act pool softmax bn tensor lrn; do
+            run "mem_$op" 15 --op=$op --backend=cuda --vs="$cudnn" --graph --dir=all --dt=f32 \
+                --mode=perf --iters=5 --batch=memops
+        done ;;
+    *) echo "unknown set $set (n32, n256, deepbench, mem)" ;;
+    esac
 done
-for dt in f16 bf16; do
-    run "r50_n256_$dt" 45 --op=conv --backend=cuda --vs="$cudnn" --dir=all --dt=$dt --layout=nhwc \
-        --mode=perf --n=256 --iters=3 --batch=bench/shapes/resnet50_sub.txt
-done
-for op in act pool softmax bn tensor lrn; do
-    run "mem_$op" 15 --op=$op --backend=cuda --vs="$cudnn" --graph --dir=all --dt=f32 --mode=perf \
-        --iters=5 --batch=memops
-done
-tar -czf "${OUT:-.}/gpu-table.tar.gz" -C "${OUT:-.}" gpu-table && rm -rf "$out"
+tar -czf "${OUT:-.}/gpu-table-$tag.tar.gz" -C "${OUT:-.}" "gpu-table-$tag" && rm -rf "$out"

@@ -73,6 +73,8 @@ static const char usage_text[] =
     "                [--csv=FILE] [--plot=FILE] (--batch=FILE | PROBLEM...)\n"
     "more: --warmup=N --max-ms=MS --cache=cold|hot --cold-bytes=B --fill=int|real "
     "--ref-max-gflop=G\n"
+    "      --vs-check-max-gflop=G (--mode=perf with --vs: check agreement up to G GFLOP per "
+    "call, default 20)\n"
     "      --ref=auto|host|gpu (conv on cuda: the naive GPU kernels check what ref is too slow "
     "for)\n"
     "      --graph[=CALLS] (cuda: also time a captured CUDA graph of CALLS calls, default 20)\n"
@@ -538,6 +540,8 @@ static void repro_line(const dnb_opts_t *o, const char *backend, const char *dir
         appendf(buf, size, " --iters=%d", o->iters);
     if (o->ref_max_gflop != 1.0)
         appendf(buf, size, " --ref-max-gflop=%g", o->ref_max_gflop);
+    if (o->vs_check_max_gflop != 20.0)
+        appendf(buf, size, " --vs-check-max-gflop=%g", o->vs_check_max_gflop);
     if (o->ref_kind != DNB_REF_AUTO)
         appendf(buf, size, " --ref=%s", o->ref_kind == DNB_REF_HOST ? "host" : "gpu");
     if (o->graph)
@@ -561,6 +565,7 @@ int main(int argc, char **argv)
     o.max_ms = 3000;
     o.cold_bytes = (size_t)256 << 20;
     o.ref_max_gflop = 1.0;
+    o.vs_check_max_gflop = 20.0;
 
     /* the op first: its options are parsed with the rest */
     o.op = ops[0];
@@ -667,6 +672,8 @@ int main(int argc, char **argv)
             o.fill_real = strcmp(v, "real") == 0;
         } else if ((v = value_of(a, "--ref-max-gflop"))) {
             o.ref_max_gflop = parse_double(v, a);
+        } else if ((v = value_of(a, "--vs-check-max-gflop"))) {
+            o.vs_check_max_gflop = parse_double(v, a);
         } else if ((v = value_of(a, "--ref"))) {
             o.ref_kind = strcmp(v, "auto") == 0   ? DNB_REF_AUTO
                          : strcmp(v, "host") == 0 ? DNB_REF_HOST

@@ -192,6 +192,7 @@ typedef struct dnb_opts {
     size_t cold_bytes;    /* cap of the cold-cache footprint */
     int fill_real;        /* --fill=real: uniform [-1, 1) instead of small integers */
     double ref_max_gflop; /* above this many GFLOP per call ref is too slow: see ref_kind */
+    double vs_check_max_gflop; /* --mode=perf with --vs: agreement checked up to this size */
     int ref_kind;         /* DNB_REF_AUTO, _HOST or _GPU (--ref) */
     int graph;            /* --graph[=CALLS]: calls per captured CUDA graph, 0 off */
     int inject_error;     /* test hook: perturb one output element after the library call:
