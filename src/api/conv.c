@@ -10,7 +10,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../core/backend.h"
 #include "../core/conv.h"
@@ -551,13 +550,6 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm(cudnnHandle
 
 /* ---- Find: time every supported algorithm ---------------------------------------------- */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 static cudnnStatus_t find_return(const fd_perf_t *all, int n, int requested, int *returned,
                                  void *perf_results)
 {
@@ -648,8 +640,22 @@ static cudnnStatus_t run_best(cudnnHandle_t handle, const fd_conv_problem_t *p,
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Runs each supported algorithm once into args->out (an implementation serving several
- * algorithms is timed once), then sorts by time, unsupported last. */
+/* One timed call of Find (fd_backend_time's callback). */
+typedef struct {
+    const fd_conv_impl_t *impl;
+    const fd_conv_problem_t *p;
+    const fd_conv_args_t *args;
+} find_call_t;
+
+static cudnnStatus_t find_call_run(void *ctx)
+{
+    const find_call_t *c = ctx;
+    return c->impl->run(c->p, c->args);
+}
+
+/* Times each supported algorithm into args->out (an implementation serving several
+ * algorithms is timed once; fd_backend_time: on cuda a warm-up run and the median of
+ * FD_FIND_REPS runs between events), then sorts by time, unsupported last. */
 static cudnnStatus_t find_timed(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_conv_args_t *args,
                                 int requested, int *returned, void *perf_results)
 {
@@ -675,13 +681,8 @@ static cudnnStatus_t find_timed(cudnnHandle_t handle, const fd_conv_problem_t *p
             all[i].status = CUDNN_STATUS_ALLOC_FAILED; /* cuDNN's word for a short workspace here */
             continue;
         }
-        /* On cuda the runs are asynchronous: the clock brackets the queued work, waited for. */
-        FD_TRY(fd_backend_sync(handle));
-        double t0 = now_ms();
-        all[i].status = impls[i]->run(p, args);
-        if (all[i].status == CUDNN_STATUS_SUCCESS)
-            all[i].status = fd_backend_sync(handle);
-        all[i].time = (float)(now_ms() - t0);
+        find_call_t call = {impls[i], p, args};
+        all[i].status = fd_backend_time(handle, find_call_run, &call, &all[i].time);
     }
     sort_by_time(all, n);
     remember(handle, p, all, n);

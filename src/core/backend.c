@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "backend.h"
 
@@ -15,6 +16,8 @@ size_t fd_cuda_runtime_version(void);
 cudnnStatus_t fd_cuda_sync(cudnnHandle_t handle);
 cudnnStatus_t fd_cuda_alloc(cudnnHandle_t handle, size_t bytes, void **p);
 void fd_cuda_free(cudnnHandle_t handle, void *p);
+cudnnStatus_t fd_cuda_time(cudnnHandle_t handle, cudnnStatus_t (*fn)(void *ctx), void *ctx,
+                           int reps, float *ms);
 cudnnStatus_t fd_cuda_stream_state(cudnnHandle_t handle, int wait, int *idle); /* errquery.cu */
 #endif
 
@@ -57,6 +60,23 @@ cudnnStatus_t fd_backend_sync(cudnnHandle_t handle)
 #endif
     (void)handle;
     return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t fd_backend_time(cudnnHandle_t handle, cudnnStatus_t (*fn)(void *ctx), void *ctx,
+                              float *ms)
+{
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA)
+        return fd_cuda_time(handle, fn, ctx, FD_FIND_REPS, ms);
+#else
+    (void)handle;
+#endif
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cudnnStatus_t st = fn(ctx);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *ms = (float)((double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
+    return st;
 }
 
 cudnnStatus_t fd_backend_alloc(cudnnHandle_t handle, size_t bytes, void **p)

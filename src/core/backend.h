@@ -20,6 +20,16 @@ size_t fd_backend_cudart_version(void);
  * synchronise. */
 cudnnStatus_t fd_backend_sync(cudnnHandle_t handle);
 
+/* Find's timer: runs fn(ctx) (one call of an implementation, queued on the handle's stream on
+ * cuda) and puts its time in *ms. On cuda: one untimed run first (the first launch of a kernel
+ * loads its module and warms the caches), then FD_FIND_REPS runs, each between two events
+ * recorded on the handle's stream, and the median of their times. On the host backends one run
+ * by the monotonic clock: the calls finish before returning, and a second run of a slow ref
+ * algorithm would double Find's cost for little. The first failing status is returned. */
+#define FD_FIND_REPS 3
+cudnnStatus_t fd_backend_time(cudnnHandle_t handle, cudnnStatus_t (*fn)(void *ctx), void *ctx,
+                              float *ms);
+
 /* `bytes` of zeroed memory where the handle's data lives (device memory on cuda), for Find
  * without caller buffers; *p is NULL for 0 bytes. fd_backend_free(handle, NULL) is a no-op. */
 cudnnStatus_t fd_backend_alloc(cudnnHandle_t handle, size_t bytes, void **p);

@@ -2,8 +2,9 @@
 /*
  * probe.cu - the cuda backend's glue to the CUDA runtime: whether the backend can run here
  * (a driver, a device, sm_80 or later), the runtime version, the error mapping every .cu file
- * uses, and the three services generic code reaches through src/core/backend.c: waiting for
- * a handle's stream (Find's timer) and zeroed device scratch (Find without buffers).
+ * uses, and the services generic code reaches through src/core/backend.c: waiting for a
+ * handle's stream, Find's timer (events on that stream) and zeroed device scratch (Find without
+ * buffers).
  *
  * The runtime is linked statically, so on a machine without a driver the library still loads
  * and cudaGetDeviceCount answers with an error: cudnnCreate then picks cpu.
@@ -99,6 +100,68 @@ extern "C" cudnnStatus_t fd_cuda_sync(cudnnHandle_t handle)
     FD_CUDA_CHECK(cudaStreamSynchronize(handle->stream), "waiting for the handle's stream %p",
                   (void *)handle->stream);
     return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t time_check(cudaError_t err, const char *what)
+{
+    return fd_cuda_check(err, __FILE__, __LINE__, "%s", what);
+}
+
+/* Find's timer (src/core/backend.h): a warm-up run, then reps runs between events on the
+ * handle's stream; the median. Find may create events (it allocates scratch too); compute calls
+ * never do. */
+extern "C" cudnnStatus_t fd_cuda_time(cudnnHandle_t handle, cudnnStatus_t (*fn)(void *ctx),
+                                      void *ctx, int reps, float *ms)
+{
+    enum { MAX_REPS = 15 };
+    reps = reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
+    cudaEvent_t ev[MAX_REPS + 1] = {};
+    float t[MAX_REPS];
+    cudnnStatus_t st = fn(ctx);
+    for (int i = 0; st == CUDNN_STATUS_SUCCESS && i <= reps; i++)
+        st = time_check(cudaEventCreate(&ev[i]), "creating Find's timing events");
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = time_check(cudaEventRecord(ev[0], handle->stream), "recording an event");
+    for (int i = 0; st == CUDNN_STATUS_SUCCESS && i < reps; i++) {
+        st = fn(ctx);
+        if (st == CUDNN_STATUS_SUCCESS)
+            st = time_check(cudaEventRecord(ev[i + 1], handle->stream),
+                                      "recording an event");
+    }
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = time_check(cudaEventSynchronize(ev[reps]), "waiting for Find's runs");
+    for (int i = 0; st == CUDNN_STATUS_SUCCESS && i < reps; i++)
+        st = time_check(cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]),
+                                  "reading Find's timing events");
+    for (int i = 0; i <= reps; i++)
+        if (ev[i] != NULL)
+            cudaEventDestroy(ev[i]);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    for (int i = 1; i < reps; i++) /* insertion sort of a handful */
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            float v = t[j];
+            t[j] = t[j - 1], t[j - 1] = v;
+        }
+    *ms = t[reps / 2];
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The tuning cache's device identity (src/core/tunecache.h): what Find's times depend on, the
+ * device's name, compute capability and SM count ("NVIDIA H200|sm_90|sms=132"); 0 when the
+ * runtime cannot say. */
+extern "C" int fd_tunecache_cuda_identity(cudnnHandle_t handle, char *buf, size_t size)
+{
+    (void)handle; /* the handle belongs to the thread's current device, as in cuDNN */
+    int dev = 0;
+    cudaDeviceProp prop;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    snprintf(buf, size, "%s|sm_%d%d|sms=%d", prop.name, prop.major, prop.minor,
+             prop.multiProcessorCount);
+    return 1;
 }
 
 extern "C" cudnnStatus_t fd_cuda_alloc(cudnnHandle_t handle, size_t bytes, void **p)
