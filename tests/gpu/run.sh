@@ -14,7 +14,10 @@
 # COMPUTE_SANITIZER (the tool, default: found on PATH or under /usr/local/cuda), TEST_TIMEOUT and
 # SANITIZER_TIMEOUT (seconds per run, default 600 and 400; a run cut off counts as failed),
 # SANITIZERS (the compute-sanitizer tools to run, default "memcheck racecheck initcheck"),
-# R50_TIMEOUT (seconds per ResNet-50 dnnbench run, default 300).
+# R50_TIMEOUT (seconds per ResNet-50 dnnbench run, default 300), R50_SPECS (the "dtype layout"
+# pairs of that pass, comma-separated), PARTS (which parts run after the build, default
+# "programs onnx r50 sanitizers"; PROGRAMS="find conv_tc" narrows the programs and sanitizer
+# runs to those tests/gpu/test_gpu_<name> programs).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 build=${BUILD_GPU:-build-gpu}
@@ -65,9 +68,15 @@ st=$?
 tally build $st "library and tests/gpu in $(($(date +%s) - t0)) s (-j $jobs; warnings: $(grep -c 'warning' "$logs/build.log"))"
 if [ $st -ne 0 ]; then grep -E 'error|Error' "$logs/build.log" | head -n 30; finish; fi
 tests=$(ls "$build"/tests/gpu/gpu_test_gpu_* 2>/dev/null | sort)
+if [ -n "${PROGRAMS:-}" ]; then
+    tests=$(for p in $PROGRAMS; do ls "$build/tests/gpu/gpu_test_gpu_$p" 2>/dev/null; done)
+fi
+parts=" ${PARTS:-programs onnx r50 sanitizers} "
+part() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ---- the tests ----------------------------------------------------------------------------
-for test_bin in $tests; do
+part programs || tests_run=
+for test_bin in ${tests_run-$tests}; do
     name=${test_bin##*/gpu_}
     t0=$(date +%s)
     timeout "${TEST_TIMEOUT:-600}" "$test_bin" >"$logs/$name.log" 2>&1
@@ -89,7 +98,9 @@ done
 
 # ---- ONNX node tests on the cuda handle (the default handle where a GPU runs) ------------
 onnx=${ONNX_CASES:-$build/tests/onnx/cases}
-if [ -f "$onnx/index.txt" ] && [ -f "$onnx/ops/index.txt" ]; then
+if ! part onnx; then
+    :
+elif [ -f "$onnx/index.txt" ] && [ -f "$onnx/ops/index.txt" ]; then
     for prog in onnx_conv onnx_ops; do
         t0=$(date +%s)
         timeout "${TEST_TIMEOUT:-600}" "$build/tests/onnx/$prog" "$onnx" >"$logs/$prog.log" 2>&1
@@ -110,7 +121,9 @@ fi
 # dnnbench --ref=gpu: the naive rows in DOUBLE are the oracle (they are checked against ref on
 # the smoke shapes by test_gpu_conv); f16 / bf16 in NHWC reach the tensor-core rows, f32 the
 # naive ones. Each line counts one check; a run cut off by R50_TIMEOUT counts as failed.
-for spec in "f16 nhwc" "bf16 nhwc" "f32 nchw"; do
+part r50 || R50_SPECS=
+IFS=, read -r -a r50_specs <<<"${R50_SPECS-f16 nhwc,bf16 nhwc,f32 nchw}"
+for spec in "${r50_specs[@]}"; do
     set -- $spec
     name="r50_n32_$1"
     t0=$(date +%s)
@@ -132,6 +145,7 @@ for spec in "f16 nhwc" "bf16 nhwc" "f32 nchw"; do
 done
 
 # ---- compute-sanitizer on the smoke subsets -----------------------------------------------
+part sanitizers || finish
 san=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || true)}
 for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
     [ -n "$san" ] || { [ -x "$c" ] && san=$c; }
