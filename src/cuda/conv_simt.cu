@@ -1,0 +1,790 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conv_simt.cu - FLOAT convolution as implicit GEMM on the CUDA cores (FFMA, float
+ * accumulation), all three directions, any math type (the FMA_MATH path, and what FLOAT runs
+ * when the tensor-core rows decline). Rows:
+ *   fd_conv_fwd_simt_igemm        FWD IMPLICIT_GEMM, IMPLICIT_PRECOMP_GEMM    no workspace
+ *   fd_conv_bwd_data_simt_igemm   BWD_DATA ALGO_0, ALGO_1                     no workspace
+ *   fd_conv_bwd_filter_simt_igemm BWD_FILTER ALGO_1, ALGO_3                   split-K workspace
+ * (bwd filter ALGO_0 promises no workspace; the split-K partials need one, so it stays direct).
+ *
+ * GEMM mappings (t: logical tap, f: memory tap of the filter, t = f for cross-correlation and
+ * FLT - 1 - f for convolution; "ch" is the reduced channel):
+ *   fwd        y[m, k]  = sum_kk A[m, kk] B[kk, k]; m = (n, od, oh, ow), kk = (c, f) or (f, c);
+ *              A = x at o * s - p + t * d (0 outside), B[kk, k] = w[k, c, f]
+ *   bwd data   dx[m, c] = sum_kk A[m, kk] B[kk, c]; m = (n, id, ih, iw), kk = (k, f) or (f, k);
+ *              A = dy at (i + p - t * d) / s where divisible and inside (strides > 1 are a
+ *              predicated gather: most of their A tile is zeros), B[kk, c] = w[k, c, f]
+ *   bwd filter dw[k, j] = sum_m A[k, m] B[m, j]; j = (c, f) or (f, c) in the filter's memory
+ *              order, m = (n, od, oh, ow); A[k, m] = dy[m, k], B[m, j] = x gathered as in fwd.
+ *              The m range is split (a fixed rule of the problem, not of the GPU) into float
+ *              partial tiles in the workspace, summed in split order by a second kernel, so
+ *              the bits never depend on scheduling; one split writes dw directly, no workspace.
+ * The order of kk follows the filter's memory order (KCRS: channel outer; KRSC: channel inner)
+ * unless the activations are channel-contiguous (NHWC), which then decide: channel inner.
+ *
+ * Tile: 128 x 128 per block, 8 along the reduction, 256 threads of 8 x 8 outputs (two 4 x 4
+ * quads per dimension, read as float4 from shared memory), 4-stage ring of 4-byte cp.async
+ * copies (zero-filled where the gather falls outside): 2 x 4 x 8 x 132 floats = 33 KiB, plus
+ * the tap table of fwd / bwd data (512 taps: 10 KiB). Each operand's loader picks, per
+ * problem, whether a warp runs along the reduction (channel-contiguous data, KRSC filter) or
+ * along the tile's rows (NCHW data along ow, KCRS filter along c of bwd data), so global reads
+ * are coalesced along whichever dimension is contiguous; rows are padded to 132 floats so both
+ * store patterns are free of bank conflicts. Each thread keeps its reduction position as
+ * (hi, lo) digits advanced by a precomputed step, and the tap table (smem) turns a tap into its
+ * dilated offsets, so no division runs in the main loop (but for strided bwd data).
+ * ptxas (sm_90, -O3): gather (fwd / bwd data) 127 registers, bwd filter 128, its reduction 32;
+ * 0 spills, 0 stack; __launch_bounds__(256, 2), so two blocks share an SM.
+ *
+ * What they take (simt_check): FLOAT x, w, y; groups 1; any strides of x, y and the filter,
+ * any pad / stride / dilation, 1 to 3 spatial dims; at most 512 filter taps (fwd, bwd data);
+ * tensors whose offsets and positions fit the kernels' 32-bit index math (|offset| < 2^30).
+ * Padding taps contribute 0 * w (as the tensor-core rows): a non-finite filter tap next to
+ * padding gives NaN where ref skips the tap. Accumulation in float; alpha / beta blended in
+ * double (no fma contraction) and rounded once, beta == 0 never reads the output: integer-exact
+ * problems give ref's bits. Every row is deterministic.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fd_cuda.cuh"
+
+#define SIMT_BM 128
+#define SIMT_BN 128
+#define SIMT_BK 8
+#define SIMT_STAGES 4
+#define SIMT_THREADS 256
+#define SIMT_LD (SIMT_BM + 4) /* padded row of a staged [SIMT_BK][128] tile */
+#define SIMT_MAX_TAPS 512
+#define SIMT_FAR (-(1 << 30)) /* a position no tap offset brings back inside */
+#define SIMT_LIMIT ((int64_t)1 << 30)
+
+/* fwd / bwd data as the gather kernel reads it: A (x or dy) gathered, B the filter. */
+typedef struct {
+    int m, n, kred;        /* GEMM rows, columns, reduction */
+    int sp[3];             /* radices of m after the batch index (fwd: out, bwd data: in) */
+    int lim[3];            /* spatial extent of A (fwd: in, bwd data: out) */
+    int bmul[3], badd[3];  /* position base of a row: index * bmul + badd */
+    int gstr[3];           /* bwd data: the conv stride that must divide a position; else 1 */
+    int strided;           /* some gstr > 1 */
+    int as[5];             /* A strides: batch, channel, spatial */
+    int bsn, bsch;         /* filter strides along the GEMM column and along the reduced channel */
+    int nch, ntaps;
+    int chan_outer;        /* kk = ch * ntaps + f; else kk = f * nch + ch */
+    int lo_n, adv_hi, adv_lo; /* kk = hi * lo_n + lo; SIMT_BK = adv_hi * lo_n + adv_lo */
+    int flt[3], tapd[3], wst[3]; /* taps per dim, signed dilation, filter tap strides */
+    int cross;
+    int a_kcontig, b_kcontig, out_mcontig; /* loader / epilogue orientations */
+    int64_t os[5];         /* output strides */
+} simt_geom_t;
+
+/* bwd filter. */
+typedef struct {
+    int k, j, m;           /* GEMM rows (output channels), columns (c, f), reduction */
+    int out[3], in[3], str[3], pad[3];
+    int xs[5], ys[5];
+    int nch, ntaps, chan_outer; /* j = c * ntaps + f, or f * nch + c */
+    int flt[3], dil[3], cross;
+    int adv[4];            /* SIMT_BK in the mixed radix (n, o0, o1, o2) */
+    int a_mcontig, b_mcontig;
+    int direct;            /* one split: blend into dw in the GEMM epilogue */
+    int64_t ws[5];         /* filter strides */
+} simt_wgeom_t;
+
+/* ---- device helpers ---------------------------------------------------------------------- */
+
+/* 4 bytes global -> shared, or 4 zero bytes when !ok (src-size 0 reads nothing). */
+static __device__ __forceinline__ void simt_cp4(float *smem, const float *gmem, int ok)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem),
+                 "r"(ok ? 4 : 0));
+}
+
+static __device__ __forceinline__ void simt_commit(void)
+{
+    asm volatile("cp.async.commit_group;\n" ::);
+}
+
+#define SIMT_WAIT(n) asm volatile("cp.async.wait_group %0;\n" ::"n"(n))
+
+/* acc[8][8] += the [SIMT_BK][SIMT_LD] tiles at and bt: rows rm*4 + {0..3}, 64 + rm*4 + {0..3}
+ * of A against the same columns of B. */
+static __device__ __forceinline__ void simt_fma_tile(float (*acc)[8], const float *at,
+                                                     const float *bt, int rm, int cn)
+{
+#pragma unroll
+    for (int k = 0; k < SIMT_BK; k++) {
+        const float4 a0 = *(const float4 *)(at + k * SIMT_LD + rm * 4);
+        const float4 a1 = *(const float4 *)(at + k * SIMT_LD + 64 + rm * 4);
+        const float4 b0 = *(const float4 *)(bt + k * SIMT_LD + cn * 4);
+        const float4 b1 = *(const float4 *)(bt + k * SIMT_LD + 64 + cn * 4);
+        const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int j = 0; j < 8; j++)
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+}
+
+/* out = alpha * v + beta * out in double, each step rounded (no fma: ref's bits), once to float. */
+static __device__ __forceinline__ void simt_blend(float *out, double alpha, double beta, float v)
+{
+    double r = __dmul_rn(alpha, (double)v);
+    if (beta != 0.0)
+        r = __dadd_rn(r, __dmul_rn(beta, (double)*out));
+    *out = (float)r;
+}
+
+/* Tile row / column of a thread's i-th (0..7) output: two quads of 4, 64 apart. */
+static __device__ __forceinline__ int simt_quad(int t, int i)
+{
+    return (i < 4 ? 0 : 64) + t * 4 + (i & 3);
+}
+
+/* ---- fwd and bwd data: A gathered, B the filter ------------------------------------------- */
+
+/* Issues the copies of one A tile (4 elements per thread: rows a_row + 32 i, lane a_lane). */
+static __device__ __forceinline__ void simt_load_a(const simt_geom_t &g, const int4 *tab,
+                                                   const float *A, float *dst, int kk, int hi,
+                                                   int lo, const int *base, const int *p0,
+                                                   const int *p1, const int *p2)
+{
+    const int valid = kk < g.kred;
+    const int ch = g.chan_outer ? hi : lo;
+    int f = g.chan_outer ? lo : hi;
+    f = f < g.ntaps ? f : g.ntaps - 1;
+    const int4 t = tab[f];
+    if (!g.strided) {
+        const int off = ch * g.as[1] + t.w;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int ok = valid && (unsigned)(p0[i] + t.x) < (unsigned)g.lim[0] &&
+                           (unsigned)(p1[i] + t.y) < (unsigned)g.lim[1] &&
+                           (unsigned)(p2[i] + t.z) < (unsigned)g.lim[2];
+            simt_cp4(dst + 32 * i, ok ? A + (base[i] + off) : A, ok);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int q0 = p0[i] + t.x, q1 = p1[i] + t.y, q2 = p2[i] + t.z;
+            int ok = valid && q0 >= 0 && q1 >= 0 && q2 >= 0;
+            const int r0 = q0 / g.gstr[0], r1 = q1 / g.gstr[1], r2 = q2 / g.gstr[2];
+            ok = ok && r0 * g.gstr[0] == q0 && r1 * g.gstr[1] == q1 && r2 * g.gstr[2] == q2 &&
+                 r0 < g.lim[0] && r1 < g.lim[1] && r2 < g.lim[2];
+            const int off = base[i] + ch * g.as[1] + r0 * g.as[2] + r1 * g.as[3] + r2 * g.as[4];
+            simt_cp4(dst + 32 * i, ok ? A + off : A, ok);
+        }
+    }
+}
+
+/* Issues the copies of one B (filter) tile: columns b_col + 32 i, lane b_lane. */
+static __device__ __forceinline__ void simt_load_b(const simt_geom_t &g, const int *wtab,
+                                                   const float *B, float *dst, int kk, int hi,
+                                                   int lo, const int *base)
+{
+    const int valid = kk < g.kred;
+    const int ch = g.chan_outer ? hi : lo;
+    int f = g.chan_outer ? lo : hi;
+    f = f < g.ntaps ? f : g.ntaps - 1;
+    const int off = ch * g.bsch + wtab[f];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int ok = valid && base[i] >= 0;
+        simt_cp4(dst + 32 * i, ok ? B + (base[i] + off) : B, ok);
+    }
+}
+
+/* kk += SIMT_BK in (hi, lo) digits. */
+#define SIMT_ADVANCE(kk, hi, lo)                                                               \
+    do {                                                                                       \
+        (kk) += SIMT_BK;                                                                       \
+        (lo) += g.adv_lo;                                                                      \
+        (hi) += g.adv_hi;                                                                      \
+        if ((lo) >= g.lo_n) {                                                                  \
+            (lo) -= g.lo_n;                                                                    \
+            ++(hi);                                                                            \
+        }                                                                                      \
+    } while (0)
+
+static __global__ void __launch_bounds__(SIMT_THREADS, 2)
+    conv_simt_gather(const simt_geom_t g, const float *__restrict__ A,
+                     const float *__restrict__ B, float *__restrict__ out, double alpha,
+                     double beta)
+{
+    __shared__ __align__(16) float as[SIMT_STAGES][SIMT_BK * SIMT_LD];
+    __shared__ __align__(16) float bs[SIMT_STAGES][SIMT_BK * SIMT_LD];
+    __shared__ int4 tab[SIMT_MAX_TAPS]; /* per memory tap: signed dilated offsets, A offset */
+    __shared__ int wtab[SIMT_MAX_TAPS]; /* per memory tap: filter offset */
+
+    const int tid = threadIdx.x;
+    for (int f = tid; f < g.ntaps; f += SIMT_THREADS) {
+        const int f2 = f % g.flt[2], f1 = (f / g.flt[2]) % g.flt[1],
+                  f0 = f / (g.flt[2] * g.flt[1]);
+        const int t0 = g.cross ? f0 : g.flt[0] - 1 - f0;
+        const int t1 = g.cross ? f1 : g.flt[1] - 1 - f1;
+        const int t2 = g.cross ? f2 : g.flt[2] - 1 - f2;
+        const int d0 = t0 * g.tapd[0], d1 = t1 * g.tapd[1], d2 = t2 * g.tapd[2];
+        tab[f] = make_int4(d0, d1, d2, g.strided ? 0 : d0 * g.as[2] + d1 * g.as[3] + d2 * g.as[4]);
+        wtab[f] = f0 * g.wst[0] + f1 * g.wst[1] + f2 * g.wst[2];
+    }
+
+    const int m0 = blockIdx.x * SIMT_BM, n0 = blockIdx.y * SIMT_BN;
+
+    /* A loader: one reduction lane, four rows 32 apart */
+    const int a_lane = g.a_kcontig ? (tid & 7) : (tid >> 5);
+    const int a_row = g.a_kcontig ? (tid >> 3) : (tid & 31);
+    int a_base[4], a_p0[4], a_p1[4], a_p2[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int m = m0 + a_row + 32 * i;
+        if (m < g.m) {
+            int r = m;
+            const int q2 = r % g.sp[2];
+            r /= g.sp[2];
+            const int q1 = r % g.sp[1];
+            r /= g.sp[1];
+            const int q0 = r % g.sp[0];
+            const int nb = r / g.sp[0];
+            a_p0[i] = q0 * g.bmul[0] + g.badd[0];
+            a_p1[i] = q1 * g.bmul[1] + g.badd[1];
+            a_p2[i] = q2 * g.bmul[2] + g.badd[2];
+            a_base[i] = nb * g.as[0] +
+                        (g.strided ? 0 : a_p0[i] * g.as[2] + a_p1[i] * g.as[3] + a_p2[i] * g.as[4]);
+        } else {
+            a_p0[i] = SIMT_FAR, a_p1[i] = a_p2[i] = 0, a_base[i] = 0;
+        }
+    }
+    /* B loader: one reduction lane, four columns 32 apart (-1: past the GEMM's columns) */
+    const int b_lane = g.b_kcontig ? (tid & 7) : (tid >> 5);
+    const int b_col = g.b_kcontig ? (tid >> 3) : (tid & 31);
+    int b_base[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int col = n0 + b_col + 32 * i;
+        b_base[i] = col < g.n ? col * g.bsn : -1;
+    }
+    int a_kk = a_lane, a_hi = a_lane / g.lo_n, a_lo = a_lane % g.lo_n;
+    int b_kk = b_lane, b_hi = b_lane / g.lo_n, b_lo = b_lane % g.lo_n;
+    float *const a_dst = &as[0][a_lane * SIMT_LD + a_row];
+    float *const b_dst = &bs[0][b_lane * SIMT_LD + b_col];
+    const int stage = SIMT_BK * SIMT_LD;
+
+    /* the epilogue runs along the output's contiguous dimension */
+    const int tx = tid & 15, ty = tid >> 4;
+    const int rm = g.out_mcontig ? tx : ty, cn = g.out_mcontig ? ty : tx;
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            acc[i][j] = 0.0f;
+
+    __syncthreads(); /* the tap tables */
+    const int ktiles = (g.kred + SIMT_BK - 1) / SIMT_BK;
+    for (int s = 0; s < SIMT_STAGES - 1; s++) {
+        if (s < ktiles) {
+            simt_load_a(g, tab, A, a_dst + s * stage, a_kk, a_hi, a_lo, a_base, a_p0, a_p1, a_p2);
+            simt_load_b(g, wtab, B, b_dst + s * stage, b_kk, b_hi, b_lo, b_base);
+            SIMT_ADVANCE(a_kk, a_hi, a_lo);
+            SIMT_ADVANCE(b_kk, b_hi, b_lo);
+        }
+        simt_commit();
+    }
+    for (int kt = 0; kt < ktiles; kt++) {
+        SIMT_WAIT(SIMT_STAGES - 2);
+        __syncthreads(); /* tile kt landed for everyone; stage (kt - 1) % S is free */
+        const int nxt = kt + SIMT_STAGES - 1;
+        if (nxt < ktiles) {
+            const int st = nxt % SIMT_STAGES;
+            simt_load_a(g, tab, A, a_dst + st * stage, a_kk, a_hi, a_lo, a_base, a_p0, a_p1, a_p2);
+            simt_load_b(g, wtab, B, b_dst + st * stage, b_kk, b_hi, b_lo, b_base);
+            SIMT_ADVANCE(a_kk, a_hi, a_lo);
+            SIMT_ADVANCE(b_kk, b_hi, b_lo);
+        }
+        simt_commit();
+        simt_fma_tile(acc, as[kt % SIMT_STAGES], bs[kt % SIMT_STAGES], rm, cn);
+    }
+    SIMT_WAIT(0);
+
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const int m = m0 + simt_quad(rm, i);
+        if (m >= g.m)
+            continue;
+        int r = m;
+        const int q2 = r % g.sp[2];
+        r /= g.sp[2];
+        const int q1 = r % g.sp[1];
+        r /= g.sp[1];
+        const int q0 = r % g.sp[0];
+        const int nb = r / g.sp[0];
+        float *orow = out + (nb * g.os[0] + q0 * g.os[2] + q1 * g.os[3] + q2 * g.os[4]);
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const int col = n0 + simt_quad(cn, j);
+            if (col < g.n)
+                simt_blend(orow + col * g.os[1], alpha, beta, acc[i][j]);
+        }
+    }
+}
+
+/* ---- bwd filter: split-K over m --------------------------------------------------------- */
+
+/* A position of the reduction index m = (n, o0, o1, o2), advanced SIMT_BK at a time. */
+typedef struct {
+    int m, nb, o0, o1, o2;
+} simt_mpos_t;
+
+static __device__ __forceinline__ void simt_mpos_init(simt_mpos_t &p, const simt_wgeom_t &g, int m)
+{
+    p.m = m;
+    p.o2 = m % g.out[2];
+    m /= g.out[2];
+    p.o1 = m % g.out[1];
+    m /= g.out[1];
+    p.o0 = m % g.out[0];
+    p.nb = m / g.out[0];
+}
+
+/* Every digit of the step is below its radix, so each level carries at most once. */
+static __device__ __forceinline__ void simt_mpos_advance(simt_mpos_t &p, const simt_wgeom_t &g)
+{
+    p.m += SIMT_BK;
+    p.o2 += g.adv[3];
+    int c = p.o2 >= g.out[2];
+    p.o2 -= c ? g.out[2] : 0;
+    p.o1 += g.adv[2] + c;
+    c = p.o1 >= g.out[1];
+    p.o1 -= c ? g.out[1] : 0;
+    p.o0 += g.adv[1] + c;
+    c = p.o0 >= g.out[0];
+    p.o0 -= c ? g.out[0] : 0;
+    p.nb += g.adv[0] + c;
+}
+
+/* Filter column j -> channel c and memory taps f0, f1, f2. */
+static __device__ __forceinline__ void simt_wcol(const simt_wgeom_t &g, int j, int &c, int &f0,
+                                                 int &f1, int &f2)
+{
+    int f;
+    if (g.chan_outer)
+        c = j / g.ntaps, f = j % g.ntaps;
+    else
+        f = j / g.nch, c = j % g.nch;
+    f2 = f % g.flt[2];
+    f1 = (f / g.flt[2]) % g.flt[1];
+    f0 = f / (g.flt[2] * g.flt[1]);
+}
+
+static __global__ void __launch_bounds__(SIMT_THREADS, 2)
+    conv_simt_wgrad(const simt_wgeom_t g, const float *__restrict__ x,
+                    const float *__restrict__ dy, float *__restrict__ part, int split_len,
+                    float *__restrict__ dw, double alpha, double beta)
+{
+    __shared__ __align__(16) float as[SIMT_STAGES][SIMT_BK * SIMT_LD];
+    __shared__ __align__(16) float bs[SIMT_STAGES][SIMT_BK * SIMT_LD];
+
+    const int tid = threadIdx.x;
+    const int j0 = blockIdx.x * SIMT_BN, k0 = blockIdx.y * SIMT_BM;
+    const int mbeg = blockIdx.z * split_len;
+    const int mend = g.m - mbeg < split_len ? g.m : mbeg + split_len;
+
+    /* A = dy: one m lane, four output channels 32 apart (-1: past K) */
+    const int a_lane = g.a_mcontig ? (tid & 7) : (tid >> 5);
+    const int a_col = g.a_mcontig ? (tid >> 3) : (tid & 31);
+    const int a_k = k0 + a_col; /* and a_k + 32, + 64, + 96 */
+    /* B = x: one m lane, four filter columns 32 apart, each a channel and a dilated tap */
+    const int b_lane = g.b_mcontig ? (tid & 7) : (tid >> 5);
+    const int b_col = g.b_mcontig ? (tid >> 3) : (tid & 31);
+    int b_t0[4], b_t1[4], b_t2[4], b_off[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int j = j0 + b_col + 32 * i;
+        if (j < g.j) {
+            int c, f0, f1, f2;
+            simt_wcol(g, j, c, f0, f1, f2);
+            b_t0[i] = (g.cross ? f0 : g.flt[0] - 1 - f0) * g.dil[0];
+            b_t1[i] = (g.cross ? f1 : g.flt[1] - 1 - f1) * g.dil[1];
+            b_t2[i] = (g.cross ? f2 : g.flt[2] - 1 - f2) * g.dil[2];
+            b_off[i] = c * g.xs[1] + b_t0[i] * g.xs[2] + b_t1[i] * g.xs[3] + b_t2[i] * g.xs[4];
+        } else {
+            b_t0[i] = SIMT_FAR, b_t1[i] = b_t2[i] = 0, b_off[i] = 0;
+        }
+    }
+    simt_mpos_t pa, pb;
+    simt_mpos_init(pa, g, mbeg + a_lane);
+    simt_mpos_init(pb, g, mbeg + b_lane);
+    float *const a_dst = &as[0][a_lane * SIMT_LD + a_col];
+    float *const b_dst = &bs[0][b_lane * SIMT_LD + b_col];
+    const int stage = SIMT_BK * SIMT_LD;
+    const int tx = tid & 15, ty = tid >> 4; /* rows: output channels, columns: j (contiguous) */
+
+#define SIMT_WLOAD(st)                                                                         \
+    do {                                                                                       \
+        const int va = pa.m < mend;                                                            \
+        const int yb = pa.nb * g.ys[0] + pa.o0 * g.ys[2] + pa.o1 * g.ys[3] + pa.o2 * g.ys[4];  \
+        _Pragma("unroll") for (int i = 0; i < 4; i++) {                                        \
+            const int ok = va && a_k + 32 * i < g.k;                                           \
+            simt_cp4(a_dst + (st) * stage + 32 * i, ok ? dy + (yb + (a_k + 32 * i) * g.ys[1]) : dy, \
+                     ok);                                                                      \
+        }                                                                                      \
+        const int vb = pb.m < mend;                                                            \
+        const int h0 = pb.o0 * g.str[0] - g.pad[0], h1 = pb.o1 * g.str[1] - g.pad[1],         \
+                  h2 = pb.o2 * g.str[2] - g.pad[2];                                            \
+        const int xb = pb.nb * g.xs[0] + h0 * g.xs[2] + h1 * g.xs[3] + h2 * g.xs[4];          \
+        _Pragma("unroll") for (int i = 0; i < 4; i++) {                                        \
+            const int ok = vb && (unsigned)(h0 + b_t0[i]) < (unsigned)g.in[0] &&               \
+                           (unsigned)(h1 + b_t1[i]) < (unsigned)g.in[1] &&                     \
+                           (unsigned)(h2 + b_t2[i]) < (unsigned)g.in[2];                       \
+            simt_cp4(b_dst + (st) * stage + 32 * i, ok ? x + (xb + b_off[i]) : x, ok);         \
+        }                                                                                      \
+        simt_mpos_advance(pa, g);                                                              \
+        simt_mpos_advance(pb, g);                                                              \
+    } while (0)
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            acc[i][j] = 0.0f;
+
+    const int ktiles = (mend - mbeg + SIMT_BK - 1) / SIMT_BK;
+    for (int s = 0; s < SIMT_STAGES - 1; s++) {
+        if (s < ktiles)
+            SIMT_WLOAD(s);
+        simt_commit();
+    }
+    for (int kt = 0; kt < ktiles; kt++) {
+        SIMT_WAIT(SIMT_STAGES - 2);
+        __syncthreads();
+        const int nxt = kt + SIMT_STAGES - 1;
+        if (nxt < ktiles)
+            SIMT_WLOAD(nxt % SIMT_STAGES);
+        simt_commit();
+        simt_fma_tile(acc, as[kt % SIMT_STAGES], bs[kt % SIMT_STAGES], ty, tx);
+    }
+    SIMT_WAIT(0);
+#undef SIMT_WLOAD
+
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const int k = k0 + simt_quad(ty, i);
+        if (k >= g.k)
+            continue;
+#pragma unroll
+        for (int jj = 0; jj < 8; jj++) {
+            const int j = j0 + simt_quad(tx, jj);
+            if (j >= g.j)
+                continue;
+            if (g.direct) {
+                int c, f0, f1, f2;
+                simt_wcol(g, j, c, f0, f1, f2);
+                simt_blend(dw + (k * g.ws[0] + c * g.ws[1] + f0 * g.ws[2] + f1 * g.ws[3] +
+                                 f2 * g.ws[4]),
+                           alpha, beta, acc[i][jj]);
+            } else {
+                part[((int64_t)blockIdx.z * g.k + k) * g.j + j] = acc[i][jj];
+            }
+        }
+    }
+}
+
+/* dw[k, j] = alpha * (the splits summed in split order) + beta * dw[k, j]. */
+static __global__ void conv_simt_wgrad_reduce(const simt_wgeom_t g, const float *__restrict__ part,
+                                              int splits, float *__restrict__ dw, double alpha,
+                                              double beta)
+{
+    const int64_t total = (int64_t)g.k * g.j;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int z = 0; z < splits; z++)
+            sum += part[(int64_t)z * total + e];
+        const int k = (int)(e / g.j), j = (int)(e % g.j);
+        int c, f0, f1, f2;
+        simt_wcol(g, j, c, f0, f1, f2);
+        simt_blend(dw + (k * g.ws[0] + c * g.ws[1] + f0 * g.ws[2] + f1 * g.ws[3] + f2 * g.ws[4]),
+                   alpha, beta, sum);
+    }
+}
+
+/* ---- host side: what the kernels take, their geometry ----------------------------------- */
+
+static int64_t simt_abs(int64_t v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Largest |offset| the gathers of an activation tensor can form (positions may run past the
+ * tensor by the padding and the filter's reach before the bounds test discards them). */
+static int64_t simt_act_reach(const fd_conv_problem_t *p, const int64_t *st, int64_t nch)
+{
+    int64_t r = p->n * simt_abs(st[0]) + nch * simt_abs(st[1]);
+    for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++)
+        r += (p->in[d] + p->out[d] * p->stride[d] + p->pad[d] + p->flt[d] * p->dil[d]) *
+             simt_abs(st[2 + d]);
+    return r;
+}
+
+/* Checks shared by the three directions: FLOAT, one group, positions and offsets in range. */
+static int simt_check(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->wdt != CUDNN_DATA_FLOAT || p->ydt != CUDNN_DATA_FLOAT ||
+        p->compute != CUDNN_DATA_FLOAT) {
+        snprintf(why, why_size, "x/w/y/compute are %s/%s/%s/%s; the FFMA kernels take FLOAT for all",
+                 fd_dtype_name(p->xdt), fd_dtype_name(p->wdt), fd_dtype_name(p->ydt),
+                 fd_dtype_name(p->compute));
+        return 0;
+    }
+    if (p->groups != 1) {
+        snprintf(why, why_size, "%lld groups; the FFMA kernels take 1", (long long)p->groups);
+        return 0;
+    }
+    int64_t pos = 0, wreach = p->k * simt_abs(p->ws[0]) + p->c * simt_abs(p->ws[1]);
+    for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++) {
+        const int64_t v = p->out[d] * p->stride[d] + p->flt[d] * p->dil[d] + p->in[d] + p->pad[d];
+        pos = v > pos ? v : pos;
+        wreach += p->flt[d] * simt_abs(p->ws[2 + d]);
+    }
+    const int64_t m_out = p->n * p->out[0] * p->out[1] * p->out[2];
+    const int64_t m_in = p->n * p->in[0] * p->in[1] * p->in[2];
+    if (pos >= ((int64_t)1 << 28) || wreach >= SIMT_LIMIT || simt_act_reach(p, p->xs, p->c) >= SIMT_LIMIT ||
+        simt_act_reach(p, p->ys, p->k) >= SIMT_LIMIT || m_out >= SIMT_LIMIT || m_in >= SIMT_LIMIT ||
+        p->k * p->c * p->flt[0] * p->flt[1] * p->flt[2] >= SIMT_LIMIT) {
+        snprintf(why, why_size, "a size or offset reaches the FFMA kernels' 32-bit index limit (2^30)");
+        return 0;
+    }
+    return 1;
+}
+
+/* Stride of the innermost filter tap dim with more than one tap (0: a single tap). */
+static int64_t simt_tap_inner_stride(const fd_conv_problem_t *p)
+{
+    for (int d = FD_CONV_SPATIAL_MAX - 1; d >= 0; d--)
+        if (p->flt[d] > 1)
+            return p->ws[2 + d];
+    return 0;
+}
+
+static simt_geom_t simt_geom(const fd_conv_problem_t *p)
+{
+    simt_geom_t g;
+    const int fwd = p->dir == FD_CONV_FWD;
+    const int64_t *as = fwd ? p->xs : p->ys, *os = fwd ? p->ys : p->xs;
+    const int64_t nch = fwd ? p->c : p->k, ncol = fwd ? p->k : p->c;
+    const int64_t *msp = fwd ? p->out : p->in, *lim = fwd ? p->in : p->out;
+    g.ntaps = (int)(p->flt[0] * p->flt[1] * p->flt[2]);
+    g.nch = (int)nch;
+    g.m = (int)(p->n * msp[0] * msp[1] * msp[2]);
+    g.n = (int)ncol;
+    g.kred = g.ntaps * g.nch;
+    g.strided = 0;
+    for (int d = 0; d < 3; d++) {
+        g.sp[d] = (int)msp[d], g.lim[d] = (int)lim[d];
+        g.bmul[d] = fwd ? (int)p->stride[d] : 1;
+        g.badd[d] = (int)(fwd ? -p->pad[d] : p->pad[d]);
+        g.gstr[d] = fwd ? 1 : (int)p->stride[d];
+        g.strided |= g.gstr[d] > 1;
+        g.flt[d] = (int)p->flt[d];
+        g.tapd[d] = (int)(fwd ? p->dil[d] : -p->dil[d]);
+        g.wst[d] = (int)p->ws[2 + d];
+    }
+    for (int d = 0; d < 5; d++)
+        g.as[d] = (int)as[d], g.os[d] = os[d];
+    g.bsn = (int)(fwd ? p->ws[0] : p->ws[1]);
+    g.bsch = (int)(fwd ? p->ws[1] : p->ws[0]);
+    g.cross = p->cross_correlation;
+    /* the reduction runs in the filter's memory order, unless A is channel-contiguous */
+    const int64_t tap_inner = simt_tap_inner_stride(p);
+    const int filter_ch_first = g.ntaps > 1 && simt_abs(g.bsch) > simt_abs(tap_inner);
+    g.chan_outer = filter_ch_first && g.as[1] != 1;
+    g.lo_n = g.chan_outer ? g.ntaps : g.nch;
+    g.adv_hi = SIMT_BK / g.lo_n;
+    g.adv_lo = SIMT_BK % g.lo_n;
+    g.a_kcontig = !g.chan_outer && g.as[1] == 1;
+    const int64_t kk_inner = g.chan_outer ? tap_inner : g.bsch;
+    g.b_kcontig = kk_inner == 1 || g.bsn != 1;
+    g.out_mcontig = os[1] != 1;
+    return g;
+}
+
+static simt_wgeom_t simt_wgeom(const fd_conv_problem_t *p)
+{
+    simt_wgeom_t g;
+    g.ntaps = (int)(p->flt[0] * p->flt[1] * p->flt[2]);
+    g.nch = (int)p->c;
+    g.k = (int)p->k;
+    g.j = g.ntaps * g.nch;
+    g.m = (int)(p->n * p->out[0] * p->out[1] * p->out[2]);
+    for (int d = 0; d < 3; d++) {
+        g.out[d] = (int)p->out[d], g.in[d] = (int)p->in[d], g.str[d] = (int)p->stride[d];
+        g.pad[d] = (int)p->pad[d], g.flt[d] = (int)p->flt[d], g.dil[d] = (int)p->dil[d];
+    }
+    for (int d = 0; d < 5; d++)
+        g.xs[d] = (int)p->xs[d], g.ys[d] = (int)p->ys[d], g.ws[d] = p->ws[d];
+    g.cross = p->cross_correlation;
+    const int64_t tap_inner = simt_tap_inner_stride(p);
+    /* j in the filter's memory order unless x is channel-contiguous (then the gather of x runs
+     * along c; the order of j moves sums, never changes them) */
+    g.chan_outer = g.ntaps > 1 && simt_abs(p->ws[1]) > simt_abs(tap_inner) && g.xs[1] != 1;
+    /* SIMT_BK as digits of (n, o0, o1, o2) */
+    int r = SIMT_BK;
+    g.adv[3] = r % g.out[2];
+    r /= g.out[2];
+    g.adv[2] = r % g.out[1];
+    r /= g.out[1];
+    g.adv[1] = r % g.out[0];
+    g.adv[0] = r / g.out[0];
+    /* NCHW-like data runs along m (ow); channel-contiguous data along k / j */
+    g.a_mcontig = g.ys[1] != 1;
+    g.b_mcontig = g.xs[1] != 1;
+    g.direct = 0;
+    return g;
+}
+
+/* Splits of the m reduction: enough blocks for two waves of 2 blocks on a 132-SM part whatever
+ * the GPU (a fixed target keeps the workspace size and the bits independent of the device),
+ * at least 16 reduction tiles per split, at most 128 splits. One split needs no workspace. */
+static void simt_wgrad_splits(const simt_wgeom_t *g, int *splits, int *split_len)
+{
+    const int64_t tiles = (int64_t)((g->k + SIMT_BM - 1) / SIMT_BM) * ((g->j + SIMT_BN - 1) / SIMT_BN);
+    int64_t s = (528 + tiles - 1) / tiles;
+    const int64_t max_by_len = ((int64_t)g->m + 16 * SIMT_BK - 1) / (16 * SIMT_BK);
+    if (s > max_by_len)
+        s = max_by_len;
+    if (s > 128)
+        s = 128;
+    if (s < 1)
+        s = 1;
+    int64_t len = ((int64_t)g->m + s - 1) / s;
+    len = (len + SIMT_BK - 1) / SIMT_BK * SIMT_BK;
+    *split_len = (int)len;
+    *splits = (int)(((int64_t)g->m + len - 1) / len);
+}
+
+static size_t simt_wgrad_ws(const simt_wgeom_t *g)
+{
+    int splits, len;
+    simt_wgrad_splits(g, &splits, &len);
+    return splits > 1 ? (size_t)splits * (size_t)g->k * (size_t)g->j * sizeof(float) : 0;
+}
+
+/* -- forward and backward data -- */
+
+static int simt_gather_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    if (!simt_check(p, why, why_size))
+        return 0;
+    const int64_t taps = p->flt[0] * p->flt[1] * p->flt[2];
+    if (taps > SIMT_MAX_TAPS) {
+        snprintf(why, why_size, "%lld filter taps; the FFMA kernels' tap table holds %d",
+                 (long long)taps, SIMT_MAX_TAPS);
+        return 0;
+    }
+    const int64_t cols = p->dir == FD_CONV_FWD ? p->k : p->c;
+    if ((cols + SIMT_BN - 1) / SIMT_BN > 65535) {
+        snprintf(why, why_size, "%lld GEMM columns exceed the grid's 65535 tiles", (long long)cols);
+        return 0;
+    }
+    return 1;
+}
+
+static cudnnStatus_t simt_gather_run(const fd_conv_problem_t *p, const float *A, const float *B,
+                                     const fd_conv_args_t *a)
+{
+    const simt_geom_t g = simt_geom(p);
+    const dim3 grid((unsigned)((g.m + SIMT_BM - 1) / SIMT_BM), (unsigned)((g.n + SIMT_BN - 1) / SIMT_BN));
+    cudaStream_t s = a->handle->stream;
+    conv_simt_gather<<<grid, SIMT_THREADS, 0, s>>>(g, A, B, (float *)a->out, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED("conv_simt_gather %s (grid %u x %u, stream %p)",
+                     p->dir == FD_CONV_FWD ? "fwd" : "bwd data", grid.x, grid.y, (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" int fd_conv_fwd_simt_igemm_applicable(const fd_conv_problem_t *p, char *why,
+                                                 size_t why_size)
+{
+    return simt_gather_applicable(p, why, why_size);
+}
+
+extern "C" size_t fd_conv_fwd_simt_igemm_workspace(const fd_conv_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+extern "C" cudnnStatus_t fd_conv_fwd_simt_igemm_run(const fd_conv_problem_t *p,
+                                                    const fd_conv_args_t *a)
+{
+    return simt_gather_run(p, (const float *)a->x, (const float *)a->w, a);
+}
+
+extern "C" int fd_conv_bwd_data_simt_igemm_applicable(const fd_conv_problem_t *p, char *why,
+                                                      size_t why_size)
+{
+    return simt_gather_applicable(p, why, why_size);
+}
+
+extern "C" size_t fd_conv_bwd_data_simt_igemm_workspace(const fd_conv_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+extern "C" cudnnStatus_t fd_conv_bwd_data_simt_igemm_run(const fd_conv_problem_t *p,
+                                                         const fd_conv_args_t *a)
+{
+    return simt_gather_run(p, (const float *)a->y, (const float *)a->w, a);
+}
+
+/* -- backward filter -- */
+
+extern "C" int fd_conv_bwd_filter_simt_igemm_applicable(const fd_conv_problem_t *p, char *why,
+                                                        size_t why_size)
+{
+    if (!simt_check(p, why, why_size))
+        return 0;
+    if ((p->k + SIMT_BM - 1) / SIMT_BM > 65535) {
+        snprintf(why, why_size, "K = %lld exceeds the grid's 65535 row tiles", (long long)p->k);
+        return 0;
+    }
+    return 1;
+}
+
+extern "C" size_t fd_conv_bwd_filter_simt_igemm_workspace(const fd_conv_problem_t *p)
+{
+    const simt_wgeom_t g = simt_wgeom(p);
+    return simt_wgrad_ws(&g);
+}
+
+extern "C" cudnnStatus_t fd_conv_bwd_filter_simt_igemm_run(const fd_conv_problem_t *p,
+                                                           const fd_conv_args_t *a)
+{
+    simt_wgeom_t g = simt_wgeom(p);
+    int splits, len;
+    simt_wgrad_splits(&g, &splits, &len);
+    const size_t need = simt_wgrad_ws(&g);
+    FD_CHECK(a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
+             "workspace of %zu bytes; the FFMA backward filter needs %zu", a->workspace_size, need);
+    g.direct = splits == 1;
+    const dim3 grid((unsigned)((g.j + SIMT_BN - 1) / SIMT_BN), (unsigned)((g.k + SIMT_BM - 1) / SIMT_BM),
+                    (unsigned)splits);
+    cudaStream_t s = a->handle->stream;
+    float *part = (float *)a->workspace, *dw = (float *)a->out;
+    conv_simt_wgrad<<<grid, SIMT_THREADS, 0, s>>>(g, (const float *)a->x, (const float *)a->y,
+                                                  part, len, dw, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED("conv_simt_wgrad (grid %u x %u x %u, stream %p)", grid.x, grid.y, grid.z,
+                     (void *)s);
+    if (!g.direct) {
+        const unsigned rblocks = fd_cuda_blocks((int64_t)g.k * g.j, FD_CUDA_BLOCK);
+        conv_simt_wgrad_reduce<<<rblocks, FD_CUDA_BLOCK, 0, s>>>(g, part, splits, dw, a->alpha,
+                                                                 a->beta);
+        FD_CUDA_LAUNCHED("conv_simt_wgrad_reduce (%u blocks, %d splits)", rblocks, splits);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}

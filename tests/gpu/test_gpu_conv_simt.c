@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gpu_conv_simt.c - the FFMA implicit-GEMM rows (src/cuda/conv_simt.cu:
+ * fd_conv_{fwd,bwd_data,bwd_filter}_simt_igemm) against the ref backend through the public API
+ * (tests/gpu/gpu_mirror.h). FLOAT data under CUDNN_FMA_MATH, so no tensor-core row may take
+ * the call. Every case runs in all three directions, alternating the enums each row serves
+ * (fwd IMPLICIT_GEMM / IMPLICIT_PRECOMP_GEMM, bwd data ALGO_0 / ALGO_1, bwd filter ALGO_1 /
+ * ALGO_3 with the workspace the cuda handle asks for), and the dispatch log must name the simt
+ * row (a silent fallback to the naive kernel fails the test).
+ *
+ * Shapes stress the tiling and the loaders: x / y in NCHW, NHWC and a permuted, padded layout
+ * (C outermost, every extent padded), KCRS and KRSC filters, 1x1 to 7x7, strides (the strided
+ * bwd data gather), dilation, both modes, 1-d / 2-d / 3-d, C and K of 3, 5, 17 and past the
+ * 128-wide tiles, M tails, one split and many splits of bwd filter, a case of >= 4M outputs in
+ * fwd and bwd data. Integer fills are exact (float sums of small integers), so those runs are
+ * bit-identical to ref (tolerance 0); real fills agree within the float accumulation bound of
+ * the reduction length. Every case is deterministic (det = 1: a second cuda run, same bits).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_mirror.h"
+
+typedef enum { L_NCHW, L_NHWC, L_ODD } layout_t;
+static const char *const layout_names[3] = {"nchw", "nhwc", "odd"};
+
+typedef struct {
+    int dir; /* 0 fwd, 1 bwd data, 2 bwd filter */
+    int variant; /* which of the row's two enums */
+    size_t ws;
+    int nsp, n, c, k;
+    int in[3], flt[3], pad[3], str[3], dil[3];
+    int mode; /* CUDNN_CONVOLUTION or CUDNN_CROSS_CORRELATION */
+    layout_t xl, yl;
+    cudnnTensorFormat_t wfmt; /* NCHW: KCRS, NHWC: KRSC */
+    double alpha, beta;
+    int exact;
+    uint64_t seed;
+    /* derived */
+    int64_t xext, yext, nw;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+} sc_case_t;
+
+static char last_impl[128];
+
+static void on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)udata, (void)dbg;
+    const char *arrow = strstr(msg, "dispatch: ");
+    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
+    if (to)
+        snprintf(last_impl, sizeof last_impl, "%s", to + 4);
+}
+
+/* Strides of (n, c, spatial...) in a layout; returns the element extent. L_ODD: C outermost,
+ * then N, then the spatial dims, the innermost extent padded by 3 and the others by 1. */
+static int64_t layout_strides(layout_t l, int nb, const int *dim, int *stride)
+{
+    int order[5], k = 0;
+    if (l == L_NCHW) {
+        for (int d = 0; d < nb; d++)
+            order[k++] = d;
+    } else if (l == L_NHWC) {
+        order[k++] = 0;
+        for (int d = 2; d < nb; d++)
+            order[k++] = d;
+        order[k++] = 1;
+    } else {
+        order[k++] = 1;
+        order[k++] = 0;
+        for (int d = 2; d < nb; d++)
+            order[k++] = d;
+    }
+    int64_t s = 1;
+    for (int i = nb - 1; i >= 0; i--) {
+        const int d = order[i];
+        stride[d] = (int)s;
+        s *= dim[d] + (l == L_ODD ? (i == nb - 1 ? 3 : 1) : 0);
+    }
+    int64_t ext = 1;
+    for (int d = 0; d < nb; d++)
+        ext += (int64_t)(dim[d] - 1) * stride[d];
+    return ext;
+}
+
+static int setup(sc_case_t *t)
+{
+    const int nb = t->nsp + 2;
+    int xdim[5] = {t->n, t->c}, wdim[5] = {t->k, t->c}, ydim[5], st[5];
+    for (int d = 0; d < t->nsp; d++)
+        xdim[2 + d] = t->in[d], wdim[2 + d] = t->flt[d];
+    if (cudnnCreateTensorDescriptor(&t->xd) || cudnnCreateTensorDescriptor(&t->yd) ||
+        cudnnCreateFilterDescriptor(&t->wd) || cudnnCreateConvolutionDescriptor(&t->cd))
+        return 0;
+    t->xext = layout_strides(t->xl, nb, xdim, st);
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->xd, CUDNN_DATA_FLOAT, nb, xdim, st),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetFilterNdDescriptor(t->wd, CUDNN_DATA_FLOAT, t->wfmt, nb, wdim),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetConvolutionNdDescriptor(t->cd, t->nsp, t->pad, t->str, t->dil,
+                                                     (cudnnConvolutionMode_t)t->mode, CUDNN_DATA_FLOAT),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetConvolutionMathType(t->cd, CUDNN_FMA_MATH), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnGetConvolutionNdForwardOutputDim(t->cd, t->xd, t->wd, nb, ydim),
+                     CUDNN_STATUS_SUCCESS);
+    t->yext = layout_strides(t->yl, nb, ydim, st);
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->yd, CUDNN_DATA_FLOAT, nb, ydim, st),
+                     CUDNN_STATUS_SUCCESS);
+    t->nw = 1;
+    for (int d = 0; d < nb; d++)
+        t->nw *= wdim[d];
+    return 1;
+}
+
+static void teardown(sc_case_t *t)
+{
+    cudnnDestroyTensorDescriptor(t->xd);
+    cudnnDestroyTensorDescriptor(t->yd);
+    cudnnDestroyFilterDescriptor(t->wd);
+    cudnnDestroyConvolutionDescriptor(t->cd);
+}
+
+static void fill(int i, void *payload, size_t bytes, void *ctx)
+{
+    sc_case_t *t = ctx;
+    fd_rng_t r;
+    fd_rng_seed(&r, t->seed * 7 + (uint64_t)i);
+    int64_t n = (int64_t)(bytes / sizeof(float));
+    if (i == 2 && t->beta == 0.0)
+        return; /* the output stays poisoned: beta = 0 must not read it */
+    if (t->exact)
+        fd_fill_int(&r, CUDNN_DATA_FLOAT, payload, n, -3, 3, 0.8);
+    else
+        fd_fill_real(&r, CUDNN_DATA_FLOAT, payload, n, -1.0, 1.0);
+}
+
+static const cudnnConvolutionFwdAlgo_t fwd_algos[2] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+                                                       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM};
+static const cudnnConvolutionBwdDataAlgo_t bwd_data_algos[2] = {CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+                                                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_1};
+static const cudnnConvolutionBwdFilterAlgo_t bwd_filter_algos[2] = {
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3};
+
+static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    sc_case_t *t = ctx;
+    float alpha = (float)t->alpha, beta = (float)t->beta;
+    last_impl[0] = '\0';
+    /* buffers: 0 and 1 the inputs of the direction, 2 its output, 3 the workspace */
+    if (t->dir == 1)
+        return cudnnConvolutionBackwardData(h, &alpha, t->wd, ptr[1], t->yd, ptr[0], t->cd,
+                                            bwd_data_algos[t->variant], ptr[3], t->ws, &beta,
+                                            t->xd, ptr[2]);
+    if (t->dir == 2)
+        return cudnnConvolutionBackwardFilter(h, &alpha, t->xd, ptr[0], t->yd, ptr[1], t->cd,
+                                              bwd_filter_algos[t->variant], ptr[3], t->ws, &beta,
+                                              t->wd, ptr[2]);
+    return cudnnConvolutionForward(h, &alpha, t->xd, ptr[0], t->wd, ptr[1], t->cd,
+                                   fwd_algos[t->variant], ptr[3], t->ws, &beta, t->yd, ptr[2]);
+}
+
+static const char *const dir_names[3] = {"fwd", "bwd_data", "bwd_filter"};
+static const char *const simt_rows[3] = {"fd_conv_fwd_simt_igemm", "fd_conv_bwd_data_simt_igemm",
+                                         "fd_conv_bwd_filter_simt_igemm"};
+
+static size_t workspace(cudnnHandle_t h, const sc_case_t *t)
+{
+    size_t ws = 0;
+    cudnnStatus_t st =
+        t->dir == 1 ? cudnnGetConvolutionBackwardDataWorkspaceSize(h, t->wd, t->yd, t->cd, t->xd,
+                                                                   bwd_data_algos[t->variant], &ws)
+        : t->dir == 2
+            ? cudnnGetConvolutionBackwardFilterWorkspaceSize(h, t->xd, t->yd, t->cd, t->wd,
+                                                             bwd_filter_algos[t->variant], &ws)
+            : cudnnGetConvolutionForwardWorkspaceSize(h, t->xd, t->wd, t->cd, t->yd,
+                                                      fwd_algos[t->variant], &ws);
+    FD_EXPECT_STATUS(st, CUDNN_STATUS_SUCCESS);
+    return ws;
+}
+
+static int case_count;
+
+static void run_dir(sc_case_t t)
+{
+    if (!setup(&t))
+        return;
+    char label[320];
+    snprintf(label, sizeof label,
+             "%s/%d n%d c%d k%d in%dx%dx%d f%dx%dx%d p%d,%d u%d,%d d%d,%d %s x-%s y-%s w-%s a%g b%g %s",
+             dir_names[t.dir], t.variant, t.n, t.c, t.k, t.in[0], t.nsp > 1 ? t.in[1] : 1,
+             t.nsp > 2 ? t.in[2] : 1, t.flt[0], t.nsp > 1 ? t.flt[1] : 1, t.nsp > 2 ? t.flt[2] : 1,
+             t.pad[0], t.pad[1], t.str[0], t.str[1], t.dil[0], t.dil[1],
+             t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", layout_names[t.xl],
+             layout_names[t.yl], t.wfmt == CUDNN_TENSOR_NCHW ? "kcrs" : "krsc", t.alpha, t.beta,
+             t.exact ? "exact" : "real");
+    const size_t es = sizeof(float);
+    gm_case_t c = {0};
+    c.label = label;
+    const size_t wsr = workspace(gm_ref, &t), wsc = workspace(gm_cuda, &t);
+    t.ws = wsr > wsc ? wsr : wsc;
+    const gm_role_t out_role = t.beta != 0.0 ? GM_INOUT : GM_OUT;
+    c.nbuf = 4;
+    int64_t taps = 1, outsp = 1;
+    for (int d = 0; d < t.nsp; d++)
+        taps *= t.flt[d];
+    int64_t kred;
+    if (t.dir == 0) {
+        c.buf[0] = (gm_buf_t){"x", (size_t)t.xext * es, CUDNN_DATA_FLOAT, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, CUDNN_DATA_FLOAT, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"y", (size_t)t.yext * es, CUDNN_DATA_FLOAT, out_role, 0, 0};
+        kred = taps * t.c;
+    } else if (t.dir == 1) {
+        c.buf[0] = (gm_buf_t){"dy", (size_t)t.yext * es, CUDNN_DATA_FLOAT, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, CUDNN_DATA_FLOAT, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"dx", (size_t)t.xext * es, CUDNN_DATA_FLOAT, out_role, 0, 0};
+        kred = taps * t.k;
+    } else {
+        int dims[5], strides[5], nbd = 0;
+        cudnnDataType_t dt;
+        FD_EXPECT_STATUS(cudnnGetTensorNdDescriptor(t.yd, 5, &dt, &nbd, dims, strides),
+                         CUDNN_STATUS_SUCCESS);
+        for (int d = 0; d < nbd; d++)
+            outsp *= d == 1 ? 1 : dims[d];
+        c.buf[0] = (gm_buf_t){"x", (size_t)t.xext * es, CUDNN_DATA_FLOAT, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"dy", (size_t)t.yext * es, CUDNN_DATA_FLOAT, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"dw", (size_t)t.nw * es, CUDNN_DATA_FLOAT, out_role, 0, 0};
+        kred = outsp;
+    }
+    c.buf[3] = (gm_buf_t){"workspace", t.ws, CUDNN_DATA_FLOAT, GM_WS, 0, 0};
+    if (!t.exact) {
+        /* inputs in [-1, 1): the sum's magnitude is up to kred; float accumulation in another
+         * order than ref's double: kred * 2^-24 relative to that, plus the output's rounding */
+        c.buf[2].abs_tol = 4.0 * (double)kred * 0x1p-24 * fabs(t.alpha) + 2.0 * 0x1p-24;
+        c.buf[2].rel_tol = 2.0 * 0x1p-24;
+    }
+    c.det = 1;
+    c.fill = fill;
+    c.call = call;
+    c.ctx = &t;
+    c.want = CUDNN_STATUS_SUCCESS;
+    gm_run(&c);
+    case_count++;
+    /* the last call was the cuda handle's determinism re-run */
+    FD_EXPECT(strcmp(last_impl, simt_rows[t.dir]) == 0, "%s: dispatch ran %s, expected %s", label,
+              last_impl[0] ? last_impl : "(nothing logged)", simt_rows[t.dir]);
+    teardown(&t);
+}
+
+static void run(sc_case_t t)
+{
+    static int rotate;
+    for (int d = 0; d < 3; d++) {
+        t.dir = d;
+        t.variant = (rotate++) & 1;
+        run_dir(t);
+    }
+}
+
+static sc_case_t base(int n, int c, int k, int h, int w, int r, int s)
+{
+    sc_case_t t;
+    memset(&t, 0, sizeof t);
+    t.nsp = 2, t.n = n, t.c = c, t.k = k;
+    t.in[0] = h, t.in[1] = w, t.flt[0] = r, t.flt[1] = s;
+    for (int d = 0; d < 3; d++)
+        t.str[d] = t.dil[d] = 1;
+    t.pad[0] = r / 2, t.pad[1] = s / 2;
+    t.mode = CUDNN_CROSS_CORRELATION;
+    t.xl = t.yl = L_NCHW;
+    t.wfmt = CUDNN_TENSOR_NCHW;
+    t.alpha = 1.0, t.beta = 0.0, t.exact = 1;
+    t.seed = (uint64_t)(n * 131 + c * 17 + k * 7 + h + w * 3 + r);
+    return t;
+}
+
+/* x, y and filter layout of layout set i: NCHW/KCRS, NHWC/KRSC, odd/KCRS, odd/KRSC, NHWC/KCRS,
+ * NCHW/KRSC (the last two are the mixed pairs whose reduction order follows x). */
+static sc_case_t with_layout(sc_case_t t, int i)
+{
+    static const layout_t ls[6] = {L_NCHW, L_NHWC, L_ODD, L_ODD, L_NHWC, L_NCHW};
+    static const cudnnTensorFormat_t fs[6] = {CUDNN_TENSOR_NCHW, CUDNN_TENSOR_NHWC, CUDNN_TENSOR_NCHW,
+                                              CUDNN_TENSOR_NHWC, CUDNN_TENSOR_NCHW, CUDNN_TENSOR_NHWC};
+    t.xl = t.yl = ls[i];
+    t.wfmt = fs[i];
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    gm_init(argc, argv, "test_gpu_conv_simt");
+    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
+
+    if (gm_smoke) {
+        run(with_layout(base(2, 5, 17, 9, 11, 3, 3), 0));
+        run(with_layout(base(1, 6, 9, 7, 8, 3, 3), 1));
+        sc_case_t t = with_layout(base(1, 3, 5, 9, 9, 3, 3), 2);
+        t.str[0] = t.str[1] = 2, t.beta = 0.5;
+        run(t);
+        return gm_finish();
+    }
+
+    for (int li = 0; li < 6; li++) {
+        /* odd C and K, every filter size, tails of M */
+        run(with_layout(base(2, 5, 17, 9, 11, 3, 3), li));
+        run(with_layout(base(3, 17, 9, 7, 7, 1, 1), li));
+        run(with_layout(base(1, 3, 5, 12, 13, 5, 5), li));
+        sc_case_t t = with_layout(base(2, 3, 8, 19, 21, 7, 7), li);
+        t.str[0] = t.str[1] = 2; /* the ResNet stem shape, small */
+        run(t);
+        t = with_layout(base(1, 6, 7, 15, 14, 3, 3), li);
+        t.dil[0] = t.dil[1] = 2, t.pad[0] = t.pad[1] = 2;
+        run(t);
+        t = with_layout(base(2, 4, 6, 10, 9, 3, 2), li);
+        t.mode = CUDNN_CONVOLUTION;
+        run(t);
+        t = with_layout(base(2, 9, 11, 9, 9, 3, 3), li);
+        t.alpha = 0.5, t.beta = 0.25;
+        run(t);
+        /* past the 128-wide tiles in both GEMM dims, a reduction of several hundred */
+        t = with_layout(base(2, 40, 136, 14, 13, 3, 3), li);
+        run(t);
+        t = with_layout(base(1, 130, 20, 11, 11, 3, 3), li);
+        t.str[0] = t.str[1] = 2;
+        run(t);
+    }
+    /* stride, dilation, padding mixes per dim; convolution mode with stride (strided bwd data) */
+    sc_case_t t = base(2, 12, 20, 17, 19, 3, 3);
+    t.str[0] = 2, t.str[1] = 3;
+    run(t);
+    t = with_layout(t, 1);
+    run(t);
+    t = base(1, 8, 8, 20, 20, 3, 3);
+    t.dil[0] = 2, t.dil[1] = 3, t.pad[0] = 0, t.pad[1] = 4;
+    run(t);
+    t = base(2, 7, 10, 13, 12, 4, 3);
+    t.mode = CUDNN_CONVOLUTION, t.str[0] = 3, t.str[1] = 2, t.pad[0] = 1, t.pad[1] = 0;
+    run(t);
+    t = with_layout(t, 3);
+    run(t);
+    t = base(1, 4, 4, 6, 6, 7, 7);
+    t.pad[0] = 3, t.pad[1] = 1;
+    run(t);
+    /* 1-d and 3-d */
+    for (int li = 0; li < 2; li++) {
+        t = with_layout(base(2, 16, 33, 37, 1, 3, 1), li);
+        t.nsp = 1, t.pad[0] = 1, t.pad[1] = 0;
+        run(t);
+        t = with_layout(base(1, 5, 12, 5, 6, 3, 3), li);
+        t.nsp = 3, t.in[2] = 7, t.flt[2] = 3, t.pad[2] = 1, t.str[2] = 2;
+        run(t);
+    }
+    /* x and y in different layouts */
+    t = base(2, 9, 14, 10, 10, 3, 3);
+    t.yl = L_NHWC;
+    run(t);
+    t = with_layout(base(2, 9, 14, 10, 10, 3, 3), 1);
+    t.yl = L_ODD;
+    run(t);
+    /* alpha / beta */
+    for (int li = 0; li < 2; li++) {
+        t = with_layout(base(2, 32, 48, 9, 9, 3, 3), li);
+        t.alpha = -2.0, t.beta = 1.0;
+        run(t);
+        t = with_layout(base(2, 32, 48, 9, 9, 3, 3), li);
+        t.alpha = 0.0, t.beta = 0.5;
+        run(t);
+    }
+    /* real data: ResNet-50 layers at small N, in both layouts */
+    for (int li = 0; li < 2; li++) {
+        t = with_layout(base(2, 64, 64, 28, 28, 3, 3), li);
+        t.exact = 0;
+        run(t);
+        t = with_layout(base(2, 256, 64, 14, 14, 1, 1), li);
+        t.exact = 0, t.pad[0] = t.pad[1] = 0;
+        run(t);
+        t = with_layout(base(2, 64, 128, 28, 28, 3, 3), li);
+        t.str[0] = t.str[1] = 2, t.exact = 0;
+        run(t);
+        t = with_layout(base(2, 3, 64, 56, 56, 7, 7), li);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3, t.exact = 0;
+        run(t);
+        t = with_layout(base(1, 17, 33, 23, 29, 5, 5), li + 2);
+        t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
+        run(t);
+    }
+    /* >= 4M outputs (fwd y, bwd data dx): many tiles, a long bwd filter reduction */
+    for (int li = 0; li < 2; li++) {
+        t = with_layout(base(16, 16, 16, 128, 128, 1, 1), li);
+        t.pad[0] = t.pad[1] = 0;
+        run(t);
+    }
+    printf("test_gpu_conv_simt: %d direction cases\n", case_count);
+    return gm_finish();
+}
