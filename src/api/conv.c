@@ -292,23 +292,32 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
     return max_count(handle, FD_CONV_BWD_FILTER, count);
 }
 
-/* The algorithm the heuristic moves to the front for this problem, or -1. One measured rule
+/* The algorithm the heuristic moves to the front for this problem, or -1. Two measured rules
  * (docs/perf/cpu-vs-onednn-2026-11-30.md, dnnbench --algo=heur against --algo=find on ResNet-50
- * at N = 1): on cpu, Winograd F(4x4,3x3) beats im2col + GEMM for FLOAT 3x3 stride-1 layers of
- * 28 x 28 outputs and more (fwd and bwd data), and loses below. */
+ * at N = 1), both on cpu for FLOAT 2-d layers of groups 1:
+ * - Winograd F(4x4,3x3) beats im2col + GEMM and the direct row for 3x3 stride-1 layers of
+ *   28 x 28 outputs and more (fwd and bwd data), and loses below;
+ * - otherwise, forward, the direct row (src/cpu/conv_direct_cpu.c, enum DIRECT) beats im2col +
+ *   GEMM on every filter larger than 1x1 (conv1's 7x7 stride 2, the 3x3 layers at 14x14 and
+ *   7x7, the stride-2 3x3 layers); 1x1 filters stay with the GEMM rows, and so do layers of
+ *   fewer than 16 output channels (the direct row computes 16 (AVX-512) or 8 at a time). */
 static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
 {
     if (handle->backend != FD_BACKEND_CPU || p->xdt != CUDNN_DATA_FLOAT ||
         p->compute != CUDNN_DATA_FLOAT || p->nsp != 2 || p->groups != 1)
         return -1;
-    for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++)
-        if (p->flt[d] != 3 || p->stride[d] != 1 || p->dil[d] != 1)
-            return -1;
-    if (p->out[1] * p->out[2] < 28 * 28)
-        return -1;
-    return p->dir == FD_CONV_FWD        ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD
-           : p->dir == FD_CONV_BWD_DATA ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD
-                                        : -1;
+    int wino = 1, one = 1;
+    for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++) {
+        wino &= p->flt[d] == 3 && p->stride[d] == 1 && p->dil[d] == 1;
+        one &= p->flt[d] == 1;
+    }
+    if (wino && p->out[1] * p->out[2] >= 28 * 28)
+        return p->dir == FD_CONV_FWD        ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD
+               : p->dir == FD_CONV_BWD_DATA ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD
+                                            : -1;
+    if (p->dir == FD_CONV_FWD && !one && p->k >= 16)
+        return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+    return -1;
 }
 
 /* One perf entry per algorithm, in heuristic order, supported ones first. */
@@ -345,6 +354,19 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
             out[n++] = e;
         }
     }
+    /* cuda: src/impls.def lists its rows fastest first (tensor cores, their channel-padding
+     * wrapper, FFMA implicit GEMM, naive), so among the supported algorithms the one served by
+     * the earliest row comes first; ties keep the order above. */
+    if (handle->backend == FD_BACKEND_CUDA)
+        for (int i = 1; i < n && impls[i] != NULL; i++)
+            for (int j = i; j > 0 && impls[j]->backend == FD_BACKEND_CUDA &&
+                            (impls[j - 1]->backend != FD_BACKEND_CUDA || impls[j] < impls[j - 1]);
+                 j--) {
+                fd_perf_t te = out[j];
+                const fd_conv_impl_t *ti = impls[j];
+                out[j] = out[j - 1], impls[j] = impls[j - 1];
+                out[j - 1] = te, impls[j - 1] = ti;
+            }
     return n;
 }
 

@@ -61,6 +61,18 @@ static const char *tc_impl(co_dir_t dir)
     return names[dir];
 }
 
+/* A faster row of the direction that took the problem ahead of the naive one: the FFMA
+ * implicit GEMM (src/cuda/conv_simt.cu: FLOAT) or the channel-padding wrapper of the tensor-core
+ * rows (src/cuda/conv_tc_pad.cu: C not a multiple of 8). */
+static int is_simt_impl(co_dir_t dir)
+{
+    static const char *const prefix[4] = {"fd_conv_fwd_", "fd_conv_bwd_data_",
+                                          "fd_conv_bwd_filter_", "-"};
+    const size_t n = strlen(prefix[dir]);
+    return strncmp(last_impl, prefix[dir], n) == 0 &&
+           (strcmp(last_impl + n, "simt_igemm") == 0 || strcmp(last_impl + n, "tc_padc") == 0);
+}
+
 static const char *expected_impl(co_dir_t dir)
 {
     static const char *const names[4] = {"fd_conv_fwd_direct", "fd_conv_bwd_data_direct",
@@ -224,13 +236,16 @@ static void run_case(const cc_case_t *c, cc_mode_t mode)
     if (cc_check_run(c, &res, what) == 0) {
         cc_compare(c, &res, want, &acc, mode, what);
         /* The naive row, or the tensor-core row of the same direction that took the problem
-         * (src/cuda/conv_tc.cu: HALF/BFLOAT16, NHWC). */
+         * (src/cuda/conv_tc.cu: HALF/BFLOAT16/tf32, NHWC), or the FFMA implicit-GEMM row
+         * (src/cuda/conv_simt.cu: FLOAT). */
         FD_EXPECT(strcmp(last_impl, expected_impl(c->dir)) == 0 ||
-                      strcmp(last_impl, tc_impl(c->dir)) == 0,
+                      strcmp(last_impl, tc_impl(c->dir)) == 0 || is_simt_impl(c->dir),
                   "dispatch: ran %s, expected %s; %s", last_impl[0] ? last_impl : "(nothing logged)",
                   expected_impl(c->dir), rep);
-        /* only the split-K backward filter of the tensor cores takes workspace */
-        FD_EXPECT(res.ws_size == 0 || strcmp(last_impl, "fd_conv_bwd_filter_tc_igemm") == 0,
+        /* only the split-K backward filters and the padding wrappers take workspace */
+        FD_EXPECT(res.ws_size == 0 || strcmp(last_impl, "fd_conv_bwd_filter_tc_igemm") == 0 ||
+                      strcmp(last_impl, "fd_conv_bwd_filter_simt_igemm") == 0 ||
+                      strstr(last_impl, "_tc_padc") != NULL,
                   "%s asked for %zu bytes of workspace; %s", last_impl, res.ws_size, rep);
         if (mode == CC_EXACT) {
             cc_result_t ref = cc_exec(href, c, &d, c->algo);

@@ -8,7 +8,8 @@
  * bit-identical to ref; real fills must agree within the tolerance of the reduction length.
  * Every case runs in all three directions (fwd IMPLICIT_PRECOMP_GEMM, bwd data ALGO_1, bwd
  * filter ALGO_1 with the workspace the cuda handle asks for), and the dispatch log must name the
- * tensor-core row (so a silent fallback to the naive kernel fails the test). Deterministic:
+ * tensor-core row (so a silent fallback to the naive kernel fails the test), or for C not a
+ * multiple of 8 its channel-padding wrapper (src/cuda/conv_tc_pad.cu). Deterministic:
  * every case runs twice (the split-K reduction of bwd filter included).
  */
 #define _GNU_SOURCE
@@ -143,6 +144,9 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
 static const char *const dir_names[3] = {"fwd", "bwd_data", "bwd_filter"};
 static const char *const tc_rows[3] = {"fd_conv_fwd_tc_igemm", "fd_conv_bwd_data_tc_igemm",
                                        "fd_conv_bwd_filter_tc_igemm"};
+/* C not a multiple of 8: the channel-padding wrappers (src/cuda/conv_tc_pad.cu) */
+static const char *const padc_rows[3] = {"fd_conv_fwd_tc_padc", "fd_conv_bwd_data_tc_padc",
+                                         "fd_conv_bwd_filter_tc_padc"};
 
 /* Workspace of the direction's algorithm on handle h. */
 static size_t workspace(cudnnHandle_t h, const tc_case_t *t)
@@ -224,8 +228,9 @@ static void run_dir(tc_case_t t)
     c.want = CUDNN_STATUS_SUCCESS;
     gm_run(&c);
     /* the last call was the cuda handle's determinism re-run */
-    FD_EXPECT(strcmp(last_impl, tc_rows[t.dir]) == 0, "%s: dispatch ran %s, expected %s", label,
-              last_impl[0] ? last_impl : "(nothing logged)", tc_rows[t.dir]);
+    const char *row = t.c % 8 != 0 ? padc_rows[t.dir] : tc_rows[t.dir];
+    FD_EXPECT(strcmp(last_impl, row) == 0, "%s: dispatch ran %s, expected %s", label,
+              last_impl[0] ? last_impl : "(nothing logged)", row);
     teardown(&t);
 }
 
@@ -255,14 +260,32 @@ int main(int argc, char **argv)
         /* C below / at / above the 32-wide reduction tile; K and M tails */
         run(base(dt, 1, 8, 8, 5, 7, 3, 3));
         run(base(dt, 2, 16, 24, 9, 9, 3, 3));
+        /* C not a multiple of 8 (padded copies): the ImageNet stem, 7x7 stride 2 pad 3 */
+        tc_case_t t = base(dt, 2, 3, 16, 23, 21, 7, 7);
+        t.str[0] = t.str[1] = 2;
+        run(t);
         if (gm_smoke)
             continue;
+        t = base(dt, 2, 3, 64, 30, 30, 7, 7);
+        t.str[0] = t.str[1] = 2, t.alpha = 0.5, t.beta = 0.25;
+        run(t);
+        t = base(dt, 3, 3, 64, 64, 64, 7, 7);
+        t.str[0] = t.str[1] = 2, t.exact = 0;
+        run(t);
+        run(base(dt, 2, 5, 24, 9, 11, 3, 3));
+        run(base(dt, 1, 12, 40, 8, 8, 1, 1));
+        t = base(dt, 2, 20, 32, 9, 9, 3, 3);
+        t.y_nchw = 1;
+        run(t);
+        t = base(dt, 2, 13, 16, 10, 9, 3, 3);
+        t.alpha = -2.0, t.beta = 1.0, t.mode = CUDNN_CONVOLUTION;
+        run(t);
         run(base(dt, 2, 32, 64, 8, 8, 1, 1));
         run(base(dt, 3, 40, 136, 7, 11, 3, 3));
         run(base(dt, 1, 64, 200, 15, 13, 5, 5));
         run(base(dt, 2, 72, 128, 14, 14, 3, 1));
         /* stride, dilation, asymmetric padding, convolution mode */
-        tc_case_t t = base(dt, 2, 24, 40, 17, 19, 3, 3);
+        t = base(dt, 2, 24, 40, 17, 19, 3, 3);
         t.str[0] = 2, t.str[1] = 3;
         run(t);
         t = base(dt, 1, 16, 16, 20, 20, 3, 3);
