@@ -10,6 +10,12 @@
  * dims and merges dims that are contiguous in every tensor, so packed NCHW and NHWC both
  * become one dim walked with stride 1 (coalesced, no index division), while any other layout
  * still works through the general odometer. Values: see activation_kernels.cuh.
+ *
+ * Packed fast path: when the collapse leaves one dim of stride 1 in every tensor (all dense in
+ * one common layout, whatever it is) and every pointer is 16-byte aligned, the *_packed
+ * kernels run the same per-element code on 128-bit vectors, the grid capped at a few waves
+ * (elem.cuh); the bits are the generic kernel's, only the walk differs. A misaligned pointer
+ * (a sub-tensor view) takes the generic kernel.
  */
 #include <stdio.h>
 #include <string.h>
@@ -135,6 +141,24 @@ static act_geom_t geom_of(const fd_act_problem_t *p, const int64_t *const *strid
     return g;
 }
 
+/* 1 when the first nt tensors of g are dense in one common layout (one stride-1 dim). */
+static int geom_packed(const act_geom_t *g, int nt)
+{
+    if (g->nd != 1)
+        return 0;
+    for (int t = 0; t < nt; t++)
+        if (g->st[t][0] != 1)
+            return 0;
+    return 1;
+}
+
+/* Blocks of the packed kernels: one thread per FD_CUDA_UNROLL vectors, a few waves at most. */
+static unsigned packed_blocks(const act_geom_t *g, cudnnDataType_t dt)
+{
+    const int64_t vn = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt);
+    return fd_cuda_wave_blocks((g->total / vn + FD_CUDA_UNROLL - 1) / FD_CUDA_UNROLL);
+}
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 static int act_applicable(const void *problem, char *why, size_t why_size)
@@ -163,6 +187,11 @@ extern "C" cudnnStatus_t fd_act_fwd_cuda_run(const void *problem, const void *ar
     const fd_act_args_t *a = (const fd_act_args_t *)args;
     const int64_t *const strides[2] = {p->xs, p->ys};
     const act_geom_t g = geom_of(p, strides, 2, 1);
+    if (geom_packed(&g, 2) && fd_cuda_aligned16(a->x) && fd_cuda_aligned16(a->out)) {
+        FD_CUDA_TYPED_LAUNCH(p->dt, act_fwd_packed, packed_blocks(&g, p->dt), FD_CUDA_BLOCK,
+                             a->handle->stream, g.act, g.total, a->x, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
     const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
     FD_CUDA_TYPED_LAUNCH(p->dt, act_fwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->x, a->out,
                          a->alpha, a->beta);
@@ -184,6 +213,13 @@ extern "C" cudnnStatus_t fd_act_bwd_cuda_run(const void *problem, const void *ar
     const fd_act_args_t *a = (const fd_act_args_t *)args;
     const int64_t *const strides[4] = {p->ys, p->dys, p->xs, p->dxs};
     const act_geom_t g = geom_of(p, strides, 4, 3);
+    if (geom_packed(&g, 4) && fd_cuda_aligned16(a->y) && fd_cuda_aligned16(a->dy) &&
+        fd_cuda_aligned16(a->x) && fd_cuda_aligned16(a->out)) {
+        FD_CUDA_TYPED_LAUNCH(p->dt, act_bwd_packed, packed_blocks(&g, p->dt), FD_CUDA_BLOCK,
+                             a->handle->stream, g.act, g.total, a->y, a->dy, a->x, a->out,
+                             a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
     const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
     FD_CUDA_TYPED_LAUNCH(p->dt, act_bwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->y, a->dy,
                          a->x, a->out, a->alpha, a->beta);

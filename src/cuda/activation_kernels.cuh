@@ -8,6 +8,13 @@
  * transcendental call (exp, expm1, tanh in FD_ACC): the piecewise modes (RELU, CLIPPED_RELU,
  * IDENTITY, the positive branch of ELU) and every derivative that needs no transcendental are
  * therefore bit-identical to the reference; the others differ by the float function's few ulps.
+ *
+ * Two walks of the same per-element code: act_fwd / act_bwd follow the collapsed strides of
+ * act_geom_t (any layout); act_fwd_packed / act_bwd_packed take tensors that are dense in one
+ * common layout and 16-byte aligned (activation.cu checks both on the host) and move
+ * FD_CUDA_UNROLL 128-bit vectors per thread per trip, every load of a trip issued before any
+ * compute, the last total % VN elements by the first threads of block 0. Each vector is read
+ * and written by one thread, so in-place calls stay exact.
  */
 
 #define FD_K(name) FD_CUDA_CAT(name, FD_SFX)
@@ -121,4 +128,91 @@ static __global__ void FD_K(act_bwd)(const act_geom_t g, const void *yv, const v
     }
 }
 
+FD_CUDA_VEC_OF(FD_T, FD_K(act_vec_t));
+#define ACT_VN ((int)(FD_CUDA_VEC_BYTES / sizeof(FD_T)))
+
+static __global__ void FD_K(act_fwd_packed)(const fd_act_params_t act, int64_t total,
+                                            const void *xv, void *yv, double alpha, double beta)
+{
+    typedef FD_K(act_vec_t) V;
+    const V *x = (const V *)xv; /* y may be x */
+    V *y = (V *)yv;
+    const int64_t nv = total / ACT_VN, step = (int64_t)gridDim.x * blockDim.x * FD_CUDA_UNROLL;
+    for (int64_t i0 = (int64_t)blockIdx.x * blockDim.x * FD_CUDA_UNROLL + threadIdx.x; i0 < nv;
+         i0 += step) {
+        V a[FD_CUDA_UNROLL], o[FD_CUDA_UNROLL];
+#pragma unroll
+        for (int u = 0; u < FD_CUDA_UNROLL; u++) {
+            const int64_t i = i0 + (int64_t)u * blockDim.x;
+            if (i < nv) {
+                a[u] = x[i];
+                if (beta != 0.0)
+                    o[u] = y[i];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < FD_CUDA_UNROLL; u++) {
+            const int64_t i = i0 + (int64_t)u * blockDim.x;
+            if (i < nv) {
+#pragma unroll
+                for (int j = 0; j < ACT_VN; j++)
+                    fd_cuda_blend(o[u].e, j, alpha, beta,
+                                  FD_K(act_fwd_value)(act, fd_cuda_ld(a[u].e, j)));
+                y[i] = o[u];
+            }
+        }
+    }
+    const int64_t t = nv * ACT_VN + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total)
+        fd_cuda_blend((FD_T *)yv, t, alpha, beta,
+                      FD_K(act_fwd_value)(act, fd_cuda_ld((const FD_T *)xv, t)));
+}
+
+static __global__ void FD_K(act_bwd_packed)(const fd_act_params_t act, int64_t total,
+                                            const void *yv, const void *dyv, const void *xv,
+                                            void *dxv, double alpha, double beta)
+{
+    typedef FD_K(act_vec_t) V;
+    const V *y = (const V *)yv; /* dx may be y or dy */
+    const V *dy = (const V *)dyv;
+    const V *x = (const V *)xv;
+    V *dx = (V *)dxv;
+    const int64_t nv = total / ACT_VN, step = (int64_t)gridDim.x * blockDim.x * FD_CUDA_UNROLL;
+    for (int64_t i0 = (int64_t)blockIdx.x * blockDim.x * FD_CUDA_UNROLL + threadIdx.x; i0 < nv;
+         i0 += step) {
+        V vy[FD_CUDA_UNROLL], vdy[FD_CUDA_UNROLL], vx[FD_CUDA_UNROLL], o[FD_CUDA_UNROLL];
+#pragma unroll
+        for (int u = 0; u < FD_CUDA_UNROLL; u++) {
+            const int64_t i = i0 + (int64_t)u * blockDim.x;
+            if (i < nv) {
+                vy[u] = y[i];
+                vdy[u] = dy[i];
+                vx[u] = x[i];
+                if (beta != 0.0)
+                    o[u] = dx[i];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < FD_CUDA_UNROLL; u++) {
+            const int64_t i = i0 + (int64_t)u * blockDim.x;
+            if (i < nv) {
+#pragma unroll
+                for (int j = 0; j < ACT_VN; j++)
+                    fd_cuda_blend(o[u].e, j, alpha, beta,
+                                  FD_K(act_bwd_value)(act, (double)fd_cuda_ld(vy[u].e, j),
+                                                      (double)fd_cuda_ld(vdy[u].e, j),
+                                                      fd_cuda_ld(vx[u].e, j)));
+                dx[i] = o[u];
+            }
+        }
+    }
+    const int64_t t = nv * ACT_VN + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total)
+        fd_cuda_blend((FD_T *)dxv, t, alpha, beta,
+                      FD_K(act_bwd_value)(act, (double)fd_cuda_ld((const FD_T *)yv, t),
+                                          (double)fd_cuda_ld((const FD_T *)dyv, t),
+                                          fd_cuda_ld((const FD_T *)xv, t)));
+}
+
+#undef ACT_VN
 #undef FD_K

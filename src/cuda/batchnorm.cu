@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "elem.cuh"
 #include "strided.cuh"
 
 extern "C" {
@@ -258,29 +259,9 @@ BN_GRAD_IN(double)
 #undef FD_A
 #undef FD_SFX
 
-/* Launches kernel_<dtype> on the stream and checks the launch. */
+/* Launches kernel_<dtype> (blocks of FD_CUDA_BLOCK) on the stream and checks the launch. */
 #define BN_LAUNCH(dt, kernel, blocks, stream, ...)                                             \
-    do {                                                                                       \
-        switch (dt) {                                                                          \
-        case CUDNN_DATA_FLOAT:                                                                 \
-            kernel##_f32<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);               \
-            break;                                                                             \
-        case CUDNN_DATA_DOUBLE:                                                                \
-            kernel##_f64<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);               \
-            break;                                                                             \
-        case CUDNN_DATA_HALF:                                                                  \
-            kernel##_f16<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);               \
-            break;                                                                             \
-        case CUDNN_DATA_BFLOAT16:                                                              \
-            kernel##_bf16<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);              \
-            break;                                                                             \
-        default:                                                                               \
-            return fd_error(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__,                    \
-                            "%s has no %s kernel", #kernel, fd_dtype_name(dt));                \
-        }                                                                                      \
-        FD_CUDA_LAUNCHED("%s on %s data (%u blocks, stream %p)", #kernel, fd_dtype_name(dt),   \
-                         (unsigned)(blocks), (void *)(stream));                                \
-    } while (0)
+    FD_CUDA_TYPED_LAUNCH(dt, kernel, blocks, FD_CUDA_BLOCK, stream, __VA_ARGS__)
 
 /* ---- host side -------------------------------------------------------------------------------- */
 

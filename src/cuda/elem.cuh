@@ -11,7 +11,17 @@
  * into one fma and differ from the host reference in the last bit.
  *
  * Everything here is static and inline: any .cu file may include it. FD_CUDA_CAT pastes a
- * kernel name and a storage-type suffix for files that stamp their kernels once per type.
+ * kernel name and a storage-type suffix for files that stamp their kernels once per type, and
+ * FD_CUDA_TYPED_LAUNCH is the one dtype switch over such stamped kernels (every file of the
+ * memory-bound families launches through it).
+ *
+ * The packed fast paths (activation, tensor ops) share the rest: FD_CUDA_VEC_OF declares the
+ * 16-byte aligned vector of one storage type (float4, double2, 8 halves / bfloat16s as one
+ * uint4 access), fd_cuda_aligned16 is the pointer test that sends a misaligned call back to
+ * the generic kernel, and fd_cuda_wave_blocks sizes a grid-stride grid to a few waves of the
+ * device's SMs (read once per process) instead of one block per 256 items: large tensors are
+ * then walked by the loop, with FD_CUDA_UNROLL independent 128-bit accesses in flight per
+ * thread, which is what a memory-bound kernel needs to approach the copy bandwidth.
  */
 #ifndef FD_CUDA_ELEM_CUH_
 #define FD_CUDA_ELEM_CUH_
@@ -140,6 +150,51 @@ static __device__ __forceinline__ double fd_cuda_pow(double v, double e)
                          fd_dtype_name(dt), (unsigned)(blocks), (unsigned)(threads),           \
                          (void *)(stream));                                                    \
     } while (0)
+
+/* ---- packed fast paths ------------------------------------------------------------------ */
+
+#define FD_CUDA_VEC_BYTES 16 /* one 128-bit load or store */
+#define FD_CUDA_UNROLL 2     /* vectors per thread per trip of the grid-stride loop */
+#define FD_CUDA_WAVES 4      /* grid cap of the packed kernels, in full-occupancy waves */
+
+/* The 16-byte vector of storage type T: a struct (not a union: __half has constructors) whose
+ * alignment makes nvcc move it with one ld/st.global.v4. Elements are reached as .e[j]. */
+#define FD_CUDA_VEC_OF(T, name)                                                                \
+    typedef struct __align__(FD_CUDA_VEC_BYTES) {                                              \
+        T e[FD_CUDA_VEC_BYTES / sizeof(T)];                                                    \
+    } name
+
+static inline int fd_cuda_aligned16(const void *p)
+{
+    return ((uintptr_t)p & (FD_CUDA_VEC_BYTES - 1)) == 0;
+}
+
+/* The current device's SM count (132 on the H200; 108 if the query fails: the grid size is a
+ * throughput knob, never a correctness one). */
+static inline int fd_cuda_sm_query(void)
+{
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || v < 1) {
+        (void)cudaGetLastError(); /* else the next FD_CUDA_LAUNCHED would report this failure */
+        return 108;
+    }
+    return v;
+}
+static inline int fd_cuda_sm_count(void)
+{
+    static const int sms = fd_cuda_sm_query(); /* asked once: C++ initialises it thread-safely */
+    return sms;
+}
+
+/* Blocks of FD_CUDA_BLOCK threads for `items` handed out one per thread per trip of a
+ * grid-stride loop: enough to cover them, at most FD_CUDA_WAVES full-occupancy waves. */
+static inline unsigned fd_cuda_wave_blocks(int64_t items)
+{
+    const int64_t cap = (int64_t)fd_cuda_sm_count() * (2048 / FD_CUDA_BLOCK) * FD_CUDA_WAVES;
+    int64_t b = (items + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK;
+    return (unsigned)(b < 1 ? 1 : b > cap ? cap : b);
+}
 
 /* FLOAT, DOUBLE, HALF, BFLOAT16: the storage types these helpers serve. */
 static inline int fd_cuda_elem_dtype_ok(cudnnDataType_t dt)

@@ -31,6 +31,7 @@ typedef struct {
     double lowest; /* start value of a max: the most negative finite value of the type */
     int is_max, include_pad;
     int c_inner; /* walk with C innermost (channels-last output) */
+    int idx32;   /* the walked tensor has < 2^32 elements: its index divides in 32 bits */
 } pool_geom_t;
 
 /* Readable range [lo, hi) of one window per dim and its two counts (src/core/pooling.h). */
@@ -68,7 +69,31 @@ static __device__ __forceinline__ void pool_window_of(const fd_pool_problem_t &p
     }
 }
 
-/* Element e of an (n, c, s0, s1, s2) walk, C innermost or s2 innermost. */
+/* Element e of an (n, c, s0, s1, s2) walk, C innermost or s2 innermost. The 32-bit twin is
+ * used below 2^32 elements: a 64-bit division is a long software sequence, five of them per
+ * element against a 2x2 or 3x3 window's handful of loads (predicted, not yet measured). */
+static __device__ __forceinline__ void pool_unflatten32(uint32_t C, const int64_t *sz, int c_inner,
+                                                        uint32_t e, int64_t *n, int64_t *c,
+                                                        int64_t *s)
+{
+    if (c_inner) {
+        const uint32_t q = e / C;
+        *c = e - q * C;
+        e = q;
+    }
+    for (int d = 2; d >= 0; d--) {
+        const uint32_t q = e / (uint32_t)sz[d];
+        s[d] = e - q * (uint32_t)sz[d];
+        e = q;
+    }
+    if (!c_inner) {
+        const uint32_t q = e / C;
+        *c = e - q * C;
+        e = q;
+    }
+    *n = e;
+}
+
 static __device__ __forceinline__ void pool_unflatten(int64_t C, const int64_t *sz, int c_inner,
                                                       int64_t e, int64_t *n, int64_t *c,
                                                       int64_t *s)
@@ -149,6 +174,8 @@ static pool_geom_t geom_of(const fd_pool_problem_t *p, const int64_t *s)
     g.is_max = p->mode == CUDNN_POOLING_MAX || p->mode == CUDNN_POOLING_MAX_DETERMINISTIC;
     g.include_pad = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
     g.c_inner = p->c > 1 && s[1] < s[4];
+    const int64_t *sz = s == p->ys ? p->out : p->in; /* forward walks y, backward dx */
+    g.idx32 = p->n * p->c * sz[0] * sz[1] * sz[2] < ((int64_t)1 << 32);
     return g;
 }
 

@@ -65,7 +65,10 @@ static __global__ void FD_K(pool_fwd)(const pool_geom_t g, const void *xv, void 
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
          e += (int64_t)gridDim.x * blockDim.x) {
         int64_t o[3], n, c;
-        pool_unflatten(p.c, p.out, g.c_inner, e, &n, &c, o);
+        if (g.idx32)
+            pool_unflatten32((uint32_t)p.c, p.out, g.c_inner, (uint32_t)e, &n, &c, o);
+        else
+            pool_unflatten(p.c, p.out, g.c_inner, e, &n, &c, o);
         pool_window_t w;
         pool_window_of(p, o, &w);
         const FD_T *xc = x + n * p.xs[0] + c * p.xs[1];
@@ -99,7 +102,10 @@ static __global__ void FD_K(pool_bwd)(const pool_geom_t g, const void *xv, const
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
          e += (int64_t)gridDim.x * blockDim.x) {
         int64_t i[3], n, c, olo[3], ohi[3];
-        pool_unflatten(p.c, p.in, g.c_inner, e, &n, &c, i);
+        if (g.idx32)
+            pool_unflatten32((uint32_t)p.c, p.in, g.c_inner, (uint32_t)e, &n, &c, i);
+        else
+            pool_unflatten(p.c, p.in, g.c_inner, e, &n, &c, i);
         int empty = 0;
         for (int d = 0; d < 3; d++) {
             const int64_t rlo = pool_max64(0, -p.pad[d]);

@@ -11,7 +11,9 @@
  * A row whose innermost element stride is 1 and that holds at least 32 elements (NCHW
  * INSTANCE, NHWC CHANNEL, classifier outputs) gets a block of its own with a fixed-order
  * reduction; otherwise (NCHW CHANNEL with a spatial extent, short rows) one thread walks each
- * row, so neighbouring threads read neighbouring rows' elements: coalesced either way.
+ * row, so neighbouring threads read neighbouring rows' elements: coalesced either way. Rows
+ * that would get a block of 32 threads (32 to 127 elements: NHWC CHANNEL with C = 64) run one
+ * warp per row, eight rows to a block, with the same arithmetic (softmax_kernels.cuh).
  */
 #include <stdio.h>
 #include <string.h>
@@ -212,7 +214,11 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     const sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 1);
     const cudaStream_t stream = a->handle->stream;
     const unsigned threads = block_threads(&g, 1);
-    if (threads) {
+    if (threads == 32) {
+        const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / 32);
+        FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_warp, blocks, FD_CUDA_BLOCK, stream, g,
+                             a->x, a->y, a->alpha, a->beta);
+    } else if (threads) {
         const unsigned blocks = fd_cuda_blocks(g.rows, 1);
         FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_block, blocks, threads, stream, g, a->x, a->y,
                              a->alpha, a->beta);
@@ -241,7 +247,11 @@ extern "C" cudnnStatus_t fd_softmax_bwd_cuda_run(const void *problem, const void
     const sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 2);
     const cudaStream_t stream = a->handle->stream;
     const unsigned threads = block_threads(&g, 2);
-    if (threads) {
+    if (threads == 32) {
+        const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / 32);
+        FD_CUDA_TYPED_LAUNCH(p->y.dtype, softmax_bwd_warp, blocks, FD_CUDA_BLOCK, stream, g,
+                             a->y, a->dy, a->dx, a->alpha, a->beta);
+    } else if (threads) {
         const unsigned blocks = fd_cuda_blocks(g.rows, 1);
         FD_CUDA_TYPED_LAUNCH(p->y.dtype, softmax_bwd_block, blocks, threads, stream, g, a->y,
                              a->dy, a->dx, a->alpha, a->beta);

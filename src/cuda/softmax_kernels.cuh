@@ -8,6 +8,10 @@
  *   *_block: one block per row; thread t takes elements t, t + B, ... in order, then a fixed
  *            tree (xor butterfly in each warp, then the warps' partials read in order by every
  *            thread), so the bits never depend on scheduling;
+ *   *_warp:  one warp per row, FD_CUDA_BLOCK / 32 rows per block: the *_block computation
+ *            with 32 threads (lane l takes l, l + 32, ..., the same butterfly, lane 0's
+ *            result broadcast), so bit-identical to a 32-thread block, without blocks of one
+ *            warp capping the SM's occupancy (rows of 32 to 127 stride-1 elements);
  *   *_rows:  one thread per row, elements in order (rows whose elements are strided: the
  *            neighbouring threads then read neighbouring addresses).
  * Each output element is written by the thread that last read it, after every read of the row
@@ -52,6 +56,21 @@ static __device__ __forceinline__ FD_ACC FD_K(sm_block_sum)(FD_ACC v, FD_ACC *sh
     return s;
 }
 
+/* The warp's reductions: the butterfly of sm_block_*, then lane 0's value (as a one-warp
+ * block reads sh[0]; lanes may differ in a NaN's payload). */
+static __device__ __forceinline__ FD_ACC FD_K(sm_warp_max)(FD_ACC v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = FD_K(sm_max)(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return __shfl_sync(0xffffffffu, v, 0);
+}
+static __device__ __forceinline__ FD_ACC FD_K(sm_warp_sum)(FD_ACC v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return __shfl_sync(0xffffffffu, v, 0);
+}
+
 /* softmax of row element x (already minus the max: d) given the row sum s and log(s) */
 static __device__ __forceinline__ double FD_K(sm_fwd_value)(int is_log, FD_ACC d, FD_ACC s,
                                                             FD_ACC log_s)
@@ -78,6 +97,38 @@ static __global__ void FD_K(softmax_fwd_block)(const sm_geom_t g, const void *xv
         s = FD_K(sm_block_sum)(s, sh);
         const FD_ACC log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
         for (int64_t r = threadIdx.x; r < g.row_len; r += blockDim.x) {
+            const FD_ACC d = fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)) - m;
+            fd_cuda_blend(y, ob[1] + sm_inner(g, 1, r), alpha, beta,
+                          FD_K(sm_fwd_value)(g.is_log, d, s, log_s));
+        }
+    }
+}
+
+/* Rows of a warp: the loop bound is uniform across the warp, so every lane reaches the shuffles. */
+#define SM_WARP_ROWS(row)                                                                      \
+    for (int64_t row = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);           \
+         row < g.rows; row += (int64_t)gridDim.x * (blockDim.x >> 5))
+
+static __global__ void FD_K(softmax_fwd_warp)(const sm_geom_t g, const void *xv, void *yv,
+                                              double alpha, double beta)
+{
+    const FD_T *x = (const FD_T *)xv; /* y may be x */
+    FD_T *y = (FD_T *)yv;
+    const int lane = threadIdx.x & 31;
+    SM_WARP_ROWS(row)
+    {
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, row, ob);
+        FD_ACC m = -(FD_ACC)CUDART_INF;
+        for (int64_t r = lane; r < g.row_len; r += 32)
+            m = FD_K(sm_max)(m, fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)));
+        m = FD_K(sm_warp_max)(m);
+        FD_ACC s = 0;
+        for (int64_t r = lane; r < g.row_len; r += 32)
+            s += fd_cuda_exp(fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)) - m);
+        s = FD_K(sm_warp_sum)(s);
+        const FD_ACC log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+        for (int64_t r = lane; r < g.row_len; r += 32) {
             const FD_ACC d = fd_cuda_ld(x, ob[0] + sm_inner(g, 0, r)) - m;
             fd_cuda_blend(y, ob[1] + sm_inner(g, 1, r), alpha, beta,
                           FD_K(sm_fwd_value)(g.is_log, d, s, log_s));
@@ -144,6 +195,31 @@ static __global__ void FD_K(softmax_bwd_block)(const sm_geom_t g, const void *yv
     }
 }
 
+static __global__ void FD_K(softmax_bwd_warp)(const sm_geom_t g, const void *yv, const void *dyv,
+                                              void *dxv, double alpha, double beta)
+{
+    const FD_T *y = (const FD_T *)yv; /* dx may be y or dy */
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *dx = (FD_T *)dxv;
+    const int lane = threadIdx.x & 31;
+    SM_WARP_ROWS(row)
+    {
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, row, ob);
+        FD_ACC s = 0;
+        for (int64_t r = lane; r < g.row_len; r += 32)
+            s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(y, ob[0] + sm_inner(g, 0, r)),
+                                   fd_cuda_ld(dy, ob[1] + sm_inner(g, 1, r)));
+        s = FD_K(sm_warp_sum)(s);
+        for (int64_t r = lane; r < g.row_len; r += 32) {
+            const FD_ACC yv_ = fd_cuda_ld(y, ob[0] + sm_inner(g, 0, r));
+            const FD_ACC dyv_ = fd_cuda_ld(dy, ob[1] + sm_inner(g, 1, r));
+            fd_cuda_blend(dx, ob[2] + sm_inner(g, 2, r), alpha, beta,
+                          FD_K(sm_bwd_value)(g.is_log, yv_, dyv_, s));
+        }
+    }
+}
+
 static __global__ void FD_K(softmax_bwd_rows)(const sm_geom_t g, const void *yv, const void *dyv,
                                               void *dxv, double alpha, double beta)
 {
@@ -167,4 +243,5 @@ static __global__ void FD_K(softmax_bwd_rows)(const sm_geom_t g, const void *yv,
     }
 }
 
+#undef SM_WARP_ROWS
 #undef FD_K

@@ -12,9 +12,17 @@
  * kernels walk the output in its memory order (strided.cuh), so every layout coalesces its
  * writes; the transform gathers in y's row-major order and takes the vectorised INT8 lanes.
  * One thread per element in grid-stride loops, no workspace, deterministic.
+ *
+ * Packed fast paths (tensor_ops_kernels.cuh) for FLOAT, DOUBLE, HALF, BFLOAT16: when the output
+ * is dense (in any layout), 16-byte aligned, of the inputs' type, and every input reaches it by
+ * a (e / div) % mod index (same layout, a per-channel bias of NCHW or NHWC, a scalar), add, op,
+ * set, scale and the transform of equal layouts move 128-bit vectors through the same
+ * arithmetic; everything else (strided outputs, mixed types, integer types, folds and pads)
+ * takes the generic kernels.
  */
 #include <stdio.h>
 
+#include "elem.cuh"
 #include "strided.cuh"
 
 extern "C" {
@@ -47,6 +55,26 @@ static __device__ __forceinline__ double op_min_max(double x, double y, int is_m
     return x < y ? x : y;
 }
 
+/* op(x, y) of the already scaled operands (y unused by SQRT and NOT) */
+static __device__ __forceinline__ double op_apply(cudnnOpTensorOp_t op, int propagate, double x,
+                                                  double y)
+{
+    switch (op) {
+    case CUDNN_OP_TENSOR_ADD:
+        return __dadd_rn(x, y);
+    case CUDNN_OP_TENSOR_MUL:
+        return __dmul_rn(x, y);
+    case CUDNN_OP_TENSOR_MIN:
+        return op_min_max(x, y, 0, propagate);
+    case CUDNN_OP_TENSOR_MAX:
+        return op_min_max(x, y, 1, propagate);
+    case CUDNN_OP_TENSOR_SQRT:
+        return sqrt(x);
+    default: /* CUDNN_OP_TENSOR_NOT */
+        return __dsub_rn(1.0, x);
+    }
+}
+
 /* c = op(alpha1 * a, alpha2 * b) + beta * c */
 static __global__ void tensor_op_kernel(const sd_nd_t w, cudnnOpTensorOp_t op, int propagate,
                                         cudnnDataType_t adt, cudnnDataType_t cdt, const void *a,
@@ -61,28 +89,7 @@ static __global__ void tensor_op_kernel(const sd_nd_t w, cudnnOpTensorOp_t op, i
         /* no FMA contraction: the ref's C rounds each product */
         const double x = __dmul_rn(alpha1, sd_ld_dt(adt, a, off[1]));
         const double y = unary ? 0.0 : __dmul_rn(alpha2, sd_ld_dt(adt, b, off[2]));
-        double r;
-        switch (op) {
-        case CUDNN_OP_TENSOR_ADD:
-            r = __dadd_rn(x, y);
-            break;
-        case CUDNN_OP_TENSOR_MUL:
-            r = __dmul_rn(x, y);
-            break;
-        case CUDNN_OP_TENSOR_MIN:
-            r = op_min_max(x, y, 0, propagate);
-            break;
-        case CUDNN_OP_TENSOR_MAX:
-            r = op_min_max(x, y, 1, propagate);
-            break;
-        case CUDNN_OP_TENSOR_SQRT:
-            r = sqrt(x);
-            break;
-        default: /* CUDNN_OP_TENSOR_NOT */
-            r = __dsub_rn(1.0, x);
-            break;
-        }
-        sd_blend_dt(cdt, c, off[0], 1.0, beta, r);
+        sd_blend_dt(cdt, c, off[0], 1.0, beta, op_apply(op, propagate, x, y));
     }
 }
 
@@ -179,7 +186,97 @@ static __global__ void tensor_transform_kernel(const fd_tensor_transform_problem
     }
 }
 
+/* ---- packed fast paths, once per storage type --------------------------------------------- */
+
+/* How an input reaches the dense output's element e: at (e / div) % mod; vec: read as 16-byte
+ * vectors at e % mod (div 1, mod a multiple of the vector, the pointer aligned). */
+typedef struct {
+    int64_t div, mod;
+    int vec;
+} to_bcast_t;
+
+#define FD_T float
+#define FD_SFX f32
+#include "tensor_ops_kernels.cuh"
+#undef FD_T
+#undef FD_SFX
+
+#define FD_T double
+#define FD_SFX f64
+#include "tensor_ops_kernels.cuh"
+#undef FD_T
+#undef FD_SFX
+
+#define FD_T __half
+#define FD_SFX f16
+#include "tensor_ops_kernels.cuh"
+#undef FD_T
+#undef FD_SFX
+
+#define FD_T __nv_bfloat16
+#define FD_SFX bf16
+#include "tensor_ops_kernels.cuh"
+#undef FD_T
+#undef FD_SFX
+
 /* ---- host side -------------------------------------------------------------------------- */
+
+/* 1 when operand 0 of w (the output) is dense in the walk's order, i.e. in its own layout. */
+static int walk_dense(const sd_nd_t *w)
+{
+    int64_t expect = 1;
+    for (int k = w->nd - 1; k >= 0; k--) {
+        if (w->st[0][k] != expect)
+            return 0;
+        expect *= w->dim[k];
+    }
+    return 1;
+}
+
+/* The (e / div) % mod rule of operand o over a dense output, 0 when it has none: o's non-zero
+ * strides must be one run of walk dims, packed within the run (innermost stride 1). */
+static int walk_bcast(const sd_nd_t *w, int o, const void *ptr, cudnnDataType_t dt, to_bcast_t *b)
+{
+    int k0 = -1, k1 = -1;
+    for (int k = 0; k < w->nd; k++) {
+        if (w->st[o][k] == 0)
+            continue;
+        if (k0 >= 0 && k1 != k - 1)
+            return 0; /* broadcast dims between two read dims */
+        if (k0 < 0)
+            k0 = k;
+        k1 = k;
+    }
+    b->div = 1;
+    b->mod = 1;
+    b->vec = 0;
+    if (k0 < 0)
+        return 1; /* one element for all */
+    if (w->st[o][k1] != 1)
+        return 0;
+    for (int k = k1; k > k0; k--)
+        if (w->st[o][k - 1] != w->st[o][k] * w->dim[k])
+            return 0;
+    for (int k = k1 + 1; k < w->nd; k++)
+        b->div *= w->dim[k];
+    for (int k = k0; k <= k1; k++)
+        b->mod *= w->dim[k];
+    const int64_t vn = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt);
+    b->vec = b->div == 1 && b->mod % vn == 0 && fd_cuda_aligned16(ptr);
+    return 1;
+}
+
+/* 1 when the packed kernels take output view c (at ptr): a float storage type, dense, aligned. */
+static int packed_out(const sd_nd_t *w, const fd_tview_t *c, const void *ptr)
+{
+    return fd_cuda_elem_dtype_ok(c->dtype) && walk_dense(w) && fd_cuda_aligned16(ptr);
+}
+
+static unsigned packed_blocks(int64_t total, cudnnDataType_t dt)
+{
+    const int64_t nv = total / (FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt));
+    return fd_cuda_wave_blocks((nv + FD_CUDA_UNROLL - 1) / FD_CUDA_UNROLL);
+}
 
 /* The walker over c's dims; operand 0 is c, the others broadcast where their dim is 1. */
 static void walker(sd_nd_t *w, const fd_tview_t *c, const fd_tview_t *const *ops, int nops)
@@ -236,8 +333,15 @@ extern "C" cudnnStatus_t fd_tensor_add_cuda_run(const void *problem, const void 
     const fd_tview_t *ops[1] = {&p->a};
     sd_nd_t w;
     walker(&w, &p->c, ops, 2);
-    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
     cudaStream_t st = a->handle->stream;
+    to_bcast_t ab;
+    if (p->a.dtype == p->c.dtype && packed_out(&w, &p->c, a->c) &&
+        walk_bcast(&w, 1, a->a, p->a.dtype, &ab)) {
+        FD_CUDA_TYPED_LAUNCH(p->c.dtype, tensor_add_packed, packed_blocks(w.total, p->c.dtype),
+                             FD_CUDA_BLOCK, st, w.total, ab, a->a, a->c, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
     tensor_add_kernel<<<blocks, FD_CUDA_BLOCK, 0, st>>>(w, p->c.dtype, a->a, a->c, a->alpha, a->beta);
     LAUNCHED("tensor_add_kernel", blocks, st);
     return CUDNN_STATUS_SUCCESS;
@@ -261,8 +365,18 @@ extern "C" cudnnStatus_t fd_tensor_op_cuda_run(const void *problem, const void *
     const fd_tview_t *ops[2] = {&p->a, &p->b};
     sd_nd_t w;
     walker(&w, &p->c, ops, 3);
-    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
     cudaStream_t st = a->handle->stream;
+    const int unary = p->op == CUDNN_OP_TENSOR_SQRT || p->op == CUDNN_OP_TENSOR_NOT;
+    to_bcast_t ab, bb = {1, 1, 0};
+    if (p->a.dtype == p->c.dtype && p->b.dtype == p->c.dtype && packed_out(&w, &p->c, a->c) &&
+        walk_bcast(&w, 1, a->a, p->a.dtype, &ab) &&
+        (unary || walk_bcast(&w, 2, a->b, p->b.dtype, &bb))) {
+        FD_CUDA_TYPED_LAUNCH(p->c.dtype, tensor_op_packed, packed_blocks(w.total, p->c.dtype),
+                             FD_CUDA_BLOCK, st, w.total, p->op, p->nan == CUDNN_PROPAGATE_NAN, ab,
+                             a->a, bb, a->b, a->c, a->alpha1, a->alpha2, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
     tensor_op_kernel<<<blocks, FD_CUDA_BLOCK, 0, st>>>(
         w, p->op, p->nan == CUDNN_PROPAGATE_NAN, p->a.dtype, p->c.dtype, a->a, a->b, a->c, a->alpha1,
         a->alpha2, a->beta);
@@ -285,8 +399,13 @@ extern "C" cudnnStatus_t fd_tensor_set_cuda_run(const void *problem, const void 
     const fd_tensor_set_args_t *a = (const fd_tensor_set_args_t *)args;
     sd_nd_t w;
     walker(&w, &p->y, NULL, 1);
-    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
     cudaStream_t st = a->handle->stream;
+    if (packed_out(&w, &p->y, a->y)) {
+        FD_CUDA_TYPED_LAUNCH(p->y.dtype, tensor_set_packed, packed_blocks(w.total, p->y.dtype),
+                             FD_CUDA_BLOCK, st, w.total, a->y, a->value);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
     tensor_set_kernel<<<blocks, FD_CUDA_BLOCK, 0, st>>>(w, p->y.dtype, a->y, a->value);
     LAUNCHED("tensor_set_kernel", blocks, st);
     return CUDNN_STATUS_SUCCESS;
@@ -307,11 +426,29 @@ extern "C" cudnnStatus_t fd_tensor_scale_cuda_run(const void *problem, const voi
     const fd_tensor_scale_args_t *a = (const fd_tensor_scale_args_t *)args;
     sd_nd_t w;
     walker(&w, &p->y, NULL, 1);
-    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
     cudaStream_t st = a->handle->stream;
+    if (packed_out(&w, &p->y, a->y)) {
+        FD_CUDA_TYPED_LAUNCH(p->y.dtype, tensor_scale_packed, packed_blocks(w.total, p->y.dtype),
+                             FD_CUDA_BLOCK, st, w.total, a->y, a->alpha);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    const unsigned blocks = fd_cuda_blocks(w.total, FD_CUDA_BLOCK);
     tensor_scale_kernel<<<blocks, FD_CUDA_BLOCK, 0, st>>>(w, p->y.dtype, a->y, a->alpha);
     LAUNCHED("tensor_scale_kernel", blocks, st);
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* 1 when the transform maps every y index to the same x index (no fold, no pad, same dims,
+ * plain lanes, one type): the packed add takes it when the layouts agree too. */
+static int transform_is_copy(const fd_tensor_transform_problem_t *p)
+{
+    if (p->x.dtype != p->y.dtype || p->x.vect != 1 || p->y.vect != 1 ||
+        p->x.nb_dims != p->y.nb_dims || p->y.nb_dims > FD_ND_DIMS)
+        return 0;
+    for (int i = 0; i < p->y.nb_dims; i++)
+        if (p->x.dim[i] != p->y.dim[i] || p->pad_before[i] != 0 || p->fold[i] != 1)
+            return 0;
+    return 1;
 }
 
 extern "C" int fd_tensor_transform_cuda_applicable(const void *problem, char *why, size_t why_size)
@@ -339,8 +476,20 @@ extern "C" cudnnStatus_t fd_tensor_transform_cuda_run(const void *problem, const
     int64_t total = 1;
     for (int i = 0; i < p->y.nb_dims; i++)
         total *= p->y.dim[i];
-    const unsigned blocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
     cudaStream_t st = a->handle->stream;
+    if (transform_is_copy(p)) { /* y = alpha x + beta y element for element: an add */
+        const fd_tview_t *ops[1] = {&p->x};
+        sd_nd_t w;
+        to_bcast_t xb;
+        walker(&w, &p->y, ops, 2);
+        if (packed_out(&w, &p->y, a->y) && walk_bcast(&w, 1, a->x, p->x.dtype, &xb) &&
+            xb.div == 1 && xb.mod == w.total) {
+            FD_CUDA_TYPED_LAUNCH(p->y.dtype, tensor_add_packed, packed_blocks(total, p->y.dtype),
+                                 FD_CUDA_BLOCK, st, total, xb, a->x, a->y, a->alpha, a->beta);
+            return CUDNN_STATUS_SUCCESS;
+        }
+    }
+    const unsigned blocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
     tensor_transform_kernel<<<blocks, FD_CUDA_BLOCK, 0, st>>>(*p, total, a->x, a->y, a->alpha, a->beta);
     LAUNCHED("tensor_transform_kernel", blocks, st);
     return CUDNN_STATUS_SUCCESS;

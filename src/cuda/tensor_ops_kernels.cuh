@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tensor_ops_kernels.cuh - the packed fast paths of tensor_ops.cu for one storage type.
+ * tensor_ops.cu includes this once per type with FD_T (FLOAT, DOUBLE, HALF, BFLOAT16 storage)
+ * and FD_SFX (f32, f64, f16, bf16) defined; nothing else includes it.
+ *
+ * The output is dense and 16-byte aligned (checked on the host); each thread moves
+ * FD_CUDA_UNROLL 128-bit vectors of it per trip, loads first. An input operand reaches output
+ * element e at (e / div) % mod (to_bcast_t): a tensor of the output's layout (div 1, mod the
+ * size), a per-channel bias over NHWC (div 1, mod C) or NCHW (div H*W, mod C), a scalar (mod 1).
+ * Operands whose index runs with the vector (div 1, mod a multiple of the vector) are read as
+ * vectors too; the others element by element with an index stepped, not divided, per element.
+ * The arithmetic is the generic kernels' (strided.cuh's typed loads, stores and blend, op_apply),
+ * so the bits are theirs. Each output vector is read and written by one thread: in place is exact.
+ */
+
+#define FD_K(name) FD_CUDA_CAT(name, FD_SFX)
+#define TO_VN ((int)(FD_CUDA_VEC_BYTES / sizeof(FD_T)))
+
+FD_CUDA_VEC_OF(FD_T, FD_K(to_vec_t));
+
+/* Operand values (as double) of output elements e .. e + TO_VN - 1 (e a multiple of TO_VN). */
+static __device__ __forceinline__ void FD_K(to_gather)(const FD_T *a, const to_bcast_t &b,
+                                                       int64_t e, double *v)
+{
+    if (b.vec) {
+        const FD_K(to_vec_t) av = *(const FD_K(to_vec_t) *)(a + e % b.mod);
+#pragma unroll
+        for (int j = 0; j < TO_VN; j++)
+            v[j] = sd_ld(av.e, j);
+        return;
+    }
+    const int64_t q = e / b.div;
+    int64_t r = e - q * b.div, m = q % b.mod;
+#pragma unroll
+    for (int j = 0; j < TO_VN; j++) {
+        v[j] = sd_ld(a, m);
+        if (++r == b.div) {
+            r = 0;
+            if (++m == b.mod)
+                m = 0;
+        }
+    }
+}
+
+/* The trip loop shared by the kernels below: BODY(i, e) handles output vector i (elements e..);
+ * the macros name their parameters I_, E_ so they never meet the vectors' member .e. */
+#define TO_PACKED_LOOP(TOTAL_, BODY)                                                               \
+    const int64_t nv = (TOTAL_) / TO_VN;                                                           \
+    const int64_t step = (int64_t)gridDim.x * blockDim.x * FD_CUDA_UNROLL;                         \
+    for (int64_t i0 = (int64_t)blockIdx.x * blockDim.x * FD_CUDA_UNROLL + threadIdx.x;             \
+         i0 < nv; i0 += step) {                                                                    \
+        _Pragma("unroll") for (int u = 0; u < FD_CUDA_UNROLL; u++)                                 \
+        {                                                                                          \
+            const int64_t i = i0 + (int64_t)u * blockDim.x;                                        \
+            if (i < nv)                                                                            \
+                BODY(i, i * TO_VN)                                                                 \
+        }                                                                                          \
+    }
+
+/* c = alpha * a (broadcast) + beta * c; also the transform of equal layouts (x as a). */
+static __global__ void FD_K(tensor_add_packed)(int64_t total, const to_bcast_t ab, const void *av,
+                                               void *cv, double alpha, double beta)
+{
+    typedef FD_K(to_vec_t) V;
+    const FD_T *a = (const FD_T *)av; /* c may be a */
+    V *c = (V *)cv;
+#define TO_ADD_BODY(I_, E_)                                                                        \
+    {                                                                                              \
+        double va[TO_VN];                                                                          \
+        V o;                                                                                       \
+        FD_K(to_gather)(a, ab, (E_), va);                                                          \
+        if (beta != 0.0)                                                                           \
+            o = c[I_];                                                                             \
+        _Pragma("unroll") for (int j = 0; j < TO_VN; j++)                                          \
+            sd_blend(o.e, j, alpha, beta, va[j]);                                                  \
+        c[I_] = o;                                                                                 \
+    }
+    TO_PACKED_LOOP(total, TO_ADD_BODY)
+#undef TO_ADD_BODY
+    const int64_t t = nv * TO_VN + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total)
+        sd_blend((FD_T *)cv, t, alpha, beta, sd_ld(a, (t / ab.div) % ab.mod));
+}
+
+/* c = op(alpha1 * a, alpha2 * b) + beta * c (a, b broadcast; b unread for the unary ops). */
+static __global__ void FD_K(tensor_op_packed)(int64_t total, cudnnOpTensorOp_t op, int propagate,
+                                              const to_bcast_t ab, const void *av,
+                                              const to_bcast_t bb, const void *bv, void *cv,
+                                              double alpha1, double alpha2, double beta)
+{
+    typedef FD_K(to_vec_t) V;
+    const FD_T *a = (const FD_T *)av;
+    const FD_T *b = (const FD_T *)bv;
+    V *c = (V *)cv;
+    const int unary = op == CUDNN_OP_TENSOR_SQRT || op == CUDNN_OP_TENSOR_NOT;
+#define TO_OP_BODY(I_, E_)                                                                         \
+    {                                                                                              \
+        double va[TO_VN], vb[TO_VN];                                                               \
+        V o;                                                                                       \
+        FD_K(to_gather)(a, ab, (E_), va);                                                          \
+        if (!unary)                                                                                \
+            FD_K(to_gather)(b, bb, (E_), vb);                                                      \
+        if (beta != 0.0)                                                                           \
+            o = c[I_];                                                                             \
+        _Pragma("unroll") for (int j = 0; j < TO_VN; j++)                                          \
+        {                                                                                          \
+            const double x = __dmul_rn(alpha1, va[j]);                                             \
+            const double y = unary ? 0.0 : __dmul_rn(alpha2, vb[j]);                               \
+            sd_blend(o.e, j, 1.0, beta, op_apply(op, propagate, x, y));                            \
+        }                                                                                          \
+        c[I_] = o;                                                                                 \
+    }
+    TO_PACKED_LOOP(total, TO_OP_BODY)
+#undef TO_OP_BODY
+    const int64_t t = nv * TO_VN + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total) {
+        const double x = __dmul_rn(alpha1, sd_ld(a, (t / ab.div) % ab.mod));
+        const double y = unary ? 0.0 : __dmul_rn(alpha2, sd_ld(b, (t / bb.div) % bb.mod));
+        sd_blend((FD_T *)cv, t, 1.0, beta, op_apply(op, propagate, x, y));
+    }
+}
+
+/* y = value (one rounding per element, as the generic kernel) */
+static __global__ void FD_K(tensor_set_packed)(int64_t total, void *yv, double value)
+{
+    typedef FD_K(to_vec_t) V;
+    V *y = (V *)yv;
+    V o;
+#pragma unroll
+    for (int j = 0; j < TO_VN; j++)
+        sd_st(o.e, j, value);
+#define TO_SET_BODY(I_, E_) y[I_] = o;
+    TO_PACKED_LOOP(total, TO_SET_BODY)
+#undef TO_SET_BODY
+    const int64_t t = nv * TO_VN + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total)
+        sd_st((FD_T *)yv, t, value);
+}
+
+/* y = alpha * y */
+static __global__ void FD_K(tensor_scale_packed)(int64_t total, void *yv, double alpha)
+{
+    typedef FD_K(to_vec_t) V;
+    V *y = (V *)yv;
+#define TO_SCALE_BODY(I_, E_)                                                                      \
+    {                                                                                              \
+        V o = y[I_];                                                                               \
+        _Pragma("unroll") for (int j = 0; j < TO_VN; j++)                                          \
+            sd_st(o.e, j, __dmul_rn(alpha, sd_ld(o.e, j)));                                        \
+        y[I_] = o;                                                                                 \
+    }
+    TO_PACKED_LOOP(total, TO_SCALE_BODY)
+#undef TO_SCALE_BODY
+    const int64_t t = nv * TO_VN + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total)
+        sd_st((FD_T *)yv, t, __dmul_rn(alpha, sd_ld((const FD_T *)yv, t)));
+}
+
+#undef TO_PACKED_LOOP
+#undef TO_VN
+#undef FD_K
