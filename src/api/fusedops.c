@@ -18,8 +18,9 @@
  * least the plan's size, the scalars the op reads must be set and in range (BAD_PARAM); a plan
  * never made is NOT_INITIALIZED (as cuDNN 9.27 answers).
  *
- * The ops have no row in src/impls.def yet: a small table below plays its role (ref rows, the
- * cpu backend falls back to them).
+ * Each op has a row per backend in src/impls.def: ref (src/ref/fusedops_ref.c), cuda
+ * (src/cuda/fusedops.cu); the cpu backend falls back to ref's. The plan keeps the row chosen
+ * when it was made.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -1213,7 +1214,10 @@ cudnnStatus_t CUDNNWINAPI cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnn
                  (impl->backend == FD_BACKEND_REF && handle->backend == FD_BACKEND_CPU),
              CUDNN_STATUS_NOT_SUPPORTED,
              "the plan was made for the %s backend (%s); this handle's backend cannot run it",
-             impl->backend == FD_BACKEND_REF ? "ref" : "cpu", impl->name);
+             impl->backend == FD_BACKEND_REF   ? "ref"
+             : impl->backend == FD_BACKEND_CPU ? "cpu"
+                                               : "cuda",
+             impl->name);
     for (int l = 0; l < FD_FUSED_PTR_COUNT; l++) {
         if (!fd_fused_uses(p, l))
             continue;
@@ -1246,6 +1250,7 @@ cudnnStatus_t CUDNNWINAPI cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnn
             a.ptr[l] = varPack->ptr[l];
     a.ptr[CUDNN_PTR_WORKSPACE] = need > 0 ? varPack->ptr[CUDNN_PTR_WORKSPACE] : NULL;
     FD_TRY(check_overlaps(p, a.ptr, need));
+    a.handle = handle;
     a.workspace_size = have;
     a.acc_count = varPack->acc_count;
     a.exp_avg_factor = varPack->exp_avg_factor;

@@ -3,7 +3,7 @@
  * fusedops.h - the fused-ops API of cuDNN 7.6+ (cudnnFusedOps*): the constant pack, the variant
  * pack and the plan behind the opaque handles, the flat problem a made plan holds, and the
  * implementation interface of the seven fused sequences (src/api/fusedops.c builds and checks,
- * src/ref/fusedops_ref.c computes).
+ * src/ref/fusedops_ref.c computes, src/cuda/fusedops.cu on the GPU).
  *
  * Definitions (per channel c; "eq" = the BN equivalent scale/bias, each stage in [brackets] is
  * skipped when its placeholder is CUDNN_PTR_NULL or never set; act = the activation descriptor,
@@ -117,6 +117,7 @@ static inline int fd_fused_uses(const fd_fused_problem_t *p, int ptr_label)
 
 /* Pointers and scalars of one cudnnFusedOpsExecute, checked against the plan. */
 typedef struct fd_fused_args {
+    cudnnHandle_t handle;          /* its stream, on cuda */
     void *ptr[FD_FUSED_PTR_COUNT]; /* indexed by cudnnFusedOpsVariantParamLabel_t */
     size_t workspace_size;
     int64_t acc_count;
