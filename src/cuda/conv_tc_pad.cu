@@ -116,33 +116,36 @@ static __device__ __forceinline__ int64_t pixel_offset(const pad_shape_t &s, int
 
 /* dst (packed, c8 channels innermost) <- src (the caller's strides); channels >= C are zero.
  * One thread per pixel: its c8 elements are one contiguous run of the copy, and neighbouring
- * threads write neighbouring runs (coalesced, where the bytes are). */
-template <typename E>
-static __global__ void pad_in(pad_shape_t s, const E *__restrict__ src, E *__restrict__ dst)
-{
-    const int64_t pixels = s.dim[0] * s.dim[2] * s.dim[3] * s.dim[4];
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < pixels;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const E *from = src + pixel_offset(s, i);
-        E *to = dst + i * s.c8;
-        for (int64_t c = 0; c < s.c8; c++)
-            to[c] = c < s.dim[1] ? from[c * s.src[1]] : (E)0;
+ * threads write neighbouring runs (coalesced, where the bytes are). pad_out: dst (the caller's
+ * strides) <- the first C channels of src (packed), a copy of bits. Stamped per element width
+ * (E: uint16_t for HALF / BFLOAT16, uint32_t for FLOAT; STYLE.md: no templates over types). */
+#define PAD_KERNELS_OF(E, SUFFIX)                                                              \
+    static __global__ void pad_in_##SUFFIX(pad_shape_t s, const E *__restrict__ src,           \
+                                           E *__restrict__ dst)                                \
+    {                                                                                          \
+        const int64_t pixels = s.dim[0] * s.dim[2] * s.dim[3] * s.dim[4];                      \
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < pixels;           \
+             i += (int64_t)gridDim.x * blockDim.x) {                                           \
+            const E *from = src + pixel_offset(s, i);                                          \
+            E *to = dst + i * s.c8;                                                            \
+            for (int64_t c = 0; c < s.c8; c++)                                                 \
+                to[c] = c < s.dim[1] ? from[c * s.src[1]] : (E)0;                              \
+        }                                                                                      \
+    }                                                                                          \
+    static __global__ void pad_out_##SUFFIX(pad_shape_t s, const E *__restrict__ src,          \
+                                            E *__restrict__ dst)                               \
+    {                                                                                          \
+        const int64_t pixels = s.dim[0] * s.dim[2] * s.dim[3] * s.dim[4];                      \
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < pixels;           \
+             i += (int64_t)gridDim.x * blockDim.x) {                                           \
+            const E *from = src + i * s.c8;                                                    \
+            E *to = dst + pixel_offset(s, i);                                                  \
+            for (int64_t c = 0; c < s.dim[1]; c++)                                             \
+                to[c * s.src[1]] = from[c];                                                    \
+        }                                                                                      \
     }
-}
-
-/* dst (the caller's strides) <- the first C channels of src (packed): a copy of bits. */
-template <typename E>
-static __global__ void pad_out(pad_shape_t s, const E *__restrict__ src, E *__restrict__ dst)
-{
-    const int64_t pixels = s.dim[0] * s.dim[2] * s.dim[3] * s.dim[4];
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < pixels;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const E *from = src + i * s.c8;
-        E *to = dst + pixel_offset(s, i);
-        for (int64_t c = 0; c < s.dim[1]; c++)
-            to[c * s.src[1]] = from[c];
-    }
-}
+PAD_KERNELS_OF(uint16_t, b16)
+PAD_KERNELS_OF(uint32_t, b32)
 
 /* Launches pad_in (in = 1) or pad_out on elements of esz bytes (2: HALF/BFLOAT16, 4: FLOAT). */
 static cudnnStatus_t copy(const pad_shape_t &s, const void *src, void *dst, size_t esz, int in,
@@ -150,13 +153,13 @@ static cudnnStatus_t copy(const pad_shape_t &s, const void *src, void *dst, size
 {
     const unsigned blocks = fd_cuda_blocks(packed_count(&s) / s.c8, FD_CUDA_BLOCK);
     if (esz == 2 && in)
-        pad_in<uint16_t><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(s, (const uint16_t *)src, (uint16_t *)dst);
+        pad_in_b16<<<blocks, FD_CUDA_BLOCK, 0, stream>>>(s, (const uint16_t *)src, (uint16_t *)dst);
     else if (esz == 2)
-        pad_out<uint16_t><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(s, (const uint16_t *)src, (uint16_t *)dst);
+        pad_out_b16<<<blocks, FD_CUDA_BLOCK, 0, stream>>>(s, (const uint16_t *)src, (uint16_t *)dst);
     else if (in)
-        pad_in<uint32_t><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(s, (const uint32_t *)src, (uint32_t *)dst);
+        pad_in_b32<<<blocks, FD_CUDA_BLOCK, 0, stream>>>(s, (const uint32_t *)src, (uint32_t *)dst);
     else
-        pad_out<uint32_t><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(s, (const uint32_t *)src, (uint32_t *)dst);
+        pad_out_b32<<<blocks, FD_CUDA_BLOCK, 0, stream>>>(s, (const uint32_t *)src, (uint32_t *)dst);
     FD_CUDA_LAUNCHED("%s of %lld x %lld channels (stream %p)", in ? "channel padding" : "copy-out",
                      (long long)(packed_count(&s) / s.c8), (long long)s.dim[1], (void *)stream);
     return CUDNN_STATUS_SUCCESS;

@@ -654,6 +654,7 @@ static void backend_facts(void)
 int main(int argc, char **argv)
 {
     smoke = argc > 1 && strcmp(argv[1], "--smoke") == 0;
+    cc_float_math = CUDNN_FMA_MATH; /* FLOAT as FLOAT: tf32 is test_gpu_conv_tf32's */
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     cudnnHandle_t probe = NULL;

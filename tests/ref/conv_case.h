@@ -388,6 +388,11 @@ static inline cudnnStatus_t cc_set_tensor(cudnnTensorDescriptor_t d, const cc_ca
 }
 
 /* Creates and sets every descriptor of the case; 0 on success (failures are counted). */
+/* The math type FLOAT cases set on their convolution descriptor (DEFAULT: none set). The GPU
+ * tier's FLOAT cases use FMA_MATH: under DEFAULT the cuda backend may run them as TF32, which
+ * has its own test (tests/gpu/test_gpu_conv_tf32.c) and tolerance. */
+static cudnnMathType_t cc_float_math = CUDNN_DEFAULT_MATH;
+
 static inline int cc_desc_make(const cc_case_t *c, cc_desc_t *d)
 {
     memset(d, 0, sizeof *d);
@@ -430,6 +435,8 @@ static inline int cc_desc_make(const cc_case_t *c, cc_desc_t *d)
                                                     c->s.dil, mode, c->comp));
     if (c->s.g != 1)
         CC_DESC_TRY(cudnnSetConvolutionGroupCount(d->conv, c->s.g));
+    if (c->dt == CUDNN_DATA_FLOAT && cc_float_math != CUDNN_DEFAULT_MATH)
+        CC_DESC_TRY(cudnnSetConvolutionMathType(d->conv, cc_float_math));
 #undef CC_DESC_TRY
     return bad;
 }
