@@ -12,7 +12,8 @@
 # Data: --fill=real (small-integer fills are mostly zeros at large K, which flatters tensor-core
 # power draw); above 20 GFLOP a call's agreement between the two libraries is not checked
 # (dnnbench --vs-check-max-gflop) and large inputs repeat a 1 M-element random tile: both keep
-# the host from eating the trip. Each run has a cap (seconds); CAP_SCALE multiplies them.
+# the host from eating the trip. Each run has a cap (seconds); CAP_SCALE multiplies them;
+# TABLE_SPECS picks the "dtype layout" pairs of n32 / n256 (comma-separated).
 # Everything lands in $OUT/gpu-table-<sets>.tar.gz (the device tool returns few files).
 # Usage: bench/gpu_table.sh LIBCUDNN_SO_9 BUILD_DIR [SET...]
 set -u
@@ -45,11 +46,11 @@ for set in $sets; do
     n32 | n256)
         n=${set#n}
         cap=$([ "$n" = 32 ] && echo 50 || echo 100)
-        for dt in f16 bf16 tf32; do
-            conv "r50_${set}_${dt}_nhwc" "$cap" --n="$n" bench/shapes/resnet50.txt $dt nhwc
-        done
-        conv "r50_${set}_f32_nhwc" "$cap" --n="$n" bench/shapes/resnet50.txt f32 nhwc
-        conv "r50_${set}_f32_nchw" "$cap" --n="$n" bench/shapes/resnet50.txt f32 nchw ;;
+        IFS=, read -r -a specs <<<"${TABLE_SPECS:-f16 nhwc,bf16 nhwc,tf32 nhwc,f32 nhwc,f32 nchw}"
+        for spec in "${specs[@]}"; do
+            set -- $spec
+            conv "r50_${set}_$1_$2" "$cap" --n="$n" bench/shapes/resnet50.txt "$1" "$2"
+        done ;;
     deepbench)
         for dt in f16 bf16 tf32; do
             conv "db_train_${dt}_nhwc" 80 "" bench/shapes/deepbench_train.txt $dt nhwc
