@@ -17,6 +17,14 @@
  * Accumulation in double for FLOAT and DOUBLE data, as ref (a float statistic of a few nearly
  * equal values drifted past the f32 tolerance on the H200), float for HALF and BFLOAT16;
  * 1 / sqrt(var + epsilon) and every blend in double, rounded once. Any strides; 4-d and 5-d.
+ *
+ * Training and backward of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data, packed
+ * NCHW (H * W a multiple of the 16-byte vector) or NHWC (C a multiple of it), ops BN or
+ * BN_ACTIVATION, more than one chunk of members, given a workspace (the *Ex / v8 entries report
+ * it) and 16-byte aligned data take the packed multi-block path (bn_pk_*, below): a grid of
+ * (channels x fixed chunks) blocks, per-chunk partial sums in the workspace, a fixed-order
+ * combine per channel, a 128-bit apply pass. The one-pass statistics there are shifted by each
+ * channel's first element, in the same accumulator types.
  */
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +58,19 @@ typedef struct {
     int64_t st[4][5];      /* per data slot: n, c, spatial strides */
     int64_t sb[4], mv[4];  /* parameter tensors: c, spatial strides */
 } bn_geom_t;
+
+/* The packed multi-block path (batchnorm_kernels.cuh, end): SPATIAL statistics of NCHW or
+ * NHWC packed data split into fixed chunks of members. */
+typedef struct {
+    int nhwc;
+    int cols, cpb, rpp, ncg; /* NHWC: vector columns, columns per block, rows per pass, groups */
+    int64_t nch;             /* chunks per channel */
+    int64_t c, s, m, cm;     /* channels, spatial size, members (N * S), members per chunk */
+    cudnnBatchNormOps_t ops;
+    bn_act_t act;
+    double eps;
+    int64_t sbs, mvs; /* parameter strides along C */
+} bn_pk_t;
 
 static __device__ __forceinline__ int64_t bn_sp(const bn_geom_t &G, const int64_t *sst, int64_t s)
 {
@@ -392,6 +413,159 @@ static size_t train_workspace(const fd_bn_problem_t *p)
     return (size_t)groups * 2 * acc_size(p);
 }
 
+/* ---- the packed multi-block path ------------------------------------------------------------
+ * Few channels of many members (C = 64, N * H * W = 32 * 112 * 112) leave the per-tile kernels
+ * with a block per channel. With a workspace (the *Ex and v8 entries) the statistics split
+ * into fixed chunks instead: pass 1 a block per (channels, chunk) writes shifted partial sums
+ * (x - K, (x - K)^2, K the channel's first element) or the gradient sums into the workspace,
+ * pass 2 a warp per channel adds them in a fixed order, pass 3 normalises with 128-bit
+ * vectors. The chunk size is a rule of the problem (8192 members NCHW, 16384 / C rows NHWC),
+ * never of the device, so the bits do not depend on the GPU. The legacy entries pass no
+ * workspace, and a grid-wide reduction needs somewhere to put its partials that is neither an
+ * output (y may be x, and beta may read it) nor library-owned global memory (concurrent
+ * streams would share it): they keep the per-tile kernels. */
+
+#define BN_PK_CHUNK_NCHW 8192  /* members per chunk, a multiple of every vector width */
+#define BN_PK_CHUNK_NHWC 16384 /* elements per chunk (rows = this / C) */
+
+/* 1 when t is packed NCHW (nhwc 0) or NHWC (nhwc 1) over x's dims (dims of extent 1 free). */
+static int bn_pk_packed(const struct cudnnTensorStruct *t, const struct cudnnTensorStruct *x,
+                        int nhwc)
+{
+    const int nb = x->nb_dims;
+    if (t->nb_dims != nb)
+        return 0;
+    const int64_t c = x->dim[1];
+    int64_t want = nhwc ? c : 1;
+    for (int i = nb - 1; i >= 2; i--) {
+        if (x->dim[i] > 1 && t->stride[i] != want)
+            return 0;
+        want *= x->dim[i];
+    }
+    if (nhwc) {
+        if (c > 1 && t->stride[1] != 1)
+            return 0;
+    } else {
+        if (c > 1 && t->stride[1] != want)
+            return 0;
+        want *= c;
+    }
+    return x->dim[0] == 1 || t->stride[0] == want;
+}
+
+/* Fills *P and returns 1 when the packed path serves p (pointer alignment aside). */
+static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
+{
+    const cudnnDataType_t dt = p->x.dtype;
+    if (p->per_activation || p->dir == FD_BN_INFER ||
+        p->ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION ||
+        (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16))
+        return 0;
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt);
+    int64_t c = p->x.dim[1], sp = 1;
+    for (int i = 2; i < p->x.nb_dims; i++)
+        sp *= p->x.dim[i];
+    const int64_t m = p->x.dim[0] * sp;
+    if (m * c >= ((int64_t)1 << 31))
+        return 0; /* 32-bit member arithmetic in the kernels */
+    const struct cudnnTensorStruct *t[3] = {&p->x, p->dir == FD_BN_BWD ? &p->dx : &p->y,
+                                            p->dir == FD_BN_BWD ? &p->dy : &p->x};
+    int lay = -1;
+    for (int nhwc = 0; nhwc < 2 && lay < 0; nhwc++) {
+        if (nhwc ? c % vec != 0 : sp % vec != 0)
+            continue;
+        int ok = 1;
+        for (int j = 0; j < 3; j++)
+            ok = ok && bn_pk_packed(t[j], &p->x, nhwc);
+        if (ok)
+            lay = nhwc;
+    }
+    if (lay < 0)
+        return 0;
+    memset(P, 0, sizeof *P);
+    P->nhwc = lay;
+    P->c = c, P->s = sp, P->m = m;
+    if (lay) {
+        P->cols = (int)(c / vec);
+        P->cpb = P->cols < FD_CUDA_BLOCK ? P->cols : FD_CUDA_BLOCK;
+        P->rpp = FD_CUDA_BLOCK / P->cpb;
+        P->ncg = (P->cols + P->cpb - 1) / P->cpb;
+        P->cm = BN_PK_CHUNK_NHWC / c > 1 ? BN_PK_CHUNK_NHWC / c : 1;
+    } else {
+        P->cm = BN_PK_CHUNK_NCHW;
+    }
+    P->nch = (m + P->cm - 1) / P->cm;
+    if (P->nch < 2)
+        return 0; /* one chunk: the per-tile kernels already give it a whole block */
+    P->ops = p->ops;
+    P->act.mode = (int)p->act.mode;
+    P->act.propagate_nan = p->act.propagate_nan;
+    P->act.coef = p->act.coef;
+    P->act.swish_beta = p->act.swish_beta;
+    P->eps = p->epsilon;
+    P->sbs = p->sb.stride[1];
+    P->mvs = p->mv.stride[1];
+    return 1;
+}
+
+/* Per channel 4 statistics (mean, 1 / std, mean of g, mean of g * xhat), then 2 partial sums
+ * per (channel, chunk), in the accumulator type. */
+static size_t bn_pk_workspace(const fd_bn_problem_t *p, const bn_pk_t *P)
+{
+    return (size_t)(4 * P->c + 2 * P->c * P->nch) * acc_size(p);
+}
+
+/* 1 when a call may take the packed path: a plan, enough workspace, 16-byte aligned data. */
+static int bn_pk_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_pk_t *P)
+{
+    if (!bn_pk_plan(p, P))
+        return 0;
+    const int bwd = p->dir == FD_BN_BWD;
+    return a->workspace != NULL && a->workspace_size >= bn_pk_workspace(p, P) &&
+           fd_cuda_aligned16(a->workspace) && fd_cuda_aligned16(a->x) &&
+           fd_cuda_aligned16(bwd ? a->dx : a->y) && (!bwd || fd_cuda_aligned16(a->dy));
+}
+
+static cudnnStatus_t bn_pk_pass(const fd_bn_problem_t *p, const bn_pk_t &P, const fd_bn_args_t *a,
+                                int mode, const void *smean, const void *sinv)
+{
+    const cudnnDataType_t dt = p->x.dtype;
+    cudaStream_t st = a->handle->stream;
+    const unsigned blocks = (unsigned)((P.nhwc ? P.ncg : P.c) * P.nch);
+    if (P.nhwc)
+        BN_LAUNCH(dt, bn_pk_part_nhwc, blocks, st, P, mode, a->x, a->dy, a->scale, a->bias, smean,
+                  sinv, a->workspace);
+    else
+        BN_LAUNCH(dt, bn_pk_part_nchw, blocks, st, P, mode, a->x, a->dy, a->scale, a->bias, smean,
+                  sinv, a->workspace);
+    const unsigned cblocks = (unsigned)((P.c + FD_CUDA_BLOCK / 32 - 1) / (FD_CUDA_BLOCK / 32));
+    if (mode == 0)
+        BN_LAUNCH(dt, bn_pk_combine, cblocks, st, P, 0, a->x, a->workspace, p->dir == FD_BN_TRAIN,
+                  a->run_mean, a->run_var, a->save_mean, a->save_inv, a->factor, NULL, NULL, 0.0,
+                  0.0);
+    else
+        BN_LAUNCH(dt, bn_pk_combine, cblocks, st, P, 1, a->x, a->workspace, 0, NULL, NULL, NULL,
+                  NULL, 0.0, a->dscale, a->dbias, a->alpha_param, a->beta_param);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
+                                 const fd_bn_args_t *a, int mode, const void *smean,
+                                 const void *sinv)
+{
+    const cudnnDataType_t dt = p->x.dtype;
+    cudaStream_t st = a->handle->stream;
+    const unsigned blocks = (unsigned)((P.nhwc ? P.ncg : P.c) * P.nch);
+    void *out = mode == 0 ? a->y : a->dx;
+    if (P.nhwc)
+        BN_LAUNCH(dt, bn_pk_apply_nhwc, blocks, st, P, mode, a->x, a->dy, out, a->scale, a->bias,
+                  smean, sinv, a->workspace, a->alpha, a->beta);
+    else
+        BN_LAUNCH(dt, bn_pk_apply_nchw, blocks, st, P, mode, a->x, a->dy, out, a->scale, a->bias,
+                  smean, sinv, a->workspace, a->alpha, a->beta);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 extern "C" int fd_bn_fwd_infer_cuda_applicable(const void *problem, char *why, size_t why_size)
@@ -438,7 +612,9 @@ extern "C" int fd_bn_fwd_train_cuda_applicable(const void *problem, char *why, s
 }
 extern "C" size_t fd_bn_fwd_train_cuda_workspace(const void *problem)
 {
-    return train_workspace((const fd_bn_problem_t *)problem);
+    const fd_bn_problem_t *p = (const fd_bn_problem_t *)problem;
+    bn_pk_t P;
+    return bn_pk_plan(p, &P) ? bn_pk_workspace(p, &P) : train_workspace(p);
 }
 extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const void *args)
 {
@@ -452,6 +628,11 @@ extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const voi
     FD_CHECK(need == 0 || (a->workspace != NULL && a->workspace_size >= need),
              CUDNN_STATUS_BAD_PARAM, "the workspace is %p with %zu bytes; this call needs %zu",
              a->workspace, a->workspace_size, need);
+    bn_pk_t P;
+    if (bn_pk_usable(p, a, &P)) {
+        FD_TRY(bn_pk_pass(p, P, a, 0, NULL, NULL));
+        return bn_pk_apply(p, P, a, 0, NULL, NULL);
+    }
     const int64_t tiles = (G.groups + G.gx - 1) / G.gx;
     const unsigned blocks = fd_cuda_blocks(tiles, 1);
     cudaStream_t st = a->handle->stream;
@@ -484,8 +665,9 @@ extern "C" int fd_bn_bwd_cuda_applicable(const void *problem, char *why, size_t 
 }
 extern "C" size_t fd_bn_bwd_cuda_workspace(const void *problem)
 {
-    (void)problem;
-    return 0;
+    const fd_bn_problem_t *p = (const fd_bn_problem_t *)problem;
+    bn_pk_t P;
+    return bn_pk_plan(p, &P) ? bn_pk_workspace(p, &P) : 0;
 }
 extern "C" cudnnStatus_t fd_bn_bwd_cuda_run(const void *problem, const void *args)
 {
@@ -495,6 +677,13 @@ extern "C" cudnnStatus_t fd_bn_bwd_cuda_run(const void *problem, const void *arg
     bn_geom(&G, p);
     const void *reserve = a->reserve_size > 0 ? a->reserve : NULL;
     G.reserve_aligned = ((uintptr_t)reserve % sizeof(double)) == 0;
+    bn_pk_t P;
+    if (bn_pk_usable(p, a, &P)) {
+        if (a->mean == NULL)
+            FD_TRY(bn_pk_pass(p, P, a, 0, NULL, NULL));
+        FD_TRY(bn_pk_pass(p, P, a, 1, a->mean, a->var));
+        return bn_pk_apply(p, P, a, 1, a->mean, a->var);
+    }
     const int64_t tiles = (G.groups + G.gx - 1) / G.gx;
     const unsigned blocks = fd_cuda_blocks(tiles, 1);
     BN_LAUNCH(p->x.dtype, bn_bwd, blocks, a->handle->stream, G, a->x, a->dy, a->dx, a->dz, a->scale,

@@ -264,6 +264,357 @@ static __global__ void FD_K(bn_bwd)(const bn_geom_t G, const void *xv, const voi
     }
 }
 
+/* ---- the packed multi-block path (bn_pk_t in batchnorm.cu; run for FLOAT, HALF, BFLOAT16,
+ * stamped for every type so that one typed launch serves them) ------------------------------
+ * Every kernel below walks the same blocks: NCHW, block b is (channel b / nch, chunk b % nch)
+ * and its threads take consecutive vectors of the chunk's members; NHWC, block b is (column
+ * group b % ncg, chunk b / ncg), thread (tx, ty) takes vector column cg * cpb + tx (vec
+ * channels) and the chunk's rows ty, ty + rpp, ... So the chunking is a function of the
+ * problem alone, and the partial sums of one chunk meet in a fixed tree: bit-reproducible on
+ * any GPU. */
+
+FD_CUDA_VEC_OF(FD_T, FD_K(bn_vec_t));
+#define FD_VEC ((int)(FD_CUDA_VEC_BYTES / sizeof(FD_T)))
+
+/* Per-channel values the apply passes and the gradient sums need. */
+typedef struct {
+    FD_A mean, inv, sc, bi, mg, mgx;
+} FD_K(bn_chan_t);
+
+static __device__ __forceinline__ FD_K(bn_chan_t)
+    FD_K(bn_pk_chan)(const bn_pk_t &P, int64_t ch, const void *scalev, const void *biasv,
+                     const void *smeanv, const void *sinvv, const FD_A *ws, int with_mg)
+{
+    FD_K(bn_chan_t) r;
+    if (smeanv != NULL) {
+        r.mean = (FD_A)((const FD_P *)smeanv)[ch * P.mvs];
+        r.inv = (FD_A)((const FD_P *)sinvv)[ch * P.mvs];
+    } else {
+        r.mean = ws[4 * ch];
+        r.inv = ws[4 * ch + 1];
+    }
+    r.sc = (FD_A)((const FD_P *)scalev)[ch * P.sbs];
+    r.bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * P.sbs] : (FD_A)0;
+    r.mg = with_mg ? ws[4 * ch + 2] : (FD_A)0;
+    r.mgx = with_mg ? ws[4 * ch + 3] : (FD_A)0;
+    return r;
+}
+
+/* g = dy * act'(u), u recomputed from xhat (BN, BN_ACTIVATION; the path takes no reserve). */
+static __device__ __forceinline__ FD_A FD_K(bn_pk_grad)(const bn_pk_t &P, FD_A dy, FD_A xhat,
+                                                        const FD_K(bn_chan_t) & q)
+{
+    if (P.ops == CUDNN_BATCHNORM_OPS_BN_ACTIVATION)
+        return dy * bn_act_slope(P.act, q.sc * xhat + q.bi);
+    return dy;
+}
+
+/* Mode 0 sums (x - K, (x - K)^2), K the channel's first element (a shift that keeps the
+ * one-pass variance free of cancellation); mode 1 sums (g, g * xhat). */
+static __device__ __forceinline__ void FD_K(bn_pk_acc)(const bn_pk_t &P, int mode, FD_A xv,
+                                                       FD_A dyv, FD_A k, const FD_K(bn_chan_t) & q,
+                                                       FD_A *s1, FD_A *s2)
+{
+    if (mode == 0) {
+        const FD_A a = xv - k;
+        *s1 += a;
+        *s2 += a * a;
+    } else {
+        const FD_A xhat = (xv - q.mean) * q.inv;
+        const FD_A gi = FD_K(bn_pk_grad)(P, dyv, xhat, q);
+        *s1 += gi;
+        *s2 += gi * xhat;
+    }
+}
+
+/* Mode 0: alpha * act(scale * xhat + bias) + beta * y; mode 1: alpha * dx + beta * dx. */
+static __device__ __forceinline__ void FD_K(bn_pk_out)(const bn_pk_t &P, int mode, FD_T *o, int j,
+                                                       FD_A xv, FD_A dyv, const FD_K(bn_chan_t) & q,
+                                                       double alpha, double beta)
+{
+    if (mode == 0) {
+        const FD_A u = q.sc * (xv - q.mean) * q.inv + q.bi;
+        const FD_A v = P.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(P.act, u);
+        sd_blend(o, j, alpha, beta, (double)v);
+    } else {
+        const FD_A xhat = (xv - q.mean) * q.inv;
+        const FD_A gi = FD_K(bn_pk_grad)(P, dyv, xhat, q);
+        sd_blend(o, j, alpha, beta, (double)(q.sc * q.inv * (gi - q.mg - xhat * q.mgx)));
+    }
+}
+
+/* NCHW member vector vi of channel ch: its element offset. */
+static __device__ __forceinline__ int64_t FD_K(bn_pk_off_nchw)(const bn_pk_t &P, int64_t ch,
+                                                                int64_t vi)
+{
+    const uint32_t k = (uint32_t)(vi * FD_VEC), n = k / (uint32_t)P.s;
+    return (int64_t)n * P.c * P.s + ch * P.s + (int64_t)(k - n * (uint32_t)P.s);
+}
+
+/* Fixed tree over the block's threads of one FD_CUDA_BLOCK-sized shared array pair. */
+static __device__ __forceinline__ void FD_K(bn_pk_tree2)(FD_A *a, FD_A *b, int t, int n)
+{
+    int p2 = 1;
+    while (p2 < n)
+        p2 <<= 1;
+    for (int h = p2 / 2; h > 0; h >>= 1) {
+        __syncthreads();
+        if (t < h && t + h < n) {
+            a[t] += a[t + h];
+            b[t] += b[t + h];
+        }
+    }
+    __syncthreads();
+}
+
+/* Pass 1 (NCHW): per (channel, chunk) partial sums into ws + 4 C. dy is read in mode 1. */
+static __global__ void FD_K(bn_pk_part_nchw)(const bn_pk_t P, int mode, const void *xv,
+                                             const void *dyv, const void *scalev,
+                                             const void *biasv, const void *smeanv,
+                                             const void *sinvv, void *wsv)
+{
+    __shared__ FD_A p1[FD_CUDA_BLOCK], p2[FD_CUDA_BLOCK];
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    const FD_T *__restrict__ dy = (const FD_T *)dyv;
+    FD_A *ws = (FD_A *)wsv;
+    const int64_t ch = blockIdx.x / P.nch, j = blockIdx.x % P.nch;
+    const int t = threadIdx.x;
+    FD_K(bn_chan_t) q = {0, 0, 0, 0, 0, 0};
+    FD_A k = 0;
+    if (mode == 0)
+        k = (FD_A)fd_cuda_ld(x, ch * P.s);
+    else
+        q = FD_K(bn_pk_chan)(P, ch, scalev, biasv, smeanv, sinvv, ws, 0);
+    const int64_t k1 = j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m;
+    const int64_t v0 = j * P.cm / FD_VEC, v1 = k1 / FD_VEC;
+    FD_A s1 = 0, s2 = 0;
+    for (int64_t vi = v0 + t; vi < v1; vi += FD_CUDA_BLOCK) {
+        const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, vi);
+        const FD_K(bn_vec_t) xa = *(const FD_K(bn_vec_t) *)(x + off);
+        FD_K(bn_vec_t) da;
+        if (mode == 1)
+            da = *(const FD_K(bn_vec_t) *)(dy + off);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_pk_acc)(P, mode, (FD_A)fd_cuda_ld(xa.e, l),
+                            mode == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0, k, q, &s1, &s2);
+    }
+    p1[t] = s1;
+    p2[t] = s2;
+    FD_K(bn_pk_tree2)(p1, p2, t, FD_CUDA_BLOCK);
+    if (t == 0) {
+        FD_A *part = ws + 4 * P.c + (ch * P.nch + j) * 2;
+        part[0] = p1[0];
+        part[1] = p2[0];
+    }
+}
+
+/* Pass 1 (NHWC): per (column group, chunk); each thread sums FD_VEC channels over its rows,
+ * the rows of one column meet in a fixed tree. */
+static __global__ void FD_K(bn_pk_part_nhwc)(const bn_pk_t P, int mode, const void *xv,
+                                             const void *dyv, const void *scalev,
+                                             const void *biasv, const void *smeanv,
+                                             const void *sinvv, void *wsv)
+{
+    __shared__ FD_A p1[FD_CUDA_BLOCK * FD_VEC], p2[FD_CUDA_BLOCK * FD_VEC];
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    const FD_T *__restrict__ dy = (const FD_T *)dyv;
+    FD_A *ws = (FD_A *)wsv;
+    const int64_t cg = blockIdx.x % P.ncg, j = blockIdx.x / P.ncg;
+    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
+    const int64_t col = cg * P.cpb + tx;
+    const int active = ty < P.rpp && col < P.cols;
+    FD_A s1[FD_VEC], s2[FD_VEC];
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        s1[l] = 0, s2[l] = 0;
+    if (active) {
+        FD_K(bn_chan_t) q[FD_VEC];
+        FD_A k[FD_VEC];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            const int64_t ch = col * FD_VEC + l;
+            if (mode == 0) {
+                k[l] = (FD_A)fd_cuda_ld(x, ch);
+                q[l] = FD_K(bn_chan_t){0, 0, 0, 0, 0, 0};
+            } else {
+                k[l] = 0;
+                q[l] = FD_K(bn_pk_chan)(P, ch, scalev, biasv, smeanv, sinvv, ws, 0);
+            }
+        }
+        const int64_t r1 = j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m;
+        for (int64_t r = j * P.cm + ty; r < r1; r += P.rpp) {
+            const int64_t off = r * P.c + col * FD_VEC;
+            const FD_K(bn_vec_t) xa = *(const FD_K(bn_vec_t) *)(x + off);
+            FD_K(bn_vec_t) da;
+            if (mode == 1)
+                da = *(const FD_K(bn_vec_t) *)(dy + off);
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++)
+                FD_K(bn_pk_acc)(P, mode, (FD_A)fd_cuda_ld(xa.e, l),
+                                mode == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0, k[l], q[l],
+                                &s1[l], &s2[l]);
+        }
+    }
+    /* rows of one column: shared slot (ty * cpb + tx) * FD_VEC + l, a tree over ty */
+    if (ty < P.rpp)
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            p1[(ty * P.cpb + tx) * FD_VEC + l] = s1[l];
+            p2[(ty * P.cpb + tx) * FD_VEC + l] = s2[l];
+        }
+    int p2n = 1;
+    while (p2n < P.rpp)
+        p2n <<= 1;
+    for (int h = p2n / 2; h > 0; h >>= 1) {
+        __syncthreads();
+        if (ty < h && ty + h < P.rpp)
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++) {
+                p1[(ty * P.cpb + tx) * FD_VEC + l] += p1[((ty + h) * P.cpb + tx) * FD_VEC + l];
+                p2[(ty * P.cpb + tx) * FD_VEC + l] += p2[((ty + h) * P.cpb + tx) * FD_VEC + l];
+            }
+    }
+    __syncthreads();
+    if (ty == 0 && col < P.cols)
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            FD_A *part = ws + 4 * P.c + ((col * FD_VEC + l) * P.nch + j) * 2;
+            part[0] = p1[tx * FD_VEC + l];
+            part[1] = p2[tx * FD_VEC + l];
+        }
+}
+
+/* Pass 2: one warp per channel adds its chunks' partials (lane i: chunks i, i + 32, ..., then
+ * a fixed butterfly; lane 0's total is used). Mode 0: mean, variance, 1 / std (ws, running
+ * and saved statistics when write_stats); mode 1: dscale, dbias and the means of g and
+ * g * xhat (ws). */
+static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void *xv, void *wsv,
+                                           int write_stats, void *run_meanv, void *run_varv,
+                                           void *save_meanv, void *save_invv, double factor,
+                                           void *dscalev, void *dbiasv, double alpha_p,
+                                           double beta_p)
+{
+    FD_A *ws = (FD_A *)wsv;
+    const int lane = threadIdx.x % 32;
+    const int64_t ch = (int64_t)blockIdx.x * (FD_CUDA_BLOCK / 32) + threadIdx.x / 32;
+    if (ch >= P.c)
+        return; /* whole warps: the shuffles below see full warps only */
+    const FD_A *part = ws + 4 * P.c + ch * P.nch * 2;
+    FD_A s1 = 0, s2 = 0;
+    for (int64_t j = lane; j < P.nch; j += 32) {
+        s1 += part[2 * j];
+        s2 += part[2 * j + 1];
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        s1 += __shfl_xor_sync(0xffffffffu, s1, o);
+        s2 += __shfl_xor_sync(0xffffffffu, s2, o);
+    }
+    if (lane != 0)
+        return;
+    const FD_A m = (FD_A)P.m;
+    if (mode == 0) {
+        const FD_A k = (FD_A)fd_cuda_ld((const FD_T *)xv, P.nhwc ? ch : ch * P.s);
+        const FD_A d = s1 / m;
+        FD_A var = s2 / m - d * d;
+        var = var < (FD_A)0 ? (FD_A)0 : var; /* rounding only; NaN passes */
+        const FD_A mean = k + d;
+        const double inv_d = 1.0 / sqrt((double)var + P.eps);
+        ws[4 * ch] = mean;
+        ws[4 * ch + 1] = (FD_A)inv_d;
+        if (write_stats) {
+            const int64_t po = ch * P.mvs;
+            const double keep = 1.0 - factor;
+            const double unbiased = (double)var * (double)P.m / (double)(P.m - 1);
+            if (run_meanv != NULL)
+                sd_blend((FD_P *)run_meanv, po, factor, keep, (double)mean);
+            if (run_varv != NULL)
+                sd_blend((FD_P *)run_varv, po, factor, keep, unbiased);
+            if (save_meanv != NULL) {
+                sd_st((FD_P *)save_meanv, po, (double)mean);
+                sd_st((FD_P *)save_invv, po, inv_d);
+            }
+        }
+    } else {
+        const int64_t so = ch * P.sbs;
+        sd_blend((FD_P *)dscalev, so, alpha_p, beta_p, (double)s2);
+        sd_blend((FD_P *)dbiasv, so, alpha_p, beta_p, (double)s1);
+        ws[4 * ch + 2] = s1 / m;
+        ws[4 * ch + 3] = s2 / m;
+    }
+}
+
+/* Pass 3 (NCHW): y (mode 0) or dx (mode 1) of the block's chunk, one vector per thread per
+ * trip; outv may be xv or dyv (in place: each element is read before it is written). */
+static __global__ void FD_K(bn_pk_apply_nchw)(const bn_pk_t P, int mode, const void *xv,
+                                              const void *dyv, void *outv, const void *scalev,
+                                              const void *biasv, const void *smeanv,
+                                              const void *sinvv, const void *wsv, double alpha,
+                                              double beta)
+{
+    const FD_T *x = (const FD_T *)xv;
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *out = (FD_T *)outv;
+    const int64_t ch = blockIdx.x / P.nch, j = blockIdx.x % P.nch;
+    const FD_K(bn_chan_t) q = FD_K(bn_pk_chan)(P, ch, scalev, biasv, smeanv, sinvv,
+                                               (const FD_A *)wsv, mode == 1);
+    const int64_t k1 = j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m;
+    const int64_t v0 = j * P.cm / FD_VEC, v1 = k1 / FD_VEC;
+    for (int64_t vi = v0 + threadIdx.x; vi < v1; vi += FD_CUDA_BLOCK) {
+        const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, vi);
+        const FD_K(bn_vec_t) xa = *(const FD_K(bn_vec_t) *)(x + off);
+        FD_K(bn_vec_t) da, o;
+        if (mode == 1)
+            da = *(const FD_K(bn_vec_t) *)(dy + off);
+        if (beta != 0.0)
+            o = *(const FD_K(bn_vec_t) *)(out + off);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_pk_out)(P, mode, o.e, l, (FD_A)fd_cuda_ld(xa.e, l),
+                            mode == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0, q, alpha, beta);
+        *(FD_K(bn_vec_t) *)(out + off) = o;
+    }
+}
+
+/* Pass 3 (NHWC): the blocks of pass 1, each thread its FD_VEC channels over its rows. */
+static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const void *xv,
+                                              const void *dyv, void *outv, const void *scalev,
+                                              const void *biasv, const void *smeanv,
+                                              const void *sinvv, const void *wsv, double alpha,
+                                              double beta)
+{
+    const FD_T *x = (const FD_T *)xv;
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *out = (FD_T *)outv;
+    const int64_t cg = blockIdx.x % P.ncg, j = blockIdx.x / P.ncg;
+    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
+    const int64_t col = cg * P.cpb + tx;
+    if (ty >= P.rpp || col >= P.cols)
+        return;
+    FD_K(bn_chan_t) q[FD_VEC];
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        q[l] = FD_K(bn_pk_chan)(P, col * FD_VEC + l, scalev, biasv, smeanv, sinvv,
+                                (const FD_A *)wsv, mode == 1);
+    const int64_t r1 = j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m;
+    for (int64_t r = j * P.cm + ty; r < r1; r += P.rpp) {
+        const int64_t off = r * P.c + col * FD_VEC;
+        const FD_K(bn_vec_t) xa = *(const FD_K(bn_vec_t) *)(x + off);
+        FD_K(bn_vec_t) da, o;
+        if (mode == 1)
+            da = *(const FD_K(bn_vec_t) *)(dy + off);
+        if (beta != 0.0)
+            o = *(const FD_K(bn_vec_t) *)(out + off);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_pk_out)(P, mode, o.e, l, (FD_A)fd_cuda_ld(xa.e, l),
+                            mode == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0, q[l], alpha, beta);
+        *(FD_K(bn_vec_t) *)(out + off) = o;
+    }
+}
+
+#undef FD_VEC
+
 #undef FD_K
 #undef FD_CAT
 #undef FD_CAT2

@@ -14,6 +14,10 @@
  * PROPAGATE_NAN the first NaN), so y is not read and no atomics are needed. Threads walk the
  * output with C innermost when its C stride is smaller than its W stride (NHWC, NDHWC) and W
  * innermost otherwise, which makes the stores and most loads coalesced in both layouts.
+ * Channels-last calls with C stride 1, C and the other strides multiples of the 16-byte vector
+ * and aligned pointers take pool_{fwd,bwd}_vec: a vector of channels per thread (8 halves, 4
+ * floats), 128-bit loads and stores, each lane under the scalar rules in the scalar order, so
+ * the same bits; grids of a few waves (fd_cuda_wave_blocks) walked by the grid-stride loop.
  */
 #include <float.h>
 #include <stdio.h>
@@ -179,6 +183,25 @@ static pool_geom_t geom_of(const fd_pool_problem_t *p, const int64_t *s)
     return g;
 }
 
+/* 1 when the tensors with strides ts[0..nt) and pointers ptr[0..nt) take the channels-last
+ * packed kernels: C stride 1, C and every other stride a multiple of the vector width, 16-byte
+ * aligned pointers (a misaligned or odd call takes the scalar kernels, same bits). */
+static int pool_vec_ok(const fd_pool_problem_t *p, const int64_t *const *ts, const void *const *ptr,
+                       int nt)
+{
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+    if (p->c % vec != 0)
+        return 0;
+    for (int j = 0; j < nt; j++) {
+        if (ts[j][1] != 1 || !fd_cuda_aligned16(ptr[j]))
+            return 0;
+        for (int d = 0; d < 2 + FD_POOL_SPATIAL_MAX; d++)
+            if (d != 1 && ts[j][d] % vec != 0)
+                return 0;
+    }
+    return 1;
+}
+
 static int pool_applicable(const void *problem, char *why, size_t why_size)
 {
     const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
@@ -208,6 +231,15 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
     const fd_pool_args_t *a = (const fd_pool_args_t *)args;
     const pool_geom_t g = geom_of(p, p->ys);
+    const int64_t *ts[2] = {p->xs, p->ys};
+    const void *ptr[2] = {a->x, a->out};
+    if (pool_vec_ok(p, ts, ptr, 2)) {
+        const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+        const int64_t items = p->n * (p->c / vec) * p->out[0] * p->out[1] * p->out[2];
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_fwd_vec, fd_cuda_wave_blocks(items), FD_CUDA_BLOCK,
+                             a->handle->stream, g, a->x, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
     const int64_t total = p->n * p->c * p->out[0] * p->out[1] * p->out[2];
     const unsigned blocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
     FD_CUDA_TYPED_LAUNCH(p->dt, pool_fwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->x,
@@ -229,6 +261,15 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
     const fd_pool_args_t *a = (const fd_pool_args_t *)args;
     const pool_geom_t g = geom_of(p, p->dxs);
+    const int64_t *ts[3] = {p->xs, p->dys, p->dxs};
+    const void *ptr[3] = {a->x, a->dy, a->out};
+    if (pool_vec_ok(p, ts, ptr, 3)) {
+        const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+        const int64_t items = p->n * (p->c / vec) * p->in[0] * p->in[1] * p->in[2];
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_bwd_vec, fd_cuda_wave_blocks(items), FD_CUDA_BLOCK,
+                             a->handle->stream, g, a->x, a->dy, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
     const int64_t total = p->n * p->c * p->in[0] * p->in[1] * p->in[2];
     const unsigned blocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
     FD_CUDA_TYPED_LAUNCH(p->dt, pool_bwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->x,
