@@ -17,7 +17,8 @@
 # R50_TIMEOUT (seconds per ResNet-50 dnnbench run, default 300), R50_SPECS (the "dtype layout"
 # pairs of that pass, comma-separated), PARTS (which parts run after the build, default
 # "programs onnx r50 sanitizers"; PROGRAMS="find conv_tc" narrows the programs and sanitizer
-# runs to those tests/gpu/test_gpu_<name> programs).
+# runs to those tests/gpu/test_gpu_<name> programs), PAR (programs and sanitizer runs at a
+# time, default 4: their host-side references are the slow part).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 build=${BUILD_GPU:-build-gpu}
@@ -75,12 +76,24 @@ parts=" ${PARTS:-programs onnx r50 sanitizers} "
 part() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ---- the tests ----------------------------------------------------------------------------
+# Runs "$@" in the background once fewer than $PAR jobs run, leaving "status seconds" in $rcf.
+PAR=${PAR:-4}
+spawn() { # rcfile command...
+    local rcf=$1
+    shift
+    while [ "$(jobs -rp | wc -l)" -ge "$PAR" ]; do wait -n; done
+    ( t0=$(date +%s); "$@"; echo "$? $(($(date +%s) - t0))" >"$rcf" ) &
+}
 part programs || tests_run=
+for test_bin in ${tests_run-$tests}; do # PAR at a time (the host-side references are the slow part)
+    name=${test_bin##*/gpu_}
+    rm -f "$logs/$name.rc"
+    spawn "$logs/$name.rc" sh -c 'timeout "$1" "$2" >"$3" 2>&1' sh "${TEST_TIMEOUT:-600}" "$test_bin" "$logs/$name.log"
+done
+wait
 for test_bin in ${tests_run-$tests}; do
     name=${test_bin##*/gpu_}
-    t0=$(date +%s)
-    timeout "${TEST_TIMEOUT:-600}" "$test_bin" >"$logs/$name.log" 2>&1
-    st=$?
+    read -r st secs <"$logs/$name.rc" || { st=125 secs=0; }
     if [ $st -eq 77 ]; then
         say "SKIP  $name  $(tail -n 1 "$logs/$name.log")"
         say "gpu tier: no usable GPU here; nothing else to run"
@@ -92,7 +105,7 @@ for test_bin in ${tests_run-$tests}; do
         tally "$name" 1 "exit $st without its closing count (crash or timeout?)"
         tail -n 20 "$logs/$name.log"
     else
-        say "      $name  exit $st in $(($(date +%s) - t0)) s: $(tail -n 1 "$logs/$name.log")"
+        say "      $name  exit $st in $secs s: $(tail -n 1 "$logs/$name.log")"
     fi
 done
 
@@ -155,29 +168,40 @@ if [ -z "$san" ]; then
     finish
 fi
 say "gpu tier: $("$san" --version 2>&1 | grep -i version | tail -n 1)"
-run_sanitizer() { # program, tool, extra options...
-    local bin=$1 tool=$2 name st summary log
+start_sanitizer() { # program, tool, extra options...: runs in the background (spawn)
+    local bin=$1 tool=$2 name
+    name=${1##*/gpu_}
+    shift 2
+    rm -f "$logs/sanitizer-$tool-$name.rc"
+    spawn "$logs/sanitizer-$tool-$name.rc" sh -c 'log=$1 t=$2; shift 2; timeout "$t" "$@" >"$log" 2>&1' sh \
+        "$logs/sanitizer-$tool-$name.log" "${SANITIZER_TIMEOUT:-400}" "$san" --tool "$tool" --error-exitcode 99 "$@" "$bin" --smoke
+}
+report_sanitizer() { # program, tool
+    local bin=$1 tool=$2 name st secs summary log
     name=${1##*/gpu_}
     log="$logs/sanitizer-$tool-$name.log"
-    shift 2
-    t0=$(date +%s)
-    timeout "${SANITIZER_TIMEOUT:-400}" "$san" --tool "$tool" --error-exitcode 99 "$@" "$bin" --smoke >"$log" 2>&1
-    st=$?
+    read -r st secs <"$logs/sanitizer-$tool-$name.rc" || { st=125 secs=0; }
     summary=$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 | sed 's/^========= //')
     [ -n "$summary" ] || summary="no summary line"
     if [ $st -eq 0 ] && ! grep -qE '^[0-9]+ passed, 0 failed$' "$log"; then
         st=1 # the program itself must pass under the tool too
     fi
-    tally "$tool $name" $st "$summary; $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) in $(($(date +%s) - t0)) s"
+    tally "$tool $name" $st "$summary; $(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) in $secs s"
     [ $st -eq 0 ] || grep -E '^========= (Invalid|Race|Uninitialized|Program hit|Error)' "$log" | sort | uniq -c | head -n 10
 }
 for test_bin in $tests; do
     for tool in ${SANITIZERS-memcheck racecheck initcheck}; do
         case $tool in
-        memcheck) run_sanitizer "$test_bin" memcheck --padding 4096 --leak-check full ;;
-        racecheck) run_sanitizer "$test_bin" racecheck --racecheck-report analysis ;;
-        *) run_sanitizer "$test_bin" "$tool" ;;
+        memcheck) start_sanitizer "$test_bin" memcheck --padding 4096 --leak-check full ;;
+        racecheck) start_sanitizer "$test_bin" racecheck --racecheck-report analysis ;;
+        *) start_sanitizer "$test_bin" "$tool" ;;
         esac
+    done
+done
+wait
+for test_bin in $tests; do
+    for tool in ${SANITIZERS-memcheck racecheck initcheck}; do
+        report_sanitizer "$test_bin" "$tool"
     done
 done
 finish
