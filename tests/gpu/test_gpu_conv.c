@@ -63,14 +63,16 @@ static const char *tc_impl(co_dir_t dir)
 
 /* A faster row of the direction that took the problem ahead of the naive one: the FFMA
  * implicit GEMM (src/cuda/conv_simt.cu: FLOAT) or the channel-padding wrapper of the tensor-core
- * rows (src/cuda/conv_tc_pad.cu: C not a multiple of 8). */
+ * rows (src/cuda/conv_tc_pad.cu: C not a multiple of 8) or the strided backward data split by
+ * residue (src/cuda/conv_tc_dgrad.cu). */
 static int is_simt_impl(co_dir_t dir)
 {
     static const char *const prefix[4] = {"fd_conv_fwd_", "fd_conv_bwd_data_",
                                           "fd_conv_bwd_filter_", "-"};
     const size_t n = strlen(prefix[dir]);
     return strncmp(last_impl, prefix[dir], n) == 0 &&
-           (strcmp(last_impl + n, "simt_igemm") == 0 || strcmp(last_impl + n, "tc_padc") == 0);
+           (strcmp(last_impl + n, "simt_igemm") == 0 || strcmp(last_impl + n, "tc_padc") == 0 ||
+            strcmp(last_impl + n, "tc_strided") == 0);
 }
 
 static const char *expected_impl(co_dir_t dir)
@@ -245,7 +247,8 @@ static void run_case(const cc_case_t *c, cc_mode_t mode)
         /* only the split-K backward filters and the padding wrappers take workspace */
         FD_EXPECT(res.ws_size == 0 || strcmp(last_impl, "fd_conv_bwd_filter_tc_igemm") == 0 ||
                       strcmp(last_impl, "fd_conv_bwd_filter_simt_igemm") == 0 ||
-                      strstr(last_impl, "_tc_padc") != NULL,
+                      strstr(last_impl, "_tc_padc") != NULL ||
+                      strcmp(last_impl, "fd_conv_bwd_data_tc_strided") == 0,
                   "%s asked for %zu bytes of workspace; %s", last_impl, res.ws_size, rep);
         if (mode == CC_EXACT) {
             cc_result_t ref = cc_exec(href, c, &d, c->algo);

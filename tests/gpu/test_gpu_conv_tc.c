@@ -228,7 +228,13 @@ static void run_dir(tc_case_t t)
     c.want = CUDNN_STATUS_SUCCESS;
     gm_run(&c);
     /* the last call was the cuda handle's determinism re-run */
-    const char *row = t.c % 8 != 0 ? padc_rows[t.dir] : tc_rows[t.dir];
+    int strided = 0, dilated = 0;
+    for (int d = 0; d < t.nsp; d++)
+        strided |= t.str[d] > 1, dilated |= t.dil[d] > 1;
+    /* strided bwd data: split into stride-1 problems (src/cuda/conv_tc_dgrad.cu) */
+    const char *row = t.c % 8 != 0                          ? padc_rows[t.dir]
+                      : t.dir == 1 && strided && !dilated ? "fd_conv_bwd_data_tc_strided"
+                                                          : tc_rows[t.dir];
     FD_EXPECT(strcmp(last_impl, row) == 0, "%s: dispatch ran %s, expected %s", label,
               last_impl[0] ? last_impl : "(nothing logged)", row);
     teardown(&t);
