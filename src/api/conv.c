@@ -299,23 +299,27 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
  *   28 x 28 outputs and more (fwd and bwd data), and loses below;
  * - otherwise, forward, the direct row (src/cpu/conv_direct_cpu.c, enum DIRECT) beats im2col +
  *   GEMM on every filter larger than 1x1 (conv1's 7x7 stride 2, the 3x3 layers at 14x14 and
- *   7x7, the stride-2 3x3 layers); 1x1 filters stay with the GEMM rows, and so do layers of
- *   fewer than 16 output channels (the direct row computes 16 (AVX-512) or 8 at a time). */
+ *   7x7, the stride-2 3x3 layers), and on 1x1 stride-1 layers of at most 14 x 14 outputs it
+ *   ties with the 1x1 GEMM on one thread and wins on two (OpenBLAS packs the large filter for
+ *   few columns); other 1x1 layers stay with the GEMM rows, and so do layers of fewer than 16
+ *   output channels (the direct row computes 16 (AVX-512) or 8 at a time). */
 static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
 {
     if (handle->backend != FD_BACKEND_CPU || p->xdt != CUDNN_DATA_FLOAT ||
         p->compute != CUDNN_DATA_FLOAT || p->nsp != 2 || p->groups != 1)
         return -1;
-    int wino = 1, one = 1;
+    int wino = 1, one = 1, unit_stride = 1;
     for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++) {
         wino &= p->flt[d] == 3 && p->stride[d] == 1 && p->dil[d] == 1;
         one &= p->flt[d] == 1;
+        unit_stride &= p->stride[d] == 1;
     }
     if (wino && p->out[1] * p->out[2] >= 28 * 28)
         return p->dir == FD_CONV_FWD        ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD
                : p->dir == FD_CONV_BWD_DATA ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD
                                             : -1;
-    if (p->dir == FD_CONV_FWD && !one && p->k >= 16)
+    const int small_1x1 = one && unit_stride && p->out[1] * p->out[2] <= 14 * 14;
+    if (p->dir == FD_CONV_FWD && (!one || small_1x1) && p->k >= 16)
         return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
     return -1;
 }
