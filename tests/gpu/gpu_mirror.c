@@ -136,7 +136,11 @@ static int side_copy(side_t *s, const gm_case_t *c, const side_t *init, int devi
             return 0;
         s->ptr[i] = s->d[i] + FD_GUARD_BYTES;
     }
-    return 1;
+    /* cudaMemcpy from pageable memory returns once the bytes are staged, not when they have
+     * landed, and gm_stream does not wait for the legacy stream (cudaStreamNonBlocking): without
+     * this wait a call could read an input before its upload finished (seen on the H200 as
+     * "differs between two cuda runs" when six test programs shared the GPU). */
+    return !device || CUDA_OK(cudaDeviceSynchronize(), c->label);
 }
 
 static int side_download(side_t *s, const gm_case_t *c)
