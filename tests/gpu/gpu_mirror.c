@@ -171,6 +171,57 @@ static int check_side(const gm_case_t *c, const side_t *s, const uint64_t *in_ha
     return ok;
 }
 
+char gm_last_impl[128];
+
+/* "... dispatch: <problem> -> <row>": keeps <row>. */
+static void on_dispatch_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
+{
+    (void)sev, (void)udata, (void)dbg;
+    const char *arrow = strstr(msg, "dispatch: ");
+    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
+    if (to)
+        snprintf(gm_last_impl, sizeof gm_last_impl, "%s", to + 4);
+}
+
+void gm_watch_dispatch(void)
+{
+    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_dispatch_log), CUDNN_STATUS_SUCCESS);
+}
+
+cudnnStatus_t gm_conv_call(cudnnHandle_t h, int dir, int algo, cudnnTensorDescriptor_t xd,
+                           cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd,
+                           cudnnTensorDescriptor_t yd, double alpha, double beta, void *const *ptr,
+                           size_t ws)
+{
+    const float a = (float)alpha, b = (float)beta;
+    if (dir == 1)
+        return cudnnConvolutionBackwardData(h, &a, wd, ptr[1], yd, ptr[0], cd,
+                                            (cudnnConvolutionBwdDataAlgo_t)algo, ptr[3], ws, &b, xd,
+                                            ptr[2]);
+    if (dir == 2)
+        return cudnnConvolutionBackwardFilter(h, &a, xd, ptr[0], yd, ptr[1], cd,
+                                              (cudnnConvolutionBwdFilterAlgo_t)algo, ptr[3], ws, &b,
+                                              wd, ptr[2]);
+    return cudnnConvolutionForward(h, &a, xd, ptr[0], wd, ptr[1], cd, (cudnnConvolutionFwdAlgo_t)algo,
+                                   ptr[3], ws, &b, yd, ptr[2]);
+}
+
+size_t gm_conv_workspace(cudnnHandle_t h, int dir, int algo, cudnnTensorDescriptor_t xd,
+                         cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd,
+                         cudnnTensorDescriptor_t yd)
+{
+    size_t ws = 0;
+    const cudnnStatus_t st =
+        dir == 1   ? cudnnGetConvolutionBackwardDataWorkspaceSize(h, wd, yd, cd, xd,
+                                                                  (cudnnConvolutionBwdDataAlgo_t)algo, &ws)
+        : dir == 2 ? cudnnGetConvolutionBackwardFilterWorkspaceSize(
+                         h, xd, yd, cd, wd, (cudnnConvolutionBwdFilterAlgo_t)algo, &ws)
+                   : cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cd, yd,
+                                                             (cudnnConvolutionFwdAlgo_t)algo, &ws);
+    FD_EXPECT_STATUS(st, CUDNN_STATUS_SUCCESS);
+    return ws;
+}
+
 int gm_run(const gm_case_t *c)
 {
     gm_cases++;

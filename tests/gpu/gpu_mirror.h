@@ -81,6 +81,24 @@ void gm_init(int argc, char **argv, const char *prog);
 int gm_run(const gm_case_t *c);
 int gm_finish(void); /* prints "<prog>: N cases" and the closing count line; exit status */
 
+/* The implementation row the library's dispatch log named last ("" before any): the convolution
+ * programs check which row took a problem. gm_watch_dispatch() installs the log callback that
+ * records it; the program sets FREEDNN_LOG_DISPATCH=1 before its first handle. */
+extern char gm_last_impl[128];
+void gm_watch_dispatch(void);
+
+/* The convolution programs' one call: direction dir (0 fwd, 1 bwd data, 2 bwd filter) with
+ * algorithm enum algo; ptr[0], ptr[1] the direction's inputs (fwd x, w; bwd data dy, w; bwd
+ * filter x, dy), ptr[2] its output, ptr[3] the workspace of ws bytes; float scaling factors. */
+cudnnStatus_t gm_conv_call(cudnnHandle_t h, int dir, int algo, cudnnTensorDescriptor_t xd,
+                           cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd,
+                           cudnnTensorDescriptor_t yd, double alpha, double beta, void *const *ptr,
+                           size_t ws);
+/* The workspace the same call asks for on h (a failed query is a test failure, 0). */
+size_t gm_conv_workspace(cudnnHandle_t h, int dir, int algo, cudnnTensorDescriptor_t xd,
+                         cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd,
+                         cudnnTensorDescriptor_t yd);
+
 /* A tolerance pair for an output of storage type dt computed from k terms (accumulation in
  * float or double as cuDNN does for dt): a few units of dt's roundoff relative, and an
  * absolute floor for results near zero. */

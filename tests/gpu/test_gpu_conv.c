@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "../ref/conv_case.h"
+#include "gpu_mirror.h"
 
 static int smoke;          /* --smoke: the sanitizer subset */
 /* The main cuda handle's stream: the legacy default stream for the bulk of the cases, then a
@@ -40,17 +41,6 @@ static int cuda_ok(cudaError_t e, const char *expr, int line)
 #define CUDA_OK(expr) cuda_ok((expr), #expr, __LINE__)
 
 /* ---- which implementation ran ----------------------------------------------------------- */
-
-static char last_impl[128];
-
-static void on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
-{
-    (void)sev, (void)udata, (void)dbg;
-    const char *arrow = strstr(msg, "dispatch: ");
-    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
-    if (to)
-        snprintf(last_impl, sizeof last_impl, "%s", to + 4);
-}
 
 /* The tensor-core row of the direction (src/cuda/conv_tc.cu), which takes HALF / BFLOAT16 NHWC
  * problems ahead of the naive row for the algorithms it serves. */
@@ -70,9 +60,9 @@ static int is_simt_impl(co_dir_t dir)
     static const char *const prefix[4] = {"fd_conv_fwd_", "fd_conv_bwd_data_",
                                           "fd_conv_bwd_filter_", "-"};
     const size_t n = strlen(prefix[dir]);
-    return strncmp(last_impl, prefix[dir], n) == 0 &&
-           (strcmp(last_impl + n, "simt_igemm") == 0 || strcmp(last_impl + n, "tc_padc") == 0 ||
-            strcmp(last_impl + n, "tc_strided") == 0);
+    return strncmp(gm_last_impl, prefix[dir], n) == 0 &&
+           (strcmp(gm_last_impl + n, "simt_igemm") == 0 || strcmp(gm_last_impl + n, "tc_padc") == 0 ||
+            strcmp(gm_last_impl + n, "tc_strided") == 0);
 }
 
 static const char *expected_impl(co_dir_t dir)
@@ -167,7 +157,7 @@ static void gpu_call(gpu_run_t *r, cudnnHandle_t h, const cc_case_t *c, int algo
         return;
     if (gate)
         CUDA_OK(cudaLaunchHostFunc(r->stream, gate->fn, gate->arg));
-    last_impl[0] = '\0';
+    gm_last_impl[0] = '\0';
     r->status = cc_call(h, c, &r->b.desc, algo, dbuf_at(&r->da, &r->b.ta->buf, cc_tensor_ptr(r->b.ta)),
                         r->b.tbin ? dbuf_at(&r->dbin, &r->b.tbin->buf, cc_tensor_ptr(r->b.tbin)) : NULL,
                         dbuf_at(&r->dout, &r->b.tout->buf, cc_tensor_ptr(r->b.tout)),
@@ -240,16 +230,16 @@ static void run_case(const cc_case_t *c, cc_mode_t mode)
         /* The naive row, or the tensor-core row of the same direction that took the problem
          * (src/cuda/conv_tc.cu: HALF/BFLOAT16/tf32, NHWC), or the FFMA implicit-GEMM row
          * (src/cuda/conv_simt.cu: FLOAT). */
-        FD_EXPECT(strcmp(last_impl, expected_impl(c->dir)) == 0 ||
-                      strcmp(last_impl, tc_impl(c->dir)) == 0 || is_simt_impl(c->dir),
-                  "dispatch: ran %s, expected %s; %s", last_impl[0] ? last_impl : "(nothing logged)",
+        FD_EXPECT(strcmp(gm_last_impl, expected_impl(c->dir)) == 0 ||
+                      strcmp(gm_last_impl, tc_impl(c->dir)) == 0 || is_simt_impl(c->dir),
+                  "dispatch: ran %s, expected %s; %s", gm_last_impl[0] ? gm_last_impl : "(nothing logged)",
                   expected_impl(c->dir), rep);
         /* only the split-K backward filters and the padding wrappers take workspace */
-        FD_EXPECT(res.ws_size == 0 || strcmp(last_impl, "fd_conv_bwd_filter_tc_igemm") == 0 ||
-                      strcmp(last_impl, "fd_conv_bwd_filter_simt_igemm") == 0 ||
-                      strstr(last_impl, "_tc_padc") != NULL ||
-                      strcmp(last_impl, "fd_conv_bwd_data_tc_strided") == 0,
-                  "%s asked for %zu bytes of workspace; %s", last_impl, res.ws_size, rep);
+        FD_EXPECT(res.ws_size == 0 || strcmp(gm_last_impl, "fd_conv_bwd_filter_tc_igemm") == 0 ||
+                      strcmp(gm_last_impl, "fd_conv_bwd_filter_simt_igemm") == 0 ||
+                      strstr(gm_last_impl, "_tc_padc") != NULL ||
+                      strcmp(gm_last_impl, "fd_conv_bwd_data_tc_strided") == 0,
+                  "%s asked for %zu bytes of workspace; %s", gm_last_impl, res.ws_size, rep);
         if (mode == CC_EXACT) {
             cc_result_t ref = cc_exec(href, c, &d, c->algo);
             if (cc_check_run(c, &ref, "ref exact") == 0) {
@@ -678,7 +668,7 @@ int main(int argc, char **argv)
            prop.major, prop.minor, prop.multiProcessorCount);
 
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
-    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
+    gm_watch_dispatch();
     hcuda = cc_handle(FREEDNN_BACKEND_CUDA);
     href = cc_handle(FREEDNN_BACKEND_REF);
     main_stream = NULL;

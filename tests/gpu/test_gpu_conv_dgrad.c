@@ -49,17 +49,6 @@ typedef struct {
     cudnnConvolutionDescriptor_t cd;
 } dg_case_t;
 
-static char last_impl[128];
-
-static void on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
-{
-    (void)sev, (void)udata, (void)dbg;
-    const char *arrow = strstr(msg, "dispatch: ");
-    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
-    if (to)
-        snprintf(last_impl, sizeof last_impl, "%s", to + 4);
-}
-
 /* Strides of (N, C, spatial...) in layout l; returns the element extent (max offset + 1).
  * L_ODD: C outermost, then N, then the spatial dims, every extent padded by one (the innermost
  * by 3). L_PAD8: NHWC with 8 extra elements after every pixel, row and image (C stays
@@ -153,20 +142,13 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
 static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
 {
     dg_case_t *t = ctx;
-    float alpha = (float)t->alpha, beta = (float)t->beta;
-    last_impl[0] = '\0';
-    return cudnnConvolutionBackwardData(h, &alpha, t->wd, ptr[1], t->yd, ptr[0], t->cd,
-                                        (cudnnConvolutionBwdDataAlgo_t)t->algo, ptr[3], t->ws, &beta,
-                                        t->xd, ptr[2]);
+    gm_last_impl[0] = '\0';
+    return gm_conv_call(h, 1, t->algo, t->xd, t->wd, t->cd, t->yd, t->alpha, t->beta, ptr, t->ws);
 }
 
 static size_t workspace(cudnnHandle_t h, const dg_case_t *t)
 {
-    size_t ws = 0;
-    FD_EXPECT_STATUS(cudnnGetConvolutionBackwardDataWorkspaceSize(
-                         h, t->wd, t->yd, t->cd, t->xd, (cudnnConvolutionBwdDataAlgo_t)t->algo, &ws),
-                     CUDNN_STATUS_SUCCESS);
-    return ws;
+    return gm_conv_workspace(h, 1, t->algo, t->xd, t->wd, t->cd, t->yd);
 }
 
 static void run(dg_case_t t)
@@ -209,12 +191,12 @@ static void run(dg_case_t t)
     /* the last call was the cuda handle's determinism re-run; CUDNN_CONVOLUTION is declined by
      * the split for now (its flipped sub-filters gave wrong dx on the H200): another row */
     if (t.mode == CUDNN_CONVOLUTION && strcmp(t.want, ROW) == 0)
-        FD_EXPECT(last_impl[0] && strcmp(last_impl, ROW) != 0,
+        FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, ROW) != 0,
                   "%s: dispatch ran %s, which declines CUDNN_CONVOLUTION", label,
-                  last_impl[0] ? last_impl : "(nothing logged)");
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
     else
-        FD_EXPECT(strcmp(last_impl, t.want) == 0, "%s: dispatch ran %s, expected %s", label,
-                  last_impl[0] ? last_impl : "(nothing logged)", t.want);
+        FD_EXPECT(strcmp(gm_last_impl, t.want) == 0, "%s: dispatch ran %s, expected %s", label,
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)", t.want);
     teardown(&t);
 }
 
@@ -261,7 +243,7 @@ int main(int argc, char **argv)
 {
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     gm_init(argc, argv, "test_gpu_conv_dgrad");
-    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
+    gm_watch_dispatch();
     const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     for (int di = 0; di < 2; di++) {
         const cudnnDataType_t dt = dts[di];

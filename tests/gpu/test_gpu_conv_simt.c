@@ -45,17 +45,6 @@ typedef struct {
     cudnnConvolutionDescriptor_t cd;
 } sc_case_t;
 
-static char last_impl[128];
-
-static void on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
-{
-    (void)sev, (void)udata, (void)dbg;
-    const char *arrow = strstr(msg, "dispatch: ");
-    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
-    if (to)
-        snprintf(last_impl, sizeof last_impl, "%s", to + 4);
-}
-
 /* Strides of (n, c, spatial...) in a layout; returns the element extent. L_ODD: C outermost,
  * then N, then the spatial dims, the innermost extent padded by 3 and the others by 1. */
 static int64_t layout_strides(layout_t l, int nb, const int *dim, int *stride)
@@ -145,22 +134,20 @@ static const cudnnConvolutionBwdDataAlgo_t bwd_data_algos[2] = {CUDNN_CONVOLUTIO
 static const cudnnConvolutionBwdFilterAlgo_t bwd_filter_algos[2] = {
     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3};
 
+static int algo_of(const sc_case_t *t)
+{
+    return t->dir == 1 ? (int)bwd_data_algos[t->variant]
+           : t->dir == 2 ? (int)bwd_filter_algos[t->variant]
+                         : (int)fwd_algos[t->variant];
+}
+
 static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
 {
     sc_case_t *t = ctx;
-    float alpha = (float)t->alpha, beta = (float)t->beta;
-    last_impl[0] = '\0';
+    gm_last_impl[0] = '\0';
     /* buffers: 0 and 1 the inputs of the direction, 2 its output, 3 the workspace */
-    if (t->dir == 1)
-        return cudnnConvolutionBackwardData(h, &alpha, t->wd, ptr[1], t->yd, ptr[0], t->cd,
-                                            bwd_data_algos[t->variant], ptr[3], t->ws, &beta,
-                                            t->xd, ptr[2]);
-    if (t->dir == 2)
-        return cudnnConvolutionBackwardFilter(h, &alpha, t->xd, ptr[0], t->yd, ptr[1], t->cd,
-                                              bwd_filter_algos[t->variant], ptr[3], t->ws, &beta,
-                                              t->wd, ptr[2]);
-    return cudnnConvolutionForward(h, &alpha, t->xd, ptr[0], t->wd, ptr[1], t->cd,
-                                   fwd_algos[t->variant], ptr[3], t->ws, &beta, t->yd, ptr[2]);
+    return gm_conv_call(h, t->dir, algo_of(t), t->xd, t->wd, t->cd, t->yd, t->alpha, t->beta, ptr,
+                        t->ws);
 }
 
 static const char *const dir_names[3] = {"fwd", "bwd_data", "bwd_filter"};
@@ -169,17 +156,7 @@ static const char *const simt_rows[3] = {"fd_conv_fwd_simt_igemm", "fd_conv_bwd_
 
 static size_t workspace(cudnnHandle_t h, const sc_case_t *t)
 {
-    size_t ws = 0;
-    cudnnStatus_t st =
-        t->dir == 1 ? cudnnGetConvolutionBackwardDataWorkspaceSize(h, t->wd, t->yd, t->cd, t->xd,
-                                                                   bwd_data_algos[t->variant], &ws)
-        : t->dir == 2
-            ? cudnnGetConvolutionBackwardFilterWorkspaceSize(h, t->xd, t->yd, t->cd, t->wd,
-                                                             bwd_filter_algos[t->variant], &ws)
-            : cudnnGetConvolutionForwardWorkspaceSize(h, t->xd, t->wd, t->cd, t->yd,
-                                                      fwd_algos[t->variant], &ws);
-    FD_EXPECT_STATUS(st, CUDNN_STATUS_SUCCESS);
-    return ws;
+    return gm_conv_workspace(h, t->dir, algo_of(t), t->xd, t->wd, t->cd, t->yd);
 }
 
 static int case_count;
@@ -245,8 +222,8 @@ static void run_dir(sc_case_t t)
     gm_run(&c);
     case_count++;
     /* the last call was the cuda handle's determinism re-run */
-    FD_EXPECT(strcmp(last_impl, simt_rows[t.dir]) == 0, "%s: dispatch ran %s, expected %s", label,
-              last_impl[0] ? last_impl : "(nothing logged)", simt_rows[t.dir]);
+    FD_EXPECT(strcmp(gm_last_impl, simt_rows[t.dir]) == 0, "%s: dispatch ran %s, expected %s", label,
+              gm_last_impl[0] ? gm_last_impl : "(nothing logged)", simt_rows[t.dir]);
     teardown(&t);
 }
 
@@ -293,7 +270,7 @@ int main(int argc, char **argv)
 {
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     gm_init(argc, argv, "test_gpu_conv_simt");
-    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
+    gm_watch_dispatch();
 
     if (gm_smoke) {
         run(with_layout(base(2, 5, 17, 9, 11, 3, 3), 0));

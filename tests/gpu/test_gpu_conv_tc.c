@@ -38,17 +38,6 @@ typedef struct {
     cudnnConvolutionDescriptor_t cd;
 } tc_case_t;
 
-static char last_impl[128];
-
-static void on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
-{
-    (void)sev, (void)udata, (void)dbg;
-    const char *arrow = strstr(msg, "dispatch: ");
-    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
-    if (to)
-        snprintf(last_impl, sizeof last_impl, "%s", to + 4);
-}
-
 /* NHWC-packed strides of (n, c, sp...) in cuDNN's N, C, spatial order. */
 static void nhwc_strides(int nsp, const int *dim, int *stride)
 {
@@ -122,23 +111,17 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
         fd_fill_real(&r, t->dt, payload, n, -1.0, 1.0);
 }
 
+/* The algorithm of each direction: the tensor-core rows' enums that allow a workspace. */
+static const int algo_of[3] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
+
 static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
 {
     tc_case_t *t = ctx;
-    float alpha = (float)t->alpha, beta = (float)t->beta;
-    last_impl[0] = '\0';
+    gm_last_impl[0] = '\0';
     /* buffers: 0 and 1 the inputs of the direction, 2 its output, 3 the workspace */
-    if (t->dir == 1)
-        return cudnnConvolutionBackwardData(h, &alpha, t->wd, ptr[1], t->yd, ptr[0], t->cd,
-                                            CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, ptr[3], t->ws, &beta,
-                                            t->xd, ptr[2]);
-    if (t->dir == 2)
-        return cudnnConvolutionBackwardFilter(h, &alpha, t->xd, ptr[0], t->yd, ptr[1], t->cd,
-                                              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, ptr[3], t->ws,
-                                              &beta, t->wd, ptr[2]);
-    return cudnnConvolutionForward(h, &alpha, t->xd, ptr[0], t->wd, ptr[1], t->cd,
-                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, ptr[3], t->ws,
-                                   &beta, t->yd, ptr[2]);
+    return gm_conv_call(h, t->dir, algo_of[t->dir], t->xd, t->wd, t->cd, t->yd, t->alpha, t->beta,
+                        ptr, t->ws);
 }
 
 static const char *const dir_names[3] = {"fwd", "bwd_data", "bwd_filter"};
@@ -151,17 +134,7 @@ static const char *const padc_rows[3] = {"fd_conv_fwd_tc_padc", "fd_conv_bwd_dat
 /* Workspace of the direction's algorithm on handle h. */
 static size_t workspace(cudnnHandle_t h, const tc_case_t *t)
 {
-    size_t ws = 0;
-    cudnnStatus_t st =
-        t->dir == 1 ? cudnnGetConvolutionBackwardDataWorkspaceSize(h, t->wd, t->yd, t->cd, t->xd,
-                                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws)
-        : t->dir == 2
-            ? cudnnGetConvolutionBackwardFilterWorkspaceSize(h, t->xd, t->yd, t->cd, t->wd,
-                                                             CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws)
-            : cudnnGetConvolutionForwardWorkspaceSize(h, t->xd, t->wd, t->cd, t->yd,
-                                                      CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws);
-    FD_EXPECT_STATUS(st, CUDNN_STATUS_SUCCESS);
-    return ws;
+    return gm_conv_workspace(h, t->dir, algo_of[t->dir], t->xd, t->wd, t->cd, t->yd);
 }
 
 static void run_dir(tc_case_t t);
@@ -236,8 +209,8 @@ static void run_dir(tc_case_t t)
                       : t.dir == 1 && strided && !dilated && t.mode == CUDNN_CROSS_CORRELATION
                           ? "fd_conv_bwd_data_tc_strided"
                                                           : tc_rows[t.dir];
-    FD_EXPECT(strcmp(last_impl, row) == 0, "%s: dispatch ran %s, expected %s", label,
-              last_impl[0] ? last_impl : "(nothing logged)", row);
+    FD_EXPECT(strcmp(gm_last_impl, row) == 0, "%s: dispatch ran %s, expected %s", label,
+              gm_last_impl[0] ? gm_last_impl : "(nothing logged)", row);
     teardown(&t);
 }
 
@@ -260,7 +233,7 @@ int main(int argc, char **argv)
 {
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     gm_init(argc, argv, "test_gpu_conv_tc");
-    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
+    gm_watch_dispatch();
     const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     for (int di = 0; di < 2; di++) {
         const cudnnDataType_t dt = dts[di];

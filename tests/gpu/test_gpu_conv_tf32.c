@@ -62,17 +62,6 @@ typedef struct {
     cudnnConvolutionDescriptor_t cd;
 } tf_case_t;
 
-static char last_impl[128];
-
-static void on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
-{
-    (void)sev, (void)udata, (void)dbg;
-    const char *arrow = strstr(msg, "dispatch: ");
-    const char *to = arrow ? strstr(arrow, " -> ") : NULL;
-    if (to)
-        snprintf(last_impl, sizeof last_impl, "%s", to + 4);
-}
-
 /* Strides of (n, c, sp...) in cuDNN's N, C, spatial order. NHWC_PAD: channels contiguous, every
  * other stride padded by a multiple of 4 elements (the 16-byte chunks stay aligned). */
 static void make_strides(layout_t l, int nsp, const int *dim, int *stride)
@@ -185,22 +174,16 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
         fd_fill_int(&r, CUDNN_DATA_FLOAT, payload, n, -3, 3, 0.8);
 }
 
+/* The algorithm of each direction: the tensor-core rows' enums that allow a workspace. */
+static const int algo_of[3] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
+
 static cudnnStatus_t call_ptrs(cudnnHandle_t h, void *const *ptr, const tf_case_t *t)
 {
-    float alpha = (float)t->alpha, beta = (float)t->beta;
-    last_impl[0] = '\0';
+    gm_last_impl[0] = '\0';
     /* buffers: 0 and 1 the inputs of the direction, 2 its output, 3 the workspace */
-    if (t->dir == 1)
-        return cudnnConvolutionBackwardData(h, &alpha, t->wd, ptr[1], t->yd, ptr[0], t->cd,
-                                            CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, ptr[3], t->ws, &beta,
-                                            t->xd, ptr[2]);
-    if (t->dir == 2)
-        return cudnnConvolutionBackwardFilter(h, &alpha, t->xd, ptr[0], t->yd, ptr[1], t->cd,
-                                              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, ptr[3], t->ws,
-                                              &beta, t->wd, ptr[2]);
-    return cudnnConvolutionForward(h, &alpha, t->xd, ptr[0], t->wd, ptr[1], t->cd,
-                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, ptr[3], t->ws,
-                                   &beta, t->yd, ptr[2]);
+    return gm_conv_call(h, t->dir, algo_of[t->dir], t->xd, t->wd, t->cd, t->yd, t->alpha, t->beta,
+                        ptr, t->ws);
 }
 
 static int64_t in_elems(const tf_case_t *t, int i)
@@ -265,17 +248,7 @@ static const char *const tc_rows[3] = {"fd_conv_fwd_tc_igemm", "fd_conv_bwd_data
 
 static size_t workspace(cudnnHandle_t h, const tf_case_t *t)
 {
-    size_t ws = 0;
-    cudnnStatus_t st =
-        t->dir == 1 ? cudnnGetConvolutionBackwardDataWorkspaceSize(h, t->wd, t->yd, t->cd, t->xd,
-                                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws)
-        : t->dir == 2
-            ? cudnnGetConvolutionBackwardFilterWorkspaceSize(h, t->xd, t->yd, t->cd, t->wd,
-                                                             CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws)
-            : cudnnGetConvolutionForwardWorkspaceSize(h, t->xd, t->wd, t->cd, t->yd,
-                                                      CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws);
-    FD_EXPECT_STATUS(st, CUDNN_STATUS_SUCCESS);
-    return ws;
+    return gm_conv_workspace(h, t->dir, algo_of[t->dir], t->xd, t->wd, t->cd, t->yd);
 }
 
 static void run_dir(tf_case_t t)
@@ -334,12 +307,12 @@ static void run_dir(tf_case_t t)
             t.dir == 1 && strided && !dilated && t.mode == CUDNN_CROSS_CORRELATION
                 ? "fd_conv_bwd_data_tc_strided"
                 : tc_rows[t.dir];
-        FD_EXPECT(strcmp(last_impl, row) == 0, "%s: dispatch ran %s, expected %s", label,
-                  last_impl[0] ? last_impl : "(nothing logged)", row);
+        FD_EXPECT(strcmp(gm_last_impl, row) == 0, "%s: dispatch ran %s, expected %s", label,
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)", row);
     } else
-        FD_EXPECT(last_impl[0] && strcmp(last_impl, tc_rows[t.dir]) != 0,
+        FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, tc_rows[t.dir]) != 0,
                   "%s: dispatch ran %s, which must not take this call", label,
-                  last_impl[0] ? last_impl : "(nothing logged)");
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
     teardown(&t);
 }
 
@@ -429,11 +402,11 @@ int main(int argc, char **argv)
 {
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     if (argc > 1 && strcmp(argv[1], "--tf32-override-child") == 0) {
-        FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
+        gm_watch_dispatch();
         return override_child(argc, argv);
     }
     gm_init(argc, argv, "test_gpu_conv_tf32");
-    FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
+    gm_watch_dispatch();
     const cudnnMathType_t D = CUDNN_DEFAULT_MATH, T = CUDNN_TENSOR_OP_MATH,
                           A = CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION, F = CUDNN_FMA_MATH;
     tf_case_t t;
