@@ -10,7 +10,9 @@
 # output), build-data/fashion-mnist/, build-data/cudnn-include/ (NVIDIA's headers, for
 # compat_block), build-gpu-deps/ (fallbacks for the image).
 # Environment: OUT, STEPS (default "tier statusvs lenet compat"; also "bench": bench/
-# gpu_tier_bench.sh, "recheck": the programs named by RECHECK), SANITIZERS (run.sh's).
+# gpu_tier_bench.sh, "recheck": the programs named by RECHECK, "table": bench/gpu_table.sh with
+# TABLE_SETS (default "n32 n256"), "membw": bench/gpu_membw.sh, "wgmma": the dev/wgmma sandbox
+# and its SASS check), SANITIZERS and PAR (run.sh's).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 out=${OUT:-$PWD/trip-out}
@@ -51,6 +53,9 @@ for s in ${STEPS:-tier statusvs lenet compat}; do
         done ;;
     lenet) step lenet bash tests/gpu/lenet_gpu.sh build-data/fashion-mnist ;;
     bench) OUT=$out/bench BUDGET_S=${BENCH_BUDGET_S:-330} step bench bash bench/gpu_tier_bench.sh "$cudnn" "$BUILD_GPU" ;;
+    table) OUT=$out step table bash bench/gpu_table.sh "$cudnn" "$BUILD_GPU" ${TABLE_SETS:-n32 n256} ;;
+    membw) OUT=$out step membw bash bench/gpu_membw.sh "$cudnn" "$BUILD_GPU" ;;
+    wgmma) step wgmma bash -c 'make -C dev/wgmma && timeout 60 dev/wgmma/fwd && make -C dev/wgmma sass' ;;
     compat) step compat bash tests/gpu/compat_block.sh --freednn "$BUILD_GPU" --nvidia-lib "$(dirname "$cudnn")" \
         --nvidia-include build-data/cudnn-include ;;
     esac
