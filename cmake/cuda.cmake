@@ -40,11 +40,31 @@ if(FREEDNN_CUDA)
   message(STATUS "freednn: cuda backend ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, "
                  "architectures ${CMAKE_CUDA_ARCHITECTURES})")
   file(GLOB FD_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/cuda/*.cu)
-  target_sources(freednn PRIVATE ${FD_CUDA_SOURCES})
+  # The wgmma row needs sm_90a code: its file is built apart with 90-real replaced by 90a-real
+  # (a fat binary with both images would leave the pick on an H100 to the driver). Without sm_90
+  # in the list, or before CUDA 12.0, FD_WGMMA_SM90A stays unset and the row declines.
+  set(fd_wgmma_src ${CMAKE_SOURCE_DIR}/src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
+  list(REMOVE_ITEM FD_CUDA_SOURCES ${fd_wgmma_src})
+  set(fd_wgmma_archs ${CMAKE_CUDA_ARCHITECTURES})
+  set(fd_wgmma_defs FD_HAVE_CUDA=1)
+  if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0 AND
+     ("90-real" IN_LIST fd_wgmma_archs OR "90" IN_LIST fd_wgmma_archs))
+    list(REMOVE_ITEM fd_wgmma_archs 90-real 90)
+    list(APPEND fd_wgmma_archs 90a-real)
+    list(APPEND fd_wgmma_defs FD_WGMMA_SM90A=1)
+  endif()
+  add_library(fd_wgmma OBJECT ${fd_wgmma_src})
+  set_target_properties(fd_wgmma PROPERTIES CUDA_ARCHITECTURES "${fd_wgmma_archs}"
+    POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(fd_wgmma PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_compile_definitions(fd_wgmma PRIVATE ${fd_wgmma_defs})
+  target_sources(freednn PRIVATE ${FD_CUDA_SOURCES} $<TARGET_OBJECTS:fd_wgmma>)
   target_compile_definitions(freednn PRIVATE FD_HAVE_CUDA=1)
-  target_compile_options(freednn PRIVATE
-    "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:--Werror all-warnings>"
-    "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcompiler -Wall,-Wextra,-Werror>")
+  foreach(fd_target freednn fd_wgmma)
+    target_compile_options(${fd_target} PRIVATE
+      "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:--Werror all-warnings>"
+      "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcompiler -Wall,-Wextra,-Werror>")
+  endforeach()
   # freednn was made before CUDA was enabled: its properties take the values here. The static
   # runtime (cudart_static, as CMake links it for CUDA_RUNTIME_LIBRARY Static) keeps the library
   # loadable where no toolkit is installed; programs may use the shared runtime beside it.

@@ -1,0 +1,791 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conv_fwd_implicit_gemm_f16_128xN__sm90.cu - forward convolution as a warp-specialised
+ * implicit GEMM on the sm_90a instructions (TMA loads into a 4-stage shared-memory ring, mbarrier
+ * hand-off, wgmma from shared memory, float accumulators in registers): the library form of the
+ * dev/wgmma sandbox's v3 (BN 64 / 128) and v4 (BN 256), which ran bit-exact on the H200.
+ * Row fd_conv_fwd_implicit_gemm_f16_128xN__sm90: FWD IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM,
+ * no workspace, deterministic, HALF and BFLOAT16 (the same wgmma with .bf16 operands).
+ *
+ * GEMM mapping: y[m, k] = alpha * sum_kk A[m, kk] B[k, kk] + beta * y[m, k], M = N*P*Q (m =
+ * (n, oh, ow)), N = K, reduction R*S*C (kk = (r, s, c)); A[m, kk] = x[n, oh+r-pad_h, ow+s-pad_w, c]
+ * (0 outside), B[k, kk] = w[k, t, c] where the memory tap t is (r, s) for cross-correlation and
+ * (R-1-r, S-1-s) for CUDNN_CONVOLUTION (the flip is in the TMA coordinate of B, nothing else).
+ * Both operands are K-major (kk contiguous: NHWC x, packed KRSC w), as wgmma reads them.
+ * Tile 128 x BN x 64 (one k-block = 64 channels of one tap = one 128-byte swizzled TMA row; hence
+ * C % 64 == 0), BN = 256 when K >= 256, 64 when K <= 64, else 128. 4 stages of A 16 KiB + B
+ * BN*128 B: 96 / 128 / 192 KiB + barriers + 1 KiB alignment slack (limit 227 KiB), one block per
+ * SM. Block = 3 warpgroups: warpgroup 0 the producer (one thread walks (r, s, c-chunk) and issues
+ * the TMA loads; with BN 256 it gives registers back: setmaxnreg 40), warpgroups 1-2 the
+ * consumers (64 rows x BN columns each, wgmma m64nBNk16, one batch left in flight; BN 256:
+ * setmaxnreg 232). A is the x window of the tile's output pixels: 1x1 pad 0 filters over
+ * mergeable pixel strides read x as an [M][C] matrix (2-d box {64, 128}); everything else reads
+ * one 4-d box {64 c, bw, bh, bni} per (tap, c-chunk) at signed coordinates, TMA's zero fill
+ * being the padding (tiles: bni whole images or a bh x bw rectangle, <= 128 pixels).
+ * ptxas (nvcc 13.0, sm_90a), registers per thread, 0 spills: see the row's comment in
+ * src/impls.def.
+ *
+ * Decisions. Opt-in: applicable() declines unless FREEDNN_WGMMA=1 (read once) and the current
+ * device is compute capability 9.0 (asked once per device). The file is built by cmake/cuda.cmake
+ * with sm_90a replacing sm_90 (a fat binary holding both would leave the pick to the driver);
+ * other targets compile a kernel body that traps, and the host never launches it there. TMA
+ * descriptors are encoded on the host per call (cuTensorMapEncodeTiled through the runtime's
+ * driver entry point: the library links no libcuda) and passed as __grid_constant__ parameters:
+ * no allocation, no synchronisation. The epilogue writes y by its strides (a half2 store per
+ * column pair when y is channel-contiguous, else scalars), alpha/beta blended in double and
+ * rounded once as ref (alpha 1, beta 0 rounds the float sum directly: the same bits); beta == 0
+ * never reads y. A bounded wait that exceeds 20 s of GPU time traps (a protocol bug becomes an
+ * error, not a hang). Calls with x or w not 16-byte aligned (TMA's rule) run the mma.sync row.
+ */
+#include <cuda.h> /* CUtensorMap and its enums only: no driver library is linked */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fd_cuda.cuh"
+
+#define WG_THREADS 384   /* 3 warpgroups */
+#define WG_STAGES 4
+#define WG_A_STAGE 16384 /* 128 rows x 128 bytes */
+#define WG_MAX_DEV 64    /* devices with cached answers; others ask every time */
+
+/* What the kernel reads besides the two tensor maps. */
+typedef struct {
+    void *y;
+    int64_t ys[4];    /* y strides (elements): n, k, oh, ow */
+    int64_t m;        /* N*P*Q */
+    int k, ktiles;    /* output channels, BN-wide column tiles */
+    int kblocks;      /* R*S*C/64 */
+    int cchunks;      /* C/64 */
+    int r, s, pad_h, pad_w, cross;
+    int n, p, q;
+    int bw, bh, bni;  /* 4-d mode: output pixels of a tile, a (bni, bh, bw) box */
+    int tiles_q, tiles_p;
+    uint32_t tx_bytes; /* bytes one stage receives: A box + B box */
+    uint32_t a_bytes;  /* A box bytes (<= WG_A_STAGE); the rest of the stage is zeroed once */
+    int vec;           /* y channel-contiguous with even strides and 4-byte aligned */
+    int plain;         /* alpha == 1 and beta == 0 */
+    double alpha, beta;
+} wg_args_t;
+
+static size_t wg_smem_bytes(int bn)
+{
+    return (size_t)WG_STAGES * (WG_A_STAGE + (size_t)bn * 128) + 2 * WG_STAGES * 8 + 1024;
+}
+
+/* ---- device code (sm_90a only) ------------------------------------------------------------ */
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+#define WG_WAIT_NS 20000000000ull /* 20 s: legal waits last microseconds */
+
+static __device__ __forceinline__ uint32_t wg_smem_u32(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+static __device__ __forceinline__ void wg_mbar_init(uint32_t bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+static __device__ __forceinline__ void wg_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void wg_mbar_arrive(uint32_t bar)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+
+static __device__ __forceinline__ uint32_t wg_mbar_try(uint32_t bar, uint32_t parity)
+{
+    uint32_t ok;
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(ok)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return ok;
+}
+
+static __device__ __forceinline__ uint64_t wg_globaltimer(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+    return t;
+}
+
+/* Waits for the phase of parity `parity`; a wait beyond WG_WAIT_NS traps (sticky error). */
+static __device__ __forceinline__ void wg_mbar_wait(uint32_t bar, uint32_t parity)
+{
+    if (wg_mbar_try(bar, parity))
+        return;
+    const uint64_t t0 = wg_globaltimer();
+    for (unsigned i = 1;; i++) {
+        if (wg_mbar_try(bar, parity))
+            return;
+        if ((i & 1023u) == 0 && wg_globaltimer() - t0 > WG_WAIT_NS)
+            __trap();
+    }
+}
+
+static __device__ __forceinline__ void wg_tma_2d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void wg_tma_4d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0,
+                                                 int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+static __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void wg_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* wgmma writes the accumulators behind the compiler's back: pin them in program order. */
+template <int R> static __device__ __forceinline__ void wg_acc_fence(float (&d)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* Shared-memory matrix descriptor of a K-major operand in TMA's 128-byte swizzle: 128-byte rows,
+ * 8-row (1024-byte) atoms stacked densely (stride byte offset 1024), leading byte offset unused
+ * (1), mode bits 62-63 = 1 (128B). The four k16 steps of a row advance the start address by 32
+ * bytes; the hardware swizzles the final address, so stages are 1024-byte aligned. */
+static __device__ __forceinline__ uint64_t wg_desc(uint32_t addr)
+{
+    return (uint64_t)((addr & 0x3FFFFu) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
+}
+
+/* ---- wgmma m64nBNk16, f32 += {f16, bf16} x {f16, bf16}, both operands K-major in shared ---- */
+
+#define WG_D4(i) "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3])
+#define WG_D16(i) WG_D4(i), WG_D4((i) + 4), WG_D4((i) + 8), WG_D4((i) + 12)
+#define WG_D32(i) WG_D16(i), WG_D16((i) + 16)
+#define WG_D64(i) WG_D32(i), WG_D32((i) + 32)
+#define WG_D128 WG_D64(0), WG_D64(64)
+#define WG_DL32 WG_D32(0)
+#define WG_DL64 WG_D64(0)
+#define WG_DL128 WG_D128
+
+#define WG_P32                                                                                     \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define WG_P64                                                                                     \
+    WG_P32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "    \
+           "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define WG_P128                                                                                    \
+    WG_P64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "    \
+           "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "      \
+           "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "      \
+           "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "  \
+           "%124, %125, %126, %127"
+
+/* d (NREG floats per thread) += A (64 x 16 at descriptor da) * B (16 x BN at db). Operands:
+ * %0..%NREG-1 the accumulators, then da, db and the scale-d flag (always 1: d starts at 0).
+ * Immediates: scale-a = scale-b = 1, no transpose (both K-major). */
+#define WG_MMA(NAME, SHAPE, TY, NREG, PLIST, DLIST, SCALE_IDX, DA_IDX, DB_IDX)                     \
+    static __device__ __forceinline__ void NAME(float (&d)[NREG], uint64_t da, uint64_t db)        \
+    {                                                                                              \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_IDX ", 0;\n"                       \
+                     "wgmma.mma_async.sync.aligned." SHAPE ".f32." TY "." TY " {" PLIST "}, "      \
+                     "%" DA_IDX ", %" DB_IDX ", p, 1, 1, 0, 0;\n}\n"                               \
+                     : DLIST                                                                       \
+                     : "l"(da), "l"(db), "r"(1));                                                  \
+    }
+
+WG_MMA(wg_mma_f16_n64, "m64n64k16", "f16", 32, WG_P32, WG_DL32, "34", "32", "33")
+WG_MMA(wg_mma_f16_n128, "m64n128k16", "f16", 64, WG_P64, WG_DL64, "66", "64", "65")
+WG_MMA(wg_mma_f16_n256, "m64n256k16", "f16", 128, WG_P128, WG_DL128, "130", "128", "129")
+WG_MMA(wg_mma_bf16_n64, "m64n64k16", "bf16", 32, WG_P32, WG_DL32, "34", "32", "33")
+WG_MMA(wg_mma_bf16_n128, "m64n128k16", "bf16", 64, WG_P64, WG_DL64, "66", "64", "65")
+WG_MMA(wg_mma_bf16_n256, "m64n256k16", "bf16", 128, WG_P128, WG_DL128, "130", "128", "129")
+
+static __device__ __forceinline__ void wg_mma(const __half *, float (&d)[32], uint64_t a, uint64_t b)
+{
+    wg_mma_f16_n64(d, a, b);
+}
+static __device__ __forceinline__ void wg_mma(const __half *, float (&d)[64], uint64_t a, uint64_t b)
+{
+    wg_mma_f16_n128(d, a, b);
+}
+static __device__ __forceinline__ void wg_mma(const __half *, float (&d)[128], uint64_t a, uint64_t b)
+{
+    wg_mma_f16_n256(d, a, b);
+}
+static __device__ __forceinline__ void wg_mma(const __nv_bfloat16 *, float (&d)[32], uint64_t a, uint64_t b)
+{
+    wg_mma_bf16_n64(d, a, b);
+}
+static __device__ __forceinline__ void wg_mma(const __nv_bfloat16 *, float (&d)[64], uint64_t a, uint64_t b)
+{
+    wg_mma_bf16_n128(d, a, b);
+}
+static __device__ __forceinline__ void wg_mma(const __nv_bfloat16 *, float (&d)[128], uint64_t a, uint64_t b)
+{
+    wg_mma_bf16_n256(d, a, b);
+}
+
+/* ---- element access of the epilogue --------------------------------------------------------- */
+
+static __device__ __forceinline__ double wg_ld(const __half *p)
+{
+    return (double)__half2float(*p);
+}
+static __device__ __forceinline__ double wg_ld(const __nv_bfloat16 *p)
+{
+    return (double)__bfloat162float(*p);
+}
+static __device__ __forceinline__ void wg_st(__half *p, double v)
+{
+    *p = __double2half(v);
+}
+static __device__ __forceinline__ void wg_st(__nv_bfloat16 *p, double v)
+{
+    *p = __double2bfloat16(v);
+}
+static __device__ __forceinline__ void wg_ld2(const __half *p, double &a, double &b)
+{
+    const float2 f = __half22float2(*(const __half2 *)p);
+    a = (double)f.x, b = (double)f.y;
+}
+static __device__ __forceinline__ void wg_ld2(const __nv_bfloat16 *p, double &a, double &b)
+{
+    const float2 f = __bfloat1622float2(*(const __nv_bfloat162 *)p);
+    a = (double)f.x, b = (double)f.y;
+}
+static __device__ __forceinline__ void wg_st2f(__half *p, float a, float b)
+{
+    *(__half2 *)p = __floats2half2_rn(a, b);
+}
+static __device__ __forceinline__ void wg_st2f(__nv_bfloat16 *p, float a, float b)
+{
+    *(__nv_bfloat162 *)p = __floats2bfloat162_rn(a, b);
+}
+static __device__ __forceinline__ void wg_st2d(__half *p, double a, double b)
+{
+    __half2 h;
+    h.x = __double2half(a);
+    h.y = __double2half(b);
+    *(__half2 *)p = h;
+}
+static __device__ __forceinline__ void wg_st2d(__nv_bfloat16 *p, double a, double b)
+{
+    __nv_bfloat162 h;
+    h.x = __double2bfloat16(a);
+    h.y = __double2bfloat16(b);
+    *(__nv_bfloat162 *)p = h;
+}
+
+#endif /* __CUDA_ARCH_FEAT_SM90_ALL */
+
+/* ---- the kernel ------------------------------------------------------------------------------
+ * Grid: one block per (column tile kt, row tile mt), kt fastest (blocks sharing an A tile run
+ * together, as a 2-d grid of (ktiles, mtiles) would, without its 65535 limit on mtiles).
+ * TAP = false: A is x as an [M][C] matrix, one 2-d box {64, 128} at (c, m0).
+ * TAP = true : A of k-block (r, s, cc) is the 4-d box {64, bw, bh, bni} of x at (cc*64,
+ *              ow0+s-pad_w, oh0+r-pad_h, n0); its bni*bh*bw rows fill the first a_bytes of the
+ *              stage, the rest is zeroed once (those rows' results are never stored).
+ * REGS       : BN 256: the producer gives registers to the consumers' 128 accumulators. */
+template <typename T, int BN, bool TAP, bool REGS>
+static __global__ void __launch_bounds__(WG_THREADS, 1)
+    conv_fwd_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
+                   const wg_args_t a)
+{
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ __align__(1024) uint8_t wg_smem[];
+    const uint32_t base = (wg_smem_u32(wg_smem) + 1023u) & ~1023u;
+    const uint32_t sA = base;
+    const uint32_t sB = sA + WG_STAGES * WG_A_STAGE;
+    const uint32_t bar_full = sB + WG_STAGES * BN * 128;
+    const uint32_t bar_empty = bar_full + WG_STAGES * 8;
+    const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    const int kt = (int)(blockIdx.x % (unsigned)a.ktiles);
+    const unsigned mt = blockIdx.x / (unsigned)a.ktiles;
+    const int nk0 = kt * BN;
+
+    int64_t m0 = 0;
+    int ow0 = 0, oh0 = 0, n0 = 0;
+    if (TAP) {
+        const unsigned t = mt / (unsigned)a.tiles_q;
+        ow0 = (int)(mt % (unsigned)a.tiles_q) * a.bw;
+        oh0 = (int)(t % (unsigned)a.tiles_p) * a.bh;
+        n0 = (int)(t / (unsigned)a.tiles_p) * a.bni;
+        /* rows past the box: zeros, written through the generic proxy and published to the
+         * async proxy (wgmma reads shared memory through it) before the barrier below */
+        for (uint32_t off = a.a_bytes + 16u * threadIdx.x; off < WG_A_STAGE; off += 16u * WG_THREADS)
+#pragma unroll
+            for (int st = 0; st < WG_STAGES; st++)
+                asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};\n" ::"r"(sA + st * WG_A_STAGE + off),
+                             "r"(0)
+                             : "memory");
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    } else {
+        m0 = (int64_t)mt * 128;
+    }
+
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int st = 0; st < WG_STAGES; st++) {
+            wg_mbar_init(bar_full + 8 * st, 1);    /* the producer's arrive.expect_tx */
+            wg_mbar_init(bar_empty + 8 * st, 256); /* every consumer thread */
+        }
+        /* the initialised barriers must be visible to the async proxy (TMA complete_tx) */
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tmx) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tmw) : "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* ---- producer: one thread walks (r, s, c-chunk), the order of w's reduction index ---- */
+        if (REGS)
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (tid == 0) {
+            int r = 0, s = 0, cc = 0;
+            for (int kb = 0; kb < a.kblocks; kb++) {
+                const int st = kb % WG_STAGES;
+                const uint32_t full = bar_full + 8 * st;
+                /* round 0 waits on parity 1 of a fresh barrier, which counts as completed */
+                wg_mbar_wait(bar_empty + 8 * st, ((kb / WG_STAGES) & 1) ^ 1);
+                wg_mbar_arrive_expect_tx(full, a.tx_bytes);
+                if (TAP)
+                    wg_tma_4d(sA + st * WG_A_STAGE, &tmx, full, cc * 64, ow0 + s - a.pad_w, oh0 + r - a.pad_h, n0);
+                else
+                    wg_tma_2d(sA + st * WG_A_STAGE, &tmx, full, cc * 64, (int)m0);
+                const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
+                wg_tma_2d(sB + st * BN * 128, &tmw, full, (tap * a.cchunks + cc) * 64, nk0);
+                if (++cc == a.cchunks) {
+                    cc = 0;
+                    if (++s == a.s) {
+                        s = 0;
+                        r++;
+                    }
+                }
+            }
+        }
+        return;
+    }
+
+    /* ---- consumers: rows [64*cw, 64*cw + 64) of the tile, all BN columns ---- */
+    if (REGS)
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    const int cw = wg - 1;
+    float acc[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++)
+        acc[i] = 0.f;
+    wg_acc_fence(acc);
+    for (int kb = 0; kb < a.kblocks; kb++) {
+        const int st = kb % WG_STAGES;
+        wg_mbar_wait(bar_full + 8 * st, (kb / WG_STAGES) & 1);
+        const uint64_t da = wg_desc(sA + st * WG_A_STAGE + cw * 64 * 128);
+        const uint64_t db = wg_desc(sB + st * BN * 128);
+        wg_fence();
+#pragma unroll
+        for (int j = 0; j < 4; j++) /* 4 x k16 = the 64 elements of the 128-byte rows */
+            wg_mma((const T *)0, acc, da + 2 * j, db + 2 * j);
+        wg_commit();
+        /* one batch stays in flight: the previous one has completed, its stage is free */
+        wg_wait<1>();
+        if (kb >= 1)
+            wg_mbar_arrive(bar_empty + 8 * ((kb - 1) % WG_STAGES));
+    }
+    wg_wait<0>();
+    wg_acc_fence(acc);
+
+    /* ---- epilogue: the thread holds rows (lane/4, lane/4 + 8) of its warp's 16 and column pairs
+     * 8j + 2*(lane%4) of every n8 block j: acc[4j + 2h + {0, 1}] belongs to row + 8h ---- */
+    const int warp = tid / 32, lane = tid % 32;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int row = cw * 64 + warp * 16 + (lane >> 2) + 8 * h;
+        int n, oh, ow;
+        if (TAP) {
+            const int wi = row % a.bw, t = row / a.bw, hi = t % a.bh, ni = t / a.bh;
+            n = n0 + ni, oh = oh0 + hi, ow = ow0 + wi;
+            if (ni >= a.bni || n >= a.n || oh >= a.p || ow >= a.q)
+                continue;
+        } else {
+            const int64_t m = m0 + row;
+            if (m >= a.m)
+                continue;
+            ow = (int)(m % a.q);
+            const int64_t t = m / a.q;
+            oh = (int)(t % a.p);
+            n = (int)(t / a.p);
+        }
+        T *yr = (T *)a.y + n * a.ys[0] + oh * a.ys[2] + ow * a.ys[3];
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+            const int col = nk0 + j * 8 + (lane & 3) * 2;
+            if (col >= a.k) /* K is even: col < K means col + 1 < K */
+                continue;
+            const float f0 = acc[4 * j + 2 * h], f1 = acc[4 * j + 2 * h + 1];
+            if (a.vec) {
+                T *py = yr + col;
+                if (a.plain) {
+                    wg_st2f(py, f0, f1);
+                } else {
+                    double v0 = a.alpha * (double)f0, v1 = a.alpha * (double)f1;
+                    if (a.beta != 0.0) {
+                        double o0, o1;
+                        wg_ld2(py, o0, o1);
+                        v0 += a.beta * o0;
+                        v1 += a.beta * o1;
+                    }
+                    wg_st2d(py, v0, v1);
+                }
+            } else {
+                T *p0 = yr + col * a.ys[1], *p1 = p0 + a.ys[1];
+                double v0 = a.alpha * (double)f0, v1 = a.alpha * (double)f1;
+                if (a.beta != 0.0) {
+                    v0 += a.beta * wg_ld(p0);
+                    v1 += a.beta * wg_ld(p1);
+                }
+                wg_st(p0, v0);
+                wg_st(p1, v1);
+            }
+        }
+    }
+#elif defined(__CUDA_ARCH__)
+    /* no wgmma here; the host launches this only on compute capability 9.0, where the sm_90a
+     * image is the one loaded: reaching this is a build error, made loud */
+    __trap();
+#endif
+}
+
+/* ---- host: gate, plan, tensor maps --------------------------------------------------------- */
+
+extern "C" int fd_conv_fwd_tc_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
+extern "C" cudnnStatus_t fd_conv_fwd_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
+
+/* FREEDNN_WGMMA=1 opts in; read once per process (a function-local static: C++ initialises it
+ * once, thread-safely). */
+static int wg_env_on(void)
+{
+    const char *e = getenv("FREEDNN_WGMMA");
+    return e != NULL && strcmp(e, "1") == 0;
+}
+
+static int wg_enabled(void)
+{
+    static const int on = wg_env_on();
+    return on;
+}
+
+/* 1 when the current device is compute capability 9.0 (sm_90a code runs there only); the
+ * answer is cached per device id (0 unknown, 1 yes, 2 no); racing first calls store the same. */
+static int wg_device_sm90(char *why, size_t why_size)
+{
+    static int cache[WG_MAX_DEV];
+    int dev = -1, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, why_size, "cudaGetDevice failed: no current CUDA device for the sm_90a wgmma row");
+        return 0;
+    }
+    int v = dev >= 0 && dev < WG_MAX_DEV ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
+    if (v == 0) {
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+            (void)cudaGetLastError();
+            snprintf(why, why_size, "device %d: its compute capability cannot be read", dev);
+            return 0;
+        }
+        v = major == 9 && minor == 0 ? 1 : 2;
+        if (dev >= 0 && dev < WG_MAX_DEV)
+            __atomic_store_n(&cache[dev], v, __ATOMIC_RELEASE);
+    }
+    if (v != 1) {
+        snprintf(why, why_size, "device %d is not compute capability 9.0; the wgmma row runs on sm_90a "
+                 "(H100/H200) only", dev);
+        return 0;
+    }
+    return 1;
+}
+
+/* The launch geometry of a problem (a pure function of it: applicable and run agree). */
+typedef struct {
+    int tap;                     /* 4-d boxes per tap (else the [M][C] matrix) */
+    int bn;                      /* 64, 128 or 256 */
+    int bw, bh, bni, tiles_q, tiles_p;
+    int64_t mtiles, ktiles;
+} wg_plan_t;
+
+/* Output-pixel box of a 4-d tile: bw x bh (x bni whole images) <= 128 pixels, the fewest tiles,
+ * ties to the widest row; bw <= W, bh <= H, bni <= N keep the box inside x's extents. */
+static void wg_tap_tile(int64_t n, int64_t p, int64_t q, int64_t h, int64_t w, wg_plan_t *pl)
+{
+    int64_t best = -1;
+    for (int64_t tw = 1; tw <= q && tw <= w && tw <= 128; tw++)
+        for (int64_t th = 1; th <= p && th <= h && tw * th <= 128; th++) {
+            int64_t maxn = (tw == q && th == p) ? 128 / (tw * th) : 1;
+            if (maxn > n)
+                maxn = n;
+            for (int64_t tn = 1; tn <= maxn; tn++) {
+                const int64_t tiles = ((n + tn - 1) / tn) * ((p + th - 1) / th) * ((q + tw - 1) / tw);
+                if (best < 0 || tiles < best || (tiles == best && tw > pl->bw)) {
+                    best = tiles;
+                    pl->bw = (int)tw, pl->bh = (int)th, pl->bni = (int)tn;
+                }
+            }
+        }
+}
+
+static void wg_plan(const fd_conv_problem_t *p, wg_plan_t *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    const int64_t h = p->in[1], w = p->in[2], m = p->n * p->out[1] * p->out[2];
+    pl->bn = p->k >= 256 ? 256 : p->k <= 64 ? 64 : 128;
+    pl->ktiles = (p->k + pl->bn - 1) / pl->bn;
+    /* x as [M][C]: a 1x1 filter without padding over pixel strides that merge into one */
+    const int merged = (h == 1 || p->xs[3] == w * p->xs[4]) && (p->n == 1 || p->xs[0] == h * w * p->xs[4]);
+    const int mat = p->flt[1] == 1 && p->flt[2] == 1 && p->pad[1] == 0 && p->pad[2] == 0 && merged &&
+                    m <= INT32_MAX - 128 && p->xs[4] > 0;
+    pl->tap = !mat;
+    if (pl->tap) {
+        wg_tap_tile(p->n, p->out[1], p->out[2], h, w, pl);
+        pl->tiles_q = (int)((p->out[2] + pl->bw - 1) / pl->bw);
+        pl->tiles_p = (int)((p->out[1] + pl->bh - 1) / pl->bh);
+        pl->mtiles = (int64_t)pl->tiles_q * pl->tiles_p * ((p->n + pl->bni - 1) / pl->bni);
+    } else {
+        pl->mtiles = (m + 127) / 128;
+    }
+}
+
+extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                                    size_t why_size)
+{
+    if (!wg_enabled()) {
+        snprintf(why, why_size, "the sm_90a wgmma row is opt-in until its library form is verified on an "
+                 "H100/H200 (FREEDNN_WGMMA=1)");
+        return 0;
+    }
+#ifndef FD_WGMMA_SM90A
+    snprintf(why, why_size, "built without sm_90a code (CUDA 12.0+ and sm_90 in CMAKE_CUDA_ARCHITECTURES "
+             "are needed; cmake/cuda.cmake)");
+    return 0;
+#endif
+    const cudnnDataType_t dt = p->xdt;
+    if ((dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16) || p->wdt != dt || p->ydt != dt) {
+        snprintf(why, why_size, "x/w/y are %s/%s/%s; the wgmma row takes HALF or BFLOAT16 for all three",
+                 fd_dtype_name(p->xdt), fd_dtype_name(p->wdt), fd_dtype_name(p->ydt));
+        return 0;
+    }
+    if (p->nsp != 2) {
+        snprintf(why, why_size, "%d spatial dims; the wgmma row takes 2", p->nsp);
+        return 0;
+    }
+    if (p->stride[1] != 1 || p->stride[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
+        snprintf(why, why_size, "stride %lldx%lld, dilation %lldx%lld; the wgmma row takes 1x1 and 1x1",
+                 (long long)p->stride[1], (long long)p->stride[2], (long long)p->dil[1], (long long)p->dil[2]);
+        return 0;
+    }
+    if (p->groups != 1 || p->c % 64 != 0 || p->k % 8 != 0) {
+        snprintf(why, why_size, "groups %lld, C = %lld, K = %lld; the wgmma row needs groups 1, C %% 64 == 0 "
+                 "(a 128-byte k-block never straddles a tap) and K %% 8 == 0", (long long)p->groups,
+                 (long long)p->c, (long long)p->k);
+        return 0;
+    }
+    /* NHWC x with 16-byte strides, packed KRSC w, the index limits: what the mma.sync row takes,
+     * which also makes that row a legal fallback for misaligned pointers */
+    if (!fd_conv_fwd_tc_igemm_applicable(p, why, why_size))
+        return 0;
+    for (int d = 0; d < 5; d++)
+        if (p->xs[d] < 0 || p->xs[d] >= ((int64_t)1 << 39)) {
+            snprintf(why, why_size, "x stride %lld of dim %d is beyond TMA's 2^40-byte limit", (long long)p->xs[d], d);
+            return 0;
+        }
+    wg_plan_t pl;
+    wg_plan(p, &pl);
+    if (pl.mtiles * pl.ktiles > INT32_MAX) {
+        snprintf(why, why_size, "%lld x %lld tiles exceed the grid", (long long)pl.mtiles, (long long)pl.ktiles);
+        return 0;
+    }
+    return wg_device_sm90(why, why_size);
+}
+
+extern "C" size_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_workspace(const fd_conv_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+/* cuTensorMapEncodeTiled without linking libcuda: the runtime hands out the driver's entry. */
+typedef CUresult (*wg_encode_fn_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                   const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static wg_encode_fn_t wg_encode_lookup(void)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+#else
+    cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return (wg_encode_fn_t)fn;
+}
+
+static wg_encode_fn_t wg_encode(void)
+{
+    static const wg_encode_fn_t fn = wg_encode_lookup();
+    return fn;
+}
+
+/* One 128B-swizzled tiled map; 0 when the driver refuses it (res holds its code). */
+static int wg_map(CUtensorMap *map, cudnnDataType_t dt, int rank, const void *ptr, const cuuint64_t *dims,
+                  const cuuint64_t *strides, const cuuint32_t *box, int *res)
+{
+    static const cuuint32_t one[4] = {1, 1, 1, 1};
+    const CUresult r = wg_encode()(map,
+                                   dt == CUDNN_DATA_HALF ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                         : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                                   (cuuint32_t)rank, (void *)ptr, dims, strides, box, one,
+                                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    *res = (int)r;
+    return r == CUDA_SUCCESS;
+}
+
+/* Sets the dynamic shared-memory limit of one kernel once per device (attributes are per
+ * device; repeating the call is harmless, so racing first calls are too). */
+template <typename T, int BN, bool TAP>
+static cudaError_t wg_prepare(int dev)
+{
+    static int done[WG_MAX_DEV];
+    const int cached = dev >= 0 && dev < WG_MAX_DEV;
+    if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
+        return cudaSuccess;
+    const cudaError_t e = cudaFuncSetAttribute(conv_fwd_wgmma<T, BN, TAP, BN == 256>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)wg_smem_bytes(BN));
+    if (e == cudaSuccess && cached)
+        __atomic_store_n(&done[dev], 1, __ATOMIC_RELEASE);
+    return e;
+}
+
+template <typename T, int BN, bool TAP>
+static cudnnStatus_t wg_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const CUtensorMap &tmx,
+                               const CUtensorMap &tmw, const wg_args_t &ka, unsigned blocks)
+{
+    int dev = -1;
+    FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
+    const cudaError_t prep = wg_prepare<T, BN, TAP>(dev);
+    FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) "
+                  "for conv_fwd_wgmma BN %d", wg_smem_bytes(BN), BN);
+    cudaStream_t s = a->handle->stream;
+    conv_fwd_wgmma<T, BN, TAP, BN == 256><<<blocks, WG_THREADS, wg_smem_bytes(BN), s>>>(tmx, tmw, ka);
+    FD_CUDA_LAUNCHED("conv_fwd_wgmma on %s data (BN %d, %s, %u blocks, stream %p)", fd_dtype_name(p->xdt), BN,
+                     TAP ? "4-d tap boxes" : "[M][C] boxes", blocks, (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+template <typename T>
+static cudnnStatus_t wg_dispatch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const wg_plan_t &pl,
+                                 const CUtensorMap &tmx, const CUtensorMap &tmw, const wg_args_t &ka)
+{
+    const unsigned blocks = (unsigned)(pl.mtiles * pl.ktiles);
+    if (pl.tap)
+        return pl.bn == 256 ? wg_launch<T, 256, true>(p, a, tmx, tmw, ka, blocks)
+               : pl.bn == 128 ? wg_launch<T, 128, true>(p, a, tmx, tmw, ka, blocks)
+                              : wg_launch<T, 64, true>(p, a, tmx, tmw, ka, blocks);
+    return pl.bn == 256 ? wg_launch<T, 256, false>(p, a, tmx, tmw, ka, blocks)
+           : pl.bn == 128 ? wg_launch<T, 128, false>(p, a, tmx, tmw, ka, blocks)
+                          : wg_launch<T, 64, false>(p, a, tmx, tmw, ka, blocks);
+}
+
+extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                                      const fd_conv_args_t *a)
+{
+    if ((((uintptr_t)a->x | (uintptr_t)a->w) % 16) != 0)
+        return fd_conv_fwd_tc_igemm_run(p, a); /* TMA reads from 16-byte aligned addresses only */
+    FD_CHECK(wg_encode() != NULL, CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+             "the driver has no cuTensorMapEncodeTiled (the wgmma row needs a CUDA 12 driver)");
+    wg_plan_t pl;
+    wg_plan(p, &pl);
+    const int64_t c = p->c, h = p->in[1], w = p->in[2], rsc = p->flt[1] * p->flt[2] * c;
+    CUtensorMap tmx, tmw;
+    int res = 0;
+    if (pl.tap) {
+        const cuuint64_t dims[4] = {(cuuint64_t)c, (cuuint64_t)w, (cuuint64_t)h, (cuuint64_t)p->n};
+        /* TMA takes a stride (a multiple of 16 bytes) for every dim: one of a single element,
+         * never stepped, gets the dense stride over the dims inside it */
+        const int64_t sw = w > 1 ? p->xs[4] : c, sh = h > 1 ? p->xs[3] : w * sw,
+                      sn = p->n > 1 ? p->xs[0] : h * sh;
+        const cuuint64_t str[3] = {(cuuint64_t)sw * 2u, (cuuint64_t)sh * 2u, (cuuint64_t)sn * 2u};
+        const cuuint32_t box[4] = {64, (cuuint32_t)pl.bw, (cuuint32_t)pl.bh, (cuuint32_t)pl.bni};
+        FD_CHECK(wg_map(&tmx, p->xdt, 4, a->x, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+                 "cuTensorMapEncodeTiled(x: %lldx%lldx%lldx%lld, box 64x%dx%dx%d) returned %d", (long long)c,
+                 (long long)w, (long long)h, (long long)p->n, pl.bw, pl.bh, pl.bni, res);
+    } else {
+        const int64_t m = p->n * h * w;
+        const cuuint64_t dims[2] = {(cuuint64_t)c, (cuuint64_t)m};
+        const cuuint64_t str[1] = {(cuuint64_t)(m > 1 ? p->xs[4] : c) * 2u};
+        const cuuint32_t box[2] = {64, 128};
+        FD_CHECK(wg_map(&tmx, p->xdt, 2, a->x, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+                 "cuTensorMapEncodeTiled(x: %lldx%lld, box 64x128) returned %d", (long long)c, (long long)m, res);
+    }
+    {
+        const cuuint64_t dims[2] = {(cuuint64_t)rsc, (cuuint64_t)p->k};
+        const cuuint64_t str[1] = {(cuuint64_t)rsc * 2u};
+        const cuuint32_t box[2] = {64, (cuuint32_t)pl.bn};
+        FD_CHECK(wg_map(&tmw, p->xdt, 2, a->w, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+                 "cuTensorMapEncodeTiled(w: %lldx%lld, box 64x%d) returned %d", (long long)rsc, (long long)p->k,
+                 pl.bn, res);
+    }
+    wg_args_t ka;
+    memset(&ka, 0, sizeof ka);
+    ka.y = a->out;
+    ka.ys[0] = p->ys[0], ka.ys[1] = p->ys[1], ka.ys[2] = p->ys[3], ka.ys[3] = p->ys[4];
+    ka.m = p->n * p->out[1] * p->out[2];
+    ka.k = (int)p->k;
+    ka.ktiles = (int)pl.ktiles;
+    ka.cchunks = (int)(c / 64);
+    ka.kblocks = (int)(rsc / 64);
+    ka.r = (int)p->flt[1], ka.s = (int)p->flt[2];
+    ka.pad_h = (int)p->pad[1], ka.pad_w = (int)p->pad[2];
+    ka.cross = p->cross_correlation;
+    ka.n = (int)p->n, ka.p = (int)p->out[1], ka.q = (int)p->out[2];
+    ka.bw = pl.bw, ka.bh = pl.bh, ka.bni = pl.bni;
+    ka.tiles_q = pl.tiles_q, ka.tiles_p = pl.tiles_p;
+    ka.a_bytes = pl.tap ? 128u * (uint32_t)(pl.bw * pl.bh * pl.bni) : (uint32_t)WG_A_STAGE;
+    ka.tx_bytes = ka.a_bytes + 128u * (uint32_t)pl.bn;
+    /* half2 stores: channels contiguous, every used stride even, y 4-byte aligned */
+    int vec = p->ys[1] == 1 && ((uintptr_t)a->out % 4) == 0;
+    const int64_t ext[4] = {p->n, p->k, p->out[1], p->out[2]};
+    for (int d = 0; d < 4; d++)
+        if (d != 1 && ext[d] > 1 && ka.ys[d] % 2 != 0)
+            vec = 0;
+    ka.vec = vec;
+    ka.alpha = a->alpha, ka.beta = a->beta;
+    ka.plain = a->alpha == 1.0 && a->beta == 0.0;
+    if (p->xdt == CUDNN_DATA_HALF)
+        return wg_dispatch<__half>(p, a, pl, tmx, tmw, ka);
+    return wg_dispatch<__nv_bfloat16>(p, a, pl, tmx, tmw, ka);
+}

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gpu_conv_wgmma.c - the opt-in sm_90a row fd_conv_fwd_implicit_gemm_f16_128xN__sm90
+ * (src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu) against the ref backend through the
+ * public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA=1 is set before any handle exists. Shapes:
+ * the dev/wgmma sandbox's check problems, ResNet-50 stride-1 layers at N = 2..4, partial M and
+ * N tiles of each BN (64, 128, 256), pad 0 / 1 / 2 and padding wider than the filter, both
+ * convolution modes, alpha/beta pairs, f16 and bf16, y NHWC / NCHW / channel-padded, x with
+ * padded pixel strides (the [M][C] and the 4-d tap boxes), one tensor of more than 4M elements.
+ * Integer fills are exact (fp32 sums of small integers), so those runs are bit-identical to
+ * ref; real fills agree within the reduction's tolerance; every case runs twice (determinism).
+ * On a compute capability 9.0 device the dispatch log must name the row (elsewhere the row
+ * declines and the checks are skipped with a note). A child process without FREEDNN_WGMMA must
+ * not take the row. Also prints the host cost of the TMA descriptor encodes and of a call.
+ */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu_mirror.h"
+
+#define WG_ROW "fd_conv_fwd_implicit_gemm_f16_128xN__sm90"
+
+enum { Y_NHWC, Y_NCHW, Y_PADDED };      /* y layouts */
+enum { X_NHWC, X_PIXPAD, X_ROWPAD };    /* x: packed; pixel stride C + 64; and rows + 1 pixel */
+
+typedef struct {
+    cudnnDataType_t dt;
+    int n, c, k, h, w, r, s, pad_h, pad_w;
+    int mode;
+    int ylay, xlay;
+    double alpha, beta;
+    int exact;
+    uint64_t seed;
+    /* derived */
+    int64_t xspan, yspan, nw, kred;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+} wg_case_t;
+
+static int on_sm90; /* the row can run here: its name must be in the dispatch log */
+
+/* Elements spanned by a 4-d tensor: the largest offset + 1. */
+static int64_t span(const int *dim, const int *st)
+{
+    int64_t s = 1;
+    for (int d = 0; d < 4; d++)
+        s += (int64_t)(dim[d] - 1) * st[d];
+    return s;
+}
+
+static int setup(wg_case_t *t)
+{
+    int xdim[4] = {t->n, t->c, t->h, t->w}, wdim[4] = {t->k, t->c, t->r, t->s}, ydim[4], st[4];
+    const int pad[2] = {t->pad_h, t->pad_w}, one[2] = {1, 1};
+    if (cudnnCreateTensorDescriptor(&t->xd) || cudnnCreateTensorDescriptor(&t->yd) ||
+        cudnnCreateFilterDescriptor(&t->wd) || cudnnCreateConvolutionDescriptor(&t->cd))
+        return 0;
+    /* x channel-contiguous; the padded variants keep every stride a multiple of 8 elements */
+    const int ps = t->xlay == X_NHWC ? t->c : t->c + 64;
+    st[1] = 1, st[3] = ps, st[2] = (t->w + (t->xlay == X_ROWPAD)) * ps, st[0] = t->h * st[2];
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->xd, t->dt, 4, xdim, st), CUDNN_STATUS_SUCCESS);
+    t->xspan = span(xdim, st);
+    FD_EXPECT_STATUS(cudnnSetFilterNdDescriptor(t->wd, t->dt, CUDNN_TENSOR_NHWC, 4, wdim), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetConvolutionNdDescriptor(t->cd, 2, pad, one, one, (cudnnConvolutionMode_t)t->mode,
+                                                     CUDNN_DATA_FLOAT),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnGetConvolutionNdForwardOutputDim(t->cd, t->xd, t->wd, 4, ydim), CUDNN_STATUS_SUCCESS);
+    if (t->ylay == Y_NCHW) {
+        st[3] = 1, st[2] = ydim[3], st[1] = ydim[2] * ydim[3], st[0] = ydim[1] * st[1];
+    } else {
+        const int yps = t->ylay == Y_PADDED ? t->k + 8 : t->k;
+        st[1] = 1, st[3] = yps, st[2] = ydim[3] * yps + (t->ylay == Y_PADDED ? 2 * yps : 0), st[0] = ydim[2] * st[2];
+    }
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->yd, t->dt, 4, ydim, st), CUDNN_STATUS_SUCCESS);
+    t->yspan = span(ydim, st);
+    t->nw = (int64_t)t->k * t->c * t->r * t->s;
+    t->kred = (int64_t)t->c * t->r * t->s;
+    return 1;
+}
+
+static void teardown(wg_case_t *t)
+{
+    cudnnDestroyTensorDescriptor(t->xd);
+    cudnnDestroyTensorDescriptor(t->yd);
+    cudnnDestroyFilterDescriptor(t->wd);
+    cudnnDestroyConvolutionDescriptor(t->cd);
+}
+
+static void fill(int i, void *payload, size_t bytes, void *ctx)
+{
+    wg_case_t *t = ctx;
+    fd_rng_t r;
+    fd_rng_seed(&r, t->seed * 7 + (uint64_t)i);
+    int64_t n = (int64_t)(bytes / fd_test_dtype_size(t->dt));
+    if (i == 2 && t->beta == 0.0)
+        return; /* the output stays poisoned: beta = 0 must not read it */
+    if (t->exact)
+        fd_fill_int(&r, t->dt, payload, n, -3, 3, 0.8);
+    else
+        fd_fill_real(&r, t->dt, payload, n, -1.0, 1.0);
+}
+
+static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    wg_case_t *t = ctx;
+    float alpha = (float)t->alpha, beta = (float)t->beta;
+    gm_last_impl[0] = '\0';
+    return cudnnConvolutionForward(h, &alpha, t->xd, ptr[0], t->wd, ptr[1], t->cd,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, NULL, 0, &beta, t->yd, ptr[2]);
+}
+
+/* Runs one case; `want_row`: 1 the wgmma row must run it (where it can), 0 it must not. */
+static void run_case(wg_case_t t, int want_row)
+{
+    if (!setup(&t))
+        return;
+    static const char *const ylays[3] = {"", " y-nchw", " y-padded"};
+    static const char *const xlays[3] = {"", " x-pixpad", " x-rowpad"};
+    char label[256];
+    snprintf(label, sizeof label, "fwd %s n%d c%d k%d %dx%d f%dx%d p%dx%d %s%s%s a%g b%g %s",
+             fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.h, t.w, t.r, t.s, t.pad_h, t.pad_w,
+             t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", ylays[t.ylay], xlays[t.xlay], t.alpha, t.beta,
+             t.exact ? "exact" : "real");
+    const size_t es = fd_test_dtype_size(t.dt);
+    gm_case_t c = {0};
+    c.label = label;
+    c.nbuf = 3;
+    c.buf[0] = (gm_buf_t){"x", (size_t)t.xspan * es, t.dt, GM_IN, 0, 0};
+    c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
+    c.buf[2] = (gm_buf_t){"y", (size_t)t.yspan * es, t.dt, t.beta != 0.0 ? GM_INOUT : GM_OUT, 0, 0};
+    if (!t.exact) {
+        gm_tol(&c.buf[2], t.dt, t.kred);
+        /* inputs in [-1, 1): float accumulation in another order than ref's double */
+        c.buf[2].abs_tol = 4.0 * (double)t.kred * 0x1p-24 * fabs(t.alpha) + 2.0 * fd_unit_roundoff(t.dt);
+        c.buf[2].rel_tol = 2.0 * fd_unit_roundoff(t.dt);
+    }
+    c.det = 1;
+    c.fill = fill;
+    c.call = call;
+    c.ctx = &t;
+    c.want = CUDNN_STATUS_SUCCESS;
+    gm_run(&c);
+    /* the last call was the cuda handle's determinism re-run */
+    if (want_row && on_sm90)
+        FD_EXPECT(strcmp(gm_last_impl, WG_ROW) == 0, "%s: dispatch ran %s, expected " WG_ROW, label,
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
+    if (!want_row)
+        FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, WG_ROW) != 0,
+                  "%s: without FREEDNN_WGMMA=1 dispatch ran %s", label, gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
+    teardown(&t);
+}
+
+static wg_case_t base(cudnnDataType_t dt, int n, int c, int k, int h, int w, int r, int s, int pad)
+{
+    wg_case_t t;
+    memset(&t, 0, sizeof t);
+    t.dt = dt, t.n = n, t.c = c, t.k = k, t.h = h, t.w = w, t.r = r, t.s = s;
+    t.pad_h = t.pad_w = pad;
+    t.mode = CUDNN_CROSS_CORRELATION;
+    t.alpha = 1.0, t.beta = 0.0, t.exact = 1;
+    t.seed = (uint64_t)(n * 131 + c * 17 + k * 7 + h + w * 3 + r);
+    return t;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Host cost of the per-call work: the two cuTensorMapEncodeTiled of a call (timed alone), and
+ * whole cudnnConvolutionForward calls (enqueue only, timed before the stream is waited for). */
+typedef CUresult (*encode_fn_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static void host_cost(void)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) !=
+            cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+        printf("host cost: cuTensorMapEncodeTiled not available\n");
+        return;
+    }
+    encode_fn_t enc = (encode_fn_t)fn;
+    void *buf = NULL;
+    if (cudaMalloc(&buf, (size_t)4 * 14 * 14 * 256 * 2) != cudaSuccess)
+        return;
+    const cuuint64_t dims[4] = {256, 14, 14, 4}, str[3] = {512, 14 * 512, 14 * 14 * 512};
+    const cuuint32_t box[4] = {64, 14, 7, 1}, one[4] = {1, 1, 1, 1};
+    CUtensorMap m;
+    const int reps = 20000;
+    const double t0 = now_s();
+    int bad = 0;
+    for (int i = 0; i < reps; i++)
+        bad |= enc(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, buf, dims, str, box, one, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS;
+    const double t1 = now_s();
+    FD_EXPECT(!bad, "cuTensorMapEncodeTiled failed on a ResNet-50 14x14 map");
+    printf("host cost: cuTensorMapEncodeTiled %.3f us per 4-d map (%d encodes)\n", (t1 - t0) / reps * 1e6, reps);
+    cudaFree(buf);
+
+    wg_case_t t = base(CUDNN_DATA_HALF, 4, 256, 256, 14, 14, 3, 3, 1);
+    if (!setup(&t))
+        return;
+    void *x = NULL, *w = NULL, *y = NULL;
+    if (cudaMalloc(&x, (size_t)t.xspan * 2) == cudaSuccess && cudaMalloc(&w, (size_t)t.nw * 2) == cudaSuccess &&
+        cudaMalloc(&y, (size_t)t.yspan * 2) == cudaSuccess) {
+        void *ptr[3] = {x, w, y};
+        cudaMemset(x, 0, (size_t)t.xspan * 2);
+        cudaMemset(w, 0, (size_t)t.nw * 2);
+        FD_EXPECT_STATUS(call(gm_cuda, ptr, &t), CUDNN_STATUS_SUCCESS); /* warm-up: attributes, lookups */
+        cudaStreamSynchronize(gm_stream);
+        const int calls = 200;
+        const double c0 = now_s();
+        for (int i = 0; i < calls; i++)
+            call(gm_cuda, ptr, &t);
+        const double c1 = now_s();
+        FD_EXPECT(cudaStreamSynchronize(gm_stream) == cudaSuccess, "host-cost calls failed on the GPU");
+        printf("host cost: cudnnConvolutionForward (3x3 256->256 14x14 N=4) %.2f us per call (enqueue), ran %s\n",
+               (c1 - c0) / calls * 1e6, gm_last_impl[0] ? gm_last_impl : "?");
+    }
+    cudaFree(x);
+    cudaFree(w);
+    cudaFree(y);
+    teardown(&t);
+}
+
+/* The child: FREEDNN_WGMMA unset, so the row must decline and another row run the call. */
+static int child_main(int argc, char **argv)
+{
+    gm_init(argc, argv, "test_gpu_conv_wgmma (child, FREEDNN_WGMMA unset)");
+    gm_watch_dispatch();
+    run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 0);
+    return gm_finish();
+}
+
+static void run_child(char **argv)
+{
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        unsetenv("FREEDNN_WGMMA");
+        setenv("FD_WGMMA_TEST_CHILD", "1", 1);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    int status = 0;
+    FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the child failed");
+    FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the child without FREEDNN_WGMMA failed (status 0x%x)", status);
+}
+
+int main(int argc, char **argv)
+{
+    if (getenv("FD_WGMMA_TEST_CHILD"))
+        return child_main(argc, argv);
+    setenv("FREEDNN_WGMMA", "1", 1);
+    setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    gm_init(argc, argv, "test_gpu_conv_wgmma");
+    gm_watch_dispatch();
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    on_sm90 = major == 9 && minor == 0;
+    if (!on_sm90)
+        printf("note: sm_%d%d is not sm_90: the row declines here, dispatch checks skipped (results still "
+               "compared with ref)\n", major, minor);
+    const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    wg_case_t t;
+    for (int di = 0; di < 2; di++) {
+        const cudnnDataType_t dt = dts[di];
+        /* the sandbox's check problems: 1x1 partial M/N tiles with beta, 3x3 pad 1 and pad 0,
+         * 5x5 pad 2 with five images per tile, 1x1 K = 320 (BN 256 partial tile) */
+        t = base(dt, 3, 128, 192, 7, 9, 1, 1, 0);
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        run_case(base(dt, 2, 64, 128, 9, 11, 3, 3, 1), 1);
+        t = base(dt, 3, 128, 256, 10, 6, 3, 3, 0);
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        if (gm_smoke)
+            continue;
+        run_case(base(dt, 5, 64, 64, 5, 4, 5, 5, 2), 1);
+        t = base(dt, 2, 192, 320, 9, 7, 1, 1, 0);
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        /* K tails of each BN: 8 and 40 (BN 64), 72 and 136 (BN 128), 264 (BN 256); odd M */
+        run_case(base(dt, 1, 64, 8, 5, 7, 3, 3, 1), 1);
+        run_case(base(dt, 3, 64, 40, 11, 13, 3, 3, 1), 1);
+        run_case(base(dt, 2, 128, 72, 13, 5, 1, 1, 0), 1);
+        run_case(base(dt, 3, 64, 136, 7, 11, 3, 3, 1), 1);
+        run_case(base(dt, 2, 64, 264, 9, 9, 3, 3, 1), 1);
+        /* convolution mode (flipped taps), asymmetric filters and pads, wide padding */
+        t = base(dt, 2, 64, 96, 10, 9, 3, 3, 1);
+        t.mode = CUDNN_CONVOLUTION;
+        run_case(t, 1);
+        t = base(dt, 2, 128, 64, 8, 10, 3, 2, 0);
+        t.mode = CUDNN_CONVOLUTION, t.pad_w = 1;
+        t.alpha = -2.0, t.beta = 1.0;
+        run_case(t, 1);
+        t = base(dt, 1, 64, 256, 6, 7, 5, 5, 2);
+        t.mode = CUDNN_CONVOLUTION;
+        run_case(t, 1);
+        run_case(base(dt, 2, 64, 64, 6, 6, 1, 1, 1), 1);
+        run_case(base(dt, 2, 64, 128, 7, 5, 3, 3, 2), 1);
+        /* layouts: y NCHW and channel-padded, x with padded pixel strides ([M][C] boxes) and
+         * padded rows (4-d boxes even for 1x1) */
+        t = base(dt, 2, 64, 96, 9, 9, 3, 3, 1);
+        t.ylay = Y_NCHW;
+        run_case(t, 1);
+        t = base(dt, 2, 128, 80, 7, 9, 1, 1, 0);
+        t.ylay = Y_NCHW, t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 128, 9, 10, 3, 3, 1);
+        t.ylay = Y_PADDED, t.xlay = X_PIXPAD, t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        t = base(dt, 3, 128, 64, 7, 9, 1, 1, 0);
+        t.xlay = X_PIXPAD;
+        run_case(t, 1);
+        t = base(dt, 3, 128, 256, 7, 9, 1, 1, 0);
+        t.xlay = X_ROWPAD, t.ylay = Y_PADDED;
+        run_case(t, 1);
+        /* ResNet-50 stride-1 layers at N = 2..4: exact in one type, real in the other */
+        const int ex = di == 0;
+        t = base(dt, 2, 64, 64, 56, 56, 3, 3, 1), t.exact = ex;
+        run_case(t, 1);
+        t = base(dt, 3, 128, 128, 28, 28, 3, 3, 1), t.exact = !ex;
+        run_case(t, 1);
+        t = base(dt, 4, 256, 256, 14, 14, 3, 3, 1), t.exact = ex;
+        run_case(t, 1);
+        t = base(dt, 4, 512, 512, 7, 7, 3, 3, 1), t.exact = !ex;
+        run_case(t, 1);
+        t = base(dt, 2, 256, 64, 56, 56, 1, 1, 0), t.exact = ex;
+        run_case(t, 1);
+        t = base(dt, 4, 1024, 256, 14, 14, 1, 1, 0), t.exact = !ex;
+        run_case(t, 1);
+        t = base(dt, 4, 256, 256, 14, 14, 3, 3, 1);
+        t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        /* more than 4M elements of y: grid of 2048+ blocks, 1x1 64->256 (BN 256) */
+        if (di == 0)
+            run_case(base(dt, 4, 64, 256, 64, 64, 1, 1, 0), 1);
+    }
+    if (!gm_smoke)
+        host_cost();
+    run_child(argv);
+    return gm_finish();
+}
