@@ -457,10 +457,7 @@ static int bn_pk_packed(const struct cudnnTensorStruct *t, const struct cudnnTen
 static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
 {
     const cudnnDataType_t dt = p->x.dtype;
-    /* backward: its packed path gave different bits on two runs of one f16 NCHW problem on the
-     * H200 (tests/gpu/test_gpu_bnpool_fast.c, 16x64x64x64); it stays on the per-tile kernels
-     * until that race is found */
-    if (p->per_activation || p->dir == FD_BN_INFER || p->dir == FD_BN_BWD ||
+    if (p->per_activation || p->dir == FD_BN_INFER ||
         p->ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION ||
         (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16))
         return 0;

@@ -313,13 +313,6 @@ extern "C" int fd_conv_bwd_data_tc_strided_applicable(const fd_conv_problem_t *p
         snprintf(why, why_size, "%lld groups; the residue split serves one", (long long)p->groups);
         return 0;
     }
-    if (!p->cross_correlation) {
-        /* the flipped sub-filters gave wrong dx on the H200 (tests/gpu/test_gpu_conv_dgrad.c,
-         * CUDNN_CONVOLUTION cases, 2026-11-30) while every cross-correlation case passed */
-        snprintf(why, why_size, "CUDNN_CONVOLUTION: the residue split serves cross-correlation "
-                 "only for now");
-        return 0;
-    }
     int strided = 0;
     for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++) {
         if (p->dil[d] != 1) {

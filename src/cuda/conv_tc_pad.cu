@@ -7,10 +7,9 @@
  * Rows (src/impls.def):
  *   fd_conv_fwd_tc_padc        FWD IMPLICIT_PRECOMP_GEMM   x' and w' padded; y written directly
  *   fd_conv_bwd_data_tc_padc   BWD_DATA ALGO_1             w' padded; dx' computed padded in the
- *                                                          workspace, its C channels copied out
- *                                                          (through the residue split of
- *                                                          conv_tc_dgrad.cu it gave NaN on the
- *                                                          H200: not used until understood)
+ *                                                          workspace (strides > 1: split by
+ *                                                          residue, conv_tc_dgrad.cu), its C
+ *                                                          channels copied out
  *   fd_conv_bwd_filter_tc_padc BWD_FILTER ALGO_1, ALGO_3   x' padded; dw' likewise, then copied
  * (the enums whose contract allows a workspace). Zero channels add exact zeros to every sum, so
  * the results are the tensor-core row's bits for the same C-channel problem. alpha and beta
@@ -20,7 +19,8 @@
  * padded problem still cannot do, the tensor-core row's applicable() says. Deterministic.
  *
  * Workspace: x' or dx' (N * spatial * C8 elements), w' or dw' (K * taps * C8), aligned to 256
- * bytes, then the inner row's own workspace (bwd filter's split-K partials).
+ * bytes, then the inner row's own workspace (bwd filter's split-K partials, the residue split's
+ * sub-filters).
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +35,22 @@ size_t fd_conv_bwd_filter_tc_igemm_workspace(const fd_conv_problem_t *p);
 cudnnStatus_t fd_conv_fwd_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
 cudnnStatus_t fd_conv_bwd_data_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
 cudnnStatus_t fd_conv_bwd_filter_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
+int fd_conv_bwd_data_tc_strided_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
+size_t fd_conv_bwd_data_tc_strided_workspace(const fd_conv_problem_t *p);
+cudnnStatus_t fd_conv_bwd_data_tc_strided_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
+}
+
+/* Backward data's inner row: the residue split of src/cuda/conv_tc_dgrad.cu where it takes the
+ * padded problem (strides > 1), else the plain tensor-core row. */
+static int bwd_data_split(const fd_conv_problem_t *q)
+{
+    char why[8];
+    return fd_conv_bwd_data_tc_strided_applicable(q, why, sizeof why);
+}
+
+static int bwd_data_inner_applicable(const fd_conv_problem_t *q, char *why, size_t why_size)
+{
+    return bwd_data_split(q) || fd_conv_bwd_data_tc_igemm_applicable(q, why, why_size);
 }
 
 #define PAD_ALIGN 256
@@ -211,7 +227,9 @@ static pad_ws_t ws_layout(const fd_conv_problem_t *p)
     l.act = 0;
     l.flt = align_up((size_t)packed_count(&a) * esz);
     l.inner = l.flt + align_up((size_t)packed_count(&f) * esz);
-    l.total = l.inner + (p->dir == FD_CONV_BWD_FILTER ? fd_conv_bwd_filter_tc_igemm_workspace(&q) : 0);
+    l.total = l.inner + (p->dir == FD_CONV_BWD_FILTER                     ? fd_conv_bwd_filter_tc_igemm_workspace(&q)
+                         : p->dir == FD_CONV_BWD_DATA && bwd_data_split(&q) ? fd_conv_bwd_data_tc_strided_workspace(&q)
+                                                                            : 0);
     return l;
 }
 
@@ -259,7 +277,7 @@ extern "C" cudnnStatus_t fd_conv_fwd_tc_padc_run(const fd_conv_problem_t *p, con
 extern "C" int fd_conv_bwd_data_tc_padc_applicable(const fd_conv_problem_t *p, char *why,
                                                    size_t why_size)
 {
-    return padc_applicable(p, fd_conv_bwd_data_tc_igemm_applicable, why, why_size);
+    return padc_applicable(p, bwd_data_inner_applicable, why, why_size);
 }
 
 extern "C" size_t fd_conv_bwd_data_tc_padc_workspace(const fd_conv_problem_t *p)
@@ -283,7 +301,8 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_tc_padc_run(const fd_conv_problem_t *p
     fd_conv_args_t b = *a;
     b.w = ws + l.flt, b.out = ws + l.act;
     b.workspace = ws + l.inner, b.workspace_size = a->workspace_size - l.inner;
-    FD_TRY(fd_conv_bwd_data_tc_igemm_run(&q, &b));
+    FD_TRY(bwd_data_split(&q) ? fd_conv_bwd_data_tc_strided_run(&q, &b)
+                              : fd_conv_bwd_data_tc_igemm_run(&q, &b));
     return copy(xa, ws + l.act, a->out, esz, 0, s);
 }
 

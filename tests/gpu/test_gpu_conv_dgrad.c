@@ -188,15 +188,9 @@ static void run(dg_case_t t)
     c.ctx = &t;
     c.want = CUDNN_STATUS_SUCCESS;
     gm_run(&c);
-    /* the last call was the cuda handle's determinism re-run; CUDNN_CONVOLUTION is declined by
-     * the split for now (its flipped sub-filters gave wrong dx on the H200): another row */
-    if (t.mode == CUDNN_CONVOLUTION && strcmp(t.want, ROW) == 0)
-        FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, ROW) != 0,
-                  "%s: dispatch ran %s, which declines CUDNN_CONVOLUTION", label,
-                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
-    else
-        FD_EXPECT(strcmp(gm_last_impl, t.want) == 0, "%s: dispatch ran %s, expected %s", label,
-                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)", t.want);
+    /* the last call was the cuda handle's determinism re-run */
+    FD_EXPECT(strcmp(gm_last_impl, t.want) == 0, "%s: dispatch ran %s, expected %s", label,
+              gm_last_impl[0] ? gm_last_impl : "(nothing logged)", t.want);
     teardown(&t);
 }
 

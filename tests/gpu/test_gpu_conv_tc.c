@@ -206,8 +206,7 @@ static void run_dir(tc_case_t t)
         strided |= t.str[d] > 1, dilated |= t.dil[d] > 1;
     /* strided bwd data: split into stride-1 problems (src/cuda/conv_tc_dgrad.cu) */
     const char *row = t.c % 8 != 0                          ? padc_rows[t.dir]
-                      : t.dir == 1 && strided && !dilated && t.mode == CUDNN_CROSS_CORRELATION
-                          ? "fd_conv_bwd_data_tc_strided"
+                      : t.dir == 1 && strided && !dilated ? "fd_conv_bwd_data_tc_strided"
                                                           : tc_rows[t.dir];
     FD_EXPECT(strcmp(gm_last_impl, row) == 0, "%s: dispatch ran %s, expected %s", label,
               gm_last_impl[0] ? gm_last_impl : "(nothing logged)", row);
