@@ -90,11 +90,14 @@ dnb_lib_t *dnb_lib_load(const char *path, char *err, size_t err_size)
     return lib;
 }
 
+/* The library stays mapped: a copy in its own namespace brings its own OpenMP runtime, whose
+ * idle worker threads outlive the calls that made them and would run unmapped code after a
+ * dlclose (dnnbench crashed at exit that way in about half the runs once a cpu row used
+ * OpenMP). The process ends soon after; the loader unmaps it then. */
 void dnb_lib_close(dnb_lib_t *lib)
 {
     if (lib == NULL || lib->dl == NULL)
         return;
-    dlclose(lib->dl);
     free(lib);
 }
 
