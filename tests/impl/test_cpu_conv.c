@@ -79,6 +79,24 @@ static int packed(cc_layout_t l)
     return l == CC_NCHW || l == CC_NHWC;
 }
 
+/* src/cpu/conv_direct_bwd_cpu.c's conditions (f32 checked by the caller): groups 1, 1-d or
+ * 2-d, stride 1, pad within the dilated filter, a filter above 1x1, and not a filter of 2^18
+ * elements or more over fewer than 128 dx positions. */
+static int direct_bwd_takes(const co_shape_t *s)
+{
+    int one = 1;
+    int64_t fsize = (int64_t)s->k * s->c, positions = s->n;
+    if (s->g != 1 || s->nsp > 2)
+        return 0;
+    for (int i = 0; i < s->nsp; i++) {
+        if (s->stride[i] != 1 || s->pad[i] > (s->flt[i] - 1) * s->dil[i])
+            return 0;
+        one &= s->flt[i] == 1;
+        fsize *= s->flt[i], positions *= s->in[i];
+    }
+    return !one && !(fsize >= (1 << 18) && positions < 128);
+}
+
 /* The implementation the case must get on a cpu handle ("" when the test cannot tell). */
 static const char *expected_impl(const cc_case_t *c)
 {
@@ -94,6 +112,9 @@ static const char *expected_impl(const cc_case_t *c)
              (c->algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
               c->algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT))
         kind = "depthwise"; /* src/cpu/conv_depthwise.c */
+    else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
+             c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && direct_bwd_takes(&c->s))
+        kind = "direct"; /* src/cpu/conv_direct_bwd_cpu.c, before the im2col row */
     else if (served_by_im2col(c->dir, c->algo))
         kind = is_1x1(&c->s) ? "" : "gemm"; /* a strided 1x1 may go to either row */
     else if (!is_1x1(&c->s))

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_conv_direct_bwd_cpu.c - the cpu backend's direct backward data row
+ * (src/cpu/conv_direct_bwd_cpu.c: fd_conv_bwd_data_direct_f32, BWD_DATA ALGO_1: the direct
+ * forward row on dy with the filter's K and C swapped and reversed) against the independent
+ * oracle (tests/ref/conv_oracle.h), through the public API on a cpu handle.
+ *
+ * - Hand-picked stride-1 shapes: 3x3 pad 1 and pad 0, pad 2 = the dilated extent (pad' = 0),
+ *   dilation 2, 5x5, 7x1 / 1x7, C and K not multiples of 8 or 16, K = 1, C = 1, N = 3,
+ *   rows wider than a tile, 1-d, C = 130 (many output blocks: per-thread filter packing);
+ *   dx/dy NCHW, NHWC, padded and permuted strides; NCHW and NHWC filters (the KCRS one is
+ *   copied to CKRS first, the others read permuted); both modes; alpha/beta (beta = 0 over
+ *   poison, beta != 0); misaligned pointers. Exact integer fills must agree bit for bit; real
+ *   fills within the f32 bound of docs/testing.md. cc_exec checks guards, holes, unchanged
+ *   inputs and the workspace guards; the row must be the one that ran.
+ * - Declined problems go to the next ALGO_1 row, exactly: stride 2, pad beyond the dilated
+ *   filter, groups 2, 3-d, f64, 1x1 filters (the 1x1 row), a 2^18-element filter over 42 dx
+ *   positions.
+ * - A random sweep of ALGO_1 problems, two in three turned into ones the row takes (the row
+ *   checked where it applies).
+ * - The checks again with FREEDNN_CPU_ISA=avx2 and generic in child processes, and the
+ *   thread-count check: 1, 2 and 3 threads must give identical bits on each path.
+ * FD_TEST_SEED=<seed> replays one sweep case; FD_TEST_SCALE=k runs k times more.
+ */
+#include "cpu_kernel_case.h"
+
+#define ROW "fd_conv_bwd_data_direct_f32"
+
+typedef struct {
+    int nsp, n, c, k;
+    int in[2], flt[2], pad[2], stride[2], dil[2];
+} xshape_t;
+
+static const xshape_t xshapes[] = {
+    {2, 1, 16, 16, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},   /* 3x3 pad 1 */
+    {2, 2, 20, 17, {9, 8}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},   /* 3x3 pad 0, partial blocks */
+    {2, 1, 9, 12, {11, 10}, {3, 3}, {2, 1}, {1, 1}, {1, 1}},  /* pad 2: pad' 0 along H */
+    {2, 1, 5, 9, {12, 11}, {3, 3}, {2, 3}, {1, 1}, {2, 2}},   /* dilation 2 */
+    {2, 2, 6, 7, {13, 11}, {5, 5}, {2, 1}, {1, 1}, {1, 1}},   /* 5x5 */
+    {2, 1, 4, 5, {12, 9}, {7, 1}, {3, 0}, {1, 1}, {1, 1}},    /* 7x1 */
+    {2, 1, 4, 5, {5, 40}, {1, 7}, {0, 3}, {1, 1}, {1, 3}},    /* 1x7 dilated */
+    {2, 1, 7, 6, {6, 45}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},    /* rows of several tiles */
+    {2, 1, 18, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},    /* K = 1 (C' = 1) */
+    {2, 1, 1, 24, {8, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},    /* C = 1 (K' = 1) */
+    {2, 3, 40, 33, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},   /* N = 3, 7x7 */
+    {1, 2, 9, 10, {40, 0}, {5, 0}, {2, 0}, {1, 0}, {2, 0}},   /* 1-d */
+    {2, 1, 130, 20, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, /* 9 output blocks */
+};
+
+static cc_case_t make_case(const xshape_t *sh, int turn)
+{
+    cc_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dir = CO_BWD_DATA, c.dt = CUDNN_DATA_FLOAT, c.comp = CUDNN_DATA_FLOAT;
+    c.seed = fd_test_mix(0xDB0C7, (uint64_t)turn);
+    c.s.nsp = sh->nsp, c.s.n = sh->n, c.s.c = sh->c, c.s.k = sh->k, c.s.g = 1;
+    for (int i = 0; i < sh->nsp; i++) {
+        c.s.in[i] = sh->in[i], c.s.flt[i] = sh->flt[i], c.s.pad[i] = sh->pad[i];
+        c.s.stride[i] = sh->stride[i], c.s.dil[i] = sh->dil[i];
+    }
+    c.bstride = 1, c.alpha = 1.0, c.beta = 0.0;
+    c.algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    return c;
+}
+
+/* The row's own applicability, restated: f32, groups 1, 1-d / 2-d, stride 1, pad within the
+ * dilated filter, not 1x1, not a filter of 2^18 elements or more over fewer than 128 dx
+ * positions. */
+static int row_takes(const cc_case_t *c)
+{
+    if (c->dt != CUDNN_DATA_FLOAT || c->s.g != 1 || c->s.nsp > 2)
+        return 0;
+    int one = 1;
+    for (int i = 0; i < c->s.nsp; i++) {
+        if (c->s.stride[i] != 1 || c->s.pad[i] > (c->s.flt[i] - 1) * c->s.dil[i])
+            return 0;
+        one &= c->s.flt[i] == 1;
+    }
+    int64_t fsize = (int64_t)c->s.k * c->s.c, positions = c->s.n;
+    for (int i = 0; i < c->s.nsp; i++)
+        fsize *= c->s.flt[i], positions *= c->s.in[i];
+    return !one && !(fsize >= (1 << 18) && positions < 128);
+}
+
+static void hand_shapes(cudnnHandle_t h)
+{
+    static const cc_layout_t lay[][2] = {{CC_NCHW, CC_NCHW},     {CC_NHWC, CC_NHWC},
+                                         {CC_PADDED, CC_PADDED}, {CC_PERMUTED, CC_NCHW},
+                                         {CC_NCHW, CC_PERMUTED}, {CC_NHWC, CC_NCHW}};
+    static const double ab[4][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}, {1.0, 0.0}};
+    int turn = 0;
+    for (size_t si = 0; si < sizeof xshapes / sizeof xshapes[0]; si++)
+        for (size_t v = 0; v < sizeof lay / sizeof lay[0]; v++)
+            for (int wf = 0; wf < 2; wf++) {
+                cc_case_t c = make_case(&xshapes[si], turn);
+                fd_rng_t r;
+                fd_rng_seed(&r, c.seed);
+                cc_set_layouts(&c, lay[v][0], lay[v][1], &r);
+                c.wnhwc = wf;
+                c.s.flip = (turn / 2) % 2;
+                c.misalign = turn % 5 == 0;
+                c.use4d = c.s.nsp == 2 && turn % 3 == 0;
+                c.alpha = ab[turn % 4][0], c.beta = ab[turn % 4][1];
+                turn++;
+                kc_run(h, &c, CC_EXACT, 0.0, ROW);
+                kc_run(h, &c, CC_REAL, 1.0, ROW);
+            }
+}
+
+static void declined(cudnnHandle_t h)
+{
+    const xshape_t base = {2, 2, 4, 6, {7, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+    static const char *const next[] = {"fd_conv_bwd_data_gemm_f32", "fd_conv_bwd_data_gemm_f32",
+                                       "fd_conv_bwd_data_gemm_f32", "fd_conv_bwd_data_gemm_f32",
+                                       "fd_conv_bwd_data_gemm_f64", "fd_conv_bwd_data_gemm_f32",
+                                       "fd_conv_bwd_data_1x1_f32", "fd_conv_bwd_data_gemm_f32"};
+    for (int variant = 0; variant < 8; variant++) {
+        cc_case_t c = make_case(&base, 700 + variant);
+        switch (variant) {
+        case 0:
+            c.s.stride[0] = 2;
+            break;
+        case 1:
+            c.s.pad[1] = 3;
+            break;
+        case 2:
+            c.s.g = 2;
+            break;
+        case 3:
+            c.s.nsp = 3, c.s.in[2] = 4, c.s.flt[2] = 3, c.s.pad[2] = 1, c.s.stride[2] = 1,
+            c.s.dil[2] = 1;
+            break;
+        case 4:
+            c.dt = c.comp = CUDNN_DATA_DOUBLE;
+            break;
+        case 5: /* 1x1 with pad 1: pad' = -1 */
+            c.s.flt[0] = c.s.flt[1] = 1;
+            break;
+        case 6: /* 1x1, pad 0 */
+            c.s.flt[0] = c.s.flt[1] = 1, c.s.pad[0] = c.s.pad[1] = 0;
+            break;
+        default: /* a 2^18-element filter over 7 x 6 = 42 dx positions */
+            c.s.n = 1, c.s.c = 128, c.s.k = 256;
+            break;
+        }
+        fd_rng_t r;
+        fd_rng_seed(&r, c.seed);
+        cc_set_layouts(&c, CC_NCHW, CC_NCHW, &r);
+        FD_EXPECT(!row_takes(&c), "declined case %d is one the row takes", variant);
+        kc_run(h, &c, CC_EXACT, 0.0, next[variant]);
+    }
+}
+
+static void sweep(cudnnHandle_t h)
+{
+    const int ncases = cc_sweep_count(120);
+    int done = 0, taken = 0;
+    for (int i = 0; i < ncases * 40 && done < ncases; i++) {
+        uint64_t seed = cc_sweep_seed(0xDB0C75, 0, i);
+        cc_case_t c = cc_case_gen(CO_BWD_DATA, CUDNN_DATA_FLOAT, seed, 0);
+        c.algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+        /* two in three made into problems the row takes (stride 1, groups 1, pad within the
+         * filter), the layouts redrawn for the new dy */
+        if (i % 3 != 0 && c.s.nsp <= 2) {
+            c.s.g = 1;
+            for (int d = 0; d < c.s.nsp; d++) {
+                int ext = (c.s.flt[d] - 1) * c.s.dil[d];
+                c.s.stride[d] = 1;
+                c.s.pad[d] = c.s.pad[d] > ext ? ext : c.s.pad[d];
+            }
+            fd_rng_t r;
+            fd_rng_seed(&r, seed ^ 0x5EEDu);
+            cc_set_layouts(&c, c.xl, c.yl, &r);
+        }
+        int mine = row_takes(&c);
+        taken += mine;
+        kc_run(h, &c, i % 2 ? CC_REAL : CC_EXACT, i % 2 ? 1.0 : 0.0, mine ? ROW : "");
+        done++;
+    }
+    printf("sweep: %d problems, %d on the direct row\n", done, taken);
+}
+
+/* Bigger problems (many tiles, blocks and row bands) hashed for the thread-count check. */
+static int hashes_main(void)
+{
+    cudnnHandle_t h = cc_handle(FREEDNN_BACKEND_CPU);
+    const xshape_t det[] = {
+        {2, 2, 40, 35, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+        {2, 1, 33, 40, {29, 31}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
+        {2, 2, 48, 64, {9, 9}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+        {2, 2, 130, 24, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+        {2, 1, 64, 64, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    };
+    int turn = 0;
+    for (size_t si = 0; si < sizeof det / sizeof det[0]; si++)
+        for (int lay = 0; lay < 2; lay++) {
+            cc_case_t c = make_case(&det[si], 9000 + turn++);
+            fd_rng_t r;
+            fd_rng_seed(&r, c.seed);
+            cc_set_layouts(&c, lay ? CC_NHWC : CC_NCHW, lay ? CC_NHWC : CC_NCHW, &r);
+            c.wnhwc = lay;
+            c.s.flip = lay;
+            c.alpha = 0.5, c.beta = lay ? 0.25 : 0.0;
+            printf("%016llx\n", (unsigned long long)kc_hash(h, &c));
+        }
+    cudnnDestroy(h);
+    return 0;
+}
+
+static void checks(cudnnHandle_t h)
+{
+    uint64_t forced;
+    if (!fd_test_seed_forced(&forced)) {
+        hand_shapes(h);
+        declined(h);
+    }
+    sweep(h);
+}
+
+/* The checks of this program in a child process under `env`; 1 when it passed. */
+static int child_checks(const char *env)
+{
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return 0;
+    self[len] = '\0';
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "%s '%s' --checks", env, self);
+    int st = system(cmd);
+    return st == 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--hashes") == 0)
+        return hashes_main();
+    const int child = argc > 1 && strcmp(argv[1], "--checks") == 0;
+    kc_log_on();
+    cudnnHandle_t h = cc_handle(FREEDNN_BACKEND_CPU);
+    checks(h);
+    kc_log_off();
+    const char *isa = getenv("FREEDNN_CPU_ISA");
+    printf("%s%s: %d runs, %d with the implementation checked; worst real-fill error %.3g x the "
+           "f32 table bound\n",
+           child ? "FREEDNN_CPU_ISA=" : "default path", child && isa ? isa : "", kc_runs,
+           kc_dispatch_checked, kc_worst_ratio);
+    fflush(stdout);
+    uint64_t forced;
+    if (!child && !fd_test_seed_forced(&forced)) {
+        FD_EXPECT(child_checks("FREEDNN_CPU_ISA=avx2"), "the checks failed on the avx2 path");
+        FD_EXPECT(child_checks("FREEDNN_CPU_ISA=generic OMP_NUM_THREADS=2"),
+                  "the checks failed on the generic path");
+        static const char *const envs_default[] = {"OMP_NUM_THREADS=1", "OMP_NUM_THREADS=2",
+                                                   "OMP_NUM_THREADS=3"};
+        static const char *const envs_avx2[] = {"OMP_NUM_THREADS=1 FREEDNN_CPU_ISA=avx2",
+                                                "OMP_NUM_THREADS=2 FREEDNN_CPU_ISA=avx2"};
+        static const char *const envs_generic[] = {"OMP_NUM_THREADS=1 FREEDNN_CPU_ISA=generic",
+                                                   "OMP_NUM_THREADS=3 FREEDNN_CPU_ISA=generic"};
+        kc_same_hashes(envs_default, 3);
+        kc_same_hashes(envs_avx2, 2);
+        kc_same_hashes(envs_generic, 2);
+    }
+    cudnnDestroy(h);
+    return fd_test_finish();
+}
