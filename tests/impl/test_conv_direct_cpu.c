@@ -194,50 +194,7 @@ static void checks(cudnnHandle_t h)
     sweep(h);
 }
 
-/* The checks of this program in a child process under `env`; 1 when it passed. */
-static int child_checks(const char *env)
-{
-    char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0)
-        return 0;
-    self[len] = '\0';
-    char cmd[4400];
-    snprintf(cmd, sizeof cmd, "%s '%s' --checks", env, self);
-    int st = system(cmd);
-    return st == 0;
-}
-
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--hashes") == 0)
-        return hashes_main();
-    const int child = argc > 1 && strcmp(argv[1], "--checks") == 0;
-    kc_log_on();
-    cudnnHandle_t h = cc_handle(FREEDNN_BACKEND_CPU);
-    checks(h);
-    kc_log_off();
-    const char *isa = getenv("FREEDNN_CPU_ISA");
-    printf("%s%s: %d runs, %d with the implementation checked; worst real-fill error %.3g x the "
-           "f32 table bound\n",
-           child ? "FREEDNN_CPU_ISA=" : "default path", child && isa ? isa : "", kc_runs,
-           kc_dispatch_checked, kc_worst_ratio);
-    fflush(stdout);
-    uint64_t forced;
-    if (!child && !fd_test_seed_forced(&forced)) {
-        FD_EXPECT(child_checks("FREEDNN_CPU_ISA=avx2"), "the checks failed on the avx2 path");
-        FD_EXPECT(child_checks("FREEDNN_CPU_ISA=generic OMP_NUM_THREADS=2"),
-                  "the checks failed on the generic path");
-        static const char *const envs_default[] = {"OMP_NUM_THREADS=1", "OMP_NUM_THREADS=2",
-                                                   "OMP_NUM_THREADS=3"};
-        static const char *const envs_avx2[] = {"OMP_NUM_THREADS=1 FREEDNN_CPU_ISA=avx2",
-                                                "OMP_NUM_THREADS=2 FREEDNN_CPU_ISA=avx2"};
-        static const char *const envs_generic[] = {"OMP_NUM_THREADS=1 FREEDNN_CPU_ISA=generic",
-                                                   "OMP_NUM_THREADS=3 FREEDNN_CPU_ISA=generic"};
-        kc_same_hashes(envs_default, 3);
-        kc_same_hashes(envs_avx2, 2);
-        kc_same_hashes(envs_generic, 2);
-    }
-    cudnnDestroy(h);
-    return fd_test_finish();
+    return kc_isa_main(argc, argv, checks, hashes_main);
 }
