@@ -179,6 +179,34 @@ static void kc_same_hashes(const char *const *envs, int count)
 }
 
 
+/* One hand-picked shape in its 12 variants: 6 x / y layout pairs x 2 filter formats, with the
+ * mode, a misaligned base, the 4-d API and the alpha / beta pair cycling with *turn; each run
+ * with an exact fill (bit-identical) and a real fill, and the dispatch log naming `row`.
+ * make(shape, turn) builds the program's base case. */
+static inline void kc_layout_variants(cudnnHandle_t h, cc_case_t (*make)(const void *shape, int turn),
+                                      const void *shape, int *turn, const char *row)
+{
+    static const cc_layout_t lay[][2] = {{CC_NCHW, CC_NCHW},     {CC_NHWC, CC_NHWC},
+                                         {CC_PADDED, CC_PADDED}, {CC_PERMUTED, CC_NCHW},
+                                         {CC_NCHW, CC_PERMUTED}, {CC_NHWC, CC_NCHW}};
+    static const double ab[4][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}, {1.0, 0.0}};
+    for (size_t v = 0; v < sizeof lay / sizeof lay[0]; v++)
+        for (int wf = 0; wf < 2; wf++) {
+            const int t = (*turn)++;
+            cc_case_t c = make(shape, t);
+            fd_rng_t r;
+            fd_rng_seed(&r, c.seed);
+            cc_set_layouts(&c, lay[v][0], lay[v][1], &r);
+            c.wnhwc = wf;
+            c.s.flip = (t / 2) % 2;
+            c.misalign = t % 5 == 0;
+            c.use4d = c.s.nsp == 2 && t % 3 == 0;
+            c.alpha = ab[t % 4][0], c.beta = ab[t % 4][1];
+            kc_run(h, &c, CC_EXACT, 0.0, row);
+            kc_run(h, &c, CC_REAL, 1.0, row);
+        }
+}
+
 /* The checks of this program in a child process: `env` prepended, argument --checks; 1 when
  * it passed. */
 static inline int kc_child_checks(const char *env)

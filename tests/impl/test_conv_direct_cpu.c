@@ -74,29 +74,16 @@ static cc_case_t make_case(const xshape_t *sh, int turn)
     return c;
 }
 
+static cc_case_t make_variant(const void *shape, int turn)
+{
+    return make_case((const xshape_t *)shape, turn);
+}
+
 static void hand_shapes(cudnnHandle_t h)
 {
-    static const cc_layout_t lay[][2] = {{CC_NCHW, CC_NCHW},     {CC_NHWC, CC_NHWC},
-                                         {CC_PADDED, CC_PADDED}, {CC_PERMUTED, CC_NCHW},
-                                         {CC_NCHW, CC_PERMUTED}, {CC_NHWC, CC_NCHW}};
-    static const double ab[4][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}, {1.0, 0.0}};
     int turn = 0;
     for (size_t si = 0; si < sizeof xshapes / sizeof xshapes[0]; si++)
-        for (size_t v = 0; v < sizeof lay / sizeof lay[0]; v++)
-            for (int wf = 0; wf < 2; wf++) {
-                cc_case_t c = make_case(&xshapes[si], turn);
-                fd_rng_t r;
-                fd_rng_seed(&r, c.seed);
-                cc_set_layouts(&c, lay[v][0], lay[v][1], &r);
-                c.wnhwc = wf;
-                c.s.flip = (turn / 2) % 2;
-                c.misalign = turn % 5 == 0;
-                c.use4d = c.s.nsp == 2 && turn % 3 == 0;
-                c.alpha = ab[turn % 4][0], c.beta = ab[turn % 4][1];
-                turn++;
-                kc_run(h, &c, CC_EXACT, 0.0, ROW);
-                kc_run(h, &c, CC_REAL, 1.0, ROW);
-            }
+        kc_layout_variants(h, make_variant, &xshapes[si], &turn, ROW);
 }
 
 static void big_images(cudnnHandle_t h)
