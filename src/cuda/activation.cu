@@ -61,37 +61,8 @@ static __device__ __forceinline__ void act_offsets(const act_geom_t &g, int64_t 
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
-#define FD_T float
-#define FD_ACC float
-#define FD_SFX f32
-#include "activation_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T double
-#define FD_ACC double
-#define FD_SFX f64
-#include "activation_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T __half
-#define FD_ACC float
-#define FD_SFX f16
-#include "activation_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T __nv_bfloat16
-#define FD_ACC float
-#define FD_SFX bf16
-#include "activation_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
+#define FD_STAMP_FILE "activation_kernels.cuh"
+#include "stamp_types.cuh"
 
 /* ---- host: collapse the shape --------------------------------------------------------------- */
 

@@ -82,37 +82,8 @@ typedef struct {
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
-#define FD_T float
-#define FD_ACC float
-#define FD_SFX f32
-#include "conv_direct_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T double
-#define FD_ACC double
-#define FD_SFX f64
-#include "conv_direct_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T __half
-#define FD_ACC float
-#define FD_SFX f16
-#include "conv_direct_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T __nv_bfloat16
-#define FD_ACC float
-#define FD_SFX bf16
-#include "conv_direct_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
+#define FD_STAMP_FILE "conv_direct_kernels.cuh"
+#include "stamp_types.cuh"
 
 /* Launches kernel_<dtype> on the handle's stream and checks the launch. */
 #define FD_DIRECT_LAUNCH(dt, kernel, blocks, stream, ...)                                      \

@@ -54,37 +54,8 @@ static __device__ __forceinline__ void cf_st(__nv_bfloat16 *p, int64_t i, double
     p[i] = __double2bfloat16(v);
 }
 
-#define FD_T float
-#define FD_ACC float
-#define FD_SFX f32
-#include "conv_fused_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T double
-#define FD_ACC double
-#define FD_SFX f64
-#include "conv_fused_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T __half
-#define FD_ACC float
-#define FD_SFX f16
-#include "conv_fused_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T __nv_bfloat16
-#define FD_ACC float
-#define FD_SFX bf16
-#include "conv_fused_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
+#define FD_STAMP_FILE "conv_fused_kernels.cuh"
+#include "stamp_types.cuh"
 
 extern "C" int fd_conv_bias_act_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {

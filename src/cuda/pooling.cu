@@ -121,37 +121,8 @@ static __device__ __forceinline__ void pool_unflatten(int64_t C, const int64_t *
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
-#define FD_T float
-#define FD_ACC float
-#define FD_SFX f32
-#include "pooling_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T double
-#define FD_ACC double
-#define FD_SFX f64
-#include "pooling_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T __half
-#define FD_ACC float
-#define FD_SFX f16
-#include "pooling_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
-
-#define FD_T __nv_bfloat16
-#define FD_ACC float
-#define FD_SFX bf16
-#include "pooling_kernels.cuh"
-#undef FD_T
-#undef FD_ACC
-#undef FD_SFX
+#define FD_STAMP_FILE "pooling_kernels.cuh"
+#include "stamp_types.cuh"
 
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
