@@ -25,8 +25,9 @@
  * ptxas (nvcc 13.0, sm_90a), registers per thread, 0 spills: see the row's comment in
  * src/impls.def.
  *
- * Decisions. Opt-in: applicable() declines unless FREEDNN_WGMMA=1 (read once) and the current
- * device is compute capability 9.0 (asked once per device). The file is built by cmake/cuda.cmake
+ * Decisions. On by default where the current device is compute capability 9.0 (asked once per
+ * device); FREEDNN_WGMMA=0 (read once) turns the row off, leaving the mma.sync rows (its library
+ * form ran clean on the H200: GPU tier of 2026-11-30, docs/perf/gpu-tier-2026-11-30.md). The file is built by cmake/cuda.cmake
  * with sm_90a replacing sm_90 (a fat binary holding both would leave the pick to the driver);
  * other targets compile a kernel body that traps, and the host never launches it there. TMA
  * descriptors are encoded on the host per call (cuTensorMapEncodeTiled through the runtime's
@@ -480,12 +481,12 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
 extern "C" int fd_conv_fwd_tc_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
 extern "C" cudnnStatus_t fd_conv_fwd_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
 
-/* FREEDNN_WGMMA=1 opts in; read once per process (a function-local static: C++ initialises it
+/* FREEDNN_WGMMA=0 opts out; read once per process (a function-local static: C++ initialises it
  * once, thread-safely). */
 static int wg_env_on(void)
 {
     const char *e = getenv("FREEDNN_WGMMA");
-    return e != NULL && strcmp(e, "1") == 0;
+    return e == NULL || strcmp(e, "0") != 0;
 }
 
 static int wg_enabled(void)
@@ -578,8 +579,7 @@ extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_con
                                                                     size_t why_size)
 {
     if (!wg_enabled()) {
-        snprintf(why, why_size, "the sm_90a wgmma row is opt-in until its library form is verified on an "
-                 "H100/H200 (FREEDNN_WGMMA=1)");
+        snprintf(why, why_size, "the sm_90a wgmma row is turned off (FREEDNN_WGMMA=0)");
         return 0;
     }
 #ifndef FD_WGMMA_SM90A

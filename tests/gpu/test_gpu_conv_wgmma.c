@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_gpu_conv_wgmma.c - the opt-in sm_90a row fd_conv_fwd_implicit_gemm_f16_128xN__sm90
+ * test_gpu_conv_wgmma.c - the sm_90a row fd_conv_fwd_implicit_gemm_f16_128xN__sm90
  * (src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu) against the ref backend through the
- * public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA=1 is set before any handle exists. Shapes:
+ * public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA is unset before any handle exists. Shapes:
  * the dev/wgmma sandbox's check problems, ResNet-50 stride-1 layers at N = 2..4, partial M and
  * N tiles of each BN (64, 128, 256), pad 0 / 1 / 2 and padding wider than the filter, both
  * convolution modes, alpha/beta pairs, f16 and bf16, y NHWC / NCHW / channel-padded, x with
@@ -10,7 +10,7 @@
  * Integer fills are exact (fp32 sums of small integers), so those runs are bit-identical to
  * ref; real fills agree within the reduction's tolerance; every case runs twice (determinism).
  * On a compute capability 9.0 device the dispatch log must name the row (elsewhere the row
- * declines and the checks are skipped with a note). A child process without FREEDNN_WGMMA must
+ * declines and the checks are skipped with a note). A child process with FREEDNN_WGMMA=0 must
  * not take the row. Also prints the host cost of the TMA descriptor encodes and of a call.
  */
 #define _GNU_SOURCE
@@ -154,7 +154,7 @@ static void run_case(wg_case_t t, int want_row)
                   gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
     if (!want_row)
         FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, WG_ROW) != 0,
-                  "%s: without FREEDNN_WGMMA=1 dispatch ran %s", label, gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
+                  "%s: with FREEDNN_WGMMA=0 dispatch ran %s", label, gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
     teardown(&t);
 }
 
@@ -238,10 +238,10 @@ static void host_cost(void)
     teardown(&t);
 }
 
-/* The child: FREEDNN_WGMMA unset, so the row must decline and another row run the call. */
+/* The child: FREEDNN_WGMMA=0, so the row must decline and another row run the call. */
 static int child_main(int argc, char **argv)
 {
-    gm_init(argc, argv, "test_gpu_conv_wgmma (child, FREEDNN_WGMMA unset)");
+    gm_init(argc, argv, "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
     gm_watch_dispatch();
     run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 0);
     return gm_finish();
@@ -252,7 +252,7 @@ static void run_child(char **argv)
     fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
-        unsetenv("FREEDNN_WGMMA");
+        setenv("FREEDNN_WGMMA", "0", 1);
         setenv("FD_WGMMA_TEST_CHILD", "1", 1);
         execv("/proc/self/exe", argv);
         _exit(127);
@@ -260,14 +260,14 @@ static void run_child(char **argv)
     int status = 0;
     FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the child failed");
     FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "the child without FREEDNN_WGMMA failed (status 0x%x)", status);
+              "the child with FREEDNN_WGMMA=0 failed (status 0x%x)", status);
 }
 
 int main(int argc, char **argv)
 {
     if (getenv("FD_WGMMA_TEST_CHILD"))
         return child_main(argc, argv);
-    setenv("FREEDNN_WGMMA", "1", 1);
+    unsetenv("FREEDNN_WGMMA");
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     gm_init(argc, argv, "test_gpu_conv_wgmma");
     gm_watch_dispatch();
