@@ -8,6 +8,7 @@
  * -> cudnnConvolutionBackwardData. Whatever cuDNN cannot say directly is done here, in plain
  * loops: bias, asymmetric Conv pads (explicit zero padding of x), ConvTranspose pads and
  * output_padding (crop / zero-extend the data gradient), 1-D (as 2-D with H = 1).
+ * Float data on a cuda handle runs under CUDNN_FMA_MATH (fp32, not TF32).
  * Tolerance: 1e-5 relative + 1e-6 absolute. Usage: onnx_conv CASE_DIR (holding index.txt).
  */
 /* Failure messages are cut to their buffers on purpose: a long path or reason may shorten. */
@@ -317,6 +318,11 @@ static int run_algo(cudnnHandle_t h, int device, const call_t *call, int algo, d
     API(cudnnSetConvolutionNdDescriptor(c_d, call->nsp, call->pad, call->stride, call->dil,
                                         CUDNN_CROSS_CORRELATION, call->dt));
     API(cudnnSetConvolutionGroupCount(c_d, call->groups));
+    /* ONNX's float Conv is an fp32 result: a runtime that wants it asks for FMA math, since
+     * DEFAULT math lets a GPU of compute capability 8.0+ round the inputs to TF32, as NVIDIA's
+     * library does (tests/gpu/test_gpu_conv_tf32.c checks that mode against its own bound). */
+    if (device && call->dt == CUDNN_DATA_FLOAT)
+        API(cudnnSetConvolutionMathType(c_d, CUDNN_FMA_MATH));
     if (call->fwd) {
         int want[8];
         API(cudnnGetConvolutionNdForwardOutputDim(c_d, in_d, w_d, rank, want));
