@@ -724,9 +724,19 @@ extern "C" cudnnStatus_t fd_conv_fwd_simt_igemm_run(const fd_conv_problem_t *p,
     return simt_gather_run(p, (const float *)a->x, (const float *)a->w, a);
 }
 
+/* Backward data's GEMM columns are C: below SIMT_MIN_DGRAD_C a 128-wide tile is mostly idle,
+ * and the naive kernel is faster (H200, ResNet-50 stem C = 3, N = 32: 48.7 ms here against 4.35
+ * ms there; docs/perf/gpu-table-2026-11-30.md and gpu-conv-naive-vs-cudnn-2026-11-30.md). */
+#define SIMT_MIN_DGRAD_C 16
+
 extern "C" int fd_conv_bwd_data_simt_igemm_applicable(const fd_conv_problem_t *p, char *why,
                                                       size_t why_size)
 {
+    if (p->c < SIMT_MIN_DGRAD_C) {
+        snprintf(why, why_size, "C = %lld: below %d channels the naive kernel serves backward data faster",
+                 (long long)p->c, SIMT_MIN_DGRAD_C);
+        return 0;
+    }
     return simt_gather_applicable(p, why, why_size);
 }
 
