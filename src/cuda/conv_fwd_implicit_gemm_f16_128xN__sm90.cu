@@ -789,3 +789,123 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_
         return wg_dispatch<__half>(p, a, pl, tmx, tmw, ka);
     return wg_dispatch<__nv_bfloat16>(p, a, pl, tmx, tmw, ka);
 }
+
+/* ---- backward data: the forward kernel on dy and a transposed filter ------------------------ */
+/*
+ * Stride-1 backward data is a forward convolution: dx = conv(dy, w') with w'[c][r][s][k] =
+ * w[k][c][r][s] (K and C swapped, the taps left where they are), padding R-1-pad per dim and
+ * the mode flipped. Cross-correlation's dx[h] sums dy[h + pad - r] w[r]; a forward pass over dy
+ * with padding R-1-pad reads dy[h - (R-1-pad) + r'], the same element for r' = R-1-r, which is
+ * CUDNN_CONVOLUTION's flipped tap of w'. The transposed filter is written into the workspace by
+ * one small kernel on the handle's stream (C*R*S*K elements, packed KRSC as the forward row
+ * needs), so the row serves ALGO_1 only (ALGO_0 promises no workspace).
+ * GEMM (the forward row's, on the swapped problem): M = N*H*W (dx pixels), N = C, reduction
+ * R*S*K; so it takes K % 64 == 0 and C % 8 == 0. Alpha/beta: the forward epilogue's blend into
+ * dx is backward data's. Opt-in (FREEDNN_WGMMA_DGRAD=1) until it has run on an H100/H200.
+ */
+static int wg_dgrad_env_on(void)
+{
+    const char *e = getenv("FREEDNN_WGMMA_DGRAD");
+    return e != NULL && strcmp(e, "1") == 0;
+}
+
+static int wg_dgrad_enabled(void)
+{
+    static const int on = wg_dgrad_env_on();
+    return on;
+}
+
+/* The forward problem whose y is p's dx; 0 with a reason when p is not of that form. */
+static int wg_dgrad_problem(const fd_conv_problem_t *p, fd_conv_problem_t *q, char *why, size_t why_size)
+{
+    if (p->nsp != 2 || p->groups != 1) {
+        snprintf(why, why_size, "%d spatial dims, %lld groups; the wgmma backward data row takes 2-d, 1 group", p->nsp,
+                 (long long)p->groups);
+        return 0;
+    }
+    for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++)
+        if (p->stride[d] != 1 || p->dil[d] != 1 || p->pad[d] > p->flt[d] - 1) {
+            snprintf(why, why_size, "dim %d: stride %lld, dilation %lld, pad %lld of a %lld-tap filter; the wgmma "
+                     "backward data row takes stride 1, dilation 1 and pad <= taps - 1 (strided: ALGO_1's split)",
+                     d, (long long)p->stride[d], (long long)p->dil[d], (long long)p->pad[d], (long long)p->flt[d]);
+            return 0;
+        }
+    *q = *p;
+    q->dir = FD_CONV_FWD;
+    q->c = p->k, q->k = p->c;
+    for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++) {
+        q->in[d] = p->out[d], q->out[d] = p->in[d];
+        q->pad[d] = p->flt[d] - 1 - p->pad[d];
+    }
+    q->cross_correlation = !p->cross_correlation;
+    for (int d = 0; d < 2 + FD_CONV_SPATIAL_MAX; d++)
+        q->xs[d] = p->ys[d], q->ys[d] = p->xs[d];
+    const int64_t taps = p->flt[1] * p->flt[2];
+    q->ws[0] = taps * p->k, q->ws[1] = 1;
+    q->ws[2] = taps * p->k, q->ws[3] = p->flt[2] * p->k, q->ws[4] = p->k;
+    q->wformat = CUDNN_TENSOR_NHWC;
+    return 1;
+}
+
+/* w'[c][r][s][k] = w[k][c][r][s], read through the caller's filter strides, written packed. */
+template <typename T>
+__global__ void wg_dgrad_filter(const T *__restrict__ w, T *__restrict__ wt, int k, int r, int s, int64_t total,
+                                int64_t ws0, int64_t ws1, int64_t ws3, int64_t ws4)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t kk = i % k;
+        int64_t t = i / k;
+        const int64_t ss = t % s;
+        t /= s;
+        const int64_t rr = t % r, cc = t / r;
+        wt[i] = w[kk * ws0 + cc * ws1 + rr * ws3 + ss * ws4];
+    }
+}
+
+extern "C" int fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                                         size_t why_size)
+{
+    if (!wg_dgrad_enabled()) {
+        snprintf(why, why_size, "the sm_90a wgmma backward data row is opt-in until it has run on an H100/H200 "
+                 "(FREEDNN_WGMMA_DGRAD=1)");
+        return 0;
+    }
+    fd_conv_problem_t q;
+    if (!wg_dgrad_problem(p, &q, why, why_size))
+        return 0;
+    return fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(&q, why, why_size);
+}
+
+extern "C" size_t fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_workspace(const fd_conv_problem_t *p)
+{
+    return (size_t)(p->k * p->c * p->flt[1] * p->flt[2]) * 2u; /* the transposed filter, 16-bit */
+}
+
+extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                                           const fd_conv_args_t *a)
+{
+    fd_conv_problem_t q;
+    char why[256];
+    FD_CHECK(wg_dgrad_problem(p, &q, why, sizeof why), CUDNN_STATUS_INTERNAL_ERROR, "%s", why);
+    const int64_t total = p->k * p->c * p->flt[1] * p->flt[2];
+    const size_t need = (size_t)total * 2u;
+    FD_CHECK(a->workspace != NULL && a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
+             "the wgmma backward data row needs %zu bytes of workspace, got %zu", need, a->workspace_size);
+    cudaStream_t s = a->handle->stream;
+    const unsigned blocks = fd_cuda_blocks(total, 256);
+    if (p->xdt == CUDNN_DATA_HALF)
+        wg_dgrad_filter<__half><<<blocks, 256, 0, s>>>((const __half *)a->w, (__half *)a->workspace, (int)p->k,
+                                                       (int)p->flt[1], (int)p->flt[2], total, p->ws[0], p->ws[1],
+                                                       p->ws[3], p->ws[4]);
+    else
+        wg_dgrad_filter<__nv_bfloat16><<<blocks, 256, 0, s>>>((const __nv_bfloat16 *)a->w,
+                                                              (__nv_bfloat16 *)a->workspace, (int)p->k,
+                                                              (int)p->flt[1], (int)p->flt[2], total, p->ws[0],
+                                                              p->ws[1], p->ws[3], p->ws[4]);
+    FD_CUDA_LAUNCHED("wg_dgrad_filter on %s data (%lld elements, stream %p)", fd_dtype_name(p->xdt),
+                     (long long)total, (void *)s);
+    fd_conv_args_t b = *a;
+    b.x = a->y, b.w = a->workspace, b.y = NULL;
+    b.workspace = NULL, b.workspace_size = 0;
+    return fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(&q, &b);
+}

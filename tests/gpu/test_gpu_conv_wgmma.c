@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_gpu_conv_wgmma.c - the sm_90a row fd_conv_fwd_implicit_gemm_f16_128xN__sm90
- * (src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu) against the ref backend through the
- * public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA is unset before any handle exists. Shapes:
+ * test_gpu_conv_wgmma.c - the sm_90a rows fd_conv_fwd_implicit_gemm_f16_128xN__sm90 and the
+ * opt-in fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90 (FREEDNN_WGMMA_DGRAD=1: the forward
+ * row on dy and a transposed filter; both in src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
+ * against the ref backend through the public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA is unset before any handle exists. Shapes:
  * the dev/wgmma sandbox's check problems, ResNet-50 stride-1 layers at N = 2..4, partial M and
  * N tiles of each BN (64, 128, 256), pad 0 / 1 / 2 and padding wider than the filter, both
  * convolution modes, alpha/beta pairs, f16 and bf16, y NHWC / NCHW / channel-padded, x with
@@ -26,6 +27,7 @@
 #include "gpu_mirror.h"
 
 #define WG_ROW "fd_conv_fwd_implicit_gemm_f16_128xN__sm90"
+#define WG_DGRAD_ROW "fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90"
 
 enum { Y_NHWC, Y_NCHW, Y_PADDED };      /* y layouts */
 enum { X_NHWC, X_PIXPAD, X_ROWPAD };    /* x: packed; pixel stride C + 64; and rows + 1 pixel */
@@ -37,8 +39,10 @@ typedef struct {
     int ylay, xlay;
     double alpha, beta;
     int exact;
+    int dir; /* 0 forward, 1 backward data (ALGO_1, the opt-in row on dy and a transposed filter) */
     uint64_t seed;
     /* derived */
+    size_t ws;
     int64_t xspan, yspan, nw, kred;
     cudnnTensorDescriptor_t xd, yd;
     cudnnFilterDescriptor_t wd;
@@ -108,11 +112,15 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
         fd_fill_real(&r, t->dt, payload, n, -1.0, 1.0);
 }
 
+/* buffers: fwd 0 x, 1 w, 2 y; bwd data 0 dy, 1 w, 2 dx, 3 the workspace */
 static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
 {
     wg_case_t *t = ctx;
     float alpha = (float)t->alpha, beta = (float)t->beta;
     gm_last_impl[0] = '\0';
+    if (t->dir == 1)
+        return gm_conv_call(h, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, t->xd, t->wd, t->cd, t->yd, t->alpha, t->beta,
+                            ptr, t->ws);
     return cudnnConvolutionForward(h, &alpha, t->xd, ptr[0], t->wd, ptr[1], t->cd,
                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, NULL, 0, &beta, t->yd, ptr[2]);
 }
@@ -125,17 +133,30 @@ static void run_case(wg_case_t t, int want_row)
     static const char *const ylays[3] = {"", " y-nchw", " y-padded"};
     static const char *const xlays[3] = {"", " x-pixpad", " x-rowpad"};
     char label[256];
-    snprintf(label, sizeof label, "fwd %s n%d c%d k%d %dx%d f%dx%d p%dx%d %s%s%s a%g b%g %s",
-             fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.h, t.w, t.r, t.s, t.pad_h, t.pad_w,
-             t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", ylays[t.ylay], xlays[t.xlay], t.alpha, t.beta,
+    snprintf(label, sizeof label, "%s %s n%d c%d k%d %dx%d f%dx%d p%dx%d %s%s%s a%g b%g %s",
+             t.dir ? "bwd_data" : "fwd", fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.h, t.w, t.r, t.s, t.pad_h,
+             t.pad_w, t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", ylays[t.ylay], xlays[t.xlay], t.alpha, t.beta,
              t.exact ? "exact" : "real");
     const size_t es = fd_test_dtype_size(t.dt);
+    const char *row = t.dir ? WG_DGRAD_ROW : WG_ROW;
     gm_case_t c = {0};
     c.label = label;
     c.nbuf = 3;
-    c.buf[0] = (gm_buf_t){"x", (size_t)t.xspan * es, t.dt, GM_IN, 0, 0};
-    c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
-    c.buf[2] = (gm_buf_t){"y", (size_t)t.yspan * es, t.dt, t.beta != 0.0 ? GM_INOUT : GM_OUT, 0, 0};
+    if (t.dir == 1) {
+        const size_t wsr = gm_conv_workspace(gm_ref, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, t.xd, t.wd, t.cd, t.yd),
+                     wsc = gm_conv_workspace(gm_cuda, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, t.xd, t.wd, t.cd, t.yd);
+        t.ws = wsr > wsc ? wsr : wsc;
+        t.kred = (int64_t)t.k * t.r * t.s;
+        c.nbuf = 4;
+        c.buf[0] = (gm_buf_t){"dy", (size_t)t.yspan * es, t.dt, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"dx", (size_t)t.xspan * es, t.dt, t.beta != 0.0 ? GM_INOUT : GM_OUT, 0, 0};
+        c.buf[3] = (gm_buf_t){"workspace", t.ws, t.dt, GM_WS, 0, 0};
+    } else {
+        c.buf[0] = (gm_buf_t){"x", (size_t)t.xspan * es, t.dt, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"y", (size_t)t.yspan * es, t.dt, t.beta != 0.0 ? GM_INOUT : GM_OUT, 0, 0};
+    }
     if (!t.exact) {
         gm_tol(&c.buf[2], t.dt, t.kred);
         /* inputs in [-1, 1): float accumulation in another order than ref's double */
@@ -150,10 +171,10 @@ static void run_case(wg_case_t t, int want_row)
     gm_run(&c);
     /* the last call was the cuda handle's determinism re-run */
     if (want_row && on_sm90)
-        FD_EXPECT(strcmp(gm_last_impl, WG_ROW) == 0, "%s: dispatch ran %s, expected " WG_ROW, label,
-                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
+        FD_EXPECT(strcmp(gm_last_impl, row) == 0, "%s: dispatch ran %s, expected %s", label,
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)", row);
     if (!want_row)
-        FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, WG_ROW) != 0,
+        FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, row) != 0,
                   "%s: with FREEDNN_WGMMA=0 dispatch ran %s", label, gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
     teardown(&t);
 }
@@ -268,6 +289,7 @@ int main(int argc, char **argv)
     if (getenv("FD_WGMMA_TEST_CHILD"))
         return child_main(argc, argv);
     unsetenv("FREEDNN_WGMMA");
+    setenv("FREEDNN_WGMMA_DGRAD", "1", 1); /* the backward data row is opt-in */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     gm_init(argc, argv, "test_gpu_conv_wgmma");
     gm_watch_dispatch();
@@ -354,6 +376,37 @@ int main(int argc, char **argv)
         /* more than 4M elements of y: grid of 2048+ blocks, 1x1 64->256 (BN 256) */
         if (di == 0)
             run_case(base(dt, 4, 64, 256, 64, 64, 1, 1, 0), 1);
+    }
+    /* backward data (stride 1) on the forward row: dy is the forward x with K channels (K % 64),
+     * dx its y with C channels (C % 8); padding R-1-pad, both modes, partial tiles, layouts */
+    for (int di = 0; di < 2; di++) {
+        const cudnnDataType_t dt = dts[di];
+        t = base(dt, 2, 64, 128, 9, 11, 3, 3, 1), t.dir = 1;
+        run_case(t, 1);
+        t = base(dt, 3, 72, 192, 7, 9, 1, 1, 0), t.dir = 1;
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        if (gm_smoke)
+            continue;
+        t = base(dt, 3, 256, 64, 10, 6, 3, 3, 0), t.dir = 1;
+        run_case(t, 1);
+        t = base(dt, 2, 8, 64, 7, 6, 5, 5, 2), t.dir = 1;
+        run_case(t, 1);
+        t = base(dt, 2, 136, 128, 8, 10, 3, 2, 0), t.dir = 1;
+        t.mode = CUDNN_CONVOLUTION, t.pad_w = 1, t.alpha = -2.0, t.beta = 1.0;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 320, 9, 9, 3, 3, 1), t.dir = 1;
+        t.mode = CUDNN_CONVOLUTION;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 128, 9, 10, 3, 3, 1), t.dir = 1;
+        t.ylay = Y_PADDED, t.xlay = X_PIXPAD, t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 64, 56, 56, 3, 3, 1), t.dir = 1, t.exact = di == 0;
+        run_case(t, 1);
+        t = base(dt, 4, 256, 256, 14, 14, 3, 3, 1), t.dir = 1, t.exact = di != 0;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 256, 56, 56, 1, 1, 0), t.dir = 1, t.exact = 0;
+        run_case(t, 1);
     }
     if (!gm_smoke)
         host_cost();
