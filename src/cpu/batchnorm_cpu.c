@@ -2,22 +2,48 @@
 /*
  * batchnorm_cpu.c - cpu batch normalization: forward inference, forward training, backward
  * (FD_OP_BN_FWD_INFER / _FWD_TRAIN / _BWD cpu rows), per channel (SPATIAL, SPATIAL_PERSISTENT)
- * and per activation, with the fused activation of the *Ex / v8 entries.
+ * and per activation, with the fused activation of the *Ex / v8 entries. Mathematics in
+ * src/core/batchnorm.h; the ref rows (src/ref/batchnorm_ref.c) are the oracle.
  *
- * Bit-identical to the ref rows (src/ref/batchnorm_ref.c, mathematics in src/core/batchnorm.h),
- * reductions included: the ref sums each group (a channel, or a (c, spatial) position per
- * activation) sequentially in member order in double, and so does every lane here. A block of
- * groups runs as lanes: up to FD_CPU_BLK channels when C is x's unit stride (NHWC), 16 when it
- * is not (NCHW: 16 sequential streams along the spatial dims, which the prefetcher follows and
- * whose independent dependency chains hide the latency of the adds); per activation, the lanes
- * run along whichever of C and the spatial dims is x's smaller stride. Each block makes the
- * ref's passes (sum, squared deviations, output; backward: sums of g and g * xhat, then dx).
- * Threads: a block is one unit of work and owns its groups' outputs, and the blocks depend
- * only on the problem, so the results are the same for any OMP_NUM_THREADS.
- * Needs data tensors whose spatial dims collapse into one strided run (every packed layout,
- * NCHW and NHWC alike) and packed parameters. Declined (the ref row serves them):
- * BN_ADD_ACTIVATION in training and backward (its reserve-space bits would be shared between
- * blocks), other data types, other strides. No workspace.
+ * Decisions:
+ * - Memory-bound, so x is read once for the statistics and once for the output: a one-pass
+ *   mean / variance. Each lane accumulates s1 = sum (x - K) and s2 = sum (x - K)^2 in double,
+ *   K the group's first element (the shift keeps x = 1000 + noise accurate), then
+ *   mean = K + s1 / M, var = (s2 - s1 * s1 / M) / M (clamped at 0; 1 / M as a multiplier).
+ *   The ref takes two passes (sum, then squared deviations), so training statistics, training
+ *   y and backward without saved statistics differ from it in the last bits (within the
+ *   harness tolerance; with integer data and M a power of 2 every step is exact and the
+ *   statistics equal ref's). Backward sums dy and dy * xhat per lane (ref: per group, one
+ *   chain), a different summation order.
+ * - Inference applies ref's expression (scale (x - mean) inv + bias, then the blend) per
+ *   element in double: bit-identical to ref. Training on the vector kernels folds it into
+ *   y = x fa + fb (fa = scale inv, fb = bias - mean fa, in double), two operations instead of
+ *   four, since its statistics already differ in the last bits. Backward keeps ref's order
+ *   for dx. FP contraction is off, so every ISA gives the same bits.
+ * - Three walks, chosen from x's strides (spatial dims collapsed into one run), each a fixed
+ *   partition of the work (blocks independent of OMP_NUM_THREADS, partial sums merged in block
+ *   order, so the bits do not depend on the thread count):
+ *   plane (per channel, spatial unit-stride: NCHW): a channel per unit, its N planes as rows of
+ *     16 lanes for the sums (256 on the double-block path), 256 for the element passes; the
+ *     channel (N H W elements) is read for the statistics and again from L2.
+ *   rows (per channel, C unit-stride: NHWC): lanes along C (tiles of up to 256), rows (n, s) in
+ *     a fixed number of row blocks with partial sums (software prefetch one block ahead: each
+ *     lane group reads one line per row); the element pass runs packed rows several at a time
+ *     as one row and walks the rows in reverse, so that the tail of x, read last by the
+ *     statistics, may still be in the last-level cache.
+ *   tile (per activation, a packed image in NCHW or NHWC order): tiles of 256 positions of the
+ *     flat image x N rows, small enough for L1 between the passes.
+ * - float / double data with ops BN run vector kernels (GCC vector extensions, compiled per
+ *   ISA through target_clones); HALF / BFLOAT16 and the fused activations run the same walks
+ *   through double blocks (memop.h's conversions, the library's rounding).
+ * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
+ *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
+ *   between the passes; each unit ends with an sfence.
+ * Declined (the ref row serves them): BN_ADD_ACTIVATION in training and backward (its
+ * reserve-space layout), data tensors whose spatial dims do not collapse into one strided run,
+ * data tensors in different layouts, per-activation layouts other than packed NCHW / NHWC
+ * order, spatial layouts with neither the spatial run nor C unit-stride, other data types,
+ * parameters that are not packed. No workspace; nothing allocated.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off")
@@ -25,8 +51,20 @@
 #include "../core/batchnorm.h"
 #include "memop.h"
 
-#define BLK FD_CPU_BLK
-#define BLK_STRIDED 16
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define BN_HAVE_NT 1
+#else
+#define BN_HAVE_NT 0
+#endif
+
+#define LMAX FD_CPU_BLK     /* lanes of a row or tile (stack arrays of doubles) */
+#define PLANE_LANES 16      /* lanes of the plane walk: one cache line of floats */
+#define ROW_BLOCKS_MAX 16   /* row blocks (partial sums) of the rows walk */
+#define ROW_BLOCK_MIN 32768 /* elements per row block at least */
+#define NT_MIN (4u << 20)   /* output bytes from which stores bypass the cache */
+
+enum { ENG_PLANE, ENG_ROWS, ENG_TILE };
 
 /* A data tensor as (n, c, s) with the spatial dims collapsed. */
 typedef struct {
@@ -54,16 +92,21 @@ static int view_of(const struct cudnnTensorStruct *t, view_t *v)
     return v->n >= 0 && v->c >= 0 && v->s >= 0;
 }
 
-/* The whole problem in lanes. */
+static int same_view(const view_t *a, const view_t *b)
+{
+    return a->n == b->n && a->c == b->c && a->s == b->s;
+}
+
 typedef struct {
     const fd_bn_problem_t *p;
+    int eng;
+    int fast;      /* float / double data and ops BN: the vector kernels */
+    int tile_nhwc; /* tile walk: positions in NHWC order (s * C + c), else NCHW (c * S + s) */
+    int pl;        /* plane walk: lanes per row (a line for the vector kernels, else a block) */
     int64_t N, C, S, M;
-    int along_c;  /* lanes along C (always, per channel); else along the spatial dims */
-    int lanes;    /* lanes per block */
-    int64_t nblk; /* blocks along the lane dim */
-    int64_t units;
-    view_t x, y, z, dy, dx;
-    int64_t sb_c, mv_c; /* parameter strides along C; the spatial part is packed */
+    view_t v; /* every data tensor's (n, c, s) strides */
+    cudnnDataType_t dt;
+    size_t esz;
 } bn_plan_t;
 
 static int plan(const fd_bn_problem_t *p, bn_plan_t *b, char *why, size_t why_size)
@@ -78,16 +121,25 @@ static int plan(const fd_bn_problem_t *p, bn_plan_t *b, char *why, size_t why_si
         snprintf(why, why_size, "BN_ADD_ACTIVATION training / backward stays with ref");
         return 0;
     }
-    if (!view_of(&p->x, &b->x) || !view_of(&p->y, &b->y) || !view_of(&p->z, &b->z) ||
-        !view_of(&p->dy, &b->dy) || !view_of(&p->dx, &b->dx)) {
+    const struct cudnnTensorStruct *ts[5] = {&p->y, &p->z, &p->dy, &p->dx, NULL};
+    if (!view_of(&p->x, &b->v)) {
         snprintf(why, why_size, "spatial dims that do not collapse into one strided run");
         return 0;
     }
+    for (int i = 0; ts[i] != NULL; i++) {
+        view_t w;
+        if (ts[i]->nb_dims == 0)
+            continue;
+        if (!view_of(ts[i], &w) || !same_view(&w, &b->v)) {
+            snprintf(why, why_size, "data tensors in different layouts stay with ref");
+            return 0;
+        }
+    }
+    b->dt = p->x.dtype, b->esz = fd_dtype_size(p->x.dtype);
     b->N = p->x.dim[0], b->C = p->x.dim[1], b->S = 1;
     for (int i = 2; i < p->x.nb_dims; i++)
         b->S *= p->x.dim[i];
     b->M = p->per_activation ? b->N : b->N * b->S;
-    b->sb_c = p->sb.stride[1], b->mv_c = p->mv.stride[1];
     if (p->per_activation && b->S > 1) {
         view_t ps, pm;
         if (!view_of(&p->sb, &ps) || !view_of(&p->mv, &pm) || ps.s != 1 || pm.s != 1 ||
@@ -96,62 +148,111 @@ static int plan(const fd_bn_problem_t *p, bn_plan_t *b, char *why, size_t why_si
             return 0;
         }
     }
-    b->along_c = !p->per_activation || b->S == 1 || b->x.c <= b->x.s;
-    int64_t inc = b->along_c ? b->x.c : b->x.s;
-    int64_t extent = b->along_c ? b->C : b->S;
-    b->lanes = inc == 1 ? BLK : BLK_STRIDED;
-    b->nblk = (extent + b->lanes - 1) / b->lanes;
-    b->units = b->nblk * (p->per_activation ? (b->along_c ? b->S : b->C) : 1);
+    const view_t *v = &b->v;
+    if (p->per_activation) {
+        b->eng = ENG_TILE;
+        if ((b->C == 1 || v->c == b->S) && (b->S == 1 || v->s == 1))
+            b->tile_nhwc = 0;
+        else if ((b->C == 1 || v->c == 1) && (b->S == 1 || v->s == b->C))
+            b->tile_nhwc = 1;
+        else {
+            snprintf(why, why_size, "per activation: images that are not packed NCHW / NHWC");
+            return 0;
+        }
+    } else if (v->c == 1 && b->C > 1) {
+        b->eng = ENG_ROWS;
+    } else if (v->s == 1) {
+        b->eng = ENG_PLANE;
+    } else {
+        snprintf(why, why_size, "neither the spatial run nor C has unit stride");
+        return 0;
+    }
+    b->fast = (b->dt == CUDNN_DATA_FLOAT || b->dt == CUDNN_DATA_DOUBLE) &&
+              p->ops == CUDNN_BATCHNORM_OPS_BN;
+    b->pl = b->fast ? PLANE_LANES : LMAX;
     return 1;
 }
 
-/* One block: groups of lanes j < len. Member k of the block is (n, s): per channel n < N and
- * s < S with the lanes along C; per activation n < N, the lanes spanning C or S at a fixed
- * other index. off(t) = the lane-0 offset of member (n, s) in tensor t, lane j at + j * inc. */
-typedef struct {
-    int len;
-    int64_t c0, s0;  /* first lane's channel and spatial index */
-    int64_t ms;      /* spatial members: S per channel, 1 per activation */
-    int64_t pidx[2]; /* parameter offset of lane 0 in sb, mv */
-    int64_t pinc[2]; /* and per lane */
-} blk_t;
-
-static blk_t block_of(const bn_plan_t *b, int64_t u)
+static char *at(const void *base, const bn_plan_t *b, int64_t off)
 {
-    blk_t k;
-    int64_t lb = u % b->nblk, other = u / b->nblk;
-    int64_t l0 = lb * b->lanes;
-    int64_t extent = b->along_c ? b->C : b->S;
-    k.len = (int)(extent - l0 < b->lanes ? extent - l0 : b->lanes);
-    if (!b->p->per_activation) {
-        k.c0 = l0, k.s0 = 0, k.ms = b->S;
-        k.pidx[0] = l0 * b->sb_c, k.pidx[1] = l0 * b->mv_c;
-        k.pinc[0] = b->sb_c, k.pinc[1] = b->mv_c;
-    } else if (b->along_c) {
-        k.c0 = l0, k.s0 = other, k.ms = 1;
-        k.pidx[0] = l0 * b->sb_c + other, k.pidx[1] = l0 * b->mv_c + other;
-        k.pinc[0] = b->sb_c, k.pinc[1] = b->mv_c;
-    } else {
-        k.c0 = other, k.s0 = l0, k.ms = 1;
-        k.pidx[0] = other * b->sb_c + l0, k.pidx[1] = other * b->mv_c + l0;
-        k.pinc[0] = 1, k.pinc[1] = 1;
+    return (char *)base + off * (int64_t)b->esz;
+}
+
+static int64_t work_of(const bn_plan_t *b)
+{
+    return b->N * b->C * b->S;
+}
+
+/* 1 when the output of this call is written with non-temporal stores. */
+static int nt_wanted(const bn_plan_t *b, double beta)
+{
+    return BN_HAVE_NT && b->fast && beta == 0.0 && (size_t)work_of(b) * b->esz >= NT_MIN;
+}
+
+static void nt_fence(int nt)
+{
+#if BN_HAVE_NT
+    if (nt)
+        _mm_sfence(); /* the streaming stores are weakly ordered: visible before we return */
+#else
+    (void)nt;
+#endif
+}
+
+/* v[j] = 1 / sqrt(v[j] + eps). Per activation there is one per position, and GCC will not
+ * vectorise libm's sqrt (errno), so the ISA's own square root: correctly rounded everywhere,
+ * hence the ref's bits. */
+#if BN_HAVE_NT
+__attribute__((target("avx512f"))) static void inv_sqrt_avx512(int n, double *v, double eps)
+{
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512d x = _mm512_add_pd(_mm512_loadu_pd(v + j), _mm512_set1_pd(eps));
+        _mm512_storeu_pd(v + j, _mm512_div_pd(_mm512_set1_pd(1.0), _mm512_sqrt_pd(x)));
     }
-    return k;
+    for (; j < n; j++)
+        v[j] = 1.0 / sqrt(v[j] + eps);
 }
 
-static char *ptr_at(const void *base, cudnnDataType_t dt, int64_t off)
+__attribute__((target("avx"))) static void inv_sqrt_avx(int n, double *v, double eps)
 {
-    return (char *)base + off * (int64_t)fd_dtype_size(dt);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m256d x = _mm256_add_pd(_mm256_loadu_pd(v + j), _mm256_set1_pd(eps));
+        _mm256_storeu_pd(v + j, _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(x)));
+    }
+    for (; j < n; j++)
+        v[j] = 1.0 / sqrt(v[j] + eps);
 }
+#endif
 
-static int64_t off_of(const view_t *v, const blk_t *k, int64_t n, int64_t s)
+static void inv_sqrt(int n, double *v, double eps)
 {
-    return n * v->n + k->c0 * v->c + (k->s0 + s) * v->s;
-}
-
-static int64_t inc_of(const bn_plan_t *b, const view_t *v)
-{
-    return b->along_c ? v->c : v->s;
+#if BN_HAVE_NT
+    static int isa = -1; /* a benign race: every thread stores the same value */
+    if (isa < 0) {
+        __builtin_cpu_init();
+        isa = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx") ? 1 : 0;
+    }
+    if (isa == 2) {
+        inv_sqrt_avx512(n, v, eps);
+        return;
+    }
+    if (isa == 1) {
+        inv_sqrt_avx(n, v, eps);
+        return;
+    }
+    int j = 0;
+    for (; j + 2 <= n; j += 2) {
+        __m128d x = _mm_add_pd(_mm_loadu_pd(v + j), _mm_set1_pd(eps));
+        _mm_storeu_pd(v + j, _mm_div_pd(_mm_set1_pd(1.0), _mm_sqrt_pd(x)));
+    }
+    for (; j < n; j++)
+        v[j] = 1.0 / sqrt(v[j] + eps);
+#else
+    for (int j = 0; j < n; j++)
+        v[j] = 1.0 / sqrt(v[j] + eps);
+#endif
 }
 
 static double act_slope(const fd_bn_act_t *a, double u)
@@ -166,87 +267,758 @@ static double act_slope(const fd_bn_act_t *a, double u)
     }
 }
 
-/* ---- forward ------------------------------------------------------------------------------ */
+/* ---- vector kernels (float / double data, ops BN) ------------------------------------------
+ * 8 doubles per vector; lanes beyond the last full vector run as scalars with the same
+ * operations, so each lane's arithmetic is the same on every ISA. Macros rather than inline
+ * functions: a 64-byte vector argument would change the ABI of a baseline function. */
 
-FD_CPU_CLONES static void sum_into(int n, const double *restrict v, double *restrict acc)
-{
-    for (int j = 0; j < n; j++)
-        acc[j] += v[j];
-}
+typedef double v8d __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
 
-FD_CPU_CLONES static void sq_into(int n, const double *restrict v, const double *restrict mean,
-                                  double *restrict acc)
+#define LDD(p)                                                                                     \
+    ({                                                                                             \
+        v8d v_;                                                                                    \
+        memcpy(&v_, (p), sizeof v_);                                                               \
+        v_;                                                                                        \
+    })
+#define LD_f32(p)                                                                                  \
+    ({                                                                                             \
+        v8f f_;                                                                                    \
+        memcpy(&f_, (p), sizeof f_);                                                               \
+        __builtin_convertvector(f_, v8d);                                                          \
+    })
+#define LD_f64(p) LDD(p)
+#define STD(p, v) memcpy((p), &(v), sizeof(v8d))
+
+#if BN_HAVE_NT
+#define ST_f32(p, v, nt)                                                                           \
+    do {                                                                                           \
+        v8f f_ = __builtin_convertvector((v), v8f);                                                \
+        if (nt) {                                                                                  \
+            __m128 q_[2];                                                                          \
+            memcpy(q_, &f_, sizeof f_);                                                            \
+            _mm_stream_ps((p), q_[0]);                                                             \
+            _mm_stream_ps((p) + 4, q_[1]);                                                         \
+        } else {                                                                                   \
+            memcpy((p), &f_, sizeof f_);                                                           \
+        }                                                                                          \
+    } while (0)
+#define ST_f64(p, v, nt)                                                                           \
+    do {                                                                                           \
+        v8d d_ = (v);                                                                              \
+        if (nt) {                                                                                  \
+            __m128d q_[4];                                                                         \
+            memcpy(q_, &d_, sizeof d_);                                                            \
+            for (int i_ = 0; i_ < 4; i_++)                                                         \
+                _mm_stream_pd((p) + 2 * i_, q_[i_]);                                               \
+        } else {                                                                                   \
+            memcpy((p), &d_, sizeof d_);                                                           \
+        }                                                                                          \
+    } while (0)
+#else
+#define ST_f32(p, v, nt)                                                                           \
+    do {                                                                                           \
+        v8f f_ = __builtin_convertvector((v), v8f);                                                \
+        memcpy((p), &f_, sizeof f_);                                                               \
+    } while (0)
+#define ST_f64(p, v, nt)                                                                           \
+    do {                                                                                           \
+        v8d d_ = (v);                                                                              \
+        memcpy((p), &d_, sizeof d_);                                                               \
+    } while (0)
+#endif
+
+/* Touches the lines of a row ahead (prefetches never fault, so past the end is harmless). */
+#define PREFETCH_ROW(p, bytes)                                                                     \
+    do {                                                                                           \
+        const char *p_ = (const char *)(p);                                                        \
+        for (int o_ = 0; o_ < (bytes); o_ += 64)                                                   \
+            __builtin_prefetch(p_ + o_, 0, 3);                                                     \
+    } while (0)
+
+/* s1[j] += sum_r (x[r][j] - K[j]), s2[j] += the squares: lanes outer (accumulators in
+ * registers), rows inner; the callers keep R * L small enough for L1 / L2. With pf, the first
+ * lane group prefetches the next R rows (the rows walk: its lanes span several lines of a row,
+ * read one line per row at a time, which the hardware prefetchers follow poorly). */
+#define BN_STATS_KERNEL(T, SFX)                                                                    \
+    FD_CPU_CLONES static void stats_##SFX(int L, int64_t R, const T *x, int64_t rs,                \
+                                          const double *K, double *s1, double *s2, int pf)         \
+    {                                                                                              \
+        int j = 0;                                                                                 \
+        for (; j + 16 <= L; j += 16) {                                                             \
+            v8d k0 = LDD(K + j), k1 = LDD(K + j + 8);                                              \
+            v8d a0 = LDD(s1 + j), a1 = LDD(s1 + j + 8), b0 = LDD(s2 + j), b1 = LDD(s2 + j + 8);    \
+            for (int64_t r = 0; r < R; r++) {                                                      \
+                const T *q = x + r * rs + j;                                                       \
+                if (pf && j == 0)                                                                  \
+                    PREFETCH_ROW(x + (r + R) * rs, L * (int)sizeof(T));                            \
+                v8d d0 = LD_##SFX(q) - k0, d1 = LD_##SFX(q + 8) - k1;                              \
+                a0 += d0, a1 += d1;                                                                \
+                b0 += d0 * d0, b1 += d1 * d1;                                                      \
+            }                                                                                      \
+            STD(s1 + j, a0), STD(s1 + j + 8, a1), STD(s2 + j, b0), STD(s2 + j + 8, b1);            \
+        }                                                                                          \
+        for (; j + 8 <= L; j += 8) {                                                               \
+            v8d k0 = LDD(K + j), a0 = LDD(s1 + j), b0 = LDD(s2 + j);                               \
+            for (int64_t r = 0; r < R; r++) {                                                      \
+                v8d d0 = LD_##SFX(x + r * rs + j) - k0;                                            \
+                a0 += d0;                                                                          \
+                b0 += d0 * d0;                                                                     \
+            }                                                                                      \
+            STD(s1 + j, a0), STD(s2 + j, b0);                                                      \
+        }                                                                                          \
+        for (; j < L; j++)                                                                         \
+            for (int64_t r = 0; r < R; r++) {                                                      \
+                double d = (double)x[r * rs + j] - K[j];                                           \
+                s1[j] += d;                                                                        \
+                s2[j] += d * d;                                                                    \
+            }                                                                                      \
+    }
+
+/* y = alpha (scale (x - mean) inv + bias) [+ beta y], the ref's order; rows outer so that the
+ * streaming stores fill whole lines. */
+#define BN_OUT_KERNEL(T, SFX)                                                                      \
+    FD_CPU_CLONES static void out_##SFX(int L, int64_t R, const T *x, T *y, int64_t rs,            \
+                                        const double *sc, const double *mean, const double *inv,   \
+                                        const double *bi, double alpha, double beta, int nt)       \
+    {                                                                                              \
+        for (int64_t r = 0; r < R; r++) {                                                          \
+            const T *q = x + r * rs;                                                               \
+            T *o = y + r * rs;                                                                     \
+            int j = 0;                                                                             \
+            for (; j + 8 <= L; j += 8) {                                                           \
+                v8d u =                                                                            \
+                    LDD(sc + j) * (LD_##SFX(q + j) - LDD(mean + j)) * LDD(inv + j) + LDD(bi + j);  \
+                v8d w = alpha * u;                                                                 \
+                if (beta != 0.0)                                                                   \
+                    w += beta * LD_##SFX(o + j);                                                   \
+                ST_##SFX(o + j, w, nt);                                                            \
+            }                                                                                      \
+            for (; j < L; j++) {                                                                   \
+                double w = alpha * (sc[j] * ((double)q[j] - mean[j]) * inv[j] + bi[j]);            \
+                if (beta != 0.0)                                                                   \
+                    w += beta * (double)o[j];                                                      \
+                o[j] = (T)w;                                                                       \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* sg[j] += sum dy, sgx[j] += sum dy xhat, xhat = (x - mean) inv. */
+#define BN_BSUM_KERNEL(T, SFX)                                                                     \
+    FD_CPU_CLONES static void bsum_##SFX(int L, int64_t R, const T *x, const T *dy, int64_t rs,    \
+                                         const double *mean, const double *inv, double *sg,        \
+                                         double *sgx, int pf)                                      \
+    {                                                                                              \
+        int j = 0;                                                                                 \
+        for (; j + 16 <= L; j += 16) {                                                             \
+            v8d m0 = LDD(mean + j), m1 = LDD(mean + j + 8);                                        \
+            v8d i0 = LDD(inv + j), i1 = LDD(inv + j + 8);                                          \
+            v8d g0 = LDD(sg + j), g1 = LDD(sg + j + 8), h0 = LDD(sgx + j), h1 = LDD(sgx + j + 8);  \
+            for (int64_t r = 0; r < R; r++) {                                                      \
+                const T *q = x + r * rs + j, *e = dy + r * rs + j;                                 \
+                if (pf && j == 0) {                                                                \
+                    PREFETCH_ROW(x + (r + R) * rs, L * (int)sizeof(T));                            \
+                    PREFETCH_ROW(dy + (r + R) * rs, L * (int)sizeof(T));                           \
+                }                                                                                  \
+                v8d e0 = LD_##SFX(e), e1 = LD_##SFX(e + 8);                                        \
+                v8d x0 = (LD_##SFX(q) - m0) * i0, x1 = (LD_##SFX(q + 8) - m1) * i1;                \
+                g0 += e0, g1 += e1;                                                                \
+                h0 += e0 * x0, h1 += e1 * x1;                                                      \
+            }                                                                                      \
+            STD(sg + j, g0), STD(sg + j + 8, g1), STD(sgx + j, h0), STD(sgx + j + 8, h1);          \
+        }                                                                                          \
+        for (; j < L; j++)                                                                         \
+            for (int64_t r = 0; r < R; r++) {                                                      \
+                double e = (double)dy[r * rs + j];                                                 \
+                double xh = ((double)x[r * rs + j] - mean[j]) * inv[j];                            \
+                sg[j] += e;                                                                        \
+                sgx[j] += e * xh;                                                                  \
+            }                                                                                      \
+    }
+
+/* dx = alpha (coef ((dy - mg) - xhat mgx)) [+ beta dx], coef = scale inv: the ref's order. */
+#define BN_BDX_KERNEL(T, SFX)                                                                      \
+    FD_CPU_CLONES static void bdx_##SFX(int L, int64_t R, const T *x, const T *dy, T *dx,          \
+                                        int64_t rs, const double *mean, const double *inv,         \
+                                        const double *coef, const double *mg, const double *mgx,   \
+                                        double alpha, double beta, int nt)                         \
+    {                                                                                              \
+        for (int64_t r = 0; r < R; r++) {                                                          \
+            const T *q = x + r * rs, *e = dy + r * rs;                                             \
+            T *o = dx + r * rs;                                                                    \
+            int j = 0;                                                                             \
+            for (; j + 8 <= L; j += 8) {                                                           \
+                v8d xh = (LD_##SFX(q + j) - LDD(mean + j)) * LDD(inv + j);                         \
+                v8d w = LDD(coef + j) * (LD_##SFX(e + j) - LDD(mg + j) - xh * LDD(mgx + j));       \
+                w = alpha * w;                                                                     \
+                if (beta != 0.0)                                                                   \
+                    w += beta * LD_##SFX(o + j);                                                   \
+                ST_##SFX(o + j, w, nt);                                                            \
+            }                                                                                      \
+            for (; j < L; j++) {                                                                   \
+                double xh = ((double)q[j] - mean[j]) * inv[j];                                     \
+                double w = alpha * (coef[j] * ((double)e[j] - mg[j] - xh * mgx[j]));               \
+                if (beta != 0.0)                                                                   \
+                    w += beta * (double)o[j];                                                      \
+                o[j] = (T)w;                                                                       \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* y = alpha (x fa + fb) [+ beta y] (training's output pass). */
+#define BN_OUTF_KERNEL(T, SFX)                                                                     \
+    FD_CPU_CLONES static void outf_##SFX(int L, int64_t R, const T *x, T *y, int64_t rs,           \
+                                         const double *fa, const double *fb, double alpha,         \
+                                         double beta, int nt)                                      \
+    {                                                                                              \
+        for (int64_t r = 0; r < R; r++) {                                                          \
+            const T *q = x + r * rs;                                                               \
+            T *o = y + r * rs;                                                                     \
+            int j = 0;                                                                             \
+            for (; j + 8 <= L; j += 8) {                                                           \
+                v8d w = LD_##SFX(q + j) * LDD(fa + j) + LDD(fb + j);                               \
+                if (alpha != 1.0)                                                                  \
+                    w = alpha * w;                                                                 \
+                if (beta != 0.0)                                                                   \
+                    w += beta * LD_##SFX(o + j);                                                   \
+                ST_##SFX(o + j, w, nt);                                                            \
+            }                                                                                      \
+            for (; j < L; j++) {                                                                   \
+                double w = (double)q[j] * fa[j] + fb[j];                                           \
+                if (alpha != 1.0)                                                                  \
+                    w = alpha * w;                                                                 \
+                if (beta != 0.0)                                                                   \
+                    w += beta * (double)o[j];                                                      \
+                o[j] = (T)w;                                                                       \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+BN_OUTF_KERNEL(float, f32)
+BN_OUTF_KERNEL(double, f64)
+BN_STATS_KERNEL(float, f32)
+BN_STATS_KERNEL(double, f64)
+BN_OUT_KERNEL(float, f32)
+BN_OUT_KERNEL(double, f64)
+BN_BSUM_KERNEL(float, f32)
+BN_BSUM_KERNEL(double, f64)
+BN_BDX_KERNEL(float, f32)
+BN_BDX_KERNEL(double, f64)
+
+/* ---- segments: L lanes (unit stride) x R rows (stride rs) at element offset off ------------
+ * The vector kernels for float / double with ops BN, else double blocks through memop.h (any
+ * storage type, the fused activation, the library's rounding). L <= LMAX. */
+
+static void seg_stats(const bn_plan_t *b, const void *x, int L, int64_t R, int64_t off, int64_t rs,
+                      const double *K, double *s1, double *s2)
 {
-    for (int j = 0; j < n; j++) {
-        double d = v[j] - mean[j];
-        acc[j] += d * d;
+    const int pf = b->eng == ENG_ROWS && L > PLANE_LANES;
+    if (b->dt == CUDNN_DATA_FLOAT) {
+        stats_f32(L, R, (const float *)x + off, rs, K, s1, s2, pf);
+    } else if (b->dt == CUDNN_DATA_DOUBLE) {
+        stats_f64(L, R, (const double *)x + off, rs, K, s1, s2, pf);
+    } else {
+        double v[LMAX];
+        for (int64_t r = 0; r < R; r++) {
+            fd_cpu_load(b->dt, at(x, b, off + r * rs), 1, L, v);
+            for (int j = 0; j < L; j++) {
+                double d = v[j] - K[j];
+                s1[j] += d;
+                s2[j] += d * d;
+            }
+        }
     }
 }
 
-FD_CPU_CLONES static void affine(int n, const double *restrict x, const double *restrict sc,
-                                 const double *restrict mean, const double *restrict inv,
-                                 const double *restrict bias, double *restrict u)
+/* Per-lane parameters of an output or backward pass. */
+typedef struct {
+    double sc[LMAX], bi[LMAX], mean[LMAX], inv[LMAX];
+    double coef[LMAX], mg[LMAX], mgx[LMAX]; /* backward */
+    int fused;                              /* training, vector kernels: y = x fa + fb */
+    double fa[LMAX], fb[LMAX];              /* fa = scale inv, fb = bias - mean fa */
+} lanes_t;
+
+/* Training's output pass on the vector kernels: the statistics differ from ref's in the last
+ * bits anyway, so the per-element work shrinks to a multiply and an add (in double). */
+static void fuse(lanes_t *q, int L)
 {
-    for (int j = 0; j < n; j++)
-        u[j] = sc[j] * (x[j] - mean[j]) * inv[j] + bias[j];
+    q->fused = 1;
+    for (int j = 0; j < L; j++) {
+        q->fa[j] = q->sc[j] * q->inv[j];
+        q->fb[j] = q->bi[j] - q->mean[j] * q->fa[j];
+    }
 }
 
-/* The output pass: y of every member of block k given the lanes' statistics. */
-static void forward_block(const bn_plan_t *b, const fd_bn_args_t *a, const blk_t *k,
-                          const double *mean, const double *inv)
+static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R, int64_t off,
+                    int64_t rs, const lanes_t *q, int nt)
 {
     const fd_bn_problem_t *p = b->p;
-    const cudnnDataType_t dt = p->x.dtype;
-    const int len = k->len;
-    double sc[BLK], bi[BLK], v[BLK], u[BLK], zz[BLK];
-    fd_cpu_load(p->sb.dtype, ptr_at(a->scale, p->sb.dtype, k->pidx[0]), k->pinc[0], len, sc);
-    fd_cpu_load(p->sb.dtype, ptr_at(a->bias, p->sb.dtype, k->pidx[0]), k->pinc[0], len, bi);
-    for (int64_t n = 0; n < b->N; n++)
-        for (int64_t s = 0; s < k->ms; s++) {
-            fd_cpu_load(dt, ptr_at(a->x, dt, off_of(&b->x, k, n, s)), inc_of(b, &b->x), len, v);
-            affine(len, v, sc, mean, inv, bi, u);
-            if (p->ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION) {
-                fd_cpu_load(dt, ptr_at(a->z, dt, off_of(&b->z, k, n, s)), inc_of(b, &b->z),
-                            len, zz);
-                for (int j = 0; j < len; j++)
-                    u[j] += zz[j];
+    if (b->fast) {
+        int ok = nt && ((uintptr_t)at(a->y, b, off) % 16 == 0) && (rs * (int64_t)b->esz) % 16 == 0;
+        if (q->fused && b->dt == CUDNN_DATA_FLOAT)
+            outf_f32(L, R, (const float *)a->x + off, (float *)a->y + off, rs, q->fa, q->fb,
+                     a->alpha, a->beta, ok);
+        else if (q->fused)
+            outf_f64(L, R, (const double *)a->x + off, (double *)a->y + off, rs, q->fa, q->fb,
+                     a->alpha, a->beta, ok);
+        else if (b->dt == CUDNN_DATA_FLOAT)
+            out_f32(L, R, (const float *)a->x + off, (float *)a->y + off, rs, q->sc, q->mean,
+                    q->inv, q->bi, a->alpha, a->beta, ok);
+        else
+            out_f64(L, R, (const double *)a->x + off, (double *)a->y + off, rs, q->sc, q->mean,
+                    q->inv, q->bi, a->alpha, a->beta, ok);
+        return;
+    }
+    double u[LMAX], z[LMAX];
+    for (int64_t r = 0; r < R; r++) {
+        int64_t o = off + r * rs;
+        fd_cpu_load(b->dt, at(a->x, b, o), 1, L, u);
+        for (int j = 0; j < L; j++)
+            u[j] = q->sc[j] * (u[j] - q->mean[j]) * q->inv[j] + q->bi[j];
+        if (p->ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION) {
+            fd_cpu_load(b->dt, at(a->z, b, o), 1, L, z);
+            for (int j = 0; j < L; j++)
+                u[j] += z[j];
+        }
+        if (p->ops != CUDNN_BATCHNORM_OPS_BN)
+            for (int j = 0; j < L; j++)
+                u[j] = fd_act_fwd_value(&p->act, u[j]);
+        fd_cpu_store(b->dt, at(a->y, b, o), 1, L, u, a->alpha, a->beta);
+    }
+}
+
+/* g = dy * act'(u) and xhat of one row of L lanes (the generic path). */
+static void grad_row(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t o, const lanes_t *q,
+                     double *g, double *xh)
+{
+    const fd_bn_problem_t *p = b->p;
+    fd_cpu_load(b->dt, at(a->x, b, o), 1, L, xh);
+    fd_cpu_load(b->dt, at(a->dy, b, o), 1, L, g);
+    for (int j = 0; j < L; j++)
+        xh[j] = (xh[j] - q->mean[j]) * q->inv[j];
+    if (p->ops == CUDNN_BATCHNORM_OPS_BN_ACTIVATION)
+        for (int j = 0; j < L; j++)
+            g[j] = g[j] * act_slope(&p->act, q->sc[j] * xh[j] + q->bi[j]);
+}
+
+static void seg_bsum(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R, int64_t off,
+                     int64_t rs, const lanes_t *q, double *sg, double *sgx)
+{
+    const int pf = b->eng == ENG_ROWS && L > PLANE_LANES;
+    if (b->fast) {
+        if (b->dt == CUDNN_DATA_FLOAT)
+            bsum_f32(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->mean,
+                     q->inv, sg, sgx, pf);
+        else
+            bsum_f64(L, R, (const double *)a->x + off, (const double *)a->dy + off, rs, q->mean,
+                     q->inv, sg, sgx, pf);
+        return;
+    }
+    double g[LMAX], xh[LMAX];
+    for (int64_t r = 0; r < R; r++) {
+        grad_row(b, a, L, off + r * rs, q, g, xh);
+        for (int j = 0; j < L; j++) {
+            sg[j] += g[j];
+            sgx[j] += g[j] * xh[j];
+        }
+    }
+}
+
+static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R, int64_t off,
+                    int64_t rs, const lanes_t *q, int nt)
+{
+    if (b->fast) {
+        int ok = nt && ((uintptr_t)at(a->dx, b, off) % 16 == 0) && (rs * (int64_t)b->esz) % 16 == 0;
+        if (b->dt == CUDNN_DATA_FLOAT)
+            bdx_f32(L, R, (const float *)a->x + off, (const float *)a->dy + off,
+                    (float *)a->dx + off, rs, q->mean, q->inv, q->coef, q->mg, q->mgx, a->alpha,
+                    a->beta, ok);
+        else
+            bdx_f64(L, R, (const double *)a->x + off, (const double *)a->dy + off,
+                    (double *)a->dx + off, rs, q->mean, q->inv, q->coef, q->mg, q->mgx, a->alpha,
+                    a->beta, ok);
+        return;
+    }
+    double g[LMAX], xh[LMAX], v[LMAX];
+    for (int64_t r = 0; r < R; r++) {
+        int64_t o = off + r * rs;
+        grad_row(b, a, L, o, q, g, xh);
+        for (int j = 0; j < L; j++)
+            v[j] = q->coef[j] * (g[j] - q->mg[j] - xh[j] * q->mgx[j]);
+        fd_cpu_store(b->dt, at(a->dx, b, o), 1, L, v, a->alpha, a->beta);
+    }
+}
+
+/* ---- parameters of a lane set ----------------------------------------------------------------
+ * A lane set is L consecutive groups starting at g0: channels (plane, rows walks) or flat image
+ * positions (tile walk, NCHW or NHWC order). Parameter index of group (c, s): c * stride[1] + s
+ * (s = 0 per channel; per activation the spatial part is packed). */
+
+typedef struct {
+    int L;
+    int64_t g0;
+} lset_t;
+
+/* Loads (store = 0) or blends into (store = 1: t = alpha v + beta t) tensor t at the lane set. */
+static void params_io(const bn_plan_t *b, const struct cudnnTensorStruct *t, const void *base,
+                      const lset_t *ls, double *v, int store, double alpha, double beta)
+{
+    const int64_t st1 = t->stride[1];
+    for (int j = 0; j < ls->L;) {
+        int64_t g = ls->g0 + j, c, s, run, inc;
+        if (b->eng != ENG_TILE) {
+            c = g, s = 0, run = ls->L - j, inc = st1;
+        } else if (!b->tile_nhwc) {
+            c = g / b->S, s = g % b->S, run = b->S - s, inc = 1;
+        } else {
+            s = g / b->C, c = g % b->C, run = b->C - c, inc = st1;
+        }
+        if (run > ls->L - j)
+            run = ls->L - j;
+        char *ptr = (char *)base + (c * st1 + s) * (int64_t)fd_dtype_size(t->dtype);
+        if (inc != 1 && t->dtype == CUDNN_DATA_FLOAT) {
+            /* strided (per activation, NHWC order): scalar, as the vectorised forms would
+             * gather / scatter, which is slower per element than this on current cores */
+            float *f = (float *)(void *)ptr;
+            for (int64_t i = 0; i < run; i++) {
+                if (store) {
+                    double r = alpha * v[j + i];
+                    if (beta != 0.0)
+                        r += beta * (double)f[i * inc];
+                    f[i * inc] = (float)r;
+                } else {
+                    v[j + i] = f[i * inc];
+                }
             }
-            if (p->ops != CUDNN_BATCHNORM_OPS_BN)
-                for (int j = 0; j < len; j++)
-                    u[j] = fd_act_fwd_value(&p->act, u[j]);
-            fd_cpu_store(dt, ptr_at(a->y, dt, off_of(&b->y, k, n, s)), inc_of(b, &b->y), len, u,
-                         a->alpha, a->beta);
+        } else if (store) {
+            fd_cpu_store(t->dtype, ptr, inc, (int)run, v + j, alpha, beta);
+        } else {
+            fd_cpu_load(t->dtype, ptr, inc, (int)run, v + j);
         }
+        j += (int)run;
+    }
 }
 
-/* Batch mean and biased variance of the block's lanes (two passes, member order). */
-static void block_stats(const bn_plan_t *b, const void *x, const blk_t *k, double *mean,
-                        double *var)
+/* mean = K + s1 / M, biased var = (s2 - s1 s1 / M) / M (clamped at 0) and the unbiased one. */
+FD_CPU_CLONES static void moments(int L, double M, const double *restrict K,
+                                  const double *restrict s1, const double *restrict s2,
+                                  double *restrict mean, double *restrict var, double *restrict unb)
 {
-    const cudnnDataType_t dt = b->p->x.dtype;
-    const int len = k->len;
-    double v[BLK], acc[BLK];
-    for (int j = 0; j < len; j++)
-        acc[j] = 0.0;
-    for (int64_t n = 0; n < b->N; n++)
-        for (int64_t s = 0; s < k->ms; s++) {
-            fd_cpu_load(dt, ptr_at(x, dt, off_of(&b->x, k, n, s)), inc_of(b, &b->x), len, v);
-            sum_into(len, v, acc);
-        }
-    for (int j = 0; j < len; j++)
-        mean[j] = acc[j] / (double)b->M, acc[j] = 0.0;
-    for (int64_t n = 0; n < b->N; n++)
-        for (int64_t s = 0; s < k->ms; s++) {
-            fd_cpu_load(dt, ptr_at(x, dt, off_of(&b->x, k, n, s)), inc_of(b, &b->x), len, v);
-            sq_into(len, v, mean, acc);
-        }
-    for (int j = 0; j < len; j++)
-        var[j] = acc[j] / (double)b->M;
+    const double rM = 1.0 / M; /* exact for M a power of 2 (then these are ref's divisions) */
+    for (int j = 0; j < L; j++) {
+        double m1 = s1[j] * rM;
+        double v = (s2[j] - s1[j] * m1) * rM;
+        v = v < 0.0 ? 0.0 : v; /* rounding; NaN stays */
+        mean[j] = K[j] + m1;
+        var[j] = v;
+        /* unbiased: var * M / (M - 1); for M = 1 that is 0 / 0 = NaN, as cuDNN 9.19 gives */
+        unb[j] = v * M / (M - 1.0);
+    }
 }
 
-static int64_t work_of(const bn_plan_t *b)
+/* Mean and 1 / sqrt(var + eps) from the shifted sums; the training outputs. */
+static void finish_stats(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls,
+                         const double *K, const double *s1, const double *s2, double *mean,
+                         double *inv, int outputs)
 {
-    return b->N * b->C * b->S;
+    const fd_bn_problem_t *p = b->p;
+    double unb[LMAX];
+    moments(ls->L, (double)b->M, K, s1, s2, mean, inv, unb);
+    inv_sqrt(ls->L, inv, p->epsilon);
+    if (!outputs)
+        return;
+    if (a->run_mean != NULL)
+        params_io(b, &p->mv, a->run_mean, ls, mean, 1, a->factor, 1.0 - a->factor);
+    if (a->run_var != NULL)
+        params_io(b, &p->mv, a->run_var, ls, unb, 1, a->factor, 1.0 - a->factor);
+    if (a->save_mean != NULL) {
+        params_io(b, &p->mv, a->save_mean, ls, mean, 1, 1.0, 0.0);
+        params_io(b, &p->mv, a->save_inv, ls, inv, 1, 1.0, 0.0);
+    }
+}
+
+/* Backward: the lanes' mean / inv, saved or recomputed by the caller, and scale / bias. */
+static void load_affine(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls, lanes_t *q)
+{
+    const fd_bn_problem_t *p = b->p;
+    params_io(b, &p->sb, a->scale, ls, q->sc, 0, 0, 0);
+    if (a->bias != NULL)
+        params_io(b, &p->sb, a->bias, ls, q->bi, 0, 0, 0);
+    else
+        for (int j = 0; j < ls->L; j++)
+            q->bi[j] = 0.0;
+}
+
+/* Backward after the sums: the per-lane factors of dx. */
+static void finish_bsums(const bn_plan_t *b, int L, const double *sg, const double *sgx, lanes_t *q)
+{
+    const double M = (double)b->M;
+    for (int j = 0; j < L; j++) {
+        q->mg[j] = sg[j] / M;
+        q->mgx[j] = sgx[j] / M;
+        q->coef[j] = q->sc[j] * q->inv[j];
+    }
+}
+
+static void store_grads(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls, double *sg,
+                        double *sgx)
+{
+    const fd_bn_problem_t *p = b->p;
+    params_io(b, &p->sb, a->dscale, ls, sgx, 1, a->alpha_param, a->beta_param);
+    params_io(b, &p->sb, a->dbias, ls, sg, 1, a->alpha_param, a->beta_param);
+}
+
+/* ---- the plane walk (per channel, spatial run unit-stride) ---------------------------------- */
+
+/* A channel's N planes as rows of W lanes plus a tail row; SEG sees each segment. The sums
+ * (lanes outer, accumulators in registers) take rows of b->pl, the element passes (rows outer)
+ * rows of LMAX: the parameters are the same in every lane, so only the loop overhead differs. */
+#define PLANE_FOR_EACH(b, c, W, SEG)                                                               \
+    do {                                                                                           \
+        const int w_ = (W);                                                                        \
+        const int64_t full_ = (b)->S / w_, tail_ = (b)->S % w_;                                    \
+        for (int64_t n_ = 0; n_ < (b)->N; n_++) {                                                  \
+            int64_t off_ = n_ * (b)->v.n + (c) * (b)->v.c;                                         \
+            if (full_ > 0)                                                                         \
+                SEG(w_, full_, off_, w_);                                                          \
+            if (tail_ > 0)                                                                         \
+                SEG((int)tail_, 1, off_ + full_ * w_, 0);                                          \
+        }                                                                                          \
+    } while (0)
+
+/* The plane walk's per-lane arrays: rows are never wider than S (nor LMAX). */
+static int plane_width(const bn_plan_t *b)
+{
+    return b->S < LMAX ? (int)b->S : LMAX;
+}
+
+static void bcast(const bn_plan_t *b, double *v, double x)
+{
+    for (int j = 0; j < plane_width(b); j++)
+        v[j] = x;
+}
+
+/* Mean / inv of channel c in lanes[0] (broadcast over the plane lanes). */
+static void plane_stats(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c, lanes_t *q,
+                        int outputs)
+{
+    double K[LMAX], s1[LMAX] = {0}, s2[LMAX] = {0};
+    double k0;
+    fd_cpu_load(b->dt, at(a->x, b, c * b->v.c), 1, 1, &k0);
+    bcast(b, K, k0);
+#define SEG_STATS(L, R, off, rs) seg_stats(b, a->x, L, R, off, rs, K, s1, s2)
+    PLANE_FOR_EACH(b, c, b->pl, SEG_STATS);
+#undef SEG_STATS
+    double t1 = 0.0, t2 = 0.0;
+    for (int j = 0; j < b->pl; j++)
+        t1 += s1[j], t2 += s2[j];
+    lset_t ls = {1, c};
+    finish_stats(b, a, &ls, &k0, &t1, &t2, q->mean, q->inv, outputs);
+    bcast(b, q->mean, q->mean[0]);
+    bcast(b, q->inv, q->inv[0]);
+}
+
+static void plane_forward(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c, lanes_t *q, int nt,
+                          int fused)
+{
+    lset_t ls = {1, c};
+    params_io(b, &b->p->sb, a->scale, &ls, q->sc, 0, 0, 0);
+    params_io(b, &b->p->sb, a->bias, &ls, q->bi, 0, 0, 0);
+    bcast(b, q->sc, q->sc[0]);
+    bcast(b, q->bi, q->bi[0]);
+    if (fused)
+        fuse(q, plane_width(b));
+#define SEG_OUT(L, R, off, rs) seg_out(b, a, L, R, off, rs, q, nt)
+    PLANE_FOR_EACH(b, c, LMAX, SEG_OUT);
+#undef SEG_OUT
+}
+
+static void plane_backward(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c, lanes_t *q, int nt)
+{
+    lset_t ls = {1, c};
+    if (a->mean != NULL) {
+        params_io(b, &b->p->mv, a->mean, &ls, q->mean, 0, 0, 0);
+        params_io(b, &b->p->mv, a->var, &ls, q->inv, 0, 0, 0);
+        bcast(b, q->mean, q->mean[0]);
+        bcast(b, q->inv, q->inv[0]);
+    } else {
+        plane_stats(b, a, c, q, 0);
+    }
+    load_affine(b, a, &ls, q);
+    bcast(b, q->sc, q->sc[0]);
+    bcast(b, q->bi, q->bi[0]);
+    double sg[LMAX] = {0}, sgx[LMAX] = {0};
+#define SEG_BSUM(L, R, off, rs) seg_bsum(b, a, L, R, off, rs, q, sg, sgx)
+    PLANE_FOR_EACH(b, c, b->pl, SEG_BSUM);
+#undef SEG_BSUM
+    double t1 = 0.0, t2 = 0.0;
+    for (int j = 0; j < b->pl; j++)
+        t1 += sg[j], t2 += sgx[j];
+    bcast(b, sg, t1);
+    bcast(b, sgx, t2);
+    finish_bsums(b, plane_width(b), sg, sgx, q);
+#define SEG_BDX(L, R, off, rs) seg_bdx(b, a, L, R, off, rs, q, nt)
+    PLANE_FOR_EACH(b, c, LMAX, SEG_BDX);
+#undef SEG_BDX
+    store_grads(b, a, &ls, &t1, &t2);
+}
+
+/* ---- the rows walk (per channel, C unit-stride) --------------------------------------------
+ * Rows are the N * S (n, s) positions; a row block is a fixed range of them. */
+
+typedef struct {
+    int64_t nblk, rows_per; /* row blocks of the statistics / sums */
+    int64_t nchunk, chunk;  /* row chunks of the output pass */
+} rows_part_t;
+
+static rows_part_t rows_part(const bn_plan_t *b, int L)
+{
+    rows_part_t r;
+    const int64_t rows = b->N * b->S;
+    int64_t nblk = rows * L / ROW_BLOCK_MIN;
+    nblk = nblk < 1 ? 1 : nblk > ROW_BLOCKS_MAX ? ROW_BLOCKS_MAX : nblk;
+    r.rows_per = (rows + nblk - 1) / nblk;
+    r.nblk = (rows + r.rows_per - 1) / r.rows_per;
+    r.chunk = (FD_CPU_UNIT + L - 1) / L;
+    r.nchunk = (rows + r.chunk - 1) / r.chunk;
+    return r;
+}
+
+/* Rows [r0, r1) in pieces that stay inside one image and within RB rows (L1 between the lane
+ * groups of the stats / sums kernels). */
+#define ROWS_FOR_EACH(b, L, c0, r0, r1, SEG)                                                       \
+    do {                                                                                           \
+        const int64_t rb_ = (LMAX * 16) / (L) > 0 ? (LMAX * 16) / (L) : 1;                         \
+        for (int64_t r_ = (r0); r_ < (r1);) {                                                      \
+            int64_t n_ = r_ / (b)->S, s_ = r_ % (b)->S, cnt_ = (b)->S - s_;                        \
+            if (cnt_ > (r1)-r_)                                                                    \
+                cnt_ = (r1)-r_;                                                                    \
+            if (cnt_ > rb_)                                                                        \
+                cnt_ = rb_;                                                                        \
+            SEG((L), cnt_, n_ *(b)->v.n + s_ * (b)->v.s + (c0), (b)->v.s);                         \
+            r_ += cnt_;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* Sums of lane set ls over all rows by row blocks, merged in block order. kind 0: shifted
+ * statistics (s1, s2 with shift K); kind 1: backward sums (sg, sgx with q's mean / inv). */
+static void rows_sums(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls, int kind,
+                      const double *K, const lanes_t *q, double *t1, double *t2)
+{
+    const int L = ls->L;
+    const rows_part_t rp = rows_part(b, L);
+    double part[ROW_BLOCKS_MAX][2][LMAX];
+#pragma omp parallel for schedule(static) if (work_of(b) >= FD_CPU_PAR_MIN)
+    for (int64_t k = 0; k < rp.nblk; k++) {
+        double *p1 = part[k][0], *p2 = part[k][1];
+        for (int j = 0; j < L; j++)
+            p1[j] = 0.0, p2[j] = 0.0;
+        int64_t r0 = k * rp.rows_per,
+                r1 = r0 + rp.rows_per < b->N * b->S ? r0 + rp.rows_per : b->N * b->S;
+#define SEG_STATS(L_, R, off, rs) seg_stats(b, a->x, L_, R, off, rs, K, p1, p2)
+#define SEG_BSUM(L_, R, off, rs) seg_bsum(b, a, L_, R, off, rs, q, p1, p2)
+        if (kind == 0)
+            ROWS_FOR_EACH(b, L, ls->g0, r0, r1, SEG_STATS);
+        else
+            ROWS_FOR_EACH(b, L, ls->g0, r0, r1, SEG_BSUM);
+#undef SEG_STATS
+#undef SEG_BSUM
+    }
+    for (int j = 0; j < L; j++) {
+        double x1 = 0.0, x2 = 0.0;
+        for (int64_t k = 0; k < rp.nblk; k++)
+            x1 += part[k][0][j], x2 += part[k][1][j];
+        t1[j] = x1, t2[j] = x2;
+    }
+}
+
+/* The output (kind 0) or dx (kind 1) pass over all rows, last chunk first. Rows that follow
+ * each other in memory (v.s == L: one channel tile, packed rows) run k at a time as one row of
+ * k L lanes with the parameters repeated, which saves the per-row loop overhead of narrow C. */
+static void rows_apply(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls, int kind,
+                       const lanes_t *q0, int nt)
+{
+    const int L = ls->L;
+    const rows_part_t rp = rows_part(b, L);
+    const int64_t rows = b->N * b->S;
+    const int kr = b->v.s == L ? LMAX / L : 1;
+    lanes_t rep;
+    const lanes_t *q = q0;
+    if (kr > 1) {
+        for (int i = 0; i < kr * L; i++) {
+            int j = i % L;
+            rep.sc[i] = q0->sc[j], rep.bi[i] = q0->bi[j], rep.mean[i] = q0->mean[j];
+            rep.inv[i] = q0->inv[j];
+            if (q0->fused)
+                rep.fa[i] = q0->fa[j], rep.fb[i] = q0->fb[j];
+            if (kind == 1) /* set by the backward pass only */
+                rep.coef[i] = q0->coef[j], rep.mg[i] = q0->mg[j], rep.mgx[i] = q0->mgx[j];
+        }
+        rep.fused = q0->fused;
+        q = &rep;
+    }
+#pragma omp parallel for schedule(static) if (work_of(b) >= FD_CPU_PAR_MIN)
+    for (int64_t k = 0; k < rp.nchunk; k++) {
+        int64_t r0 = (rp.nchunk - 1 - k) * rp.chunk;
+        int64_t r1 = r0 + rp.chunk < rows ? r0 + rp.chunk : rows;
+        for (int64_t r = r0; r < r1;) {
+            int64_t n = r / b->S, s = r % b->S, cnt = b->S - s;
+            if (cnt > r1 - r)
+                cnt = r1 - r;
+            int64_t off = n * b->v.n + s * b->v.s + ls->g0;
+            const int64_t big = cnt / kr, rest = cnt % kr;
+            if (big > 0) {
+                if (kind == 0)
+                    seg_out(b, a, kr * L, big, off, kr * b->v.s, q, nt);
+                else
+                    seg_bdx(b, a, kr * L, big, off, kr * b->v.s, q, nt);
+            }
+            if (rest > 0) {
+                off += big * kr * b->v.s;
+                if (kind == 0)
+                    seg_out(b, a, L, rest, off, b->v.s, q, nt);
+                else
+                    seg_bdx(b, a, L, rest, off, b->v.s, q, nt);
+            }
+            r += cnt;
+        }
+        nt_fence(nt);
+    }
+}
+
+/* ---- the tile walk (per activation) ---------------------------------------------------------
+ * Rows are the N images (stride v.n); lanes are positions of the flat packed image. */
+
+static void tile_stats(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls, lanes_t *q,
+                       int outputs)
+{
+    double K[LMAX], s1[LMAX], s2[LMAX];
+    fd_cpu_load(b->dt, at(a->x, b, ls->g0), 1, ls->L, K);
+    for (int j = 0; j < ls->L; j++)
+        s1[j] = 0.0, s2[j] = 0.0;
+    seg_stats(b, a->x, ls->L, b->N, ls->g0, b->v.n, K, s1, s2);
+    finish_stats(b, a, ls, K, s1, s2, q->mean, q->inv, outputs);
+}
+
+/* ---- the rows ------------------------------------------------------------------------------- */
+
+static int64_t tiles_of(const bn_plan_t *b)
+{
+    return (b->C * b->S + LMAX - 1) / LMAX;
+}
+
+static lset_t tile_at(const bn_plan_t *b, int64_t t)
+{
+    lset_t ls;
+    ls.g0 = t * LMAX;
+    ls.L = (int)(b->C * b->S - ls.g0 < LMAX ? b->C * b->S - ls.g0 : LMAX);
+    return ls;
+}
+
+static lset_t ctile_at(const bn_plan_t *b, int64_t c0)
+{
+    lset_t ls = {(int)(b->C - c0 < LMAX ? b->C - c0 : LMAX), c0};
+    return ls;
 }
 
 int fd_bn_fwd_infer_cpu_applicable(const void *problem, char *why, size_t why_size)
@@ -261,22 +1033,59 @@ size_t fd_bn_fwd_infer_cpu_workspace(const void *problem)
     return 0;
 }
 
+/* Estimated mean / inv of a lane set. */
+static void load_estimates(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls, lanes_t *q)
+{
+    params_io(b, &b->p->mv, a->mean, ls, q->mean, 0, 0, 0);
+    params_io(b, &b->p->mv, a->var, ls, q->inv, 0, 0, 0);
+    inv_sqrt(ls->L, q->inv, b->p->epsilon);
+}
+
+static void load_scale_bias(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls, lanes_t *q)
+{
+    params_io(b, &b->p->sb, a->scale, ls, q->sc, 0, 0, 0);
+    params_io(b, &b->p->sb, a->bias, ls, q->bi, 0, 0, 0);
+}
+
 cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
 {
-    const fd_bn_problem_t *p = problem;
     const fd_bn_args_t *a = args;
     bn_plan_t b;
     char why[128];
-    plan(p, &b, why, sizeof why);
+    plan(problem, &b, why, sizeof why);
+    const int nt = nt_wanted(&b, a->beta);
+    if (b.eng == ENG_PLANE) {
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
-    for (int64_t u = 0; u < b.units; u++) {
-        blk_t k = block_of(&b, u);
-        double mean[BLK], inv[BLK];
-        fd_cpu_load(p->mv.dtype, ptr_at(a->mean, p->mv.dtype, k.pidx[1]), k.pinc[1], k.len, mean);
-        fd_cpu_load(p->mv.dtype, ptr_at(a->var, p->mv.dtype, k.pidx[1]), k.pinc[1], k.len, inv);
-        for (int j = 0; j < k.len; j++)
-            inv[j] = 1.0 / sqrt(inv[j] + p->epsilon);
-        forward_block(&b, a, &k, mean, inv);
+        for (int64_t c = 0; c < b.C; c++) {
+            lanes_t q;
+            q.fused = 0;
+            lset_t ls = {1, c};
+            load_estimates(&b, a, &ls, &q);
+            bcast(&b, q.mean, q.mean[0]);
+            bcast(&b, q.inv, q.inv[0]);
+            plane_forward(&b, a, c, &q, nt, 0);
+            nt_fence(nt);
+        }
+    } else if (b.eng == ENG_ROWS) {
+        for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
+            lanes_t q;
+            q.fused = 0;
+            lset_t ls = ctile_at(&b, c0);
+            load_estimates(&b, a, &ls, &q);
+            load_scale_bias(&b, a, &ls, &q);
+            rows_apply(&b, a, &ls, 0, &q, nt);
+        }
+    } else {
+#pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
+        for (int64_t t = 0; t < tiles_of(&b); t++) {
+            lanes_t q;
+            q.fused = 0;
+            lset_t ls = tile_at(&b, t);
+            load_estimates(&b, a, &ls, &q);
+            load_scale_bias(&b, a, &ls, &q);
+            seg_out(&b, a, ls.L, b.N, ls.g0, b.v.n, &q, nt);
+            nt_fence(nt);
+        }
     }
     return CUDNN_STATUS_SUCCESS;
 }
@@ -295,30 +1104,46 @@ size_t fd_bn_fwd_train_cpu_workspace(const void *problem)
 
 cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
 {
-    const fd_bn_problem_t *p = problem;
     const fd_bn_args_t *a = args;
     bn_plan_t b;
     char why[128];
-    plan(p, &b, why, sizeof why);
-    const double f = a->factor, keep = 1.0 - a->factor;
-    const cudnnDataType_t mt = p->mv.dtype;
+    plan(problem, &b, why, sizeof why);
+    const int nt = nt_wanted(&b, a->beta);
+    if (b.eng == ENG_PLANE) {
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
-    for (int64_t u = 0; u < b.units; u++) {
-        blk_t k = block_of(&b, u);
-        double mean[BLK], var[BLK], inv[BLK], unb[BLK];
-        block_stats(&b, a->x, &k, mean, var);
-        for (int j = 0; j < k.len; j++) {
-            inv[j] = 1.0 / sqrt(var[j] + p->epsilon);
-            unb[j] = var[j] * (double)b.M / (double)(b.M - 1);
+        for (int64_t c = 0; c < b.C; c++) {
+            lanes_t q;
+            q.fused = 0;
+            plane_stats(&b, a, c, &q, 1);
+            plane_forward(&b, a, c, &q, nt, b.fast);
+            nt_fence(nt);
         }
-        forward_block(&b, a, &k, mean, inv);
-        if (a->run_mean != NULL)
-            fd_cpu_store(mt, ptr_at(a->run_mean, mt, k.pidx[1]), k.pinc[1], k.len, mean, f, keep);
-        if (a->run_var != NULL)
-            fd_cpu_store(mt, ptr_at(a->run_var, mt, k.pidx[1]), k.pinc[1], k.len, unb, f, keep);
-        if (a->save_mean != NULL) {
-            fd_cpu_store(mt, ptr_at(a->save_mean, mt, k.pidx[1]), k.pinc[1], k.len, mean, 1.0, 0.0);
-            fd_cpu_store(mt, ptr_at(a->save_inv, mt, k.pidx[1]), k.pinc[1], k.len, inv, 1.0, 0.0);
+    } else if (b.eng == ENG_ROWS) {
+        for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
+            lanes_t q;
+            q.fused = 0;
+            lset_t ls = ctile_at(&b, c0);
+            double K[LMAX], s1[LMAX], s2[LMAX];
+            fd_cpu_load(b.dt, at(a->x, &b, c0), 1, ls.L, K);
+            rows_sums(&b, a, &ls, 0, K, NULL, s1, s2);
+            finish_stats(&b, a, &ls, K, s1, s2, q.mean, q.inv, 1);
+            load_scale_bias(&b, a, &ls, &q);
+            if (b.fast)
+                fuse(&q, ls.L);
+            rows_apply(&b, a, &ls, 0, &q, nt);
+        }
+    } else {
+#pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
+        for (int64_t t = 0; t < tiles_of(&b); t++) {
+            lanes_t q;
+            q.fused = 0;
+            lset_t ls = tile_at(&b, t);
+            tile_stats(&b, a, &ls, &q, 1);
+            load_scale_bias(&b, a, &ls, &q);
+            if (b.fast)
+                fuse(&q, ls.L);
+            seg_out(&b, a, ls.L, b.N, ls.g0, b.v.n, &q, nt);
+            nt_fence(nt);
         }
     }
     return CUDNN_STATUS_SUCCESS;
@@ -338,76 +1163,68 @@ size_t fd_bn_bwd_cpu_workspace(const void *problem)
     return 0;
 }
 
-/* g = dy * act'(u) and xhat of one member's lanes. */
-static void grad_in(const bn_plan_t *b, const fd_bn_args_t *a, const blk_t *k, int64_t n,
-                    int64_t s, const double *mean, const double *inv, const double *sc,
-                    const double *bi, double *g, double *xh)
+/* Saved mean / inverse std-dev of a lane set, as given. */
+static void load_saved(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *ls, lanes_t *q)
 {
-    const fd_bn_problem_t *p = b->p;
-    const cudnnDataType_t dt = p->x.dtype;
-    const int len = k->len;
-    fd_cpu_load(dt, ptr_at(a->x, dt, off_of(&b->x, k, n, s)), inc_of(b, &b->x), len, xh);
-    fd_cpu_load(dt, ptr_at(a->dy, dt, off_of(&b->dy, k, n, s)), inc_of(b, &b->dy), len, g);
-    for (int j = 0; j < len; j++)
-        xh[j] = (xh[j] - mean[j]) * inv[j];
-    if (p->ops == CUDNN_BATCHNORM_OPS_BN_ACTIVATION)
-        for (int j = 0; j < len; j++)
-            g[j] = g[j] * act_slope(&p->act, sc[j] * xh[j] + bi[j]);
+    params_io(b, &b->p->mv, a->mean, ls, q->mean, 0, 0, 0);
+    params_io(b, &b->p->mv, a->var, ls, q->inv, 0, 0, 0);
 }
 
 cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
 {
-    const fd_bn_problem_t *p = problem;
     const fd_bn_args_t *a = args;
     bn_plan_t b;
     char why[128];
-    plan(p, &b, why, sizeof why);
-    const double M = (double)b.M;
-    const cudnnDataType_t dt = p->x.dtype, mt = p->mv.dtype, st = p->sb.dtype;
+    plan(problem, &b, why, sizeof why);
+    const int nt = nt_wanted(&b, a->beta);
+    if (b.eng == ENG_PLANE) {
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
-    for (int64_t u = 0; u < b.units; u++) {
-        blk_t k = block_of(&b, u);
-        const int len = k.len;
-        double mean[BLK], inv[BLK], sc[BLK], bi[BLK], g[BLK], xh[BLK], sg[BLK], sgx[BLK];
-        if (a->mean != NULL) {
-            fd_cpu_load(mt, ptr_at(a->mean, mt, k.pidx[1]), k.pinc[1], len, mean);
-            fd_cpu_load(mt, ptr_at(a->var, mt, k.pidx[1]), k.pinc[1], len, inv);
-        } else {
-            block_stats(&b, a->x, &k, mean, inv);
-            for (int j = 0; j < len; j++)
-                inv[j] = 1.0 / sqrt(inv[j] + p->epsilon);
+        for (int64_t c = 0; c < b.C; c++) {
+            lanes_t q;
+            q.fused = 0;
+            plane_backward(&b, a, c, &q, nt);
+            nt_fence(nt);
         }
-        fd_cpu_load(st, ptr_at(a->scale, st, k.pidx[0]), k.pinc[0], len, sc);
-        if (a->bias != NULL)
-            fd_cpu_load(st, ptr_at(a->bias, st, k.pidx[0]), k.pinc[0], len, bi);
-        else
-            for (int j = 0; j < len; j++)
-                bi[j] = 0.0;
-        for (int j = 0; j < len; j++)
-            sg[j] = 0.0, sgx[j] = 0.0;
-        for (int64_t n = 0; n < b.N; n++)
-            for (int64_t s = 0; s < k.ms; s++) {
-                grad_in(&b, a, &k, n, s, mean, inv, sc, bi, g, xh);
-                for (int j = 0; j < len; j++) {
-                    sg[j] += g[j];
-                    sgx[j] += g[j] * xh[j];
-                }
+    } else if (b.eng == ENG_ROWS) {
+        for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
+            lanes_t q;
+            q.fused = 0;
+            lset_t ls = ctile_at(&b, c0);
+            if (a->mean != NULL) {
+                load_saved(&b, a, &ls, &q);
+            } else {
+                double K[LMAX], s1[LMAX], s2[LMAX];
+                fd_cpu_load(b.dt, at(a->x, &b, c0), 1, ls.L, K);
+                rows_sums(&b, a, &ls, 0, K, NULL, s1, s2);
+                finish_stats(&b, a, &ls, K, s1, s2, q.mean, q.inv, 0);
             }
-        double mg[BLK], mgx[BLK], v[BLK];
-        for (int j = 0; j < len; j++)
-            mg[j] = sg[j] / M, mgx[j] = sgx[j] / M;
-        for (int64_t n = 0; n < b.N; n++)
-            for (int64_t s = 0; s < k.ms; s++) {
-                grad_in(&b, a, &k, n, s, mean, inv, sc, bi, g, xh);
-                for (int j = 0; j < len; j++)
-                    v[j] = sc[j] * inv[j] * (g[j] - mg[j] - xh[j] * mgx[j]);
-                fd_cpu_store(dt, ptr_at(a->dx, dt, off_of(&b.dx, &k, n, s)), inc_of(&b, &b.dx),
-                             len, v, a->alpha, a->beta);
-            }
-        fd_cpu_store(st, ptr_at(a->dscale, st, k.pidx[0]), k.pinc[0], len, sgx, a->alpha_param,
-                     a->beta_param);
-        fd_cpu_store(st, ptr_at(a->dbias, st, k.pidx[0]), k.pinc[0], len, sg, a->alpha_param,
-                     a->beta_param);
+            load_affine(&b, a, &ls, &q);
+            double sg[LMAX], sgx[LMAX];
+            rows_sums(&b, a, &ls, 1, NULL, &q, sg, sgx);
+            finish_bsums(&b, ls.L, sg, sgx, &q);
+            rows_apply(&b, a, &ls, 1, &q, nt);
+            store_grads(&b, a, &ls, sg, sgx);
+        }
+    } else {
+#pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
+        for (int64_t t = 0; t < tiles_of(&b); t++) {
+            lanes_t q;
+            q.fused = 0;
+            lset_t ls = tile_at(&b, t);
+            if (a->mean != NULL)
+                load_saved(&b, a, &ls, &q);
+            else
+                tile_stats(&b, a, &ls, &q, 0);
+            load_affine(&b, a, &ls, &q);
+            double sg[LMAX], sgx[LMAX];
+            for (int j = 0; j < ls.L; j++)
+                sg[j] = 0.0, sgx[j] = 0.0;
+            seg_bsum(&b, a, ls.L, b.N, ls.g0, b.v.n, &q, sg, sgx);
+            finish_bsums(&b, ls.L, sg, sgx, &q);
+            seg_bdx(&b, a, ls.L, b.N, ls.g0, b.v.n, &q, nt);
+            store_grads(&b, a, &ls, sg, sgx);
+            nt_fence(nt);
+        }
     }
     return CUDNN_STATUS_SUCCESS;
 }

@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_cpu_memops2.c - the cpu backend's pooling and batch-norm rows (src/cpu/pooling_cpu.c,
- * batchnorm_cpu.c) against the ref rows, through the public API with a ref handle and a cpu
+ * test_cpu_memops2.c - the cpu backend's pooling rows (src/cpu/pooling_cpu.c; batch norm:
+ * test_cpu_bn_fast.c) against the ref rows, through the public API with a ref handle and a cpu
  * handle on the same inputs (the helpers: memops_case.h).
  *
  * Every case runs the call on ref, on cpu with one OpenMP thread and on cpu with two, from the
  * same inputs and the same initial outputs (NaN-poisoned when beta = 0), and compares:
  * pooling (every mode, both NaN options, ties, NaN / inf inputs, crop and ceil-mode windows,
- * 1-d, 2-d, 3-d) must equal ref byte for byte (NaN payloads aside), and so must
- * batch-norm inference, training (y, running and saved statistics) and backward (dx, dscale,
- * dbias; with and without saved statistics) too, since the cpu rows keep the ref's summation
- * order per channel.
+ * 1-d, 2-d, 3-d) must equal ref byte for byte (NaN payloads aside).
  * dtypes FLOAT, DOUBLE, HALF, BFLOAT16; layouts NCHW, NHWC, padded strides; alpha / beta (1, 0)
  * and (0.5, 0.25); odd sizes and sizes above the threading threshold.
  */
@@ -130,129 +127,6 @@ static void pooling_suite(void)
         }
 }
 
-/* ---- batch norm -------------------------------------------------------------------------- */
-
-static void fill_params(cudnnDataType_t pt, void *p, size_t n, double lo, double hi)
-{
-    for (size_t i = 0; i < n; i++)
-        put(pt, p, i, lo + (hi - lo) * urand());
-}
-
-/* Compares parameter-sized outputs of the three runs byte for byte. */
-static void param_check(cudnnDataType_t pt, void *const *o, size_t n, const char *what,
-                        const char *name)
-{
-    cases++;
-    for (int r = 1; r < 3; r++)
-        if (!same_bits(pt, o[0], o[r], n * dt_size(pt))) {
-            failures++;
-            fprintf(stderr, "FAIL %s: %s of cpu (%d threads) differs from ref\n", what, name, r);
-            return;
-        }
-}
-
-static void test_bn(int nb, const int *dim, layout_t l, cudnnDataType_t dt,
-                    cudnnBatchNormMode_t mode, double alpha, double beta, int exact,
-                    const char *tag)
-{
-    char what[256];
-    shape_t xs = make_shape(nb, dim, l);
-    cudnnTensorDescriptor_t xd = desc_of(&xs, dt), pd;
-    CHECK(cudnnCreateTensorDescriptor(&pd));
-    CHECK(cudnnDeriveBNTensorDescriptor(pd, xd, mode));
-    cudnnDataType_t pt = dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-    size_t np = (size_t)dim[1];
-    if (mode == CUDNN_BATCHNORM_PER_ACTIVATION)
-        for (int d = 2; d < nb; d++)
-            np *= (size_t)dim[d];
-    size_t pb = np * dt_size(pt), xb = xs.extent * dt_size(dt);
-    void *x = malloc(xb), *dy = malloc(xb), *sc = malloc(pb), *bi = malloc(pb), *mu = malloc(pb),
-         *va = malloc(pb);
-    fill(dt, x, xs.extent, exact, 0);
-    fill(dt, dy, xs.extent, exact, 0);
-    fill_params(pt, sc, np, 0.5, 2), fill_params(pt, bi, np, -1, 1);
-    fill_params(pt, mu, np, -1, 1), fill_params(pt, va, np, 0.25, 3);
-    unsigned char a8[8], b8[8];
-    scal(dt, alpha, a8), scal(dt, beta, b8);
-    cur_dt = dt;
-    const double eps = 1e-3;
-    snprintf(what, sizeof what, "bn mode %d %s %s %dd a %g b %g %s", (int)mode, dt_name(dt), tag,
-             nb, alpha, beta, exact ? "int" : "real");
-    /* inference */
-    outbuf_t o;
-    out_init(&o, dt, xs.extent, beta, exact);
-    for (int r = 0; r < 3; r++)
-        CHECK(cudnnBatchNormalizationForwardInference(run_handle(r), mode, a8, b8, xd, x, xd,
-                                                      o.out[r], pd, sc, bi, mu, va, eps));
-    char w2[300];
-    snprintf(w2, sizeof w2, "%s infer", what);
-    out_check(&o, w2);
-    /* training: y, running mean / var (blended), saved mean / inverse std-dev */
-    out_init(&o, dt, xs.extent, beta, exact);
-    void *rm[3], *rv[3], *sm[3], *si[3];
-    for (int r = 0; r < 3; r++) {
-        rm[r] = malloc(pb), rv[r] = malloc(pb), sm[r] = malloc(pb), si[r] = malloc(pb);
-        memcpy(rm[r], mu, pb), memcpy(rv[r], va, pb);
-        CHECK(cudnnBatchNormalizationForwardTraining(run_handle(r), mode, a8, b8, xd, x, xd,
-                                                     o.out[r], pd, sc, bi, 0.25, rm[r], rv[r], eps,
-                                                     sm[r], si[r]));
-    }
-    snprintf(w2, sizeof w2, "%s train", what);
-    out_check(&o, w2);
-    param_check(pt, rm, np, w2, "running mean");
-    param_check(pt, rv, np, w2, "running var");
-    param_check(pt, sm, np, w2, "saved mean");
-    param_check(pt, si, np, w2, "saved inv");
-    /* backward, with the saved statistics and without */
-    for (int saved = 0; saved < 2; saved++) {
-        outbuf_t g;
-        out_init(&g, dt, xs.extent, beta, exact);
-        void *ds[3], *db[3];
-        for (int r = 0; r < 3; r++) {
-            ds[r] = malloc(pb), db[r] = malloc(pb);
-            memcpy(ds[r], va, pb), memcpy(db[r], mu, pb);
-            CHECK(cudnnBatchNormalizationBackward(run_handle(r), mode, a8, b8, a8, b8, xd, x, xd,
-                                                  dy, xd, g.out[r], pd, sc, ds[r], db[r], eps,
-                                                  saved ? sm[0] : NULL, saved ? si[0] : NULL));
-        }
-        snprintf(w2, sizeof w2, "%s bwd%s", what, saved ? " saved" : "");
-        out_check(&g, w2);
-        param_check(pt, ds, np, w2, "dscale");
-        param_check(pt, db, np, w2, "dbias");
-        for (int r = 0; r < 3; r++)
-            free(ds[r]), free(db[r]);
-    }
-    for (int r = 0; r < 3; r++)
-        free(rm[r]), free(rv[r]), free(sm[r]), free(si[r]);
-    free(x), free(dy), free(sc), free(bi), free(mu), free(va);
-    cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(pd);
-}
-
-static void bn_suite(void)
-{
-    const int d4[4] = {3, 5, 7, 9}, d4c[4] = {2, 37, 3, 5}, d5[5] = {2, 3, 4, 3, 5};
-    const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
-    const cudnnBatchNormMode_t modes[3] = {CUDNN_BATCHNORM_SPATIAL, CUDNN_BATCHNORM_PER_ACTIVATION,
-                                           CUDNN_BATCHNORM_SPATIAL_PERSISTENT};
-    for (int l = 0; l < L_COUNT; l++)
-        for (int di = 0; di < 4; di++)
-            for (int m = 0; m < 3; m++)
-                for (int k = 0; k < 2; k++)
-                    for (int exact = 0; exact < 2; exact++) {
-                        test_bn(4, d4, (layout_t)l, dtypes[di], modes[m], ab[k][0], ab[k][1], exact,
-                                layout_name[l]);
-                        test_bn(4, d4c, (layout_t)l, dtypes[di], modes[m], ab[k][0], ab[k][1],
-                                exact, layout_name[l]);
-                        if (exact)
-                            test_bn(5, d5, (layout_t)l, dtypes[di], modes[m], ab[k][0], ab[k][1],
-                                    exact, layout_name[l]);
-                    }
-    const int big[4] = {4, 40, 41, 43}; /* 282K elements: threaded */
-    for (int l = 0; l < 2; l++)
-        for (int m = 0; m < 2; m++)
-            test_bn(4, big, (layout_t)l, CUDNN_DATA_FLOAT, modes[m], 0.5, 0.25, 0, layout_name[l]);
-}
-
 int main(void)
 {
     set_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
@@ -263,7 +137,6 @@ int main(void)
     CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
     CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
     pooling_suite();
-    bn_suite();
     printf("test_cpu_memops2: %d cases, %d failures\n", cases, failures);
     cudnnDestroy(h_ref);
     cudnnDestroy(h_cpu);

@@ -14,8 +14,8 @@
  * - running averages over two calls (factor 1 does not read the old values), inference with
  *   the running statistics, saved statistics vs recomputation, M = 1;
  * - backward by central finite differences in double: dx, dscale, dbias and dz;
- * - every layout and the cpu handle give identical bits; in place (y = x, dx = dy) equals out
- *   of place.
+ * - every layout gives identical bits (the cpu handle: tests/impl/test_cpu_bn_fast.c); in place
+ *   (y = x, dx = dy) equals out of place.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -1401,9 +1401,9 @@ static void invariance(cudnnHandle_t h, cudnnHandle_t hcpu)
                 both_same("layout", &c, &base, &r, rep);
                 both_free(&r);
             }
-            both_t cpu = run_both(hcpu, &c, &d, rep);
-            both_same("cpu handle", &c, &base, &cpu, rep);
-            both_free(&cpu);
+            /* the cpu handle's rows take one-pass statistics (last bits differ from ref):
+             * tests/impl/test_cpu_bn_fast.c holds them to a tolerance */
+            (void)hcpu;
             if (c.ops == CUDNN_BATCHNORM_OPS_BN) {
                 bn_case_t ce = c;
                 ce.ex = !c.ex;
