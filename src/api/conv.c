@@ -65,7 +65,10 @@ static size_t filter_bytes(const struct cudnnFilterStruct *f)
     size_t e = fd_dtype_size(f->dtype);
     for (int i = 0; i < f->nb_dims; i++)
         e *= (size_t)f->dim[i];
-    return e;
+    /* INT8x4 / UINT8x4 / INT8x32: fd_dtype_size counts a vector of 4 / 32 channels */
+    size_t v = f->dtype == CUDNN_DATA_INT8x32 ? 32
+               : (f->dtype == CUDNN_DATA_INT8x4 || f->dtype == CUDNN_DATA_UINT8x4) ? 4 : 1;
+    return e / v;
 }
 
 /* The output of a direction (y, dx or dw) may share no byte with its two inputs: convolution

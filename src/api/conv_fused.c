@@ -47,6 +47,9 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     fd_conv_bias_act_problem_t p;
     memset(&p, 0, sizeof p);
     FD_TRY(fd_conv_problem_init(&p.conv, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
+    FD_CHECK(!fd_conv_is_int8(&p.conv), CUDNN_STATUS_NOT_SUPPORTED,
+             "cudnnConvolutionBiasActivationForward on %s data is not implemented "
+             "(cudnnConvolutionForward is: docs/int8.md)", fd_dtype_name(xDesc->dtype));
     FD_TRY(fd_tensor_check(zDesc, "zDesc"));
     FD_TRY(fd_tensor_check(biasDesc, "biasDesc"));
     FD_TRY(fd_act_desc_check(activationDesc, "activationDesc"));

@@ -27,7 +27,23 @@ typedef struct fd_conv_problem {
     cudnnTensorFormat_t wformat;
     /* element strides: x/y as N, C, spatial...; w as K, C/groups, spatial... */
     int64_t xs[2 + FD_CONV_SPATIAL_MAX], ys[2 + FD_CONV_SPATIAL_MAX], ws[2 + FD_CONV_SPATIAL_MAX];
+    /* INT8 (docs/int8.md): channels per NCHW_VECT_C vector (4 or 32), else 1. With v > 1 the
+     * strides above are in elements (descriptor strides times v) and channel c sits at
+     * (c / v) * s[1] + c % v: fd_conv_chan_off. Only the int8 rows read these. */
+    int xvect, wvect, yvect;
 } fd_conv_problem_t;
+
+/* Element offset of channel c along a C stride s1 of a layout with v channels per vector. */
+static inline int64_t fd_conv_chan_off(int64_t c, int v, int64_t s1)
+{
+    return v == 1 ? c * s1 : (c / v) * s1 + c % v;
+}
+
+/* 1 for the INT8 family of configurations (INT32 accumulation; src/ref/conv_int8_ref.c). */
+static inline int fd_conv_is_int8(const fd_conv_problem_t *p)
+{
+    return p->compute == CUDNN_DATA_INT32;
+}
 
 /* Tensors of one call. For FWD `out` is y; BWD_DATA dx (shaped like x); BWD_FILTER dw. */
 typedef struct fd_conv_args {
@@ -66,6 +82,14 @@ typedef struct fd_bias_args {
 /* Reference building blocks shared by the conv rows and the fused ones (src/ref/conv_ref.c). */
 double fd_conv_ref_fwd_point(const fd_conv_problem_t *p, const void *x, const void *w, int64_t n,
                              int64_t k, int64_t o0, int64_t o1, int64_t o2);
+
+/* The INT8 epilogue as cuDNN documents it (docs/int8.md), shared by the int8 rows: in float,
+ * v = alpha * (float)acc, plus beta * (float)y_old when beta != 0 (y_old never read otherwise);
+ * stored as float, or for integer outputs rounded to nearest even and saturated (NaN -> 0). */
+void fd_conv_int8_store(cudnnDataType_t ydt, void *y, int64_t off, int32_t acc, float alpha,
+                        float beta);
+/* The scalar type of one lane of an int8-family storage type (INT8x4 -> INT8, ...). */
+cudnnDataType_t fd_conv_int8_lane(cudnnDataType_t dt);
 
 /* Descriptor checks shared by every direction; fills *p. Statuses as in contract §1.2. */
 cudnnStatus_t fd_conv_problem_init(fd_conv_problem_t *p, fd_conv_dir_t dir,

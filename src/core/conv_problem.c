@@ -5,7 +5,9 @@
  *
  * Statuses: a shape that does not fit (channels, ranks, y's size, filter larger than the padded
  * input) is BAD_PARAM; a legal combination we cannot compute (mixed data types, negative
- * strides, vectorised int8 layouts) is NOT_SUPPORTED.
+ * strides, an INT8 configuration cuDNN does not document or we do not implement) is
+ * NOT_SUPPORTED. INT8 (check_int8, docs/int8.md): the documented *_CONFIG combinations,
+ * forward only, INT32 compute; NCHW_VECT_C strides become element strides plus a vector width.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -115,6 +117,89 @@ static int storage_supported(cudnnDataType_t dt)
            dt == CUDNN_DATA_BFLOAT16;
 }
 
+/* ---- INT8 (docs/int8.md) ------------------------------------------------------------------ */
+
+static int int8_family(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_INT8 || dt == CUDNN_DATA_UINT8 || dt == CUDNN_DATA_INT8x4 ||
+           dt == CUDNN_DATA_UINT8x4 || dt == CUDNN_DATA_INT8x32;
+}
+
+static int vect_of(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_INT8x32 ? 32 : (dt == CUDNN_DATA_INT8x4 || dt == CUDNN_DATA_UINT8x4) ? 4 : 1;
+}
+
+/* C is the innermost, unit-stride dim: cuDNN's NHWC requirement, any padding elsewhere. */
+static int channels_last(cudnnTensorDescriptor_t t)
+{
+    if (t->stride[1] != 1 && t->dim[1] != 1)
+        return 0;
+    for (int i = 0; i < t->nb_dims; i++)
+        if (i != 1 && t->dim[i] != 1 && t->stride[i] < t->dim[1])
+            return 0;
+    return 1;
+}
+
+/* cuDNN's integer configurations of cudnnConvolutionForward (INT8_CONFIG, INT8_EXT_CONFIG,
+ * INT8x4_CONFIG, INT8x4_EXT_CONFIG, UINT8x4_CONFIG, UINT8x4_EXT_CONFIG, INT8x32_CONFIG):
+ * compute INT32, forward only, the layouts each one names. Called when x or w is int8. */
+static cudnnStatus_t check_int8(fd_conv_dir_t dir, cudnnTensorDescriptor_t x,
+                                cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t conv,
+                                cudnnTensorDescriptor_t y)
+{
+    cudnnDataType_t xdt = x->dtype, wdt = w->dtype, ydt = y->dtype;
+    FD_CHECK(dir == FD_CONV_FWD, CUDNN_STATUS_NOT_SUPPORTED,
+             "%s data: INT8 convolution is forward only (cuDNN has no INT8 backward data or filter)",
+             fd_dtype_name(xdt));
+    int plain = xdt == CUDNN_DATA_INT8 && wdt == CUDNN_DATA_INT8 &&
+                (ydt == CUDNN_DATA_INT8 || ydt == CUDNN_DATA_FLOAT);
+    int x4 = (xdt == CUDNN_DATA_INT8x4 && wdt == CUDNN_DATA_INT8x4 &&
+              (ydt == CUDNN_DATA_INT8x4 || ydt == CUDNN_DATA_FLOAT)) ||
+             (xdt == CUDNN_DATA_UINT8x4 && wdt == CUDNN_DATA_INT8x4 &&
+              (ydt == CUDNN_DATA_UINT8x4 || ydt == CUDNN_DATA_FLOAT));
+    int x32 = xdt == CUDNN_DATA_INT8x32 && wdt == CUDNN_DATA_INT8x32 && ydt == CUDNN_DATA_INT8x32;
+    FD_CHECK(plain || x4 || x32, CUDNN_STATUS_NOT_SUPPORTED,
+             "x %s, w %s, y %s is not an INT8 configuration we implement (x/w/y INT8/INT8/INT8 or "
+             "FLOAT, INT8x4/INT8x4/INT8x4 or FLOAT, UINT8x4/INT8x4/UINT8x4 or FLOAT, "
+             "INT8x32/INT8x32/INT8x32; UINT8 x is not implemented)",
+             fd_dtype_name(xdt), fd_dtype_name(wdt), fd_dtype_name(ydt));
+    FD_CHECK(conv->compute == CUDNN_DATA_INT32, CUDNN_STATUS_NOT_SUPPORTED,
+             "x %s, w %s: INT8 convolution accumulates in CUDNN_DATA_INT32; convDesc computeType is %s",
+             fd_dtype_name(xdt), fd_dtype_name(wdt), fd_dtype_name(conv->compute));
+    if (plain) {
+        FD_CHECK(x->dim[1] % 4 == 0, CUDNN_STATUS_BAD_PARAM,
+                 "xDesc is INT8 with C = %d; INT8 tensors need C a multiple of 4", x->dim[1]);
+        FD_CHECK(ydt != CUDNN_DATA_INT8 || y->dim[1] % 4 == 0, CUDNN_STATUS_BAD_PARAM,
+                 "yDesc is INT8 with K = %d; INT8 tensors need C a multiple of 4", y->dim[1]);
+        FD_CHECK(w->format == CUDNN_TENSOR_NHWC, CUDNN_STATUS_NOT_SUPPORTED,
+                 "INT8_CONFIG / INT8_EXT_CONFIG take NHWC (KRSC) filters only");
+        FD_CHECK(channels_last(x) && channels_last(y), CUDNN_STATUS_NOT_SUPPORTED,
+                 "INT8_CONFIG / INT8_EXT_CONFIG take channels-last (NHWC) x and y only");
+    } else {
+        FD_CHECK(w->format == CUDNN_TENSOR_NCHW_VECT_C, CUDNN_STATUS_NOT_SUPPORTED,
+                 "%s filters must be NCHW_VECT_C", fd_dtype_name(wdt));
+        FD_CHECK(conv->reorder != CUDNN_NO_REORDER || wdt != CUDNN_DATA_INT8x32,
+                 CUDNN_STATUS_NOT_SUPPORTED,
+                 "INT8x32 filters already permuted by cudnnReorderFilterAndBias (CUDNN_NO_REORDER) "
+                 "are not implemented");
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnDataType_t fd_conv_int8_lane(cudnnDataType_t dt)
+{
+    switch (dt) {
+    case CUDNN_DATA_INT8x4:
+    case CUDNN_DATA_INT8x32:
+        return CUDNN_DATA_INT8;
+    case CUDNN_DATA_UINT8x4:
+        return CUDNN_DATA_UINT8;
+    default:
+        return dt;
+    }
+}
+
 cudnnStatus_t fd_conv_problem_init(fd_conv_problem_t *p, fd_conv_dir_t dir,
                                    cudnnTensorDescriptor_t xDesc, cudnnFilterDescriptor_t wDesc,
                                    cudnnConvolutionDescriptor_t convDesc,
@@ -134,27 +219,37 @@ cudnnStatus_t fd_conv_problem_init(fd_conv_problem_t *p, fd_conv_dir_t dir,
                  xname, expect[i]);
 
     cudnnDataType_t xdt = xDesc->dtype, wdt = wDesc->dtype, ydt = yDesc->dtype;
-    FD_CHECK(xdt == wdt && xdt == ydt, CUDNN_STATUS_NOT_SUPPORTED,
+    int int8 = int8_family(xdt) || int8_family(wdt);
+    if (int8)
+        FD_TRY(check_int8(dir, xDesc, wDesc, convDesc, yDesc));
+    FD_CHECK(int8 || (xdt == wdt && xdt == ydt), CUDNN_STATUS_NOT_SUPPORTED,
              "mixed data types: %s is %s, wDesc %s, %s %s", xname, fd_dtype_name(xdt),
              fd_dtype_name(wdt), yname, fd_dtype_name(ydt));
-    FD_CHECK(storage_supported(xdt), CUDNN_STATUS_NOT_SUPPORTED,
-             "convolution on %s data is not implemented (FLOAT, DOUBLE, HALF and BFLOAT16 are)",
+    FD_CHECK(int8 || storage_supported(xdt), CUDNN_STATUS_NOT_SUPPORTED,
+             "convolution on %s data is not implemented (FLOAT, DOUBLE, HALF, BFLOAT16 and the "
+             "INT8 configurations are)",
              fd_dtype_name(xdt));
-    FD_CHECK(compute_matches(xdt, convDesc->compute), CUDNN_STATUS_NOT_SUPPORTED,
+    FD_CHECK(int8 || compute_matches(xdt, convDesc->compute), CUDNN_STATUS_NOT_SUPPORTED,
              "%s data cannot accumulate in computeType %s", fd_dtype_name(xdt),
              fd_dtype_name(convDesc->compute));
     FD_CHECK(!fd_tensor_has_negative_stride(xDesc) && !fd_tensor_has_negative_stride(yDesc),
              CUDNN_STATUS_NOT_SUPPORTED, "convolution does not take negative strides (%s or %s)",
              xname, yname);
-    FD_CHECK(wDesc->format != CUDNN_TENSOR_NCHW_VECT_C, CUDNN_STATUS_NOT_SUPPORTED,
-             "NCHW_VECT_C filters are int8-only and int8 convolution is not implemented");
+    FD_CHECK(int8 || wDesc->format != CUDNN_TENSOR_NCHW_VECT_C, CUDNN_STATUS_NOT_SUPPORTED,
+             "NCHW_VECT_C filters are for the INT8x4, UINT8x4 and INT8x32 configurations only");
     FD_CHECK(xDesc->nb_dims - 2 <= FD_CONV_SPATIAL_MAX, CUDNN_STATUS_NOT_SUPPORTED,
              "%d spatial dims; convolution is implemented for 1, 2 and 3", xDesc->nb_dims - 2);
     cudnnTensorDescriptor_t out = dir == FD_CONV_FWD ? yDesc : dir == FD_CONV_BWD_DATA ? xDesc : NULL;
+    struct cudnnTensorStruct vect_view; /* NCHW_VECT_C: strides count vectors, so must C */
+    if (out != NULL && out->vect > 1) {
+        vect_view = *out;
+        vect_view.dim[1] /= out->vect;
+        out = &vect_view;
+    }
     if (out != NULL)
         FD_CHECK(fd_tensor_is_non_overlapping(out), CUDNN_STATUS_BAD_PARAM,
                  "the output %s has overlapping strides; outputs may not alias themselves",
-                 out == yDesc ? yname : xname);
+                 dir == FD_CONV_FWD ? yname : xname);
 
     memset(p, 0, sizeof *p);
     p->dir = dir;
@@ -175,11 +270,21 @@ cudnnStatus_t fd_conv_problem_init(fd_conv_problem_t *p, fd_conv_dir_t dir,
     }
     int64_t wstride[FD_DIM_MAX];
     fd_filter_strides(wDesc, wstride);
+    p->xvect = xDesc->vect > 1 ? xDesc->vect : 1;
+    p->yvect = yDesc->vect > 1 ? yDesc->vect : 1;
+    p->wvect = wDesc->format == CUDNN_TENSOR_NCHW_VECT_C ? vect_of(wdt) : 1;
+    if (p->wvect > 1) { /* packed K, C / v, spatial..., v: strides in elements */
+        int64_t acc = p->wvect;
+        for (int i = wDesc->nb_dims - 1; i >= 0; i--) {
+            wstride[i] = acc;
+            acc *= i == 1 ? wDesc->dim[1] / p->wvect : wDesc->dim[i];
+        }
+    }
     for (int i = 0; i < 2 + FD_CONV_SPATIAL_MAX; i++) {
         int s = i < 2 ? i : i - lead; /* descriptor index of problem dim i, < 2 when absent */
         int present = i < 2 || s >= 2;
-        p->xs[i] = present ? xDesc->stride[s] : 0;
-        p->ys[i] = present ? yDesc->stride[s] : 0;
+        p->xs[i] = present ? (int64_t)xDesc->stride[s] * p->xvect : 0;
+        p->ys[i] = present ? (int64_t)yDesc->stride[s] * p->yvect : 0;
         p->ws[i] = present ? wstride[s] : 0;
     }
     p->cross_correlation = convDesc->mode == CUDNN_CROSS_CORRELATION;
@@ -205,6 +310,14 @@ static const char *dt_short(cudnnDataType_t dt)
         return "s8";
     case CUDNN_DATA_INT32:
         return "s32";
+    case CUDNN_DATA_UINT8:
+        return "u8";
+    case CUDNN_DATA_INT8x4:
+        return "s8x4";
+    case CUDNN_DATA_UINT8x4:
+        return "u8x4";
+    case CUDNN_DATA_INT8x32:
+        return "s8x32";
     default:
         return "other";
     }

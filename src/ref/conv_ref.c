@@ -9,11 +9,18 @@
  * integer data. 1 to 3 spatial dims; FLOAT, DOUBLE, HALF, BFLOAT16. No workspace. The bias
  * gradient (an FD_OP_IMPL row) sums dy over everything but C, also in double.
  */
+#include <stdio.h>
+
 #include "../core/conv.h"
 
 static int ref_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
 {
-    (void)p, (void)why, (void)why_size;
+    /* INT8 (int32 wraparound, cuDNN's epilogue, NCHW_VECT_C) is fd_conv_fwd_int8_ref's, which
+     * serves the two implicit-GEMM enums only, as cuDNN does */
+    if (fd_conv_is_int8(p)) {
+        snprintf(why, why_size, "INT8 convolution runs IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM only");
+        return 0;
+    }
     return 1; /* fd_conv_problem_init admits only what the reference computes */
 }
 
