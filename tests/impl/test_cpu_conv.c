@@ -97,6 +97,27 @@ static int direct_bwd_takes(const co_shape_t *s)
     return !one && !(fsize >= (1 << 18) && positions < 128);
 }
 
+/* src/cpu/conv_bwd_split_cpu.c's conditions (f32 checked by the caller): groups 1, 1-d or
+ * 2-d, a stride above 1, dilation 1 along strided dims, C >= 16, and not a filter of 2^18
+ * elements or more over a residue class of fewer than 128 dx positions (judged by the largest
+ * class: exact for the small filters drawn here), nor 1x1. */
+static int split_bwd_takes(const co_shape_t *s)
+{
+    int strided = 0;
+    int64_t fsize = (int64_t)s->k * s->c, positions = s->n;
+    if (s->g != 1 || s->nsp > 2 || s->c < 16)
+        return 0;
+    for (int i = 0; i < s->nsp; i++) {
+        if (s->stride[i] > 1 && s->dil[i] != 1)
+            return 0;
+        strided |= s->stride[i] > 1;
+        fsize *= s->flt[i];
+        positions *= (s->in[i] + s->stride[i] - 1) / s->stride[i];
+    }
+    const int one = fsize == (int64_t)s->k * s->c;
+    return strided && !one && !(fsize >= (1 << 18) && positions < 128);
+}
+
 /* The implementation the case must get on a cpu handle ("" when the test cannot tell). */
 static const char *expected_impl(const cc_case_t *c)
 {
@@ -105,6 +126,10 @@ static const char *expected_impl(const cc_case_t *c)
     const char *kind;
     if (c->dt != CUDNN_DATA_FLOAT && c->dt != CUDNN_DATA_DOUBLE)
         kind = "ref";
+    else if (c->dir == CO_BWD_FILTER && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
+             c->algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 && is_1x1(&c->s) && c->s.g == 1 &&
+             packed(c->xl) && packed(c->yl))
+        kind = "direct"; /* src/cpu/conv_direct_bwd_cpu.c: ALGO_3 before the 1x1 row */
     else if (is_1x1(&c->s) && served_by_1x1(c->dir, c->algo) && packed(c->xl) && packed(c->yl))
         kind = "1x1";
     else if (c->dir == CO_FWD && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
@@ -115,6 +140,9 @@ static const char *expected_impl(const cc_case_t *c)
     else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
              c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && direct_bwd_takes(&c->s))
         kind = "direct"; /* src/cpu/conv_direct_bwd_cpu.c, before the im2col row */
+    else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
+             c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && split_bwd_takes(&c->s))
+        kind = "split"; /* src/cpu/conv_bwd_split_cpu.c, before the im2col row */
     else if (served_by_im2col(c->dir, c->algo))
         kind = is_1x1(&c->s) ? "" : "gemm"; /* a strided 1x1 may go to either row */
     else if (!is_1x1(&c->s))
