@@ -308,8 +308,11 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
  *   output channels (the direct row computes 16 (AVX-512) or 8 at a time). */
 static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
 {
-    if (handle->backend != FD_BACKEND_CPU || p->xdt != CUDNN_DATA_FLOAT ||
-        p->compute != CUDNN_DATA_FLOAT || p->nsp != 2 || p->groups != 1)
+    /* HALF and BFLOAT16 run on the FLOAT rows through FLOAT copies (src/cpu/conv_lowp_cpu.c,
+     * one row per enum family), so the FLOAT rules pick for them too */
+    const int lowp = p->xdt == CUDNN_DATA_HALF || p->xdt == CUDNN_DATA_BFLOAT16;
+    if (handle->backend != FD_BACKEND_CPU || p->nsp != 2 || p->groups != 1 ||
+        !(lowp || (p->xdt == CUDNN_DATA_FLOAT && p->compute == CUDNN_DATA_FLOAT)))
         return -1;
     int wino = 1, one = 1, unit_stride = 1;
     for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++) {

@@ -122,7 +122,8 @@ static void declined(cudnnHandle_t h)
         fd_rng_t r;
         fd_rng_seed(&r, c.seed);
         cc_set_layouts(&c, CC_NCHW, CC_NCHW, &r);
-        kc_run(h, &c, CC_EXACT, 0.0, "fd_conv_fwd_ref");
+        /* half runs on this row through FLOAT copies (src/cpu/conv_lowp_cpu.c), exactly */
+        kc_run(h, &c, CC_EXACT, 0.0, variant == 3 ? "fd_conv_fwd_direct_lowp" : "fd_conv_fwd_ref");
     }
 }
 

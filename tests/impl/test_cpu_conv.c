@@ -12,7 +12,8 @@
  *   and checks output guards, holes and unchanged inputs.
  * - Dispatch: FREEDNN_LOG_DISPATCH=1 through cudnnSetCallback names the implementation of each
  *   call; the cpu rows must take what they serve, the 1x1 row every packed 1x1, half and
- *   bfloat16 fall back to ref; the workspace must be the im2col formula.
+ *   bfloat16 go to src/cpu/conv_lowp_cpu.c's rows (tested in test_cpu_conv_lowp.c); the
+ *   workspace must be the im2col formula.
  * - A random sweep (conv_case.h shapes) restricted to the served algorithms, exact and real.
  * - Determinism: the same call twice gives the same bits, and the program re-runs itself with
  *   OMP_NUM_THREADS / OPENBLAS_NUM_THREADS = 1 and 2 on larger problems: identical bits.
@@ -124,7 +125,14 @@ static const char *expected_impl(const cc_case_t *c)
     static const char *const dir_names[3] = {"fwd", "bwd_data", "bwd_filter"};
     static char buf[64];
     const char *kind;
-    if (c->dt != CUDNN_DATA_FLOAT && c->dt != CUDNN_DATA_DOUBLE)
+    if (c->dt == CUDNN_DATA_HALF || c->dt == CUDNN_DATA_BFLOAT16) {
+        /* src/cpu/conv_lowp_cpu.c: FLOAT copies through the FLOAT rows of the same enum */
+        static const char *const lowp[3] = {"fd_conv_fwd_gemm_lowp", "fd_conv_bwd_data_algo1_lowp",
+                                            "fd_conv_bwd_filter_algo1_lowp"};
+        if (served_by_im2col(c->dir, c->algo))
+            return lowp[c->dir];
+        kind = "ref";
+    } else if (c->dt != CUDNN_DATA_FLOAT && c->dt != CUDNN_DATA_DOUBLE)
         kind = "ref";
     else if (c->dir == CO_BWD_FILTER && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
              c->algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 && is_1x1(&c->s) && c->s.g == 1 &&
@@ -211,7 +219,7 @@ static void run_case(cudnnHandle_t h, const cc_case_t *c, cc_mode_t mode)
         if (strstr(last_impl, "_1x1_") || ends_with(last_impl, "_ref"))
             FD_EXPECT(res.ws_size == 0, "%s asked for %zu bytes of workspace; %s", last_impl,
                       res.ws_size, rep);
-        if (strstr(last_impl, "_gemm_") && packed(c->yl))
+        if (strstr(last_impl, "_gemm_") && !ends_with(last_impl, "_lowp") && packed(c->yl))
             FD_EXPECT(res.ws_size == im2col_bytes(c), "%s asked for %zu bytes, im2col is %zu; %s",
                       last_impl, res.ws_size, im2col_bytes(c), rep);
     }
@@ -320,8 +328,8 @@ static void sweep(cudnnHandle_t h)
             }
 }
 
-/* Half and bfloat16 are the ref rows' on a cpu handle, and still right. */
-static void half_falls_back(cudnnHandle_t h)
+/* Half and bfloat16 take the lowp rows (src/cpu/conv_lowp_cpu.c) for these enums, and stay exact. */
+static void half_through_float(cudnnHandle_t h)
 {
     static const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     for (int dir = CO_FWD; dir <= CO_BWD_FILTER; dir++)
@@ -494,7 +502,7 @@ int main(int argc, char **argv)
     uint64_t forced;
     if (!fd_test_seed_forced(&forced)) {
         edge_shapes(h);
-        half_falls_back(h);
+        half_through_float(h);
     }
     sweep(h);
     printf("%d runs, %d with the implementation checked\n", runs, dispatch_checked);

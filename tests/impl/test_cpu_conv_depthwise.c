@@ -94,7 +94,9 @@ static void declined(cudnnHandle_t h)
         fd_rng_t r;
         fd_rng_seed(&r, c.seed);
         cc_set_layouts(&c, CC_NCHW, CC_NCHW, &r);
-        kc_run(h, &c, CC_EXACT, 0.0, "fd_conv_fwd_ref");
+        /* half with DIRECT runs on this row through FLOAT copies (src/cpu/conv_lowp_cpu.c) */
+        const int lowp = variant == 3 && c.algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+        kc_run(h, &c, CC_EXACT, 0.0, lowp ? "fd_conv_fwd_direct_lowp" : "fd_conv_fwd_ref");
     }
 }
 

@@ -14,7 +14,8 @@
  *   the 1x bound is printed. Guards, holes, unchanged inputs and the workspace's guards are
  *   checked by cc_exec on every run; the row must be the one that ran.
  * - What the rows decline goes to ref and stays exact: stride 2, dilation 2, 5x5, 3-d, f64,
- *   half, and bwd filter with the Winograd enum.
+ *   and bwd filter with the Winograd enum; half goes to the lowp Winograd rows
+ *   (src/cpu/conv_lowp_cpu.c, on these rows), held to the Winograd bound.
  * - A random sweep: 3x3 stride-1 shapes from conv_case.h's generator.
  * - Determinism: the program re-runs itself with OMP_NUM_THREADS / OPENBLAS_NUM_THREADS 1 and
  *   2; every output must have identical bits.
@@ -136,7 +137,11 @@ static void declined(cudnnHandle_t h)
             fd_rng_seed(&r, c.seed);
             cc_set_layouts(&c, CC_NCHW, CC_NCHW, &r);
             c.algo = algo_of((co_dir_t)dir, variant % 2);
-            kc_run(h, &c, CC_EXACT, 0.0, refs[dir]);
+            if (variant == 5)
+                kc_run_ex(h, &c, CC_EXACT, WINO_TOL, 1,
+                          dir == CO_FWD ? "fd_conv_fwd_winograd_lowp" : "fd_conv_bwd_data_winograd_lowp");
+            else
+                kc_run(h, &c, CC_EXACT, 0.0, refs[dir]);
         }
     /* backward filter has no Winograd row: the enum runs on ref */
     cc_case_t c = make_case(&base, CO_BWD_FILTER, 1100);
