@@ -18,6 +18,12 @@
  *   depends only on its index, so results do not depend on OMP_NUM_THREADS. No allocation, no
  *   workspace; in-place (y == x, identical dims and strides) works, since a chunk is read
  *   whole before it is written.
+ * - FLOAT with x and y both packed NCHW-like (canonical order) or both packed channels-last, on
+ *   AVX-512 (+BW, DQ, BMI2): Philox with explicit intrinsics, 16 blocks per vector, two vectors
+ *   at a time, and the kept elements as mask registers (run_f32_packed, run_f32_nhwc below);
+ *   the same mask bytes and outputs, bit for bit (x * scale in float equals the ref's double
+ *   product rounded once: scale is a float for FLOAT). FREEDNN_CPU_ISA=avx2|generic or a CPU
+ *   without them takes the generic path.
  * FLOAT, DOUBLE, HALF, BFLOAT16 (all the API takes); negative strides are declined (the API
  * rejects them anyway).
  */
@@ -26,6 +32,8 @@
 #endif
 #include "../core/dropout.h"
 #include "memop.h"
+
+#include <stdlib.h>
 
 #define DR_BLOCKS (FD_CPU_BLK / 4) /* Philox blocks per chunk */
 
@@ -162,6 +170,308 @@ FD_CPU_CLONES static void apply(int n, const unsigned char *restrict keep, doubl
     }
 }
 
+/* ---- FLOAT, x and y packed in canonical order: AVX-512 ----------------------------------- */
+
+/* For FLOAT the problem's scale is a float, so x * scale rounded once from double is exactly
+ * the float product: the kernel multiplies in float (same bits). Philox runs on 16 blocks (64
+ * elements) per vector, two vectors at a time: 32-bit lanes, the high halves of the 32x32
+ * products from two mul_epu32 (even and odd lanes) and one permute, the low halves from the
+ * same products (shift and blend), the three-way xors as one ternary-logic op. The four output
+ * words' keep masks (16 bits each) are interleaved into the 64-bit mask of the 64 consecutive
+ * elements with pdep. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+#define DR_X86 1
+#define DR_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,bmi2")))
+
+DR_AVX512 static inline __m512i dr_mulhilo(__m512i c, __m512i m, __m512i *lo)
+{
+    /* the high words of the even lanes' and the odd lanes' 64-bit products, in lane order */
+    const __m512i pick =
+        _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    __m512i even = _mm512_mul_epu32(c, m);
+    __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(c, 32), m);
+    *lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+    return _mm512_permutex2var_epi32(even, pick, odd);
+}
+
+DR_AVX512 static inline uint64_t dr_interleave(__m512i c0, __m512i c1, __m512i c2, __m512i c3,
+                                               uint64_t thr)
+{
+    uint16_t w0, w1, w2, w3;
+    if (thr == 0) {
+        w0 = w1 = w2 = w3 = 0xffff;
+    } else if (thr > 0xffffffffu) {
+        w0 = w1 = w2 = w3 = 0;
+    } else {
+        const __m512i t = _mm512_set1_epi32((int)(uint32_t)thr);
+        w0 = _mm512_cmpge_epu32_mask(c0, t), w1 = _mm512_cmpge_epu32_mask(c1, t);
+        w2 = _mm512_cmpge_epu32_mask(c2, t), w3 = _mm512_cmpge_epu32_mask(c3, t);
+    }
+    return _pdep_u64(w0, 0x1111111111111111ull) | _pdep_u64(w1, 0x2222222222222222ull) |
+           _pdep_u64(w2, 0x4444444444444444ull) | _pdep_u64(w3, 0x8888888888888888ull);
+}
+
+/* The counter's first two words for blocks b .. b + 15: the high word gets the carry where
+ * the low word wrapped. */
+DR_AVX512 static inline void dr_ctr(uint64_t b, __m512i *c0, __m512i *c1)
+{
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i blo = _mm512_set1_epi32((int)(uint32_t)b), hi = _mm512_set1_epi32((int)(b >> 32));
+    *c0 = _mm512_add_epi32(blo, iota);
+    *c1 = _mm512_mask_add_epi32(hi, _mm512_cmplt_epu32_mask(*c0, blo), hi, _mm512_set1_epi32(1));
+}
+
+/* Keep masks of the 128 elements of blocks b .. b + 31 (two independent generators side by
+ * side: one alone leaves the multiplier latency exposed). */
+DR_AVX512 static inline void dr_keep128(uint64_t b, const __m512i *k0, const __m512i *k1,
+                                        __m512i c2i, __m512i c3i, uint64_t thr, uint64_t *m)
+{
+    const __m512i m0 = _mm512_set1_epi32((int)0xD2511F53u),
+                  m1 = _mm512_set1_epi32((int)0xCD9E8D57u);
+    __m512i a0, a1, a2 = c2i, a3 = c3i, b0, b1, b2 = c2i, b3 = c3i;
+    dr_ctr(b, &a0, &a1);
+    dr_ctr(b + 16, &b0, &b1);
+    for (int r = 0; r < 10; r++) {
+        __m512i la0, la2, lb0, lb2;
+        __m512i ha0 = dr_mulhilo(a0, m0, &la0), ha2 = dr_mulhilo(a2, m1, &la2);
+        __m512i hb0 = dr_mulhilo(b0, m0, &lb0), hb2 = dr_mulhilo(b2, m1, &lb2);
+        a0 = _mm512_ternarylogic_epi32(ha2, a1, k0[r], 0x96);
+        a2 = _mm512_ternarylogic_epi32(ha0, a3, k1[r], 0x96);
+        a1 = la2, a3 = la0;
+        b0 = _mm512_ternarylogic_epi32(hb2, b1, k0[r], 0x96);
+        b2 = _mm512_ternarylogic_epi32(hb0, b3, k1[r], 0x96);
+        b1 = lb2, b3 = lb0;
+    }
+    m[0] = dr_interleave(a0, a1, a2, a3, thr);
+    m[1] = dr_interleave(b0, b1, b2, b3, thr);
+}
+
+/* Elements [i0, i1) (i0 a multiple of 4): forward draws and records the mask, backward reads
+ * it. */
+DR_AVX512 static void dr_f32_avx512(const float *x, float *y, unsigned char *mask, int64_t i0,
+                                    int64_t i1, int fwd, uint64_t seed, uint64_t call, uint64_t thr,
+                                    float scale)
+{
+    __m512i k0[10], k1[10];
+    uint32_t a = (uint32_t)seed, b = (uint32_t)(seed >> 32);
+    for (int r = 0; r < 10; r++) {
+        k0[r] = _mm512_set1_epi32((int)a), k1[r] = _mm512_set1_epi32((int)b);
+        a += 0x9E3779B9u, b += 0xBB67AE85u;
+    }
+    const __m512i c2 = _mm512_set1_epi32((int)(uint32_t)call);
+    const __m512i c3 = _mm512_set1_epi32((int)(uint32_t)(call >> 32));
+    const __m512 s = _mm512_set1_ps(scale);
+    const __m512i one = _mm512_set1_epi8(1);
+    uint64_t mm[2];
+    for (int64_t i = i0; i < i1; i += 64) {
+        const int64_t n = i1 - i < 64 ? i1 - i : 64;
+        const uint64_t valid = n == 64 ? ~0ull : (1ull << n) - 1;
+        uint64_t m;
+        if (fwd) {
+            if (((i - i0) & 127) == 0)
+                dr_keep128((uint64_t)i / 4, k0, k1, c2, c3, thr, mm);
+            m = mm[((i - i0) >> 6) & 1] & valid;
+            _mm512_mask_storeu_epi8(mask + i, valid, _mm512_maskz_mov_epi8(m, one));
+        } else {
+            __m512i mb = _mm512_maskz_loadu_epi8(valid, mask + i);
+            m = _mm512_test_epi8_mask(mb, mb);
+        }
+        for (int q = 0; q < 4; q++) {
+            __mmask16 vq = (__mmask16)(valid >> (16 * q)), mq = (__mmask16)(m >> (16 * q));
+            if (!vq)
+                break;
+            __m512 v = _mm512_maskz_loadu_ps(vq & mq, x + i + 16 * q);
+            _mm512_mask_storeu_ps(y + i + 16 * q, vq, _mm512_maskz_mul_ps(mq, v, s));
+        }
+    }
+}
+
+static int dr_avx512_ok(void)
+{
+    const char *cap = getenv("FREEDNN_CPU_ISA");
+    if (cap && (strcmp(cap, "avx2") == 0 || strcmp(cap, "generic") == 0))
+        return 0;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("bmi2");
+}
+#endif
+
+/* 1 when t's elements are packed in canonical (row-major) order. */
+static int dr_packed(const struct cudnnTensorStruct *t)
+{
+    int64_t expect = 1;
+    for (int d = t->nb_dims - 1; d >= 0; d--) {
+        if (t->dim[d] != 1 && t->stride[d] != expect)
+            return 0;
+        expect *= t->dim[d];
+    }
+    return 1;
+}
+
+/* The packed FLOAT case on AVX-512; 0 when it does not apply. */
+static int run_f32_packed(const fd_dropout_problem_t *p, const fd_dropout_args_t *a, int fwd,
+                          uint64_t seed, uint64_t call)
+{
+#ifdef DR_X86
+    if (p->in.dtype != CUDNN_DATA_FLOAT || p->out.dtype != CUDNN_DATA_FLOAT || !dr_packed(&p->in) ||
+        !dr_packed(&p->out) || (double)(float)p->scale != p->scale || !dr_avx512_ok())
+        return 0;
+    const int64_t units = (p->count + FD_CPU_UNIT - 1) / FD_CPU_UNIT;
+#pragma omp parallel for schedule(static) if (p->count >= FD_CPU_PAR_MIN)
+    for (int64_t u = 0; u < units; u++) {
+        int64_t i0 = u * FD_CPU_UNIT,
+                i1 = i0 + FD_CPU_UNIT < p->count ? i0 + FD_CPU_UNIT : p->count;
+        dr_f32_avx512(a->in, a->out, a->reserve, i0, i1, fwd, seed, call, p->threshold,
+                      (float)p->scale);
+    }
+    return 1;
+#else
+    (void)p, (void)a, (void)fwd, (void)seed, (void)call;
+    return 0;
+#endif
+}
+
+/* ---- FLOAT, x and y both packed channels-last (NHWC / NDHWC): AVX-512 -------------------- */
+
+/* The mask is drawn over the canonical (NCHW) index, so a channel's positions are consecutive
+ * canonical elements while memory holds the channels of a position together. A unit takes up
+ * to DR_CG channels x DR_PT positions: it draws each channel's run of canonical elements into
+ * a bit row (and writes its mask bytes, contiguous in the reserve space), then walks the
+ * positions in memory order, each 16 channels' keep bits of a position gathered from the bit
+ * rows with two vector bit tests. */
+#define DR_PT 1020 /* positions per unit: 3 of misalignment + 1020 fill 8 draws of 128 */
+#define DR_CG 64   /* channels per unit: a position's 64 channels are 4 whole cache lines */
+#define DR_PW (DR_PT / 64 + 4) /* bit-row words: the run, its misalignment, the draw's overrun */
+
+#ifdef DR_X86
+/* Bits [off, off + 64) of the row (word-aligned storage). */
+static inline uint64_t dr_bits(const uint64_t *row, int64_t off)
+{
+    int64_t w = off >> 6;
+    int sh = (int)(off & 63);
+    return sh ? (row[w] >> sh) | (row[w + 1] << (64 - sh)) : row[w];
+}
+
+DR_AVX512 static void dr_nhwc_unit(const fd_dropout_problem_t *p, const fd_dropout_args_t *a,
+                                   int fwd, uint64_t seed, uint64_t call, int64_t n, int64_t c0,
+                                   int64_t p0, int64_t C, int64_t S)
+{
+    __m512i k0[10], k1[10];
+    uint32_t ka = (uint32_t)seed, kb = (uint32_t)(seed >> 32);
+    for (int r = 0; r < 10; r++) {
+        k0[r] = _mm512_set1_epi32((int)ka), k1[r] = _mm512_set1_epi32((int)kb);
+        ka += 0x9E3779B9u, kb += 0xBB67AE85u;
+    }
+    const __m512i c2 = _mm512_set1_epi32((int)(uint32_t)call);
+    const __m512i c3 = _mm512_set1_epi32((int)(uint32_t)(call >> 32));
+    const int cg = (int)(C - c0 < DR_CG ? C - c0 : DR_CG), nt = (cg + 15) / 16;
+    const int64_t np = S - p0 < DR_PT ? S - p0 : DR_PT;
+    unsigned char *mask = a->reserve;
+    uint64_t rows[DR_CG][DR_PW];
+    int64_t roff[DR_CG];
+    const __m512i one = _mm512_set1_epi8(1);
+    for (int c = 0; c < cg; c++) {
+        const int64_t base = ((n * C + c0 + c) * S) + p0; /* canonical index of (n, c, p0) */
+        const int64_t ib = base & ~(int64_t)3;
+        roff[c] = base - ib;
+        const int64_t need = roff[c] + np;
+        if (fwd) {
+            for (int64_t j = 0; j < need; j += 128)
+                dr_keep128((uint64_t)(ib + j) / 4, k0, k1, c2, c3, p->threshold, &rows[c][j >> 6]);
+            for (int64_t j = 0; j < np; j += 64) {
+                int64_t len = np - j < 64 ? np - j : 64;
+                uint64_t valid = len == 64 ? ~0ull : (1ull << len) - 1;
+                uint64_t m = dr_bits(rows[c], roff[c] + j) & valid;
+                _mm512_mask_storeu_epi8(mask + base + j, valid, _mm512_maskz_mov_epi8(m, one));
+            }
+        } else {
+            roff[c] = 0;
+            for (int64_t j = 0; j < np; j += 64) {
+                int64_t len = np - j < 64 ? np - j : 64;
+                uint64_t valid = len == 64 ? ~0ull : (1ull << len) - 1;
+                __m512i mb = _mm512_maskz_loadu_epi8(valid, mask + base + j);
+                rows[c][j >> 6] = _mm512_test_epi8_mask(mb, mb);
+            }
+        }
+    }
+    const float *x = a->in;
+    float *y = a->out;
+    const __m512 s = _mm512_set1_ps((float)p->scale);
+    __mmask16 cm[DR_CG / 16];
+    for (int t = 0; t < nt; t++)
+        cm[t] = (__mmask16)(cg - 16 * t >= 16 ? 0xffff : (1u << (cg - 16 * t)) - 1);
+    for (int64_t j = 0; j < np; j += 64) {
+        uint64_t w[DR_CG] = {0};
+        for (int c = 0; c < cg; c++)
+            w[c] = dr_bits(rows[c], roff[c] + j);
+        __m512i lo[DR_CG / 16], hi[DR_CG / 16];
+        for (int t = 0; t < nt; t++)
+            lo[t] = _mm512_loadu_si512(w + 16 * t), hi[t] = _mm512_loadu_si512(w + 16 * t + 8);
+        __m512i bit = _mm512_set1_epi64(1);
+        const int64_t len = np - j < 64 ? np - j : 64;
+        const float *xp = x + ((n * S) + p0 + j) * C + c0;
+        float *yp = y + ((n * S) + p0 + j) * C + c0;
+        for (int64_t q = 0; q < len; q++) {
+            for (int t = 0; t < nt; t++) {
+                __mmask16 m = (__mmask16)(_mm512_test_epi64_mask(lo[t], bit) |
+                                          (_mm512_test_epi64_mask(hi[t], bit) << 8)) &
+                              cm[t];
+                __m512 v = _mm512_maskz_loadu_ps(m, xp + q * C + 16 * t);
+                _mm512_mask_storeu_ps(yp + q * C + 16 * t, cm[t], _mm512_maskz_mul_ps(m, v, s));
+            }
+            bit = _mm512_slli_epi64(bit, 1);
+        }
+    }
+}
+#endif
+
+/* 1 when t is packed channels-last: C innermost, then the spatial dims, then N. */
+static int dr_channels_last(const struct cudnnTensorStruct *t, int64_t *C, int64_t *S)
+{
+    const int nb = t->nb_dims;
+    *C = t->dim[1];
+    if (t->stride[1] != 1 && t->dim[1] != 1)
+        return 0;
+    int64_t expect = t->dim[1];
+    *S = 1;
+    for (int d = nb - 1; d >= 2; d--) {
+        if (t->dim[d] != 1 && t->stride[d] != expect)
+            return 0;
+        expect *= t->dim[d];
+        *S *= t->dim[d];
+    }
+    return t->dim[0] == 1 || t->stride[0] == expect;
+}
+
+/* The channels-last FLOAT case on AVX-512 (x and y alike); 0 when it does not apply. */
+static int run_f32_nhwc(const fd_dropout_problem_t *p, const fd_dropout_args_t *a, int fwd,
+                        uint64_t seed, uint64_t call)
+{
+#ifdef DR_X86
+    int64_t C, S, C2, S2;
+    if (p->in.dtype != CUDNN_DATA_FLOAT || p->out.dtype != CUDNN_DATA_FLOAT ||
+        p->in.nb_dims != p->out.nb_dims || !dr_channels_last(&p->in, &C, &S) ||
+        !dr_channels_last(&p->out, &C2, &S2) || C != C2 || S != S2 ||
+        p->in.dim[0] != p->out.dim[0] || (double)(float)p->scale != p->scale || !dr_avx512_ok())
+        return 0;
+    const int64_t N = p->in.dim[0], ctiles = (C + DR_CG - 1) / DR_CG;
+    const int64_t ptiles = (S + DR_PT - 1) / DR_PT;
+    const int64_t units = N * ctiles * ptiles;
+#pragma omp parallel for schedule(static) if (p->count >= FD_CPU_PAR_MIN)
+    for (int64_t u = 0; u < units; u++) {
+        /* channel tiles innermost: the tiles of one position range share its cache lines */
+        int64_t ctl = u % ctiles, pt = (u / ctiles) % ptiles, n = u / (ptiles * ctiles);
+        dr_nhwc_unit(p, a, fwd, seed, call, n, ctl * DR_CG, pt * DR_PT, C, S);
+    }
+    return 1;
+#else
+    (void)p, (void)a, (void)fwd, (void)seed, (void)call;
+    return 0;
+#endif
+}
+
 /* Units of FD_CPU_UNIT canonical elements; forward draws the mask (and writes it to the
  * reserve space), backward reads it. */
 static void run_all(const fd_dropout_problem_t *p, const fd_dropout_args_t *a, int fwd,
@@ -169,6 +479,8 @@ static void run_all(const fd_dropout_problem_t *p, const fd_dropout_args_t *a, i
 {
     const int64_t units = (p->count + FD_CPU_UNIT - 1) / FD_CPU_UNIT;
     unsigned char *mask = a->reserve;
+    if (run_f32_packed(p, a, fwd, seed, call) || run_f32_nhwc(p, a, fwd, seed, call))
+        return;
 #pragma omp parallel for schedule(static) if (p->count >= FD_CPU_PAR_MIN)
     for (int64_t u = 0; u < units; u++) {
         int64_t i0 = u * FD_CPU_UNIT,

@@ -4,15 +4,19 @@
  * divisive normalization stays with the ref rows).
  *
  * Decisions:
- * - Bit-identical to src/ref/lrn_ref.c. The ref recomputes every window sum in channel order
- *   starting from 0.0; here the channels of a group of positions are loaded once into stack
- *   buffers with n - 1 zero rows around them, and every window is summed over all n rows of
- *   the padded buffer in the same order. The extra terms are +0.0 added to a sum that starts
- *   at +0.0 and never becomes -0.0 (squares are >= 0; an exactly cancelling sum rounds to
- *   +0.0), so they change no bit, and the loops have no edge cases and vectorise across
- *   positions. Backward uses the scales and the dy * y / s terms once per channel instead of
- *   recomputing them n times per element as the ref does: same values, same order.
- * - pow is libm's scalar call (a vectorised pow would not round like it); it dominates.
+ * - The ref's sums, in its order (bit-identical but for pow, below). The ref recomputes
+ *   every window sum in channel order starting from 0.0; here the channels of a group of
+ *   positions are loaded once into stack buffers with n - 1 zero rows around them, and every
+ *   window is summed over all n rows of the padded buffer in the same order. The extra terms
+ *   are +0.0 added to a sum that starts at +0.0 and never becomes -0.0 (squares are >= 0; an
+ *   exactly cancelling sum rounds to +0.0), so they change no bit, and the loops have no edge
+ *   cases and vectorise across positions. Backward uses the scales and the dy * y / s terms
+ *   once per channel instead of recomputing them n times per element as the ref does: same
+ *   values, same order.
+ * - pow: for FLOAT, vmath.h's exp(y log s) in double, vectorised (lr_pow; libm's pow per
+ *   element had the rows at ~15 ns per element): within a few ulp of double, so the float
+ *   outputs equal the ref's except for rare last-bit flips (tolerance-tested). DOUBLE, HALF
+ *   and BFLOAT16 keep libm's pow and the ref's bits.
  * - Lanes: up to LR_LANES positions (along the outer dim with the smallest output stride: W on
  *   NCHW, W on NHWC too, whose channel runs are read per lane and transposed). Units are groups
  *   of lanes, a position is computed by one thread: identical bits for any OMP_NUM_THREADS.
@@ -25,6 +29,7 @@
 #endif
 #include "../core/lrn.h"
 #include "memop.h"
+#include "vmath.h"
 
 #define LR_LANES 16
 #define LR_BUF 2048                        /* doubles per stack buffer */
@@ -152,6 +157,21 @@ FD_CPU_CLONES static void scales(const fd_lrn_problem_t *p, int64_t C, int nl,
     }
 }
 
+/* v[i] = pow(v[i], y) for FLOAT outputs: vmath.h's exp(y log v) in vector loops, libm's
+ * pow where that is not valid (v not positive normal finite, |y log v| > 700). Within a few
+ * ulp of double, so the float results almost always equal the ref's (tests hold them to a
+ * tolerance: test_cpu_smx_fast.c). */
+FD_CPU_CLONES static void lr_pow(double *restrict v, int64_t n, double y)
+{
+    double l[LR_BUF], r[LR_BUF];
+    for (int64_t i = 0; i < n; i++)
+        l[i] = y * fd_vlog(v[i]);
+    for (int64_t i = 0; i < n; i++)
+        r[i] = fd_vexp(l[i]);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = fd_vpow_ok(v[i], l[i]) ? r[i] : pow(v[i], y);
+}
+
 /* fwd tensors: 0 = y, 1 = x */
 static void fwd_unit(const lr_plan_t *s, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
                      int64_t u)
@@ -170,8 +190,14 @@ static void fwd_unit(const lr_plan_t *s, const fd_lrn_problem_t *p, const fd_lrn
     for (int i = 0; i < la * nl; i++)
         sq[(lb + C) * nl + i] = 0.0;
     scales(p, C, nl, sq, v);
-    for (int64_t i = 0; i < C * nl; i++)
-        v[i] = x[i] * pow(v[i], -p->beta);
+    if (s->dt == CUDNN_DATA_FLOAT) {
+        lr_pow(v, C * nl, -p->beta);
+        for (int64_t i = 0; i < C * nl; i++)
+            v[i] = x[i] * v[i];
+    } else {
+        for (int64_t i = 0; i < C * nl; i++)
+            v[i] = x[i] * pow(v[i], -p->beta);
+    }
     store_cl(s, a->out, base[0], nl, v, a->alpha, a->beta);
 }
 
@@ -206,6 +232,9 @@ static void bwd_unit(const lr_plan_t *s, const fd_lrn_problem_t *p, const fd_lrn
     for (int i = 0; i < lb * nl; i++)
         w[(la + C) * nl + i] = 0.0;
     const int win = (int)p->n;
+    const int vpow = s->dt == CUDNN_DATA_FLOAT;
+    if (vpow) /* sc^-beta, in place: the w terms above already used sc itself */
+        lr_pow(sc, C * nl, -p->beta);
     for (int64_t c = 0; c < C; c++) {
         double acc[LR_LANES];
         for (int l = 0; l < nl; l++)
@@ -215,7 +244,8 @@ static void bwd_unit(const lr_plan_t *s, const fd_lrn_problem_t *p, const fd_lrn
                 acc[l] += w[(c + k) * nl + l];
         for (int l = 0; l < nl; l++) {
             int64_t i = c * nl + l;
-            sc[i] = g[i] * pow(sc[i], -p->beta) - coef * x[i] * acc[l];
+            double pw = vpow ? sc[i] : pow(sc[i], -p->beta);
+            sc[i] = g[i] * pw - coef * x[i] * acc[l];
         }
     }
     store_cl(s, a->out, base[0], nl, sc, a->alpha, a->beta);

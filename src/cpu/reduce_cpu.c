@@ -4,27 +4,44 @@
  * MUL, MIN, MAX, AMAX, AVG, NORM1, NORM2, MUL_NO_ZEROS), both NaN options, indices.
  *
  * Decisions:
- * - Bit-identical to src/ref/reduce_ref.c: every output accumulates its slice in double in the
- *   row-major order of the reduced dims, with the ref's operator steps (the select operators'
- *   first-occurrence and NaN rules included), and rounds once with the ref's blend. The order
- *   inside a slice is what makes the sum exact to the ref's, so it is kept; what is vectorised
- *   and cheapened is the rest: up to RD_LANES outputs advance together (lanes along the kept
- *   dim with the smallest stride in A), their elements are loaded in blocks along the innermost
- *   reduced dim (or across lanes, whichever is contiguous in A) instead of the ref's per-element
- *   index arithmetic, and contiguous reduced dims are merged. Lanes contiguous in A (a
- *   per-channel reduction of NHWC) go up to RD_LANES so that a unit owns whole cache lines.
- * - Threads: units are groups of lanes; an output is computed by one thread in the ref's order,
- *   so results do not depend on OMP_NUM_THREADS. No workspace, nothing allocated.
+ * - FLOAT A and C (rx_*): two shapes, compiled for AVX-512, AVX2 and baseline and picked at
+ *   run time (FREEDNN_CPU_ISA caps it; plain C without contraction: the same bits on all
+ *   three). "Lanes": a kept dim contiguous in A (per-channel on NHWC, over C on NCHW): up to
+ *   RX_W outputs advance together, each lane's slice in the ref's canonical order, 4 rows per
+ *   sweep (same order), the next unit's rows prefetched into L2: bit-identical to the ref for
+ *   every operator. "Runs": the innermost reduced dim (in memory order) contiguous in A
+ *   (per-channel on NCHW, over C on NHWC, full reductions): each run folded with RX_ACC
+ *   partials (RX_SEL for the select operators) merged in a fixed order, few outputs cut into
+ *   a fixed number of pieces (stack partials, merged in piece order): sums and products are
+ *   reordered in double (tolerance-tested in tests/impl/test_cpu_smx_fast.c; exact on small
+ *   integers), MIN / MAX / AMAX keep the ref's value and first-occurrence index exactly.
+ * - Other dtypes and FLOAT shapes that are neither: bit-identical to src/ref/reduce_ref.c:
+ *   every output accumulates its slice in double in the row-major order of the reduced dims,
+ *   with the ref's operator steps (the select operators' first-occurrence and NaN rules
+ *   included), and rounds once with the ref's blend. The order inside a slice is what makes
+ *   the sum exact to the ref's, so it is kept; what is vectorised and cheapened is the rest:
+ *   up to RD_LANES outputs advance together (lanes along the kept dim with the smallest stride
+ *   in A), their elements are loaded in blocks along the innermost reduced dim (or across
+ *   lanes, whichever is contiguous in A) instead of the ref's per-element index arithmetic,
+ *   and contiguous reduced dims are merged. Lanes contiguous in A (a per-channel reduction of
+ *   NHWC) go up to RD_LANES so that a unit owns whole cache lines; their blocks are folded
+ *   lane-parallel (each lane's order unchanged).
+ * - Threads: units are groups of lanes, runs or fixed pieces; an output (or piece) is computed
+ *   by one thread in a fixed order, so results do not depend on OMP_NUM_THREADS. No workspace,
+ *   nothing allocated.
  * FLOAT, DOUBLE, HALF, BFLOAT16 for A and C; declines integer and vectorised int8 views and
  * negative strides (ref serves).
  */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3,fp-contract=off")
+/* no-trapping-math: lets GCC turn float selects into blends on AVX2 (values unchanged) */
+#pragma GCC optimize("O3,fp-contract=off,no-trapping-math")
 #endif
 #include <float.h>
 
 #include "../core/tensor_ops.h"
 #include "memop.h"
+
+#include <stdlib.h>
 
 #define RD_LANES 64 /* lanes contiguous in A (tr); 16 otherwise */
 
@@ -128,10 +145,36 @@ static inline void select_step(rd_state_t *s, cudnnReduceTensorOp_t op, int prop
         s->acc = v, s->index = pos, s->found = 1;
 }
 
-/* acc[l] folds in b[l * sl + j * sj] for j < len, in j order. */
+/* acc[l] folds in b[l * sl + j * sj] for j < len, in j order. Lanes contiguous in the block
+ * (sl == 1): the lanes advance together, a vector loop; each lane's order is unchanged. */
 FD_CPU_CLONES static void fold_block(cudnnReduceTensorOp_t op, int nl, int len, int sl, int sj,
                                      const double *restrict b, double *restrict acc)
 {
+    if (sl == 1 && op != CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS) {
+        for (int j = 0; j < len; j++) {
+            const double *q = b + j * sj;
+            switch (op) {
+            case CUDNN_REDUCE_TENSOR_ADD:
+            case CUDNN_REDUCE_TENSOR_AVG:
+                for (int l = 0; l < nl; l++)
+                    acc[l] += q[l];
+                break;
+            case CUDNN_REDUCE_TENSOR_MUL:
+                for (int l = 0; l < nl; l++)
+                    acc[l] *= q[l];
+                break;
+            case CUDNN_REDUCE_TENSOR_NORM1:
+                for (int l = 0; l < nl; l++)
+                    acc[l] += fabs(q[l]);
+                break;
+            default: /* NORM2 */
+                for (int l = 0; l < nl; l++)
+                    acc[l] += q[l] * q[l];
+                break;
+            }
+        }
+        return;
+    }
     for (int l = 0; l < nl; l++) {
         double x = acc[l];
         const double *q = b + l * sl;
@@ -253,6 +296,596 @@ static void run_unit(const rd_plan_t *s, const fd_tensor_reduce_problem_t *p,
         }
 }
 
+/* ---- FLOAT A with a contiguous innermost reduced run: lane-parallel folds ----------------- */
+
+/* When A is FLOAT and the innermost reduced dim (after merging) is contiguous in A, a slice is
+ * a set of contiguous runs, each folded with RX_ACC partial accumulators (element j of a run
+ * into partial j % RX_ACC), the partials merged in a fixed tree: a vector loop instead of the
+ * ref's serial chain. Sums and products in double change their rounding (tolerance-tested);
+ * ADD / AVG / NORM1 / NORM2 of small integers stay exact. MIN / MAX / AMAX keep the ref's
+ * result and index exactly: each partial keeps its first best (strictly better replaces), and
+ * the merge takes the better value, on a tie the smaller position (the slice's first
+ * occurrence); a propagated NaN takes the smallest NaN position. Few outputs (a full
+ * reduction): each slice is cut into a fixed number of pieces (not the thread count), whose
+ * partial results sit on the caller's stack and merge in piece order. */
+#define RX_ACC 16
+#define RX_SEL                                                                                     \
+    64              /* select partials: four vectors, so the state's store-to-load chains          \
+                     * run side by side */
+#define RX_MAXP 256 /* piece partials on the stack */
+#define RX_PIECE 65536
+#define RX_W 256 /* lanes per unit (lanes kind) */
+
+typedef struct {
+    double v;
+    uint32_t idx;
+    int found, nan;
+} rx_sel_t;
+
+typedef struct {
+    int nr, nk, lanes;
+    int64_t rdim[FD_DIM_MAX], rst[FD_DIM_MAX], rcm[FD_DIM_MAX]; /* reduced: A stride, position
+                                                                 * multiplier; walk order */
+    int64_t kdim[FD_DIM_MAX], kst[FD_DIM_MAX], kcs[FD_DIM_MAX]; /* kept: A, C strides */
+    int64_t kcm[FD_DIM_MAX];                                    /* kept: row-major C index */
+    int64_t count, outputs, pieces, plen, n;
+    int64_t ll, lcs, lcm, w, chunks; /* lanes: the lane dim (A stride 1), C stride, C index */
+} rx_plan_t;
+
+static int rx_plan(rx_plan_t *s, const fd_tensor_reduce_problem_t *p)
+{
+    const int nb = p->a.nb_dims;
+    if (p->a.dtype != CUDNN_DATA_FLOAT || p->c.dtype != CUDNN_DATA_FLOAT)
+        return 0;
+    memset(s, 0, sizeof *s);
+    int64_t cm[FD_DIM_MAX], m = 1, rm[FD_DIM_MAX], q = 1;
+    for (int d = nb - 1; d >= 0; d--) {
+        cm[d] = m, m *= p->c.dim[d];
+        int red = p->c.dim[d] == 1 && p->a.dim[d] != 1;
+        rm[d] = q, q *= red ? p->a.dim[d] : 1;
+    }
+    s->count = 1, s->outputs = 1, s->n = 1;
+    int lane_k = -1;
+    int rd[FD_DIM_MAX], nr = 0;
+    for (int d = 0; d < nb; d++) {
+        s->n *= p->a.dim[d];
+        if (p->a.dim[d] == 1)
+            continue;
+        if (p->c.dim[d] == 1) {
+            s->count *= p->a.dim[d];
+            rd[nr++] = d;
+        } else {
+            s->outputs *= p->a.dim[d];
+            int k = s->nk - 1; /* merged with the previous kept dim where A, C and the index
+                                * all continue it (H and W of NCHW: longer lane runs) */
+            if (k >= 0 && s->kst[k] == p->a.stride[d] * p->a.dim[d] &&
+                s->kcs[k] == p->c.stride[d] * p->a.dim[d] && s->kcm[k] == cm[d] * p->a.dim[d]) {
+                s->kdim[k] *= p->a.dim[d];
+                s->kst[k] = p->a.stride[d], s->kcs[k] = p->c.stride[d], s->kcm[k] = cm[d];
+                if (p->a.stride[d] == 1)
+                    lane_k = k;
+                continue;
+            }
+            if (p->a.stride[d] == 1)
+                lane_k = s->nk;
+            s->kdim[s->nk] = p->a.dim[d], s->kst[s->nk] = p->a.stride[d];
+            s->kcs[s->nk] = p->c.stride[d], s->kcm[s->nk] = cm[d], s->nk++;
+        }
+    }
+    if (nr == 0)
+        return 0;
+    if (lane_k >= 0 && s->kdim[lane_k] >= 16) {
+        /* lanes: the kept dim contiguous in A; each lane's slice walked in canonical order
+         * (the ref's order: bit-identical) */
+        s->lanes = 1;
+        for (int k = 0; k < nr; k++) {
+            int d = rd[k];
+            s->rdim[s->nr] = p->a.dim[d], s->rst[s->nr] = p->a.stride[d], s->rcm[s->nr] = rm[d];
+            s->nr++;
+        }
+        s->ll = s->kdim[lane_k], s->lcs = s->kcs[lane_k], s->lcm = s->kcm[lane_k];
+        for (int k = lane_k; k + 1 < s->nk; k++) { /* the lane dim leaves the outer dims */
+            s->kdim[k] = s->kdim[k + 1], s->kst[k] = s->kst[k + 1];
+            s->kcs[k] = s->kcs[k + 1], s->kcm[k] = s->kcm[k + 1];
+        }
+        s->nk--;
+        s->outputs /= s->ll;
+        s->w = s->ll < RX_W ? s->ll : RX_W;
+        s->chunks = (s->ll + s->w - 1) / s->w;
+        s->pieces = 1;
+        return 1;
+    }
+    /* reduced dims in memory order (largest A stride first), merged where contiguous */
+    for (int i = 1; i < nr; i++)
+        for (int j = i; j > 0 && p->a.stride[rd[j]] > p->a.stride[rd[j - 1]]; j--) {
+            int t = rd[j];
+            rd[j] = rd[j - 1], rd[j - 1] = t;
+        }
+    const int select = p->op == CUDNN_REDUCE_TENSOR_MIN || p->op == CUDNN_REDUCE_TENSOR_MAX ||
+                       p->op == CUDNN_REDUCE_TENSOR_AMAX;
+    for (int k = 0; k < nr; k++) {
+        int d = rd[k], l = s->nr - 1;
+        /* sums need no positions: memory-contiguous dims merge whatever their canonical
+         * order (NHWC's W and C); the select operators' positions need both to continue */
+        if (l >= 0 && s->rst[l] == p->a.stride[d] * p->a.dim[d] &&
+            (!select || s->rcm[l] == rm[d] * p->a.dim[d])) {
+            s->rdim[l] *= p->a.dim[d];
+            s->rst[l] = p->a.stride[d], s->rcm[l] = rm[d];
+            continue;
+        }
+        s->rdim[s->nr] = p->a.dim[d], s->rst[s->nr] = p->a.stride[d], s->rcm[s->nr] = rm[d];
+        s->nr++;
+    }
+    if (s->rst[s->nr - 1] != 1 || s->rdim[s->nr - 1] < RX_ACC)
+        return 0;
+    if (select && s->count < 4 * RX_SEL)
+        return 0; /* short slices (over C on NHWC): the partials' merge costs more than the
+                   * path below */
+    s->pieces = 1;
+    if (s->outputs < 16 && s->count >= 2 * RX_PIECE) {
+        int64_t want = s->count / RX_PIECE, cap = RX_MAXP / s->outputs;
+        s->pieces = want < cap ? want : cap;
+    }
+    s->plen = (s->count + s->pieces - 1) / s->pieces;
+    return 1;
+}
+
+#define RX_INLINE static inline __attribute__((always_inline))
+
+RX_INLINE double rx_tree(double *acc, int mul)
+{
+    for (int h = RX_ACC / 2; h > 0; h /= 2)
+        for (int j = 0; j < h; j++)
+            acc[j] = mul ? acc[j] * acc[j + h] : acc[j] + acc[j + h];
+    return acc[0];
+}
+
+/* a better than b (b's position larger on a tie: the first occurrence wins). */
+RX_INLINE int rx_better(const rx_sel_t *a, const rx_sel_t *b, int is_min)
+{
+    if (!a->found)
+        return 0;
+    if (!b->found)
+        return 1;
+    if (a->nan || b->nan)
+        return a->nan && (!b->nan || a->idx < b->idx);
+    if (a->v == b->v)
+        return a->idx < b->idx;
+    return is_min ? a->v < b->v : a->v > b->v;
+}
+
+/* Folds the run x[0 .. len) (slice positions pos0 ..) into the partials. */
+RX_INLINE void rx_run_sum(cudnnReduceTensorOp_t op, const float *restrict x, int64_t len,
+                          double *restrict acc)
+{
+    int64_t j = 0;
+    switch (op) {
+    case CUDNN_REDUCE_TENSOR_ADD:
+    case CUDNN_REDUCE_TENSOR_AVG:
+        for (; j + RX_ACC <= len; j += RX_ACC)
+            for (int l = 0; l < RX_ACC; l++)
+                acc[l] += (double)x[j + l];
+        for (int l = 0; j < len; j++, l++)
+            acc[l] += (double)x[j];
+        break;
+    case CUDNN_REDUCE_TENSOR_NORM1:
+        for (; j + RX_ACC <= len; j += RX_ACC)
+            for (int l = 0; l < RX_ACC; l++)
+                acc[l] += fabs((double)x[j + l]);
+        for (int l = 0; j < len; j++, l++)
+            acc[l] += fabs((double)x[j]);
+        break;
+    case CUDNN_REDUCE_TENSOR_NORM2:
+        for (; j + RX_ACC <= len; j += RX_ACC)
+            for (int l = 0; l < RX_ACC; l++)
+                acc[l] += (double)x[j + l] * (double)x[j + l];
+        for (int l = 0; j < len; j++, l++)
+            acc[l] += (double)x[j] * (double)x[j];
+        break;
+    case CUDNN_REDUCE_TENSOR_MUL:
+        for (; j + RX_ACC <= len; j += RX_ACC)
+            for (int l = 0; l < RX_ACC; l++)
+                acc[l] *= (double)x[j + l];
+        for (int l = 0; j < len; j++, l++)
+            acc[l] *= (double)x[j];
+        break;
+    default: /* MUL_NO_ZEROS */
+        for (; j + RX_ACC <= len; j += RX_ACC)
+            for (int l = 0; l < RX_ACC; l++) {
+                double v = x[j + l];
+                acc[l] *= v != 0.0 ? v : 1.0;
+            }
+        for (int l = 0; j < len; j++, l++) {
+            double v = x[j];
+            acc[l] *= v != 0.0 ? v : 1.0;
+        }
+        break;
+    }
+}
+
+/* Select over a run (slice positions pos0 + j * pstep): per partial, the best value (|x| for
+ * AMAX) at its smallest position (the walk is in memory order, not necessarily the slice's);
+ * NaN: the first one reached when propagated (the merge then takes the smallest position),
+ * skipped otherwise. Branch-free for the vectoriser: the state is in plain arrays. */
+RX_INLINE void rx_run_sel(cudnnReduceTensorOp_t op, int prop, const float *restrict x, int64_t len,
+                          uint32_t pos0, uint32_t pstep, float *restrict bv, uint32_t *restrict bi,
+                          int32_t *restrict st)
+{
+    /* st: 0 nothing yet, 1 a value, 2 a propagated NaN (final) */
+    const int is_min = op == CUDNN_REDUCE_TENSOR_MIN, amax = op == CUDNN_REDUCE_TENSOR_AMAX;
+    int64_t j = 0;
+#define RX_SEL_STEP(l, jj)                                                                         \
+    do {                                                                                           \
+        float v = x[jj];                                                                           \
+        int32_t isn = v != v;                                                                      \
+        float w = amax ? fabsf(v) : v;                                                             \
+        uint32_t pos = pos0 + (uint32_t)(jj)*pstep;                                                \
+        int32_t better =                                                                           \
+            (is_min ? w < bv[l] : w > bv[l]) | (st[l] == 0) | ((w == bv[l]) & (pos < bi[l]));      \
+        int32_t take = isn ? prop & ((st[l] != 2) | (pos < bi[l])) : (st[l] != 2) & better;        \
+        bv[l] = take ? w : bv[l];                                                                  \
+        bi[l] = take ? pos : bi[l];                                                                \
+        st[l] = take ? 1 + isn : st[l];                                                            \
+    } while (0)
+    for (; j + RX_SEL <= len; j += RX_SEL)
+        for (int l = 0; l < RX_SEL; l++)
+            RX_SEL_STEP(l, j + l);
+    for (int l = 0; j < len; j++, l++)
+        RX_SEL_STEP(l, j);
+#undef RX_SEL_STEP
+}
+
+/* Piece pc of output o: sum state into *sum, select state into *sel. */
+RX_INLINE void rx_piece(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p, const float *a,
+                        int64_t o, int64_t pc, double *sum, rx_sel_t *sel)
+{
+    const cudnnReduceTensorOp_t op = p->op;
+    const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
+                       op == CUDNN_REDUCE_TENSOR_AMAX;
+    const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+    int64_t base = 0, t = o;
+    for (int k = s->nk - 1; k >= 0; k--) {
+        base += (t % s->kdim[k]) * s->kst[k];
+        t /= s->kdim[k];
+    }
+    const int kr = s->nr - 1;
+    const int64_t inner = s->rdim[kr];
+    int64_t f0 = pc * s->plen, f1 = f0 + s->plen < s->count ? f0 + s->plen : s->count;
+    /* position of flat slice index f0 */
+    int64_t idx[FD_DIM_MAX], off = 0, pbase = 0, r = f0 / inner;
+    for (int d = kr - 1; d >= 0; d--) {
+        idx[d] = r % s->rdim[d];
+        r /= s->rdim[d];
+        off += idx[d] * s->rst[d];
+        pbase += idx[d] * s->rcm[d];
+    }
+    int64_t j = f0 % inner;
+    double acc[RX_ACC];
+    float bv[RX_SEL];
+    uint32_t bi[RX_SEL];
+    int32_t st[RX_SEL];
+    for (int l = 0; l < RX_ACC; l++)
+        acc[l] = mul ? 1.0 : 0.0;
+    for (int l = 0; l < RX_SEL; l++)
+        bv[l] = 0.0f, bi[l] = 0, st[l] = 0;
+    for (int64_t f = f0; f < f1;) {
+        int64_t len = inner - j < f1 - f ? inner - j : f1 - f;
+        const float *x = a + base + off + j;
+        if (select)
+            rx_run_sel(op, p->nan == CUDNN_PROPAGATE_NAN, x, len,
+                       (uint32_t)(pbase + j * s->rcm[kr]), (uint32_t)s->rcm[kr], bv, bi, st);
+        else
+            rx_run_sum(op, x, len, acc);
+        f += len;
+        j += len;
+        if (j == inner) {
+            j = 0;
+            for (int d = kr - 1; d >= 0; d--) {
+                off += s->rst[d], pbase += s->rcm[d];
+                if (++idx[d] < s->rdim[d])
+                    break;
+                idx[d] = 0;
+                off -= s->rdim[d] * s->rst[d], pbase -= s->rdim[d] * s->rcm[d];
+            }
+        }
+    }
+    if (!select) {
+        *sum = rx_tree(acc, mul);
+        return;
+    }
+    /* the partials merged with vector loops: the smallest NaN position if any, else the best
+     * value and the smallest position holding it */
+    const int is_min = op == CUDNN_REDUCE_TENSOR_MIN;
+    /* (16-wide groups: a plain reduction loop stayed scalar) */
+    uint32_t ni[RX_ACC], fo[RX_ACC], an[RX_ACC], xi[RX_ACC];
+    float xv[RX_ACC];
+    const float worst = is_min ? INFINITY : -INFINITY;
+    for (int l = 0; l < RX_ACC; l++)
+        ni[l] = UINT32_MAX, fo[l] = 0, an[l] = 0, xv[l] = worst, xi[l] = UINT32_MAX;
+    for (int g = 0; g < RX_SEL; g += RX_ACC)
+        for (int l = 0; l < RX_ACC; l++) {
+            int32_t t = st[g + l];
+            uint32_t i = bi[g + l];
+            float v = bv[g + l];
+            ni[l] = t == 2 && i < ni[l] ? i : ni[l];
+            fo[l] |= (uint32_t)(t != 0);
+            an[l] |= (uint32_t)(t == 2);
+            xv[l] = t == 1 && (is_min ? v < xv[l] : v > xv[l]) ? v : xv[l];
+        }
+    uint32_t nanidx = UINT32_MAX, found = 0, anynan = 0;
+    float bvv = worst;
+    for (int l = 0; l < RX_ACC; l++) {
+        nanidx = ni[l] < nanidx ? ni[l] : nanidx;
+        found |= fo[l], anynan |= an[l];
+        bvv = is_min ? (xv[l] < bvv ? xv[l] : bvv) : (xv[l] > bvv ? xv[l] : bvv);
+    }
+    for (int g = 0; g < RX_SEL; g += RX_ACC)
+        for (int l = 0; l < RX_ACC; l++)
+            xi[l] = st[g + l] == 1 && bv[g + l] == bvv && bi[g + l] < xi[l] ? bi[g + l] : xi[l];
+    uint32_t bix = UINT32_MAX;
+    for (int l = 0; l < RX_ACC; l++)
+        bix = xi[l] < bix ? xi[l] : bix;
+    rx_sel_t best = {0.0, 0, 0, 0};
+    if (anynan)
+        best = (rx_sel_t){NAN, nanidx, 1, 1};
+    else if (found)
+        best = (rx_sel_t){bvv, bix, 1, 0};
+    *sel = best;
+}
+
+/* Output o from its merged state: the ref's finishing steps and blend. */
+static void rx_finish(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                      const fd_tensor_reduce_args_t *a, int64_t o, double sum, const rx_sel_t *sel)
+{
+    const cudnnReduceTensorOp_t op = p->op;
+    const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
+                       op == CUDNN_REDUCE_TENSOR_AMAX;
+    double r = sum;
+    if (select && sel->found) {
+        r = sel->v;
+    } else if (select) {
+        const double big = p->comp == CUDNN_DATA_DOUBLE ? DBL_MAX : FLT_MAX;
+        r = op == CUDNN_REDUCE_TENSOR_MIN ? big : op == CUDNN_REDUCE_TENSOR_MAX ? -big : 0.0;
+    } else if (op == CUDNN_REDUCE_TENSOR_AVG) {
+        r = sum / (double)s->count;
+    } else if (op == CUDNN_REDUCE_TENSOR_NORM2) {
+        r = sqrt(sum);
+    }
+    int64_t coff = 0, cidx = 0, t = o;
+    for (int k = s->nk - 1; k >= 0; k--) {
+        int64_t i = t % s->kdim[k];
+        t /= s->kdim[k];
+        coff += i * s->kcs[k];
+        cidx += i * s->kcm[k];
+    }
+    float *c = (float *)a->c + coff;
+    double out = a->alpha * r;
+    if (a->beta != 0.0)
+        out += a->beta * (double)*c;
+    *c = (float)out;
+    if (p->want_indices && a->indices != NULL) {
+        uint32_t v = select && sel->found ? sel->idx : 0;
+        memcpy((unsigned char *)a->indices + (size_t)cidx * sizeof v, &v, sizeof v);
+    }
+}
+
+/* Lanes kind: w outputs contiguous in A advance together; each lane's slice in canonical
+ * order with the ref's steps, so the results are the ref's bit for bit. */
+RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                             const fd_tensor_reduce_args_t *a, int64_t u)
+{
+    const cudnnReduceTensorOp_t op = p->op;
+    const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
+                       op == CUDNN_REDUCE_TENSOR_AMAX;
+    const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+    const int is_min = op == CUDNN_REDUCE_TENSOR_MIN, amax = op == CUDNN_REDUCE_TENSOR_AMAX;
+    const int prop = p->nan == CUDNN_PROPAGATE_NAN;
+    int64_t o = u / s->chunks, l0 = (u % s->chunks) * s->w, base = l0, t = o;
+    for (int k = s->nk - 1; k >= 0; k--) {
+        base += (t % s->kdim[k]) * s->kst[k];
+        t /= s->kdim[k];
+    }
+    const int w = (int)(s->ll - l0 < s->w ? s->ll - l0 : s->w);
+    const float *a0 = (const float *)a->a + base;
+    double acc[RX_W];
+    float bv[RX_W];
+    uint32_t bi[RX_W];
+    int32_t st[RX_W];
+    for (int l = 0; l < w; l++)
+        acc[l] = mul ? 1.0 : 0.0, bv[l] = 0.0f, bi[l] = 0, st[l] = 0;
+    int64_t idx[FD_DIM_MAX] = {0}, off = 0;
+    const int kr = s->nr - 1;
+    uint32_t pos = 0;
+    for (int more = 1; more;) {
+        /* up to 4 consecutive reduced elements per sweep over the lanes: the accumulators
+         * make one trip through memory per 4 rows, in the same order */
+        const float *x[4];
+        int nx = 0;
+        while (nx < 4 && more) {
+            x[nx++] = a0 + off;
+            int d = kr;
+            for (; d >= 0; d--) {
+                off += s->rst[d];
+                if (++idx[d] < s->rdim[d])
+                    break;
+                idx[d] = 0;
+                off -= s->rdim[d] * s->rst[d];
+            }
+            more = d >= 0;
+            if (select)
+                break;
+        }
+        for (int i = 0; i < nx; i++)
+            for (int l = 0; l < w; l += 16) /* the next unit's lanes: a short run per reduced
+                                             * element is too many streams to prefetch */
+                __builtin_prefetch(x[i] + w + l, 0, 2);
+        const float *x0 = x[0], *x1 = x[nx > 1 ? 1 : 0], *x2 = x[nx > 2 ? 2 : 0],
+                    *x3 = x[nx > 3 ? 3 : 0];
+        switch (op) {
+        case CUDNN_REDUCE_TENSOR_ADD:
+        case CUDNN_REDUCE_TENSOR_AVG:
+            if (nx == 4)
+                for (int l = 0; l < w; l++)
+                    acc[l] = (((acc[l] + (double)x0[l]) + (double)x1[l]) + (double)x2[l]) +
+                             (double)x3[l];
+            else
+                for (int i = 0; i < nx; i++)
+                    for (int l = 0; l < w; l++)
+                        acc[l] += (double)x[i][l];
+            break;
+        case CUDNN_REDUCE_TENSOR_NORM1:
+            for (int i = 0; i < nx; i++)
+                for (int l = 0; l < w; l++)
+                    acc[l] += fabs((double)x[i][l]);
+            break;
+        case CUDNN_REDUCE_TENSOR_NORM2:
+            if (nx == 4)
+                for (int l = 0; l < w; l++)
+                    acc[l] = (((acc[l] + (double)x0[l] * (double)x0[l]) +
+                               (double)x1[l] * (double)x1[l]) +
+                              (double)x2[l] * (double)x2[l]) +
+                             (double)x3[l] * (double)x3[l];
+            else
+                for (int i = 0; i < nx; i++)
+                    for (int l = 0; l < w; l++)
+                        acc[l] += (double)x[i][l] * (double)x[i][l];
+            break;
+        case CUDNN_REDUCE_TENSOR_MUL:
+            for (int i = 0; i < nx; i++)
+                for (int l = 0; l < w; l++)
+                    acc[l] *= (double)x[i][l];
+            break;
+        case CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS:
+            for (int i = 0; i < nx; i++)
+                for (int l = 0; l < w; l++) {
+                    double v = x[i][l];
+                    acc[l] *= v != 0.0 ? v : 1.0;
+                }
+            break;
+        default: /* the ref's select_step, branch-free; one row per sweep */
+            for (int l = 0; l < w; l++) {
+                float v = x0[l];
+                int32_t isn = v != v;
+                float q = amax ? fabsf(v) : v;
+                int32_t better = (is_min ? q < bv[l] : q > bv[l]) | (st[l] == 0);
+                int32_t take = (st[l] != 2) & (isn ? prop : better);
+                bv[l] = take ? q : bv[l];
+                bi[l] = take ? pos : bi[l];
+                st[l] = take ? 1 + isn : st[l];
+            }
+            break;
+        }
+        pos += (uint32_t)nx;
+    }
+    int64_t coff = 0, cidx = 0;
+    t = o;
+    for (int k = s->nk - 1; k >= 0; k--) {
+        int64_t i = t % s->kdim[k];
+        t /= s->kdim[k];
+        coff += i * s->kcs[k], cidx += i * s->kcm[k];
+    }
+    const double big = p->comp == CUDNN_DATA_DOUBLE ? DBL_MAX : FLT_MAX;
+    float *c = a->c;
+    for (int l = 0; l < w; l++) {
+        double r = acc[l];
+        if (select && st[l])
+            r = st[l] == 2 ? NAN : bv[l];
+        else if (select)
+            r = op == CUDNN_REDUCE_TENSOR_MIN ? big : op == CUDNN_REDUCE_TENSOR_MAX ? -big : 0.0;
+        else if (op == CUDNN_REDUCE_TENSOR_AVG)
+            r = acc[l] / (double)s->count;
+        else if (op == CUDNN_REDUCE_TENSOR_NORM2)
+            r = sqrt(acc[l]);
+        float *cp = c + coff + (l0 + l) * s->lcs;
+        double out = a->alpha * r;
+        if (a->beta != 0.0)
+            out += a->beta * (double)*cp;
+        *cp = (float)out;
+        if (p->want_indices && a->indices != NULL) {
+            uint32_t v = select && st[l] ? bi[l] : 0;
+            memcpy((unsigned char *)a->indices + (size_t)(cidx + (l0 + l) * s->lcm) * sizeof v, &v,
+                   sizeof v);
+        }
+    }
+}
+
+/* Units: (output, piece); one piece per output finishes it at once. */
+RX_INLINE void rx_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                       const fd_tensor_reduce_args_t *a, int64_t u, double *psum, rx_sel_t *psel)
+{
+    if (s->lanes) {
+        rx_lanes_unit(s, p, a, u);
+        return;
+    }
+    int64_t o = u / s->pieces, pc = u % s->pieces;
+    double sum = 0.0;
+    rx_sel_t sel = {0.0, 0, 0, 0};
+    rx_piece(s, p, a->a, o, pc, &sum, &sel);
+    if (s->pieces == 1)
+        rx_finish(s, p, a, o, sum, &sel);
+    else
+        psum[u] = sum, psel[u] = sel;
+}
+
+typedef void (*rx_unit_fn)(const rx_plan_t *, const fd_tensor_reduce_problem_t *,
+                           const fd_tensor_reduce_args_t *, int64_t, double *, rx_sel_t *);
+#define RX_VARIANT(suffix, attr)                                                                   \
+    attr static void rx_unit_##suffix(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,     \
+                                      const fd_tensor_reduce_args_t *a, int64_t u, double *psum,   \
+                                      rx_sel_t *psel)                                              \
+    {                                                                                              \
+        rx_unit(s, p, a, u, psum, psel);                                                           \
+    }
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+RX_VARIANT(avx512,
+           __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512"))))
+RX_VARIANT(avx2, __attribute__((target("avx2"))))
+#define RX_X86 1
+#endif
+RX_VARIANT(base, )
+
+/* FREEDNN_CPU_ISA=avx512|avx2|generic caps the path (the three give the same bits). */
+static rx_unit_fn rx_pick(void)
+{
+#ifdef RX_X86
+    const char *cap = getenv("FREEDNN_CPU_ISA");
+    int limit = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
+    __builtin_cpu_init();
+    if (limit >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        return rx_unit_avx512;
+    if (limit >= 1 && __builtin_cpu_supports("avx2"))
+        return rx_unit_avx2;
+#endif
+    return rx_unit_base;
+}
+
+static void rx_run(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                   const fd_tensor_reduce_args_t *a)
+{
+    double psum[RX_MAXP];
+    rx_sel_t psel[RX_MAXP];
+    const rx_unit_fn fn = rx_pick();
+    const int64_t units = s->outputs * (s->lanes ? s->chunks : s->pieces);
+#pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && units > 1)
+    for (int64_t u = 0; u < units; u++)
+        fn(s, p, a, u, psum, psel);
+    if (s->lanes || s->pieces == 1)
+        return;
+    const int mul = p->op == CUDNN_REDUCE_TENSOR_MUL || p->op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+    for (int64_t o = 0; o < s->outputs; o++) {
+        double sum = psum[o * s->pieces];
+        rx_sel_t best = psel[o * s->pieces];
+        for (int64_t pc = 1; pc < s->pieces; pc++) {
+            const int64_t u = o * s->pieces + pc;
+            sum = mul ? sum * psum[u] : sum + psum[u];
+            if (rx_better(&psel[u], &best, p->op == CUDNN_REDUCE_TENSOR_MIN))
+                best = psel[u];
+        }
+        rx_finish(s, p, a, o, sum, &best);
+    }
+}
+
 int fd_tensor_reduce_cpu_applicable(const void *problem, char *why, size_t why_size)
 {
     const fd_tensor_reduce_problem_t *p = problem;
@@ -281,6 +914,11 @@ cudnnStatus_t fd_tensor_reduce_cpu_run(const void *problem, const void *args)
 {
     const fd_tensor_reduce_problem_t *p = problem;
     const fd_tensor_reduce_args_t *a = args;
+    rx_plan_t x;
+    if (rx_plan(&x, p)) {
+        rx_run(&x, p, a);
+        return CUDNN_STATUS_SUCCESS;
+    }
     rd_plan_t s;
     plan(&s, p);
     const int64_t units = s.others * s.chunks;

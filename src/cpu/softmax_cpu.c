@@ -4,27 +4,50 @@
  * algorithm (FAST, ACCURATE, LOG) and mode (INSTANCE, CHANNEL).
  *
  * Decisions:
- * - Bit-identical to src/ref/softmax_ref.c: each row keeps the ref's passes and order (max with
- *   the NaN flag, then sum(exp(x - max)) in canonical element order in double, then outputs),
- *   exp and log are libm's scalar calls (a vectorised exp would not round like libm). What is
- *   vectorised is everything around them: up to SM_LANES independent rows advance together
- *   ("lanes" along the outer dim with the smallest output stride: W for CHANNEL on NCHW, N
- *   otherwise), so loads, max, sums and the blend run as short vector loops, and the strided
- *   index arithmetic of the ref (divisions per element) becomes an incremental walk.
+ * - FLOAT (the common case) has its own path, no longer bit-identical to the ref: exp is
+ *   vmath.h's vectorised fd_vexpf_diff (within 1 ulp of exp of the exact difference x - max;
+ *   libm's scalar exp held the rows at 5 ns per element), sums are in double but in lane order
+ *   (16 partial sums in memory order for a dense row, merged in a fixed tree), and with
+ *   alpha = 1, beta = 0 the output is e * (float)(1 / sum). Measured worst against the ref
+ *   (tests/impl/test_cpu_smx_fast.c): forward within 3.7 * 2^-24 relative, LOG forward within
+ *   1.8 * 2^-24 (|y| + 1); backward ACCURATE is exact for integer fills and matched the ref's
+ *   bits on every real fill tried, backward LOG within 2 * 2^-24 (|dx| + exp(y) |sum dy|).
+ *   Constant rows stay exact (exp(0) = 1). Two shapes take it, with identical strides in all
+ *   tensors: dense rows (INSTANCE, CHANNEL on NHWC or 1x1 spatial), one row at a time, its
+ *   exps cached up to SMX_CACHE elements (longer rows: maximum and sum per chunk, combined,
+ *   x read twice); and CHANNEL with contiguous spatial positions (NCHW), up to SMX_W
+ *   positions as vector lanes, each lane's row in canonical order, the next unit's data
+ *   prefetched. Other float problems (padded INSTANCE rows, mixed strides) take the path below.
+ *   The f32 kernels are compiled for AVX-512 and AVX2+FMA and picked at run time
+ *   (FREEDNN_CPU_ISA caps it); the exp uses fmaf explicitly and nothing else contracts, so both
+ *   give the same bits. A machine with neither (or FREEDNN_CPU_ISA=generic) runs FLOAT on the
+ *   bit-identical path below: libm's fmaf per step would cost more than libm's exp.
+ * - DOUBLE, HALF, BFLOAT16: bit-identical to src/ref/softmax_ref.c: each row keeps the ref's
+ *   passes and order (max with the NaN flag, then sum(exp(x - max)) in canonical element order
+ *   in double, then outputs), exp and log are libm's scalar calls (a vectorised exp would not
+ *   round like libm). What is vectorised is everything around them: up to SM_LANES
+ *   independent rows advance together ("lanes" along the outer dim with the smallest output
+ *   stride: W for CHANNEL on NCHW, N otherwise), so loads, max, sums and the blend run as
+ *   short vector loops, and the strided index arithmetic of the ref (divisions per element)
+ *   becomes an incremental walk.
  * - Forward ACCURATE / FAST keep exp(x - max) of the sum pass in a stack buffer (same value,
  *   computed once instead of twice) when a group of rows fits in SM_CACHE doubles; longer rows
  *   compute it again, as the ref does.
- * - Threads: units are groups of lanes; a row is computed by one thread in the ref's order, so
- *   results do not depend on OMP_NUM_THREADS. Nothing allocates; no workspace. In-place
- *   (y == x, dx == dy or dx == y, identical strides) works: a group writes element r of its
- *   rows after its last read of element r.
+ * - Threads: units are groups of lanes (rows, or lane groups on the f32 path); a row is
+ *   computed by one thread in a fixed order, so results do not depend on OMP_NUM_THREADS.
+ *   Nothing allocates; no workspace. In-place (y == x, dx == dy or dx == y, identical strides)
+ *   works: a group writes element r of its rows after its last read of element r.
  * FLOAT, DOUBLE, HALF, BFLOAT16 (all the API takes), 4-d and 5-d, any non-negative strides.
  */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3,fp-contract=off")
+/* no-trapping-math: lets GCC turn float selects into blends on AVX2 (values unchanged) */
+#pragma GCC optimize("O3,fp-contract=off,no-trapping-math")
 #endif
 #include "../core/softmax.h"
 #include "memop.h"
+#include "vmath.h"
+
+#include <stdlib.h>
 
 #define SM_LANES 16
 #define SM_CACHE 4096 /* doubles of cached exp per group (32 KiB of stack) */
@@ -360,6 +383,542 @@ static void bwd_unit(const sm_plan_t *s, const fd_softmax_bwd_problem_t *p,
     } while (cur_next(s, &c, rb));
 }
 
+/* ---- the f32 path: vectorised exp, lane-parallel sums ------------------------------------- */
+
+/* Float tensors whose elements sit at the same offsets in every tensor, in one of two shapes:
+ * ROWS, each row one dense block of memory (INSTANCE on NCHW or NHWC, CHANNEL on NHWC or with
+ * 1x1 spatial dims), walked in memory order; LANES, CHANNEL with the innermost spatial dims
+ * contiguous (NCHW), where up to SMX_W positions advance together as vector lanes and each
+ * lane's row is walked in canonical order. */
+#define SMX_ROWS 1
+#define SMX_LANES 2
+#define SMX_W 256       /* lanes per LANES unit */
+#define SMX_CACHE 16384 /* floats of cached exp per unit (64 KiB of stack) */
+#define SMX_ACC 16      /* partial sums of a ROWS row (fixed: the bits do not depend on the ISA) */
+#define SMX_BLK 512     /* floats per block of a ROWS pass */
+
+typedef struct {
+    int kind, no, cache;
+    int64_t len;                               /* elements per row */
+    int64_t rst;                               /* LANES: stride between a row's elements */
+    int64_t lanes, w;                          /* LANES: contiguous positions, lanes per unit */
+    int64_t odim[FD_DIM_MAX], ost[FD_DIM_MAX]; /* the outer dims (rows, or lane groups) */
+    int64_t outer, per, units, n;
+} smx_plan_t;
+
+/* 0 when the problem is not one of the two shapes (the double path serves it). */
+static int smx_plan(smx_plan_t *s, const struct cudnnTensorStruct *const *t, int nt,
+                    cudnnSoftmaxMode_t mode)
+{
+    const struct cudnnTensorStruct *a = t[0];
+    const int nb = a->nb_dims;
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < nt; i++) {
+        if (t[i]->dtype != CUDNN_DATA_FLOAT)
+            return 0;
+        for (int d = 0; d < nb; d++)
+            if (t[i]->stride[d] != a->stride[d] && a->dim[d] > 1)
+                return 0;
+    }
+    int rd[FD_DIM_MAX], od[FD_DIM_MAX], nr = 0, no = 0;
+    s->len = 1, s->n = 1;
+    for (int d = 0; d < nb; d++) {
+        s->n *= a->dim[d];
+        if (a->dim[d] == 1)
+            continue;
+        if (mode == CUDNN_SOFTMAX_MODE_CHANNEL ? d == 1 : d >= 1)
+            rd[nr++] = d, s->len *= a->dim[d];
+        else
+            od[no++] = d;
+    }
+    /* dense rows: the row dims' strides, smallest first, pack them with no gap */
+    int used[FD_DIM_MAX] = {0}, dense = 1;
+    int64_t expect = 1;
+    for (int k = 0; k < nr && dense; k++) {
+        int best = -1;
+        for (int j = 0; j < nr; j++)
+            if (!used[j] && (best < 0 || a->stride[rd[j]] < a->stride[rd[best]]))
+                best = j;
+        used[best] = 1;
+        dense = a->stride[rd[best]] == expect;
+        expect *= a->dim[rd[best]];
+    }
+    int keep = no; /* outer dims that stay outer */
+    if (dense) {
+        s->kind = SMX_ROWS;
+    } else if (mode == CUDNN_SOFTMAX_MODE_CHANNEL && nr == 1) {
+        s->lanes = 1;
+        while (keep > 0 && od[keep - 1] >= 2 && a->stride[od[keep - 1]] == s->lanes)
+            s->lanes *= a->dim[od[--keep]];
+        if (s->lanes < 4)
+            return 0;
+        s->kind = SMX_LANES;
+        s->rst = a->stride[rd[0]];
+    } else {
+        return 0;
+    }
+    s->no = keep;
+    s->outer = 1;
+    for (int k = 0; k < keep; k++) {
+        s->odim[k] = a->dim[od[k]];
+        s->ost[k] = a->stride[od[k]];
+        s->outer *= s->odim[k];
+    }
+    if (s->kind == SMX_ROWS) {
+        s->cache = s->len <= SMX_CACHE;
+        s->per = s->len >= FD_CPU_UNIT ? 1 : FD_CPU_UNIT / s->len;
+        s->units = (s->outer + s->per - 1) / s->per;
+    } else {
+        s->w = s->lanes < SMX_W ? s->lanes : SMX_W;
+        s->cache = s->len * 16 <= SMX_CACHE;
+        if (s->cache && s->len * s->w > SMX_CACHE)
+            s->w = SMX_CACHE / s->len / 16 * 16;
+        s->per = (s->lanes + s->w - 1) / s->w;
+        s->units = s->outer * s->per;
+    }
+    return 1;
+}
+
+static inline int64_t smx_outer_off(const smx_plan_t *s, int64_t o)
+{
+    int64_t off = 0;
+    for (int k = s->no - 1; k >= 0; k--) {
+        off += (o % s->odim[k]) * s->ost[k];
+        o /= s->odim[k];
+    }
+    return off;
+}
+
+#define SMX_INLINE static inline __attribute__((always_inline))
+
+/* Sum of 16 partial sums in a fixed tree. */
+SMX_INLINE double smx_fold(double *acc)
+{
+    for (int h = SMX_ACC / 2; h > 0; h /= 2)
+        for (int j = 0; j < h; j++)
+            acc[j] += acc[j + h];
+    return acc[0];
+}
+
+/* acc[(i0 + j) % 16] += v[j]: element i of a row always lands in partial sum i % 16. */
+SMX_INLINE void smx_acc(double *restrict acc, const float *restrict v, int n)
+{
+    int j = 0;
+    for (; j + SMX_ACC <= n; j += SMX_ACC)
+        for (int l = 0; l < SMX_ACC; l++)
+            acc[l] += (double)v[j + l];
+    for (int l = 0; j < n; j++, l++)
+        acc[l] += (double)v[j];
+}
+
+/* Maximum of a row with the ref's NaN rule (any NaN makes it NaN). The vector loop tracks
+ * sum(x - x), NaN when the row holds a NaN or an infinity; only then is the row rescanned for
+ * a NaN (a select-based flag kept the loop scalar). */
+SMX_INLINE float smx_max(const float *restrict x, int64_t n)
+{
+    float m[SMX_ACC], z[SMX_ACC];
+    for (int l = 0; l < SMX_ACC; l++)
+        m[l] = -INFINITY, z[l] = 0.0f;
+    int64_t i = 0;
+    for (; i + SMX_ACC <= n; i += SMX_ACC)
+        for (int l = 0; l < SMX_ACC; l++) {
+            float v = x[i + l];
+            z[l] += v - v;
+            m[l] = v > m[l] ? v : m[l];
+        }
+    for (int l = 0; i < n; i++, l++) {
+        float v = x[i];
+        z[l] += v - v;
+        m[l] = v > m[l] ? v : m[l];
+    }
+    float r = m[0], zz = 0.0f;
+    for (int l = 0; l < SMX_ACC; l++)
+        r = m[l] > r ? m[l] : r, zz += z[l];
+    if (zz != zz)
+        for (i = 0; i < n; i++)
+            if (isnan(x[i]))
+                return NAN;
+    return r;
+}
+
+/* sum(exp(x - m)) over n elements, in double; e (when not NULL) gets the exps. */
+SMX_INLINE double smx_expsum(const float *restrict x, int64_t n, float m, float *restrict e)
+{
+    double acc[SMX_ACC] = {0};
+    float b[SMX_BLK];
+    for (int64_t i = 0; i < n; i += SMX_BLK) {
+        int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
+        float *o = e ? e + i : b;
+        for (int j = 0; j < len; j++)
+            o[j] = fd_vexpf_diff(x[i + j], m);
+        smx_acc(acc, o, len);
+    }
+    return smx_fold(acc);
+}
+
+/* y = alpha * v + beta * y in double, rounded once, as the ref's blend. */
+#define SMX_BLEND(y, v, alpha, beta)                                                               \
+    do {                                                                                           \
+        double r_ = (alpha) * (v);                                                                 \
+        if (beta_nz)                                                                               \
+            r_ += (beta) * (double)(y);                                                            \
+        (y) = (float)r_;                                                                           \
+    } while (0)
+
+/* y = e / sum: alpha = 1, beta = 0 as one float product by 1/sum (the exp's own error
+ * dominates); otherwise in double with the ref's blend (a constant row stays exact). */
+SMX_INLINE void smx_scale_out(const float *restrict e, float *y, int64_t n, double inv,
+                              double alpha, double beta)
+{
+    const int beta_nz = beta != 0.0;
+    const float invf = (float)inv;
+    if (alpha == 1.0 && !beta_nz)
+        for (int64_t i = 0; i < n; i++)
+            y[i] = e[i] * invf;
+    else
+        for (int64_t i = 0; i < n; i++)
+            SMX_BLEND(y[i], (double)e[i] * inv, alpha, beta);
+}
+
+/* One dense row of the forward pass. */
+SMX_INLINE void smx_fwd_row(const float *x, float *y, int64_t n, int is_log, double alpha,
+                            double beta, float *restrict ebuf)
+{
+    const int beta_nz = beta != 0.0;
+    float m;
+    double sum;
+    const int cache = n <= SMX_CACHE && !is_log;
+    if (n <= SMX_CACHE) {
+        m = smx_max(x, n);
+        sum = smx_expsum(x, n, m, cache ? ebuf : NULL);
+    } else { /* long rows: maximum and sum per cache-sized chunk, combined; x is read twice */
+        double mm = -INFINITY;
+        sum = 0.0;
+        for (int64_t i = 0; i < n; i += SMX_CACHE) {
+            int64_t len = n - i < SMX_CACHE ? n - i : SMX_CACHE;
+            float mc = smx_max(x + i, len);
+            if (mc == -INFINITY) /* contributes 0, unless the whole row is -inf (below) */
+                continue;
+            double sc = smx_expsum(x + i, len, mc, NULL);
+            if (mc != mc || mm != mm) {
+                mm = NAN;
+            } else if (mc > mm) {
+                sum = sum * exp(mm - mc) + sc;
+                mm = mc;
+            } else {
+                sum += sc * exp(mc - mm);
+            }
+        }
+        if (mm == -INFINITY) /* all -inf: 0/0, as the ref */
+            sum = NAN;
+        m = (float)mm;
+        if (m != m)
+            sum = NAN;
+    }
+    if (is_log) {
+        const double ls = log(sum), md = m;
+        if (alpha == 1.0 && !beta_nz)
+            for (int64_t i = 0; i < n; i++)
+                y[i] = (float)(((double)x[i] - md) - ls);
+        else
+            for (int64_t i = 0; i < n; i++) {
+                double v = ((double)x[i] - md) - ls;
+                SMX_BLEND(y[i], v, alpha, beta);
+            }
+    } else if (cache) {
+        smx_scale_out(ebuf, y, n, 1.0 / sum, alpha, beta);
+    } else {
+        const double inv = 1.0 / sum;
+        float b[SMX_BLK];
+        for (int64_t i = 0; i < n; i += SMX_BLK) {
+            int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
+            for (int j = 0; j < len; j++)
+                b[j] = fd_vexpf_diff(x[i + j], m);
+            smx_scale_out(b, y + i, len, inv, alpha, beta);
+        }
+    }
+}
+
+/* The next unit's part of a channel (the unit after this one continues every channel's run;
+ * with one short run per channel, too many streams for the hardware prefetcher). Reading
+ * past the tensor's end is harmless: a prefetch never faults. */
+SMX_INLINE void smx_prefetch(const float *p, int w)
+{
+    for (int i = 0; i < w; i += 16)
+        __builtin_prefetch(p + i, 0, 2); /* into L2: a unit ahead is more than L1 holds */
+}
+
+/* The same for an output (write intent: the store then finds its line owned). */
+SMX_INLINE void smx_prefetchw(float *p, int w)
+{
+    for (int i = 0; i < w; i += 16)
+        __builtin_prefetch(p + i, 1, 2);
+}
+
+/* w lanes of a LANES unit: element c of lane p at x[c * rst + p]. */
+SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst, int w, int is_log,
+                              int cache, double alpha, double beta, float *restrict ebuf)
+{
+    const int beta_nz = beta != 0.0;
+    float mx[SMX_W], z[SMX_W];
+    double sum[SMX_W], f[SMX_W];
+    for (int p = 0; p < w; p++)
+        mx[p] = -INFINITY, z[p] = 0.0f, sum[p] = 0.0;
+    for (int64_t c = 0; c < len; c++) {
+        const float *xr = x + c * rst;
+        smx_prefetch(xr + w, w);
+        smx_prefetchw(y + c * rst + w, w);
+        for (int p = 0; p < w; p++) {
+            float v = xr[p];
+            z[p] += v - v; /* NaN after a NaN or an infinity: then rescanned (smx_max) */
+            mx[p] = v > mx[p] ? v : mx[p];
+        }
+    }
+    for (int p = 0; p < w; p++)
+        if (z[p] != z[p])
+            for (int64_t c = 0; c < len; c++)
+                if (isnan(x[c * rst + p]))
+                    mx[p] = NAN;
+    for (int64_t c = 0; c < len; c++) {
+        const float *xr = x + c * rst;
+        float e[SMX_W], *er = cache ? ebuf + c * w : e;
+        for (int p = 0; p < w; p++)
+            er[p] = fd_vexpf_diff(xr[p], mx[p]);
+        for (int p = 0; p < w; p++)
+            sum[p] += (double)er[p];
+    }
+    if (is_log) {
+        for (int p = 0; p < w; p++)
+            f[p] = log(sum[p]);
+        for (int64_t c = 0; c < len; c++) {
+            const float *xr = x + c * rst;
+            float *yr = y + c * rst;
+            for (int p = 0; p < w; p++) {
+                double v = ((double)xr[p] - (double)mx[p]) - f[p];
+                SMX_BLEND(yr[p], v, alpha, beta);
+            }
+        }
+        return;
+    }
+    float inv[SMX_W];
+    for (int p = 0; p < w; p++)
+        f[p] = 1.0 / sum[p], inv[p] = (float)f[p];
+    const int plain = alpha == 1.0 && !beta_nz;
+    for (int64_t c = 0; c < len; c++) {
+        const float *xr = x + c * rst;
+        float *yr = y + c * rst;
+        float e[SMX_W];
+        const float *er = cache ? ebuf + c * w : e;
+        if (!cache)
+            for (int p = 0; p < w; p++)
+                e[p] = fd_vexpf_diff(xr[p], mx[p]);
+        if (plain)
+            for (int p = 0; p < w; p++)
+                yr[p] = er[p] * inv[p];
+        else
+            for (int p = 0; p < w; p++)
+                SMX_BLEND(yr[p], (double)er[p] * f[p], alpha, beta);
+    }
+}
+
+SMX_INLINE void smx_fwd_unit(const smx_plan_t *s, const fd_softmax_fwd_args_t *a, int is_log,
+                             int64_t u)
+{
+    float ebuf[SMX_CACHE];
+    const float *x = a->x;
+    float *y = a->y;
+    if (s->kind == SMX_ROWS) {
+        int64_t o1 = (u + 1) * s->per < s->outer ? (u + 1) * s->per : s->outer;
+        for (int64_t o = u * s->per; o < o1; o++) {
+            int64_t off = smx_outer_off(s, o);
+            smx_fwd_row(x + off, y + off, s->len, is_log, a->alpha, a->beta, ebuf);
+        }
+    } else {
+        int64_t o = u / s->per, p0 = (u % s->per) * s->w;
+        int w = (int)(s->lanes - p0 < s->w ? s->lanes - p0 : s->w);
+        int64_t off = smx_outer_off(s, o) + p0;
+        smx_fwd_lanes(x + off, y + off, s->len, s->rst, w, is_log, s->cache, a->alpha, a->beta,
+                      ebuf);
+    }
+}
+
+/* One dense row of the backward pass: ACCURATE/FAST dx = y * (dy - sum(dy * y)), LOG
+ * dx = dy - exp(y) * sum(dy); the products dy * y are exact in double, as in the ref. */
+SMX_INLINE void smx_bwd_row(const float *y, const float *g, float *dx, int64_t n, int is_log,
+                            double alpha, double beta)
+{
+    const int beta_nz = beta != 0.0;
+    double acc[SMX_ACC] = {0};
+    int64_t i = 0;
+    if (is_log) {
+        for (; i + SMX_ACC <= n; i += SMX_ACC)
+            for (int l = 0; l < SMX_ACC; l++)
+                acc[l] += (double)g[i + l];
+        for (int l = 0; i < n; i++, l++)
+            acc[l] += (double)g[i];
+    } else {
+        for (; i + SMX_ACC <= n; i += SMX_ACC)
+            for (int l = 0; l < SMX_ACC; l++)
+                acc[l] += (double)g[i + l] * (double)y[i + l];
+        for (int l = 0; i < n; i++, l++)
+            acc[l] += (double)g[i] * (double)y[i];
+    }
+    const double sum = smx_fold(acc);
+    if (is_log) {
+        float b[SMX_BLK];
+        for (i = 0; i < n; i += SMX_BLK) {
+            int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
+            for (int j = 0; j < len; j++)
+                b[j] = fd_vexpf(y[i + j]);
+            for (int j = 0; j < len; j++) {
+                double v = (double)g[i + j] - (double)b[j] * sum;
+                SMX_BLEND(dx[i + j], v, alpha, beta);
+            }
+        }
+    } else {
+        for (i = 0; i < n; i++) {
+            double v = (double)y[i] * ((double)g[i] - sum);
+            SMX_BLEND(dx[i], v, alpha, beta);
+        }
+    }
+}
+
+/* w lanes of a LANES unit, each lane's sum in canonical order. */
+SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t len, int64_t rst,
+                              int w, int is_log, double alpha, double beta)
+{
+    const int beta_nz = beta != 0.0;
+    double sum[SMX_W];
+    for (int p = 0; p < w; p++)
+        sum[p] = 0.0;
+    for (int64_t c = 0; c < len; c++) {
+        const float *yr = y + c * rst, *gr = g + c * rst;
+        smx_prefetch(gr + w, w);
+        if (!is_log)
+            smx_prefetch(yr + w, w);
+        smx_prefetchw(dx + c * rst + w, w);
+        if (is_log)
+            for (int p = 0; p < w; p++)
+                sum[p] += (double)gr[p];
+        else
+            for (int p = 0; p < w; p++)
+                sum[p] += (double)gr[p] * (double)yr[p];
+    }
+    for (int64_t c = 0; c < len; c++) {
+        const float *yr = y + c * rst, *gr = g + c * rst;
+        float *dr = dx + c * rst;
+        if (is_log) {
+            float e[SMX_W];
+            for (int p = 0; p < w; p++)
+                e[p] = fd_vexpf(yr[p]);
+            for (int p = 0; p < w; p++) {
+                double v = (double)gr[p] - (double)e[p] * sum[p];
+                SMX_BLEND(dr[p], v, alpha, beta);
+            }
+        } else {
+            for (int p = 0; p < w; p++) {
+                double v = (double)yr[p] * ((double)gr[p] - sum[p]);
+                SMX_BLEND(dr[p], v, alpha, beta);
+            }
+        }
+    }
+}
+
+SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
+                             int64_t u)
+{
+    const float *y = a->y, *g = a->dy;
+    float *dx = a->dx;
+    if (s->kind == SMX_ROWS) {
+        int64_t o1 = (u + 1) * s->per < s->outer ? (u + 1) * s->per : s->outer;
+        for (int64_t o = u * s->per; o < o1; o++) {
+            int64_t off = smx_outer_off(s, o);
+            smx_bwd_row(y + off, g + off, dx + off, s->len, is_log, a->alpha, a->beta);
+        }
+    } else {
+        int64_t o = u / s->per, p0 = (u % s->per) * s->w;
+        int w = (int)(s->lanes - p0 < s->w ? s->lanes - p0 : s->w);
+        int64_t off = smx_outer_off(s, o) + p0;
+        smx_bwd_lanes(y + off, g + off, dx + off, s->len, s->rst, w, is_log, a->alpha, a->beta);
+    }
+}
+
+/* The same C compiled twice; FREEDNN_CPU_ISA=avx512|avx2|generic caps the choice, as for the
+ * convolution rows. Contraction is off and the FMAs are explicit, so both give the same bits. */
+typedef void (*smx_fwd_fn)(const smx_plan_t *, const fd_softmax_fwd_args_t *, int, int64_t);
+typedef void (*smx_bwd_fn)(const smx_plan_t *, const fd_softmax_bwd_args_t *, int, int64_t);
+#define SMX_VARIANT(suffix, attr)                                                                  \
+    attr static void smx_fwd_unit_##suffix(const smx_plan_t *s, const fd_softmax_fwd_args_t *a,    \
+                                           int is_log, int64_t u)                                  \
+    {                                                                                              \
+        smx_fwd_unit(s, a, is_log, u);                                                             \
+    }                                                                                              \
+    attr static void smx_bwd_unit_##suffix(const smx_plan_t *s, const fd_softmax_bwd_args_t *a,    \
+                                           int is_log, int64_t u)                                  \
+    {                                                                                              \
+        smx_bwd_unit(s, a, is_log, u);                                                             \
+    }
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+SMX_VARIANT(avx512,
+            __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512"))))
+SMX_VARIANT(avx2, __attribute__((target("avx2,fma"))))
+#define SMX_X86 1
+#endif
+
+/* 2 AVX-512, 1 AVX2 + FMA, 0 neither: then the f32 path is not taken (without a vector FMA
+ * the exp's fmaf calls cost more than libm's exp), and FLOAT gets the ref's bits below. */
+static int smx_isa(void)
+{
+    const char *cap = getenv("FREEDNN_CPU_ISA");
+    int limit = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
+#ifdef SMX_X86
+    __builtin_cpu_init();
+    if (limit >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        return 2;
+    if (limit >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return 1;
+#else
+    (void)limit;
+#endif
+    return 0;
+}
+
+/* 0 when the f32 path does not run here (no AVX2 + FMA). */
+static int smx_fwd(const smx_plan_t *s, const fd_softmax_fwd_args_t *a, int is_log)
+{
+#ifdef SMX_X86
+    int isa = smx_isa();
+    if (isa == 0)
+        return 0;
+    smx_fwd_fn fn = isa == 2 ? smx_fwd_unit_avx512 : smx_fwd_unit_avx2;
+#pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && s->units > 1)
+    for (int64_t u = 0; u < s->units; u++)
+        fn(s, a, is_log, u);
+    return 1;
+#else
+    (void)s, (void)a, (void)is_log;
+    return 0;
+#endif
+}
+
+static int smx_bwd(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log)
+{
+#ifdef SMX_X86
+    int isa = smx_isa();
+    if (isa == 0)
+        return 0;
+    smx_bwd_fn fn = isa == 2 ? smx_bwd_unit_avx512 : smx_bwd_unit_avx2;
+#pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && s->units > 1)
+    for (int64_t u = 0; u < s->units; u++)
+        fn(s, a, is_log, u);
+    return 1;
+#else
+    (void)s, (void)a, (void)is_log;
+    return 0;
+#endif
+}
+
 static int check(const struct cudnnTensorStruct *t, char *why, size_t why_size)
 {
     if (!fd_cpu_dtype_ok(t->dtype)) {
@@ -390,6 +949,9 @@ cudnnStatus_t fd_softmax_fwd_cpu_run(const void *problem, const void *args)
     const fd_softmax_fwd_problem_t *p = problem;
     const fd_softmax_fwd_args_t *a = args;
     const struct cudnnTensorStruct *t[2] = {&p->y, &p->x};
+    smx_plan_t f;
+    if (smx_plan(&f, t, 2, p->mode) && smx_fwd(&f, a, p->algo == CUDNN_SOFTMAX_LOG))
+        return CUDNN_STATUS_SUCCESS;
     sm_plan_t s;
     plan(&s, t, 2, p->mode, p->algo != CUDNN_SOFTMAX_LOG);
     const int64_t units = s.others * s.chunks;
@@ -417,6 +979,9 @@ cudnnStatus_t fd_softmax_bwd_cpu_run(const void *problem, const void *args)
     const fd_softmax_bwd_problem_t *p = problem;
     const fd_softmax_bwd_args_t *a = args;
     const struct cudnnTensorStruct *t[3] = {&p->dx, &p->y, &p->dy};
+    smx_plan_t f;
+    if (smx_plan(&f, t, 3, p->mode) && smx_bwd(&f, a, p->algo == CUDNN_SOFTMAX_LOG))
+        return CUDNN_STATUS_SUCCESS;
     sm_plan_t s;
     plan(&s, t, 3, p->mode, 0);
     const int64_t units = s.others * s.chunks;

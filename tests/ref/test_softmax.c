@@ -7,7 +7,8 @@
  *   softmax on canonical dense arrays, with alpha/beta (beta = 0 over NaN-poisoned output never
  *   reads it; beta != 0 blends);
  * - layouts NCHW, NHWC, padded, permuted give identical bits; holes of padded outputs keep
- *   their poison; guards intact; inputs unchanged; ref and cpu handles give identical bits;
+ *   their poison; guards intact; inputs unchanged; ref and cpu handles give identical bits
+ *   (FLOAT excepted: the cpu row's vectorised exp, tests/impl/test_cpu_smx_fast.c);
  *   in-place (y == x, dx == dy) gives the same bits as out-of-place;
  * - backward against the oracle formulas and by central finite differences in double.
  */
@@ -310,8 +311,11 @@ static void one_case(const run_t *rc, cudnnHandle_t hcpu, fd_rng_t *rng, int all
             r2.layout = lay;
         FD_EXPECT_STATUS(run_fwd(&r2, x, r.beta != 0 ? yo : NULL, y2, raw1, 0),
                          CUDNN_STATUS_SUCCESS);
-        FD_EXPECT(memcmp(raw0, raw1, (size_t)n * es) == 0, "fwd %s: %s differs from %s/ref", tag,
-                  lay == L_COUNT ? "cpu" : lay_name[lay], lay_name[rc->layout]);
+        /* FLOAT on cpu: a vectorised exp, held to a tolerance by tests/impl/test_cpu_smx_fast.c */
+        FD_EXPECT(memcmp(raw0, raw1, (size_t)n * es) == 0 ||
+                      (lay == L_COUNT && r.dt == CUDNN_DATA_FLOAT),
+                  "fwd %s: %s differs from %s/ref", tag, lay == L_COUNT ? "cpu" : lay_name[lay],
+                  lay_name[rc->layout]);
     }
     if (r.beta == 0) {
         FD_EXPECT_STATUS(run_fwd(&r, x, NULL, y2, raw1, 1), CUDNN_STATUS_SUCCESS);
@@ -342,8 +346,9 @@ static void one_case(const run_t *rc, cudnnHandle_t hcpu, fd_rng_t *rng, int all
             r2.layout = lay;
         FD_EXPECT_STATUS(run_bwd(&r2, want, dy, r.beta != 0 ? yo : NULL, y2, raw1, 0),
                          CUDNN_STATUS_SUCCESS);
-        FD_EXPECT(memcmp(raw0, raw1, (size_t)n * es) == 0, "bwd %s: %s differs", tag,
-                  lay == L_COUNT ? "cpu" : lay_name[lay]);
+        FD_EXPECT(memcmp(raw0, raw1, (size_t)n * es) == 0 ||
+                      (lay == L_COUNT && r.dt == CUDNN_DATA_FLOAT),
+                  "bwd %s: %s differs", tag, lay == L_COUNT ? "cpu" : lay_name[lay]);
     }
     if (r.beta == 0) {
         FD_EXPECT_STATUS(run_bwd(&r, want, dy, NULL, y2, raw1, 1), CUDNN_STATUS_SUCCESS);

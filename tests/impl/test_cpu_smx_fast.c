@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cpu_smx_fast.c - the f32 paths of the cpu softmax rows (src/cpu/softmax_cpu.c: vectorised
+ * exp from src/cpu/vmath.h, lane-parallel sums) and of the reduce row (src/cpu/reduce_cpu.c:
+ * lane-parallel folds; its bounds are at test_reduce) and of the LRN rows (src/cpu/lrn_cpu.c:
+ * vectorised pow; bounds at test_lrn), against the ref rows through the public API.
+ *
+ * Each case runs ref, then cpu with one thread on each forced ISA level
+ * (FREEDNN_CPU_ISA=avx512, avx2, generic) and cpu with two threads. The AVX-512, AVX2 and
+ * two-thread runs must agree bit for bit (NaN payloads aside); the generic run (no vector FMA:
+ * the row takes its ref-exact path) must equal the ref bit for bit; against ref:
+ * - exact cases must be bit-identical: forward of constant rows (exp(0) = 1, the sum is the row
+ *   length, 1/n rounds as in the ref), backward ACCURATE/FAST on small-integer fills (the
+ *   products and sums are exact in double in any order);
+ * - real fills ([-4, 4), a few NaN / inf in some cases) within, per element, with u = 2^-24
+ *   and |want| standing for |alpha v| + |beta y_old| (v the unblended value: the blend's
+ *   cancellation is not the row's error):
+ *   forward ACCURATE/FAST  |got - want| <= 6u |want| + 2^-148        (exp within 1 ulp, one
+ *                          product by 1/sum, the sum's own error; measured worst 3.7u)
+ *   forward LOG            |got - want| <= 4u (|want| + 1)           (log of a sum within a few
+ *                          ulp of float moves the output by that much absolutely)
+ *   backward ACCURATE/FAST |got - want| <= 2u |want| + 2^-40 |y| S + 2^-148, S = sum |dy y| of
+ *                          the row (the row's sum is reordered in double: a last-bit change of
+ *                          the sum can flip the final rounding, or move a cancelling dy - sum)
+ *   backward LOG           |got - want| <= 4u (|want| + exp(y) |sum dy|) + 2^-148 (exp(y) is
+ *                          the vectorised exp)
+ *   The worst error seen, in units of the bound, is printed per family.
+ * Shapes: NCHW, NHWC and W-padded layouts, INSTANCE and CHANNEL, 4-d and 5-d, rows longer than
+ * the exp cache (16384) and channel counts above the lane cache (1024), above the threading
+ * threshold, in-place, alpha / beta (1, 0), (0.5, 0.25), (-2, 0.25), (1, 1), inputs unchanged.
+ * The row terms of the backward bounds scale with |alpha|.
+ */
+#define _GNU_SOURCE
+#include "memops_case.h"
+
+static double worst[4]; /* fwd acc, fwd log, bwd acc, bwd log: max error / bound */
+
+static double u32 = 1.0 / 16777216.0;
+
+/* Offset of canonical (n, c, spatial...) index i in shape s. */
+static size_t off_of(const shape_t *s, size_t i)
+{
+    size_t off = 0;
+    for (int d = s->nb - 1; d >= 0; d--) {
+        off += (i % (size_t)s->dim[d]) * (size_t)s->str[d];
+        i /= (size_t)s->dim[d];
+    }
+    return off;
+}
+
+/* The row id (for per-row sums) of canonical index i. */
+static size_t row_of(const shape_t *s, size_t i, cudnnSoftmaxMode_t mode)
+{
+    size_t sp = 1;
+    for (int d = 2; d < s->nb; d++)
+        sp *= (size_t)s->dim[d];
+    size_t n = i / ((size_t)s->dim[1] * sp);
+    if (mode == CUDNN_SOFTMAX_MODE_INSTANCE)
+        return n;
+    return n * sp + i % sp;
+}
+
+static int run_set(int r)
+{
+    /* r: 0 ref, 1 cpu avx512 1T, 2 cpu avx2 1T, 3 cpu generic 1T, 4 cpu 2T */
+    static const char *isa[] = {NULL, "avx512", "avx2", "generic", NULL};
+    if (r == 0)
+        return 0;
+    if (isa[r])
+        setenv("FREEDNN_CPU_ISA", isa[r], 1);
+    else
+        unsetenv("FREEDNN_CPU_ISA");
+    set_threads(r == 4 ? 2 : 1);
+    return 1;
+}
+
+#define NRUN 5
+
+static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_t algo,
+                      cudnnSoftmaxMode_t mode, double alpha, double beta, int fillk, int inplace)
+{
+    /* fillk: 0 reals, 1 reals with specials, 2 constant rows (fwd exact) / integers (bwd) */
+    char what[256];
+    shape_t xs = make_shape(nb, dim, l);
+    cudnnTensorDescriptor_t xd = desc_of(&xs, CUDNN_DATA_FLOAT);
+    size_t n = xs.extent, xb = n * 4, cnt = 1;
+    for (int d = 0; d < nb; d++)
+        cnt *= (size_t)dim[d];
+    float *x = malloc(xb), *xc = malloc(xb), *dy = malloc(xb), *yv = malloc(xb), *init = malloc(xb);
+    float *out[NRUN];
+    if (fillk == 2) {
+        float c = (float)(floor(urand() * 9) - 4);
+        for (size_t i = 0; i < n; i++)
+            x[i] = c;
+        fill(CUDNN_DATA_FLOAT, dy, n, 1, 0);
+        fill(CUDNN_DATA_FLOAT, yv, n, 1, 0);
+    } else {
+        fill(CUDNN_DATA_FLOAT, x, n, 0, fillk == 1);
+        fill(CUDNN_DATA_FLOAT, dy, n, 0, fillk == 1);
+        fill(CUDNN_DATA_FLOAT, yv, n, 0, 0);
+    }
+    memcpy(xc, x, xb);
+    float a32 = (float)alpha, b32 = (float)beta;
+    snprintf(what, sizeof what, "softmax f32 %s %s %s %dd [%d %d %d ...] a %g b %g fill %d%s",
+             algo == CUDNN_SOFTMAX_LOG    ? "log"
+             : algo == CUDNN_SOFTMAX_FAST ? "fast"
+                                          : "accurate",
+             mode == CUDNN_SOFTMAX_MODE_CHANNEL ? "channel" : "instance", layout_name[l], nb,
+             dim[0], dim[1], dim[2], alpha, beta, fillk, inplace ? " in-place" : "");
+    for (int dir = 0; dir < 2; dir++) {
+        if (beta != 0.0)
+            fill(CUDNN_DATA_FLOAT, init, n, fillk == 2, 0);
+        else
+            memset(init, 0xff, xb);
+        for (int r = 0; r < NRUN; r++) {
+            out[r] = malloc(xb);
+            memcpy(out[r], inplace ? (dir ? dy : x) : init, xb);
+            cudnnHandle_t h = run_set(r) ? h_cpu : h_ref;
+            if (dir == 0)
+                CHECK(cudnnSoftmaxForward(h, algo, mode, &a32, xd, inplace ? out[r] : x, &b32, xd,
+                                          out[r]));
+            else
+                CHECK(cudnnSoftmaxBackward(h, algo, mode, &a32, xd, yv, xd, inplace ? out[r] : dy,
+                                           &b32, xd, out[r]));
+        }
+        unsetenv("FREEDNN_CPU_ISA");
+        cases++;
+        for (int r = 2; r < NRUN; r++)
+            if (!same_bits(CUDNN_DATA_FLOAT, out[r == 3 ? 0 : 1], out[r], xb)) {
+                failures++;
+                fprintf(stderr, "FAIL %s %s: cpu run %d differs from %s\n", what,
+                        dir ? "bwd" : "fwd", r, r == 3 ? "ref" : "cpu run 1");
+                break;
+            }
+        const int exact = fillk == 2 && (dir == 0 || algo != CUDNN_SOFTMAX_LOG);
+        const int is_log = algo == CUDNN_SOFTMAX_LOG;
+        /* per-row sums for the backward bounds */
+        size_t rows = cnt;
+        double *rs = calloc(rows, sizeof *rs);
+        if (dir == 1)
+            for (size_t i = 0; i < cnt; i++) {
+                size_t o = off_of(&xs, i);
+                const float *g = inplace ? dy : dy;
+                rs[row_of(&xs, i, mode)] += is_log ? (double)g[o] : fabs((double)g[o] * yv[o]);
+            }
+        int bad = 0;
+        for (size_t i = 0; i < cnt && !bad; i++) {
+            size_t o = off_of(&xs, i);
+            double want = out[0][o], got = out[1][o];
+            if (isnan(want) || isnan(got)) {
+                bad = isnan(want) != isnan(got);
+            } else if (exact || isinf(want) || isinf(got)) {
+                bad = memcmp(&out[0][o], &out[1][o], 4) != 0;
+            } else {
+                /* the blend's scale: |alpha v| + |beta old|, v the unblended value */
+                double old = beta != 0.0 ? (inplace ? (dir ? dy : xc)[o] : init[o]) : 0.0;
+                double aw = fabs(want - beta * old) + fabs(beta * old), tol;
+                int fam = dir * 2 + is_log;
+                if (dir == 0)
+                    tol = is_log ? 4 * u32 * (aw + 1) : 6 * u32 * aw + 0x1p-148;
+                else if (!is_log)
+                    tol = 2 * u32 * aw +
+                          0x1p-40 * fabs(alpha) * fabs((double)yv[o]) * rs[row_of(&xs, i, mode)] +
+                          0x1p-148;
+                else
+                    tol = 4 * u32 *
+                              (aw +
+                               fabs(alpha) * exp((double)yv[o]) * fabs(rs[row_of(&xs, i, mode)])) +
+                          0x1p-148;
+                double err = fabs(got - want);
+                if (err / tol > worst[fam])
+                    worst[fam] = err / tol;
+                bad = err > tol;
+            }
+            if (bad)
+                fprintf(stderr, "FAIL %s %s: element %zu: cpu %.9g ref %.9g\n", what,
+                        dir ? "bwd" : "fwd", i, got, want);
+        }
+        if (bad)
+            failures++;
+        free(rs);
+        for (int r = 0; r < NRUN; r++)
+            free(out[r]);
+    }
+    if (memcmp(x, xc, xb) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL %s: x changed\n", what);
+    }
+    free(x), free(xc), free(dy), free(yv), free(init);
+    cudnnDestroyTensorDescriptor(xd);
+}
+
+/* ---- reduce (src/cpu/reduce_cpu.c, FLOAT) ------------------------------------------------- */
+
+static double worst_red;
+
+/* A in layout l, C packed; every cpu run (ISA levels, threads) bit-identical; against ref:
+ * select operators exact (values and indices); sums on integer fills exact; otherwise
+ * |got - want| <= 2u |want| + (K + 2) 2^-52 S, S the sum of |terms| (|a|, a^2) of the slice
+ * (K terms accumulated in double in another order), scaled like the result (AVG: / K,
+ * NORM2: the square root's halving is ignored: looser), and MUL / MUL_NO_ZEROS within
+ * 2u |want| + (K + 2) 2^-52 |want| (products: relative errors add). */
+static void test_reduce(int nb, const int *dim, const int *cdim, layout_t l,
+                        cudnnReduceTensorOp_t op, cudnnNanPropagation_t nanopt, double alpha,
+                        double beta, int fillk)
+{
+    char what[256];
+    shape_t as = make_shape(nb, dim, l), cs = make_shape(nb, cdim, L_NCHW);
+    cudnnTensorDescriptor_t ad = desc_of(&as, CUDNN_DATA_FLOAT),
+                            cd = desc_of(&cs, CUDNN_DATA_FLOAT);
+    const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
+                       op == CUDNN_REDUCE_TENSOR_AMAX;
+    const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+    cudnnReduceTensorDescriptor_t rd;
+    CHECK(cudnnCreateReduceTensorDescriptor(&rd));
+    CHECK(cudnnSetReduceTensorDescriptor(rd, op, CUDNN_DATA_FLOAT, nanopt,
+                                         select ? CUDNN_REDUCE_TENSOR_FLATTENED_INDICES
+                                                : CUDNN_REDUCE_TENSOR_NO_INDICES,
+                                         CUDNN_32BIT_INDICES));
+    size_t ib = 0, wb = 0, cn = 1, an = 1;
+    for (int d = 0; d < nb; d++)
+        cn *= (size_t)cdim[d], an *= (size_t)dim[d];
+    CHECK(cudnnGetReductionIndicesSize(h_cpu, rd, ad, cd, &ib));
+    CHECK(cudnnGetReductionWorkspaceSize(h_cpu, rd, ad, cd, &wb));
+    float *a = malloc(as.extent * 4), *ac = malloc(as.extent * 4), *init = malloc(cn * 4);
+    void *ws = malloc(wb + 1);
+    fill(CUDNN_DATA_FLOAT, a, as.extent, fillk == 2, fillk == 1);
+    if (op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS)
+        for (size_t i = 0; i < as.extent; i += 3)
+            a[i] = 0.0f;
+    if (mul) /* keep products finite and normal: factors near 1 */
+        for (size_t i = 0; i < as.extent; i++)
+            if (a[i] == a[i] && a[i] != 0.0f && !isinf(a[i]))
+                a[i] = fillk == 2 ? (a[i] > 0 ? 1.0f : -1.0f) : 1.0f + a[i] / 64.0f;
+    memcpy(ac, a, as.extent * 4);
+    if (beta != 0.0)
+        fill(CUDNN_DATA_FLOAT, init, cn, fillk == 2, 0);
+    else
+        memset(init, 0xff, cn * 4);
+    float a32 = (float)alpha, b32 = (float)beta;
+    snprintf(what, sizeof what,
+             "reduce f32 op %d nan %d %s %dd [%d %d %d] -> [%d %d %d] a %g b %g fill %d", (int)op,
+             (int)nanopt, layout_name[l], nb, dim[0], dim[1], dim[2], cdim[0], cdim[1], cdim[2],
+             alpha, beta, fillk);
+    float *out[NRUN];
+    void *idx[NRUN];
+    for (int r = 0; r < NRUN; r++) {
+        out[r] = malloc(cn * 4);
+        memcpy(out[r], init, cn * 4);
+        idx[r] = malloc(ib + 4);
+        memset(idx[r], 0xcd, ib + 4);
+        cudnnHandle_t h = run_set(r) ? h_cpu : h_ref;
+        CHECK(cudnnReduceTensor(h, rd, ib ? idx[r] : NULL, ib, ws, wb, &a32, ad, a, &b32, cd,
+                                out[r]));
+    }
+    unsetenv("FREEDNN_CPU_ISA");
+    cases++;
+    int bad = 0;
+    for (int r = 1; r < NRUN && !bad; r++)
+        if (!same_bits(CUDNN_DATA_FLOAT, out[r == 1 ? 0 : 1], out[r], cn * 4) && r > 1) {
+            bad = 1;
+            fprintf(stderr, "FAIL %s: cpu run %d differs from cpu run 1\n", what, r);
+        }
+    for (int r = 1; r < NRUN && !bad; r++)
+        if (memcmp(idx[0], idx[r], ib + 4) != 0) {
+            bad = 1;
+            fprintf(stderr, "FAIL %s: indices of cpu run %d differ from ref\n", what, r);
+        }
+    /* S and K per output */
+    double *S = calloc(cn, sizeof *S);
+    size_t K = an / cn;
+    for (size_t i = 0; i < an; i++) {
+        size_t rem = i, ci = 0, cm = 1;
+        int id[5];
+        for (int d = nb - 1; d >= 0; d--)
+            id[d] = (int)(rem % (size_t)dim[d]), rem /= (size_t)dim[d];
+        for (int d = nb - 1; d >= 0; d--) {
+            ci += (size_t)(cdim[d] == 1 ? 0 : id[d]) * cm;
+            cm *= (size_t)cdim[d];
+        }
+        double v = a[off_of(&as, i)];
+        S[ci] += op == CUDNN_REDUCE_TENSOR_NORM2 ? v * v : fabs(v);
+    }
+    const int exact = select || (fillk == 2 && !mul);
+    for (size_t o = 0; o < cn && !bad; o++) {
+        double want = out[0][o], got = out[1][o];
+        if (isnan(want) || isnan(got) || isinf(want) || isinf(got) || exact) {
+            bad = memcmp(&out[0][o], &out[1][o], 4) != 0 && !(isnan(want) && isnan(got));
+        } else {
+            double old = beta != 0.0 ? init[o] : 0.0,
+                   aw = fabs(want - beta * old) + fabs(beta * old);
+            double s = op == CUDNN_REDUCE_TENSOR_AVG     ? S[o] / (double)K
+                       : op == CUDNN_REDUCE_TENSOR_NORM2 ? sqrt(S[o])
+                                                         : S[o];
+            double tol =
+                2 * u32 * aw + (double)(K + 2) * 0x1p-52 * fabs(alpha) * (mul ? aw : s) + 0x1p-148;
+            double err = fabs(got - want);
+            if (err / tol > worst_red)
+                worst_red = err / tol;
+            bad = err > tol;
+        }
+        if (bad)
+            fprintf(stderr, "FAIL %s: output %zu: cpu %.9g ref %.9g\n", what, o, got, want);
+    }
+    if (bad)
+        failures++;
+    if (memcmp(a, ac, as.extent * 4) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL %s: a changed\n", what);
+    }
+    for (int r = 0; r < NRUN; r++)
+        free(out[r]), free(idx[r]);
+    free(S), free(a), free(ac), free(init), free(ws);
+    cudnnDestroyReduceTensorDescriptor(rd);
+    cudnnDestroyTensorDescriptor(ad), cudnnDestroyTensorDescriptor(cd);
+}
+
+static void reduce_suite(void)
+{
+    /* per channel, over C, over everything, over H and W, over N and C; a W long enough for
+     * the lane-parallel runs (>= 16) and one too short; a full reduction cut into pieces */
+    const int s4[4] = {2, 5, 9, 37}, s4s[4] = {3, 6, 5, 7};
+    const int outs[5][4] = {{1, 5, 1, 1}, {2, 1, 9, 37}, {1, 1, 1, 1}, {2, 5, 1, 1}, {1, 1, 9, 37}};
+    const int outss[5][4] = {{1, 6, 1, 1}, {3, 1, 5, 7}, {1, 1, 1, 1}, {3, 6, 1, 1}, {1, 1, 5, 7}};
+    for (int l = 0; l < L_COUNT; l++)
+        for (int op = 0; op < 9; op++)
+            for (int nan = 0; nan < 2; nan++) {
+                int select = op >= 2 && op <= 4;
+                if (nan == 1 && !select)
+                    continue;
+                for (int oi = 0; oi < 5; oi++)
+                    for (int f = 0; f < 3; f++) {
+                        test_reduce(4, s4, outs[oi], (layout_t)l, (cudnnReduceTensorOp_t)op,
+                                    (cudnnNanPropagation_t)nan, oi & 1 ? 0.5 : 1, oi & 1 ? 0.25 : 0,
+                                    f);
+                        test_reduce(4, s4s, outss[oi], (layout_t)l, (cudnnReduceTensorOp_t)op,
+                                    (cudnnNanPropagation_t)nan, 1, 0, f);
+                    }
+            }
+    const int big[4] = {2, 64, 48, 47},
+              bouts[4][4] = {{1, 64, 1, 1}, {2, 1, 48, 47}, {1, 1, 1, 1}, {2, 64, 1, 1}};
+    for (int l = 0; l < 2; l++)
+        for (int op = 0; op < 9; op++)
+            for (int oi = 0; oi < 4; oi++)
+                test_reduce(4, big, bouts[oi], (layout_t)l, (cudnnReduceTensorOp_t)op,
+                            CUDNN_PROPAGATE_NAN, 1, 0, oi & 1 ? 1 : 0);
+}
+
+/* ---- LRN cross-channel (src/cpu/lrn_cpu.c, FLOAT: vectorised pow) ------------------------- */
+
+static double worst_lrn;
+
+/* Every cpu run bit-identical; against ref |got - want| <= 2u |want| + 2^-36 M, M the largest
+ * |want| of the tensor: pow within a few ulp of double flips a last float bit at most, and in
+ * backward dy s^-beta - coef x sum may cancel, so the absolute part is normwise. */
+static void test_lrn(int nb, const int *dim, layout_t l, unsigned n, double alpha, double beta,
+                     int specials)
+{
+    char what[256];
+    shape_t xs = make_shape(nb, dim, l);
+    cudnnTensorDescriptor_t xd = desc_of(&xs, CUDNN_DATA_FLOAT);
+    size_t ne = xs.extent, xb = ne * 4;
+    float *x = malloc(xb), *xc = malloc(xb), *dy = malloc(xb), *yv = malloc(xb), *init = malloc(xb);
+    fill(CUDNN_DATA_FLOAT, x, ne, 0, specials);
+    fill(CUDNN_DATA_FLOAT, dy, ne, 0, 0);
+    fill(CUDNN_DATA_FLOAT, yv, ne, 0, 0);
+    memcpy(xc, x, xb);
+    cudnnLRNDescriptor_t ld;
+    CHECK(cudnnCreateLRNDescriptor(&ld));
+    CHECK(cudnnSetLRNDescriptor(ld, n, 0.5, 0.75, 2.0));
+    float a32 = (float)alpha, b32 = (float)beta;
+    snprintf(what, sizeof what, "lrn f32 n %u %s %dd [%d %d %d ...] a %g b %g%s", n, layout_name[l],
+             nb, dim[0], dim[1], dim[2], alpha, beta, specials ? " specials" : "");
+    for (int dir = 0; dir < 2; dir++) {
+        if (beta != 0.0)
+            fill(CUDNN_DATA_FLOAT, init, ne, 0, 0);
+        else
+            memset(init, 0xff, xb);
+        float *out[NRUN];
+        for (int r = 0; r < NRUN; r++) {
+            out[r] = malloc(xb);
+            memcpy(out[r], init, xb);
+            cudnnHandle_t h = run_set(r) ? h_cpu : h_ref;
+            if (dir == 0)
+                CHECK(cudnnLRNCrossChannelForward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &a32, xd, x,
+                                                  &b32, xd, out[r]));
+            else
+                CHECK(cudnnLRNCrossChannelBackward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &a32, xd,
+                                                   yv, xd, dy, xd, x, &b32, xd, out[r]));
+        }
+        unsetenv("FREEDNN_CPU_ISA");
+        cases++;
+        int bad = 0;
+        for (int r = 2; r < NRUN && !bad; r++)
+            if (!same_bits(CUDNN_DATA_FLOAT, out[1], out[r], xb)) {
+                bad = 1;
+                fprintf(stderr, "FAIL %s %s: cpu run %d differs from cpu run 1\n", what,
+                        dir ? "bwd" : "fwd", r);
+            }
+        double M = 0;
+        size_t cnt = 1;
+        for (int d = 0; d < nb; d++)
+            cnt *= (size_t)dim[d];
+        for (size_t i = 0; i < cnt; i++) {
+            double v = fabs(out[0][off_of(&xs, i)]);
+            if (v == v && !isinf(v) && v > M)
+                M = v;
+        }
+        for (size_t i = 0; i < cnt && !bad; i++) {
+            size_t o = off_of(&xs, i);
+            double want = out[0][o], got = out[1][o];
+            if (isnan(want) || isnan(got) || isinf(want) || isinf(got)) {
+                bad = memcmp(&out[0][o], &out[1][o], 4) != 0 && !(isnan(want) && isnan(got));
+            } else {
+                double tol = 2 * u32 * fabs(want) + 0x1p-36 * M + 0x1p-148;
+                double err = fabs(got - want);
+                if (err / tol > worst_lrn)
+                    worst_lrn = err / tol;
+                bad = err > tol;
+            }
+            if (bad)
+                fprintf(stderr, "FAIL %s %s: element %zu: cpu %.9g ref %.9g\n", what,
+                        dir ? "bwd" : "fwd", i, got, want);
+        }
+        if (bad)
+            failures++;
+        for (int r = 0; r < NRUN; r++)
+            free(out[r]);
+    }
+    if (memcmp(x, xc, xb) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL %s: x changed\n", what);
+    }
+    cudnnDestroyLRNDescriptor(ld);
+    free(x), free(xc), free(dy), free(yv), free(init);
+    cudnnDestroyTensorDescriptor(xd);
+}
+
+static void lrn_suite(void)
+{
+    const int s4[4] = {2, 5, 9, 11}, s4w[4] = {1, 3, 6, 37}, s5[5] = {2, 3, 4, 5, 6},
+              wide[4] = {1, 300, 3, 5}, big[4] = {2, 64, 48, 48};
+    const unsigned ns[4] = {1, 2, 5, 16};
+    for (int l = 0; l < L_COUNT; l++)
+        for (int ni = 0; ni < 4; ni++) {
+            test_lrn(4, s4, (layout_t)l, ns[ni], 1, 0, 0);
+            test_lrn(4, s4, (layout_t)l, ns[ni], 0.5, 0.25, 1);
+            test_lrn(4, s4w, (layout_t)l, ns[ni], 1, 0, 1);
+            test_lrn(5, s5, (layout_t)l, ns[ni], 0.5, 0.25, 0);
+        }
+    for (int l = 0; l < 2; l++) {
+        test_lrn(4, wide, (layout_t)l, 5, 0.5, 0.25, 0);
+        test_lrn(4, big, (layout_t)l, 5, 1, 0, 0);
+    }
+}
+
+int main(void)
+{
+    set_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (set_threads == NULL) {
+        fprintf(stderr, "omp_set_num_threads not found\n");
+        return 1;
+    }
+    CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
+    CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
+    const int s4[4] = {2, 5, 9, 11}, s4w[4] = {1, 3, 6, 37}, s5[5] = {2, 3, 4, 5, 6},
+              cls[4] = {7, 100, 1, 1}, odd[4] = {3, 17, 1, 1};
+    const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
+    for (int l = 0; l < L_COUNT; l++)
+        for (int algo = 0; algo < 3; algo++)
+            for (int mode = 0; mode < 2; mode++) {
+                cudnnSoftmaxAlgorithm_t al = (cudnnSoftmaxAlgorithm_t)algo;
+                cudnnSoftmaxMode_t mo = (cudnnSoftmaxMode_t)mode;
+                for (int k = 0; k < 2; k++)
+                    for (int f = 0; f < 3; f++) {
+                        test_case(4, s4, (layout_t)l, al, mo, ab[k][0], ab[k][1], f, 0);
+                        test_case(4, s4w, (layout_t)l, al, mo, ab[k][0], ab[k][1], f, 0);
+                        test_case(4, odd, (layout_t)l, al, mo, ab[k][0], ab[k][1], f, 0);
+                    }
+                test_case(5, s5, (layout_t)l, al, mo, 0.5, 0.25, 1, 0);
+                test_case(4, s4w, (layout_t)l, al, mo, -2, 0.25, 0, 0);
+                test_case(4, s4, (layout_t)l, al, mo, 1, 1, 0, 0);
+                test_case(4, odd, (layout_t)l, al, mo, -2, 0.25, 2, 0);
+                test_case(5, s5, (layout_t)l, al, mo, 1, 0, 2, 0);
+                test_case(4, cls, (layout_t)l, al, mo, 1, 0, 0, 1);
+                test_case(4, s4, (layout_t)l, al, mo, 0.5, 0.25, 0, 1);
+            }
+    /* long rows (chunked maximum and sum), many channels (no lane cache), threaded sizes */
+    const int longi[4] = {2, 8, 48, 48}, longc[4] = {2, 20000, 1, 1}, manyc[4] = {1, 1100, 4, 5},
+              big[4] = {4, 64, 32, 33}, bigi[4] = {8, 16, 48, 48};
+    for (int l = 0; l < 2; l++)
+        for (int algo = 0; algo < 3; algo++)
+            for (int mode = 0; mode < 2; mode++) {
+                cudnnSoftmaxAlgorithm_t al = (cudnnSoftmaxAlgorithm_t)algo;
+                cudnnSoftmaxMode_t mo = (cudnnSoftmaxMode_t)mode;
+                for (int f = 0; f < 3; f++) {
+                    test_case(4, mode ? longc : longi, (layout_t)l, al, mo, 0.5, 0.25, f, 0);
+                    test_case(4, manyc, (layout_t)l, al, mo, 1, 0, f, 0);
+                    test_case(4, mode ? big : bigi, (layout_t)l, al, mo, 1, 0, f, 0);
+                }
+            }
+    reduce_suite();
+    lrn_suite();
+    printf("worst error / bound: softmax fwd accurate %.3f, fwd log %.3f, bwd accurate %.3f, "
+           "bwd log %.3f; reduce %.3f; lrn %.3g\n",
+           worst[0], worst[1], worst[2], worst[3], worst_red, worst_lrn);
+    printf("test_cpu_smx_fast: %d cases, %d failures\n", cases, failures);
+    cudnnDestroy(h_ref);
+    cudnnDestroy(h_cpu);
+    return failures ? 1 : 0;
+}
