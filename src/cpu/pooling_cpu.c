@@ -17,11 +17,15 @@
  * holds it, which is the same sum in the same order.
  * Threads: blocks are fixed by the problem (not the thread count) and each writes its own
  * outputs, so results do not depend on OMP_NUM_THREADS.
+ * FLOAT problems with unit-stride W or C run the f32 AVX-512 paths at the end of the file
+ * instead (same bits; see there); the double blocks serve everything else, and every problem
+ * on a CPU without AVX-512 (FREEDNN_CPU_ISA=avx2|generic forces that).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off")
 #endif
 #include <float.h>
+#include <stdlib.h>
 
 #include "../core/pooling.h"
 #include "memop.h"
@@ -109,6 +113,9 @@ static int plan(const fd_pool_problem_t *p, int bwd, char *why, size_t why_size)
         }
     return 1;
 }
+
+/* The f32 AVX-512 paths at the end of the file; 1 when one ran. */
+static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
 
 static const char *at(const void *base, cudnnDataType_t dt, int64_t off)
 {
@@ -257,7 +264,8 @@ static void walk_blocks(const fd_pool_problem_t *p, const fd_pool_args_t *a, con
 cudnnStatus_t fd_pool_fwd_cpu_run(const void *problem, const void *args)
 {
     const fd_pool_problem_t *p = problem;
-    walk_blocks(p, args, p->out, p->xs, fwd_block_c, fwd_block_w);
+    if (!pf_run(p, args, 0))
+        walk_blocks(p, args, p->out, p->xs, fwd_block_c, fwd_block_w);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -450,6 +458,890 @@ size_t fd_pool_bwd_cpu_workspace(const void *problem)
 cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
 {
     const fd_pool_problem_t *p = problem;
-    walk_blocks(p, args, p->in, p->dxs, bwd_block_c, bwd_block_w);
+    if (!pf_run(p, args, 1))
+        walk_blocks(p, args, p->in, p->dxs, bwd_block_c, bwd_block_w);
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---- f32 AVX-512 paths -------------------------------------------------------------------- */
+
+/* FLOAT problems whose lanes can be vector loads: W-unit-stride tensors (NCHW, padded rows;
+ * 16 lanes along the output row) and C-unit-stride tensors (NHWC; lanes along C, 64 channels
+ * per step). Each output is the ref's value by the same operations in the same order, as in
+ * the double blocks above, so the bits are the ref's on every fill:
+ * - max: float compares are exact, so the maximum runs in float. The accumulator starts at
+ *   -inf and takes v when v > acc (vmaxps(v, acc) returns acc on NaN and on ties), which is
+ *   the ref's rule (start at -FLT_MAX, first value taken when >= it, later ones when >) after
+ *   a final max with -FLT_MAX; PROPAGATE_NAN ORs a NaN mask per lane. Splitting a window into
+ *   its rows and folding the row maxima in order (ties keep the earlier) keeps the rule.
+ * - averages: each lane sums in double from 0.0 in window order (masked-out lanes add 0.0,
+ *   exact: the running sum is never -0), divides by the ref's count (a multiply by the exact
+ *   reciprocal when the count is a power of two: the same rounding), blends in double.
+ * - NCHW rows: outputs whose window columns are all readable run as vectors (stride 1: plain
+ *   loads, 2: two loads and a permute, others: gathers); the few at the borders one by one.
+ * - backward (2-d and 1-d; 3-d goes to the double blocks): NCHW keeps up to kh dx rows of one
+ *   plane as double accumulators (a ring on the stack) and walks the output rows once: a max
+ *   window's argmax is found once and its dy added to the one element; average windows add
+ *   dy / count, taps in descending kx outside the column loop so that every dx element
+ *   receives its windows in ascending order (and no masked store is reloaded at once, which
+ *   stalls store forwarding). Non-overlapping average windows (kw <= sw, kh <= sh) write dx
+ *   directly. NHWC gathers per dx pixel: averages directly, max through int8 argmax codes of
+ *   the output rows it needs (a ring on the stack).
+ * - dx and y are written with plain stores: streaming stores measured 3x slower on the
+ *   development VM.
+ * Rows are flushed as alpha * acc (+ beta * old) in double, rounded once, as blend_store.
+ * Chosen at run time when the CPU has AVX-512 F/BW/DQ/VL and BMI2 (FREEDNN_CPU_ISA=avx2 or
+ * generic turns it off); the stack buffers bound the shapes taken (pf_kind, pf_run).
+ */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define PF_X86 1
+#include <immintrin.h>
+#define PF_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2")))
+#else
+#define PF_X86 0
+#endif
+
+#define PF_KW_MAX 64    /* window columns of the NCHW backward tap tables */
+#define PF_ROWS_MAX 256 /* window rows (D x H) of one forward output row */
+#define PF_RING 8192    /* doubles of dx rows (NCHW backward): kh * W */
+#define PF_GUARD 32     /* doubles either side of the ring: masked vectors may point there */
+#define PF_CODES 65536  /* bytes of argmax codes (NHWC max backward) */
+#define PF_BAND 16      /* dx rows per NHWC backward unit */
+#define PF_VALS 4096    /* output columns of one row (NCHW backward) */
+#define PF_GROUP 4      /* units (planes, output rows, dx bands) per call of a path */
+
+#if PF_X86
+
+static int pf_isa_ok(void)
+{
+    static int state = -1; /* a benign race: every thread stores the same value */
+    if (state < 0) {
+        /* FREEDNN_CPU_ISA=avx2|generic turns the paths off (tests run both on one machine) */
+        const char *cap = getenv("FREEDNN_CPU_ISA");
+        int limit = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
+        __builtin_cpu_init();
+        state = limit >= 2 && __builtin_cpu_supports("avx512f") &&
+                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("bmi2");
+    }
+    return state;
+}
+
+/* 1 for a positive normal power of two (the counts are integers, so normal when positive). */
+static int is_pow2(double c)
+{
+    uint64_t b;
+    memcpy(&b, &c, sizeof b);
+    return c > 0 && (b & 0xfffffffffffffull) == 0 && (b >> 52) != 0;
+}
+
+/* 0: no fast path; 1: lanes along W (W stride 1); 2: lanes along C (C stride 1). */
+static int pf_kind(const fd_pool_problem_t *p, int bwd)
+{
+    if (p->dt != CUDNN_DATA_FLOAT || !pf_isa_ok())
+        return 0;
+    const int64_t *t1 = bwd ? p->dys : p->ys, *t2 = bwd ? p->dxs : p->xs;
+    for (int d = 0; d < NSP; d++) /* int32 lane indices and offsets stay far from overflow */
+        if (p->in[d] + p->pad[d] + 16 * p->stride[d] + p->win[d] >= (1 << 29) ||
+            p->out[d] >= (1 << 29))
+            return 0;
+    int wok = p->xs[4] == 1 && t1[4] == 1 && t2[4] == 1 && p->win[2] <= PF_KW_MAX;
+    int cok = p->xs[1] == 1 && t1[1] == 1 && t2[1] == 1 &&
+              (!bwd || (p->in[2] <= PF_VALS && p->out[1] <= PF_VALS && p->out[2] <= PF_VALS));
+    if (bwd) {
+        if (p->in[0] != 1 || p->out[0] != 1 || p->win[0] != 1 || p->pad[0] != 0)
+            return 0; /* 3-d backward: the double blocks */
+        wok = wok && p->win[1] * p->in[2] <= PF_RING && p->out[2] <= PF_VALS;
+    } else {
+        wok = wok && p->win[0] * p->win[1] <= PF_ROWS_MAX;
+    }
+    if (cok && (p->c >= 8 || !wok))
+        return 2;
+    return wok ? 1 : 0;
+}
+
+/* Lane mask of lanes [lo, hi). */
+static inline __mmask16 pf_lanes(int64_t lo, int64_t hi)
+{
+    if (lo >= hi)
+        return 0;
+    return (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
+PF_AVX512 static inline __m512d pf_lo(__m512 v)
+{
+    return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+}
+
+PF_AVX512 static inline __m512d pf_hi(__m512 v)
+{
+    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+
+/* y[j] = alpha * v[j] (+ beta * y[j]) for lanes j in m, v in two double halves. */
+PF_AVX512 static inline void pf_store_d(float *y, __mmask16 m, __m512d lo, __m512d hi, double alpha,
+                                        double beta)
+{
+    if (alpha != 1.0) {
+        lo = _mm512_mul_pd(_mm512_set1_pd(alpha), lo);
+        hi = _mm512_mul_pd(_mm512_set1_pd(alpha), hi);
+    }
+    if (beta != 0.0) {
+        __m512 old = _mm512_maskz_loadu_ps(m, y);
+        lo = _mm512_add_pd(lo, _mm512_mul_pd(_mm512_set1_pd(beta), pf_lo(old)));
+        hi = _mm512_add_pd(hi, _mm512_mul_pd(_mm512_set1_pd(beta), pf_hi(old)));
+    }
+    __m512 r =
+        _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+    _mm512_mask_storeu_ps(y, m, r);
+}
+
+/* A max result (float, -inf when nothing was taken) blended and stored. */
+PF_AVX512 static inline void pf_store_max(float *y, __mmask16 m, __m512 acc, __mmask16 nan,
+                                          double alpha, double beta)
+{
+    acc = _mm512_max_ps(acc, _mm512_set1_ps(-FLT_MAX));
+    acc = _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN));
+    if (alpha == 1.0 && beta == 0.0)
+        _mm512_mask_storeu_ps(y, m, acc);
+    else
+        pf_store_d(y, m, pf_lo(acc), pf_hi(acc), alpha, beta);
+}
+
+/* ---- forward, lanes along W ---- */
+
+/* The outputs whose window columns are all readable: [*a, *b) (the vector lanes; the few
+ * others at the borders are computed one at a time). */
+static void pf_interior(const fd_pool_problem_t *p, int64_t *a, int64_t *b)
+{
+    const int64_t sw = p->stride[2], pw = p->pad[2], kw = p->win[2], OW = p->out[2];
+    const int64_t rlo = max64(0, -pw), rhi = min64(p->in[2], p->in[2] + pw);
+    *a = min64(OW, max64(0, ceil_div(rlo + pw, sw)));
+    *b = max64(*a, min64(OW, floor_div(rhi + pw - kw, sw) + 1));
+}
+
+/* Output ow of a row, one lane: the ref's window_max / window_sum on the readable taps. */
+static void pf_fwd_one_w(const fd_pool_problem_t *p, const fd_pool_args_t *a,
+                         const float *const *rows, int nrows, double cdh, float *y, int64_t ow)
+{
+    const int64_t sw = p->stride[2], pw = p->pad[2], kw = p->win[2];
+    const int64_t rlo = max64(0, -pw), rhi = min64(p->in[2], p->in[2] + pw);
+    const int64_t lo = max64(rlo, ow * sw - pw), hi = min64(rhi, ow * sw - pw + kw);
+    double v;
+    if (is_max(p)) {
+        float m = -INFINITY;
+        int nan = 0;
+        for (int r = 0; r < nrows; r++)
+            for (int64_t iw = lo; iw < hi; iw++) {
+                float x = rows[r][iw];
+                nan |= x != x;
+                m = x > m ? x : m;
+            }
+        v = nan && p->propagate_nan ? NAN : m > -FLT_MAX ? m : -FLT_MAX;
+    } else {
+        double sum = 0.0;
+        for (int r = 0; r < nrows; r++)
+            for (int64_t iw = lo; iw < hi; iw++)
+                sum += rows[r][iw];
+        int64_t l, h, rw, pdw;
+        win_dim(p, 2, ow, &l, &h, &rw, &pdw);
+        double cnt =
+            cdh * (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pdw : rw);
+        v = cnt > 0 ? sum / cnt : 0.0;
+    }
+    double r = a->alpha * v;
+    if (a->beta != 0.0)
+        r += a->beta * (double)y[ow];
+    y[ow] = (float)r;
+}
+
+/* One output row: rows[] are the readable window rows (D, H order), cdh the product of their
+ * D and H counts for the average's divisor (readable or padded per mode). Interior outputs
+ * run 16 lanes at a time with no per-tap masks; the max of each window row is taken apart and
+ * then folded into the earlier rows' (vmaxps keeps its second operand on ties, so the earliest
+ * maximum still wins, as the ref's strict > does). */
+PF_AVX512 static void pf_fwd_row_w(const fd_pool_problem_t *p, const fd_pool_args_t *a,
+                                   const float *const *rows, int nrows, double cdh, float *y,
+                                   int64_t owa, int64_t owb)
+{
+    const int64_t OW = p->out[2], kw = p->win[2], sw = p->stride[2], pw = p->pad[2];
+    const int mx = is_max(p), prop = p->propagate_nan;
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i even = _mm512_add_epi32(iota, iota);
+    const __m512i gidx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)sw));
+    for (int64_t ow = 0; ow < owa; ow++)
+        pf_fwd_one_w(p, a, rows, nrows, cdh, y, ow);
+    for (int64_t ow = owb; ow < OW; ow++)
+        pf_fwd_one_w(p, a, rows, nrows, cdh, y, ow);
+    const double c = cdh * (double)kw;
+    const int p2 = is_pow2(c);
+    const __m512d vc = _mm512_set1_pd(c), rc = _mm512_set1_pd(1.0 / c);
+    for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
+        const int len = (int)min64(16, owb - ow0);
+        const __mmask16 lanes = pf_lanes(0, len);
+        const int64_t b0 = ow0 * sw - pw;
+        const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+        const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
+#define PF_TAP(q)                                                                                  \
+    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
+     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
+                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+               : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, gidx, q, 4))
+        if (mx) {
+            __m512 acc = _mm512_set1_ps(-INFINITY);
+            __mmask16 nan = 0;
+            for (int r = 0; r < nrows; r++) {
+                const float *q = rows[r] + b0;
+                __m512 h = PF_TAP(q);
+                if (prop)
+                    nan |= _mm512_cmp_ps_mask(h, h, _CMP_UNORD_Q);
+                h = _mm512_max_ps(h, _mm512_set1_ps(-INFINITY)); /* a NaN first tap drops */
+                for (int64_t kx = 1; kx < kw; kx++) {
+                    __m512 v = PF_TAP(q + kx);
+                    h = _mm512_max_ps(v, h);
+                    if (prop)
+                        nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                }
+                acc = _mm512_max_ps(h, acc);
+            }
+            pf_store_max(y + ow0, lanes, acc, nan, a->alpha, a->beta);
+            continue;
+        }
+        __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+        for (int r = 0; r < nrows; r++) {
+            const float *q = rows[r] + b0;
+            for (int64_t kx = 0; kx < kw; kx++) {
+                __m512 v = PF_TAP(q + kx);
+                s0 = _mm512_add_pd(s0, pf_lo(v));
+                s1 = _mm512_add_pd(s1, pf_hi(v));
+            }
+        }
+#undef PF_TAP
+        if (p2) {
+            s0 = _mm512_mul_pd(s0, rc), s1 = _mm512_mul_pd(s1, rc);
+        } else if (c > 0) {
+            s0 = _mm512_div_pd(s0, vc), s1 = _mm512_div_pd(s1, vc);
+        } else {
+            s0 = s1 = _mm512_setzero_pd();
+        }
+        pf_store_d(y + ow0, lanes, s0, s1, a->alpha, a->beta);
+    }
+}
+
+PF_AVX512 static void pf_fwd_w(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                               int64_t u1)
+{
+    const int64_t OD = p->out[0], OH = p->out[1];
+    const int incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    const int64_t *s = p->xs, *t = p->ys;
+    int64_t owa, owb;
+    pf_interior(p, &owa, &owb);
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xb = (const float *)a->x + n * s[0] + c * s[1];
+        float *yb = (float *)a->out + n * t[0] + c * t[1];
+        for (int64_t od = 0; od < OD; od++) {
+            int64_t l0, h0, r0, pd0;
+            win_dim(p, 0, od, &l0, &h0, &r0, &pd0);
+            for (int64_t oh = 0; oh < OH; oh++) {
+                int64_t l1, h1, r1, pd1;
+                win_dim(p, 1, oh, &l1, &h1, &r1, &pd1);
+                const float *rows[PF_ROWS_MAX];
+                int nrows = 0;
+                for (int64_t id = l0; id < h0; id++)
+                    for (int64_t ih = l1; ih < h1; ih++)
+                        rows[nrows++] = xb + id * s[2] + ih * s[3];
+                double cdh = incl ? (double)pd0 * (double)pd1 : (double)r0 * (double)r1;
+                pf_fwd_row_w(p, a, rows, nrows, cdh, yb + od * t[2] + oh * t[3], owa, owb);
+            }
+        }
+    }
+}
+
+/* ---- forward, lanes along C ---- */
+
+PF_AVX512 static void pf_fwd_c(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                               int64_t u1)
+{
+    const int64_t OD = p->out[0], OH = p->out[1], OW = p->out[2], C = p->c;
+    const int mx = is_max(p), prop = p->propagate_nan;
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    for (int64_t u = u0; u < u1; u++) {
+        int64_t oh = u % OH, od = (u / OH) % OD, n = u / (OH * OD);
+        int64_t lo[NSP], hi[NSP], r[NSP], pd[NSP];
+        win_dim(p, 0, od, &lo[0], &hi[0], &r[0], &pd[0]);
+        win_dim(p, 1, oh, &lo[1], &hi[1], &r[1], &pd[1]);
+        const float *xb = (const float *)a->x + n * s[0];
+        float *yb = (float *)a->out + n * t[0] + od * t[2] + oh * t[3];
+        for (int64_t ow = 0; ow < OW; ow++) {
+            win_dim(p, 2, ow, &lo[2], &hi[2], &r[2], &pd[2]);
+            const double cnt = count_of(p, r, pd);
+            for (int64_t c0 = 0; c0 < C; c0 += 64) {
+                __mmask16 cm[4];
+                for (int q = 0; q < 4; q++)
+                    cm[q] = pf_lanes(0, max64(0, min64(16, C - c0 - 16 * q)));
+                float *y = yb + ow * t[4] + c0;
+                if (mx) {
+                    __m512 acc[4];
+                    __mmask16 nan[4] = {0, 0, 0, 0};
+                    for (int q = 0; q < 4; q++)
+                        acc[q] = _mm512_set1_ps(-INFINITY);
+                    for (int64_t i0 = lo[0]; i0 < hi[0]; i0++)
+                        for (int64_t i1 = lo[1]; i1 < hi[1]; i1++)
+                            for (int64_t i2 = lo[2]; i2 < hi[2]; i2++) {
+                                const float *src = xb + i0 * s[2] + i1 * s[3] + i2 * s[4] + c0;
+                                for (int q = 0; q < 4; q++) {
+                                    __m512 v = _mm512_maskz_loadu_ps(cm[q], src + 16 * q);
+                                    acc[q] = _mm512_max_ps(v, acc[q]);
+                                    if (prop)
+                                        nan[q] |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                                }
+                            }
+                    for (int q = 0; q < 4; q++)
+                        if (cm[q])
+                            pf_store_max(y + 16 * q, cm[q], acc[q], nan[q], alpha, beta);
+                    continue;
+                }
+                __m512d acc[8];
+                for (int q = 0; q < 8; q++)
+                    acc[q] = _mm512_setzero_pd();
+                for (int64_t i0 = lo[0]; i0 < hi[0]; i0++)
+                    for (int64_t i1 = lo[1]; i1 < hi[1]; i1++)
+                        for (int64_t i2 = lo[2]; i2 < hi[2]; i2++) {
+                            const float *src = xb + i0 * s[2] + i1 * s[3] + i2 * s[4] + c0;
+                            for (int q = 0; q < 4; q++) {
+                                __m512 v = _mm512_maskz_loadu_ps(cm[q], src + 16 * q);
+                                acc[2 * q] = _mm512_add_pd(acc[2 * q], pf_lo(v));
+                                acc[2 * q + 1] = _mm512_add_pd(acc[2 * q + 1], pf_hi(v));
+                            }
+                        }
+                const __m512d vc = _mm512_set1_pd(cnt), rc = _mm512_set1_pd(1.0 / cnt);
+                const int p2 = is_pow2(cnt);
+                for (int q = 0; q < 8; q++)
+                    acc[q] = cnt > 0 ? (p2 ? _mm512_mul_pd(acc[q], rc) : _mm512_div_pd(acc[q], vc))
+                                     : _mm512_setzero_pd();
+                for (int q = 0; q < 4; q++)
+                    if (cm[q])
+                        pf_store_d(y + 16 * q, cm[q], acc[2 * q], acc[2 * q + 1], alpha, beta);
+            }
+        }
+    }
+}
+
+/* ---- backward, lanes along W (2-d) ---- */
+
+/* dx row ih of a plane from its accumulators (NULL: none reached it). Plain stores: streaming
+ * (non-temporal) stores measured 3x slower on the development VM. */
+PF_AVX512 static void pf_flush_row(const double *acc, float *dx, int64_t W, double alpha,
+                                   double beta)
+{
+    for (int64_t i0 = 0; i0 < W; i0 += 16) {
+        const __mmask16 m = pf_lanes(0, min64(16, W - i0));
+        __m512d lo = _mm512_setzero_pd(), hi = lo;
+        if (acc) {
+            lo = _mm512_maskz_loadu_pd((__mmask8)m, acc + i0);
+            hi = _mm512_maskz_loadu_pd((__mmask8)(m >> 8), acc + i0 + 8);
+        }
+        pf_store_d(dx + i0, m, lo, hi, alpha, beta);
+    }
+}
+
+/* The argmax of window (oh, ow) of one plane over rows [lo, hi), one lane: its offset in the
+ * ring (slot of the row * W + column), or -1 when nothing beats the start value. */
+static int64_t pf_argmax_one(const fd_pool_problem_t *p, const float *xp, int64_t lo, int64_t hi,
+                             int64_t ow)
+{
+    const int64_t sw = p->stride[2], pw = p->pad[2], kw = p->win[2], W = p->in[2];
+    const int64_t rlo = max64(0, -pw), rhi = min64(W, W + pw);
+    const int64_t l = max64(rlo, ow * sw - pw), h = min64(rhi, ow * sw - pw + kw);
+    float m = -INFINITY;
+    int64_t pos = -1;
+    for (int64_t ih = lo; ih < hi; ih++)
+        for (int64_t iw = l; iw < h; iw++) {
+            float v = xp[ih * p->xs[3] + iw];
+            if (v != v) {
+                if (p->propagate_nan)
+                    return (ih % p->win[1]) * W + iw;
+                continue;
+            }
+            if (v > m)
+                m = v, pos = (ih % p->win[1]) * W + iw;
+        }
+    return pos;
+}
+
+PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                               int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], sw = p->stride[2];
+    const int64_t ph = p->pad[1], pw = p->pad[2];
+    const int64_t rlo_h = max64(0, -ph), rhi_h = min64(H, H + ph);
+    const int64_t rlo = max64(0, -pw), rhi = min64(W, W + pw);
+    const int mx = is_max(p), prop = p->propagate_nan;
+    const int incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
+    const double alpha = a->alpha, beta = a->beta;
+    int64_t owa, owb;
+    pf_interior(p, &owa, &owb);
+    /* per tap kx: the outputs whose column ow * sw - pw + kx is readable, [klo, khi) */
+    int64_t klo[PF_KW_MAX], khi[PF_KW_MAX];
+    for (int64_t kx = 0; kx < kw; kx++) {
+        klo[kx] = min64(OW, max64(0, ceil_div(rlo + pw - kx, sw)));
+        khi[kx] = max64(klo[kx], min64(OW, ceil_div(rhi + pw - kx, sw)));
+    }
+    /* per output column: the W factor of the average's divisor */
+    double cw[PF_VALS];
+    for (int64_t ow = 0; !mx && ow < OW; ow++) {
+        int64_t l, h, rw, pdw;
+        win_dim(p, 2, ow, &l, &h, &rw, &pdw);
+        cw[ow] = (double)(incl ? pdw : rw);
+    }
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xp = (const float *)a->x + n * s[0] + c * s[1];
+        const float *gp = (const float *)a->dy + n * t[0] + c * t[1];
+        float *dxp = (float *)a->out + n * q[0] + c * q[1];
+        double ringbuf[PF_RING + 2 * PF_GUARD], vals[PF_VALS + 16];
+        double *ring = ringbuf + PF_GUARD;
+        const __m512i iota =
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        const __m512i even = _mm512_add_epi32(iota, iota);
+        const __m512i iota_sw = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)sw));
+        int64_t flushed = 0, zeroed = 0; /* rows [flushed, zeroed) are live in the ring */
+        for (int64_t oh = 0; oh <= OH; oh++) {
+            /* rows above this window's first row are complete (all of them after the last) */
+            int64_t h0 = oh * sh - ph, to = oh == OH ? H : min64(H, max64(flushed, h0));
+            for (; flushed < to; flushed++)
+                pf_flush_row(flushed < zeroed ? ring + (flushed % kh) * W : NULL,
+                             dxp + flushed * q[3], W, alpha, beta);
+            zeroed = max64(zeroed, flushed);
+            if (oh == OH)
+                break;
+            const int64_t lo = max64(h0, rlo_h), hi = min64(h0 + kh, rhi_h);
+            if (lo >= hi)
+                continue;
+            for (; zeroed < hi; zeroed++)
+                memset(ring + (zeroed % kh) * W, 0, (size_t)W * sizeof(double));
+            const float *grow = gp + oh * t[3];
+            if (mx) {
+                /* each window's argmax once; its dy added to the one element, in ow order */
+                for (int64_t ow = 0; ow < owa; ow++) {
+                    int64_t pos = pf_argmax_one(p, xp, lo, hi, ow);
+                    if (pos >= 0)
+                        ring[pos] += (double)grow[ow];
+                }
+                for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
+                    const int len = (int)min64(16, owb - ow0);
+                    const __mmask16 lanes = pf_lanes(0, len);
+                    const int64_t b0 = ow0 * sw - pw;
+                    const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+                    const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
+#define PF_TAP(q)                                                                                  \
+    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
+     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
+                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+               : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, iota_sw, q, 4))
+                    __m512 m = _mm512_set1_ps(-INFINITY);
+                    __m512i pos = _mm512_set1_epi32(-1);
+                    if (prop) {
+                        /* the first NaN wins and ends the window: one chain in window order */
+                        __mmask16 done = 0;
+                        for (int64_t ih = lo; ih < hi; ih++) {
+                            const float *row = xp + ih * s[3] + b0;
+                            const int64_t base = (ih % kh) * W + b0;
+                            for (int64_t kx = 0; kx < kw; kx++) {
+                                __m512 v = PF_TAP(row + kx);
+                                __mmask16 gt =
+                                    _mm512_mask_cmp_ps_mask(lanes & ~done, v, m, _CMP_GT_OQ);
+                                __mmask16 nn =
+                                    _mm512_mask_cmp_ps_mask(lanes & ~done, v, v, _CMP_UNORD_Q);
+                                gt |= nn, done |= nn;
+                                m = _mm512_mask_mov_ps(m, gt, v);
+                                pos = _mm512_mask_mov_epi32(
+                                    pos, gt,
+                                    _mm512_add_epi32(iota_sw, _mm512_set1_epi32((int)(base + kx))));
+                            }
+                        }
+                    } else {
+                        /* each window row apart, then folded into the earlier rows' (strict >:
+                         * the earliest maximum wins, as within a row) */
+                        for (int64_t ih = lo; ih < hi; ih++) {
+                            const float *row = xp + ih * s[3] + b0;
+                            const int64_t base = (ih % kh) * W + b0;
+                            __m512 hm = _mm512_set1_ps(-INFINITY);
+                            __m512i hp = _mm512_set1_epi32(-1);
+                            for (int64_t kx = 0; kx < kw; kx++) {
+                                __m512 v = PF_TAP(row + kx);
+                                __mmask16 gt = _mm512_cmp_ps_mask(v, hm, _CMP_GT_OQ);
+                                hm = _mm512_mask_mov_ps(hm, gt, v);
+                                hp = _mm512_mask_mov_epi32(
+                                    hp, gt,
+                                    _mm512_add_epi32(iota_sw, _mm512_set1_epi32((int)(base + kx))));
+                            }
+                            __mmask16 gt = _mm512_cmp_ps_mask(hm, m, _CMP_GT_OQ);
+                            m = _mm512_mask_mov_ps(m, gt, hm);
+                            pos = _mm512_mask_mov_epi32(pos, gt, hp);
+                        }
+                    }
+#undef PF_TAP
+                    int32_t pv[16];
+                    float gv[16];
+                    _mm512_storeu_si512(pv, pos);
+                    _mm512_storeu_ps(gv, _mm512_maskz_loadu_ps(lanes, grow + ow0));
+                    for (int j = 0; j < len; j++)
+                        if (pv[j] >= 0)
+                            ring[pv[j]] += (double)gv[j];
+                }
+                for (int64_t ow = owb; ow < OW; ow++) {
+                    int64_t pos = pf_argmax_one(p, xp, lo, hi, ow);
+                    if (pos >= 0)
+                        ring[pos] += (double)grow[ow];
+                }
+                continue;
+            }
+            /* average: vals[ow] = dy / count, the ref's division (a power-of-two count
+             * multiplies by its exact reciprocal: the same rounding) */
+            const double ch = (double)(incl ? min64(h0 + kh, H + ph) - max64(h0, -ph) : hi - lo);
+            for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+                const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, OW - ow0));
+                __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
+                __m512d cnt =
+                    _mm512_mul_pd(_mm512_set1_pd(ch), _mm512_maskz_loadu_pd(m8, cw + ow0));
+                _mm512_storeu_pd(
+                    vals + ow0,
+                    _mm512_maskz_div_pd(_mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ), g,
+                                        cnt));
+            }
+            /* taps in descending kx outside the output loop: each dx element receives its
+             * windows in ascending order, and a vector is stored long before it is reloaded */
+            for (int64_t ih = lo; ih < hi; ih++) {
+                double *slot = ring + (ih % kh) * W;
+                for (int64_t kx = kw - 1; kx >= 0; kx--) {
+                    const int64_t o1 = khi[kx];
+                    int64_t ow0 = klo[kx];
+                    if (sw == 1) {
+                        for (; ow0 < o1; ow0 += 8) {
+                            const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, o1 - ow0));
+                            double *d = slot + ow0 - pw + kx;
+                            __m512d r = _mm512_maskz_loadu_pd(m8, d);
+                            _mm512_mask_storeu_pd(d, m8,
+                                                  _mm512_add_pd(r, _mm512_loadu_pd(vals + ow0)));
+                        }
+                    } else if (sw == 2) {
+                        const __m512i dup0 = _mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3);
+                        const __m512i dup1 = _mm512_setr_epi64(4, 4, 5, 5, 6, 6, 7, 7);
+                        for (; ow0 < o1; ow0 += 8) {
+                            const uint32_t m16 =
+                                _pdep_u32((uint32_t)pf_lanes(0, min64(8, o1 - ow0)), 0x5555u);
+                            const __m512d v = _mm512_loadu_pd(vals + ow0);
+                            double *d = slot + 2 * ow0 - pw + kx;
+                            __m512d r0 = _mm512_maskz_loadu_pd((__mmask8)m16, d);
+                            __m512d r1 = _mm512_maskz_loadu_pd((__mmask8)(m16 >> 8), d + 8);
+                            _mm512_mask_storeu_pd(
+                                d, (__mmask8)m16,
+                                _mm512_add_pd(r0, _mm512_permutexvar_pd(dup0, v)));
+                            _mm512_mask_storeu_pd(
+                                d + 8, (__mmask8)(m16 >> 8),
+                                _mm512_add_pd(r1, _mm512_permutexvar_pd(dup1, v)));
+                        }
+                    } else {
+                        for (; ow0 < o1; ow0++)
+                            slot[ow0 * sw - pw + kx] += vals[ow0];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* NCHW average backward when no two windows overlap (kw <= sw, kh <= sh, sw 1 or 2): each dx
+ * element is in at most one window, so its value is alpha * (0.0 + dy / count) (+ beta * dx),
+ * the ref's sum of one term, written directly without the ring. */
+PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                    int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], sw = p->stride[2];
+    const int64_t ph = p->pad[1], pw = p->pad[2];
+    const int64_t rlo_h = max64(0, -ph), rhi_h = min64(H, H + ph);
+    const int64_t rlo = max64(0, -pw), rhi = min64(W, W + pw);
+    const int incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    const int64_t *t = p->dys, *q = p->dxs;
+    const double alpha = a->alpha, beta = a->beta;
+    int32_t col[PF_RING]; /* the window of each column, or -1 */
+    for (int64_t iw = 0; iw < W; iw++) {
+        const int64_t ow = floor_div(iw + pw, sw);
+        const int ok = iw >= rlo && iw < rhi && ow >= 0 && ow < OW && iw + pw - ow * sw < kw;
+        col[iw] = ok ? (int32_t)ow : -1;
+    }
+    double cw[PF_VALS];
+    for (int64_t ow = 0; ow < OW; ow++) {
+        int64_t l, h, rw, pdw;
+        win_dim(p, 2, ow, &l, &h, &rw, &pdw);
+        cw[ow] = (double)(incl ? pdw : rw);
+    }
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *gp = (const float *)a->dy + n * t[0] + c * t[1];
+        float *dxp = (float *)a->out + n * q[0] + c * q[1];
+        double vals[PF_VALS + 16];
+        int64_t have = -1;
+        for (int64_t ih = 0; ih < H; ih++) {
+            const int64_t oh = floor_div(ih + ph, sh);
+            float *dx = dxp + ih * q[3];
+            if (ih < rlo_h || ih >= rhi_h || oh < 0 || oh >= OH || ih + ph - oh * sh >= kh) {
+                pf_flush_row(NULL, dx, W, alpha, beta);
+                continue;
+            }
+            if (oh != have) {
+                int64_t l, h, rh, pdh;
+                win_dim(p, 1, oh, &l, &h, &rh, &pdh);
+                const __m512d ch = _mm512_set1_pd((double)(incl ? pdh : rh));
+                const float *grow = gp + oh * t[3];
+                for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+                    const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, OW - ow0));
+                    __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
+                    __m512d cnt = _mm512_mul_pd(ch, _mm512_maskz_loadu_pd(m8, cw + ow0));
+                    __mmask8 pos = _mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ);
+                    _mm512_storeu_pd(vals + ow0, _mm512_maskz_div_pd(pos, g, cnt));
+                }
+                have = oh;
+            }
+            for (int64_t i0 = 0; i0 < W; i0 += 16) {
+                const __mmask16 lanes = pf_lanes(0, min64(16, W - i0));
+                const __m512i ci = _mm512_maskz_loadu_epi32(lanes, col + i0);
+                const __mmask16 v = _mm512_mask_cmpge_epi32_mask(lanes, ci, _mm512_setzero_si512());
+                __m512d lo = _mm512_setzero_pd(), hi = lo;
+                if (v) {
+                    const int32_t ob = col[i0 + __builtin_ctz(v)];
+                    const __m512i rel = _mm512_sub_epi32(ci, _mm512_set1_epi32(ob));
+                    const __m512d v0 = _mm512_loadu_pd(vals + ob),
+                                  v1 = _mm512_loadu_pd(vals + ob + 8);
+                    lo = _mm512_permutex2var_pd(
+                        v0, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(rel)), v1);
+                    hi = _mm512_permutex2var_pd(
+                        v0, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(rel, 1)), v1);
+                    lo = _mm512_maskz_add_pd((__mmask8)v, _mm512_setzero_pd(), lo);
+                    hi = _mm512_maskz_add_pd((__mmask8)(v >> 8), _mm512_setzero_pd(), hi);
+                }
+                pf_store_d(dx + i0, lanes, lo, hi, alpha, beta);
+            }
+        }
+    }
+}
+
+/* ---- backward, lanes along C (2-d) ---- */
+
+/* Argmax codes (ky * kw + kx, or -1) of output row oh, every ow and channel, into codes. */
+PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, int64_t oh,
+                                   int8_t *codes)
+{
+    const int64_t OW = p->out[2], C = p->c, kw = p->win[2];
+    const int64_t *s = p->xs;
+    const int prop = p->propagate_nan;
+    int64_t lo1, hi1, lo2, hi2, r, pd;
+    win_dim(p, 1, oh, &lo1, &hi1, &r, &pd);
+    const int64_t h0 = oh * p->stride[1] - p->pad[1];
+    for (int64_t ow = 0; ow < OW; ow++) {
+        win_dim(p, 2, ow, &lo2, &hi2, &r, &pd);
+        const int64_t w0 = ow * p->stride[2] - p->pad[2];
+        for (int64_t c0 = 0; c0 < C; c0 += 64) {
+            __mmask16 cm[4], done[4] = {0, 0, 0, 0};
+            __m512 m[4];
+            __m128i code[4];
+            for (int qq = 0; qq < 4; qq++) {
+                cm[qq] = pf_lanes(0, max64(0, min64(16, C - c0 - 16 * qq)));
+                m[qq] = _mm512_set1_ps(-INFINITY);
+                code[qq] = _mm_set1_epi8(-1);
+            }
+            for (int64_t i1 = lo1; !prop && i1 < hi1; i1++) /* no NaN to track: fewer masks */
+                for (int64_t i2 = lo2; i2 < hi2; i2++) {
+                    const float *src = xb + i1 * s[3] + i2 * s[4] + c0;
+                    const __m128i kc = _mm_set1_epi8((char)((i1 - h0) * kw + (i2 - w0)));
+                    for (int qq = 0; qq < 4; qq++) {
+                        __m512 v = _mm512_maskz_loadu_ps(cm[qq], src + 16 * qq);
+                        __mmask16 gt = _mm512_cmp_ps_mask(v, m[qq], _CMP_GT_OQ);
+                        m[qq] = _mm512_mask_mov_ps(m[qq], gt, v);
+                        code[qq] = _mm_mask_mov_epi8(code[qq], gt, kc);
+                    }
+                }
+            for (int64_t i1 = lo1; prop && i1 < hi1; i1++)
+                for (int64_t i2 = lo2; i2 < hi2; i2++) {
+                    const float *src = xb + i1 * s[3] + i2 * s[4] + c0;
+                    const __m128i kc = _mm_set1_epi8((char)((i1 - h0) * kw + (i2 - w0)));
+                    for (int qq = 0; qq < 4; qq++) {
+                        const __mmask16 k = cm[qq] & (__mmask16)~done[qq];
+                        __m512 v = _mm512_maskz_loadu_ps(cm[qq], src + 16 * qq);
+                        __mmask16 gt = _mm512_mask_cmp_ps_mask(k, v, m[qq], _CMP_GT_OQ);
+                        if (prop) {
+                            __mmask16 nn = _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q);
+                            gt |= nn, done[qq] |= nn;
+                        }
+                        m[qq] = _mm512_mask_mov_ps(m[qq], gt, v);
+                        code[qq] = _mm_mask_mov_epi8(code[qq], gt, kc);
+                    }
+                }
+            for (int qq = 0; qq < 4; qq++)
+                if (cm[qq])
+                    _mm_mask_storeu_epi8(codes + ow * C + c0 + 16 * qq, cm[qq], code[qq]);
+        }
+    }
+}
+
+PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                               int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2], C = p->c;
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], sw = p->stride[2];
+    const int64_t ph = p->pad[1], pw = p->pad[2];
+    const int mx = is_max(p);
+    const int64_t nband = (H + PF_BAND - 1) / PF_BAND;
+    const int64_t R = (kh + sh - 1) / sh; /* output rows that share a dx row, at most */
+    const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
+    const double alpha = a->alpha, beta = a->beta;
+    double chv[PF_VALS]; /* the H factor of each output row's divisor */
+    for (int64_t oh = 0; !mx && oh < OH; oh++) {
+        int64_t l, h, rh, pdh;
+        win_dim(p, 1, oh, &l, &h, &rh, &pdh);
+        chv[oh] = (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pdh : rh);
+    }
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t n = u / nband, ih0 = (u % nband) * PF_BAND, ih1 = min64(H, ih0 + PF_BAND);
+        const float *xb = (const float *)a->x + n * s[0];
+        const float *gb = (const float *)a->dy + n * t[0];
+        float *dxb = (float *)a->out + n * q[0];
+        int8_t codes[PF_CODES];
+        int64_t have_lo = 0, have_hi = 0;   /* output rows [have_lo, have_hi) hold codes */
+        int32_t wlo[PF_VALS], whi[PF_VALS]; /* the windows of each column; whi < wlo: none */
+        double cw[PF_VALS];                 /* the W factor of each window's divisor */
+        for (int64_t iw = 0; iw < W; iw++) {
+            int64_t l, h;
+            int ok = windows_of(p, 2, iw, &l, &h);
+            wlo[iw] = ok ? (int32_t)l : 1, whi[iw] = ok ? (int32_t)h : 0;
+        }
+        for (int64_t ow = 0; !mx && ow < OW; ow++) {
+            int64_t l, h, rw, pdw;
+            win_dim(p, 2, ow, &l, &h, &rw, &pdw);
+            cw[ow] = (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pdw : rw);
+        }
+        for (int64_t ih = ih0; ih < ih1; ih++) {
+            int64_t olo, ohi;
+            int rows_ok = windows_of(p, 1, ih, &olo, &ohi);
+            if (rows_ok && mx) {
+                if (olo >= have_hi || olo < have_lo)
+                    have_lo = have_hi = olo;
+                for (; have_hi <= ohi; have_hi++)
+                    pf_codes_row(p, xb, have_hi, codes + (have_hi % R) * OW * C);
+                have_lo = olo;
+            }
+            for (int64_t iw = 0; iw < W; iw++) {
+                const int64_t wl = wlo[iw], wh = whi[iw];
+                const int ok = rows_ok && wl <= wh;
+                float *dx = dxb + ih * q[3] + iw * q[4];
+                for (int64_t c0 = 0; c0 < C; c0 += 64) {
+                    __mmask16 cm[4] = {0xffff, 0xffff, 0xffff, 0xffff};
+                    __m512d acc[8];
+                    if (C - c0 < 64)
+                        for (int qq = 0; qq < 4; qq++)
+                            cm[qq] = pf_lanes(0, max64(0, min64(16, C - c0 - 16 * qq)));
+                    for (int qq = 0; qq < 8; qq++)
+                        acc[qq] = _mm512_setzero_pd();
+                    for (int64_t oh = olo; ok && oh <= ohi; oh++) {
+                        const double chh = mx ? 0 : chv[oh];
+                        const int8_t *crow = codes + (oh % R) * OW * C;
+                        for (int64_t ow = wl; ow <= wh; ow++) {
+                            const float *g = gb + oh * t[3] + ow * t[4] + c0;
+                            if (mx) {
+                                const int64_t k =
+                                    (ih - (oh * sh - ph)) * kw + (iw - (ow * sw - pw));
+                                const __m128i kc = _mm_set1_epi8((char)k);
+                                for (int qq = 0; qq < 4; qq++) {
+                                    /* no branch on hit: it is data, and would mispredict;
+                                     * lanes without a hit add 0.0, exact */
+                                    const __mmask16 hit = _mm_mask_cmpeq_epi8_mask(
+                                        cm[qq],
+                                        _mm_maskz_loadu_epi8(cm[qq], crow + ow * C + c0 + 16 * qq),
+                                        kc);
+                                    __m512 v = _mm512_maskz_loadu_ps(hit, g + 16 * qq);
+                                    acc[2 * qq] = _mm512_add_pd(acc[2 * qq], pf_lo(v));
+                                    acc[2 * qq + 1] = _mm512_add_pd(acc[2 * qq + 1], pf_hi(v));
+                                }
+                                continue;
+                            }
+                            const double cnt = chh * cw[ow]; /* (1 * H) * W: exact */
+                            const int p2 = is_pow2(cnt);
+                            const __m512d vc = _mm512_set1_pd(cnt), rc = _mm512_set1_pd(1.0 / cnt);
+                            for (int qq = 0; qq < 4; qq++) {
+                                __m512 v = _mm512_maskz_loadu_ps(cm[qq], g + 16 * qq);
+                                __m512d v0 = pf_lo(v), v1 = pf_hi(v);
+                                v0 = p2 ? _mm512_mul_pd(v0, rc) : _mm512_div_pd(v0, vc);
+                                v1 = p2 ? _mm512_mul_pd(v1, rc) : _mm512_div_pd(v1, vc);
+                                acc[2 * qq] = _mm512_add_pd(acc[2 * qq], v0);
+                                acc[2 * qq + 1] = _mm512_add_pd(acc[2 * qq + 1], v1);
+                            }
+                        }
+                    }
+                    for (int qq = 0; qq < 4; qq++)
+                        if (cm[qq])
+                            pf_store_d(dx + c0 + 16 * qq, cm[qq], acc[2 * qq], acc[2 * qq + 1],
+                                       alpha, beta);
+                }
+            }
+        }
+    }
+}
+
+#endif /* PF_X86 */
+
+#if PF_X86
+typedef void (*pf_fn)(const fd_pool_problem_t *, const fd_pool_args_t *, int64_t, int64_t);
+
+/* Units [0, units) of fn in groups of PF_GROUP, the groups spread over the threads. The
+ * OpenMP loop stays outside the AVX-512 functions (clang does not give an outlined loop body
+ * its function's target), and each group sets up its tables once. Every unit writes its own
+ * outputs in a fixed order, so the split does not change the bits. */
+static void pf_par(pf_fn fn, const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t units)
+{
+    const int64_t groups = (units + PF_GROUP - 1) / PF_GROUP;
+    int64_t work = p->n * p->c;
+    for (int d = 0; d < NSP; d++)
+        work *= p->in[d];
+#pragma omp parallel for schedule(static) if (work >= FD_CPU_PAR_MIN / 4 && groups > 1)
+    for (int64_t g = 0; g < groups; g++)
+        fn(p, a, g * PF_GROUP, min64(units, (g + 1) * PF_GROUP));
+}
+#endif
+
+/* 1 when a fast path ran. */
+static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
+{
+#if PF_X86
+    const int kind = pf_kind(p, bwd);
+    if (kind == 0)
+        return 0;
+    if (bwd && kind == 2 && is_max(p)) {
+        /* int8 codes, and the rows of codes one dx row needs must fit */
+        const int64_t R = (p->win[1] + p->stride[1] - 1) / p->stride[1];
+        if (p->win[1] * p->win[2] > 127 || R * p->out[2] * p->c > PF_CODES)
+            return 0;
+    }
+    const int64_t planes = p->n * p->c;
+    if (!bwd && kind == 1)
+        pf_par(pf_fwd_w, p, a, planes);
+    else if (!bwd)
+        pf_par(pf_fwd_c, p, a, p->n * p->out[0] * p->out[1]);
+    else if (kind == 1 && !is_max(p) && p->win[2] <= p->stride[2] && p->win[1] <= p->stride[1] &&
+             p->stride[2] <= 2)
+        pf_par(pf_bwd_w_avg1, p, a, planes);
+    else if (kind == 1)
+        pf_par(pf_bwd_w, p, a, planes);
+    else
+        pf_par(pf_bwd_c, p, a, p->n * ((p->in[1] + PF_BAND - 1) / PF_BAND));
+    return 1;
+#else
+    (void)p, (void)a, (void)bwd;
+    return 0;
+#endif
 }

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cpu_pool_fast.c - the f32 AVX-512 paths of the cpu pooling row (src/cpu/pooling_cpu.c:
+ * lanes along W for W-unit-stride tensors, lanes along C for C-unit-stride ones, the dx-row
+ * ring of NCHW backward, the argmax codes of NHWC max backward) against the ref row, through
+ * the public API (helpers: memops_case.h).
+ *
+ * Tolerance: none. Every output must equal ref's bit for bit (NaN payloads aside) on integer,
+ * tie-heavy and real fills alike, because the paths keep the ref's operations and their order
+ * (max in float is exact; sums in double in window order; the same divisor; one rounding).
+ * Each case runs on ref, on cpu with one OpenMP thread and on cpu with two, from the same
+ * inputs and initial outputs (NaN-poisoned when beta = 0, so a read of y / dx shows), and x
+ * must be unchanged. Coverage: every mode and NaN option; fills with ties, -0 / +0, -FLT_MAX,
+ * +-inf and NaN; windows that run into the padding on every border, ceil-mode last windows,
+ * negative padding (crop), windows larger than the input, strides 1, 2 (permuted loads) and 3
+ * (gathers); rows of several 16-lane chunks with tails; C of 1 to 70 (masked channel tails);
+ * NCHW, NHWC, padded rows, NHWC with padded pixels, and a layout with neither unit stride (the
+ * double blocks); 1-d, 2-d and 3-d (3-d backward goes to the double blocks); alpha / beta (1, 0)
+ * and (0.5, 0.25); above the threading threshold. The whole set runs again in child processes
+ * with FREEDNN_CPU_ISA=avx2 and =generic, which take the double-block code instead.
+ */
+#define _GNU_SOURCE
+#include <float.h>
+#include <unistd.h>
+
+#include "memops_case.h"
+
+/* Tie-heavy values with signed zeros, the lowest finite float and specials. */
+static void fill_max(cudnnDataType_t dt, void *p, size_t n, int specials)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = urand(), v = floor(urand() * 4) - 2;
+        if (u < 0.05)
+            v = -0.0;
+        else if (u < 0.08 && dt == CUDNN_DATA_FLOAT)
+            v = -FLT_MAX;
+        else if (specials && u < 0.11)
+            v = u < 0.09 ? NAN : (u < 0.10 ? INFINITY : -INFINITY);
+        put(dt, p, i, v);
+    }
+}
+
+typedef struct {
+    int nsp, win[3], pad[3], str[3];
+    int ceil; /* 1: y has the ceil-mode size */
+} geom_t;
+
+enum { F_MAX, F_INT, F_REAL };
+enum { LX_NCHW, LX_NHWC, LX_PADDED, LX_NHWC_GAP, LX_WSTRIDE2 };
+static const char *lx_name[] = {"nchw", "nhwc", "padded", "nhwc-gap", "w-stride-2"};
+
+/* Shapes of make_shape plus two: NHWC with 5 unused elements per pixel, and NCHW with every
+ * other W element unused (no unit stride for C or W). */
+static shape_t shape_of(int nb, const int *dim, int lx)
+{
+    if (lx <= LX_PADDED)
+        return make_shape(nb, dim, (layout_t)lx);
+    shape_t s = {nb, {0}, {0}, 0};
+    memcpy(s.dim, dim, sizeof(int) * (size_t)nb);
+    int acc;
+    if (lx == LX_NHWC_GAP) {
+        s.str[1] = 1, acc = dim[1] + 5;
+        for (int d = nb - 1; d >= 2; d--)
+            s.str[d] = acc, acc *= dim[d];
+        s.str[0] = acc;
+    } else {
+        acc = 2;
+        for (int d = nb - 1; d >= 0; d--)
+            s.str[d] = acc, acc *= dim[d];
+    }
+    size_t ext = 1;
+    for (int d = 0; d < nb; d++)
+        ext += (size_t)(dim[d] - 1) * (size_t)s.str[d];
+    s.extent = ext;
+    return s;
+}
+
+static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_t *g,
+                cudnnPoolingMode_t mode, cudnnNanPropagation_t nan, double alpha, double beta,
+                int fillkind)
+{
+    char what[320];
+    int ydim[5];
+    ydim[0] = xdim[0], ydim[1] = xdim[1];
+    for (int d = 0; d < g->nsp; d++) {
+        /* ceil mode: the extra window must start inside the readable input (src/api/pooling.c) */
+        int in = xdim[2 + d], pad = g->pad[d], span = in + 2 * pad - g->win[d];
+        int fl = span / g->str[d] + 1, hi = pad < 0 ? in + pad : in;
+        ydim[2 + d] = g->ceil && span % g->str[d] != 0 && fl * g->str[d] - pad < hi ? fl + 1 : fl;
+    }
+    shape_t xs = shape_of(nb, xdim, lx), ys = shape_of(nb, ydim, lx);
+    cudnnPoolingDescriptor_t pd;
+    CHECK(cudnnCreatePoolingDescriptor(&pd));
+    CHECK(cudnnSetPoolingNdDescriptor(pd, mode, nan, g->nsp, g->win, g->pad, g->str));
+    cudnnTensorDescriptor_t xd = desc_of(&xs, dt), yd = desc_of(&ys, dt);
+    size_t xb = xs.extent * dt_size(dt), yb = ys.extent * dt_size(dt);
+    void *x = malloc(xb), *dy = malloc(yb), *y = malloc(yb), *xc = malloc(xb);
+    if (fillkind == F_MAX)
+        fill_max(dt, x, xs.extent, 1);
+    else
+        fill(dt, x, xs.extent, fillkind == F_INT, 0);
+    fill(dt, dy, ys.extent, fillkind != F_REAL, 0);
+    memcpy(xc, x, xb);
+    unsigned char a8[8], b8[8];
+    scal(dt, alpha, a8), scal(dt, beta, b8);
+    cur_dt = dt;
+    snprintf(what, sizeof what,
+             "pool fwd mode %d nan %d %s %s x %dx%dx%dx%d%s%d %dd win %d,%d pad %d,%d str %d,%d%s "
+             "a %g b %g fill %d",
+             (int)mode, (int)nan, dt_name(dt), lx_name[lx], xdim[0], xdim[1], xdim[2],
+             nb > 3 ? xdim[3] : 1, nb > 4 ? "x" : "", nb > 4 ? xdim[4] : 0, g->nsp, g->win[0],
+             g->win[g->nsp - 1], g->pad[0], g->pad[g->nsp - 1], g->str[0], g->str[g->nsp - 1],
+             g->ceil ? " ceil" : "", alpha, beta, fillkind);
+    outbuf_t o;
+    out_init(&o, dt, ys.extent, beta, 1);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnPoolingForward(run_handle(r), pd, a8, xd, x, b8, yd, o.out[r]));
+    memcpy(y, o.out[0], yb);
+    out_check(&o, what);
+    outbuf_t gx;
+    out_init(&gx, dt, xs.extent, beta, 1);
+    for (int r = 0; r < 3; r++)
+        CHECK(cudnnPoolingBackward(run_handle(r), pd, a8, yd, y, yd, dy, xd, x, b8, xd, gx.out[r]));
+    memcpy(what + 5, "bwd", 3);
+    out_check(&gx, what);
+    if (memcmp(x, xc, xb) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL %s: x changed\n", what);
+    }
+    free(x), free(dy), free(y), free(xc);
+    cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyPoolingDescriptor(pd);
+}
+
+/* Every mode and NaN option of one shape, layout and geometry. */
+static void modes(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_t *g, int turn)
+{
+    static const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
+    for (int m = 0; m < 4; m++)
+        for (int nan = 0; nan < 2; nan++) {
+            if (m >= 2 && nan == 1)
+                continue; /* the NaN option matters to the max modes only */
+            const int k = (turn + m + nan) % 2;
+            if (m < 2) {
+                one(nb, xdim, lx, dt, g, (cudnnPoolingMode_t)m, (cudnnNanPropagation_t)nan,
+                    ab[k][0], ab[k][1], F_MAX);
+                one(nb, xdim, lx, dt, g, (cudnnPoolingMode_t)m, (cudnnNanPropagation_t)nan,
+                    ab[1 - k][0], ab[1 - k][1], F_REAL);
+            } else {
+                one(nb, xdim, lx, dt, g, (cudnnPoolingMode_t)m, (cudnnNanPropagation_t)nan,
+                    ab[k][0], ab[k][1], F_INT);
+                one(nb, xdim, lx, dt, g, (cudnnPoolingMode_t)m, (cudnnNanPropagation_t)nan,
+                    ab[1 - k][0], ab[1 - k][1], F_REAL);
+            }
+        }
+}
+
+static void checks(void)
+{
+    const geom_t geoms[] = {
+        {2, {3, 3}, {1, 1}, {2, 2}, 0},  /* the max benchmark's window */
+        {2, {2, 2}, {0, 0}, {2, 2}, 0},  /* the average benchmark's window */
+        {2, {3, 3}, {1, 1}, {1, 1}, 0},  /* overlapping, stride 1 */
+        {2, {2, 3}, {0, 1}, {2, 1}, 1},  /* ceil mode */
+        {2, {3, 2}, {-1, 0}, {1, 2}, 0}, /* crop */
+        {2, {5, 4}, {2, 1}, {3, 2}, 1},  /* stride 3 (gathers), ceil */
+        {2, {3, 7}, {1, 3}, {2, 3}, 1},  /* wide window, pad on both W borders */
+        {2, {2, 3}, {1, 2}, {1, 2}, 1},  /* pad larger than half the window */
+        {2, {7, 15}, {3, 6}, {5, 9}, 1}, /* window larger than the input */
+    };
+    const int ng = (int)(sizeof geoms / sizeof *geoms);
+    const int shapes[][4] = {
+        {2, 3, 9, 11}, {1, 17, 7, 37}, {1, 2, 6, 53}, {2, 70, 5, 6}, {1, 1, 10, 100}};
+    int turn = 0;
+    for (int lx = 0; lx < 5; lx++)
+        for (int gi = 0; gi < ng; gi++)
+            for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++, turn++)
+                modes(4, shapes[si], lx, CUDNN_DATA_FLOAT, &geoms[gi], turn);
+    /* other dtypes keep the double blocks; a few for the dispatch around the fast path */
+    const cudnnDataType_t others[] = {CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    for (int di = 0; di < 3; di++)
+        for (int lx = 0; lx < 2; lx++)
+            modes(4, shapes[1], lx, others[di], &geoms[0], turn++);
+    /* 1-d and 3-d */
+    const geom_t g1 = {1, {3}, {1}, {2}, 1}, g3 = {3, {2, 3, 2}, {0, 1, 1}, {2, 2, 1}, 1};
+    const int x3[3] = {2, 19, 45}, x5[5] = {2, 18, 5, 6, 21};
+    for (int lx = 0; lx < 5; lx++) {
+        modes(3, x3, lx, CUDNN_DATA_FLOAT, &g1, turn++);
+        modes(5, x5, lx, CUDNN_DATA_FLOAT, &g3, turn++);
+    }
+    /* above the threading threshold, several units per thread */
+    const int big[4] = {2, 32, 66, 70}, bigw[4] = {1, 4, 130, 600};
+    for (int lx = 0; lx < 2; lx++) {
+        modes(4, big, lx, CUDNN_DATA_FLOAT, &geoms[0], turn++);
+        modes(4, big, lx, CUDNN_DATA_FLOAT, &geoms[1], turn++);
+        modes(4, bigw, lx, CUDNN_DATA_FLOAT, &geoms[2], turn++);
+    }
+}
+
+/* This program with --child, env prepended; 1 when it passed. */
+static int child(const char *env)
+{
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return 0;
+    self[len] = '\0';
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "%s '%s' --child", env, self);
+    return system(cmd) == 0;
+}
+
+int main(int argc, char **argv)
+{
+    const int is_child = argc > 1 && strcmp(argv[1], "--child") == 0;
+    set_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (!set_threads) {
+        fprintf(stderr, "omp_set_num_threads not found\n");
+        return 1;
+    }
+    CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
+    CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
+    checks();
+    const char *isa = getenv("FREEDNN_CPU_ISA");
+    printf("test_cpu_pool_fast (%s): %d cases, %d failures\n", isa ? isa : "default path", cases,
+           failures);
+    fflush(stdout);
+    if (!is_child) {
+        if (!child("FREEDNN_CPU_ISA=avx2")) {
+            failures++;
+            fprintf(stderr, "FAIL the checks with FREEDNN_CPU_ISA=avx2\n");
+        }
+        if (!child("FREEDNN_CPU_ISA=generic")) {
+            failures++;
+            fprintf(stderr, "FAIL the checks with FREEDNN_CPU_ISA=generic\n");
+        }
+    }
+    cudnnDestroy(h_ref);
+    cudnnDestroy(h_cpu);
+    return failures ? 1 : 0;
+}
