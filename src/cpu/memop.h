@@ -20,6 +20,16 @@
  *   count) and handed out by a static OpenMP loop; each output element is computed by exactly
  *   one unit in a fixed order, so results are identical for any OMP_NUM_THREADS. Small
  *   problems stay on the calling thread. Nothing allocates: block buffers live on the stack.
+ * - HALF and BFLOAT16 are converted with integer arithmetic the compiler vectorises, not
+ *   through fd_load / fd_store's frexp / ldexp, and give their bits exactly: a load is exact
+ *   (NaN becomes the default NaN with its sign, as fd_f64_from_f16 does); a store rounds the
+ *   double to float by round-to-odd and then the float to 16 bits to nearest even, which equals
+ *   one rounding of the double (float keeps 24 >= 11 + 2 and 8 + 2 bits), NaN canonical.
+ * - Streaming stores (fd_cpu_store_ex with nt = 1, chosen by fd_cpu_nt_want): a beta = 0
+ *   output larger than FD_CPU_NT_MIN that overlaps no input is written with non-temporal
+ *   stores, which skip the read-for-ownership of each output line (a third of the traffic of
+ *   a one-input op). Same bits, only the cache policy differs; each unit ends with an sfence so
+ *   the stores are visible when the parallel loop's barrier is passed.
  */
 #ifndef FD_CPU_MEMOP_H_
 #define FD_CPU_MEMOP_H_
@@ -29,6 +39,11 @@
 #include <string.h>
 
 #include "../core/fd.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define FD_CPU_X86 1
+#endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define FD_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -40,12 +55,76 @@
 #define FD_CPU_UNIT 16384       /* elements per unit of threaded work */
 #define FD_CPU_PAR_MIN 65536    /* below this, one thread: fork/join costs more than it saves */
 #define FD_CPU_MAXT 4           /* tensors an elementwise op touches */
+#ifndef FD_CPU_NT_MIN /* output bytes from which streaming stores pay: half the L3 */
+#define FD_CPU_NT_MIN ((size_t)16 << 20)
+#endif
 
 /* 1 for the storage types the cpu rows compute (the others stay with ref). */
 static inline int fd_cpu_dtype_ok(cudnnDataType_t dt)
 {
     return dt == CUDNN_DATA_FLOAT || dt == CUDNN_DATA_DOUBLE || dt == CUDNN_DATA_HALF ||
            dt == CUDNN_DATA_BFLOAT16;
+}
+
+/* ---- 16-bit conversions (bit for bit fd_f64_from_f16 / fd_f16_from_f64 / fd_bf16_from_f64) -- */
+
+static inline float fd_cpu_f32_of_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static inline uint32_t fd_cpu_bits_of_f32(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* The value of a half, exactly; NaN becomes the default NaN with the half's sign. */
+static inline double fd_cpu_f16_load(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
+    uint32_t sub = fd_cpu_bits_of_f32((float)em * 0x1p-24f); /* exponent 0: exact */
+    uint32_t nrm = (em << 13) + (112u << 23);                 /* rebias by 127 - 15 */
+    uint32_t spc = em > 0x7c00u ? 0x7fc00000u : 0x7f800000u;  /* NaN, infinity */
+    uint32_t b = em < 0x400u ? sub : em >= 0x7c00u ? spc : nrm; /* integer selects: vectorise */
+    return fd_cpu_f32_of_bits(sign | b);
+}
+
+/* d rounded to float toward zero, with the last bit set when inexact ("round to odd"): a
+ * second rounding to a format with at least 2 bits fewer then rounds like one. NaN stays NaN. */
+static inline uint32_t fd_cpu_f32_odd_bits(double d)
+{
+    float f = (float)d;
+    uint32_t b = fd_cpu_bits_of_f32(f);
+    double back = f;
+    uint32_t down = fabs(back) > fabs(d) ? 1u : 0u; /* rounded away from zero: step back */
+    uint32_t inexact = back != d && d == d;
+    return inexact ? (b - down) | 1u : b;
+}
+
+/* Half bits of d, rounded once to nearest even (subnormals, overflow to infinity). */
+static inline uint16_t fd_cpu_f16_store(double d)
+{
+    uint32_t b = fd_cpu_f32_odd_bits(d);
+    uint32_t sign = (b >> 16) & 0x8000u, a = b & 0x7fffffffu;
+    /* subnormal half: adding 0.5 rounds |f| to a multiple of 2^-24, to nearest even */
+    uint32_t sub = fd_cpu_bits_of_f32(fd_cpu_f32_of_bits(a) + 0.5f) - 0x3f000000u;
+    uint32_t nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13; /* rebias by -112 << 23, round */
+    uint32_t h = a < 0x38800000u ? sub : a >= 0x477ff000u ? 0x7c00u : nrm;
+    h = a > 0x7f800000u ? 0x7e00u : h;
+    return (uint16_t)(sign | h);
+}
+
+/* bfloat16 bits of d, rounded once to nearest even; NaN canonical with its sign. */
+static inline uint16_t fd_cpu_bf16_store(double d)
+{
+    uint32_t b = fd_cpu_f32_odd_bits(d);
+    uint32_t r = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+    uint32_t nan = 0x7fc0u | ((b >> 16) & 0x8000u);
+    return (uint16_t)((b & 0x7fffffffu) > 0x7f800000u ? nan : r);
 }
 
 /* ---- block conversions (exactly fd_load / fd_store) ----------------------------------------- */
@@ -75,9 +154,13 @@ FD_CPU_CLONES __attribute__((unused)) static void fd_cpu_load(cudnnDataType_t dt
         break;
     }
     case CUDNN_DATA_HALF: {
-        const uint16_t *s = p;
-        for (int i = 0; i < n; i++)
-            buf[i] = fd_f64_from_f16(s[i * inc]);
+        const uint16_t *restrict s = p;
+        if (inc == 1)
+            for (int i = 0; i < n; i++)
+                buf[i] = fd_cpu_f16_load(s[i]);
+        else
+            for (int i = 0; i < n; i++)
+                buf[i] = fd_cpu_f16_load(s[i * inc]);
         break;
     }
     default: { /* BFLOAT16: the top half of a float */
@@ -136,12 +219,68 @@ FD_CPU_CLONES __attribute__((unused)) static void fd_cpu_store(cudnnDataType_t d
         }
         return;
     }
-    for (int i = 0; i < n; i++) { /* HALF, BFLOAT16: the library's own rounding */
-        double r = alpha * v[i];
-        if (beta != 0.0)
-            r += beta * fd_load(dt, p, i * inc);
-        fd_store(dt, p, i * inc, r);
+    uint16_t *restrict d = p; /* HALF, BFLOAT16: the library's rounding, vectorised */
+    if (dt == CUDNN_DATA_HALF) {
+        if (beta == 0.0 && inc == 1)
+            for (int i = 0; i < n; i++)
+                d[i] = fd_cpu_f16_store(alpha * v[i]);
+        else if (beta == 0.0)
+            for (int i = 0; i < n; i++)
+                d[i * inc] = fd_cpu_f16_store(alpha * v[i]);
+        else if (inc == 1)
+            for (int i = 0; i < n; i++)
+                d[i] = fd_cpu_f16_store(alpha * v[i] + beta * fd_cpu_f16_load(d[i]));
+        else
+            for (int i = 0; i < n; i++)
+                d[i * inc] = fd_cpu_f16_store(alpha * v[i] + beta * fd_cpu_f16_load(d[i * inc]));
+    } else {
+        if (beta == 0.0 && inc == 1)
+            for (int i = 0; i < n; i++)
+                d[i] = fd_cpu_bf16_store(alpha * v[i]);
+        else if (beta == 0.0)
+            for (int i = 0; i < n; i++)
+                d[i * inc] = fd_cpu_bf16_store(alpha * v[i]);
+        else if (inc == 1)
+            for (int i = 0; i < n; i++)
+                d[i] = fd_cpu_bf16_store(alpha * v[i] + beta * fd_cpu_f32_of_bits((uint32_t)d[i] << 16));
+        else
+            for (int i = 0; i < n; i++)
+                d[i * inc] = fd_cpu_bf16_store(alpha * v[i] +
+                                               beta * fd_cpu_f32_of_bits((uint32_t)d[i * inc] << 16));
     }
+}
+
+/* Copies bytes to dst with non-temporal stores where dst is 16-byte aligned (ordinary stores
+ * for the head and the tail). */
+static inline void fd_cpu_stream(void *dst, const void *src, size_t bytes)
+{
+#ifdef FD_CPU_X86
+    char *d = dst;
+    const char *s = src;
+    size_t head = (16 - (uintptr_t)d % 16) % 16;
+    head = head < bytes ? head : bytes;
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 16; d += 16, s += 16, bytes -= 16)
+        _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+    memcpy(d, s, bytes);
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+/* fd_cpu_store, and with nt = 1 (only for beta = 0 and inc = 1, see fd_cpu_nt_want) the block
+ * is rounded into a stack buffer and streamed to p. */
+static inline void fd_cpu_store_ex(cudnnDataType_t dt, void *p, int64_t inc, int n,
+                                   const double *restrict v, double alpha, double beta, int nt)
+{
+    if (!nt || beta != 0.0 || inc != 1) {
+        fd_cpu_store(dt, p, inc, n, v, alpha, beta);
+        return;
+    }
+    double tmp[FD_CPU_BLK]; /* big enough for n elements of any type */
+    fd_cpu_store(dt, tmp, 1, n, v, alpha, 0.0);
+    fd_cpu_stream(p, tmp, (size_t)n * fd_dtype_size(dt));
 }
 
 /* ---- the elementwise engine --------------------------------------------------------------- */
@@ -211,6 +350,29 @@ static inline int fd_cpu_ew_plan(fd_cpu_ew_t *e, int nb, const int64_t *dim, int
     return 1;
 }
 
+/* 1 when the output (tensor 0) should be written with streaming stores: beta = 0 (the old
+ * values are not read), at least FD_CPU_NT_MIN bytes, unit stride innermost, and no byte in
+ * common with an input (an in-place call reads the lines it writes: nothing to save). */
+static inline int fd_cpu_nt_want(const fd_cpu_ew_t *e, char *const *base, double beta)
+{
+    uintptr_t lo[FD_CPU_MAXT] = {0}, hi[FD_CPU_MAXT] = {0};
+    if (beta != 0.0 || e->st[0][e->nd - 1] != 1)
+        return 0;
+    for (int t = 0; t < e->nt; t++) {
+        int64_t last = 0;
+        for (int d = 0; d < e->nd; d++)
+            last += (e->dim[d] - 1) * e->st[t][d];
+        lo[t] = (uintptr_t)base[t];
+        hi[t] = lo[t] + (uintptr_t)(last + 1) * e->esz[t];
+    }
+    if ((size_t)(hi[0] - lo[0]) < FD_CPU_NT_MIN)
+        return 0;
+    for (int t = 1; t < e->nt; t++)
+        if (lo[t] < hi[0] && lo[0] < hi[t])
+            return 0;
+    return 1;
+}
+
 /* A run of len elements: tensor t starts at ptr[t] and steps inc[t] elements. */
 typedef void (*fd_cpu_ew_fn)(const void *ctx, int len, char *const *ptr, const int64_t *inc);
 
@@ -256,6 +418,9 @@ static inline void fd_cpu_ew_run(const fd_cpu_ew_t *e, char *const *base, fd_cpu
                 fn(ctx, len, ptr, inc);
             }
         }
+#ifdef FD_CPU_X86
+        _mm_sfence(); /* streaming stores of this unit, before the loop's barrier */
+#endif
     }
 }
 
@@ -294,6 +459,62 @@ static inline double fd_cpu_exp(double x)
     memcpy(&s1, &b1, sizeof s1);
     memcpy(&s2, &b2, sizeof s2);
     return p * s1 * s2;
+}
+
+/* ---- exp / expm1 in double that vectorise (the activation rows' transcendental modes) -------- */
+
+/* e^x = s (1 + q) with s = 2^k and q = e^r - 1, where x = k ln2 + r, |r| <= ln2 / 2; returns s.
+ * For |x| <= 700 (callers check: outside, the result is meaningless) q is relatively accurate
+ * to a few ulp (Taylor to degree 12: truncation below 2^-50 |q|), so s + s q is e^x and
+ * s q + (s - 1) is e^x - 1, each within a few ulp of double (no cancellation: |k| >= 1 only
+ * for |x| > ln2 / 2). Branch-free, so the loops that call it vectorise; tests/impl/
+ * test_cpu_eltwise_fast.c measures the error against libm. */
+static inline double fd_cpu_exp_split(double x, double *q)
+{
+    const double shift = 0x1.8p52;
+    double xc = x < -700.0 ? -700.0 : x > 700.0 ? 700.0 : x; /* NaN passes through */
+    double t = xc * 0x1.71547652b82fep0 + shift;
+    double k = t - shift;
+    double r = xc - k * 0x1.62e42fefa3800p-1 - k * 0x1.ef35793c7673p-45;
+    double p = 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    *q = p * r;
+    uint64_t tb;
+    memcpy(&tb, &t, sizeof tb);
+    uint64_t sb = (tb + 1023u) << 52; /* the low bits of t hold k (mod 2^52) */
+    double sc;
+    memcpy(&sc, &sb, sizeof sc);
+    return sc;
+}
+
+static inline double fd_cpu_exp_v(double x)
+{
+    double q, s = fd_cpu_exp_split(x, &q);
+    return s + s * q;
+}
+
+static inline double fd_cpu_expm1_v(double x)
+{
+    double q, s = fd_cpu_exp_split(x, &q);
+    return s * q + (s - 1.0);
+}
+
+/* 1 / d for 1 <= d <= 2^100, relative error below 2^-45: a float division (a few cycles per
+ * vector where a double division takes ten or more) refined by one Newton step in double. */
+static inline double fd_cpu_recip_v(double d)
+{
+    double r = (double)(1.0f / (float)d);
+    return r * (2.0 - d * r);
 }
 
 #endif /* FD_CPU_MEMOP_H_ */

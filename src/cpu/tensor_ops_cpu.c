@@ -9,10 +9,17 @@
  * long row. Values are the ref's bit for bit (double arithmetic in the ref's order, one
  * rounding). Declined (the ref row serves them): integer and vectorised int8 types, folds and
  * paddings of the transform, negative strides. No workspace; thread-count independent.
+ * Outputs of FD_CPU_NT_MIN bytes or more written with beta = 0 (OpTensor, AddTensor and
+ * TransformTensor with beta = 0; not SetTensor) use streaming stores when they overlap no input
+ * (memop.h): the bits are the same, the output lines are not read first. A TransformTensor
+ * of FLOAT whose input has a unit-stride dim other than the output's innermost one (NCHW <->
+ * NHWC) copies in 32 x 32 tiles (transpose_run).
  */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3,fp-contract=off")
+#pragma GCC optimize("O3,fp-contract=off,no-trapping-math") /* value-neutral: selects vectorise */
 #endif
+#include <stdlib.h>
+
 #include "../core/tensor_ops.h"
 #include "memop.h"
 
@@ -39,6 +46,8 @@ typedef struct {
     cudnnOpTensorOp_t op;
     int propagate;
     double value;
+    int nt;     /* streaming stores (fd_cpu_nt_want) */
+    int avx512; /* sqrt_block's path */
 } ew_ctx_t;
 
 /* ---- AddTensor / plain TransformTensor: out = alpha * in + beta * out -------------------- */
@@ -48,7 +57,7 @@ static void copy_run(const void *ctx, int len, char *const *ptr, const int64_t *
     const ew_ctx_t *c = ctx;
     double v[FD_CPU_BLK];
     fd_cpu_load(c->dt[1], ptr[1], inc[1], len, v);
-    fd_cpu_store(c->dt[0], ptr[0], inc[0], len, v, c->alpha, c->beta);
+    fd_cpu_store_ex(c->dt[0], ptr[0], inc[0], len, v, c->alpha, c->beta, c->nt);
 }
 
 static int add_plan(const fd_tensor_add_problem_t *p, fd_cpu_ew_t *e, char *why, size_t why_size)
@@ -81,8 +90,9 @@ cudnnStatus_t fd_tensor_add_cpu_run(const void *problem, const void *args)
     fd_cpu_ew_t e = {0};
     char why[128];
     add_plan(p, &e, why, sizeof why);
-    ew_ctx_t c = {{p->c.dtype, p->a.dtype, p->a.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0};
     char *base[2] = {(char *)a->c, (char *)a->a};
+    ew_ctx_t c = {{p->c.dtype, p->a.dtype, p->a.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
+                  fd_cpu_nt_want(&e, base, a->beta), 0};
     fd_cpu_ew_run(&e, base, copy_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -118,6 +128,79 @@ size_t fd_tensor_transform_cpu_workspace(const void *problem)
     return 0;
 }
 
+/* A layout change (NCHW <-> NHWC and the like) through the engine reads the input with a
+ * large stride along the output's rows: one cache line and one scalar load per element. When
+ * the input has a unit-stride dim j other than the output's innermost dim i, the copy goes in
+ * TILE x TILE tiles instead: input rows along j are read whole, transposed in a stack buffer,
+ * and written as output rows along i. Each output element is still computed exactly once from
+ * the same value (a copy with the blend), so the bits and the thread-count independence are
+ * those of the engine. Returns 0 when the plan has no such shape. */
+#define TILE 32
+
+/* One tile of FLOAT -> FLOAT: out[jj * os + ii] = (float)(alpha * in[ii * is + jj] (+ beta *
+ * old)), in double as fd_cpu_store does; rows of TILE floats go out whole (streamed or not). */
+FD_CPU_CLONES static void tile_f32(const float *in, int64_t is, float *out, int64_t os, int li,
+                                   int lj, double alpha, double beta, int nt)
+{
+    float t[TILE * TILE];
+    for (int ii = 0; ii < li; ii++)
+        for (int jj = 0; jj < lj; jj++)
+            t[jj * TILE + ii] = in[ii * is + jj];
+    for (int jj = 0; jj < lj; jj++) {
+        float r[TILE], *o = out + jj * os;
+        const float *v = t + jj * TILE;
+        if (beta == 0.0)
+            for (int ii = 0; ii < li; ii++)
+                r[ii] = (float)(alpha * (double)v[ii]);
+        else
+            for (int ii = 0; ii < li; ii++)
+                r[ii] = (float)(alpha * (double)v[ii] + beta * (double)o[ii]);
+        if (nt)
+            fd_cpu_stream(o, r, sizeof(float) * (size_t)li);
+        else
+            memcpy(o, r, sizeof(float) * (size_t)li);
+    }
+}
+
+static int transpose_run(const fd_cpu_ew_t *e, char *const *base, const ew_ctx_t *c)
+{
+    const int nd = e->nd, di = nd - 1;
+    int dj = -1;
+    if (c->dt[0] != CUDNN_DATA_FLOAT || c->dt[1] != CUDNN_DATA_FLOAT)
+        return 0; /* through fd_cpu_load / fd_cpu_store, tiles lose to the engine's gathers */
+    if (nd < 2 || e->st[0][di] != 1 || e->st[1][di] == 1)
+        return 0;
+    for (int d = 0; d < di; d++)
+        if (e->st[1][d] == 1 && e->dim[d] > 1)
+            dj = d;
+    if (dj < 0)
+        return 0;
+    const int64_t ni = (e->dim[di] + TILE - 1) / TILE, nj = (e->dim[dj] + TILE - 1) / TILE;
+    const int64_t outer = e->n / (e->dim[di] * e->dim[dj]), units = outer * ni * nj;
+#pragma omp parallel for schedule(static) if (e->n >= FD_CPU_PAR_MIN)
+    for (int64_t u = 0; u < units; u++) {
+        int64_t ti = u % ni, tj = (u / ni) % nj, rem = u / (ni * nj);
+        int64_t off0 = 0, off1 = 0;
+        for (int d = nd - 2; d >= 0; d--) { /* the outer dims, innermost first */
+            if (d == dj)
+                continue;
+            int64_t k = rem % e->dim[d];
+            rem /= e->dim[d];
+            off0 += k * e->st[0][d], off1 += k * e->st[1][d];
+        }
+        const int64_t i0 = ti * TILE, j0 = tj * TILE;
+        const int li = (int)(e->dim[di] - i0 < TILE ? e->dim[di] - i0 : TILE);
+        const int lj = (int)(e->dim[dj] - j0 < TILE ? e->dim[dj] - j0 : TILE);
+        tile_f32((const float *)(const void *)base[1] + off1 + i0 * e->st[1][di] + j0, e->st[1][di],
+                 (float *)(void *)base[0] + off0 + j0 * e->st[0][dj] + i0, e->st[0][dj], li, lj,
+                 c->alpha, c->beta, c->nt);
+#ifdef FD_CPU_X86
+        _mm_sfence();
+#endif
+    }
+    return 1;
+}
+
 cudnnStatus_t fd_tensor_transform_cpu_run(const void *problem, const void *args)
 {
     const fd_tensor_transform_problem_t *p = problem;
@@ -125,13 +208,60 @@ cudnnStatus_t fd_tensor_transform_cpu_run(const void *problem, const void *args)
     fd_cpu_ew_t e = {0};
     char why[128];
     transform_plan(p, &e, why, sizeof why);
-    ew_ctx_t c = {{p->y.dtype, p->x.dtype, p->x.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0};
     char *base[2] = {(char *)a->y, (char *)a->x};
-    fd_cpu_ew_run(&e, base, copy_run, &c);
+    ew_ctx_t c = {{p->y.dtype, p->x.dtype, p->x.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
+                  fd_cpu_nt_want(&e, base, a->beta), 0};
+    if (!transpose_run(&e, base, &c))
+        fd_cpu_ew_run(&e, base, copy_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
 
 /* ---- OpTensor: c = op(alpha1 a, alpha2 b) + beta c ---------------------------------------- */
+
+/* r[i] = sqrt(r[i]), correctly rounded (IEEE sqrt, as libm's). Written with intrinsics because
+ * GCC keeps the errno check of sqrt() (no per-function -fno-math-errno), which stops the
+ * vectoriser: AVX-512 when the CPU has it (FREEDNN_CPU_ISA=avx2|generic caps it), else SSE2,
+ * which every x86-64 has. */
+#ifdef FD_CPU_X86
+__attribute__((target("avx512f"))) static void sqrt_avx512(int n, double *r)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm512_storeu_pd(r + i, _mm512_sqrt_pd(_mm512_loadu_pd(r + i)));
+    for (; i < n; i++)
+        _mm_store_sd(r + i, _mm_sqrt_sd(_mm_setzero_pd(), _mm_load_sd(r + i)));
+}
+
+static void sqrt_sse2(int n, double *r)
+{
+    int i = 0;
+    for (; i + 2 <= n; i += 2)
+        _mm_storeu_pd(r + i, _mm_sqrt_pd(_mm_loadu_pd(r + i)));
+    for (; i < n; i++)
+        _mm_store_sd(r + i, _mm_sqrt_sd(_mm_setzero_pd(), _mm_load_sd(r + i)));
+}
+
+static int use_avx512(void)
+{
+    const char *cap = getenv("FREEDNN_CPU_ISA");
+    __builtin_cpu_init();
+    return (!cap || strcmp(cap, "avx512") == 0) && __builtin_cpu_supports("avx512f");
+}
+#endif
+
+static void sqrt_block(int n, double *r, int avx512)
+{
+#ifdef FD_CPU_X86
+    if (avx512)
+        sqrt_avx512(n, r);
+    else
+        sqrt_sse2(n, r);
+#else
+    (void)avx512;
+    for (int i = 0; i < n; i++)
+        r[i] = sqrt(r[i]);
+#endif
+}
 
 FD_CPU_CLONES static void op_block(const ew_ctx_t *c, int n, const double *restrict x,
                                    const double *restrict y, double *restrict r)
@@ -161,7 +291,8 @@ FD_CPU_CLONES static void op_block(const ew_ctx_t *c, int n, const double *restr
     }
     case CUDNN_OP_TENSOR_SQRT:
         for (int i = 0; i < n; i++)
-            r[i] = sqrt(a1 * x[i]);
+            r[i] = a1 * x[i];
+        sqrt_block(n, r, c->avx512);
         break;
     default: /* NOT */
         for (int i = 0; i < n; i++)
@@ -175,9 +306,118 @@ static int is_unary(cudnnOpTensorOp_t op)
     return op == CUDNN_OP_TENSOR_SQRT || op == CUDNN_OP_TENSOR_NOT;
 }
 
+/* FLOAT a, b, c with a and c of unit stride and b of stride 1 or 0 (a broadcast): ADD, MUL,
+ * MIN, MAX in one pass, with op_block's and fd_cpu_store's operations in their order (the
+ * store's alpha is 1: 1 * r is r), so the same bits. out may not be a or old. */
+#define OP_F32_LOOP(EXPR)                                                                      \
+    do {                                                                                       \
+        if (beta == 0.0)                                                                       \
+            for (int i = 0; i < n; i++) {                                                      \
+                const double u = a1 * (double)x[i], w = a2 * (double)y[i * yinc];              \
+                out[i] = (float)(EXPR);                                                        \
+            }                                                                                  \
+        else                                                                                   \
+            for (int i = 0; i < n; i++) {                                                      \
+                const double u = a1 * (double)x[i], w = a2 * (double)y[i * yinc];              \
+                out[i] = (float)((EXPR) + beta * (double)old[i]);                              \
+            }                                                                                  \
+    } while (0)
+
+/* op_block's MIN / MAX with the ref's NaN rule */
+#define OP_MINMAX(CMP)                                                                         \
+    ((isnan(u) || isnan(w)) ? ((prop || (isnan(u) && isnan(w))) ? NAN : (isnan(u) ? w : u))   \
+                            : ((u CMP w) ? u : w))
+
+/* alpha1 = alpha2 = 1, beta = 0 in float: the same bits as in double, because a double holds
+ * the exact sum or product of two floats rounded at most once more finely than 2 * 24 + 2 bits
+ * (so rounding it to float is rounding the exact result once), and a min / max is one of its
+ * operands (NaN: the default NaN, as (float)NAN). Half the instructions per element. */
+#define OPF_MINMAX(CMP)                                                                        \
+    ((isnan(u) || isnan(w)) ? ((prop || (isnan(u) && isnan(w))) ? NAN : (isnan(u) ? w : u))   \
+                            : ((u CMP w) ? u : w))
+#define OPF_LOOP(EXPR)                                                                         \
+    for (int i = 0; i < n; i++) {                                                              \
+        const float u = x[i], w = y[i * yinc];                                                 \
+        out[i] = (EXPR);                                                                       \
+    }
+
+FD_CPU_CLONES static void op_f32_unit(const ew_ctx_t *c, int n, const float *restrict x,
+                                      const float *restrict y, int64_t yinc, float *restrict out)
+{
+    const int prop = c->propagate;
+    switch (c->op) {
+    case CUDNN_OP_TENSOR_ADD:
+        OPF_LOOP(u + w);
+        break;
+    case CUDNN_OP_TENSOR_MUL:
+        OPF_LOOP(u * w);
+        break;
+    case CUDNN_OP_TENSOR_MIN:
+        OPF_LOOP(OPF_MINMAX(<));
+        break;
+    default:
+        OPF_LOOP(OPF_MINMAX(>));
+        break;
+    }
+}
+
+FD_CPU_CLONES static void op_f32(const ew_ctx_t *c, int n, const float *restrict x,
+                                 const float *restrict y, int64_t yinc, const float *restrict old,
+                                 float *restrict out)
+{
+    const double a1 = c->alpha, a2 = c->alpha2, beta = c->beta;
+    const int prop = c->propagate;
+    if (a1 == 1.0 && a2 == 1.0 && beta == 0.0) {
+        op_f32_unit(c, n, x, y, yinc, out);
+        return;
+    }
+    if (yinc == 0) { /* the broadcast operand is one value for the whole run */
+        switch (c->op) {
+        case CUDNN_OP_TENSOR_ADD:
+            OP_F32_LOOP(u + w);
+            break;
+        case CUDNN_OP_TENSOR_MUL:
+            OP_F32_LOOP(u * w);
+            break;
+        case CUDNN_OP_TENSOR_MIN:
+            OP_F32_LOOP(OP_MINMAX(<));
+            break;
+        default:
+            OP_F32_LOOP(OP_MINMAX(>));
+            break;
+        }
+        return;
+    }
+    switch (c->op) {
+    case CUDNN_OP_TENSOR_ADD:
+        OP_F32_LOOP(u + w);
+        break;
+    case CUDNN_OP_TENSOR_MUL:
+        OP_F32_LOOP(u * w);
+        break;
+    case CUDNN_OP_TENSOR_MIN:
+        OP_F32_LOOP(OP_MINMAX(<));
+        break;
+    default:
+        OP_F32_LOOP(OP_MINMAX(>));
+        break;
+    }
+}
+
 static void op_run(const void *ctx, int len, char *const *ptr, const int64_t *inc)
 {
     const ew_ctx_t *c = ctx;
+    if (c->dt[0] == CUDNN_DATA_FLOAT && c->dt[1] == CUDNN_DATA_FLOAT && c->dt[2] == CUDNN_DATA_FLOAT &&
+        !is_unary(c->op) && inc[0] == 1 && inc[1] == 1 && (inc[2] == 0 || inc[2] == 1)) {
+        float r[FD_CPU_BLK];
+        op_f32(c, len, (const float *)(const void *)ptr[1], (const float *)(const void *)ptr[2], inc[2],
+               (const float *)(const void *)ptr[0], r);
+        if (c->nt)
+            fd_cpu_stream(ptr[0], r, sizeof(float) * (size_t)len);
+        else
+            memcpy(ptr[0], r, sizeof(float) * (size_t)len);
+        return;
+    }
     double x[FD_CPU_BLK], y[FD_CPU_BLK], r[FD_CPU_BLK];
     fd_cpu_load(c->dt[1], ptr[1], inc[1], len, x);
     if (!is_unary(c->op))
@@ -185,7 +425,7 @@ static void op_run(const void *ctx, int len, char *const *ptr, const int64_t *in
     else
         memset(y, 0, (size_t)len * sizeof *y);
     op_block(c, len, x, y, r);
-    fd_cpu_store(c->dt[0], ptr[0], inc[0], len, r, 1.0, c->beta);
+    fd_cpu_store_ex(c->dt[0], ptr[0], inc[0], len, r, 1.0, c->beta, c->nt);
 }
 
 static int op_plan(const fd_tensor_op_problem_t *p, fd_cpu_ew_t *e, char *why, size_t why_size)
@@ -223,9 +463,13 @@ cudnnStatus_t fd_tensor_op_cpu_run(const void *problem, const void *args)
     fd_cpu_ew_t e = {0};
     char why[128];
     op_plan(p, &e, why, sizeof why);
-    ew_ctx_t c = {{p->c.dtype, p->a.dtype, is_unary(p->op) ? p->a.dtype : p->b.dtype},
-                  a->alpha1, a->alpha2, a->beta, p->op, p->nan == CUDNN_PROPAGATE_NAN, 0.0};
     char *base[3] = {(char *)a->c, (char *)a->a, (char *)(is_unary(p->op) ? a->a : a->b)};
+    ew_ctx_t c = {{p->c.dtype, p->a.dtype, is_unary(p->op) ? p->a.dtype : p->b.dtype},
+                  a->alpha1, a->alpha2, a->beta, p->op, p->nan == CUDNN_PROPAGATE_NAN, 0.0,
+                  fd_cpu_nt_want(&e, base, a->beta), 0};
+#ifdef FD_CPU_X86
+    c.avx512 = p->op == CUDNN_OP_TENSOR_SQRT && use_avx512();
+#endif
     fd_cpu_ew_run(&e, base, op_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -238,7 +482,7 @@ static void set_run(const void *ctx, int len, char *const *ptr, const int64_t *i
     double v[FD_CPU_BLK];
     for (int i = 0; i < len; i++)
         v[i] = c->value;
-    fd_cpu_store(c->dt[0], ptr[0], inc[0], len, v, 1.0, 0.0); /* 1 * value: exact, as fd_store */
+    fd_cpu_store_ex(c->dt[0], ptr[0], inc[0], len, v, 1.0, 0.0, c->nt); /* 1 * value: exact */
 }
 
 static void scale_run(const void *ctx, int len, char *const *ptr, const int64_t *inc)
@@ -277,8 +521,10 @@ cudnnStatus_t fd_tensor_set_cpu_run(const void *problem, const void *args)
     fd_cpu_ew_t e = {0};
     char why[128];
     one_plan(&p->y, &e, why, sizeof why);
-    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, 1.0, 0.0, 0.0, 0, 0, a->value};
     char *base[1] = {(char *)a->y};
+    /* no streaming stores: a write-only pass measured slower with them on Zen 4 (its plain
+     * stores of whole lines already skip the read-for-ownership) */
+    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, 1.0, 0.0, 0.0, 0, 0, a->value, 0, 0};
     fd_cpu_ew_run(&e, base, set_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -302,7 +548,7 @@ cudnnStatus_t fd_tensor_scale_cpu_run(const void *problem, const void *args)
     fd_cpu_ew_t e = {0};
     char why[128];
     one_plan(&p->y, &e, why, sizeof why);
-    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, a->alpha, 0.0, 0.0, 0, 0, 0.0};
+    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, a->alpha, 0.0, 0.0, 0, 0, 0.0, 0, 0};
     char *base[1] = {(char *)a->y};
     fd_cpu_ew_run(&e, base, scale_run, &c);
     return CUDNN_STATUS_SUCCESS;

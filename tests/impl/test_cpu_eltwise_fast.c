@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cpu_eltwise_fast.c - the fast paths of the cpu elementwise rows (src/cpu/memop.h,
+ * activation_cpu.c, tensor_ops_cpu.c) against the ref rows, through the public API.
+ *
+ * Tolerance: none. Every check requires the cpu output (one thread and two) to equal ref's
+ * byte for byte; where inputs hold NaN, any NaN equals any NaN (memops_case.h's rule), and the
+ * transcendental sweeps, whose inputs hold no NaN, compare every byte. The fast paths are
+ * built to be exact: the vectorised exp of the SIGMOID / TANH / ELU / SWISH modes is used only
+ * for lanes whose float result provably equals libm's (activation_cpu.c), and the 16-bit
+ * conversions round like fd_f16_from_f64 / fd_bf16_from_f64 (memop.h).
+ * Covered:
+ * - the raw error of memop.h's fd_cpu_exp_v / fd_cpu_expm1_v against libm over [-700, 700]
+ *   (dense grid plus random points) and of fd_cpu_recip_v over [1, 2^100]: each must stay
+ *   below 2^-44 relative, 16x inside the 2^-40 interval activation_cpu.c relies on (the
+ *   measured maxima are printed: 2^-50.9, 2^-49.7 and about 2^-46);
+ * - every float in [-100, 100] step 1e-3 plus the edges (|x| near 700, huge, tiny, +-0, inf)
+ *   through SIGMOID, TANH, ELU, SWISH forward and ELU backward, f32, f16 and bf16 (the grid
+ *   rounded to the type), alpha / beta pairs
+ *   (1, 0), (0.5, 0.25), (-2, 1), and for ELU / SWISH coef / beta values of either sign;
+ * - OpTensor ADD / MUL / MIN / MAX with alpha1 = alpha2 = 1, beta = 0 (tensor_ops_cpu.c
+ *   computes them in float) on floats of every exponent, NaN, infinities, signed zeros, full
+ *   and broadcast b, both NaN options;
+ * - every half and every bfloat16 encoding through ScaleTensor (several alphas: ties,
+ *   subnormals, overflow) and IDENTITY with a beta blend (sums that are not one operation on
+ *   16-bit values, where one rounding from double matters);
+ * - outputs above the streaming-store threshold (16 MiB): activation fwd / bwd, OpTensor,
+ *   AddTensor with beta = 0, SetTensor and NCHW <-> NHWC TransformTensor, with the output
+ *   pointer aligned and misaligned by one element, and in place (no streaming);
+ * - FREEDNN_CPU_ISA is not honoured by these rows (target_clones picks at load time), so the
+ *   ISA levels are compared by ctest running this program on machines of each kind.
+ */
+#define _GNU_SOURCE
+#include "memops_case.h"
+
+/* for fd_cpu_exp_v / fd_cpu_expm1_v (static inline): the engine's OpenMP pragma and its
+ * unused helpers are not this program's */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "../../src/cpu/memop.h"
+#pragma GCC diagnostic pop
+
+/* ---- the raw approximation ------------------------------------------------------------------ */
+
+static double rel_err(double got, double want)
+{
+    if (got == want)
+        return 0.0;
+    return fabs(got - want) / fabs(want);
+}
+
+static void test_exp_error(void)
+{
+    double worst_exp = 0.0, worst_em1 = 0.0, at_exp = 0.0, at_em1 = 0.0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i <= 1400000; i++) {
+            double x = pass == 0 ? -700.0 + i * 1e-3 : (urand() * 2.0 - 1.0) * (urand() < 0.5 ? 700.0 : 1.0);
+            double e = rel_err(fd_cpu_exp_v(x), exp(x)), m = rel_err(fd_cpu_expm1_v(x), expm1(x));
+            if (e > worst_exp)
+                worst_exp = e, at_exp = x;
+            if (m > worst_em1)
+                worst_em1 = m, at_em1 = x;
+        }
+    double worst_rcp = 0.0, at_rcp = 0.0;
+    for (int i = 0; i < 2000000; i++) {
+        double d = exp2(urand() * 100.0) * (1.0 + urand() * 1e-3);
+        double e = rel_err(fd_cpu_recip_v(d), 1.0 / d);
+        if (e > worst_rcp)
+            worst_rcp = e, at_rcp = d;
+    }
+    cases++;
+    printf("fd_cpu_recip_v: max relative error %.3g (2^%.1f) at %.17g\n", worst_rcp,
+           log2(worst_rcp + 1e-300), at_rcp);
+    if (!(worst_rcp < 0x1p-44)) {
+        failures++;
+        fprintf(stderr, "FAIL reciprocal approximation above 2^-44 relative\n");
+    }
+    cases++;
+    printf("fd_cpu_exp_v: max relative error %.3g (2^%.1f) at %.17g; fd_cpu_expm1_v: %.3g (2^%.1f) at %.17g\n",
+           worst_exp, log2(worst_exp + 1e-300), at_exp, worst_em1, log2(worst_em1 + 1e-300), at_em1);
+    if (!(worst_exp < 0x1p-44 && worst_em1 < 0x1p-44)) {
+        failures++;
+        fprintf(stderr, "FAIL exp / expm1 approximation above 2^-44 relative\n");
+    }
+}
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static cudnnTensorDescriptor_t desc_1d(cudnnDataType_t dt, int n)
+{
+    cudnnTensorDescriptor_t d;
+    CHECK(cudnnCreateTensorDescriptor(&d));
+    CHECK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, dt, 1, 1, 1, n));
+    return d;
+}
+
+/* Compares run r's output with ref's; strict: every byte, else NaN equals NaN. */
+static void expect_same(cudnnDataType_t dt, const void *want, const void *got, size_t bytes,
+                        int strict, const char *what)
+{
+    cases++;
+    int ok = strict ? memcmp(want, got, bytes) == 0 : same_bits(dt, want, got, bytes);
+    if (!ok) {
+        failures++;
+        size_t es = dt_size(dt), i = 0;
+        while (i < bytes / es && memcmp((const char *)want + i * es, (const char *)got + i * es, es) == 0)
+            i++;
+        fprintf(stderr, "FAIL %s: first difference at element %zu\n", what, i);
+    }
+}
+
+/* ---- transcendental modes, every float of a grid ------------------------------------------ */
+
+static float *sweep_inputs(int *count)
+{
+    const int grid = 200001;
+    static const float edges[] = {0.0f,     -0.0f,    1e-30f,   -1e-30f,  1e-45f,  -1e-45f,
+                                  699.9f,   -699.9f,  700.0f,   -700.0f,  700.1f,  -700.1f,
+                                  350.0f,   -350.0f,  709.0f,   -745.0f,  1e30f,   -1e30f,
+                                  INFINITY, -INFINITY, 20.0f,   -20.0f,   19.999f, 20.001f,
+                                  0.3465736f, -0.3465736f, 1e-8f, -1e-8f, 88.7f, -88.7f,
+                                  103.9f,   -103.9f,  3.4e38f,  -3.4e38f};
+    int ne = (int)(sizeof edges / sizeof edges[0]);
+    float *x = malloc(sizeof(float) * (size_t)(grid + ne + 20000));
+    int n = 0;
+    for (int i = 0; i < grid; i++)
+        x[n++] = (float)(-100.0 + i * 1e-3);
+    for (int i = 0; i < ne; i++)
+        x[n++] = edges[i];
+    for (int i = 0; i < 20000; i++) /* log-uniform magnitudes from 2^-30 to 2^10 */
+        x[n++] = (float)((urand() < 0.5 ? -1.0 : 1.0) * exp2(urand() * 40.0 - 30.0));
+    *count = n;
+    return x;
+}
+
+static void test_transcendental(cudnnDataType_t dt)
+{
+    int n;
+    float *xf = sweep_inputs(&n);
+    const size_t es = dt_size(dt), bytes = es * (size_t)n;
+    char *x = malloc(bytes), *dy = malloc(bytes), *old = malloc(bytes), *out[3];
+    for (int i = 0; i < n; i++) {
+        put(dt, x, (size_t)i, xf[i]);
+        put(dt, dy, (size_t)i, urand() * 4.0 - 2.0);
+        put(dt, old, (size_t)i, urand() * 4.0 - 2.0);
+    }
+    for (int r = 0; r < 3; r++)
+        out[r] = malloc(bytes);
+    cudnnTensorDescriptor_t d = desc_1d(dt, n);
+    const double ab[3][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}};
+    const struct {
+        cudnnActivationMode_t mode;
+        double coef, swish;
+        int bwd;
+    } modes[] = {
+        {CUDNN_ACTIVATION_SIGMOID, 0.0, 1.0, 0}, {CUDNN_ACTIVATION_TANH, 0.0, 1.0, 0},
+        {CUDNN_ACTIVATION_ELU, 1.0, 1.0, 0},     {CUDNN_ACTIVATION_ELU, -0.3, 1.0, 0},
+        {CUDNN_ACTIVATION_SWISH, 0.0, 1.0, 0},   {CUDNN_ACTIVATION_SWISH, 0.0, -2.5, 0},
+        {CUDNN_ACTIVATION_SWISH, 0.0, 0.0, 0},   {CUDNN_ACTIVATION_ELU, 1.0, 1.0, 1},
+        {CUDNN_ACTIVATION_ELU, 2.5, 1.0, 1},
+    };
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+        for (int k = 0; k < 3; k++) {
+            cudnnActivationDescriptor_t ad;
+            CHECK(cudnnCreateActivationDescriptor(&ad));
+            CHECK(cudnnSetActivationDescriptor(ad, modes[m].mode, CUDNN_PROPAGATE_NAN, modes[m].coef));
+            CHECK(cudnnSetActivationDescriptorSwishBeta(ad, modes[m].swish));
+            float al = (float)ab[k][0], be = (float)ab[k][1];
+            for (int r = 0; r < 3; r++) {
+                if (be != 0.0f)
+                    memcpy(out[r], old, bytes);
+                else
+                    memset(out[r], 0xff, bytes);
+                if (modes[m].bwd)
+                    CHECK(cudnnActivationBackward(run_handle(r), ad, &al, d, x, d, dy, d, x, &be, d, out[r]));
+                else
+                    CHECK(cudnnActivationForward(run_handle(r), ad, &al, d, x, &be, d, out[r]));
+            }
+            for (int r = 1; r < 3; r++) {
+                char what[160];
+                snprintf(what, sizeof what, "act %s %s mode %d coef %g swish %g alpha %g beta %g, %d thread(s)",
+                         dt_name(dt), modes[m].bwd ? "bwd" : "fwd", (int)modes[m].mode, modes[m].coef,
+                         modes[m].swish, ab[k][0], ab[k][1], r);
+                expect_same(dt, out[0], out[r], bytes, 1, what);
+            }
+            cudnnDestroyActivationDescriptor(ad);
+        }
+    cudnnDestroyTensorDescriptor(d);
+    for (int r = 0; r < 3; r++)
+        free(out[r]);
+    free(xf), free(x), free(dy), free(old);
+}
+
+/* ---- OpTensor with alpha1 = alpha2 = 1, beta = 0 (computed in float) -------------------- */
+
+/* Floats of every magnitude and sign (exponents 2^-149 .. 2^127, so sums lose bits and
+ * products overflow and underflow), with NaN, infinities and zeros of both signs. */
+static void wide_floats(float *p, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t b = (uint32_t)(urand() * 4294967296.0);
+        float f;
+        memcpy(&f, &b, 4);
+        if (urand() < 0.5) /* half of them near 1, where sums round */
+            f = (float)((urand() * 2.0 - 1.0) * exp2(urand() * 60.0 - 30.0));
+        p[i] = f;
+    }
+    p[0] = 0.0f, p[1] = -0.0f, p[2] = INFINITY, p[3] = -INFINITY, p[4] = NAN;
+}
+
+static void test_op_unit(void)
+{
+    const int c = 37, hw = 1001, n = c * hw;
+    float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n), *out[3];
+    wide_floats(a, n);
+    wide_floats(b, n);
+    for (int r = 0; r < 3; r++)
+        out[r] = malloc(sizeof(float) * (size_t)n);
+    cudnnTensorDescriptor_t full, bias;
+    CHECK(cudnnCreateTensorDescriptor(&full));
+    CHECK(cudnnSetTensor4dDescriptor(full, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, c, 1, hw));
+    CHECK(cudnnCreateTensorDescriptor(&bias));
+    CHECK(cudnnSetTensor4dDescriptor(bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, c, 1, 1));
+    const float one = 1.0f, zero = 0.0f;
+    for (int op = 0; op <= (int)CUDNN_OP_TENSOR_MAX; op++)
+        for (int nan = 0; nan < 2; nan++)
+            for (int bc = 0; bc < 2; bc++) {
+                cudnnOpTensorDescriptor_t od;
+                CHECK(cudnnCreateOpTensorDescriptor(&od));
+                CHECK(cudnnSetOpTensorDescriptor(od, (cudnnOpTensorOp_t)op, CUDNN_DATA_FLOAT,
+                                                 (cudnnNanPropagation_t)nan));
+                for (int r = 0; r < 3; r++) {
+                    memset(out[r], 0xff, sizeof(float) * (size_t)n);
+                    CHECK(cudnnOpTensor(run_handle(r), od, &one, full, a, &one, bc ? bias : full, b,
+                                        &zero, full, out[r]));
+                }
+                for (int r = 1; r < 3; r++) {
+                    char what[128];
+                    snprintf(what, sizeof what, "op %d nan %d%s alpha 1 1 beta 0, wide floats, %d thread(s)",
+                             op, nan, bc ? " bcast" : "", r);
+                    expect_same(CUDNN_DATA_FLOAT, out[0], out[r], sizeof(float) * (size_t)n, 0, what);
+                }
+                cudnnDestroyOpTensorDescriptor(od);
+            }
+    cudnnDestroyTensorDescriptor(full), cudnnDestroyTensorDescriptor(bias);
+    for (int r = 0; r < 3; r++)
+        free(out[r]);
+    free(a), free(b);
+}
+
+/* ---- every 16-bit encoding ----------------------------------------------------------------- */
+
+static void test_16bit(cudnnDataType_t dt)
+{
+    const int n = 65536;
+    uint16_t *all = malloc(2 * (size_t)n), *old = malloc(2 * (size_t)n), *out[3];
+    for (int i = 0; i < n; i++)
+        all[i] = (uint16_t)i, old[i] = (uint16_t)((i * 40503u) & 0xffff);
+    for (int r = 0; r < 3; r++)
+        out[r] = malloc(2 * (size_t)n);
+    cudnnTensorDescriptor_t d = desc_1d(dt, n);
+    /* ties and near-ties (1 + 2^-11, 1 + 2^-8), subnormal results (2^-10), overflow (3e5) */
+    const double alphas[] = {1.0, 0.5, 3.0, 1.0 / 3.0, 1.00048828125, 1.00390625, 0x1p-10, 3e5, -1.7};
+    for (size_t k = 0; k < sizeof alphas / sizeof alphas[0]; k++) {
+        float a = (float)alphas[k];
+        for (int r = 0; r < 3; r++) {
+            memcpy(out[r], all, 2 * (size_t)n);
+            CHECK(cudnnScaleTensor(run_handle(r), d, out[r], &a));
+        }
+        for (int r = 1; r < 3; r++) {
+            char what[128];
+            snprintf(what, sizeof what, "scale %s every encoding alpha %g, %d thread(s)", dt_name(dt),
+                     alphas[k], r);
+            expect_same(dt, out[0], out[r], 2 * (size_t)n, 0, what);
+        }
+    }
+    /* out = alpha x + beta old: one rounding of a double that no 16-bit operation produces */
+    cudnnActivationDescriptor_t ad;
+    CHECK(cudnnCreateActivationDescriptor(&ad));
+    CHECK(cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_IDENTITY, CUDNN_PROPAGATE_NAN, 0.0));
+    const double ab[3][2] = {{0.7, 0.3}, {1.0, 1.0}, {-0.001, 1e-3}};
+    for (int k = 0; k < 3; k++) {
+        float al = (float)ab[k][0], be = (float)ab[k][1];
+        for (int r = 0; r < 3; r++) {
+            memcpy(out[r], old, 2 * (size_t)n);
+            CHECK(cudnnActivationForward(run_handle(r), ad, &al, d, all, &be, d, out[r]));
+        }
+        for (int r = 1; r < 3; r++) {
+            char what[128];
+            snprintf(what, sizeof what, "identity blend %s every encoding a %g b %g, %d thread(s)",
+                     dt_name(dt), ab[k][0], ab[k][1], r);
+            expect_same(dt, out[0], out[r], 2 * (size_t)n, 0, what);
+        }
+    }
+    cudnnDestroyActivationDescriptor(ad);
+    cudnnDestroyTensorDescriptor(d);
+    for (int r = 0; r < 3; r++)
+        free(out[r]);
+    free(all), free(old);
+}
+
+/* ---- outputs above the streaming threshold -------------------------------------------------- */
+
+/* n1 c64 h256 w256 (4 Mi elements, 16 MiB of f32) plus one element, so that an output offset
+ * by one element still fits. */
+enum { BN = 1, BC = 64, BH = 256, BW = 256, BCOUNT = BN * BC * BH * BW };
+
+static cudnnTensorDescriptor_t big_desc(cudnnDataType_t dt, int nhwc)
+{
+    cudnnTensorDescriptor_t d;
+    CHECK(cudnnCreateTensorDescriptor(&d));
+    CHECK(cudnnSetTensor4dDescriptor(d, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, dt, BN, BC, BH, BW));
+    return d;
+}
+
+static void test_streaming(cudnnDataType_t dt)
+{
+    const size_t es = dt_size(dt), bytes = (size_t)(BCOUNT + 1) * es;
+    char *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *out[3];
+    fill(dt, a, BCOUNT + 1, 0, 1);
+    fill(dt, b, BCOUNT + 1, 0, 1);
+    fill(dt, c, BCOUNT + 1, 1, 0);
+    for (int r = 0; r < 3; r++)
+        out[r] = malloc(bytes);
+    cudnnTensorDescriptor_t nchw = big_desc(dt, 0), nhwc = big_desc(dt, 1);
+    unsigned char one[8], zero[8], half[8];
+    scal(dt, 1.0, one), scal(dt, 0.0, zero), scal(dt, 0.5, half);
+    cudnnActivationDescriptor_t relu, sig;
+    CHECK(cudnnCreateActivationDescriptor(&relu));
+    CHECK(cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
+    CHECK(cudnnCreateActivationDescriptor(&sig));
+    CHECK(cudnnSetActivationDescriptor(sig, CUDNN_ACTIVATION_SIGMOID, CUDNN_PROPAGATE_NAN, 0.0));
+    cudnnOpTensorDescriptor_t add, mx;
+    CHECK(cudnnCreateOpTensorDescriptor(&add));
+    CHECK(cudnnSetOpTensorDescriptor(add, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
+    CHECK(cudnnCreateOpTensorDescriptor(&mx));
+    CHECK(cudnnSetOpTensorDescriptor(mx, CUDNN_OP_TENSOR_MAX, CUDNN_DATA_FLOAT, CUDNN_PROPAGATE_NAN));
+    cudnnTensorDescriptor_t bias;
+    CHECK(cudnnCreateTensorDescriptor(&bias));
+    CHECK(cudnnSetTensor4dDescriptor(bias, CUDNN_TENSOR_NCHW, dt, 1, BC, 1, 1));
+    float setv = 1.25f;
+    unsigned char setb[8];
+    if (dt == CUDNN_DATA_FLOAT)
+        memcpy(setb, &setv, 4);
+    else
+        put(dt, setb, 0, 1.25);
+
+    for (int what = 0; what < 9; what++)
+        for (int shift = 0; shift < 2; shift++) {
+            for (int r = 0; r < 3; r++) {
+                char *o = out[r] + (size_t)shift * es;
+                memset(out[r], 0xff, bytes);
+                cudnnHandle_t h = run_handle(r);
+                switch (what) {
+                case 0:
+                    CHECK(cudnnActivationForward(h, relu, one, nchw, a, zero, nchw, o));
+                    break;
+                case 1:
+                    CHECK(cudnnActivationForward(h, sig, half, nhwc, a, zero, nhwc, o));
+                    break;
+                case 2:
+                    CHECK(cudnnActivationBackward(h, relu, one, nchw, b, nchw, b, nchw, a, zero, nchw, o));
+                    break;
+                case 3:
+                    CHECK(cudnnOpTensor(h, add, one, nchw, a, half, nchw, b, zero, nchw, o));
+                    break;
+                case 4:
+                    CHECK(cudnnOpTensor(h, mx, one, nchw, a, one, bias, c, zero, nchw, o));
+                    break;
+                case 5:
+                    CHECK(cudnnTransformTensor(h, one, nchw, a, zero, nhwc, o));
+                    break;
+                case 6:
+                    CHECK(cudnnTransformTensor(h, half, nhwc, a, zero, nchw, o));
+                    break;
+                case 7:
+                    CHECK(cudnnSetTensor(h, nchw, o, setb));
+                    break;
+                default: /* in place: reads what it writes, no streaming */
+                    memcpy(o, a, (size_t)BCOUNT * es);
+                    CHECK(cudnnActivationForward(h, relu, one, nchw, o, zero, nchw, o));
+                    break;
+                }
+            }
+            for (int r = 1; r < 3; r++) {
+                char name[128];
+                snprintf(name, sizeof name, "streaming %s case %d shift %d, %d thread(s)", dt_name(dt),
+                         what, shift, r);
+                expect_same(dt, out[0], out[r], bytes, 0, name);
+            }
+        }
+    cudnnDestroyActivationDescriptor(relu), cudnnDestroyActivationDescriptor(sig);
+    cudnnDestroyOpTensorDescriptor(add), cudnnDestroyOpTensorDescriptor(mx);
+    cudnnDestroyTensorDescriptor(nchw), cudnnDestroyTensorDescriptor(nhwc);
+    cudnnDestroyTensorDescriptor(bias);
+    for (int r = 0; r < 3; r++)
+        free(out[r]);
+    free(a), free(b), free(c);
+}
+
+int main(void)
+{
+    set_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (set_threads == NULL) {
+        fprintf(stderr, "omp_set_num_threads not found\n");
+        return 1;
+    }
+    CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
+    CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
+    test_exp_error();
+    test_transcendental(CUDNN_DATA_FLOAT);
+    test_transcendental(CUDNN_DATA_HALF);
+    test_transcendental(CUDNN_DATA_BFLOAT16);
+    test_op_unit();
+    test_16bit(CUDNN_DATA_HALF);
+    test_16bit(CUDNN_DATA_BFLOAT16);
+    test_streaming(CUDNN_DATA_FLOAT);
+    test_streaming(CUDNN_DATA_HALF);
+    printf("test_cpu_eltwise_fast: %d cases, %d failures\n", cases, failures);
+    cudnnDestroy(h_ref);
+    cudnnDestroy(h_cpu);
+    return failures ? 1 : 0;
+}
