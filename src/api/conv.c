@@ -295,17 +295,32 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
     return max_count(handle, FD_CONV_BWD_FILTER, count);
 }
 
-/* The algorithm the heuristic moves to the front for this problem, or -1. Two measured rules
- * (docs/perf/cpu-vs-onednn-2026-11-30.md, dnnbench --algo=heur against --algo=find on ResNet-50
- * at N = 1), both on cpu for FLOAT 2-d layers of groups 1:
- * - Winograd F(4x4,3x3) beats im2col + GEMM and the direct row for 3x3 stride-1 layers of
- *   28 x 28 outputs and more (fwd and bwd data), and loses below;
+/* The algorithm the heuristic moves to the front for this problem, or -1. Measured rules, on
+ * cpu for FLOAT 2-d layers of groups 1, one thread (dnnbench --algo=heur against --algo=find,
+ * bench/heur_vs_find.py: ResNet-50 at N = 1 in docs/perf/cpu-vs-onednn-2026-11-30.md, the
+ * DeepBench training set at its own N = 4-32 in docs/perf/cpu-heuristic-2026-11-30.md):
+ * - forward with one input channel, or up to three under a filter of at most 3x3 (DeepBench's
+ *   speech front ends, 5x20 and 5x5 stride 2, and the 3-channel 3x3 image layers): im2col +
+ *   GEMM, 1.5-30x faster than the direct row and Winograd, whose per-channel costs (packing,
+ *   transforms) C = 1-3 does not amortise; ResNet's 7x7 conv1 (C = 3) stays direct (2x);
+ * - Winograd F(4x4,3x3) for 3x3 stride-1 layers, fwd: at N = 1 for 28 x 28 outputs and more
+ *   (ResNet-50); at N > 1 when C * K * P * Q >= 3e7 (its transform buffers grow with N, and
+ *   only layers whose tile GEMMs are that large repay them: DeepBench's VGG / speech 3x3 layers
+ *   split exactly there, 1.2-2x each way; ResNet's C = 64 56x56 at N = 8, 1.3e7, runs 1.8x
+ *   faster direct); bwd data at N > 1 when C * K * P * Q >= 6e7 (1.2-2.3x; at 5e7 the two
+ *   tie);
+ * - stride-1 backward data above 1x1 otherwise: the direct row (ALGO_1,
+ *   conv_direct_bwd_cpu.c) scales with the threads; Winograd's and col2im's transforms stay
+ *   serial around the pthread OpenBLAS (measured 1.8x vs 1.0-1.3x from 1 to 2 threads on
+ *   ResNet-50's 3x3 layers at N = 1);
  * - otherwise, forward, the direct row (src/cpu/conv_direct_cpu.c, enum DIRECT) beats im2col +
- *   GEMM on every filter larger than 1x1 (conv1's 7x7 stride 2, the 3x3 layers at 14x14 and
- *   7x7, the stride-2 3x3 layers), and on 1x1 stride-1 layers of at most 14 x 14 outputs it
- *   ties with the 1x1 GEMM on one thread and wins on two (OpenBLAS packs the large filter for
- *   few columns); other 1x1 layers stay with the GEMM rows, and so do layers of fewer than 16
- *   output channels (the direct row computes 16 (AVX-512) or 8 at a time). */
+ *   GEMM on every filter larger than 1x1, on padded 1x1 layers (DeepBench's 1x1 pad 3
+ *   stride 2: 1.3-2.9x; im2col multiplies the padding's zeros) and on 1x1 stride-1 layers of
+ *   few outputs per image: at most 14 x 14 at N = 1 (ties with the 1x1 GEMM on one thread,
+ *   wins on two: OpenBLAS packs the large filter for few columns), at most 7 x 7 at N > 1
+ *   (1.15-1.46x on DeepBench's N = 16 layers; at 14 x 14 the 1x1 GEMM wins 1.1-2x there);
+ *   other 1x1 layers stay with the GEMM rows, and so do layers of fewer than 16 output
+ *   channels (the direct row computes 16 (AVX-512) or 8 at a time). */
 static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
 {
     /* HALF and BFLOAT16 run on the FLOAT rows through FLOAT copies (src/cpu/conv_lowp_cpu.c,
@@ -314,23 +329,30 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
     if (handle->backend != FD_BACKEND_CPU || p->nsp != 2 || p->groups != 1 ||
         !(lowp || (p->xdt == CUDNN_DATA_FLOAT && p->compute == CUDNN_DATA_FLOAT)))
         return -1;
-    int wino = 1, one = 1, unit_stride = 1;
+    int wino = 1, one = 1, unit_stride = 1, padded = 0, small_filter = 1;
     for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++) {
         wino &= p->flt[d] == 3 && p->stride[d] == 1 && p->dil[d] == 1;
         one &= p->flt[d] == 1;
         unit_stride &= p->stride[d] == 1;
+        padded |= p->pad[d] != 0;
+        small_filter &= p->flt[d] <= 3;
     }
-    /* stride-1 backward data above 1x1: the direct row (ALGO_1, conv_direct_bwd_cpu.c) scales
-     * with the threads; Winograd's and col2im's transforms stay serial around the pthread
-     * OpenBLAS (measured 1.8x vs 1.0-1.3x from 1 to 2 threads on ResNet-50's 3x3 layers) */
+    const double pq = (double)p->out[1] * (double)p->out[2];
+    const double ckpq = (double)p->c * (double)p->k * pq;
+    if (p->dir == FD_CONV_FWD && (p->c == 1 || (p->c <= 3 && small_filter)))
+        return CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    if (wino && p->n > 1) {
+        if (p->dir == FD_CONV_FWD && ckpq >= 3e7)
+            return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
+        if (p->dir == FD_CONV_BWD_DATA && ckpq >= 6e7)
+            return CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD;
+    }
     if (p->dir == FD_CONV_BWD_DATA && unit_stride && !one)
         return CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-    if (wino && p->out[1] * p->out[2] >= 28 * 28)
-        return p->dir == FD_CONV_FWD        ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD
-               : p->dir == FD_CONV_BWD_DATA ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD
-                                            : -1;
-    const int small_1x1 = one && unit_stride && p->out[1] * p->out[2] <= 14 * 14;
-    if (p->dir == FD_CONV_FWD && (!one || small_1x1) && p->k >= 16)
+    if (wino && p->n == 1 && pq >= 28 * 28 && p->dir == FD_CONV_FWD)
+        return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
+    const int small_1x1 = one && unit_stride && pq <= (p->n == 1 ? 14 * 14 : 7 * 7);
+    if (p->dir == FD_CONV_FWD && (!one || small_1x1 || padded) && p->k >= 16)
         return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
     return -1;
 }
@@ -385,14 +407,22 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
     return n;
 }
 
-/* Stable insertion sort: successes by time, then the rest in their order. */
+/* Where an entry sorts: 0 a timed success, 1 a success Find did not time (time -1: see
+ * find_timed), 2 the rest. */
+static int sort_class(const fd_perf_t *e)
+{
+    return e->status != CUDNN_STATUS_SUCCESS ? 2 : e->time < 0.0f ? 1 : 0;
+}
+
+/* Stable insertion sort: timed successes by time, then the untimed successes, then the rest,
+ * each group in its order. */
 static void sort_by_time(fd_perf_t *all, int n)
 {
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0; j--) {
             fd_perf_t *a = &all[j - 1], *b = &all[j];
-            int a_ok = a->status == CUDNN_STATUS_SUCCESS, b_ok = b->status == CUDNN_STATUS_SUCCESS;
-            if (a_ok > b_ok || (a_ok == b_ok && (!a_ok || a->time <= b->time)))
+            int ca = sort_class(a), cb = sort_class(b);
+            if (ca < cb || (ca == cb && (ca != 0 || a->time <= b->time)))
                 break;
             fd_perf_t t = *a;
             *a = *b, *b = t;
@@ -409,7 +439,8 @@ static const fd_tune_entry_t *record_entry(const fd_tune_record_t *rec, int algo
 
 /* Get*Algorithm_v7 when a Find of the same problem is known (this handle's, or the tuning
  * file's): the algorithms Find timed come first, by measured time and with those times; the
- * other supported ones follow in heuristic order, then the unsupported. */
+ * other supported ones (including those Find reported untimed, time -1) follow in heuristic
+ * order, then the unsupported. */
 static void order_by_cache(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t *all, int n)
 {
     fd_tune_record_t rec;
@@ -420,7 +451,7 @@ static void order_by_cache(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_
     for (int i = 0; i < n; i++) {
         const fd_tune_entry_t *e = record_entry(&rec, all[i].algo);
         if (all[i].status == CUDNN_STATUS_SUCCESS && e != NULL &&
-            e->status == CUDNN_STATUS_SUCCESS && e->memory == all[i].memory) {
+            e->status == CUDNN_STATUS_SUCCESS && e->time >= 0.0f && e->memory == all[i].memory) {
             timed[nt] = all[i];
             timed[nt++].time = e->time;
         } else {
@@ -585,7 +616,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm(cudnnHandle
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* ---- Find: time every supported algorithm ---------------------------------------------- */
+/* ---- Find: time every supported algorithm (on cpu, the ref fallback only on small problems) - */
 
 static cudnnStatus_t find_return(const fd_perf_t *all, int n, int requested, int *returned,
                                  void *perf_results)
@@ -656,6 +687,14 @@ static int find_cached(cudnnHandle_t handle, const fd_conv_problem_t *p, size_t 
             return 0; /* fits this workspace but was never timed */
         all[i].status = e->status, all[i].time = e->time;
     }
+    /* A search with this workspace would time the fallback rows (find_timed) */
+    int timed = 0, untimed = 0;
+    for (int i = 0; i < n; i++) {
+        timed += sort_class(&all[i]) == 0;
+        untimed += sort_class(&all[i]) == 1;
+    }
+    if (timed == 0 && untimed > 0)
+        return 0;
     sort_by_time(all, n);
     *count = n;
     return 1;
@@ -690,9 +729,37 @@ static cudnnStatus_t find_call_run(void *ctx)
     return c->impl->run(c->p, c->args);
 }
 
+/* Multiply-adds times 2 of one call, as dnnbench's GFLOP column counts them. */
+static double conv_flop(const fd_conv_problem_t *p)
+{
+    double f = 2.0 * (double)p->n * (double)p->k * (double)(p->c / p->groups);
+    for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++)
+        f *= (double)p->out[d] * (double)p->flt[d];
+    return f;
+}
+
+/* Find on cpu times the algorithms only the ref rows serve (the fallback) only on problems of
+ * at most this many FLOP: the ref oracle runs at about 0.45 GFLOP/s (one thread, Zen 4,
+ * 2026-11-30), so this bounds its one timed run to about 10 ms. Above it the ref row is
+ * 30-200x slower than any cpu row (cpu rows reach 15-90 GFLOP/s there), and timing it cost
+ * minutes per call on DeepBench's speech layers (tens of GFLOP). */
+#define FIND_FALLBACK_MAX_FLOP 4e6
+
+/* Calls per algorithm of a Find on the cpu backend (see find_timed). */
+#define FIND_CPU_REPS 2
+
 /* Times each supported algorithm into args->out (an implementation serving several
  * algorithms is timed once; fd_backend_time: on cuda a warm-up run and the median of
- * FD_FIND_REPS runs between events), then sorts by time, unsupported last. */
+ * FD_FIND_REPS runs between events), then sorts by time, unsupported last.
+ *
+ * The exception, on cpu: an algorithm served only by a fallback row (cpu -> ref) is not timed
+ * when the problem is above FIND_FALLBACK_MAX_FLOP and some cpu row's algorithm fits the
+ * workspace (so something is timed). It is reported after the timed algorithms with status
+ * SUCCESS (it can run: Get*WorkspaceSize and the compute call accept it) and time -1, the
+ * value Get*Algorithm_v7 and cuDNN's Find use for "no measurement" (cuDNN 9.19 reports the
+ * algorithms it cannot run with time -1). A measured time is not invented, and SUCCESS is
+ * kept so a caller asking for the list sees every algorithm that runs. The tuning cache stores
+ * these entries as they are (time -1); Get*Algorithm_v7 ranks them after the timed ones. */
 static cudnnStatus_t find_timed(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_conv_args_t *args,
                                 int requested, int *returned, void *perf_results)
 {
@@ -703,6 +770,12 @@ static cudnnStatus_t find_timed(cudnnHandle_t handle, const fd_conv_problem_t *p
     fd_perf_t all[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     const fd_conv_impl_t *impls[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int n = rank_all(handle, p, all, impls);
+    int skip_fallback = 0;
+    if (handle->backend == FD_BACKEND_CPU && conv_flop(p) > FIND_FALLBACK_MAX_FLOP)
+        for (int i = 0; i < n; i++)
+            skip_fallback |= all[i].status == CUDNN_STATUS_SUCCESS &&
+                             impls[i]->backend == FD_BACKEND_CPU &&
+                             all[i].memory <= args->workspace_size;
     for (int i = 0; i < n; i++) {
         if (all[i].status != CUDNN_STATUS_SUCCESS)
             continue;
@@ -718,8 +791,23 @@ static cudnnStatus_t find_timed(cudnnHandle_t handle, const fd_conv_problem_t *p
             all[i].status = CUDNN_STATUS_ALLOC_FAILED; /* cuDNN's word for a short workspace here */
             continue;
         }
+        if (skip_fallback && impls[i]->backend != handle->backend)
+            continue; /* SUCCESS, time -1 (rank_all's): see above */
         find_call_t call = {impls[i], p, args};
         all[i].status = fd_backend_time(handle, find_call_run, &call, &all[i].time);
+        /* on the host one call is one sample: the first algorithm timed also paid the
+         * one-time costs (OpenMP's and OpenBLAS's thread start, the inputs' first trip into
+         * the caches), which ranked the heuristic's choice (timed first) behind a slower
+         * algorithm (conv1 of ResNet-50: direct 2.6 ms measured as 3.9 ms); the least of
+         * FIND_CPU_REPS calls. cuda's fd_backend_time warms up and takes a median itself; on
+         * ref one row serves every algorithm, so there is no ranking to protect. */
+        for (int r = 1; r < FIND_CPU_REPS && handle->backend == FD_BACKEND_CPU &&
+                        all[i].status == CUDNN_STATUS_SUCCESS;
+             r++) {
+            float t = 0.0f;
+            all[i].status = fd_backend_time(handle, find_call_run, &call, &t);
+            all[i].time = t < all[i].time ? t : all[i].time;
+        }
     }
     sort_by_time(all, n);
     remember(handle, p, all, n);
