@@ -323,6 +323,10 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
  *   channels (the direct row computes 16 (AVX-512) or 8 at a time). */
 static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
 {
+    /* INT8 on cpu: IMPLICIT_PRECOMP_GEMM is the VNNI row's (src/cpu/conv_int8_cpu.c, ~800x the
+     * ref at ResNet-50's 3x3 layers); IMPLICIT_GEMM promises no workspace, so only the ref serves it */
+    if (handle->backend == FD_BACKEND_CPU && fd_conv_is_int8(p) && p->dir == FD_CONV_FWD)
+        return CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
     /* HALF and BFLOAT16 run on the FLOAT rows through FLOAT copies (src/cpu/conv_lowp_cpu.c,
      * one row per enum family), so the FLOAT rules pick for them too */
     const int lowp = p->xdt == CUDNN_DATA_HALF || p->xdt == CUDNN_DATA_BFLOAT16;

@@ -309,6 +309,20 @@ int main(int argc, char **argv)
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     FD_EXPECT_STATUS(cudnnSetCallback(CUDNN_SEV_INFO_EN, NULL, on_log), CUDNN_STATUS_SUCCESS);
     checks(cpu, ref, &d);
+    /* Get_v7 on a cpu handle puts the VNNI row's enum first (IMPLICIT_GEMM is the ref's) */
+    cudnnSetTensor4dDescriptor(d.xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, 1, 64, 14, 14);
+    cudnnSetTensor4dDescriptor(d.yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, 1, 64, 14, 14);
+    cudnnSetFilter4dDescriptor(d.wd, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC, 64, 64, 3, 3);
+    cudnnSetConvolution2dDescriptor(d.cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_INT32);
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int got = 0;
+    FD_EXPECT_STATUS(cudnnGetConvolutionForwardAlgorithm_v7(cpu, d.xd, d.wd, d.cd, d.yd,
+                                                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT(got > 0 && perf[0].algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM &&
+                  perf[0].status == CUDNN_STATUS_SUCCESS,
+              "Get_v7 on cpu, INT8: first algo %d (status %d), want IMPLICIT_PRECOMP_GEMM", got > 0 ? (int)perf[0].algo : -1,
+              got > 0 ? (int)perf[0].status : -1);
     cudnnSetCallback(0, NULL, NULL);
     unsetenv("FREEDNN_LOG_DISPATCH");
     uint64_t forced;
