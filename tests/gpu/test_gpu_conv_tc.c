@@ -9,7 +9,8 @@
  * Every case runs in all three directions (fwd IMPLICIT_PRECOMP_GEMM, bwd data ALGO_1, bwd
  * filter ALGO_1 with the workspace the cuda handle asks for), and the dispatch log must name the
  * tensor-core row (so a silent fallback to the naive kernel fails the test), or for C not a
- * multiple of 8 its channel-padding wrapper (src/cuda/conv_tc_pad.cu). Deterministic:
+ * multiple of 8 its channel-padding wrapper (src/cuda/conv_tc_pad.cu). FREEDNN_WGMMA=0 keeps the
+ * sm_90a forward row (test_gpu_conv_wgmma.c) from taking its C % 64 == 0 cases. Deterministic:
  * every case runs twice (the split-K reduction of bwd filter included).
  */
 #define _GNU_SOURCE
@@ -231,6 +232,7 @@ static tc_case_t base(cudnnDataType_t dt, int n, int c, int k, int h, int w, int
 int main(int argc, char **argv)
 {
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    setenv("FREEDNN_WGMMA", "0", 1); /* the mma.sync rows under test, not the sm_90a row (its own program) */
     gm_init(argc, argv, "test_gpu_conv_tc");
     gm_watch_dispatch();
     const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
