@@ -207,6 +207,50 @@ static inline void kc_layout_variants(cudnnHandle_t h, cc_case_t (*make)(const v
         }
 }
 
+/* The thread-count check's hashes: each of `count` shapes (`size` bytes apart) in NCHW and then
+ * NHWC (filter KRSC there, the mode flipped when `flip`, beta 0.25), alpha 0.5, one hash per
+ * line; the cases are numbered from 9000 in that order. */
+static inline void kc_print_hashes(cudnnHandle_t h, cc_case_t (*make)(const void *shape, int turn),
+                                   const void *shapes, size_t count, size_t size, int flip)
+{
+    int turn = 0;
+    for (size_t si = 0; si < count; si++)
+        for (int lay = 0; lay < 2; lay++) {
+            cc_case_t c = make((const char *)shapes + si * size, 9000 + turn++);
+            fd_rng_t r;
+            fd_rng_seed(&r, c.seed);
+            cc_set_layouts(&c, lay ? CC_NHWC : CC_NCHW, lay ? CC_NHWC : CC_NCHW, &r);
+            c.wnhwc = lay;
+            if (flip)
+                c.s.flip = lay;
+            c.alpha = 0.5, c.beta = lay ? 0.25 : 0.0;
+            printf("%016llx\n", (unsigned long long)kc_hash(h, &c));
+        }
+}
+
+/* The random sweep: cc_sweep_count(count) problems of direction `dir` drawn from seed stream
+ * `stream`, fill exact and real in turn. adapt(c, seed, i) sets the algorithm, may reshape the
+ * case towards the row under test, and returns the row the dispatch log must name ("" for any)
+ * or NULL to skip the draw. Returns the number run; *taken counts those checked against a row. */
+static inline int kc_sweep(cudnnHandle_t h, co_dir_t dir, uint64_t stream, int count,
+                           const char *(*adapt)(cc_case_t *c, uint64_t seed, int i), int *taken)
+{
+    const int ncases = cc_sweep_count(count);
+    int done = 0;
+    *taken = 0;
+    for (int i = 0; i < ncases * 40 && done < ncases; i++) {
+        const uint64_t seed = cc_sweep_seed(stream, 0, i);
+        cc_case_t c = cc_case_gen(dir, CUDNN_DATA_FLOAT, seed, 0);
+        const char *want = adapt(&c, seed, i);
+        if (want == NULL)
+            continue;
+        *taken += want[0] != '\0';
+        kc_run(h, &c, i % 2 ? CC_REAL : CC_EXACT, i % 2 ? 1.0 : 0.0, want);
+        done++;
+    }
+    return done;
+}
+
 /* The checks of this program in a child process: `env` prepended, argument --checks; 1 when
  * it passed. */
 static inline int kc_child_checks(const char *env)

@@ -138,32 +138,29 @@ static void declined(cudnnHandle_t h)
     }
 }
 
+/* ALGO_1 draws, two in three made into problems the row takes (stride 1, groups 1, pad within
+ * the filter), the layouts redrawn for the new dy. */
+static const char *sweep_adapt(cc_case_t *c, uint64_t seed, int i)
+{
+    c->algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    if (i % 3 != 0 && c->s.nsp <= 2) {
+        c->s.g = 1;
+        for (int d = 0; d < c->s.nsp; d++) {
+            int ext = (c->s.flt[d] - 1) * c->s.dil[d];
+            c->s.stride[d] = 1;
+            c->s.pad[d] = c->s.pad[d] > ext ? ext : c->s.pad[d];
+        }
+        fd_rng_t r;
+        fd_rng_seed(&r, seed ^ 0x5EEDu);
+        cc_set_layouts(c, c->xl, c->yl, &r);
+    }
+    return row_takes(c) ? ROW : "";
+}
+
 static void sweep(cudnnHandle_t h)
 {
-    const int ncases = cc_sweep_count(120);
-    int done = 0, taken = 0;
-    for (int i = 0; i < ncases * 40 && done < ncases; i++) {
-        uint64_t seed = cc_sweep_seed(0xDB0C75, 0, i);
-        cc_case_t c = cc_case_gen(CO_BWD_DATA, CUDNN_DATA_FLOAT, seed, 0);
-        c.algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-        /* two in three made into problems the row takes (stride 1, groups 1, pad within the
-         * filter), the layouts redrawn for the new dy */
-        if (i % 3 != 0 && c.s.nsp <= 2) {
-            c.s.g = 1;
-            for (int d = 0; d < c.s.nsp; d++) {
-                int ext = (c.s.flt[d] - 1) * c.s.dil[d];
-                c.s.stride[d] = 1;
-                c.s.pad[d] = c.s.pad[d] > ext ? ext : c.s.pad[d];
-            }
-            fd_rng_t r;
-            fd_rng_seed(&r, seed ^ 0x5EEDu);
-            cc_set_layouts(&c, c.xl, c.yl, &r);
-        }
-        int mine = row_takes(&c);
-        taken += mine;
-        kc_run(h, &c, i % 2 ? CC_REAL : CC_EXACT, i % 2 ? 1.0 : 0.0, mine ? ROW : "");
-        done++;
-    }
+    int taken;
+    int done = kc_sweep(h, CO_BWD_DATA, 0xDB0C75, 120, sweep_adapt, &taken);
     printf("sweep: %d problems, %d on the direct row\n", done, taken);
 }
 
@@ -178,18 +175,7 @@ static int hashes_main(void)
         {2, 2, 130, 24, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
         {2, 1, 64, 64, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
     };
-    int turn = 0;
-    for (size_t si = 0; si < sizeof det / sizeof det[0]; si++)
-        for (int lay = 0; lay < 2; lay++) {
-            cc_case_t c = make_case(&det[si], 9000 + turn++);
-            fd_rng_t r;
-            fd_rng_seed(&r, c.seed);
-            cc_set_layouts(&c, lay ? CC_NHWC : CC_NCHW, lay ? CC_NHWC : CC_NCHW, &r);
-            c.wnhwc = lay;
-            c.s.flip = lay;
-            c.alpha = 0.5, c.beta = lay ? 0.25 : 0.0;
-            printf("%016llx\n", (unsigned long long)kc_hash(h, &c));
-        }
+    kc_print_hashes(h, make_variant, det, sizeof det / sizeof det[0], sizeof det[0], 1);
     cudnnDestroy(h);
     return 0;
 }

@@ -127,20 +127,21 @@ static void declined(cudnnHandle_t h)
     }
 }
 
+/* Groups-1, 1-d / 2-d draws under DIRECT; C = 1 with groups 1 is also depthwise, and that row
+ * serves DIRECT first. */
+static const char *sweep_adapt(cc_case_t *c, uint64_t seed, int i)
+{
+    (void)seed, (void)i;
+    if (c->s.g != 1 || c->s.nsp > 2)
+        return NULL;
+    c->algo = CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+    return c->s.c == 1 ? "" : ROW;
+}
+
 static void sweep(cudnnHandle_t h)
 {
-    const int ncases = cc_sweep_count(80);
-    int done = 0;
-    for (int i = 0; i < ncases * 40 && done < ncases; i++) {
-        uint64_t seed = cc_sweep_seed(0xD1EC75, 0, i);
-        cc_case_t c = cc_case_gen(CO_FWD, CUDNN_DATA_FLOAT, seed, 0);
-        if (c.s.g != 1 || c.s.nsp > 2)
-            continue;
-        c.algo = CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
-        /* C = 1 with groups 1 is also depthwise: that row serves DIRECT first */
-        kc_run(h, &c, i % 2 ? CC_REAL : CC_EXACT, i % 2 ? 1.0 : 0.0, c.s.c == 1 ? "" : ROW);
-        done++;
-    }
+    int taken;
+    kc_sweep(h, CO_FWD, 0xD1EC75, 80, sweep_adapt, &taken);
 }
 
 /* Bigger problems (many tiles, K blocks and row bands) hashed for the thread-count check. */
@@ -155,18 +156,7 @@ static int hashes_main(void)
         {2, 2, 24, 130, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
         big,
     };
-    int turn = 0;
-    for (size_t si = 0; si < sizeof det / sizeof det[0]; si++)
-        for (int lay = 0; lay < 2; lay++) {
-            cc_case_t c = make_case(&det[si], 9000 + turn++);
-            fd_rng_t r;
-            fd_rng_seed(&r, c.seed);
-            cc_set_layouts(&c, lay ? CC_NHWC : CC_NCHW, lay ? CC_NHWC : CC_NCHW, &r);
-            c.wnhwc = lay;
-            c.s.flip = lay;
-            c.alpha = 0.5, c.beta = lay ? 0.25 : 0.0;
-            printf("%016llx\n", (unsigned long long)kc_hash(h, &c));
-        }
+    kc_print_hashes(h, make_variant, det, sizeof det / sizeof det[0], sizeof det[0], 1);
     cudnnDestroy(h);
     return 0;
 }

@@ -174,38 +174,34 @@ static void declined(cudnnHandle_t h)
     }
 }
 
+/* ALGO_1 draws, two in three made into problems the row takes (a stride of 2 or 3 along the
+ * first dim, dilation 1 along strided dims, groups 1, C >= 16), the layouts redrawn; skipped
+ * when the changes leave no output. */
+static const char *sweep_adapt(cc_case_t *c, uint64_t seed, int i)
+{
+    c->algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    if (i % 3 != 0 && c->s.nsp <= 2) {
+        c->s.g = 1;
+        c->s.c = c->s.c < 16 ? 16 + c->s.c : c->s.c;
+        if (c->s.stride[0] < 2)
+            c->s.stride[0] = 2 + (int)(seed % 2);
+        for (int d = 0; d < c->s.nsp; d++)
+            if (c->s.stride[d] > 1)
+                c->s.dil[d] = 1;
+        fd_rng_t r;
+        fd_rng_seed(&r, seed ^ 0x5EEDu);
+        cc_set_layouts(c, c->xl, c->yl, &r);
+    }
+    for (int d = 0; d < c->s.nsp; d++)
+        if (c->s.in[d] + 2 * c->s.pad[d] < (c->s.flt[d] - 1) * c->s.dil[d] + 1)
+            return NULL;
+    return row_takes(c) ? ROW : "";
+}
+
 static void sweep(cudnnHandle_t h)
 {
-    const int ncases = cc_sweep_count(120);
-    int done = 0, taken = 0;
-    for (int i = 0; i < ncases * 40 && done < ncases; i++) {
-        uint64_t seed = cc_sweep_seed(0x5B1175, 0, i);
-        cc_case_t c = cc_case_gen(CO_BWD_DATA, CUDNN_DATA_FLOAT, seed, 0);
-        c.algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-        /* two in three made into problems the row takes (a stride of 2 or 3 along the first
-         * dim, dilation 1 along strided dims, groups 1, C >= 16), the layouts redrawn */
-        if (i % 3 != 0 && c.s.nsp <= 2) {
-            c.s.g = 1;
-            c.s.c = c.s.c < 16 ? 16 + c.s.c : c.s.c;
-            if (c.s.stride[0] < 2)
-                c.s.stride[0] = 2 + (int)(seed % 2);
-            for (int d = 0; d < c.s.nsp; d++)
-                if (c.s.stride[d] > 1)
-                    c.s.dil[d] = 1;
-            fd_rng_t r;
-            fd_rng_seed(&r, seed ^ 0x5EEDu);
-            cc_set_layouts(&c, c.xl, c.yl, &r);
-        }
-        int out_ok = 1; /* the changes above must leave a valid problem */
-        for (int d = 0; d < c.s.nsp; d++)
-            out_ok &= c.s.in[d] + 2 * c.s.pad[d] >= (c.s.flt[d] - 1) * c.s.dil[d] + 1;
-        if (!out_ok)
-            continue;
-        int mine = row_takes(&c);
-        taken += mine;
-        kc_run(h, &c, i % 2 ? CC_REAL : CC_EXACT, i % 2 ? 1.0 : 0.0, mine ? ROW : "");
-        done++;
-    }
+    int taken;
+    int done = kc_sweep(h, CO_BWD_DATA, 0x5B1175, 120, sweep_adapt, &taken);
     printf("sweep: %d problems, %d on the split row\n", done, taken);
 }
 
@@ -268,18 +264,7 @@ static int hashes_main(void)
         {2, 2, 48, 64, {20, 20}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
         {2, 1, 64, 64, {56, 56}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
     };
-    int turn = 0;
-    for (size_t si = 0; si < sizeof det / sizeof det[0]; si++)
-        for (int lay = 0; lay < 2; lay++) {
-            cc_case_t c = make_case(&det[si], 9000 + turn++);
-            fd_rng_t r;
-            fd_rng_seed(&r, c.seed);
-            cc_set_layouts(&c, lay ? CC_NHWC : CC_NCHW, lay ? CC_NHWC : CC_NCHW, &r);
-            c.wnhwc = lay;
-            c.s.flip = lay;
-            c.alpha = 0.5, c.beta = lay ? 0.25 : 0.0;
-            printf("%016llx\n", (unsigned long long)kc_hash(h, &c));
-        }
+    kc_print_hashes(h, make_variant, det, sizeof det / sizeof det[0], sizeof det[0], 1);
     const int dw_det[][5] = {{1, 64, 64, 28, 28}, {2, 40, 48, 14, 14}, {1, 256, 96, 7, 7}};
     for (size_t si = 0; si < sizeof dw_det / sizeof dw_det[0]; si++) {
         cc_case_t c = make_dw(dw_det[si], 9500 + (int)si);

@@ -100,24 +100,24 @@ static void declined(cudnnHandle_t h)
     }
 }
 
+/* Depthwise 1-d / 2-d draws under DIRECT or IMPLICIT_GEMM; a packed 1x1 may be taken by the
+ * 1x1 GEMM row, which serves IMPLICIT_GEMM first. */
+static const char *sweep_adapt(cc_case_t *c, uint64_t seed, int i)
+{
+    (void)i;
+    if (c->s.g != c->s.c || c->s.nsp > 2)
+        return NULL;
+    c->algo = seed & 1 ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    int one = 1;
+    for (int d = 0; d < c->s.nsp; d++)
+        one &= c->s.flt[d] == 1 && c->s.stride[d] == 1 && c->s.pad[d] == 0;
+    return one && c->algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ? "" : ROW;
+}
+
 static void sweep(cudnnHandle_t h)
 {
-    const int ncases = cc_sweep_count(80);
-    int done = 0;
-    for (int i = 0; i < ncases * 40 && done < ncases; i++) {
-        uint64_t seed = cc_sweep_seed(0xD3E95, 0, i);
-        cc_case_t c = cc_case_gen(CO_FWD, CUDNN_DATA_FLOAT, seed, 0);
-        if (c.s.g != c.s.c || c.s.nsp > 2)
-            continue;
-        c.algo = seed & 1 ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-        int one = 1;
-        for (int d = 0; d < c.s.nsp; d++)
-            one &= c.s.flt[d] == 1 && c.s.stride[d] == 1 && c.s.pad[d] == 0;
-        /* a packed 1x1 may be taken by the 1x1 GEMM row, which serves IMPLICIT_GEMM first */
-        const char *want = one && c.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ? "" : ROW;
-        kc_run(h, &c, i % 2 ? CC_REAL : CC_EXACT, i % 2 ? 1.0 : 0.0, want);
-        done++;
-    }
+    int taken;
+    kc_sweep(h, CO_FWD, 0xD3E95, 80, sweep_adapt, &taken);
 }
 
 static int child_main(void)
@@ -128,17 +128,7 @@ static int child_main(void)
         {2, 1, 64, 2, {29, 31}, {5, 5}, {2, 2}, {2, 2}, {1, 1}},
         {2, 1, 8, 1, {20, 333}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
     };
-    int turn = 0;
-    for (size_t si = 0; si < sizeof det / sizeof det[0]; si++)
-        for (int lay = 0; lay < 2; lay++) {
-            cc_case_t c = make_case(&det[si], 9000 + turn++);
-            fd_rng_t r;
-            fd_rng_seed(&r, c.seed);
-            cc_set_layouts(&c, lay ? CC_NHWC : CC_NCHW, lay ? CC_NHWC : CC_NCHW, &r);
-            c.wnhwc = lay;
-            c.alpha = 0.5, c.beta = lay ? 0.25 : 0.0;
-            printf("%016llx\n", (unsigned long long)kc_hash(h, &c));
-        }
+    kc_print_hashes(h, make_variant, det, sizeof det / sizeof det[0], sizeof det[0], 0);
     cudnnDestroy(h);
     return 0;
 }
