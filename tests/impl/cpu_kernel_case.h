@@ -179,6 +179,29 @@ static void kc_same_hashes(const char *const *envs, int count)
 }
 
 
+/* A hand-picked groups-1 problem of 1 or 2 spatial dims, and the FLOAT case it makes: direction
+ * `dir`, algorithm `algo`, alpha 1, beta 0, packed bias stride, seed from `salt` and `turn`. */
+typedef struct {
+    int nsp, n, c, k;
+    int in[2], flt[2], pad[2], stride[2], dil[2];
+} kc_shape_t;
+
+static inline cc_case_t kc_make_case(const kc_shape_t *sh, co_dir_t dir, int algo, uint64_t salt, int turn)
+{
+    cc_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dir = dir, c.dt = CUDNN_DATA_FLOAT, c.comp = CUDNN_DATA_FLOAT;
+    c.seed = fd_test_mix(salt, (uint64_t)turn);
+    c.s.nsp = sh->nsp, c.s.n = sh->n, c.s.c = sh->c, c.s.k = sh->k, c.s.g = 1;
+    for (int i = 0; i < sh->nsp; i++) {
+        c.s.in[i] = sh->in[i], c.s.flt[i] = sh->flt[i], c.s.pad[i] = sh->pad[i];
+        c.s.stride[i] = sh->stride[i], c.s.dil[i] = sh->dil[i];
+    }
+    c.bstride = 1, c.alpha = 1.0, c.beta = 0.0;
+    c.algo = algo;
+    return c;
+}
+
 /* One hand-picked shape in its 12 variants: 6 x / y layout pairs x 2 filter formats, with the
  * mode, a misaligned base, the 4-d API and the alpha / beta pair cycling with *turn; each run
  * with an exact fill (bit-identical) and a real fill, and the dispatch log naming `row`.

@@ -29,10 +29,7 @@
 
 #define ROW "fd_conv_fwd_direct_f32"
 
-typedef struct {
-    int nsp, n, c, k;
-    int in[2], flt[2], pad[2], stride[2], dil[2];
-} xshape_t;
+typedef kc_shape_t xshape_t;
 
 static const xshape_t xshapes[] = {
     {2, 1, 16, 16, {7, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},   /* 1x1 */
@@ -60,18 +57,7 @@ static const xshape_t big = {2, 2, 3, 32, {829, 829}, {3, 3}, {0, 0}, {1, 1}, {4
 
 static cc_case_t make_case(const xshape_t *sh, int turn)
 {
-    cc_case_t c;
-    memset(&c, 0, sizeof c);
-    c.dir = CO_FWD, c.dt = CUDNN_DATA_FLOAT, c.comp = CUDNN_DATA_FLOAT;
-    c.seed = fd_test_mix(0xD1EC7, (uint64_t)turn);
-    c.s.nsp = sh->nsp, c.s.n = sh->n, c.s.c = sh->c, c.s.k = sh->k, c.s.g = 1;
-    for (int i = 0; i < sh->nsp; i++) {
-        c.s.in[i] = sh->in[i], c.s.flt[i] = sh->flt[i], c.s.pad[i] = sh->pad[i];
-        c.s.stride[i] = sh->stride[i], c.s.dil[i] = sh->dil[i];
-    }
-    c.bstride = 1, c.alpha = 1.0, c.beta = 0.0;
-    c.algo = CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
-    return c;
+    return kc_make_case(sh, CO_FWD, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, 0xD1EC7, turn);
 }
 
 static cc_case_t make_variant(const void *shape, int turn)

@@ -37,10 +37,7 @@
 #define ROW "fd_conv_bwd_data_split_f32"
 #define ROW_DW "fd_conv_bwd_filter_direct_f32"
 
-typedef struct {
-    int nsp, n, c, k;
-    int in[2], flt[2], pad[2], stride[2], dil[2];
-} xshape_t;
+typedef kc_shape_t xshape_t;
 
 static const xshape_t xshapes[] = {
     {2, 1, 16, 16, {9, 10}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},  /* 3x3 s2 p1, odd / even dx */
@@ -57,18 +54,7 @@ static const xshape_t xshapes[] = {
 
 static cc_case_t make_case(const xshape_t *sh, int turn)
 {
-    cc_case_t c;
-    memset(&c, 0, sizeof c);
-    c.dir = CO_BWD_DATA, c.dt = CUDNN_DATA_FLOAT, c.comp = CUDNN_DATA_FLOAT;
-    c.seed = fd_test_mix(0x5B117, (uint64_t)turn);
-    c.s.nsp = sh->nsp, c.s.n = sh->n, c.s.c = sh->c, c.s.k = sh->k, c.s.g = 1;
-    for (int i = 0; i < sh->nsp; i++) {
-        c.s.in[i] = sh->in[i], c.s.flt[i] = sh->flt[i], c.s.pad[i] = sh->pad[i];
-        c.s.stride[i] = sh->stride[i], c.s.dil[i] = sh->dil[i];
-    }
-    c.bstride = 1, c.alpha = 1.0, c.beta = 0.0;
-    c.algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-    return c;
+    return kc_make_case(sh, CO_BWD_DATA, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 0x5B117, turn);
 }
 
 /* dx positions of residue class a along one dim (in positions, stride s) */
