@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_gpu_conv_wgmma.c - the sm_90a rows fd_conv_fwd_implicit_gemm_f16_128xN__sm90 and the
- * opt-in fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90 (FREEDNN_WGMMA_DGRAD=1: the forward
- * row on dy and a transposed filter; both in src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
+ * fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90 (on by default; the forward row on dy and a
+ * transposed filter; both in src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
  * against the ref backend through the public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA is unset before any handle exists. Shapes:
  * the dev/wgmma sandbox's check problems, ResNet-50 stride-1 layers at N = 2..4, partial M and
  * N tiles of each BN (64, 128, 256), pad 0 / 1 / 2 and padding wider than the filter, both
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
     if (getenv("FD_WGMMA_TEST_CHILD"))
         return child_main(argc, argv);
     unsetenv("FREEDNN_WGMMA");
-    setenv("FREEDNN_WGMMA_DGRAD", "1", 1); /* the backward data row is opt-in */
+    unsetenv("FREEDNN_WGMMA_DGRAD"); /* both rows are on by default */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     gm_init(argc, argv, "test_gpu_conv_wgmma");
     gm_watch_dispatch();
