@@ -40,10 +40,11 @@ if(FREEDNN_CUDA)
   message(STATUS "freednn: cuda backend ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, "
                  "architectures ${CMAKE_CUDA_ARCHITECTURES})")
   file(GLOB FD_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/cuda/*.cu)
-  # The wgmma row needs sm_90a code: its file is built apart with 90-real replaced by 90a-real
-  # (a fat binary with both images would leave the pick on an H100 to the driver). Without sm_90
-  # in the list, or before CUDA 12.0, FD_WGMMA_SM90A stays unset and the row declines.
-  set(fd_wgmma_src ${CMAKE_SOURCE_DIR}/src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
+  # The wgmma rows need sm_90a code: their files (src/cuda/*__sm90.cu) are built apart with
+  # 90-real replaced by 90a-real (a fat binary with both images would leave the pick on an H100
+  # to the driver). Without sm_90 in the list, or before CUDA 12.0, FD_WGMMA_SM90A stays unset
+  # and the rows decline.
+  file(GLOB fd_wgmma_src CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/cuda/*__sm90.cu)
   list(REMOVE_ITEM FD_CUDA_SOURCES ${fd_wgmma_src})
   set(fd_wgmma_archs ${CMAKE_CUDA_ARCHITECTURES})
   set(fd_wgmma_defs FD_HAVE_CUDA=1)
