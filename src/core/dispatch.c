@@ -3,12 +3,25 @@
  * dispatch.c - the implementation tables built from src/impls.def, and selection: the first
  * applicable row for (backend, operation[, algorithm]); the cpu backend falls back to ref
  * rows. FREEDNN_LOG_DISPATCH=1 logs why each row was or was not taken.
+ *
+ * Convolution selection is memoised per thread (issue 7.3: a call's host time). A row's
+ * applicable() sees only the problem, state fixed for the process (ISA, environment switches
+ * read once) and, on cuda, the current device; so the first applicable row for (problem,
+ * backend, algorithm, device) never changes and the next call with the same problem skips the
+ * walk over the table, whose declining rows each format a reason (most of the cost). The memo
+ * holds FD_SELECT_MEMO recent picks per thread, compared byte for byte (problems are zeroed
+ * before they are filled, so padding compares equal); a failed selection is never kept, so its
+ * reasons are always rebuilt; FREEDNN_LOG_DISPATCH bypasses it, so every call is logged.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "conv.h"
 #include "op.h"
+
+#if defined(FD_HAVE_CUDA)
+int fd_cuda_current_device(void); /* src/cuda/probe.cu */
+#endif
 
 /* A build without CUDA keeps the cuda rows (dnnbench and the support matrix list them) but not
  * their kernels: these stand in, and no cuda handle can exist there to reach them. */
@@ -127,20 +140,63 @@ static const fd_conv_impl_t *conv_first(const fd_conv_problem_t *p, fd_backend_t
     return NULL;
 }
 
-const fd_conv_impl_t *fd_conv_select(const fd_conv_problem_t *p, fd_backend_t backend, int algo,
-                                     char *why, size_t why_size)
+#define FD_SELECT_MEMO 8
+
+typedef struct {
+    const fd_conv_impl_t *impl; /* NULL: an empty slot */
+    fd_backend_t backend;
+    int algo, device;
+    fd_conv_problem_t p;
+} select_memo_t;
+
+static _Thread_local select_memo_t select_memo[FD_SELECT_MEMO];
+static _Thread_local unsigned select_memo_next;
+
+static int select_device(fd_backend_t backend)
+{
+#if defined(FD_HAVE_CUDA)
+    if (backend == FD_BACKEND_CUDA)
+        return fd_cuda_current_device();
+#endif
+    (void)backend;
+    return -1;
+}
+
+static const fd_conv_impl_t *select_walk(const fd_conv_problem_t *p, fd_backend_t backend, int algo, char *why,
+                                         size_t why_size)
 {
     size_t used = 0;
-    why[0] = '\0';
-    if (algo < 0 || algo >= fd_conv_algo_count(p->dir)) {
-        snprintf(why, why_size, "algorithm %d is not an enum value of this direction", algo);
-        return NULL;
-    }
     const fd_conv_impl_t *impl = conv_first(p, backend, algo, why, why_size, &used);
     if (impl == NULL && backend == FD_BACKEND_CPU)
         impl = conv_first(p, FD_BACKEND_REF, algo, why, why_size, &used);
     if (impl == NULL && used == 0)
         snprintf(why, why_size, "no implementation of %s on this backend", fd_conv_algo_name(p->dir, algo));
+    return impl;
+}
+
+const fd_conv_impl_t *fd_conv_select(const fd_conv_problem_t *p, fd_backend_t backend, int algo,
+                                     char *why, size_t why_size)
+{
+    why[0] = '\0';
+    if (algo < 0 || algo >= fd_conv_algo_count(p->dir)) {
+        snprintf(why, why_size, "algorithm %d is not an enum value of this direction", algo);
+        return NULL;
+    }
+    if (fd_env_flag("FREEDNN_LOG_DISPATCH"))
+        return select_walk(p, backend, algo, why, why_size);
+    const int device = select_device(backend);
+    for (int i = 0; i < FD_SELECT_MEMO; i++) {
+        const select_memo_t *m = &select_memo[i];
+        if (m->impl != NULL && m->backend == backend && m->algo == algo && m->device == device &&
+            memcmp(&m->p, p, sizeof *p) == 0)
+            return m->impl;
+    }
+    const fd_conv_impl_t *impl = select_walk(p, backend, algo, why, why_size);
+    if (impl != NULL) {
+        select_memo_t *m = &select_memo[select_memo_next++ % FD_SELECT_MEMO];
+        m->impl = impl, m->backend = backend, m->algo = algo, m->device = device;
+        memcpy(&m->p, p, sizeof *p);
+    }
     return impl;
 }
 

@@ -90,6 +90,14 @@ extern "C" int fd_cuda_probe(char *why, size_t why_size)
     return 1;
 }
 
+/* The calling thread's current device (-1 when there is none): the selection memo's key
+ * (src/core/dispatch.c), since the cuda rows' answers depend on the device's architecture. */
+extern "C" int fd_cuda_current_device(void)
+{
+    int dev = -1;
+    return cudaGetDevice(&dev) == cudaSuccess ? dev : -1;
+}
+
 extern "C" size_t fd_cuda_runtime_version(void)
 {
     return (size_t)CUDART_VERSION;
