@@ -50,6 +50,11 @@ static cudnnStatus_t create_handle(cudnnHandle_t *handle, fd_backend_t backend)
     h->backend = backend;
     h->stream = NULL;
     h->runtime_error = CUDNN_STATUS_SUCCESS;
+    const cudnnStatus_t st = fd_backend_handle_init(h);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        free(h);
+        return st;
+    }
     *handle = h;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -85,6 +90,7 @@ cudnnStatus_t CUDNNWINAPI cudnnDestroy(cudnnHandle_t handle)
         return CUDNN_STATUS_SUCCESS;
     FD_TRY(fd_handle_check(handle));
     fd_tunecache_free(handle);
+    fd_backend_handle_fini(handle);
     handle->magic = 0;
     free(handle);
     return CUDNN_STATUS_SUCCESS;
@@ -111,9 +117,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSetStream(cudnnHandle_t handle, cudaStream_t stre
 {
     FD_API(handle);
     FD_TRY(fd_handle_check(handle));
-    /* On ref and cpu the stream is recorded only: calls complete before returning. */
-    handle->stream = streamId;
-    return CUDNN_STATUS_SUCCESS;
+    return fd_backend_set_stream(handle, streamId);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)

@@ -20,6 +20,9 @@ void fd_cuda_free(cudnnHandle_t handle, void *p);
 cudnnStatus_t fd_cuda_time(cudnnHandle_t handle, cudnnStatus_t (*fn)(void *ctx), void *ctx,
                            int reps, float *ms);
 cudnnStatus_t fd_cuda_stream_state(cudnnHandle_t handle, int wait, int *idle); /* errquery.cu */
+cudnnStatus_t fd_cuda_handle_init(cudnnHandle_t handle, size_t scratch_bytes);
+void fd_cuda_handle_fini(cudnnHandle_t handle);
+cudnnStatus_t fd_cuda_set_stream(cudnnHandle_t handle, cudaStream_t stream);
 #endif
 
 int fd_backend_available(fd_backend_t b, char *why, size_t why_size)
@@ -119,5 +122,35 @@ cudnnStatus_t fd_backend_stream_state(cudnnHandle_t handle, int wait, int *idle)
         return fd_cuda_stream_state(handle, wait, idle);
 #endif
     (void)handle, (void)wait;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t fd_backend_handle_init(cudnnHandle_t handle)
+{
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA)
+        return fd_cuda_handle_init(handle, FD_HANDLE_SCRATCH_BYTES);
+#endif
+    (void)handle;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+void fd_backend_handle_fini(cudnnHandle_t handle)
+{
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA)
+        fd_cuda_handle_fini(handle);
+#endif
+    (void)handle;
+}
+
+cudnnStatus_t fd_backend_set_stream(cudnnHandle_t handle, cudaStream_t stream)
+{
+#if defined(FD_HAVE_CUDA)
+    if (handle->backend == FD_BACKEND_CUDA)
+        return fd_cuda_set_stream(handle, stream);
+#endif
+    /* On ref and cpu the stream is recorded only: calls complete before returning. */
+    handle->stream = stream;
     return CUDNN_STATUS_SUCCESS;
 }

@@ -39,4 +39,13 @@ void fd_backend_free(cudnnHandle_t handle, void *p);
  * without, only asks. *idle is 1 when nothing is queued (always, on the host backends). A
  * failed wait or query is CUDNN_STATUS_INTERNAL_ERROR, as cuDNN documents for that call. */
 cudnnStatus_t fd_backend_stream_state(cudnnHandle_t handle, int wait, int *idle);
+
+/* A new handle's backend resources (cuda: the handle's scratch, FD_HANDLE_SCRATCH_BYTES of
+ * device memory, and its ordering event), their release, and a stream change: work queued on
+ * the old stream that may use the scratch is made to precede the new stream's (an event
+ * recorded there, waited on here: no host synchronisation). No-ops on the host backends. */
+#define FD_HANDLE_SCRATCH_BYTES ((size_t)16 << 20)
+cudnnStatus_t fd_backend_handle_init(cudnnHandle_t handle);
+void fd_backend_handle_fini(cudnnHandle_t handle);
+cudnnStatus_t fd_backend_set_stream(cudnnHandle_t handle, cudaStream_t stream);
 #endif /* FD_CORE_BACKEND_H_ */

@@ -103,6 +103,12 @@ struct cudnnContext {
     cudaStream_t stream;
     cudnnStatus_t runtime_error; /* reported and cleared by cudnnQueryRuntimeError */
     struct fd_tunecache *tune;   /* Find results of this handle (core/tunecache.c); lazy */
+    /* cuda: device memory the handle owns for kernels whose API call passes no workspace (the
+     * legacy batch-norm entries' multi-block statistics), made with the handle; its use is
+     * ordered across cudnnSetStream (src/cuda/probe.cu: fd_cuda_handle_*). NULL elsewhere. */
+    void *scratch;
+    size_t scratch_size;
+    void *scratch_event; /* cudaEvent_t: the last stream's work, for the next stream to wait on */
 };
 
 struct cudnnTensorStruct {

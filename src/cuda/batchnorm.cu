@@ -419,14 +419,19 @@ static size_t train_workspace(const fd_bn_problem_t *p)
  * into fixed chunks instead: pass 1 a block per (channels, chunk) writes shifted partial sums
  * (x - K, (x - K)^2, K the channel's first element) or the gradient sums into the workspace,
  * pass 2 a warp per channel adds them in a fixed order, pass 3 normalises with 128-bit
- * vectors. The chunk size is a rule of the problem (8192 members NCHW, 16384 / C rows NHWC),
- * never of the device, so the bits do not depend on the GPU. The legacy entries pass no
- * workspace, and a grid-wide reduction needs somewhere to put its partials that is neither an
- * output (y may be x, and beta may read it) nor library-owned global memory (concurrent
- * streams would share it): they keep the per-tile kernels. */
+ * vectors. The chunk size is a rule of the problem (8192 members NCHW, 16384 / C rows NHWC,
+ * grown so that a channel has at most BN_PK_MAX_CHUNKS chunks), never of the device, so the
+ * bits do not depend on the GPU. The legacy entries pass no workspace, and a grid-wide
+ * reduction needs somewhere to put its partials that is neither an output (y may be x, and
+ * beta may read it) nor library-wide global memory (concurrent streams would share it): they
+ * use the handle's own scratch (src/core/fd.h, made with the handle, its use ordered across
+ * cudnnSetStream) when the partials fit, which the chunk cap makes true up to C = 1984 in
+ * FLOAT; the same chunk rule, so a legacy call gives the *Ex call's bits. Otherwise (no
+ * scratch, more channels, misaligned data) they keep the per-tile kernels. */
 
 #define BN_PK_CHUNK_NCHW 8192  /* members per chunk, a multiple of every vector width */
 #define BN_PK_CHUNK_NHWC 16384 /* elements per chunk (rows = this / C) */
+#define BN_PK_MAX_CHUNKS 512   /* chunks per channel at most: bounds the partials */
 
 /* 1 when t is packed NCHW (nhwc 0) or NHWC (nhwc 1) over x's dims (dims of extent 1 free). */
 static int bn_pk_packed(const struct cudnnTensorStruct *t, const struct cudnnTensorStruct *x,
@@ -495,6 +500,12 @@ static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
         P->cm = BN_PK_CHUNK_NCHW;
     }
     P->nch = (m + P->cm - 1) / P->cm;
+    if (P->nch > BN_PK_MAX_CHUNKS) { /* longer chunks, same multiple (NCHW: of the vector) */
+        const int64_t unit = lay ? 1 : BN_PK_CHUNK_NCHW;
+        const int64_t want = (m + BN_PK_MAX_CHUNKS - 1) / BN_PK_MAX_CHUNKS;
+        P->cm = (want + unit - 1) / unit * unit;
+        P->nch = (m + P->cm - 1) / P->cm;
+    }
     if (P->nch < 2)
         return 0; /* one chunk: the per-tile kernels already give it a whole block */
     P->ops = p->ops;
@@ -515,15 +526,24 @@ static size_t bn_pk_workspace(const fd_bn_problem_t *p, const bn_pk_t *P)
     return (size_t)(4 * P->c + 2 * P->c * P->nch) * acc_size(p);
 }
 
-/* 1 when a call may take the packed path: a plan, enough workspace, 16-byte aligned data. */
-static int bn_pk_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_pk_t *P)
+/* 1 when a call may take the packed path: a plan, enough workspace (the caller's, else the
+ * handle's scratch: *b is then a's copy pointing at it), 16-byte aligned data. */
+static int bn_pk_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_pk_t *P, fd_bn_args_t *b)
 {
     if (!bn_pk_plan(p, P))
         return 0;
     const int bwd = p->dir == FD_BN_BWD;
-    return a->workspace != NULL && a->workspace_size >= bn_pk_workspace(p, P) &&
-           fd_cuda_aligned16(a->workspace) && fd_cuda_aligned16(a->x) &&
-           fd_cuda_aligned16(bwd ? a->dx : a->y) && (!bwd || fd_cuda_aligned16(a->dy));
+    if (!fd_cuda_aligned16(a->x) || !fd_cuda_aligned16(bwd ? a->dx : a->y) || (bwd && !fd_cuda_aligned16(a->dy)))
+        return 0;
+    const size_t need = bn_pk_workspace(p, P);
+    *b = *a;
+    if (a->workspace != NULL && a->workspace_size >= need && fd_cuda_aligned16(a->workspace))
+        return 1;
+    const cudnnHandle_t h = a->handle;
+    if (h->scratch == NULL || h->scratch_size < need)
+        return 0;
+    b->workspace = h->scratch, b->workspace_size = h->scratch_size;
+    return 1;
 }
 
 static cudnnStatus_t bn_pk_pass(const fd_bn_problem_t *p, const bn_pk_t &P, const fd_bn_args_t *a,
@@ -629,9 +649,10 @@ extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const voi
              CUDNN_STATUS_BAD_PARAM, "the workspace is %p with %zu bytes; this call needs %zu",
              a->workspace, a->workspace_size, need);
     bn_pk_t P;
-    if (bn_pk_usable(p, a, &P)) {
-        FD_TRY(bn_pk_pass(p, P, a, 0, NULL, NULL));
-        return bn_pk_apply(p, P, a, 0, NULL, NULL);
+    fd_bn_args_t b;
+    if (bn_pk_usable(p, a, &P, &b)) {
+        FD_TRY(bn_pk_pass(p, P, &b, 0, NULL, NULL));
+        return bn_pk_apply(p, P, &b, 0, NULL, NULL);
     }
     const int64_t tiles = (G.groups + G.gx - 1) / G.gx;
     const unsigned blocks = fd_cuda_blocks(tiles, 1);
@@ -678,11 +699,12 @@ extern "C" cudnnStatus_t fd_bn_bwd_cuda_run(const void *problem, const void *arg
     const void *reserve = a->reserve_size > 0 ? a->reserve : NULL;
     G.reserve_aligned = ((uintptr_t)reserve % sizeof(double)) == 0;
     bn_pk_t P;
-    if (bn_pk_usable(p, a, &P)) {
-        if (a->mean == NULL)
-            FD_TRY(bn_pk_pass(p, P, a, 0, NULL, NULL));
-        FD_TRY(bn_pk_pass(p, P, a, 1, a->mean, a->var));
-        return bn_pk_apply(p, P, a, 1, a->mean, a->var);
+    fd_bn_args_t b;
+    if (bn_pk_usable(p, a, &P, &b)) {
+        if (b.mean == NULL)
+            FD_TRY(bn_pk_pass(p, P, &b, 0, NULL, NULL));
+        FD_TRY(bn_pk_pass(p, P, &b, 1, b.mean, b.var));
+        return bn_pk_apply(p, P, &b, 1, b.mean, b.var);
     }
     const int64_t tiles = (G.groups + G.gx - 1) / G.gx;
     const unsigned blocks = fd_cuda_blocks(tiles, 1);

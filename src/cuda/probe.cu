@@ -172,6 +172,55 @@ extern "C" int fd_tunecache_cuda_identity(cudnnHandle_t handle, char *buf, size_
     return 1;
 }
 
+/* The handle's scratch (src/core/fd.h): allocated here, with the handle, so that no compute
+ * call allocates. A device that cannot spare it still gets a handle: the scratch stays NULL and
+ * the kernels that would use it take their no-workspace paths (a warning says so). */
+extern "C" cudnnStatus_t fd_cuda_handle_init(cudnnHandle_t handle, size_t scratch_bytes)
+{
+    cudaEvent_t ev;
+    cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        FD_CUDA_CHECK(err, "creating the handle's ordering event");
+    }
+    void *p = NULL;
+    err = cudaMalloc(&p, scratch_bytes);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        fd_log_warning("cudnnCreate: cudaMalloc of the handle's %zu-byte scratch failed (%s); calls "
+                       "without a workspace keep their single-block paths", scratch_bytes, cudaGetErrorName(err));
+        p = NULL, scratch_bytes = 0;
+    }
+    handle->scratch = p;
+    handle->scratch_size = scratch_bytes;
+    handle->scratch_event = (void *)ev;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" void fd_cuda_handle_fini(cudnnHandle_t handle)
+{
+    if (handle->scratch != NULL)
+        cudaFree(handle->scratch); /* waits for the work that may still use it */
+    if (handle->scratch_event != NULL)
+        cudaEventDestroy((cudaEvent_t)handle->scratch_event);
+    handle->scratch = NULL, handle->scratch_size = 0, handle->scratch_event = NULL;
+}
+
+/* A new stream waits for what the handle queued on the old one (which may still be using the
+ * scratch); recorded and waited on the device, so the host never blocks. */
+extern "C" cudnnStatus_t fd_cuda_set_stream(cudnnHandle_t handle, cudaStream_t stream)
+{
+    if (stream != handle->stream && handle->scratch != NULL && handle->scratch_event != NULL) {
+        cudaEvent_t ev = (cudaEvent_t)handle->scratch_event;
+        FD_CUDA_CHECK(cudaEventRecord(ev, handle->stream), "recording the old stream %p's work on a stream change",
+                      (void *)handle->stream);
+        FD_CUDA_CHECK(cudaStreamWaitEvent(stream, ev, 0), "ordering stream %p after the old stream %p",
+                      (void *)stream, (void *)handle->stream);
+    }
+    handle->stream = stream;
+    return CUDNN_STATUS_SUCCESS;
+}
+
 extern "C" cudnnStatus_t fd_cuda_alloc(cudnnHandle_t handle, size_t bytes, void **p)
 {
     *p = NULL;

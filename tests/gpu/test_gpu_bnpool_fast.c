@@ -8,7 +8,9 @@
  * SPATIAL_PERSISTENT, NCHW and NHWC packed, 4-d and 5-d, FLOAT / HALF / BFLOAT16, C = 64, 96
  * (a non-power-of-two row tree) and 256, N*H*W up to 65536 (4M elements), BN and
  * BN_ACTIVATION, alpha/beta {1, 0} and {0.5, 0.25}, in place, a last chunk cut short; the
- * fallbacks are exercised too: the legacy entries (no workspace), misaligned data pointers.
+ * fallbacks are exercised too: the legacy entries (no workspace: the handle's scratch serves
+ * them, every type and layout at C = 256), misaligned data pointers; channels of more than
+ * BN_PK_MAX_CHUNKS chunks (the chunk grows) with a workspace and with the scratch.
  * Real fills, gm_tol with the group size as the term count (as test_gpu_bn.c).
  * Pooling: NHWC with C a multiple of the vector width (64, 256, 8), max / max_det / both
  * averages, fwd and bwd, integer fills with ties, NaN / -inf fills, a misaligned x; the
@@ -294,6 +296,25 @@ static void bn_tests(void)
                     0.25);
             tweak.misalign = 1;
             bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_HALF, (layout_t)l, 4, cut4, 1, 0);
+        }
+    /* the legacy entries on the handle's scratch (they pass no workspace): every type, both
+     * layouts, C = 256; then chunk counts past BN_PK_MAX_CHUNKS (the chunks grow), with the
+     * caller's workspace and with the scratch */
+    static const int capn[4] = {32, 64, 64, 72};  /* NHWC: 147456 rows, 576 chunks -> 512 */
+    static const int capc[4] = {64, 4, 256, 264}; /* NCHW: 4.3 M members, 528 chunks -> 264 */
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 3; t++)
+            for (int l = 0; l < 2; l++) {
+                tweak.legacy = 1;
+                bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, dts[t], (layout_t)l, 4, c256, (t + l) % 2 ? 0.5 : 1,
+                        (t + l) % 2 ? 0.25 : 0);
+            }
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int legacy = 0; legacy < 2; legacy++) {
+            tweak.legacy = legacy;
+            bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, L_NHWC, 4, capn, 1, 0);
+            tweak.legacy = legacy;
+            bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_HALF, L_NCHW, 4, capc, 0.5, 0.25);
         }
 }
 
