@@ -18,6 +18,10 @@
  * and aligned pointers take pool_{fwd,bwd}_vec: a vector of channels per thread (8 halves, 4
  * floats), 128-bit loads and stores, each lane under the scalar rules in the scalar order, so
  * the same bits; grids of a few waves (fd_cuda_wave_blocks) walked by the grid-stride loop.
+ * Max backward of 2-d (and 1-d) problems that are not channels-last takes pool_bwd_tile: a block
+ * per 16 x 32 dx tile, each overlapping window's argmax found once into shared memory (the
+ * gather found it once per covered element, 9 times for 3x3, with 64-bit index arithmetic:
+ * 72 GB/s on the H200 against NVIDIA's 2.2 TB/s), the same sums in the same order, the same bits.
  */
 #include <float.h>
 #include <stdio.h>
@@ -56,6 +60,16 @@ static __device__ __forceinline__ int64_t pool_floor_div(int64_t a, int64_t b) /
 {
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
+
+static __device__ __forceinline__ int pool_floor_div32(int a, int b) /* b > 0 */
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* pool_bwd_tile (pooling_kernels.cuh): dx tile per block, windows' argmax in shared memory. */
+#define POOL_TILE_H 16
+#define POOL_TILE_W 32
+#define POOL_TILE_WIN 1024 /* windows overlapping one tile, at most */
 
 static __device__ __forceinline__ void pool_window_of(const fd_pool_problem_t &p, const int64_t *o,
                                                       pool_window_t *w)
@@ -173,6 +187,29 @@ static int pool_vec_ok(const fd_pool_problem_t *p, const int64_t *const *ts, con
     return 1;
 }
 
+/* 1 when max backward takes pool_bwd_tile: MAX / MAX_DETERMINISTIC, no depth (a 2-d or 1-d
+ * problem), W innermost in dx, every extent, pad and product of positions in 32 bits, a grid of
+ * fewer than 2^31 tiles, at most POOL_TILE_WIN windows overlapping a tile. */
+static int pool_tile_ok(const fd_pool_problem_t *p, const pool_geom_t *g)
+{
+    if (!g->is_max || g->c_inner || p->in[0] != 1 || p->out[0] != 1 || p->win[0] != 1 || p->pad[0] != 0)
+        return 0;
+    const int64_t lim = (int64_t)1 << 30;
+    for (int d = 1; d < 3; d++)
+        if (p->in[d] >= lim || p->out[d] >= lim || p->win[d] >= lim || p->pad[d] >= lim || p->pad[d] <= -lim ||
+            p->stride[d] < 1 || p->stride[d] >= lim)
+            return 0;
+    if (p->in[1] * p->in[2] >= ((int64_t)1 << 31))
+        return 0; /* positions are 32-bit */
+    const int64_t th = (p->in[1] + POOL_TILE_H - 1) / POOL_TILE_H, tw = (p->in[2] + POOL_TILE_W - 1) / POOL_TILE_W;
+    if (p->n * p->c * th * tw >= ((int64_t)1 << 31) || p->n * p->c >= ((int64_t)1 << 31))
+        return 0;
+    /* windows overlapping TH consecutive rows: at most (TH - 1 + win) / stride + 1 */
+    const int64_t wh = (POOL_TILE_H - 1 + p->win[1]) / p->stride[1] + 1;
+    const int64_t ww = (POOL_TILE_W - 1 + p->win[2]) / p->stride[2] + 1;
+    return wh * ww <= POOL_TILE_WIN;
+}
+
 static int pool_applicable(const void *problem, char *why, size_t why_size)
 {
     const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
@@ -239,6 +276,14 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
         const int64_t items = p->n * (p->c / vec) * p->in[0] * p->in[1] * p->in[2];
         FD_CUDA_TYPED_LAUNCH(p->dt, pool_bwd_vec, fd_cuda_wave_blocks(items), FD_CUDA_BLOCK,
                              a->handle->stream, g, a->x, a->dy, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (pool_tile_ok(p, &g)) {
+        const int th = (int)((p->in[1] + POOL_TILE_H - 1) / POOL_TILE_H);
+        const int tw = (int)((p->in[2] + POOL_TILE_W - 1) / POOL_TILE_W);
+        const unsigned blocks = (unsigned)(p->n * p->c * th * tw);
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_bwd_tile, blocks, FD_CUDA_BLOCK, a->handle->stream, g, a->x,
+                             a->dy, a->out, a->alpha, a->beta, th, tw);
         return CUDNN_STATUS_SUCCESS;
     }
     const int64_t total = p->n * p->c * p->in[0] * p->in[1] * p->in[2];

@@ -144,6 +144,89 @@ static __global__ void FD_K(pool_bwd)(const pool_geom_t g, const void *xv, const
     }
 }
 
+/* ---- max backward by tiles (pool_bwd_tile) --------------------------------------------------
+ * The gather above recomputes a window's argmax once per dx element the window covers (9 times
+ * for 3x3), with 64-bit index arithmetic. Here a block owns a POOL_TILE_H x POOL_TILE_W tile of
+ * one (n, c) plane of a 2-d (or 1-d) problem: phase 1 computes the argmax of every window that
+ * overlaps the tile once (window_max's rule and scan order, 32-bit positions) into shared
+ * memory, phase 2 gives each dx element of the tile the sum, in double and in ascending window
+ * order, of dy over the windows whose argmax it is: the gather's result, the same bits.
+ * pooling.cu takes it for MAX / MAX_DETERMINISTIC with W innermost (not channels-last), 32-bit
+ * extents and at most POOL_TILE_WIN overlapping windows per tile. */
+static __global__ void FD_K(pool_bwd_tile)(const pool_geom_t g, const void *xv, const void *dyv,
+                                           void *dxv, double alpha, double beta, int tiles_h,
+                                           int tiles_w)
+{
+    __shared__ int arg[POOL_TILE_WIN];
+    const fd_pool_problem_t &p = g.p;
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    const FD_T *__restrict__ dy = (const FD_T *)dyv;
+    FD_T *__restrict__ dx = (FD_T *)dxv;
+    const int in_h = (int)p.in[1], in_w = (int)p.in[2], out_h = (int)p.out[1], out_w = (int)p.out[2];
+    const int win_h = (int)p.win[1], win_w = (int)p.win[2], pad_h = (int)p.pad[1], pad_w = (int)p.pad[2];
+    const int s_h = (int)p.stride[1], s_w = (int)p.stride[2];
+    const uint32_t tiles = (uint32_t)tiles_h * (uint32_t)tiles_w;
+    const uint32_t plane = blockIdx.x / tiles, t = blockIdx.x - plane * tiles;
+    const uint32_t n = plane / (uint32_t)p.c, c = plane - n * (uint32_t)p.c;
+    const int h0 = (int)(t / (uint32_t)tiles_w) * POOL_TILE_H, w0 = (int)(t % (uint32_t)tiles_w) * POOL_TILE_W;
+    /* windows overlapping rows [h0, h0 + TH) and columns [w0, w0 + TW) */
+    const int oh0 = max(0, pool_floor_div32(h0 + pad_h - win_h, s_h) + 1);
+    const int oh1 = min(out_h - 1, pool_floor_div32(h0 + POOL_TILE_H - 1 + pad_h, s_h));
+    const int ow0 = max(0, pool_floor_div32(w0 + pad_w - win_w, s_w) + 1);
+    const int ow1 = min(out_w - 1, pool_floor_div32(w0 + POOL_TILE_W - 1 + pad_w, s_w));
+    const int nwh = oh1 - oh0 + 1, nww = ow1 - ow0 + 1;
+    const int rlo_h = max(0, -pad_h), rhi_h = min(in_h, in_h + pad_h);
+    const int rlo_w = max(0, -pad_w), rhi_w = min(in_w, in_w + pad_w);
+    const FD_T *xc = x + (int64_t)n * p.xs[0] + (int64_t)c * p.xs[1];
+    if (nwh > 0 && nww > 0)
+        for (int k = threadIdx.x; k < nwh * nww; k += blockDim.x) {
+            const int oh = oh0 + k / nww, ow = ow0 + k % nww;
+            const int sh = oh * s_h - pad_h, sw = ow * s_w - pad_w;
+            const int lo_h = max(sh, rlo_h), hi_h = min(sh + win_h, rhi_h);
+            const int lo_w = max(sw, rlo_w), hi_w = min(sw + win_w, rhi_w);
+            FD_ACC m = (FD_ACC)g.lowest;
+            int pos = -1, done = 0;
+            for (int i1 = lo_h; i1 < hi_h && !done; i1++)
+                for (int i2 = lo_w; i2 < hi_w; i2++) {
+                    const FD_ACC v = fd_cuda_ld(xc, (int64_t)i1 * p.xs[3] + (int64_t)i2 * p.xs[4]);
+                    if (v != v) {
+                        if (!p.propagate_nan)
+                            continue;
+                        pos = i1 * in_w + i2; /* the first NaN ends the scan */
+                        done = 1;
+                        break;
+                    }
+                    if (pos >= 0 ? v > m : v >= m) {
+                        m = v;
+                        pos = i1 * in_w + i2;
+                    }
+                }
+            arg[k] = pos;
+        }
+    __syncthreads();
+    const FD_T *dyc = dy + (int64_t)n * p.dys[0] + (int64_t)c * p.dys[1];
+    for (int q = threadIdx.x; q < POOL_TILE_H * POOL_TILE_W; q += blockDim.x) {
+        const int ih = h0 + q / POOL_TILE_W, iw = w0 + q % POOL_TILE_W;
+        if (ih >= in_h || iw >= in_w)
+            continue;
+        double acc = 0.0;
+        if (ih >= rlo_h && ih < rhi_h && iw >= rlo_w && iw < rhi_w) {
+            const int key = ih * in_w + iw;
+            const int a0 = max(0, pool_floor_div32(ih + pad_h - win_h, s_h) + 1);
+            const int a1 = min(out_h - 1, pool_floor_div32(ih + pad_h, s_h));
+            const int b0 = max(0, pool_floor_div32(iw + pad_w - win_w, s_w) + 1);
+            const int b1 = min(out_w - 1, pool_floor_div32(iw + pad_w, s_w));
+            for (int oh = a0; oh <= a1; oh++)
+                for (int ow = b0; ow <= b1; ow++)
+                    if (arg[(oh - oh0) * nww + (ow - ow0)] == key)
+                        acc += (double)fd_cuda_ld(dyc, (int64_t)oh * p.dys[3] + (int64_t)ow * p.dys[4]);
+        }
+        fd_cuda_blend(dx, (int64_t)n * p.dxs[0] + (int64_t)c * p.dxs[1] + (int64_t)ih * p.dxs[3] +
+                              (int64_t)iw * p.dxs[4],
+                      alpha, beta, acc);
+    }
+}
+
 /* ---- channels-last packed path: FD_VEC channels per thread, 128-bit loads and stores -------
  * Taken when every tensor of the call has C stride 1, the other strides and C are multiples
  * of FD_VEC and the pointers are 16-byte aligned (pooling.cu decides). Lane l of a vector is

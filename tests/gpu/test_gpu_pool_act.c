@@ -7,7 +7,8 @@
  * Pooling: every mode and NaN option, 1 to 3 spatial dims, floor and ceil output sizes,
  * padding, crop (negative pad) and pad >= window, NCHW / NHWC / a permuted padded layout,
  * alpha/beta {1, 0} and {0.5, 0.25}, integer fills with many ties, real fills, NaN and -inf
- * fills, FLOAT, DOUBLE, HALF, BFLOAT16, and one 4M-element tensor. The cuda rows reproduce the
+ * fills, FLOAT, DOUBLE, HALF, BFLOAT16, and one 4M-element tensor; max backward over planes of
+ * several 16 x 32 tiles (pool_bwd_tile) in every geometry. The cuda rows reproduce the
  * reference bit for bit (sums in double in its order), so the tolerance is 0 (a NaN-carrying
  * output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
@@ -136,6 +137,7 @@ static void pool_tests(void)
                                  {3, -1, 2, 0}, {2, 2, 1, 0}, {4, 1, 3, 1}};
     const int ngeo = (int)(sizeof geo / sizeof geo[0]);
     static const int in3[3] = {5, 7, 9}, in2[3] = {9, 11, 1}, in1[3] = {13, 1, 1};
+    static const int tiled[3] = {37, 70, 1}; /* 3 x 3 tiles of 16 x 32 */
     const int *ins[4] = {NULL, in1, in2, in3};
     uint64_t seed = 1;
     if (gm_smoke) {
@@ -143,8 +145,21 @@ static void pool_tests(void)
             for (int m = 0; m < 4; m++)
                 pool_case(CUDNN_DATA_FLOAT, modes[m], CUDNN_PROPAGATE_NAN, 2, 2, 3, in2, 3, 1, 2,
                           1, L_NHWC, bwd, 0.5, 0.25, F_INT, seed++);
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 3, tiled, 3, 1, 2, 0,
+                  L_NCHW, 1, 0.5, 0.25, F_INT, seed++);
         return;
     }
+    /* max backward by tiles (pool_bwd_tile: 16 x 32 dx per block): planes of several tiles
+     * in both dims, every geometry, ties (integer fills) and NaNs, both NaN options, NCHW and
+     * odd strides */
+    for (int gi = 0; gi < ngeo; gi++)
+        for (int m = 0; m < 2; m++)
+            for (int f = 0; f < 2; f++) {
+                const int blend = (gi + m + f) % 2;
+                pool_case(dtypes[(gi + f) % 4], modes[m], (cudnnNanPropagation_t)((gi + f) % 2), 2, 2, 3, tiled,
+                          geo[gi][0], geo[gi][1], geo[gi][2], geo[gi][3], blend ? L_ODD : L_NCHW, 1,
+                          blend ? 0.5 : 1, blend ? 0.25 : 0, f ? F_SPECIAL : F_INT, seed++);
+            }
     for (int bwd = 0; bwd < 2; bwd++)
         for (int t = 0; t < 4; t++)
             for (int m = 0; m < 4; m++)
