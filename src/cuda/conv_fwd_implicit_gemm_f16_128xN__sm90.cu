@@ -5,25 +5,38 @@
  * hand-off, wgmma from shared memory, float accumulators in registers): the library form of the
  * dev/wgmma sandbox's v3 (BN 64 / 128) and v4 (BN 256), which ran bit-exact on the H200.
  * Row fd_conv_fwd_implicit_gemm_f16_128xN__sm90: FWD IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM,
- * no workspace, deterministic, HALF and BFLOAT16 (the same wgmma with .bf16 operands).
+ * no workspace, deterministic, HALF and BFLOAT16 (the same wgmma with .bf16 operands). Row
+ * fd_conv_fwd_implicit_gemm_tf32_128xN__sm90: the same kernel on FLOAT data computed as TF32
+ * (wgmma m64nBNk8 .tf32), FLOAT compute under DEFAULT, TENSOR_OP or TENSOR_OP_ALLOW_CONVERSION
+ * math with NVIDIA_TF32_OVERRIDE != 0 (conv_tc.cu's rules and messages).
  *
  * GEMM mapping: y[m, k] = alpha * sum_kk A[m, kk] B[k, kk] + beta * y[m, k], M = N*P*Q (m =
  * (n, oh, ow)), N = K, reduction R*S*C (kk = (r, s, c)); A[m, kk] = x[n, oh+r-pad_h, ow+s-pad_w, c]
  * (0 outside), B[k, kk] = w[k, t, c] where the memory tap t is (r, s) for cross-correlation and
  * (R-1-r, S-1-s) for CUDNN_CONVOLUTION (the flip is in the TMA coordinate of B, nothing else).
  * Both operands are K-major (kk contiguous: NHWC x, packed KRSC w), as wgmma reads them.
- * Tile 128 x BN x 64 (one k-block = 64 channels of one tap = one 128-byte swizzled TMA row; hence
- * C % 64 == 0), BN = 256 when K >= 256, 64 when K <= 64, else 128. 4 stages of A 16 KiB + B
- * BN*128 B: 96 / 128 / 192 KiB + barriers + 1 KiB alignment slack (limit 227 KiB), one block per
- * SM. Block = 3 warpgroups: warpgroup 0 the producer (one thread walks (r, s, c-chunk) and issues
+ * Tile 128 x BN x KE (one k-block = KE channels of one tap = one 128-byte swizzled TMA row: KE =
+ * 64 16-bit elements, hence C % 64 == 0, or 32 floats for tf32, hence C % 32 == 0), BN = 256 when
+ * K >= 256, 64 when K <= 64, else 128. 4 stages of A 16 KiB + B BN*128 B: 96 / 128 / 192 KiB +
+ * barriers + 1 KiB alignment slack (limit 227 KiB), one block per SM, the same bytes for both
+ * types; a tf32 k-block is 4 wgmma k8 steps of 32 bytes, as a 16-bit one is 4 k16 steps, so the
+ * descriptors, the swizzle, the barriers and the epilogue's fragment layout are shared.
+ * Block = 3 warpgroups: warpgroup 0 the producer (one thread walks (r, s, c-chunk) and issues
  * the TMA loads; with BN 256 it gives registers back: setmaxnreg 40), warpgroups 1-2 the
- * consumers (64 rows x BN columns each, wgmma m64nBNk16, one batch left in flight; BN 256:
- * setmaxnreg 232). A is the x window of the tile's output pixels: 1x1 pad 0 filters over
- * mergeable pixel strides read x as an [M][C] matrix (2-d box {64, 128}); everything else reads
- * one 4-d box {64 c, bw, bh, bni} per (tap, c-chunk) at signed coordinates, TMA's zero fill
+ * consumers (64 rows x BN columns each, wgmma m64nBNk16 or, tf32, m64nBNk8; one batch left in
+ * flight; BN 256: setmaxnreg 232). A is the x window of the tile's output pixels: 1x1 pad 0
+ * filters over mergeable pixel strides read x as an [M][C] matrix (2-d box {KE, 128}); everything
+ * else reads one 4-d box {KE c, bw, bh, bni} per (tap, c-chunk) at signed coordinates, TMA's zero fill
  * being the padding (tiles: bni whole images or a bh x bw rectangle, <= 128 pixels).
  * ptxas (nvcc 13.0, sm_90a), registers per thread, 0 spills: see the row's comment in
- * src/impls.def.
+ * src/impls.def (tf32 = f16 = bf16: [M][C] / tap boxes BN 64 63 / 68, BN 128 94 / 102, BN 256
+ * 168 / 168); SASS: HGMMA.64x{64,128,256}x8.F32.TF32, 4 per tf32 kernel.
+ * TF32 rounding: the floats go from global memory to the tensor core untouched (TMA copies bits),
+ * and the tensor core reads each as TF32, keeping sign, exponent and the top 10 mantissa bits,
+ * i.e. truncates (relative error < 2^-10), where the mma.sync row (conv_tc.cu) rounds to nearest
+ * with cvt.rna (< 2^-11). Rounding here would cost a pass over each stage in shared memory; the
+ * tests bound real data with u_in = 2^-10. Small integers (|v| < 2^11) are exact either way, so
+ * integer-exact problems give ref's bits.
  *
  * Decisions. On by default where the current device is compute capability 9.0 (asked once per
  * device); FREEDNN_WGMMA=0 (read once) turns the row off, leaving the mma.sync rows (its library
@@ -37,6 +50,9 @@
  * rounded once as ref (alpha 1, beta 0 rounds the float sum directly: the same bits); beta == 0
  * never reads y. A bounded wait that exceeds 20 s of GPU time traps (a protocol bug becomes an
  * error, not a hang). Calls with x or w not 16-byte aligned (TMA's rule) run the mma.sync row.
+ * The tf32 rows (forward and backward data) are separate rows with the dtype in their names so
+ * the dispatch log and dnnbench's --impl say which arithmetic ran; they share every function
+ * here with the f16 rows (the element type picks the template instance).
  */
 #include <cuda.h> /* CUtensorMap and its enums only: no driver library is linked */
 #include <cuda_bf16.h>
@@ -59,8 +75,8 @@ typedef struct {
     int64_t ys[4];    /* y strides (elements): n, k, oh, ow */
     int64_t m;        /* N*P*Q */
     int k, ktiles;    /* output channels, BN-wide column tiles */
-    int kblocks;      /* R*S*C/64 */
-    int cchunks;      /* C/64 */
+    int kblocks;      /* R*S*C/KE (KE = 128 bytes of elements: 64 16-bit, 32 float) */
+    int cchunks;      /* C/KE */
     int r, s, pad_h, pad_w, cross;
     int n, p, q;
     int bw, bh, bni;  /* 4-d mode: output pixels of a tile, a (bni, bh, bw) box */
@@ -222,6 +238,24 @@ WG_MMA(wg_mma_bf16_n64, "m64n64k16", "bf16", 32, WG_P32, WG_DL32, "34", "32", "3
 WG_MMA(wg_mma_bf16_n128, "m64n128k16", "bf16", 64, WG_P64, WG_DL64, "66", "64", "65")
 WG_MMA(wg_mma_bf16_n256, "m64n256k16", "bf16", 128, WG_P128, WG_DL128, "130", "128", "129")
 
+/* d += A (64 x 8 tf32 at da) * B (8 x BN at db): the .tf32 form has no transpose immediates
+ * (transposition exists for 16-bit types only; both operands are K-major here anyway). The
+ * operands are the floats TMA copied, unrounded: the tensor core reads them as TF32, keeping the
+ * sign, the exponent and the top 10 mantissa bits. */
+#define WG_MMA_TF32(NAME, SHAPE, NREG, PLIST, DLIST, SCALE_IDX, DA_IDX, DB_IDX)                     \
+    static __device__ __forceinline__ void NAME(float (&d)[NREG], uint64_t da, uint64_t db)        \
+    {                                                                                              \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_IDX ", 0;\n"                       \
+                     "wgmma.mma_async.sync.aligned." SHAPE ".f32.tf32.tf32 {" PLIST "}, "            \
+                     "%" DA_IDX ", %" DB_IDX ", p, 1, 1;\n}\n"                                     \
+                     : DLIST                                                                       \
+                     : "l"(da), "l"(db), "r"(1));                                                  \
+    }
+
+WG_MMA_TF32(wg_mma_tf32_n64, "m64n64k8", 32, WG_P32, WG_DL32, "34", "32", "33")
+WG_MMA_TF32(wg_mma_tf32_n128, "m64n128k8", 64, WG_P64, WG_DL64, "66", "64", "65")
+WG_MMA_TF32(wg_mma_tf32_n256, "m64n256k8", 128, WG_P128, WG_DL128, "130", "128", "129")
+
 static __device__ __forceinline__ void wg_mma(const __half *, float (&d)[32], uint64_t a, uint64_t b)
 {
     wg_mma_f16_n64(d, a, b);
@@ -246,6 +280,18 @@ static __device__ __forceinline__ void wg_mma(const __nv_bfloat16 *, float (&d)[
 {
     wg_mma_bf16_n256(d, a, b);
 }
+static __device__ __forceinline__ void wg_mma(const float *, float (&d)[32], uint64_t a, uint64_t b)
+{
+    wg_mma_tf32_n64(d, a, b);
+}
+static __device__ __forceinline__ void wg_mma(const float *, float (&d)[64], uint64_t a, uint64_t b)
+{
+    wg_mma_tf32_n128(d, a, b);
+}
+static __device__ __forceinline__ void wg_mma(const float *, float (&d)[128], uint64_t a, uint64_t b)
+{
+    wg_mma_tf32_n256(d, a, b);
+}
 
 /* ---- element access of the epilogue --------------------------------------------------------- */
 
@@ -256,6 +302,14 @@ static __device__ __forceinline__ double wg_ld(const __half *p)
 static __device__ __forceinline__ double wg_ld(const __nv_bfloat16 *p)
 {
     return (double)__bfloat162float(*p);
+}
+static __device__ __forceinline__ double wg_ld(const float *p)
+{
+    return (double)*p;
+}
+static __device__ __forceinline__ void wg_st(float *p, double v)
+{
+    *p = (float)v;
 }
 static __device__ __forceinline__ void wg_st(__half *p, double v)
 {
@@ -274,6 +328,19 @@ static __device__ __forceinline__ void wg_ld2(const __nv_bfloat16 *p, double &a,
 {
     const float2 f = __bfloat1622float2(*(const __nv_bfloat162 *)p);
     a = (double)f.x, b = (double)f.y;
+}
+static __device__ __forceinline__ void wg_ld2(const float *p, double &a, double &b)
+{
+    const float2 f = *(const float2 *)p;
+    a = (double)f.x, b = (double)f.y;
+}
+static __device__ __forceinline__ void wg_st2f(float *p, float a, float b)
+{
+    *(float2 *)p = make_float2(a, b);
+}
+static __device__ __forceinline__ void wg_st2d(float *p, double a, double b)
+{
+    *(float2 *)p = make_float2((float)a, (float)b);
 }
 static __device__ __forceinline__ void wg_st2f(__half *p, float a, float b)
 {
@@ -303,8 +370,9 @@ static __device__ __forceinline__ void wg_st2d(__nv_bfloat16 *p, double a, doubl
 /* ---- the kernel ------------------------------------------------------------------------------
  * Grid: one block per (column tile kt, row tile mt), kt fastest (blocks sharing an A tile run
  * together, as a 2-d grid of (ktiles, mtiles) would, without its 65535 limit on mtiles).
- * TAP = false: A is x as an [M][C] matrix, one 2-d box {64, 128} at (c, m0).
- * TAP = true : A of k-block (r, s, cc) is the 4-d box {64, bw, bh, bni} of x at (cc*64,
+ * KE         : elements of a k-block (one 128-byte row): 64 of 16-bit T, 32 of float (tf32).
+ * TAP = false: A is x as an [M][C] matrix, one 2-d box {KE, 128} at (c, m0).
+ * TAP = true : A of k-block (r, s, cc) is the 4-d box {KE, bw, bh, bni} of x at (cc*KE,
  *              ow0+s-pad_w, oh0+r-pad_h, n0); its bni*bh*bw rows fill the first a_bytes of the
  *              stage, the rest is zeroed once (those rows' results are never stored).
  * REGS       : BN 256: the producer gives registers to the consumers' 128 accumulators. */
@@ -315,6 +383,7 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
 {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ __align__(1024) uint8_t wg_smem[];
+    constexpr int KE = 128 / (int)sizeof(T); /* elements of a k-block: one 128-byte row */
     const uint32_t base = (wg_smem_u32(wg_smem) + 1023u) & ~1023u;
     const uint32_t sA = base;
     const uint32_t sB = sA + WG_STAGES * WG_A_STAGE;
@@ -371,11 +440,11 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
                 wg_mbar_wait(bar_empty + 8 * st, ((kb / WG_STAGES) & 1) ^ 1);
                 wg_mbar_arrive_expect_tx(full, a.tx_bytes);
                 if (TAP)
-                    wg_tma_4d(sA + st * WG_A_STAGE, &tmx, full, cc * 64, ow0 + s - a.pad_w, oh0 + r - a.pad_h, n0);
+                    wg_tma_4d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, ow0 + s - a.pad_w, oh0 + r - a.pad_h, n0);
                 else
-                    wg_tma_2d(sA + st * WG_A_STAGE, &tmx, full, cc * 64, (int)m0);
+                    wg_tma_2d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, (int)m0);
                 const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
-                wg_tma_2d(sB + st * BN * 128, &tmw, full, (tap * a.cchunks + cc) * 64, nk0);
+                wg_tma_2d(sB + st * BN * 128, &tmw, full, (tap * a.cchunks + cc) * KE, nk0);
                 if (++cc == a.cchunks) {
                     cc = 0;
                     if (++s == a.s) {
@@ -404,7 +473,7 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
         const uint64_t db = wg_desc(sB + st * BN * 128);
         wg_fence();
 #pragma unroll
-        for (int j = 0; j < 4; j++) /* 4 x k16 = the 64 elements of the 128-byte rows */
+        for (int j = 0; j < 4; j++) /* 4 x 32 bytes (k16 of 16-bit, k8 of tf32) = the 128-byte rows */
             wg_mma((const T *)0, acc, da + 2 * j, db + 2 * j);
         wg_commit();
         /* one batch stays in flight: the previous one has completed, its stage is free */
@@ -560,10 +629,12 @@ static void wg_plan(const fd_conv_problem_t *p, wg_plan_t *pl)
     const int64_t h = p->in[1], w = p->in[2], m = p->n * p->out[1] * p->out[2];
     pl->bn = p->k >= 256 ? 256 : p->k <= 64 ? 64 : 128;
     pl->ktiles = (p->k + pl->bn - 1) / pl->bn;
-    /* x as [M][C]: a 1x1 filter without padding over pixel strides that merge into one */
+    /* x as [M][C]: a 1x1 filter without padding over pixel strides that merge into one, x and y
+     * of one pixel grid (always so for a plain stride-1 problem; a residue sub-problem of the
+     * strided backward data, conv_tc_dgrad.cu, may pair other extents: those take tap boxes) */
     const int merged = (h == 1 || p->xs[3] == w * p->xs[4]) && (p->n == 1 || p->xs[0] == h * w * p->xs[4]);
     const int mat = p->flt[1] == 1 && p->flt[2] == 1 && p->pad[1] == 0 && p->pad[2] == 0 && merged &&
-                    m <= INT32_MAX - 128 && p->xs[4] > 0;
+                    p->out[1] == h && p->out[2] == w && m <= INT32_MAX - 128 && p->xs[4] > 0;
     pl->tap = !mat;
     if (pl->tap) {
         wg_tap_tile(p->n, p->out[1], p->out[2], h, w, pl);
@@ -575,8 +646,58 @@ static void wg_plan(const fd_conv_problem_t *p, wg_plan_t *pl)
     }
 }
 
-extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
-                                                                    size_t why_size)
+/* NVIDIA_TF32_OVERRIDE=0 turns TF32 off in NVIDIA's libraries; read once per process, as
+ * conv_tc.cu reads it (the same rule, so both TF32 rows come and go together). */
+static int wg_tf32_env_off(void)
+{
+    const char *e = getenv("NVIDIA_TF32_OVERRIDE");
+    return e != NULL && strcmp(e, "0") == 0;
+}
+
+static int wg_tf32_disabled(void)
+{
+    static const int off = wg_tf32_env_off();
+    return off;
+}
+
+/* The data types a row takes: tf32 = 0 HALF or BFLOAT16 everywhere, tf32 = 1 FLOAT everywhere
+ * with FLOAT compute under a math type that allows TF32 (conv_tc.cu's tc_chunk rules). */
+static int wg_types_ok(const fd_conv_problem_t *p, int tf32, char *why, size_t why_size)
+{
+    const cudnnDataType_t dt = p->xdt;
+    if (!tf32) {
+        if ((dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16) || p->wdt != dt || p->ydt != dt) {
+            snprintf(why, why_size, "x/w/y are %s/%s/%s; the wgmma f16 row takes HALF or BFLOAT16 for all three "
+                     "(FLOAT: the tf32 row)", fd_dtype_name(p->xdt), fd_dtype_name(p->wdt), fd_dtype_name(p->ydt));
+            return 0;
+        }
+        return 1;
+    }
+    if (dt != CUDNN_DATA_FLOAT || p->wdt != dt || p->ydt != dt) {
+        snprintf(why, why_size, "x/w/y are %s/%s/%s; the wgmma tf32 row takes FLOAT for all three "
+                 "(HALF, BFLOAT16: the f16 row)", fd_dtype_name(p->xdt), fd_dtype_name(p->wdt),
+                 fd_dtype_name(p->ydt));
+        return 0;
+    }
+    if (p->compute != CUDNN_DATA_FLOAT) {
+        snprintf(why, why_size, "FLOAT data with compute type %s; TF32 accumulates in FLOAT",
+                 fd_dtype_name(p->compute));
+        return 0;
+    }
+    if (p->math == CUDNN_FMA_MATH) {
+        snprintf(why, why_size, "CUDNN_FMA_MATH asks for FMA kernels only; TF32 tensor cores "
+                 "run FLOAT under DEFAULT, TENSOR_OP or TENSOR_OP_ALLOW_CONVERSION math");
+        return 0;
+    }
+    if (wg_tf32_disabled()) {
+        snprintf(why, why_size, "NVIDIA_TF32_OVERRIDE=0 in the environment turns TF32 off");
+        return 0;
+    }
+    return 1;
+}
+
+/* What both forward rows check; tf32 picks the row (the data types and the k-block width). */
+static int wg_fwd_applicable(const fd_conv_problem_t *p, int tf32, char *why, size_t why_size)
 {
     if (!wg_enabled()) {
         snprintf(why, why_size, "the sm_90a wgmma row is turned off (FREEDNN_WGMMA=0)");
@@ -587,12 +708,8 @@ extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_con
              "are needed; cmake/cuda.cmake)");
     return 0;
 #endif
-    const cudnnDataType_t dt = p->xdt;
-    if ((dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16) || p->wdt != dt || p->ydt != dt) {
-        snprintf(why, why_size, "x/w/y are %s/%s/%s; the wgmma row takes HALF or BFLOAT16 for all three",
-                 fd_dtype_name(p->xdt), fd_dtype_name(p->wdt), fd_dtype_name(p->ydt));
+    if (!wg_types_ok(p, tf32, why, why_size))
         return 0;
-    }
     if (p->nsp != 2) {
         snprintf(why, why_size, "%d spatial dims; the wgmma row takes 2", p->nsp);
         return 0;
@@ -602,10 +719,13 @@ extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_con
                  (long long)p->stride[1], (long long)p->stride[2], (long long)p->dil[1], (long long)p->dil[2]);
         return 0;
     }
-    if (p->groups != 1 || p->c % 64 != 0 || p->k % 8 != 0) {
-        snprintf(why, why_size, "groups %lld, C = %lld, K = %lld; the wgmma row needs groups 1, C %% 64 == 0 "
-                 "(a 128-byte k-block never straddles a tap) and K %% 8 == 0", (long long)p->groups,
-                 (long long)p->c, (long long)p->k);
+    /* a k-block is one 128-byte row of one tap: 64 16-bit channels or 32 floats; K in 16-byte
+     * chunks (8 or 4 elements; the epilogue's column pairs need K even) */
+    const int ke = tf32 ? 32 : 64, kq = tf32 ? 4 : 8;
+    if (p->groups != 1 || p->c % ke != 0 || p->k % kq != 0) {
+        snprintf(why, why_size, "groups %lld, C = %lld, K = %lld; the wgmma %s row needs groups 1, C %% %d == 0 "
+                 "(a 128-byte k-block never straddles a tap) and K %% %d == 0", (long long)p->groups,
+                 (long long)p->c, (long long)p->k, tf32 ? "tf32" : "f16", ke, kq);
         return 0;
     }
     /* NHWC x with 16-byte strides, packed KRSC w, the index limits: what the mma.sync row takes,
@@ -613,7 +733,7 @@ extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_con
     if (!fd_conv_fwd_tc_igemm_applicable(p, why, why_size))
         return 0;
     for (int d = 0; d < 5; d++)
-        if (p->xs[d] < 0 || p->xs[d] >= ((int64_t)1 << 39)) {
+        if (p->xs[d] < 0 || p->xs[d] >= ((int64_t)1 << 40) / (int64_t)fd_dtype_size(p->xdt)) {
             snprintf(why, why_size, "x stride %lld of dim %d is beyond TMA's 2^40-byte limit", (long long)p->xs[d], d);
             return 0;
         }
@@ -626,7 +746,25 @@ extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_con
     return wg_device_sm90(why, why_size);
 }
 
+extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                                    size_t why_size)
+{
+    return wg_fwd_applicable(p, 0, why, why_size);
+}
+
+extern "C" int fd_conv_fwd_implicit_gemm_tf32_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                                     size_t why_size)
+{
+    return wg_fwd_applicable(p, 1, why, why_size);
+}
+
 extern "C" size_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_workspace(const fd_conv_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+extern "C" size_t fd_conv_fwd_implicit_gemm_tf32_128xN__sm90_workspace(const fd_conv_problem_t *p)
 {
     (void)p;
     return 0;
@@ -665,8 +803,9 @@ static int wg_map(CUtensorMap *map, cudnnDataType_t dt, int rank, const void *pt
 {
     static const cuuint32_t one[4] = {1, 1, 1, 1};
     const CUresult r = wg_encode()(map,
-                                   dt == CUDNN_DATA_HALF ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                         : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                                   dt == CUDNN_DATA_HALF   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : dt == CUDNN_DATA_FLOAT ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                            : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                                    (cuuint32_t)rank, (void *)ptr, dims, strides, box, one,
                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -720,8 +859,8 @@ static cudnnStatus_t wg_dispatch(const fd_conv_problem_t *p, const fd_conv_args_
                           : wg_launch<T, 64, false>(p, a, tmx, tmw, ka, blocks);
 }
 
-extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
-                                                                      const fd_conv_args_t *a)
+/* Both forward rows: the element type (p->xdt) picks the kernel; ke elements make a k-block. */
+static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
     if ((((uintptr_t)a->x | (uintptr_t)a->w) % 16) != 0)
         return fd_conv_fwd_tc_igemm_run(p, a); /* TMA reads from 16-byte aligned addresses only */
@@ -730,6 +869,7 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_
     wg_plan_t pl;
     wg_plan(p, &pl);
     const int64_t c = p->c, h = p->in[1], w = p->in[2], rsc = p->flt[1] * p->flt[2] * c;
+    const unsigned es = (unsigned)fd_dtype_size(p->xdt), ke = 128u / es;
     CUtensorMap tmx, tmw;
     int res = 0;
     if (pl.tap) {
@@ -738,26 +878,26 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_
          * never stepped, gets the dense stride over the dims inside it */
         const int64_t sw = w > 1 ? p->xs[4] : c, sh = h > 1 ? p->xs[3] : w * sw,
                       sn = p->n > 1 ? p->xs[0] : h * sh;
-        const cuuint64_t str[3] = {(cuuint64_t)sw * 2u, (cuuint64_t)sh * 2u, (cuuint64_t)sn * 2u};
-        const cuuint32_t box[4] = {64, (cuuint32_t)pl.bw, (cuuint32_t)pl.bh, (cuuint32_t)pl.bni};
+        const cuuint64_t str[3] = {(cuuint64_t)sw * es, (cuuint64_t)sh * es, (cuuint64_t)sn * es};
+        const cuuint32_t box[4] = {ke, (cuuint32_t)pl.bw, (cuuint32_t)pl.bh, (cuuint32_t)pl.bni};
         FD_CHECK(wg_map(&tmx, p->xdt, 4, a->x, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
-                 "cuTensorMapEncodeTiled(x: %lldx%lldx%lldx%lld, box 64x%dx%dx%d) returned %d", (long long)c,
-                 (long long)w, (long long)h, (long long)p->n, pl.bw, pl.bh, pl.bni, res);
+                 "cuTensorMapEncodeTiled(x: %lldx%lldx%lldx%lld, box %ux%dx%dx%d) returned %d", (long long)c,
+                 (long long)w, (long long)h, (long long)p->n, ke, pl.bw, pl.bh, pl.bni, res);
     } else {
         const int64_t m = p->n * h * w;
         const cuuint64_t dims[2] = {(cuuint64_t)c, (cuuint64_t)m};
-        const cuuint64_t str[1] = {(cuuint64_t)(m > 1 ? p->xs[4] : c) * 2u};
-        const cuuint32_t box[2] = {64, 128};
+        const cuuint64_t str[1] = {(cuuint64_t)(m > 1 ? p->xs[4] : c) * es};
+        const cuuint32_t box[2] = {ke, 128};
         FD_CHECK(wg_map(&tmx, p->xdt, 2, a->x, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
-                 "cuTensorMapEncodeTiled(x: %lldx%lld, box 64x128) returned %d", (long long)c, (long long)m, res);
+                 "cuTensorMapEncodeTiled(x: %lldx%lld, box %ux128) returned %d", (long long)c, (long long)m, ke, res);
     }
     {
         const cuuint64_t dims[2] = {(cuuint64_t)rsc, (cuuint64_t)p->k};
-        const cuuint64_t str[1] = {(cuuint64_t)rsc * 2u};
-        const cuuint32_t box[2] = {64, (cuuint32_t)pl.bn};
+        const cuuint64_t str[1] = {(cuuint64_t)rsc * es};
+        const cuuint32_t box[2] = {ke, (cuuint32_t)pl.bn};
         FD_CHECK(wg_map(&tmw, p->xdt, 2, a->w, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
-                 "cuTensorMapEncodeTiled(w: %lldx%lld, box 64x%d) returned %d", (long long)rsc, (long long)p->k,
-                 pl.bn, res);
+                 "cuTensorMapEncodeTiled(w: %lldx%lld, box %ux%d) returned %d", (long long)rsc, (long long)p->k,
+                 ke, pl.bn, res);
     }
     wg_args_t ka;
     memset(&ka, 0, sizeof ka);
@@ -766,8 +906,8 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_
     ka.m = p->n * p->out[1] * p->out[2];
     ka.k = (int)p->k;
     ka.ktiles = (int)pl.ktiles;
-    ka.cchunks = (int)(c / 64);
-    ka.kblocks = (int)(rsc / 64);
+    ka.cchunks = (int)(c / ke);
+    ka.kblocks = (int)(rsc / ke);
     ka.r = (int)p->flt[1], ka.s = (int)p->flt[2];
     ka.pad_h = (int)p->pad[1], ka.pad_w = (int)p->pad[2];
     ka.cross = p->cross_correlation;
@@ -776,8 +916,9 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_
     ka.tiles_q = pl.tiles_q, ka.tiles_p = pl.tiles_p;
     ka.a_bytes = pl.tap ? 128u * (uint32_t)(pl.bw * pl.bh * pl.bni) : (uint32_t)WG_A_STAGE;
     ka.tx_bytes = ka.a_bytes + 128u * (uint32_t)pl.bn;
-    /* half2 stores: channels contiguous, every used stride even, y 4-byte aligned */
-    int vec = p->ys[1] == 1 && ((uintptr_t)a->out % 4) == 0;
+    /* pair stores (half2, bfloat162, float2): channels contiguous, every used stride even, y
+     * aligned to the pair (4 or 8 bytes) */
+    int vec = p->ys[1] == 1 && ((uintptr_t)a->out % (2u * es)) == 0;
     const int64_t ext[4] = {p->n, p->k, p->out[1], p->out[2]};
     for (int d = 0; d < 4; d++)
         if (d != 1 && ext[d] > 1 && ka.ys[d] % 2 != 0)
@@ -787,7 +928,21 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_
     ka.plain = a->alpha == 1.0 && a->beta == 0.0;
     if (p->xdt == CUDNN_DATA_HALF)
         return wg_dispatch<__half>(p, a, pl, tmx, tmw, ka);
+    if (p->xdt == CUDNN_DATA_FLOAT)
+        return wg_dispatch<float>(p, a, pl, tmx, tmw, ka);
     return wg_dispatch<__nv_bfloat16>(p, a, pl, tmx, tmw, ka);
+}
+
+extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                                      const fd_conv_args_t *a)
+{
+    return wg_fwd_run(p, a);
+}
+
+extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_tf32_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                                       const fd_conv_args_t *a)
+{
+    return wg_fwd_run(p, a);
 }
 
 /* ---- backward data: the forward kernel on dy and a transposed filter ------------------------ */
@@ -800,9 +955,10 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_
  * one small kernel on the handle's stream (C*R*S*K elements, packed KRSC as the forward row
  * needs), so the row serves ALGO_1 only (ALGO_0 promises no workspace).
  * GEMM (the forward row's, on the swapped problem): M = N*H*W (dx pixels), N = C, reduction
- * R*S*K; so it takes K % 64 == 0 and C % 8 == 0. Alpha/beta: the forward epilogue's blend into
- * dx is backward data's. On wherever the forward row is (FREEDNN_WGMMA=0 turns both off);
- * FREEDNN_WGMMA_DGRAD=0 turns this row off alone. It ran clean on the H200 (GPU tier of
+ * R*S*K; so it takes K % 64 == 0 and C % 8 == 0 (tf32 row: K % 32 == 0 and C % 4 == 0, the
+ * transposed filter in float). Alpha/beta: the forward epilogue's blend into dx is backward
+ * data's. On wherever the forward rows are (FREEDNN_WGMMA=0 turns all off); FREEDNN_WGMMA_DGRAD=0
+ * turns both backward data rows off alone. The f16 row ran clean on the H200 (GPU tier of
  * 2026-11-30 run 5: 22 backward data cases against ref, memcheck/racecheck/initcheck).
  */
 static int wg_dgrad_env_on(void)
@@ -864,49 +1020,87 @@ __global__ void wg_dgrad_filter(const T *__restrict__ w, T *__restrict__ wt, int
     }
 }
 
-extern "C" int fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
-                                                                         size_t why_size)
+static int wg_dgrad_applicable(const fd_conv_problem_t *p, int tf32, char *why, size_t why_size)
 {
     if (!wg_dgrad_enabled()) {
-        snprintf(why, why_size, "the sm_90a wgmma backward data row is turned off (FREEDNN_WGMMA_DGRAD=0)");
+        snprintf(why, why_size, "the sm_90a wgmma backward data rows are turned off (FREEDNN_WGMMA_DGRAD=0)");
         return 0;
     }
     fd_conv_problem_t q;
     if (!wg_dgrad_problem(p, &q, why, why_size))
         return 0;
-    return fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(&q, why, why_size);
+    return wg_fwd_applicable(&q, tf32, why, why_size);
+}
+
+extern "C" int fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                                         size_t why_size)
+{
+    return wg_dgrad_applicable(p, 0, why, why_size);
+}
+
+extern "C" int fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                                          size_t why_size)
+{
+    return wg_dgrad_applicable(p, 1, why, why_size);
+}
+
+/* The transposed filter, in the data type (16-bit or float). */
+static size_t wg_dgrad_workspace(const fd_conv_problem_t *p)
+{
+    return (size_t)(p->k * p->c * p->flt[1] * p->flt[2]) * fd_dtype_size(p->xdt);
 }
 
 extern "C" size_t fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_workspace(const fd_conv_problem_t *p)
 {
-    return (size_t)(p->k * p->c * p->flt[1] * p->flt[2]) * 2u; /* the transposed filter, 16-bit */
+    return wg_dgrad_workspace(p);
 }
 
-extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
-                                                                           const fd_conv_args_t *a)
+extern "C" size_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_workspace(const fd_conv_problem_t *p)
+{
+    return wg_dgrad_workspace(p);
+}
+
+template <typename T>
+static void wg_dgrad_filter_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, int64_t total,
+                                   unsigned blocks, cudaStream_t s)
+{
+    wg_dgrad_filter<T><<<blocks, 256, 0, s>>>((const T *)a->w, (T *)a->workspace, (int)p->k, (int)p->flt[1],
+                                              (int)p->flt[2], total, p->ws[0], p->ws[1], p->ws[3], p->ws[4]);
+}
+
+static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
     fd_conv_problem_t q;
     char why[256];
     FD_CHECK(wg_dgrad_problem(p, &q, why, sizeof why), CUDNN_STATUS_INTERNAL_ERROR, "%s", why);
     const int64_t total = p->k * p->c * p->flt[1] * p->flt[2];
-    const size_t need = (size_t)total * 2u;
+    const size_t need = wg_dgrad_workspace(p);
     FD_CHECK(a->workspace != NULL && a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "the wgmma backward data row needs %zu bytes of workspace, got %zu", need, a->workspace_size);
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = fd_cuda_blocks(total, 256);
     if (p->xdt == CUDNN_DATA_HALF)
-        wg_dgrad_filter<__half><<<blocks, 256, 0, s>>>((const __half *)a->w, (__half *)a->workspace, (int)p->k,
-                                                       (int)p->flt[1], (int)p->flt[2], total, p->ws[0], p->ws[1],
-                                                       p->ws[3], p->ws[4]);
+        wg_dgrad_filter_launch<__half>(p, a, total, blocks, s);
+    else if (p->xdt == CUDNN_DATA_FLOAT)
+        wg_dgrad_filter_launch<float>(p, a, total, blocks, s);
     else
-        wg_dgrad_filter<__nv_bfloat16><<<blocks, 256, 0, s>>>((const __nv_bfloat16 *)a->w,
-                                                              (__nv_bfloat16 *)a->workspace, (int)p->k,
-                                                              (int)p->flt[1], (int)p->flt[2], total, p->ws[0],
-                                                              p->ws[1], p->ws[3], p->ws[4]);
+        wg_dgrad_filter_launch<__nv_bfloat16>(p, a, total, blocks, s);
     FD_CUDA_LAUNCHED("wg_dgrad_filter on %s data (%lld elements, stream %p)", fd_dtype_name(p->xdt),
                      (long long)total, (void *)s);
     fd_conv_args_t b = *a;
     b.x = a->y, b.w = a->workspace, b.y = NULL;
     b.workspace = NULL, b.workspace_size = 0;
-    return fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(&q, &b);
+    return wg_fwd_run(&q, &b);
+}
+
+extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                                           const fd_conv_args_t *a)
+{
+    return wg_dgrad_run(p, a);
+}
+
+extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                                            const fd_conv_args_t *a)
+{
+    return wg_dgrad_run(p, a);
 }

@@ -25,6 +25,17 @@
  * Declined: groups != 1, dilation != 1, stride 1 everywhere (conv_tc.cu itself), more than
  * DG_MAX_RES residues, and whatever the tensor-core row declines on a sub-problem (data type,
  * math, C / K not multiples of the chunk, dy not channel-contiguous).
+ *
+ * On compute capability 9.0 a sub-problem that the sm_90a wgmma backward data row takes
+ * (conv_fwd_implicit_gemm_f16_128xN__sm90.cu: HALF / BFLOAT16 with K % 64 == 0, FLOAT as TF32
+ * with K % 32 == 0, pad' <= R' - 1: ResNet-50's stride-2 3x3 and 1x1 layers qualify) runs there
+ * instead of on the mma.sync row, residue by residue (others keep the mma.sync row; the choice
+ * is a function of the sub-problem and the device, so repeated calls give the same bits). That
+ * row transposes the sub-filter into its own workspace, so the inner part of the workspace is
+ * the largest sub-filter of any residue whatever the GPU (a size fixed by the problem alone; at
+ * most the filter's size). FLOAT sub-problems on the wgmma row read their inputs as TF32 by
+ * truncation, not rounding (see that file). FREEDNN_WGMMA=0 or FREEDNN_WGMMA_DGRAD=0 keeps every
+ * residue on the mma.sync row.
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +46,14 @@ extern "C" {
 int fd_conv_bwd_data_tc_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
 size_t fd_conv_bwd_data_tc_igemm_workspace(const fd_conv_problem_t *p);
 cudnnStatus_t fd_conv_bwd_data_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
+int fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                              size_t why_size);
+cudnnStatus_t fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                                const fd_conv_args_t *a);
+int fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                               size_t why_size);
+cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                                 const fd_conv_args_t *a);
 }
 
 #define DG_ALIGN 256
@@ -131,8 +150,12 @@ static void plan(const fd_conv_problem_t *p, dg_plan_t *l)
         if (sub_problem(p, res, &q, &off) != DG_CONV)
             continue;
         l->woff[res] = (int64_t)(at / esz); /* at is a multiple of 256: whole elements */
-        at += align_up((size_t)(q.k * q.ws[0]) * esz);
-        const size_t w = fd_conv_bwd_data_tc_igemm_workspace(&q);
+        const size_t sub = (size_t)(q.k * q.ws[0]) * esz;
+        at += align_up(sub);
+        /* the mma.sync row's own, or the wgmma row's transposed sub-filter (as big as the
+         * sub-filter), whichever is larger: reserved whether or not the GPU runs wgmma */
+        size_t w = fd_conv_bwd_data_tc_igemm_workspace(&q);
+        w = sub > w ? sub : w;
         inner_ws = w > inner_ws ? w : inner_ws;
         l->nconv++;
     }
@@ -298,6 +321,26 @@ static cudnnStatus_t blend(const fd_conv_problem_t *q, void *dx, double alpha, d
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* ---- the stride-1 engine of one residue -------------------------------------------------------- */
+
+/* 1 when the sm_90a wgmma backward data row takes sub-problem q (it checks the device, the
+ * environment switches, the types and q's shape); its run then replaces the mma.sync row's. */
+static int wgmma_takes(const fd_conv_problem_t *q)
+{
+    char why[400];
+    if (q->xdt == CUDNN_DATA_FLOAT)
+        return fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_applicable(q, why, sizeof why);
+    return fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_applicable(q, why, sizeof why);
+}
+
+static cudnnStatus_t sub_run(const fd_conv_problem_t *q, const fd_conv_args_t *b)
+{
+    if (b->workspace_size >= (size_t)(q->k * q->ws[0]) * fd_dtype_size(q->xdt) && wgmma_takes(q))
+        return q->xdt == CUDNN_DATA_FLOAT ? fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(q, b)
+                                          : fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_run(q, b);
+    return fd_conv_bwd_data_tc_igemm_run(q, b);
+}
+
 /* ---- the row ---------------------------------------------------------------------------------- */
 
 extern "C" int fd_conv_bwd_data_tc_strided_applicable(const fd_conv_problem_t *p, char *why,
@@ -394,7 +437,7 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_tc_strided_run(const fd_conv_problem_t
             b.out = dx;
             b.workspace = ws + l.inner;
             b.workspace_size = a->workspace_size - l.inner;
-            FD_TRY(fd_conv_bwd_data_tc_igemm_run(&q, &b));
+            FD_TRY(sub_run(&q, &b));
         }
     }
     return CUDNN_STATUS_SUCCESS;

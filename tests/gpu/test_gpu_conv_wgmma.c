@@ -2,7 +2,8 @@
 /*
  * test_gpu_conv_wgmma.c - the sm_90a rows fd_conv_fwd_implicit_gemm_f16_128xN__sm90 and the
  * fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90 (on by default; the forward row on dy and a
- * transposed filter; both in src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
+ * transposed filter), and their FLOAT-as-TF32 twins fd_conv_{fwd,bwd_data}_implicit_gemm_tf32_128xN
+ * __sm90 (all four in src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
  * against the ref backend through the public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA is unset before any handle exists. Shapes:
  * the dev/wgmma sandbox's check problems, ResNet-50 stride-1 layers at N = 2..4, partial M and
  * N tiles of each BN (64, 128, 256), pad 0 / 1 / 2 and padding wider than the filter, both
@@ -13,6 +14,19 @@
  * On a compute capability 9.0 device the dispatch log must name the row (elsewhere the row
  * declines and the checks are skipped with a note). A child process with FREEDNN_WGMMA=0 must
  * not take the row. Also prints the host cost of the TMA descriptor encodes and of a call.
+ *
+ * TF32 (FLOAT data, FLOAT compute, DEFAULT / TENSOR_OP / TENSOR_OP_ALLOW_CONVERSION math): C of
+ * 32 (one k-block per tap), 64, 96, 160, K tails of each BN (4, 44, 68, 260), the same modes,
+ * pads, layouts and alpha/beta pairs, ResNet-50 stride-1 layers at N = 2..4. Integer fills
+ * (|v| <= 3) are exact in TF32 and their fp32 sums are exact: bit-identical to ref. Real fills
+ * (uniform [-1, 1)) use test_gpu_conv_tf32.c's bound (contract §4): |got - ref| <= 2 (2 u_in +
+ * kred 2^-24) |alpha| S + 2^-23 |ref|, S the largest sum |x w| over the outputs (ref on the
+ * absolute values), but with u_in = 2^-10 instead of 2^-11: the row hands the floats to the
+ * tensor core unrounded, which reads them as TF32 by dropping the 13 low mantissa bits (a
+ * relative error below 2^-10, where rounding to nearest, as the mma.sync row does, stays
+ * below 2^-11). Declines checked: FMA_MATH, C % 32 != 0, and a child run with
+ * NVIDIA_TF32_OVERRIDE=0 (read once per process), where FLOAT must leave the tf32 rows while
+ * HALF still takes the f16 row.
  */
 #define _GNU_SOURCE
 #include <cuda.h>
@@ -28,6 +42,9 @@
 
 #define WG_ROW "fd_conv_fwd_implicit_gemm_f16_128xN__sm90"
 #define WG_DGRAD_ROW "fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90"
+#define WG_TF32_ROW "fd_conv_fwd_implicit_gemm_tf32_128xN__sm90"
+#define WG_TF32_DGRAD_ROW "fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90"
+#define STRIDED_ROW "fd_conv_bwd_data_tc_strided" /* its residues run on the rows above on sm_90 */
 
 enum { Y_NHWC, Y_NCHW, Y_PADDED };      /* y layouts */
 enum { X_NHWC, X_PIXPAD, X_ROWPAD };    /* x: packed; pixel stride C + 64; and rows + 1 pixel */
@@ -36,10 +53,12 @@ typedef struct {
     cudnnDataType_t dt;
     int n, c, k, h, w, r, s, pad_h, pad_w;
     int mode;
+    cudnnMathType_t math; /* FLOAT: DEFAULT / TENSOR_OP(_ALLOW_CONVERSION) run TF32 */
     int ylay, xlay;
     double alpha, beta;
     int exact;
     int dir; /* 0 forward, 1 backward data (ALGO_1, the opt-in row on dy and a transposed filter) */
+    int u;   /* stride (both dims; 0 means 1): > 1 only for backward data, the residue split */
     uint64_t seed;
     /* derived */
     size_t ws;
@@ -63,7 +82,8 @@ static int64_t span(const int *dim, const int *st)
 static int setup(wg_case_t *t)
 {
     int xdim[4] = {t->n, t->c, t->h, t->w}, wdim[4] = {t->k, t->c, t->r, t->s}, ydim[4], st[4];
-    const int pad[2] = {t->pad_h, t->pad_w}, one[2] = {1, 1};
+    const int u = t->u > 1 ? t->u : 1;
+    const int pad[2] = {t->pad_h, t->pad_w}, one[2] = {1, 1}, str[2] = {u, u};
     if (cudnnCreateTensorDescriptor(&t->xd) || cudnnCreateTensorDescriptor(&t->yd) ||
         cudnnCreateFilterDescriptor(&t->wd) || cudnnCreateConvolutionDescriptor(&t->cd))
         return 0;
@@ -73,9 +93,10 @@ static int setup(wg_case_t *t)
     FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->xd, t->dt, 4, xdim, st), CUDNN_STATUS_SUCCESS);
     t->xspan = span(xdim, st);
     FD_EXPECT_STATUS(cudnnSetFilterNdDescriptor(t->wd, t->dt, CUDNN_TENSOR_NHWC, 4, wdim), CUDNN_STATUS_SUCCESS);
-    FD_EXPECT_STATUS(cudnnSetConvolutionNdDescriptor(t->cd, 2, pad, one, one, (cudnnConvolutionMode_t)t->mode,
+    FD_EXPECT_STATUS(cudnnSetConvolutionNdDescriptor(t->cd, 2, pad, str, one, (cudnnConvolutionMode_t)t->mode,
                                                      CUDNN_DATA_FLOAT),
                      CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetConvolutionMathType(t->cd, t->math), CUDNN_STATUS_SUCCESS);
     FD_EXPECT_STATUS(cudnnGetConvolutionNdForwardOutputDim(t->cd, t->xd, t->wd, 4, ydim), CUDNN_STATUS_SUCCESS);
     if (t->ylay == Y_NCHW) {
         st[3] = 1, st[2] = ydim[3], st[1] = ydim[2] * ydim[3], st[0] = ydim[1] * st[1];
@@ -125,6 +146,33 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, NULL, 0, &beta, t->yd, ptr[2]);
 }
 
+/* The largest sum |x w| over the outputs (FLOAT cases): ref on the absolute values of the same
+ * fills, alpha 1, beta 0. */
+static double max_abs_sum(const wg_case_t *t)
+{
+    const int64_t n0 = t->dir ? t->yspan : t->xspan, n2 = t->dir ? t->xspan : t->yspan;
+    float *a = malloc(sizeof(float) * (size_t)n0), *b = malloc(sizeof(float) * (size_t)t->nw);
+    float *o = calloc((size_t)n2, sizeof(float));
+    void *ws = malloc(t->ws + 1);
+    if (!a || !b || !o || !ws)
+        abort();
+    wg_case_t u = *t;
+    u.alpha = 1.0, u.beta = 0.0;
+    fill(0, a, sizeof(float) * (size_t)n0, &u);
+    fill(1, b, sizeof(float) * (size_t)t->nw, &u);
+    for (int64_t e = 0; e < n0; e++)
+        a[e] = fabsf(a[e]);
+    for (int64_t e = 0; e < t->nw; e++)
+        b[e] = fabsf(b[e]);
+    void *p[4] = {a, b, o, ws};
+    FD_EXPECT_STATUS(call(gm_ref, p, &u), CUDNN_STATUS_SUCCESS);
+    double m = 0.0;
+    for (int64_t e = 0; e < n2; e++)
+        m = fmax(m, (double)o[e]);
+    free(a), free(b), free(o), free(ws);
+    return m;
+}
+
 /* Runs one case; `want_row`: 1 the wgmma row must run it (where it can), 0 it must not. */
 static void run_case(wg_case_t t, int want_row)
 {
@@ -133,12 +181,16 @@ static void run_case(wg_case_t t, int want_row)
     static const char *const ylays[3] = {"", " y-nchw", " y-padded"};
     static const char *const xlays[3] = {"", " x-pixpad", " x-rowpad"};
     char label[256];
-    snprintf(label, sizeof label, "%s %s n%d c%d k%d %dx%d f%dx%d p%dx%d %s%s%s a%g b%g %s",
+    static const char *const maths[4] = {" math=default", " math=tensor_op", " math=tensor_op_conv", " math=fma"};
+    snprintf(label, sizeof label, "%s %s n%d c%d k%d %dx%d f%dx%d p%dx%d u%d %s%s%s%s a%g b%g %s",
              t.dir ? "bwd_data" : "fwd", fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.h, t.w, t.r, t.s, t.pad_h,
-             t.pad_w, t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", ylays[t.ylay], xlays[t.xlay], t.alpha, t.beta,
-             t.exact ? "exact" : "real");
+             t.pad_w, t.u > 1 ? t.u : 1, t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", ylays[t.ylay], xlays[t.xlay],
+             t.dt == CUDNN_DATA_FLOAT ? maths[t.math & 3] : "", t.alpha, t.beta, t.exact ? "exact" : "real");
     const size_t es = fd_test_dtype_size(t.dt);
-    const char *row = t.dir ? WG_DGRAD_ROW : WG_ROW;
+    const int tf32 = t.dt == CUDNN_DATA_FLOAT;
+    const char *row = t.dir ? (tf32 ? WG_TF32_DGRAD_ROW : WG_DGRAD_ROW) : (tf32 ? WG_TF32_ROW : WG_ROW);
+    if (t.u > 1)
+        row = STRIDED_ROW;
     gm_case_t c = {0};
     c.label = label;
     c.nbuf = 3;
@@ -157,7 +209,12 @@ static void run_case(wg_case_t t, int want_row)
         c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
         c.buf[2] = (gm_buf_t){"y", (size_t)t.yspan * es, t.dt, t.beta != 0.0 ? GM_INOUT : GM_OUT, 0, 0};
     }
-    if (!t.exact) {
+    if (!t.exact && tf32) {
+        /* the header's TF32 bound; u_in 0 under FMA_MATH (plain float, whichever row) */
+        const double u_in = t.math != CUDNN_FMA_MATH ? 0x1p-10 : 0.0, s = max_abs_sum(&t);
+        c.buf[2].abs_tol = 2.0 * (2.0 * u_in + (double)t.kred * 0x1p-24) * fabs(t.alpha) * s + 0x1p-140;
+        c.buf[2].rel_tol = 2.0 * 0x1p-24;
+    } else if (!t.exact) {
         gm_tol(&c.buf[2], t.dt, t.kred);
         /* inputs in [-1, 1): float accumulation in another order than ref's double */
         c.buf[2].abs_tol = 4.0 * (double)t.kred * 0x1p-24 * fabs(t.alpha) + 2.0 * fd_unit_roundoff(t.dt);
@@ -175,7 +232,8 @@ static void run_case(wg_case_t t, int want_row)
                   gm_last_impl[0] ? gm_last_impl : "(nothing logged)", row);
     if (!want_row)
         FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, row) != 0,
-                  "%s: with FREEDNN_WGMMA=0 dispatch ran %s", label, gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
+                  "%s: dispatch ran %s, which must not take this call", label,
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
     teardown(&t);
 }
 
@@ -259,37 +317,273 @@ static void host_cost(void)
     teardown(&t);
 }
 
-/* The child: FREEDNN_WGMMA=0, so the row must decline and another row run the call. */
-static int child_main(int argc, char **argv)
+/* How the tf32 row turns its float inputs into TF32, on the device: x = 1 + 3 * 2^-12 (bits
+ * below TF32's 10-bit mantissa), w = 1, C = 32, so y = 32 * tf32(x): 32 when the low bits are
+ * dropped (truncation), 32.03125 when rounded to nearest (cvt.rna, the mma.sync row's way),
+ * 32.0234375 for full float (not TF32 at all: a failure). Prints which. */
+static void tf32_probe(void)
 {
-    gm_init(argc, argv, "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
+    wg_case_t t = base(CUDNN_DATA_FLOAT, 1, 32, 8, 1, 8, 1, 1, 0);
+    if (!setup(&t))
+        return;
+    float hx[256], hw[256], hy[64];
+    for (int i = 0; i < 256; i++)
+        hx[i] = 1.0f + 3.0f * 0x1p-12f, hw[i] = 1.0f;
+    void *x = NULL, *w = NULL, *y = NULL;
+    if (cudaMalloc(&x, sizeof hx) == cudaSuccess && cudaMalloc(&w, sizeof hw) == cudaSuccess &&
+        cudaMalloc(&y, sizeof hy) == cudaSuccess &&
+        cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice) == cudaSuccess &&
+        cudaMemcpy(w, hw, sizeof hw, cudaMemcpyHostToDevice) == cudaSuccess) {
+        void *ptr[3] = {x, w, y};
+        FD_EXPECT_STATUS(call(gm_cuda, ptr, &t), CUDNN_STATUS_SUCCESS);
+        FD_EXPECT(cudaStreamSynchronize(gm_stream) == cudaSuccess, "the tf32 probe failed on the GPU");
+        FD_EXPECT(cudaMemcpy(hy, y, sizeof hy, cudaMemcpyDeviceToHost) == cudaSuccess, "tf32 probe copy-back");
+        const char *how = hy[0] == 32.0f ? "truncation (low 13 mantissa bits dropped)"
+                          : hy[0] == 32.03125f ? "round to nearest"
+                                               : "NOT TF32";
+        printf("tf32 probe: %s computed 32 x (1 + 3 * 2^-12) as %.9g: %s\n",
+               gm_last_impl[0] ? gm_last_impl : "?", (double)hy[0], how);
+        if (on_sm90) {
+            FD_EXPECT(strcmp(gm_last_impl, WG_TF32_ROW) == 0, "tf32 probe: dispatch ran %s, expected %s",
+                      gm_last_impl[0] ? gm_last_impl : "(nothing logged)", WG_TF32_ROW);
+            FD_EXPECT(hy[0] == 32.0f || hy[0] == 32.03125f,
+                      "tf32 probe: %.9g is neither TF32 result (32: truncated, 32.03125: rounded)", (double)hy[0]);
+        }
+    }
+    cudaFree(x);
+    cudaFree(w);
+    cudaFree(y);
+    teardown(&t);
+}
+
+/* The children. "1": FREEDNN_WGMMA=0, so the rows must decline and another row run the call.
+ * "2": NVIDIA_TF32_OVERRIDE=0, so FLOAT must leave the tf32 rows (plain float: the exact fill
+ * is exact whichever row runs) while HALF still takes the f16 row. */
+static int child_main(int argc, char **argv, const char *which)
+{
+    const int tf32_off = strcmp(which, "2") == 0;
+    gm_init(argc, argv, tf32_off ? "test_gpu_conv_wgmma (child, NVIDIA_TF32_OVERRIDE=0)"
+                                 : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
     gm_watch_dispatch();
-    run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 0);
+    if (tf32_off) {
+        int dev = 0, major = 0, minor = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        on_sm90 = major == 9 && minor == 0;
+        run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 1);
+        run_case(base(CUDNN_DATA_FLOAT, 2, 64, 128, 9, 11, 3, 3, 1), 0);
+        wg_case_t t = base(CUDNN_DATA_FLOAT, 2, 32, 64, 9, 11, 3, 3, 1);
+        t.math = CUDNN_TENSOR_OP_MATH, t.dir = 1;
+        run_case(t, 0);
+    } else {
+        run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 0);
+        run_case(base(CUDNN_DATA_FLOAT, 2, 64, 128, 9, 11, 3, 3, 1), 0);
+    }
     return gm_finish();
 }
 
-static void run_child(char **argv)
+static void run_child(char **argv, const char *which)
 {
     fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
-        setenv("FREEDNN_WGMMA", "0", 1);
-        setenv("FD_WGMMA_TEST_CHILD", "1", 1);
+        if (strcmp(which, "2") == 0)
+            setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+        else
+            setenv("FREEDNN_WGMMA", "0", 1);
+        setenv("FD_WGMMA_TEST_CHILD", which, 1);
         execv("/proc/self/exe", argv);
         _exit(127);
     }
     int status = 0;
     FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the child failed");
-    FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "the child with FREEDNN_WGMMA=0 failed (status 0x%x)", status);
+    FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child with %s failed (status 0x%x)",
+              strcmp(which, "2") == 0 ? "NVIDIA_TF32_OVERRIDE=0" : "FREEDNN_WGMMA=0", status);
+}
+
+/* Strided backward data (ALGO_1: fd_conv_bwd_data_tc_strided): each residue class is a stride-1
+ * sub-problem, run on the wgmma backward data rows where they take it (on sm_90: K % 64 for
+ * 16-bit, K % 32 for FLOAT, pad' <= R' - 1) and on the mma.sync row otherwise. The dispatch log
+ * names the strided row either way; these check the results of the routed residues against
+ * ref. ResNet-50 (v1.5) stride-2 layers at N = 2 (dx = the layer's input), then small shapes
+ * mixing wgmma residues, mma.sync residues (3x3 pad 2: residue 1 has pad' > R' - 1) and
+ * tap-less residues (1x1 pad 1). */
+static void strided_cases(void)
+{
+    static const int layers[6][5] = {
+        /* C, K, H, R, pad */
+        {128, 128, 56, 3, 1}, {256, 256, 28, 3, 1}, {512, 512, 14, 3, 1},
+        {256, 512, 56, 1, 0}, {512, 1024, 28, 1, 0}, {1024, 2048, 14, 1, 0},
+    };
+    const cudnnDataType_t dts[3] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
+    wg_case_t t;
+    for (int di = 0; di < 3; di++) {
+        const cudnnDataType_t dt = dts[di];
+        t = base(dt, 2, 8, 64, 9, 11, 3, 3, 1), t.dir = 1, t.u = 2;
+        run_case(t, 1);
+        t = base(dt, 2, 16, 128, 10, 7, 1, 1, 0), t.dir = 1, t.u = 2;
+        t.alpha = 0.5, t.beta = 0.25, t.math = CUDNN_TENSOR_OP_MATH;
+        run_case(t, 1);
+        if (gm_smoke)
+            continue;
+        t = base(dt, 2, 24, 64, 11, 9, 3, 3, 2), t.dir = 1, t.u = 2; /* residue 1: mma.sync */
+        t.mode = CUDNN_CONVOLUTION, t.alpha = -2.0, t.beta = 1.0;
+        run_case(t, 1);
+        t = base(dt, 2, 16, 64, 9, 9, 5, 5, 2), t.dir = 1, t.u = 2;
+        t.xlay = X_PIXPAD;
+        run_case(t, 1);
+        t = base(dt, 3, 8, 64, 7, 8, 1, 1, 1), t.dir = 1, t.u = 2; /* tap-less and mma.sync */
+        run_case(t, 1);
+        t = base(dt, 2, 8, 64, 13, 10, 3, 3, 1), t.dir = 1, t.u = 3;
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        /* ResNet-50: every layer in HALF (exact and real alternating), two in the others */
+        for (int l = 0; l < 6; l++) {
+            if (di > 0 && l != 1 && l != 5)
+                continue;
+            const int *ly = layers[l];
+            t = base(dt, 2, ly[0], ly[1], ly[2], ly[2], ly[3], ly[3], ly[4]), t.dir = 1, t.u = 2;
+            t.exact = di == 0 ? l % 2 == 0 : 0;
+            run_case(t, 1);
+        }
+    }
+}
+
+/* FLOAT as TF32 (the tf32 rows): the f16 program's shapes with C and K of the float k-block
+ * (32 channels) and chunk (4), the three math types that allow TF32, then the declines. */
+static void tf32_cases(void)
+{
+    const cudnnDataType_t F = CUDNN_DATA_FLOAT;
+    const cudnnMathType_t T = CUDNN_TENSOR_OP_MATH, A = CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    wg_case_t t;
+    /* 1x1 with one k-block (C = 32), partial M and N tiles, beta; 3x3 pad 1 and pad 0 with
+     * 2 and 3 k-blocks per tap */
+    t = base(F, 3, 32, 192, 7, 9, 1, 1, 0);
+    t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(F, 2, 64, 128, 9, 11, 3, 3, 1);
+    t.math = T;
+    run_case(t, 1);
+    t = base(F, 3, 96, 256, 10, 6, 3, 3, 0);
+    t.math = A, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    /* backward data (K % 32, C % 4): 3x3 pad 1 and a 1x1 with beta */
+    t = base(F, 2, 64, 128, 9, 11, 3, 3, 1), t.dir = 1;
+    run_case(t, 1);
+    t = base(F, 3, 36, 96, 7, 9, 1, 1, 0), t.dir = 1;
+    t.math = T, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    if (gm_smoke)
+        return;
+    /* 5x5 pad 2 with five images per tile; 1x1 K = 320 (BN 256 partial tile), 5 k-blocks */
+    run_case(base(F, 5, 32, 64, 5, 4, 5, 5, 2), 1);
+    t = base(F, 2, 160, 320, 9, 7, 1, 1, 0);
+    t.math = A, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    /* K tails of each BN: 4 and 44 (BN 64), 68 (BN 128), 260 (BN 256) */
+    run_case(base(F, 1, 32, 4, 5, 7, 3, 3, 1), 1);
+    run_case(base(F, 3, 64, 44, 11, 13, 3, 3, 1), 1);
+    t = base(F, 2, 128, 68, 13, 5, 1, 1, 0);
+    t.math = T;
+    run_case(t, 1);
+    run_case(base(F, 2, 32, 260, 9, 9, 3, 3, 1), 1);
+    /* convolution mode, asymmetric filter and pads, wide padding */
+    t = base(F, 2, 64, 96, 10, 9, 3, 3, 1);
+    t.mode = CUDNN_CONVOLUTION;
+    run_case(t, 1);
+    t = base(F, 2, 32, 64, 8, 10, 3, 2, 0);
+    t.mode = CUDNN_CONVOLUTION, t.pad_w = 1, t.math = A;
+    t.alpha = -2.0, t.beta = 1.0;
+    run_case(t, 1);
+    t = base(F, 1, 32, 256, 6, 7, 5, 5, 2);
+    t.mode = CUDNN_CONVOLUTION;
+    run_case(t, 1);
+    run_case(base(F, 2, 64, 64, 6, 6, 1, 1, 1), 1);
+    run_case(base(F, 2, 32, 128, 7, 5, 3, 3, 2), 1);
+    /* layouts: y NCHW (scalar stores), channel-padded y, x with padded pixel strides and rows */
+    t = base(F, 2, 64, 96, 9, 9, 3, 3, 1);
+    t.ylay = Y_NCHW;
+    run_case(t, 1);
+    t = base(F, 2, 128, 80, 7, 9, 1, 1, 0);
+    t.ylay = Y_NCHW, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(F, 2, 32, 128, 9, 10, 3, 3, 1);
+    t.ylay = Y_PADDED, t.xlay = X_PIXPAD, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(F, 3, 128, 64, 7, 9, 1, 1, 0);
+    t.xlay = X_PIXPAD, t.math = T;
+    run_case(t, 1);
+    t = base(F, 3, 96, 256, 7, 9, 1, 1, 0);
+    t.xlay = X_ROWPAD, t.ylay = Y_PADDED;
+    run_case(t, 1);
+    /* real data under the TF32 bound: small shapes of both modes and every math type */
+    t = base(F, 2, 64, 96, 12, 12, 3, 3, 1);
+    t.exact = 0;
+    run_case(t, 1);
+    t = base(F, 3, 96, 72, 9, 7, 3, 3, 1);
+    t.exact = 0, t.math = T, t.mode = CUDNN_CONVOLUTION, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(F, 2, 32, 264, 8, 8, 1, 1, 0);
+    t.exact = 0, t.math = A;
+    run_case(t, 1);
+    /* ResNet-50 stride-1 layers at N = 2..4, NHWC x and y */
+    t = base(F, 2, 64, 64, 56, 56, 3, 3, 1);
+    run_case(t, 1);
+    t = base(F, 3, 128, 128, 28, 28, 3, 3, 1), t.exact = 0;
+    run_case(t, 1);
+    t = base(F, 4, 256, 256, 14, 14, 3, 3, 1), t.math = T;
+    run_case(t, 1);
+    t = base(F, 4, 512, 512, 7, 7, 3, 3, 1), t.exact = 0;
+    run_case(t, 1);
+    t = base(F, 2, 256, 64, 56, 56, 1, 1, 0);
+    run_case(t, 1);
+    t = base(F, 4, 1024, 256, 14, 14, 1, 1, 0), t.exact = 0, t.math = A;
+    run_case(t, 1);
+    t = base(F, 2, 64, 256, 56, 56, 1, 1, 0);
+    t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    /* backward data: filters, modes, layouts, ResNet-50 */
+    t = base(F, 3, 256, 64, 10, 6, 3, 3, 0), t.dir = 1;
+    run_case(t, 1);
+    t = base(F, 2, 4, 32, 7, 6, 5, 5, 2), t.dir = 1;
+    run_case(t, 1);
+    t = base(F, 2, 132, 64, 8, 10, 3, 2, 0), t.dir = 1;
+    t.mode = CUDNN_CONVOLUTION, t.pad_w = 1, t.alpha = -2.0, t.beta = 1.0, t.math = A;
+    run_case(t, 1);
+    t = base(F, 2, 64, 320, 9, 9, 3, 3, 1), t.dir = 1;
+    t.mode = CUDNN_CONVOLUTION;
+    run_case(t, 1);
+    t = base(F, 2, 64, 96, 9, 10, 3, 3, 1), t.dir = 1;
+    t.ylay = Y_PADDED, t.xlay = X_PIXPAD, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(F, 2, 64, 64, 56, 56, 3, 3, 1), t.dir = 1;
+    run_case(t, 1);
+    t = base(F, 4, 256, 256, 14, 14, 3, 3, 1), t.dir = 1, t.exact = 0, t.math = T;
+    run_case(t, 1);
+    t = base(F, 2, 64, 256, 56, 56, 1, 1, 0), t.dir = 1, t.exact = 0;
+    run_case(t, 1);
+    /* declined: FMA_MATH (plain float), C % 32 != 0 (the mma.sync row), K % 32 != 0 backward */
+    t = base(F, 2, 64, 128, 9, 11, 3, 3, 1);
+    t.math = CUDNN_FMA_MATH;
+    run_case(t, 0);
+    t = base(F, 2, 64, 128, 9, 11, 3, 3, 1);
+    t.math = CUDNN_FMA_MATH, t.exact = 0;
+    run_case(t, 0);
+    t.dir = 1;
+    run_case(t, 0);
+    run_case(base(F, 2, 48, 64, 9, 11, 3, 3, 1), 0);
+    t = base(F, 2, 64, 48, 9, 11, 3, 3, 1), t.dir = 1;
+    run_case(t, 0);
 }
 
 int main(int argc, char **argv)
 {
     if (getenv("FD_WGMMA_TEST_CHILD"))
-        return child_main(argc, argv);
+        return child_main(argc, argv, getenv("FD_WGMMA_TEST_CHILD"));
     unsetenv("FREEDNN_WGMMA");
     unsetenv("FREEDNN_WGMMA_DGRAD"); /* both rows are on by default */
+    unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     gm_init(argc, argv, "test_gpu_conv_wgmma");
     gm_watch_dispatch();
@@ -408,8 +702,12 @@ int main(int argc, char **argv)
         t = base(dt, 2, 64, 256, 56, 56, 1, 1, 0), t.dir = 1, t.exact = 0;
         run_case(t, 1);
     }
+    tf32_cases();
+    tf32_probe();
+    strided_cases();
     if (!gm_smoke)
         host_cost();
-    run_child(argv);
+    run_child(argv, "1");
+    run_child(argv, "2");
     return gm_finish();
 }
