@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gpu_conv_wgrad.c - the sm_90a backward filter row fd_conv_bwd_filter_implicit_gemm_f16_
+ * 128xN__sm90 (src/cuda/conv_bwd_filter_implicit_gemm_f16_128xN__sm90.cu, opt-in: this program
+ * sets FREEDNN_WGMMA_WGRAD=1 before any handle exists) against the ref backend through the public
+ * API (tests/gpu/gpu_mirror.h), cudnnConvolutionBackwardFilter ALGO_1 with the workspace both
+ * backends ask for. Shapes cover each path of the row: [M][C] boxes (1x1 pad 0 over packed
+ * pixels) and 4-d pixel boxes (whole rows with bh | P; several images per box with an image
+ * overhang; boxes of <= 32 rows, the 2-k16-step kernel; Q > 64 cut by a divisor), BN 64 / 128 /
+ * 256 with K tails (8, 40, 72, 136, 264), an odd count of 64-channel chunks (one idle consumer),
+ * both convolution modes, asymmetric filters and pads, alpha/beta pairs (beta = 0 leaves dw
+ * poisoned: it must not be read), x with padded pixel strides, dy with padded channels and rows,
+ * f16 and bf16, ResNet-50 stride-1 layers at N = 2..4, and a problem of ~100 splits.
+ * Declines: dy NCHW, Q prime > 64 (boxes of 1 row), stride 2: another row must run them.
+ * Tolerances: integer fills in [-3, 3] give products <= 9 and sums far below 2^24, exact in float
+ * in any order, so those runs must be bit-identical to ref. Real fills in [-1, 1): the
+ * reduction is N*P*Q long and summed in float (wgmma, then the splits) against ref's double, so
+ * abs 4 * N*P*Q * 2^-24 * |alpha| + 2u and rel 2u (u the unit roundoff of the type: the final
+ * rounding), the bound test_gpu_conv_wgmma.c uses for its reductions. Every case runs twice
+ * (determinism: identical bits). On a compute capability 9.0 device the dispatch log must name
+ * the row; elsewhere the row declines and the checks still compare with ref. A child process
+ * with FREEDNN_WGMMA=0 (and FREEDNN_WGMMA_WGRAD=1) must not take the row.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpu_mirror.h"
+
+#define WW_ROW "fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90"
+
+enum { Y_NHWC, Y_NCHW, Y_PADDED };   /* dy layouts */
+enum { X_NHWC, X_PIXPAD, X_ROWPAD }; /* x: packed; pixel stride C + 64; rows + 1 pixel */
+
+typedef struct {
+    cudnnDataType_t dt;
+    int n, c, k, h, w, r, s, pad_h, pad_w, stride;
+    int mode;
+    int ylay, xlay;
+    double alpha, beta;
+    int exact;
+    uint64_t seed;
+    /* derived */
+    size_t ws;
+    int64_t xspan, yspan, nw, red;
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+} ww_case_t;
+
+static int on_sm90; /* the row can run here: its name must be in the dispatch log */
+
+/* Elements spanned by a 4-d tensor: the largest offset + 1. */
+static int64_t span(const int *dim, const int *st)
+{
+    int64_t s = 1;
+    for (int d = 0; d < 4; d++)
+        s += (int64_t)(dim[d] - 1) * st[d];
+    return s;
+}
+
+static int setup(ww_case_t *t)
+{
+    int xdim[4] = {t->n, t->c, t->h, t->w}, wdim[4] = {t->k, t->c, t->r, t->s}, ydim[4], st[4];
+    const int pad[2] = {t->pad_h, t->pad_w}, one[2] = {1, 1}, str[2] = {t->stride, t->stride};
+    if (cudnnCreateTensorDescriptor(&t->xd) || cudnnCreateTensorDescriptor(&t->yd) ||
+        cudnnCreateFilterDescriptor(&t->wd) || cudnnCreateConvolutionDescriptor(&t->cd))
+        return 0;
+    /* x channel-contiguous; the padded variants keep every stride a multiple of 8 elements */
+    const int ps = t->xlay == X_NHWC ? t->c : t->c + 64;
+    st[1] = 1, st[3] = ps, st[2] = (t->w + (t->xlay == X_ROWPAD)) * ps, st[0] = t->h * st[2];
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->xd, t->dt, 4, xdim, st), CUDNN_STATUS_SUCCESS);
+    t->xspan = span(xdim, st);
+    FD_EXPECT_STATUS(cudnnSetFilterNdDescriptor(t->wd, t->dt, CUDNN_TENSOR_NHWC, 4, wdim),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnSetConvolutionNdDescriptor(t->cd, 2, pad, str, one,
+                                                     (cudnnConvolutionMode_t)t->mode,
+                                                     CUDNN_DATA_FLOAT),
+                     CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnGetConvolutionNdForwardOutputDim(t->cd, t->xd, t->wd, 4, ydim),
+                     CUDNN_STATUS_SUCCESS);
+    if (t->ylay == Y_NCHW) {
+        st[3] = 1, st[2] = ydim[3], st[1] = ydim[2] * ydim[3], st[0] = ydim[1] * st[1];
+    } else {
+        const int yps = t->ylay == Y_PADDED ? t->k + 8 : t->k;
+        st[1] = 1, st[3] = yps, st[2] = ydim[3] * yps + (t->ylay == Y_PADDED ? 2 * yps : 0),
+        st[0] = ydim[2] * st[2];
+    }
+    FD_EXPECT_STATUS(cudnnSetTensorNdDescriptor(t->yd, t->dt, 4, ydim, st), CUDNN_STATUS_SUCCESS);
+    t->yspan = span(ydim, st);
+    t->nw = (int64_t)t->k * t->c * t->r * t->s;
+    t->red = (int64_t)ydim[0] * ydim[2] * ydim[3];
+    return 1;
+}
+
+static void teardown(ww_case_t *t)
+{
+    cudnnDestroyTensorDescriptor(t->xd);
+    cudnnDestroyTensorDescriptor(t->yd);
+    cudnnDestroyFilterDescriptor(t->wd);
+    cudnnDestroyConvolutionDescriptor(t->cd);
+}
+
+static void fill(int i, void *payload, size_t bytes, void *ctx)
+{
+    ww_case_t *t = ctx;
+    fd_rng_t r;
+    fd_rng_seed(&r, t->seed * 7 + (uint64_t)i);
+    int64_t n = (int64_t)(bytes / fd_test_dtype_size(t->dt));
+    if (i == 2 && t->beta == 0.0)
+        return; /* dw stays poisoned: beta = 0 must not read it */
+    if (i == 3)
+        return; /* the workspace */
+    if (t->exact)
+        fd_fill_int(&r, t->dt, payload, n, -3, 3, 0.8);
+    else
+        fd_fill_real(&r, t->dt, payload, n, -1.0, 1.0);
+}
+
+/* buffers: 0 x, 1 dy, 2 dw, 3 the workspace */
+static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
+{
+    ww_case_t *t = ctx;
+    gm_last_impl[0] = '\0';
+    return gm_conv_call(h, 2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, t->xd, t->wd, t->cd, t->yd,
+                        t->alpha, t->beta, ptr, t->ws);
+}
+
+/* Runs one case; `want_row`: 1 the wgmma row must run it (where it can), 0 it must not. */
+static void run_case(ww_case_t t, int want_row)
+{
+    if (!setup(&t))
+        return;
+    static const char *const ylays[3] = {"", " dy-nchw", " dy-padded"};
+    static const char *const xlays[3] = {"", " x-pixpad", " x-rowpad"};
+    char label[256];
+    snprintf(label, sizeof label,
+             "bwd_filter %s n%d c%d k%d %dx%d f%dx%d p%dx%d s%d %s%s%s a%g b%g %s",
+             fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.h, t.w, t.r, t.s, t.pad_h, t.pad_w,
+             t.stride, t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", ylays[t.ylay], xlays[t.xlay],
+             t.alpha, t.beta, t.exact ? "exact" : "real");
+    const size_t es = fd_test_dtype_size(t.dt);
+    const size_t wsr = gm_conv_workspace(gm_ref, 2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, t.xd, t.wd,
+                                         t.cd, t.yd),
+                 wsc = gm_conv_workspace(gm_cuda, 2, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, t.xd,
+                                         t.wd, t.cd, t.yd);
+    t.ws = wsr > wsc ? wsr : wsc;
+    gm_case_t c = {0};
+    c.label = label;
+    c.nbuf = 4;
+    c.buf[0] = (gm_buf_t){"x", (size_t)t.xspan * es, t.dt, GM_IN, 0, 0};
+    c.buf[1] = (gm_buf_t){"dy", (size_t)t.yspan * es, t.dt, GM_IN, 0, 0};
+    c.buf[2] = (gm_buf_t){"dw", (size_t)t.nw * es, t.dt, t.beta != 0.0 ? GM_INOUT : GM_OUT, 0, 0};
+    c.buf[3] = (gm_buf_t){"workspace", t.ws, t.dt, GM_WS, 0, 0};
+    if (!t.exact) {
+        gm_tol(&c.buf[2], t.dt, t.red);
+        /* inputs in [-1, 1): float accumulation in another order than ref's double */
+        c.buf[2].abs_tol =
+            4.0 * (double)t.red * 0x1p-24 * fabs(t.alpha) + 2.0 * fd_unit_roundoff(t.dt);
+        c.buf[2].rel_tol = 2.0 * fd_unit_roundoff(t.dt);
+    }
+    c.det = 1;
+    c.fill = fill;
+    c.call = call;
+    c.ctx = &t;
+    c.want = CUDNN_STATUS_SUCCESS;
+    gm_run(&c);
+    /* the last call was the cuda handle's determinism re-run */
+    if (want_row && on_sm90)
+        FD_EXPECT(strcmp(gm_last_impl, WW_ROW) == 0, "%s: dispatch ran %s, expected %s", label,
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)", WW_ROW);
+    if (!want_row)
+        FD_EXPECT(gm_last_impl[0] && strcmp(gm_last_impl, WW_ROW) != 0,
+                  "%s: dispatch ran %s, which should decline", label,
+                  gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
+    teardown(&t);
+}
+
+static ww_case_t base(cudnnDataType_t dt, int n, int c, int k, int h, int w, int r, int s, int pad)
+{
+    ww_case_t t;
+    memset(&t, 0, sizeof t);
+    t.dt = dt, t.n = n, t.c = c, t.k = k, t.h = h, t.w = w, t.r = r, t.s = s;
+    t.pad_h = t.pad_w = pad;
+    t.stride = 1;
+    t.mode = CUDNN_CROSS_CORRELATION;
+    t.alpha = 1.0, t.beta = 0.0, t.exact = 1;
+    t.seed = (uint64_t)(n * 131 + c * 17 + k * 7 + h + w * 3 + r);
+    return t;
+}
+
+/* The child: FREEDNN_WGMMA=0 (FREEDNN_WGMMA_WGRAD=1 still set), so the row must decline. */
+static int child_main(int argc, char **argv)
+{
+    gm_init(argc, argv, "test_gpu_conv_wgrad (child, FREEDNN_WGMMA=0)");
+    gm_watch_dispatch();
+    run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 0);
+    return gm_finish();
+}
+
+static void run_child(char **argv)
+{
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setenv("FREEDNN_WGMMA", "0", 1);
+        setenv("FD_WGRAD_TEST_CHILD", "1", 1);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    int status = 0;
+    FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the child failed");
+    FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the child with FREEDNN_WGMMA=0 failed (status 0x%x)", status);
+}
+
+int main(int argc, char **argv)
+{
+    if (getenv("FD_WGRAD_TEST_CHILD"))
+        return child_main(argc, argv);
+    unsetenv("FREEDNN_WGMMA");
+    setenv("FREEDNN_WGMMA_WGRAD", "1", 1); /* the row is opt-in until it has run on the H200 */
+    setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    gm_init(argc, argv, "test_gpu_conv_wgrad");
+    gm_watch_dispatch();
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    on_sm90 = major == 9 && minor == 0;
+    if (!on_sm90)
+        printf("note: sm_%d%d is not sm_90: the row declines here, dispatch checks skipped "
+               "(results still "
+               "compared with ref)\n",
+               major, minor);
+    const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    ww_case_t t;
+    for (int di = 0; di < 2; di++) {
+        const cudnnDataType_t dt = dts[di];
+        /* 4-d boxes of whole rows (11 x 3 = 33 rows), 9 chunks (odd: an idle consumer), BN 128 */
+        run_case(base(dt, 2, 64, 128, 9, 11, 3, 3, 1), 1);
+        /* [M][C] boxes with a tail of the last 64 pixels, BN 256 with 3 loaded chunks, alpha/beta
+         */
+        t = base(dt, 3, 128, 192, 7, 9, 1, 1, 0);
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        /* pad 0: P x Q = 8 x 4, two images per box, 3 images (the last box half outside) */
+        t = base(dt, 3, 128, 256, 10, 6, 3, 3, 0);
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        if (gm_smoke)
+            continue;
+        /* 5x5 pad 2: three images of 5 x 4 per box (60 rows), 5 images */
+        run_case(base(dt, 5, 64, 64, 5, 4, 5, 5, 2), 1);
+        /* boxes of <= 32 rows (2 k16 steps): 14 x 2 = 28 rows, BN 256 */
+        run_case(base(dt, 2, 64, 256, 14, 14, 3, 3, 1), 1);
+        /* Q > 64: boxes of 40 pixels of one row */
+        run_case(base(dt, 1, 64, 64, 3, 80, 3, 3, 1), 1);
+        /* K tails of each BN: 8 and 40 (BN 64), 72 and 136 (BN 128 / 256), 264 (BN 256) */
+        run_case(base(dt, 1, 64, 8, 5, 7, 3, 3, 1), 1);
+        run_case(base(dt, 3, 64, 40, 11, 13, 3, 3, 1), 1);
+        run_case(base(dt, 2, 128, 72, 13, 5, 1, 1, 0), 1);
+        run_case(base(dt, 3, 64, 136, 7, 11, 3, 3, 1), 1);
+        run_case(base(dt, 2, 64, 264, 9, 9, 3, 3, 1), 1);
+        /* one chunk in all (C = 64, 1x1): consumer 1 idle in the only tile */
+        run_case(base(dt, 2, 64, 256, 9, 9, 1, 1, 0), 1);
+        /* convolution mode (flipped taps), asymmetric filters and pads, wide padding */
+        t = base(dt, 2, 64, 96, 10, 9, 3, 3, 1);
+        t.mode = CUDNN_CONVOLUTION;
+        run_case(t, 1);
+        t = base(dt, 2, 128, 64, 8, 10, 3, 2, 0);
+        t.mode = CUDNN_CONVOLUTION, t.pad_w = 1;
+        t.alpha = -2.0, t.beta = 1.0;
+        run_case(t, 1);
+        t = base(dt, 1, 64, 256, 6, 7, 5, 5, 2);
+        t.mode = CUDNN_CONVOLUTION;
+        run_case(t, 1);
+        run_case(base(dt, 2, 64, 64, 6, 6, 1, 1, 1), 1);
+        run_case(base(dt, 2, 64, 128, 7, 5, 3, 3, 2), 1);
+        /* layouts: x with padded pixel strides (1x1 through 4-d boxes) and padded rows, dy with
+         * padded channels and rows */
+        t = base(dt, 3, 128, 64, 7, 9, 1, 1, 0);
+        t.xlay = X_PIXPAD;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 128, 9, 10, 3, 3, 1);
+        t.ylay = Y_PADDED, t.xlay = X_PIXPAD, t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        t = base(dt, 3, 128, 256, 7, 9, 1, 1, 0);
+        t.xlay = X_ROWPAD, t.ylay = Y_PADDED;
+        run_case(t, 1);
+        /* declines: dy NCHW, Q = 67 (prime > 64: boxes of one pixel), stride 2 */
+        t = base(dt, 2, 64, 96, 9, 9, 3, 3, 1);
+        t.ylay = Y_NCHW;
+        run_case(t, 0);
+        run_case(base(dt, 1, 64, 64, 2, 67, 3, 3, 1), 0);
+        t = base(dt, 2, 64, 64, 9, 9, 3, 3, 1);
+        t.stride = 2;
+        run_case(t, 0);
+        /* ResNet-50 stride-1 layers at N = 2..4: exact in one type, real in the other */
+        const int ex = di == 0;
+        t = base(dt, 2, 64, 64, 56, 56, 3, 3, 1), t.exact = ex;
+        run_case(t, 1);
+        t = base(dt, 3, 128, 128, 28, 28, 3, 3, 1), t.exact = !ex;
+        run_case(t, 1);
+        t = base(dt, 4, 256, 256, 14, 14, 3, 3, 1), t.exact = ex;
+        run_case(t, 1);
+        t = base(dt, 4, 512, 512, 7, 7, 3, 3, 1), t.exact = !ex;
+        run_case(t, 1);
+        t = base(dt, 2, 256, 64, 56, 56, 1, 1, 0), t.exact = ex;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 256, 56, 56, 1, 1, 0), t.exact = !ex;
+        run_case(t, 1);
+        t = base(dt, 4, 1024, 256, 14, 14, 1, 1, 0), t.exact = !ex;
+        run_case(t, 1);
+        t = base(dt, 4, 256, 256, 14, 14, 3, 3, 1);
+        t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        /* many splits (102, the model's pick for one tile of 1024 boxes): 1x1 64 -> 64, N 16 */
+        if (di == 0)
+            run_case(base(dt, 16, 64, 64, 64, 64, 1, 1, 0), 1);
+    }
+    run_child(argv);
+    return gm_finish();
+}
