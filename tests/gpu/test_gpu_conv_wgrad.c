@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_gpu_conv_wgrad.c - the sm_90a backward filter row fd_conv_bwd_filter_implicit_gemm_f16_
- * 128xN__sm90 (src/cuda/conv_bwd_filter_implicit_gemm_f16_128xN__sm90.cu, opt-in: this program
- * sets FREEDNN_WGMMA_WGRAD=1 before any handle exists) against the ref backend through the public
+ * 128xN__sm90 (src/cuda/conv_bwd_filter_implicit_gemm_f16_128xN__sm90.cu, on by default: this
+ * program unsets FREEDNN_WGMMA and FREEDNN_WGMMA_WGRAD before any handle exists) against the ref backend through the public
  * API (tests/gpu/gpu_mirror.h), cudnnConvolutionBackwardFilter ALGO_1 with the workspace both
  * backends ask for. Shapes cover each path of the row: [M][C] boxes (1x1 pad 0 over packed
  * pixels) and 4-d pixel boxes (whole rows with bh | P; several images per box with an image
@@ -19,7 +19,7 @@
  * rounding), the bound test_gpu_conv_wgmma.c uses for its reductions. Every case runs twice
  * (determinism: identical bits). On a compute capability 9.0 device the dispatch log must name
  * the row; elsewhere the row declines and the checks still compare with ref. A child process
- * with FREEDNN_WGMMA=0 (and FREEDNN_WGMMA_WGRAD=1) must not take the row.
+ * with FREEDNN_WGMMA=0 must not take the row.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -193,7 +193,7 @@ static ww_case_t base(cudnnDataType_t dt, int n, int c, int k, int h, int w, int
     return t;
 }
 
-/* The child: FREEDNN_WGMMA=0 (FREEDNN_WGMMA_WGRAD=1 still set), so the row must decline. */
+/* The child: FREEDNN_WGMMA=0, so the row must decline. */
 static int child_main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_conv_wgrad (child, FREEDNN_WGMMA=0)");
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
     if (getenv("FD_WGRAD_TEST_CHILD"))
         return child_main(argc, argv);
     unsetenv("FREEDNN_WGMMA");
-    setenv("FREEDNN_WGMMA_WGRAD", "1", 1); /* the row is opt-in until it has run on the H200 */
+    unsetenv("FREEDNN_WGMMA_WGRAD"); /* the row is on by default */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     gm_init(argc, argv, "test_gpu_conv_wgrad");
     gm_watch_dispatch();
