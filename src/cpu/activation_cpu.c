@@ -3,35 +3,250 @@
  * activation_cpu.c - cpu activation forward and backward (FD_OP_ACT_FWD / _BWD cpu rows).
  *
  * The elementwise engine of memop.h (any non-negative strides, NCHW and NHWC alike, threaded
- * in thread-count-independent units) with one block kernel per direction. Every value is the
- * ref's: RELU, CLIPPED_RELU and IDENTITY (and the SIGMOID / TANH derivatives, which are
- * arithmetic on y) are vectorised restatements of src/core/activation.h in the same operation
- * order. The modes that need exp / tanh / expm1 (SIGMOID, TANH, ELU, SWISH forward, ELU
- * backward) with a FLOAT, HALF or BFLOAT16 output are computed with memop.h's vectorised exp
- * in double, whose error against libm's is far below 2^-40 relative; a lane is kept only when
- * the output it rounds to is the same at both ends of v (1 +- 2^-40) + -2^-1070 (blend and
- * rounding are monotone in v, so libm's value, inside that interval, rounds the same), and the
- * other lanes (about 2^-15 of them, plus NaN, infinities, |x| > 64 for SIGMOID / SWISH and
- * x < -700 for ELU) are recomputed
- * with the scalar definitions: the bits stay the ref's. DOUBLE outputs call the scalar
- * definitions throughout (no rounding after them to hide the approximation in). FLOAT, DOUBLE, HALF, BFLOAT16; no workspace; y may be x (same
- * strides). Outputs of FD_CPU_NT_MIN bytes or more with beta = 0 are streamed (memop.h).
- * SWISH forward goes through fd_act_fwd_value, which returns a NaN x itself (x * s with
- * s = sigmoid(beta x) would multiply two NaNs of opposite signs, and x86 returns the first
- * operand's: the compiler's choice, so the ref's bits depended on its build). SWISH backward is
- * declined for the same reason (its NaN gradients' signs follow the operand order).
+ * in thread-count-independent units) with block kernels per direction. FLOAT, DOUBLE, HALF,
+ * BFLOAT16; no workspace; y may be x (same strides). Outputs of FD_CPU_NT_MIN bytes or more
+ * with beta = 0 are streamed (memop.h).
+ *
+ * Decisions:
+ * - Exact modes stay the ref's bits: RELU, CLIPPED_RELU and IDENTITY (both directions) and the
+ *   SIGMOID / TANH derivatives (arithmetic on y) are vectorised restatements of
+ *   src/core/activation.h in the same operation order, in double, rounded once. FLOAT with
+ *   unit strides runs them in one pass from the tensors (no double blocks in memory).
+ * - Transcendental modes (the lead's product decision, 2026-11-30: no bit identity with ref for
+ *   FLOAT): SIGMOID, TANH, ELU, SWISH forward and ELU, SWISH backward use vmath.h's float
+ *   polynomials (fd_vsigmoidf, fd_vtanhf, fd_vexpm1f, fd_vexpf_mneg, fd_vsigmoidf_m; FMAs
+ *   explicit, nothing else contracted, so AVX-512 and AVX2+FMA give the same bits), x and dy
+ *   read as floats, one pass, FLOAT alpha = 1 / beta = 0 written from float registers (else a
+ *   double block blended in the ref's order). Bound for FLOAT against the ref (the ref's
+ *   result is libm's double value rounded once), asserted by tests/impl/test_cpu_eltwise_fast.c
+ *   over every float of [-100, 100] at step 1e-3 plus edges and log-uniform magnitudes: 4 ulp
+ *   (measured 3 for TANH and SWISH, 2 for SIGMOID, ELU, ELU backward); SWISH backward within
+ *   8 * 2^-24 |dy| (s + |beta x s (1 - s)|), s = sigmoid(beta x) (measured 4; its root at
+ *   beta x ~ -1.28 admits no relative bound). HALF and BFLOAT16 keep the ref's bits: the float
+ *   result is within 2^-21 relative of the exact one, so where both ends of +-2^-19 |v| blend
+ *   and round to the same 16 bits the lane is final, and the others (about 2^-9 of HALF lanes,
+ *   zeros, infinities, NaN) are recomputed with the scalar definitions; SWISH backward, which
+ *   has no relative bound, keeps the scalar definitions for them. Edge values as the ref:
+ *   sigmoid(-inf) = 0, tanh(+-inf) = +-1, tanh(-0) = -0, ELU(-inf) = -coef, SWISH is +0 where
+ *   beta x < -709.78 (the ref's s == 0 branch), x itself for a NaN x, and -0 / tiny
+ *   subnormals for large negatives below that as the ref rounds them; exp overflow gives inf;
+ *   NaN propagates (its sign and payload are not kept).
+ * - ISA: the transcendental kernels are compiled for AVX-512 and AVX2+FMA and picked at run
+ *   time (FREEDNN_CPU_ISA caps it); without either (fmaf would be a libm call per step) they
+ *   fall back to the exact path: memop.h's vectorised double exp with a per-lane interval
+ *   check, lanes it cannot vouch for recomputed by the scalar definitions (the ref's bits).
+ *   DOUBLE always takes the scalar definitions. Results never depend on the thread count.
+ * - SWISH forward of a NaN x returns x itself, as the ref (fd_act_fwd_value).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off,no-trapping-math") /* value-neutral: selects vectorise */
 #endif
 #include "../core/activation.h"
 #include "memop.h"
+#include "vmath.h"
+
+/* ---- transcendental modes in float (FLOAT, HALF, BFLOAT16 on AVX-512 / AVX2+FMA) ---------- */
+
+typedef struct {
+    cudnnActivationMode_t mode;
+    int bwd;
+    double coef, sbeta;
+    float cf;     /* coef as a float (ELU in float when that is exact) */
+    float bh, bl; /* the swish beta as a float pair: beta x = bh x + bl x to ~2^-48 */
+} tr_t;
+
+/* v[i] = the mode at x[i] (backward: times dy[i]), in double, before the blend; or, with r not
+ * NULL, r[i] = that value rounded to float (v unused). */
+typedef void (*tr_fn)(const tr_t *t, int n, const float *x, const float *dy, double *v, float *r);
+
+#define TR_INLINE static inline __attribute__((always_inline))
+
+/* coef (e^x - 1) for x <= 0; e^x - 1 is relatively accurate, so the product is too. */
+TR_INLINE double tr_elu(double coef, float x)
+{
+    float em = fd_vexpm1f(x);
+    return x > 0.0f ? (double)x : coef * (double)em;
+}
+
+/* beta x as bh x + l, l = the float product's rounding error plus bl x. */
+TR_INLINE float tr_bx(const tr_t *t, float x, float *l)
+{
+    float h = t->bh * x;
+    *l = fmaf(t->bh, x, -h) + t->bl * x;
+    return h;
+}
+
+/* x sigmoid(beta x) = (x q) 2^j: x q is normal, so the subnormal results of large negative
+ * inputs are rounded once more at most. The ref returns +0 where its double sigmoid underflows
+ * to 0 (beta x < -709.78) and x itself for a NaN x. */
+TR_INLINE float tr_swish_hl(float x, float h, float l)
+{
+    float s2, qc, cs2, q = fd_vsigmoidf_m(h, l, &s2, &qc, &cs2);
+    float r = x * q * s2; /* a second rounding only where the result is subnormal */
+    r = h < -160.0f ? x * 0.0f : r; /* below the exp's clamp: |x| e^(beta x) rounds to 0 */
+    r = h < -709.78f ? 0.0f : r;
+    return x != x ? x : r;
+}
+
+TR_INLINE float tr_swish(const tr_t *t, float x)
+{
+    float l, h = tr_bx(t, x, &l);
+    return tr_swish_hl(x, h, l);
+}
+
+/* dy coef e^x for x <= 0 (dy for x > 0), e^x = m 2^j (fd_vexpf_mneg): (dy (coef m)) 2^j in
+ * float when coef is a float (roundings: the exp's, two products, the output's), else in
+ * double. Below -170 e^x is taken as e^-170: the result rounds to 0 as the ref's does unless
+ * |dy coef| > 1e29. */
+TR_INLINE float tr_elu_bwd_f(float cf, float x, float dy)
+{
+    float s2, m = fd_vexpf_mneg(x, 0.0f, &s2); /* x > 0: a value selected away below */
+    return x > 0.0f ? dy : dy * (cf * m) * s2;
+}
+
+TR_INLINE double tr_elu_bwd(double coef, float x, float dy)
+{
+    float s2, m = fd_vexpf_mneg(x, 0.0f, &s2);
+    return x > 0.0f ? (double)dy : (double)dy * coef * ((double)m * (double)s2);
+}
+
+/* dy s (1 + beta x (1 - s)) (the ref's dy (s + beta x s (1 - s)) factored): s and 1 - s each
+ * relatively accurate (fd_vsigmoidf_m), t = 1 + beta x (1 - s) with one rounding of the pair
+ * product, then (dy q t) 2^j. Near the derivative's root (beta x ~ -1.28) t cancels: the error
+ * is then absolute, a few 2^-24 |dy| (s + |beta x s (1 - s)|). An infinite x gives dy s (the
+ * ref's limit); where the ref's double sigmoid underflows (beta x < -709.78), s = 0. */
+TR_INLINE float tr_swish_bwd_hl(float dy, float h, float l)
+{
+    float s2, qc, cs2, q = fd_vsigmoidf_m(h, l, &s2, &qc, &cs2);
+    float c = qc * cs2;
+    float u = fmaf(h, c, 1.0f) + l * c;
+    u = fabsf(h) == INFINITY ? 1.0f : u; /* x infinite, or beta x beyond float: c = 0 or s = 0 */
+    float r = dy * q * u * s2;
+    return h < -709.78f ? dy * 0.0f : r;
+}
+
+TR_INLINE float tr_swish_bwd(const tr_t *t, float x, float dy)
+{
+    float l, h = tr_bx(t, x, &l);
+    return tr_swish_bwd_hl(dy, h, l);
+}
+
+/* OUT[i] = (T)(the mode's value at x[i] (backward: times dy[i])), for OUT a double block (any
+ * blend follows) or the float output itself (FLOAT, alpha = 1, beta = 0: no double pass). */
+#define TR_BODY(T, OUT)                                                                          \
+    do {                                                                                         \
+        const double coef = t->coef;                                                             \
+        if (t->bwd && t->mode == CUDNN_ACTIVATION_ELU && t->cf == coef) {                        \
+            const float cf = t->cf;                                                              \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)tr_elu_bwd_f(cf, x[i], dy[i]);                                       \
+        } else if (t->bwd && t->mode == CUDNN_ACTIVATION_ELU) {                                  \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)tr_elu_bwd(coef, x[i], dy[i]);                                       \
+        } else if (t->bwd && t->sbeta == 0.0) { /* s = 1/2: dy (1/2 + 0 x / 4) */                \
+            for (int i = 0; i < n; i++) {                                                        \
+                double g = fabsf(x[i]) == INFINITY ? 0.5 : 0.5 + 0.0 * (double)x[i];             \
+                OUT[i] = (T)((double)dy[i] * g);                                                 \
+            }                                                                                    \
+        } else if (t->bwd && t->sbeta == 1.0) { /* the default: beta x = x exactly */            \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)tr_swish_bwd_hl(dy[i], x[i], 0.0f);                                  \
+        } else if (t->bwd) {                                                                     \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)tr_swish_bwd(t, x[i], dy[i]);                                        \
+        } else if (t->mode == CUDNN_ACTIVATION_SIGMOID) {                                        \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)fd_vsigmoidf(x[i]);                                                  \
+        } else if (t->mode == CUDNN_ACTIVATION_TANH) {                                           \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)fd_vtanhf(x[i]);                                                     \
+        } else if (t->mode == CUDNN_ACTIVATION_ELU && t->cf == coef) { /* coef is a float */    \
+            const float cf = t->cf;                                                              \
+            for (int i = 0; i < n; i++) {                                                        \
+                float em = fd_vexpm1f(x[i]);                                                     \
+                OUT[i] = (T)(x[i] > 0.0f ? x[i] : cf * em);                                      \
+            }                                                                                    \
+        } else if (t->mode == CUDNN_ACTIVATION_ELU) {                                            \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)tr_elu(coef, x[i]);                                                  \
+        } else if (t->sbeta == 0.0) { /* sigmoid(0) = 1/2 exactly (not 0 * inf) */              \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)((double)x[i] * 0.5);                                                \
+        } else if (t->sbeta == 1.0) {                                                            \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)tr_swish_hl(x[i], x[i], 0.0f);                                       \
+        } else {                                                                                 \
+            for (int i = 0; i < n; i++)                                                          \
+                OUT[i] = (T)tr_swish(t, x[i]);                                                   \
+        }                                                                                        \
+    } while (0)
+
+TR_INLINE void tr_block(const tr_t *t, int n, const float *restrict x, const float *restrict dy,
+                        double *restrict v, float *restrict r)
+{
+    if (r)
+        TR_BODY(float, r);
+    else
+        TR_BODY(double, v);
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512"))) static void
+tr_block_avx512(const tr_t *t, int n, const float *x, const float *dy, double *v, float *r)
+{
+    tr_block(t, n, x, dy, v, r);
+}
+__attribute__((target("avx2,fma"))) static void tr_block_avx2(const tr_t *t, int n, const float *x,
+                                                              const float *dy, double *v, float *r)
+{
+    tr_block(t, n, x, dy, v, r);
+}
+#define TR_X86 1
+#endif
+
+/* The float kernel for this call, or NULL (DOUBLE, exact modes, no AVX2+FMA: the double path). */
+static tr_fn tr_pick(const fd_act_params_t *a, int bwd, cudnnDataType_t dt, tr_t *t)
+{
+    const cudnnActivationMode_t m = a->mode;
+    int want = bwd ? m == CUDNN_ACTIVATION_ELU || m == CUDNN_ACTIVATION_SWISH
+                   : m == CUDNN_ACTIVATION_SIGMOID || m == CUDNN_ACTIVATION_TANH ||
+                         m == CUDNN_ACTIVATION_ELU || m == CUDNN_ACTIVATION_SWISH;
+    /* SWISH backward has a root (beta x ~ -1.28) near which no relative bound holds, so the
+     * 16-bit types cannot be bracketed: they keep the scalar definitions */
+    if (!want || dt == CUDNN_DATA_DOUBLE ||
+        (bwd && m == CUDNN_ACTIVATION_SWISH && dt != CUDNN_DATA_FLOAT))
+        return NULL;
+    t->mode = m, t->bwd = bwd, t->coef = a->coef, t->sbeta = a->swish_beta;
+    t->cf = (float)a->coef;
+    t->bh = (float)a->swish_beta;
+    t->bl = (float)(a->swish_beta - (double)t->bh);
+#ifdef TR_X86
+    int isa = fd_vmath_isa();
+    return isa == FD_VMATH_AVX512 ? tr_block_avx512 : isa == FD_VMATH_AVX2 ? tr_block_avx2 : NULL;
+#else
+    return NULL;
+#endif
+}
+
+/* The block as floats: FLOAT with unit stride in place, else converted through scratch. */
+static const float *tr_floats(cudnnDataType_t dt, const char *p, int64_t inc, int n, float *buf,
+                              double *scratch)
+{
+    if (dt == CUDNN_DATA_FLOAT && inc == 1)
+        return (const float *)(const void *)p;
+    fd_cpu_load(dt, p, inc, n, scratch);
+    for (int i = 0; i < n; i++)
+        buf[i] = (float)scratch[i]; /* exact: FLOAT, HALF and BFLOAT16 values are floats */
+    return buf;
+}
 
 typedef struct {
     const fd_act_params_t *act;
     cudnnDataType_t dt;
     double alpha, beta;
-    int nt; /* streaming stores (fd_cpu_nt_want) */
+    int nt;   /* streaming stores (fd_cpu_nt_want) */
+    tr_fn tr; /* the float transcendental kernel, or NULL */
+    tr_t trp;
 } act_ctx_t;
 
 /* Forward SIGMOID, TANH, ELU, SWISH and backward ELU with memop.h's exp: within 2^-46
@@ -85,17 +300,18 @@ FD_CPU_CLONES static void approx_block(const fd_act_params_t *a, int bwd, int n,
     }
 }
 
-/* Marks (bad[i] = 1) the lanes whose float output might differ from the one an exact v would
- * give: any value within 2^-40 |v| + 2^-1070 of v[i] blends (alpha, beta, old) and rounds to
- * the same float bits when both ends of that interval do. Returns the number marked. */
-FD_CPU_CLONES static int bracket(cudnnDataType_t dt, int n, const double *restrict v,
-                                 const double *restrict old, double alpha, double beta,
-                                 unsigned char *restrict bad)
+/* Marks (bad[i] = 1) the lanes whose output might differ from the one an exact v would give:
+ * any value within rel |v| + floor of v[i] (bracket: 2^-40 |v| + 2^-1070) blends (alpha, beta,
+ * old) and rounds to the same bits when both ends of that interval do. Returns the number
+ * marked. */
+FD_CPU_CLONES static int bracket_eps(cudnnDataType_t dt, int n, const double *restrict v,
+                                     const double *restrict old, double alpha, double beta,
+                                     unsigned char *restrict bad, double rel, double floor)
 {
     int count = 0;
     double lo[FD_CPU_BLK], hi[FD_CPU_BLK];
     for (int i = 0; i < n; i++) {
-        double e = fabs(v[i]) * 0x1p-40 + 0x1p-1070;
+        double e = fabs(v[i]) * rel + floor;
         lo[i] = alpha * (v[i] - e), hi[i] = alpha * (v[i] + e);
     }
     if (beta != 0.0)
@@ -117,6 +333,45 @@ FD_CPU_CLONES static int bracket(cudnnDataType_t dt, int n, const double *restri
         count += b;
     }
     return count;
+}
+
+static int bracket(cudnnDataType_t dt, int n, const double *restrict v, const double *restrict old,
+                   double alpha, double beta, unsigned char *restrict bad)
+{
+    return bracket_eps(dt, n, v, old, alpha, beta, bad, 0x1p-40, 0x1p-1070);
+}
+
+/* The float kernel's block to the output: FLOAT with unit stride, alpha = 1 and beta = 0
+ * straight from float registers (streamed when c->nt), anything else blended from doubles. */
+static void tr_finish(const act_ctx_t *c, int len, char *out, int64_t inc, const float *x,
+                      const float *dy, double *v)
+{
+    if (c->dt == CUDNN_DATA_FLOAT && inc == 1 && c->alpha == 1.0 && c->beta == 0.0) {
+        float r[FD_CPU_BLK];
+        c->tr(&c->trp, len, x, dy, NULL, r); /* a buffer: out may be x (in place) */
+        if (c->nt)
+            fd_cpu_stream(out, r, sizeof(float) * (size_t)len);
+        else
+            memcpy(out, r, sizeof(float) * (size_t)len);
+        return;
+    }
+    c->tr(&c->trp, len, x, dy, v, NULL);
+    if (c->dt != CUDNN_DATA_FLOAT) {
+        /* HALF, BFLOAT16: the float kernel is within 2^-21 relative (4 float ulp, measured;
+         * 2^-19 allowed) of the exact value, so where both ends of that interval blend and
+         * round to the same 16 bits, so does the exact value: the ref's bits, with the few
+         * other lanes (and infinities, NaN) recomputed by the scalar definitions */
+        double old[FD_CPU_BLK];
+        unsigned char bad[FD_CPU_BLK];
+        if (c->beta != 0.0)
+            fd_cpu_load(c->dt, out, inc, len, old);
+        if (bracket_eps(c->dt, len, v, old, c->alpha, c->beta, bad, 0x1p-19, 0x1p-140) > 0)
+            for (int i = 0; i < len; i++)
+                if (bad[i])
+                    v[i] = dy ? fd_act_bwd_value(c->act, 0.0, dy[i], x[i])
+                              : fd_act_fwd_value(c->act, x[i]);
+    }
+    fd_cpu_store_ex(c->dt, out, inc, len, v, c->alpha, c->beta, c->nt);
 }
 
 static int approx_mode(const fd_act_params_t *a, int bwd)
@@ -278,6 +533,12 @@ static void fwd_run(const void *ctx, int len, char *const *ptr, const int64_t *i
         return;
     }
     double x[FD_CPU_BLK], v[FD_CPU_BLK];
+    if (c->tr) {
+        float xb[FD_CPU_BLK];
+        const float *xf = tr_floats(c->dt, ptr[1], inc[1], len, xb, v);
+        tr_finish(c, len, ptr[0], inc[0], xf, NULL, v);
+        return;
+    }
     fd_cpu_load(c->dt, ptr[1], inc[1], len, x);
     if (c->dt != CUDNN_DATA_DOUBLE && approx_mode(c->act, 0))
         approx_fix(c, 0, len, ptr[0], inc[0], x, NULL, NULL, v);
@@ -286,11 +547,83 @@ static void fwd_run(const void *ctx, int len, char *const *ptr, const int64_t *i
     fd_cpu_store_ex(c->dt, ptr[0], inc[0], len, v, c->alpha, c->beta, c->nt);
 }
 
+/* FLOAT with unit strides, the exact backward modes: bwd_block's expressions and
+ * fd_cpu_store's blend in one pass, same order, same bits. Only the tensors a mode reads are
+ * touched (y for SIGMOID / TANH, x for RELU / CLIPPED_RELU). */
+#define BWD_F32_LOOP(EXPR)                                                                     \
+    do {                                                                                       \
+        if (beta == 0.0)                                                                       \
+            for (int i = 0; i < n; i++)                                                        \
+                r[i] = (float)(alpha * (EXPR));                                                \
+        else                                                                                   \
+            for (int i = 0; i < n; i++)                                                        \
+                r[i] = (float)(alpha * (EXPR) + beta * (double)old[i]);                        \
+    } while (0)
+#define YV ((double)y[i])
+#define GV ((double)dy[i])
+#define XV ((double)x[i])
+
+FD_CPU_CLONES static void bwd_f32(const fd_act_params_t *a, int n, const float *restrict y,
+                                  const float *restrict dy, const float *restrict x,
+                                  const float *restrict old, float *restrict r, double alpha,
+                                  double beta)
+{
+    const double coef = a->coef;
+    const int prop = a->propagate_nan, cnan = isnan(coef);
+    switch (a->mode) {
+    case CUDNN_ACTIVATION_SIGMOID:
+        BWD_F32_LOOP(GV * YV * (1.0 - YV));
+        break;
+    case CUDNN_ACTIVATION_TANH:
+        BWD_F32_LOOP(GV * (1.0 - YV * YV));
+        break;
+    case CUDNN_ACTIVATION_RELU:
+        if (prop)
+            BWD_F32_LOOP(isnan(XV) ? XV : XV > 0.0 ? GV : 0.0);
+        else
+            BWD_F32_LOOP(XV > 0.0 ? GV : 0.0);
+        break;
+    case CUDNN_ACTIVATION_CLIPPED_RELU:
+        if (prop && cnan)
+            BWD_F32_LOOP(NAN);
+        else if (prop)
+            BWD_F32_LOOP(isnan(XV) ? NAN : (XV > 0.0 && !(XV >= coef)) ? GV : 0.0);
+        else
+            BWD_F32_LOOP((XV > 0.0 && !(XV >= coef)) ? GV : 0.0);
+        break;
+    default: /* IDENTITY */
+        BWD_F32_LOOP(GV);
+        break;
+    }
+}
+#undef YV
+#undef GV
+#undef XV
+
 static void bwd_run(const void *ctx, int len, char *const *ptr, const int64_t *inc)
 {
     const act_ctx_t *c = ctx;
     double y[FD_CPU_BLK], dy[FD_CPU_BLK], x[FD_CPU_BLK], v[FD_CPU_BLK];
     const cudnnActivationMode_t m = c->act->mode;
+    if (c->tr) {
+        float xb[FD_CPU_BLK], gb[FD_CPU_BLK];
+        const float *xf = tr_floats(c->dt, ptr[3], inc[3], len, xb, v);
+        const float *gf = tr_floats(c->dt, ptr[2], inc[2], len, gb, v);
+        tr_finish(c, len, ptr[0], inc[0], xf, gf, v);
+        return;
+    }
+    if (c->dt == CUDNN_DATA_FLOAT && inc[0] == 1 && inc[1] == 1 && inc[2] == 1 && inc[3] == 1 &&
+        (fwd_f32_mode(m) || m == CUDNN_ACTIVATION_SIGMOID || m == CUDNN_ACTIVATION_TANH)) {
+        float r[FD_CPU_BLK];
+        bwd_f32(c->act, len, (const float *)(const void *)ptr[1],
+                (const float *)(const void *)ptr[2], (const float *)(const void *)ptr[3],
+                (const float *)(const void *)ptr[0], r, c->alpha, c->beta);
+        if (c->nt)
+            fd_cpu_stream(ptr[0], r, sizeof(float) * (size_t)len);
+        else
+            memcpy(ptr[0], r, sizeof(float) * (size_t)len);
+        return;
+    }
     /* IDENTITY never looks at y or x, SIGMOID and TANH never at x, the others never at y */
     if (m == CUDNN_ACTIVATION_SIGMOID || m == CUDNN_ACTIVATION_TANH)
         fd_cpu_load(c->dt, ptr[1], inc[1], len, y);
@@ -313,12 +646,6 @@ static int plan(const fd_act_problem_t *p, int bwd, fd_cpu_ew_t *e, char *why, s
 {
     if (!fd_cpu_dtype_ok(p->dt)) {
         snprintf(why, why_size, "%s stays with ref", fd_dtype_name(p->dt));
-        return 0;
-    }
-    if (bwd && p->act.mode == CUDNN_ACTIVATION_SWISH) {
-        /* the sign of a NaN gradient depends on the compiler's operand order, in the ref too
-         * (see the header comment) */
-        snprintf(why, why_size, "swish backward stays with ref");
         return 0;
     }
     const int64_t *fs[2] = {p->ys, p->xs};
@@ -348,7 +675,8 @@ cudnnStatus_t fd_act_fwd_cpu_run(const void *problem, const void *args)
     char why[128];
     plan(p, 0, &e, why, sizeof why);
     char *base[2] = {(char *)a->out, (char *)a->x};
-    act_ctx_t c = {&p->act, p->dt, a->alpha, a->beta, fd_cpu_nt_want(&e, base, a->beta)};
+    act_ctx_t c = {&p->act, p->dt, a->alpha, a->beta, fd_cpu_nt_want(&e, base, a->beta), NULL, {0}};
+    c.tr = tr_pick(&p->act, 0, p->dt, &c.trp);
     fd_cpu_ew_run(&e, base, fwd_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -373,7 +701,8 @@ cudnnStatus_t fd_act_bwd_cpu_run(const void *problem, const void *args)
     char why[128];
     plan(p, 1, &e, why, sizeof why);
     char *base[4] = {(char *)a->out, (char *)a->y, (char *)a->dy, (char *)a->x};
-    act_ctx_t c = {&p->act, p->dt, a->alpha, a->beta, fd_cpu_nt_want(&e, base, a->beta)};
+    act_ctx_t c = {&p->act, p->dt, a->alpha, a->beta, fd_cpu_nt_want(&e, base, a->beta), NULL, {0}};
+    c.tr = tr_pick(&p->act, 1, p->dt, &c.trp);
     fd_cpu_ew_run(&e, base, bwd_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vmath.h - float transcendental functions written so that a loop calling them vectorises
- * (softmax_cpu.c; meant for the other memory-bound rows too): no branches, no table lookups,
- * bit casts through memcpy, integer work in 32-bit lanes (64-bit for the double functions).
+ * (softmax_cpu.c, activation_cpu.c; lrn_cpu.c reads the double ones): no branches, no table
+ * lookups, bit casts through memcpy, integer work in 32-bit lanes (64-bit for the double
+ * functions).
  *
  * Decisions:
  * - Accuracy is "a few ulp", not libm's correct-ish rounding: callers that must equal the ref
  *   bit for bit keep libm. fd_vexpf: Cody-Waite reduction x = k ln2 + r (ln2 split in a hi part
- *   whose product with any |k| <= 150 is exact, and a lo part), a degree-7 Taylor polynomial
+ *   whose product with any |k| <= 255 is exact, and a lo part), a degree-7 Taylor polynomial
  *   in Horner form (truncation error 5e-9 relative at |r| = ln2/2, below float's 6e-8), and
  *   2^k applied as two factors 2^(k/2) * 2^(k-k/2) so that subnormal results and k = 128
  *   need no branch. Measured against double exp over [-103, 88.7]: within 0.93 ulp, and
@@ -21,6 +22,13 @@
  *   the caller must use libm instead).
  * - Edge values of fd_vexpf as libm: NaN gives NaN, -inf gives +0, +inf and x > 88.73 give
  *   +inf, exp(0) is exactly 1 (so softmax of a constant row is exact).
+ * - Float activations (activation_cpu.c): fd_vexpm1f (e^r - 1 as r P(r), so small |x| keep
+ *   relative precision), fd_vtanhf (from expm1 of 2|x|), fd_vsigmoidf and fd_vsigmoidf_m (from
+ *   e^-|x|, so neither s nor 1 - s cancels; _m keeps e as m 2^j for products that end in the
+ *   subnormal range). Measured against the ref (libm in double, rounded once) over every float
+ *   in [-100, 100] at step 1e-3: sigmoid 2 ulp, tanh 3, expm1-based ELU 2 (the activation
+ *   rows state and test 4). fd_vmath_isa picks the AVX-512 / AVX2+FMA / generic path for the
+ *   callers that compile these for both vector ISAs (FREEDNN_CPU_ISA caps it).
  * - The polynomial and the reduction use fmaf explicitly: one rounding per step, the same on
  *   every path (an FMA instruction on AVX2+FMA and AVX-512, libm's exact fmaf elsewhere, slow
  *   but equal), and half the instructions of separate products and sums. The callers compile
@@ -32,16 +40,19 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FD_VMATH_INLINE static inline __attribute__((always_inline))
 
-/* exp(x + lo) for a tiny correction lo (|lo| <= ulp(x)). */
-FD_VMATH_INLINE float fd_vexpf2(float x, float lo)
+/* exp(x + lo) = m * *s2 for a tiny correction lo (|lo| <= ulp(x)): m = p 2^(k>>1) is a normal
+ * float and *s2 = 2^(k-(k>>1)) a power of two, so a caller that multiplies m into other factors
+ * before *s2 keeps full precision where e^x itself would be subnormal (swish of large
+ * negatives). fd_vexpf2 returns m * *s2 (the product order of the earlier single function, so
+ * softmax's bits are unchanged). */
+FD_VMATH_INLINE float fd_vexpf_core(float xc, float lo, float *s2)
 {
     const float shift = 0x1.8p23f; /* adding it rounds to an integer held in the low bits */
-    float xc = x < -104.0f ? -104.0f : x;
-    xc = xc > 89.0f ? 89.0f : xc; /* NaN passes through both */
     float t = fmaf(xc, 0x1.715476p0f, shift);
     float k = t - shift;
     float r = fmaf(-k, 0x1.62e400p-1f, xc);
@@ -59,10 +70,31 @@ FD_VMATH_INLINE float fd_vexpf2(float x, float lo)
     int32_t ki = ti - 0x4B400000; /* k, in [-150, 128] */
     int32_t k1 = ki >> 1, k2 = ki - k1;
     uint32_t b1 = (uint32_t)(k1 + 127) << 23, b2 = (uint32_t)(k2 + 127) << 23;
-    float s1, s2;
+    float s1;
     memcpy(&s1, &b1, sizeof s1);
-    memcpy(&s2, &b2, sizeof s2);
-    return p * s1 * s2;
+    memcpy(s2, &b2, sizeof *s2);
+    return p * s1;
+}
+
+FD_VMATH_INLINE float fd_vexpf_m(float x, float lo, float *s2)
+{
+    float xc = x < -104.0f ? -104.0f : x;
+    xc = xc > 89.0f ? 89.0f : xc; /* NaN passes through both */
+    return fd_vexpf_core(xc, lo, s2);
+}
+
+/* The same for x <= 0 or NaN (one clamp fewer), clamped at -170 rather than -104: m and *s2
+ * stay normal down to k = -252, and a caller that multiplies m by a large factor before *s2
+ * (swish: x e^(beta x)) must not see e^-104 where e^x is far smaller. */
+FD_VMATH_INLINE float fd_vexpf_mneg(float x, float lo, float *s2)
+{
+    return fd_vexpf_core(x < -170.0f ? -170.0f : x, lo, s2);
+}
+
+FD_VMATH_INLINE float fd_vexpf2(float x, float lo)
+{
+    float s2, m = fd_vexpf_m(x, lo, &s2);
+    return m * s2;
 }
 
 FD_VMATH_INLINE float fd_vexpf(float x)
@@ -78,7 +110,106 @@ FD_VMATH_INLINE float fd_vexpf_diff(float x, float m)
     float bb = s - x;
     float err = (x - (s - bb)) + (-m - bb);
     err = s >= -128.0f ? err : 0.0f; /* s <= 0 or NaN: x <= m is the caller's promise */
-    return fd_vexpf2(s, err);
+    float s2, e = fd_vexpf_core(s < -104.0f ? -104.0f : s, err, &s2); /* no upper clamp needed */
+    return e * s2;
+}
+
+/* ---- float: the activation rows' transcendental modes (activation_cpu.c) ------------------ */
+
+/* e^x - 1 for x <= 88 (larger x: a wrong finite value; callers clamp or select): e^x = 2^k e^r
+ * as in fd_vexpf_m, with e^r - 1 = r P(r) (Taylor to r^8: truncation below 6e-10 relative) so
+ * that small |x| (k = 0) keep full relative precision, and 2^k e^r - 1 = fma(2^k, e^r - 1,
+ * 2^k - 1), one rounding (2^k - 1 is exact for k <= 24; x below -30 gives -1, as e^x < 2^-43
+ * rounds away). NaN gives NaN. */
+FD_VMATH_INLINE float fd_vexpm1f_core(float xc)
+{
+    const float shift = 0x1.8p23f;
+    float t = fmaf(xc, 0x1.715476p0f, shift);
+    float k = t - shift;
+    float r = fmaf(-k, 0x1.62e400p-1f, xc);
+    r = fmaf(-k, 0x1.7f7d1cp-20f, r);
+    float p = 1.0f / 40320.0f;
+    p = fmaf(p, r, 1.0f / 5040.0f);
+    p = fmaf(p, r, 1.0f / 720.0f);
+    p = fmaf(p, r, 1.0f / 120.0f);
+    p = fmaf(p, r, 1.0f / 24.0f);
+    p = fmaf(p, r, 1.0f / 6.0f);
+    p = fmaf(p, r, 0.5f);
+    p = fmaf(p, r, 1.0f);
+    float q = p * r;
+    int32_t ti;
+    memcpy(&ti, &t, sizeof ti);
+    uint32_t b = (uint32_t)(ti - 0x4B400000 + 127) << 23; /* k in [-44, 127] */
+    float sc;
+    memcpy(&sc, &b, sizeof sc);
+    return fmaf(sc, q, sc - 1.0f);
+}
+
+FD_VMATH_INLINE float fd_vexpm1f(float x)
+{
+    float xc = x < -30.0f ? -30.0f : x;
+    return fd_vexpm1f_core(xc > 88.0f ? 88.0f : xc); /* NaN passes through both */
+}
+
+/* tanh(x) = sign(x) em / (em + 2), em = e^(2|x|) - 1: no cancellation near 0 (tiny x give x
+ * exactly); |x| > 9.5 gives +-1 (1 - tanh(9.5) < 2^-26). NaN gives NaN, -0 gives -0. */
+FD_VMATH_INLINE float fd_vtanhf(float x)
+{
+    float ax = fabsf(x);
+    float a2 = ax > 9.5f ? 19.0f : 2.0f * ax;
+    float em = fd_vexpm1f_core(a2); /* in [0, 19] or NaN: no clamp */
+    return copysignf(em / (em + 2.0f), x);
+}
+
+/* sigmoid(h + l) for a float pair (|l| <= ulp(h); ignored where |h| >= 128) in scaled form:
+ * sigmoid = returned q times *s2, 1 - sigmoid = *qc times *cs2 (*s2, *cs2 powers of two). With
+ * e = e^-|h + l| (never overflows), sigmoid = (h >= 0 ? 1 : e) / (1 + e) and its complement
+ * (h >= 0 ? e : 1) / (1 + e): both relatively accurate for every h (no 1 - s cancellation),
+ * and e stays m 2^j so that values deep in the subnormal range are not rounded before the
+ * caller's last product (swish). */
+FD_VMATH_INLINE float fd_vsigmoidf_m(float h, float l, float *s2, float *qc, float *cs2)
+{
+    const int pos = h >= 0.0f; /* NaN: either branch, NaN out */
+    l = fabsf(h) < 128.0f ? l : 0.0f;
+    float j2, m = fd_vexpf_mneg(pos ? -h : h, pos ? -l : l, &j2);
+    float inv = 1.0f / (1.0f + m * j2);
+    *s2 = pos ? 1.0f : j2;
+    *cs2 = pos ? j2 : 1.0f;
+    *qc = pos ? m * inv : inv;
+    return pos ? inv : m * inv;
+}
+
+/* sigmoid(x) = 1 / (1 + e^-x) as e / (1 + e) or 1 / (1 + e), e = e^-|x|: one division, no
+ * overflow; sigmoid(-inf) = 0, sigmoid(+inf) = 1, NaN gives NaN. */
+FD_VMATH_INLINE float fd_vsigmoidf(float x)
+{
+    const int pos = x >= 0.0f;
+    float j2, e = fd_vexpf_mneg(pos ? -x : x, 0.0f, &j2);
+    e *= j2;
+    return (pos ? 1.0f : e) / (1.0f + e);
+}
+
+/* FD_VMATH_AVX512 (AVX-512 F/DQ/BW/VL), FD_VMATH_AVX2 (AVX2 + FMA) or 0;
+ * FREEDNN_CPU_ISA=avx512|avx2|generic caps it (tests compare the paths on one machine). The
+ * fmaf calls above are instructions only where the caller's function is compiled for one of
+ * the first two. */
+#define FD_VMATH_AVX512 2
+#define FD_VMATH_AVX2 1
+static inline int fd_vmath_isa(void)
+{
+    const char *cap = getenv("FREEDNN_CPU_ISA");
+    int limit = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    if (limit >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        return FD_VMATH_AVX512;
+    if (limit >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return FD_VMATH_AVX2;
+#else
+    (void)limit;
+#endif
+    return 0;
 }
 
 /* ---- double: pow(s, y) for s > 0, as exp(y log s) (LRN's scale^-beta) --------------------- */
