@@ -35,7 +35,13 @@
  *     flat image x N rows, small enough for L1 between the passes.
  * - float / double data with ops BN run vector kernels (GCC vector extensions, compiled per
  *   ISA through target_clones); HALF / BFLOAT16 and the fused activations run the same walks
- *   through double blocks (memop.h's conversions, the library's rounding).
+ *   through double blocks (memop.h's conversions, the library's rounding). The plane walk's
+ *   element passes take the channel's parameters as scalars over the whole contiguous run
+ *   (*_u kernels; FLOAT on AVX-512: explicit 16-float vectors and, when streaming, whole-line
+ *   stores after a head up to a 64-byte boundary): the same operations per element, so the
+ *   same bits, without five parameter loads per vector (NCHW backward and inference were
+ *   bound by them). Per activation in NHWC order, FLOAT parameters are gathered channel by
+ *   channel over the tile's positions (a short contiguous run each, not a page per element).
  * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
  *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
  *   between the passes; each unit ends with an sfence.
@@ -494,6 +500,209 @@ typedef float v8f __attribute__((vector_size(32)));
         }                                                                                          \
     }
 
+/* The same three element passes with one set of parameters for a contiguous run of n
+ * elements (the plane walk: a channel's parameters are the same in every lane): the operations
+ * and their order are those of the kernels above, element for element, so the bits are too;
+ * only the per-vector parameter loads go. */
+#define SPLAT(v) ((v8d){(v), (v), (v), (v), (v), (v), (v), (v)})
+#define BN_UNI_KERNELS(T, SFX)                                                                     \
+    FD_CPU_CLONES static void outf_u_##SFX(int64_t n, const T *x, T *y, double fa, double fb,      \
+                                           double alpha, double beta, int nt)                      \
+    {                                                                                              \
+        const v8d A = SPLAT(fa), B = SPLAT(fb);                                                    \
+        int64_t j = 0;                                                                             \
+        for (; j + 8 <= n; j += 8) {                                                               \
+            v8d w = LD_##SFX(x + j) * A + B;                                                       \
+            if (alpha != 1.0)                                                                      \
+                w = alpha * w;                                                                     \
+            if (beta != 0.0)                                                                       \
+                w += beta * LD_##SFX(y + j);                                                       \
+            ST_##SFX(y + j, w, nt);                                                                \
+        }                                                                                          \
+        for (; j < n; j++) {                                                                       \
+            double w = (double)x[j] * fa + fb;                                                     \
+            if (alpha != 1.0)                                                                      \
+                w = alpha * w;                                                                     \
+            if (beta != 0.0)                                                                       \
+                w += beta * (double)y[j];                                                          \
+            y[j] = (T)w;                                                                           \
+        }                                                                                          \
+    }                                                                                              \
+    FD_CPU_CLONES static void out_u_##SFX(int64_t n, const T *x, T *y, double sc, double mean,     \
+                                          double inv, double bi, double alpha, double beta,        \
+                                          int nt)                                                  \
+    {                                                                                              \
+        const v8d S = SPLAT(sc), Mn = SPLAT(mean), I = SPLAT(inv), Bi = SPLAT(bi);                 \
+        int64_t j = 0;                                                                             \
+        for (; j + 8 <= n; j += 8) {                                                               \
+            v8d u = S * (LD_##SFX(x + j) - Mn) * I + Bi;                                           \
+            v8d w = alpha * u;                                                                     \
+            if (beta != 0.0)                                                                       \
+                w += beta * LD_##SFX(y + j);                                                       \
+            ST_##SFX(y + j, w, nt);                                                                \
+        }                                                                                          \
+        for (; j < n; j++) {                                                                       \
+            double w = alpha * (sc * ((double)x[j] - mean) * inv + bi);                            \
+            if (beta != 0.0)                                                                       \
+                w += beta * (double)y[j];                                                          \
+            y[j] = (T)w;                                                                           \
+        }                                                                                          \
+    }                                                                                              \
+    FD_CPU_CLONES static void bdx_u_##SFX(int64_t n, const T *x, const T *dy, T *dx, double mean,  \
+                                          double inv, double coef, double mg, double mgx,          \
+                                          double alpha, double beta, int nt)                       \
+    {                                                                                              \
+        const v8d Mn = SPLAT(mean), I = SPLAT(inv), Cf = SPLAT(coef), G = SPLAT(mg),               \
+                  GX = SPLAT(mgx);                                                                 \
+        int64_t j = 0;                                                                             \
+        for (; j + 8 <= n; j += 8) {                                                               \
+            v8d xh = (LD_##SFX(x + j) - Mn) * I;                                                   \
+            v8d w = Cf * (LD_##SFX(dy + j) - G - xh * GX);                                         \
+            w = alpha * w;                                                                         \
+            if (beta != 0.0)                                                                       \
+                w += beta * LD_##SFX(dx + j);                                                      \
+            ST_##SFX(dx + j, w, nt);                                                               \
+        }                                                                                          \
+        for (; j < n; j++) {                                                                       \
+            double xh = ((double)x[j] - mean) * inv;                                               \
+            double w = alpha * (coef * ((double)dy[j] - mg - xh * mgx));                           \
+            if (beta != 0.0)                                                                       \
+                w += beta * (double)dx[j];                                                         \
+            dx[j] = (T)w;                                                                          \
+        }                                                                                          \
+    }
+
+BN_UNI_KERNELS(float, f32)
+BN_UNI_KERNELS(double, f64)
+
+/* FLOAT on AVX-512: the uniform passes with explicit 16-float vectors (GCC splits the vector
+ * extensions' float -> double conversions of the clones into halves) and, when streaming,
+ * whole-line stores after a scalar head up to the output's next 64-byte boundary. The element
+ * expression is the one above (no contraction, the same order; alpha = 1 skips a multiply by
+ * one, an identity), so the bits are the same on every path. */
+#if BN_HAVE_NT
+#define BN_AVX512 __attribute__((target("avx512f")))
+#define BN_U_LOOP(y, SCALAR, VEC)                                                                  \
+    do {                                                                                           \
+        int64_t j = 0;                                                                             \
+        if (nt)                                                                                    \
+            for (; j < n && ((uintptr_t)((y) + j) & 63) != 0; j++)                                 \
+                SCALAR;                                                                            \
+        for (; j + 16 <= n; j += 16) {                                                             \
+            __m512d w0, w1;                                                                        \
+            VEC;                                                                                   \
+            if (alpha != 1.0) {                                                                    \
+                w0 = _mm512_mul_pd(_mm512_set1_pd(alpha), w0);                                     \
+                w1 = _mm512_mul_pd(_mm512_set1_pd(alpha), w1);                                     \
+            }                                                                                      \
+            if (beta != 0.0) {                                                                     \
+                const __m512d bt_ = _mm512_set1_pd(beta);                                          \
+                BN_LD2((y) + j, o0_, o1_);                                                         \
+                w0 = _mm512_add_pd(w0, _mm512_mul_pd(bt_, o0_));                                   \
+                w1 = _mm512_add_pd(w1, _mm512_mul_pd(bt_, o1_));                                   \
+            }                                                                                      \
+            __m256 r0 = _mm512_cvtpd_ps(w0), r1 = _mm512_cvtpd_ps(w1);                             \
+            if (nt) {                                                                              \
+                _mm256_stream_ps((y) + j, r0);                                                     \
+                _mm256_stream_ps((y) + j + 8, r1);                                                 \
+            } else {                                                                               \
+                _mm256_storeu_ps((y) + j, r0);                                                     \
+                _mm256_storeu_ps((y) + j + 8, r1);                                                 \
+            }                                                                                      \
+        }                                                                                          \
+        for (; j < n; j++)                                                                         \
+            SCALAR;                                                                                \
+    } while (0)
+#define BN_LD2(p, lo, hi)                                                                          \
+    __m512d lo = _mm512_cvtps_pd(_mm256_loadu_ps(p)), hi = _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8))
+
+BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, double fa, double fb,
+                                        double alpha, double beta, int nt)
+{
+    const __m512d A = _mm512_set1_pd(fa), B = _mm512_set1_pd(fb);
+#define SCALAR_                                                                                    \
+    do {                                                                                           \
+        double w = (double)x[j] * fa + fb;                                                         \
+        if (alpha != 1.0)                                                                          \
+            w = alpha * w;                                                                         \
+        if (beta != 0.0)                                                                           \
+            w += beta * (double)y[j];                                                              \
+        y[j] = (float)w;                                                                           \
+    } while (0)
+#define VEC_                                                                                       \
+    BN_LD2(x + j, x0, x1);                                                                         \
+    w0 = _mm512_add_pd(_mm512_mul_pd(x0, A), B);                                                   \
+    w1 = _mm512_add_pd(_mm512_mul_pd(x1, A), B)
+    BN_U_LOOP(y, SCALAR_, VEC_);
+#undef SCALAR_
+#undef VEC_
+}
+
+BN_AVX512 static void out_u_f32_avx512(int64_t n, const float *x, float *y, double sc, double mean,
+                                       double inv, double bi, double alpha, double beta, int nt)
+{
+    const __m512d S = _mm512_set1_pd(sc), Mn = _mm512_set1_pd(mean), I = _mm512_set1_pd(inv),
+                  Bi = _mm512_set1_pd(bi);
+    /* the generic kernels multiply by alpha even when it is 1: an identity, skipped here */
+#define SCALAR_                                                                                    \
+    do {                                                                                           \
+        double w = alpha * (sc * ((double)x[j] - mean) * inv + bi);                                \
+        if (beta != 0.0)                                                                           \
+            w += beta * (double)y[j];                                                              \
+        y[j] = (float)w;                                                                           \
+    } while (0)
+#define VEC_                                                                                       \
+    BN_LD2(x + j, x0, x1);                                                                         \
+    w0 = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(S, _mm512_sub_pd(x0, Mn)), I), Bi);             \
+    w1 = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(S, _mm512_sub_pd(x1, Mn)), I), Bi)
+    BN_U_LOOP(y, SCALAR_, VEC_);
+#undef SCALAR_
+#undef VEC_
+}
+
+BN_AVX512 static void bdx_u_f32_avx512(int64_t n, const float *x, const float *dy, float *dx,
+                                       double mean, double inv, double coef, double mg, double mgx,
+                                       double alpha, double beta, int nt)
+{
+    const __m512d Mn = _mm512_set1_pd(mean), I = _mm512_set1_pd(inv), Cf = _mm512_set1_pd(coef),
+                  G = _mm512_set1_pd(mg), GX = _mm512_set1_pd(mgx);
+#define SCALAR_                                                                                    \
+    do {                                                                                           \
+        double xh = ((double)x[j] - mean) * inv;                                                   \
+        double w = alpha * (coef * ((double)dy[j] - mg - xh * mgx));                               \
+        if (beta != 0.0)                                                                           \
+            w += beta * (double)dx[j];                                                             \
+        dx[j] = (float)w;                                                                          \
+    } while (0)
+#define VEC_                                                                                       \
+    BN_LD2(x + j, x0, x1);                                                                         \
+    BN_LD2(dy + j, e0, e1);                                                                        \
+    x0 = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(x0, Mn), I), GX);                               \
+    x1 = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(x1, Mn), I), GX);                               \
+    w0 = _mm512_mul_pd(Cf, _mm512_sub_pd(_mm512_sub_pd(e0, G), x0));                               \
+    w1 = _mm512_mul_pd(Cf, _mm512_sub_pd(_mm512_sub_pd(e1, G), x1))
+    BN_U_LOOP(dx, SCALAR_, VEC_);
+#undef SCALAR_
+#undef VEC_
+}
+#endif
+
+/* 1 when the AVX-512 forms above may run (FREEDNN_CPU_ISA=avx2|generic keeps them off). */
+static int bn_avx512(void)
+{
+#if BN_HAVE_NT
+    static int isa = -1; /* a benign race: every thread stores the same value */
+    if (isa < 0) {
+        const char *cap = getenv("FREEDNN_CPU_ISA");
+        __builtin_cpu_init();
+        isa = !(cap && (strcmp(cap, "avx2") == 0 || strcmp(cap, "generic") == 0)) &&
+              __builtin_cpu_supports("avx512f");
+    }
+    return isa;
+#else
+    return 0;
+#endif
+}
 BN_OUTF_KERNEL(float, f32)
 BN_OUTF_KERNEL(double, f64)
 BN_STATS_KERNEL(float, f32)
@@ -553,6 +762,35 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                     int64_t rs, const lanes_t *q, int nt)
 {
     const fd_bn_problem_t *p = b->p;
+    if (b->fast && b->eng == ENG_PLANE && (R == 1 || rs == L)) {
+        /* one contiguous run, the parameters the same in every lane */
+        const int ok = nt && ((uintptr_t)at(a->y, b, off) % 16 == 0);
+        const int64_t n = (int64_t)L * R;
+#if BN_HAVE_NT
+        if (b->dt == CUDNN_DATA_FLOAT && bn_avx512()) {
+            if (q->fused)
+                outf_u_f32_avx512(n, (const float *)a->x + off, (float *)a->y + off, q->fa[0],
+                                  q->fb[0], a->alpha, a->beta, ok);
+            else
+                out_u_f32_avx512(n, (const float *)a->x + off, (float *)a->y + off, q->sc[0],
+                                 q->mean[0], q->inv[0], q->bi[0], a->alpha, a->beta, ok);
+            return;
+        }
+#endif
+        if (q->fused && b->dt == CUDNN_DATA_FLOAT)
+            outf_u_f32(n, (const float *)a->x + off, (float *)a->y + off, q->fa[0], q->fb[0],
+                       a->alpha, a->beta, ok);
+        else if (q->fused)
+            outf_u_f64(n, (const double *)a->x + off, (double *)a->y + off, q->fa[0], q->fb[0],
+                       a->alpha, a->beta, ok);
+        else if (b->dt == CUDNN_DATA_FLOAT)
+            out_u_f32(n, (const float *)a->x + off, (float *)a->y + off, q->sc[0], q->mean[0],
+                      q->inv[0], q->bi[0], a->alpha, a->beta, ok);
+        else
+            out_u_f64(n, (const double *)a->x + off, (double *)a->y + off, q->sc[0], q->mean[0],
+                      q->inv[0], q->bi[0], a->alpha, a->beta, ok);
+        return;
+    }
     if (b->fast) {
         int ok = nt && ((uintptr_t)at(a->y, b, off) % 16 == 0) && (rs * (int64_t)b->esz) % 16 == 0;
         if (q->fused && b->dt == CUDNN_DATA_FLOAT)
@@ -627,6 +865,27 @@ static void seg_bsum(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R
 static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R, int64_t off,
                     int64_t rs, const lanes_t *q, int nt)
 {
+    if (b->fast && b->eng == ENG_PLANE && (R == 1 || rs == L)) {
+        const int ok = nt && ((uintptr_t)at(a->dx, b, off) % 16 == 0);
+        const int64_t n = (int64_t)L * R;
+#if BN_HAVE_NT
+        if (b->dt == CUDNN_DATA_FLOAT && bn_avx512()) {
+            bdx_u_f32_avx512(n, (const float *)a->x + off, (const float *)a->dy + off,
+                             (float *)a->dx + off, q->mean[0], q->inv[0], q->coef[0], q->mg[0],
+                             q->mgx[0], a->alpha, a->beta, ok);
+            return;
+        }
+#endif
+        if (b->dt == CUDNN_DATA_FLOAT)
+            bdx_u_f32(n, (const float *)a->x + off, (const float *)a->dy + off,
+                      (float *)a->dx + off, q->mean[0], q->inv[0], q->coef[0], q->mg[0], q->mgx[0],
+                      a->alpha, a->beta, ok);
+        else
+            bdx_u_f64(n, (const double *)a->x + off, (const double *)a->dy + off,
+                      (double *)a->dx + off, q->mean[0], q->inv[0], q->coef[0], q->mg[0],
+                      q->mgx[0], a->alpha, a->beta, ok);
+        return;
+    }
     if (b->fast) {
         int ok = nt && ((uintptr_t)at(a->dx, b, off) % 16 == 0) && (rs * (int64_t)b->esz) % 16 == 0;
         if (b->dt == CUDNN_DATA_FLOAT)
@@ -664,6 +923,28 @@ static void params_io(const bn_plan_t *b, const struct cudnnTensorStruct *t, con
                       const lset_t *ls, double *v, int store, double alpha, double beta)
 {
     const int64_t st1 = t->stride[1];
+    if (b->eng == ENG_TILE && b->tile_nhwc && t->dtype == CUDNN_DATA_FLOAT && b->C > 1 &&
+        ls->g0 % b->C == 0 && ls->L % b->C == 0) {
+        /* whole positions in NHWC order: channel outer, the tile's positions inner, so each
+         * channel's parameters are one short contiguous run (one page, one or two lines)
+         * instead of a page per element; the same values and expressions as below */
+        const int64_t P = ls->L / b->C, s0 = ls->g0 / b->C;
+        for (int64_t c = 0; c < b->C; c++) {
+            float *f = (float *)base + c * st1 + s0;
+            for (int64_t i = 0; i < P; i++) {
+                double *w = v + i * b->C + c;
+                if (!store) {
+                    *w = f[i];
+                } else {
+                    double r = alpha * *w;
+                    if (beta != 0.0)
+                        r += beta * (double)f[i];
+                    f[i] = (float)r;
+                }
+            }
+        }
+        return;
+    }
     for (int j = 0; j < ls->L;) {
         int64_t g = ls->g0 + j, c, s, run, inc;
         if (b->eng != ENG_TILE) {

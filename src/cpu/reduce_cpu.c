@@ -15,6 +15,12 @@
  *   a fixed number of pieces (stack partials, merged in piece order): sums and products are
  *   reordered in double (tolerance-tested in tests/impl/test_cpu_smx_fast.c; exact on small
  *   integers), MIN / MAX / AMAX keep the ref's value and first-occurrence index exactly.
+ *   "Short rows" (a special case of runs: one contiguous reduced dim of 16 .. 1024 elements,
+ *   one kept dim, e.g. over C on NHWC): a unit takes 64 outputs, with no per-output state
+ *   setup; the same sums as runs; the select operators from 16 partials merged by a tree, or
+ *   on AVX-512 from a vector max / min and a compare mask for the first position (a slice of
+ *   up to 64 takes no data-dependent branch). Lanes fold their select operators four rows per
+ *   sweep, the state in registers between them (the order of the rows unchanged).
  * - Other dtypes and FLOAT shapes that are neither: bit-identical to src/ref/reduce_ref.c:
  *   every output accumulates its slice in double in the row-major order of the reduced dims,
  *   with the ref's operator steps (the select operators' first-occurrence and NaN rules
@@ -315,6 +321,8 @@ static void run_unit(const rd_plan_t *s, const fd_tensor_reduce_problem_t *p,
 #define RX_MAXP 256 /* piece partials on the stack */
 #define RX_PIECE 65536
 #define RX_W 256 /* lanes per unit (lanes kind) */
+#define RX_ROWS_MAX 1024 /* short rows: slices up to this long */
+#define RX_ROWS_G 64     /* short rows: outputs per unit */
 
 typedef struct {
     double v;
@@ -330,6 +338,7 @@ typedef struct {
     int64_t kcm[FD_DIM_MAX];                                    /* kept: row-major C index */
     int64_t count, outputs, pieces, plen, n;
     int64_t ll, lcs, lcm, w, chunks; /* lanes: the lane dim (A stride 1), C stride, C index */
+    int rows;                        /* short rows: RX_ROWS_G outputs per unit (rx_rows_unit) */
 } rx_plan_t;
 
 static int rx_plan(rx_plan_t *s, const fd_tensor_reduce_problem_t *p)
@@ -418,6 +427,15 @@ static int rx_plan(rx_plan_t *s, const fd_tensor_reduce_problem_t *p)
     }
     if (s->rst[s->nr - 1] != 1 || s->rdim[s->nr - 1] < RX_ACC)
         return 0;
+    if (s->nr == 1 && s->nk == 1 && s->count <= RX_ROWS_MAX && s->rcm[0] == 1) {
+        /* many short contiguous slices (over C on NHWC): a unit takes RX_ROWS_G of them,
+         * offsets by one multiply each, no per-output state on the stack */
+        s->rows = 1;
+        s->pieces = 1;
+        s->plen = s->count;
+        s->chunks = (s->outputs + RX_ROWS_G - 1) / RX_ROWS_G;
+        return 1;
+    }
     if (select && s->count < 4 * RX_SEL)
         return 0; /* short slices (over C on NHWC): the partials' merge costs more than the
                    * path below */
@@ -625,6 +643,11 @@ RX_INLINE void rx_piece(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
     uint32_t bix = UINT32_MAX;
     for (int l = 0; l < RX_ACC; l++)
         bix = xi[l] < bix ? xi[l] : bix;
+    /* the value held at that position: equal to bvv, but a zero's sign is the first
+     * occurrence's, not that of whichever partial the merge met first */
+    for (int l = 0; l < RX_SEL; l++)
+        if (st[l] == 1 && bi[l] == bix && bv[l] == bvv)
+            bvv = bv[l];
     rx_sel_t best = {0.0, 0, 0, 0};
     if (anynan)
         best = (rx_sel_t){NAN, nanidx, 1, 1};
@@ -712,8 +735,6 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
                 off -= s->rdim[d] * s->rst[d];
             }
             more = d >= 0;
-            if (select)
-                break;
         }
         for (int i = 0; i < nx; i++)
             for (int l = 0; l < w; l += 16) /* the next unit's lanes: a short run per reduced
@@ -762,17 +783,40 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
                     acc[l] *= v != 0.0 ? v : 1.0;
                 }
             break;
-        default: /* the ref's select_step, branch-free; one row per sweep */
-            for (int l = 0; l < w; l++) {
-                float v = x0[l];
-                int32_t isn = v != v;
-                float q = amax ? fabsf(v) : v;
-                int32_t better = (is_min ? q < bv[l] : q > bv[l]) | (st[l] == 0);
-                int32_t take = (st[l] != 2) & (isn ? prop : better);
-                bv[l] = take ? q : bv[l];
-                bi[l] = take ? pos : bi[l];
-                st[l] = take ? 1 + isn : st[l];
-            }
+        default: /* the ref's select_step, branch-free; the rows of a sweep in order, the
+                  * state in registers between them */
+#define RX_LANE_SEL(xr, pr)                                                                        \
+    do {                                                                                           \
+        float v = (xr)[l];                                                                         \
+        int32_t isn = v != v;                                                                      \
+        float q = amax ? fabsf(v) : v;                                                             \
+        int32_t better = (is_min ? q < cv : q > cv) | (cs == 0);                                   \
+        int32_t take = (cs != 2) & (isn ? prop : better);                                          \
+        cv = take ? q : cv;                                                                        \
+        ci = take ? (pr) : ci;                                                                     \
+        cs = take ? 1 + isn : cs;                                                                  \
+    } while (0)
+            if (nx == 4)
+                for (int l = 0; l < w; l++) {
+                    float cv = bv[l];
+                    uint32_t ci = bi[l];
+                    int32_t cs = st[l];
+                    RX_LANE_SEL(x0, pos);
+                    RX_LANE_SEL(x1, pos + 1);
+                    RX_LANE_SEL(x2, pos + 2);
+                    RX_LANE_SEL(x3, pos + 3);
+                    bv[l] = cv, bi[l] = ci, st[l] = cs;
+                }
+            else
+                for (int i = 0; i < nx; i++)
+                    for (int l = 0; l < w; l++) {
+                        float cv = bv[l];
+                        uint32_t ci = bi[l];
+                        int32_t cs = st[l];
+                        RX_LANE_SEL(x[i], pos + (uint32_t)i);
+                        bv[l] = cv, bi[l] = ci, st[l] = cs;
+                    }
+#undef RX_LANE_SEL
             break;
         }
         pos += (uint32_t)nx;
@@ -809,12 +853,107 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
     }
 }
 
+/* Short rows: outputs o = u RX_ROWS_G .. (one kept dim, one contiguous reduced dim whose
+ * position is the element's offset). Sums fold each slice exactly as rx_piece does (RX_ACC
+ * partials, element j into partial j % RX_ACC, the same tree), so the bits are those of the
+ * runs kind. The select operators: 16 partials (element j into j % 16) keep their best
+ * non-NaN value (|x| for AMAX) at its first position and their first NaN, merged by a tree
+ * in which a tie goes to the smaller position: the ref's first occurrence; the value is
+ * re-read there (the sign of a zero). (rx_rows_sel_avx512: the same results another way.) */
+RX_INLINE void rx_rows_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                            const fd_tensor_reduce_args_t *a, int64_t u)
+{
+    const cudnnReduceTensorOp_t op = p->op;
+    const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
+                       op == CUDNN_REDUCE_TENSOR_AMAX;
+    const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+    const int is_min = op == CUDNN_REDUCE_TENSOR_MIN, amax = op == CUDNN_REDUCE_TENSOR_AMAX;
+    const int prop = p->nan == CUDNN_PROPAGATE_NAN;
+    const int64_t len = s->count, o0 = u * RX_ROWS_G;
+    const int64_t o1 = o0 + RX_ROWS_G < s->outputs ? o0 + RX_ROWS_G : s->outputs;
+    const double big = p->comp == CUDNN_DATA_DOUBLE ? DBL_MAX : FLT_MAX;
+    const float worst = is_min ? INFINITY : -INFINITY;
+    const int want_idx = p->want_indices && a->indices != NULL;
+    for (int64_t o = o0; o < o1; o++) {
+        const float *restrict x = (const float *)a->a + o * s->kst[0];
+        double r;
+        uint32_t idx = 0;
+        if (!select) {
+            double acc[RX_ACC];
+            for (int l = 0; l < RX_ACC; l++)
+                acc[l] = mul ? 1.0 : 0.0;
+            rx_run_sum(op, x, len, acc);
+            r = rx_tree(acc, mul);
+            if (op == CUDNN_REDUCE_TENSOR_AVG)
+                r = r / (double)s->count;
+            else if (op == CUDNN_REDUCE_TENSOR_NORM2)
+                r = sqrt(r);
+        } else {
+            /* per lane l (elements j = l mod 16): its best and that best's first position
+             * (positions rise along a lane, so strictly better keeps the first), its first
+             * NaN; then a tree over the lanes, ties to the smaller position */
+            float bv[16];
+            uint32_t bi[16], ni[16];
+            for (int l = 0; l < 16; l++)
+                bv[l] = worst, bi[l] = UINT32_MAX, ni[l] = UINT32_MAX;
+#define RX_ROWS_STEP(l, jj)                                                                        \
+    do {                                                                                           \
+        float v = x[jj];                                                                           \
+        uint32_t pos = (uint32_t)(jj);                                                             \
+        int32_t isn = v != v;                                                                      \
+        float w = amax ? fabsf(v) : v;                                                             \
+        int32_t take = (1 - isn) & ((is_min ? w < bv[l] : w > bv[l]) | (bi[l] == UINT32_MAX));   \
+        bv[l] = take ? w : bv[l];                                                                  \
+        bi[l] = take ? pos : bi[l];                                                                \
+        ni[l] = (isn & (ni[l] == UINT32_MAX)) ? pos : ni[l];                                       \
+    } while (0)
+            int64_t j = 0;
+            for (; j + 16 <= len; j += 16)
+                for (int l = 0; l < 16; l++)
+                    RX_ROWS_STEP(l, j + l);
+            for (int l = 0; j < len; j++, l++)
+                RX_ROWS_STEP(l, j);
+#undef RX_ROWS_STEP
+            for (int h = 8; h > 0; h /= 2)
+                for (int l = 0; l < h; l++) {
+                    float w = bv[l + h];
+                    int32_t take = (is_min ? w < bv[l] : w > bv[l]) |
+                                   ((w == bv[l]) & (bi[l + h] < bi[l]));
+                    bv[l] = take ? w : bv[l];
+                    bi[l] = take ? bi[l + h] : bi[l];
+                    ni[l] = ni[l + h] < ni[l] ? ni[l + h] : ni[l];
+                }
+            if (prop && ni[0] != UINT32_MAX) {
+                idx = ni[0];
+                r = NAN;
+            } else if (bi[0] != UINT32_MAX) {
+                idx = bi[0];
+                r = amax ? fabsf(x[idx]) : x[idx];
+            } else {
+                r = is_min ? big : op == CUDNN_REDUCE_TENSOR_MAX ? -big : 0.0;
+            }
+        }
+        float *cp = (float *)a->c + o * s->kcs[0];
+        double out = a->alpha * r;
+        if (a->beta != 0.0)
+            out += a->beta * (double)*cp;
+        *cp = (float)out;
+        if (want_idx)
+            memcpy((unsigned char *)a->indices + (size_t)(o * s->kcm[0]) * sizeof idx, &idx,
+                   sizeof idx);
+    }
+}
+
 /* Units: (output, piece); one piece per output finishes it at once. */
 RX_INLINE void rx_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
                        const fd_tensor_reduce_args_t *a, int64_t u, double *psum, rx_sel_t *psel)
 {
     if (s->lanes) {
         rx_lanes_unit(s, p, a, u);
+        return;
+    }
+    if (s->rows) {
+        rx_rows_unit(s, p, a, u);
         return;
     }
     int64_t o = u / s->pieces, pc = u % s->pieces;
@@ -844,6 +983,84 @@ RX_VARIANT(avx2, __attribute__((target("avx2"))))
 #endif
 RX_VARIANT(base, )
 
+#ifdef RX_X86
+/* Short rows, select operators, AVX-512: the same results as rx_rows_unit's select (value,
+ * first-occurrence index, NaN rules) from two passes over each slice (the second from L1):
+ * the best non-NaN value by vector max / min, then the first position equal to it (or, for a
+ * propagated NaN, the first NaN) by a compare mask. The value is re-read at that position,
+ * so which zero a vector max returns does not matter. */
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static void
+rx_rows_sel_avx512(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                   const fd_tensor_reduce_args_t *a, int64_t u)
+{
+    const cudnnReduceTensorOp_t op = p->op;
+    const int is_min = op == CUDNN_REDUCE_TENSOR_MIN, amax = op == CUDNN_REDUCE_TENSOR_AMAX;
+    const int prop = p->nan == CUDNN_PROPAGATE_NAN;
+    const int64_t len = s->count, o0 = u * RX_ROWS_G;
+    const int64_t o1 = o0 + RX_ROWS_G < s->outputs ? o0 + RX_ROWS_G : s->outputs;
+    const double big = p->comp == CUDNN_DATA_DOUBLE ? DBL_MAX : FLT_MAX;
+    const float worst = is_min ? INFINITY : -INFINITY;
+    const int want_idx = p->want_indices && a->indices != NULL;
+    const __m512 absm = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+    for (int64_t o = o0; o < o1; o++) {
+        const float *x = (const float *)a->a + o * s->kst[0];
+        __m512 best = _mm512_set1_ps(worst);
+        __mmask16 anyn = 0;
+        for (int64_t j = 0; j < len; j += 16) {
+            const __mmask16 valid = len - j >= 16 ? 0xffff : (__mmask16)((1u << (len - j)) - 1);
+            __m512 v = _mm512_maskz_loadu_ps(valid, x + j);
+            __mmask16 num = _mm512_mask_cmp_ps_mask(valid, v, v, _CMP_ORD_Q);
+            anyn |= valid & (__mmask16)~num;
+            if (amax)
+                v = _mm512_and_ps(v, absm);
+            best = is_min ? _mm512_mask_min_ps(best, num, best, v)
+                          : _mm512_mask_max_ps(best, num, best, v);
+        }
+        float hb = is_min ? _mm512_reduce_min_ps(best) : _mm512_reduce_max_ps(best);
+        const __m512 hbv = _mm512_set1_ps(hb);
+        const int nan_mode = prop && anyn;
+        int64_t idx = -1;
+        /* 64 positions per mask, so that a slice of up to 64 takes no data-dependent branch */
+        for (int64_t j0 = 0; j0 < len && idx < 0; j0 += 64) {
+            uint64_t m64 = 0;
+            for (int q = 0; q < 4 && j0 + 16 * q < len; q++) {
+                const int64_t j = j0 + 16 * q;
+                const __mmask16 valid =
+                    len - j >= 16 ? 0xffff : (__mmask16)((1u << (len - j)) - 1);
+                __m512 v = _mm512_maskz_loadu_ps(valid, x + j);
+                __mmask16 m;
+                if (nan_mode) {
+                    m = _mm512_mask_cmp_ps_mask(valid, v, v, _CMP_UNORD_Q);
+                } else {
+                    if (amax)
+                        v = _mm512_and_ps(v, absm);
+                    m = _mm512_mask_cmp_ps_mask(valid, v, hbv, _CMP_EQ_OQ);
+                }
+                m64 |= (uint64_t)m << (16 * q);
+            }
+            idx = m64 ? j0 + __builtin_ctzll(m64) : -1;
+        }
+        double r;
+        if (nan_mode)
+            r = NAN;
+        else if (idx >= 0)
+            r = amax ? fabsf(x[idx]) : x[idx];
+        else
+            r = is_min ? big : op == CUDNN_REDUCE_TENSOR_MAX ? -big : 0.0;
+        float *cp = (float *)a->c + o * s->kcs[0];
+        double out = a->alpha * r;
+        if (a->beta != 0.0)
+            out += a->beta * (double)*cp;
+        *cp = (float)out;
+        if (want_idx) {
+            uint32_t iv = idx >= 0 ? (uint32_t)idx : 0;
+            memcpy((unsigned char *)a->indices + (size_t)(o * s->kcm[0]) * sizeof iv, &iv,
+                   sizeof iv);
+        }
+    }
+}
+#endif
+
 /* FREEDNN_CPU_ISA=avx512|avx2|generic caps the path (the three give the same bits). */
 static rx_unit_fn rx_pick(void)
 {
@@ -866,11 +1083,21 @@ static void rx_run(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
     double psum[RX_MAXP];
     rx_sel_t psel[RX_MAXP];
     const rx_unit_fn fn = rx_pick();
-    const int64_t units = s->outputs * (s->lanes ? s->chunks : s->pieces);
+    const int64_t units = s->rows ? s->chunks : s->outputs * (s->lanes ? s->chunks : s->pieces);
+#ifdef RX_X86
+    if (s->rows && fn == rx_unit_avx512 &&
+        (p->op == CUDNN_REDUCE_TENSOR_MIN || p->op == CUDNN_REDUCE_TENSOR_MAX ||
+         p->op == CUDNN_REDUCE_TENSOR_AMAX)) {
+#pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && units > 1)
+        for (int64_t u = 0; u < units; u++)
+            rx_rows_sel_avx512(s, p, a, u);
+        return;
+    }
+#endif
 #pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && units > 1)
     for (int64_t u = 0; u < units; u++)
         fn(s, p, a, u, psum, psel);
-    if (s->lanes || s->pieces == 1)
+    if (s->lanes || s->rows || s->pieces == 1)
         return;
     const int mul = p->op == CUDNN_REDUCE_TENSOR_MUL || p->op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
     for (int64_t o = 0; o < s->outputs; o++) {

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cpu_reduce_fast.c - the FLOAT fast paths of the cpu reduce row (src/cpu/reduce_cpu.c)
+ * that test_cpu_memops3.c reaches only in part: the short-rows kind (many contiguous slices of
+ * 16 .. 1024 elements, e.g. a reduction over C on NHWC: rx_rows_unit, and its AVX-512 select
+ * form rx_rows_sel_avx512) and the lanes kind's select operators, which fold four rows per
+ * sweep (a reduction over C on NCHW). Through the public API, a ref handle and a cpu handle
+ * with one and with two OpenMP threads on the same inputs (memops_case.h), and each case
+ * again with FREEDNN_CPU_ISA=avx2 and =generic (the row reads it at every call), so the
+ * AVX-512, AVX2 and baseline forms all meet the oracle.
+ *
+ * What must hold, byte for byte against ref (NaN payloads aside), no tolerance:
+ * - MIN, MAX, AMAX, both NaN options: the value and the flattened index (the first
+ *   occurrence). Fills that make ties the rule: small integers (-4 .. 4), all-equal slices,
+ *   signed zeros (MAX of -0 and +0 is the first one met: its sign is checked), NaN and +-inf
+ *   specials, slices that are all NaN (not propagated: the empty result and index 0).
+ * - ADD, AVG, NORM1, NORM2 on small-integer fills: every partial sum is an integer below
+ *   2^53, so the reordered double sums are exact and equal ref's. (Real fills reorder the
+ *   rounding: test_cpu_smx_fast.c holds those to a tolerance.)
+ * Shapes: C in {16, 37, 64, 100, 1024 (the short-rows bound), 1030 (beyond it: the runs
+ * kind)}, NHWC and NCHW, reduced over C, alpha / beta (1, 0) and (0.5, 0.25).
+ */
+#define _GNU_SOURCE
+#include "memops_case.h"
+
+static const char *op_name_f[] = {"add", "mul",   "min",   "max",         "amax",
+                                  "avg", "norm1", "norm2", "mul_no_zeros"};
+
+enum { F_INT, F_EQUAL, F_ZEROS, F_SPECIAL, F_ALLNAN, F_COUNT };
+static const char *fill_name[] = {"int", "equal", "zeros", "specials", "all-nan"};
+
+static void fill_kind(float *p, size_t n, int kind)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = floor(urand() * 9) - 4;
+        switch (kind) {
+        case F_EQUAL:
+            v = 2.0;
+            break;
+        case F_ZEROS:
+            v = urand() < 0.5 ? -0.0 : 0.0;
+            if (urand() < 0.05)
+                v = -1.0;
+            break;
+        case F_SPECIAL:
+            if (urand() < 0.05)
+                v = urand() < 0.4 ? NAN : (urand() < 0.5 ? INFINITY : -INFINITY);
+            break;
+        case F_ALLNAN:
+            v = urand() < 0.9 ? NAN : v;
+            break;
+        default:
+            break;
+        }
+        p[i] = (float)v;
+    }
+}
+
+static void test_one(int n, int c, int h, int w, layout_t l, cudnnReduceTensorOp_t op,
+                     cudnnNanPropagation_t nan, int kind, double alpha, double beta,
+                     const char *isa)
+{
+    char what[256];
+    const int dim[4] = {n, c, h, w}, cdim[4] = {n, 1, h, w};
+    shape_t as = make_shape(4, dim, l), cs = make_shape(4, cdim, L_NCHW);
+    cudnnTensorDescriptor_t ad = desc_of(&as, CUDNN_DATA_FLOAT);
+    cudnnTensorDescriptor_t cd = desc_of(&cs, CUDNN_DATA_FLOAT);
+    const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
+                       op == CUDNN_REDUCE_TENSOR_AMAX;
+    cudnnReduceTensorDescriptor_t rd;
+    CHECK(cudnnCreateReduceTensorDescriptor(&rd));
+    CHECK(cudnnSetReduceTensorDescriptor(
+        rd, op, CUDNN_DATA_FLOAT, nan,
+        select ? CUDNN_REDUCE_TENSOR_FLATTENED_INDICES : CUDNN_REDUCE_TENSOR_NO_INDICES,
+        CUDNN_32BIT_INDICES));
+    size_t ab = as.extent * sizeof(float), ib = 0, wb = 0;
+    CHECK(cudnnGetReductionIndicesSize(h_cpu, rd, ad, cd, &ib));
+    CHECK(cudnnGetReductionWorkspaceSize(h_cpu, rd, ad, cd, &wb));
+    float *a = malloc(ab), *ac = malloc(ab);
+    void *ws = malloc(wb + 1);
+    fill_kind(a, as.extent, kind); /* all-NaN: 90% NaN, so that short slices are often all NaN */
+    memcpy(ac, a, ab);
+    unsigned char a8[8], b8[8];
+    scal(CUDNN_DATA_FLOAT, alpha, a8), scal(CUDNN_DATA_FLOAT, beta, b8);
+    cur_dt = CUDNN_DATA_FLOAT;
+    snprintf(what, sizeof what,
+             "reduce %s nan %d %s [%d %d %d %d] over C, %s fill, a %g b %g, isa %s", op_name_f[op],
+             (int)nan, layout_name[l], n, c, h, w, fill_name[kind], alpha, beta,
+             isa ? isa : "default");
+    outbuf_t o;
+    out_init(&o, CUDNN_DATA_FLOAT, cs.extent, beta, 1);
+    void *idx[3];
+    for (int r = 0; r < 3; r++) {
+        idx[r] = malloc(ib + 4);
+        memset(idx[r], 0xcd, ib + 4);
+        if (r > 0 && isa)
+            setenv("FREEDNN_CPU_ISA", isa, 1);
+        CHECK(cudnnReduceTensor(run_handle(r), rd, ib ? idx[r] : NULL, ib, ws, wb, a8, ad, a, b8,
+                                cd, o.out[r]));
+        unsetenv("FREEDNN_CPU_ISA");
+    }
+    for (int r = 1; r < 3; r++)
+        if (memcmp(idx[0], idx[r], ib + 4) != 0) {
+            failures++;
+            fprintf(stderr, "FAIL %s: indices of cpu (%d threads) differ from ref\n", what, r);
+        }
+    out_check(&o, what);
+    if (memcmp(a, ac, ab) != 0) {
+        failures++;
+        fprintf(stderr, "FAIL %s: a changed\n", what);
+    }
+    for (int r = 0; r < 3; r++)
+        free(idx[r]);
+    free(a), free(ac), free(ws);
+    cudnnDestroyReduceTensorDescriptor(rd);
+    cudnnDestroyTensorDescriptor(ad), cudnnDestroyTensorDescriptor(cd);
+}
+
+int main(void)
+{
+    set_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (set_threads == NULL) {
+        fprintf(stderr, "omp_set_num_threads not found\n");
+        return 1;
+    }
+    CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
+    CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
+    const char *isas[3] = {NULL, "avx2", "generic"};
+    const cudnnReduceTensorOp_t sel[3] = {CUDNN_REDUCE_TENSOR_MIN, CUDNN_REDUCE_TENSOR_MAX,
+                                          CUDNN_REDUCE_TENSOR_AMAX};
+    const cudnnReduceTensorOp_t sums[4] = {CUDNN_REDUCE_TENSOR_ADD, CUDNN_REDUCE_TENSOR_AVG,
+                                           CUDNN_REDUCE_TENSOR_NORM1, CUDNN_REDUCE_TENSOR_NORM2};
+    /* n, c, h, w: small spatial for the large C; one above the threading threshold */
+    const int shapes[][4] = {{2, 16, 3, 5},  {2, 37, 4, 5}, {3, 64, 5, 7},   {2, 100, 3, 3},
+                             {1, 1024, 2, 3}, {1, 1030, 2, 2}, {4, 64, 32, 33}};
+    const int nsh = (int)(sizeof shapes / sizeof shapes[0]);
+    const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
+    for (int si = 0; si < nsh; si++)
+        for (int l = 0; l < 2; l++)
+            for (int ii = 0; ii < 3; ii++) {
+                const int *d = shapes[si];
+                for (int oi = 0; oi < 3; oi++)
+                    for (int nan = 0; nan < 2; nan++)
+                        for (int k = 0; k < F_COUNT; k++)
+                            test_one(d[0], d[1], d[2], d[3], (layout_t)l, sel[oi],
+                                     (cudnnNanPropagation_t)nan, k, ab[k & 1][0], ab[k & 1][1],
+                                     isas[ii]);
+                for (int oi = 0; oi < 4; oi++)
+                    test_one(d[0], d[1], d[2], d[3], (layout_t)l, sums[oi],
+                             CUDNN_NOT_PROPAGATE_NAN, F_INT, ab[oi & 1][0], ab[oi & 1][1],
+                             isas[ii]);
+            }
+    printf("test_cpu_reduce_fast: %d cases, %d failures\n", cases, failures);
+    cudnnDestroy(h_ref);
+    cudnnDestroy(h_cpu);
+    return failures ? 1 : 0;
+}
