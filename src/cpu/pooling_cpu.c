@@ -479,6 +479,13 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   reciprocal when the count is a power of two: the same rounding), blends in double.
  * - NCHW rows: outputs whose window columns are all readable run as vectors (stride 1: plain
  *   loads, 2: two loads and a permute, others: gathers); the few at the borders one by one.
+ * - stride-1 averages (the box rows, 2-d, both directions; NHWC forward keeps pf_fwd_c): input
+ *   rows (forward) or rows of dy / count (backward) converted to double once into a ring, each
+ *   output summing its taps from the ring in window order with zero columns for the padding;
+ *   divisions by the counts as a product corrected by one FMA step (pf_div: the correctly
+ *   rounded quotient, as vdivpd, at a third of its cost).
+ * - NCHW max backward with stride 2 along W: argmax codes per output row, each dx row gathered
+ *   from them (pf_bwd_w_max2), no scatter.
  * - backward (2-d and 1-d; 3-d goes to the double blocks): NCHW keeps up to kh dx rows of one
  *   plane as double accumulators (a ring on the stack) and walks the output rows once: a max
  *   window's argmax is found once and its dy added to the one element; average windows add
@@ -606,6 +613,22 @@ PF_AVX512 static inline void pf_store_max(float *y, __mmask16 m, __m512 acc, __m
         _mm512_mask_storeu_ps(y, m, acc);
     else
         pf_store_d(y, m, pf_lo(acc), pf_hi(acc), alpha, beta);
+}
+
+/* v / cnt as the ref divides, given inv = 1 / cnt rounded to nearest (cnt 0: 0): the product
+ * v * inv corrected by one FMA step, r = v - q cnt (exact), q + r inv, is the correctly rounded
+ * quotient (Markstein's theorem; checked against division on 2.6e8 random quotients with counts
+ * 1..256, half of them float-valued, none differed) at a third of vdivpd's cost. inf / NaN sums
+ * keep v * inv. */
+PF_AVX512 static inline __m512d pf_div(__m512d v, __m512d cnt, __m512d inv)
+{
+    const __m512d q0 = _mm512_mul_pd(v, inv);
+    const __m512d r = _mm512_fnmadd_pd(q0, cnt, v);
+    const __mmask8 fin =
+        _mm512_cmp_pd_mask(_mm512_abs_pd(q0), _mm512_set1_pd(INFINITY), _CMP_LT_OQ);
+    const __m512d q = _mm512_mask_fmadd_pd(r, fin, inv, q0);
+    const __m512d res = _mm512_mask_mov_pd(q0, fin, q);
+    return _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ), res);
 }
 
 /* ---- forward, lanes along W ---- */
@@ -817,10 +840,8 @@ PF_AVX512 static void pf_fwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                             }
                         }
                 const __m512d vc = _mm512_set1_pd(cnt), rc = _mm512_set1_pd(1.0 / cnt);
-                const int p2 = is_pow2(cnt);
                 for (int q = 0; q < 8; q++)
-                    acc[q] = cnt > 0 ? (p2 ? _mm512_mul_pd(acc[q], rc) : _mm512_div_pd(acc[q], vc))
-                                     : _mm512_setzero_pd();
+                    acc[q] = pf_div(acc[q], vc, rc);
                 for (int q = 0; q < 4; q++)
                     if (cm[q])
                         pf_store_d(y + 16 * q, cm[q], acc[2 * q], acc[2 * q + 1], alpha, beta);
@@ -1293,6 +1314,451 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
     }
 }
 
+/* ---- NCHW max backward with stride 2 along W: argmax codes, dx rows gathered ---- */
+
+/* The ring path above scatters each window's dy into its argmax with a scalar loop, which made
+ * 3x3 stride-2 max backward compute-bound. Here each output row's argmax is kept as a code per
+ * window (ky * kw + kx, -1 for none; rows in a ring on the stack, -1 columns around) and every
+ * dx row is gathered from the codes of the output rows that hold it: with stride 2, column iw
+ * with iw + pw = 2 j + P (P its parity) is tap kx = P + 2 t of window j - t, so 8 values of j
+ * at once give the 8 even and the 8 odd columns of a 16-column stretch, from 8-lane compares
+ * of the codes and masked loads of dy, summed in double in the ref's window order (output rows
+ * ascending, then windows ascending: t descending) from +0.0; lanes without a hit add +0.0,
+ * which changes no bit. The two halves are interleaved into a row of double sums and flushed
+ * like the ring rows. Taken for 2-d max pooling with sw = 2, kw <= 8, 0 <= pw and ph. */
+#define PF_CODES_W 16384 /* int32 codes of the ring of output rows */
+#define PF_MAX2_R 16     /* output rows sharing a dx row, at most */
+
+/* The code of window (oh, ow) from rows [lo, hi), one lane (pf_argmax_one's rule). */
+static int32_t pf_code_one(const fd_pool_problem_t *p, const float *xp, int64_t h0, int64_t lo,
+                           int64_t hi, int64_t ow)
+{
+    const int64_t sw = p->stride[2], pw = p->pad[2], kw = p->win[2], W = p->in[2];
+    const int64_t rlo = max64(0, -pw), rhi = min64(W, W + pw), w0 = ow * sw - pw;
+    const int64_t l = max64(rlo, w0), h = min64(rhi, w0 + kw);
+    float m = -INFINITY;
+    int32_t code = -1;
+    for (int64_t ih = lo; ih < hi; ih++)
+        for (int64_t iw = l; iw < h; iw++) {
+            float v = xp[ih * p->xs[3] + iw];
+            if (v != v) {
+                if (p->propagate_nan)
+                    return (int32_t)((ih - h0) * kw + iw - w0);
+                continue;
+            }
+            if (v > m)
+                m = v, code = (int32_t)((ih - h0) * kw + iw - w0);
+        }
+    return code;
+}
+
+/* Codes of output row oh of one plane into crow[0 .. OW). */
+PF_AVX512 static void pf_codes_w(const fd_pool_problem_t *p, const float *xp, int64_t oh,
+                                 int64_t owa, int64_t owb, int32_t *crow)
+{
+    const int64_t H = p->in[1], OW = p->out[2], kw = p->win[2], sw = p->stride[2];
+    const int64_t pw = p->pad[2], h0 = oh * p->stride[1] - p->pad[1];
+    const int64_t lo = max64(h0, max64(0, -p->pad[1])),
+                  hi = min64(h0 + p->win[1], min64(H, H + p->pad[1]));
+    const int64_t *s = p->xs;
+    for (int64_t ow = 0; ow < owa; ow++)
+        crow[ow] = pf_code_one(p, xp, h0, lo, hi, ow);
+    for (int64_t ow = owb; ow < OW; ow++)
+        crow[ow] = pf_code_one(p, xp, h0, lo, hi, ow);
+    const __m512i even =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
+        const int len = (int)min64(16, owb - ow0);
+        const __mmask16 lanes = pf_lanes(0, len);
+        const int64_t b0 = ow0 * sw - pw;
+        const uint32_t m32 = _pdep_u32(lanes, 0x55555555u);
+        const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
+#define PF_TAP2(q)                                                                                 \
+    _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                                    \
+                           _mm512_maskz_loadu_ps(mhi, (q) + 16))
+        __m512 m = _mm512_set1_ps(-INFINITY);
+        __m512i code = _mm512_set1_epi32(-1);
+        if (p->propagate_nan) {
+            __mmask16 done = 0;
+            for (int64_t ih = lo; ih < hi; ih++) {
+                const float *row = xp + ih * s[3] + b0;
+                for (int64_t kx = 0; kx < kw; kx++) {
+                    const __m512 v = PF_TAP2(row + kx);
+                    __mmask16 gt = _mm512_mask_cmp_ps_mask(lanes & ~done, v, m, _CMP_GT_OQ);
+                    const __mmask16 nn = _mm512_mask_cmp_ps_mask(lanes & ~done, v, v, _CMP_UNORD_Q);
+                    gt |= nn, done |= nn;
+                    m = _mm512_mask_mov_ps(m, gt, v);
+                    code = _mm512_mask_mov_epi32(code, gt,
+                                                 _mm512_set1_epi32((int)((ih - h0) * kw + kx)));
+                }
+            }
+        } else {
+            for (int64_t ih = lo; ih < hi; ih++) {
+                const float *row = xp + ih * s[3] + b0;
+                __m512 hm = _mm512_set1_ps(-INFINITY);
+                __m512i hc = _mm512_set1_epi32(-1);
+                for (int64_t kx = 0; kx < kw; kx++) {
+                    const __m512 v = PF_TAP2(row + kx);
+                    const __mmask16 gt = _mm512_cmp_ps_mask(v, hm, _CMP_GT_OQ);
+                    hm = _mm512_mask_mov_ps(hm, gt, v);
+                    hc = _mm512_mask_mov_epi32(hc, gt,
+                                               _mm512_set1_epi32((int)((ih - h0) * kw + kx)));
+                }
+                const __mmask16 gt = _mm512_cmp_ps_mask(hm, m, _CMP_GT_OQ);
+                m = _mm512_mask_mov_ps(m, gt, hm);
+                code = _mm512_mask_mov_epi32(code, gt, hc);
+            }
+        }
+#undef PF_TAP2
+        _mm512_mask_storeu_epi32(crow + ow0, lanes, code);
+    }
+}
+
+/* 1 when pf_bwd_w_max2 takes p (kind 1, backward). */
+static int pf_max2_ok(const fd_pool_problem_t *p)
+{
+    const int64_t R = (p->win[1] + p->stride[1] - 1) / p->stride[1];
+    return is_max(p) && p->stride[2] == 2 && p->win[2] <= 8 && p->pad[2] >= 0 && p->pad[1] >= 0 &&
+           R <= PF_MAX2_R && p->pad[2] < p->win[2] && R * (p->out[2] + 32) <= PF_CODES_W &&
+           p->in[2] + p->pad[2] + 48 <= PF_VALS;
+}
+
+PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                    int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OW = p->out[2];
+    const int64_t kw = p->win[2], sh = p->stride[1], ph = p->pad[1], pw = p->pad[2];
+    const int64_t R = (p->win[1] + sh - 1) / sh,
+                  cs = OW + 32; /* code rows: 8 columns of -1 before */
+    const int64_t tmax = (kw - 1) / 2;
+    const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
+    const double alpha = a->alpha, beta = a->beta;
+    int64_t owa, owb;
+    pf_interior(p, &owa, &owb);
+    const __m512i il0 = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+    const __m512i il1 = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+    int32_t codes[PF_CODES_W];
+    double acc[PF_VALS];
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xp = (const float *)a->x + n * s[0] + c * s[1];
+        const float *gp = (const float *)a->dy + n * t[0] + c * t[1];
+        float *dxp = (float *)a->out + n * q[0] + c * q[1];
+        for (int64_t i = 0; i < R * cs; i++)
+            codes[i] = -1;
+        int64_t have_hi = 0;
+        for (int64_t ih = 0; ih < H; ih++) {
+            int64_t olo, ohi;
+            float *dx = dxp + ih * q[3];
+            if (!windows_of(p, 1, ih, &olo, &ohi)) {
+                pf_flush_row(NULL, dx, W, alpha, beta);
+                continue;
+            }
+            for (int64_t oh = max64(have_hi, olo); oh <= ohi; oh++)
+                pf_codes_w(p, xp, oh, owa, owb, codes + (oh % R) * cs + 8);
+            have_hi = max64(have_hi, ohi + 1);
+            /* per output row: its codes, its dy row and the codes of this dx row's taps */
+            const int32_t *crow[PF_MAX2_R];
+            const float *grow[PF_MAX2_R];
+            int32_t kyk[PF_MAX2_R];
+            const int nr = (int)(ohi - olo + 1);
+            for (int r = 0; r < nr; r++) {
+                const int64_t oh = olo + r;
+                crow[r] = codes + (oh % R) * cs + 8;
+                grow[r] = gp + oh * t[3];
+                kyk[r] = (int32_t)((ih - (oh * sh - ph)) * kw);
+            }
+            for (int64_t j0 = pw / 2; 2 * j0 < pw + W; j0 += 8) {
+                __m512d e = _mm512_setzero_pd(), o = _mm512_setzero_pd();
+                for (int r = 0; kw == 3 && r < nr; r++) { /* the common window, unrolled */
+                    const __m256i c1 = _mm256_loadu_si256((const __m256i *)(crow[r] + j0 - 1));
+                    const __m256i c0 = _mm256_loadu_si256((const __m256i *)(crow[r] + j0));
+                    const float *g = grow[r] + j0;
+                    const __m256i k = _mm256_set1_epi32(kyk[r]);
+                    const __mmask8 h2 =
+                        _mm256_cmpeq_epi32_mask(c1, _mm256_add_epi32(k, _mm256_set1_epi32(2)));
+                    const __mmask8 h0 = _mm256_cmpeq_epi32_mask(c0, k);
+                    const __mmask8 h1 =
+                        _mm256_cmpeq_epi32_mask(c0, _mm256_add_epi32(k, _mm256_set1_epi32(1)));
+                    e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h2, g - 1)));
+                    e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h0, g)));
+                    o = _mm512_add_pd(o, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h1, g)));
+                }
+                for (int r = 0; kw != 3 && r < nr; r++) {
+                    for (int64_t tt = tmax; tt >= 0; tt--) {
+                        const __m256i cv = _mm256_loadu_si256((const __m256i *)(crow[r] + j0 - tt));
+                        const float *g = grow[r] + j0 - tt;
+                        const int32_t k0 = kyk[r] + (int32_t)(2 * tt);
+                        const __mmask8 he = _mm256_cmpeq_epi32_mask(cv, _mm256_set1_epi32(k0));
+                        e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(he, g)));
+                        if (2 * tt + 1 < kw) {
+                            const __mmask8 ho =
+                                _mm256_cmpeq_epi32_mask(cv, _mm256_set1_epi32(k0 + 1));
+                            o = _mm512_add_pd(o, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(ho, g)));
+                        }
+                    }
+                }
+                _mm512_storeu_pd(acc + 2 * j0, _mm512_permutex2var_pd(e, il0, o));
+                _mm512_storeu_pd(acc + 2 * j0 + 8, _mm512_permutex2var_pd(e, il1, o));
+            }
+            pf_flush_row(acc + pw, dx, W, alpha, beta);
+        }
+    }
+}
+
+/* ---- stride-1 averages (both layouts): box sums over rows converted once ---- */
+
+/* Windows with stride 1 along W overlap, and the per-tap float loads and conversions of the
+ * general row paths made 3x3 stride-1 averages compute-bound. Here each input row (forward) or
+ * each row of dy / count (backward) is converted to double once into a ring on the stack, with
+ * zero columns around it, and every output sums its kh x kw taps from the ring in the ref's
+ * order: the zeros stand for the taps outside the input (forward) or the windows outside y
+ * (backward), and adding +0.0 to the running sum changes no bit (it starts at +0.0 and never
+ * becomes -0.0). A ring row holds cb doubles per column: 1 on NCHW (a vector is 8 adjacent
+ * outputs), 16 on NHWC (a block of 16 channels, one unit per block). The divisions by the
+ * window counts run as q = v * (1 / cnt) corrected by one FMA step, r = v - q cnt (exact),
+ * q + r (1 / cnt): with 1 / cnt rounded to nearest this is the correctly rounded quotient
+ * (Markstein), i.e. the ref's division (pf_div). NHWC forward keeps pf_fwd_c (its taps are
+ * contiguous channel runs; this ring per block of 16 channels strides through memory and
+ * measured 9.7 ms against pf_fwd_c's 7.9 on n8c64h112w112 3x3). */
+#define PF_BOX 12288   /* doubles of the ring (96 KiB of stack) */
+#define PF_BOXCOL 1024 /* output (forward) / input (backward) columns of one row, at most */
+
+typedef struct {
+    int64_t cb, rs; /* doubles per ring column, per ring row */
+    int64_t ncol;   /* output columns (forward: OW) / dx columns (backward: W) */
+    int64_t off;    /* ring column of the first tap of output column 0 */
+} pf_box_t;
+
+/* 1 when the stride-1 average path takes p (kind from pf_kind); fills g. */
+static int pf_box_plan(const fd_pool_problem_t *p, int bwd, int kind, pf_box_t *g)
+{
+    if (is_max(p) || kind == 0 || (kind == 2 && !bwd) || p->in[0] != 1 || p->out[0] != 1 ||
+        p->win[0] != 1 || p->pad[0] != 0 || p->stride[2] != 1 || p->pad[1] < 0 || p->pad[2] < 0 ||
+        p->win[1] > 16 || p->win[2] > 16 || p->out[2] > PF_BOXCOL || p->in[2] > PF_BOXCOL)
+        return 0;
+    const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2], pw = p->pad[2];
+    g->cb = kind == 2 ? 16 : 1;
+    g->ncol = bwd ? W : OW;
+    /* columns computed: ncol rounded up to 16 on NCHW; the taps read up to kw - 1 (forward)
+     * or pw + kw - 1 (backward) columns further */
+    const int64_t span = (kind == 2 ? g->ncol : (g->ncol + 15) / 16 * 16) + kw - 1 + (bwd ? pw : 0);
+    const int64_t filled = bwd ? OW + kw - 1 : W + pw; /* columns the rows are written to */
+    g->rs = (max64(span, filled) * g->cb + 7) / 8 * 8;
+    g->off = bwd ? pw : 0;
+    return p->win[1] * g->rs <= PF_BOX;
+}
+
+/* The W factors of the counts (per output column) and the rows' (per output row). */
+static double pf_cw(const fd_pool_problem_t *p, int64_t ow)
+{
+    int64_t l, h, r, pd;
+    win_dim(p, 2, ow, &l, &h, &r, &pd);
+    return (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pd : r);
+}
+
+static double pf_ch(const fd_pool_problem_t *p, int64_t oh)
+{
+    int64_t l, h, r, pd;
+    win_dim(p, 1, oh, &l, &h, &r, &pd);
+    return (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pd : r);
+}
+
+/* cnt[ow] = ch * cw[ow] and inv[ow] = 1 / cnt[ow] (the ref's count: (1 * ch) * cw, exact). */
+static void pf_counts(const fd_pool_problem_t *p, double ch, double *cnt, double *inv)
+{
+    for (int64_t ow = 0; ow < p->out[2]; ow++) {
+        cnt[ow] = ch * pf_cw(p, ow);
+        inv[ow] = 1.0 / cnt[ow];
+    }
+}
+
+/* Sum of the taps of 16 doubles at f: rows rp[0 .. nr), kw taps cb apart. */
+PF_AVX512 static inline void pf_box_sum(double *const *rp, int nr, int64_t kw, int64_t cb,
+                                        int64_t f, __m512d *lo, __m512d *hi)
+{
+    __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+    if (kw == 3) {
+        for (int r = 0; r < nr; r++) {
+            const double *q = rp[r] + f;
+            s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q));
+            s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + 8));
+            s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q + cb));
+            s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + cb + 8));
+            s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q + 2 * cb));
+            s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + 2 * cb + 8));
+        }
+    } else {
+        for (int r = 0; r < nr; r++) {
+            const double *q = rp[r] + f;
+            for (int64_t kx = 0; kx < kw; kx++) {
+                s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q + kx * cb));
+                s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + kx * cb + 8));
+            }
+        }
+    }
+    *lo = s0, *hi = s1;
+}
+
+PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                 int64_t u1)
+{
+    pf_box_t g;
+    pf_box_plan(p, 0, pf_kind(p, 0), &g);
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2], C = p->c;
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], ph = p->pad[1];
+    const int64_t pw = p->pad[2], cb = g.cb, rs = g.rs, nbc = (C + 15) / 16;
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    double ring[PF_BOX], cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t n = cb == 1 ? u / C : u / nbc;
+        const int64_t c0 = cb == 1 ? u % C : (u % nbc) * 16;
+        const __mmask16 cm = cb == 1 ? 0xffff : pf_lanes(0, min64(16, C - c0));
+        const float *xb = (const float *)a->x + n * s[0] + c0 * s[1];
+        float *yb = (float *)a->out + n * t[0] + c0 * t[1];
+        memset(ring, 0, (size_t)(kh * rs) * sizeof(double));
+        int64_t conv_hi = 0;
+        double have_ch = -1;
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t h0 = oh * sh - ph, lo = max64(h0, 0), hi = min64(h0 + kh, H);
+            for (int64_t ih = max64(conv_hi, lo); ih < hi; ih++) {
+                double *d = ring + (ih % kh) * rs + pw * cb;
+                const float *xr = xb + ih * s[3];
+                if (cb == 1) {
+                    for (int64_t i0 = 0; i0 < W; i0 += 16) {
+                        const __mmask16 m = pf_lanes(0, min64(16, W - i0));
+                        const __m512 v = _mm512_maskz_loadu_ps(m, xr + i0);
+                        _mm512_mask_storeu_pd(d + i0, (__mmask8)m, pf_lo(v));
+                        _mm512_mask_storeu_pd(d + i0 + 8, (__mmask8)(m >> 8), pf_hi(v));
+                    }
+                } else {
+                    for (int64_t iw = 0; iw < W; iw++) {
+                        const __m512 v = _mm512_maskz_loadu_ps(cm, xr + iw * s[4]);
+                        _mm512_storeu_pd(d + iw * 16, pf_lo(v));
+                        _mm512_storeu_pd(d + iw * 16 + 8, pf_hi(v));
+                    }
+                }
+            }
+            conv_hi = max64(conv_hi, hi);
+            double *rp[16];
+            int nr = 0;
+            for (int64_t ih = lo; ih < hi; ih++)
+                rp[nr++] = ring + (ih % kh) * rs;
+            const double ch = pf_ch(p, oh);
+            if (ch != have_ch) {
+                pf_counts(p, ch, cnt, inv);
+                have_ch = ch;
+            }
+            float *yr = yb + oh * t[3];
+            if (cb == 1) {
+                for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
+                    const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
+                    __m512d lo8, hi8;
+                    pf_box_sum(rp, nr, kw, 1, ow0, &lo8, &hi8);
+                    const __mmask8 m0 = (__mmask8)m, m1 = (__mmask8)(m >> 8);
+                    lo8 = pf_div(lo8, _mm512_maskz_loadu_pd(m0, cnt + ow0),
+                                 _mm512_maskz_loadu_pd(m0, inv + ow0));
+                    hi8 = pf_div(hi8, _mm512_maskz_loadu_pd(m1, cnt + ow0 + 8),
+                                 _mm512_maskz_loadu_pd(m1, inv + ow0 + 8));
+                    pf_store_d(yr + ow0, m, lo8, hi8, alpha, beta);
+                }
+            } else {
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    __m512d lo8, hi8;
+                    pf_box_sum(rp, nr, kw, 16, ow * 16, &lo8, &hi8);
+                    const __m512d vc = _mm512_set1_pd(cnt[ow]), vi = _mm512_set1_pd(inv[ow]);
+                    pf_store_d(yr + ow * t[4], cm, pf_div(lo8, vc, vi), pf_div(hi8, vc, vi), alpha,
+                               beta);
+                }
+            }
+        }
+    }
+}
+
+PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                 int64_t u1)
+{
+    pf_box_t g;
+    pf_box_plan(p, 1, pf_kind(p, 1), &g);
+    const int64_t H = p->in[1], W = p->in[2], OW = p->out[2], C = p->c;
+    const int64_t kh = p->win[1], kw = p->win[2];
+    const int64_t pw = p->pad[2], cb = g.cb, rs = g.rs, nbc = (C + 15) / 16;
+    const int64_t *t = p->dys, *q = p->dxs;
+    const double alpha = a->alpha, beta = a->beta;
+    double ring[PF_BOX], cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t n = cb == 1 ? u / C : u / nbc;
+        const int64_t c0 = cb == 1 ? u % C : (u % nbc) * 16;
+        const __mmask16 cm = cb == 1 ? 0xffff : pf_lanes(0, min64(16, C - c0));
+        const float *gb = (const float *)a->dy + n * t[0] + c0 * t[1];
+        float *dxb = (float *)a->out + n * q[0] + c0 * q[1];
+        memset(ring, 0, (size_t)(kh * rs) * sizeof(double));
+        int64_t have_hi = 0; /* rows of dy / count computed: [.., have_hi) */
+        double have_ch = -1;
+        for (int64_t ih = 0; ih < H; ih++) {
+            int64_t olo, ohi;
+            float *dr = dxb + ih * q[3];
+            if (!windows_of(p, 1, ih, &olo, &ohi)) {
+                for (int64_t i = 0; i < (cb == 1 ? W : W * 16); i += 16)
+                    pf_store_d(dr + (cb == 1 ? i : (i / 16) * q[4]),
+                               cb == 1 ? pf_lanes(0, min64(16, W - i)) : cm, _mm512_setzero_pd(),
+                               _mm512_setzero_pd(), alpha, beta);
+                continue;
+            }
+            for (int64_t oh = max64(have_hi, olo); oh <= ohi; oh++) {
+                const double ch = pf_ch(p, oh);
+                if (ch != have_ch) {
+                    pf_counts(p, ch, cnt, inv);
+                    have_ch = ch;
+                }
+                double *d = ring + (oh % kh) * rs + (kw - 1) * cb;
+                const float *gr = gb + oh * t[3];
+                if (cb == 1) {
+                    for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
+                        const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
+                        const __m512 v = _mm512_maskz_loadu_ps(m, gr + ow0);
+                        const __m512d c0v = _mm512_maskz_loadu_pd((__mmask8)m, cnt + ow0);
+                        const __m512d c1v =
+                            _mm512_maskz_loadu_pd((__mmask8)(m >> 8), cnt + ow0 + 8);
+                        const __m512d i0v = _mm512_maskz_loadu_pd((__mmask8)m, inv + ow0);
+                        const __m512d i1v =
+                            _mm512_maskz_loadu_pd((__mmask8)(m >> 8), inv + ow0 + 8);
+                        _mm512_mask_storeu_pd(d + ow0, (__mmask8)m, pf_div(pf_lo(v), c0v, i0v));
+                        _mm512_mask_storeu_pd(d + ow0 + 8, (__mmask8)(m >> 8),
+                                              pf_div(pf_hi(v), c1v, i1v));
+                    }
+                } else {
+                    for (int64_t ow = 0; ow < OW; ow++) {
+                        const __m512 v = _mm512_maskz_loadu_ps(cm, gr + ow * t[4]);
+                        const __m512d vc = _mm512_set1_pd(cnt[ow]), vi = _mm512_set1_pd(inv[ow]);
+                        _mm512_storeu_pd(d + ow * 16, pf_div(pf_lo(v), vc, vi));
+                        _mm512_storeu_pd(d + ow * 16 + 8, pf_div(pf_hi(v), vc, vi));
+                    }
+                }
+            }
+            have_hi = max64(have_hi, ohi + 1);
+            double *rp[16];
+            int nr = 0;
+            for (int64_t oh = olo; oh <= ohi; oh++)
+                rp[nr++] = ring + (oh % kh) * rs + pw * cb;
+            if (cb == 1) {
+                for (int64_t i0 = 0; i0 < W; i0 += 16) {
+                    __m512d lo8, hi8;
+                    pf_box_sum(rp, nr, kw, 1, i0, &lo8, &hi8);
+                    pf_store_d(dr + i0, pf_lanes(0, min64(16, W - i0)), lo8, hi8, alpha, beta);
+                }
+            } else {
+                for (int64_t iw = 0; iw < W; iw++) {
+                    __m512d lo8, hi8;
+                    pf_box_sum(rp, nr, kw, 16, iw * 16, &lo8, &hi8);
+                    pf_store_d(dr + iw * q[4], cm, lo8, hi8, alpha, beta);
+                }
+            }
+        }
+    }
+}
+
 #endif /* PF_X86 */
 
 #if PF_X86
@@ -1328,6 +1794,12 @@ static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
             return 0;
     }
     const int64_t planes = p->n * p->c;
+    pf_box_t box;
+    if (pf_box_plan(p, bwd, kind, &box)) {
+        pf_par(bwd ? pf_box_bwd : pf_box_fwd, p, a,
+               box.cb == 1 ? planes : p->n * ((p->c + 15) / 16));
+        return 1;
+    }
     if (!bwd && kind == 1)
         pf_par(pf_fwd_w, p, a, planes);
     else if (!bwd)
@@ -1335,6 +1807,8 @@ static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
     else if (kind == 1 && !is_max(p) && p->win[2] <= p->stride[2] && p->win[1] <= p->stride[1] &&
              p->stride[2] <= 2)
         pf_par(pf_bwd_w_avg1, p, a, planes);
+    else if (kind == 1 && pf_max2_ok(p))
+        pf_par(pf_bwd_w_max2, p, a, planes);
     else if (kind == 1)
         pf_par(pf_bwd_w, p, a, planes);
     else

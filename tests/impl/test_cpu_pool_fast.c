@@ -18,6 +18,10 @@
  * double blocks); 1-d, 2-d and 3-d (3-d backward goes to the double blocks); alpha / beta (1, 0)
  * and (0.5, 0.25); above the threading threshold. The whole set runs again in child processes
  * with FREEDNN_CPU_ISA=avx2 and =generic, which take the double-block code instead.
+ * Stride-1 averages (the box rows: rows converted to double once, divisions as a product
+ * corrected by one FMA step) and stride-2 NCHW max backward (argmax codes, dx gathered) are
+ * held to the same bit identity: 3x3 and 5x5 boxes with pads 0 to 2, stride 1 along W only,
+ * and max windows of widths 2 to 5 with every pad from 0 to kw - 1.
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -167,6 +171,11 @@ static void checks(void)
         {2, {3, 7}, {1, 3}, {2, 3}, 1},  /* wide window, pad on both W borders */
         {2, {2, 3}, {1, 2}, {1, 2}, 1},  /* pad larger than half the window */
         {2, {7, 15}, {3, 6}, {5, 9}, 1}, /* window larger than the input */
+        {2, {5, 5}, {2, 2}, {1, 1}, 0},  /* stride-1 averages: wider box, pad 2 */
+        {2, {3, 3}, {0, 0}, {2, 1}, 1},  /* stride 1 along W only, no pad, ceil */
+        {2, {3, 5}, {1, 2}, {2, 2}, 0},  /* max backward stride 2: kw 5 (3 windows a column) */
+        {2, {2, 2}, {0, 0}, {2, 2}, 1},  /* max backward stride 2: kw 2, ceil */
+        {2, {4, 4}, {1, 3}, {3, 2}, 0},  /* max backward stride 2: even kw, pw = kw - 1 */
     };
     const int ng = (int)(sizeof geoms / sizeof *geoms);
     const int shapes[][4] = {
