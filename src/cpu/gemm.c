@@ -5,11 +5,17 @@
  * A row-major C (cs == 1) is computed with CblasRowMajor, a column-major one (rs == 1) with
  * CblasColMajor; each operand is NoTrans or Trans depending on which of its strides is 1. No
  * copies: a view BLAS cannot take is the caller's to pack. FLOAT calls are sliced along K
- * (FD_CPU_GEMM_KC_F32) so that OpenBLAS's result does not depend on its thread count.
+ * (FD_CPU_GEMM_KC_F32) so that OpenBLAS's result does not depend on its thread count. The
+ * team helpers (gemm.h: fd_cpu_team_size and after) split C along M or N over our own OpenMP
+ * threads with BLAS single-threaded, so the slices cost no synchronisation.
  */
 #include <cblas.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "gemm.h"
 
@@ -19,6 +25,43 @@ int fd_cpu_omp_ok(void)
     if (ok < 0)
         ok = openblas_get_parallel() == 2;
     return ok;
+}
+
+int fd_cpu_team_size(void)
+{
+#ifdef _OPENMP
+    return omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* Only the pthread build (openblas_get_parallel() == 1) needs its count changed: the OpenMP
+ * build's openblas_set_num_threads would also set our team's size (omp_set_num_threads). */
+static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
+static int serial_users, serial_saved;
+
+void fd_cpu_blas_serial_begin(void)
+{
+    if (openblas_get_parallel() != 1)
+        return;
+    pthread_mutex_lock(&serial_lock);
+    if (serial_users++ == 0) {
+        serial_saved = openblas_get_num_threads();
+        if (serial_saved != 1)
+            openblas_set_num_threads(1);
+    }
+    pthread_mutex_unlock(&serial_lock);
+}
+
+void fd_cpu_blas_serial_end(void)
+{
+    if (openblas_get_parallel() != 1)
+        return;
+    pthread_mutex_lock(&serial_lock);
+    if (--serial_users == 0 && serial_saved != 1)
+        openblas_set_num_threads(serial_saved);
+    pthread_mutex_unlock(&serial_lock);
 }
 
 int fd_cpu_dtype_ok(const fd_conv_problem_t *p, cudnnDataType_t dt, char *why, size_t why_size)
@@ -96,4 +139,53 @@ void fd_cpu_gemm(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alp
                     (const float *)a + k0 * a_cs, lda, (const float *)b + k0 * b_rs, ldb,
                     k0 == 0 ? (float)beta : 1.0f, c, ldc);
     }
+}
+
+int fd_cpu_gemm_parts(int64_t m, int64_t n)
+{
+    return fd_cpu_split_parts(n >= m ? n : m);
+}
+
+void fd_cpu_gemm_pieces(int first, int last, int parts, cudnnDataType_t dt, int64_t m, int64_t n,
+                        int64_t k, double alpha, const void *a, int64_t a_rs, int64_t a_cs,
+                        const void *b, int64_t b_rs, int64_t b_cs, double beta, void *c,
+                        int64_t c_rs, int64_t c_cs)
+{
+    const size_t es = dt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
+    for (int i = first; i < last; i++) {
+        int64_t lo, hi;
+        fd_cpu_part(n >= m ? n : m, 16, parts, i, &lo, &hi);
+        if (hi <= lo)
+            continue;
+        if (n >= m)
+            fd_cpu_gemm(dt, m, hi - lo, k, alpha, a, a_rs, a_cs, fd_cpu_at(b, lo * b_cs, es), b_rs,
+                        b_cs, beta, fd_cpu_at(c, lo * c_cs, es), c_rs, c_cs);
+        else
+            fd_cpu_gemm(dt, hi - lo, n, k, alpha, fd_cpu_at(a, lo * a_rs, es), a_rs, a_cs, b, b_rs,
+                        b_cs, beta, fd_cpu_at(c, lo * c_rs, es), c_rs, c_cs);
+    }
+}
+
+void fd_cpu_gemm_team(int nt, cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha,
+                      const void *a, int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs,
+                      int64_t b_cs, double beta, void *c, int64_t c_rs, int64_t c_cs)
+{
+    const int parts = fd_cpu_gemm_parts(m, n);
+    if (nt <= 1 || parts == 1) {
+        fd_cpu_gemm_pieces(0, parts, parts, dt, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta,
+                           c, c_rs, c_cs);
+        return;
+    }
+    fd_cpu_blas_serial_begin();
+#pragma omp parallel num_threads(nt)
+    {
+#ifdef _OPENMP
+        const int tid = omp_get_thread_num(), team = omp_get_num_threads();
+#else
+        const int tid = 0, team = 1;
+#endif
+        fd_cpu_gemm_pieces(parts * tid / team, parts * (tid + 1) / team, parts, dt, m, n, k, alpha,
+                           a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);
+    }
+    fd_cpu_blas_serial_end();
 }

@@ -29,6 +29,34 @@
  * OpenBLAS's own, which honour OMP_NUM_THREADS (or OPENBLAS_NUM_THREADS) as well. */
 int fd_cpu_omp_ok(void);
 
+/* Our own team around single-threaded BLAS calls: the GEMM rows' answer to the pthread
+ * OpenBLAS above. A row that splits its work itself (fd_cpu_gemm_team, packing by rows or
+ * channels) runs its OpenMP team with BLAS single-threaded inside: then only one pool runs,
+ * every thread packs what it multiplies (no serial im2col / col2im), and a K-sliced GEMM
+ * costs no barrier per slice (OpenBLAS's threaded driver synchronises on each of the 128-deep
+ * slices: a 64 x 64 x 3136 GEMM took longer on two threads than on one).
+ * fd_cpu_team_size: the team for such a row, omp_get_max_threads() outside a parallel region
+ * (1 inside one, or without OpenMP); rows keep their serial path (BLAS's own threads) at 1.
+ * fd_cpu_blas_serial_begin / _end bracket the team's work: with the pthread OpenBLAS they set
+ * its thread count to 1 and restore it after (reference-counted under a lock, so overlapping
+ * calls from several application threads restore the caller's count once, after the last);
+ * the OpenMP build runs single-threaded inside our parallel regions by itself, the sequential
+ * build always. A BLAS call the application makes from another thread while a team runs runs
+ * single-threaded too (the count is process-wide): slower, never wrong. */
+int fd_cpu_team_size(void);
+void fd_cpu_blas_serial_begin(void);
+void fd_cpu_blas_serial_end(void);
+
+/* Part i of `parts` of [0, total), boundaries on multiples of `align` (the last part ends at
+ * total); parts may be empty. */
+static inline void fd_cpu_part(int64_t total, int64_t align, int parts, int i, int64_t *lo,
+                               int64_t *hi)
+{
+    const int64_t units = (total + align - 1) / align;
+    *lo = units * i / parts * align, *hi = units * (i + 1) / parts * align;
+    *lo = *lo < total ? *lo : total, *hi = *hi < total ? *hi : total;
+}
+
 /* 1 when p's data type is the row's `dt` (FLOAT or DOUBLE); else 0 with the reason. */
 int fd_cpu_dtype_ok(const fd_conv_problem_t *p, cudnnDataType_t dt, char *why, size_t why_size);
 
@@ -41,6 +69,35 @@ int fd_cpu_view_ok(int64_t rows, int64_t cols, int64_t *rs, int64_t *cs);
 void fd_cpu_gemm(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha, const void *a,
                  int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, double beta,
                  void *c, int64_t c_rs, int64_t c_cs);
+
+/* A fixed split of fd_cpu_gemm's C for our team: `parts` pieces along its larger dimension (M
+ * or N, boundaries on multiples of 16), each computed by its own fd_cpu_gemm call. The split
+ * depends on the shape only, never on the thread count, and a one-thread run makes the same
+ * calls one after another: the bits cannot depend on the thread count even where OpenBLAS's
+ * result depends on the call's shape (its SkylakeX / Cooperlake small-matrix kernel takes
+ * M * N * K <= 10^6 and sums in another order: splitting by the thread count changed the bits
+ * of a 24 x 440 x 144 GEMM between one and two threads). fd_cpu_split_parts(len): the number
+ * of pieces for a dimension of len: 1 below 64, then 2 (each extra piece is another BLAS call
+ * with its own packing, which one thread pays too: 8 pieces of 32 or more columns cost up to 13%
+ * at one thread on ResNet-50's 1x1 layers), 4 from 8192. Two pieces is this VM's two cores;
+ * a machine with more gets no more from these rows than from two (the direct rows scale on). */
+static inline int fd_cpu_split_parts(int64_t len)
+{
+    return len < 64 ? 1 : len < 8192 ? 2 : 4;
+}
+int fd_cpu_gemm_parts(int64_t m, int64_t n);
+
+/* Pieces [first, last) of the `parts` of fd_cpu_gemm_parts(m, n), one BLAS call each. */
+void fd_cpu_gemm_pieces(int first, int last, int parts, cudnnDataType_t dt, int64_t m, int64_t n,
+                        int64_t k, double alpha, const void *a, int64_t a_rs, int64_t a_cs,
+                        const void *b, int64_t b_rs, int64_t b_cs, double beta, void *c,
+                        int64_t c_rs, int64_t c_cs);
+
+/* fd_cpu_gemm in the pieces of fd_cpu_gemm_parts on a team of nt threads (contiguous pieces
+ * per thread, BLAS single-threaded); with nt <= 1 the same pieces one after another. */
+void fd_cpu_gemm_team(int nt, cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha,
+                      const void *a, int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs,
+                      int64_t b_cs, double beta, void *c, int64_t c_rs, int64_t c_cs);
 
 /* 1 when the `count` dims ext[] / str[] (outermost first) address one arithmetic run of
  * prod(ext) elements with step *unit (dims of size 1 ignored); *unit is 1 when all are 1. */

@@ -14,9 +14,12 @@
  *   call; the cpu rows must take what they serve, the 1x1 row every packed 1x1, half and
  *   bfloat16 go to src/cpu/conv_lowp_cpu.c's rows (tested in test_cpu_conv_lowp.c); the
  *   workspace must be the im2col formula.
+ * - Shapes large enough for the rows' own OpenMP team (GEMM split, im2col by rows, col2im by
+ *   channel and band of dx rows, BLAS single-threaded), same checks, with the process's threads.
  * - A random sweep (conv_case.h shapes) restricted to the served algorithms, exact and real.
  * - Determinism: the same call twice gives the same bits, and the program re-runs itself with
- *   OMP_NUM_THREADS / OPENBLAS_NUM_THREADS = 1 and 2 on larger problems: identical bits.
+ *   OMP_NUM_THREADS / OPENBLAS_NUM_THREADS = 1 and 2 on larger problems (three of them
+ *   through the team path at 2 threads): identical bits.
  * FD_TEST_SEED=<seed> replays one sweep case; FD_TEST_SCALE=k runs k times more.
  */
 #define _GNU_SOURCE /* popen, readlink, setenv, RTLD_DEFAULT */
@@ -260,6 +263,19 @@ static const shape_t shapes[] = {
 };
 static const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
 
+/* Shapes large enough for the rows' own team (conv_gemm.c: K/G * CRS * PQ >= 2^20 MACs per
+ * image and group; conv_1x1.c: a GEMM of >= 2^19): with two or more threads they split the
+ * GEMM, pack col by rows and add col2im's (channel, band of dx rows) items on OpenMP threads
+ * around single-threaded BLAS calls. conv1-like C = 3 (bands), groups with dilation, a 1x1
+ * stride 2 (im2col row), a plain 1x1, 3-d. */
+static const shape_t team_shapes[] = {
+    {"team 7x7 s2 c3", 2, 2, 3, 32, 1, {40, 40}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+    {"team 3x3 groups dil 2", 2, 2, 32, 48, 2, {22, 20}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+    {"team 1x1 stride 2", 2, 2, 64, 96, 1, {32, 32}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+    {"team 1x1", 2, 2, 64, 80, 1, {12, 12}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+    {"team 3-d", 3, 1, 8, 24, 1, {6, 10, 10}, {3, 3, 3}, {1, 1, 1}, {1, 2, 1}, {1, 1, 1}},
+};
+
 static cc_case_t case_of(const shape_t *sh, co_dir_t dir, cudnnDataType_t dt, uint64_t seed)
 {
     cc_case_t c;
@@ -309,6 +325,35 @@ static void edge_shapes(cudnnHandle_t h)
                     }
 }
 
+/* The team shapes through the GEMM rows (algorithm 1 of each direction: IMPLICIT_PRECOMP_GEMM,
+ * BWD_DATA ALGO_1, BWD_FILTER ALGO_1), packed, NHWC and padded layouts (the staging paths),
+ * both filter formats, alpha / beta; exact and real fills. Run with the process's threads
+ * (two on the 2-core CI VM); the determinism check below runs them at 1 and 2 threads. */
+static void team_cases(cudnnHandle_t h)
+{
+    static const cc_layout_t variants[][2] = {
+        {CC_NCHW, CC_NCHW}, {CC_NHWC, CC_NHWC}, {CC_PADDED, CC_PADDED}, {CC_NCHW, CC_NHWC}};
+    static const double ab[3][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}};
+    static const cudnnDataType_t dts[2] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE};
+    int turn = 0;
+    for (size_t si = 0; si < sizeof team_shapes / sizeof team_shapes[0]; si++)
+        for (int dir = CO_FWD; dir <= CO_BWD_FILTER; dir++)
+            for (int t = 0; t < 2; t++)
+                for (int v = 0; v < 4; v++) {
+                    uint64_t seed = fd_test_mix(0x7EA3ull, (uint64_t)turn);
+                    cc_case_t c = case_of(&team_shapes[si], (co_dir_t)dir, dts[t], seed);
+                    fd_rng_t r;
+                    fd_rng_seed(&r, seed);
+                    cc_set_layouts(&c, variants[v][0], variants[v][1], &r);
+                    c.wnhwc = turn % 2;
+                    c.s.flip = (turn / 2) % 2;
+                    c.alpha = ab[turn % 3][0], c.beta = ab[turn % 3][1];
+                    c.algo = served_algos[dir][1];
+                    turn++;
+                    run_case(h, &c, turn % 2 ? CC_EXACT : CC_REAL);
+                }
+}
+
 /* ---- random sweep ------------------------------------------------------------------------ */
 
 static void sweep(cudnnHandle_t h)
@@ -351,11 +396,15 @@ static const shape_t det_shapes[] = {
     {"3x3 c32 k48", 2, 2, 32, 48, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
     {"1x1 c64 k64", 2, 2, 64, 64, 1, {28, 28}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
     {"3x3 s2 groups", 2, 2, 32, 32, 2, {30, 30}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+    /* through the rows' own team at 2 threads (team_shapes) */
+    {"team 7x7 s2 c3", 2, 2, 3, 32, 1, {40, 40}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+    {"team 1x1 stride 2", 2, 2, 64, 96, 1, {32, 32}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+    {"team 3x3 groups", 2, 2, 32, 48, 2, {22, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
 };
 
 /* One FNV-1a hash per (data type, shape, layout, direction) of the output bytes, real data;
  * the f32 ones first (those rows claim determinism), then f64 (informational). */
-#define DET_MAX 64
+#define DET_MAX 128
 static int det_hashes(cudnnHandle_t h, uint64_t *out, int *n_f32)
 {
     static const cudnnDataType_t dts[2] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE};
@@ -502,6 +551,7 @@ int main(int argc, char **argv)
     uint64_t forced;
     if (!fd_test_seed_forced(&forced)) {
         edge_shapes(h);
+        team_cases(h);
         half_through_float(h);
     }
     sweep(h);
