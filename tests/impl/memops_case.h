@@ -220,4 +220,50 @@ static void scal(cudnnDataType_t dt, double v, void *out)
 }
 #pragma GCC diagnostic pop
 
+/* The five runs of the fast-path programs (test_cpu_smx_fast.c, test_cpu_lrn_fast.c): 0 ref;
+ * 1, 2, 3 cpu with FREEDNN_CPU_ISA avx512 / avx2 / generic on 1 thread; 4 cpu, default ISA, 2
+ * threads. mc_run_set(r) sets the environment for run r and returns 1 for a cpu run. */
+#define MC_NRUN 5
+static inline int mc_run_set(int r)
+{
+    static const char *isa[MC_NRUN] = {NULL, "avx512", "avx2", "generic", NULL};
+    if (r == 0)
+        return 0;
+    if (isa[r])
+        setenv("FREEDNN_CPU_ISA", isa[r], 1);
+    else
+        unsetenv("FREEDNN_CPU_ISA");
+    set_threads(r == 4 ? 2 : 1);
+    return 1;
+}
+
+/* LRN cross-channel forward (dir 0) or backward (dir 1) of FLOAT data once per run, run r on the
+ * ref handle or the cpu one as mc_run_set says, into out[r] (xb bytes, malloc'd, starting as a
+ * copy of init: beta != 0 blends it). Returns 1 when every cpu run gave cpu run 1's bits, else
+ * prints a FAIL line naming `what` and returns 0. The caller frees out[]. */
+static inline int mc_lrn_runs(cudnnHandle_t h_ref, cudnnHandle_t h_cpu, cudnnLRNDescriptor_t ld, int dir,
+                              const float *a32, const float *b32, cudnnTensorDescriptor_t xd, const void *x,
+                              const void *yv, const void *dy, const void *init, size_t xb,
+                              float *out[MC_NRUN], const char *what)
+{
+    for (int r = 0; r < MC_NRUN; r++) {
+        out[r] = malloc(xb);
+        memcpy(out[r], init, xb);
+        cudnnHandle_t h = mc_run_set(r) ? h_cpu : h_ref;
+        if (dir == 0)
+            CHECK(cudnnLRNCrossChannelForward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, a32, xd, x, b32, xd,
+                                              out[r]));
+        else
+            CHECK(cudnnLRNCrossChannelBackward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, a32, xd, yv, xd, dy, xd,
+                                               x, b32, xd, out[r]));
+    }
+    unsetenv("FREEDNN_CPU_ISA");
+    for (int r = 2; r < MC_NRUN; r++)
+        if (!same_bits(CUDNN_DATA_FLOAT, out[1], out[r], xb)) {
+            fprintf(stderr, "FAIL %s %s: cpu run %d differs from cpu run 1\n", what, dir ? "bwd" : "fwd", r);
+            return 0;
+        }
+    return 1;
+}
+
 #endif /* FD_TESTS_IMPL_MEMOPS_CASE_H_ */

@@ -32,25 +32,12 @@
 
 #include "memops_case.h"
 
-#define NRUN 5
+#define NRUN MC_NRUN
+#define run_set mc_run_set
 
 static double u32 = 1.0 / 16777216.0;
 static double worst_ulps;
 static long differing, compared;
-
-/* r: 0 ref, 1 cpu default ISA 1T, 2 avx2 1T, 3 generic 1T, 4 default 2T; 1 for cpu */
-static int run_set(int r)
-{
-    static const char *isa[] = {NULL, NULL, "avx2", "generic", NULL};
-    if (r == 0)
-        return 0;
-    if (isa[r])
-        setenv("FREEDNN_CPU_ISA", isa[r], 1);
-    else
-        unsetenv("FREEDNN_CPU_ISA");
-    set_threads(r == 4 ? 2 : 1);
-    return 1;
-}
 
 enum { LX_NCHW, LX_NHWC, LX_NHWC_GAP, LX_PADDED };
 static const char *lx_name[] = {"nchw", "nhwc", "nhwc-gap", "padded"};
@@ -138,26 +125,8 @@ static void one(int nb, const int *dim, int lx, unsigned win, double la, double 
         else
             memset(init, 0xff, xb); /* NaN: beta = 0 must not read it */
         float *out[NRUN];
-        for (int r = 0; r < NRUN; r++) {
-            out[r] = malloc(xb);
-            memcpy(out[r], init, xb);
-            cudnnHandle_t h = run_set(r) ? h_cpu : h_ref;
-            if (dir == 0)
-                CHECK(cudnnLRNCrossChannelForward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &a32, xd, x,
-                                                  &b32, xd, out[r]));
-            else
-                CHECK(cudnnLRNCrossChannelBackward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &a32, xd,
-                                                   yv, xd, dy, xd, x, &b32, xd, out[r]));
-        }
-        unsetenv("FREEDNN_CPU_ISA");
+        int bad = !mc_lrn_runs(h_ref, h_cpu, ld, dir, &a32, &b32, xd, x, yv, dy, init, xb, out, what);
         cases++;
-        int bad = 0;
-        for (int r = 2; r < NRUN && !bad; r++)
-            if (!same_bits(CUDNN_DATA_FLOAT, out[1], out[r], xb)) {
-                bad = 1;
-                fprintf(stderr, "FAIL %s %s: cpu run %d differs from cpu run 1\n", what,
-                        dir ? "bwd" : "fwd", r);
-            }
         double M = 0;
         const double kb = pow(lk, -lbeta); /* s >= k: s^-beta <= k^-beta */
         for (size_t i = 0; i < cnt; i++) {

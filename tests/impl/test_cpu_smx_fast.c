@@ -60,21 +60,8 @@ static size_t row_of(const shape_t *s, size_t i, cudnnSoftmaxMode_t mode)
     return n * sp + i % sp;
 }
 
-static int run_set(int r)
-{
-    /* r: 0 ref, 1 cpu avx512 1T, 2 cpu avx2 1T, 3 cpu generic 1T, 4 cpu 2T */
-    static const char *isa[] = {NULL, "avx512", "avx2", "generic", NULL};
-    if (r == 0)
-        return 0;
-    if (isa[r])
-        setenv("FREEDNN_CPU_ISA", isa[r], 1);
-    else
-        unsetenv("FREEDNN_CPU_ISA");
-    set_threads(r == 4 ? 2 : 1);
-    return 1;
-}
-
-#define NRUN 5
+#define NRUN MC_NRUN
+#define run_set mc_run_set
 
 static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_t algo,
                       cudnnSoftmaxMode_t mode, double alpha, double beta, int fillk, int inplace)
@@ -377,26 +364,8 @@ static void test_lrn(int nb, const int *dim, layout_t l, unsigned n, double alph
         else
             memset(init, 0xff, xb);
         float *out[NRUN];
-        for (int r = 0; r < NRUN; r++) {
-            out[r] = malloc(xb);
-            memcpy(out[r], init, xb);
-            cudnnHandle_t h = run_set(r) ? h_cpu : h_ref;
-            if (dir == 0)
-                CHECK(cudnnLRNCrossChannelForward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &a32, xd, x,
-                                                  &b32, xd, out[r]));
-            else
-                CHECK(cudnnLRNCrossChannelBackward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &a32, xd,
-                                                   yv, xd, dy, xd, x, &b32, xd, out[r]));
-        }
-        unsetenv("FREEDNN_CPU_ISA");
+        int bad = !mc_lrn_runs(h_ref, h_cpu, ld, dir, &a32, &b32, xd, x, yv, dy, init, xb, out, what);
         cases++;
-        int bad = 0;
-        for (int r = 2; r < NRUN && !bad; r++)
-            if (!same_bits(CUDNN_DATA_FLOAT, out[1], out[r], xb)) {
-                bad = 1;
-                fprintf(stderr, "FAIL %s %s: cpu run %d differs from cpu run 1\n", what,
-                        dir ? "bwd" : "fwd", r);
-            }
         double M = 0;
         size_t cnt = 1;
         for (int d = 0; d < nb; d++)
