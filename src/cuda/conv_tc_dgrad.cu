@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * conv_tc_dgrad.cu - backward data of strided convolutions on the tensor cores, split into
- * stride-1 problems by residue class (row fd_conv_bwd_data_tc_strided, BWD_DATA ALGO_1: the
- * only bwd data enum whose contract allows the workspace the sub-filters live in).
+ * conv_tc_dgrad.cu - backward data of strided convolutions on the tensor cores (and on the FFMA
+ * row, see below), split into stride-1 problems by residue class (rows fd_conv_bwd_data_tc_strided
+ * and fd_conv_bwd_data_simt_strided, BWD_DATA ALGO_1: the only bwd data enum whose contract
+ * allows the workspace the sub-filters live in).
  *
  * The tensor-core row (conv_tc.cu) gathers dy at (i + pad - t) / s for every tap t and zero-fills
  * the taps that do not divide: at stride 2 three quarters of its A tile is zeros. Here the dx
@@ -36,6 +37,13 @@
  * most the filter's size). FLOAT sub-problems on the wgmma row read their inputs as TF32 by
  * truncation, not rounding (see that file). FREEDNN_WGMMA=0 or FREEDNN_WGMMA_DGRAD=0 keeps every
  * residue on the mma.sync row.
+ *
+ * The same split runs FLOAT on the FFMA row (conv_simt.cu) as row fd_conv_bwd_data_simt_strided:
+ * FMA math, or FLOAT problems the tensor-core rows decline. That row gathers dy over every tap
+ * with a divisibility test, so at stride 2 three of four A elements are zeros and it reaches
+ * 6 TFLOP/s on ResNet-50's strided layers; per residue it is a dense stride-1 GEMM. The FFMA
+ * row needs no workspace of its own (the sub-filters only) and accumulates in float as it does
+ * unsplit, so integer-exact problems keep ref's bits.
  */
 #include <stdio.h>
 #include <string.h>
@@ -54,7 +62,14 @@ int fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_applicable(const fd_conv_pro
                                                                size_t why_size);
 cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(const fd_conv_problem_t *p,
                                                                  const fd_conv_args_t *a);
+int fd_conv_bwd_data_simt_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
+cudnnStatus_t fd_conv_bwd_data_simt_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
 }
+
+/* The stride-1 engine the residues run on: the tensor-core rows (fd_conv_bwd_data_tc_strided)
+ * or the FFMA row (fd_conv_bwd_data_simt_strided: FLOAT under FMA math, and FLOAT problems the
+ * tensor-core rows decline). */
+typedef enum { DG_TC, DG_SIMT } dg_engine_t;
 
 #define DG_ALIGN 256
 /* residues of one call: the gather kernel's tables are sized by it (8 x 8 strides, 4 x 4 x 4) */
@@ -137,7 +152,7 @@ typedef struct {
     size_t inner, total;
 } dg_plan_t;
 
-static void plan(const fd_conv_problem_t *p, dg_plan_t *l)
+static void plan(const fd_conv_problem_t *p, dg_engine_t eng, dg_plan_t *l)
 {
     const size_t esz = fd_dtype_size(p->xdt);
     size_t at = 0, inner_ws = 0;
@@ -154,8 +169,11 @@ static void plan(const fd_conv_problem_t *p, dg_plan_t *l)
         at += align_up(sub);
         /* the mma.sync row's own, or the wgmma row's transposed sub-filter (as big as the
          * sub-filter), whichever is larger: reserved whether or not the GPU runs wgmma */
-        size_t w = fd_conv_bwd_data_tc_igemm_workspace(&q);
-        w = sub > w ? sub : w;
+        size_t w = 0; /* the FFMA row needs none */
+        if (eng == DG_TC) {
+            w = fd_conv_bwd_data_tc_igemm_workspace(&q);
+            w = sub > w ? sub : w;
+        }
         inner_ws = w > inner_ws ? w : inner_ws;
         l->nconv++;
     }
@@ -333,23 +351,28 @@ static int wgmma_takes(const fd_conv_problem_t *q)
     return fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_applicable(q, why, sizeof why);
 }
 
-static cudnnStatus_t sub_run(const fd_conv_problem_t *q, const fd_conv_args_t *b)
+static cudnnStatus_t sub_run(const fd_conv_problem_t *q, dg_engine_t eng, const fd_conv_args_t *b)
 {
+    if (eng == DG_SIMT)
+        return fd_conv_bwd_data_simt_igemm_run(q, b);
     if (b->workspace_size >= (size_t)(q->k * q->ws[0]) * fd_dtype_size(q->xdt) && wgmma_takes(q))
         return q->xdt == CUDNN_DATA_FLOAT ? fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(q, b)
                                           : fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90_run(q, b);
     return fd_conv_bwd_data_tc_igemm_run(q, b);
 }
 
-/* ---- the row ---------------------------------------------------------------------------------- */
+/* ---- the split ------------------------------------------------------------------------------- */
 
-extern "C" int fd_conv_bwd_data_tc_strided_applicable(const fd_conv_problem_t *p, char *why,
-                                                      size_t why_size)
+static int strided_applicable(const fd_conv_problem_t *p, dg_engine_t eng, char *why, size_t why_size)
 {
     const cudnnDataType_t dt = p->xdt;
-    if (dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16 && dt != CUDNN_DATA_FLOAT) {
+    if (eng == DG_TC && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16 && dt != CUDNN_DATA_FLOAT) {
         snprintf(why, why_size, "%s data; the tensor-core rows take HALF, BFLOAT16 or FLOAT",
                  fd_dtype_name(dt));
+        return 0;
+    }
+    if (eng == DG_SIMT && dt != CUDNN_DATA_FLOAT) {
+        snprintf(why, why_size, "%s data; the FFMA row takes FLOAT", fd_dtype_name(dt));
         return 0;
     }
     if (p->groups != 1) {
@@ -366,7 +389,8 @@ extern "C" int fd_conv_bwd_data_tc_strided_applicable(const fd_conv_problem_t *p
         strided |= p->stride[d] > 1;
     }
     if (!strided) {
-        snprintf(why, why_size, "stride 1: fd_conv_bwd_data_tc_igemm takes it without a split");
+        snprintf(why, why_size, "stride 1: fd_conv_bwd_data_%s_igemm takes it without a split",
+                 eng == DG_TC ? "tc" : "simt");
         return 0;
     }
     const int nres = residue_count(p);
@@ -376,7 +400,7 @@ extern "C" int fd_conv_bwd_data_tc_strided_applicable(const fd_conv_problem_t *p
                  DG_MAX_RES);
         return 0;
     }
-    /* Every residue with positions must be a problem the tensor-core row takes; a residue
+    /* Every residue with positions must be a problem the engine's row takes; a residue
      * without taps is asked as if it had one, so the call's types, math and layouts pass the
      * same test whichever residues happen to compute. */
     for (int res = 0; res < nres; res++) {
@@ -388,7 +412,9 @@ extern "C" int fd_conv_bwd_data_tc_strided_applicable(const fd_conv_problem_t *p
             q.flt[d] = q.flt[d] > 0 ? q.flt[d] : 1;
         pack_filter(&q);
         char inner_why[400];
-        if (!fd_conv_bwd_data_tc_igemm_applicable(&q, inner_why, sizeof inner_why)) {
+        const int takes = eng == DG_TC ? fd_conv_bwd_data_tc_igemm_applicable(&q, inner_why, sizeof inner_why)
+                                       : fd_conv_bwd_data_simt_igemm_applicable(&q, inner_why, sizeof inner_why);
+        if (!takes) {
             int64_t r[3];
             residue_of(p, res, r);
             snprintf(why, why_size, "residue (%lld, %lld, %lld) as a stride-1 problem: %s",
@@ -399,24 +425,16 @@ extern "C" int fd_conv_bwd_data_tc_strided_applicable(const fd_conv_problem_t *p
     return 1;
 }
 
-extern "C" size_t fd_conv_bwd_data_tc_strided_workspace(const fd_conv_problem_t *p)
+static cudnnStatus_t strided_run(const fd_conv_problem_t *p, dg_engine_t eng, const fd_conv_args_t *a)
 {
     dg_plan_t l;
-    plan(p, &l);
-    return l.total;
-}
-
-extern "C" cudnnStatus_t fd_conv_bwd_data_tc_strided_run(const fd_conv_problem_t *p,
-                                                         const fd_conv_args_t *a)
-{
-    dg_plan_t l;
-    plan(p, &l);
+    plan(p, eng, &l);
     FD_CHECK(l.nres <= DG_MAX_RES, CUDNN_STATUS_NOT_SUPPORTED,
-             "%d residue classes; the strided tensor-core backward data takes at most %d", l.nres,
+             "%d residue classes; the strided backward data split takes at most %d", l.nres,
              DG_MAX_RES);
     FD_CHECK(a->workspace_size >= l.total && (l.total == 0 || a->workspace != NULL),
              CUDNN_STATUS_BAD_PARAM,
-             "workspace of %zu bytes; the strided tensor-core backward data needs %zu (%d "
+             "workspace of %zu bytes; the strided backward data split needs %zu (%d "
              "sub-filters)",
              a->workspace_size, l.total, l.nconv);
     const size_t esz = fd_dtype_size(p->xdt);
@@ -437,8 +455,31 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_tc_strided_run(const fd_conv_problem_t
             b.out = dx;
             b.workspace = ws + l.inner;
             b.workspace_size = a->workspace_size - l.inner;
-            FD_TRY(sub_run(&q, &b));
+            FD_TRY(sub_run(&q, eng, &b));
         }
     }
     return CUDNN_STATUS_SUCCESS;
 }
+
+/* ---- the rows ---------------------------------------------------------------------------------- */
+
+#define DG_ROW(name, eng)                                                                      \
+    extern "C" int fd_conv_bwd_data_##name##_applicable(const fd_conv_problem_t *p, char *why, \
+                                                        size_t why_size)                       \
+    {                                                                                          \
+        return strided_applicable(p, eng, why, why_size);                                      \
+    }                                                                                          \
+    extern "C" size_t fd_conv_bwd_data_##name##_workspace(const fd_conv_problem_t *p)          \
+    {                                                                                          \
+        dg_plan_t l;                                                                           \
+        plan(p, eng, &l);                                                                      \
+        return l.total;                                                                        \
+    }                                                                                          \
+    extern "C" cudnnStatus_t fd_conv_bwd_data_##name##_run(const fd_conv_problem_t *p,         \
+                                                           const fd_conv_args_t *a)            \
+    {                                                                                          \
+        return strided_run(p, eng, a);                                                         \
+    }
+DG_ROW(tc_strided, DG_TC)
+DG_ROW(simt_strided, DG_SIMT)
+#undef DG_ROW

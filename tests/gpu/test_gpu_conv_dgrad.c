@@ -14,7 +14,9 @@
  * a dx of >= 4M elements) agree within test_gpu_conv_tc.c's tolerance. Every case runs with
  * exactly the workspace the cuda handle asks for, twice (det = 1), and the dispatch log must
  * name the expected row: the strided row, or for the problems it declines (stride 1, dilation,
- * C not a multiple of 8, ALGO_0) the row that serves them instead. --smoke: a few small cases.
+ * C not a multiple of 8, ALGO_0) the row that serves them instead. FLOAT under FMA math runs the
+ * same split on the FFMA row (fd_conv_bwd_data_simt_strided): its cases add NCHW dy and
+ * ResNet-50's stride-2 layers in NCHW. --smoke: a few small cases.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -24,6 +26,7 @@
 #include "gpu_mirror.h"
 
 #define ROW "fd_conv_bwd_data_tc_strided"
+#define SIMT_ROW "fd_conv_bwd_data_simt_strided"
 
 typedef enum { L_NHWC, L_NCHW, L_ODD, L_PAD8 } layout_t;
 static const char *const layout_names[4] = {"nhwc", "nchw", "odd", "pad8"};
@@ -36,6 +39,7 @@ typedef struct {
     layout_t xl, yl; /* dx: any; dy: L_NHWC or L_PAD8 (channel-contiguous) */
     int w_kcrs;      /* filter in NCHW (KCRS) format */
     int algo;        /* CUDNN_CONVOLUTION_BWD_DATA_ALGO_* */
+    int fma;         /* CUDNN_FMA_MATH on the descriptor (FLOAT: the FFMA split row) */
     double alpha, beta;
     int exact;
     const char *want; /* the row the dispatch log must name */
@@ -102,6 +106,8 @@ static int setup(dg_case_t *t)
     FD_EXPECT_STATUS(cudnnSetConvolutionNdDescriptor(t->cd, t->nsp, t->pad, t->str, t->dil,
                                                      (cudnnConvolutionMode_t)t->mode, CUDNN_DATA_FLOAT),
                      CUDNN_STATUS_SUCCESS);
+    if (t->fma)
+        FD_EXPECT_STATUS(cudnnSetConvolutionMathType(t->cd, CUDNN_FMA_MATH), CUDNN_STATUS_SUCCESS);
     FD_EXPECT_STATUS(cudnnGetConvolutionNdForwardOutputDim(t->cd, t->xd, t->wd, nb, ydim),
                      CUDNN_STATUS_SUCCESS);
     t->ny = strides_of(t->yl, nb, ydim, st);
@@ -158,13 +164,13 @@ static void run(dg_case_t t)
     char label[320];
     snprintf(label, sizeof label,
              "bwd_data algo%d %s n%d c%d k%d in%dx%dx%d f%dx%dx%d p%d,%d,%d u%d,%d,%d d%d %s "
-             "dx-%s dy-%s w-%s a%g b%g %s",
+             "dx-%s dy-%s w-%s a%g b%g %s%s",
              t.algo, fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.in[0], t.nsp > 1 ? t.in[1] : 1,
              t.nsp > 2 ? t.in[2] : 1, t.flt[0], t.nsp > 1 ? t.flt[1] : 1, t.nsp > 2 ? t.flt[2] : 1,
              t.pad[0], t.pad[1], t.pad[2], t.str[0], t.str[1], t.str[2], t.dil[0],
              t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", layout_names[t.xl],
              layout_names[t.yl], t.w_kcrs ? "kcrs" : "krsc", t.alpha, t.beta,
-             t.exact ? "exact" : "real");
+             t.exact ? "exact" : "real", t.fma ? " fma" : "");
     const size_t es = fd_test_dtype_size(t.dt);
     const size_t wsr = workspace(gm_ref, &t), wsc = workspace(gm_cuda, &t);
     t.ws = wsr > wsc ? wsr : wsc; /* exactly what the cuda row asks for (ref asks none) */
@@ -340,6 +346,68 @@ int main(int argc, char **argv)
         t = base(dt, 2, 32, 64, 20, 19, 7, 7, 2);
         t.exact = 0, t.pad[0] = t.pad[1] = 3, t.alpha = 0.5, t.beta = 0.25;
         run(t);
+    }
+    /* FLOAT under FMA math: the same split on the FFMA row (fd_conv_bwd_data_simt_strided),
+     * which also takes NCHW dy; the FFMA row wants C >= 16 per residue */
+    {
+        const cudnnDataType_t F = CUDNN_DATA_FLOAT;
+        dg_case_t t = base(F, 2, 16, 16, 9, 9, 3, 3, 2);
+        t.fma = 1, t.want = SIMT_ROW;
+        run(t);
+        t = base(F, 1, 16, 8, 7, 8, 1, 1, 2);
+        t.fma = 1, t.want = SIMT_ROW, t.alpha = 0.5, t.beta = 0.25, t.mode = CUDNN_CONVOLUTION;
+        t.xl = t.yl = L_NCHW, t.w_kcrs = 1;
+        run(t);
+        t = base(F, 2, 24, 24, 7, 6, 3, 3, 1);
+        t.fma = 1, t.want = SIMT_ROW, t.str[0] = 2, t.mode = CUDNN_CONVOLUTION;
+        t.alpha = -2.0, t.beta = 1.0;
+        run(t);
+        if (!gm_smoke) {
+            static const int flts[3] = {1, 3, 5};
+            static const int strs[3][2] = {{2, 2}, {3, 3}, {2, 1}};
+            int v = 0;
+            for (int fi = 0; fi < 3; fi++)
+                for (int si = 0; si < 3; si++, v++) {
+                    const int r = flts[fi];
+                    t = base(F, 2, 16 + 8 * (v % 3), 8 + 16 * (v % 2), 11 + fi * 2 + si,
+                             13 + 2 * si + (fi & 1), r, r, 1);
+                    t.fma = 1, t.want = SIMT_ROW;
+                    t.str[0] = strs[si][0], t.str[1] = strs[si][1];
+                    t.pad[0] = v % 4;
+                    t.pad[1] = (v + 1) % 4;
+                    t.mode = v % 2 ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+                    t.alpha = ab[v % 3][0], t.beta = ab[v % 3][1];
+                    t.xl = (layout_t)(v % 3);        /* NHWC, NCHW, ODD */
+                    t.yl = v % 2 ? L_NCHW : L_PAD8;  /* the FFMA row reads any dy */
+                    t.w_kcrs = v % 3 != 1;
+                    run(t);
+                }
+            /* 3-d, residues without positions, C / K past the 128-wide tiles */
+            t = base(F, 1, 16, 24, 7, 6, 3, 3, 2);
+            t.fma = 1, t.want = SIMT_ROW, t.nsp = 3, t.in[2] = 9, t.flt[2] = 3, t.pad[2] = 1;
+            run(t);
+            t = base(F, 1, 16, 16, 2, 5, 3, 3, 3);
+            t.fma = 1, t.want = SIMT_ROW, t.pad[0] = t.pad[1] = 2;
+            run(t);
+            t = base(F, 2, 136, 200, 13, 11, 3, 3, 2);
+            t.fma = 1, t.want = SIMT_ROW, t.alpha = 0.5, t.beta = 0.25, t.xl = t.yl = L_NCHW;
+            run(t);
+            /* declined: stride 1 (the FFMA row itself), C below the FFMA row's 16 (naive) */
+            t = base(F, 2, 16, 16, 9, 9, 3, 3, 1);
+            t.fma = 1, t.want = "fd_conv_bwd_data_simt_igemm";
+            run(t);
+            t = base(F, 2, 8, 16, 9, 9, 3, 3, 2);
+            t.fma = 1, t.want = "fd_conv_bwd_data_direct";
+            run(t);
+            /* real data: ResNet-50's stride-2 3x3 and 1x1 layers in NCHW, as the f32 table runs */
+            static const int rl[2][5] = {{128, 128, 56, 3, 1}, {256, 512, 56, 1, 0}};
+            for (int l = 0; l < 2; l++) {
+                t = base(F, 2, rl[l][0], rl[l][1], rl[l][2], rl[l][2], rl[l][3], rl[l][3], 2);
+                t.fma = 1, t.want = SIMT_ROW, t.exact = 0, t.pad[0] = t.pad[1] = rl[l][4];
+                t.xl = t.yl = L_NCHW, t.w_kcrs = 1;
+                run(t);
+            }
+        }
     }
     if (!gm_smoke) {
         /* ResNet-50's stride-2 layers at N = 2..4 (all six in HALF, two in BFLOAT16; the ref

@@ -222,8 +222,17 @@ static void run_dir(sc_case_t t)
     gm_run(&c);
     case_count++;
     /* the last call was the cuda handle's determinism re-run; backward data with C < 16 goes to
-     * the naive kernel (src/cuda/conv_simt.cu, SIMT_MIN_DGRAD_C) */
-    const char *want_row = t.dir == 1 && t.c < 16 ? "fd_conv_bwd_data_direct" : simt_rows[t.dir];
+     * the naive kernel (src/cuda/conv_simt.cu, SIMT_MIN_DGRAD_C); strided, undilated backward
+     * data under ALGO_1 (which allows the sub-filters' workspace) to the residue split on this
+     * row (src/cuda/conv_tc_dgrad.cu, fd_conv_bwd_data_simt_strided) */
+    int strided = 0, dilated = 0;
+    for (int d = 0; d < t.nsp; d++)
+        strided |= t.str[d] > 1, dilated |= t.dil[d] > 1;
+    const char *want_row = t.dir == 1 && t.c < 16 ? "fd_conv_bwd_data_direct"
+                           : t.dir == 1 && strided && !dilated &&
+                                   algo_of(&t) == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1
+                               ? "fd_conv_bwd_data_simt_strided"
+                               : simt_rows[t.dir];
     FD_EXPECT(strcmp(gm_last_impl, want_row) == 0, "%s: dispatch ran %s, expected %s", label,
               gm_last_impl[0] ? gm_last_impl : "(nothing logged)", want_row);
     teardown(&t);
