@@ -10,7 +10,9 @@
  * memcheck / racecheck / initcheck, the sandbox's 7 ResNet-50 N=256 layers bitwise);
  * FREEDNN_WGMMA_WGRAD=0 turns it off, FREEDNN_WGMMA=0 turns every wgmma row off. The
  * dev/wgmma/wgrad.cu sandbox includes this file's device half (its Makefile extracts everything
- * from `#define WW_THREADS` to the host banner), with a checker and a timer.
+ * from `#define WW_THREADS` to the host banner), with a checker and a timer. The sm_90a helpers
+ * (mbarrier, TMA, wgmma and its descriptor, the tensor-map encoder, the CC 9.0 check) are in
+ * wgmma_sm90.cuh, shared with the forward rows.
  *
  * GEMM mapping (the transpose of dw, so the large side of the small output is M):
  *   D[j, k] = sum_m X[m, j] * DY[m, k],  j = (f, c) in R*S*C (f the memory tap of KRSC dw),
@@ -33,8 +35,10 @@
  * stage. The pixel rows of a stage are one box of output pixels: 1x1 filters with pad 0 over
  * packed pixels read x and dy as [M][C] / [M][K] matrices (2-d boxes of 64 consecutive pixels,
  * TMA zero-fills the tail); everything else reads 4-d boxes {64, bw, bh, bni} of dy at
- * (k, q0, p0, n0) and of x at (c, q0 + t_s - pad_w, p0 + t_r - pad_h, n0) - the same pixels in
- * the same order, TMA's zero fill being the padding. The box never overhangs P or Q (bw == Q
+ * (k, q0, p0, n0) and of x at (c, q0*str_w + t_s - pad_w, p0*str_h + t_r - pad_h, n0), x's box
+ * stepping the convolution's strides (TMA element strides, up to 4; FREEDNN_WGMMA_STRIDED=0
+ * keeps strided problems off the rows) - the same pixels in the same order, TMA's zero fill
+ * being the padding. The box never overhangs P or Q (bw == Q
  * and bh divides P, or bh = 1 and bw divides Q; only the image count may overhang, where both
  * dy and x are zero-filled): so no x element outside the convolution's window is ever
  * multiplied (a non-finite x at a border cannot leak into a tap that does not read it, as ref).
@@ -55,10 +59,27 @@
  * dw. Rounding: float accumulation (wgmma's, then the split sum) vs ref's double: integer-exact
  * fills whose partial sums stay below 2^24 ulps are bit-identical.
  *
- * Limits (applicable): compute capability 9.0, HALF/BFLOAT16 x/dy/dw, 2-d, groups 1, stride 1,
+ * Limits (applicable): compute capability 9.0, HALF/BFLOAT16 x/dy/dw, 2-d, groups 1, strides up to 4,
  * dilation 1, C % 64 == 0, K % 8 == 0, NHWC x and dy with 16-byte strides, packed KRSC dw (what
  * the mma.sync row takes: a legal fallback), pixel boxes of >= 8 rows. Pointers not 16-byte
  * aligned (TMA's rule) run the naive direct kernel (it needs no workspace).
+ *
+ * Row fd_conv_bwd_filter_implicit_gemm_tf32_128xN__sm90 (issue 7): FLOAT x/dy/dw computed as
+ * TF32, FLOAT compute under DEFAULT / TENSOR_OP / TENSOR_OP_ALLOW_CONVERSION math with
+ * NVIDIA_TF32_OVERRIDE != 0 (the forward tf32 row's rules, fd_conv_wgmma_tf32_allowed), the
+ * same limits (C % 64 == 0 keeps the j-chunks of 64 channels and the whole plan / split / reduce
+ * machinery). wgmma's .tf32 form has no transpose: both operands must be K-major in shared
+ * memory, and here both arrive MN-major. Choice (a) of the brief: TMA loads the MN-major boxes
+ * (32 floats = 128 bytes per pixel row, WT_ROWS = 32 pixel rows per stage) into a staging ring,
+ * and the two consumer warpgroups rewrite each stage K-major (rows = channels, 128 bytes = the
+ * stage's 32 pixels, TMA's 128B swizzle: exactly the layout of the forward row's verified
+ * K-major operands, so its descriptors and k8 steps are reused) before running wgmma m64nBNk8
+ * on the copy; see conv_wgrad_wgmma_tf32 for the hand-off. Shared memory: 3 staging stages + 3
+ * K-major buffers of (A 16 KiB + B BN*128 B): BN 64 144 KiB, BN 128 192 KiB (+ 1 KiB); BN is
+ * 64 for K <= 64, else 128 (256 would not fit twice). Boxes hold up to 32 rows (7x7 outputs give
+ * boxes of 7 rows: declined, as the f16 row's < 8 rule). Rounding: the tensor core truncates
+ * the floats to TF32 (< 2^-10 relative), float accumulation as the f16 row; small integers are
+ * exact (bit-identical to ref). FREEDNN_WGMMA_TF32_WGRAD=0 turns this row off alone.
  */
 #include <cuda.h> /* CUtensorMap and its enums only: no driver library is linked */
 #include <cuda_bf16.h>
@@ -69,6 +90,7 @@
 #include <string.h>
 
 #include "fd_cuda.cuh"
+#include "wgmma_sm90.cuh"
 
 #define WW_THREADS 384 /* 3 warpgroups */
 #define WW_STAGES 4
@@ -76,7 +98,7 @@
 #define WW_CHUNK 8192 /* one 64-channel chunk of WW_ROWS rows: 64 x 128 bytes */
 #define WW_A_STAGE (2 * WW_CHUNK)
 #define WW_MAX_SPLITS 128
-#define WW_MAX_DEV 64
+#define WW_MAX_DEV WGX_MAX_DEV
 
 /* What the kernel reads besides the two tensor maps. */
 typedef struct {
@@ -88,6 +110,7 @@ typedef struct {
     int jchunks, cchunks; /* RSC/64, C/64 */
     int mtiles;           /* ceil(jchunks/2) */
     int r, s, pad_h, pad_w, cross;
+    int str_h, str_w;     /* convolution strides: x's boxes step them (TMA element strides) */
     int bw, bh, bni;      /* 4-d mode: the pixel box */
     int tiles_q, tiles_p; /* boxes along Q, along P */
     int rows;             /* pixel rows a box fills: bw*bh*bni, or 64 */
@@ -100,192 +123,119 @@ static size_t ww_smem_bytes(int bn)
 
 /* ---- device code (sm_90a only) ------------------------------------------------------------ */
 
+/* A k16 step of an MN-major operand: 16 rows = two atoms, in descriptor address units */
+#define WW_DESC_KSTEP (2048 >> 4)
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-#define WW_WAIT_NS 20000000000ull /* 20 s: legal waits last microseconds */
-
-static __device__ __forceinline__ uint32_t ww_smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-static __device__ __forceinline__ void ww_mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-static __device__ __forceinline__ void ww_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
-{
-    asm volatile(
-        "{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar),
-        "r"(bytes)
-        : "memory");
-}
-
-static __device__ __forceinline__ void ww_mbar_arrive(uint32_t bar)
-{
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar)
-                 : "memory");
-}
-
-static __device__ __forceinline__ uint32_t ww_mbar_try(uint32_t bar, uint32_t parity)
-{
-    uint32_t ok;
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(ok)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-    return ok;
-}
-
-static __device__ __forceinline__ uint64_t ww_globaltimer(void)
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
-    return t;
-}
-
-/* Waits for the phase of parity `parity`; a wait beyond WW_WAIT_NS traps (sticky error). */
-static __device__ __forceinline__ void ww_mbar_wait(uint32_t bar, uint32_t parity)
-{
-    if (ww_mbar_try(bar, parity))
-        return;
-    const uint64_t t0 = ww_globaltimer();
-    for (unsigned i = 1;; i++) {
-        if (ww_mbar_try(bar, parity))
-            return;
-        if ((i & 1023u) == 0 && ww_globaltimer() - t0 > WW_WAIT_NS)
-            __trap();
-    }
-}
-
-static __device__ __forceinline__ void ww_tma_2d(uint32_t dst, const CUtensorMap *map, uint32_t bar,
-                                                 int c0, int c1)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void ww_tma_4d(uint32_t dst, const CUtensorMap *map, uint32_t bar,
-                                                 int c0, int c1, int c2, int c3)
-{
-    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void ww_fence()
-{
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-static __device__ __forceinline__ void ww_commit()
-{
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-template <int N> static __device__ __forceinline__ void ww_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-/* wgmma writes the accumulators behind the compiler's back: pin them in program order. */
-template <int R> static __device__ __forceinline__ void ww_acc_fence(float (&d)[R])
+/* The channel and tap offsets of the block's A chunks jc0, jc0 + 1 (a missing second chunk
+ * repeats the first: its loads are skipped). */
+static __device__ __forceinline__ void ww_chunk_offsets(const ww_args_t &a, int jc0, int (&ac)[2],
+                                                        int (&ah)[2], int (&aw)[2])
 {
 #pragma unroll
-    for (int i = 0; i < R; i++)
-        asm volatile("" : "+f"(d[i])::"memory");
-}
-
-/* Shared-memory matrix descriptor of an MN-major operand in TMA's 128-byte swizzle: rows of 128
- * bytes = 64 MN elements of one reduction index, 8-row atoms 1024 bytes apart (SBO, bits 32-45,
- * >> 4), 64-element MN groups WW_CHUNK bytes apart (LBO, bits 16-29, >> 4; A spans one group, B
- * BN/64), mode bits 62-63 = 1 (128B). Regions are 1024-byte aligned, so base offset 0. */
-static __device__ __forceinline__ uint64_t ww_desc(uint32_t addr)
-{
-    return (uint64_t)((addr & 0x3FFFFu) >> 4) | ((uint64_t)(WW_CHUNK >> 4) << 16) |
-           ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
-}
-#define WW_DESC_KSTEP (2048 >> 4) /* 16 rows = two atoms, in descriptor address units */
-
-/* ---- wgmma m64nBNk16, f32 += {f16, bf16} x {f16, bf16}, both operands MN-major in shared ---- */
-
-#define WW_D4(i) "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3])
-#define WW_D16(i) WW_D4(i), WW_D4((i) + 4), WW_D4((i) + 8), WW_D4((i) + 12)
-#define WW_D32(i) WW_D16(i), WW_D16((i) + 16)
-#define WW_D64(i) WW_D32(i), WW_D32((i) + 32)
-#define WW_D128 WW_D64(0), WW_D64(64)
-#define WW_DL32 WW_D32(0)
-#define WW_DL64 WW_D64(0)
-#define WW_DL128 WW_D128
-
-#define WW_P32                                                                                     \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define WW_P64                                                                                     \
-    WW_P32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "    \
-           "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define WW_P128                                                                                    \
-    WW_P64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "    \
-           "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "      \
-           "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "      \
-           "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "  \
-           "%124, %125, %126, %127"
-
-/* d (NREG floats per thread) += A (64 x 16 at descriptor da) * B (16 x BN at db). Operands:
- * %0..%NREG-1 the accumulators, then da, db and the scale-d flag (always 1: d starts at 0).
- * Immediates: scale-a = scale-b = 1, imm-trans-a = imm-trans-b = 1 (M-major A, N-major B). */
-#define WW_MMA(NAME, SHAPE, TY, NREG, PLIST, DLIST, SCALE_IDX, DA_IDX, DB_IDX)                     \
-    static __device__ __forceinline__ void NAME(float(&d)[NREG], uint64_t da, uint64_t db)         \
-    {                                                                                              \
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_IDX ", 0;\n"                       \
-                     "wgmma.mma_async.sync.aligned." SHAPE ".f32." TY "." TY " {" PLIST "}, "      \
-                     "%" DA_IDX ", %" DB_IDX ", p, 1, 1, 1, 1;\n}\n"                               \
-                     : DLIST                                                                       \
-                     : "l"(da), "l"(db), "r"(1));                                                  \
+    for (int i = 0; i < 2; i++) {
+        const int jc = jc0 + i < a.jchunks ? jc0 + i : jc0;
+        const int f = jc / a.cchunks, fr = f / a.s, fs = f % a.s;
+        ac[i] = (jc % a.cchunks) * 64;
+        ah[i] = (a.cross ? fr : a.r - 1 - fr) - a.pad_h;
+        aw[i] = (a.cross ? fs : a.s - 1 - fs) - a.pad_w;
     }
-
-WW_MMA(ww_mma_f16_n64, "m64n64k16", "f16", 32, WW_P32, WW_DL32, "34", "32", "33")
-WW_MMA(ww_mma_f16_n128, "m64n128k16", "f16", 64, WW_P64, WW_DL64, "66", "64", "65")
-WW_MMA(ww_mma_f16_n256, "m64n256k16", "f16", 128, WW_P128, WW_DL128, "130", "128", "129")
-WW_MMA(ww_mma_bf16_n64, "m64n64k16", "bf16", 32, WW_P32, WW_DL32, "34", "32", "33")
-WW_MMA(ww_mma_bf16_n128, "m64n128k16", "bf16", 64, WW_P64, WW_DL64, "66", "64", "65")
-WW_MMA(ww_mma_bf16_n256, "m64n256k16", "bf16", 128, WW_P128, WW_DL128, "130", "128", "129")
-
-static __device__ __forceinline__ void ww_mma(const __half *, float (&d)[32], uint64_t a,
-                                              uint64_t b)
-{
-    ww_mma_f16_n64(d, a, b);
-}
-static __device__ __forceinline__ void ww_mma(const __half *, float (&d)[64], uint64_t a,
-                                              uint64_t b)
-{
-    ww_mma_f16_n128(d, a, b);
-}
-static __device__ __forceinline__ void ww_mma(const __half *, float (&d)[128], uint64_t a,
-                                              uint64_t b)
-{
-    ww_mma_f16_n256(d, a, b);
-}
-static __device__ __forceinline__ void ww_mma(const __nv_bfloat16 *, float (&d)[32], uint64_t a,
-                                              uint64_t b)
-{
-    ww_mma_bf16_n64(d, a, b);
-}
-static __device__ __forceinline__ void ww_mma(const __nv_bfloat16 *, float (&d)[64], uint64_t a,
-                                              uint64_t b)
-{
-    ww_mma_bf16_n128(d, a, b);
-}
-static __device__ __forceinline__ void ww_mma(const __nv_bfloat16 *, float (&d)[128], uint64_t a,
-                                              uint64_t b)
-{
-    ww_mma_bf16_n256(d, a, b);
 }
 
-#endif /* __CUDA_ARCH_FEAT_SM90_ALL */
+/* Thread 0: the stage barriers (full: the producer's arrive.expect_tx; empty: every consumer
+ * thread), made visible to the async proxy (TMA complete_tx), and the tensor maps prefetched. */
+template <int STAGES>
+static __device__ __forceinline__ void ww_init(uint32_t bar_full, uint32_t bar_empty,
+                                               const CUtensorMap *tmx, const CUtensorMap *tmdy)
+{
+#pragma unroll
+    for (int st = 0; st < STAGES; st++) {
+        wgx_mbar_init(bar_full + 8 * st, 1);
+        wgx_mbar_init(bar_empty + 8 * st, 256);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tmx) : "memory");
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tmdy) : "memory");
+}
+
+/* The producer thread of both kernels: walks the split's pixel boxes (nblk from box pb0), one
+ * stage each. A stage holds NAB boxes of x (CPB channels each, 64/CPB per j-chunk; those of the
+ * block's first na chunks are loaded) at sa + st*sa_step, BOX bytes apart, and NBB boxes of dy
+ * (the first nb loaded) at sb + st*sb_step. ROWS: the pixels of an [M][C] box. */
+template <bool TAP, int STAGES, int ROWS, int CPB, int NAB, int NBB, uint32_t BOX>
+static __device__ __forceinline__ void
+ww_produce(const ww_args_t &a, const CUtensorMap *tmx, const CUtensorMap *tmdy, uint32_t bar_full,
+           uint32_t bar_empty, uint32_t sa, uint32_t sa_step, uint32_t sb, uint32_t sb_step,
+           int jc0, int na, int k0, int nb, int64_t pb0, int64_t nblk)
+{
+    constexpr int PER = 64 / CPB; /* x boxes per j-chunk */
+    /* the A chunks' channel and tap offsets are fixed for the block */
+    int ac[2], ah[2], aw[2];
+    ww_chunk_offsets(a, jc0, ac, ah, aw);
+    const uint32_t tx = (uint32_t)(PER * na + nb) * (uint32_t)a.rows * 128u;
+    for (int64_t i = 0; i < nblk; i++) {
+        const int st = (int)(i % STAGES);
+        const uint32_t full = bar_full + 8 * st;
+        /* round 0 waits on parity 1 of a fresh barrier, which counts as completed */
+        wgx_mbar_wait(bar_empty + 8 * st, (uint32_t)((i / STAGES) & 1) ^ 1u);
+        wgx_mbar_arrive_expect_tx(full, tx);
+        const uint32_t pb = (uint32_t)(pb0 + i); /* < 2^31 (applicable) */
+        const uint32_t dA = sa + st * sa_step, dB = sb + st * sb_step;
+        if (TAP) {
+            const uint32_t t = pb / (uint32_t)a.tiles_q;
+            const int q0 = (int)(pb % (uint32_t)a.tiles_q) * a.bw,
+                      p0 = (int)(t % (uint32_t)a.tiles_p) * a.bh,
+                      n0 = (int)(t / (uint32_t)a.tiles_p) * a.bni;
+#pragma unroll
+            for (int c = 0; c < NAB; c++)
+                if (c / PER < na)
+                    wgx_tma_4d(dA + c * BOX, tmx, full, ac[c / PER] + CPB * (c % PER),
+                               q0 * a.str_w + aw[c / PER], p0 * a.str_h + ah[c / PER], n0);
+#pragma unroll
+            for (int c = 0; c < NBB; c++)
+                if (c < nb)
+                    wgx_tma_4d(dB + c * BOX, tmdy, full, k0 + CPB * c, q0, p0, n0);
+        } else {
+            const int m0 = (int)(pb * ROWS); /* M <= INT32_MAX - 64 (ww_plan) */
+#pragma unroll
+            for (int c = 0; c < NAB; c++)
+                if (c / PER < na)
+                    wgx_tma_2d(dA + c * BOX, tmx, full, ac[c / PER] + CPB * (c % PER), m0);
+#pragma unroll
+            for (int c = 0; c < NBB; c++)
+                if (c < nb)
+                    wgx_tma_2d(dB + c * BOX, tmdy, full, k0 + CPB * c, m0);
+        }
+    }
+}
+
+/* Epilogue: partial z of D for j-chunk jc, columns k0.. . The thread holds rows (lane/4,
+ * lane/4 + 8) of its warp's 16 (j within the chunk) and column pairs 8jj + 2*(lane%4) (k) of
+ * every n8 block jj: acc[4jj + 2h + {0, 1}] belongs to row + 8h. part[z][k][j]: 8 lanes store
+ * 32 contiguous bytes of one k row. */
+template <int BN>
+static __device__ __forceinline__ void ww_store_part(const float (&acc)[BN / 2], const ww_args_t &a,
+                                                     int64_t z, int k0, int jc, int tid)
+{
+    const int warp = tid / 32, lane = tid % 32;
+    const int col0 = k0 + (lane & 3) * 2;
+    const int64_t rsc = a.rsc;
+    /* one pointer walked by 8 k rows per n8 block keeps the 128 accumulators' epilogue within
+     * the consumers' registers (no 64-bit products per store) */
+    float *pc =
+        a.part + (z * (int64_t)a.k + col0) * rsc + (int64_t)jc * 64 + warp * 16 + (lane >> 2);
+#pragma unroll
+    for (int jj = 0; jj < BN / 8; jj++) {
+        if (col0 + jj * 8 < a.k) { /* K % 8 == 0: col < K means col + 1 < K */
+            pc[0] = acc[4 * jj];
+            pc[rsc] = acc[4 * jj + 1];
+            pc[8] = acc[4 * jj + 2];
+            pc[rsc + 8] = acc[4 * jj + 3];
+        }
+        pc += 8 * rsc;
+    }
+}
+#endif
 
 /* ---- the GEMM kernel -------------------------------------------------------------------------
  * Grid: one block per (tile, split), the tile fastest (blocks reading the same pixels run
@@ -301,7 +251,7 @@ static __global__ void __launch_bounds__(WW_THREADS, 1)
 {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ __align__(1024) uint8_t ww_smem[];
-    const uint32_t base = (ww_smem_u32(ww_smem) + 1023u) & ~1023u;
+    const uint32_t base = (wgx_smem_u32(ww_smem) + 1023u) & ~1023u;
     const uint32_t sA = base;
     const uint32_t sB = sA + WW_STAGES * WW_A_STAGE;
     const uint32_t bar_full = sB + WW_STAGES * BN * 128;
@@ -333,70 +283,18 @@ static __global__ void __launch_bounds__(WW_THREADS, 1)
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
 
-    if (threadIdx.x == 0) {
-#pragma unroll
-        for (int st = 0; st < WW_STAGES; st++) {
-            ww_mbar_init(bar_full + 8 * st, 1);    /* the producer's arrive.expect_tx */
-            ww_mbar_init(bar_empty + 8 * st, 256); /* every consumer thread */
-        }
-        /* the initialised barriers must be visible to the async proxy (TMA complete_tx) */
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tmx) : "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tmdy) : "memory");
-    }
+    if (threadIdx.x == 0)
+        ww_init<WW_STAGES>(bar_full, bar_empty, &tmx, &tmdy);
     __syncthreads();
 
     if (wg == 0) {
         /* ---- producer: one thread walks the split's pixel boxes ---- */
         if (REGS)
             asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-        if (tid == 0) {
-            /* the A chunks' channel and tap offsets are fixed for the block */
-            int ac[2], ah[2], aw[2];
-#pragma unroll
-            for (int i = 0; i < 2; i++) {
-                const int jc = jc0 + i < a.jchunks ? jc0 + i : jc0;
-                const int f = jc / a.cchunks, fr = f / a.s, fs = f % a.s;
-                ac[i] = (jc % a.cchunks) * 64;
-                ah[i] = (a.cross ? fr : a.r - 1 - fr) - a.pad_h;
-                aw[i] = (a.cross ? fs : a.s - 1 - fs) - a.pad_w;
-            }
-            const uint32_t tx = (uint32_t)(na + nbk) * (uint32_t)a.rows * 128u;
-            for (int64_t i = 0; i < nblk; i++) {
-                const int st = (int)(i % WW_STAGES);
-                const uint32_t full = bar_full + 8 * st;
-                /* round 0 waits on parity 1 of a fresh barrier, which counts as completed */
-                ww_mbar_wait(bar_empty + 8 * st, (uint32_t)((i / WW_STAGES) & 1) ^ 1u);
-                ww_mbar_arrive_expect_tx(full, tx);
-                const uint32_t pb = (uint32_t)(pb0 + i); /* < 2^31 (applicable) */
-                const uint32_t dA = sA + st * WW_A_STAGE, dB = sB + st * BN * 128;
-                if (TAP) {
-                    const uint32_t t = pb / (uint32_t)a.tiles_q;
-                    const int q0 = (int)(pb % (uint32_t)a.tiles_q) * a.bw,
-                              p0 = (int)(t % (uint32_t)a.tiles_p) * a.bh,
-                              n0 = (int)(t / (uint32_t)a.tiles_p) * a.bni;
-#pragma unroll
-                    for (int c = 0; c < 2; c++)
-                        if (c < na)
-                            ww_tma_4d(dA + c * WW_CHUNK, &tmx, full, ac[c], q0 + aw[c], p0 + ah[c],
-                                      n0);
-#pragma unroll
-                    for (int c = 0; c < BN / 64; c++)
-                        if (c < nbk)
-                            ww_tma_4d(dB + c * WW_CHUNK, &tmdy, full, k0 + 64 * c, q0, p0, n0);
-                } else {
-                    const int m0 = (int)(pb * WW_ROWS); /* M <= INT32_MAX - 64 (ww_plan) */
-#pragma unroll
-                    for (int c = 0; c < 2; c++)
-                        if (c < na)
-                            ww_tma_2d(dA + c * WW_CHUNK, &tmx, full, ac[c], m0);
-#pragma unroll
-                    for (int c = 0; c < BN / 64; c++)
-                        if (c < nbk)
-                            ww_tma_2d(dB + c * WW_CHUNK, &tmdy, full, k0 + 64 * c, m0);
-                }
-            }
-        }
+        if (tid == 0) /* 64-channel boxes: one per j-chunk, BN/64 of dy */
+            ww_produce<TAP, WW_STAGES, WW_ROWS, 64, 2, BN / 64, WW_CHUNK>(
+                a, &tmx, &tmdy, bar_full, bar_empty, sA, WW_A_STAGE, sB, BN * 128, jc0, na, k0, nbk,
+                pb0, nblk);
         return;
     }
 
@@ -412,48 +310,28 @@ static __global__ void __launch_bounds__(WW_THREADS, 1)
 #pragma unroll
     for (int i = 0; i < BN / 2; i++)
         acc[i] = 0.f;
-    ww_acc_fence(acc);
+    wgx_acc_fence(acc);
     for (int64_t i = 0; i < nblk; i++) {
         const int st = (int)(i % WW_STAGES);
-        ww_mbar_wait(bar_full + 8 * st, (uint32_t)((i / WW_STAGES) & 1));
-        const uint64_t da = ww_desc(sA + st * WW_A_STAGE + cw * WW_CHUNK);
-        const uint64_t db = ww_desc(sB + st * BN * 128);
-        ww_fence();
+        wgx_mbar_wait(bar_full + 8 * st, (uint32_t)((i / WW_STAGES) & 1));
+        const uint64_t da = wgx_desc(sA + st * WW_A_STAGE + cw * WW_CHUNK, WW_CHUNK >> 4);
+        const uint64_t db = wgx_desc(sB + st * BN * 128, WW_CHUNK >> 4);
+        wgx_fence();
 #pragma unroll
         for (int j = 0; j < KS; j++) /* k16 steps over the box's pixel rows */
-            ww_mma((const T *)0, acc, da + WW_DESC_KSTEP * j, db + WW_DESC_KSTEP * j);
-        ww_commit();
+            wgx_mma_mn((const T *)0, acc, da + WW_DESC_KSTEP * j, db + WW_DESC_KSTEP * j);
+        wgx_commit();
         /* one batch stays in flight: the previous one has completed, its stage is free */
-        ww_wait<1>();
+        wgx_wait<1>();
         if (i >= 1)
-            ww_mbar_arrive(bar_empty + 8 * (int)((i - 1) % WW_STAGES));
+            wgx_mbar_arrive(bar_empty + 8 * (int)((i - 1) % WW_STAGES));
     }
-    ww_wait<0>();
-    ww_acc_fence(acc);
+    wgx_wait<0>();
+    wgx_acc_fence(acc);
     if (!active)
         return;
 
-    /* ---- epilogue: partial z of D. The thread holds rows (lane/4, lane/4 + 8) of its warp's 16
-     * (j within the chunk) and column pairs 8jj + 2*(lane%4) (k) of every n8 block jj:
-     * acc[4jj + 2h + {0, 1}] belongs to row + 8h. part[z][k][j]: 8 lanes store 32 contiguous
-     * bytes of one k row. ---- */
-    const int warp = tid / 32, lane = tid % 32;
-    const int col0 = k0 + (lane & 3) * 2;
-    const int64_t rsc = a.rsc;
-    /* one pointer walked by 8 k rows per n8 block keeps the 128 accumulators' epilogue within
-     * the consumers' registers (no 64-bit products per store) */
-    float *pc = a.part + (z * (int64_t)a.k + col0) * rsc + (int64_t)(jc0 + cw) * 64 + warp * 16 +
-                (lane >> 2);
-#pragma unroll
-    for (int jj = 0; jj < BN / 8; jj++) {
-        if (col0 + jj * 8 < a.k) { /* K % 8 == 0: col < K means col + 1 < K */
-            pc[0] = acc[4 * jj];
-            pc[rsc] = acc[4 * jj + 1];
-            pc[8] = acc[4 * jj + 2];
-            pc[rsc + 8] = acc[4 * jj + 3];
-        }
-        pc += 8 * rsc;
-    }
+    ww_store_part<BN>(acc, a, z, k0, jc0 + cw, tid);
 #elif defined(__CUDA_ARCH__)
     /* no wgmma here; the host launches this only on compute capability 9.0, where the sm_90a
      * image is the one loaded: reaching this is a build error, made loud */
@@ -468,6 +346,14 @@ static __device__ __forceinline__ float ww_ld(const __half *p)
 static __device__ __forceinline__ float ww_ld(const __nv_bfloat16 *p)
 {
     return __bfloat162float(*p);
+}
+static __device__ __forceinline__ float ww_ld(const float *p)
+{
+    return *p;
+}
+static __device__ __forceinline__ void ww_st(float *p, double v)
+{
+    *p = (float)v;
 }
 static __device__ __forceinline__ void ww_st(__half *p, double v)
 {
@@ -501,6 +387,146 @@ static __global__ void conv_wgrad_reduce(const float *__restrict__ part, int spl
     }
 }
 
+/* ---- the TF32 GEMM kernel (row fd_conv_bwd_filter_implicit_gemm_tf32_128xN__sm90) ----------
+ * wgmma reads .tf32 operands K-major only, and both of this GEMM's operands arrive MN-major
+ * (channels contiguous): the consumers transpose every stage. The producer is the f16 kernel's
+ * (the same walk and boxes, 32-float boxes of WT_ROWS pixel rows); each consumer warpgroup
+ * rewrites its own 64 j rows and half of the B boxes from the TMA staging stage into a K-major
+ * 128B-swizzled operand buffer (row = channel, 128 bytes = the stage's 32 pixels: the layout
+ * TMA gives the forward row's K-major operands, so its descriptors, k8 steps and fragment layout
+ * are reused as they are), then wgmma runs on that buffer. Hand-off: staging stage -> consumers
+ * by the full mbarrier (TMA complete_tx); consumers -> producer by the empty mbarrier as soon as
+ * the stage is transposed; the K-major buffer's generic-proxy stores are published to wgmma's
+ * async proxy by fence.proxy.async, then named barrier 1 over the 256 consumer threads (B is
+ * shared). WT_KBUFS = 3 K-major buffers with one batch of wgmma left in flight: a consumer
+ * rewrites buffer i % 3 at iteration i after barrier i - 1, which both consumers reach after
+ * their wait_group 1 of iteration i - 2, i.e. after batch i - 3 (the last reader) completed.
+ * Transpose: a thread moves a 4x4 block (4 pixels x 4 channels): 4 ld.shared.v4 along channels,
+ * 4 st.shared.v4 along pixels; thread (u, d) of a box takes channel quad u, pixel quad (u + d) % 8,
+ * so the 8 threads of each quarter-warp hit 8 distinct 16-byte bank groups on both sides under
+ * the 128B swizzle (chunk ^ row % 8). Rows past the box (rows < 32), B boxes past K and the idle
+ * consumer's A are written as zeros (no stale data reaches the tensor core). */
+#define WT_ROWS 32 /* pixel rows per stage: one 128-byte K-major row of tf32 */
+#define WT_STAGES 3
+#define WT_KBUFS 3
+#define WT_BOX 4096       /* one TMA box: WT_ROWS rows x 32 floats */
+#define WT_A (4 * WT_BOX) /* A of a stage: 2 consumers x 2 boxes of 32 channels = 128 j rows */
+
+static size_t wt_smem_bytes(int bn)
+{
+    return (size_t)(WT_STAGES + WT_KBUFS) * (WT_A + (size_t)bn * 128) + 2 * WT_STAGES * 8 + 1024;
+}
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* One box: staging src (rows = pixels, 128B-swizzled by TMA) -> dst (rows = channels, the same
+ * swizzle); pixels >= rows are zeros. */
+static __device__ __forceinline__ void wt_transpose(uint32_t src, uint32_t dst, int cq, int mq,
+                                                    int rows)
+{
+    float v[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int r = 4 * mq + i;
+        if (r < rows)
+            asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                         : "=f"(v[i][0]), "=f"(v[i][1]), "=f"(v[i][2]), "=f"(v[i][3])
+                         : "r"(src + (uint32_t)r * 128u + ((uint32_t)(cq ^ (r & 7)) << 4))
+                         : "memory");
+        else
+            v[i][0] = v[i][1] = v[i][2] = v[i][3] = 0.0f;
+    }
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+        const int r = 4 * cq + e;
+        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                         dst + (uint32_t)r * 128u + ((uint32_t)(mq ^ (r & 7)) << 4)),
+                     "f"(v[0][e]), "f"(v[1][e]), "f"(v[2][e]), "f"(v[3][e])
+                     : "memory");
+    }
+}
+#endif
+
+template <int BN, bool TAP>
+static __global__ void __launch_bounds__(WW_THREADS, 1)
+    conv_wgrad_wgmma_tf32(const __grid_constant__ CUtensorMap tmx,
+                          const __grid_constant__ CUtensorMap tmdy, const ww_args_t a)
+{
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ __align__(1024) uint8_t wt_smem[];
+    constexpr uint32_t STG = WT_A + BN * 128; /* one staging stage = one K-major buffer */
+    const uint32_t base = (wgx_smem_u32(wt_smem) + 1023u) & ~1023u;
+    const uint32_t sS = base, sK = base + WT_STAGES * STG;
+    const uint32_t bar_full = sK + WT_KBUFS * STG;
+    const uint32_t bar_empty = bar_full + WT_STAGES * 8;
+    const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    const int tiles = a.mtiles * ((a.k + BN - 1) / BN);
+    const int tile = (int)(blockIdx.x % (unsigned)tiles);
+    const int64_t z = blockIdx.x / (unsigned)tiles;
+    const int mt = tile % a.mtiles, nt = tile / a.mtiles;
+    const int jc0 = 2 * mt;
+    const int na = a.jchunks - jc0 < 2 ? a.jchunks - jc0 : 2; /* 64-channel j-chunks: 1 or 2 */
+    const int k0 = nt * BN;
+    const int nbx =
+        (a.k - k0 + 31) / 32 < BN / 32 ? (a.k - k0 + 31) / 32 : BN / 32; /* B boxes loaded */
+    const int64_t pb0 = z * a.split_len;
+    const int64_t nblk = (a.pblocks - pb0 < a.split_len ? a.pblocks - pb0 : a.split_len);
+
+    if (threadIdx.x == 0)
+        ww_init<WT_STAGES>(bar_full, bar_empty, &tmx, &tmdy);
+    __syncthreads();
+
+    if (wg == 0) {
+        /* ---- producer: one thread walks the split's pixel boxes (the f16 kernel's walk) ---- */
+        if (tid == 0) /* 32-float boxes: two per j-chunk, BN/32 of dy */
+            ww_produce<TAP, WT_STAGES, WT_ROWS, 32, 4, BN / 32, WT_BOX>(
+                a, &tmx, &tmdy, bar_full, bar_empty, sS, STG, sS + WT_A, STG, jc0, na, k0, nbx, pb0,
+                nblk);
+        return;
+    }
+
+    /* ---- consumers: transpose j-chunk jc0 + cw and half of B, then wgmma on them ---- */
+    const int cw = wg - 1;
+    const bool active = cw < na; /* the idle one transposes its B half and zeros, stores nothing */
+    const int hb = tid >> 6, cq = tid & 7, mq = (cq + (tid >> 3)) & 7;
+    float acc[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++)
+        acc[i] = 0.f;
+    wgx_acc_fence(acc);
+    for (int64_t i = 0; i < nblk; i++) {
+        const int st = (int)(i % WT_STAGES);
+        const uint32_t stage = sS + st * STG, kbuf = sK + (uint32_t)(i % WT_KBUFS) * STG;
+        wgx_mbar_wait(bar_full + 8 * st, (uint32_t)((i / WT_STAGES) & 1));
+        wt_transpose(stage + (2 * cw + hb) * WT_BOX, kbuf + (2 * cw + hb) * WT_BOX, cq, mq,
+                     active ? a.rows : 0);
+#pragma unroll
+        for (int bx = 2 * hb + cw; bx < BN / 32; bx += 4)
+            wt_transpose(stage + WT_A + bx * WT_BOX, kbuf + WT_A + bx * WT_BOX, cq, mq,
+                         bx < nbx ? a.rows : 0);
+        /* the stores must be visible to wgmma (async proxy) before anyone's wgmma reads them */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        wgx_mbar_arrive(bar_empty + 8 * st); /* this thread's reads of the stage are done */
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        const uint64_t da = wgx_desc(kbuf + cw * 2 * WT_BOX, 1);
+        const uint64_t db = wgx_desc(kbuf + WT_A, 1);
+        wgx_fence();
+#pragma unroll
+        for (int j = 0; j < 4; j++) /* 4 k8 steps of 32 bytes = the 32 pixels of a row */
+            wgx_mma_k((const float *)0, acc, da + 2 * j, db + 2 * j);
+        wgx_commit();
+        wgx_wait<1>();
+    }
+    wgx_wait<0>();
+    wgx_acc_fence(acc);
+    if (!active)
+        return;
+
+    ww_store_part<BN>(acc, a, z, k0, jc0 + cw, tid); /* the same fragment layout as f16 */
+#elif defined(__CUDA_ARCH__)
+    __trap(); /* as the f16 kernel: launched on compute capability 9.0 (sm_90a image) only */
+#endif
+}
+
 /* ---- host: gate, plan, tensor maps --------------------------------------------------------- */
 
 extern "C" int fd_conv_bwd_filter_tc_igemm_applicable(const fd_conv_problem_t *p, char *why,
@@ -508,14 +534,21 @@ extern "C" int fd_conv_bwd_filter_tc_igemm_applicable(const fd_conv_problem_t *p
 extern "C" cudnnStatus_t fd_conv_bwd_filter_direct_run(const fd_conv_problem_t *p,
                                                        const fd_conv_args_t *a);
 
-/* FREEDNN_WGMMA_WGRAD=0 opts out of this row, FREEDNN_WGMMA=0 out of every wgmma row. Read once per process (function-local statics: C++ initialises them once,
- * thread-safely). */
+extern "C" int fd_conv_wgmma_tf32_allowed(const fd_conv_problem_t *p, char *why, size_t why_size);
+extern "C" int fd_conv_wgmma_strided_on(void);
+
+/* FREEDNN_WGMMA_WGRAD=0 opts out of both backward filter rows, FREEDNN_WGMMA=0 out of every
+ * wgmma row, FREEDNN_WGMMA_TF32_WGRAD=0 out of the tf32 row alone. Read once per process
+ * (function-local statics: C++ initialises them once, thread-safely). */
+static int ww_env_zero(const char *name)
+{
+    const char *e = getenv(name);
+    return e != NULL && strcmp(e, "0") == 0;
+}
+
 static int ww_env_on(void)
 {
-    const char *all = getenv("FREEDNN_WGMMA"), *e = getenv("FREEDNN_WGMMA_WGRAD");
-    if (all != NULL && strcmp(all, "0") == 0)
-        return 0;
-    return e == NULL || strcmp(e, "0") != 0;
+    return !ww_env_zero("FREEDNN_WGMMA") && !ww_env_zero("FREEDNN_WGMMA_WGRAD");
 }
 
 static int ww_enabled(void)
@@ -524,45 +557,18 @@ static int ww_enabled(void)
     return on;
 }
 
-/* 1 when the current device is compute capability 9.0 (sm_90a code runs there only); cached per
- * device id (0 unknown, 1 yes, 2 no); racing first calls store the same. */
-static int ww_device_sm90(char *why, size_t why_size)
+static int wt_enabled(void)
 {
-    static int cache[WW_MAX_DEV];
-    int dev = -1, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, why_size,
-                 "cudaGetDevice failed: no current CUDA device for the sm_90a wgmma row");
-        return 0;
-    }
-    int v = dev >= 0 && dev < WW_MAX_DEV ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
-    if (v == 0) {
-        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
-            (void)cudaGetLastError();
-            snprintf(why, why_size, "device %d: its compute capability cannot be read", dev);
-            return 0;
-        }
-        v = major == 9 && minor == 0 ? 1 : 2;
-        if (dev >= 0 && dev < WW_MAX_DEV)
-            __atomic_store_n(&cache[dev], v, __ATOMIC_RELEASE);
-    }
-    if (v != 1) {
-        snprintf(why, why_size,
-                 "device %d is not compute capability 9.0; the wgmma row runs on sm_90a "
-                 "(H100/H200) only",
-                 dev);
-        return 0;
-    }
-    return 1;
+    static const int on = ww_enabled() && !ww_env_zero("FREEDNN_WGMMA_TF32_WGRAD");
+    return on;
 }
 
 /* The launch geometry of a problem (a pure function of it: applicable, workspace and run agree). */
 typedef struct {
     int tap; /* 4-d pixel boxes (else [M][C] / [M][K] matrices) */
-    int bn;  /* 64, 128 or 256 */
+    int bn;  /* 64, 128 or 256 (tf32: 64 or 128) */
     int bw, bh, bni, tiles_q, tiles_p, rows;
+    int esw, esh; /* x's TMA element strides along W and H (the convolution's, 1 for one pixel) */
     int64_t pblocks, mtiles, ntiles, split_len;
     int splits;
 } ww_plan_t;
@@ -600,12 +606,16 @@ static int64_t ww_splits(int64_t tiles, int64_t pblocks, double flop, double out
     return best;
 }
 
+/* The tf32 row (p->xdt FLOAT) takes boxes of up to WT_ROWS pixel rows and BN <= 128 (its
+ * shared memory holds staging and K-major copies); the f16 row WW_ROWS and BN <= 256. */
 static void ww_plan(const fd_conv_problem_t *p, ww_plan_t *pl)
 {
     memset(pl, 0, sizeof *pl);
     const int64_t h = p->in[1], w = p->in[2], pp = p->out[1], q = p->out[2], m = p->n * pp * q;
     const int64_t rsc = p->c * p->flt[1] * p->flt[2];
-    pl->bn = p->k <= 64 ? 64 : p->k <= 128 ? 128 : 256;
+    const int tf32 = p->xdt == CUDNN_DATA_FLOAT;
+    const int64_t cap = tf32 ? WT_ROWS : WW_ROWS;
+    pl->bn = p->k <= 64 ? 64 : p->k <= 128 || tf32 ? 128 : 256;
     pl->ntiles = (p->k + pl->bn - 1) / pl->bn;
     pl->mtiles = (rsc / 64 + 1) / 2;
     /* [M][C]: a 1x1 filter without padding over pixel strides of x and dy that merge into one */
@@ -614,22 +624,25 @@ static void ww_plan(const fd_conv_problem_t *p, ww_plan_t *pl)
     const int ym =
         (pp == 1 || p->ys[3] == q * p->ys[4]) && (p->n == 1 || p->ys[0] == pp * q * p->ys[4]);
     const int mat = p->flt[1] == 1 && p->flt[2] == 1 && p->pad[1] == 0 && p->pad[2] == 0 && xm &&
-                    ym && m <= INT32_MAX - WW_ROWS && p->xs[4] > 0 && p->ys[4] > 0;
+                    ym && p->stride[1] == 1 && p->stride[2] == 1 && m <= INT32_MAX - WW_ROWS &&
+                    p->xs[4] > 0 && p->ys[4] > 0;
     pl->tap = !mat;
+    pl->esw = q > 1 ? (int)p->stride[2] : 1;
+    pl->esh = pp > 1 ? (int)p->stride[1] : 1;
     if (pl->tap) {
         /* a box that never overhangs P or Q (see the header): whole rows when Q fits */
-        if (q <= WW_ROWS) {
+        if (q <= cap) {
             pl->bw = (int)q;
-            pl->bh = (int)ww_divisor(pp, WW_ROWS / q);
+            pl->bh = (int)ww_divisor(pp, cap / q);
             int64_t bni = 1;
             if (pl->bh == pp) {
-                bni = WW_ROWS / (pp * q);
+                bni = cap / (pp * q);
                 if (bni > p->n)
                     bni = p->n;
             }
             pl->bni = (int)bni;
         } else {
-            pl->bw = (int)ww_divisor(q, WW_ROWS);
+            pl->bw = (int)ww_divisor(q, cap);
             pl->bh = 1, pl->bni = 1;
         }
         pl->rows = pl->bw * pl->bh * pl->bni;
@@ -637,8 +650,8 @@ static void ww_plan(const fd_conv_problem_t *p, ww_plan_t *pl)
         pl->tiles_p = (int)(pp / pl->bh);
         pl->pblocks = (int64_t)pl->tiles_q * pl->tiles_p * ((p->n + pl->bni - 1) / pl->bni);
     } else {
-        pl->rows = WW_ROWS;
-        pl->pblocks = (m + WW_ROWS - 1) / WW_ROWS;
+        pl->rows = (int)cap;
+        pl->pblocks = (m + cap - 1) / cap;
     }
     const int64_t tiles = pl->mtiles * pl->ntiles > 0 ? pl->mtiles * pl->ntiles : 1;
     const int64_t s = ww_splits(tiles, pl->pblocks, 2.0 * (double)m * (double)p->k * (double)rsc,
@@ -647,14 +660,15 @@ static void ww_plan(const fd_conv_problem_t *p, ww_plan_t *pl)
     pl->splits = (int)((pl->pblocks + pl->split_len - 1) / pl->split_len);
 }
 
-extern "C" int
-fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
-                                                            size_t why_size)
+/* What both rows check; tf32 picks the row (data types, TF32 rules, box and tile sizes). */
+static int ww_applicable(const fd_conv_problem_t *p, int tf32, char *why, size_t why_size)
 {
-    if (!ww_enabled()) {
-        snprintf(why, why_size,
-                 "the sm_90a wgmma backward filter row is turned off (FREEDNN_WGMMA_WGRAD=0 or "
-                 "FREEDNN_WGMMA=0)");
+    if (!ww_enabled() || (tf32 && !wt_enabled())) {
+        snprintf(
+            why, why_size,
+            "the sm_90a wgmma backward filter %s row is turned off (%sFREEDNN_WGMMA_WGRAD=0 or "
+            "FREEDNN_WGMMA=0)",
+            tf32 ? "tf32" : "f16", tf32 ? "FREEDNN_WGMMA_TF32_WGRAD=0, " : "");
         return 0;
     }
 #ifndef FD_WGMMA_SM90A
@@ -664,21 +678,41 @@ fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_proble
     return 0;
 #endif
     const cudnnDataType_t dt = p->xdt;
-    if ((dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16) || p->wdt != dt || p->ydt != dt) {
+    if (!tf32 &&
+        ((dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16) || p->wdt != dt || p->ydt != dt)) {
         snprintf(why, why_size,
-                 "x/dw/dy are %s/%s/%s; the wgmma backward filter row takes HALF or BFLOAT16 for "
-                 "all three",
+                 "x/dw/dy are %s/%s/%s; the wgmma backward filter f16 row takes HALF or BFLOAT16 "
+                 "for all three (FLOAT: the tf32 row)",
                  fd_dtype_name(p->xdt), fd_dtype_name(p->wdt), fd_dtype_name(p->ydt));
         return 0;
+    }
+    if (tf32) {
+        if (dt != CUDNN_DATA_FLOAT || p->wdt != dt || p->ydt != dt) {
+            snprintf(why, why_size,
+                     "x/dw/dy are %s/%s/%s; the wgmma backward filter tf32 row takes FLOAT for "
+                     "all three (HALF, BFLOAT16: the f16 row)",
+                     fd_dtype_name(p->xdt), fd_dtype_name(p->wdt), fd_dtype_name(p->ydt));
+            return 0;
+        }
+        if (!fd_conv_wgmma_tf32_allowed(p, why, why_size))
+            return 0;
     }
     if (p->nsp != 2) {
         snprintf(why, why_size, "%d spatial dims; the wgmma backward filter row takes 2", p->nsp);
         return 0;
     }
-    if (p->stride[1] != 1 || p->stride[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
+    if (!fd_conv_wgmma_strided_on() && (p->stride[1] != 1 || p->stride[2] != 1)) {
         snprintf(why, why_size,
-                 "stride %lldx%lld, dilation %lldx%lld; the wgmma backward filter row takes 1x1 "
-                 "and 1x1",
+                 "stride %lldx%lld; the wgmma rows' strided boxes are turned off "
+                 "(FREEDNN_WGMMA_STRIDED=0)",
+                 (long long)p->stride[1], (long long)p->stride[2]);
+        return 0;
+    }
+    /* a box of at most 64 pixels at element stride <= 4 traverses <= 256 (TMA's box limit) */
+    if (p->stride[1] > 4 || p->stride[2] > 4 || p->dil[1] != 1 || p->dil[2] != 1) {
+        snprintf(why, why_size,
+                 "stride %lldx%lld, dilation %lldx%lld; the wgmma backward filter row takes "
+                 "strides up to 4 and dilation 1",
                  (long long)p->stride[1], (long long)p->stride[2], (long long)p->dil[1],
                  (long long)p->dil[2]);
         return 0;
@@ -693,9 +727,9 @@ fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_proble
     /* NHWC x and dy with 16-byte strides, packed KRSC dw, the index limits */
     if (!fd_conv_bwd_filter_tc_igemm_applicable(p, why, why_size))
         return 0;
+    const int64_t lim = ((int64_t)1 << 40) / (int64_t)fd_dtype_size(dt);
     for (int d = 0; d < 5; d++)
-        if (p->xs[d] < 0 || p->xs[d] >= ((int64_t)1 << 39) || p->ys[d] < 0 ||
-            p->ys[d] >= ((int64_t)1 << 39)) {
+        if (p->xs[d] < 0 || p->xs[d] >= lim || p->ys[d] < 0 || p->ys[d] >= lim) {
             snprintf(why, why_size,
                      "x/dy strides %lld/%lld of dim %d are beyond TMA's 2^40-byte limit",
                      (long long)p->xs[d], (long long)p->ys[d], d);
@@ -719,11 +753,25 @@ fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_proble
                  (long long)(pl.mtiles * pl.ntiles), pl.splits);
         return 0;
     }
-    return ww_device_sm90(why, why_size);
+    return wgx_device_sm90(why, why_size);
 }
 
-extern "C" size_t
-fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_workspace(const fd_conv_problem_t *p)
+extern "C" int
+fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                            size_t why_size)
+{
+    return ww_applicable(p, 0, why, why_size);
+}
+
+extern "C" int
+fd_conv_bwd_filter_implicit_gemm_tf32_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
+                                                             size_t why_size)
+{
+    return ww_applicable(p, 1, why, why_size);
+}
+
+/* Both rows: the float partials of every split (ww_plan sizes the splits by the data type). */
+static size_t ww_workspace(const fd_conv_problem_t *p)
 {
     ww_plan_t pl;
     ww_plan(p, &pl);
@@ -731,89 +779,98 @@ fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_workspace(const fd_conv_problem
            sizeof(float);
 }
 
-/* cuTensorMapEncodeTiled without linking libcuda: the runtime hands out the driver's entry. */
-typedef CUresult (*ww_encode_fn_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                   const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                   const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                   CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-static ww_encode_fn_t ww_encode_lookup(void)
+extern "C" size_t
+fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_workspace(const fd_conv_problem_t *p)
 {
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                     cudaEnableDefault, &q);
-#else
-    cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q);
-#endif
-    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    return (ww_encode_fn_t)fn;
+    return ww_workspace(p);
 }
 
-static ww_encode_fn_t ww_encode(void)
+extern "C" size_t
+fd_conv_bwd_filter_implicit_gemm_tf32_128xN__sm90_workspace(const fd_conv_problem_t *p)
 {
-    static const ww_encode_fn_t fn = ww_encode_lookup();
-    return fn;
+    return ww_workspace(p);
 }
 
-/* One 128B-swizzled tiled map; 0 when the driver refuses it (res holds its code). */
+/* One 128B-swizzled tiled map of the row's data type (element strides estr); 0 when the driver
+ * refuses it. */
 static int ww_map(CUtensorMap *map, cudnnDataType_t dt, int rank, const void *ptr,
                   const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
-                  int *res)
+                  const cuuint32_t *estr, int *res)
 {
-    static const cuuint32_t one[4] = {1, 1, 1, 1};
-    const CUresult r = ww_encode()(
-        map,
-        dt == CUDNN_DATA_HALF ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-        (cuuint32_t)rank, (void *)ptr, dims, strides, box, one, CU_TENSOR_MAP_INTERLEAVE_NONE,
-        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    *res = (int)r;
-    return r == CUDA_SUCCESS;
+    return wgx_map_strided(map,
+                           dt == CUDNN_DATA_HALF    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                           : dt == CUDNN_DATA_FLOAT ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                    : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                           rank, ptr, dims, strides, box, estr, res);
 }
 
 /* A 4-d map {channels, W, H, N} of an NHWC tensor (strides s: N, C, D, H, W in elements) with
- * box {64, bw, bh, bni}. TMA takes a stride (a multiple of 16 bytes) for every dim: one of a
- * single element, never stepped, gets the dense stride over the dims inside it. */
+ * box {128 bytes of channels, bw, bh, bni}. TMA takes a stride (a multiple of 16 bytes) for
+ * every dim: one of a single element, never stepped, gets the dense stride over the dims inside
+ * it. */
 static int ww_map4(CUtensorMap *map, cudnnDataType_t dt, const void *ptr, int64_t ch, int64_t hh,
-                   int64_t ww, int64_t n, const int64_t *s, const ww_plan_t &pl, int *res)
+                   int64_t ww, int64_t n, const int64_t *s, const ww_plan_t &pl, int esw, int esh,
+                   int *res)
 {
+    const cuuint64_t es = (cuuint64_t)fd_dtype_size(dt);
     const cuuint64_t dims[4] = {(cuuint64_t)ch, (cuuint64_t)ww, (cuuint64_t)hh, (cuuint64_t)n};
     const int64_t sw = ww > 1 ? s[4] : ch, sh = hh > 1 ? s[3] : ww * sw,
                   sn = n > 1 ? s[0] : hh * sh;
-    const cuuint64_t str[3] = {(cuuint64_t)sw * 2u, (cuuint64_t)sh * 2u, (cuuint64_t)sn * 2u};
-    const cuuint32_t box[4] = {64, (cuuint32_t)pl.bw, (cuuint32_t)pl.bh, (cuuint32_t)pl.bni};
-    return ww_map(map, dt, 4, ptr, dims, str, box, res);
+    const cuuint64_t str[3] = {(cuuint64_t)sw * es, (cuuint64_t)sh * es, (cuuint64_t)sn * es};
+    /* bw pixels at element stride esw traverse bw * esw of them */
+    const cuuint32_t box[4] = {(cuuint32_t)(128 / es), (cuuint32_t)(pl.bw * esw),
+                               (cuuint32_t)(pl.bh * esh), (cuuint32_t)pl.bni};
+    const cuuint32_t estr[4] = {1, (cuuint32_t)esw, (cuuint32_t)esh, 1};
+    return ww_map(map, dt, 4, ptr, dims, str, box, estr, res);
 }
 
-/* A 2-d map {channels, M} of pixels that merge into one stride, box {64, 64}. */
+/* A 2-d map {channels, M} of pixels that merge into one stride, box {128 bytes, pl.rows}. */
 static int ww_map2(CUtensorMap *map, cudnnDataType_t dt, const void *ptr, int64_t ch, int64_t m,
-                   int64_t pix, int *res)
+                   int64_t pix, const ww_plan_t &pl, int *res)
 {
+    const cuuint64_t es = (cuuint64_t)fd_dtype_size(dt);
     const cuuint64_t dims[2] = {(cuuint64_t)ch, (cuuint64_t)m};
-    const cuuint64_t str[1] = {(cuuint64_t)(m > 1 ? pix : ch) * 2u};
-    const cuuint32_t box[2] = {64, WW_ROWS};
-    return ww_map(map, dt, 2, ptr, dims, str, box, res);
+    const cuuint64_t str[1] = {(cuuint64_t)(m > 1 ? pix : ch) * es};
+    const cuuint32_t box[2] = {(cuuint32_t)(128 / es), (cuuint32_t)pl.rows};
+    static const cuuint32_t one[2] = {1, 1};
+    return ww_map(map, dt, 2, ptr, dims, str, box, one, res);
 }
 
-/* Sets the dynamic shared-memory limit of one kernel once per device (attributes are per
- * device; repeating the call is harmless, so racing first calls are too). */
-template <typename T, int BN, bool TAP, int KS> static cudaError_t ww_prepare(int dev)
+typedef void (*ww_kernel_t)(const CUtensorMap, const CUtensorMap, const ww_args_t);
+
+/* Sets the dynamic shared-memory limit of kernel K once per device (attributes are per device;
+ * repeating the call is harmless, so racing first calls are too). */
+template <ww_kernel_t K> static cudnnStatus_t ww_prepare(size_t smem, int bn)
 {
     static int done[WW_MAX_DEV];
+    int dev = -1;
+    FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma backward filter row");
     const int cached = dev >= 0 && dev < WW_MAX_DEV;
     if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
-        return cudaSuccess;
-    const cudaError_t e =
-        cudaFuncSetAttribute(conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ww_smem_bytes(BN));
-    if (e == cudaSuccess && cached)
+        return CUDNN_STATUS_SUCCESS;
+    FD_CUDA_CHECK(cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+                  "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) "
+                  "for the wgmma backward filter kernel, BN %d",
+                  smem, bn);
+    if (cached)
         __atomic_store_n(&done[dev], 1, __ATOMIC_RELEASE);
-    return e;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The second kernel of both rows: the splits summed in order, blended into dw. */
+template <typename T>
+static cudnnStatus_t ww_reduce(const fd_conv_problem_t *p, const fd_conv_args_t *a,
+                               const ww_args_t &ka, const ww_plan_t &pl)
+{
+    cudaStream_t s = a->handle->stream;
+    const int64_t total = p->k * ka.rsc;
+    const unsigned rblocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
+    conv_wgrad_reduce<T><<<rblocks, FD_CUDA_BLOCK, 0, s>>>(
+        ka.part, pl.splits, p->k, p->c, p->flt[2], ka.rsc, p->ws[0], p->ws[1], p->ws[3], p->ws[4],
+        (T *)a->out, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED("conv_wgrad_reduce on %s data (%u blocks, %d splits)", fd_dtype_name(p->xdt),
+                     rblocks, pl.splits);
+    return CUDNN_STATUS_SUCCESS;
 }
 
 template <typename T, int BN, bool TAP, int KS>
@@ -821,13 +878,10 @@ static cudnnStatus_t ww_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
                                const CUtensorMap &tmx, const CUtensorMap &tmdy, const ww_args_t &ka,
                                const ww_plan_t &pl)
 {
-    int dev = -1;
-    FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma backward filter row");
-    const cudaError_t prep = ww_prepare<T, BN, TAP, KS>(dev);
-    FD_CUDA_CHECK(prep,
-                  "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) "
-                  "for conv_wgrad_wgmma BN %d",
-                  ww_smem_bytes(BN), BN);
+    const cudnnStatus_t prep =
+        ww_prepare<conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>>(ww_smem_bytes(BN), BN);
+    if (prep != CUDNN_STATUS_SUCCESS)
+        return prep;
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ntiles * pl.splits);
     conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>
@@ -837,14 +891,25 @@ static cudnnStatus_t ww_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
         "stream %p)",
         fd_dtype_name(p->xdt), BN, TAP ? "4-d pixel boxes" : "[M][C] boxes", pl.rows, KS, blocks,
         pl.splits, (void *)s);
-    const int64_t total = p->k * ka.rsc;
-    const unsigned rblocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
-    conv_wgrad_reduce<T><<<rblocks, FD_CUDA_BLOCK, 0, s>>>(
-        ka.part, pl.splits, p->k, p->c, p->flt[2], ka.rsc, p->ws[0], p->ws[1], p->ws[3], p->ws[4],
-        (T *)a->out, a->alpha, a->beta);
-    FD_CUDA_LAUNCHED("conv_wgrad_reduce on %s data (%u blocks, %d splits)", fd_dtype_name(p->xdt),
-                     rblocks, pl.splits);
-    return CUDNN_STATUS_SUCCESS;
+    return ww_reduce<T>(p, a, ka, pl);
+}
+
+template <int BN, bool TAP>
+static cudnnStatus_t wt_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a,
+                               const CUtensorMap &tmx, const CUtensorMap &tmdy, const ww_args_t &ka,
+                               const ww_plan_t &pl)
+{
+    const cudnnStatus_t prep = ww_prepare<conv_wgrad_wgmma_tf32<BN, TAP>>(wt_smem_bytes(BN), BN);
+    if (prep != CUDNN_STATUS_SUCCESS)
+        return prep;
+    cudaStream_t s = a->handle->stream;
+    const unsigned blocks = (unsigned)(pl.mtiles * pl.ntiles * pl.splits);
+    conv_wgrad_wgmma_tf32<BN, TAP><<<blocks, WW_THREADS, wt_smem_bytes(BN), s>>>(tmx, tmdy, ka);
+    FD_CUDA_LAUNCHED("conv_wgrad_wgmma_tf32 (BN %d, %s of %d rows, %u blocks, %d splits, stream "
+                     "%p)",
+                     BN, TAP ? "4-d pixel boxes" : "[M][C] boxes", pl.rows, blocks, pl.splits,
+                     (void *)s);
+    return ww_reduce<float>(p, a, ka, pl);
 }
 
 template <typename T>
@@ -865,17 +930,27 @@ static cudnnStatus_t ww_dispatch(const fd_conv_problem_t *p, const fd_conv_args_
                           : ww_launch<T, 64, false, 4>(p, a, tmx, tmdy, ka, pl);
 }
 
-extern "C" cudnnStatus_t
-fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
-                                                     const fd_conv_args_t *a)
+static cudnnStatus_t wt_dispatch(const fd_conv_problem_t *p, const fd_conv_args_t *a,
+                                 const ww_plan_t &pl, const CUtensorMap &tmx,
+                                 const CUtensorMap &tmdy, const ww_args_t &ka)
+{
+    if (pl.tap)
+        return pl.bn == 128 ? wt_launch<128, true>(p, a, tmx, tmdy, ka, pl)
+                            : wt_launch<64, true>(p, a, tmx, tmdy, ka, pl);
+    return pl.bn == 128 ? wt_launch<128, false>(p, a, tmx, tmdy, ka, pl)
+                        : wt_launch<64, false>(p, a, tmx, tmdy, ka, pl);
+}
+
+/* Both rows: the data type (p->xdt) picks the kernels. */
+static cudnnStatus_t ww_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
     if ((((uintptr_t)a->x | (uintptr_t)a->y) % 16) != 0)
         return fd_conv_bwd_filter_direct_run(p, a); /* TMA reads 16-byte aligned addresses only */
-    FD_CHECK(ww_encode() != NULL, CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+    FD_CHECK(wgx_encode() != NULL, CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
              "the driver has no cuTensorMapEncodeTiled (the wgmma row needs a CUDA 12 driver)");
     ww_plan_t pl;
     ww_plan(p, &pl);
-    const size_t need = fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_workspace(p);
+    const size_t need = ww_workspace(p);
     FD_CHECK(a->workspace != NULL && a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "the wgmma backward filter row needs %zu bytes of workspace (%d splits), got %zu",
              need, pl.splits, a->workspace_size);
@@ -883,26 +958,26 @@ fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
     CUtensorMap tmx, tmdy;
     int res = 0;
     if (pl.tap) {
-        FD_CHECK(ww_map4(&tmx, p->xdt, a->x, c, h, w, p->n, p->xs, pl, &res),
+        FD_CHECK(ww_map4(&tmx, p->xdt, a->x, c, h, w, p->n, p->xs, pl, pl.esw, pl.esh, &res),
                  CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
-                 "cuTensorMapEncodeTiled(x: %lldx%lldx%lldx%lld, box 64x%dx%dx%d) returned %d",
+                 "cuTensorMapEncodeTiled(x: %lldx%lldx%lldx%lld, box Cx%dx%dx%d) returned %d",
                  (long long)c, (long long)w, (long long)h, (long long)p->n, pl.bw, pl.bh, pl.bni,
                  res);
-        FD_CHECK(ww_map4(&tmdy, p->xdt, a->y, k, pp, q, p->n, p->ys, pl, &res),
+        FD_CHECK(ww_map4(&tmdy, p->xdt, a->y, k, pp, q, p->n, p->ys, pl, 1, 1, &res),
                  CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
-                 "cuTensorMapEncodeTiled(dy: %lldx%lldx%lldx%lld, box 64x%dx%dx%d) returned %d",
+                 "cuTensorMapEncodeTiled(dy: %lldx%lldx%lldx%lld, box Cx%dx%dx%d) returned %d",
                  (long long)k, (long long)q, (long long)pp, (long long)p->n, pl.bw, pl.bh, pl.bni,
                  res);
     } else {
         const int64_t m = p->n * pp * q;
-        FD_CHECK(ww_map2(&tmx, p->xdt, a->x, c, m, p->xs[4], &res),
+        FD_CHECK(ww_map2(&tmx, p->xdt, a->x, c, m, p->xs[4], pl, &res),
                  CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
-                 "cuTensorMapEncodeTiled(x: %lldx%lld, box 64x64) returned %d", (long long)c,
-                 (long long)m, res);
-        FD_CHECK(ww_map2(&tmdy, p->xdt, a->y, k, m, p->ys[4], &res),
+                 "cuTensorMapEncodeTiled(x: %lldx%lld, box of %d rows) returned %d", (long long)c,
+                 (long long)m, pl.rows, res);
+        FD_CHECK(ww_map2(&tmdy, p->xdt, a->y, k, m, p->ys[4], pl, &res),
                  CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
-                 "cuTensorMapEncodeTiled(dy: %lldx%lld, box 64x64) returned %d", (long long)k,
-                 (long long)m, res);
+                 "cuTensorMapEncodeTiled(dy: %lldx%lld, box of %d rows) returned %d", (long long)k,
+                 (long long)m, pl.rows, res);
     }
     ww_args_t ka;
     memset(&ka, 0, sizeof ka);
@@ -915,11 +990,28 @@ fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
     ka.mtiles = (int)pl.mtiles;
     ka.r = (int)p->flt[1], ka.s = (int)p->flt[2];
     ka.pad_h = (int)p->pad[1], ka.pad_w = (int)p->pad[2];
+    ka.str_h = (int)p->stride[1], ka.str_w = (int)p->stride[2];
     ka.cross = p->cross_correlation;
     ka.bw = pl.bw, ka.bh = pl.bh, ka.bni = pl.bni;
     ka.tiles_q = pl.tiles_q, ka.tiles_p = pl.tiles_p;
     ka.rows = pl.rows;
     if (p->xdt == CUDNN_DATA_HALF)
         return ww_dispatch<__half>(p, a, pl, tmx, tmdy, ka);
+    if (p->xdt == CUDNN_DATA_FLOAT)
+        return wt_dispatch(p, a, pl, tmx, tmdy, ka);
     return ww_dispatch<__nv_bfloat16>(p, a, pl, tmx, tmdy, ka);
+}
+
+extern "C" cudnnStatus_t
+fd_conv_bwd_filter_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                     const fd_conv_args_t *a)
+{
+    return ww_run(p, a);
+}
+
+extern "C" cudnnStatus_t
+fd_conv_bwd_filter_implicit_gemm_tf32_128xN__sm90_run(const fd_conv_problem_t *p,
+                                                      const fd_conv_args_t *a)
+{
+    return ww_run(p, a);
 }

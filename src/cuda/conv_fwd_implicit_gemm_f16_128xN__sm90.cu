@@ -27,7 +27,11 @@
  * flight; BN 256: setmaxnreg 232). A is the x window of the tile's output pixels: 1x1 pad 0
  * filters over mergeable pixel strides read x as an [M][C] matrix (2-d box {KE, 128}); everything
  * else reads one 4-d box {KE c, bw, bh, bni} per (tap, c-chunk) at signed coordinates, TMA's zero fill
- * being the padding (tiles: bni whole images or a bh x bw rectangle, <= 128 pixels).
+ * being the padding (tiles: bni whole images or a bh x bw rectangle, <= 128 pixels). Strided
+ * convolutions (up to 8 per dim) take the same boxes with TMA element strides: the box of output
+ * pixels (ow0.., oh0..) of tap (r, s) starts at x's (ow0*str_w + s - pad_w, oh0*str_h + r - pad_h)
+ * and steps str_w / str_h pixels, so TMA lands exactly the A rows of those output pixels (no
+ * gather, no residue split; FREEDNN_WGMMA_STRIDED=0 sends strided problems back to mma.sync).
  * ptxas (nvcc 13.0, sm_90a), registers per thread, 0 spills: see the row's comment in
  * src/impls.def (tf32 = f16 = bf16: [M][C] / tap boxes BN 64 63 / 68, BN 128 94 / 102, BN 256
  * 168 / 168); SASS: HGMMA.64x{64,128,256}x8.F32.TF32, 4 per tf32 kernel.
@@ -52,7 +56,9 @@
  * error, not a hang). Calls with x or w not 16-byte aligned (TMA's rule) run the mma.sync row.
  * The tf32 rows (forward and backward data) are separate rows with the dtype in their names so
  * the dispatch log and dnnbench's --impl say which arithmetic ran; they share every function
- * here with the f16 rows (the element type picks the template instance).
+ * here with the f16 rows (the element type picks the template instance). The sm_90a helpers
+ * (mbarrier, TMA, wgmma and its descriptor, the tensor-map encoder, the CC 9.0 check) are in
+ * wgmma_sm90.cuh, shared with the backward filter rows.
  */
 #include <cuda.h> /* CUtensorMap and its enums only: no driver library is linked */
 #include <cuda_bf16.h>
@@ -63,11 +69,12 @@
 #include <string.h>
 
 #include "fd_cuda.cuh"
+#include "wgmma_sm90.cuh"
 
 #define WG_THREADS 384   /* 3 warpgroups */
 #define WG_STAGES 4
 #define WG_A_STAGE 16384 /* 128 rows x 128 bytes */
-#define WG_MAX_DEV 64    /* devices with cached answers; others ask every time */
+#define WG_MAX_DEV WGX_MAX_DEV
 
 /* What the kernel reads besides the two tensor maps. */
 typedef struct {
@@ -78,6 +85,7 @@ typedef struct {
     int kblocks;      /* R*S*C/KE (KE = 128 bytes of elements: 64 16-bit, 32 float) */
     int cchunks;      /* C/KE */
     int r, s, pad_h, pad_w, cross;
+    int str_h, str_w;  /* convolution strides (the tap boxes step them: TMA element strides) */
     int n, p, q;
     int bw, bh, bni;  /* 4-d mode: output pixels of a tile, a (bni, bh, bw) box */
     int tiles_q, tiles_p;
@@ -96,202 +104,6 @@ static size_t wg_smem_bytes(int bn)
 /* ---- device code (sm_90a only) ------------------------------------------------------------ */
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-#define WG_WAIT_NS 20000000000ull /* 20 s: legal waits last microseconds */
-
-static __device__ __forceinline__ uint32_t wg_smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-static __device__ __forceinline__ void wg_mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-static __device__ __forceinline__ void wg_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
-{
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar),
-                 "r"(bytes)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void wg_mbar_arrive(uint32_t bar)
-{
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
-}
-
-static __device__ __forceinline__ uint32_t wg_mbar_try(uint32_t bar, uint32_t parity)
-{
-    uint32_t ok;
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(ok)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-    return ok;
-}
-
-static __device__ __forceinline__ uint64_t wg_globaltimer(void)
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
-    return t;
-}
-
-/* Waits for the phase of parity `parity`; a wait beyond WG_WAIT_NS traps (sticky error). */
-static __device__ __forceinline__ void wg_mbar_wait(uint32_t bar, uint32_t parity)
-{
-    if (wg_mbar_try(bar, parity))
-        return;
-    const uint64_t t0 = wg_globaltimer();
-    for (unsigned i = 1;; i++) {
-        if (wg_mbar_try(bar, parity))
-            return;
-        if ((i & 1023u) == 0 && wg_globaltimer() - t0 > WG_WAIT_NS)
-            __trap();
-    }
-}
-
-static __device__ __forceinline__ void wg_tma_2d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void wg_tma_4d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0,
-                                                 int c1, int c2, int c3)
-{
-    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-static __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> static __device__ __forceinline__ void wg_wait()
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-/* wgmma writes the accumulators behind the compiler's back: pin them in program order. */
-template <int R> static __device__ __forceinline__ void wg_acc_fence(float (&d)[R])
-{
-#pragma unroll
-    for (int i = 0; i < R; i++)
-        asm volatile("" : "+f"(d[i])::"memory");
-}
-
-/* Shared-memory matrix descriptor of a K-major operand in TMA's 128-byte swizzle: 128-byte rows,
- * 8-row (1024-byte) atoms stacked densely (stride byte offset 1024), leading byte offset unused
- * (1), mode bits 62-63 = 1 (128B). The four k16 steps of a row advance the start address by 32
- * bytes; the hardware swizzles the final address, so stages are 1024-byte aligned. */
-static __device__ __forceinline__ uint64_t wg_desc(uint32_t addr)
-{
-    return (uint64_t)((addr & 0x3FFFFu) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
-}
-
-/* ---- wgmma m64nBNk16, f32 += {f16, bf16} x {f16, bf16}, both operands K-major in shared ---- */
-
-#define WG_D4(i) "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3])
-#define WG_D16(i) WG_D4(i), WG_D4((i) + 4), WG_D4((i) + 8), WG_D4((i) + 12)
-#define WG_D32(i) WG_D16(i), WG_D16((i) + 16)
-#define WG_D64(i) WG_D32(i), WG_D32((i) + 32)
-#define WG_D128 WG_D64(0), WG_D64(64)
-#define WG_DL32 WG_D32(0)
-#define WG_DL64 WG_D64(0)
-#define WG_DL128 WG_D128
-
-#define WG_P32                                                                                     \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define WG_P64                                                                                     \
-    WG_P32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "    \
-           "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define WG_P128                                                                                    \
-    WG_P64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "    \
-           "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "      \
-           "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "      \
-           "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "  \
-           "%124, %125, %126, %127"
-
-/* d (NREG floats per thread) += A (64 x 16 at descriptor da) * B (16 x BN at db). Operands:
- * %0..%NREG-1 the accumulators, then da, db and the scale-d flag (always 1: d starts at 0).
- * Immediates: scale-a = scale-b = 1, no transpose (both K-major). */
-#define WG_MMA(NAME, SHAPE, TY, NREG, PLIST, DLIST, SCALE_IDX, DA_IDX, DB_IDX)                     \
-    static __device__ __forceinline__ void NAME(float (&d)[NREG], uint64_t da, uint64_t db)        \
-    {                                                                                              \
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_IDX ", 0;\n"                       \
-                     "wgmma.mma_async.sync.aligned." SHAPE ".f32." TY "." TY " {" PLIST "}, "      \
-                     "%" DA_IDX ", %" DB_IDX ", p, 1, 1, 0, 0;\n}\n"                               \
-                     : DLIST                                                                       \
-                     : "l"(da), "l"(db), "r"(1));                                                  \
-    }
-
-WG_MMA(wg_mma_f16_n64, "m64n64k16", "f16", 32, WG_P32, WG_DL32, "34", "32", "33")
-WG_MMA(wg_mma_f16_n128, "m64n128k16", "f16", 64, WG_P64, WG_DL64, "66", "64", "65")
-WG_MMA(wg_mma_f16_n256, "m64n256k16", "f16", 128, WG_P128, WG_DL128, "130", "128", "129")
-WG_MMA(wg_mma_bf16_n64, "m64n64k16", "bf16", 32, WG_P32, WG_DL32, "34", "32", "33")
-WG_MMA(wg_mma_bf16_n128, "m64n128k16", "bf16", 64, WG_P64, WG_DL64, "66", "64", "65")
-WG_MMA(wg_mma_bf16_n256, "m64n256k16", "bf16", 128, WG_P128, WG_DL128, "130", "128", "129")
-
-/* d += A (64 x 8 tf32 at da) * B (8 x BN at db): the .tf32 form has no transpose immediates
- * (transposition exists for 16-bit types only; both operands are K-major here anyway). The
- * operands are the floats TMA copied, unrounded: the tensor core reads them as TF32, keeping the
- * sign, the exponent and the top 10 mantissa bits. */
-#define WG_MMA_TF32(NAME, SHAPE, NREG, PLIST, DLIST, SCALE_IDX, DA_IDX, DB_IDX)                     \
-    static __device__ __forceinline__ void NAME(float (&d)[NREG], uint64_t da, uint64_t db)        \
-    {                                                                                              \
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_IDX ", 0;\n"                       \
-                     "wgmma.mma_async.sync.aligned." SHAPE ".f32.tf32.tf32 {" PLIST "}, "            \
-                     "%" DA_IDX ", %" DB_IDX ", p, 1, 1;\n}\n"                                     \
-                     : DLIST                                                                       \
-                     : "l"(da), "l"(db), "r"(1));                                                  \
-    }
-
-WG_MMA_TF32(wg_mma_tf32_n64, "m64n64k8", 32, WG_P32, WG_DL32, "34", "32", "33")
-WG_MMA_TF32(wg_mma_tf32_n128, "m64n128k8", 64, WG_P64, WG_DL64, "66", "64", "65")
-WG_MMA_TF32(wg_mma_tf32_n256, "m64n256k8", 128, WG_P128, WG_DL128, "130", "128", "129")
-
-static __device__ __forceinline__ void wg_mma(const __half *, float (&d)[32], uint64_t a, uint64_t b)
-{
-    wg_mma_f16_n64(d, a, b);
-}
-static __device__ __forceinline__ void wg_mma(const __half *, float (&d)[64], uint64_t a, uint64_t b)
-{
-    wg_mma_f16_n128(d, a, b);
-}
-static __device__ __forceinline__ void wg_mma(const __half *, float (&d)[128], uint64_t a, uint64_t b)
-{
-    wg_mma_f16_n256(d, a, b);
-}
-static __device__ __forceinline__ void wg_mma(const __nv_bfloat16 *, float (&d)[32], uint64_t a, uint64_t b)
-{
-    wg_mma_bf16_n64(d, a, b);
-}
-static __device__ __forceinline__ void wg_mma(const __nv_bfloat16 *, float (&d)[64], uint64_t a, uint64_t b)
-{
-    wg_mma_bf16_n128(d, a, b);
-}
-static __device__ __forceinline__ void wg_mma(const __nv_bfloat16 *, float (&d)[128], uint64_t a, uint64_t b)
-{
-    wg_mma_bf16_n256(d, a, b);
-}
-static __device__ __forceinline__ void wg_mma(const float *, float (&d)[32], uint64_t a, uint64_t b)
-{
-    wg_mma_tf32_n64(d, a, b);
-}
-static __device__ __forceinline__ void wg_mma(const float *, float (&d)[64], uint64_t a, uint64_t b)
-{
-    wg_mma_tf32_n128(d, a, b);
-}
-static __device__ __forceinline__ void wg_mma(const float *, float (&d)[128], uint64_t a, uint64_t b)
-{
-    wg_mma_tf32_n256(d, a, b);
-}
 
 /* ---- element access of the epilogue --------------------------------------------------------- */
 
@@ -373,7 +185,8 @@ static __device__ __forceinline__ void wg_st2d(__nv_bfloat16 *p, double a, doubl
  * KE         : elements of a k-block (one 128-byte row): 64 of 16-bit T, 32 of float (tf32).
  * TAP = false: A is x as an [M][C] matrix, one 2-d box {KE, 128} at (c, m0).
  * TAP = true : A of k-block (r, s, cc) is the 4-d box {KE, bw, bh, bni} of x at (cc*KE,
- *              ow0+s-pad_w, oh0+r-pad_h, n0); its bni*bh*bw rows fill the first a_bytes of the
+ *              ow0*str_w+s-pad_w, oh0*str_h+r-pad_h, n0), stepping str_w / str_h pixels (the
+ *              tensor map's element strides); its bni*bh*bw rows fill the first a_bytes of the
  *              stage, the rest is zeroed once (those rows' results are never stored).
  * REGS       : BN 256: the producer gives registers to the consumers' 128 accumulators. */
 template <typename T, int BN, bool TAP, bool REGS>
@@ -384,7 +197,7 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ __align__(1024) uint8_t wg_smem[];
     constexpr int KE = 128 / (int)sizeof(T); /* elements of a k-block: one 128-byte row */
-    const uint32_t base = (wg_smem_u32(wg_smem) + 1023u) & ~1023u;
+    const uint32_t base = (wgx_smem_u32(wg_smem) + 1023u) & ~1023u;
     const uint32_t sA = base;
     const uint32_t sB = sA + WG_STAGES * WG_A_STAGE;
     const uint32_t bar_full = sB + WG_STAGES * BN * 128;
@@ -417,8 +230,8 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int st = 0; st < WG_STAGES; st++) {
-            wg_mbar_init(bar_full + 8 * st, 1);    /* the producer's arrive.expect_tx */
-            wg_mbar_init(bar_empty + 8 * st, 256); /* every consumer thread */
+            wgx_mbar_init(bar_full + 8 * st, 1);    /* the producer's arrive.expect_tx */
+            wgx_mbar_init(bar_empty + 8 * st, 256); /* every consumer thread */
         }
         /* the initialised barriers must be visible to the async proxy (TMA complete_tx) */
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -437,14 +250,15 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
                 const int st = kb % WG_STAGES;
                 const uint32_t full = bar_full + 8 * st;
                 /* round 0 waits on parity 1 of a fresh barrier, which counts as completed */
-                wg_mbar_wait(bar_empty + 8 * st, ((kb / WG_STAGES) & 1) ^ 1);
-                wg_mbar_arrive_expect_tx(full, a.tx_bytes);
+                wgx_mbar_wait(bar_empty + 8 * st, ((kb / WG_STAGES) & 1) ^ 1);
+                wgx_mbar_arrive_expect_tx(full, a.tx_bytes);
                 if (TAP)
-                    wg_tma_4d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, ow0 + s - a.pad_w, oh0 + r - a.pad_h, n0);
+                    wgx_tma_4d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, ow0 * a.str_w + s - a.pad_w,
+                               oh0 * a.str_h + r - a.pad_h, n0);
                 else
-                    wg_tma_2d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, (int)m0);
+                    wgx_tma_2d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, (int)m0);
                 const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
-                wg_tma_2d(sB + st * BN * 128, &tmw, full, (tap * a.cchunks + cc) * KE, nk0);
+                wgx_tma_2d(sB + st * BN * 128, &tmw, full, (tap * a.cchunks + cc) * KE, nk0);
                 if (++cc == a.cchunks) {
                     cc = 0;
                     if (++s == a.s) {
@@ -465,24 +279,24 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
 #pragma unroll
     for (int i = 0; i < BN / 2; i++)
         acc[i] = 0.f;
-    wg_acc_fence(acc);
+    wgx_acc_fence(acc);
     for (int kb = 0; kb < a.kblocks; kb++) {
         const int st = kb % WG_STAGES;
-        wg_mbar_wait(bar_full + 8 * st, (kb / WG_STAGES) & 1);
-        const uint64_t da = wg_desc(sA + st * WG_A_STAGE + cw * 64 * 128);
-        const uint64_t db = wg_desc(sB + st * BN * 128);
-        wg_fence();
+        wgx_mbar_wait(bar_full + 8 * st, (kb / WG_STAGES) & 1);
+        const uint64_t da = wgx_desc(sA + st * WG_A_STAGE + cw * 64 * 128, 1);
+        const uint64_t db = wgx_desc(sB + st * BN * 128, 1);
+        wgx_fence();
 #pragma unroll
         for (int j = 0; j < 4; j++) /* 4 x 32 bytes (k16 of 16-bit, k8 of tf32) = the 128-byte rows */
-            wg_mma((const T *)0, acc, da + 2 * j, db + 2 * j);
-        wg_commit();
+            wgx_mma_k((const T *)0, acc, da + 2 * j, db + 2 * j);
+        wgx_commit();
         /* one batch stays in flight: the previous one has completed, its stage is free */
-        wg_wait<1>();
+        wgx_wait<1>();
         if (kb >= 1)
-            wg_mbar_arrive(bar_empty + 8 * ((kb - 1) % WG_STAGES));
+            wgx_mbar_arrive(bar_empty + 8 * ((kb - 1) % WG_STAGES));
     }
-    wg_wait<0>();
-    wg_acc_fence(acc);
+    wgx_wait<0>();
+    wgx_acc_fence(acc);
 
     /* ---- epilogue: the thread holds rows (lane/4, lane/4 + 8) of its warp's 16 and column pairs
      * 8j + 2*(lane%4) of every n8 block j: acc[4j + 2h + {0, 1}] belongs to row + 8h ---- */
@@ -558,41 +372,30 @@ static int wg_env_on(void)
     return e == NULL || strcmp(e, "0") != 0;
 }
 
+/* FREEDNN_WGMMA_STRIDED=0 keeps strided forward problems off the row (they then run on the
+ * mma.sync row, as before the strided boxes); read once per process. */
+static int wg_strided_env_on(void)
+{
+    const char *e = getenv("FREEDNN_WGMMA_STRIDED");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
+static int wg_strided_enabled(void)
+{
+    static const int on = wg_strided_env_on();
+    return on;
+}
+
+/* The switch for the backward filter rows too (one variable, one reading). */
+extern "C" int fd_conv_wgmma_strided_on(void)
+{
+    return wg_strided_enabled();
+}
+
 static int wg_enabled(void)
 {
     static const int on = wg_env_on();
     return on;
-}
-
-/* 1 when the current device is compute capability 9.0 (sm_90a code runs there only); the
- * answer is cached per device id (0 unknown, 1 yes, 2 no); racing first calls store the same. */
-static int wg_device_sm90(char *why, size_t why_size)
-{
-    static int cache[WG_MAX_DEV];
-    int dev = -1, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, why_size, "cudaGetDevice failed: no current CUDA device for the sm_90a wgmma row");
-        return 0;
-    }
-    int v = dev >= 0 && dev < WG_MAX_DEV ? __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE) : 0;
-    if (v == 0) {
-        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
-            (void)cudaGetLastError();
-            snprintf(why, why_size, "device %d: its compute capability cannot be read", dev);
-            return 0;
-        }
-        v = major == 9 && minor == 0 ? 1 : 2;
-        if (dev >= 0 && dev < WG_MAX_DEV)
-            __atomic_store_n(&cache[dev], v, __ATOMIC_RELEASE);
-    }
-    if (v != 1) {
-        snprintf(why, why_size, "device %d is not compute capability 9.0; the wgmma row runs on sm_90a "
-                 "(H100/H200) only", dev);
-        return 0;
-    }
-    return 1;
 }
 
 /* The launch geometry of a problem (a pure function of it: applicable and run agree). */
@@ -600,16 +403,18 @@ typedef struct {
     int tap;                     /* 4-d boxes per tap (else the [M][C] matrix) */
     int bn;                      /* 64, 128 or 256 */
     int bw, bh, bni, tiles_q, tiles_p;
+    int esw, esh;                /* TMA element strides of the tap boxes along W and H */
     int64_t mtiles, ktiles;
 } wg_plan_t;
 
 /* Output-pixel box of a 4-d tile: bw x bh (x bni whole images) <= 128 pixels, the fewest tiles,
- * ties to the widest row; bw <= W, bh <= H, bni <= N keep the box inside x's extents. */
+ * ties to the widest row; the traversed extents bw*esw <= W, bh*esh <= H and bni <= N keep the
+ * box inside x's extents (none found: bw stays 0 and the row declines). */
 static void wg_tap_tile(int64_t n, int64_t p, int64_t q, int64_t h, int64_t w, wg_plan_t *pl)
 {
     int64_t best = -1;
-    for (int64_t tw = 1; tw <= q && tw <= w && tw <= 128; tw++)
-        for (int64_t th = 1; th <= p && th <= h && tw * th <= 128; th++) {
+    for (int64_t tw = 1; tw <= q && tw * pl->esw <= w && tw <= 128; tw++)
+        for (int64_t th = 1; th <= p && th * pl->esh <= h && tw * th <= 128; th++) {
             int64_t maxn = (tw == q && th == p) ? 128 / (tw * th) : 1;
             if (maxn > n)
                 maxn = n;
@@ -634,8 +439,12 @@ static void wg_plan(const fd_conv_problem_t *p, wg_plan_t *pl)
      * strided backward data, conv_tc_dgrad.cu, may pair other extents: those take tap boxes) */
     const int merged = (h == 1 || p->xs[3] == w * p->xs[4]) && (p->n == 1 || p->xs[0] == h * w * p->xs[4]);
     const int mat = p->flt[1] == 1 && p->flt[2] == 1 && p->pad[1] == 0 && p->pad[2] == 0 && merged &&
-                    p->out[1] == h && p->out[2] == w && m <= INT32_MAX - 128 && p->xs[4] > 0;
+                    p->out[1] == h && p->out[2] == w && p->stride[1] == 1 && p->stride[2] == 1 &&
+                    m <= INT32_MAX - 128 && p->xs[4] > 0;
     pl->tap = !mat;
+    /* a stride steps the box (an output extent of 1 takes one element: unit step) */
+    pl->esw = p->out[2] > 1 ? (int)p->stride[2] : 1;
+    pl->esh = p->out[1] > 1 ? (int)p->stride[1] : 1;
     if (pl->tap) {
         wg_tap_tile(p->n, p->out[1], p->out[2], h, w, pl);
         pl->tiles_q = (int)((p->out[2] + pl->bw - 1) / pl->bw);
@@ -660,6 +469,27 @@ static int wg_tf32_disabled(void)
     return off;
 }
 
+/* FLOAT data may run as TF32 (every wgmma tf32 row, forward and backward: conv_tc.cu's rules):
+ * FLOAT compute, a math type other than FMA_MATH, NVIDIA_TF32_OVERRIDE not 0. */
+extern "C" int fd_conv_wgmma_tf32_allowed(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    if (p->compute != CUDNN_DATA_FLOAT) {
+        snprintf(why, why_size, "FLOAT data with compute type %s; TF32 accumulates in FLOAT",
+                 fd_dtype_name(p->compute));
+        return 0;
+    }
+    if (p->math == CUDNN_FMA_MATH) {
+        snprintf(why, why_size, "CUDNN_FMA_MATH asks for FMA kernels only; TF32 tensor cores "
+                 "run FLOAT under DEFAULT, TENSOR_OP or TENSOR_OP_ALLOW_CONVERSION math");
+        return 0;
+    }
+    if (wg_tf32_disabled()) {
+        snprintf(why, why_size, "NVIDIA_TF32_OVERRIDE=0 in the environment turns TF32 off");
+        return 0;
+    }
+    return 1;
+}
+
 /* The data types a row takes: tf32 = 0 HALF or BFLOAT16 everywhere, tf32 = 1 FLOAT everywhere
  * with FLOAT compute under a math type that allows TF32 (conv_tc.cu's tc_chunk rules). */
 static int wg_types_ok(const fd_conv_problem_t *p, int tf32, char *why, size_t why_size)
@@ -679,21 +509,7 @@ static int wg_types_ok(const fd_conv_problem_t *p, int tf32, char *why, size_t w
                  fd_dtype_name(p->ydt));
         return 0;
     }
-    if (p->compute != CUDNN_DATA_FLOAT) {
-        snprintf(why, why_size, "FLOAT data with compute type %s; TF32 accumulates in FLOAT",
-                 fd_dtype_name(p->compute));
-        return 0;
-    }
-    if (p->math == CUDNN_FMA_MATH) {
-        snprintf(why, why_size, "CUDNN_FMA_MATH asks for FMA kernels only; TF32 tensor cores "
-                 "run FLOAT under DEFAULT, TENSOR_OP or TENSOR_OP_ALLOW_CONVERSION math");
-        return 0;
-    }
-    if (wg_tf32_disabled()) {
-        snprintf(why, why_size, "NVIDIA_TF32_OVERRIDE=0 in the environment turns TF32 off");
-        return 0;
-    }
-    return 1;
+    return fd_conv_wgmma_tf32_allowed(p, why, why_size);
 }
 
 /* What both forward rows check; tf32 picks the row (the data types and the k-block width). */
@@ -714,9 +530,15 @@ static int wg_fwd_applicable(const fd_conv_problem_t *p, int tf32, char *why, si
         snprintf(why, why_size, "%d spatial dims; the wgmma row takes 2", p->nsp);
         return 0;
     }
-    if (p->stride[1] != 1 || p->stride[2] != 1 || p->dil[1] != 1 || p->dil[2] != 1) {
-        snprintf(why, why_size, "stride %lldx%lld, dilation %lldx%lld; the wgmma row takes 1x1 and 1x1",
-                 (long long)p->stride[1], (long long)p->stride[2], (long long)p->dil[1], (long long)p->dil[2]);
+    if (!wg_strided_enabled() && (p->stride[1] != 1 || p->stride[2] != 1)) {
+        snprintf(why, why_size, "stride %lldx%lld; the wgmma row's strided boxes are turned off "
+                 "(FREEDNN_WGMMA_STRIDED=0)", (long long)p->stride[1], (long long)p->stride[2]);
+        return 0;
+    }
+    if (p->stride[1] > 8 || p->stride[2] > 8 || p->dil[1] != 1 || p->dil[2] != 1) {
+        snprintf(why, why_size, "stride %lldx%lld, dilation %lldx%lld; the wgmma row takes strides up to 8 "
+                 "(TMA's element strides) and dilation 1", (long long)p->stride[1], (long long)p->stride[2],
+                 (long long)p->dil[1], (long long)p->dil[2]);
         return 0;
     }
     /* a k-block is one 128-byte row of one tap: 64 16-bit channels or 32 floats; K in 16-byte
@@ -739,11 +561,17 @@ static int wg_fwd_applicable(const fd_conv_problem_t *p, int tf32, char *why, si
         }
     wg_plan_t pl;
     wg_plan(p, &pl);
+    if (pl.tap && pl.bw == 0) {
+        snprintf(why, why_size, "x of %lldx%lld pixels is narrower than one step of stride %lldx%lld; "
+                 "the wgmma row's boxes stay inside x", (long long)p->in[1], (long long)p->in[2],
+                 (long long)p->stride[1], (long long)p->stride[2]);
+        return 0;
+    }
     if (pl.mtiles * pl.ktiles > INT32_MAX) {
         snprintf(why, why_size, "%lld x %lld tiles exceed the grid", (long long)pl.mtiles, (long long)pl.ktiles);
         return 0;
     }
-    return wg_device_sm90(why, why_size);
+    return wgx_device_sm90(why, why_size);
 }
 
 extern "C" int fd_conv_fwd_implicit_gemm_f16_128xN__sm90_applicable(const fd_conv_problem_t *p, char *why,
@@ -770,47 +598,17 @@ extern "C" size_t fd_conv_fwd_implicit_gemm_tf32_128xN__sm90_workspace(const fd_
     return 0;
 }
 
-/* cuTensorMapEncodeTiled without linking libcuda: the runtime hands out the driver's entry. */
-typedef CUresult (*wg_encode_fn_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                   const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-static wg_encode_fn_t wg_encode_lookup(void)
-{
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
-#else
-    cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q);
-#endif
-    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    return (wg_encode_fn_t)fn;
-}
-
-static wg_encode_fn_t wg_encode(void)
-{
-    static const wg_encode_fn_t fn = wg_encode_lookup();
-    return fn;
-}
-
-/* One 128B-swizzled tiled map; 0 when the driver refuses it (res holds its code). */
+/* One 128B-swizzled tiled map of the row's data type (element strides estr, NULL: unit); 0 when
+ * the driver refuses it. */
 static int wg_map(CUtensorMap *map, cudnnDataType_t dt, int rank, const void *ptr, const cuuint64_t *dims,
-                  const cuuint64_t *strides, const cuuint32_t *box, int *res)
+                  const cuuint64_t *strides, const cuuint32_t *box, const cuuint32_t *estr, int *res)
 {
-    static const cuuint32_t one[4] = {1, 1, 1, 1};
-    const CUresult r = wg_encode()(map,
-                                   dt == CUDNN_DATA_HALF   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                   : dt == CUDNN_DATA_FLOAT ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                                            : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-                                   (cuuint32_t)rank, (void *)ptr, dims, strides, box, one,
-                                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    *res = (int)r;
-    return r == CUDA_SUCCESS;
+    static const cuuint32_t one[5] = {1, 1, 1, 1, 1};
+    return wgx_map_strided(map,
+                           dt == CUDNN_DATA_HALF    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                           : dt == CUDNN_DATA_FLOAT ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                    : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                           rank, ptr, dims, strides, box, estr != NULL ? estr : one, res);
 }
 
 /* Sets the dynamic shared-memory limit of one kernel once per device (attributes are per
@@ -864,7 +662,7 @@ static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t
 {
     if ((((uintptr_t)a->x | (uintptr_t)a->w) % 16) != 0)
         return fd_conv_fwd_tc_igemm_run(p, a); /* TMA reads from 16-byte aligned addresses only */
-    FD_CHECK(wg_encode() != NULL, CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+    FD_CHECK(wgx_encode() != NULL, CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
              "the driver has no cuTensorMapEncodeTiled (the wgmma row needs a CUDA 12 driver)");
     wg_plan_t pl;
     wg_plan(p, &pl);
@@ -879,23 +677,27 @@ static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t
         const int64_t sw = w > 1 ? p->xs[4] : c, sh = h > 1 ? p->xs[3] : w * sw,
                       sn = p->n > 1 ? p->xs[0] : h * sh;
         const cuuint64_t str[3] = {(cuuint64_t)sw * es, (cuuint64_t)sh * es, (cuuint64_t)sn * es};
-        const cuuint32_t box[4] = {ke, (cuuint32_t)pl.bw, (cuuint32_t)pl.bh, (cuuint32_t)pl.bni};
-        FD_CHECK(wg_map(&tmx, p->xdt, 4, a->x, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
-                 "cuTensorMapEncodeTiled(x: %lldx%lldx%lldx%lld, box %ux%dx%dx%d) returned %d", (long long)c,
-                 (long long)w, (long long)h, (long long)p->n, ke, pl.bw, pl.bh, pl.bni, res);
+        /* a box of bw pixels at element stride esw traverses bw * esw of them */
+        const cuuint32_t box[4] = {ke, (cuuint32_t)(pl.bw * pl.esw), (cuuint32_t)(pl.bh * pl.esh),
+                                   (cuuint32_t)pl.bni};
+        const cuuint32_t estr[4] = {1, (cuuint32_t)pl.esw, (cuuint32_t)pl.esh, 1};
+        FD_CHECK(wg_map(&tmx, p->xdt, 4, a->x, dims, str, box, estr, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+                 "cuTensorMapEncodeTiled(x: %lldx%lldx%lldx%lld, box %ux%ux%ux%d, element strides 1x%dx%dx1) "
+                 "returned %d", (long long)c, (long long)w, (long long)h, (long long)p->n, ke, box[1], box[2],
+                 pl.bni, pl.esw, pl.esh, res);
     } else {
         const int64_t m = p->n * h * w;
         const cuuint64_t dims[2] = {(cuuint64_t)c, (cuuint64_t)m};
         const cuuint64_t str[1] = {(cuuint64_t)(m > 1 ? p->xs[4] : c) * es};
         const cuuint32_t box[2] = {ke, 128};
-        FD_CHECK(wg_map(&tmx, p->xdt, 2, a->x, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+        FD_CHECK(wg_map(&tmx, p->xdt, 2, a->x, dims, str, box, NULL, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
                  "cuTensorMapEncodeTiled(x: %lldx%lld, box %ux128) returned %d", (long long)c, (long long)m, ke, res);
     }
     {
         const cuuint64_t dims[2] = {(cuuint64_t)rsc, (cuuint64_t)p->k};
         const cuuint64_t str[1] = {(cuuint64_t)rsc * es};
         const cuuint32_t box[2] = {ke, (cuuint32_t)pl.bn};
-        FD_CHECK(wg_map(&tmw, p->xdt, 2, a->w, dims, str, box, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
+        FD_CHECK(wg_map(&tmw, p->xdt, 2, a->w, dims, str, box, NULL, &res), CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
                  "cuTensorMapEncodeTiled(w: %lldx%lld, box %ux%d) returned %d", (long long)rsc, (long long)p->k,
                  ke, pl.bn, res);
     }
@@ -910,6 +712,7 @@ static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t
     ka.kblocks = (int)(rsc / ke);
     ka.r = (int)p->flt[1], ka.s = (int)p->flt[2];
     ka.pad_h = (int)p->pad[1], ka.pad_w = (int)p->pad[2];
+    ka.str_h = (int)p->stride[1], ka.str_w = (int)p->stride[2];
     ka.cross = p->cross_correlation;
     ka.n = (int)p->n, ka.p = (int)p->out[1], ka.q = (int)p->out[2];
     ka.bw = pl.bw, ka.bh = pl.bh, ka.bni = pl.bni;

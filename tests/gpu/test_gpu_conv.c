@@ -54,7 +54,8 @@ static const char *tc_impl(co_dir_t dir)
 /* A faster row of the direction that took the problem ahead of the naive one: the FFMA
  * implicit GEMM (src/cuda/conv_simt.cu: FLOAT) or the channel-padding wrapper of the tensor-core
  * rows (src/cuda/conv_tc_pad.cu: C not a multiple of 8) or the strided backward data split by
- * residue on either engine (src/cuda/conv_tc_dgrad.cu) or, on sm_90, the wgmma forward row (on by default). */
+ * residue on either engine (src/cuda/conv_tc_dgrad.cu) or, on sm_90, the wgmma rows of any type
+ * and direction (on by default). */
 static int is_simt_impl(co_dir_t dir)
 {
     static const char *const prefix[4] = {"fd_conv_fwd_", "fd_conv_bwd_data_",
@@ -63,7 +64,7 @@ static int is_simt_impl(co_dir_t dir)
     return strncmp(gm_last_impl, prefix[dir], n) == 0 &&
            (strcmp(gm_last_impl + n, "simt_igemm") == 0 || strcmp(gm_last_impl + n, "tc_padc") == 0 ||
             strcmp(gm_last_impl + n, "tc_strided") == 0 || strcmp(gm_last_impl + n, "simt_strided") == 0 ||
-            strcmp(gm_last_impl + n, "implicit_gemm_f16_128xN__sm90") == 0);
+            (strncmp(gm_last_impl + n, "implicit_gemm_", 14) == 0 && strstr(gm_last_impl + n, "__sm90") != NULL));
 }
 
 static const char *expected_impl(co_dir_t dir)

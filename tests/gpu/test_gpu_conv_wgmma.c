@@ -5,7 +5,8 @@
  * transposed filter), and their FLOAT-as-TF32 twins fd_conv_{fwd,bwd_data}_implicit_gemm_tf32_128xN
  * __sm90 (all four in src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
  * against the ref backend through the public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA is unset before any handle exists. Shapes:
- * the dev/wgmma sandbox's check problems, ResNet-50 stride-1 layers at N = 2..4, partial M and
+ * the dev/wgmma sandbox's check problems, ResNet-50 stride-1 layers at N = 2..4, strided forward
+ * (the tap boxes' TMA element strides; ResNet-50's stride-2 layers at N = 2), partial M and
  * N tiles of each BN (64, 128, 256), pad 0 / 1 / 2 and padding wider than the filter, both
  * convolution modes, alpha/beta pairs, f16 and bf16, y NHWC / NCHW / channel-padded, x with
  * padded pixel strides (the [M][C] and the 4-d tap boxes), one tensor of more than 4M elements.
@@ -58,7 +59,7 @@ typedef struct {
     double alpha, beta;
     int exact;
     int dir; /* 0 forward, 1 backward data (ALGO_1, the opt-in row on dy and a transposed filter) */
-    int u;   /* stride (both dims; 0 means 1): > 1 only for backward data, the residue split */
+    int u;   /* stride (both dims; 0 means 1): forward's strided tap boxes, backward data's split */
     uint64_t seed;
     /* derived */
     size_t ws;
@@ -189,7 +190,7 @@ static void run_case(wg_case_t t, int want_row)
     const size_t es = fd_test_dtype_size(t.dt);
     const int tf32 = t.dt == CUDNN_DATA_FLOAT;
     const char *row = t.dir ? (tf32 ? WG_TF32_DGRAD_ROW : WG_DGRAD_ROW) : (tf32 ? WG_TF32_ROW : WG_ROW);
-    if (t.u > 1)
+    if (t.u > 1 && t.dir == 1)
         row = STRIDED_ROW;
     gm_case_t c = {0};
     c.label = label;
@@ -444,6 +445,58 @@ static void strided_cases(void)
                 continue;
             const int *ly = layers[l];
             t = base(dt, 2, ly[0], ly[1], ly[2], ly[2], ly[3], ly[3], ly[4]), t.dir = 1, t.u = 2;
+            t.exact = di == 0 ? l % 2 == 0 : 0;
+            run_case(t, 1);
+        }
+    }
+}
+
+/* Strided forward on the wgmma rows: the tap boxes step the stride with TMA element strides.
+ * Odd extents (a last box past x's edge, zero-filled), output extents of 1 (unit element
+ * stride), stride 3, 5x5 pad 2 with padded x pixels and NCHW y, both modes, alpha/beta, then
+ * ResNet-50's stride-2 layers at N = 2 (x = the layer's input), in f16, bf16 and FLOAT as TF32.
+ * Declined: x narrower than one stride step while the output has two pixels (the boxes stay
+ * inside x), which the mma.sync row serves. */
+static void strided_fwd_cases(void)
+{
+    static const int layers[6][5] = {
+        /* C, K, H, R, pad */
+        {128, 128, 56, 3, 1}, {256, 256, 28, 3, 1}, {512, 512, 14, 3, 1},
+        {256, 512, 56, 1, 0}, {512, 1024, 28, 1, 0}, {1024, 2048, 14, 1, 0},
+    };
+    const cudnnDataType_t dts[3] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
+    wg_case_t t;
+    for (int di = 0; di < 3; di++) {
+        const cudnnDataType_t dt = dts[di];
+        t = base(dt, 2, 64, 64, 9, 11, 3, 3, 1), t.u = 2;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 128, 10, 7, 1, 1, 0), t.u = 2;
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        if (gm_smoke)
+            continue;
+        t = base(dt, 3, 64, 72, 7, 7, 3, 3, 1), t.u = 2; /* Q = 4 over W = 7: boxes of 3 */
+        t.mode = CUDNN_CONVOLUTION, t.alpha = -2.0, t.beta = 1.0;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 64, 3, 3, 3, 3, 1), t.u = 2; /* one-pixel boxes */
+        run_case(t, 1);
+        t = base(dt, 2, 64, 64, 2, 9, 3, 3, 1), t.u = 2; /* P = 1: unit step along H */
+        run_case(t, 1);
+        t = base(dt, 2, 64, 64, 13, 10, 3, 3, 1), t.u = 3;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 96, 11, 9, 5, 5, 2), t.u = 2;
+        t.xlay = X_PIXPAD, t.ylay = Y_NCHW, t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 264, 9, 8, 1, 1, 0), t.u = 2;
+        t.xlay = X_ROWPAD, t.ylay = Y_PADDED, t.exact = 0;
+        run_case(t, 1);
+        t = base(dt, 2, 64, 64, 5, 1, 1, 1, 1), t.u = 2; /* W = 1 < stride, Q = 2: declined */
+        run_case(t, 0);
+        for (int l = 0; l < 6; l++) {
+            if (di > 0 && l != 1 && l != 5)
+                continue;
+            const int *ly = layers[l];
+            t = base(dt, 2, ly[0], ly[1], ly[2], ly[2], ly[3], ly[3], ly[4]), t.u = 2;
             t.exact = di == 0 ? l % 2 == 0 : 0;
             run_case(t, 1);
         }
@@ -705,6 +758,7 @@ int main(int argc, char **argv)
     tf32_cases();
     tf32_probe();
     strided_cases();
+    strided_fwd_cases();
     if (!gm_smoke)
         host_cost();
     run_child(argv, "1");
