@@ -25,6 +25,14 @@
  * (channels x fixed chunks) blocks, per-chunk partial sums in the workspace, a fixed-order
  * combine per channel, a 128-bit apply pass. The one-pass statistics there are shifted by each
  * channel's first element, in the same accumulator types.
+ *
+ * Inference of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data with x, y (and z) packed
+ * NCHW (H * W a multiple of the vector) or NHWC (C a multiple of it), 16-byte aligned, takes
+ * bn_iv_* (batchnorm_kernels.cuh, end): one 128-bit pass, each thread keeping its channel's (or
+ * its vector column's channels') mean, 1 / std, scale and bias in registers, so 1 / sqrt runs
+ * once per thread and plane instead of once per element and no N-d walker divides; the
+ * per-element arithmetic is bn_fwd_infer's, the same bits. Ops BN gets its own stamping with
+ * the activation code compiled out (registers). Everything else keeps bn_fwd_infer.
  */
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +79,20 @@ typedef struct {
     double eps;
     int64_t sbs, mvs; /* parameter strides along C */
 } bn_pk_t;
+
+/* The packed inference pass (batchnorm_kernels.cuh, end): SPATIAL FLOAT / HALF / BFLOAT16,
+ * x, y (and z) packed NCHW with H * W a multiple of the vector, or NHWC with C one. */
+typedef struct {
+    int nhwc;
+    int tpp;                       /* NCHW: threads per plane, a power of two, 32..256 */
+    int cols, cpb, rpp, ncg, nrb;  /* NHWC: as bn_pk_t, and the row blocks */
+    int64_t c, s, planes, vps;     /* NCHW: channels, plane size, N * C, vectors per plane */
+    int64_t rows;                  /* NHWC: N * spatial */
+    cudnnBatchNormOps_t ops;
+    bn_act_t act;
+    double eps;
+    int64_t sbs, mvs; /* parameter strides along C */
+} bn_iv_t;
 
 static __device__ __forceinline__ int64_t bn_sp(const bn_geom_t &G, const int64_t *sst, int64_t s)
 {
@@ -586,6 +608,69 @@ static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* ---- the packed inference pass ----------------------------------------------------------- */
+
+/* Fills *V and returns 1 when bn_iv_* serve the inference call: SPATIAL, FLOAT / HALF /
+ * BFLOAT16, x, y (z with BN_ADD_ACTIVATION) packed in one layout whose vectors stay in one
+ * channel (NCHW) or one row (NHWC), 16-byte aligned, below 2^31 elements. */
+static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t *V)
+{
+    const cudnnDataType_t dt = p->x.dtype;
+    if (p->per_activation ||
+        (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16))
+        return 0;
+    const int has_z = p->ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    if (!fd_cuda_aligned16(a->x) || !fd_cuda_aligned16(a->y) ||
+        (has_z && !fd_cuda_aligned16(a->z)) || a->bias == NULL)
+        return 0;
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt);
+    int64_t c = p->x.dim[1], sp = 1;
+    for (int i = 2; i < p->x.nb_dims; i++)
+        sp *= p->x.dim[i];
+    const int64_t rows = p->x.dim[0] * sp;
+    if (rows * c >= ((int64_t)1 << 31))
+        return 0;
+    int lay = -1;
+    for (int nhwc = 0; nhwc < 2 && lay < 0; nhwc++) {
+        if (nhwc ? c % vec != 0 : sp % vec != 0)
+            continue;
+        if (bn_pk_packed(&p->x, &p->x, nhwc) && bn_pk_packed(&p->y, &p->x, nhwc) &&
+            (!has_z || bn_pk_packed(&p->z, &p->x, nhwc)))
+            lay = nhwc;
+    }
+    if (lay < 0)
+        return 0;
+    memset(V, 0, sizeof *V);
+    V->nhwc = lay;
+    V->c = c, V->s = sp, V->rows = rows;
+    if (lay) {
+        V->cols = (int)(c / vec);
+        V->cpb = V->cols < FD_CUDA_BLOCK ? V->cols : FD_CUDA_BLOCK;
+        V->rpp = FD_CUDA_BLOCK / V->cpb;
+        V->ncg = (V->cols + V->cpb - 1) / V->cpb;
+        /* about FD_CUDA_WAVES waves in all, each thread two vectors per trip */
+        const int64_t cap = (int64_t)fd_cuda_wave_blocks(INT64_MAX / 2) / V->ncg;
+        const int64_t want = (rows + 2 * V->rpp - 1) / (2 * V->rpp);
+        V->nrb = (int)(want < 1 ? 1 : want > cap ? (cap < 1 ? 1 : cap) : want);
+    } else {
+        V->planes = p->x.dim[0] * c;
+        V->vps = sp / vec;
+        int tpp = 32;
+        while (tpp < FD_CUDA_BLOCK && 2 * tpp <= V->vps)
+            tpp *= 2;
+        V->tpp = tpp;
+    }
+    V->ops = p->ops;
+    V->act.mode = (int)p->act.mode;
+    V->act.propagate_nan = p->act.propagate_nan;
+    V->act.coef = p->act.coef;
+    V->act.swish_beta = p->act.swish_beta;
+    V->eps = p->epsilon;
+    V->sbs = p->sb.stride[1];
+    V->mvs = p->mv.stride[1];
+    return 1;
+}
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 extern "C" int fd_bn_fwd_infer_cuda_applicable(const void *problem, char *why, size_t why_size)
@@ -615,6 +700,26 @@ extern "C" cudnnStatus_t fd_bn_fwd_infer_cuda_run(const void *problem, const voi
         const int used = i == 1 || (i >= 2 && p->per_activation);
         ssb[i] = used ? p->sb.stride[i] : 0;
         smv[i] = used ? p->mv.stride[i] : 0;
+    }
+    bn_iv_t V;
+    if (bn_iv_usable(p, a, &V)) {
+        cudaStream_t st = a->handle->stream;
+        const cudnnDataType_t dt = p->x.dtype;
+        const unsigned blocks =
+            V.nhwc ? (unsigned)(V.ncg * V.nrb) : fd_cuda_wave_blocks(V.planes * V.tpp);
+        if (V.nhwc && V.ops == CUDNN_BATCHNORM_OPS_BN)
+            BN_LAUNCH(dt, bn_iv_nhwc_bn, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
+                      a->mean, a->var, a->alpha, a->beta);
+        else if (V.nhwc)
+            BN_LAUNCH(dt, bn_iv_nhwc, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
+                      a->mean, a->var, a->alpha, a->beta);
+        else if (V.ops == CUDNN_BATCHNORM_OPS_BN)
+            BN_LAUNCH(dt, bn_iv_nchw_bn, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
+                      a->mean, a->var, a->alpha, a->beta);
+        else
+            BN_LAUNCH(dt, bn_iv_nchw, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
+                      a->mean, a->var, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
     }
     const int64_t *strides[5] = {sy, sx, sz, ssb, smv};
     sd_nd_t w;

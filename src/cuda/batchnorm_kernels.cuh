@@ -613,6 +613,149 @@ static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const v
     }
 }
 
+/* ---- the packed inference pass (bn_iv_t in batchnorm.cu) ------------------------------------
+ * One read of x (and z), one write of y, 128-bit vectors. Each thread keeps one channel's
+ * (NCHW: the plane's) or FD_VEC channels' (NHWC: its vector column's) mean, 1 / std, scale and
+ * bias in registers and walks members, so 1 / sqrt is computed once per thread and plane /
+ * column, not per element. Same per-element arithmetic as bn_fwd_infer: same bits. Two vectors
+ * per trip, both loaded before either is stored (in place, y == x, they are distinct
+ * addresses), so two 16-byte loads per operand are in flight. */
+
+static __device__ __forceinline__ FD_K(bn_chan_t)
+    FD_K(bn_iv_chan)(const bn_iv_t &V, int64_t ch, const void *scalev, const void *biasv,
+                     const void *meanv, const void *varv)
+{
+    FD_K(bn_chan_t) r;
+    r.mean = (FD_A)((const FD_P *)meanv)[ch * V.mvs];
+    r.inv = (FD_A)(1.0 / sqrt((double)((const FD_P *)varv)[ch * V.mvs] + V.eps));
+    r.sc = (FD_A)((const FD_P *)scalev)[ch * V.sbs];
+    r.bi = (FD_A)((const FD_P *)biasv)[ch * V.sbs];
+    r.mg = 0, r.mgx = 0;
+    return r;
+}
+
+/* o.e[l] = alpha * act(scale * (x - mean) * inv + bias [+ z]) + beta * o.e[l]; PLAIN: ops BN
+ * known at compile time (no activation code, fewer registers). */
+template <bool PLAIN>
+static __device__ __forceinline__ void FD_K(bn_iv_out)(const bn_iv_t &V, FD_T *o, int l, FD_A xv,
+                                                       FD_A zv, const FD_K(bn_chan_t) & q,
+                                                       double alpha, double beta)
+{
+    FD_A u = q.sc * (xv - q.mean) * q.inv + q.bi;
+    if (!PLAIN && V.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
+        u += zv;
+    const FD_A v = PLAIN || V.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(V.act, u);
+    sd_blend(o, l, alpha, beta, (double)v);
+}
+
+/* Vectors off0 and off1 (off1 < 0: none) of one channel set q[] (NCHW: q[0] for every lane). */
+template <bool PLAIN>
+static __device__ __forceinline__ void FD_K(bn_iv_pair)(const bn_iv_t &V, const FD_T *x,
+                                                        const FD_T *z, FD_T *y, int64_t off0,
+                                                        int64_t off1, const FD_K(bn_chan_t) * q,
+                                                        int per_lane, double alpha, double beta)
+{
+    const int has_z = !PLAIN && V.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    FD_K(bn_vec_t) x0, x1, z0, z1, o0, o1;
+    x0 = *(const FD_K(bn_vec_t) *)(x + off0);
+    if (has_z)
+        z0 = *(const FD_K(bn_vec_t) *)(z + off0);
+    if (off1 >= 0) {
+        x1 = *(const FD_K(bn_vec_t) *)(x + off1);
+        if (has_z)
+            z1 = *(const FD_K(bn_vec_t) *)(z + off1);
+    }
+    if (beta != 0.0) {
+        o0 = *(const FD_K(bn_vec_t) *)(y + off0);
+        if (off1 >= 0)
+            o1 = *(const FD_K(bn_vec_t) *)(y + off1);
+    }
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        FD_K(bn_iv_out)<PLAIN>(V, o0.e, l, (FD_A)fd_cuda_ld(x0.e, l),
+                               has_z ? (FD_A)fd_cuda_ld(z0.e, l) : (FD_A)0, q[per_lane ? l : 0],
+                               alpha, beta);
+    *(FD_K(bn_vec_t) *)(y + off0) = o0;
+    if (off1 >= 0) {
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_iv_out)<PLAIN>(V, o1.e, l, (FD_A)fd_cuda_ld(x1.e, l),
+                                   has_z ? (FD_A)fd_cuda_ld(z1.e, l) : (FD_A)0,
+                                   q[per_lane ? l : 0], alpha, beta);
+        *(FD_K(bn_vec_t) *)(y + off1) = o1;
+    }
+}
+
+/* NCHW: V.tpp threads per (n, c) plane, FD_CUDA_BLOCK / V.tpp planes per block, grid-striding
+ * over planes. */
+template <bool PLAIN>
+static __device__ __forceinline__ void
+    FD_K(bn_iv_nchw_body)(const bn_iv_t &V, const void *xv, const void *zv, void *yv,
+                         const void *scalev, const void *biasv, const void *meanv,
+                         const void *varv, double alpha, double beta)
+{
+    const FD_T *x = (const FD_T *)xv;
+    const FD_T *z = (const FD_T *)zv;
+    FD_T *y = (FD_T *)yv;
+    const int ppb = FD_CUDA_BLOCK / V.tpp;
+    const int lane = threadIdx.x % V.tpp;
+    for (int64_t pl = (int64_t)blockIdx.x * ppb + threadIdx.x / V.tpp; pl < V.planes;
+         pl += (int64_t)gridDim.x * ppb) {
+        const int64_t ch = (int64_t)((uint32_t)pl % (uint32_t)V.c);
+        const FD_K(bn_chan_t) q = FD_K(bn_iv_chan)(V, ch, scalev, biasv, meanv, varv);
+        const int64_t base = pl * V.s;
+        for (int64_t v = lane; v < V.vps; v += 2 * V.tpp) {
+            const int64_t v1 = v + V.tpp;
+            FD_K(bn_iv_pair)<PLAIN>(V, x, z, y, base + v * FD_VEC,
+                                    v1 < V.vps ? base + v1 * FD_VEC : -1, &q, 0, alpha, beta);
+        }
+    }
+}
+
+/* NHWC: thread (tx, ty) of block (column group b % ncg, row block b / ncg) takes vector column
+ * cg * cpb + tx (FD_VEC channels) of rows rb * rpp + ty, then + nrb * rpp, ... */
+template <bool PLAIN>
+static __device__ __forceinline__ void
+    FD_K(bn_iv_nhwc_body)(const bn_iv_t &V, const void *xv, const void *zv, void *yv,
+                         const void *scalev, const void *biasv, const void *meanv,
+                         const void *varv, double alpha, double beta)
+{
+    const FD_T *x = (const FD_T *)xv;
+    const FD_T *z = (const FD_T *)zv;
+    FD_T *y = (FD_T *)yv;
+    const int64_t cg = blockIdx.x % V.ncg, rb = blockIdx.x / V.ncg;
+    const int tx = threadIdx.x % V.cpb, ty = threadIdx.x / V.cpb;
+    const int64_t col = cg * V.cpb + tx;
+    if (ty >= V.rpp || col >= V.cols)
+        return;
+    FD_K(bn_chan_t) q[FD_VEC];
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        q[l] = FD_K(bn_iv_chan)(V, col * FD_VEC + l, scalev, biasv, meanv, varv);
+    const int64_t step = (int64_t)V.nrb * V.rpp;
+    for (int64_t r = rb * V.rpp + ty; r < V.rows; r += 2 * step) {
+        const int64_t r1 = r + step;
+        FD_K(bn_iv_pair)<PLAIN>(V, x, z, y, r * V.c + col * FD_VEC,
+                                r1 < V.rows ? r1 * V.c + col * FD_VEC : -1, q, 1, alpha, beta);
+    }
+}
+
+/* The launched kernels: _bn for ops BN, the general ones for the activations and z (their
+ * activation code wants more registers: 2 blocks of 256 per SM, against 3 for _bn). */
+#define FD_BN_IV_KERNEL(name, body, plain, minb)                                               \
+    static __global__ void __launch_bounds__(FD_CUDA_BLOCK, minb)                               \
+        FD_K(name)(const bn_iv_t V, const void *xv, const void *zv, void *yv,                  \
+                   const void *scalev, const void *biasv, const void *meanv, const void *varv, \
+                   double alpha, double beta)                                                  \
+    {                                                                                          \
+        FD_K(body)<plain>(V, xv, zv, yv, scalev, biasv, meanv, varv, alpha, beta);             \
+    }
+FD_BN_IV_KERNEL(bn_iv_nchw, bn_iv_nchw_body, false, 2)
+FD_BN_IV_KERNEL(bn_iv_nchw_bn, bn_iv_nchw_body, true, 3)
+FD_BN_IV_KERNEL(bn_iv_nhwc, bn_iv_nhwc_body, false, 2)
+FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, 3)
+#undef FD_BN_IV_KERNEL
+
 #undef FD_VEC
 
 #undef FD_K

@@ -73,6 +73,72 @@ static __global__ void FD_K(lrn_bwd)(const lrn_geom_t g, const lrn_params_t q, c
     }
 }
 
+/* ---- cross-channel LRN forward, a column per thread (spatial innermost layouts) -------------
+ * Thread per (n, spatial position), walking c with the window's W = n raw x values in
+ * registers (a shift register: W is a template parameter so it stays in registers), loads
+ * LRN_COL_U channels ahead so each thread has that many independent loads in flight. The
+ * window sum adds the squares in cc_scale's order with out-of-range slots held at 0 (adding a
+ * leading or trailing +0 to a sum of squares changes no bit), then the same scale and powf:
+ * lrn_fwd's bits, each x read once instead of n times with a 64-bit unflatten per element. */
+#define LRN_COL_U 8
+
+template <int W>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(lrn_fwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, void *yv,
+                      double alpha, double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    constexpr int LB = (W - 1) / 2, LA = W - 1 - LB;
+    const int64_t S = g.sz[0] * g.sz[1] * g.sz[2], cols = g.N * S;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < cols;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t s[3];
+        const int64_t n = e / S;
+        int64_t r = e - n * S;
+        s[2] = r % g.sz[2];
+        r /= g.sz[2];
+        s[1] = r % g.sz[1];
+        s[0] = r / g.sz[1];
+        const FD_T *xc = x + lrn_offset(g, 0, n, 0, s);
+        FD_T *yc = y + lrn_offset(g, 1, n, 0, s);
+        const int64_t xsc = g.st[0][1], ysc = g.st[1][1];
+        /* win[k] = x[c - LB + k] (0 outside [0, C)) for the channel c about to be written */
+        FD_ACC win[W];
+#pragma unroll
+        for (int k = 0; k < W; k++) {
+            const int64_t j = k - LB;
+            win[k] = j >= 0 && j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
+        }
+        for (int64_t c0 = 0; c0 < g.C; c0 += LRN_COL_U) {
+            FD_ACC ahead[LRN_COL_U]; /* x[c + LA + 1] for c = c0 .. c0 + U - 1 */
+#pragma unroll
+            for (int u = 0; u < LRN_COL_U; u++) {
+                const int64_t j = c0 + u + LA + 1;
+                ahead[u] = j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
+            }
+#pragma unroll
+            for (int u = 0; u < LRN_COL_U; u++) {
+                const int64_t c = c0 + u;
+                if (c < g.C) {
+                    FD_ACC sum = 0;
+#pragma unroll
+                    for (int k = 0; k < W; k++)
+                        sum += win[k] * win[k];
+                    const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
+                    fd_cuda_blend(yc, c * ysc, alpha, beta,
+                                  (double)(win[LB] * fd_cuda_pow(sc, (FD_ACC)-q.beta)));
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < W; k++)
+                    win[k] = win[k + 1];
+                win[W - 1] = ahead[u];
+            }
+        }
+    }
+}
+#undef LRN_COL_U
+
 /* ---- divisive normalization (tensors: 0 x-shaped (x, means, temp, temp2, dy), 1 out) ------- */
 
 /* dst = src element by element over the x-shaped addresses (the in-place copies). */

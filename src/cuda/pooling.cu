@@ -19,9 +19,14 @@
  * floats), 128-bit loads and stores, each lane under the scalar rules in the scalar order, so
  * the same bits; grids of a few waves (fd_cuda_wave_blocks) walked by the grid-stride loop.
  * Max backward of 2-d (and 1-d) problems that are not channels-last takes pool_bwd_tile: a block
- * per 16 x 32 dx tile, each overlapping window's argmax found once into shared memory (the
+ * per 32 x 64 dx tile (16 x 32 until 2026-11-30; each window's dy is now staged in shared
+ * memory with its argmax), each overlapping window's argmax found once into shared memory (the
  * gather found it once per covered element, 9 times for 3x3, with 64-bit index arithmetic:
  * 72 GB/s on the H200 against NVIDIA's 2.2 TB/s), the same sums in the same order, the same bits.
+ * Max forward of 2-d (and 1-d) problems whose offsets fit 30 bits takes pool_max2d_*: the
+ * channels-last vector kernel or, with W innermost, a (plane, outputs) grid, both with 32-bit
+ * geometry clipped once per window (the general kernels unflatten five 64-bit coordinates and
+ * count windows in double per output); the same scan, the same bits.
  */
 #include <float.h>
 #include <stdio.h>
@@ -41,6 +46,15 @@ typedef struct {
     int c_inner; /* walk with C innermost (channels-last output) */
     int idx32;   /* the walked tensor has < 2^32 elements: its index divides in 32 bits */
 } pool_geom_t;
+
+/* The lean 2-d max forward (pooling_kernels.cuh, pool_max2d_*): 32-bit geometry, strides in
+ * elements, the readable range [rlo, rhi) of rows and columns. */
+typedef struct {
+    int n, c, planes, out_h, out_w, win_h, win_w, pad_h, pad_w, s_h, s_w;
+    int rlo_h, rhi_h, rlo_w, rhi_w, propagate;
+    int xs_n, xs_c, xs_h, xs_w, ys_n, ys_c, ys_h, ys_w;
+    double lowest;
+} pool_max2d_t;
 
 /* Readable range [lo, hi) of one window per dim and its two counts (src/core/pooling.h). */
 typedef struct {
@@ -67,9 +81,9 @@ static __device__ __forceinline__ int pool_floor_div32(int a, int b) /* b > 0 */
 }
 
 /* pool_bwd_tile (pooling_kernels.cuh): dx tile per block, windows' argmax in shared memory. */
-#define POOL_TILE_H 16
-#define POOL_TILE_W 32
-#define POOL_TILE_WIN 1024 /* windows overlapping one tile, at most */
+#define POOL_TILE_H 32
+#define POOL_TILE_W 64
+#define POOL_TILE_WIN 2560 /* windows overlapping one tile, at most (3x3 stride 1: 35 x 67) */
 
 static __device__ __forceinline__ void pool_window_of(const fd_pool_problem_t &p, const int64_t *o,
                                                       pool_window_t *w)
@@ -210,6 +224,48 @@ static int pool_tile_ok(const fd_pool_problem_t *p, const pool_geom_t *g)
     return wh * ww <= POOL_TILE_WIN;
 }
 
+/* 1 (and *q filled) when max forward takes pool_max2d_*: MAX / MAX_DETERMINISTIC, no depth,
+ * positive strides, every extent, pad and offset of x and y below 2^30 (32-bit arithmetic;
+ * negative strides are not taken). */
+static int pool_max2d_ok(const fd_pool_problem_t *p, const pool_geom_t *g, pool_max2d_t *q)
+{
+    if (!g->is_max || p->in[0] != 1 || p->out[0] != 1 || p->win[0] != 1 || p->pad[0] != 0)
+        return 0;
+    const int64_t lim = (int64_t)1 << 30;
+    int64_t xmax = 0, ymax = 0;
+    const int64_t xd[5] = {p->n, p->c, 1, p->in[1], p->in[2]};
+    const int64_t yd[5] = {p->n, p->c, 1, p->out[1], p->out[2]};
+    for (int d = 0; d < 5; d++) {
+        if (p->xs[d] < 0 || p->ys[d] < 0 || xd[d] >= lim || yd[d] >= lim)
+            return 0;
+        xmax += (xd[d] - 1) * p->xs[d];
+        ymax += (yd[d] - 1) * p->ys[d];
+    }
+    if (xmax >= lim || ymax >= lim || p->n * p->c >= lim ||
+        p->n * p->c * p->out[1] * p->out[2] >= lim)
+        return 0;
+    for (int d = 1; d < 3; d++)
+        if (p->win[d] >= lim || p->pad[d] >= lim || p->pad[d] <= -lim || p->stride[d] < 1 ||
+            p->stride[d] >= lim)
+            return 0;
+    q->n = (int)p->n, q->c = (int)p->c, q->planes = (int)(p->n * p->c);
+    q->out_h = (int)p->out[1], q->out_w = (int)p->out[2];
+    q->win_h = (int)p->win[1], q->win_w = (int)p->win[2];
+    q->pad_h = (int)p->pad[1], q->pad_w = (int)p->pad[2];
+    q->s_h = (int)p->stride[1], q->s_w = (int)p->stride[2];
+    q->rlo_h = (int)(p->pad[1] < 0 ? -p->pad[1] : 0);
+    q->rhi_h = (int)(p->pad[1] < 0 ? p->in[1] + p->pad[1] : p->in[1]);
+    q->rlo_w = (int)(p->pad[2] < 0 ? -p->pad[2] : 0);
+    q->rhi_w = (int)(p->pad[2] < 0 ? p->in[2] + p->pad[2] : p->in[2]);
+    q->propagate = p->propagate_nan;
+    q->xs_n = (int)p->xs[0], q->xs_c = (int)p->xs[1];
+    q->xs_h = (int)p->xs[3], q->xs_w = (int)p->xs[4];
+    q->ys_n = (int)p->ys[0], q->ys_c = (int)p->ys[1];
+    q->ys_h = (int)p->ys[3], q->ys_w = (int)p->ys[4];
+    q->lowest = g->lowest;
+    return 1;
+}
+
 static int pool_applicable(const void *problem, char *why, size_t why_size)
 {
     const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
@@ -241,7 +297,44 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const pool_geom_t g = geom_of(p, p->ys);
     const int64_t *ts[2] = {p->xs, p->ys};
     const void *ptr[2] = {a->x, a->out};
-    if (pool_vec_ok(p, ts, ptr, 2)) {
+    const int vec_ok = pool_vec_ok(p, ts, ptr, 2);
+    pool_max2d_t q;
+    if (pool_max2d_ok(p, &g, &q)) {
+        if (vec_ok) {
+            const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+            const int64_t items = p->n * (p->c / vec) * p->out[1] * p->out[2];
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_max2d_vec, fd_cuda_wave_blocks(items), FD_CUDA_BLOCK,
+                                 a->handle->stream, q, a->x, a->out, a->alpha, a->beta);
+            return CUDNN_STATUS_SUCCESS;
+        }
+        if (!g.c_inner) {
+            const dim3 grid((unsigned)((q.out_h * q.out_w + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK),
+                            (unsigned)(q.planes < 65535 ? q.planes : 65535));
+            cudaStream_t st = a->handle->stream;
+            switch (p->dt) {
+            case CUDNN_DATA_FLOAT:
+                pool_max2d_plane_f32<<<grid, FD_CUDA_BLOCK, 0, st>>>(q, a->x, a->out, a->alpha,
+                                                                      a->beta);
+                break;
+            case CUDNN_DATA_DOUBLE:
+                pool_max2d_plane_f64<<<grid, FD_CUDA_BLOCK, 0, st>>>(q, a->x, a->out, a->alpha,
+                                                                      a->beta);
+                break;
+            case CUDNN_DATA_HALF:
+                pool_max2d_plane_f16<<<grid, FD_CUDA_BLOCK, 0, st>>>(q, a->x, a->out, a->alpha,
+                                                                      a->beta);
+                break;
+            default:
+                pool_max2d_plane_bf16<<<grid, FD_CUDA_BLOCK, 0, st>>>(q, a->x, a->out, a->alpha,
+                                                                      a->beta);
+                break;
+            }
+            FD_CUDA_LAUNCHED("pool_max2d_plane on %s data (%u x %u blocks)", fd_dtype_name(p->dt),
+                             grid.x, grid.y);
+            return CUDNN_STATUS_SUCCESS;
+        }
+    }
+    if (vec_ok) {
         const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
         const int64_t items = p->n * (p->c / vec) * p->out[0] * p->out[1] * p->out[2];
         FD_CUDA_TYPED_LAUNCH(p->dt, pool_fwd_vec, fd_cuda_wave_blocks(items), FD_CUDA_BLOCK,

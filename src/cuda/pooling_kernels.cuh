@@ -150,7 +150,9 @@ static __global__ void FD_K(pool_bwd)(const pool_geom_t g, const void *xv, const
  * one (n, c) plane of a 2-d (or 1-d) problem: phase 1 computes the argmax of every window that
  * overlaps the tile once (window_max's rule and scan order, 32-bit positions) into shared
  * memory, phase 2 gives each dx element of the tile the sum, in double and in ascending window
- * order, of dy over the windows whose argmax it is: the gather's result, the same bits.
+ * order, of dy over the windows whose argmax it is: the gather's result, the same bits. Phase 1
+ * also copies each window's dy into shared memory, so phase 2 reads nothing from global memory
+ * but its dx blend; tiles of 32 x 64 amortise the halo windows.
  * pooling.cu takes it for MAX / MAX_DETERMINISTIC with W innermost (not channels-last), 32-bit
  * extents and at most POOL_TILE_WIN overlapping windows per tile. */
 static __global__ void FD_K(pool_bwd_tile)(const pool_geom_t g, const void *xv, const void *dyv,
@@ -158,6 +160,7 @@ static __global__ void FD_K(pool_bwd_tile)(const pool_geom_t g, const void *xv, 
                                            int tiles_w)
 {
     __shared__ int arg[POOL_TILE_WIN];
+    __shared__ FD_T gdy[POOL_TILE_WIN]; /* each window's dy, loaded once in phase 1 */
     const fd_pool_problem_t &p = g.p;
     const FD_T *__restrict__ x = (const FD_T *)xv;
     const FD_T *__restrict__ dy = (const FD_T *)dyv;
@@ -178,6 +181,7 @@ static __global__ void FD_K(pool_bwd_tile)(const pool_geom_t g, const void *xv, 
     const int rlo_h = max(0, -pad_h), rhi_h = min(in_h, in_h + pad_h);
     const int rlo_w = max(0, -pad_w), rhi_w = min(in_w, in_w + pad_w);
     const FD_T *xc = x + (int64_t)n * p.xs[0] + (int64_t)c * p.xs[1];
+    const FD_T *dyc = dy + (int64_t)n * p.dys[0] + (int64_t)c * p.dys[1];
     if (nwh > 0 && nww > 0)
         for (int k = threadIdx.x; k < nwh * nww; k += blockDim.x) {
             const int oh = oh0 + k / nww, ow = ow0 + k % nww;
@@ -202,9 +206,9 @@ static __global__ void FD_K(pool_bwd_tile)(const pool_geom_t g, const void *xv, 
                     }
                 }
             arg[k] = pos;
+            gdy[k] = dyc[(int64_t)oh * p.dys[3] + (int64_t)ow * p.dys[4]];
         }
     __syncthreads();
-    const FD_T *dyc = dy + (int64_t)n * p.dys[0] + (int64_t)c * p.dys[1];
     for (int q = threadIdx.x; q < POOL_TILE_H * POOL_TILE_W; q += blockDim.x) {
         const int ih = h0 + q / POOL_TILE_W, iw = w0 + q % POOL_TILE_W;
         if (ih >= in_h || iw >= in_w)
@@ -217,9 +221,11 @@ static __global__ void FD_K(pool_bwd_tile)(const pool_geom_t g, const void *xv, 
             const int b0 = max(0, pool_floor_div32(iw + pad_w - win_w, s_w) + 1);
             const int b1 = min(out_w - 1, pool_floor_div32(iw + pad_w, s_w));
             for (int oh = a0; oh <= a1; oh++)
-                for (int ow = b0; ow <= b1; ow++)
-                    if (arg[(oh - oh0) * nww + (ow - ow0)] == key)
-                        acc += (double)fd_cuda_ld(dyc, (int64_t)oh * p.dys[3] + (int64_t)ow * p.dys[4]);
+                for (int ow = b0; ow <= b1; ow++) {
+                    const int k = (oh - oh0) * nww + (ow - ow0);
+                    if (arg[k] == key)
+                        acc += (double)fd_cuda_ld(gdy, k);
+                }
         }
         fd_cuda_blend(dx, (int64_t)n * p.dxs[0] + (int64_t)c * p.dxs[1] + (int64_t)ih * p.dxs[3] +
                               (int64_t)iw * p.dxs[4],
@@ -394,6 +400,97 @@ static __global__ void FD_K(pool_bwd_vec)(const pool_geom_t g, const void *xv, c
         for (int l = 0; l < FD_VEC; l++)
             fd_cuda_blend(r.e, l, alpha, beta, acc[l]);
         *(FD_K(pool_vec_t) *)dxp = r;
+    }
+}
+
+/* ---- 2-d max forward, lean (pool_max2d_t in pooling.cu) -------------------------------------
+ * MAX / MAX_DETERMINISTIC of a 2-d (or 1-d) problem whose offsets fit 31 bits: window_max's
+ * rule and scan order with 32-bit positions and a window clipped once, so the same bits as
+ * pool_fwd / pool_fwd_vec at a fraction of their index arithmetic (the general kernels unflatten
+ * five 64-bit coordinates and count the window in double per output). */
+
+/* One step of window_max's scan: state 0 none yet, 1 found, 2 a NaN (PROPAGATE: done). */
+static __device__ __forceinline__ void FD_K(max2d_step)(FD_ACC v, int propagate, FD_ACC *m,
+                                                        int *state)
+{
+    if (*state == 2)
+        return;
+    if (v != v) {
+        if (propagate)
+            *m = v, *state = 2;
+    } else if (*state ? v > *m : v >= *m) {
+        *m = v, *state = 1;
+    }
+}
+
+/* NCHW-like (W innermost in y): blockIdx.y walks the (n, c) planes, the x threads the plane's
+ * outputs; one 32-bit division per output. */
+static __global__ void FD_K(pool_max2d_plane)(const pool_max2d_t q, const void *xv, void *yv,
+                                              double alpha, double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= q.out_h * q.out_w)
+        return;
+    const int oh = t / q.out_w, ow = t - oh * q.out_w;
+    const int sh = oh * q.s_h - q.pad_h, sw = ow * q.s_w - q.pad_w;
+    const int lo_h = max(sh, q.rlo_h), hi_h = min(sh + q.win_h, q.rhi_h);
+    const int lo_w = max(sw, q.rlo_w), hi_w = min(sw + q.win_w, q.rhi_w);
+    for (int pl = blockIdx.y; pl < q.planes; pl += gridDim.y) {
+        const int n = pl / q.c, c = pl - n * q.c;
+        const FD_T *xc = x + (n * q.xs_n + c * q.xs_c);
+        FD_ACC m = (FD_ACC)q.lowest;
+        int state = 0;
+        for (int i1 = lo_h; i1 < hi_h; i1++)
+            for (int i2 = lo_w; i2 < hi_w; i2++)
+                FD_K(max2d_step)(fd_cuda_ld(xc, i1 * q.xs_h + i2 * q.xs_w), q.propagate, &m,
+                                 &state);
+        fd_cuda_blend(y, n * q.ys_n + c * q.ys_c + oh * q.ys_h + ow * q.ys_w, alpha, beta,
+                      (double)m);
+    }
+}
+
+/* Channels-last packed (pool_vec_ok): FD_VEC channels of one output pixel per thread and
+ * trip, lane-wise the same scan. */
+static __global__ void FD_K(pool_max2d_vec)(const pool_max2d_t q, const void *xv, void *yv,
+                                            double alpha, double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    const int cv = q.c / FD_VEC;
+    const int total = q.n * q.out_h * q.out_w * cv;
+    for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
+        int r = e / cv;
+        const int c = (e - r * cv) * FD_VEC;
+        int t = r / q.out_w;
+        const int ow = r - t * q.out_w;
+        const int n = t / q.out_h, oh = t - n * q.out_h;
+        const int sh = oh * q.s_h - q.pad_h, sw = ow * q.s_w - q.pad_w;
+        const int lo_h = max(sh, q.rlo_h), hi_h = min(sh + q.win_h, q.rhi_h);
+        const int lo_w = max(sw, q.rlo_w), hi_w = min(sw + q.win_w, q.rhi_w);
+        const FD_T *xc = x + (n * q.xs_n + c);
+        FD_ACC m[FD_VEC];
+        int state[FD_VEC];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            m[l] = (FD_ACC)q.lowest, state[l] = 0;
+        for (int i1 = lo_h; i1 < hi_h; i1++)
+            for (int i2 = lo_w; i2 < hi_w; i2++) {
+                const FD_K(pool_vec_t) xa =
+                    *(const FD_K(pool_vec_t) *)(xc + (i1 * q.xs_h + i2 * q.xs_w));
+#pragma unroll
+                for (int l = 0; l < FD_VEC; l++)
+                    FD_K(max2d_step)(fd_cuda_ld(xa.e, l), q.propagate, &m[l], &state[l]);
+            }
+        FD_T *yp = y + (n * q.ys_n + c + oh * q.ys_h + ow * q.ys_w);
+        FD_K(pool_vec_t) o;
+        if (beta != 0.0)
+            o = *(const FD_K(pool_vec_t) *)yp;
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            fd_cuda_blend(o.e, l, alpha, beta, (double)m[l]);
+        *(FD_K(pool_vec_t) *)yp = o;
     }
 }
 

@@ -14,6 +14,16 @@
  * row, so neighbouring threads read neighbouring rows' elements: coalesced either way. Rows
  * that would get a block of 32 threads (32 to 127 elements: NHWC CHANNEL with C = 64) run one
  * warp per row, eight rows to a block, with the same arithmetic (softmax_kernels.cuh).
+ * FLOAT, HALF and BFLOAT16 rows that are one stride-1 run of 4 to 256 whole 16-byte vectors,
+ * 16-byte aligned (NHWC CHANNEL up to C = 1024 floats / 2048 halves, NCHW INSTANCE of small
+ * planes) take the rows-in-registers kernels first (*_wreg): 4 to 32 lanes a row, each row read
+ * once and written once with 128-bit accesses (the block kernels read x three times). Their
+ * reduction order differs from the block kernels' (per-lane partial, then a butterfly), so
+ * their last bits may too: still deterministic and held to the ref within gm_tol.
+ * Forward rows walked by one thread (strided: NCHW CHANNEL) of at least 32 elements in one
+ * collapsed dim, FLOAT / HALF / BFLOAT16, take softmax_fwd_rows_online: max and sum in one
+ * pass (the sum rescaled when the max grows), then the write: x read twice, not three times
+ * from DRAM; the rescaling rounds differently (within gm_tol), NaN / inf rows as the ref.
  */
 #include <stdio.h>
 #include <string.h>
@@ -151,6 +161,67 @@ static unsigned block_threads(const sm_geom_t *g, int key)
     return t;
 }
 
+/* ---- rows in registers (softmax_kernels.cuh, *_wreg) ---------------------------------------- */
+
+/* The (lanes per row, vectors per lane) shapes stamped; a row of rv vectors takes the first
+ * that holds it. */
+#define SM_WREG_SHAPES(X) X(4, 1) X(8, 1) X(16, 1) X(32, 1) X(32, 2) X(32, 4) X(32, 8)
+
+/* Lanes per row (0: the path does not serve the call) and *nv, vectors per lane: FLOAT, HALF,
+ * BFLOAT16; each tensor's row one stride-1 run of whole 16-byte vectors, its rows 16-byte
+ * aligned; 4 to 256 vectors a row. */
+static int sm_wreg_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *const *ptr, int nt,
+                         int *nv)
+{
+    if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16)
+        return 0;
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt);
+    if (g->nr != 1 || g->row_len % vec != 0)
+        return 0;
+    for (int t = 0; t < nt; t++) {
+        if (!fd_cuda_aligned16(ptr[t]) || (g->row_len > 1 && g->rst[t][0] != 1))
+            return 0;
+        for (int d = 0; d < g->no; d++)
+            if (g->odim[d] > 1 && g->ost[t][d] % vec != 0)
+                return 0;
+    }
+    const int64_t rv = g->row_len / vec;
+    if (rv < 4 || rv > 32 * 8)
+        return 0;
+    int lpr = 4;
+    while (lpr < 32 && lpr < rv)
+        lpr *= 2;
+    int n = 1;
+    while ((int64_t)lpr * n < rv)
+        n *= 2;
+    *nv = n;
+    return lpr;
+}
+
+#define SM_WREG_TYPED(kern, dt, lpr, nv, blocks, stream, ...)                                  \
+    do {                                                                                       \
+        if ((dt) == CUDNN_DATA_FLOAT)                                                          \
+            kern##_f32<lpr, nv><<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);        \
+        else if ((dt) == CUDNN_DATA_HALF)                                                      \
+            kern##_f16<lpr, nv><<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);        \
+        else                                                                                   \
+            kern##_bf16<lpr, nv><<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);       \
+    } while (0)
+
+/* Launches kern (softmax_fwd_wreg / softmax_bwd_wreg) in shape (lpr, nv) and checks it. */
+#define SM_WREG_LAUNCH(kern, dt, lpr, nv, rows, stream)                                        \
+    do {                                                                                       \
+        const unsigned blocks_ = fd_cuda_blocks((rows), FD_CUDA_BLOCK / (lpr));                \
+        switch ((lpr) * 16 + (nv)) {                                                           \
+        SM_WREG_SHAPES(SM_WREG_CASE_##kern)                                                    \
+        default:                                                                               \
+            return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,                   \
+                            "softmax: no register shape %d x %d", (lpr), (nv));               \
+        }                                                                                      \
+        FD_CUDA_LAUNCHED("%s on %s data (%u blocks, %d lanes x %d vectors a row)", #kern,      \
+                         fd_dtype_name(dt), blocks_, (lpr), (nv));                            \
+    } while (0)
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 static int sm_applicable(const struct cudnnTensorStruct *t, char *why, size_t why_size)
@@ -184,6 +255,19 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     const struct cudnnTensorStruct *t[SM_TENSORS] = {&p->x, &p->y, &p->y};
     const sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 1);
     const cudaStream_t stream = a->handle->stream;
+    const void *ptrs[2] = {a->x, a->y};
+    int nv = 0;
+    const int lpr = sm_wreg_shape(&g, p->x.dtype, ptrs, 2, &nv);
+    if (lpr) {
+#define SM_WREG_CASE_softmax_fwd_wreg(L, N)                                                    \
+    case L * 16 + N:                                                                           \
+        SM_WREG_TYPED(softmax_fwd_wreg, p->x.dtype, L, N, blocks_, stream, g, a->x, a->y,      \
+                      a->alpha, a->beta);                                                      \
+        break;
+        SM_WREG_LAUNCH(softmax_fwd_wreg, p->x.dtype, lpr, nv, g.rows, stream);
+#undef SM_WREG_CASE_softmax_fwd_wreg
+        return CUDNN_STATUS_SUCCESS;
+    }
     const unsigned threads = block_threads(&g, 1);
     if (threads == 32) {
         const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / 32);
@@ -193,6 +277,10 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
         const unsigned blocks = fd_cuda_blocks(g.rows, 1);
         FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_block, blocks, threads, stream, g, a->x, a->y,
                              a->alpha, a->beta);
+    } else if (g.nr == 1 && g.row_len >= 32 && p->x.dtype != CUDNN_DATA_DOUBLE) {
+        const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK);
+        FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_rows_online, blocks, FD_CUDA_BLOCK, stream,
+                             g, a->x, a->y, a->alpha, a->beta);
     } else {
         const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK);
         FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_rows, blocks, FD_CUDA_BLOCK, stream, g, a->x,
@@ -217,6 +305,19 @@ extern "C" cudnnStatus_t fd_softmax_bwd_cuda_run(const void *problem, const void
     const struct cudnnTensorStruct *t[SM_TENSORS] = {&p->y, &p->dy, &p->dx};
     const sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 2);
     const cudaStream_t stream = a->handle->stream;
+    const void *ptrs[3] = {a->y, a->dy, a->dx};
+    int nv = 0;
+    const int lpr = sm_wreg_shape(&g, p->y.dtype, ptrs, 3, &nv);
+    if (lpr) {
+#define SM_WREG_CASE_softmax_bwd_wreg(L, N)                                                    \
+    case L * 16 + N:                                                                           \
+        SM_WREG_TYPED(softmax_bwd_wreg, p->y.dtype, L, N, blocks_, stream, g, a->y, a->dy,     \
+                      a->dx, a->alpha, a->beta);                                               \
+        break;
+        SM_WREG_LAUNCH(softmax_bwd_wreg, p->y.dtype, lpr, nv, g.rows, stream);
+#undef SM_WREG_CASE_softmax_bwd_wreg
+        return CUDNN_STATUS_SUCCESS;
+    }
     const unsigned threads = block_threads(&g, 2);
     if (threads == 32) {
         const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / 32);

@@ -160,6 +160,46 @@ static __global__ void FD_K(softmax_fwd_rows)(const sm_geom_t g, const void *xv,
     }
 }
 
+/* softmax_fwd_rows with the max and the sum in one pass (online: the sum is rescaled by
+ * exp(m_old - m_new) whenever the max grows), then the write pass: two reads of x instead of
+ * three, for strided rows of at least 32 elements (NCHW CHANNEL), where each pass reads DRAM.
+ * The rescaling changes the sum's rounding (a few ulps more than the three-pass order; held to
+ * the ref within gm_tol). A -inf max (every element so far -inf) keeps the sum at 0, so a
+ * later finite element starts it cleanly; NaN and +inf reach the sum as in the ref's order. */
+static __global__ void FD_K(softmax_fwd_rows_online)(const sm_geom_t g, const void *xv, void *yv,
+                                                     double alpha, double beta)
+{
+    const FD_T *x = (const FD_T *)xv;
+    FD_T *y = (FD_T *)yv;
+    for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; row < g.rows;
+         row += (int64_t)gridDim.x * blockDim.x) {
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, row, ob);
+        const FD_T *xr = x + ob[0];
+        const int64_t xs = g.rst[0][0];
+        FD_ACC m = -(FD_ACC)CUDART_INF, s = 0;
+        for (int64_t r = 0; r < g.row_len; r++) {
+            const FD_ACC v = fd_cuda_ld(xr, r * xs);
+            const FD_ACC mn = FD_K(sm_max)(m, v);
+            if (mn == -(FD_ACC)CUDART_INF)
+                continue; /* s stays 0 */
+            if (mn != m)
+                s = s * fd_cuda_exp(m - mn); /* m = -inf: 0 * 0 */
+            m = mn;
+            s += fd_cuda_exp(v - m);
+        }
+        if (m == -(FD_ACC)CUDART_INF)
+            s = (FD_ACC)CUDART_NAN; /* as the ref's sum of exp(-inf - -inf) */
+        const FD_ACC log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+        FD_T *yr = y + ob[1];
+        const int64_t ys = g.rst[1][0];
+        for (int64_t r = 0; r < g.row_len; r++) {
+            const FD_ACC d = fd_cuda_ld(xr, r * xs) - m;
+            fd_cuda_blend(yr, r * ys, alpha, beta, FD_K(sm_fwd_value)(g.is_log, d, s, log_s));
+        }
+    }
+}
+
 /* Backward tensors: 0 y, 1 dy, 2 dx. LOG: dx = dy - exp(y) sum(dy); else dx = y (dy - sum(dy y)). */
 static __device__ __forceinline__ FD_ACC FD_K(sm_bwd_term)(int is_log, FD_ACC y, FD_ACC dy)
 {
@@ -242,6 +282,139 @@ static __global__ void FD_K(softmax_bwd_rows)(const sm_geom_t g, const void *yv,
         }
     }
 }
+
+/* ---- rows in registers (FLOAT, HALF, BFLOAT16; sm_wreg_shape in softmax.cu) ----------------
+ * A row of row_len contiguous elements (16-byte aligned, a whole number of 16-byte vectors,
+ * at most LPR * NV of them) is held by LPR lanes of a warp, lane j taking vectors j, j + LPR,
+ * ..., in registers: one read of x (y and dy backward), one write, no re-reads. 32 / LPR rows
+ * per warp for short rows. Each lane reduces its elements in order, then a fixed xor butterfly
+ * over the row's lanes and the first lane's value broadcast: deterministic (the order differs
+ * from the block kernels, so the last bits may too; the tests hold both to the ref). The
+ * row loop is uniform across the block, so every lane reaches the shuffles. */
+
+FD_CUDA_VEC_OF(FD_T, FD_K(sm_vec_t));
+#define SM_VEC ((int)(FD_CUDA_VEC_BYTES / sizeof(FD_T)))
+
+template <int LPR>
+static __device__ __forceinline__ FD_ACC FD_K(sm_grp_max)(FD_ACC v)
+{
+#pragma unroll
+    for (int o = LPR / 2; o > 0; o >>= 1)
+        v = FD_K(sm_max)(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return __shfl_sync(0xffffffffu, v, 0, LPR);
+}
+template <int LPR>
+static __device__ __forceinline__ FD_ACC FD_K(sm_grp_sum)(FD_ACC v)
+{
+#pragma unroll
+    for (int o = LPR / 2; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return __shfl_sync(0xffffffffu, v, 0, LPR);
+}
+
+template <int LPR, int NV>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(softmax_fwd_wreg)(const sm_geom_t g, const void *xv, void *yv, double alpha,
+                           double beta)
+{
+    const FD_T *x = (const FD_T *)xv; /* y may be x: the row is in registers before any store */
+    FD_T *y = (FD_T *)yv;
+    const int lane = threadIdx.x % LPR;
+    const int64_t rpb = FD_CUDA_BLOCK / LPR, rv = g.row_len / SM_VEC;
+    for (int64_t r0 = (int64_t)blockIdx.x * rpb; r0 < g.rows; r0 += (int64_t)gridDim.x * rpb) {
+        const int64_t row = r0 + threadIdx.x / LPR;
+        const bool valid = row < g.rows;
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, valid ? row : 0, ob);
+        FD_K(sm_vec_t) v[NV];
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv)
+                v[i] = *(const FD_K(sm_vec_t) *)(x + ob[0] + (int64_t)(lane + i * LPR) * SM_VEC);
+        FD_ACC m = -(FD_ACC)CUDART_INF;
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv)
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++)
+                    m = FD_K(sm_max)(m, fd_cuda_ld(v[i].e, l));
+        m = FD_K(sm_grp_max)<LPR>(m);
+        FD_ACC s = 0;
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv)
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++)
+                    s += fd_cuda_exp(fd_cuda_ld(v[i].e, l) - m);
+        s = FD_K(sm_grp_sum)<LPR>(s);
+        const FD_ACC log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv) {
+                FD_T *yo = y + ob[1] + (int64_t)(lane + i * LPR) * SM_VEC;
+                FD_K(sm_vec_t) o;
+                if (beta != 0.0)
+                    o = *(const FD_K(sm_vec_t) *)yo;
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++)
+                    fd_cuda_blend(o.e, l, alpha, beta,
+                                  FD_K(sm_fwd_value)(g.is_log, fd_cuda_ld(v[i].e, l) - m, s,
+                                                     log_s));
+                *(FD_K(sm_vec_t) *)yo = o;
+            }
+    }
+}
+
+template <int LPR, int NV>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(softmax_bwd_wreg)(const sm_geom_t g, const void *yv, const void *dyv, void *dxv,
+                           double alpha, double beta)
+{
+    const FD_T *y = (const FD_T *)yv; /* dx may be y or dy: both are in registers first */
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *dx = (FD_T *)dxv;
+    const int lane = threadIdx.x % LPR;
+    const int64_t rpb = FD_CUDA_BLOCK / LPR, rv = g.row_len / SM_VEC;
+    for (int64_t r0 = (int64_t)blockIdx.x * rpb; r0 < g.rows; r0 += (int64_t)gridDim.x * rpb) {
+        const int64_t row = r0 + threadIdx.x / LPR;
+        const bool valid = row < g.rows;
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, valid ? row : 0, ob);
+        FD_K(sm_vec_t) vy[NV], vd[NV];
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv) {
+                const int64_t k = (int64_t)(lane + i * LPR) * SM_VEC;
+                vy[i] = *(const FD_K(sm_vec_t) *)(y + ob[0] + k);
+                vd[i] = *(const FD_K(sm_vec_t) *)(dy + ob[1] + k);
+            }
+        FD_ACC s = 0;
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv)
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++)
+                    s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(vy[i].e, l),
+                                           fd_cuda_ld(vd[i].e, l));
+        s = FD_K(sm_grp_sum)<LPR>(s);
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv) {
+                FD_T *o_p = dx + ob[2] + (int64_t)(lane + i * LPR) * SM_VEC;
+                FD_K(sm_vec_t) o;
+                if (beta != 0.0)
+                    o = *(const FD_K(sm_vec_t) *)o_p;
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++)
+                    fd_cuda_blend(o.e, l, alpha, beta,
+                                  FD_K(sm_bwd_value)(g.is_log, fd_cuda_ld(vy[i].e, l),
+                                                     fd_cuda_ld(vd[i].e, l), s));
+                *(FD_K(sm_vec_t) *)o_p = o;
+            }
+    }
+}
+
+#undef SM_VEC
 
 #undef SM_WARP_ROWS
 #undef FD_K

@@ -18,7 +18,8 @@
  * a (e / div) % mod index (same layout, a per-channel bias of NCHW or NHWC, a scalar), add, op,
  * set, scale and the transform of equal layouts move 128-bit vectors through the same
  * arithmetic; everything else (strided outputs, mixed types, integer types, folds and pads)
- * takes the generic kernels.
+ * takes the generic kernels. OpTensor whose A and B are of C's own layout (no broadcast) takes
+ * tensor_op_dense: no index gathers, four vectors per thread with the trip's loads first.
  */
 #include <stdio.h>
 
@@ -194,6 +195,8 @@ typedef struct {
     int64_t div, mod;
     int vec;
 } to_bcast_t;
+
+#define TO_DENSE_U 4 /* vectors per thread per trip of tensor_op_dense */
 
 #define FD_T float
 #define FD_SFX f32
@@ -371,6 +374,16 @@ extern "C" cudnnStatus_t fd_tensor_op_cuda_run(const void *problem, const void *
     if (p->a.dtype == p->c.dtype && p->b.dtype == p->c.dtype && packed_out(&w, &p->c, a->c) &&
         walk_bcast(&w, 1, a->a, p->a.dtype, &ab) &&
         (unary || walk_bcast(&w, 2, a->b, p->b.dtype, &bb))) {
+        const int64_t vn = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->c.dtype);
+        if (ab.vec && ab.mod == w.total && (unary || (bb.vec && bb.mod == w.total)) &&
+            w.total % vn == 0) {
+            const int64_t nv = w.total / vn;
+            FD_CUDA_TYPED_LAUNCH(p->c.dtype, tensor_op_dense,
+                                 fd_cuda_wave_blocks((nv + TO_DENSE_U - 1) / TO_DENSE_U),
+                                 FD_CUDA_BLOCK, st, nv, p->op, p->nan == CUDNN_PROPAGATE_NAN,
+                                 a->a, a->b, a->c, a->alpha1, a->alpha2, a->beta);
+            return CUDNN_STATUS_SUCCESS;
+        }
         FD_CUDA_TYPED_LAUNCH(p->c.dtype, tensor_op_packed, packed_blocks(w.total, p->c.dtype),
                              FD_CUDA_BLOCK, st, w.total, p->op, p->nan == CUDNN_PROPAGATE_NAN, ab,
                              a->a, bb, a->b, a->c, a->alpha1, a->alpha2, a->beta);

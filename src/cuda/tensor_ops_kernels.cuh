@@ -23,8 +23,8 @@ FD_CUDA_VEC_OF(FD_T, FD_K(to_vec_t));
 static __device__ __forceinline__ void FD_K(to_gather)(const FD_T *a, const to_bcast_t &b,
                                                        int64_t e, double *v)
 {
-    if (b.vec) {
-        const FD_K(to_vec_t) av = *(const FD_K(to_vec_t) *)(a + e % b.mod);
+    if (b.vec) { /* e < mod: a tensor of the output's size; no 64-bit remainder then */
+        const FD_K(to_vec_t) av = *(const FD_K(to_vec_t) *)(a + (e < b.mod ? e : e % b.mod));
 #pragma unroll
         for (int j = 0; j < TO_VN; j++)
             v[j] = sd_ld(av.e, j);
@@ -118,6 +118,50 @@ static __global__ void FD_K(tensor_op_packed)(int64_t total, cudnnOpTensorOp_t o
         const double x = __dmul_rn(alpha1, sd_ld(a, (t / ab.div) % ab.mod));
         const double y = unary ? 0.0 : __dmul_rn(alpha2, sd_ld(b, (t / bb.div) % bb.mod));
         sd_blend((FD_T *)cv, t, 1.0, beta, op_apply(op, propagate, x, y));
+    }
+}
+
+/* c = op(alpha1 * a, alpha2 * b) + beta * c with a and b of c's own dense layout (no
+ * broadcast) and total a multiple of the vector: tensor_op_packed's arithmetic without its
+ * gathers, TO_DENSE_U vectors per thread per trip with every load of the trip issued before
+ * any store (c may be a or b: each vector is still read and written by one thread). */
+static __global__ void FD_K(tensor_op_dense)(int64_t nv, cudnnOpTensorOp_t op, int propagate,
+                                             const void *av, const void *bv, void *cv,
+                                             double alpha1, double alpha2, double beta)
+{
+    typedef FD_K(to_vec_t) V;
+    const V *a = (const V *)av;
+    const V *b = (const V *)bv;
+    V *c = (V *)cv;
+    const int unary = op == CUDNN_OP_TENSOR_SQRT || op == CUDNN_OP_TENSOR_NOT;
+    const int64_t step = (int64_t)gridDim.x * blockDim.x * TO_DENSE_U;
+    for (int64_t i0 = (int64_t)blockIdx.x * blockDim.x * TO_DENSE_U + threadIdx.x; i0 < nv;
+         i0 += step) {
+        V va[TO_DENSE_U], vb[TO_DENSE_U], o[TO_DENSE_U];
+#pragma unroll
+        for (int u = 0; u < TO_DENSE_U; u++) {
+            const int64_t i = i0 + (int64_t)u * blockDim.x;
+            if (i < nv) {
+                va[u] = a[i];
+                if (!unary)
+                    vb[u] = b[i];
+                if (beta != 0.0)
+                    o[u] = c[i];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < TO_DENSE_U; u++) {
+            const int64_t i = i0 + (int64_t)u * blockDim.x;
+            if (i < nv) {
+#pragma unroll
+                for (int j = 0; j < TO_VN; j++) {
+                    const double x = __dmul_rn(alpha1, sd_ld(va[u].e, j));
+                    const double y = unary ? 0.0 : __dmul_rn(alpha2, sd_ld(vb[u].e, j));
+                    sd_blend(o[u].e, j, 1.0, beta, op_apply(op, propagate, x, y));
+                }
+                c[i] = o[u];
+            }
+        }
     }
 }
 

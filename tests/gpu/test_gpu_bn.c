@@ -8,7 +8,9 @@
  * BN_ADD_ACTIVATION with every fused activation; reserve bits compared byte for byte), the v8
  * cudnnNormalization* entries, saved statistics or recomputed ones, NULL running / saved
  * outputs, exponentialAverageFactor 1 over NaN-poisoned running statistics, in-place y = x and
- * dx = dy, odd and large (4M elements) shapes; every case re-run for determinism.
+ * dx = dy, odd and large (4M elements) shapes; the packed inference pass (NCHW / NHWC
+ * 16-byte vectors, every ops value, the edges of its thread mapping); every case re-run for
+ * determinism.
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
 #include <stdlib.h>
@@ -451,6 +453,40 @@ int main(int argc, char **argv)
             c.in_place = 1;
             run_case(c);
         }
+        /* the packed inference pass (batchnorm.cu, bn_iv_*): NCHW with H * W a multiple of
+         * the 16-byte vector (planes of fewer vectors than a warp and of more than a block),
+         * NHWC with C one (C past one block of vector columns: 1040 FLOAT), shapes only one
+         * layout fits (H * W = 81; C = 8 in HALF), 5-d, SPATIAL and SPATIAL_PERSISTENT, every
+         * ops value through the v8 entry with a rotating activation, both blends, in place;
+         * DOUBLE keeps the elementwise kernel. */
+        const int iv[6][5] = {{3, 8, 4, 6, 1},   {2, 16, 5, 8, 1},    {2, 24, 9, 9, 1},
+                              {4, 64, 28, 28, 1}, {2, 1040, 2, 2, 1}, {2, 8, 3, 4, 4}};
+        for (int s = 0; s < 6; s++)
+            for (int t = 0; t < 4; t++)
+                for (int l = 0; l < 2; l++) {
+                    c = base(DIR_INFER,
+                             s % 2 ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+                             dts[t], (layout_t)l, s == 5);
+                    for (int i = 0; i < c.nb; i++)
+                        c.dim[i] = iv[s][i];
+                    if ((s + t + l) % 2)
+                        c.alpha = 0.5, c.beta = 0.25;
+                    run_case(c);
+                    c.v8 = 1;
+                    c.ops = (s + l) % 3 == 0 ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION
+                                             : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+                    c.act = acts[(s + t) % 6];
+                    c.coef = 0.75;
+                    run_case(c);
+                }
+        for (int t = 0; t < 4; t++)
+            for (int l = 0; l < 2; l++) {
+                c = base(DIR_INFER, CUDNN_BATCHNORM_SPATIAL, dts[t], (layout_t)l, 0);
+                for (int i = 0; i < 4; i++)
+                    c.dim[i] = iv[3][i];
+                c.in_place = 1;
+                run_case(c);
+            }
         /* one group of M = 1 (running variance NaN), odd sizes, large tensors */
         c = base(DIR_TRAIN, CUDNN_BATCHNORM_PER_ACTIVATION, CUDNN_DATA_FLOAT, LAY_NCHW, 0);
         c.dim[0] = 1, c.dim[1] = 3, c.dim[2] = 1, c.dim[3] = 1;

@@ -8,9 +8,10 @@
  * padding, crop (negative pad) and pad >= window, NCHW / NHWC / a permuted padded layout,
  * alpha/beta {1, 0} and {0.5, 0.25}, integer fills with many ties, real fills, NaN and -inf
  * fills, FLOAT, DOUBLE, HALF, BFLOAT16, and one 4M-element tensor; max backward over planes of
- * several 16 x 32 tiles (pool_bwd_tile) in every geometry. The cuda rows reproduce the
- * reference bit for bit (sums in double in its order), so the tolerance is 0 (a NaN-carrying
- * output compares NaN positions instead of payload bits).
+ * several 32 x 64 tiles (pool_bwd_tile) in every geometry; the lean 2-d max forward
+ * (pool_max2d_*) over 56 x 56 and odd planes, C = 16 (128-bit vectors channels-last). The cuda
+ * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
+ * (a NaN-carrying output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
  * 4-d, 5-d and 2-d shapes in the three layouts, in place, both blends, the four types, one 4M
  * tensor; the piecewise modes are exact, the transcendental ones within gm_tol.
@@ -137,7 +138,7 @@ static void pool_tests(void)
                                  {3, -1, 2, 0}, {2, 2, 1, 0}, {4, 1, 3, 1}};
     const int ngeo = (int)(sizeof geo / sizeof geo[0]);
     static const int in3[3] = {5, 7, 9}, in2[3] = {9, 11, 1}, in1[3] = {13, 1, 1};
-    static const int tiled[3] = {37, 70, 1}; /* 3 x 3 tiles of 16 x 32 */
+    static const int tiled[3] = {75, 140, 1}; /* 3 x 3 tiles of 32 x 64 */
     const int *ins[4] = {NULL, in1, in2, in3};
     uint64_t seed = 1;
     if (gm_smoke) {
@@ -149,7 +150,7 @@ static void pool_tests(void)
                   L_NCHW, 1, 0.5, 0.25, F_INT, seed++);
         return;
     }
-    /* max backward by tiles (pool_bwd_tile: 16 x 32 dx per block): planes of several tiles
+    /* max backward by tiles (pool_bwd_tile: 32 x 64 dx per block): planes of several tiles
      * in both dims, every geometry, ties (integer fills) and NaNs, both NaN options, NCHW and
      * odd strides */
     for (int gi = 0; gi < ngeo; gi++)
@@ -183,6 +184,18 @@ static void pool_tests(void)
                         pool_case(dtypes[t], modes[m], (cudnnNanPropagation_t)nan, 2, 2, 4, in2, 3,
                                   1, 2, 0, (layout_t)l, bwd, 0.5, 0.25, F_SPECIAL, seed++);
                 }
+    /* the lean 2-d max forward (pool_max2d_plane; pool_max2d_vec for channels-last C a
+     * multiple of the vector): ResNet's 3x3 stride 2 pad 1 over 56 x 56 and odd planes, both
+     * blends, ties and NaN fills, both NaN options, all four types */
+    static const int r56[3] = {56, 56, 1}, odd[3] = {29, 31, 1};
+    for (int t = 0; t < 4; t++)
+        for (int l = 0; l < 2; l++)
+            for (int f = 0; f < 2; f++) {
+                const int blend = (t + l + f) % 2;
+                pool_case(dtypes[t], modes[f], (cudnnNanPropagation_t)((t + f) % 2), 2, 2, 16,
+                          f ? odd : r56, 3, 1, 2, 0, (layout_t)l, 0, blend ? 0.5 : 1,
+                          blend ? 0.25 : 0, f ? F_SPECIAL : F_INT, seed++);
+            }
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {

@@ -7,10 +7,15 @@
  * Softmax: FAST / ACCURATE / LOG x INSTANCE / CHANNEL, forward and backward, 4-d and 5-d,
  * NCHW / NHWC / a permuted padded layout (both the block-per-row and the thread-per-row
  * kernels), in place (y == x; dx == dy, dx == y), NaN and -inf rows, both blends, the four
- * types, 4M-element tensors for each kernel. LRN: window n in {1, 2, 5, 16}, 4-d and 5-d, the
- * three layouts, both blends, the four types. Divisive normalization: with and without means
- * and dMeans, 4-d and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a
- * term count that covers the row / window sums (float accumulation, double for DOUBLE).
+ * types, 4M-element tensors for each kernel; the rows-in-registers kernels (NHWC CHANNEL rows
+ * of 4 to 256 16-byte vectors: every lanes x vectors shape, rows too short and too long for
+ * them, partial blocks, in place, NaN rows); the one-pass max / sum forward of strided rows
+ * (NCHW CHANNEL, C >= 32: the sum rescaled as the max grows, within the same gm_tol).
+ * LRN: window n in {1, 2, 5, 16}, 4-d and 5-d, the three layouts, both blends, the four types;
+ * the forward column kernel with every window it is stamped for, C below the window and past
+ * its 8-channel look-ahead. Divisive normalization: with and without means and dMeans, 4-d
+ * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
+ * covers the row / window sums (float accumulation, double for DOUBLE).
  * --smoke: a few small cases per op (compute-sanitizer).
  */
 #include <math.h>
@@ -170,6 +175,44 @@ static void sm_tests(void)
                 for (int ip = 1; ip <= 2; ip++)
                     sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4w,
                             (layout_t)(ip - 1 + m), 1, ip, 1, 0, F_REAL, seed++);
+            }
+    /* rows in registers (softmax_*_wreg): NHWC CHANNEL rows of 3 (too short: the old
+     * kernels) to 512 16-byte vectors (too long for FLOAT: the old kernels), 4, 8, 16 lanes a
+     * row (several rows a warp) and 32 lanes x 1, 2, 4, 8 vectors; row counts that leave a
+     * partial block; both blends; in place; NaN / -inf rows. DOUBLE takes the old kernels. */
+    static const int wr[8][4] = {{3, 12, 7, 5},  {3, 16, 7, 5},  {2, 64, 3, 7},  {1, 256, 5, 9},
+                                 {2, 200, 3, 5}, {2, 1024, 3, 3}, {1, 2048, 2, 3}, {2, 40, 1, 1}};
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < 8; i++)
+            for (int a = 0; a < 3; a++)
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    const int blend = (i + a + bwd) % 2;
+                    sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
+                            wr[i], L_NHWC, bwd, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, F_REAL,
+                            seed++);
+                }
+    for (int t = 0; t < 4; t++)
+        for (int i = 1; i < 4; i++) {
+            sm_case(dtypes[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, wr[i],
+                    L_NHWC, 0, 0, 1, 0, F_SPECIAL, seed++);
+            sm_case(dtypes[t], CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 4, wr[i], L_NHWC, 0,
+                    1, 0.5, 0.25, F_REAL, seed++);
+            for (int ip = 1; ip <= 2; ip++)
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)(ip - 1), CUDNN_SOFTMAX_MODE_CHANNEL,
+                        4, wr[i], L_NHWC, 1, ip, 1, 0, F_REAL, seed++);
+        }
+    /* the one-pass max / sum forward (softmax_fwd_rows_online): NCHW CHANNEL rows of 31 (the
+     * three-pass kernel), 32 and 256 strided elements, every algo, both blends, NaN / -inf
+     * rows, in place */
+    static const int on[3][4] = {{2, 31, 5, 7}, {3, 32, 3, 5}, {2, 256, 5, 7}};
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < 3; i++)
+            for (int a = 0; a < 3; a++) {
+                const int blend = (t + i + a) % 2;
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
+                        on[i], L_NCHW, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, F_REAL, seed++);
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
+                        on[i], L_NCHW, 0, a == 1, 1, 0, F_SPECIAL, seed++);
             }
     /* large: 4M elements through each kernel */
     static const int big_rows[4] = {4096, 1024, 1, 1}, big_ch[4] = {8, 32, 128, 128};
@@ -362,6 +405,18 @@ static void lrn_tests(void)
         lrn_case(dtypes[t], 1, 3, 4, d4, L_NHWC, L_NHWC, 1, 1, 1, 1, 0.5, 0.25, seed++);
         lrn_case(dtypes[t], 1, 2, 5, d5, L_NCHW, L_NCHW, 1, 0, 0, 2, 1, 0, seed++);
     }
+    /* the column kernel (lrn_fwd_col, NCHW output): every stamped window (1, 2, 3, 5, 7, 9,
+     * 11, 16) and one that is not (4), C below the window, C not a multiple of the 8-channel
+     * look-ahead, C = 64 over 28 x 28, both blends, NCHW and NHWC inputs */
+    static const unsigned wn[9] = {1, 2, 3, 4, 5, 7, 9, 11, 16};
+    static const int cshape[3][4] = {{2, 3, 5, 7}, {3, 21, 4, 5}, {2, 64, 28, 28}};
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 9; k++)
+            for (int sh = 0; sh < 3; sh++) {
+                const int blend = (k + sh + t) % 2;
+                lrn_case(dtypes[t], 0, wn[k], 4, cshape[sh], (layout_t)((k + t) % 2), L_NCHW, 0,
+                         0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++);
+            }
     /* large: 4M elements */
     static const int big[4] = {8, 32, 128, 128};
     for (int bwd = 0; bwd < 2; bwd++)

@@ -3,8 +3,8 @@
  * test_gpu_tensor.c - the cuda elementwise tensor rows (src/cuda/tensor_ops.cu) against the
  * ref backend through the public API (tests/gpu/gpu_mirror.h): cudnnAddTensor (every broadcast
  * pattern, in place), cudnnOpTensor (every cudnnOpTensorOp_t, both NaN options over fills with
- * NaN, every A/B -> C type pair the API admits), cudnnSetTensor, cudnnScaleTensor and
- * cudnnTransformTensor (layout changes, padding, fold / unfold through cudnnTransformTensorEx)
+ * NaN, every A/B -> C type pair the API admits, the no-broadcast dense kernel), cudnnSetTensor,
+ * cudnnScaleTensor and cudnnTransformTensor (layout changes, padding, fold / unfold through cudnnTransformTensorEx)
  * and cudnnReduceTensor (every cudnnReduceTensorOp_t, NaN option, flattened indices with ties);
  * FLOAT, DOUBLE, HALF, BFLOAT16 (and INT8 where the API takes it), NCHW / NHWC / padded, 4-d and
  * 5-d, alpha/beta {1, 0} and {0.5, 0.25}, odd and large (4M elements) shapes. The kernels
@@ -308,6 +308,35 @@ int main(int argc, char **argv)
                     c.alpha = 0.5, c.alpha2 = -1.5, c.beta = 0.25;
                 run(c, "op");
             }
+    /* OpTensor without broadcast, A, B and C of one dense layout (tensor_op_dense: totals a
+     * multiple of the 16-byte vector; 630 elements is not: the broadcast-capable kernel), every
+     * op, both NaN options, the four float types, NCHW and NHWC, both blends, in place */
+    if (!gm_smoke) {
+        const int dd[3][4] = {{2, 8, 5, 6}, {4, 16, 28, 28}, {3, 5, 7, 6}};
+        for (int o = 0; o < 6; o++)
+            for (int t = 0; t < 4; t++)
+                for (int s = 0; s < 3; s++) {
+                    n++;
+                    tcase_t c = base(OP_OP);
+                    c.op = ops[o];
+                    c.nan = (o + t) % 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+                    c.nan_fill = (o + t + s) % 2 || o == 2 || o == 3;
+                    const layout_t l = (layout_t)((o + s) % 2);
+                    shape(&c.c, dts[t], 4, dd[s], l);
+                    shape(&c.a, dts[t], 4, dd[s], l);
+                    if (o < 4)
+                        shape(&c.b, dts[t], 4, dd[s], l);
+                    if ((o + t + s) % 2)
+                        c.alpha = 0.5, c.alpha2 = -1.5, c.beta = 0.25;
+                    run(c, "op");
+                }
+        tcase_t c = base(OP_OP); /* in place, dense: A = B = C */
+        c.op = CUDNN_OP_TENSOR_ADD;
+        shape(&c.c, CUDNN_DATA_HALF, 4, dd[1], LAY_NHWC);
+        c.a = c.b = c.c;
+        c.in_place = 1, c.alpha = 0.5, c.alpha2 = 2, c.beta = 0.5;
+        run(c, "op");
+    }
     {
         tcase_t c = base(OP_OP); /* in place: A = B = C */
         c.op = CUDNN_OP_TENSOR_MUL;
