@@ -447,6 +447,8 @@ static void wg_plan(const fd_conv_problem_t *p, wg_plan_t *pl)
     pl->esh = p->out[1] > 1 ? (int)p->stride[1] : 1;
     if (pl->tap) {
         wg_tap_tile(p->n, p->out[1], p->out[2], h, w, pl);
+        if (pl->bw == 0)
+            return; /* no box fits inside x (applicable declines) */
         pl->tiles_q = (int)((p->out[2] + pl->bw - 1) / pl->bw);
         pl->tiles_p = (int)((p->out[1] + pl->bh - 1) / pl->bh);
         pl->mtiles = (int64_t)pl->tiles_q * pl->tiles_p * ((p->n + pl->bni - 1) / pl->bni);

@@ -346,7 +346,8 @@ int main(int argc, char **argv)
         /* Q > 64: boxes of 40 pixels of one row */
         run_case(base(dt, 1, 64, 64, 3, 80, 3, 3, 1), 1);
         /* K tails of each BN: 8 and 40 (BN 64), 72 and 136 (BN 128 / 256), 264 (BN 256) */
-        run_case(base(dt, 1, 64, 8, 5, 7, 3, 3, 1), 1);
+        /* (tf32: 5 x 7 outputs give boxes of one 7-pixel row, declined) */
+        run_case(base(dt, 1, 64, 8, 5, 7, 3, 3, 1), dt != CUDNN_DATA_FLOAT);
         run_case(base(dt, 3, 64, 40, 11, 13, 3, 3, 1), 1);
         run_case(base(dt, 2, 128, 72, 13, 5, 1, 1, 0), 1);
         run_case(base(dt, 3, 64, 136, 7, 11, 3, 3, 1), 1);
