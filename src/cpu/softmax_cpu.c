@@ -5,13 +5,18 @@
  *
  * Decisions:
  * - FLOAT (the common case) has its own path, no longer bit-identical to the ref: exp is
- *   vmath.h's vectorised fd_vexpf_diff (within 1 ulp of exp of the exact difference x - max;
- *   libm's scalar exp held the rows at 5 ns per element), sums are in double but in lane order
- *   (16 partial sums in memory order for a dense row, merged in a fixed tree), and with
- *   alpha = 1, beta = 0 the output is e * (float)(1 / sum). Measured worst against the ref
- *   (tests/impl/test_cpu_smx_fast.c): forward within 3.7 * 2^-24 relative, LOG forward within
- *   1.8 * 2^-24 (|y| + 1); backward ACCURATE is exact for integer fills and matched the ref's
- *   bits on every real fill tried, backward LOG within 2 * 2^-24 (|dx| + exp(y) |sum dy|).
+ *   vmath.h's vectorised fd_vexpf_diff64 (e^(x - max) 2^64, within 1 ulp of exp of the exact
+ *   difference; libm's scalar exp held the rows at 5 ns per element), sums are in double but in
+ *   lane order (16 partial sums in memory order for a dense row, merged in a fixed tree), and
+ *   with alpha = 1, beta = 0 the output is E * (float)(2^-64 / sum): the 2^64 scale costs no
+ *   product per element (the exp's subnormal results are rounded once, in that product).
+ *   Outputs of FD_CPU_NT_MIN bytes or more that share no byte with x (ACCURATE / FAST, alpha =
+ *   1, beta = 0) are written from the cached exps with streaming stores (smx_nt_want): no read
+ *   for ownership of y, 8 bytes of traffic per element instead of 12; same bits. Measured worst
+ *   against the ref (tests/impl/test_cpu_smx_fast.c): forward within 3.9 * 2^-24 relative, LOG
+ *   forward within 1.8 * 2^-24 (|y| + 1); backward ACCURATE is exact for integer fills and
+ *   matched the ref's bits on every real fill tried, backward LOG within 2 * 2^-24 (|dx| +
+ *   exp(y) |sum dy|).
  *   Constant rows stay exact (exp(0) = 1). Two shapes take it, with identical strides in all
  *   tensors: dense rows (INSTANCE, CHANNEL on NHWC or 1x1 spatial), one row at a time, its
  *   exps cached up to SMX_CACHE elements (longer rows: maximum and sum per chunk, combined,
@@ -408,6 +413,7 @@ typedef struct {
     int64_t lanes, w;                          /* LANES: contiguous positions, lanes per unit */
     int64_t odim[FD_DIM_MAX], ost[FD_DIM_MAX]; /* the outer dims (rows, or lane groups) */
     int64_t outer, per, units, n;
+    int nt; /* forward: y streamed (non-temporal stores; smx_nt_want) */
 } smx_plan_t;
 
 /* 0 when the problem is not one of the two shapes (the double path serves it). */
@@ -545,7 +551,8 @@ SMX_INLINE float smx_max(const float *restrict x, int64_t n)
     return r;
 }
 
-/* sum(exp(x - m)) over n elements, in double; e (when not NULL) gets the exps. */
+/* sum(exp(x - m)) over n elements, in double; e (when not NULL) gets the exps times 2^64
+ * (fd_vexpf_diff64: the caller's 1 / sum carries the 2^-64). */
 SMX_INLINE double smx_expsum(const float *restrict x, int64_t n, float m, float *restrict e)
 {
     double acc[SMX_ACC] = {0};
@@ -554,10 +561,10 @@ SMX_INLINE double smx_expsum(const float *restrict x, int64_t n, float m, float 
         int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
         float *o = e ? e + i : b;
         for (int j = 0; j < len; j++)
-            o[j] = fd_vexpf_diff(x[i + j], m);
+            o[j] = fd_vexpf_diff64(x[i + j], m);
         smx_acc(acc, o, len);
     }
-    return smx_fold(acc);
+    return smx_fold(acc) * 0x1p-64; /* exact: a sum of normal floats >= 2^-86 */
 }
 
 /* y = alpha * v + beta * y in double, rounded once, as the ref's blend. */
@@ -569,14 +576,19 @@ SMX_INLINE double smx_expsum(const float *restrict x, int64_t n, float m, float 
         (y) = (float)r_;                                                                           \
     } while (0)
 
-/* y = e / sum: alpha = 1, beta = 0 as one float product by 1/sum (the exp's own error
- * dominates); otherwise in double with the ref's blend (a constant row stays exact). */
-SMX_INLINE void smx_scale_out(const float *restrict e, float *y, int64_t n, double inv,
-                              double alpha, double beta)
+/* y = e / sum for e = exp 2^64 (fd_vexpf_diff64) and inv = 2^-64 / sum: alpha = 1, beta = 0 as
+ * one float product (the exp's own error dominates); otherwise in double with the ref's blend
+ * (a constant row stays exact). */
+SMX_INLINE void smx_scale_out(float *restrict e, float *y, int64_t n, double inv, double alpha,
+                              double beta, int nt)
 {
     const int beta_nz = beta != 0.0;
     const float invf = (float)inv;
-    if (alpha == 1.0 && !beta_nz)
+    if (nt) { /* alpha = 1, beta = 0 (smx_nt_want): the same products, streamed from e */
+        for (int64_t i = 0; i < n; i++)
+            e[i] *= invf;
+        fd_cpu_stream(y, e, (size_t)n * sizeof(float));
+    } else if (alpha == 1.0 && !beta_nz)
         for (int64_t i = 0; i < n; i++)
             y[i] = e[i] * invf;
     else
@@ -586,7 +598,7 @@ SMX_INLINE void smx_scale_out(const float *restrict e, float *y, int64_t n, doub
 
 /* One dense row of the forward pass. */
 SMX_INLINE void smx_fwd_row(const float *x, float *y, int64_t n, int is_log, double alpha,
-                            double beta, float *restrict ebuf)
+                            double beta, float *restrict ebuf, int nt)
 {
     const int beta_nz = beta != 0.0;
     float m;
@@ -630,15 +642,15 @@ SMX_INLINE void smx_fwd_row(const float *x, float *y, int64_t n, int is_log, dou
                 SMX_BLEND(y[i], v, alpha, beta);
             }
     } else if (cache) {
-        smx_scale_out(ebuf, y, n, 1.0 / sum, alpha, beta);
+        smx_scale_out(ebuf, y, n, 0x1p-64 / sum, alpha, beta, nt);
     } else {
-        const double inv = 1.0 / sum;
+        const double inv = 0x1p-64 / sum;
         float b[SMX_BLK];
         for (int64_t i = 0; i < n; i += SMX_BLK) {
             int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
             for (int j = 0; j < len; j++)
-                b[j] = fd_vexpf_diff(x[i + j], m);
-            smx_scale_out(b, y + i, len, inv, alpha, beta);
+                b[j] = fd_vexpf_diff64(x[i + j], m);
+            smx_scale_out(b, y + i, len, inv, alpha, beta, nt);
         }
     }
 }
@@ -661,7 +673,7 @@ SMX_INLINE void smx_prefetchw(float *p, int w)
 
 /* w lanes of a LANES unit: element c of lane p at x[c * rst + p]. */
 SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst, int w, int is_log,
-                              int cache, double alpha, double beta, float *restrict ebuf)
+                              int cache, double alpha, double beta, float *restrict ebuf, int nt)
 {
     const int beta_nz = beta != 0.0;
     float mx[SMX_W], z[SMX_W];
@@ -671,7 +683,8 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
     for (int64_t c = 0; c < len; c++) {
         const float *xr = x + c * rst;
         smx_prefetch(xr + w, w);
-        smx_prefetchw(y + c * rst + w, w);
+        if (!nt) /* streamed: a line owned in the cache would only be read for nothing */
+            smx_prefetchw(y + c * rst + w, w);
         for (int p = 0; p < w; p++) {
             float v = xr[p];
             z[p] += v - v; /* NaN after a NaN or an infinity: then rescanned (smx_max) */
@@ -687,10 +700,12 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
         const float *xr = x + c * rst;
         float e[SMX_W], *er = cache ? ebuf + c * w : e;
         for (int p = 0; p < w; p++)
-            er[p] = fd_vexpf_diff(xr[p], mx[p]);
+            er[p] = fd_vexpf_diff64(xr[p], mx[p]);
         for (int p = 0; p < w; p++)
             sum[p] += (double)er[p];
     }
+    for (int p = 0; p < w; p++)
+        sum[p] *= 0x1p-64; /* the exps were e 2^64 (fd_vexpf_diff64): exact */
     if (is_log) {
         for (int p = 0; p < w; p++)
             f[p] = log(sum[p]);
@@ -706,17 +721,21 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
     }
     float inv[SMX_W];
     for (int p = 0; p < w; p++)
-        f[p] = 1.0 / sum[p], inv[p] = (float)f[p];
+        f[p] = 0x1p-64 / sum[p], inv[p] = (float)f[p]; /* for e 2^64 */
     const int plain = alpha == 1.0 && !beta_nz;
     for (int64_t c = 0; c < len; c++) {
         const float *xr = x + c * rst;
         float *yr = y + c * rst;
         float e[SMX_W];
-        const float *er = cache ? ebuf + c * w : e;
+        float *er = cache ? ebuf + c * w : e;
         if (!cache)
             for (int p = 0; p < w; p++)
-                e[p] = fd_vexpf_diff(xr[p], mx[p]);
-        if (plain)
+                e[p] = fd_vexpf_diff64(xr[p], mx[p]);
+        if (nt) { /* plain, by smx_nt_want: the same products, streamed */
+            for (int p = 0; p < w; p++)
+                er[p] *= inv[p];
+            fd_cpu_stream(yr, er, (size_t)w * sizeof(float));
+        } else if (plain)
             for (int p = 0; p < w; p++)
                 yr[p] = er[p] * inv[p];
         else
@@ -735,15 +754,19 @@ SMX_INLINE void smx_fwd_unit(const smx_plan_t *s, const fd_softmax_fwd_args_t *a
         int64_t o1 = (u + 1) * s->per < s->outer ? (u + 1) * s->per : s->outer;
         for (int64_t o = u * s->per; o < o1; o++) {
             int64_t off = smx_outer_off(s, o);
-            smx_fwd_row(x + off, y + off, s->len, is_log, a->alpha, a->beta, ebuf);
+            smx_fwd_row(x + off, y + off, s->len, is_log, a->alpha, a->beta, ebuf, s->nt);
         }
     } else {
         int64_t o = u / s->per, p0 = (u % s->per) * s->w;
         int w = (int)(s->lanes - p0 < s->w ? s->lanes - p0 : s->w);
         int64_t off = smx_outer_off(s, o) + p0;
         smx_fwd_lanes(x + off, y + off, s->len, s->rst, w, is_log, s->cache, a->alpha, a->beta,
-                      ebuf);
+                      ebuf, s->nt);
     }
+#ifdef FD_CPU_X86
+    if (s->nt)
+        _mm_sfence(); /* this unit's streaming stores, before the parallel loop's barrier */
+#endif
 }
 
 /* One dense row of the backward pass: ACCURATE/FAST dx = y * (dy - sum(dy * y)), LOG
@@ -888,6 +911,24 @@ static int smx_isa(void)
     return 0;
 }
 
+/* 1 when the forward f32 path should stream y: ACCURATE / FAST written as e * (1 / sum) (alpha
+ * = 1, beta = 0), an output of FD_CPU_NT_MIN bytes or more (smaller ones stay in the cache for
+ * their reader), sharing no byte with x (the f32 path's tensors have identical strides, so one
+ * span serves both). A written line then costs no read for ownership: 8 bytes of traffic per
+ * element instead of 12. Same bits. (LOG, written from x, keeps ordinary stores: the caller
+ * checks.) */
+static int smx_nt_want(const struct cudnnTensorStruct *const *t, const fd_softmax_fwd_args_t *a)
+{
+    if (a->alpha != 1.0 || a->beta != 0.0)
+        return 0;
+    size_t span = 1;
+    for (int d = 0; d < t[0]->nb_dims; d++)
+        span += (size_t)(t[0]->dim[d] - 1) * (size_t)t[0]->stride[d];
+    span *= sizeof(float);
+    const uintptr_t y = (uintptr_t)a->y, x = (uintptr_t)a->x;
+    return span >= FD_CPU_NT_MIN && (y >= x + span || x >= y + span);
+}
+
 /* 0 when the f32 path does not run here (no AVX2 + FMA). */
 static int smx_fwd(const smx_plan_t *s, const fd_softmax_fwd_args_t *a, int is_log)
 {
@@ -954,8 +995,11 @@ cudnnStatus_t fd_softmax_fwd_cpu_run(const void *problem, const void *args)
     const fd_softmax_fwd_args_t *a = args;
     const struct cudnnTensorStruct *t[2] = {&p->y, &p->x};
     smx_plan_t f;
-    if (smx_plan(&f, t, 2, p->mode) && smx_fwd(&f, a, p->algo == CUDNN_SOFTMAX_LOG))
-        return CUDNN_STATUS_SUCCESS;
+    if (smx_plan(&f, t, 2, p->mode)) {
+        f.nt = p->algo != CUDNN_SOFTMAX_LOG && smx_nt_want(t, a);
+        if (smx_fwd(&f, a, p->algo == CUDNN_SOFTMAX_LOG))
+            return CUDNN_STATUS_SUCCESS;
+    }
     sm_plan_t s;
     plan(&s, t, 2, p->mode, p->algo != CUDNN_SOFTMAX_LOG);
     const int64_t units = s.others * s.chunks;

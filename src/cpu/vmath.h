@@ -8,14 +8,27 @@
  * Decisions:
  * - Accuracy is "a few ulp", not libm's correct-ish rounding: callers that must equal the ref
  *   bit for bit keep libm. fd_vexpf: Cody-Waite reduction x = k ln2 + r (ln2 split in a hi part
- *   whose product with any |k| <= 255 is exact, and a lo part), a degree-7 Taylor polynomial
- *   in Horner form (truncation error 5e-9 relative at |r| = ln2/2, below float's 6e-8), and
- *   2^k applied as two factors 2^(k/2) * 2^(k-k/2) so that subnormal results and k = 128
- *   need no branch. Measured against double exp over [-103, 88.7]: within 0.93 ulp, and
- *   fd_vexpf_diff within 0.91 ulp of exp of the exact difference.
+ *   whose product with any |k| <= 255 is exact, and a lo part), a degree-6 polynomial fitted
+ *   for the least relative error on |r| <= ln2/2 (3.1e-9, below float's 6e-8; fd_vexpf_poly),
+ *   and 2^k applied as two factors 2^(k/2) * 2^(k-k/2) so that subnormal results and k = 128
+ *   need no branch. Measured against double exp over [-103.9, 88.7] (every 8th float): within
+ *   0.91 ulp, and fd_vexpf_diff within 0.87 ulp of exp of the exact difference.
+ * - Cost (the activation and softmax rows are compute-bound on them; Zen 4 retires about one
+ *   512-bit FMA or product per cycle, and that port is the limit): where the argument is known
+ *   to be <= 0 (softmax's x - max, sigmoid's and swish's -|x|), fd_vexpf_neg64 returns
+ *   e^x 2^64, always a normal float, with 2^(k+64) taken from the reduction's own sum by one
+ *   shift: one product instead of the two-factor scaling's six integer operations and two
+ *   products, and callers fold the 2^-64 into a division or their 1 / sum, so values in the
+ *   subnormal range are rounded once (fd_vsigmoidf's e / (1 + e) is now one rounding there).
+ *   fd_vexpm1f takes its 2^k the same way, and a degree-5 (e^r - 1) / r (fd_vexpm1f_poly):
+ *   measured against double expm1 over [-30, 80] (every 8th float) within 2.04 ulp (the
+ *   degree-8 Taylor form: 1.87) for two FMAs fewer. Loop costs measured in L1 (AVX-512, cycles
+ *   per element at 2.6 GHz, loaded machine): sigmoid 1.00 -> 0.71, tanh 0.91 -> 0.77, ELU 0.89
+ *   -> 0.77, swish 1.39 -> 0.92, softmax's exp of x - max 0.84 -> 0.66.
  * - fd_vexpf_diff(x, m) = exp(x - m) with the rounding error of the float subtraction carried
  *   into r (TwoSum), so the result is as accurate as exp of the exact difference: softmax's
- *   exp(x - max) then stays within a few ulp however far x is from the max.
+ *   exp(x - max) then stays within a few ulp however far x is from the max. fd_vexpf_diff64 is
+ *   the same times 2^64 (softmax's 1 / sum carries the 2^-64).
  * - Double (fd_vlog, fd_vexp, for pow(s, y) = exp(y log s) in LRN): within a few ulp of
  *   double (measured: 27 ulp of double at worst for pow, from rounding y log s), so results
  *   rounded to float almost always equal libm's; no edge values handled (fd_vpow_ok says when
@@ -23,12 +36,14 @@
  * - Edge values of fd_vexpf as libm: NaN gives NaN, -inf gives +0, +inf and x > 88.73 give
  *   +inf, exp(0) is exactly 1 (so softmax of a constant row is exact).
  * - Float activations (activation_cpu.c): fd_vexpm1f (e^r - 1 as r P(r), so small |x| keep
- *   relative precision), fd_vtanhf (from expm1 of 2|x|), fd_vsigmoidf and fd_vsigmoidf_m (from
- *   e^-|x|, so neither s nor 1 - s cancels; _m keeps e as m 2^j for products that end in the
- *   subnormal range). Measured against the ref (libm in double, rounded once) over every float
- *   in [-100, 100] at step 1e-3: sigmoid 2 ulp, tanh 3, expm1-based ELU 2 (the activation
- *   rows state and test 4). fd_vmath_isa picks the AVX-512 / AVX2+FMA / generic path for the
- *   callers that compile these for both vector ISAs (FREEDNN_CPU_ISA caps it).
+ *   relative precision), fd_vtanhf (expm1(2x) / (expm1(2x) + 2): for x < 0 expm1 is in (-1, 0]
+ *   and nothing cancels, so no fabs / copysign), fd_vsigmoidf and fd_vswish1f (from e^-|x| 2^64,
+ *   so neither s nor 1 - s cancels), fd_vsigmoidf_m (keeps e as m 2^j for the products of
+ *   general-beta swish that end in the subnormal range). Measured against the ref (libm in
+ *   double, rounded once) over every float in [-100, 100] at step 1e-3: sigmoid 2 ulp, tanh 3,
+ *   expm1-based ELU 2, swish 2 (beta 1) / 3 (the activation rows state and test 4).
+ *   fd_vmath_isa picks the AVX-512 / AVX2+FMA / generic path for the callers that compile
+ *   these for both vector ISAs (FREEDNN_CPU_ISA caps it).
  * - The polynomial and the reduction use fmaf explicitly: one rounding per step, the same on
  *   every path (an FMA instruction on AVX2+FMA and AVX-512, libm's exact fmaf elsewhere, slow
  *   but equal), and half the instructions of separate products and sums. The callers compile
@@ -45,6 +60,80 @@
 
 #define FD_VMATH_INLINE static inline __attribute__((always_inline))
 
+/* max(k, x) for a constant k, NaN x passing through (the x86 max instruction's operand order). */
+FD_VMATH_INLINE float fd_vmaxkf(float k, float x)
+{
+    return k > x ? k : x;
+}
+
+/* e^r for |r| <= ln2/2 (a little beyond: the reductions' k rounds to nearest): degree-6
+ * polynomial with p(0) = 1 and p'(0) = 1 exactly, the other coefficients fitted for the least
+ * maximum relative error (Lawson iteration on 2000 Chebyshev nodes, then rounded to float):
+ * 3.1e-9 relative in exact arithmetic, 0.05 * 2^-24, against the degree-7 Taylor form's 5e-9
+ * with one FMA more. exp(0) = p(0) = 1 exactly. */
+FD_VMATH_INLINE float fd_vexpf_poly(float r)
+{
+    float p = 0x1.6a244ap-10f;
+    p = fmaf(p, r, 0x1.1239d4p-7f);
+    p = fmaf(p, r, 0x1.5558f2p-5f);
+    p = fmaf(p, r, 0x1.555492p-3f);
+    p = fmaf(p, r, 0x1.fffffcp-2f);
+    p = fmaf(p, r, 1.0f);
+    return fmaf(p, r, 1.0f);
+}
+
+/* (e^r - 1) / r for |r| <= ln2/2: degree 5, constant term 1 exactly, fitted as above for the
+ * least relative error: 1.3e-8 (0.22 * 2^-24) in exact arithmetic (degree 6 would give 0.004 *
+ * 2^-24 for one FMA more; the sweep's worst tanh and ELU errors did not move). */
+FD_VMATH_INLINE float fd_vexpm1f_poly(float r)
+{
+    float u = 0x1.6bec06p-10f;
+    u = fmaf(u, r, 0x1.122768p-7f);
+    u = fmaf(u, r, 0x1.555674p-5f);
+    u = fmaf(u, r, 0x1.5554b0p-3f);
+    u = fmaf(u, r, 0x1.fffffep-2f);
+    return fmaf(u, r, 1.0f);
+}
+
+/* e^(x + lo) times 2^64 for -104 <= x <= 0 (NaN gives NaN; lo a correction, |lo| <= ulp(x)):
+ * always a normal float (>= 2^-86), so a caller that divides or scales by 2^-64 last rounds
+ * once, into the subnormal range too. 2^(k+64) comes from the reduction's own sum: with the
+ * shift 1.5 2^23 + 191, t's low nine bits are k + 191 in [41, 191], and shifted left by 23
+ * they are the bits of 2^(k+64) (one shift; the two-factor 2^k of fd_vexpf_core costs six
+ * integer operations and a product). */
+FD_VMATH_INLINE float fd_vexpf_neg64(float xc, float lo)
+{
+    const float shift = 0x1.8p23f + 191.0f;
+    float t = fmaf(xc, 0x1.715476p0f, shift);
+    float k = t - shift;
+    float r = fmaf(-k, 0x1.62e400p-1f, xc);
+    r = fmaf(-k, 0x1.7f7d1cp-20f, r) + lo;
+    float p = fd_vexpf_poly(r);
+    uint32_t tb;
+    memcpy(&tb, &t, sizeof tb);
+    uint32_t sb = tb << 23;
+    float s;
+    memcpy(&s, &sb, sizeof s);
+    return p * s;
+}
+
+/* The same without the correction (one addition fewer where lo would be 0). */
+FD_VMATH_INLINE float fd_vexpf_neg64z(float xc)
+{
+    const float shift = 0x1.8p23f + 191.0f;
+    float t = fmaf(xc, 0x1.715476p0f, shift);
+    float k = t - shift;
+    float r = fmaf(-k, 0x1.62e400p-1f, xc);
+    r = fmaf(-k, 0x1.7f7d1cp-20f, r);
+    float p = fd_vexpf_poly(r);
+    uint32_t tb;
+    memcpy(&tb, &t, sizeof tb);
+    uint32_t sb = tb << 23;
+    float s;
+    memcpy(&s, &sb, sizeof s);
+    return p * s;
+}
+
 /* exp(x + lo) = m * *s2 for a tiny correction lo (|lo| <= ulp(x)): m = p 2^(k>>1) is a normal
  * float and *s2 = 2^(k-(k>>1)) a power of two, so a caller that multiplies m into other factors
  * before *s2 keeps full precision where e^x itself would be subnormal (swish of large
@@ -57,14 +146,7 @@ FD_VMATH_INLINE float fd_vexpf_core(float xc, float lo, float *s2)
     float k = t - shift;
     float r = fmaf(-k, 0x1.62e400p-1f, xc);
     r = fmaf(-k, 0x1.7f7d1cp-20f, r) + lo;
-    float p = 1.0f / 5040.0f;
-    p = fmaf(p, r, 1.0f / 720.0f);
-    p = fmaf(p, r, 1.0f / 120.0f);
-    p = fmaf(p, r, 1.0f / 24.0f);
-    p = fmaf(p, r, 1.0f / 6.0f);
-    p = fmaf(p, r, 0.5f);
-    p = fmaf(p, r, 1.0f);
-    p = fmaf(p, r, 1.0f);
+    float p = fd_vexpf_poly(r);
     int32_t ti;
     memcpy(&ti, &t, sizeof ti);
     int32_t ki = ti - 0x4B400000; /* k, in [-150, 128] */
@@ -110,8 +192,21 @@ FD_VMATH_INLINE float fd_vexpf_diff(float x, float m)
     float bb = s - x;
     float err = (x - (s - bb)) + (-m - bb);
     err = s >= -128.0f ? err : 0.0f; /* s <= 0 or NaN: x <= m is the caller's promise */
-    float s2, e = fd_vexpf_core(s < -104.0f ? -104.0f : s, err, &s2); /* no upper clamp needed */
-    return e * s2;
+    float e = fd_vexpf_neg64(s < -104.0f ? -104.0f : s, err); /* no upper clamp needed */
+    return e * 0x1p-64f; /* the one rounding where the result is subnormal */
+}
+
+/* The same times 2^64, unrounded where exp(x - m) is subnormal: a normal float, never 0 (a
+ * difference below -104, -inf included, gives e^-104 2^64, which a caller's product by
+ * 2^-64 / sum, sum >= 1, rounds to 0 as exp(x - m) / sum does). One product fewer per element
+ * for softmax, which scales by 1 / sum anyway. */
+FD_VMATH_INLINE float fd_vexpf_diff64(float x, float m)
+{
+    float s = x - m;
+    float bb = s - x;
+    float err = (x - (s - bb)) + (-m - bb);
+    err = s >= -128.0f ? err : 0.0f;
+    return fd_vexpf_neg64(s < -104.0f ? -104.0f : s, err);
 }
 
 /* ---- float: the activation rows' transcendental modes (activation_cpu.c) ------------------ */
@@ -123,26 +218,19 @@ FD_VMATH_INLINE float fd_vexpf_diff(float x, float m)
  * rounds away). NaN gives NaN. */
 FD_VMATH_INLINE float fd_vexpm1f_core(float xc)
 {
-    const float shift = 0x1.8p23f;
+    const float shift = 0x1.8p23f + 127.0f;
     float t = fmaf(xc, 0x1.715476p0f, shift);
     float k = t - shift;
     float r = fmaf(-k, 0x1.62e400p-1f, xc);
     r = fmaf(-k, 0x1.7f7d1cp-20f, r);
-    float p = 1.0f / 40320.0f;
-    p = fmaf(p, r, 1.0f / 5040.0f);
-    p = fmaf(p, r, 1.0f / 720.0f);
-    p = fmaf(p, r, 1.0f / 120.0f);
-    p = fmaf(p, r, 1.0f / 24.0f);
-    p = fmaf(p, r, 1.0f / 6.0f);
-    p = fmaf(p, r, 0.5f);
-    p = fmaf(p, r, 1.0f);
-    float q = p * r;
-    int32_t ti;
-    memcpy(&ti, &t, sizeof ti);
-    uint32_t b = (uint32_t)(ti - 0x4B400000 + 127) << 23; /* k in [-44, 127] */
+    float q = fd_vexpm1f_poly(r) * r;
+    uint32_t tb;
+    memcpy(&tb, &t, sizeof tb);
+    uint32_t b = tb << 23; /* t's low nine bits are k + 127, in [83, 254]: the bits of 2^k */
     float sc;
     memcpy(&sc, &b, sizeof sc);
-    return fmaf(sc, q, sc - 1.0f);
+    /* -(1 - 2^k), not 2^k - 1 (the same value): at k = 0 it is -0, so x = -0 keeps its sign */
+    return fmaf(sc, q, -(1.0f - sc));
 }
 
 FD_VMATH_INLINE float fd_vexpm1f(float x)
@@ -155,10 +243,10 @@ FD_VMATH_INLINE float fd_vexpm1f(float x)
  * exactly); |x| > 9.5 gives +-1 (1 - tanh(9.5) < 2^-26). NaN gives NaN, -0 gives -0. */
 FD_VMATH_INLINE float fd_vtanhf(float x)
 {
-    float ax = fabsf(x);
-    float a2 = ax > 9.5f ? 19.0f : 2.0f * ax;
-    float em = fd_vexpm1f_core(a2); /* in [0, 19] or NaN: no clamp */
-    return copysignf(em / (em + 2.0f), x);
+    float a2 = x > 9.5f ? 19.0f : x + x; /* x + x: exact, and not on the FMA ports */
+    a2 = x < -9.5f ? -19.0f : a2;
+    float em = fd_vexpm1f_core(a2); /* in [-1, e^19 - 1] or NaN */
+    return em / (em + 2.0f);
 }
 
 /* sigmoid(h + l) for a float pair (|l| <= ulp(h); ignored where |h| >= 128) in scaled form:
@@ -183,10 +271,24 @@ FD_VMATH_INLINE float fd_vsigmoidf_m(float h, float l, float *s2, float *qc, flo
  * overflow; sigmoid(-inf) = 0, sigmoid(+inf) = 1, NaN gives NaN. */
 FD_VMATH_INLINE float fd_vsigmoidf(float x)
 {
+    float e = fd_vexpf_neg64z(fd_vmaxkf(-104.0f, -fabsf(x))); /* e^-|x| 2^64 */
+    return (x >= 0.0f ? 0x1p64f : e) / (0x1p64f + e);
+}
+
+/* x sigmoid(x) (SWISH with beta = 1): e = e^-|x| 2^64 as in fd_vsigmoidf; x >= 0 gives
+ * x / (1 + e^-x), x < 0 gives (x e) / (2^64 + e) (x e is normal for -128 <= x: the one rounding
+ * into the subnormal range is the division's). Below -128 |x| e^x rounds to 0: -0 as the ref's
+ * double product rounds it, and +0 below -709.78 (the ref's sigmoid underflows to 0 there);
+ * NaN gives x itself (the ref's rule). */
+FD_VMATH_INLINE float fd_vswish1f(float x)
+{
     const int pos = x >= 0.0f;
-    float j2, e = fd_vexpf_mneg(pos ? -x : x, 0.0f, &j2);
-    e *= j2;
-    return (pos ? 1.0f : e) / (1.0f + e);
+    float e = fd_vexpf_neg64z(fd_vmaxkf(-128.0f, -fabsf(x)));
+    float d = 0x1p64f + e;
+    /* below -128 the clamped e makes |x e| 2^-64 < 2^-160 for |x| <= 709.78: -0 unaided */
+    float r = (x * (pos ? 1.0f : e)) / (pos ? d * 0x1p-64f : d);
+    r = x < -709.78f ? 0.0f : r;
+    return x != x ? x : r;
 }
 
 /* FD_VMATH_AVX512 (AVX-512 F/DQ/BW/VL), FD_VMATH_AVX2 (AVX2 + FMA) or 0;
