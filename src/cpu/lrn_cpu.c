@@ -4,31 +4,47 @@
  * divisive normalization stays with the ref rows).
  *
  * Decisions:
- * - The ref's sums, in its order (bit-identical but for pow, below). The ref recomputes
+ * - FLOAT on AVX-512 with packed spatial dims (the lrf_* rows, NCHW-like "plane" and NHWC-like
+ *   "pixel" below) computes in float and is NOT bit-identical with ref (product decision
+ *   2026-11-30, as for the transcendental activations): window sums of squares in float (fma,
+ *   channel order), s = k + alpha / n * sum in float, s^-beta by lrf_powf, products, the
+ *   adjoint window sum of dy y / s (1 / s by rcp14 and a Newton step) and the alpha / beta
+ *   blend in float. lrf_powf, measured against libm's pow in double over every float s in
+ *   [1e-5, 2^20] and every 7th float in [2^-40, 2^40] (4e8 values per exponent, a sweep program
+ *   outside the tree that includes this file): beta 0.75 (rsqrt14 estimate, one Newton step on
+ *   q^4 s^3 = 1) at most 1.92 ulp of the float result; 0.5 (rsqrt14 + Newton) 1.04 ulp; 1
+ *   (rcp14 + Newton) 0.53 ulp; other exponents take the double table method lrf_pow8 below
+ *   (error < 2^-40) rounded to float, 0.5 ulp. Whole outputs against ref, u = 2^-24, per element
+ *   |cpu - ref| <= K u T with K = 6 + beta (n + 2) and T = |ref| + |beta_blend y_old| (+ |alpha dy
+ *   s^-beta| + |alpha 2 beta alpha / n x| sum |dy y / s| backward); tests/impl/
+ *   test_cpu_lrn_fast.c holds every element to it (largest err / (u T) seen 4.5). Lanes whose
+ *   scale leaves [2^-40, 2^40] or is NaN (NaN / inf inputs, squares past float's range,
+ *   negative alpha), whose power from the table method is not a normal float, or whose
+ *   backward term or result is not finite, are recomputed in double exactly as the ref
+ *   (lrf_slow_*): those keep the ref's bits, NaN and inf propagate as the ref's. The beta = 0
+ *   path (s^-0 = 1, exact) is unreachable through the API (cudnnSetLRNDescriptor wants
+ *   beta >= 0.01). Every rounding is in a fixed order per element: 1 and 2 threads give the
+ *   same bits. Speed: the float rows run at ~0.5 (NHWC) and ~0.35 (NCHW) of one thread's
+ *   bandwidth on the shared 2-core machine, against 0.07-0.18 for the double rows before.
+ * - Plane rows (NCHW): a unit is up to LRF_PMAX adjacent positions of one image; channel rows
+ *   pass through rings (x: n rows; backward also w and dy s^-beta rows), each row read once in
+ *   a run of up to 4 KiB, the next row prefetched across the arithmetic of the current one;
+ *   beta = 0 outputs of 16 MiB or more go out as streaming stores of whole rows. Pixel rows
+ *   (NHWC): lanes along the channels of one pixel, the window's neighbours by two-vector
+ *   permutes of registers (no stack round trip), 16 pixels per unit.
+ * - The general rows (DOUBLE, HALF, BFLOAT16, other layouts, and FLOAT where AVX-512 is absent
+ *   or FREEDNN_CPU_ISA=avx2|generic): the ref's sums in its order, in double. The ref recomputes
  *   every window sum in channel order starting from 0.0; here the channels of a group of
  *   positions are loaded once into stack buffers with n - 1 zero rows around them, and every
- *   window is summed over all n rows of the padded buffer in the same order. The extra terms
- *   are +0.0 added to a sum that starts at +0.0 and never becomes -0.0 (squares are >= 0; an
- *   exactly cancelling sum rounds to +0.0), so they change no bit, and the loops have no edge
- *   cases and vectorise across positions. Backward uses the scales and the dy * y / s terms
- *   once per channel instead of recomputing them n times per element as the ref does: same
- *   values, same order.
- * - pow: for FLOAT, lrf_pow1 / lrf_pow8 below (tables of 16 entries, degree-7 log2 and
- *   degree-5 exp2 polynomials in double, relative error below 2^-40, measured 2^-41.7), and for
- *   beta = 0.75 (the usual exponent) lrf_pow34_*: float square roots and division, then one
- *   Newton step in double (also below 2^-40). Float outputs equal the ref's but for rare
- *   last-bit flips (none seen over 2.5e6 elements of tests/impl/test_cpu_lrn_fast.c, which holds
- *   them to a tolerance). Only IEEE operations and explicit fma: the AVX-512 rows, the general
- *   rows (target clones or generic) and every thread count give the same bits. libm's pow per
- *   element had the rows at ~15 ns per element, vmath.h's exp(y log s) (double, series with a
- *   division) at ~6. DOUBLE, HALF and BFLOAT16 keep libm's pow and the ref's bits.
- * - FLOAT with packed spatial dims runs the AVX-512 rows (lrf_*): NCHW-like ("plane": 16
- *   adjacent positions per unit, lanes along them, channel rows in stack buffers) and NHWC-like
- *   ("pixel": lanes along the channels of one pixel, the window as unaligned loads over the
- *   zero-padded squares). Same sums, same order, same pow as the general rows below.
- * - Lanes: up to LR_LANES positions (along the outer dim with the smallest output stride: W on
- *   NCHW, W on NHWC too, whose channel runs are read per lane and transposed). Units are groups
- *   of lanes, a position is computed by one thread: identical bits for any OMP_NUM_THREADS.
+ *   window is summed over all n rows of the padded buffer in the same order (+0.0 terms change
+ *   no bit). Backward uses the scales and the dy * y / s terms once per channel. pow: for FLOAT
+ *   lrf_pow1 (tables of 16 entries, degree-7 log2 and degree-5 exp2 polynomials in double,
+ *   relative error below 2^-40) and for beta = 0.75 lrf_pow34_1 (float square roots and
+ *   division, one Newton step in double), so float outputs equal the ref's but for rare last-bit
+ *   flips; DOUBLE, HALF and BFLOAT16 keep libm's pow and the ref's bits. Their clones (AVX-512,
+ *   AVX2, baseline) give the same bits.
+ * - Lanes: up to LR_LANES positions per unit (along the outer dim with the smallest output
+ *   stride); a position is computed by one thread: identical bits for any OMP_NUM_THREADS.
  *   Nothing allocates; no workspace.
  * FLOAT, DOUBLE, HALF, BFLOAT16, 4-d and 5-d, any non-negative strides; declines more than
  * LR_MAXC channels (the stack buffers) and other dtypes (ref serves).
@@ -348,60 +364,30 @@ LRF_AVX512 static inline __m512d lrf_pow8(__m512d s, double y)
     return res;
 }
 
-/* lrf_pow34_1 on 16 lanes (two halves of 8 doubles): the float steps on one vector. */
-LRF_AVX512 static inline void lrf_pow34_16(__m512d *lo, __m512d *hi)
-{
-    const __m512d s0 = *lo, s1 = *hi;
-    const __m512 sf =
-        _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(s0)), _mm512_cvtpd_ps(s1), 1);
-    const __m512 a = _mm512_sqrt_ps(sf), b = _mm512_sqrt_ps(a);
-    const __m512 qf = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(a, b));
-    __m512d r[2];
-    for (int h = 0; h < 2; h++) {
-        const __m512d s = h ? s1 : s0;
-        const __m512d q =
-            _mm512_cvtps_pd(h ? _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(qf), 1))
-                              : _mm512_castps512_ps256(qf));
-        const __m512d q2 = _mm512_mul_pd(q, q), q4 = _mm512_mul_pd(q2, q2);
-        const __m512d s3 = _mm512_mul_pd(_mm512_mul_pd(s, s), s);
-        const __m512d e = _mm512_fmadd_pd(q4, s3, _mm512_set1_pd(-1.0));
-        r[h] = _mm512_fmadd_pd(_mm512_mul_pd(e, _mm512_set1_pd(-0.25)), q, q);
-        const __mmask8 ok = _mm512_cmp_pd_mask(s, _mm512_set1_pd(0x1p-126), _CMP_GE_OQ) &
-                            _mm512_cmp_pd_mask(s, _mm512_set1_pd(0x1p127), _CMP_LE_OQ);
-        if (ok != 0xff)
-            r[h] = _mm512_mask_mov_pd(lrf_pow8(s, -0.75), ok, r[h]);
-    }
-    *lo = r[0], *hi = r[1];
-}
-
-/* s^-beta on 16 lanes in place. */
-LRF_AVX512 static inline void lrf_pow16(__m512d *lo, __m512d *hi, double beta)
-{
-    if (beta == 0.75) {
-        lrf_pow34_16(lo, hi);
-    } else {
-        *lo = lrf_pow8(*lo, -beta);
-        *hi = lrf_pow8(*hi, -beta);
-    }
-}
-
-/* ---- the AVX-512 rows (FLOAT, packed spatial dims) ---------------------------------------- */
+/* ---- the AVX-512 rows (FLOAT, packed spatial dims): float arithmetic ---------------------- */
 
 /* Two layouts, each read with full vectors: "plane" (NCHW-like: the spatial dims packed with unit
- * stride; a unit is 16 adjacent positions of one image, all channels, lanes along the positions)
- * and "pixel" (NHWC-like: unit channel stride, spatial dims packed over a pixel stride; a unit
- * is 16 pixels, lanes along the channels). Same sums in the same order as the rows above (and
- * the ref): squares padded with zero rows, each window summed from its first channel; backward
- * w = dy y / s padded the same way, its sums started from +0.0. 16 positions or pixels per unit
- * whatever the thread count. */
-#define LRF_BUF 4096 /* doubles per stack buffer (three in backward: 96 KiB) */
+ * stride; a unit is up to LRF_PMAX adjacent positions of one image, all channels, lanes along
+ * the positions, channel rows in float rings) and "pixel" (NHWC-like: unit channel stride,
+ * spatial dims packed over a pixel stride; a unit is 16 pixels, lanes along the channels,
+ * the window's neighbours by two-vector permutes). Sums, scale, power, products and blend in
+ * float (see the file header for the error bound); lanes whose scale falls outside
+ * [LRF_SMIN, LRF_SMAX] (NaN, infinities, squares past float's range, a negative alpha) are
+ * recomputed in double as the ref does (lrf_slow_*), so they keep the ref's bits. A position is
+ * computed by one thread, in a fixed order: identical bits for any OMP_NUM_THREADS. */
+#define LRF_BUF (LR_MAXC + 80) /* floats per pixel buffer (C + window + three padding vectors) */
+#define LRF_RING 16384         /* floats of the plane rows' rings (64 KiB) */
+#define LRF_PMAX 1024          /* positions per plane unit at most: a 4 KiB row */
+#define LRF_SMIN 0x1p-40f
+#define LRF_SMAX 0x1p40f
 
 typedef struct {
     int mode;            /* 1 plane, 2 pixel */
     int64_t N, C, S;     /* images, channels, positions */
-    int64_t pw;          /* positions per unit (16) */
+    int64_t pw;          /* positions per unit */
+    int nt;              /* streaming stores for the output */
     int64_t s0[LR_MAXT]; /* per tensor: image stride */
-    int64_t s1[LR_MAXT]; /* channel stride (plane) */
+    int64_t s1[LR_MAXT]; /* channel stride */
     int64_t ps[LR_MAXT]; /* position stride (pixel) */
 } lrf_plan_t;
 
@@ -436,13 +422,18 @@ static int lrf_plan(lrf_plan_t *f, const struct cudnnTensorStruct *const *t, int
         f->s1[i] = t[i]->stride[1];
         f->ps[i] = t[i]->stride[t[i]->nb_dims - 1];
     }
-    /* 16 positions per unit: 32 and 64 (longer runs per channel row) measured slower, the
-     * larger buffers no longer stay in L1 */
-    f->pw = 16;
-    if (plane && (f->C + win + 1) * 16 <= LRF_BUF) {
-        f->mode = 1;
-    } else if (pixel && f->C + win + 32 <= LRF_BUF) {
-        f->mode = 2;
+    /* beta = 0 outputs of FD_CPU_NT_MIN bytes or more are written with streaming stores (the
+     * output overlaps no input: lrn.h), so their lines are not read first; set by lrf_run */
+    f->nt = 0;
+    /* plane: the longest run (up to LRF_PMAX) whose three backward rings fit LRF_RING; pixel:
+     * 16 pixels per unit */
+    const int64_t ring_rows = 2 * (int64_t)win + (win - 1) / 2 + 1;
+    int64_t pw = LRF_RING / ring_rows / 16 * 16;
+    pw = pw < LRF_PMAX ? pw : LRF_PMAX;
+    if (plane && win <= CUDNN_LRN_MAX_N) {
+        f->mode = 1, f->pw = pw;
+    } else if (pixel && f->C + win + 48 <= LRF_BUF) {
+        f->mode = 2, f->pw = 16;
     } else {
         return 0;
     }
@@ -454,81 +445,217 @@ static inline __mmask16 lrf_lanes(int64_t n)
     return n >= 16 ? (__mmask16)0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1u);
 }
 
-LRF_AVX512 static inline __m512d lrf_lo(__m512 v)
+/* s^-beta on 16 float lanes, relative error a few 2^-24 (file header), for s in
+ * [LRF_SMIN, LRF_SMAX]. beta 0.75: q0 = r^2 rsqrt(r), r = rsqrt(s) (rsqrt14: relative error
+ * below 3.5 2^-14), then one Newton step on q^4 s^3 = 1 written as q + q / 4 (1 - m^3 q) with
+ * m = q s (~ s^0.25: no overflow for s up to 2^40). 0.5: rsqrt14 and one Newton step. 1:
+ * rcp14 and one Newton step. 0: 1 (pow(s, -0) is 1 for every s, NaN included). Others: the
+ * double table method lrf_pow8 on each half, rounded to float. */
+LRF_AVX512 static inline __m512 lrf_powf(__m512 s, double beta)
 {
-    return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-}
-
-LRF_AVX512 static inline __m512d lrf_hi(__m512 v)
-{
-    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-}
-
-/* y = alpha v (+ beta y), rounded once, lanes m (fd_cpu_store's order). */
-LRF_AVX512 static inline void lrf_store(float *y, __mmask16 m, __m512d lo, __m512d hi, double alpha,
-                                        double beta)
-{
-    if (alpha != 1.0) { /* 1 * v is v: skipping it changes no bit */
-        lo = _mm512_mul_pd(_mm512_set1_pd(alpha), lo);
-        hi = _mm512_mul_pd(_mm512_set1_pd(alpha), hi);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    if (beta == 0.75) {
+        const __m512 r = _mm512_rsqrt14_ps(s);
+        const __m512 q = _mm512_mul_ps(_mm512_mul_ps(r, r), _mm512_rsqrt14_ps(r));
+        const __m512 m = _mm512_mul_ps(q, s);
+        const __m512 e = _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_mul_ps(m, m), m), q, one);
+        return _mm512_fmadd_ps(_mm512_mul_ps(q, _mm512_set1_ps(0.25f)), e, q);
     }
-    if (beta != 0.0) {
-        const __m512 old = _mm512_maskz_loadu_ps(m, y);
-        lo = _mm512_add_pd(lo, _mm512_mul_pd(_mm512_set1_pd(beta), lrf_lo(old)));
-        hi = _mm512_add_pd(hi, _mm512_mul_pd(_mm512_set1_pd(beta), lrf_hi(old)));
+    if (beta == 0.5) {
+        const __m512 r = _mm512_rsqrt14_ps(s);
+        const __m512 e = _mm512_fnmadd_ps(_mm512_mul_ps(s, r), r, one);
+        return _mm512_fmadd_ps(_mm512_mul_ps(r, _mm512_set1_ps(0.5f)), e, r);
     }
-    _mm512_mask_storeu_ps(
-        y, m,
-        _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1));
-}
-
-/* s = k + alpha / n * sum, the ref's scale. */
-LRF_AVX512 static inline __m512d lrf_scale(const fd_lrn_problem_t *p, __m512d sum)
-{
-    return _mm512_add_pd(_mm512_set1_pd(p->k), _mm512_mul_pd(_mm512_set1_pd(p->alpha / p->n), sum));
-}
-
-/* Squares of the unit's pw positions of every channel into rows lb .. lb + C of sq (pw doubles
- * per row), zero rows around (plane). n: the positions left in the tensor. */
-LRF_AVX512 static void lrf_squares_plane(const float *x, int64_t cs, int64_t C, int64_t pw,
-                                         int64_t n, int lb, int la, double *sq)
-{
-    memset(sq, 0, (size_t)(lb * pw) * sizeof(double));
-    memset(sq + (lb + C) * pw, 0, (size_t)(la * pw) * sizeof(double));
-    for (int64_t c = 0; c < C; c++)
-        for (int64_t b = 0; b < pw; b += 16) {
-            const __m512 v = _mm512_maskz_loadu_ps(lrf_lanes(n - b), x + c * cs + b);
-            const __m512d lo = lrf_lo(v), hi = lrf_hi(v);
-            _mm512_storeu_pd(sq + (lb + c) * pw + b, _mm512_mul_pd(lo, lo));
-            _mm512_storeu_pd(sq + (lb + c) * pw + b + 8, _mm512_mul_pd(hi, hi));
-        }
-}
-
-/* The same for one pixel: lanes along the channels, sq[lb + c], zeros around. */
-LRF_AVX512 static void lrf_squares_pixel(const float *x, int64_t C, int lb, int la, double *sq)
-{
-    memset(sq, 0, (size_t)lb * sizeof(double));
-    for (int64_t c0 = 0; c0 < C; c0 += 16) {
-        const __m512 v = _mm512_maskz_loadu_ps(lrf_lanes(C - c0), x + c0);
-        const __m512d lo = lrf_lo(v), hi = lrf_hi(v);
-        _mm512_storeu_pd(sq + lb + c0, _mm512_mul_pd(lo, lo));
-        _mm512_storeu_pd(sq + lb + c0 + 8, _mm512_mul_pd(hi, hi));
+    if (beta == 1.0) {
+        const __m512 r = _mm512_rcp14_ps(s);
+        return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(s, r, one), r);
     }
-    memset(sq + lb + C, 0, (size_t)(la + 16) * sizeof(double));
+    if (beta == 0.0)
+        return one;
+    const __m512d lo = lrf_pow8(_mm512_cvtps_pd(_mm512_castps512_ps256(s)), -beta);
+    const __m512d hi = lrf_pow8(
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1))), -beta);
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
 }
 
-/* Window sums of 16 lanes at q, rows 16 doubles apart (plane) or 1 (pixel), in channel order
- * from start = +0.0: (start + q[0]) + q[step] + ... */
-LRF_AVX512 static inline void lrf_wsum(const double *q, int win, int64_t step, __m512d start,
-                                       __m512d *lo, __m512d *hi)
+/* 1 / s: rcp14 and one Newton step (relative error about 2^-23). */
+LRF_AVX512 static inline __m512 lrf_rcp(__m512 s)
 {
-    __m512d s0 = _mm512_add_pd(start, _mm512_loadu_pd(q));
-    __m512d s1 = _mm512_add_pd(start, _mm512_loadu_pd(q + 8));
-    for (int k = 1; k < win; k++) {
-        s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q + k * step));
-        s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + k * step + 8));
+    const __m512 r = _mm512_rcp14_ps(s);
+    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(s, r, _mm512_set1_ps(1.0f)), r);
+}
+
+/* 1 when lrf_powf computes s^-beta by the double table method (other exponents). */
+static inline int lrf_gen(double beta)
+{
+    return beta != 0.75 && beta != 0.5 && beta != 1.0 && beta != 0.0;
+}
+
+/* Lanes of m whose scale is in [LRF_SMIN, LRF_SMAX] (NaN is not) and, for the table method
+ * (gen), whose power pw is a normal float: a power that float cannot hold but the ref's
+ * double product x s^-beta can must be recomputed. */
+LRF_AVX512 static inline __mmask16 lrf_sok(__mmask16 m, __m512 s, __m512 pw, int gen)
+{
+    __mmask16 ok = _mm512_mask_cmp_ps_mask(m, s, _mm512_set1_ps(LRF_SMIN), _CMP_GE_OQ) &
+                   _mm512_cmp_ps_mask(s, _mm512_set1_ps(LRF_SMAX), _CMP_LE_OQ);
+    if (gen)
+        ok &= _mm512_cmp_ps_mask(pw, _mm512_set1_ps(0x1p-126f), _CMP_GE_OQ) &
+              _mm512_cmp_ps_mask(pw, _mm512_set1_ps(0x1p127f), _CMP_LE_OQ);
+    return ok;
+}
+
+/* Stores lanes m of r at o: a streaming store for a full, aligned vector when nt. */
+LRF_AVX512 static inline void lrf_st(float *o, __mmask16 m, __m512 r, int nt)
+{
+    if (nt && m == 0xffff && ((uintptr_t)o & 63) == 0)
+        _mm512_stream_ps(o, r);
+    else
+        _mm512_mask_storeu_ps(o, m, r);
+}
+
+/* n floats from src to dst with streaming stores (ordinary masked stores for the unaligned
+ * head and the tail). */
+LRF_AVX512 static void lrf_stream_row(float *dst, const float *src, int64_t n)
+{
+    int64_t i = (int64_t)(((64 - ((uintptr_t)dst & 63)) & 63) / 4);
+    if (((uintptr_t)dst & 3) != 0)
+        i = n; /* not float-aligned: no streaming */
+    i = i < n ? i : n;
+    for (int64_t h = 0; h < i; h += 16)
+        _mm512_mask_storeu_ps(dst + h, lrf_lanes(i - h), _mm512_loadu_ps(src + h));
+    for (; i + 16 <= n; i += 16)
+        _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));
+    if (i < n)
+        _mm512_mask_storeu_ps(dst + i, lrf_lanes(n - i), _mm512_loadu_ps(src + i));
+}
+
+/* alpha v + beta y (y read only when beta != 0), lanes m. */
+LRF_AVX512 static inline __m512 lrf_blend(__m512 v, const float *y, __mmask16 m, float alpha,
+                                          float beta)
+{
+    if (alpha != 1.0f)
+        v = _mm512_mul_ps(_mm512_set1_ps(alpha), v);
+    if (beta != 0.0f)
+        v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, y), v);
+    return v;
+}
+
+/* The ref's scale of channel c in double (channel stride cs from x, channel 0). */
+static double lrf_slow_scale(const fd_lrn_problem_t *p, const float *x, int64_t cs, int64_t C,
+                             int64_t c)
+{
+    const int lb = (int)(p->n - 1) / 2, la = (int)p->n - 1 - lb;
+    const int64_t lo = c - lb < 0 ? 0 : c - lb, hi = c + la > C - 1 ? C - 1 : c + la;
+    double sum = 0.0;
+    for (int64_t j = lo; j <= hi; j++) {
+        const double v = x[j * cs];
+        sum += v * v;
     }
-    *lo = s0, *hi = s1;
+    return p->k + p->alpha / p->n * sum;
+}
+
+/* The ref's blend and rounding of one output. */
+static float lrf_slow_store(const fd_lrn_args_t *a, double v, const float *y)
+{
+    double r = a->alpha * v;
+    if (a->beta != 0.0)
+        r += a->beta * (double)*y;
+    return (float)r;
+}
+
+/* Forward output of channel c at one position, in double as the ref (x, y: channel 0). */
+static float lrf_slow_fwd(const fd_lrn_problem_t *p, const fd_lrn_args_t *a, const float *x,
+                          int64_t xcs, const float *y, int64_t ycs, int64_t C, int64_t c)
+{
+    const double s = lrf_slow_scale(p, x, xcs, C, c);
+    return lrf_slow_store(a, (double)x[c * xcs] * pow(s, -p->beta), y + c * ycs);
+}
+
+/* Backward output of channel i at one position, in double as the ref; t: dx, x, y, dy at
+ * channel 0, cs their channel strides. */
+static float lrf_slow_bwd(const fd_lrn_problem_t *p, const fd_lrn_args_t *a, const float *const *t,
+                          const int64_t *cs, int64_t C, int64_t i)
+{
+    const int lb = (int)(p->n - 1) / 2, la = (int)p->n - 1 - lb;
+    const int64_t lo = i - la < 0 ? 0 : i - la, hi = i + lb > C - 1 ? C - 1 : i + lb;
+    const double coef = 2.0 * p->beta * p->alpha / p->n;
+    double acc = 0.0;
+    for (int64_t c = lo; c <= hi; c++)
+        acc += (double)t[3][c * cs[3]] * (double)t[2][c * cs[2]] /
+               lrf_slow_scale(p, t[1], cs[1], C, c);
+    const double s = lrf_slow_scale(p, t[1], cs[1], C, i);
+    const double v = (double)t[3][i * cs[3]] * pow(s, -p->beta) - coef * (double)t[1][i * cs[1]] * acc;
+    return lrf_slow_store(a, v, t[0] + i * cs[0]);
+}
+
+/* Lanes of m not in ok, recomputed by lrf_slow_fwd (lane l: position base + l, channel c for
+ * plane; channel c0 + l for pixel). */
+LRF_AVX512 static __m512 lrf_fix_fwd(__m512 r, __mmask16 bad, const fd_lrn_problem_t *p,
+                                     const fd_lrn_args_t *a, const float *x, int64_t xcs,
+                                     int64_t xls, const float *y, int64_t ycs, int64_t yls,
+                                     int64_t C, int64_t c, int pixel)
+{
+    float v[16];
+    _mm512_storeu_ps(v, r);
+    for (int l = 0; l < 16; l++)
+        if ((bad >> l) & 1)
+            v[l] = pixel ? lrf_slow_fwd(p, a, x, xcs, y, ycs, C, c + l)
+                         : lrf_slow_fwd(p, a, x + l * xls, xcs, y + l * yls, ycs, C, c);
+    return _mm512_loadu_ps(v);
+}
+
+/* Plane rows: a unit is np <= P adjacent positions of one image; the channel rows pass through
+ * small rings (row j at slot j % size), each row read from the tensor once, in a run of P
+ * floats, the next row prefetched a line per vector of the arithmetic on this one. The earlier layout, all C rows of 16 to 64 positions in stack buffers, read 64
+ * planes in short pieces per unit (the loads stalled without overlapping the arithmetic, 0.25
+ * of the bandwidth against 0.5 for the same work on NHWC). Lanes past np are loaded as zero. */
+LRF_AVX512 static void lrf_ring_load(float *dst, const float *src, int64_t np)
+{
+    for (int64_t b = 0; b < np; b += 16)
+        _mm512_storeu_ps(dst + b, _mm512_maskz_loadu_ps(lrf_lanes(np - b), src + b));
+}
+
+/* The ring slots of rows j0 .. j1 clipped to [0, C - 1], in order; returns their count. */
+static inline int lrf_ring_rows(const float *ring, int64_t P, int size, int64_t j0, int64_t j1,
+                                int64_t C, const float **rows)
+{
+    int nr = 0;
+    for (int64_t j = j0 < 0 ? 0 : j0; j <= j1 && j < C; j++)
+        rows[nr++] = ring + (j % size) * P;
+    return nr;
+}
+
+/* Sum of squares of lanes b .. b + 15 of the rows, in order (nr >= 1). */
+LRF_AVX512 static inline __m512 lrf_sqsum(const float *const *rows, int nr, int64_t b)
+{
+    __m512 v = _mm512_loadu_ps(rows[0] + b), s = _mm512_mul_ps(v, v);
+    for (int k = 1; k < nr; k++) {
+        v = _mm512_loadu_ps(rows[k] + b);
+        s = _mm512_fmadd_ps(v, v, s);
+    }
+    return s;
+}
+
+/* Pixel windows: idx[t] selects, for lane j, element j + t - off of the channel run
+ * (prev | cur | next): from (prev, cur) when t < off, (cur, next) when t > off. */
+LRF_AVX512 static void lrf_shift_idx(__m512i *idx, int win, int off)
+{
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (int t = 0; t < win; t++)
+        idx[t] = _mm512_add_epi32(iota, _mm512_set1_epi32(t < off ? 16 + t - off : t - off));
+}
+
+LRF_AVX512 static inline __m512 lrf_pixsum(__m512 prev, __m512 cur, __m512 next,
+                                           const __m512i *idx, int win, int off)
+{
+    __m512 s = _mm512_setzero_ps();
+    for (int t = 0; t < win; t++) {
+        const __m512 v = t < off    ? _mm512_permutex2var_ps(prev, idx[t], cur)
+                         : t == off ? cur
+                                    : _mm512_permutex2var_ps(cur, idx[t], next);
+        s = t == 0 ? v : _mm512_add_ps(s, v);
+    }
+    return s;
 }
 
 /* fwd tensors: 0 = y, 1 = x */
@@ -537,43 +664,81 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
 {
     const int win = (int)p->n, lb = (win - 1) / 2, la = win - 1 - lb;
     const int64_t C = f->C, P = f->pw, nbk = (f->S + P - 1) / P, n = u / nbk, sp0 = (u % nbk) * P;
-    double sq[LRF_BUF];
-    const __m512d z = _mm512_setzero_pd();
+    const __m512 vk = _mm512_set1_ps((float)p->k), va = _mm512_set1_ps((float)(p->alpha / p->n));
+    const float al = (float)a->alpha, be = (float)a->beta;
+    const int any_s = p->beta == 0.0, gen = lrf_gen(p->beta); /* s^-0 is 1 whatever s */
     if (f->mode == 1) {
+        float xr[LRF_RING]; /* x row j at xr + (j % win) * P */
+        float ob[LRF_PMAX]; /* an output row, streamed when f->nt */
         const float *x = (const float *)a->x + n * f->s0[1] + sp0;
         float *y = (float *)a->out + n * f->s0[0] + sp0;
-        lrf_squares_plane(x, f->s1[1], C, P, f->S - sp0, lb, la, sq);
-        for (int64_t c = 0; c < C; c++)
-            for (int64_t b = 0; b < P; b += 16) {
-                const __mmask16 m = lrf_lanes(f->S - sp0 - b);
-                if (!m)
-                    break;
-                __m512d s0, s1;
-                lrf_wsum(sq + c * P + b, win, P, z, &s0, &s1);
-                s0 = lrf_scale(p, s0), s1 = lrf_scale(p, s1);
-                lrf_pow16(&s0, &s1, p->beta);
-                const __m512 v = _mm512_maskz_loadu_ps(m, x + c * f->s1[1] + b);
-                lrf_store(y + c * f->s1[0] + b, m, _mm512_mul_pd(lrf_lo(v), s0),
-                          _mm512_mul_pd(lrf_hi(v), s1), a->alpha, a->beta);
+        const int64_t xcs = f->s1[1], ycs = f->s1[0];
+        const int64_t np = f->S - sp0 < P ? f->S - sp0 : P;
+        for (int64_t j = 0; j < la && j < C; j++)
+            lrf_ring_load(xr + (j % win) * P, x + j * xcs, np);
+        for (int64_t c = 0; c < C; c++) {
+            if (c + la < C)
+                lrf_ring_load(xr + ((c + la) % win) * P, x + (c + la) * xcs, np);
+            const float *rows[CUDNN_LRN_MAX_N];
+            const int nr = lrf_ring_rows(xr, P, win, c - lb, c + la, C, rows);
+            const float *xc = xr + (c % win) * P;
+            float *yo = y + c * ycs;
+            /* the next x row, spread over this row's arithmetic */
+            const float *nx = c + la + 1 < C ? x + (c + la + 1) * xcs : NULL;
+            for (int64_t b = 0; b < np; b += 16) {
+                if (nx)
+                    _mm_prefetch((const char *)(nx + b), _MM_HINT_T0);
+                const __mmask16 m = lrf_lanes(np - b);
+                const __m512 s = _mm512_fmadd_ps(va, lrf_sqsum(rows, nr, b), vk);
+                const __m512 pv = lrf_powf(s, p->beta);
+                __m512 r = lrf_blend(_mm512_mul_ps(_mm512_loadu_ps(xc + b), pv), yo + b, m, al, be);
+                const __mmask16 ok = any_s ? m : lrf_sok(m, s, pv, gen);
+                if (ok != m)
+                    r = lrf_fix_fwd(r, m & ~ok, p, a, x + b, xcs, 1, y + b, ycs, 1, C, c, 0);
+                if (f->nt)
+                    _mm512_storeu_ps(ob + b, r);
+                else
+                    _mm512_mask_storeu_ps(yo + b, m, r);
             }
+            if (f->nt)
+                lrf_stream_row(yo, ob, np);
+        }
         return;
     }
-    const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S;
+    __m512i idx[CUDNN_LRN_MAX_N];
+    lrf_shift_idx(idx, win, lb);
+    const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S, nv = (C + 15) / 16;
     for (int64_t sp = sp0; sp < sp1; sp++) {
         const float *x = (const float *)a->x + n * f->s0[1] + sp * f->ps[1];
         float *y = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
-        lrf_squares_pixel(x, C, lb, la, sq);
-        for (int64_t c0 = 0; c0 < C; c0 += 16) {
-            const __mmask16 m = lrf_lanes(C - c0);
-            __m512d s0, s1;
-            lrf_wsum(sq + c0, win, 1, z, &s0, &s1);
-            s0 = lrf_scale(p, s0), s1 = lrf_scale(p, s1);
-            lrf_pow16(&s0, &s1, p->beta);
-            const __m512 v = _mm512_maskz_loadu_ps(m, x + c0);
-            lrf_store(y + c0, m, _mm512_mul_pd(lrf_lo(v), s0), _mm512_mul_pd(lrf_hi(v), s1),
-                      a->alpha, a->beta);
+        __m512 xc = _mm512_maskz_loadu_ps(lrf_lanes(C), x);
+        __m512 xn = nv > 1 ? _mm512_maskz_loadu_ps(lrf_lanes(C - 16), x + 16) : _mm512_setzero_ps();
+        __m512 qp = _mm512_setzero_ps(), qc = _mm512_mul_ps(xc, xc), qn = _mm512_mul_ps(xn, xn);
+        for (int64_t i = 0; i < nv; i++) {
+            const __mmask16 m = lrf_lanes(C - 16 * i);
+            const __m512 s = _mm512_fmadd_ps(va, lrf_pixsum(qp, qc, qn, idx, win, lb), vk);
+            float *yo = y + 16 * i;
+            const __m512 pv = lrf_powf(s, p->beta);
+            __m512 r = lrf_blend(_mm512_mul_ps(xc, pv), yo, m, al, be);
+            const __mmask16 ok = any_s ? m : lrf_sok(m, s, pv, gen);
+            if (ok != m)
+                r = lrf_fix_fwd(r, m & ~ok, p, a, x, 1, 0, y, 1, 0, C, 16 * i, 1);
+            lrf_st(yo, m, r, f->nt);
+            xc = xn;
+            xn = i + 2 < nv ? _mm512_maskz_loadu_ps(lrf_lanes(C - 16 * (i + 2)), x + 16 * (i + 2))
+                            : _mm512_setzero_ps();
+            qp = qc, qc = qn, qn = _mm512_mul_ps(xn, xn);
         }
     }
+}
+
+/* One backward output vector from its parts: alpha (dy p - coef x acc) + beta dx; lanes whose
+ * value is not finite are recomputed in double (a product past float's range that the ref's
+ * double holds; genuine NaN / inf inputs already sent the unit to lrf_slow_bwd). */
+LRF_AVX512 static inline __m512 lrf_bwd_out(__m512 gp, __m512 xv, __m512 acc, __m512 vcoef,
+                                            float *dxo, __mmask16 m, float al, float be)
+{
+    return lrf_blend(_mm512_fnmadd_ps(_mm512_mul_ps(vcoef, xv), acc, gp), dxo, m, al, be);
 }
 
 /* bwd tensors: 0 = dx, 1 = x, 2 = y, 3 = dy.
@@ -583,91 +748,171 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
 {
     const int win = (int)p->n, lb = (win - 1) / 2, la = win - 1 - lb;
     const int64_t C = f->C, P = f->pw, nbk = (f->S + P - 1) / P, n = u / nbk, sp0 = (u % nbk) * P;
-    const double coef = 2.0 * p->beta * p->alpha / p->n;
-    const __m512d z = _mm512_setzero_pd(), vcoef = _mm512_set1_pd(coef);
-    double sq[LRF_BUF], w[LRF_BUF], pw[LRF_BUF];
+    const __m512 vk = _mm512_set1_ps((float)p->k), va = _mm512_set1_ps((float)(p->alpha / p->n));
+    const __m512 vcoef = _mm512_set1_ps((float)(2.0 * p->beta * p->alpha / p->n));
+    const float al = (float)a->alpha, be = (float)a->beta;
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    const int gen = lrf_gen(p->beta);
+
     if (f->mode == 1) {
-        const float *x = (const float *)a->x + n * f->s0[1] + sp0;
-        const float *yv = (const float *)a->y + n * f->s0[2] + sp0;
-        const float *g = (const float *)a->dy + n * f->s0[3] + sp0;
+        /* rings: x rows (win), w = dy y / s rows (win), dy s^-beta rows (lb + 1), and per w row
+         * the lanes whose scale or term needs the ref's double path */
+        float ring[LRF_RING], ob[LRF_PMAX];
+        __mmask16 bm[CUDNN_LRN_MAX_N][LRF_PMAX / 16];
+        float *xr = ring, *wr = ring + win * P, *gr = ring + 2 * win * P;
+        const float *t[4];
+        int64_t cs[4];
+        for (int i = 0; i < 4; i++)
+            cs[i] = f->s1[i];
+        t[0] = (const float *)a->out + n * f->s0[0] + sp0;
+        t[1] = (const float *)a->x + n * f->s0[1] + sp0;
+        t[2] = (const float *)a->y + n * f->s0[2] + sp0;
+        t[3] = (const float *)a->dy + n * f->s0[3] + sp0;
         float *dx = (float *)a->out + n * f->s0[0] + sp0;
-        lrf_squares_plane(x, f->s1[1], C, P, f->S - sp0, lb, la, sq);
-        memset(w, 0, (size_t)(la * P) * sizeof(double));
-        memset(w + (la + C) * P, 0, (size_t)(lb * P) * sizeof(double));
-        for (int64_t c = 0; c < C; c++)
-            for (int64_t b = 0; b < P; b += 16) {
-                const __mmask16 m = lrf_lanes(f->S - sp0 - b);
-                __m512d s0, s1;
-                lrf_wsum(sq + c * P + b, win, P, z, &s0, &s1);
-                s0 = lrf_scale(p, s0), s1 = lrf_scale(p, s1);
-                __m512d p0 = s0, p1 = s1;
-                lrf_pow16(&p0, &p1, p->beta);
-                _mm512_storeu_pd(pw + c * P + b, p0);
-                _mm512_storeu_pd(pw + c * P + b + 8, p1);
-                /* lanes past the tensor: 0 * 0 / k = +0 */
-                const __m512 gv = _mm512_maskz_loadu_ps(m, g + c * f->s1[3] + b);
-                const __m512 yy = _mm512_maskz_loadu_ps(m, yv + c * f->s1[2] + b);
-                _mm512_storeu_pd(w + (la + c) * P + b,
-                                 _mm512_div_pd(_mm512_mul_pd(lrf_lo(gv), lrf_lo(yy)), s0));
-                _mm512_storeu_pd(w + (la + c) * P + b + 8,
-                                 _mm512_div_pd(_mm512_mul_pd(lrf_hi(gv), lrf_hi(yy)), s1));
+        const int64_t np = f->S - sp0 < P ? f->S - sp0 : P;
+        for (int64_t j = 0; j < la && j < C; j++)
+            lrf_ring_load(xr + (j % win) * P, t[1] + j * cs[1], np);
+        /* step c: the terms of channel c (c < C), then the output of channel c - lb, whose
+         * adjoint window c - lb - la .. c ends at c */
+        for (int64_t c = 0; c < C + lb; c++) {
+            if (c < C) {
+                if (c + la < C)
+                    lrf_ring_load(xr + ((c + la) % win) * P, t[1] + (c + la) * cs[1], np);
+                /* the next rows of x, dy and y, spread over this row's arithmetic */
+                const float *nx = c + la + 1 < C ? t[1] + (c + la + 1) * cs[1] : NULL;
+                const float *ng = c + 1 < C ? t[3] + (c + 1) * cs[3] : NULL;
+                const float *ny = c + 1 < C ? t[2] + (c + 1) * cs[2] : NULL;
+                const float *rows[CUDNN_LRN_MAX_N];
+                const int nr = lrf_ring_rows(xr, P, win, c - lb, c + la, C, rows);
+                float *wo = wr + (c % win) * P, *go = gr + (c % (lb + 1)) * P;
+                const float *g = t[3] + c * cs[3], *yv = t[2] + c * cs[2];
+                for (int64_t b = 0; b < np; b += 16) {
+                    if (nx)
+                        _mm_prefetch((const char *)(nx + b), _MM_HINT_T0);
+                    if (ng) {
+                        _mm_prefetch((const char *)(ng + b), _MM_HINT_T0);
+                        _mm_prefetch((const char *)(ny + b), _MM_HINT_T0);
+                    }
+                    const __mmask16 m = lrf_lanes(np - b);
+                    const __m512 s = _mm512_fmadd_ps(va, lrf_sqsum(rows, nr, b), vk);
+                    const __m512 pv = lrf_powf(s, p->beta);
+                    const __m512 gv = _mm512_maskz_loadu_ps(m, g + b);
+                    _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, pv));
+                    const __m512 wv = _mm512_mul_ps(_mm512_mul_ps(gv, _mm512_maskz_loadu_ps(m, yv + b)),
+                                                    lrf_rcp(s));
+                    _mm512_storeu_ps(wo + b, wv);
+                    bm[c % win][b / 16] =
+                        m & ~(lrf_sok(m, s, pv, gen) &
+                              _mm512_cmp_ps_mask(_mm512_abs_ps(wv), inf, _CMP_LT_OQ));
+                }
             }
-        for (int64_t c = 0; c < C; c++)
-            for (int64_t b = 0; b < P; b += 16) {
-                const __mmask16 m = lrf_lanes(f->S - sp0 - b);
-                if (!m)
-                    break;
-                __m512d a0, a1;
-                lrf_wsum(w + c * P + b, win, P, z, &a0, &a1);
-                const __m512 gv = _mm512_maskz_loadu_ps(m, g + c * f->s1[3] + b);
-                const __m512 xv = _mm512_maskz_loadu_ps(m, x + c * f->s1[1] + b);
-                const __m512d r0 =
-                    _mm512_sub_pd(_mm512_mul_pd(lrf_lo(gv), _mm512_loadu_pd(pw + c * P + b)),
-                                  _mm512_mul_pd(_mm512_mul_pd(vcoef, lrf_lo(xv)), a0));
-                const __m512d r1 =
-                    _mm512_sub_pd(_mm512_mul_pd(lrf_hi(gv), _mm512_loadu_pd(pw + c * P + b + 8)),
-                                  _mm512_mul_pd(_mm512_mul_pd(vcoef, lrf_hi(xv)), a1));
-                lrf_store(dx + c * f->s1[0] + b, m, r0, r1, a->alpha, a->beta);
+            const int64_t i = c - lb;
+            if (i < 0)
+                continue;
+            const int64_t j0 = i - la < 0 ? 0 : i - la, j1 = i + lb < C ? i + lb : C - 1;
+            const float *rows[CUDNN_LRN_MAX_N];
+            const int nr = lrf_ring_rows(wr, P, win, j0, j1, C, rows);
+            const float *xi = xr + (i % win) * P, *gi = gr + (i % (lb + 1)) * P;
+            const __mmask16 *bmr[CUDNN_LRN_MAX_N];
+            for (int k = 0; k < nr; k++)
+                bmr[k] = bm[(j0 + k) % win];
+            float *o = dx + i * cs[0];
+            for (int64_t b = 0; b < np; b += 16) {
+                const __mmask16 m = lrf_lanes(np - b);
+                __m512 acc = _mm512_loadu_ps(rows[0] + b);
+                __mmask16 bad = 0;
+                for (int k = 1; k < nr; k++)
+                    acc = _mm512_add_ps(acc, _mm512_loadu_ps(rows[k] + b));
+                for (int k = 0; k < nr; k++)
+                    bad |= bmr[k][b / 16];
+                __m512 r = lrf_bwd_out(_mm512_loadu_ps(gi + b), _mm512_loadu_ps(xi + b), acc, vcoef,
+                                       o + b, m, al, be);
+                bad |= m & ~_mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
+                if (bad) {
+                    float v[16];
+                    _mm512_storeu_ps(v, r);
+                    for (int l = 0; l < 16; l++)
+                        if (bad >> l & 1) {
+                            const float *tl[4] = {t[0] + b + l, t[1] + b + l, t[2] + b + l,
+                                                  t[3] + b + l};
+                            v[l] = lrf_slow_bwd(p, a, tl, cs, C, i);
+                        }
+                    r = _mm512_loadu_ps(v);
+                }
+                if (f->nt)
+                    _mm512_storeu_ps(ob + b, r);
+                else
+                    _mm512_mask_storeu_ps(o + b, m, r);
             }
+            if (f->nt)
+                lrf_stream_row(o, ob, np);
+        }
         return;
     }
-    const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S;
+    __m512i idx[CUDNN_LRN_MAX_N], adj[CUDNN_LRN_MAX_N];
+    lrf_shift_idx(idx, win, lb);
+    lrf_shift_idx(adj, win, la);
+    const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S, nv = (C + 15) / 16;
+    const int64_t one[4] = {1, 1, 1, 1};
+    float w[LRF_BUF], pwb[LRF_BUF];
     for (int64_t sp = sp0; sp < sp1; sp++) {
-        const float *x = (const float *)a->x + n * f->s0[1] + sp * f->ps[1];
-        const float *yv = (const float *)a->y + n * f->s0[2] + sp * f->ps[2];
-        const float *g = (const float *)a->dy + n * f->s0[3] + sp * f->ps[3];
+        const float *t[4];
+        for (int i = 0; i < 4; i++)
+            t[i] = (const float *)(i == 0   ? (const void *)a->out
+                                   : i == 1 ? a->x
+                                   : i == 2 ? a->y
+                                            : a->dy) +
+                   n * f->s0[i] + sp * f->ps[i];
         float *dx = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
-        lrf_squares_pixel(x, C, lb, la, sq);
-        memset(w, 0, (size_t)la * sizeof(double));
-        for (int64_t c0 = 0; c0 < C; c0 += 16) {
-            const __mmask16 m = lrf_lanes(C - c0);
-            __m512d s0, s1;
-            lrf_wsum(sq + c0, win, 1, z, &s0, &s1);
-            s0 = lrf_scale(p, s0), s1 = lrf_scale(p, s1);
-            __m512d p0 = s0, p1 = s1;
-            lrf_pow16(&p0, &p1, p->beta);
-            _mm512_storeu_pd(pw + c0, p0);
-            _mm512_storeu_pd(pw + c0 + 8, p1);
-            const __m512 gv = _mm512_maskz_loadu_ps(m, g + c0);
-            const __m512 yy = _mm512_maskz_loadu_ps(m, yv + c0);
-            /* lanes past C: 0 * 0 / k = +0, the zero padding the windows need */
-            _mm512_storeu_pd(w + la + c0, _mm512_div_pd(_mm512_mul_pd(lrf_lo(gv), lrf_lo(yy)), s0));
-            _mm512_storeu_pd(w + la + c0 + 8,
-                             _mm512_div_pd(_mm512_mul_pd(lrf_hi(gv), lrf_hi(yy)), s1));
+        __m512 xn = nv > 1 ? _mm512_maskz_loadu_ps(lrf_lanes(C - 16), t[1] + 16)
+                           : _mm512_setzero_ps();
+        __m512 xc = _mm512_maskz_loadu_ps(lrf_lanes(C), t[1]);
+        __m512 qp = _mm512_setzero_ps(), qc = _mm512_mul_ps(xc, xc), qn = _mm512_mul_ps(xn, xn);
+        __mmask16 bad = 0;
+        _mm512_storeu_ps(w, _mm512_setzero_ps());
+        for (int64_t i = 0; i < nv; i++) {
+            const __mmask16 m = lrf_lanes(C - 16 * i);
+            const __m512 s = _mm512_fmadd_ps(va, lrf_pixsum(qp, qc, qn, idx, win, lb), vk);
+            const __m512 pv = lrf_powf(s, p->beta);
+            _mm512_storeu_ps(pwb + 16 * i, pv);
+            const __m512 g = _mm512_maskz_loadu_ps(m, t[3] + 16 * i);
+            const __m512 yv = _mm512_maskz_loadu_ps(m, t[2] + 16 * i);
+            /* lanes past C: 0 * 0 / s = +0, the zero padding the windows need */
+            const __m512 wv = _mm512_mul_ps(_mm512_mul_ps(g, yv), lrf_rcp(s));
+            _mm512_storeu_ps(w + 16 * (i + 1), wv);
+            bad |= m & ~(lrf_sok(m, s, pv, gen) &
+                         _mm512_cmp_ps_mask(_mm512_abs_ps(wv), inf, _CMP_LT_OQ));
+            xn = i + 2 < nv ? _mm512_maskz_loadu_ps(lrf_lanes(C - 16 * (i + 2)), t[1] + 16 * (i + 2))
+                            : _mm512_setzero_ps();
+            qp = qc, qc = qn, qn = _mm512_mul_ps(xn, xn);
         }
-        memset(w + la + C, 0, (size_t)(lb + 16) * sizeof(double));
-        for (int64_t c0 = 0; c0 < C; c0 += 16) {
-            const __mmask16 m = lrf_lanes(C - c0);
-            __m512d a0, a1;
-            lrf_wsum(w + c0, win, 1, z, &a0, &a1);
-            const __m512 gv = _mm512_maskz_loadu_ps(m, g + c0);
-            const __m512 xv = _mm512_maskz_loadu_ps(m, x + c0);
-            const __m512d r0 = _mm512_sub_pd(_mm512_mul_pd(lrf_lo(gv), _mm512_loadu_pd(pw + c0)),
-                                             _mm512_mul_pd(_mm512_mul_pd(vcoef, lrf_lo(xv)), a0));
-            const __m512d r1 =
-                _mm512_sub_pd(_mm512_mul_pd(lrf_hi(gv), _mm512_loadu_pd(pw + c0 + 8)),
-                              _mm512_mul_pd(_mm512_mul_pd(vcoef, lrf_hi(xv)), a1));
-            lrf_store(dx + c0, m, r0, r1, a->alpha, a->beta);
+        if (bad) {
+            for (int64_t c = 0; c < C; c++)
+                pwb[c] = lrf_slow_bwd(p, a, t, one, C, c); /* pwb: free now */
+            memcpy(dx, pwb, (size_t)C * sizeof(float));
+            continue;
+        }
+        _mm512_storeu_ps(w + 16 * (nv + 1), _mm512_setzero_ps());
+        for (int64_t i = 0; i < nv; i++) {
+            const __mmask16 m = lrf_lanes(C - 16 * i);
+            const __m512 acc =
+                lrf_pixsum(_mm512_loadu_ps(w + 16 * i), _mm512_loadu_ps(w + 16 * (i + 1)),
+                           _mm512_loadu_ps(w + 16 * (i + 2)), adj, win, la);
+            const __m512 g = _mm512_maskz_loadu_ps(m, t[3] + 16 * i);
+            const __m512 xv = _mm512_maskz_loadu_ps(m, t[1] + 16 * i);
+            float *o = dx + 16 * i;
+            __m512 r = lrf_bwd_out(_mm512_mul_ps(g, _mm512_loadu_ps(pwb + 16 * i)), xv, acc, vcoef, o,
+                                   m, al, be);
+            const __mmask16 fin = _mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
+            if ((fin & m) != m) {
+                float v[16];
+                _mm512_storeu_ps(v, r);
+                for (int l = 0; l < 16; l++)
+                    if ((m & ~fin) >> l & 1)
+                        v[l] = lrf_slow_bwd(p, a, t, one, C, 16 * i + l);
+                r = _mm512_loadu_ps(v);
+            }
+            lrf_st(o, m, r, f->nt);
         }
     }
 }
@@ -679,6 +924,7 @@ static int lrf_run(const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
     lrf_plan_t f;
     if (!lrf_plan(&f, t, nt, p->n))
         return 0;
+    f.nt = a->beta == 0.0 && (size_t)(f.N * f.C * f.S) * sizeof(float) >= FD_CPU_NT_MIN;
     const int64_t units = f.N * ((f.S + f.pw - 1) / f.pw);
 #pragma omp parallel for schedule(static) if (f.N * f.C * f.S >= FD_CPU_PAR_MIN / 4 && units > 1)
     for (int64_t u = 0; u < units; u++) {
@@ -686,6 +932,8 @@ static int lrf_run(const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
             lrf_bwd_unit(&f, p, a, u);
         else
             lrf_fwd_unit(&f, p, a, u);
+        if (f.nt)
+            _mm_sfence(); /* this unit's streaming stores, before the loop's barrier */
     }
     return 1;
 }

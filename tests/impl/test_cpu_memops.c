@@ -151,6 +151,9 @@ static void test_add(const shape_t *c, const shape_t *a, cudnnDataType_t dt, dou
     cudnnDestroyTensorDescriptor(cd), cudnnDestroyTensorDescriptor(ad);
 }
 
+/* OpTensor's alpha1, alpha2 (1, 1 selects the cpu row's float-only loops) */
+static double op_a1 = 0.5, op_a2 = -1.25;
+
 static void test_op(const shape_t *c, const shape_t *b, cudnnDataType_t dt, cudnnOpTensorOp_t op,
                     cudnnNanPropagation_t nan, double beta, const char *tag)
 {
@@ -164,12 +167,13 @@ static void test_op(const shape_t *c, const shape_t *b, cudnnDataType_t dt, cudn
     fill(dt, av, c->extent, 0, 1);
     fill(dt, bv, b->extent, 0, 1);
     unsigned char a1[8], a2[8], b8[8];
-    scal(dt, 0.5, a1), scal(dt, -1.25, a2), scal(dt, beta, b8);
+    scal(dt, op_a1, a1), scal(dt, op_a2, a2), scal(dt, beta, b8);
     outbuf_t o;
     out_init(&o, dt, c->extent, beta, 0);
     for (int r = 0; r < 3; r++)
         CHECK(cudnnOpTensor(run_handle(r), od, a1, cd, av, a2, bd, bv, b8, cd, o.out[r]));
-    snprintf(what, sizeof what, "op %d nan %d %s %s b %g", (int)op, (int)nan, dt_name(dt), tag, beta);
+    snprintf(what, sizeof what, "op %d nan %d %s %s a %g %g b %g", (int)op, (int)nan, dt_name(dt),
+             tag, op_a1, op_a2, beta);
     out_check(&o, what);
     free(av), free(bv);
     cudnnDestroyTensorDescriptor(cd), cudnnDestroyTensorDescriptor(bd);
@@ -279,6 +283,17 @@ int main(void)
                 test_add(&b, &b, dt, 0.5, 0.25, tagb);
                 test_op(&b, &b, dt, CUDNN_OP_TENSOR_MUL, CUDNN_NOT_PROPAGATE_NAN, 0.25, tagb);
                 test_op(&b, &bcb, dt, CUDNN_OP_TENSOR_MAX, CUDNN_PROPAGATE_NAN, 0.0, tagb);
+                /* NHWC with the per-channel operand: flat runs over its replicated row
+                 * (tensor_ops_cpu.c bcast_rows_run), every binary op, unit and other alphas */
+                if (l == L_NHWC)
+                    for (int op = 0; op <= (int)CUDNN_OP_TENSOR_MAX; op++)
+                        for (int k = 0; k < 2; k++) {
+                            op_a1 = k ? 0.5 : 1.0, op_a2 = k ? -1.25 : 1.0;
+                            test_op(&b, &bcb, dt, (cudnnOpTensorOp_t)op,
+                                    (cudnnNanPropagation_t)(op & 1), ab[k][1], tagb);
+                            op_a1 = 0.5, op_a2 = -1.25;
+                            test_add(&b, &bcb, dt, ab[k][0], ab[k][1], tagb);
+                        }
                 test_set_scale(&b, dt, tagb);
                 for (int l2 = 0; l2 < L_COUNT; l2++) {
                     shape_t x = make_shape(4, big, (layout_t)l2);

@@ -414,6 +414,10 @@ static void one_case(prob_t p, cudnnHandle_t hcpu, fd_rng_t *rng, int all_layout
         else
             p2.layout = lay;
         FD_EXPECT_STATUS(run_fwd(&p2, x, mp, oldp, tmp, raw1, 0), CUDNN_STATUS_SUCCESS);
+        /* cpu cross-channel LRN of FLOAT computes in float (src/cpu/lrn_cpu.c, product decision
+         * 2026-11-30): held to its bound by tests/impl/test_cpu_lrn_fast.c, not to ref's bits */
+        if (lay == L_COUNT && !dn && p.dt == CUDNN_DATA_FLOAT)
+            continue;
         FD_EXPECT(memcmp(raw0, raw1, (size_t)n * es) == 0, "%s fwd %s: %s differs",
                   dn ? "divnorm" : "lrn", fd_test_dtype_short(p.dt),
                   lay == L_COUNT ? "cpu" : lay_name[lay]);
@@ -462,6 +466,8 @@ static void one_case(prob_t p, cudnnHandle_t hcpu, fd_rng_t *rng, int all_layout
             p2.layout = lay;
         FD_EXPECT_STATUS(run_bwd(&p2, x, dn ? NULL : yf, mp, dy, oldp, tmp, dn ? g : NULL, raw1, 0),
                          CUDNN_STATUS_SUCCESS);
+        if (lay == L_COUNT && !dn && p.dt == CUDNN_DATA_FLOAT) /* as forward */
+            continue;
         FD_EXPECT(memcmp(raw0, raw1, (size_t)n * es) == 0, "%s bwd %s: %s differs",
                   dn ? "divnorm" : "lrn", fd_test_dtype_short(p.dt),
                   lay == L_COUNT ? "cpu" : lay_name[lay]);
