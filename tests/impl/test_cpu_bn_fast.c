@@ -34,9 +34,9 @@
  * per activation, spatial persistent; 4-d and 5-d; alpha / beta (1, 0), (0.5, 0.25); factor
  * 0.25 and 1.0 (running statistics NaN-poisoned: must not be read); epsilon 1e-3 and 1e-5;
  * running statistics NULL; saved statistics NULL (training) and backward with / without them;
- * odd sizes, C above one lane tile (256), sizes above the threading threshold and above the
- * streaming-store threshold (4 MiB); the *Ex entries with BN_ACTIVATION (RELU, ELU) and
- * BN_ADD_ACTIVATION (declined: ref serves it).
+ * odd sizes, C above one lane tile (256), C = 64 and 96 (the rows walk's register chunks),
+ * sizes above the threading threshold and above the streaming-store threshold (4 MiB); the *Ex
+ * entries with BN_ACTIVATION (RELU, ELU) and BN_ADD_ACTIVATION (declined: ref serves it).
  */
 #define _GNU_SOURCE
 #include "fd_test.h"
@@ -557,6 +557,21 @@ int main(void)
             k.fillk = 0;
             run_bn_case(&k);
         }
+    /* the rows walk's register chunks (64 lanes for the statistics, 32 for the backward sums)
+     * and the per-lane AVX-512 element passes: C = 64 (whole chunks, packed rows run four at a
+     * time), C = 96 (a partial statistics chunk), M a power of 2 with integer fills (exact) */
+    const int d_c64[4] = {4, 64, 8, 8}, d_c96[4] = {2, 96, 5, 7};
+    for (int ly = 0; ly < 2; ly++)
+        for (int m = 0; m < 2; m++)
+            for (int di = 0; di < 2; di++)
+                for (int fk = 0; fk < 2; fk++) {
+                    bcase_t k = base_case(4, d_c64, ly, dtypes[di], modes[m]);
+                    k.fillk = fk;
+                    run_bn_case(&k);
+                    k = base_case(4, d_c96, ly, dtypes[di], modes[m]);
+                    k.fillk = fk, k.alpha = 0.5, k.beta = 0.25;
+                    run_bn_case(&k);
+                }
     /* a large mean: the shifted one-pass variance stays accurate */
     const int d_mean[4] = {4, 6, 17, 19};
     for (int ly = 0; ly < 2; ly++)
