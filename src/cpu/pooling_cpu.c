@@ -484,16 +484,22 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   output summing its taps from the ring in window order with zero columns for the padding;
  *   divisions by the counts as a product corrected by one FMA step (pf_div: the correctly
  *   rounded quotient, as vdivpd, at a third of its cost).
- * - NCHW max backward with stride 2 along W: argmax codes per output row, each dx row gathered
- *   from them (pf_bwd_w_max2), no scatter.
+ * - NCHW max forward (2-d): each input row's maxima over every output column's taps once, into
+ *   a ring, each output row folding its rows' (pf_fwd_w_hmax).
+ * - NCHW max backward with stride 2 along W: argmax codes per output row (from each input
+ *   row's argmax, found once), each dx row gathered from them (pf_bwd_w_max2), no scatter;
+ *   with kw 3, alpha 1 and beta 0 the dx elements that take at most two windows sum in float
+ *   (the same bits: see there).
  * - backward (2-d and 1-d; 3-d goes to the double blocks): NCHW keeps up to kh dx rows of one
  *   plane as double accumulators (a ring on the stack) and walks the output rows once: a max
  *   window's argmax is found once and its dy added to the one element; average windows add
  *   dy / count, taps in descending kx outside the column loop so that every dx element
  *   receives its windows in ascending order (and no masked store is reloaded at once, which
  *   stalls store forwarding). Non-overlapping average windows (kw <= sw, kh <= sh) write dx
- *   directly. NHWC gathers per dx pixel: averages directly, max through int8 argmax codes of
- *   the output rows it needs (a ring on the stack).
+ *   directly; 2-wide windows at stride 2 from column 0 with alpha 1 and beta 0 store each
+ *   window's rounded dy / count into its two columns with a permute, 16 windows at a time.
+ *   NHWC gathers per dx pixel: averages directly, max through int8 argmax codes of the output
+ *   rows it needs (a ring on the stack).
  * - dx and y are written with plain stores: streaming stores measured 3x slower on the
  *   development VM.
  * Rows are flushed as alpha * acc (+ beta * old) in double, rounded once, as blend_store.
@@ -776,6 +782,118 @@ PF_AVX512 static void pf_fwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                         rows[nrows++] = xb + id * s[2] + ih * s[3];
                 double cdh = incl ? (double)pd0 * (double)pd1 : (double)r0 * (double)r1;
                 pf_fwd_row_w(p, a, rows, nrows, cdh, yb + od * t[2] + oh * t[3], owa, owb);
+            }
+        }
+    }
+}
+
+/* ---- forward max, lanes along W (2-d): window-row maxima once per input row ---- */
+
+/* pf_fwd_row_w takes the maxima of each output row's window rows apart, so an input row shared
+ * by two output rows (3x3 stride 2: one in two; stride 1: every row kh times) had its taps
+ * loaded, permuted and compared again for each. Here the maximum of each input row over every
+ * output column's taps (kx order, vmaxps keeping the earlier on ties and dropping NaN; NaN
+ * stored when PROPAGATE_NAN and a tap is NaN) is computed once into a ring of kh rows of OW
+ * floats, and each output row folds its rows' maxima in window order: the same operations in
+ * the same order as pf_fwd_row_w, so the same bits. 3x3 stride 2 in cache: 14 us per 4 planes
+ * (112x112) against 15-21 for pf_fwd_w; at full size it is bound by memory either way. */
+#define PF_HRING 16384 /* floats of the row-max ring (64 KiB of stack) */
+
+/* The maximum of output column ow's readable taps in one input row (NaN: PROPAGATE_NAN and a
+ * NaN tap). */
+static float pf_rowmax_one(const fd_pool_problem_t *p, const float *row, int64_t ow)
+{
+    const int64_t sw = p->stride[2], pw = p->pad[2], kw = p->win[2];
+    const int64_t rlo = max64(0, -pw), rhi = min64(p->in[2], p->in[2] + pw);
+    const int64_t lo = max64(rlo, ow * sw - pw), hi = min64(rhi, ow * sw - pw + kw);
+    float m = -INFINITY;
+    int nan = 0;
+    for (int64_t iw = lo; iw < hi; iw++) {
+        float x = row[iw];
+        nan |= x != x;
+        m = x > m ? x : m;
+    }
+    return nan && p->propagate_nan ? NAN : m;
+}
+
+/* h[ow] for every output column of one input row. */
+PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, int64_t owa,
+                                int64_t owb, float *h)
+{
+    const int64_t OW = p->out[2], kw = p->win[2], sw = p->stride[2], pw = p->pad[2];
+    const int prop = p->propagate_nan;
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i even = _mm512_add_epi32(iota, iota);
+    const __m512i gidx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)sw));
+    for (int64_t ow = 0; ow < owa; ow++)
+        h[ow] = pf_rowmax_one(p, row, ow);
+    for (int64_t ow = owb; ow < OW; ow++)
+        h[ow] = pf_rowmax_one(p, row, ow);
+    for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
+        const int len = (int)min64(16, owb - ow0);
+        const __mmask16 lanes = pf_lanes(0, len);
+        const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+        const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
+        const float *q = row + ow0 * sw - pw;
+#define PF_TAP(q)                                                                                  \
+    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
+     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
+                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+               : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, gidx, q, 4))
+        __m512 v = PF_TAP(q);
+        __mmask16 nan = prop ? _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) : 0;
+        __m512 m = _mm512_max_ps(v, _mm512_set1_ps(-INFINITY)); /* a NaN first tap drops */
+        for (int64_t kx = 1; kx < kw; kx++) {
+            v = PF_TAP(q + kx);
+            m = _mm512_max_ps(v, m);
+            if (prop)
+                nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        }
+#undef PF_TAP
+        _mm512_mask_storeu_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
+    }
+}
+
+/* 1 when pf_fwd_w_hmax takes p (kind 1, forward). */
+static int pf_hmax_ok(const fd_pool_problem_t *p)
+{
+    return is_max(p) && p->in[0] == 1 && p->out[0] == 1 && p->win[0] == 1 && p->pad[0] == 0 &&
+           p->win[1] * ((p->out[2] + 15) / 16 * 16) <= PF_HRING;
+}
+
+PF_AVX512 static void pf_fwd_w_hmax(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                    int64_t u1)
+{
+    const int64_t OH = p->out[1], OW = p->out[2], kh = p->win[1], rs = (OW + 15) / 16 * 16;
+    const int prop = p->propagate_nan;
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    int64_t owa, owb;
+    pf_interior(p, &owa, &owb);
+    float ring[PF_HRING];
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xb = (const float *)a->x + n * s[0] + c * s[1];
+        float *yb = (float *)a->out + n * t[0] + c * t[1];
+        int64_t have = 0; /* input rows below have are in the ring (the last kh of them) */
+        for (int64_t oh = 0; oh < OH; oh++) {
+            int64_t lo, hi, r1, pd1;
+            win_dim(p, 1, oh, &lo, &hi, &r1, &pd1);
+            for (int64_t ih = max64(have, lo); ih < hi; ih++)
+                pf_rowmax(p, xb + ih * s[3], owa, owb, ring + (ih % kh) * rs);
+            have = max64(have, hi);
+            float *y = yb + oh * t[3];
+            for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
+                const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
+                __m512 acc = _mm512_set1_ps(-INFINITY);
+                __mmask16 nan = 0;
+                for (int64_t ih = lo; ih < hi; ih++) {
+                    const __m512 v = _mm512_maskz_loadu_ps(lanes, ring + (ih % kh) * rs + ow0);
+                    if (prop)
+                        nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                    acc = _mm512_max_ps(v, acc);
+                }
+                pf_store_max(y + ow0, lanes, acc, nan, alpha, beta);
             }
         }
     }
@@ -1091,6 +1209,7 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
     const int incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
     const int64_t *t = p->dys, *q = p->dxs;
     const double alpha = a->alpha, beta = a->beta;
+    const int dup2 = alpha == 1.0 && beta == 0.0 && kw == 2 && sw == 2 && pw == 0;
     int32_t col[PF_RING]; /* the window of each column, or -1 */
     for (int64_t iw = 0; iw < W; iw++) {
         const int64_t ow = floor_div(iw + pw, sw);
@@ -1108,6 +1227,7 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
         const float *gp = (const float *)a->dy + n * t[0] + c * t[1];
         float *dxp = (float *)a->out + n * q[0] + c * q[1];
         double vals[PF_VALS + 16];
+        float valsf[PF_VALS + 16];
         int64_t have = -1;
         for (int64_t ih = 0; ih < H; ih++) {
             const int64_t oh = floor_div(ih + ph, sh);
@@ -1126,9 +1246,29 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                     __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
                     __m512d cnt = _mm512_mul_pd(ch, _mm512_maskz_loadu_pd(m8, cw + ow0));
                     __mmask8 pos = _mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ);
-                    _mm512_storeu_pd(vals + ow0, _mm512_maskz_div_pd(pos, g, cnt));
+                    const __m512d v = _mm512_maskz_div_pd(pos, g, cnt);
+                    _mm512_storeu_pd(vals + ow0, v);
+                    if (dup2) /* alpha * (0.0 + v), rounded once: the value the loop below stores */
+                        _mm256_storeu_ps(valsf + ow0,
+                                         _mm512_cvtpd_ps(_mm512_add_pd(_mm512_setzero_pd(), v)));
                 }
                 have = oh;
+            }
+            if (dup2) {
+                /* 2-wide windows at stride 2 from column 0: columns 2j and 2j + 1 are window
+                 * j's (none past OW), so a dx row is valsf with each value twice */
+                const __m512i d0 =
+                    _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+                const __m512i d1 = _mm512_add_epi32(d0, _mm512_set1_epi32(8));
+                for (int64_t j0 = 0; 2 * j0 < W; j0 += 16) {
+                    const __m512 v =
+                        _mm512_maskz_loadu_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
+                    _mm512_mask_storeu_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
+                                          _mm512_permutexvar_ps(d0, v));
+                    _mm512_mask_storeu_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
+                                          _mm512_permutexvar_ps(d1, v));
+                }
+                continue;
             }
             for (int64_t i0 = 0; i0 < W; i0 += 16) {
                 const __mmask16 lanes = pf_lanes(0, min64(16, W - i0));
@@ -1324,92 +1464,121 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
  * at once give the 8 even and the 8 odd columns of a 16-column stretch, from 8-lane compares
  * of the codes and masked loads of dy, summed in double in the ref's window order (output rows
  * ascending, then windows ascending: t descending) from +0.0; lanes without a hit add +0.0,
- * which changes no bit. The two halves are interleaved into a row of double sums and flushed
- * like the ring rows. Taken for 2-d max pooling with sw = 2, kw <= 8, 0 <= pw and ph. */
+ * which changes no bit. The two halves are interleaved and stored as dx columns at once (alpha,
+ * beta in double, one rounding). The codes come from each input row's argmax over every
+ * window's taps, found once per input row (3x3 stride 2 shares one row in two between output
+ * rows) and folded per output row in window order (pf_codes_fold).
+ * kw 3, alpha 1, beta 0 (the common case): a dx element in a row of one window row takes at
+ * most two windows (even class: taps 2 and 0 of windows j - 1 and j; odd class: tap 1 of j),
+ * and in a row of two window rows the odd class still takes at most two. A float sum of two
+ * floats from +0.0 is their double sum rounded once (double rounding is innocuous for one
+ * addition since 53 >= 2 * 24 + 2; 0.0 + v is exact, and maps -0 to +0 in both), so those sum
+ * in float, 16 windows per vector instead of 8, with the same bits; the even class of a two-row
+ * dx row (up to four windows) keeps double sums. This took the in-cache time of 3x3 stride-2
+ * max backward from 42 to 33-35 us per 4 planes (112x112) on the development VM.
+ * Taken for 2-d max pooling with sw = 2, kw <= 8, 0 <= pw and ph. */
 #define PF_CODES_W 16384 /* int32 codes of the ring of output rows */
 #define PF_MAX2_R 16     /* output rows sharing a dx row, at most */
+#define PF_ARING 8192    /* floats (and int32 taps) of the ring of input-row maxima */
 
-/* The code of window (oh, ow) from rows [lo, hi), one lane (pf_argmax_one's rule). */
-static int32_t pf_code_one(const fd_pool_problem_t *p, const float *xp, int64_t h0, int64_t lo,
-                           int64_t hi, int64_t ow)
+/* The row part of a window's argmax (pf_argmax_one's rule): the first maximum of output column
+ * ow's readable taps in one input row (the first NaN when PROPAGATE_NAN), its tap kx in *k (-1:
+ * none). */
+static float pf_rowarg_one(const fd_pool_problem_t *p, const float *row, int64_t ow, int32_t *k)
 {
     const int64_t sw = p->stride[2], pw = p->pad[2], kw = p->win[2], W = p->in[2];
     const int64_t rlo = max64(0, -pw), rhi = min64(W, W + pw), w0 = ow * sw - pw;
     const int64_t l = max64(rlo, w0), h = min64(rhi, w0 + kw);
     float m = -INFINITY;
     int32_t code = -1;
-    for (int64_t ih = lo; ih < hi; ih++)
-        for (int64_t iw = l; iw < h; iw++) {
-            float v = xp[ih * p->xs[3] + iw];
-            if (v != v) {
-                if (p->propagate_nan)
-                    return (int32_t)((ih - h0) * kw + iw - w0);
-                continue;
+    for (int64_t iw = l; iw < h; iw++) {
+        float v = row[iw];
+        if (v != v) {
+            if (p->propagate_nan) {
+                *k = (int32_t)(iw - w0);
+                return NAN;
             }
-            if (v > m)
-                m = v, code = (int32_t)((ih - h0) * kw + iw - w0);
+            continue;
         }
-    return code;
+        if (v > m)
+            m = v, code = (int32_t)(iw - w0);
+    }
+    *k = code;
+    return m;
 }
 
-/* Codes of output row oh of one plane into crow[0 .. OW). */
-PF_AVX512 static void pf_codes_w(const fd_pool_problem_t *p, const float *xp, int64_t oh,
-                                 int64_t owa, int64_t owb, int32_t *crow)
+/* The row maxima hv and their taps hk of every output column of one input row (stride 2). */
+PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, int64_t owa,
+                                int64_t owb, float *hv, int32_t *hk)
 {
-    const int64_t H = p->in[1], OW = p->out[2], kw = p->win[2], sw = p->stride[2];
-    const int64_t pw = p->pad[2], h0 = oh * p->stride[1] - p->pad[1];
-    const int64_t lo = max64(h0, max64(0, -p->pad[1])),
-                  hi = min64(h0 + p->win[1], min64(H, H + p->pad[1]));
-    const int64_t *s = p->xs;
+    const int64_t OW = p->out[2], kw = p->win[2], pw = p->pad[2];
+    const int prop = p->propagate_nan;
     for (int64_t ow = 0; ow < owa; ow++)
-        crow[ow] = pf_code_one(p, xp, h0, lo, hi, ow);
+        hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
     for (int64_t ow = owb; ow < OW; ow++)
-        crow[ow] = pf_code_one(p, xp, h0, lo, hi, ow);
+        hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
     const __m512i even =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
-        const int len = (int)min64(16, owb - ow0);
-        const __mmask16 lanes = pf_lanes(0, len);
-        const int64_t b0 = ow0 * sw - pw;
+        const __mmask16 lanes = pf_lanes(0, min64(16, owb - ow0));
         const uint32_t m32 = _pdep_u32(lanes, 0x55555555u);
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
-#define PF_TAP2(q)                                                                                 \
-    _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                                    \
-                           _mm512_maskz_loadu_ps(mhi, (q) + 16))
+        const float *q = row + 2 * ow0 - pw;
         __m512 m = _mm512_set1_ps(-INFINITY);
         __m512i code = _mm512_set1_epi32(-1);
-        if (p->propagate_nan) {
-            __mmask16 done = 0;
-            for (int64_t ih = lo; ih < hi; ih++) {
-                const float *row = xp + ih * s[3] + b0;
-                for (int64_t kx = 0; kx < kw; kx++) {
-                    const __m512 v = PF_TAP2(row + kx);
-                    __mmask16 gt = _mm512_mask_cmp_ps_mask(lanes & ~done, v, m, _CMP_GT_OQ);
-                    const __mmask16 nn = _mm512_mask_cmp_ps_mask(lanes & ~done, v, v, _CMP_UNORD_Q);
-                    gt |= nn, done |= nn;
-                    m = _mm512_mask_mov_ps(m, gt, v);
-                    code = _mm512_mask_mov_epi32(code, gt,
-                                                 _mm512_set1_epi32((int)((ih - h0) * kw + kx)));
-                }
+        __mmask16 done = 0;
+        for (int64_t kx = 0; kx < kw; kx++) {
+            const __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q + kx), even,
+                                                    _mm512_maskz_loadu_ps(mhi, q + kx + 16));
+            __mmask16 gt;
+            if (prop) {
+                /* the first NaN is taken and ends the row (its value marks the row) */
+                const __mmask16 live = lanes & (__mmask16)~done;
+                const __mmask16 nn = _mm512_mask_cmp_ps_mask(live, v, v, _CMP_UNORD_Q);
+                gt = _mm512_mask_cmp_ps_mask(live, v, m, _CMP_GT_OQ) | nn;
+                done |= nn;
+            } else {
+                gt = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ);
             }
-        } else {
-            for (int64_t ih = lo; ih < hi; ih++) {
-                const float *row = xp + ih * s[3] + b0;
-                __m512 hm = _mm512_set1_ps(-INFINITY);
-                __m512i hc = _mm512_set1_epi32(-1);
-                for (int64_t kx = 0; kx < kw; kx++) {
-                    const __m512 v = PF_TAP2(row + kx);
-                    const __mmask16 gt = _mm512_cmp_ps_mask(v, hm, _CMP_GT_OQ);
-                    hm = _mm512_mask_mov_ps(hm, gt, v);
-                    hc = _mm512_mask_mov_epi32(hc, gt,
-                                               _mm512_set1_epi32((int)((ih - h0) * kw + kx)));
-                }
-                const __mmask16 gt = _mm512_cmp_ps_mask(hm, m, _CMP_GT_OQ);
-                m = _mm512_mask_mov_ps(m, gt, hm);
-                code = _mm512_mask_mov_epi32(code, gt, hc);
-            }
+            m = _mm512_mask_mov_ps(m, gt, v);
+            code = _mm512_mask_mov_epi32(code, gt, _mm512_set1_epi32((int)kx));
         }
-#undef PF_TAP2
+        _mm512_mask_storeu_ps(hv + ow0, lanes, m);
+        _mm512_mask_storeu_epi32(hk + ow0, lanes, code);
+    }
+}
+
+/* Codes of output row oh (window rows [lo, hi), the first at h0) from the row maxima in the
+ * ring: the rows folded in window order, a later row taken when strictly greater (the earliest
+ * maximum wins, as in pf_argmax_one's single chain); with PROPAGATE_NAN the first row holding a
+ * NaN gives its first NaN's code and ends the window, which is where the chain stops. */
+PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv, const int32_t *rk,
+                                    int64_t rs, int64_t h0, int64_t lo, int64_t hi, int32_t *crow)
+{
+    const int64_t OW = p->out[2], kw = p->win[2], kh = p->win[1];
+    const int prop = p->propagate_nan;
+    for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
+        const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
+        __m512 m = _mm512_set1_ps(-INFINITY);
+        __m512i code = _mm512_set1_epi32(-1);
+        __mmask16 done = 0;
+        for (int64_t ih = lo; ih < hi; ih++) {
+            const int64_t slot = (ih % kh) * rs + ow0;
+            const __m512 v = _mm512_maskz_loadu_ps(lanes, rv + slot);
+            const __m512i k = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, rk + slot),
+                                               _mm512_set1_epi32((int)((ih - h0) * kw)));
+            __mmask16 gt;
+            if (prop) {
+                const __mmask16 live = lanes & (__mmask16)~done;
+                const __mmask16 nn = _mm512_mask_cmp_ps_mask(live, v, v, _CMP_UNORD_Q);
+                gt = _mm512_mask_cmp_ps_mask(live, v, m, _CMP_GT_OQ) | nn;
+                done |= nn;
+            } else {
+                gt = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ);
+            }
+            m = _mm512_mask_mov_ps(m, gt, v);
+            code = _mm512_mask_mov_epi32(code, gt, k);
+        }
         _mm512_mask_storeu_epi32(crow + ow0, lanes, code);
     }
 }
@@ -1420,7 +1589,8 @@ static int pf_max2_ok(const fd_pool_problem_t *p)
     const int64_t R = (p->win[1] + p->stride[1] - 1) / p->stride[1];
     return is_max(p) && p->stride[2] == 2 && p->win[2] <= 8 && p->pad[2] >= 0 && p->pad[1] >= 0 &&
            R <= PF_MAX2_R && p->pad[2] < p->win[2] && R * (p->out[2] + 32) <= PF_CODES_W &&
-           p->in[2] + p->pad[2] + 48 <= PF_VALS;
+           p->in[2] + p->pad[2] + 48 <= PF_VALS &&
+           p->win[1] * ((p->out[2] + 15) / 16 * 16) <= PF_ARING;
 }
 
 PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -1437,8 +1607,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
     pf_interior(p, &owa, &owb);
     const __m512i il0 = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
     const __m512i il1 = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
-    int32_t codes[PF_CODES_W];
-    double acc[PF_VALS];
+    int32_t codes[PF_CODES_W], rk[PF_ARING];
+    float rv[PF_ARING];
+    const int64_t rs = (OW + 15) / 16 * 16, kh = p->win[1];
     for (int64_t pl = u0; pl < u1; pl++) {
         const int64_t n = pl / p->c, c = pl % p->c;
         const float *xp = (const float *)a->x + n * s[0] + c * s[1];
@@ -1446,7 +1617,7 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
         float *dxp = (float *)a->out + n * q[0] + c * q[1];
         for (int64_t i = 0; i < R * cs; i++)
             codes[i] = -1;
-        int64_t have_hi = 0;
+        int64_t have_hi = 0, rhave = 0; /* input rows below rhave: maxima in the ring */
         for (int64_t ih = 0; ih < H; ih++) {
             int64_t olo, ohi;
             float *dx = dxp + ih * q[3];
@@ -1454,8 +1625,13 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                 pf_flush_row(NULL, dx, W, alpha, beta);
                 continue;
             }
-            for (int64_t oh = max64(have_hi, olo); oh <= ohi; oh++)
-                pf_codes_w(p, xp, oh, owa, owb, codes + (oh % R) * cs + 8);
+            for (int64_t oh = max64(have_hi, olo); oh <= ohi; oh++) {
+                const int64_t h0 = oh * sh - ph, lo = max64(h0, 0), hi = min64(h0 + kh, H);
+                for (int64_t r = max64(rhave, lo); r < hi; r++)
+                    pf_rowarg(p, xp + r * s[3], owa, owb, rv + (r % kh) * rs, rk + (r % kh) * rs);
+                rhave = max64(rhave, hi);
+                pf_codes_fold(p, rv, rk, rs, h0, lo, hi, codes + (oh % R) * cs + 8);
+            }
             have_hi = max64(have_hi, ohi + 1);
             /* per output row: its codes, its dy row and the codes of this dx row's taps */
             const int32_t *crow[PF_MAX2_R];
@@ -1467,6 +1643,78 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                 crow[r] = codes + (oh % R) * cs + 8;
                 grow[r] = gp + oh * t[3];
                 kyk[r] = (int32_t)((ih - (oh * sh - ph)) * kw);
+            }
+            if (kw == 3 && nr == 1 && alpha == 1.0 && beta == 0.0) {
+                /* one window row, kw 3: an even column (P 0) takes at most two windows, an
+                 * odd one at most one, and a sum of two floats rounded once from double is
+                 * their float sum (double rounding is innocuous for one addition: 53 >= 2 *
+                 * 24 + 2), so float sums from +0.0 in the same order give the same bits, 16
+                 * windows at a time */
+                const __m512 z = _mm512_setzero_ps();
+                const __m512i k = _mm512_set1_epi32(kyk[0]);
+                const __m512i k1 = _mm512_add_epi32(k, _mm512_set1_epi32(1));
+                const __m512i k2 = _mm512_add_epi32(k, _mm512_set1_epi32(2));
+                const __m512i lo16 =
+                    _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+                const __m512i hi16 = _mm512_add_epi32(lo16, _mm512_set1_epi32(8));
+                for (int64_t j0 = pw / 2; 2 * j0 < pw + W; j0 += 16) {
+                    const __m512i c1 = _mm512_loadu_si512(crow[0] + j0 - 1);
+                    const __m512i c0 = _mm512_loadu_si512(crow[0] + j0);
+                    const float *g = grow[0] + j0;
+                    __m512 e = _mm512_add_ps(
+                        z, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c1, k2), g - 1));
+                    e = _mm512_add_ps(e, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c0, k), g));
+                    const __m512 o =
+                        _mm512_add_ps(z, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c0, k1), g));
+                    const int64_t c = 2 * j0 - pw;
+                    _mm512_mask_storeu_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                                          _mm512_permutex2var_ps(e, lo16, o));
+                    _mm512_mask_storeu_ps(dx + c + 16,
+                                          pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
+                                          _mm512_permutex2var_ps(e, hi16, o));
+                }
+                continue;
+            }
+            if (kw == 3 && nr == 2 && alpha == 1.0 && beta == 0.0) {
+                /* two window rows: an odd column takes at most two windows (float sums, as
+                 * above), an even one up to four (double sums, rounded once) */
+                const __m512 z = _mm512_setzero_ps();
+                const __m512i lo16 =
+                    _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+                const __m512i hi16 = _mm512_add_epi32(lo16, _mm512_set1_epi32(8));
+                for (int64_t j0 = pw / 2; 2 * j0 < pw + W; j0 += 16) {
+                    __m512d e0 = _mm512_setzero_pd(), e1 = _mm512_setzero_pd();
+                    __m512 o = z;
+                    for (int r = 0; r < 2; r++) {
+                        const __m512i c1 = _mm512_loadu_si512(crow[r] + j0 - 1);
+                        const __m512i c0 = _mm512_loadu_si512(crow[r] + j0);
+                        const __m512i k = _mm512_set1_epi32(kyk[r]);
+                        const float *g = grow[r] + j0;
+                        const __mmask16 h2 =
+                            _mm512_cmpeq_epi32_mask(c1, _mm512_add_epi32(k, _mm512_set1_epi32(2)));
+                        const __mmask16 h0 = _mm512_cmpeq_epi32_mask(c0, k);
+                        const __mmask16 h1 =
+                            _mm512_cmpeq_epi32_mask(c0, _mm512_add_epi32(k, _mm512_set1_epi32(1)));
+                        e0 = _mm512_add_pd(
+                            e0, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)h2, g - 1)));
+                        e1 = _mm512_add_pd(
+                            e1, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)(h2 >> 8), g + 7)));
+                        e0 = _mm512_add_pd(e0,
+                                           _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)h0, g)));
+                        e1 = _mm512_add_pd(
+                            e1, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)(h0 >> 8), g + 8)));
+                        o = _mm512_add_ps(o, _mm512_maskz_loadu_ps(h1, g));
+                    }
+                    const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
+                                                        _mm512_cvtpd_ps(e1), 1);
+                    const int64_t c = 2 * j0 - pw;
+                    _mm512_mask_storeu_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                                          _mm512_permutex2var_ps(e, lo16, o));
+                    _mm512_mask_storeu_ps(dx + c + 16,
+                                          pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
+                                          _mm512_permutex2var_ps(e, hi16, o));
+                }
+                continue;
             }
             for (int64_t j0 = pw / 2; 2 * j0 < pw + W; j0 += 8) {
                 __m512d e = _mm512_setzero_pd(), o = _mm512_setzero_pd();
@@ -1498,10 +1746,12 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         }
                     }
                 }
-                _mm512_storeu_pd(acc + 2 * j0, _mm512_permutex2var_pd(e, il0, o));
-                _mm512_storeu_pd(acc + 2 * j0 + 8, _mm512_permutex2var_pd(e, il1, o));
+                /* columns c .. c + 16 of dx, interleaved and flushed at once */
+                const int64_t c = 2 * j0 - pw;
+                pf_store_d(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                           _mm512_permutex2var_pd(e, il0, o), _mm512_permutex2var_pd(e, il1, o),
+                           alpha, beta);
             }
-            pf_flush_row(acc + pw, dx, W, alpha, beta);
         }
     }
 }
@@ -1800,7 +2050,9 @@ static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
                box.cb == 1 ? planes : p->n * ((p->c + 15) / 16));
         return 1;
     }
-    if (!bwd && kind == 1)
+    if (!bwd && kind == 1 && pf_hmax_ok(p))
+        pf_par(pf_fwd_w_hmax, p, a, planes);
+    else if (!bwd && kind == 1)
         pf_par(pf_fwd_w, p, a, planes);
     else if (!bwd)
         pf_par(pf_fwd_c, p, a, p->n * p->out[0] * p->out[1]);

@@ -22,6 +22,11 @@
  * corrected by one FMA step) and stride-2 NCHW max backward (argmax codes, dx gathered) are
  * held to the same bit identity: 3x3 and 5x5 boxes with pads 0 to 2, stride 1 along W only,
  * and max windows of widths 2 to 5 with every pad from 0 to kw - 1.
+ * NCHW max forward (window-row maxima once per input row) and stride-2 max backward (row
+ * argmax once per input row; float sums on dx rows with one window row, kw 3, alpha 1, beta 0,
+ * which must give the double sums' bits) are held to the same: dy with -0 / +0, values 2^80
+ * apart in magnitude and reals (fill_dy), pads 0 to 2, ceil mode, alpha / beta both ways; so
+ * is 2x2 stride-2 average backward, whose dy / count is stored into both columns at once.
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -44,12 +49,31 @@ static void fill_max(cudnnDataType_t dt, void *p, size_t n, int specials)
     }
 }
 
+/* dy for the max backward sums: signed zeros (a dx element taking -0 twice must still be
+ * +0: the sums start at +0.0), values 2^40 and 2^-40 apart (two-term sums that round) and
+ * reals. */
+static void fill_dy(cudnnDataType_t dt, void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = urand(), v = urand() * 8 - 4;
+        if (u < 0.25)
+            v = -0.0;
+        else if (u < 0.35)
+            v = 0.0;
+        else if (u < 0.5)
+            v = (urand() - 0.5) * 0x1p40;
+        else if (u < 0.65)
+            v = (urand() - 0.5) * 0x1p-40;
+        put(dt, p, i, v);
+    }
+}
+
 typedef struct {
     int nsp, win[3], pad[3], str[3];
     int ceil; /* 1: y has the ceil-mode size */
 } geom_t;
 
-enum { F_MAX, F_INT, F_REAL };
+enum { F_MAX, F_INT, F_REAL, F_DY }; /* F_DY: fill_max's x (no NaN), fill_dy's dy */
 enum { LX_NCHW, LX_NHWC, LX_PADDED, LX_NHWC_GAP, LX_WSTRIDE2 };
 static const char *lx_name[] = {"nchw", "nhwc", "padded", "nhwc-gap", "w-stride-2"};
 
@@ -99,11 +123,14 @@ static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_
     cudnnTensorDescriptor_t xd = desc_of(&xs, dt), yd = desc_of(&ys, dt);
     size_t xb = xs.extent * dt_size(dt), yb = ys.extent * dt_size(dt);
     void *x = malloc(xb), *dy = malloc(yb), *y = malloc(yb), *xc = malloc(xb);
-    if (fillkind == F_MAX)
-        fill_max(dt, x, xs.extent, 1);
+    if (fillkind == F_MAX || fillkind == F_DY)
+        fill_max(dt, x, xs.extent, fillkind == F_MAX);
     else
         fill(dt, x, xs.extent, fillkind == F_INT, 0);
-    fill(dt, dy, ys.extent, fillkind != F_REAL, 0);
+    if (fillkind == F_DY)
+        fill_dy(dt, dy, ys.extent);
+    else
+        fill(dt, dy, ys.extent, fillkind != F_REAL, 0);
     memcpy(xc, x, xb);
     unsigned char a8[8], b8[8];
     scal(dt, alpha, a8), scal(dt, beta, b8);
@@ -197,6 +224,25 @@ static void checks(void)
         modes(3, x3, lx, CUDNN_DATA_FLOAT, &g1, turn++);
         modes(5, x5, lx, CUDNN_DATA_FLOAT, &g3, turn++);
     }
+    /* NCHW max backward with stride 2: the float sums of rows with one window row (kw 3,
+     * alpha 1, beta 0) and the double ones, on dy with signed zeros and sums that round; the
+     * forward's row maxima on the same x; 2x2 stride-2 average backward (dy / count stored
+     * twice) on the same dy */
+    const geom_t gm[] = {{2, {3, 3}, {1, 1}, {2, 2}, 0},
+                         {2, {3, 3}, {0, 2}, {2, 2}, 1},
+                         {2, {3, 3}, {2, 0}, {3, 2}, 1},
+                         {2, {2, 2}, {0, 0}, {2, 2}, 1}};
+    const int ms[][4] = {{2, 3, 13, 47}, {1, 5, 8, 64}, {1, 2, 9, 97}};
+    for (int lx = 0; lx < 3; lx += 2)
+        for (int gi = 0; gi < 4; gi++)
+            for (int si = 0; si < 3; si++)
+                for (int m = 0; m < 4; m++)
+                    for (int nan = 0; nan < (m < 2 ? 2 : 1); nan++) {
+                        one(4, ms[si], lx, CUDNN_DATA_FLOAT, &gm[gi], (cudnnPoolingMode_t)m,
+                            (cudnnNanPropagation_t)nan, 1.0, 0.0, F_DY);
+                        one(4, ms[si], lx, CUDNN_DATA_FLOAT, &gm[gi], (cudnnPoolingMode_t)m,
+                            (cudnnNanPropagation_t)nan, 0.5, 0.25, F_DY);
+                    }
     /* above the threading threshold, several units per thread */
     const int big[4] = {2, 32, 66, 70}, bigw[4] = {1, 4, 130, 600};
     for (int lx = 0; lx < 2; lx++) {
