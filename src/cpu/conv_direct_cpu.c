@@ -32,6 +32,21 @@
  * first and the threads share (image, K block, band of output rows) items; problems under 1M
  * multiply-adds run on one thread. Images are packed a chunk at a time (~16 MiB of x), so the
  * workspace stays bounded.
+ *
+ * AVX-512 refinements (2026-11-30; one thread, ResNet-50 N=1, min of 24 calls on the shared VM):
+ * - K blocks go two at a time through dc_kernel512x2 (2 x 14 accumulators, each broadcast x
+ *   value feeding two FMAs) when C >= 16; same order per output, so the same bits. Measured
+ *   1-3% (the one-block kernel was already near the FMA rate, 1 zmm FMA per cycle, ~118
+ *   GFLOP/s measured on this VM with the operands in L1).
+ * - x rows with unit W stride are copied by 16 x 16 register transposes (dc_pack_row16), not
+ *   element by element: 1x1 256 -> 64 at 56x56 1.45 -> 1.11 ms, 3x3 layers 2-5%.
+ * - 1x1, pad 0, NCHW planes (y contiguous per channel; x too, or any x when strided): a GEMM
+ *   kernel with the pixels as vectors (d1_kernel: 6 output channels x 4 vectors, w broadcast
+ *   from the user's filter, y stored directly), no copies; a strided 1x1 gathers its pixels
+ *   into the workspace first. Planes of 16 m + 1 pixels (7x7) add the last pixel as sums along
+ *   the channels (d1e_kernel; its order differs, see there). 0.91-1.00 ms where the blocked
+ *   path took 1.0-1.27 ms (stride-1 1x1 layers), 2.09 against 2.56 ms (1024 -> 2048, stride
+ *   2, 7x7 out). Exact (integer) data stay exact: one FMA per product, float sums.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +85,7 @@ typedef struct {
     int64_t r_step;          /* floats between filter rows: dil_h rows */
     int64_t row_step;        /* floats between output rows: stride_h rows */
     int64_t w_ci;            /* floats between filter channels: R * S * V */
+    int64_t w_kb;            /* floats between the two K blocks of a pair kernel */
 } dc_tile_t;
 
 typedef void (*dc_kernel_fn)(const dc_tile_t *t);
@@ -123,6 +139,54 @@ dc_kernel256(const dc_tile_t *t, const int TH, const int TW)
                    _mm256_storeu_ps)
 }
 
+/* Two K blocks at once (AVX-512): 2 x TH*TW <= 28 accumulators, each broadcast x value feeds
+ * two FMAs from a register instead of one from memory, halving the loads per FMA. The gain is
+ * small (1-3%: the one-block kernel already runs near Zen 4's one zmm FMA per cycle), mostly
+ * from the 14-pixel tiles' shorter edges. Every output's sum keeps the one-block kernel's order
+ * (channel block, r, s, channel; one FMA each), so the bits do not change. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+dc_kernel512x2(const dc_tile_t *t, const int TH, const int TW)
+{
+    __m512 a0[DC_ACC_MAX / 2], a1[DC_ACC_MAX / 2];
+    _Pragma("GCC unroll 16") for (int i = 0; i < TH * TW; i++) a0[i] = a1[i] = _mm512_setzero_ps();
+    for (int64_t cb = 0; cb < t->cbn; cb++) {
+        const int64_t cn = cb == t->cbn - 1 ? t->c_last : 16;
+        const float *xc = t->x + cb * t->x_cb;
+        const float *wc = t->w + cb * t->w_ci * 16;
+        for (int64_t r = t->r0; r < t->r1; r++) {
+            const float *xr = xc + r * t->r_step;
+            int64_t ph = 0, q = 0;
+            for (int64_t s = 0; s < t->S; s++) {
+                const float *xs = xr + (ph * t->wq + q) * 16;
+                const float *ws = wc + (r * t->S + s) * 16;
+                for (int64_t ci = 0; ci < cn; ci++) {
+                    const __m512 w0 = _mm512_loadu_ps(ws + ci * t->w_ci);
+                    const __m512 w1 = _mm512_loadu_ps(ws + ci * t->w_ci + t->w_kb);
+                    _Pragma("GCC unroll 8") for (int i = 0; i < TH; i++)
+                        _Pragma("GCC unroll 16") for (int j = 0; j < TW; j++) {
+                        const __m512 b = _mm512_set1_ps(xs[i * t->row_step + j * 16 + ci]);
+                        a0[i * TW + j] = _mm512_fmadd_ps(w0, b, a0[i * TW + j]);
+                        a1[i * TW + j] = _mm512_fmadd_ps(w1, b, a1[i * TW + j]);
+                    }
+                }
+                ph += t->dw_ph, q += t->dw_q;
+                if (ph >= t->sw)
+                    ph -= t->sw, q++;
+            }
+        }
+    }
+    _Pragma("GCC unroll 16") for (int i = 0; i < TH * TW; i++) {
+        _mm512_storeu_ps(t->out + i * 16, a0[i]);
+        _mm512_storeu_ps(t->out + (TH * TW + i) * 16, a1[i]);
+    }
+}
+
+#define DC_P512(th, tw)                                                                            \
+    static __attribute__((target("avx512f"))) void dc_kp512_##th##_##tw(const dc_tile_t *t)        \
+    {                                                                                              \
+        dc_kernel512x2(t, th, tw);                                                                 \
+    }
+
 #define DC_K512(th, tw)                                                                            \
     static __attribute__((target("avx512f"))) void dc_k512_##th##_##tw(const dc_tile_t *t)         \
     {                                                                                              \
@@ -146,6 +210,9 @@ DC_COLS_1_TO_7(DC_K512, 3)
 DC_K512(3, 8)
 DC_K512(3, 9)
 DC_COLS_1_TO_7(DC_K512, 4)
+DC_COLS_1_TO_7(DC_P512, 1)
+DC_COLS_8_TO_14(DC_P512, 1)
+DC_COLS_1_TO_7(DC_P512, 2)
 DC_COLS_1_TO_7(DC_K256, 1)
 DC_K256(1, 8)
 DC_K256(1, 9)
@@ -171,6 +238,13 @@ static const dc_kernel_fn dc_table512[DC_TH_MAX][14] = {
     {DC_ROW14(512, 2)},
     {DC_ROW7(512, 3), dc_k512_3_8, dc_k512_3_9},
     {DC_ROW7(512, 4)},
+};
+/* The pair kernels: tiles of at most 14 pixels. */
+static const dc_kernel_fn dc_table512x2[DC_TH_MAX][14] = {
+    {DC_ROW14(p512, 1)},
+    {DC_ROW7(p512, 2)},
+    {NULL},
+    {NULL},
 };
 static const dc_kernel_fn dc_table256[DC_TH_MAX][14] = {
     {DC_ROW7(256, 1), dc_k256_1_8, dc_k256_1_9, dc_k256_1_10, dc_k256_1_11, dc_k256_1_12},
@@ -222,17 +296,19 @@ typedef struct {
     int acc_max; /* accumulator vectors */
     int th_max, tw_max;
     const dc_kernel_fn (*table)[14]; /* NULL: the generic kernel */
+    const dc_kernel_fn (*pair)[14];  /* two K blocks a tile (NULL: none); tiles of at most
+                                        acc_max / 2 pixels, th_max 2 */
 } dc_isa_t;
 
-static const dc_isa_t dc_isa_generic = {8, 12, 3, 12, NULL};
+static const dc_isa_t dc_isa_generic = {8, 12, 3, 12, NULL, NULL};
 
 /* FREEDNN_CPU_ISA=avx512|avx2|generic caps the path, as for the depthwise row (tests run all
  * three on one machine; a request the CPU cannot honour falls to the next lower path). */
 static const dc_isa_t *dc_isa_pick(void)
 {
 #if DC_X86
-    static const dc_isa_t avx512 = {16, DC_ACC_MAX, 4, 14, dc_table512};
-    static const dc_isa_t avx2 = {8, 12, 3, 12, dc_table256};
+    static const dc_isa_t avx512 = {16, DC_ACC_MAX, 4, 14, dc_table512, dc_table512x2};
+    static const dc_isa_t avx2 = {8, 12, 3, 12, dc_table256, NULL};
     const char *cap = getenv("FREEDNN_CPU_ISA");
     int limit = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
     __builtin_cpu_init();
@@ -264,6 +340,7 @@ typedef struct {
     int64_t chunk;                          /* images packed at a time */
     int64_t xp_floats, wp_floats;           /* each rounded up to 64 bytes */
     int th, tw;                             /* the tile (edges may be smaller) */
+    int pair;                               /* K blocks go two at a time (isa->pair) */
     int64_t nrt;                            /* row bands per image */
     int64_t top, mid, bot, thm;             /* output rows [0, top) and [bot, oh): one band each
                                                (filter rows over the padding skipped);
@@ -298,10 +375,15 @@ static void dc_plan(const fd_conv_problem_t *p, const dc_isa_t *isa, dc_plan_t *
     q->wp_floats = dc_round(q->kbn * q->w_kb);
     /* Columns split evenly into tiles of at most tw_max; then as many rows as the registers
      * allow. */
-    int64_t nct = (q->ow + isa->tw_max - 1) / isa->tw_max;
+    /* (with a few channels the loops around the channel loop dominate, and the one-block
+     * kernel's taller tiles measured faster: ResNet's conv1, C = 3, 2.5 against 3.0 ms) */
+    q->pair = isa->pair != NULL && q->kbn >= 2 && q->c >= 16;
+    const int acc_max = q->pair ? isa->acc_max / 2 : isa->acc_max;
+    const int tw_max = acc_max < isa->tw_max ? acc_max : isa->tw_max;
+    int64_t nct = (q->ow + tw_max - 1) / tw_max;
     q->tw = (int)((q->ow + nct - 1) / nct);
-    int64_t th = isa->acc_max / q->tw;
-    th = th > isa->th_max ? isa->th_max : th;
+    int64_t th = acc_max / q->tw;
+    th = th > (q->pair ? 2 : isa->th_max) ? (q->pair ? 2 : isa->th_max) : th;
     q->th = (int)(th > q->oh ? q->oh : th);
     /* Rows whose filter taps reach into the padding get bands of their own, so those taps are
      * skipped, not multiplied by zeros (ref skips them: the same sum for finite data, and a
@@ -414,13 +496,47 @@ static void dc_pack_filter(const fd_conv_problem_t *p, const dc_plan_t *q, const
     }
 }
 
+#if DC_X86
+/* One x row of one channel block, W contiguous (xs[4] == 1), 16 lanes: runs of 16 columns of
+ * the cn channel rows (ld floats apart) transposed in registers (dc_transpose16; lanes >= cn
+ * zero) into padded column pw + iw, i.e. phase (pw + iw) % sw, position (pw + iw) / sw. The
+ * element-by-element gather it replaces was a quarter of a 1x1 layer's time at 256 channels. */
+static __attribute__((target("avx512f"))) void dc_pack_row16(const float *src, int64_t ld,
+                                                             int64_t cn, const dc_plan_t *q,
+                                                             float *dst)
+{
+    float tmp[16 * 16] __attribute__((aligned(64)));
+    /* the packed row holds padded columns [0, sw * wq): the last input columns may lie beyond
+     * every output's reach */
+    const int64_t end = q->w < q->sw * q->wq - q->pw ? q->w : q->sw * q->wq - q->pw;
+    for (int64_t iw0 = 0; iw0 < end; iw0 += 16) {
+        const int64_t mn = end - iw0 < 16 ? end - iw0 : 16;
+        if (q->sw == 1) {
+            dc_transpose16(src + iw0, ld, cn, mn, dst + (q->pw + iw0) * 16);
+            continue;
+        }
+        dc_transpose16(src + iw0, ld, cn, mn, tmp);
+        for (int64_t m = 0; m < mn; m++) {
+            const int64_t col = q->pw + iw0 + m;
+            _mm512_storeu_ps(dst + (col % q->sw * q->wq + col / q->sw) * 16,
+                             _mm512_load_ps(tmp + m * 16));
+        }
+    }
+}
+#endif
+
 /* Images n0 .. n0 + nb of x -> [image][C/V][Hp][sw][Wq][V] with zero padding. Lanes beyond C
- * in the last block are not written: the kernel never reads them. */
+ * in the last block are not read by the kernel (the AVX-512 row copy zeroes them, the element
+ * copy leaves them). */
 static void dc_pack_x(const fd_conv_problem_t *p, const dc_plan_t *q, const float *x, int64_t n0,
-                      int64_t nb, float *xp, int par)
+                      int64_t nb, float *xp, int par, int simd)
 {
     const int64_t v = q->v, rows = nb * q->cbn * q->hp;
     const int64_t xsw = p->xs[4];
+    /* (C = 3: the element copy writes 3 lanes, this one 16; W = 1, a fully connected layer:
+     * one column a transpose, slower than 16 element copies) */
+    const int rows16 = DC_X86 && simd && v == 16 && xsw == 1 && q->c >= 16 && q->w >= 4;
+    (void)rows16;
 #pragma omp parallel for schedule(static) if (par)
     for (int64_t row = 0; row < rows; row++) {
         const int64_t img = row / (q->cbn * q->hp), cb = row / q->hp % q->cbn, hp = row % q->hp;
@@ -431,6 +547,18 @@ static void dc_pack_x(const fd_conv_problem_t *p, const dc_plan_t *q, const floa
             continue;
         }
         const float *src = x + (n0 + img) * p->xs[0] + cb * v * p->xs[1] + ih * p->xs[3];
+#if DC_X86
+        if (rows16) {
+            for (int64_t phase = 0; phase < q->sw; phase++) /* the padding columns */
+                for (int64_t pos = 0; pos < q->wq; pos++) {
+                    const int64_t iw = pos * q->sw + phase - q->pw;
+                    if (iw < 0 || iw >= q->w)
+                        memset(dst + (phase * q->wq + pos) * v, 0, sizeof(float) * (size_t)v);
+                }
+            dc_pack_row16(src, p->xs[1], cn, q, dst);
+            continue;
+        }
+#endif
         for (int64_t phase = 0; phase < q->sw; phase++)
             for (int64_t pos = 0; pos < q->wq; pos++) {
                 float *d = dst + (phase * q->wq + pos) * v;
@@ -479,7 +607,7 @@ static size_t dc_workspace_for(const fd_conv_problem_t *p, const dc_isa_t *isa)
 /* The largest of the paths' needs, so the size does not depend on FREEDNN_CPU_ISA. */
 static size_t dc_workspace(const fd_conv_problem_t *p)
 {
-    static const dc_isa_t v16 = {16, DC_ACC_MAX, 4, 14, NULL};
+    static const dc_isa_t v16 = {16, DC_ACC_MAX, 4, 14, NULL, NULL};
     size_t a = dc_workspace_for(p, &v16), b = dc_workspace_for(p, &dc_isa_generic);
     return a > b ? a : b;
 }
@@ -540,13 +668,13 @@ dc_store16(const fd_conv_problem_t *p, const dc_plan_t *q, const float *acc, flo
 }
 #endif
 
-/* Output rows [oh0, oh0 + th) of K block kb (packed at wk) of image n0 + img, every column
- * tile. */
+/* Output rows [oh0, oh0 + th) of K blocks kb .. kb + nk - 1 (nk 1 or 2; packed at wk, the
+ * second q->w_kb floats after the first) of image n0 + img, every column tile. */
 static void dc_band(const fd_conv_problem_t *p, const dc_plan_t *q, const dc_isa_t *isa,
                     const fd_conv_args_t *a, const float *xp, const float *wk, int64_t n0,
-                    int64_t img, int64_t kb, int64_t rt)
+                    int64_t img, int64_t kb, int nk, int64_t rt)
 {
-    const int64_t v = q->v, kn = q->k - kb * v < v ? q->k - kb * v : v;
+    const int64_t v = q->v, kn = q->k - kb * v < nk * v ? q->k - kb * v : nk * v;
     int64_t oh0 = rt, r0 = 0, r1 = q->r;
     int th = 1;
     if (rt >= q->top && rt < q->top + q->mid) {
@@ -579,6 +707,7 @@ static void dc_band(const fd_conv_problem_t *p, const dc_plan_t *q, const dc_isa
         .r_step = q->dh * q->x_row,
         .row_step = q->sh * q->x_row,
         .w_ci = q->r * q->s * v,
+        .w_kb = q->w_kb,
     };
     for (int64_t ow0 = 0; ow0 < q->ow; ow0 += q->tw) {
         const int tw = (int)(q->ow - ow0 < q->tw ? q->ow - ow0 : q->tw);
@@ -592,19 +721,271 @@ static void dc_band(const fd_conv_problem_t *p, const dc_plan_t *q, const dc_isa
                 __builtin_prefetch(yr + ow0 * p->ys[4], 1, 3);
                 __builtin_prefetch(yr + (ow0 + tw - 1) * p->ys[4], 1, 3);
             }
-        if (isa->table)
+        if (nk == 2)
+            isa->pair[th - 1][tw - 1](&t);
+        else if (isa->table)
             isa->table[th - 1][tw - 1](&t);
         else
             dc_kernel_generic(&t, th, tw);
+        for (int b = 0; b < nk; b++) {
+            const float *ab = acc + (int64_t)b * th * tw * v;
 #if DC_X86
-        if (v == 16 && p->ys[4] == 1) {
-            dc_store16(p, q, acc, a->out, n0 + img, kb, oh0, ow0, th, tw, a->alpha, a->beta);
-            continue;
-        }
+            if (v == 16 && p->ys[4] == 1) {
+                dc_store16(p, q, ab, a->out, n0 + img, kb + b, oh0, ow0, th, tw, a->alpha,
+                           a->beta);
+                continue;
+            }
 #endif
-        dc_store(p, q, acc, a->out, n0 + img, kb, oh0, ow0, th, tw, a->alpha, a->beta);
+            dc_store(p, q, ab, a->out, n0 + img, kb + b, oh0, ow0, th, tw, a->alpha, a->beta);
+        }
     }
 }
+
+#if DC_X86
+/* ---- 1x1 stride 1 on NCHW planes (AVX-512) ------------------------------------------------- */
+
+/* With a 1x1 filter, stride 1 and no padding, and x and y planes of H*W contiguous floats per
+ * channel (NCHW), y[k][p] = sum_c w[k][c] x[c][p] is a GEMM whose pixel rows are already
+ * vectors: the tile is D1_MR output channels x NV vectors of 16 pixels, x loaded straight from
+ * the tensor, w[k][c] broadcast straight from the filter, y stored straight as rows. No copy of
+ * x, no filter transpose, no output transpose (the blocked path spent 25-35% of a 1x1 layer's
+ * time on those). The sum of every output is the blocked path's: c = 0 .. C-1, one FMA each, so
+ * the bits are the same as the blocked kernel's. Taken where the last vector of the plane
+ * wastes at most 1/12 of the lanes (H*W of 49 would waste a quarter). */
+#define D1_MR 6
+#define D1_NV 4
+#define D1_KCH 24 /* output channels per work item (4 tiles): K = 512 gives 22 items, an even
+                     split for 2 threads (48 gave 11: 6 against 5) */
+
+typedef struct {
+    const float *x; /* x[c][p] at pixel p0: c stride xc */
+    const float *w; /* w[k][c] of the tile's first k: k stride wk, c stride wc */
+    float *y;       /* y[k][p] at pixel p0: k stride yk */
+    int64_t xc, wk, wc, yk, c;
+    __mmask16 last; /* lanes of the last vector */
+    double alpha, beta;
+} d1_tile_t;
+
+static inline __attribute__((always_inline, target("avx512f"))) void
+d1_kernel(const d1_tile_t *t, const int MR, const int NV)
+{
+    __m512 acc[D1_MR][D1_NV];
+    _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++)
+        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = _mm512_setzero_ps();
+    const float *xc = t->x, *wc = t->w;
+    for (int64_t c = 0; c < t->c; c++, xc += t->xc, wc += t->wc) {
+        __m512 xv[D1_NV];
+        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) xv[j] =
+            _mm512_maskz_loadu_ps(j == NV - 1 ? t->last : (__mmask16)0xFFFF, xc + j * 16);
+        _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++) {
+            const __m512 b = _mm512_set1_ps(wc[i * t->wk]);
+            _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] =
+                _mm512_fmadd_ps(b, xv[j], acc[i][j]);
+        }
+    }
+    const int plain = t->alpha == 1.0 && t->beta == 0.0;
+    _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++)
+        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) {
+        float *yr = t->y + i * t->yk + j * 16;
+        const __mmask16 m = j == NV - 1 ? t->last : (__mmask16)0xFFFF;
+        if (plain) {
+            _mm512_mask_storeu_ps(yr, m, acc[i][j]);
+            continue;
+        }
+        float a[16] __attribute__((aligned(64)));
+        _mm512_store_ps(a, acc[i][j]);
+        for (int l = 0; l < 16; l++) { /* as dc_store: double, rounded once; beta == 0 never
+                                           reads y */
+            if (!((m >> l) & 1))
+                continue;
+            double val = t->alpha * (double)a[l];
+            if (t->beta != 0.0)
+                val += t->beta * (double)yr[l];
+            yr[l] = (float)val;
+        }
+    }
+}
+
+#define D1_K(mr, nv)                                                                               \
+    static __attribute__((target("avx512f"))) void d1_k_##mr##_##nv(const d1_tile_t *t)           \
+    {                                                                                              \
+        d1_kernel(t, mr, nv);                                                                      \
+    }
+#define D1_KROW(mr) D1_K(mr, 1) D1_K(mr, 2) D1_K(mr, 3) D1_K(mr, 4)
+D1_KROW(1)
+D1_KROW(2)
+D1_KROW(3)
+D1_KROW(4)
+D1_KROW(5)
+D1_KROW(6)
+#define D1_TROW(mr) {d1_k_##mr##_1, d1_k_##mr##_2, d1_k_##mr##_3, d1_k_##mr##_4}
+static void (*const d1_table[D1_MR][D1_NV])(const d1_tile_t *) = {
+    D1_TROW(1), D1_TROW(2), D1_TROW(3), D1_TROW(4), D1_TROW(5), D1_TROW(6),
+};
+
+/* H*W = 16 m + 1 (ResNet's 7x7 planes: 49): NV full vectors and one extra pixel whose sums run
+ * along the channels, 16 at a time (its x values gathered, w[k][c .. c + 15] loaded as vectors,
+ * a filter with unit channel stride), so no FMA is spent on empty lanes (a fourth, one-lane
+ * vector would waste a quarter of them). The extra pixel's sum is 16 partial sums (c mod 16)
+ * added by _mm512_reduce_add_ps: a fixed order, not the blocked kernel's; the other pixels keep
+ * it. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+d1e_kernel(const d1_tile_t *t, const int MR, const int NV)
+{
+    __m512 acc[D1_MR][D1_NV], ext[D1_MR];
+    _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++) {
+        ext[i] = _mm512_setzero_ps();
+        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] = _mm512_setzero_ps();
+    }
+    const __m512i idx = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32((int)t->xc));
+    const float *xc = t->x, *wc = t->w;
+    for (int64_t c0 = 0; c0 < t->c; c0 += 16) {
+        const int cn = t->c - c0 < 16 ? (int)(t->c - c0) : 16;
+        const __mmask16 cm = (__mmask16)((1u << cn) - 1u);
+        const __m512 xe =
+            _mm512_mask_i32gather_ps(_mm512_setzero_ps(), cm, idx, xc + NV * 16, 4);
+        _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++) ext[i] =
+            _mm512_fmadd_ps(_mm512_maskz_loadu_ps(cm, wc + i * t->wk), xe, ext[i]);
+        for (int cc = 0; cc < cn; cc++, xc += t->xc, wc += t->wc) {
+            __m512 xv[D1_NV];
+            _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) xv[j] =
+                _mm512_loadu_ps(xc + j * 16);
+            _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++) {
+                const __m512 b = _mm512_set1_ps(wc[i * t->wk]);
+                _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) acc[i][j] =
+                    _mm512_fmadd_ps(b, xv[j], acc[i][j]);
+            }
+        }
+    }
+    const int plain = t->alpha == 1.0 && t->beta == 0.0;
+    _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++) {
+        float *yr = t->y + i * t->yk;
+        const float e = _mm512_reduce_add_ps(ext[i]);
+        if (plain) {
+            _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++)
+                _mm512_storeu_ps(yr + j * 16, acc[i][j]);
+            yr[NV * 16] = e;
+            continue;
+        }
+        float a[D1_NV * 16 + 1] __attribute__((aligned(64)));
+        _Pragma("GCC unroll 4") for (int j = 0; j < NV; j++) _mm512_store_ps(a + j * 16, acc[i][j]);
+        a[NV * 16] = e;
+        for (int l = 0; l <= NV * 16; l++) {
+            double val = t->alpha * (double)a[l];
+            if (t->beta != 0.0)
+                val += t->beta * (double)yr[l];
+            yr[l] = (float)val;
+        }
+    }
+}
+
+#define D1E_K(mr, nv)                                                                              \
+    static __attribute__((target("avx512f"))) void d1e_k_##mr##_##nv(const d1_tile_t *t)          \
+    {                                                                                              \
+        d1e_kernel(t, mr, nv);                                                                     \
+    }
+#define D1E_KROW(mr) D1E_K(mr, 1) D1E_K(mr, 2) D1E_K(mr, 3)
+D1E_KROW(1)
+D1E_KROW(2)
+D1E_KROW(3)
+D1E_KROW(4)
+D1E_KROW(5)
+D1E_KROW(6)
+#define D1E_TROW(mr) {d1e_k_##mr##_1, d1e_k_##mr##_2, d1e_k_##mr##_3}
+static void (*const d1e_table[D1_MR][D1_NV - 1])(const d1_tile_t *) = {
+    D1E_TROW(1), D1E_TROW(2), D1E_TROW(3), D1E_TROW(4), D1E_TROW(5), D1E_TROW(6),
+};
+
+/* 1 when the last pixel block is NV full vectors and one pixel (d1e_kernel). */
+static int d1_extra(const fd_conv_problem_t *p, const dc_plan_t *q)
+{
+    const int64_t pl = q->oh * q->ow, rem = pl % (D1_NV * 16);
+    const int64_t xc = q->sh > 1 || q->sw > 1 ? pl : p->xs[1]; /* the gather's step */
+    return rem % 16 == 1 && rem > 1 && p->ws[1] == 1 && xc < ((int64_t)1 << 27);
+}
+
+/* 1 when the problem takes the path above (AVX-512 only). A strided 1x1 takes it too, on a
+ * copy of the pixels it reads (x[c][i * sh][j * sw] -> [c][i][j], per image, in the
+ * workspace): the im2col row's column matrix, without the GEMM's packing. */
+static int d1_fits(const fd_conv_problem_t *p, const dc_plan_t *q)
+{
+    if (q->v != 16 || q->r != 1 || q->s != 1 || q->ph != 0 || q->pw != 0)
+        return 0;
+    const int64_t pl = q->oh * q->ow, pad = (pl + 15) / 16 * 16 - pl;
+    if (pad * 12 > pl && !d1_extra(p, q))
+        return 0;
+    const int sub = q->sh > 1 || q->sw > 1;
+    if (sub && q->c * dc_round(pl) > q->xp_floats + q->wp_floats)
+        return 0; /* (never: the blocked copies hold more) */
+    return (sub || (p->xs[4] == 1 && (q->h == 1 || p->xs[3] == q->w))) && p->ys[4] == 1 &&
+           (q->oh == 1 || p->ys[3] == q->ow);
+}
+
+/* Images [n0, n0 + nb) of x (image step x_img, channel step xc, pixel step 1). */
+static void d1_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_conv_args_t *a,
+                     int par, const float *x, int64_t x_img, int64_t xc, int64_t n0, int64_t nb)
+{
+    const int64_t pl = q->oh * q->ow, pbn = (pl + D1_NV * 16 - 1) / (D1_NV * 16);
+    const int64_t kcn = (q->k + D1_KCH - 1) / D1_KCH, items = nb * pbn * kcn;
+    const int extra = d1_extra(p, q);
+    (void)par;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t it = 0; it < items; it++) {
+        /* pixel blocks innermost: a static split then cuts along K, so the short last block
+         * (196 = 3 x 64 + 4 pixels) does not land on one thread */
+        const int64_t img = it / (pbn * kcn), kc = it / pbn % kcn, pb = it % pbn;
+        const int64_t p0 = pb * D1_NV * 16, pn = pl - p0 < D1_NV * 16 ? pl - p0 : D1_NV * 16;
+        const int nv = (int)((pn + 15) / 16);
+        const int64_t tail = pn - (nv - 1) * 16;
+        d1_tile_t t = {
+            .x = x + img * x_img + p0,
+            .xc = xc,
+            .wk = p->ws[0],
+            .wc = p->ws[1],
+            .yk = p->ys[1],
+            .c = q->c,
+            .last = (__mmask16)(tail == 16 ? 0xFFFFu : (1u << tail) - 1u),
+            .alpha = a->alpha,
+            .beta = a->beta,
+        };
+        const int64_t k1 = (kc + 1) * D1_KCH < q->k ? (kc + 1) * D1_KCH : q->k;
+        for (int64_t k0 = kc * D1_KCH; k0 < k1; k0 += D1_MR) {
+            const int mr = (int)(k1 - k0 < D1_MR ? k1 - k0 : D1_MR);
+            t.w = (const float *)a->w + k0 * p->ws[0];
+            t.y = (float *)a->out + (n0 + img) * p->ys[0] + k0 * p->ys[1] + p0;
+            if (extra && pb == pbn - 1)
+                d1e_table[mr - 1][nv - 2](&t); /* nv - 1 full vectors and one pixel */
+            else
+                d1_table[mr - 1][nv - 1](&t);
+        }
+    }
+}
+
+static cudnnStatus_t d1_run(const fd_conv_problem_t *p, const dc_plan_t *q,
+                            const fd_conv_args_t *a, int par, float *xw)
+{
+    const float *x = a->x;
+    if (q->sh == 1 && q->sw == 1) {
+        d1_items(p, q, a, par, x, p->xs[0], p->xs[1], 0, q->n);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    const int64_t pl = q->oh * q->ow;
+    for (int64_t n = 0; n < q->n; n++) {
+#pragma omp parallel for schedule(static) if (par)
+        for (int64_t row = 0; row < q->c * q->oh; row++) {
+            const int64_t c = row / q->oh, i = row % q->oh;
+            const float *src = x + n * p->xs[0] + c * p->xs[1] + i * q->sh * p->xs[3];
+            float *dst = xw + c * dc_round(pl) + i * q->ow; /* rows on cache lines */
+            for (int64_t j = 0; j < q->ow; j++)
+                dst[j] = src[j * q->sw * p->xs[4]];
+        }
+        d1_items(p, q, a, par, xw, 0, dc_round(pl), n, 1);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+#endif /* DC_X86 */
 
 /* With enough K blocks per thread, each thread takes a contiguous range of K blocks and packs
  * each block into one slot (its range's first) right before computing with it: the block is
@@ -629,9 +1010,13 @@ static cudnnStatus_t dc_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
     const int threads = 1;
 #endif
     const int fused = threads == 1 || q.kbn >= 4 * (int64_t)threads;
+#if DC_X86
+    if (simd && d1_fits(p, &q))
+        return d1_run(p, &q, a, par, xp); /* xp holds at least C * oh * ow floats */
+#endif
     for (int64_t n0 = 0; n0 < q.n; n0 += q.chunk) {
         const int64_t nb = q.n - n0 < q.chunk ? q.n - n0 : q.chunk;
-        dc_pack_x(p, &q, a->x, n0, nb, xp, par);
+        dc_pack_x(p, &q, a->x, n0, nb, xp, par, simd);
         if (fused) {
 #pragma omp parallel if (par)
             {
@@ -642,11 +1027,14 @@ static cudnnStatus_t dc_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 #endif
                 const int64_t lo = q.kbn * tid / nt, hi = q.kbn * (tid + 1) / nt;
                 float *slot = wp + lo * q.w_kb;
-                for (int64_t kb = lo; kb < hi; kb++) {
-                    dc_pack_filter(p, &q, a->w, slot, simd, kb);
+                for (int64_t kb = lo; kb < hi;) {
+                    const int nk = q.pair && hi - kb >= 2 ? 2 : 1;
+                    for (int b = 0; b < nk; b++)
+                        dc_pack_filter(p, &q, a->w, slot + b * q.w_kb, simd, kb + b);
                     for (int64_t img = 0; img < nb; img++)
                         for (int64_t rt = 0; rt < q.nrt; rt++)
-                            dc_band(p, &q, isa, a, xp, slot, n0, img, kb, rt);
+                            dc_band(p, &q, isa, a, xp, slot, n0, img, kb, nk, rt);
+                    kb += nk;
                 }
             }
             continue;
@@ -656,11 +1044,14 @@ static cudnnStatus_t dc_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
             for (int64_t kb = 0; kb < q.kbn; kb++)
                 dc_pack_filter(p, &q, a->w, wp + kb * q.w_kb, simd, kb);
         }
-        const int64_t per_img = q.kbn * q.nrt;
+        const int64_t kg = q.pair ? 2 : 1, kgn = (q.kbn + kg - 1) / kg; /* K groups */
+        const int64_t per_img = kgn * q.nrt;
 #pragma omp parallel for schedule(static) if (par)
         for (int64_t item = 0; item < nb * per_img; item++) {
-            const int64_t kb = item / q.nrt % q.kbn;
-            dc_band(p, &q, isa, a, xp, wp + kb * q.w_kb, n0, item / per_img, kb, item % q.nrt);
+            const int64_t kb = item / q.nrt % kgn * kg;
+            const int nk = (int)(q.kbn - kb < kg ? q.kbn - kb : kg);
+            dc_band(p, &q, isa, a, xp, wp + kb * q.w_kb, n0, item / per_img, kb, nk,
+                    item % q.nrt);
         }
     }
     return CUDNN_STATUS_SUCCESS;

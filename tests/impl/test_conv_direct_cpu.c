@@ -11,7 +11,9 @@
  *   1-d; x/y NCHW, NHWC, padded and permuted strides; NCHW and NHWC filters; both modes;
  *   alpha/beta (beta = 0 over 0xFF poison, beta != 0); misaligned pointers; K = 130 (enough K
  *   blocks for the per-thread filter packing with 2 threads); 829 x 829 images (packed one
- *   image at a time). Exact integer
+ *   image at a time); 1x1 shapes for the AVX-512 path on NCHW planes (full and partial pixel
+ *   vectors, a 16 m + 1 plane with its extra pixel, a strided 1x1 on gathered pixels, output
+ *   channels not a multiple of its 6-row tile). Exact integer
  *   fills must agree bit for bit (every partial sum is an integer below 2^24); real fills
  *   within the f32 bound of docs/testing.md. cc_exec checks the output guards, holes,
  *   unchanged inputs and the workspace guards on every run; the row must be the one that ran.
@@ -49,6 +51,10 @@ static const xshape_t xshapes[] = {
     {2, 3, 33, 40, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},   /* N = 3, 7x7 outputs */
     {1, 2, 9, 10, {40, 0}, {5, 0}, {2, 0}, {2, 0}, {2, 0}},   /* 1-d */
     {2, 1, 20, 130, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, /* 9 K blocks: per-thread packing */
+    {2, 2, 37, 20, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},   /* 1x1 on NCHW planes, 49 pixels:
+                                                                 3 vectors + 1 (d1e_kernel) */
+    {2, 1, 40, 13, {13, 13}, {1, 1}, {0, 0}, {2, 2}, {1, 1}}, /* strided 1x1 to 7x7 (gathered) */
+    {2, 1, 24, 50, {20, 20}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, /* 1x1, 400 pixels: 6 + 1 vectors */
 };
 
 /* x of more than 4M packed floats per image (for 8 and 16 lanes), so it is packed and computed
