@@ -403,6 +403,27 @@ static void run_child(char **argv, const char *which)
               strcmp(which, "2") == 0 ? "NVIDIA_TF32_OVERRIDE=0" : "FREEDNN_WGMMA=0", status);
 }
 
+/* ResNet-50 (v1.5) stride-2 layers at N = 2 in direction dir (x or dx = the layer's input): all
+ * six in HALF (exact and real fills alternating), two (real) in the other types. */
+static void resnet_s2_cases(cudnnDataType_t dt, int dir)
+{
+    static const int layers[6][5] = {
+        /* C, K, H, R, pad */
+        {128, 128, 56, 3, 1}, {256, 256, 28, 3, 1}, {512, 512, 14, 3, 1},
+        {256, 512, 56, 1, 0}, {512, 1024, 28, 1, 0}, {1024, 2048, 14, 1, 0},
+    };
+    const int half = dt == CUDNN_DATA_HALF;
+    for (int l = 0; l < 6; l++) {
+        if (!half && l != 1 && l != 5)
+            continue;
+        const int *ly = layers[l];
+        wg_case_t t = base(dt, 2, ly[0], ly[1], ly[2], ly[2], ly[3], ly[3], ly[4]);
+        t.dir = dir, t.u = 2;
+        t.exact = half ? l % 2 == 0 : 0;
+        run_case(t, 1);
+    }
+}
+
 /* Strided backward data (ALGO_1: fd_conv_bwd_data_tc_strided): each residue class is a stride-1
  * sub-problem, run on the wgmma backward data rows where they take it (on sm_90: K % 64 for
  * 16-bit, K % 32 for FLOAT, pad' <= R' - 1) and on the mma.sync row otherwise. The dispatch log
@@ -412,11 +433,6 @@ static void run_child(char **argv, const char *which)
  * tap-less residues (1x1 pad 1). */
 static void strided_cases(void)
 {
-    static const int layers[6][5] = {
-        /* C, K, H, R, pad */
-        {128, 128, 56, 3, 1}, {256, 256, 28, 3, 1}, {512, 512, 14, 3, 1},
-        {256, 512, 56, 1, 0}, {512, 1024, 28, 1, 0}, {1024, 2048, 14, 1, 0},
-    };
     const cudnnDataType_t dts[3] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
     wg_case_t t;
     for (int di = 0; di < 3; di++) {
@@ -439,15 +455,7 @@ static void strided_cases(void)
         t = base(dt, 2, 8, 64, 13, 10, 3, 3, 1), t.dir = 1, t.u = 3;
         t.alpha = 0.5, t.beta = 0.25;
         run_case(t, 1);
-        /* ResNet-50: every layer in HALF (exact and real alternating), two in the others */
-        for (int l = 0; l < 6; l++) {
-            if (di > 0 && l != 1 && l != 5)
-                continue;
-            const int *ly = layers[l];
-            t = base(dt, 2, ly[0], ly[1], ly[2], ly[2], ly[3], ly[3], ly[4]), t.dir = 1, t.u = 2;
-            t.exact = di == 0 ? l % 2 == 0 : 0;
-            run_case(t, 1);
-        }
+        resnet_s2_cases(dt, 1);
     }
 }
 
@@ -459,11 +467,6 @@ static void strided_cases(void)
  * inside x), which the mma.sync row serves. */
 static void strided_fwd_cases(void)
 {
-    static const int layers[6][5] = {
-        /* C, K, H, R, pad */
-        {128, 128, 56, 3, 1}, {256, 256, 28, 3, 1}, {512, 512, 14, 3, 1},
-        {256, 512, 56, 1, 0}, {512, 1024, 28, 1, 0}, {1024, 2048, 14, 1, 0},
-    };
     const cudnnDataType_t dts[3] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
     wg_case_t t;
     for (int di = 0; di < 3; di++) {
@@ -492,14 +495,7 @@ static void strided_fwd_cases(void)
         run_case(t, 1);
         t = base(dt, 2, 64, 64, 5, 1, 1, 1, 1), t.u = 2; /* W = 1 < stride, Q = 2: declined */
         run_case(t, 0);
-        for (int l = 0; l < 6; l++) {
-            if (di > 0 && l != 1 && l != 5)
-                continue;
-            const int *ly = layers[l];
-            t = base(dt, 2, ly[0], ly[1], ly[2], ly[2], ly[3], ly[3], ly[4]), t.u = 2;
-            t.exact = di == 0 ? l % 2 == 0 : 0;
-            run_case(t, 1);
-        }
+        resnet_s2_cases(dt, 0);
     }
 }
 
