@@ -69,7 +69,7 @@
  * NVIDIA_TF32_OVERRIDE != 0 (the forward tf32 row's rules, fd_conv_wgmma_tf32_allowed), the
  * same limits (C % 64 == 0 keeps the j-chunks of 64 channels and the whole plan / split / reduce
  * machinery). wgmma's .tf32 form has no transpose: both operands must be K-major in shared
- * memory, and here both arrive MN-major. Choice (a) of the brief: TMA loads the MN-major boxes
+ * memory, and here both arrive MN-major. So TMA loads the MN-major boxes
  * (32 floats = 128 bytes per pixel row, WT_ROWS = 32 pixel rows per stage) into a staging ring,
  * and the two consumer warpgroups rewrite each stage K-major (rows = channels, 128 bytes = the
  * stage's 32 pixels, TMA's 128B swizzle: exactly the layout of the forward row's verified
