@@ -66,7 +66,7 @@
  *
  * Row fd_conv_bwd_filter_implicit_gemm_tf32_128xN__sm90 (issue 7): FLOAT x/dy/dw computed as
  * TF32, FLOAT compute under DEFAULT / TENSOR_OP / TENSOR_OP_ALLOW_CONVERSION math with
- * NVIDIA_TF32_OVERRIDE != 0 (the forward tf32 row's rules, fd_conv_wgmma_tf32_allowed), the
+ * NVIDIA_TF32_OVERRIDE != 0 (conv_tc.cu's TF32 rule, fd_conv_tf32_allowed), the
  * same limits (C % 64 == 0 keeps the j-chunks of 64 channels and the whole plan / split / reduce
  * machinery). wgmma's .tf32 form has no transpose: both operands must be K-major in shared
  * memory, and here both arrive MN-major. So TMA loads the MN-major boxes
@@ -534,7 +534,7 @@ extern "C" int fd_conv_bwd_filter_tc_igemm_applicable(const fd_conv_problem_t *p
 extern "C" cudnnStatus_t fd_conv_bwd_filter_direct_run(const fd_conv_problem_t *p,
                                                        const fd_conv_args_t *a);
 
-extern "C" int fd_conv_wgmma_tf32_allowed(const fd_conv_problem_t *p, char *why, size_t why_size);
+extern "C" int fd_conv_tf32_allowed(const fd_conv_problem_t *p, char *why, size_t why_size);
 extern "C" int fd_conv_wgmma_strided_on(void);
 
 /* FREEDNN_WGMMA_WGRAD=0 opts out of both backward filter rows, FREEDNN_WGMMA=0 out of every
@@ -694,7 +694,7 @@ static int ww_applicable(const fd_conv_problem_t *p, int tf32, char *why, size_t
                      fd_dtype_name(p->xdt), fd_dtype_name(p->wdt), fd_dtype_name(p->ydt));
             return 0;
         }
-        if (!fd_conv_wgmma_tf32_allowed(p, why, why_size))
+        if (!fd_conv_tf32_allowed(p, why, why_size))
             return 0;
     }
     if (p->nsp != 2) {

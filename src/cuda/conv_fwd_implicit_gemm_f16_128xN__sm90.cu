@@ -457,40 +457,9 @@ static void wg_plan(const fd_conv_problem_t *p, wg_plan_t *pl)
     }
 }
 
-/* NVIDIA_TF32_OVERRIDE=0 turns TF32 off in NVIDIA's libraries; read once per process, as
- * conv_tc.cu reads it (the same rule, so both TF32 rows come and go together). */
-static int wg_tf32_env_off(void)
-{
-    const char *e = getenv("NVIDIA_TF32_OVERRIDE");
-    return e != NULL && strcmp(e, "0") == 0;
-}
-
-static int wg_tf32_disabled(void)
-{
-    static const int off = wg_tf32_env_off();
-    return off;
-}
-
-/* FLOAT data may run as TF32 (every wgmma tf32 row, forward and backward: conv_tc.cu's rules):
- * FLOAT compute, a math type other than FMA_MATH, NVIDIA_TF32_OVERRIDE not 0. */
-extern "C" int fd_conv_wgmma_tf32_allowed(const fd_conv_problem_t *p, char *why, size_t why_size)
-{
-    if (p->compute != CUDNN_DATA_FLOAT) {
-        snprintf(why, why_size, "FLOAT data with compute type %s; TF32 accumulates in FLOAT",
-                 fd_dtype_name(p->compute));
-        return 0;
-    }
-    if (p->math == CUDNN_FMA_MATH) {
-        snprintf(why, why_size, "CUDNN_FMA_MATH asks for FMA kernels only; TF32 tensor cores "
-                 "run FLOAT under DEFAULT, TENSOR_OP or TENSOR_OP_ALLOW_CONVERSION math");
-        return 0;
-    }
-    if (wg_tf32_disabled()) {
-        snprintf(why, why_size, "NVIDIA_TF32_OVERRIDE=0 in the environment turns TF32 off");
-        return 0;
-    }
-    return 1;
-}
+/* FLOAT data may run as TF32: conv_tc.cu's rule, shared by every tf32 row (so the mma.sync and
+ * wgmma TF32 rows come and go together). */
+extern "C" int fd_conv_tf32_allowed(const fd_conv_problem_t *p, char *why, size_t why_size);
 
 /* The data types a row takes: tf32 = 0 HALF or BFLOAT16 everywhere, tf32 = 1 FLOAT everywhere
  * with FLOAT compute under a math type that allows TF32 (conv_tc.cu's tc_chunk rules). */
@@ -511,7 +480,7 @@ static int wg_types_ok(const fd_conv_problem_t *p, int tf32, char *why, size_t w
                  fd_dtype_name(p->ydt));
         return 0;
     }
-    return fd_conv_wgmma_tf32_allowed(p, why, why_size);
+    return fd_conv_tf32_allowed(p, why, why_size);
 }
 
 /* What both forward rows check; tf32 picks the row (the data types and the k-block width). */

@@ -186,6 +186,27 @@ static int nhwc_ok(const int64_t *st, const fd_conv_problem_t *p, const int64_t 
     return 1;
 }
 
+/* FLOAT data may run as TF32 (every tf32 row: these, conv_tc_dgrad.cu's and the sm_90a wgmma
+ * rows): FLOAT compute, a math type other than FMA_MATH, NVIDIA_TF32_OVERRIDE not 0. */
+extern "C" int fd_conv_tf32_allowed(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    if (p->compute != CUDNN_DATA_FLOAT) {
+        snprintf(why, why_size, "FLOAT data with compute type %s; TF32 accumulates in FLOAT",
+                 fd_dtype_name(p->compute));
+        return 0;
+    }
+    if (p->math == CUDNN_FMA_MATH) {
+        snprintf(why, why_size, "CUDNN_FMA_MATH asks for FMA kernels only; TF32 tensor cores "
+                 "run FLOAT under DEFAULT, TENSOR_OP or TENSOR_OP_ALLOW_CONVERSION math");
+        return 0;
+    }
+    if (tf32_disabled()) {
+        snprintf(why, why_size, "NVIDIA_TF32_OVERRIDE=0 in the environment turns TF32 off");
+        return 0;
+    }
+    return 1;
+}
+
 /* Elements per 16-byte chunk for the problem's data type, or 0 (with the reason) when the
  * tensor-core kernels do not take it: HALF or BFLOAT16 everywhere, or FLOAT everywhere with
  * FLOAT compute and a math type that allows TF32. */
@@ -201,21 +222,7 @@ static int tc_chunk(const fd_conv_problem_t *p, char *why, size_t why_size)
     }
     if (dt != CUDNN_DATA_FLOAT)
         return 8;
-    if (p->compute != CUDNN_DATA_FLOAT) {
-        snprintf(why, why_size, "FLOAT data with compute type %s; TF32 accumulates in FLOAT",
-                 fd_dtype_name(p->compute));
-        return 0;
-    }
-    if (p->math == CUDNN_FMA_MATH) {
-        snprintf(why, why_size, "CUDNN_FMA_MATH asks for FMA kernels only; TF32 tensor cores "
-                 "run FLOAT under DEFAULT, TENSOR_OP or TENSOR_OP_ALLOW_CONVERSION math");
-        return 0;
-    }
-    if (tf32_disabled()) {
-        snprintf(why, why_size, "NVIDIA_TF32_OVERRIDE=0 in the environment turns TF32 off");
-        return 0;
-    }
-    return 4;
+    return fd_conv_tf32_allowed(p, why, why_size) ? 4 : 0;
 }
 
 /* What every direction needs: a type tc_chunk takes, one group, C and K multiples of the
