@@ -21,8 +21,8 @@ algorithms served by one implementation time the same in Find, whose stable sort
 the heuristic's order, so comparing the algorithm numbers compares implementations.
 
 usage: bench/heur_vs_find.py SHAPES [--n=N] [--threads=T] [--dir=all|fwd|bwd_data|bwd_filter]
-           [--iters=K] [--backend=cpu] [--dnnbench=PATH] [--out=DIR] [--retime[=ROUNDS]]
-           [--only=REGEX] [--find-csv=FILE]
+           [--iters=K] [--backend=cpu] [--dt=f32] [--layout=nchw|nhwc] [--dnnbench=PATH]
+           [--out=DIR] [--retime[=ROUNDS]] [--only=REGEX] [--find-csv=FILE]
 --find-csv takes Find's choices and times from an earlier run's find.csv (same shapes, N and
 threads) instead of running Find again, to re-measure a changed heuristic; say so when quoting.
 """
@@ -40,7 +40,8 @@ TIE = 0.02
 def parse_args(argv):
     o = {"n": None, "threads": "1", "dir": "all", "iters": "5", "backend": "cpu",
          "dnnbench": os.environ.get("DNNBENCH", "build/tools/dnnbench/dnnbench"),
-         "out": None, "retime": 0, "only": None, "shapes": None, "find-csv": None}
+         "out": None, "retime": 0, "only": None, "shapes": None, "find-csv": None,
+         "dt": "f32", "layout": None}
     for a in argv:
         if a.startswith("--") and "=" in a:
             k, v = a[2:].split("=", 1)
@@ -71,9 +72,11 @@ def env_of(o):
 
 
 def dnnbench(o, algo, csv_path, problems=None, direction=None):
-    cmd = [o["dnnbench"], "--op=conv", "--backend=" + o["backend"], "--dt=f32", "--mode=perf",
-           "--dir=" + (direction or o["dir"]), "--algo=" + str(algo), "--iters=" + o["iters"],
-           "--csv=" + csv_path]
+    cmd = [o["dnnbench"], "--op=conv", "--backend=" + o["backend"], "--dt=" + o["dt"],
+           "--mode=perf", "--dir=" + (direction or o["dir"]), "--algo=" + str(algo),
+           "--iters=" + o["iters"], "--csv=" + csv_path]
+    if o["layout"] is not None:
+        cmd.append("--layout=" + o["layout"])
     if problems is None:
         cmd.append("--batch=" + o["shapes"])
         if o["n"] is not None:
@@ -122,10 +125,11 @@ def main():
     else:
         find = dnnbench(o, "find", os.path.join(o["out"], "find.csv"))
     t2 = time.time()
-    print("# %s: shapes %s, n=%s, threads %s, backend %s, iters %s; heur run %.0f s, find %s"
-          % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), o["shapes"], o["n"] or "as listed",
-             o["threads"], o["backend"], o["iters"], t1 - t0,
-             "from " + o["find-csv"] if o["find-csv"] else "run %.0f s" % (t2 - t1)))
+    print("# %s: shapes %s, n=%s, threads %s, backend %s, dt %s, layout %s, iters %s; heur run %.0f s, "
+          "find %s" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), o["shapes"],
+                       o["n"] or "as listed", o["threads"], o["backend"], o["dt"],
+                       o["layout"] or "default", o["iters"], t1 - t0,
+                       "from " + o["find-csv"] if o["find-csv"] else "run %.0f s" % (t2 - t1)))
     fkey = {(r["dir"], r["problem"], r["index"]): r for r in find}
     dirs = []
     stats = {}

@@ -12,7 +12,8 @@
 # Environment: OUT, STEPS (default "tier statusvs lenet compat"; also "bench": bench/
 # gpu_tier_bench.sh, "recheck": the programs named by RECHECK, "table": bench/gpu_table.sh with
 # TABLE_SETS (default "n32 n256"), "membw": bench/gpu_membw.sh, "wgmma": the dev/wgmma sandbox
-# and its SASS check), SANITIZERS and PAR (run.sh's).
+# and its SASS check, "heur": bench/heur_vs_find.py on cuda per HEUR_RUNS), SANITIZERS and PAR
+# (run.sh's).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 out=${OUT:-$PWD/trip-out}
@@ -55,6 +56,17 @@ for s in ${STEPS:-tier statusvs lenet compat}; do
     bench) OUT=$out/bench BUDGET_S=${BENCH_BUDGET_S:-330} step bench bash bench/gpu_tier_bench.sh "$cudnn" "$BUILD_GPU" ;;
     table) OUT=$out step table bash bench/gpu_table.sh "$cudnn" "$BUILD_GPU" ${TABLE_SETS:-n32 n256} ;;
     membw) OUT=$out step membw bash bench/gpu_membw.sh "$cudnn" "$BUILD_GPU" ;;
+    heur) # Get_v7 against Find on cuda: HEUR_RUNS="set dt layout[,...]" (set: deepbench or r50)
+        cmake --build "$BUILD_GPU" -j "$(nproc)" --target dnnbench >/dev/null 2>&1
+        IFS=, read -r -a runs <<<"${HEUR_RUNS:-deepbench f16 nhwc,r50 f16 nhwc}"
+        for r in "${runs[@]}"; do
+            set -- $r
+            shapes=bench/shapes/deepbench_train.txt nopt=()
+            [ "$1" = r50 ] && shapes=bench/shapes/resnet50.txt nopt=(--n="${HEUR_N:-32}")
+            step "heur_$1_$2_$3" timeout "${HEUR_CAP:-150}" python3 bench/heur_vs_find.py "$shapes" \
+                "${nopt[@]}" --backend=cuda --dt="$2" --layout="$3" --out="$out/heur_$1_$2_$3" \
+                --dnnbench="$BUILD_GPU/tools/dnnbench/dnnbench"
+        done ;;
     wgmma) step wgmma bash -c 'make -C dev/wgmma && timeout 60 dev/wgmma/fwd && make -C dev/wgmma sass' ;;
     compat) step compat bash tests/gpu/compat_block.sh --freednn "$BUILD_GPU" --nvidia-lib "$(dirname "$cudnn")" \
         --nvidia-include build-data/cudnn-include ;;
