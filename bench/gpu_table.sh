@@ -7,7 +7,7 @@
 #             math) in NHWC and NCHW
 #   n256      the same at N=256
 #   deepbench the DeepBench training set (bench/shapes/deepbench_train.txt, its own N): f16,
-#             bf16, tf32 NHWC and f32 NCHW
+#             bf16, tf32 NHWC and f32 NCHW (DB_SPECS picks "dtype layout" pairs, comma-separated)
 #   mem       the memory-bound ops on bench/shapes/memops.txt (f32, --graph)
 # Data: --fill=real (small-integer fills are mostly zeros at large K, which flatters tensor-core
 # power draw); above 20 GFLOP a call's agreement between the two libraries is not checked
@@ -52,10 +52,11 @@ for set in $sets; do
             conv "r50_${set}_$1_$2" "$cap" --n="$n" bench/shapes/resnet50.txt "$1" "$2"
         done ;;
     deepbench)
-        for dt in f16 bf16 tf32; do
-            conv "db_train_${dt}_nhwc" 80 "" bench/shapes/deepbench_train.txt $dt nhwc
-        done
-        conv db_train_f32_nchw 80 "" bench/shapes/deepbench_train.txt f32 nchw ;;
+        IFS=, read -r -a specs <<<"${DB_SPECS:-f16 nhwc,bf16 nhwc,tf32 nhwc,f32 nchw}"
+        for spec in "${specs[@]}"; do
+            set -- $spec
+            conv "db_train_$1_$2" 80 "" bench/shapes/deepbench_train.txt "$1" "$2"
+        done ;;
     mem)
         for op in act pool softmax bn tensor lrn; do
             run "mem_$op" 15 --op=$op --backend=cuda --vs="$cudnn" --graph --dir=all --dt=f32 \
