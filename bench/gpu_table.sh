@@ -7,7 +7,8 @@
 #             math) in NHWC and NCHW
 #   n256      the same at N=256
 #   deepbench the DeepBench training set (bench/shapes/deepbench_train.txt, its own N): f16,
-#             bf16, tf32 NHWC and f32 NCHW (DB_SPECS picks "dtype layout" pairs, comma-separated)
+#             bf16, tf32 NHWC and f32 NCHW (DB_SPECS picks "dtype layout" pairs, comma-separated;
+#             DB_LINES a sed range of its problem lines, e.g. "77,\$")
 #   mem       the memory-bound ops on bench/shapes/memops.txt (f32, --graph)
 # Data: --fill=real (small-integer fills are mostly zeros at large K, which flatters tensor-core
 # power draw); above 20 GFLOP a call's agreement between the two libraries is not checked
@@ -53,9 +54,14 @@ for set in $sets; do
         done ;;
     deepbench)
         IFS=, read -r -a specs <<<"${DB_SPECS:-f16 nhwc,bf16 nhwc,tf32 nhwc,f32 nchw}"
+        db=bench/shapes/deepbench_train.txt
+        if [ -n "${DB_LINES:-}" ]; then # a range of the problem lines, e.g. "1,13" or "77,\$"
+            db=$out/deepbench_lines.txt
+            grep -v '^#' bench/shapes/deepbench_train.txt | sed -n "${DB_LINES}p" >"$db"
+        fi
         for spec in "${specs[@]}"; do
             set -- $spec
-            conv "db_train_$1_$2" 80 "" bench/shapes/deepbench_train.txt "$1" "$2"
+            conv "db_train_$1_$2" 80 "" "$db" "$1" "$2"
         done ;;
     mem)
         for op in act pool softmax bn tensor lrn; do
