@@ -196,7 +196,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetReductionWorkspaceSize(
     FD_CHECK_NOT_NULL(sizeInBytes);
     fd_tensor_reduce_problem_t p;
     FD_TRY(reduce_problem(&p, reduceTensorDesc, aDesc, cDesc));
-    size_t size;
+    size_t size = 0;
     FD_TRY(reduce_workspace(handle, &p, &size));
     *sizeInBytes = size;
     return CUDNN_STATUS_SUCCESS;
@@ -221,7 +221,7 @@ cudnnStatus_t CUDNNWINAPI cudnnReduceTensor(cudnnHandle_t handle,
              "a pointer is NULL (alpha %p, beta %p, A %p, C %p)", alpha, beta, A, C);
     fd_tensor_reduce_problem_t p;
     FD_TRY(reduce_problem(&p, reduceTensorDesc, aDesc, cDesc));
-    size_t need_idx = indices_bytes(&p), need_ws;
+    size_t need_idx = indices_bytes(&p), need_ws = 0;
     FD_CHECK(
         need_idx == 0 || (indices != NULL && indicesSizeInBytes >= need_idx),
         CUDNN_STATUS_BAD_PARAM,

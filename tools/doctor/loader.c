@@ -119,7 +119,7 @@ static void add_hit(hits_t *h, const char *path, const char *via)
         if (strcmp(h->hits[i].path, path) == 0)
             return;
     hit_t *x = &h->hits[h->n++];
-    snprintf(x->path, sizeof x->path, "%s", path);
+    snprintf(x->path, sizeof x->path, "%.*s", (int)sizeof x->path - 1, path);
     x->via = via;
     x->dev = st.st_dev;
     x->ino = st.st_ino;
