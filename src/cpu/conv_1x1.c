@@ -10,13 +10,13 @@
  *   bwd data    dx[C/G x L] = w^T[C/G x K/G] · dy[K/G x L]
  *   bwd filter  dw[K/G x C/G] += dy[K/G x L] · x^T[L x C/G]  (summed over n in order)
  * When the images follow each other in one run (NHWC with packed N) the batch is one GEMM with
- * L = N·H·W. Deterministic for any thread count (OpenBLAS never splits K).
+ * L = N·H·W. Deterministic for any thread count (fixed pieces, K slices: gemm.h).
  * Threads: the backward GEMMs run in fixed pieces of C along its larger dimension (gemm.h:
  * fd_cpu_gemm_team), with more than one thread on our own team with BLAS single-threaded:
  * OpenBLAS's own threads synchronised on every 128-deep K slice, which made the backward filter
  * GEMM of ResNet-50's 1x1 64 -> 64 layer (64 x 64 x 3136) slower on two threads than on one.
- * The same pieces at any thread count, so the same bits. Forward keeps one GEMM on OpenBLAS's
- * threads (it scaled at 1.9x, and its one-thread time is at the issue's bar).
+ * The same pieces at any thread count, so the same bits. Forward runs the same way (BLAS's own
+ * threads gave other bits at other thread counts on OpenBLAS's Haswell kernels: gemm.c).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -103,7 +103,7 @@ static const void *w_of(const fd_conv_problem_t *p, const plan_t *pl, const void
     return fd_cpu_at(w, g * pl->kg * p->ws[0], pl->es);
 }
 
-/* Our team for GEMMs of m x n x k (1: BLAS's own threads, the same pieces one after another):
+/* Our team for GEMMs of m x n x k (1: the same pieces one after another on this thread):
  * below ONE_TEAM_MACS a parallel region costs more than it saves. The pieces depend on the
  * shape only (fd_cpu_gemm_team), so this choice never changes bits. */
 #define ONE_TEAM_MACS (1 << 19)
@@ -116,9 +116,10 @@ static cudnnStatus_t fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a
 {
     plan_t pl;
     plan_make(p, &pl);
+    const int nt = team_for(pl.kg, pl.l, pl.cg);
     for (int64_t n = 0; n < pl.images; n++)
         for (int64_t g = 0; g < p->groups; g++)
-            fd_cpu_gemm(p->xdt, pl.kg, pl.l, pl.cg, a->alpha, w_of(p, &pl, a->w, g), p->ws[0],
+            fd_cpu_gemm_team(nt, p->xdt, pl.kg, pl.l, pl.cg, a->alpha, w_of(p, &pl, a->w, g), p->ws[0],
                         p->ws[1], fd_cpu_at(a->x, n * pl.x_img + g * pl.cg * p->xs[1], pl.es),
                         pl.x_rs, pl.x_cs, a->beta,
                         fd_cpu_at(a->out, n * pl.y_img + g * pl.kg * p->ys[1], pl.es), pl.y_rs,

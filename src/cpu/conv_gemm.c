@@ -13,12 +13,11 @@
  *   bwd filter  dw[K/G x CRS]  += dy[K/G x PQ] · col^T[PQ x CRS]   (summed over n in order)
  * The rows of col follow the filter's memory order (c, t, r, s for NCHW filters, t, r, s, c for
  * NHWC), so w and dw are dense K/G x CRS matrices in either format; CUDNN_CONVOLUTION's flip is
- * applied by im2col's indexing. Threads: one thread runs the loops below around OpenBLAS's own
- * threads. For the backward directions with more (fd_cpu_team_size), each image and group runs
- * on our OpenMP team with BLAS single-threaded (gemm.h): bwd data splits the GEMM into fixed
- * pieces, then adds (channel, band of dx rows) items into dx; bwd filter gives each thread
- * whole pieces of col's rows, which it packs and multiplies into the same columns of dw (no
- * barrier). Forward keeps one GEMM on OpenBLAS's threads (fwd_run).
+ * applied by im2col's indexing. Threads: BLAS always runs single-threaded (gemm.c); with more
+ * than one of ours (fd_cpu_team_size), each image and group runs on our OpenMP team: forward
+ * and bwd data split the GEMM into fixed pieces (then bwd data adds (channel, band of dx rows)
+ * items into dx); bwd filter gives each thread whole pieces of col's rows, which it packs and
+ * multiplies into the same columns of dw (no barrier).
  * The serial im2col / col2im beside a threaded GEMM held the backward directions near 1.5x
  * on two threads. Each thread owns what it writes and every element is summed in the serial
  * order (taps ascending in col2im; the GEMM split never changes bits), so the result does not
@@ -355,7 +354,7 @@ static int small_gemm(const plan_t *pl)
     return pl->kg * pl->crs * pl->l < GEMM_TEAM_MACS;
 }
 
-/* Our team when there is more than one piece (1: the loops below around BLAS's own threads). */
+/* Our team when there is more than one piece (1: the loops below on this thread). */
 static int team_of(int parts)
 {
     return parts > 1 ? fd_cpu_team_size() : 1;
@@ -501,10 +500,9 @@ static cudnnStatus_t fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a
 {
     plan_t pl;
     plan_make(p, &pl);
-    /* One piece: forward keeps its one GEMM per image on OpenBLAS's threads (it scaled at
-     * 1.9x already, and the direct row serves most forward layers); the team code is ready
-     * for it (fd_cpu_gemm_parts(pl.kg, pl.l) pieces) but unmeasured. */
-    run_jobs(p, a, &pl, fwd_job, 1, 1, 0);
+    /* Our team over fixed pieces, as the backward directions: BLAS's own threads gave other
+     * bits at other thread counts on OpenBLAS's Haswell kernels (gemm.c). */
+    run_jobs(p, a, &pl, fwd_job, small_gemm(&pl) ? 1 : fd_cpu_gemm_parts(pl.kg, pl.l), 1, 0);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -302,13 +302,16 @@ static cudnnStatus_t wg_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
     wg_plan(p, &q);
     const float *src = p->dir == FD_CONV_FWD ? a->x : a->y;
     float *u = a->workspace, *v = u + wg_u_floats(&q), *m = v + wg_v_floats(&q);
+    /* our team splits each of the 36 GEMMs at points fixed by the shape (fd_cpu_gemm_team):
+     * the bits never depend on the thread count */
+    const int nt = fd_cpu_team_size();
     for (int64_t g = 0; g < q.groups; g++) {
         filter_transform(&q, a->w, g, u);
         for (int64_t t0 = 0; t0 < q.tiles; t0 += q.chunk) {
             int64_t nb = q.tiles - t0 < q.chunk ? q.tiles - t0 : q.chunk;
             input_transform(&q, src, g, t0, nb, v);
             for (int x = 0; x < WG_X; x++)
-                fd_cpu_gemm(CUDNN_DATA_FLOAT, q.co, nb, q.ci, 1.0, u + x * q.co * q.ci, q.ci, 1,
+                fd_cpu_gemm_team(nt, CUDNN_DATA_FLOAT, q.co, nb, q.ci, 1.0, u + x * q.co * q.ci, q.ci, 1,
                             v + x * q.ci * q.chunk, q.chunk, 1, 0.0, m + x * q.co * q.chunk,
                             q.chunk, 1);
             output_transform(&q, m, g, t0, nb, a->out, a->alpha, a->beta);

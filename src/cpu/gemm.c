@@ -5,9 +5,11 @@
  * A row-major C (cs == 1) is computed with CblasRowMajor, a column-major one (rs == 1) with
  * CblasColMajor; each operand is NoTrans or Trans depending on which of its strides is 1. No
  * copies: a view BLAS cannot take is the caller's to pack. FLOAT calls are sliced along K
- * (FD_CPU_GEMM_KC_F32) so that OpenBLAS's result does not depend on its thread count. The
- * team helpers (gemm.h: fd_cpu_team_size and after) split C along M or N over our own OpenMP
- * threads with BLAS single-threaded, so the slices cost no synchronisation.
+ * (FD_CPU_GEMM_KC_F32) so that OpenBLAS's result does not depend on its thread count. Every
+ * BLAS call runs single-threaded (fd_cpu_blas_serial_begin): OpenBLAS's Haswell kernels, which
+ * it picks on AMD Zen 4 too, give other bits when its threads split M or N at other points (a
+ * 16 x 3136 x 64 sgemm, 1 and 2 threads), so parallelism is ours only: the team helpers
+ * (gemm.h: fd_cpu_team_size and after) split C along M or N at points fixed by the shape.
  */
 #include <cblas.h>
 #include <limits.h>
@@ -120,9 +122,10 @@ static enum CBLAS_TRANSPOSE op_of(int row_major, int64_t rows, int64_t cols, int
     return CblasTrans;
 }
 
-void fd_cpu_gemm(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha, const void *a,
-                 int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, double beta,
-                 void *c, int64_t c_rs, int64_t c_cs)
+/* The BLAS calls of one fd_cpu_gemm (BLAS's thread count already 1, or its OpenMP build). */
+static void gemm_blas(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha,
+                      const void *a, int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs,
+                      int64_t b_cs, double beta, void *c, int64_t c_rs, int64_t c_cs)
 {
     int row_major = c_cs == 1 && c_rs >= (n > 1 ? n : 1), lda, ldb;
     int ldc = (int)(row_major ? c_rs : c_cs);
@@ -141,6 +144,15 @@ void fd_cpu_gemm(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alp
     }
 }
 
+void fd_cpu_gemm(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha, const void *a,
+                 int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, double beta,
+                 void *c, int64_t c_rs, int64_t c_cs)
+{
+    fd_cpu_blas_serial_begin();
+    gemm_blas(dt, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);
+    fd_cpu_blas_serial_end();
+}
+
 int fd_cpu_gemm_parts(int64_t m, int64_t n)
 {
     return fd_cpu_split_parts(n >= m ? n : m);
@@ -152,18 +164,20 @@ void fd_cpu_gemm_pieces(int first, int last, int parts, cudnnDataType_t dt, int6
                         int64_t c_rs, int64_t c_cs)
 {
     const size_t es = dt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
+    fd_cpu_blas_serial_begin();
     for (int i = first; i < last; i++) {
         int64_t lo, hi;
         fd_cpu_part(n >= m ? n : m, 16, parts, i, &lo, &hi);
         if (hi <= lo)
             continue;
         if (n >= m)
-            fd_cpu_gemm(dt, m, hi - lo, k, alpha, a, a_rs, a_cs, fd_cpu_at(b, lo * b_cs, es), b_rs,
+            gemm_blas(dt, m, hi - lo, k, alpha, a, a_rs, a_cs, fd_cpu_at(b, lo * b_cs, es), b_rs,
                         b_cs, beta, fd_cpu_at(c, lo * c_cs, es), c_rs, c_cs);
         else
-            fd_cpu_gemm(dt, hi - lo, n, k, alpha, fd_cpu_at(a, lo * a_rs, es), a_rs, a_cs, b, b_rs,
+            gemm_blas(dt, hi - lo, n, k, alpha, fd_cpu_at(a, lo * a_rs, es), a_rs, a_cs, b, b_rs,
                         b_cs, beta, fd_cpu_at(c, lo * c_rs, es), c_rs, c_cs);
     }
+    fd_cpu_blas_serial_end();
 }
 
 void fd_cpu_gemm_team(int nt, cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha,

@@ -36,7 +36,8 @@ int fd_cpu_omp_ok(void);
  * costs no barrier per slice (OpenBLAS's threaded driver synchronises on each of the 128-deep
  * slices: a 64 x 64 x 3136 GEMM took longer on two threads than on one).
  * fd_cpu_team_size: the team for such a row, omp_get_max_threads() outside a parallel region
- * (1 inside one, or without OpenMP); rows keep their serial path (BLAS's own threads) at 1.
+ * (1 inside one, or without OpenMP). BLAS's own threads are never used: fd_cpu_gemm runs
+ * single-threaded too (gemm.c says why), so a row's parallelism is its team's.
  * fd_cpu_blas_serial_begin / _end bracket the team's work: with the pthread OpenBLAS they set
  * its thread count to 1 and restore it after (reference-counted under a lock, so overlapping
  * calls from several application threads restore the caller's count once, after the last);
@@ -65,7 +66,8 @@ int fd_cpu_dtype_ok(const fd_conv_problem_t *p, cudnnDataType_t dt, char *why, s
 int fd_cpu_view_ok(int64_t rows, int64_t cols, int64_t *rs, int64_t *cs);
 
 /* C = alpha * A B + beta * C with A m x k, B k x n, C m x n, all views accepted by
- * fd_cpu_view_ok and m, n, k <= INT_MAX. beta == 0 never reads C (BLAS rule). */
+ * fd_cpu_view_ok and m, n, k <= INT_MAX, on the calling thread (BLAS single-threaded).
+ * beta == 0 never reads C (BLAS rule). */
 void fd_cpu_gemm(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha, const void *a,
                  int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, double beta,
                  void *c, int64_t c_rs, int64_t c_cs);
