@@ -6,7 +6,10 @@
  * Results are the ref's bit for bit (src/ref/pooling_ref.c, semantics in src/core/pooling.h),
  * for every mode including the averages: each output keeps the ref's order of operations (max
  * with the first-maximum tie rule and the NaN option, sums in double in D, H, W window order,
- * the same divisor, one rounding), so only the loop nest around it changes.
+ * the same divisor, one rounding), so only the loop nest around it changes. One exception, a
+ * product decision of 2026-11-30: FLOAT averages with stride 1 along W (2-d, AVX-512) sum in
+ * float (the box rows near the end of the file): within the f32 accumulation bound of
+ * docs/testing.md, the ref's bits on integer fills forward.
  * Vectorisation: a block computes up to FD_CPU_BLK outputs at once ("lanes"), along C when C is
  * the smaller stride of x (NHWC; also when output rows are short) and along the innermost
  * spatial dim otherwise (NCHW: lane j is output w0 + j, its input a strided run of x). The
@@ -18,8 +21,8 @@
  * Threads: blocks are fixed by the problem (not the thread count) and each writes its own
  * outputs, so results do not depend on OMP_NUM_THREADS.
  * FLOAT problems with unit-stride W or C run the f32 AVX-512 paths at the end of the file
- * instead (same bits; see there); the double blocks serve everything else, and every problem
- * on a CPU without AVX-512 (FREEDNN_CPU_ISA=avx2|generic forces that).
+ * instead (same bits but for the box rows; see there); the double blocks serve everything else,
+ * and every problem on a CPU without AVX-512 (FREEDNN_CPU_ISA=avx2|generic forces that).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off")
@@ -479,11 +482,10 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   reciprocal when the count is a power of two: the same rounding), blends in double.
  * - NCHW rows: outputs whose window columns are all readable run as vectors (stride 1: plain
  *   loads, 2: two loads and a permute, others: gathers); the few at the borders one by one.
- * - stride-1 averages (the box rows, 2-d, both directions; NHWC forward keeps pf_fwd_c): input
- *   rows (forward) or rows of dy / count (backward) converted to double once into a ring, each
- *   output summing its taps from the ring in window order with zero columns for the padding;
- *   divisions by the counts as a product corrected by one FMA step (pf_div: the correctly
- *   rounded quotient, as vdivpd, at a third of its cost).
+ * - stride-1 averages (the box rows, 2-d, both directions, NCHW and NHWC): NOT the ref's bits
+ *   in general: separable window sums in float (see there), divisions by the counts as a
+ *   product corrected by one FMA step (pf_div / pf_divf: the correctly rounded quotient, as
+ *   vdivpd / vdivps, at a third of its cost).
  * - NCHW max forward (2-d): each input row's maxima over every output column's taps once, into
  *   a ring, each output row folding its rows' (pf_fwd_w_hmax).
  * - NCHW max backward with stride 2 along W: argmax codes per output row (from each input
@@ -1758,45 +1760,74 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
 
 /* ---- stride-1 averages (both layouts): box sums over rows converted once ---- */
 
-/* Windows with stride 1 along W overlap, and the per-tap float loads and conversions of the
- * general row paths made 3x3 stride-1 averages compute-bound. Here each input row (forward) or
- * each row of dy / count (backward) is converted to double once into a ring on the stack, with
- * zero columns around it, and every output sums its kh x kw taps from the ring in the ref's
- * order: the zeros stand for the taps outside the input (forward) or the windows outside y
- * (backward), and adding +0.0 to the running sum changes no bit (it starts at +0.0 and never
- * becomes -0.0). A ring row holds cb doubles per column: 1 on NCHW (a vector is 8 adjacent
- * outputs), 16 on NHWC (a block of 16 channels, one unit per block). The divisions by the
- * window counts run as q = v * (1 / cnt) corrected by one FMA step, r = v - q cnt (exact),
- * q + r (1 / cnt): with 1 / cnt rounded to nearest this is the correctly rounded quotient
- * (Markstein), i.e. the ref's division (pf_div). NHWC forward keeps pf_fwd_c (its taps are
- * contiguous channel runs; this ring per block of 16 channels strides through memory and
- * measured 9.7 ms against pf_fwd_c's 7.9 on n8c64h112w112 3x3). */
-#define PF_BOX 12288   /* doubles of the ring (96 KiB of stack) */
+/* Stride-1 averages ("box" rows), FLOAT, NOT bit-identical with ref in general (product decision
+ * 2026-11-30, docs/testing.md): the ref's double sums of all kh x kw taps per output (9
+ * dependent adds of 8 lanes per 8 outputs for 3x3) kept these rows compute-bound at ~0.3 of one
+ * thread's bandwidth, and separable double sums were still load/store-bound (in-cache time only
+ * 1.1-1.4x better). Here the window sums are separable and in float: each input row (forward)
+ * or each row of dy / count (backward) gets its kw-tap sums along W once, in tap order, into a
+ * ring of kh rows on the stack; every output adds the (readable) rows of its window to +0.0 in
+ * row order (the zero start keeps a window of -0 taps at +0, as the ref's sum from +0.0). Taps
+ * outside the input (forward) or windows outside y (backward) are +0 lanes. So each output's
+ * terms are the ref's, grouped by rows, each add rounded to float.
+ * - Forward, alpha 1 and beta 0: the float sum divided in float by q = v * (1 / cnt) corrected
+ *   by one FMA step (Markstein: the correctly rounded quotient; pf_divf). Other alpha / beta:
+ *   the float sum converted to double, divided as the ref (pf_div) and blended in double,
+ *   rounded once (pf_store_d). When the float sums are exact (integer fills whose partial sums
+ *   stay below 2^24, or terms of one small exponent range) both are the ref's bits: the double
+ *   path is the ref's arithmetic, and rounding the quotient once to float equals the ref's
+ *   double quotient rounded to float for every integer sum below 2^24 and count up to 256
+ *   (checked exhaustively; the Markstein step equals vdivps on 4.6e8 random quotients). Otherwise
+ *   |cpu - ref| is within the f32 accumulation bound of docs/testing.md (K = kh kw terms).
+ * - Backward: dy / count in float (pf_divf), sums in float, the alpha / beta blend in float
+ *   (alpha v, then + beta dx by one FMA): within the same bound with K = the windows of the
+ *   element plus the division's rounding.
+ * - Lanes whose float sum (forward) or result (backward) is not finite (inf / NaN inputs, or a
+ *   float overflow that the ref's double does not have) are left out of the vector store and
+ *   recomputed by the ref's formula (pf_box_*_exact): the ref's bits there.
+ * Columns: NCHW lanes are 16 adjacent outputs (cb = 1 float per ring column, a unit is one
+ * plane; the kw = 3 row sums take the neighbours by valignd from one load per vector); NHWC
+ * lanes are 16 channels, a ring column holds all channels of a pixel (cb = C rounded up to 16)
+ * and a unit is a run of ck output (forward) or dx (backward) columns of one image, all rows,
+ * ck chosen so that the kh ring rows fit PF_BOX_L1 floats (L1). Each output's operations are
+ * the same in both layouts and for any split, so NCHW and NHWC give the same bits and
+ * OMP_NUM_THREADS does not change them. Measured (shared 2-core VM, one thread, n8c64h112w112
+ * 3x3 s1 p1 exclude): NCHW forward 5.5 -> 2.6-3.3 ms, backward 6.3 -> 3.3-3.8 ms; NHWC forward
+ * 8.1 -> 5.4-5.9 ms, backward 12.5 -> 5.4-6.4 ms (NHWC stays memory-stalled on the x / dy
+ * loads and y stores; not understood yet). */
+#define PF_BOX 32768   /* floats of the ring and the dy / count row (128 KiB of stack) */
 #define PF_BOXCOL 1024 /* output (forward) / input (backward) columns of one row, at most */
+#define PF_BOX_L1 6144 /* floats of the NHWC ring (24 KiB: L1) */
 
 typedef struct {
-    int64_t cb, rs; /* doubles per ring column, per ring row */
-    int64_t ncol;   /* output columns (forward: OW) / dx columns (backward: W) */
-    int64_t off;    /* ring column of the first tap of output column 0 */
+    int64_t cb;   /* floats per ring column: 1 (NCHW) or C rounded up to 16 (NHWC) */
+    int64_t rs;   /* floats per ring row */
+    int64_t nsum; /* floats of window sums per row (NCHW: columns rounded up to 16) */
+    int64_t trs;  /* floats of the backward dy / count row */
+    int64_t ck;   /* NHWC: output (forward) / dx (backward) columns per unit; NCHW: all */
 } pf_box_t;
 
 /* 1 when the stride-1 average path takes p (kind from pf_kind); fills g. */
 static int pf_box_plan(const fd_pool_problem_t *p, int bwd, int kind, pf_box_t *g)
 {
-    if (is_max(p) || kind == 0 || (kind == 2 && !bwd) || p->in[0] != 1 || p->out[0] != 1 ||
-        p->win[0] != 1 || p->pad[0] != 0 || p->stride[2] != 1 || p->pad[1] < 0 || p->pad[2] < 0 ||
-        p->win[1] > 16 || p->win[2] > 16 || p->out[2] > PF_BOXCOL || p->in[2] > PF_BOXCOL)
+    if (is_max(p) || kind == 0 || p->in[0] != 1 || p->out[0] != 1 || p->win[0] != 1 ||
+        p->pad[0] != 0 || p->stride[2] != 1 || p->pad[1] < 0 || p->pad[2] < 0 || p->win[1] > 16 ||
+        p->win[2] > 16 || p->out[2] > PF_BOXCOL || p->in[2] > PF_BOXCOL)
         return 0;
-    const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2], pw = p->pad[2];
-    g->cb = kind == 2 ? 16 : 1;
-    g->ncol = bwd ? W : OW;
-    /* columns computed: ncol rounded up to 16 on NCHW; the taps read up to kw - 1 (forward)
-     * or pw + kw - 1 (backward) columns further */
-    const int64_t span = (kind == 2 ? g->ncol : (g->ncol + 15) / 16 * 16) + kw - 1 + (bwd ? pw : 0);
-    const int64_t filled = bwd ? OW + kw - 1 : W + pw; /* columns the rows are written to */
-    g->rs = (max64(span, filled) * g->cb + 7) / 8 * 8;
-    g->off = bwd ? pw : 0;
-    return p->win[1] * g->rs <= PF_BOX;
+    const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2];
+    const int64_t ncol = bwd ? W : OW;
+    g->cb = kind == 2 ? (p->c + 15) / 16 * 16 : 1;
+    /* NHWC: a unit is a run of ck columns, all rows, so that its kh ring rows stay within
+     * PF_BOX_L1 floats (L1); NCHW: a unit is a plane */
+    g->ck = kind == 2 ? max64(1, min64(ncol, PF_BOX_L1 / (p->win[1] * g->cb))) : ncol;
+    g->nsum = kind == 2 ? g->ck * g->cb : (ncol + 15) / 16 * 16;
+    g->rs = (g->nsum + 15) / 16 * 16;
+    /* backward: NCHW dy / count at row[0 .. OW); NHWC the ck + kw - 1 columns of dy / count
+     * the unit's dx columns read */
+    g->trs = 0;
+    if (bwd)
+        g->trs = kind == 2 ? (g->ck + kw - 1) * g->cb : (OW + 15) / 16 * 16;
+    return p->win[1] * g->rs + g->trs <= PF_BOX;
 }
 
 /* The W factors of the counts (per output column) and the rows' (per output row). */
@@ -1814,40 +1845,257 @@ static double pf_ch(const fd_pool_problem_t *p, int64_t oh)
     return (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pd : r);
 }
 
-/* cnt[ow] = ch * cw[ow] and inv[ow] = 1 / cnt[ow] (the ref's count: (1 * ch) * cw, exact). */
-static void pf_counts(const fd_pool_problem_t *p, double ch, double *cnt, double *inv)
+/* cnt[ow] = ch * cw[ow] and inv[ow] = 1 / cnt[ow] (the ref's count: (1 * ch) * cw, exact);
+ * the float copies for the backward quotients (1 / cnt rounded to float from float). */
+static void pf_counts(const fd_pool_problem_t *p, double ch, double *cnt, double *inv, float *cf,
+                      float *vf)
 {
     for (int64_t ow = 0; ow < p->out[2]; ow++) {
         cnt[ow] = ch * pf_cw(p, ow);
         inv[ow] = 1.0 / cnt[ow];
+        cf[ow] = (float)cnt[ow];
+        vf[ow] = 1.0f / cf[ow];
     }
 }
 
-/* Sum of the taps of 16 doubles at f: rows rp[0 .. nr), kw taps cb apart. */
-PF_AVX512 static inline void pf_box_sum(double *const *rp, int nr, int64_t kw, int64_t cb,
-                                        int64_t f, __m512d *lo, __m512d *hi)
+/* v / c in float, correctly rounded (Markstein, as pf_div), given vf = 1 / c rounded to float;
+ * c = 0 (no window): 0. Non-finite lanes take vdivps. */
+PF_AVX512 static inline __m512 pf_divf(__m512 v, __m512 c, __m512 vf)
 {
-    __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+    const __m512 q0 = _mm512_mul_ps(v, vf);
+    if (_mm512_fpclass_ps_mask(q0, 0x99) != 0) /* NaN, +-inf: a non-finite dy or a count 0 */
+        return _mm512_maskz_div_ps(_mm512_cmp_ps_mask(c, _mm512_setzero_ps(), _CMP_GT_OQ), v, c);
+    return _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, c, v), vf, q0);
+}
+
+/* pf_div for the box rows: the three FMA-unit steps alone while every quotient estimate is
+ * finite, pf_div's lane masks otherwise; the same results. */
+PF_AVX512 static inline __m512d pf_div_fast(__m512d v, __m512d cnt, __m512d inv)
+{
+    const __m512d q0 = _mm512_mul_pd(v, inv);
+    if (_mm512_fpclass_pd_mask(q0, 0x99) != 0) /* NaN, +-inf */
+        return pf_div(v, cnt, inv);
+    return _mm512_fmadd_pd(_mm512_fnmadd_pd(q0, cnt, v), inv, q0);
+}
+
+/* The forward float sum v, divided and stored as the ref (double quotient and blend). */
+PF_AVX512 static inline void pf_box_out(float *y, __mmask16 m, __m512 v, __m512d c0, __m512d c1,
+                                        __m512d i0, __m512d i1, double alpha, double beta)
+{
+    pf_store_d(y, m, pf_div_fast(pf_lo(v), c0, i0), pf_div_fast(pf_hi(v), c1, i1), alpha, beta);
+}
+
+/* alpha v (+ beta y) in float, lanes m; returns the lanes whose result is not finite (not
+ * stored). */
+PF_AVX512 static inline __mmask16 pf_store_f(float *y, __mmask16 m, __m512 v, float alpha,
+                                             float beta)
+{
+    if (alpha != 1.0f)
+        v = _mm512_mul_ps(_mm512_set1_ps(alpha), v);
+    if (beta != 0.0f)
+        v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, y), v);
+    const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
+    _mm512_mask_storeu_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
+    return bad;
+}
+
+/* Lanes j of a 16-column vector at column b whose column b + j lies in [0, n). */
+static inline __mmask16 pf_cols(int64_t b, int64_t n)
+{
+    return pf_lanes(max64(0, -b), min64(16, max64(0, n - b)));
+}
+
+/* Forward row sums of input row xr into dst: NCHW, column ow = sum over kx of x[ow + kx - pw]
+ * (+0 outside [0, W)), in kx order. Each input vector is loaded once: tap kx of the 16
+ * outputs at o is lanes kx .. kx + 15 of the pair (x[o - pw ..], x[o - pw + 16 ..]), taken by
+ * valignd for kw = 3 (the other widths load every tap). */
+PF_AVX512 static void pf_hsum_w(const float *xr, int64_t W, int64_t pw, int64_t kw, int64_t nsum,
+                                float *dst)
+{
     if (kw == 3) {
-        for (int r = 0; r < nr; r++) {
-            const double *q = rp[r] + f;
-            s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q));
-            s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + 8));
-            s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q + cb));
-            s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + cb + 8));
-            s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q + 2 * cb));
-            s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + 2 * cb + 8));
+        int64_t b = -pw;
+        __m512 l0 = _mm512_maskz_loadu_ps(pf_cols(b, W), xr + b);
+        for (int64_t o = 0; o < nsum; o += 16, b += 16) {
+            const __m512 l1 = b + 32 <= W && b + 16 >= 0
+                                  ? _mm512_loadu_ps(xr + b + 16)
+                                  : _mm512_maskz_loadu_ps(pf_cols(b + 16, W), xr + b + 16);
+            const __m512i i0 = _mm512_castps_si512(l0), i1 = _mm512_castps_si512(l1);
+            __m512 sum = _mm512_add_ps(l0, _mm512_castsi512_ps(_mm512_alignr_epi32(i1, i0, 1)));
+            sum = _mm512_add_ps(sum, _mm512_castsi512_ps(_mm512_alignr_epi32(i1, i0, 2)));
+            _mm512_store_ps(dst + o, sum);
+            l0 = l1;
         }
-    } else {
-        for (int r = 0; r < nr; r++) {
-            const double *q = rp[r] + f;
-            for (int64_t kx = 0; kx < kw; kx++) {
-                s0 = _mm512_add_pd(s0, _mm512_loadu_pd(q + kx * cb));
-                s1 = _mm512_add_pd(s1, _mm512_loadu_pd(q + kx * cb + 8));
+        return;
+    }
+    for (int64_t o = 0; o < nsum; o += 16) {
+        const int64_t b = o - pw;
+        __m512 sum;
+        if (b >= 0 && b + 15 + kw - 1 < W) {
+            sum = _mm512_loadu_ps(xr + b);
+            for (int64_t kx = 1; kx < kw; kx++)
+                sum = _mm512_add_ps(sum, _mm512_loadu_ps(xr + b + kx));
+        } else {
+            sum = _mm512_maskz_loadu_ps(pf_cols(b, W), xr + b);
+            for (int64_t kx = 1; kx < kw; kx++)
+                sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(pf_cols(b + kx, W), xr + b + kx));
+        }
+        _mm512_store_ps(dst + o, sum);
+    }
+}
+
+/* The same along pixels (NHWC) for columns [ow0, ow1): column ow (cb floats, at dst +
+ * (ow - ow0) cb) = sum over kx of pixel ow + kx - pw. */
+PF_AVX512 static void pf_hsum_c(const float *xr, int64_t ps, int64_t W, int64_t pw, int64_t kw,
+                                int64_t ow0, int64_t ow1, int64_t C, int64_t cb, float *dst,
+                                const float *next)
+{
+    dst -= ow0 * cb;
+    for (int64_t ow = ow0; ow < ow1; ow++) {
+        const int64_t k0 = max64(0, pw - ow), k1 = min64(kw, W + pw - ow); /* readable taps */
+        for (int64_t c = 0; c < cb; c += 16) {
+            /* the next row's pixels, a row of work ahead (no gain measured on the loaded
+             * VM; NHWC stays memory-stalled, see the section header) */
+            if (next && ow < W)
+                _mm_prefetch((const char *)(next + ow * ps + c), _MM_HINT_T0);
+            const __mmask16 cm = pf_lanes(0, min64(16, C - c));
+            __m512 s = _mm512_setzero_ps();
+            if (k0 < k1) {
+                const float *q = xr + (ow + k0 - pw) * ps + c;
+                s = _mm512_maskz_loadu_ps(cm, q);
+                for (int64_t kx = k0 + 1; kx < k1; kx++)
+                    s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(cm, q + (kx - k0) * ps));
             }
+            _mm512_storeu_ps(dst + ow * cb + c, s);
         }
     }
-    *lo = s0, *hi = s1;
+}
+
+/* dst[f] = sum over kx < kw of src[f + kx cb], f in [0, n) (n a multiple of 16). */
+PF_AVX512 static void pf_hsum_t(const float *src, int64_t cb, int64_t kw, int64_t n, float *dst)
+{
+    for (int64_t f = 0; f < n; f += 16) {
+        __m512 s = _mm512_loadu_ps(src + f);
+        for (int64_t kx = 1; kx < kw; kx++)
+            s = _mm512_add_ps(s, _mm512_loadu_ps(src + f + kx * cb));
+        _mm512_storeu_ps(dst + f, s);
+    }
+}
+
+/* +0.0 plus the rows rp[0 .. nr) at f, in row order. */
+PF_AVX512 static inline __m512 pf_vsum(float *const *rp, int nr, int64_t f)
+{
+    __m512 s = _mm512_setzero_ps();
+    for (int r = 0; r < nr; r++)
+        s = _mm512_add_ps(s, _mm512_loadu_ps(rp[r] + f));
+    return s;
+}
+
+/* pf_vsum of 3 rows. */
+PF_AVX512 static inline __m512 pf_vsum3(float *const *rp, int64_t f)
+{
+    const __m512 s = _mm512_add_ps(_mm512_setzero_ps(), _mm512_loadu_ps(rp[0] + f));
+    return _mm512_add_ps(_mm512_add_ps(s, _mm512_loadu_ps(rp[1] + f)), _mm512_loadu_ps(rp[2] + f));
+}
+
+/* One NCHW output row of a plain (alpha 1, beta 0) forward with three window rows and every
+ * count positive: y = ((+0 + r0) + r1) + r2, divided by pf_divf's steps, with no branch in the
+ * loop; returns 1 when some sum was not finite (those outputs are wrong and must be redone;
+ * beta = 0, so nothing is lost by the store). */
+PF_AVX512 static int pf_box_row3(const float *r0, const float *r1, const float *r2, const float *cf,
+                                 const float *vf, float *y, int64_t OW)
+{
+    __mmask16 bad = 0;
+    for (int64_t o = 0; o < OW; o += 16) {
+        const __m512 v =
+            _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_setzero_ps(), _mm512_load_ps(r0 + o)),
+                                        _mm512_load_ps(r1 + o)),
+                          _mm512_load_ps(r2 + o));
+        const __m512 vi = _mm512_load_ps(vf + o), q0 = _mm512_mul_ps(v, vi);
+        const __m512 q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, _mm512_load_ps(cf + o), v), vi, q0);
+        bad |= _mm512_fpclass_ps_mask(v, 0x99);
+        if (o + 16 <= OW)
+            _mm512_storeu_ps(y + o, q);
+        else
+            _mm512_mask_storeu_ps(y + o, pf_lanes(0, OW - o), q);
+    }
+    return bad != 0;
+}
+
+/* y = ((+0 + r0) + r1) + r2 for one NCHW row of n (alpha 1, beta 0), no branch in the loop;
+ * returns 1 when some result is not finite (to be redone; beta = 0 loses nothing). */
+PF_AVX512 static int pf_box_sum3(const float *r0, const float *r1, const float *r2, float *y,
+                                 int64_t n)
+{
+    __mmask16 bad = 0;
+    for (int64_t o = 0; o < n; o += 16) {
+        const __m512 v =
+            _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_setzero_ps(), _mm512_load_ps(r0 + o)),
+                                        _mm512_load_ps(r1 + o)),
+                          _mm512_load_ps(r2 + o));
+        bad |= _mm512_fpclass_ps_mask(v, 0x99);
+        if (o + 16 <= n)
+            _mm512_storeu_ps(y + o, v);
+        else
+            _mm512_mask_storeu_ps(y + o, pf_lanes(0, n - o), v);
+    }
+    return bad != 0;
+}
+
+/* Units: NCHW one plane; NHWC a run of g->ck columns (of y forward, of dx backward). */
+static int64_t pf_box_units(const fd_pool_problem_t *p, const pf_box_t *g, int bwd)
+{
+    if (g->cb == 1)
+        return p->n * p->c;
+    return p->n * (((bwd ? p->in[2] : p->out[2]) + g->ck - 1) / g->ck);
+}
+
+/* Outputs the float sums cannot give (a non-finite sum: inf / NaN inputs, or float overflow
+ * where the ref's double does not): the ref's double sum in its order, its division and
+ * blend, for output (n, c, oh, ow). */
+static void pf_box_fwd_exact(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t n,
+                             int64_t c, int64_t oh, int64_t ow)
+{
+    int64_t lo[2], hi[2], r[2], pd[2];
+    win_dim(p, 1, oh, &lo[0], &hi[0], &r[0], &pd[0]);
+    win_dim(p, 2, ow, &lo[1], &hi[1], &r[1], &pd[1]);
+    const int64_t *s = p->xs, *t = p->ys;
+    const float *x = (const float *)a->x + n * s[0] + c * s[1];
+    double sum = 0.0;
+    for (int64_t ih = lo[0]; ih < hi[0]; ih++)
+        for (int64_t iw = lo[1]; iw < hi[1]; iw++)
+            sum += (double)x[ih * s[3] + iw * s[4]];
+    const int incl = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+    const double cnt = (double)(incl ? pd[0] : r[0]) * (double)(incl ? pd[1] : r[1]);
+    float *y = (float *)a->out + n * t[0] + c * t[1] + oh * t[3] + ow * t[4];
+    double v = a->alpha * (cnt > 0 ? sum / cnt : 0.0);
+    if (a->beta != 0.0)
+        v += a->beta * (double)*y;
+    *y = (float)v;
+}
+
+/* The same for dx (n, c, ih, iw): the ref's double sum of dy / count over its windows. */
+static void pf_box_bwd_exact(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t n,
+                             int64_t c, int64_t ih, int64_t iw)
+{
+    int64_t olo[2], ohi[2];
+    const int64_t *t = p->dys, *q = p->dxs;
+    const float *dy = (const float *)a->dy + n * t[0] + c * t[1];
+    double acc = 0.0;
+    if (windows_of(p, 1, ih, &olo[0], &ohi[0]) && windows_of(p, 2, iw, &olo[1], &ohi[1]))
+        for (int64_t oh = olo[0]; oh <= ohi[0]; oh++)
+            for (int64_t ow = olo[1]; ow <= ohi[1]; ow++)
+                acc += (double)dy[oh * t[3] + ow * t[4]] / (pf_ch(p, oh) * pf_cw(p, ow));
+    float *dx = (float *)a->out + n * q[0] + c * q[1] + ih * q[3] + iw * q[4];
+    double v = a->alpha * acc;
+    if (a->beta != 0.0)
+        v += a->beta * (double)*dx;
+    *dx = (float)v;
+}
+
+/* Lanes of m holding NaN or +-inf. */
+PF_AVX512 static inline __mmask16 pf_nonfinite(__mmask16 m, __m512 v)
+{
+    return _mm512_mask_fpclass_ps_mask(m, v, 0x99);
 }
 
 PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -1857,69 +2105,92 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
     pf_box_plan(p, 0, pf_kind(p, 0), &g);
     const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2], C = p->c;
     const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], ph = p->pad[1];
-    const int64_t pw = p->pad[2], cb = g.cb, rs = g.rs, nbc = (C + 15) / 16;
+    const int64_t pw = p->pad[2], cb = g.cb, rs = g.rs;
+    const int64_t nck = (OW + g.ck - 1) / g.ck;
     const int64_t *s = p->xs, *t = p->ys;
     const double alpha = a->alpha, beta = a->beta;
-    double ring[PF_BOX], cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
+    const int plain = alpha == 1.0 && beta == 0.0; /* the quotient in float is the result */
+    float ring[PF_BOX] __attribute__((aligned(64)));
+    float cf[PF_BOXCOL + 16] __attribute__((aligned(64)));
+    float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
+    double cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
     for (int64_t u = u0; u < u1; u++) {
-        const int64_t n = cb == 1 ? u / C : u / nbc;
-        const int64_t c0 = cb == 1 ? u % C : (u % nbc) * 16;
-        const __mmask16 cm = cb == 1 ? 0xffff : pf_lanes(0, min64(16, C - c0));
+        const int64_t n = cb == 1 ? u / C : u / nck;
+        const int64_t c0 = cb == 1 ? u % C : 0;
+        const int64_t w0 = cb == 1 ? 0 : (u % nck) * g.ck, w1 = min64(OW, w0 + g.ck);
         const float *xb = (const float *)a->x + n * s[0] + c0 * s[1];
         float *yb = (float *)a->out + n * t[0] + c0 * t[1];
-        memset(ring, 0, (size_t)(kh * rs) * sizeof(double));
-        int64_t conv_hi = 0;
+        int64_t have_hi = 0; /* input rows summed: [.., have_hi) */
         double have_ch = -1;
+        int cpos = 0; /* every count of the row is positive */
         for (int64_t oh = 0; oh < OH; oh++) {
             const int64_t h0 = oh * sh - ph, lo = max64(h0, 0), hi = min64(h0 + kh, H);
-            for (int64_t ih = max64(conv_hi, lo); ih < hi; ih++) {
-                double *d = ring + (ih % kh) * rs + pw * cb;
-                const float *xr = xb + ih * s[3];
-                if (cb == 1) {
-                    for (int64_t i0 = 0; i0 < W; i0 += 16) {
-                        const __mmask16 m = pf_lanes(0, min64(16, W - i0));
-                        const __m512 v = _mm512_maskz_loadu_ps(m, xr + i0);
-                        _mm512_mask_storeu_pd(d + i0, (__mmask8)m, pf_lo(v));
-                        _mm512_mask_storeu_pd(d + i0 + 8, (__mmask8)(m >> 8), pf_hi(v));
-                    }
-                } else {
-                    for (int64_t iw = 0; iw < W; iw++) {
-                        const __m512 v = _mm512_maskz_loadu_ps(cm, xr + iw * s[4]);
-                        _mm512_storeu_pd(d + iw * 16, pf_lo(v));
-                        _mm512_storeu_pd(d + iw * 16 + 8, pf_hi(v));
-                    }
-                }
+            for (int64_t ih = max64(have_hi, lo); ih < hi; ih++) {
+                float *d = ring + (ih % kh) * rs;
+                if (cb == 1)
+                    pf_hsum_w(xb + ih * s[3], W, pw, kw, g.nsum, d);
+                else
+                    pf_hsum_c(xb + ih * s[3], s[4], W, pw, kw, w0, w1, C, cb, d,
+                              ih + 1 < H ? xb + (ih + 1) * s[3] : NULL);
             }
-            conv_hi = max64(conv_hi, hi);
-            double *rp[16];
+            have_hi = max64(have_hi, hi);
+            float *rp[16];
             int nr = 0;
             for (int64_t ih = lo; ih < hi; ih++)
                 rp[nr++] = ring + (ih % kh) * rs;
             const double ch = pf_ch(p, oh);
             if (ch != have_ch) {
-                pf_counts(p, ch, cnt, inv);
+                pf_counts(p, ch, cnt, inv, cf, vf);
                 have_ch = ch;
+                cpos = ch > 0;
+                for (int64_t ow = 0; ow < OW; ow++)
+                    cpos &= cf[ow] > 0;
+                for (int64_t ow = OW; ow < (OW + 15) / 16 * 16; ow++)
+                    cf[ow] = vf[ow] = 1.0f; /* lanes past the row: finite */
             }
             float *yr = yb + oh * t[3];
-            if (cb == 1) {
+            /* lanes whose float sum is not finite are left out of the vector store and
+             * recomputed as the ref */
+            if (cb == 1 && plain && nr == 3 && cpos &&
+                !pf_box_row3(rp[0], rp[1], rp[2], cf, vf, yr, OW)) {
+                /* done */
+            } else if (cb == 1) {
                 for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
-                    const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
-                    __m512d lo8, hi8;
-                    pf_box_sum(rp, nr, kw, 1, ow0, &lo8, &hi8);
-                    const __mmask8 m0 = (__mmask8)m, m1 = (__mmask8)(m >> 8);
-                    lo8 = pf_div(lo8, _mm512_maskz_loadu_pd(m0, cnt + ow0),
-                                 _mm512_maskz_loadu_pd(m0, inv + ow0));
-                    hi8 = pf_div(hi8, _mm512_maskz_loadu_pd(m1, cnt + ow0 + 8),
-                                 _mm512_maskz_loadu_pd(m1, inv + ow0 + 8));
-                    pf_store_d(yr + ow0, m, lo8, hi8, alpha, beta);
+                    const __m512 v = nr == 3 ? pf_vsum3(rp, ow0) : pf_vsum(rp, nr, ow0);
+                    const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, OW - ow0)), v);
+                    const __mmask16 m = pf_lanes(0, min64(16, OW - ow0)) & ~bad;
+                    if (plain) {
+                        _mm512_mask_storeu_ps(yr + ow0, m,
+                                              pf_divf(v, _mm512_maskz_loadu_ps(m, cf + ow0),
+                                                      _mm512_maskz_loadu_ps(m, vf + ow0)));
+                    } else {
+                        const __mmask8 m0 = (__mmask8)m, m1 = (__mmask8)(m >> 8);
+                        pf_box_out(yr + ow0, m, v, _mm512_maskz_loadu_pd(m0, cnt + ow0),
+                                   _mm512_maskz_loadu_pd(m1, cnt + ow0 + 8),
+                                   _mm512_maskz_loadu_pd(m0, inv + ow0),
+                                   _mm512_maskz_loadu_pd(m1, inv + ow0 + 8), alpha, beta);
+                    }
+                    for (int j = 0; bad && j < 16; j++)
+                        if (bad >> j & 1)
+                            pf_box_fwd_exact(p, a, n, c0, oh, ow0 + j);
                 }
             } else {
-                for (int64_t ow = 0; ow < OW; ow++) {
-                    __m512d lo8, hi8;
-                    pf_box_sum(rp, nr, kw, 16, ow * 16, &lo8, &hi8);
+                for (int64_t ow = w0; ow < w1; ow++) {
+                    const __m512 fc = _mm512_set1_ps(cf[ow]), fi = _mm512_set1_ps(vf[ow]);
                     const __m512d vc = _mm512_set1_pd(cnt[ow]), vi = _mm512_set1_pd(inv[ow]);
-                    pf_store_d(yr + ow * t[4], cm, pf_div(lo8, vc, vi), pf_div(hi8, vc, vi), alpha,
-                               beta);
+                    for (int64_t c = 0; c < C; c += 16) {
+                        const __m512 v = nr == 3 ? pf_vsum3(rp, (ow - w0) * cb + c)
+                                                 : pf_vsum(rp, nr, (ow - w0) * cb + c);
+                        const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, C - c)), v);
+                        const __mmask16 m = pf_lanes(0, min64(16, C - c)) & ~bad;
+                        if (plain)
+                            _mm512_mask_storeu_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
+                        else
+                            pf_box_out(yr + ow * t[4] + c, m, v, vc, vc, vi, vi, alpha, beta);
+                        for (int j = 0; bad && j < 16; j++)
+                            if (bad >> j & 1)
+                                pf_box_fwd_exact(p, a, n, c + j, oh, ow);
+                    }
                 }
             }
         }
@@ -1933,77 +2204,106 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
     pf_box_plan(p, 1, pf_kind(p, 1), &g);
     const int64_t H = p->in[1], W = p->in[2], OW = p->out[2], C = p->c;
     const int64_t kh = p->win[1], kw = p->win[2];
-    const int64_t pw = p->pad[2], cb = g.cb, rs = g.rs, nbc = (C + 15) / 16;
+    const int64_t pw = p->pad[2], cb = g.cb, rs = g.rs;
+    const int64_t nck = (W + g.ck - 1) / g.ck;
     const int64_t *t = p->dys, *q = p->dxs;
-    const double alpha = a->alpha, beta = a->beta;
-    double ring[PF_BOX], cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
+    const float alpha = (float)a->alpha, beta = (float)a->beta;
+    float ring[PF_BOX] __attribute__((aligned(64)));
+    float cf[PF_BOXCOL + 16] __attribute__((aligned(64)));
+    float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
+    double cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
+    float *const row = ring + kh * rs; /* dy / count of one row */
     for (int64_t u = u0; u < u1; u++) {
-        const int64_t n = cb == 1 ? u / C : u / nbc;
-        const int64_t c0 = cb == 1 ? u % C : (u % nbc) * 16;
-        const __mmask16 cm = cb == 1 ? 0xffff : pf_lanes(0, min64(16, C - c0));
+        const int64_t n = cb == 1 ? u / C : u / nck;
+        const int64_t c0 = cb == 1 ? u % C : 0;
+        /* dx columns [w0, w1); NHWC: dy / count columns ow = w0 + pw - (kw - 1) + j at row +
+         * j cb, zero outside [0, OW) */
+        const int64_t w0 = cb == 1 ? 0 : (u % nck) * g.ck, w1 = min64(W, w0 + g.ck);
+        const int64_t g0 = w0 + pw - (kw - 1), ng = w1 - w0 + kw - 1;
+        if (cb > 1)
+            memset(row, 0, (size_t)(ng * cb) * sizeof(float));
         const float *gb = (const float *)a->dy + n * t[0] + c0 * t[1];
         float *dxb = (float *)a->out + n * q[0] + c0 * q[1];
-        memset(ring, 0, (size_t)(kh * rs) * sizeof(double));
-        int64_t have_hi = 0; /* rows of dy / count computed: [.., have_hi) */
+        int64_t have_hi = 0; /* rows of window sums computed: [.., have_hi) */
         double have_ch = -1;
         for (int64_t ih = 0; ih < H; ih++) {
             int64_t olo, ohi;
             float *dr = dxb + ih * q[3];
             if (!windows_of(p, 1, ih, &olo, &ohi)) {
-                for (int64_t i = 0; i < (cb == 1 ? W : W * 16); i += 16)
-                    pf_store_d(dr + (cb == 1 ? i : (i / 16) * q[4]),
-                               cb == 1 ? pf_lanes(0, min64(16, W - i)) : cm, _mm512_setzero_pd(),
-                               _mm512_setzero_pd(), alpha, beta);
+                if (cb == 1)
+                    for (int64_t i = 0; i < W; i += 16)
+                        pf_store_f(dr + i, pf_lanes(0, min64(16, W - i)), _mm512_setzero_ps(),
+                                   alpha, beta);
+                else
+                    for (int64_t iw = w0; iw < w1; iw++)
+                        for (int64_t c = 0; c < C; c += 16)
+                            pf_store_f(dr + iw * q[4] + c, pf_lanes(0, min64(16, C - c)),
+                                       _mm512_setzero_ps(), alpha, beta);
                 continue;
             }
             for (int64_t oh = max64(have_hi, olo); oh <= ohi; oh++) {
                 const double ch = pf_ch(p, oh);
                 if (ch != have_ch) {
-                    pf_counts(p, ch, cnt, inv);
+                    pf_counts(p, ch, cnt, inv, cf, vf);
                     have_ch = ch;
+                    for (int64_t ow = OW; ow < (OW + 15) / 16 * 16; ow++)
+                        cf[ow] = vf[ow] = 1.0f; /* lanes past the row: finite */
                 }
-                double *d = ring + (oh % kh) * rs + (kw - 1) * cb;
                 const float *gr = gb + oh * t[3];
                 if (cb == 1) {
+                    /* NCHW: dy / count at row[0 ..), then the sums of dx column iw over
+                     * ow = iw + pw - (kw - 1) .. iw + pw, which is pf_hsum_w's forward window
+                     * with pad kw - 1 - pw */
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                         const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
-                        const __m512 v = _mm512_maskz_loadu_ps(m, gr + ow0);
-                        const __m512d c0v = _mm512_maskz_loadu_pd((__mmask8)m, cnt + ow0);
-                        const __m512d c1v =
-                            _mm512_maskz_loadu_pd((__mmask8)(m >> 8), cnt + ow0 + 8);
-                        const __m512d i0v = _mm512_maskz_loadu_pd((__mmask8)m, inv + ow0);
-                        const __m512d i1v =
-                            _mm512_maskz_loadu_pd((__mmask8)(m >> 8), inv + ow0 + 8);
-                        _mm512_mask_storeu_pd(d + ow0, (__mmask8)m, pf_div(pf_lo(v), c0v, i0v));
-                        _mm512_mask_storeu_pd(d + ow0 + 8, (__mmask8)(m >> 8),
-                                              pf_div(pf_hi(v), c1v, i1v));
+                        _mm512_mask_storeu_ps(row + ow0, m,
+                                              pf_divf(_mm512_maskz_loadu_ps(m, gr + ow0),
+                                                      _mm512_load_ps(cf + ow0),
+                                                      _mm512_load_ps(vf + ow0)));
                     }
+                    pf_hsum_w(row, OW, kw - 1 - pw, kw, g.nsum, ring + (oh % kh) * rs);
+                    continue;
                 } else {
-                    for (int64_t ow = 0; ow < OW; ow++) {
-                        const __m512 v = _mm512_maskz_loadu_ps(cm, gr + ow * t[4]);
-                        const __m512d vc = _mm512_set1_pd(cnt[ow]), vi = _mm512_set1_pd(inv[ow]);
-                        _mm512_storeu_pd(d + ow * 16, pf_div(pf_lo(v), vc, vi));
-                        _mm512_storeu_pd(d + ow * 16 + 8, pf_div(pf_hi(v), vc, vi));
+                    for (int64_t ow = max64(0, g0); ow < min64(OW, g0 + ng); ow++) {
+                        const __m512 vc = _mm512_set1_ps(cf[ow]), vi = _mm512_set1_ps(vf[ow]);
+                        for (int64_t c = 0; c < C; c += 16) {
+                            const __mmask16 m = pf_lanes(0, min64(16, C - c));
+                            _mm512_mask_storeu_ps(
+                                row + (ow - g0) * cb + c, m,
+                                pf_divf(_mm512_maskz_loadu_ps(m, gr + ow * t[4] + c), vc, vi));
+                        }
                     }
                 }
+                pf_hsum_t(row, cb, kw, (w1 - w0) * cb, ring + (oh % kh) * rs);
             }
             have_hi = max64(have_hi, ohi + 1);
-            double *rp[16];
+            float *rp[16];
             int nr = 0;
             for (int64_t oh = olo; oh <= ohi; oh++)
-                rp[nr++] = ring + (oh % kh) * rs + pw * cb;
-            if (cb == 1) {
+                rp[nr++] = ring + (oh % kh) * rs;
+            /* a non-finite result (inf / NaN in dy, float overflow) is recomputed as the ref */
+            if (cb == 1 && nr == 3 && alpha == 1.0f && beta == 0.0f &&
+                !pf_box_sum3(rp[0], rp[1], rp[2], dr, W)) {
+                /* done */
+            } else if (cb == 1) {
                 for (int64_t i0 = 0; i0 < W; i0 += 16) {
-                    __m512d lo8, hi8;
-                    pf_box_sum(rp, nr, kw, 1, i0, &lo8, &hi8);
-                    pf_store_d(dr + i0, pf_lanes(0, min64(16, W - i0)), lo8, hi8, alpha, beta);
+                    const __mmask16 m = pf_lanes(0, min64(16, W - i0));
+                    const __mmask16 bad = pf_store_f(dr + i0, m, pf_vsum(rp, nr, i0), alpha, beta);
+                    for (int j = 0; bad && j < 16; j++)
+                        if (bad >> j & 1)
+                            pf_box_bwd_exact(p, a, n, c0, ih, i0 + j);
                 }
             } else {
-                for (int64_t iw = 0; iw < W; iw++) {
-                    __m512d lo8, hi8;
-                    pf_box_sum(rp, nr, kw, 16, iw * 16, &lo8, &hi8);
-                    pf_store_d(dr + iw * q[4], cm, lo8, hi8, alpha, beta);
-                }
+                for (int64_t iw = w0; iw < w1; iw++)
+                    for (int64_t c = 0; c < C; c += 16) {
+                        const int64_t o = (iw - w0) * cb + c;
+                        const __mmask16 bad =
+                            pf_store_f(dr + iw * q[4] + c, pf_lanes(0, min64(16, C - c)),
+                                       nr == 3 ? pf_vsum3(rp, o) : pf_vsum(rp, nr, o), alpha, beta);
+                        for (int j = 0; bad && j < 16; j++)
+                            if (bad >> j & 1)
+                                pf_box_bwd_exact(p, a, n, c + j, ih, iw);
+                    }
             }
         }
     }
@@ -2046,8 +2346,7 @@ static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
     const int64_t planes = p->n * p->c;
     pf_box_t box;
     if (pf_box_plan(p, bwd, kind, &box)) {
-        pf_par(bwd ? pf_box_bwd : pf_box_fwd, p, a,
-               box.cb == 1 ? planes : p->n * ((p->c + 15) / 16));
+        pf_par(bwd ? pf_box_bwd : pf_box_fwd, p, a, pf_box_units(p, &box, bwd));
         return 1;
     }
     if (!bwd && kind == 1 && pf_hmax_ok(p))
