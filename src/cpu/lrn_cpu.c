@@ -26,6 +26,13 @@
  *   beta >= 0.01). Every rounding is in a fixed order per element: 1 and 2 threads give the
  *   same bits. Speed: the float rows run at ~0.5 (NHWC) and ~0.35 (NCHW) of one thread's
  *   bandwidth on the shared 2-core machine, against 0.07-0.18 for the double rows before.
+ * - The common case (beta 0.75, alpha 1, blend beta 0; window 5 for the pixel rows) runs loops
+ *   with the per-vector tests of the exponent, the blend and the store kind hoisted and the
+ *   window sums written out (lrf_fwd_row34, lrf_bwd_terms34, lrf_bwd_out1, lrf_pixsum5,
+ *   lrf_sqsum5): the general loops' operations in the same order, so the same bits; the lanes
+ *   to redo are collected per row and fixed after it (beta 0: the store loses nothing). CPU
+ *   time of n1c64h28w28 in L2, one thread: forward 0.031 -> 0.022 ms (both layouts), backward
+ *   0.060 -> 0.048 ms (NCHW), 0.056 -> 0.047 (NHWC).
  * - Plane rows (NCHW): a unit is up to LRF_PMAX adjacent positions of one image; channel rows
  *   pass through rings (x: n rows; backward also w and dy s^-beta rows), each row read once in
  *   a run of up to 4 KiB, the next row prefetched across the arithmetic of the current one;
@@ -658,6 +665,68 @@ LRF_AVX512 static inline __m512 lrf_pixsum(__m512 prev, __m512 cur, __m512 next,
     return s;
 }
 
+/* lrf_powf(s, 0.75), the same operations. */
+LRF_AVX512 static inline __m512 lrf_pow34f(__m512 s)
+{
+    const __m512 r = _mm512_rsqrt14_ps(s);
+    const __m512 q = _mm512_mul_ps(_mm512_mul_ps(r, r), _mm512_rsqrt14_ps(r));
+    const __m512 m = _mm512_mul_ps(q, s);
+    const __m512 e =
+        _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_mul_ps(m, m), m), q, _mm512_set1_ps(1.0f));
+    return _mm512_fmadd_ps(_mm512_mul_ps(q, _mm512_set1_ps(0.25f)), e, q);
+}
+
+/* lrf_pixsum for win 5 (off 2): the same operations, written out. */
+LRF_AVX512 static inline __m512 lrf_pixsum5(__m512 prev, __m512 cur, __m512 next,
+                                            const __m512i *idx)
+{
+    __m512 s = _mm512_permutex2var_ps(prev, idx[0], cur);
+    s = _mm512_add_ps(s, _mm512_permutex2var_ps(prev, idx[1], cur));
+    s = _mm512_add_ps(s, cur);
+    s = _mm512_add_ps(s, _mm512_permutex2var_ps(cur, idx[3], next));
+    return _mm512_add_ps(s, _mm512_permutex2var_ps(cur, idx[4], next));
+}
+
+/* lrf_sqsum of five rows, the same operations. */
+LRF_AVX512 static inline __m512 lrf_sqsum5(const float *r0, const float *r1, const float *r2,
+                                           const float *r3, const float *r4, int64_t b)
+{
+    __m512 v = _mm512_loadu_ps(r0 + b), s = _mm512_mul_ps(v, v);
+    v = _mm512_loadu_ps(r1 + b), s = _mm512_fmadd_ps(v, v, s);
+    v = _mm512_loadu_ps(r2 + b), s = _mm512_fmadd_ps(v, v, s);
+    v = _mm512_loadu_ps(r3 + b), s = _mm512_fmadd_ps(v, v, s);
+    v = _mm512_loadu_ps(r4 + b), s = _mm512_fmadd_ps(v, v, s);
+    return s;
+}
+
+/* One plane row of the common forward (beta 0.75, alpha 1, blend beta 0): the general loop's
+ * operations (lrf_powf's beta 0.75 steps, lrf_sok's range test) with the per-vector tests of
+ * beta, alpha and the store kind hoisted out; out is y's row or the streaming buffer. The
+ * lanes to redo with the ref's double formula go to bad[] (per vector); returns 1 when any. */
+LRF_AVX512 static int lrf_fwd_row34(const float *const *rows, int nr, const float *xc, float *out,
+                                    int64_t np, __m512 va, __m512 vk, const float *nx,
+                                    __mmask16 *bad)
+{
+    const __m512 smin = _mm512_set1_ps(LRF_SMIN), smax = _mm512_set1_ps(LRF_SMAX);
+    __mmask16 any = 0;
+    for (int64_t b = 0; b < np; b += 16) {
+        if (nx)
+            _mm_prefetch((const char *)(nx + b), _MM_HINT_T0);
+        const __mmask16 m = lrf_lanes(np - b);
+        const __m512 sq = nr == 5 ? lrf_sqsum5(rows[0], rows[1], rows[2], rows[3], rows[4], b)
+                                  : lrf_sqsum(rows, nr, b);
+        const __m512 s = _mm512_fmadd_ps(va, sq, vk);
+        const __m512 res = _mm512_mul_ps(_mm512_loadu_ps(xc + b), lrf_pow34f(s));
+        const __mmask16 ok = _mm512_mask_cmp_ps_mask(m, s, smin, _CMP_GE_OQ) &
+                             _mm512_cmp_ps_mask(s, smax, _CMP_LE_OQ);
+        const __mmask16 bd = m & ~ok;
+        bad[b / 16] = bd;
+        any |= bd;
+        _mm512_mask_storeu_ps(out + b, m, res);
+    }
+    return any != 0;
+}
+
 /* fwd tensors: 0 = y, 1 = x */
 LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t *p,
                                     const fd_lrn_args_t *a, int64_t u)
@@ -670,6 +739,8 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
     if (f->mode == 1) {
         float xr[LRF_RING]; /* x row j at xr + (j % win) * P */
         float ob[LRF_PMAX]; /* an output row, streamed when f->nt */
+        __mmask16 bad[LRF_PMAX / 16];
+        const int common = p->beta == 0.75 && al == 1.0f && be == 0.0f;
         const float *x = (const float *)a->x + n * f->s0[1] + sp0;
         float *y = (float *)a->out + n * f->s0[0] + sp0;
         const int64_t xcs = f->s1[1], ycs = f->s1[0];
@@ -685,6 +756,21 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
             float *yo = y + c * ycs;
             /* the next x row, spread over this row's arithmetic */
             const float *nx = c + la + 1 < C ? x + (c + la + 1) * xcs : NULL;
+            if (common) {
+                float *out = f->nt ? ob : yo;
+                if (lrf_fwd_row34(rows, nr, xc, out, np, va, vk, nx, bad))
+                    for (int64_t b = 0; b < np; b += 16) {
+                        const __mmask16 bm = bad[b / 16];
+                        if (bm)
+                            _mm512_mask_storeu_ps(out + b, bm,
+                                                  lrf_fix_fwd(_mm512_loadu_ps(out + b), bm, p, a,
+                                                              x + b, xcs, 1, y + b, ycs, 1, C, c,
+                                                              0));
+                    }
+                if (f->nt)
+                    lrf_stream_row(yo, ob, np);
+                continue;
+            }
             for (int64_t b = 0; b < np; b += 16) {
                 if (nx)
                     _mm_prefetch((const char *)(nx + b), _MM_HINT_T0);
@@ -708,6 +794,39 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
     __m512i idx[CUDNN_LRN_MAX_N];
     lrf_shift_idx(idx, win, lb);
     const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S, nv = (C + 15) / 16;
+    if (p->beta == 0.75 && al == 1.0f && be == 0.0f && win == 5) {
+        /* the common case: the loop below with its per-vector tests hoisted and lrf_pixsum's
+         * five terms written out (the same operations in the same order) */
+        const __m512 smin = _mm512_set1_ps(LRF_SMIN), smax = _mm512_set1_ps(LRF_SMAX);
+        for (int64_t sp = sp0; sp < sp1; sp++) {
+            const float *x = (const float *)a->x + n * f->s0[1] + sp * f->ps[1];
+            float *y = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
+            __m512 xc = _mm512_maskz_loadu_ps(lrf_lanes(C), x);
+            __m512 xn =
+                nv > 1 ? _mm512_maskz_loadu_ps(lrf_lanes(C - 16), x + 16) : _mm512_setzero_ps();
+            __m512 qp = _mm512_setzero_ps(), qc = _mm512_mul_ps(xc, xc), qn = _mm512_mul_ps(xn, xn);
+            for (int64_t i = 0; i < nv; i++) {
+                const __mmask16 m = lrf_lanes(C - 16 * i);
+                const __m512 sv = _mm512_fmadd_ps(va, lrf_pixsum5(qp, qc, qn, idx), vk);
+                float *yo = y + 16 * i;
+                __m512 r = _mm512_mul_ps(xc, lrf_pow34f(sv));
+                const __mmask16 ok = _mm512_mask_cmp_ps_mask(m, sv, smin, _CMP_GE_OQ) &
+                                     _mm512_cmp_ps_mask(sv, smax, _CMP_LE_OQ);
+                if (ok != m)
+                    r = lrf_fix_fwd(r, m & ~ok, p, a, x, 1, 0, y, 1, 0, C, 16 * i, 1);
+                if (f->nt)
+                    lrf_st(yo, m, r, 1);
+                else
+                    _mm512_mask_storeu_ps(yo, m, r);
+                xc = xn;
+                xn = i + 2 < nv
+                         ? _mm512_maskz_loadu_ps(lrf_lanes(C - 16 * (i + 2)), x + 16 * (i + 2))
+                         : _mm512_setzero_ps();
+                qp = qc, qc = qn, qn = _mm512_mul_ps(xn, xn);
+            }
+        }
+        return;
+    }
     for (int64_t sp = sp0; sp < sp1; sp++) {
         const float *x = (const float *)a->x + n * f->s0[1] + sp * f->ps[1];
         float *y = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
@@ -741,6 +860,67 @@ LRF_AVX512 static inline __m512 lrf_bwd_out(__m512 gp, __m512 xv, __m512 acc, __
     return lrf_blend(_mm512_fnmadd_ps(_mm512_mul_ps(vcoef, xv), acc, gp), dxo, m, al, be);
 }
 
+/* The terms of one channel row of the common backward (beta 0.75), the general loop's
+ * operations without its per-vector tests: go = dy s^-beta, wo = dy y / s, bm = the lanes
+ * the ref's double formula must redo. */
+LRF_AVX512 static void lrf_bwd_terms34(const float *const *rows, int nr, const float *g,
+                                       const float *yv, float *go, float *wo, __mmask16 *bm,
+                                       int64_t np, __m512 va, __m512 vk, const float *nx,
+                                       const float *ng, const float *ny)
+{
+    const __m512 smin = _mm512_set1_ps(LRF_SMIN), smax = _mm512_set1_ps(LRF_SMAX);
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    for (int64_t b = 0; b < np; b += 16) {
+        if (nx)
+            _mm_prefetch((const char *)(nx + b), _MM_HINT_T0);
+        if (ng) {
+            _mm_prefetch((const char *)(ng + b), _MM_HINT_T0);
+            _mm_prefetch((const char *)(ny + b), _MM_HINT_T0);
+        }
+        const __mmask16 m = lrf_lanes(np - b);
+        const __m512 sq = nr == 5 ? lrf_sqsum5(rows[0], rows[1], rows[2], rows[3], rows[4], b)
+                                  : lrf_sqsum(rows, nr, b);
+        const __m512 s = _mm512_fmadd_ps(va, sq, vk);
+        const __m512 pv = lrf_pow34f(s);
+        const __m512 gv = _mm512_maskz_loadu_ps(m, g + b);
+        _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, pv));
+        const __m512 wv =
+            _mm512_mul_ps(_mm512_mul_ps(gv, _mm512_maskz_loadu_ps(m, yv + b)), lrf_rcp(s));
+        _mm512_storeu_ps(wo + b, wv);
+        const __mmask16 ok = _mm512_mask_cmp_ps_mask(m, s, smin, _CMP_GE_OQ) &
+                             _mm512_cmp_ps_mask(s, smax, _CMP_LE_OQ) &
+                             _mm512_cmp_ps_mask(_mm512_abs_ps(wv), inf, _CMP_LT_OQ);
+        bm[b / 16] = m & ~ok;
+    }
+}
+
+/* The outputs of one channel row of the common backward (alpha 1, blend beta 0): dy s^-beta -
+ * coef x sum of the w rows, in the general loop's order; lanes to redo (a flagged term or a
+ * non-finite result) go to bad[]; returns 1 when any. */
+LRF_AVX512 static int lrf_bwd_out1(const float *const *rows, const __mmask16 *const *bmr, int nr,
+                                   const float *gi, const float *xi, __m512 vcoef, float *out,
+                                   int64_t np, __mmask16 *bad)
+{
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    __mmask16 any = 0;
+    for (int64_t b = 0; b < np; b += 16) {
+        const __mmask16 m = lrf_lanes(np - b);
+        __m512 acc = _mm512_loadu_ps(rows[0] + b);
+        __mmask16 bd = bmr[0][b / 16];
+        for (int k = 1; k < nr; k++) {
+            acc = _mm512_add_ps(acc, _mm512_loadu_ps(rows[k] + b));
+            bd |= bmr[k][b / 16];
+        }
+        const __m512 r = _mm512_fnmadd_ps(_mm512_mul_ps(vcoef, _mm512_loadu_ps(xi + b)), acc,
+                                          _mm512_loadu_ps(gi + b));
+        bd |= m & ~_mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
+        bad[b / 16] = bd;
+        any |= bd;
+        _mm512_mask_storeu_ps(out + b, m, r);
+    }
+    return any != 0;
+}
+
 /* bwd tensors: 0 = dx, 1 = x, 2 = y, 3 = dy.
  * dx_i = dy_i s_i^-beta - 2 beta alpha / n * x_i * sum_{c = i - la .. i + lb} dy_c y_c / s_c */
 LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t *p,
@@ -758,7 +938,8 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
         /* rings: x rows (win), w = dy y / s rows (win), dy s^-beta rows (lb + 1), and per w row
          * the lanes whose scale or term needs the ref's double path */
         float ring[LRF_RING], ob[LRF_PMAX];
-        __mmask16 bm[CUDNN_LRN_MAX_N][LRF_PMAX / 16];
+        __mmask16 bm[CUDNN_LRN_MAX_N][LRF_PMAX / 16], obad[LRF_PMAX / 16];
+        const int common = p->beta == 0.75 && al == 1.0f && be == 0.0f;
         float *xr = ring, *wr = ring + win * P, *gr = ring + 2 * win * P;
         const float *t[4];
         int64_t cs[4];
@@ -786,7 +967,9 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                 const int nr = lrf_ring_rows(xr, P, win, c - lb, c + la, C, rows);
                 float *wo = wr + (c % win) * P, *go = gr + (c % (lb + 1)) * P;
                 const float *g = t[3] + c * cs[3], *yv = t[2] + c * cs[2];
-                for (int64_t b = 0; b < np; b += 16) {
+                if (common)
+                    lrf_bwd_terms34(rows, nr, g, yv, go, wo, bm[c % win], np, va, vk, nx, ng, ny);
+                for (int64_t b = 0; !common && b < np; b += 16) {
                     if (nx)
                         _mm_prefetch((const char *)(nx + b), _MM_HINT_T0);
                     if (ng) {
@@ -817,6 +1000,20 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
             for (int k = 0; k < nr; k++)
                 bmr[k] = bm[(j0 + k) % win];
             float *o = dx + i * cs[0];
+            if (common) {
+                float *out = f->nt ? ob : o;
+                if (lrf_bwd_out1(rows, bmr, nr, gi, xi, vcoef, out, np, obad))
+                    for (int64_t b = 0; b < np; b += 16)
+                        for (int l = 0; l < 16; l++)
+                            if (obad[b / 16] >> l & 1) {
+                                const float *tl[4] = {t[0] + b + l, t[1] + b + l, t[2] + b + l,
+                                                      t[3] + b + l};
+                                out[b + l] = lrf_slow_bwd(p, a, tl, cs, C, i);
+                            }
+                if (f->nt)
+                    lrf_stream_row(o, ob, np);
+                continue;
+            }
             for (int64_t b = 0; b < np; b += 16) {
                 const __mmask16 m = lrf_lanes(np - b);
                 __m512 acc = _mm512_loadu_ps(rows[0] + b);
@@ -855,6 +1052,9 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
     const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S, nv = (C + 15) / 16;
     const int64_t one[4] = {1, 1, 1, 1};
     float w[LRF_BUF], pwb[LRF_BUF];
+    /* the common case (beta 0.75, alpha 1, blend beta 0, win 5): the same operations with the
+     * window sums written out and the exponent's and blend's tests skipped */
+    const int c5 = p->beta == 0.75 && al == 1.0f && be == 0.0f && win == 5;
     for (int64_t sp = sp0; sp < sp1; sp++) {
         const float *t[4];
         for (int i = 0; i < 4; i++)
@@ -872,8 +1072,9 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
         _mm512_storeu_ps(w, _mm512_setzero_ps());
         for (int64_t i = 0; i < nv; i++) {
             const __mmask16 m = lrf_lanes(C - 16 * i);
-            const __m512 s = _mm512_fmadd_ps(va, lrf_pixsum(qp, qc, qn, idx, win, lb), vk);
-            const __m512 pv = lrf_powf(s, p->beta);
+            const __m512 s = _mm512_fmadd_ps(
+                va, c5 ? lrf_pixsum5(qp, qc, qn, idx) : lrf_pixsum(qp, qc, qn, idx, win, lb), vk);
+            const __m512 pv = c5 ? lrf_pow34f(s) : lrf_powf(s, p->beta);
             _mm512_storeu_ps(pwb + 16 * i, pv);
             const __m512 g = _mm512_maskz_loadu_ps(m, t[3] + 16 * i);
             const __m512 yv = _mm512_maskz_loadu_ps(m, t[2] + 16 * i);
@@ -895,9 +1096,10 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
         _mm512_storeu_ps(w + 16 * (nv + 1), _mm512_setzero_ps());
         for (int64_t i = 0; i < nv; i++) {
             const __mmask16 m = lrf_lanes(C - 16 * i);
+            const __m512 w0 = _mm512_loadu_ps(w + 16 * i), w1 = _mm512_loadu_ps(w + 16 * (i + 1));
+            const __m512 w2 = _mm512_loadu_ps(w + 16 * (i + 2));
             const __m512 acc =
-                lrf_pixsum(_mm512_loadu_ps(w + 16 * i), _mm512_loadu_ps(w + 16 * (i + 1)),
-                           _mm512_loadu_ps(w + 16 * (i + 2)), adj, win, la);
+                c5 ? lrf_pixsum5(w0, w1, w2, adj) : lrf_pixsum(w0, w1, w2, adj, win, la);
             const __m512 g = _mm512_maskz_loadu_ps(m, t[3] + 16 * i);
             const __m512 xv = _mm512_maskz_loadu_ps(m, t[1] + 16 * i);
             float *o = dx + 16 * i;
