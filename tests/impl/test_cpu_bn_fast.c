@@ -7,7 +7,11 @@
  *
  * What must hold:
  * - cpu with 1 and 2 threads: every output byte-identical (NaN payloads aside).
- * - inference: byte-identical to ref (the same element expression, in double).
+ * - inference: byte-identical to ref (the same element expression, in double), except per
+ *   activation in FLOAT / DOUBLE: y = x fa + fb with fa = scale inv, fb = bias - mean fa (in
+ *   double; inv is ref's 1 / sqrt(var + eps)), held to the tolerance below with
+ *   S = |alpha| (|scale| inv (|x| + |mean|) + |bias|) + |beta y_old| and K = 8 (the fused form
+ *   rounds five times where ref rounds four; both round once more to the storage type).
  * - training and backward, integer fills with M (values per statistic) a power of 2: the
  *   one-pass sums are exact, so saved mean / inverse std-dev, running statistics and dbias
  *   equal ref byte for byte (y not: the cpu rows may fold scale, inv, mean and bias into one
@@ -35,6 +39,8 @@
  * 0.25 and 1.0 (running statistics NaN-poisoned: must not be read); epsilon 1e-3 and 1e-5;
  * running statistics NULL; saved statistics NULL (training) and backward with / without them;
  * odd sizes, C above one lane tile (256), C = 64 and 96 (the rows walk's register chunks),
+ * per activation with M = 1, images of 1 and 33 positions (the 16-position vector steps' tails)
+ * and 16 images,
  * sizes above the threading threshold and above the streaming-store threshold (4 MiB); the *Ex
  * entries with BN_ACTIVATION (RELU, ELU) and BN_ADD_ACTIVATION (declined: ref serves it).
  */
@@ -271,6 +277,27 @@ static double s_y(const ctx_t *c, size_t i, double *o)
            (fabs(cur_sc[g]) * q->inv * (q->mabs + q->maxdev + fabs(x - q->mean) * q->A) +
             fabs(cur_bi[g]));
 }
+/* Per-activation inference, y = x fa + fb (fa = scale inv, fb = bias - mean fa, inv = 1 /
+ * sqrt(var + eps) as ref's): some 5 roundings in double against ref's 4, relative to
+ * S = |alpha| (|scale| inv (|x| + |mean|) + |bias|) + |beta y_old| (the blend is the same
+ * expression on both sides); K = 8. */
+static const void *cur_mu, *cur_va, *cur_yinit;
+static cudnnDataType_t cur_pt;
+static double s_yinf(const ctx_t *c, size_t i, double *o)
+{
+    (void)o;
+    size_t xo;
+    int64_t g = data_group(c, i, &xo);
+    if (g < 0)
+        return -1;
+    const double x = fd_test_load(c->k->dt, cur_x, (int64_t)xo);
+    const double mu = fd_test_load(cur_pt, cur_mu, g), va = fd_test_load(cur_pt, cur_va, g);
+    const double old = c->k->beta != 0.0 ? fd_test_load(c->k->dt, cur_yinit, (int64_t)i) : 0.0;
+    return fabs(c->k->alpha) *
+               (fabs(cur_sc[g]) / sqrt(va + c->k->eps) * (fabs(x) + fabs(mu)) + fabs(cur_bi[g])) +
+           fabs(c->k->beta * old);
+}
+
 static double s_dx(const ctx_t *c, size_t i, double *o)
 {
     (void)o;
@@ -350,7 +377,8 @@ static void run_bn_case(const bcase_t *k)
         CHECK(cudnnSetActivationDescriptor(ad, k->act, CUDNN_NOT_PROPAGATE_NAN, 1.0));
     }
 
-    /* inference (plain BN): byte-identical to ref */
+    /* inference (plain BN): byte-identical to ref, except per activation in FLOAT / DOUBLE
+     * (y = x fa + fb: within the tolerance) */
     if (k->ops == CUDNN_BATCHNORM_OPS_BN) {
         outbuf_t o;
         out_init(&o, dt, ys.extent, k->beta, exactfill);
@@ -358,7 +386,20 @@ static void run_bn_case(const bcase_t *k)
             CHECK(cudnnBatchNormalizationForwardInference(run_handle(r), k->mode, a8, b8, xd, x, yd,
                                                           o.out[r], pd, sc, bi, mu, va, k->eps));
         snprintf(w2, sizeof w2, "%s infer", what);
-        out_check(&o, w2);
+        if (pa && (dt == CUDNN_DATA_FLOAT || dt == CUDNN_DATA_DOUBLE)) {
+            cases++;
+            if (!same_bits(dt, o.out[1], o.out[2], o.bytes)) {
+                failures++;
+                fprintf(stderr, "FAIL %s: 1 and 2 threads differ\n", w2);
+            }
+            cur_mu = mu, cur_va = va, cur_pt = pt, cur_yinit = o.init;
+            cmp_tol(w2, "y", dt, o.out[0], o.out[1], ys.extent, 0, s_yinf, &c, 8);
+            free(o.init);
+            for (int r = 0; r < 3; r++)
+                free(o.out[r]);
+        } else {
+            out_check(&o, w2);
+        }
     }
 
     /* training */
@@ -572,6 +613,19 @@ int main(void)
                     k.fillk = fk, k.alpha = 0.5, k.beta = 0.25;
                     run_bn_case(&k);
                 }
+    /* per activation (tile walk, 16 positions per vector step): one image (M = 1: variance 0,
+     * unbiased variance 0 / 0 = NaN), images of 1 and 33 positions (all tail), 16 images */
+    const int d_pa[4][4] = {{1, 5, 7, 9}, {3, 1, 1, 1}, {5, 3, 1, 11}, {16, 4, 6, 7}};
+    for (int ly = 0; ly < 4; ly++)
+        for (int i = 0; i < 4; i++)
+            for (int fk = 0; fk < 2; fk++) {
+                bcase_t k = base_case(4, d_pa[i], ly, CUDNN_DATA_FLOAT,
+                                      CUDNN_BATCHNORM_PER_ACTIVATION);
+                k.fillk = fk;
+                if (fk)
+                    k.alpha = 0.5, k.beta = 0.25;
+                run_bn_case(&k);
+            }
     /* a large mean: the shifted one-pass variance stays accurate */
     const int d_mean[4] = {4, 6, 17, 19};
     for (int ly = 0; ly < 2; ly++)
