@@ -5,7 +5,9 @@
  * The elementwise engine of memop.h (any non-negative strides, NCHW and NHWC alike, threaded
  * in thread-count-independent units) with block kernels per direction. FLOAT, DOUBLE, HALF,
  * BFLOAT16; no workspace; y may be x (same strides). Outputs of FD_CPU_NT_MIN bytes or more
- * with beta = 0 are streamed (memop.h).
+ * with beta = 0 are streamed (memop.h); FLOAT blocks on AVX-512 machines with whole aligned
+ * 64-byte lines (fd_cpu_stream_z; 2026-11-30, seventh session: sigmoid and swish forward of
+ * 25.7 MB 15-18% faster than through 16-byte stores, same bits).
  *
  * Decisions:
  * - Exact modes stay the ref's bits: RELU, CLIPPED_RELU and IDENTITY (both directions) and the
@@ -251,7 +253,35 @@ typedef struct {
     int nt;   /* streaming stores (fd_cpu_nt_want) */
     tr_fn tr; /* the float transcendental kernel, or NULL */
     tr_t trp;
+    int z; /* streamed FLOAT blocks go out in 64-byte stores (act_stream_z) */
 } act_ctx_t;
+
+/* 1 where streamed FLOAT blocks go out through fd_cpu_stream_z (AVX-512 machines; measured
+ * 2026-11-30 on the loaded helper machine, sigmoid / swish forward of 25.7 MB, min of 30: 15-18%
+ * faster than the 16-byte stores). */
+static int act_stream_z(void)
+{
+#ifdef FD_CPU_HAVE_STREAM_Z
+    return fd_vmath_isa() == FD_VMATH_AVX512;
+#else
+    return 0;
+#endif
+}
+
+/* out = r (len floats): streamed (c->nt) or copied. */
+static void act_put_f32(const act_ctx_t *c, char *out, const float *r, int len)
+{
+#ifdef FD_CPU_HAVE_STREAM_Z
+    if (c->z) {
+        fd_cpu_stream_z(out, r, sizeof(float) * (size_t)len);
+        return;
+    }
+#endif
+    if (c->nt)
+        fd_cpu_stream(out, r, sizeof(float) * (size_t)len);
+    else
+        memcpy(out, r, sizeof(float) * (size_t)len);
+}
 
 /* Forward SIGMOID, TANH, ELU, SWISH and backward ELU with memop.h's exp: within 2^-46
  * relative of the exact value (measured, tests/impl/test_cpu_eltwise_fast.c), or NaN where the
@@ -353,10 +383,7 @@ static void tr_finish(const act_ctx_t *c, int len, char *out, int64_t inc, const
     if (c->dt == CUDNN_DATA_FLOAT && inc == 1 && c->alpha == 1.0 && c->beta == 0.0) {
         float r[FD_CPU_BLK];
         c->tr(&c->trp, len, x, dy, NULL, r); /* a buffer: out may be x (in place) */
-        if (c->nt)
-            fd_cpu_stream(out, r, sizeof(float) * (size_t)len);
-        else
-            memcpy(out, r, sizeof(float) * (size_t)len);
+        act_put_f32(c, out, r, len);
         return;
     }
     c->tr(&c->trp, len, x, dy, v, NULL);
@@ -530,10 +557,7 @@ static void fwd_run(const void *ctx, int len, char *const *ptr, const int64_t *i
         float r[FD_CPU_BLK];
         fwd_f32(c->act, len, (const float *)(const void *)ptr[1], (const float *)(const void *)ptr[0],
                 r, c->alpha, c->beta);
-        if (c->nt)
-            fd_cpu_stream(ptr[0], r, sizeof(float) * (size_t)len);
-        else
-            memcpy(ptr[0], r, sizeof(float) * (size_t)len);
+        act_put_f32(c, ptr[0], r, len);
         return;
     }
     double x[FD_CPU_BLK], v[FD_CPU_BLK];
@@ -622,10 +646,7 @@ static void bwd_run(const void *ctx, int len, char *const *ptr, const int64_t *i
         bwd_f32(c->act, len, (const float *)(const void *)ptr[1],
                 (const float *)(const void *)ptr[2], (const float *)(const void *)ptr[3],
                 (const float *)(const void *)ptr[0], r, c->alpha, c->beta);
-        if (c->nt)
-            fd_cpu_stream(ptr[0], r, sizeof(float) * (size_t)len);
-        else
-            memcpy(ptr[0], r, sizeof(float) * (size_t)len);
+        act_put_f32(c, ptr[0], r, len);
         return;
     }
     /* IDENTITY never looks at y or x, SIGMOID and TANH never at x, the others never at y */
@@ -686,8 +707,10 @@ cudnnStatus_t fd_act_fwd_cpu_run(const void *problem, const void *args)
     char why[128];
     plan(p, 0, &e, why, sizeof why);
     char *base[2] = {(char *)a->out, (char *)a->x};
-    act_ctx_t c = {&p->act, p->dt, a->alpha, a->beta, fd_cpu_nt_want(&e, base, a->beta), NULL, {0}};
+    act_ctx_t c = {&p->act, p->dt, a->alpha, a->beta, fd_cpu_nt_want(&e, base, a->beta), NULL, {0},
+                   0};
     c.tr = tr_pick(&p->act, 0, p->dt, &c.trp);
+    c.z = c.nt && act_stream_z();
     fd_cpu_ew_run(&e, base, fwd_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -712,8 +735,10 @@ cudnnStatus_t fd_act_bwd_cpu_run(const void *problem, const void *args)
     char why[128];
     plan(p, 1, &e, why, sizeof why);
     char *base[4] = {(char *)a->out, (char *)a->y, (char *)a->dy, (char *)a->x};
-    act_ctx_t c = {&p->act, p->dt, a->alpha, a->beta, fd_cpu_nt_want(&e, base, a->beta), NULL, {0}};
+    act_ctx_t c = {&p->act, p->dt, a->alpha, a->beta, fd_cpu_nt_want(&e, base, a->beta), NULL, {0},
+                   0};
     c.tr = tr_pick(&p->act, 1, p->dt, &c.trp);
+    c.z = c.nt && act_stream_z();
     fd_cpu_ew_run(&e, base, bwd_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -269,6 +269,26 @@ static inline void fd_cpu_stream(void *dst, const void *src, size_t bytes)
 #endif
 }
 
+#if defined(FD_CPU_X86) && defined(__GNUC__) && !defined(__clang__)
+/* fd_cpu_stream with 64-byte non-temporal stores (AVX-512 machines only: the caller checks),
+ * aligned to 64 bytes: a whole line per store, so each write-combining buffer leaves full
+ * (the 16-byte form needs four stores per line). */
+__attribute__((target("avx512f"), unused)) static void fd_cpu_stream_z(void *dst, const void *src,
+                                                                        size_t bytes)
+{
+    char *d = dst;
+    const char *s = src;
+    size_t head = (64 - (uintptr_t)d % 64) % 64;
+    head = head < bytes ? head : bytes;
+    fd_cpu_stream(d, s, head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 64; d += 64, s += 64, bytes -= 64)
+        _mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
+    fd_cpu_stream(d, s, bytes);
+}
+#define FD_CPU_HAVE_STREAM_Z 1
+#endif
+
 /* fd_cpu_store, and with nt = 1 (only for beta = 0 and inc = 1, see fd_cpu_nt_want) the block
  * is rounded into a stack buffer and streamed to p. */
 static inline void fd_cpu_store_ex(cudnnDataType_t dt, void *p, int64_t inc, int n,

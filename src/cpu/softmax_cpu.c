@@ -31,6 +31,30 @@
  *   (FREEDNN_CPU_ISA caps it); the exp uses fmaf explicitly and nothing else contracts, so both
  *   give the same bits. A machine with neither (or FREEDNN_CPU_ISA=generic) runs FLOAT on the
  *   bit-identical path below: libm's fmaf per step would cost more than libm's exp.
+ * - AVX-512 forward (2026-11-30, seventh session): the f32 path is restated with intrinsics
+ *   (the smx_z_ functions), the same operations in the same order, so the bits still equal the
+ *   AVX2 build (the tests compare them). What changed is where the data lives: a LANES unit
+ *   (NCHW CHANNEL) runs in sub-blocks of up to 64 positions whose maxima and double sums stay
+ *   in registers across the channel walk (the C kept them in stack arrays: a load and a store
+ *   per step) and whose exps (<= 16 KiB) stay in L1 between the sum pass and the scale pass,
+ *   the next unit prefetched during the exp pass; dense rows of up to 128 elements (NHWC
+ *   CHANNEL) are read once into registers (maximum, exps, sums, outputs without a buffer), two
+ *   rows at a time (one row's dependent chain is longer than the out-of-order window); longer
+ *   rows keep their 16 partial sums in two registers. A NaN is skipped by these maxima
+ *   (max(NaN, m) = m) but its exp is NaN, so its sum and then every output of its row are NaN,
+ *   as with the NaN maximum of the C path (long rows, combined per chunk, keep the NaN flag).
+ *   Streamed outputs go out as whole aligned 64-byte lines: a LANES unit counts its lanes from
+ *   the line holding its first output (partial first and last vectors stored normally);
+ *   rows of 1024 or more elements that are not aligned go through an L1 block and
+ *   fd_cpu_stream_z; shorter rows stream only when every row starts a line (else ordinary
+ *   stores: see fd_softmax_fwd_cpu_run). Measured
+ *   against this C compiled for AVX-512, same binary, one thread, loaded machine (min of 15,
+ *   two rounds): n8c64h112w112 ACCURATE CHANNEL NCHW 3.8-4.0 ms vs 4.9-5.0, NHWC 5.7-5.8 vs
+ *   6.4-6.6; in L2 (n2c64h16w32) NHWC 0.041 vs 0.059 ms, NCHW 0.034 vs 0.036; LOG INSTANCE and
+ *   n256c1000 unchanged within the noise. Streaming LOG outputs too was slower (x is read
+ *   again from L3 after the sums), so LOG keeps ordinary stores. The backward stays the C on
+ *   every ISA: intrinsic versions of its passes (sums in registers, streamed dx) measured
+ *   8-20% slower in cache and no faster from DRAM.
  * - DOUBLE, HALF, BFLOAT16: bit-identical to src/ref/softmax_ref.c: each row keeps the ref's
  *   passes and order (max with the NaN flag, then sum(exp(x - max)) in canonical element order
  *   in double, then outputs), exp and log are libm's scalar calls (a vectorised exp would not
@@ -499,6 +523,18 @@ static inline int64_t smx_outer_off(const smx_plan_t *s, int64_t o)
     return off;
 }
 
+/* 1 when row o starts at offset o * len (the outer dims packed behind the rows). */
+static int smx_packed(const smx_plan_t *s)
+{
+    int64_t expect = s->len;
+    for (int k = s->no - 1; k >= 0; k--) {
+        if (s->ost[k] != expect)
+            return 0;
+        expect *= s->odim[k];
+    }
+    return 1;
+}
+
 #define SMX_INLINE static inline __attribute__((always_inline))
 
 /* Sum of 16 partial sums in a fixed tree. */
@@ -870,8 +906,10 @@ SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a
     }
 }
 
-/* The same C compiled twice; FREEDNN_CPU_ISA=avx512|avx2|generic caps the choice, as for the
- * convolution rows. Contraction is off and the FMAs are explicit, so both give the same bits. */
+/* The C above compiled for AVX2 + FMA; on AVX-512 the intrinsic kernels below (which fall back
+ * to the same C, compiled for AVX-512, for LANES LOG forward). FREEDNN_CPU_ISA=avx512|avx2|
+ * generic caps the choice, as for the convolution rows. Contraction is off and the FMAs are
+ * explicit, so both give the same bits. */
 typedef void (*smx_fwd_fn)(const smx_plan_t *, const fd_softmax_fwd_args_t *, int, int64_t);
 typedef void (*smx_bwd_fn)(const smx_plan_t *, const fd_softmax_bwd_args_t *, int, int64_t);
 #define SMX_VARIANT(suffix, attr)                                                                  \
@@ -886,10 +924,569 @@ typedef void (*smx_bwd_fn)(const smx_plan_t *, const fd_softmax_bwd_args_t *, in
         smx_bwd_unit(s, a, is_log, u);                                                             \
     }
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-SMX_VARIANT(avx512,
-            __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512"))))
 SMX_VARIANT(avx2, __attribute__((target("avx2,fma"))))
+/* the backward on AVX-512 is this C (intrinsic versions of it measured 8-20% slower in cache
+ * and no faster from DRAM, 2026-11-30, seventh session) */
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512"))) static void
+smx_bwd_unit_avx512(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log, int64_t u)
+{
+    smx_bwd_unit(s, a, is_log, u);
+}
 #define SMX_X86 1
+
+/* ---- AVX-512 kernels of the f32 path (same bits as the C above) ---------------------------
+ * The C loops above keep per-lane state (maxima, double sums) in stack arrays, so every step of
+ * a lane walk loads and stores them, and the NCHW lane unit's exps went to a 64 KiB buffer in
+ * L2. These restate the same operations with intrinsics: a LANES unit runs in sub-blocks of up
+ * to 64 lanes (4 vectors) whose maxima and double sums stay in registers, with the exps of a
+ * sub-block (<= 16 KiB) in L1 between the sum pass and the scale pass; a dense row keeps its
+ * 16 partial sums in two registers. smx_z_exp64 is fd_vexpf_diff64 operation for operation,
+ * sums and folds are in the same order, so the bits equal the AVX2 build of the C above (the
+ * tests compare them). */
+#define SMX_Z __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512")))
+#define SMX_ZI static inline __attribute__((always_inline)) SMX_Z
+
+/* fd_vexpf_diff64(x, m) on 16 lanes; nm = -m. The "err only where s >= -128" select and the
+ * addition of err are one masked addition (r + 0 = r for the lanes left out, up to the sign of
+ * a zero r, which the polynomial maps to 1 either way). */
+SMX_ZI __m512 smx_z_exp64(__m512 x, __m512 m, __m512 nm)
+{
+    const __m512 shift = _mm512_set1_ps(0x1.8p23f + 191.0f);
+    __m512 s = _mm512_sub_ps(x, m);
+    __m512 bb = _mm512_sub_ps(s, x);
+    __m512 err = _mm512_add_ps(_mm512_sub_ps(x, _mm512_sub_ps(s, bb)), _mm512_sub_ps(nm, bb));
+    __mmask16 ok = _mm512_cmp_ps_mask(s, _mm512_set1_ps(-128.0f), _CMP_GE_OQ);
+    __m512 sc = _mm512_max_ps(_mm512_set1_ps(-104.0f), s); /* s < -104 ? -104 : s, NaN kept */
+    __m512 t = _mm512_fmadd_ps(sc, _mm512_set1_ps(0x1.715476p0f), shift);
+    __m512 k = _mm512_sub_ps(t, shift);
+    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.62e400p-1f), sc);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.7f7d1cp-20f), r);
+    r = _mm512_mask_add_ps(r, ok, r, err);
+    __m512 p = _mm512_set1_ps(0x1.6a244ap-10f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.1239d4p-7f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.5558f2p-5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.555492p-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.fffffcp-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    __m512 sb = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(t), 23));
+    return _mm512_mul_ps(p, sb);
+}
+
+SMX_ZI __m512d smx_z_lo(__m512 e)
+{
+    return _mm512_cvtps_pd(_mm512_castps512_ps256(e));
+}
+
+SMX_ZI __m512d smx_z_hi(__m512 e)
+{
+    return _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1));
+}
+
+SMX_ZI __m512 smx_z_join(__m256 lo, __m256 hi)
+{
+    return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+}
+
+/* NV vectors of lanes (the last one masked by tail) of a LANES unit, ACCURATE / FAST: the
+ * C path's smx_fwd_lanes for those lanes. pf: the distance to the next unit's lanes
+ * (prefetched during the maximum pass); eb: len * 16 NV floats, or NULL (exps computed twice);
+ * al: y streamed with aligned 64-byte stores. */
+SMX_ZI void smx_z_lanes_nv(const int NV, const float *x, float *y, int64_t len, int64_t rst,
+                           const __mmask16 *mk, int64_t pf, int nt, int al, double alpha,
+                           double beta, float *restrict eb)
+{
+    const int beta_nz = beta != 0.0;
+    __m512 mx[4], nm[4];
+    for (int v = 0; v < NV; v++)
+        mx[v] = _mm512_set1_ps(-INFINITY);
+    /* a NaN is skipped by the maximum here (max(NaN, m) = m), but its exp is NaN, so the lane's
+     * sum and then every output of the lane are NaN, as with a NaN maximum */
+    for (int64_t c = 0; c < len; c++) {
+        const float *xr = x + c * rst;
+        for (int v = 0; v < NV; v++)
+            mx[v] = _mm512_max_ps(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v]);
+    }
+    for (int v = 0; v < NV; v++)
+        nm[v] = _mm512_xor_ps(mx[v], _mm512_set1_ps(-0.0f)); /* -m */
+    __m512d sm[8];
+    for (int v = 0; v < 2 * NV; v++)
+        sm[v] = _mm512_setzero_pd();
+    for (int64_t c = 0; c < len; c++) {
+        const float *xr = x + c * rst;
+        /* the next unit's part of this row, prefetched here, spread over the exp pass (the
+         * longest one; issued all at once in the maximum pass, many were dropped) */
+        for (int v = 0; v < NV; v++) {
+            __builtin_prefetch(xr + pf + 16 * v, 0, 2);
+            if (!nt)
+                __builtin_prefetch(y + c * rst + pf + 16 * v, 1, 2);
+        }
+        for (int v = 0; v < NV; v++) {
+            __m512 e = smx_z_exp64(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v], nm[v]);
+            if (eb)
+                _mm512_store_ps(eb + (c * NV + v) * 16, e);
+            sm[2 * v] = _mm512_add_pd(sm[2 * v], smx_z_lo(e));
+            sm[2 * v + 1] = _mm512_add_pd(sm[2 * v + 1], smx_z_hi(e));
+        }
+    }
+    __m512 inv[4];
+    double f[64];
+    for (int v = 0; v < NV; v++) {
+        __m512d f0 = _mm512_div_pd(_mm512_set1_pd(0x1p-64),
+                                   _mm512_mul_pd(sm[2 * v], _mm512_set1_pd(0x1p-64)));
+        __m512d f1 = _mm512_div_pd(_mm512_set1_pd(0x1p-64),
+                                   _mm512_mul_pd(sm[2 * v + 1], _mm512_set1_pd(0x1p-64)));
+        inv[v] = smx_z_join(_mm512_cvtpd_ps(f0), _mm512_cvtpd_ps(f1));
+        _mm512_storeu_pd(f + 16 * v, f0);
+        _mm512_storeu_pd(f + 16 * v + 8, f1);
+    }
+    const int plain = alpha == 1.0 && !beta_nz;
+    for (int64_t c = 0; c < len; c++) {
+        const float *xr = x + c * rst;
+        float *yr = y + c * rst;
+        __m512 e[4];
+        for (int v = 0; v < NV; v++)
+            e[v] = eb ? _mm512_load_ps(eb + (c * NV + v) * 16)
+                      : smx_z_exp64(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v], nm[v]);
+        if (plain) {
+            for (int v = 0; v < NV; v++) {
+                __m512 o = _mm512_mul_ps(e[v], inv[v]);
+                if (al && mk[v] == 0xffff)
+                    _mm512_stream_ps(yr + 16 * v, o);
+                else
+                    _mm512_mask_storeu_ps(yr + 16 * v, mk[v], o);
+            }
+        } else {
+            float eo[64];
+            for (int v = 0; v < NV; v++)
+                _mm512_storeu_ps(eo + 16 * v, e[v]);
+            for (int p = 0; p < 16 * NV; p++)
+                if (mk[p / 16] >> (p % 16) & 1)
+                    SMX_BLEND(yr[p], (double)eo[p] * f[p], alpha, beta);
+        }
+    }
+}
+
+/* Masks of the NV vectors at frame lanes f0, f0 + 16, ... for the lanes [lo, hi). */
+SMX_ZI void smx_z_masks(__mmask16 *mk, int nv, int64_t f0, int64_t lo, int64_t hi)
+{
+    for (int v = 0; v < nv; v++) {
+        int64_t s0 = f0 + 16 * v, a = lo - s0, b = hi - s0;
+        a = a < 0 ? 0 : a;
+        b = b > 16 ? 16 : b;
+        mk[v] = (__mmask16)(((1u << b) - 1) & ~((1u << a) - 1));
+    }
+}
+
+/* The lane frame of a LANES unit: with streamed stores, lanes are counted from the 64-byte
+ * line that holds the unit's first output (sh lanes before it), so that every whole vector of
+ * outputs is one aligned line (a streamed store needs that; the partial first and last vectors
+ * take masked ordinary stores). Rows then share the alignment when their stride is a multiple
+ * of 16 lanes. */
+SMX_ZI int smx_z_shift(const float *out, int64_t rst, int nt, int *al)
+{
+    *al = nt && (uintptr_t)out % 4 == 0 && rst % 16 == 0;
+    return *al ? (int)((uintptr_t)out / 4 % 16) : 0;
+}
+
+/* A LANES unit of w lanes, ACCURATE / FAST. */
+SMX_Z static void smx_z_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst, int w, int nt,
+                                  double alpha, double beta, float *restrict ebuf)
+{
+    /* vectors per sub-block: as many as let the sub-block's exps fit the buffer */
+    float *eb = len * 16 <= SMX_CACHE ? ebuf : NULL;
+    int nvmax = !eb || len * 64 <= SMX_CACHE ? 4 : len * 32 <= SMX_CACHE ? 2 : 1;
+    int al, sh = smx_z_shift(y, rst, nt, &al);
+    const int64_t hi = sh + (int64_t)w;
+    for (int64_t f0 = 0; f0 < hi; f0 += 16 * nvmax) {
+        int nv = (int)((hi - f0 + 15) / 16);
+        nv = nv < nvmax ? nv : nvmax;
+        __mmask16 mk[4];
+        smx_z_masks(mk, nv, f0, sh, hi);
+        const float *xs = x - sh + f0;
+        float *ys = y - sh + f0;
+        switch (nv) {
+        case 4:
+            smx_z_lanes_nv(4, xs, ys, len, rst, mk, w, nt, al, alpha, beta, eb);
+            break;
+        case 3:
+            smx_z_lanes_nv(3, xs, ys, len, rst, mk, w, nt, al, alpha, beta, eb);
+            break;
+        case 2:
+            smx_z_lanes_nv(2, xs, ys, len, rst, mk, w, nt, al, alpha, beta, eb);
+            break;
+        default:
+            smx_z_lanes_nv(1, xs, ys, len, rst, mk, w, nt, al, alpha, beta, eb);
+            break;
+        }
+    }
+}
+
+/* smx_max on AVX-512: the maximum is exact in any order (a zero's sign does not matter: x - m
+ * is then a zero and exp of it 1), any NaN makes it NaN. */
+SMX_ZI float smx_z_max(const float *x, int64_t n)
+{
+    __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
+    __mmask16 nan = 0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+        m0 = _mm512_max_ps(a, m0);
+        m1 = _mm512_max_ps(b, m1);
+        nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 a = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, x + i);
+        m0 = _mm512_max_ps(a, m0);
+        nan |= _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
+    }
+    if (nan)
+        return NAN;
+    return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+}
+
+/* smx_expsum on AVX-512: element i in partial sum i % 16 (lo: 0-7, hi: 8-15), the same fold. */
+SMX_ZI double smx_z_expsum(const float *restrict x, int64_t n, float m, float *restrict e)
+{
+    const __m512 mv = _mm512_set1_ps(m), nm = _mm512_set1_ps(-m);
+    __m512d lo = _mm512_setzero_pd(), hi = lo;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = smx_z_exp64(_mm512_loadu_ps(x + i), mv, nm);
+        if (e)
+            _mm512_storeu_ps(e + i, v);
+        lo = _mm512_add_pd(lo, smx_z_lo(v));
+        hi = _mm512_add_pd(hi, smx_z_hi(v));
+    }
+    if (i < n) {
+        __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_maskz_mov_ps(k, smx_z_exp64(_mm512_maskz_loadu_ps(k, x + i), mv, nm));
+        if (e)
+            _mm512_mask_storeu_ps(e + i, k, v);
+        lo = _mm512_add_pd(lo, smx_z_lo(v));
+        hi = _mm512_add_pd(hi, smx_z_hi(v));
+    }
+    __m512d a8 = _mm512_add_pd(lo, hi);
+    __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
+    __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a4), _mm256_extractf128_pd(a4, 1));
+    double s = _mm_cvtsd_f64(b) + _mm_cvtsd_f64(_mm_unpackhi_pd(b, b));
+    return s * 0x1p-64;
+}
+
+/* y = e * invf for alpha = 1, beta = 0 (smx_scale_out's plain and streamed cases; streamed
+ * with 64-byte stores where y is aligned to them, else through fd_cpu_stream); the others as
+ * smx_scale_out. */
+SMX_ZI void smx_z_scale_out(float *restrict e, float *y, int64_t n, double inv, double alpha,
+                            double beta, int nt)
+{
+    if (alpha != 1.0 || beta != 0.0) {
+        smx_scale_out(e, y, n, inv, alpha, beta, nt);
+        return;
+    }
+    const __m512 iv = _mm512_set1_ps((float)inv);
+    if (nt && (uintptr_t)y % 64 != 0) { /* the products in place, then streamed by lines */
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_ps(e + i, _mm512_mul_ps(_mm512_loadu_ps(e + i), iv));
+        for (; i < n; i++)
+            e[i] *= (float)inv;
+        fd_cpu_stream_z(y, e, (size_t)n * sizeof(float));
+        return;
+    }
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 o = _mm512_mul_ps(_mm512_loadu_ps(e + i), iv);
+        if (nt)
+            _mm512_stream_ps(y + i, o);
+        else
+            _mm512_storeu_ps(y + i, o);
+    }
+    if (i < n) {
+        __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, e + i), iv));
+    }
+}
+
+/* Output vector i of a register row: a streamed line where the row is aligned, else into
+ * ob for one fd_cpu_stream_z of the row (nt), or an ordinary masked store. */
+SMX_ZI void smx_z_put(float *y, float *ob, int i, __mmask16 mk, __m512 o, int nt, int al)
+{
+    if (al && mk == 0xffff)
+        _mm512_stream_ps(y + 16 * i, o);
+    else if (nt && !al)
+        _mm512_storeu_ps(ob + 16 * i, o);
+    else
+        _mm512_mask_storeu_ps(y + 16 * i, mk, o);
+}
+
+/* A dense row of at most 16 NV elements (NHWC CHANNEL rows, short INSTANCE rows) held in
+ * registers: x read once, no exp buffer; the same operations and sums as smx_fwd_row. A NaN
+ * is skipped by the maximum, but its exp (or LOG's sum) is NaN, so the row is NaN as with a
+ * NaN maximum. */
+SMX_ZI void smx_z_row_reg(const int NV, const float *x, float *y, int64_t n, int is_log,
+                          double alpha, double beta, int nt)
+{
+    const int beta_nz = beta != 0.0;
+    __m512 v[8], e[8];
+    __mmask16 mk[8];
+    __m512 m = _mm512_set1_ps(-INFINITY);
+    for (int i = 0; i < NV; i++) {
+        int64_t left = n - 16 * i;
+        mk[i] = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+        v[i] = _mm512_mask_loadu_ps(m, mk[i], x + 16 * i);
+        m = _mm512_max_ps(v[i], m);
+    }
+    const float mf = _mm512_reduce_max_ps(m);
+    const __m512 mv = _mm512_set1_ps(mf), nm = _mm512_set1_ps(-mf);
+    __m512d lo = _mm512_setzero_pd(), hi = lo;
+    for (int i = 0; i < NV; i++) {
+        e[i] = _mm512_maskz_mov_ps(mk[i], smx_z_exp64(v[i], mv, nm));
+        lo = _mm512_add_pd(lo, smx_z_lo(e[i]));
+        hi = _mm512_add_pd(hi, smx_z_hi(e[i]));
+    }
+    __m512d a8 = _mm512_add_pd(lo, hi);
+    __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
+    __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a4), _mm256_extractf128_pd(a4, 1));
+    const double sum = (_mm_cvtsd_f64(b) + _mm_cvtsd_f64(_mm_unpackhi_pd(b, b))) * 0x1p-64;
+    const int plain = alpha == 1.0 && !beta_nz, al = nt && (uintptr_t)y % 64 == 0;
+    float ob[128]; /* streamed outputs of a row not aligned to lines: one fd_cpu_stream_z */
+    if (is_log) {
+        const double ls = log(sum), md = mf;
+        if (plain) {
+            const __m512d mdv = _mm512_set1_pd(md), lsv = _mm512_set1_pd(ls);
+            for (int i = 0; i < NV; i++) {
+                __m512d a = _mm512_sub_pd(_mm512_sub_pd(smx_z_lo(v[i]), mdv), lsv);
+                __m512d c = _mm512_sub_pd(_mm512_sub_pd(smx_z_hi(v[i]), mdv), lsv);
+                smx_z_put(y, ob, i, mk[i], smx_z_join(_mm512_cvtpd_ps(a), _mm512_cvtpd_ps(c)),
+                          nt, al);
+            }
+            if (nt && !al)
+                fd_cpu_stream_z(y, ob, (size_t)n * sizeof(float));
+        } else {
+            for (int64_t i = 0; i < n; i++) {
+                double t = ((double)x[i] - md) - ls;
+                SMX_BLEND(y[i], t, alpha, beta);
+            }
+        }
+        return;
+    }
+    const double inv = 0x1p-64 / sum;
+    if (plain) {
+        const __m512 iv = _mm512_set1_ps((float)inv);
+        for (int i = 0; i < NV; i++)
+            smx_z_put(y, ob, i, mk[i], _mm512_mul_ps(e[i], iv), nt, al);
+        if (nt && !al)
+            fd_cpu_stream_z(y, ob, (size_t)n * sizeof(float));
+    } else {
+        float eo[128];
+        for (int i = 0; i < NV; i++)
+            _mm512_storeu_ps(eo + 16 * i, e[i]);
+        smx_scale_out(eo, y, n, inv, alpha, beta, 0);
+    }
+}
+
+/* Two register rows (ACCURATE / FAST, alpha = 1, beta = 0) side by side, each exactly as
+ * smx_z_row_reg: a row alone is a chain of dependent steps (maximum across the vector,
+ * exps, fold, division) longer than the out-of-order window covers, so short rows (NHWC
+ * CHANNEL) ran at their latency; two chains interleaved fill the gaps. */
+SMX_ZI void smx_z_row_pair(const int NV, const float *const *xs, float *const *ys, int64_t n,
+                           int nt)
+{
+    __m512 e[2][8], m[2];
+    __mmask16 mk[8];
+    for (int i = 0; i < NV; i++) {
+        int64_t left = n - 16 * i;
+        mk[i] = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+    }
+    for (int r = 0; r < 2; r++) {
+        m[r] = _mm512_set1_ps(-INFINITY);
+        for (int i = 0; i < NV; i++) {
+            e[r][i] = _mm512_mask_loadu_ps(m[r], mk[i], xs[r] + 16 * i);
+            m[r] = _mm512_max_ps(e[r][i], m[r]);
+        }
+    }
+    __m512 iv[2];
+    for (int r = 0; r < 2; r++) {
+        const float mf = _mm512_reduce_max_ps(m[r]);
+        const __m512 mv = _mm512_set1_ps(mf), nm = _mm512_set1_ps(-mf);
+        __m512d lo = _mm512_setzero_pd(), hi = lo;
+        for (int i = 0; i < NV; i++) {
+            e[r][i] = _mm512_maskz_mov_ps(mk[i], smx_z_exp64(e[r][i], mv, nm));
+            lo = _mm512_add_pd(lo, smx_z_lo(e[r][i]));
+            hi = _mm512_add_pd(hi, smx_z_hi(e[r][i]));
+        }
+        __m512d a8 = _mm512_add_pd(lo, hi);
+        __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
+        __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a4), _mm256_extractf128_pd(a4, 1));
+        const double sum = (_mm_cvtsd_f64(b) + _mm_cvtsd_f64(_mm_unpackhi_pd(b, b))) * 0x1p-64;
+        iv[r] = _mm512_set1_ps((float)(0x1p-64 / sum));
+    }
+    for (int r = 0; r < 2; r++) {
+        const int al = nt && (uintptr_t)ys[r] % 64 == 0;
+        float ob[128];
+        for (int i = 0; i < NV; i++)
+            smx_z_put(ys[r], ob, i, mk[i], _mm512_mul_ps(e[r][i], iv[r]), nt, al);
+        if (nt && !al)
+            fd_cpu_stream_z(ys[r], ob, (size_t)n * sizeof(float));
+    }
+}
+
+SMX_Z static void smx_z_rows2(const float *x0, float *y0, const float *x1, float *y1, int64_t n,
+                              int nt)
+{
+    const float *xs[2] = {x0, x1};
+    float *ys[2] = {y0, y1};
+    switch ((n + 15) / 16) {
+#define SMX_Z_R2(nv)                                                                               \
+    case nv:                                                                                       \
+        smx_z_row_pair(nv, xs, ys, n, nt);                                                         \
+        break;
+        SMX_Z_R2(1)
+        SMX_Z_R2(2)
+        SMX_Z_R2(3)
+        SMX_Z_R2(4)
+        SMX_Z_R2(5)
+        SMX_Z_R2(6)
+        SMX_Z_R2(7)
+    default:
+        smx_z_row_pair(8, xs, ys, n, nt);
+        break;
+#undef SMX_Z_R2
+    }
+}
+
+/* smx_fwd_row on AVX-512 (same passes, same bits); LOG outputs streamed too when nt. */
+SMX_Z static void smx_z_fwd_row(const float *x, float *y, int64_t n, int is_log, double alpha,
+                                double beta, float *restrict ebuf, int nt)
+{
+    const int beta_nz = beta != 0.0;
+    switch ((n + 15) / 16) {
+#define SMX_Z_ROW(nv)                                                                              \
+    case nv:                                                                                       \
+        smx_z_row_reg(nv, x, y, n, is_log, alpha, beta, nt);                                       \
+        return;
+        SMX_Z_ROW(1)
+        SMX_Z_ROW(2)
+        SMX_Z_ROW(3)
+        SMX_Z_ROW(4)
+        SMX_Z_ROW(5)
+        SMX_Z_ROW(6)
+        SMX_Z_ROW(7)
+        SMX_Z_ROW(8)
+#undef SMX_Z_ROW
+    default:
+        break;
+    }
+    float m;
+    double sum;
+    const int cache = n <= SMX_CACHE && !is_log;
+    if (n <= SMX_CACHE) {
+        m = smx_z_max(x, n);
+        sum = smx_z_expsum(x, n, m, cache ? ebuf : NULL);
+    } else {
+        double mm = -INFINITY;
+        sum = 0.0;
+        for (int64_t i = 0; i < n; i += SMX_CACHE) {
+            int64_t len = n - i < SMX_CACHE ? n - i : SMX_CACHE;
+            float mc = smx_z_max(x + i, len);
+            if (mc == -INFINITY)
+                continue;
+            double sc = smx_z_expsum(x + i, len, mc, NULL);
+            if (mc != mc || mm != mm) {
+                mm = NAN;
+            } else if (mc > mm) {
+                sum = sum * exp(mm - mc) + sc;
+                mm = mc;
+            } else {
+                sum += sc * exp(mc - mm);
+            }
+        }
+        if (mm == -INFINITY)
+            sum = NAN;
+        m = (float)mm;
+        if (m != m)
+            sum = NAN;
+    }
+    if (is_log) {
+        const double ls = log(sum), md = m;
+        if (alpha == 1.0 && !beta_nz) {
+            const __m512d mdv = _mm512_set1_pd(md), lsv = _mm512_set1_pd(ls);
+            const int al = nt && (uintptr_t)y % 64 == 0, buf = nt && !al;
+            float ob[SMX_BLK];
+            for (int64_t i0 = 0; i0 < n; i0 += SMX_BLK) {
+                int64_t len = n - i0 < SMX_BLK ? n - i0 : SMX_BLK, i = 0;
+                float *yo = buf ? ob : y + i0; /* unaligned streamed rows: a block in L1 */
+                const float *xi = x + i0;
+                for (; i + 16 <= len; i += 16) {
+                    __m512 v = _mm512_loadu_ps(xi + i);
+                    __m512d a = _mm512_sub_pd(_mm512_sub_pd(smx_z_lo(v), mdv), lsv);
+                    __m512d b = _mm512_sub_pd(_mm512_sub_pd(smx_z_hi(v), mdv), lsv);
+                    __m512 o = smx_z_join(_mm512_cvtpd_ps(a), _mm512_cvtpd_ps(b));
+                    if (al)
+                        _mm512_stream_ps(yo + i, o);
+                    else
+                        _mm512_storeu_ps(yo + i, o);
+                }
+                for (; i < len; i++)
+                    yo[i] = (float)(((double)xi[i] - md) - ls);
+                if (buf)
+                    fd_cpu_stream_z(y + i0, ob, (size_t)len * sizeof(float));
+            }
+        } else {
+            for (int64_t i = 0; i < n; i++) {
+                double v = ((double)x[i] - md) - ls;
+                SMX_BLEND(y[i], v, alpha, beta);
+            }
+        }
+    } else if (cache) {
+        smx_z_scale_out(ebuf, y, n, 0x1p-64 / sum, alpha, beta, nt);
+    } else {
+        const double inv = 0x1p-64 / sum;
+        const __m512 mv = _mm512_set1_ps(m), nm = _mm512_set1_ps(-m);
+        float b[SMX_BLK];
+        for (int64_t i = 0; i < n; i += SMX_BLK) {
+            int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
+            int j = 0;
+            for (; j + 16 <= len; j += 16)
+                _mm512_storeu_ps(b + j, smx_z_exp64(_mm512_loadu_ps(x + i + j), mv, nm));
+            for (; j < len; j++)
+                b[j] = fd_vexpf_diff64(x[i + j], m);
+            smx_z_scale_out(b, y + i, len, inv, alpha, beta, nt);
+        }
+    }
+}
+
+SMX_Z static void smx_fwd_unit_z(const smx_plan_t *s, const fd_softmax_fwd_args_t *a, int is_log,
+                                 int64_t u)
+{
+    float ebuf[SMX_CACHE] __attribute__((aligned(64)));
+    const float *x = a->x;
+    float *y = a->y;
+    if (s->kind == SMX_ROWS) {
+        int64_t o1 = (u + 1) * s->per < s->outer ? (u + 1) * s->per : s->outer, o = u * s->per;
+        const int nt = s->nt; /* short rows: aligned ones only (fd_softmax_fwd_cpu_run) */
+        if (!is_log && a->alpha == 1.0 && a->beta == 0.0 && s->len <= 128)
+            for (; o + 1 < o1; o += 2) {
+                int64_t off0 = smx_outer_off(s, o), off1 = smx_outer_off(s, o + 1);
+                smx_z_rows2(x + off0, y + off0, x + off1, y + off1, s->len, nt);
+            }
+        for (; o < o1; o++) {
+            int64_t off = smx_outer_off(s, o);
+            smx_z_fwd_row(x + off, y + off, s->len, is_log, a->alpha, a->beta, ebuf, nt);
+        }
+    } else if (is_log) {
+        smx_fwd_unit(s, a, is_log, u);
+        return;
+    } else {
+        int64_t o = u / s->per, p0 = (u % s->per) * s->w;
+        int w = (int)(s->lanes - p0 < s->w ? s->lanes - p0 : s->w);
+        int64_t off = smx_outer_off(s, o) + p0;
+        smx_z_fwd_lanes(x + off, y + off, s->len, s->rst, w, s->nt, a->alpha, a->beta, ebuf);
+    }
+    if (s->nt)
+        _mm_sfence();
+}
 #endif
 
 /* 2 AVX-512, 1 AVX2 + FMA, 0 neither: then the f32 path is not taken (without a vector FMA
@@ -917,16 +1514,21 @@ static int smx_isa(void)
  * span serves both). A written line then costs no read for ownership: 8 bytes of traffic per
  * element instead of 12. Same bits. (LOG, written from x, keeps ordinary stores: the caller
  * checks.) */
+static int smx_nt_span(const struct cudnnTensorStruct *t, const void *out, const void *in)
+{
+    size_t span = 1;
+    for (int d = 0; d < t->nb_dims; d++)
+        span += (size_t)(t->dim[d] - 1) * (size_t)t->stride[d];
+    span *= sizeof(float);
+    const uintptr_t y = (uintptr_t)out, x = (uintptr_t)in;
+    return span >= FD_CPU_NT_MIN && (y >= x + span || x >= y + span);
+}
+
 static int smx_nt_want(const struct cudnnTensorStruct *const *t, const fd_softmax_fwd_args_t *a)
 {
     if (a->alpha != 1.0 || a->beta != 0.0)
         return 0;
-    size_t span = 1;
-    for (int d = 0; d < t[0]->nb_dims; d++)
-        span += (size_t)(t[0]->dim[d] - 1) * (size_t)t[0]->stride[d];
-    span *= sizeof(float);
-    const uintptr_t y = (uintptr_t)a->y, x = (uintptr_t)a->x;
-    return span >= FD_CPU_NT_MIN && (y >= x + span || x >= y + span);
+    return smx_nt_span(t[0], a->y, a->x);
 }
 
 /* 0 when the f32 path does not run here (no AVX2 + FMA). */
@@ -936,7 +1538,7 @@ static int smx_fwd(const smx_plan_t *s, const fd_softmax_fwd_args_t *a, int is_l
     int isa = smx_isa();
     if (isa == 0)
         return 0;
-    smx_fwd_fn fn = isa == 2 ? smx_fwd_unit_avx512 : smx_fwd_unit_avx2;
+    smx_fwd_fn fn = isa == 2 ? smx_fwd_unit_z : smx_fwd_unit_avx2;
 #pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && s->units > 1)
     for (int64_t u = 0; u < s->units; u++)
         fn(s, a, is_log, u);
@@ -997,6 +1599,13 @@ cudnnStatus_t fd_softmax_fwd_cpu_run(const void *problem, const void *args)
     smx_plan_t f;
     if (smx_plan(&f, t, 2, p->mode)) {
         f.nt = p->algo != CUDNN_SOFTMAX_LOG && smx_nt_want(t, a);
+        /* short rows stream only where every row starts a line: an unaligned row's two partial
+         * lines (streamed per row, or a unit's rows staged and streamed as one span) measured
+         * 1.2-1.5x slower than ordinary stores (NHWC n8c64h112w112, 2026-11-30, seventh
+         * session; the AVX2 path's 16-byte streams alike) */
+        if (f.kind == SMX_ROWS && f.len < 1024 &&
+            !((uintptr_t)a->y % 64 == 0 && f.len % 16 == 0 && smx_packed(&f)))
+            f.nt = 0;
         if (smx_fwd(&f, a, p->algo == CUDNN_SOFTMAX_LOG))
             return CUDNN_STATUS_SUCCESS;
     }

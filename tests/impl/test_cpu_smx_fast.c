@@ -32,10 +32,21 @@
  * outputs of 16 MiB and more (the forward's streamed stores) on the lane, row and long-row
  * shapes.
  * The row terms of the backward bounds scale with |alpha|.
+ * The AVX-512 forward kernels (2026-11-30, seventh session: intrinsics, 64-position
+ * sub-blocks, register rows up to 128 elements and rows in pairs, lanes framed from a 64-byte
+ * line for streamed stores) are held to the same bounds and to bit equality with the AVX2 run;
+ * their edges have cases of their own: one channel, 65 and 47 positions (a partial last
+ * vector, a partial sub-block), rows of 1, 17, 128 and 129 elements, each with NaN / inf
+ * fills, alpha -2 / beta 0.25 and in place; 16 MiB outputs also for LOG (alpha 1 and -2;
+ * malloc's 16-byte alignment exercises the unaligned frames; one run with
+ * 64-byte aligned outputs, the only one where short rows are streamed). Measured worst on these
+ * (2026-11-30): backward ACCURATE 0.95 of its bound (the backward is the sixth session's C on
+ * every ISA: a property of its reordered double sum).
  */
 #define _GNU_SOURCE
 #include "memops_case.h"
 
+static int align_out;
 static double worst[4]; /* fwd acc, fwd log, bwd acc, bwd log: max error / bound */
 
 static double u32 = 1.0 / 16777216.0;
@@ -103,7 +114,9 @@ static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_
         else
             memset(init, 0xff, xb);
         for (int r = 0; r < NRUN; r++) {
-            out[r] = malloc(xb);
+            /* align_out: outputs on a 64-byte line (streamed aligned short rows), else
+             * malloc's (16 bytes for large blocks: unaligned frames and rows) */
+            out[r] = align_out ? aligned_alloc(64, (xb + 63) / 64 * 64) : malloc(xb);
             memcpy(out[r], inplace ? (dir ? dy : x) : init, xb);
             cudnnHandle_t h = run_set(r) ? h_cpu : h_ref;
             if (dir == 0)
@@ -381,15 +394,39 @@ int main(void)
                     test_case(4, mode ? big : bigi, (layout_t)l, al, mo, 1, 0, f, 0);
                 }
             }
-    /* outputs of 16 MiB or more (alpha 1, beta 0, not in place): ACCURATE forward streams y
+    /* the AVX-512 kernels' edges (2026-11-30, seventh session): one channel, lane counts of a
+     * partial last vector and a partial last 64-lane sub-block (65, 47), register rows of 1,
+     * 17, 128 elements and the first longer one (129) */
+    const int e1[4] = {2, 1, 5, 13}, e2[4] = {2, 7, 5, 13}, e3[4] = {3, 129, 1, 1},
+              e4[4] = {5, 128, 1, 1}, e5[4] = {4, 17, 1, 1}, e6[4] = {1, 3, 1, 47};
+    const int *edges[6] = {e1, e2, e3, e4, e5, e6};
+    for (int l = 0; l < 2; l++)
+        for (int algo = 0; algo < 3; algo++)
+            for (int mode = 0; mode < 2; mode++)
+                for (int e = 0; e < 6; e++)
+                    for (int f = 0; f < 3; f++) {
+                        cudnnSoftmaxAlgorithm_t al = (cudnnSoftmaxAlgorithm_t)algo;
+                        cudnnSoftmaxMode_t mo = (cudnnSoftmaxMode_t)mode;
+                        test_case(4, edges[e], (layout_t)l, al, mo, 1, 0, f, 0);
+                        test_case(4, edges[e], (layout_t)l, al, mo, -2, 0.25, f, f == 1);
+                    }
+    /* outputs of 16 MiB or more (beta 0, not in place): ACCURATE forward streams y
      * (non-temporal stores) on all three f32 shapes: lanes (CHANNEL, NCHW), cached rows
-     * (CHANNEL, NHWC), long rows (INSTANCE) */
+     * (CHANNEL, NHWC), long rows (INSTANCE); LOG (ordinary stores) at the same sizes */
     const int huge[4] = {2, 64, 180, 190};
     for (int l = 0; l < 2; l++)
         for (int mode = 0; mode < 2; mode++)
-            for (int f = 0; f < 3; f += 2)
+            for (int f = 0; f < 3; f += 2) {
                 test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_ACCURATE, (cudnnSoftmaxMode_t)mode, 1,
                           0, f, 0);
+                test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_LOG, (cudnnSoftmaxMode_t)mode,
+                          f ? 1 : -2, 0, f, 0);
+            }
+    align_out = 1;
+    for (int l = 0; l < 2; l++)
+        test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 1, 0, 1,
+                  0);
+    align_out = 0;
     reduce_suite();
     printf("worst error / bound: softmax fwd accurate %.3f, fwd log %.3f, bwd accurate %.3f, "
            "bwd log %.3f; reduce %.3f\n",
