@@ -27,6 +27,12 @@
  * channels-last vector kernel or, with W innermost, a (plane, outputs) grid, both with 32-bit
  * geometry clipped once per window (the general kernels unflatten five 64-bit coordinates and
  * count windows in double per output); the same scan, the same bits.
+ * 2-d problems of stride 2 with windows of 2 or 3 and padding >= 0 (ResNet's 3x3 / 2 pad 1 max,
+ * 2x2 / 2 averages), every mode, both directions, take the sweeps of pooling_s2.cuh first
+ * (2026-11-30, seventh session: NCHW max bwd was 0.26x, avg 0.10-0.34x, NHWC max 0.14-0.70x of
+ * NVIDIA's on the H200): threads walk down H keeping the shared window row in registers, and
+ * the backward routes each window's dy to its own 2 x 2 dx block and its neighbours' without
+ * recomputing any window per covered cell; the same sums in the same order, the same bits.
  */
 #include <float.h>
 #include <stdio.h>
@@ -145,6 +151,41 @@ static __device__ __forceinline__ void pool_unflatten(int64_t C, const int64_t *
         e /= C;
     }
     *n = e;
+}
+
+/* pool_s2_* (pooling_s2.cuh): 2-d, stride 2, windows of 2 or 3, padding >= 0; 32-bit geometry
+ * and element strides (g*: y forward, dy backward; d*: dx). rows x cols: the window rows and
+ * columns (forward) or the dx row and column pairs (backward) the threads sweep; chunk: window
+ * rows per thread; wpr: warps per row of a plane (W-innermost kernels); planes: N * C (N for
+ * the channels-last kernels). */
+typedef struct {
+    int c, planes, in_h, in_w, out_h, out_w, win_h, win_w, pad_h, pad_w;
+    int rows, cols, chunk, nchunks, wpr;
+    int is_max, include_pad, propagate;
+    int xs_n, xs_c, xs_h, xs_w, gs_n, gs_c, gs_h, gs_w, ds_n, ds_c, ds_h, ds_w;
+    double lowest;
+} pool_s2_t;
+
+#define POOL_S2_FULL 0xffffffffu /* every lane of a warp (the backward's shuffles) */
+#define POOL_S2_VEC_BYTES 8      /* channels per thread of the channels-last sweeps, in bytes */
+
+/* The 9-bit mask of a 3 x 3 window image from its row masks (the bottom row only for windows
+ * 3 tall). */
+static __device__ __forceinline__ int pool_s2_mask(const pool_s2_t &q, int okt, int okm, int okb)
+{
+    return okt | okm << 3 | (q.win_h == 3 ? okb << 6 : 0);
+}
+
+/* The divisor of window (i, j) whose readable cells are the bits of ok: pool_window_t's
+ * readable or padded count (the same doubles: products of small integers). */
+static __device__ __forceinline__ double pool_s2_count(const pool_s2_t &q, int i, int j, int ok)
+{
+    if (!q.include_pad)
+        return (double)__popc(ok);
+    const int sh = 2 * i - q.pad_h, sw = 2 * j - q.pad_w; /* >= -pad: max(start, -pad) = start */
+    const int ph = min(sh + q.win_h, q.in_h + q.pad_h) - sh;
+    const int pw = min(sw + q.win_w, q.in_w + q.pad_w) - sw;
+    return (double)max(ph, 0) * (double)max(pw, 0);
 }
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
@@ -266,6 +307,79 @@ static int pool_max2d_ok(const fd_pool_problem_t *p, const pool_geom_t *g, pool_
     return 1;
 }
 
+/* 1 (and *q filled) when the call takes pool_s2_{fwd,bwd}[_vec]: MAX, MAX_DETERMINISTIC or
+ * an average of a 2-d problem, stride 2 with a 2 or 3 wide window in H and W, padding 0..1024
+ * (no crop), extents below 2^28, non-negative strides with every offset of x, y / dy and dx
+ * below 2^31, and fewer than 2^31 threads. vec: the channels-last kernels (the caller checked
+ * pool_vec_ok), else W innermost in the written tensor (NCHW-like). */
+static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd, int vec,
+                      pool_s2_t *q)
+{
+    if (p->in[0] != 1 || p->out[0] != 1 || p->win[0] != 1 || p->pad[0] != 0)
+        return 0;
+    if (!vec && g->c_inner)
+        return 0;
+    const int64_t lim = (int64_t)1 << 28;
+    for (int d = 1; d < 3; d++)
+        if (p->stride[d] != 2 || p->win[d] < 2 || p->win[d] > 3 || p->pad[d] < 0 ||
+            p->pad[d] > 1024 || p->in[d] >= lim || p->out[d] >= lim)
+            return 0;
+    const int64_t *ts[3] = {p->xs, bwd ? p->dys : p->ys, p->dxs};
+    for (int k = 0; k < (bwd ? 3 : 2); k++) {
+        const int64_t *sz = k == 1 ? p->out : p->in;
+        const int64_t ext[5] = {p->n, p->c, 1, sz[1], sz[2]};
+        int64_t mx = 0;
+        for (int d = 0; d < 5; d++) {
+            if (ts[k][d] < 0 || ext[d] >= ((int64_t)1 << 31))
+                return 0;
+            mx += (ext[d] - 1) * ts[k][d];
+        }
+        if (mx >= ((int64_t)1 << 31) - 64)
+            return 0;
+    }
+    const int64_t vw = POOL_S2_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+    const int64_t rows = bwd ? (p->in[1] + p->pad[1] + 1) / 2 : p->out[1];
+    const int64_t cols = bwd ? (p->in[2] + p->pad[2] + 1) / 2 : p->out[2];
+    const int64_t wpr = bwd ? (cols + 30) / 31 : (cols + 31) / 32;
+    /* threads per chunk row: whole warps per plane row, or one per (n, column, vector) */
+    const int64_t per = vec ? p->n * cols * (p->c / vw) : p->n * p->c * wpr * 32;
+    /* 8 window rows per thread (a backward chunk costs one extra halo step), fewer while that
+     * leaves under 1024 threads per SM (~2 waves of the channels-last backward, which holds 512
+     * per SM at ~110 registers; ~1 of the others). Not measured yet: a guess to tune. */
+    const int64_t target = (int64_t)fd_cuda_sm_count() * 1024;
+    int64_t chunk = 8;
+    while (chunk > 2 && per * ((rows + chunk - 1) / chunk) < target)
+        chunk /= 2;
+    const int64_t nchunks = (rows + chunk - 1) / chunk;
+    if (per * nchunks >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
+        return 0;
+    q->c = (int)p->c, q->planes = (int)(vec ? p->n : p->n * p->c);
+    q->in_h = (int)p->in[1], q->in_w = (int)p->in[2];
+    q->out_h = (int)p->out[1], q->out_w = (int)p->out[2];
+    q->win_h = (int)p->win[1], q->win_w = (int)p->win[2];
+    q->pad_h = (int)p->pad[1], q->pad_w = (int)p->pad[2];
+    q->rows = (int)rows, q->cols = (int)cols, q->chunk = (int)chunk;
+    q->nchunks = (int)nchunks, q->wpr = (int)wpr;
+    q->is_max = g->is_max, q->include_pad = g->include_pad, q->propagate = p->propagate_nan;
+    q->xs_n = (int)p->xs[0], q->xs_c = (int)p->xs[1], q->xs_h = (int)p->xs[3];
+    q->xs_w = (int)p->xs[4];
+    q->gs_n = (int)ts[1][0], q->gs_c = (int)ts[1][1], q->gs_h = (int)ts[1][3];
+    q->gs_w = (int)ts[1][4];
+    q->ds_n = (int)p->dxs[0], q->ds_c = (int)p->dxs[1], q->ds_h = (int)p->dxs[3];
+    q->ds_w = (int)p->dxs[4];
+    q->lowest = g->lowest;
+    return 1;
+}
+
+/* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31). */
+static unsigned pool_s2_blocks(const fd_pool_problem_t *p, const pool_s2_t *q, int vec)
+{
+    const int64_t vw = POOL_S2_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+    const int64_t per = vec ? (int64_t)q->planes * q->cols * (q->c / vw)
+                            : (int64_t)q->planes * q->wpr * 32;
+    return (unsigned)((per * q->nchunks + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+}
+
 static int pool_applicable(const void *problem, char *why, size_t why_size)
 {
     const fd_pool_problem_t *p = (const fd_pool_problem_t *)problem;
@@ -298,6 +412,16 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const int64_t *ts[2] = {p->xs, p->ys};
     const void *ptr[2] = {a->x, a->out};
     const int vec_ok = pool_vec_ok(p, ts, ptr, 2);
+    pool_s2_t s2;
+    if (pool_s2_ok(p, &g, 0, vec_ok, &s2)) {
+        if (vec_ok)
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd_vec, pool_s2_blocks(p, &s2, 1), FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        else
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
     pool_max2d_t q;
     if (pool_max2d_ok(p, &g, &q)) {
         if (vec_ok) {
@@ -364,7 +488,18 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     const pool_geom_t g = geom_of(p, p->dxs);
     const int64_t *ts[3] = {p->xs, p->dys, p->dxs};
     const void *ptr[3] = {a->x, a->dy, a->out};
-    if (pool_vec_ok(p, ts, ptr, 3)) {
+    const int vec_ok = pool_vec_ok(p, ts, ptr, 3);
+    pool_s2_t s2;
+    if (pool_s2_ok(p, &g, 1, vec_ok, &s2)) {
+        if (vec_ok)
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, 1), FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);
+        else
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (vec_ok) {
         const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
         const int64_t items = p->n * (p->c / vec) * p->in[0] * p->in[1] * p->in[2];
         FD_CUDA_TYPED_LAUNCH(p->dt, pool_bwd_vec, fd_cuda_wave_blocks(items), FD_CUDA_BLOCK,

@@ -494,5 +494,8 @@ static __global__ void FD_K(pool_max2d_vec)(const pool_max2d_t q, const void *xv
     }
 }
 
+/* stride-2 windows of 2 or 3: the sweeps (pool_s2_t) */
+#include "pooling_s2.cuh"
+
 #undef FD_VEC
 #undef FD_K

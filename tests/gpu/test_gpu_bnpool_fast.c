@@ -12,9 +12,11 @@
  * them, every type and layout at C = 256), misaligned data pointers; channels of more than
  * BN_PK_MAX_CHUNKS chunks (the chunk grows) with a workspace and with the scratch.
  * Real fills, gm_tol with the group size as the term count (as test_gpu_bn.c).
- * Pooling: NHWC with C a multiple of the vector width (64, 256, 8), max / max_det / both
- * averages, fwd and bwd, integer fills with ties, NaN / -inf fills, a misaligned x; the
- * vector kernels reproduce ref bit for bit, so the tolerance is 0.
+ * Pooling: NHWC with C a multiple of the vector width (64, 256, 8, 16, 24, 32), max / max_det /
+ * both averages, fwd and bwd, integer fills with ties, NaN / -inf fills, a misaligned x; the
+ * stride-2 windows of 2 and 3 (pads 0, 1, 2; odd planes, a 75-wide row) take the channels-last
+ * sweeps pool_s2_{fwd,bwd}_vec. The vector kernels reproduce ref bit for bit, so the
+ * tolerance is 0 (NaN-carrying outputs compare NaN positions).
  * Every case re-runs for determinism. --smoke: a few small cases (compute-sanitizer).
  */
 #include <math.h>
@@ -441,6 +443,14 @@ static void pool_tests(void)
                 /* misaligned x: the scalar kernels, same bits */
                 pool_case(dts[t], modes[m], CUDNN_NOT_PROPAGATE_NAN, 2, 64, 9, 9, 3, 1, 2, bwd, al,
                           be, F_INT, 1);
+                /* the channels-last stride-2 sweeps (pool_s2_{fwd,bwd}_vec) off the ResNet
+                 * shape: odd planes, 2x2 pad 1, 3x3 pad 0 and 2, NaN / -inf, a row of 75 */
+                pool_case(dts[t], modes[m], (cudnnNanPropagation_t)(m % 2), 2, 16, 17, 23, 2, 1,
+                          2, bwd, al, be, F_INT, 0);
+                pool_case(dts[t], modes[m], (cudnnNanPropagation_t)((m + 1) % 2), 3, 24, 21, 19,
+                          3, 0, 2, bwd, be != 0 ? 0.5 : 1, be, F_SPECIAL, 0);
+                pool_case(dts[t], modes[m], CUDNN_PROPAGATE_NAN, 1, 32, 6, 75, 3, 2, 2, bwd, al,
+                          be, m % 2 ? F_REAL : F_INT, 0);
             }
 }
 

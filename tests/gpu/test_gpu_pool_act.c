@@ -9,7 +9,9 @@
  * alpha/beta {1, 0} and {0.5, 0.25}, integer fills with many ties, real fills, NaN and -inf
  * fills, FLOAT, DOUBLE, HALF, BFLOAT16, and one 4M-element tensor; max backward over planes of
  * several 32 x 64 tiles (pool_bwd_tile) in every geometry; the lean 2-d max forward
- * (pool_max2d_*) over 56 x 56 and odd planes, C = 16 (128-bit vectors channels-last). The cuda
+ * (pool_max2d_*) over 56 x 56 and odd planes, C = 16 (128-bit vectors channels-last); the
+ * stride-2 sweeps (pool_s2_*: windows 2 and 3, pads 0-2, every mode, NCHW and channels-last,
+ * 56 x 56, odd, one-row and wider-than-a-warp planes, NaN / -inf fills). The cuda
  * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
  * (a NaN-carrying output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
@@ -148,6 +150,9 @@ static void pool_tests(void)
                           1, L_NHWC, bwd, 0.5, 0.25, F_INT, seed++);
         pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 3, tiled, 3, 1, 2, 0,
                   L_NCHW, 1, 0.5, 0.25, F_INT, seed++);
+        for (int bwd = 0; bwd < 2; bwd++) /* the sweeps: pool_s2_{fwd,bwd}_vec, pool_s2_fwd */
+            pool_case(CUDNN_DATA_HALF, modes[bwd ? 0 : 3], CUDNN_PROPAGATE_NAN, 2, 2, 16, in2, 3, 1, 2,
+                      0, (layout_t)(1 - bwd), bwd, 0.5, 0.25, F_INT, seed++);
         return;
     }
     /* max backward by tiles (pool_bwd_tile: 32 x 64 dx per block): planes of several tiles
@@ -196,6 +201,37 @@ static void pool_tests(void)
                           f ? odd : r56, 3, 1, 2, 0, (layout_t)l, 0, blend ? 0.5 : 1,
                           blend ? 0.25 : 0, f ? F_SPECIAL : F_INT, seed++);
             }
+    /* the stride-2 sweeps (pool_s2_fwd / pool_s2_bwd with W innermost, pool_s2_fwd_vec /
+     * pool_s2_bwd_vec channels-last with C = 16, a whole 16-byte vector in every type): every
+     * mode and type, windows 2 and 3, pads 0, 1, 2, ceil sizes, planes of 56 x 56,
+     * odd sizes, one row, a row wider than a warp's 31 column pairs (75: 38 pairs, 2 warps),
+     * chunks of 2 to 8 window rows (small problems get short chunks), both blends, ties */
+    static const int s2geo[][4] = {{3, 1, 2, 0}, {2, 0, 2, 0}, {3, 0, 2, 1}, {2, 1, 2, 1},
+                                   {3, 2, 2, 0}};
+    static const int s2in[4][3] = {{56, 56, 1}, {29, 31, 1}, {9, 75, 1}, {1, 5, 1}};
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int m = 0; m < 4; m++)
+                for (int l = 0; l < 2; l++)
+                    for (int gi = 0; gi < 5; gi++) {
+                        const int k = (bwd + t + m + l + gi) % 4;
+                        const int blend = (t + m + gi + l) % 2;
+                        /* one row only where the padded row holds a window */
+                        const int *in = s2in[k == 3 && 1 + 2 * s2geo[gi][1] < s2geo[gi][0] ? 1 : k];
+                        const fill_t f = m >= 2 && (gi + t) % 2 ? F_REAL : F_INT;
+                        pool_case(dtypes[t], modes[m], (cudnnNanPropagation_t)((gi + l) % 2), 2,
+                                  2, l ? 16 : 3, in, s2geo[gi][0], s2geo[gi][1], s2geo[gi][2],
+                                  s2geo[gi][3], (layout_t)l, bwd, blend ? 0.5 : 1,
+                                  blend ? 0.25 : 0, f, seed++);
+                    }
+    /* the sweeps' NaN and -inf routing: both NaN options, max and max_det, 3x3 and 2x2 */
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 4; t++)
+            for (int l = 0; l < 2; l++)
+                for (int nan = 0; nan < 2; nan++)
+                    pool_case(dtypes[t], modes[(t + nan) % 2], (cudnnNanPropagation_t)nan, 2, 3,
+                              l ? 16 : 4, s2in[(t + l) % 3], nan ? 3 : 2, nan, 2, 0, (layout_t)l,
+                              bwd, nan ? 0.5 : 1, nan ? 0.25 : 0, F_SPECIAL, seed++);
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {

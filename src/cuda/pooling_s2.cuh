@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pooling_s2.cuh - 2-d pooling of stride 2 with 2 or 3 wide windows (ResNet's 3x3 / 2 pad 1
+ * max pool, the 2x2 / 2 average), forward and backward, every mode, for one storage type.
+ * pooling_kernels.cuh includes it (so it is stamped per type with FD_T, FD_ACC, FD_K, FD_VEC);
+ * pooling.cu's pool_s2_ok decides (pool_s2_t: 32-bit geometry and strides, pad >= 0).
+ *
+ * Decisions:
+ * - Sweep down H. A thread owns one window column j (forward) or one column pair j, the dx
+ *   columns 2j - pad_w and 2j - pad_w + 1 (backward), and walks a chunk of window rows
+ *   i downwards. Window i spans rows 2i - pad_h + {0, 1, 2}; the last of them is the first of
+ *   window i + 1, so it is kept in registers and each step loads two new rows of x (the general
+ *   kernels read 9 cells per window, looping with runtime bounds: one load in flight at a time).
+ *   Each step's loads are independent of the previous step's arithmetic, so they are all issued
+ *   before the compare chain. Chunks (pool_s2_t.chunk window rows) give enough threads.
+ * - Every window is evaluated on a 3 x 3 register image, cells outside the window or outside x
+ *   masked by the bits of `ok`, in window_max's scan order and rule (first max; with
+ *   PROPAGATE_NAN the first NaN ends the scan): the same value and argmax as pool_fwd /
+ *   pool_bwd. Averages sum in double in the same row-major order, divided by the same count.
+ * - Backward without atomics and without recomputing a window per covered cell: with stride 2
+ *   and a window of at most 3, dx row 2i - pad (resp. column) is covered by windows i and, when
+ *   the window is 3 tall, i - 1; row 2i - pad + 1 by window i only. So the four windows that
+ *   touch a thread's 2 x 2 dx block are (i-1, j-1), (i-1, j), (i, j-1), (i, j): the thread
+ *   evaluates (i, j) and keeps it for the next step as (i-1, j); (i, j-1) comes from the lane to
+ *   its left (__shfl_up: warps overlap by one lane, lane 0 is a halo that writes nothing) or,
+ *   channels-last, is evaluated by the thread itself. Each dx cell adds the dy (average:
+ *   dy / count) of the windows routing to it in that ascending window order, in double, from
+ *   0.0: src/ref's sum, the same bits. Every dx cell of the plane is written exactly once.
+ * - A window's routing is a code: -1 nothing, 0..8 the argmax cell (3 * row + column within
+ *   the window), 9 every cell (averages). The code of (i-1, j) for cell (0, c) is 6 + c, of
+ *   (i, j-1) for cell (r, 0) is 3r + 2, of (i-1, j-1) for cell (0, 0) is 8.
+ */
+
+/* Max of the 3 x 3 image v (row-major) over the cells whose bit of ok is set: window_max's
+ * rule and order; *code = the first max's cell, -1 when none (src/ref's found == 0). */
+static __device__ __forceinline__ FD_ACC FD_K(s2_max)(const FD_ACC *v, int ok, int propagate,
+                                                      FD_ACC lowest, int *code)
+{
+    FD_ACC m = lowest;
+    int st = 0, cd = -1; /* st: 0 none yet, 1 found, 2 NaN (propagate: done) */
+#pragma unroll
+    for (int k = 0; k < 9; k++) {
+        const FD_ACC e = v[k];
+        if (((ok >> k) & 1) && st != 2) {
+            if (e != e) {
+                if (propagate)
+                    m = e, st = 2, cd = k;
+            } else if (st ? e > m : e >= m) {
+                m = e, st = 1, cd = k;
+            }
+        }
+    }
+    *code = cd;
+    return m;
+}
+
+/* Sum of the masked cells in double, row-major: window_sum's order. */
+static __device__ __forceinline__ double FD_K(s2_sum)(const FD_ACC *v, int ok)
+{
+    double s = 0.0;
+#pragma unroll
+    for (int k = 0; k < 9; k++)
+        if ((ok >> k) & 1)
+            s += (double)v[k];
+    return s;
+}
+
+/* One row of x at the three columns c0 + {0, 1, 2}: v[k] and bit k of the result when the
+ * cell is inside x and k < win_w (unread cells are 0, never used). */
+static __device__ __forceinline__ int FD_K(s2_row)(const pool_s2_t &q, const FD_T *xc, int row,
+                                                   int c0, FD_ACC *v)
+{
+    int ok = 0;
+    const bool rok = row >= 0 && row < q.in_h;
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const int col = c0 + k;
+        const bool o = rok && k < q.win_w && col >= 0 && col < q.in_w;
+        v[k] = o ? fd_cuda_ld(xc, row * q.xs_h + col * q.xs_w) : (FD_ACC)0;
+        ok |= o ? 1 << k : 0;
+    }
+    return ok;
+}
+
+/* ---- W innermost (NCHW): one lane per window column, warps along W ------------------------
+ * Forward: thread = (plane, chunk of window rows, window column j); per step it loads 2 rows x
+ * 3 columns of x (6 scalar loads; the third column is the next lane's first, an L1 hit, so
+ * 2 x 2 elements = 16 B of f32 x per output) and stores one y; consecutive lanes =
+ * consecutive j, so loads and stores are coalesced. */
+static __global__ void FD_K(pool_s2_fwd)(const pool_s2_t q, const void *xv, void *yv, double alpha,
+                                         double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    const int w = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int j = (w % q.wpr) * 32 + (int)(threadIdx.x & 31);
+    const int t = w / q.wpr, ch = t % q.nchunks, pl = t / q.nchunks;
+    if (pl >= q.planes || j >= q.out_w)
+        return;
+    const int n = pl / q.c, c = pl - n * q.c;
+    const FD_T *xc = x + (n * q.xs_n + c * q.xs_c);
+    FD_T *yc = y + (n * q.gs_n + c * q.gs_c);
+    const int i0 = ch * q.chunk, i1 = min(q.out_h, i0 + q.chunk), c0 = 2 * j - q.pad_w;
+    FD_ACC v[9];
+    int okt = FD_K(s2_row)(q, xc, 2 * i0 - q.pad_h, c0, v);
+    for (int i = i0; i < i1; i++) {
+        const int r = 2 * i - q.pad_h;
+        const int okm = FD_K(s2_row)(q, xc, r + 1, c0, v + 3);
+        const int okb = FD_K(s2_row)(q, xc, r + 2, c0, v + 6);
+        const int ok = pool_s2_mask(q, okt, okm, okb);
+        double val;
+        if (q.is_max) {
+            int code;
+            val = (double)FD_K(s2_max)(v, ok, q.propagate, (FD_ACC)q.lowest, &code);
+        } else {
+            const double cnt = pool_s2_count(q, i, j, ok);
+            val = cnt > 0 ? FD_K(s2_sum)(v, ok) / cnt : 0.0;
+        }
+        fd_cuda_blend(yc, i * q.gs_h + j * q.gs_w, alpha, beta, val);
+        v[0] = v[6], v[1] = v[7], v[2] = v[8];
+        okt = okb;
+    }
+}
+
+/* Backward: thread = (plane, chunk of column-pair rows, column pair j), lanes 1..31 of a warp
+ * own 31 consecutive pairs, lane 0 the pair to their left (halo). Per step: 6 scalar loads of x,
+ * one of dy, four shuffles, and its 2 x 2 dx block stored (coalesced across the lanes). The
+ * chunk starts one step early (a halo step that writes nothing) to get window row i0 - 1. */
+static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv,
+                                         void *dxv, double alpha, double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    const FD_T *__restrict__ dy = (const FD_T *)dyv;
+    FD_T *__restrict__ dx = (FD_T *)dxv;
+    const int w = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int lane = (int)(threadIdx.x & 31);
+    const int j = (w % q.wpr) * 31 - 1 + lane;
+    const int t = w / q.wpr, ch = t % q.nchunks, pl = t / q.nchunks;
+    if (pl >= q.planes)
+        return; /* whole warps: the shuffles below see all 32 lanes */
+    const int n = pl / q.c, c = pl - n * q.c;
+    const FD_T *xc = x + (n * q.xs_n + c * q.xs_c);
+    const FD_T *dyc = dy + (n * q.gs_n + c * q.gs_c);
+    FD_T *dxc = dx + (n * q.ds_n + c * q.ds_c);
+    const int i0 = ch * q.chunk, i1 = min(q.rows, i0 + q.chunk), c0 = 2 * j - q.pad_w;
+    const bool owner = lane > 0 && j < q.cols;
+    const bool jok = j >= 0 && j < q.out_w;
+    FD_ACC v[9];
+    int okt = FD_K(s2_row)(q, xc, 2 * (i0 - 1) - q.pad_h, c0, v);
+    int bc = -1;      /* window (i-1, j): code and routed value */
+    double bg = 0.0;
+    for (int i = i0 - 1; i < i1; i++) {
+        const int r = 2 * i - q.pad_h;
+        const int okm = FD_K(s2_row)(q, xc, r + 1, c0, v + 3);
+        const int okb = FD_K(s2_row)(q, xc, r + 2, c0, v + 6);
+        const int ok = pool_s2_mask(q, okt, okm, okb);
+        int dc = -1; /* window (i, j) */
+        double dg = 0.0;
+        if (jok && i >= 0 && i < q.out_h) {
+            const double g = (double)fd_cuda_ld(dyc, i * q.gs_h + j * q.gs_w);
+            if (q.is_max) {
+                FD_K(s2_max)(v, ok, q.propagate, (FD_ACC)q.lowest, &dc);
+                dg = g;
+            } else {
+                const double cnt = pool_s2_count(q, i, j, ok);
+                dc = cnt > 0 ? 9 : -1;
+                dg = g / cnt; /* used only when dc == 9 */
+            }
+        }
+        const int ac = __shfl_up_sync(POOL_S2_FULL, bc, 1); /* (i-1, j-1) */
+        const double ag = __shfl_up_sync(POOL_S2_FULL, bg, 1);
+        const int cc = __shfl_up_sync(POOL_S2_FULL, dc, 1); /* (i, j-1) */
+        const double cg = __shfl_up_sync(POOL_S2_FULL, dg, 1);
+        if (owner && i >= i0) {
+#pragma unroll
+            for (int rr = 0; rr < 2; rr++)
+#pragma unroll
+                for (int cl = 0; cl < 2; cl++) {
+                    const int row = r + rr, col = c0 + cl;
+                    if (row < 0 || row >= q.in_h || col < 0 || col >= q.in_w)
+                        continue;
+                    double acc = 0.0;
+                    if (rr == 0 && cl == 0 && q.win_h == 3 && q.win_w == 3 && (ac == 9 || ac == 8))
+                        acc += ag;
+                    if (rr == 0 && q.win_h == 3 && (bc == 9 || bc == 6 + cl))
+                        acc += bg;
+                    if (cl == 0 && q.win_w == 3 && (cc == 9 || cc == 3 * rr + 2))
+                        acc += cg;
+                    if (dc == 9 || dc == 3 * rr + cl)
+                        acc += dg;
+                    fd_cuda_blend(dxc, row * q.ds_h + col * q.ds_w, alpha, beta, acc);
+                }
+        }
+        bc = dc, bg = dg;
+        v[0] = v[6], v[1] = v[7], v[2] = v[8];
+        okt = okb;
+    }
+}
+
+/* ---- channels-last packed (pool_vec_ok): 8 bytes of channels per thread -------------------
+ * 8, not 16: the backward keeps 15 vectors of x, 4 of dy and its codes per thread, which at 16
+ * bytes took ~150 registers (one block of 256 per SM); at 8 bytes the warps still read 256
+ * contiguous bytes per access and twice as many threads are in flight. */
+
+typedef struct __align__(POOL_S2_VEC_BYTES) {
+    FD_T e[POOL_S2_VEC_BYTES / sizeof(FD_T)];
+} FD_K(pool_s2v_t);
+#define FD_S2V ((int)(POOL_S2_VEC_BYTES / sizeof(FD_T)))
+
+/* One row of x at columns c0 + {0 .. nc), 16-byte vectors of channels cv * FD_S2V..: a[k] and
+ * bit k of the result when the cell is inside x and within the window (k < lim). */
+static __device__ __forceinline__ int FD_K(s2_vrow)(const pool_s2_t &q, const FD_T *xc, int row,
+                                                    int c0, int nc, int klo, int khi,
+                                                    FD_K(pool_s2v_t) *a)
+{
+    int ok = 0;
+    const bool rok = row >= 0 && row < q.in_h;
+#pragma unroll
+    for (int k = 0; k < 5; k++) {
+        if (k >= nc)
+            break;
+        const int col = c0 + k;
+        const bool o = rok && k >= klo && k < khi && col >= 0 && col < q.in_w;
+        if (o)
+            a[k] = *(const FD_K(pool_s2v_t) *)(xc + (row * q.xs_h + col * q.xs_w));
+        ok |= o ? 1 << k : 0;
+    }
+    return ok;
+}
+
+/* Lane l of the 3 x 3 image whose columns start at column k0 of the three rows t, m, b. */
+static __device__ __forceinline__ void FD_K(s2_lane)(const FD_K(pool_s2v_t) *t,
+                                                     const FD_K(pool_s2v_t) *m,
+                                                     const FD_K(pool_s2v_t) *b, int k0, int l,
+                                                     FD_ACC *v)
+{
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        v[k] = fd_cuda_ld(t[k0 + k].e, l);
+        v[3 + k] = fd_cuda_ld(m[k0 + k].e, l);
+        v[6 + k] = fd_cuda_ld(b[k0 + k].e, l);
+    }
+}
+
+/* Forward: thread = (n, chunk, window column j, channel vector cv), cv fastest; per step 6
+ * vector loads (2 rows x 3 columns, 96 B) and one vector store. */
+static __global__ void FD_K(pool_s2_fwd_vec)(const pool_s2_t q, const void *xv, void *yv,
+                                             double alpha, double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    const int cv = q.c / FD_S2V;
+    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int v0 = e % cv;
+    e /= cv;
+    const int j = e % q.out_w;
+    e /= q.out_w;
+    const int ch = e % q.nchunks, n = e / q.nchunks;
+    if (n >= q.planes)
+        return; /* planes = N here */
+    const FD_T *xc = x + (n * q.xs_n + v0 * FD_S2V);
+    FD_T *yc = y + (n * q.gs_n + v0 * FD_S2V);
+    const int i0 = ch * q.chunk, i1 = min(q.out_h, i0 + q.chunk), c0 = 2 * j - q.pad_w;
+    FD_K(pool_s2v_t) rt[3], rm[3], rb[3];
+    int okt = FD_K(s2_vrow)(q, xc, 2 * i0 - q.pad_h, c0, 3, 0, q.win_w, rt);
+    for (int i = i0; i < i1; i++) {
+        const int r = 2 * i - q.pad_h;
+        const int okm = FD_K(s2_vrow)(q, xc, r + 1, c0, 3, 0, q.win_w, rm);
+        const int okb = FD_K(s2_vrow)(q, xc, r + 2, c0, 3, 0, q.win_w, rb);
+        const int ok = pool_s2_mask(q, okt, okm, okb);
+        const double cnt = q.is_max ? 0.0 : pool_s2_count(q, i, j, ok);
+        FD_T *yp = yc + (i * q.gs_h + j * q.gs_w);
+        FD_K(pool_s2v_t) o;
+        if (beta != 0.0)
+            o = *(const FD_K(pool_s2v_t) *)yp;
+#pragma unroll
+        for (int l = 0; l < FD_S2V; l++) {
+            FD_ACC v[9];
+            FD_K(s2_lane)(rt, rm, rb, 0, l, v);
+            double val;
+            if (q.is_max) {
+                int code;
+                val = (double)FD_K(s2_max)(v, ok, q.propagate, (FD_ACC)q.lowest, &code);
+            } else {
+                val = cnt > 0 ? FD_K(s2_sum)(v, ok) / cnt : 0.0;
+            }
+            fd_cuda_blend(o.e, l, alpha, beta, val);
+        }
+        *(FD_K(pool_s2v_t) *)yp = o;
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+            rt[k] = rb[k];
+        okt = okb;
+    }
+}
+
+/* Backward: thread = (n, chunk, column pair j, channel vector cv), cv fastest. It evaluates
+ * both windows of its step, (i, j-1) and (i, j), from 5 columns 2j - pad_w - 2 .. + 2 (10
+ * vector loads per step; the rows kept as in the forward), keeps their codes (4 bits per lane)
+ * and dy for the next step as (i-1, j-1) and (i-1, j), and stores its 2 x 2 block (4 vectors). */
+static __global__ void FD_K(pool_s2_bwd_vec)(const pool_s2_t q, const void *xv, const void *dyv,
+                                             void *dxv, double alpha, double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    const FD_T *__restrict__ dy = (const FD_T *)dyv;
+    FD_T *__restrict__ dx = (FD_T *)dxv;
+    const int cv = q.c / FD_S2V;
+    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int v0 = e % cv;
+    e /= cv;
+    const int j = e % q.cols;
+    e /= q.cols;
+    const int ch = e % q.nchunks, n = e / q.nchunks;
+    if (n >= q.planes)
+        return;
+    const FD_T *xc = x + (n * q.xs_n + v0 * FD_S2V);
+    const FD_T *dyc = dy + (n * q.gs_n + v0 * FD_S2V);
+    FD_T *dxc = dx + (n * q.ds_n + v0 * FD_S2V);
+    const int i0 = ch * q.chunk, i1 = min(q.rows, i0 + q.chunk);
+    const int c0 = 2 * j - q.pad_w - 2; /* column 0: window j-1's first, column 2: window j's */
+    const bool cok = j - 1 >= 0 && j - 1 < q.out_w, dok = j < q.out_w;
+    /* columns 0..2 serve window j-1 (only if it exists), 2..4 window j (only its win_w) */
+    const int klo = cok ? 0 : 2, khi = dok ? 2 + q.win_w : cok ? q.win_w : 0;
+    FD_K(pool_s2v_t) rt[5], rm[5], rb[5];
+    int okt = FD_K(s2_vrow)(q, xc, 2 * (i0 - 1) - q.pad_h, c0, 5, klo, khi, rt);
+    uint32_t pa = 0, pb = 0; /* codes + 1 of (i-1, j-1), (i-1, j), 4 bits per lane */
+    FD_K(pool_s2v_t) ga, gb; /* their dy */
+    double na = 0.0, nb = 0.0; /* their counts (averages) */
+    for (int i = i0 - 1; i < i1; i++) {
+        const int r = 2 * i - q.pad_h;
+        const int okm = FD_K(s2_vrow)(q, xc, r + 1, c0, 5, klo, khi, rm);
+        const int okb = FD_K(s2_vrow)(q, xc, r + 2, c0, 5, klo, khi, rb);
+        const bool iok = i >= 0 && i < q.out_h;
+        const bool cv_ok = iok && cok, dv_ok = iok && dok;
+        /* masks of the two windows: columns 0..2 (window j-1, all 3 when 3 wide), 2..4 */
+        const int wc = q.win_w == 3 ? 7 : 3;
+        const int okc = pool_s2_mask(q, okt & wc, okm & wc, okb & wc);
+        const int okd = pool_s2_mask(q, (okt >> 2) & wc, (okm >> 2) & wc, (okb >> 2) & wc);
+        FD_K(pool_s2v_t) gc, gd;
+        if (cv_ok)
+            gc = *(const FD_K(pool_s2v_t) *)(dyc + (i * q.gs_h + (j - 1) * q.gs_w));
+        if (dv_ok)
+            gd = *(const FD_K(pool_s2v_t) *)(dyc + (i * q.gs_h + j * q.gs_w));
+        const double nc = q.is_max || !cv_ok ? 0.0 : pool_s2_count(q, i, j - 1, okc);
+        const double nd = q.is_max || !dv_ok ? 0.0 : pool_s2_count(q, i, j, okd);
+        uint32_t pc = 0, pd = 0;
+#pragma unroll
+        for (int l = 0; l < FD_S2V; l++) {
+            FD_ACC v[9];
+            int code;
+            if (cv_ok) {
+                if (q.is_max) {
+                    FD_K(s2_lane)(rt, rm, rb, 0, l, v);
+                    FD_K(s2_max)(v, okc, q.propagate, (FD_ACC)q.lowest, &code);
+                } else {
+                    code = nc > 0 ? 9 : -1;
+                }
+                pc |= (uint32_t)(code + 1) << (4 * l);
+            }
+            if (dv_ok) {
+                if (q.is_max) {
+                    FD_K(s2_lane)(rt, rm, rb, 2, l, v);
+                    FD_K(s2_max)(v, okd, q.propagate, (FD_ACC)q.lowest, &code);
+                } else {
+                    code = nd > 0 ? 9 : -1;
+                }
+                pd |= (uint32_t)(code + 1) << (4 * l);
+            }
+        }
+        if (i >= i0 && j < q.cols) {
+#pragma unroll
+            for (int rr = 0; rr < 2; rr++)
+#pragma unroll
+                for (int cl = 0; cl < 2; cl++) {
+                    const int row = r + rr, col = c0 + 2 + cl;
+                    if (row < 0 || row >= q.in_h || col < 0 || col >= q.in_w)
+                        continue;
+                    FD_T *dp = dxc + (row * q.ds_h + col * q.ds_w);
+                    FD_K(pool_s2v_t) o;
+                    if (beta != 0.0)
+                        o = *(const FD_K(pool_s2v_t) *)dp;
+#pragma unroll
+                    for (int l = 0; l < FD_S2V; l++) {
+                        const int ac = (int)((pa >> (4 * l)) & 15) - 1;
+                        const int bc = (int)((pb >> (4 * l)) & 15) - 1;
+                        const int cc = (int)((pc >> (4 * l)) & 15) - 1;
+                        const int dc = (int)((pd >> (4 * l)) & 15) - 1;
+                        double acc = 0.0;
+                        if (rr == 0 && cl == 0 && q.win_h == 3 && q.win_w == 3 &&
+                            (ac == 9 || ac == 8))
+                            acc += q.is_max ? (double)fd_cuda_ld(ga.e, l)
+                                            : (double)fd_cuda_ld(ga.e, l) / na;
+                        if (rr == 0 && q.win_h == 3 && (bc == 9 || bc == 6 + cl))
+                            acc += q.is_max ? (double)fd_cuda_ld(gb.e, l)
+                                            : (double)fd_cuda_ld(gb.e, l) / nb;
+                        if (cl == 0 && q.win_w == 3 && (cc == 9 || cc == 3 * rr + 2))
+                            acc += q.is_max ? (double)fd_cuda_ld(gc.e, l)
+                                            : (double)fd_cuda_ld(gc.e, l) / nc;
+                        if (dc == 9 || dc == 3 * rr + cl)
+                            acc += q.is_max ? (double)fd_cuda_ld(gd.e, l)
+                                            : (double)fd_cuda_ld(gd.e, l) / nd;
+                        fd_cuda_blend(o.e, l, alpha, beta, acc);
+                    }
+                    *(FD_K(pool_s2v_t) *)dp = o;
+                }
+        }
+        pa = pc, pb = pd, ga = gc, gb = gd, na = nc, nb = nd;
+#pragma unroll
+        for (int k = 0; k < 5; k++)
+            rt[k] = rb[k];
+        okt = okb;
+    }
+}
+
+#undef FD_S2V
