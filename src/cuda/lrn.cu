@@ -17,7 +17,14 @@
  * or 16 (FLOAT, HALF, BFLOAT16) takes lrn_fwd_col instead: a thread per (n, spatial) column
  * walking the channels with the window in registers, each x read once; the same sums in the
  * same order, so the same bits as lrn_fwd (the per-element kernel read each x n times, with
- * the channel stride of H * W between a window's loads: 0.28x NVIDIA's rate on the H200).
+ * the channel stride of H * W between a window's loads: 0.28x NVIDIA's rate on the H200). Its
+ * loads run one 8-channel batch ahead of the arithmetic (0.81x with loads and arithmetic in
+ * turn), and alpha 1, beta 0 stores without the double blend (same bits).
+ * LRN backward takes the same shapes: lrn_bwd_col (NCHW dx; the same windows and types) walks
+ * the channels with x, the terms dy y / s and s^-beta in registers, each of x, y, dy read once
+ * (lrn_bwd recomputed n window sums per element: 0.10x); channels-innermost dx (NHWC) with
+ * C <= 1024 takes lrn_bwd_tile (whole pixels in shared memory, each s, term and power once per
+ * element: 0.59x before). Both add the same terms in lrn_bwd's order: its bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +38,8 @@ extern "C" {
 }
 
 #define LRN_TENSORS 4 /* LRN: x, y, dy, dx; divisive normalization: x-shaped, out */
+#define LRN_TILE_ELEMS 1024   /* elements of an lrn_bwd_tile tile (whole pixels), at most */
+#define LRN_TILE_SHARED 40960 /* its shared memory, at most (below the 48 KB default) */
 
 /* Shape: N, C and 3 spatial sizes (padded at the end with 1); strides per tensor in the order
  * N, C, s0, s1, s2 (0 for a padded dim). */
@@ -76,6 +85,26 @@ static __device__ __forceinline__ int64_t lrn_offset(const lrn_geom_t &g, int t,
                                                      int64_t c, const int64_t *s)
 {
     return n * g.st[t][0] + c * g.st[t][1] + lrn_spatial(g, t, s);
+}
+
+/* p[i] = v rounded once to the storage type: fd_cuda_blend's result for alpha 1, beta 0 (the
+ * double product 1 * v is v; double -> half / bfloat16 and float -> half / bfloat16 both round
+ * the same value to nearest even), without its two float <-> double conversions. */
+static __device__ __forceinline__ void lrn_st_acc(float *p, int64_t i, float v)
+{
+    p[i] = v;
+}
+static __device__ __forceinline__ void lrn_st_acc(double *p, int64_t i, double v)
+{
+    p[i] = v; /* lrn_bwd_tile_f64 */
+}
+static __device__ __forceinline__ void lrn_st_acc(__half *p, int64_t i, float v)
+{
+    p[i] = __float2half_rn(v);
+}
+static __device__ __forceinline__ void lrn_st_acc(__nv_bfloat16 *p, int64_t i, float v)
+{
+    p[i] = __float2bfloat16_rn(v);
 }
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
@@ -210,6 +239,71 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
     const struct cudnnTensorStruct *t[4] = {&p->x, &p->y, &p->dy, &p->dx};
     const lrn_geom_t g = geom_of(t, 4, 3);
     const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
+    const cudnnDataType_t dt = p->x.dtype;
+    if (!g.c_inner && dt != CUDNN_DATA_DOUBLE) {
+        /* lrn_bwd_col: a column of channels per thread, the windows in registers */
+        const unsigned cblocks = fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK);
+        cudaStream_t st = a->handle->stream;
+        int done = 1;
+        switch (p->n) {
+#define LRN_COL_CASE(W)                                                                        \
+    case W:                                                                                    \
+        if (dt == CUDNN_DATA_FLOAT)                                                            \
+            lrn_bwd_col_f32<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,      \
+                                                                 a->out, a->alpha, a->beta);   \
+        else if (dt == CUDNN_DATA_HALF)                                                        \
+            lrn_bwd_col_f16<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,      \
+                                                                 a->out, a->alpha, a->beta);   \
+        else                                                                                   \
+            lrn_bwd_col_bf16<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,     \
+                                                                  a->out, a->alpha, a->beta);  \
+        break;
+            LRN_COL_CASE(1)
+            LRN_COL_CASE(2)
+            LRN_COL_CASE(3)
+            LRN_COL_CASE(5)
+            LRN_COL_CASE(7)
+            LRN_COL_CASE(9)
+            LRN_COL_CASE(11)
+            LRN_COL_CASE(16)
+#undef LRN_COL_CASE
+        default:
+            done = 0; /* other windows: lrn_bwd */
+        }
+        if (done) {
+            FD_CUDA_LAUNCHED("lrn_bwd_col<%u> on %s data (%u blocks)", p->n, fd_dtype_name(dt),
+                             cblocks);
+            return CUDNN_STATUS_SUCCESS;
+        }
+    }
+    if (g.c_inner && g.C <= LRN_TILE_ELEMS) {
+        /* lrn_bwd_tile: whole pixels (P of them, P * C <= LRN_TILE_ELEMS) in shared memory */
+        const size_t acc = dt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
+        const size_t per_pixel =
+            4 * sizeof(int64_t) + (2 * (size_t)(g.C + p->n - 1) + 2 * (size_t)g.C) * acc;
+        int P = (int)(LRN_TILE_ELEMS / g.C);
+        if ((size_t)P * per_pixel > LRN_TILE_SHARED) /* small C: the pads and offsets weigh */
+            P = (int)(LRN_TILE_SHARED / per_pixel);  /* >= 1: 33 KB for C 1024, n 16, DOUBLE */
+        const int64_t tiles = (g.total / g.C + P - 1) / P;
+        const size_t shm = (size_t)P * per_pixel;
+        const unsigned tb = fd_cuda_blocks(tiles, 1);
+        cudaStream_t st = a->handle->stream;
+        if (dt == CUDNN_DATA_FLOAT)
+            lrn_bwd_tile_f32<<<tb, FD_CUDA_BLOCK, shm, st>>>(g, q, P, a->x, a->y, a->dy, a->out,
+                                                             a->alpha, a->beta);
+        else if (dt == CUDNN_DATA_DOUBLE)
+            lrn_bwd_tile_f64<<<tb, FD_CUDA_BLOCK, shm, st>>>(g, q, P, a->x, a->y, a->dy, a->out,
+                                                             a->alpha, a->beta);
+        else if (dt == CUDNN_DATA_HALF)
+            lrn_bwd_tile_f16<<<tb, FD_CUDA_BLOCK, shm, st>>>(g, q, P, a->x, a->y, a->dy, a->out,
+                                                             a->alpha, a->beta);
+        else
+            lrn_bwd_tile_bf16<<<tb, FD_CUDA_BLOCK, shm, st>>>(g, q, P, a->x, a->y, a->dy, a->out,
+                                                              a->alpha, a->beta);
+        FD_CUDA_LAUNCHED("lrn_bwd_tile on %s data (%u blocks, %d pixels a tile, %zu B shared)",
+                         fd_dtype_name(dt), tb, P, shm);
+        return CUDNN_STATUS_SUCCESS;
+    }
     const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
     FD_CUDA_TYPED_LAUNCH(p->x.dtype, lrn_bwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, q, a->x,
                          a->y, a->dy, a->out, a->alpha, a->beta);

@@ -73,23 +73,36 @@ static __global__ void FD_K(lrn_bwd)(const lrn_geom_t g, const lrn_params_t q, c
     }
 }
 
-/* ---- cross-channel LRN forward, a column per thread (spatial innermost layouts) -------------
- * Thread per (n, spatial position), walking c with the window's W = n raw x values in
- * registers (a shift register: W is a template parameter so it stays in registers), loads
- * LRN_COL_U channels ahead so each thread has that many independent loads in flight. The
- * window sum adds the squares in cc_scale's order with out-of-range slots held at 0 (adding a
- * leading or trailing +0 to a sum of squares changes no bit), then the same scale and powf:
- * lrn_fwd's bits, each x read once instead of n times with a 64-bit unflatten per element. */
+/* ---- cross-channel LRN, a column per thread (spatial innermost layouts) ---------------------
+ * Thread per (n, spatial position), walking c with the window in registers (shift registers:
+ * W is a template parameter so they stay in registers). Loads run LRN_COL_U channels ahead
+ * of the arithmetic in a ring (slot u is refilled for channel c + U as soon as channel c has
+ * taken it), so U loads per input stay in flight while the thread computes, with U registers
+ * per input (loading a batch of U, then computing it, left the loads idle during the
+ * arithmetic: 0.81x forward). The window sums add the squares in cc_scale's order with
+ * out-of-range slots held at 0 (adding a leading or trailing +0 to a sum of squares, or to
+ * the backward's sum of terms, which starts at +0 and so is never -0, changes no bit), then
+ * the same scale (double, rounded to float) and powf: lrn_fwd's / lrn_bwd's bits, each input
+ * read once instead of n (n^2 backward) times with a 64-bit unflatten per element. Bytes per
+ * thread and channel: forward x in and y out,
+ * backward x, y, dy in and dx out; each warp-wide access is 32 neighbouring pixels of one
+ * channel (128 B for FLOAT). alpha 1, beta 0 stores the float rounded once (the blend's
+ * result then) without the double blend. */
 #define LRN_COL_U 8
+/* lrn_fwd_col's blocks per SM to keep: ptxas then holds it at 42-56 registers, no spills
+ * (70 for n = 5 without the bound: 3 blocks of 256 threads an SM where the batch-then-compute
+ * version's 48 registers gave 5) */
+#define LRN_COL_FWD_MINB 4
 
 template <int W>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
     FD_K(lrn_fwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, void *yv,
                       double alpha, double beta)
 {
     const FD_T *__restrict__ x = (const FD_T *)xv;
     FD_T *__restrict__ y = (FD_T *)yv;
     constexpr int LB = (W - 1) / 2, LA = W - 1 - LB;
+    const bool plain = alpha == 1.0 && beta == 0.0;
     const int64_t S = g.sz[0] * g.sz[1] * g.sz[2], cols = g.N * S;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < cols;
          e += (int64_t)gridDim.x * blockDim.x) {
@@ -110,13 +123,13 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
             const int64_t j = k - LB;
             win[k] = j >= 0 && j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
         }
-        for (int64_t c0 = 0; c0 < g.C; c0 += LRN_COL_U) {
-            FD_ACC ahead[LRN_COL_U]; /* x[c + LA + 1] for c = c0 .. c0 + U - 1 */
+        FD_ACC ahead[LRN_COL_U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
 #pragma unroll
-            for (int u = 0; u < LRN_COL_U; u++) {
-                const int64_t j = c0 + u + LA + 1;
-                ahead[u] = j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
-            }
+        for (int u = 0; u < LRN_COL_U; u++) {
+            const int64_t j = u + LA + 1;
+            ahead[u] = j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
+        }
+        for (int64_t c0 = 0; c0 < g.C; c0 += LRN_COL_U) {
 #pragma unroll
             for (int u = 0; u < LRN_COL_U; u++) {
                 const int64_t c = c0 + u;
@@ -126,18 +139,209 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                     for (int k = 0; k < W; k++)
                         sum += win[k] * win[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
-                    fd_cuda_blend(yc, c * ysc, alpha, beta,
-                                  (double)(win[LB] * fd_cuda_pow(sc, (FD_ACC)-q.beta)));
+                    const FD_ACC v = win[LB] * fd_cuda_pow(sc, (FD_ACC)-q.beta);
+                    if (plain)
+                        lrn_st_acc(yc, c * ysc, v);
+                    else
+                        fd_cuda_blend(yc, c * ysc, alpha, beta, (double)v);
                 }
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
                     win[k] = win[k + 1];
                 win[W - 1] = ahead[u];
+                const int64_t j = c + LRN_COL_U + LA + 1; /* the slot's next use: c + U */
+                ahead[u] = j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
+            }
+        }
+    }
+}
+
+/* lrn_bwd's dx, a column per thread. Step i (from -LB, so the look-ahead fills) appends
+ * x[i + W - 1], dy[i + LB] and y[i + LB]; then xw = x[i .. i + W - 1], the window of
+ * s[i + LB], gives t[i + LB] = dy y / s and s[i + LB]^-beta; tw = t[i - LA .. i + LB] is the
+ * window of dx[i] (the adjoint one), and dy[i], s[i]^-beta wait LB steps in gr / pr. */
+template <int W>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(lrn_bwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, const void *yv,
+                      const void *dyv, void *dxv, double alpha, double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    const FD_T *__restrict__ y = (const FD_T *)yv;
+    const FD_T *__restrict__ dy = (const FD_T *)dyv;
+    FD_T *__restrict__ dx = (FD_T *)dxv;
+    constexpr int LB = (W - 1) / 2;
+    const bool plain = alpha == 1.0 && beta == 0.0;
+    const FD_ACC nbeta = (FD_ACC)-q.beta;
+    const int64_t C = g.C, S = g.sz[0] * g.sz[1] * g.sz[2], cols = g.N * S;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < cols;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t s[3];
+        const int64_t n = e / S;
+        int64_t r = e - n * S;
+        s[2] = r % g.sz[2];
+        r /= g.sz[2];
+        s[1] = r % g.sz[1];
+        s[0] = r / g.sz[1];
+        const FD_T *xc = x + lrn_offset(g, 0, n, 0, s);
+        const FD_T *yc = y + lrn_offset(g, 1, n, 0, s);
+        const FD_T *gc = dy + lrn_offset(g, 2, n, 0, s);
+        FD_T *dc = dx + lrn_offset(g, 3, n, 0, s);
+        const int64_t xsc = g.st[0][1], ysc = g.st[1][1], gsc = g.st[2][1], dsc = g.st[3][1];
+        /* the state before step -LB: xw[k] = x[k - LB - 1], nothing computed yet */
+        FD_ACC xw[W], tw[W], gr[LB + 1], pr[LB + 1];
+#pragma unroll
+        for (int k = 0; k < W; k++) {
+            const int64_t j = k - LB - 1;
+            xw[k] = j >= 0 && j < C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
+            tw[k] = 0;
+        }
+#pragma unroll
+        for (int k = 0; k <= LB; k++)
+            gr[k] = pr[k] = 0;
+        /* ring slot u holds step i's loads for i = i0 + u: x[i + W - 1], dy[i + LB],
+         * y[i + LB] (both indices >= 0), refilled for step i + U once consumed */
+        FD_ACC ax[LRN_COL_U], ag[LRN_COL_U], ay[LRN_COL_U];
+#pragma unroll
+        for (int u = 0; u < LRN_COL_U; u++) {
+            const int64_t jx = u - LB + W - 1, jg = u;
+            ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
+            ag[u] = jg < C ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
+            ay[u] = jg < C ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
+        }
+        for (int64_t i0 = -LB; i0 < C; i0 += LRN_COL_U) {
+#pragma unroll
+            for (int u = 0; u < LRN_COL_U; u++) {
+                const int64_t i = i0 + u;
+#pragma unroll
+                for (int k = 0; k + 1 < W; k++)
+                    xw[k] = xw[k + 1];
+                xw[W - 1] = ax[u];
+                FD_ACC t = 0, pw = 0;
+                if (i + LB < C) {
+                    FD_ACC sum = 0;
+#pragma unroll
+                    for (int k = 0; k < W; k++)
+                        sum += xw[k] * xw[k];
+                    const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
+                    t = ag[u] * ay[u] / sc;
+                    pw = fd_cuda_pow(sc, nbeta);
+                }
+#pragma unroll
+                for (int k = 0; k + 1 < W; k++)
+                    tw[k] = tw[k + 1];
+                tw[W - 1] = t;
+#pragma unroll
+                for (int k = 0; k < LB; k++) {
+                    gr[k] = gr[k + 1];
+                    pr[k] = pr[k + 1];
+                }
+                gr[LB] = ag[u];
+                pr[LB] = pw;
+                {
+                    const int64_t jx = i + LRN_COL_U + W - 1, jg = i + LRN_COL_U + LB;
+                    ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
+                    ag[u] = jg < C ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
+                    ay[u] = jg < C ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
+                }
+                if (i >= 0 && i < C) {
+                    FD_ACC acc = 0;
+#pragma unroll
+                    for (int k = 0; k < W; k++)
+                        acc += tw[k];
+                    const FD_ACC v = gr[0] * pr[0] - (FD_ACC)q.coef * xw[0] * acc;
+                    if (plain)
+                        lrn_st_acc(dc, i * dsc, v);
+                    else
+                        fd_cuda_blend(dc, i * dsc, alpha, beta, (double)v);
+                }
             }
         }
     }
 }
 #undef LRN_COL_U
+#undef LRN_COL_FWD_MINB
+
+/* ---- cross-channel LRN backward, channels innermost (NHWC): pixel tiles in shared memory ----
+ * lrn_bwd recomputed n window sums of n squares and n divisions for every element (n^2 L1
+ * loads): 0.59x NVIDIA's rate on the H200 for NHWC. Here a block takes P whole pixels (P * C
+ * <= 1024 elements, lrn.cu), loads x, dy and y once with the channels innermost (coalesced:
+ * about 4 elements per thread and input in flight), then computes each s_c, t_c = dy y / s_c
+ * and s_c^-beta once from shared memory and each dx from the window of t: n + n shared loads an
+ * element. The shared rows are padded with the window's zeros (xs: lb leading, la trailing;
+ * ts: la leading, lb trailing), so the sums run over whole windows in cc_scale's / lrn_bwd's
+ * order with +0 terms outside [0, C): lrn_bwd's bits. Shared memory: 4 P pixel offsets
+ * (64-bit) and P (2 (C + n - 1) + 2 C) floats, sized by lrn.cu at launch. */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(lrn_bwd_tile)(const lrn_geom_t g, const lrn_params_t q, int P, const void *xv,
+                       const void *yv, const void *dyv, void *dxv, double alpha, double beta)
+{
+    extern __shared__ __align__(16) unsigned char FD_K(lrn_sh)[];
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    const FD_T *__restrict__ y = (const FD_T *)yv;
+    const FD_T *__restrict__ dy = (const FD_T *)dyv;
+    FD_T *__restrict__ dx = (FD_T *)dxv;
+    const bool plain = alpha == 1.0 && beta == 0.0;
+    const int C = (int)g.C, W = q.lb + q.la + 1, CW = C + W - 1;
+    int64_t *pb = (int64_t *)FD_K(lrn_sh); /* [4][P]: the pixels' channel-0 offsets */
+    FD_ACC *xs = (FD_ACC *)(pb + 4 * P);   /* [P][CW]: x[c] at lb + c */
+    FD_ACC *ts = xs + P * CW;              /* [P][CW]: t[c] at la + c */
+    FD_ACC *ps = ts + P * CW;              /* [P][C]: y, then s^-beta */
+    FD_ACC *gs = ps + P * C;               /* [P][C]: dy */
+    const int64_t S = g.sz[0] * g.sz[1] * g.sz[2], npix = g.N * S, tiles = (npix + P - 1) / P;
+    const int64_t xsc = g.st[0][1], ysc = g.st[1][1], gsc = g.st[2][1], dsc = g.st[3][1];
+    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int64_t p0 = tile * P;
+        const int np = (int)(npix - p0 < P ? npix - p0 : P), ne = np * C;
+        for (int p = threadIdx.x; p < np; p += blockDim.x) {
+            int64_t s[3];
+            const int64_t e = p0 + p, n = e / S;
+            int64_t r = e - n * S;
+            s[2] = r % g.sz[2];
+            r /= g.sz[2];
+            s[1] = r % g.sz[1];
+            s[0] = r / g.sz[1];
+            for (int t = 0; t < 4; t++)
+                pb[t * P + p] = lrn_offset(g, t, n, 0, s);
+        }
+        for (int i = threadIdx.x; i < np * (W - 1); i += blockDim.x) {
+            const int p = i / (W - 1), k = i - p * (W - 1);
+            xs[p * CW + (k < q.lb ? k : C + k)] = 0;
+            ts[p * CW + (k < q.la ? k : C + k)] = 0;
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < ne; i += blockDim.x) {
+            const int p = i / C, c = i - p * C;
+            xs[p * CW + q.lb + c] = fd_cuda_ld(x, pb[p] + c * xsc);
+            ps[i] = fd_cuda_ld(y, pb[P + p] + c * ysc);
+            gs[i] = fd_cuda_ld(dy, pb[2 * P + p] + c * gsc);
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < ne; i += blockDim.x) {
+            const int p = i / C, c = i - p * C;
+            const FD_ACC *xw = xs + p * CW + c; /* x[c - lb .. c + la] */
+            FD_ACC sum = 0;
+            for (int k = 0; k < W; k++)
+                sum += xw[k] * xw[k];
+            const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
+            ts[p * CW + q.la + c] = gs[i] * ps[i] / sc;
+            ps[i] = fd_cuda_pow(sc, (FD_ACC)-q.beta);
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < ne; i += blockDim.x) {
+            const int p = i / C, c = i - p * C;
+            const FD_ACC *tw = ts + p * CW + c; /* t[c - la .. c + lb] */
+            FD_ACC acc = 0;
+            for (int k = 0; k < W; k++)
+                acc += tw[k];
+            const FD_ACC v = gs[i] * ps[i] - (FD_ACC)q.coef * xs[p * CW + q.lb + c] * acc;
+            if (plain)
+                lrn_st_acc(dx, pb[3 * P + p] + c * dsc, v);
+            else
+                fd_cuda_blend(dx, pb[3 * P + p] + c * dsc, alpha, beta, (double)v);
+        }
+        __syncthreads(); /* the next tile rewrites the shared rows */
+    }
+}
 
 /* ---- divisive normalization (tensors: 0 x-shaped (x, means, temp, temp2, dy), 1 out) ------- */
 

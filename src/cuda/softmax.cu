@@ -16,10 +16,19 @@
  * warp per row, eight rows to a block, with the same arithmetic (softmax_kernels.cuh).
  * FLOAT, HALF and BFLOAT16 rows that are one stride-1 run of 4 to 256 whole 16-byte vectors,
  * 16-byte aligned (NHWC CHANNEL up to C = 1024 floats / 2048 halves, NCHW INSTANCE of small
- * planes) take the rows-in-registers kernels first (*_wreg): 4 to 32 lanes a row, each row read
- * once and written once with 128-bit accesses (the block kernels read x three times). Their
- * reduction order differs from the block kernels' (per-lane partial, then a butterfly), so
- * their last bits may too: still deterministic and held to the ref within gm_tol.
+ * planes) take the rows-in-registers kernel first (softmax_wreg, forward and backward in one
+ * text): 4 to 32 lanes a row with up to 4 vectors a lane where the row allows (NHWC C = 128
+ * floats: 8 lanes x 4 float4; a warp a row with one vector a lane was 0.61x NVIDIA's rate,
+ * the shuffles dominating), each row read once and written once with 128-bit accesses (the
+ * block kernels read x three times), exp evaluated once per element. Their reduction order
+ * differs from the block kernels' (per-lane partial, then a butterfly), so their last bits may
+ * too: still deterministic and held to the ref within gm_tol.
+ * Backward rows walked by one thread (strided: NCHW CHANNEL) of up to 256 elements whose
+ * pixels are stride 1, FLOAT / HALF / BFLOAT16, take softmax_bwd_cols: a block of channel
+ * groups over 32 (HALF pairs: 64) pixels holds y and dy in registers, so each is read once
+ * (softmax_bwd_rows read them twice from DRAM: 0.43-0.67x); the partial sums meet in shared
+ * memory in a fixed order (its own rounding, within gm_tol). alpha 1, beta 0 stores the value
+ * rounded once without the double blend (the same bits) in these kernels.
  * Forward rows walked by one thread (strided: NCHW CHANNEL) of at least 32 elements in one
  * collapsed dim, FLOAT / HALF / BFLOAT16, take softmax_fwd_rows_online: max and sum in one
  * pass (the sum rescaled when the max grows), then the write: x read twice, not three times
@@ -72,6 +81,28 @@ static __device__ __forceinline__ void sm_outer(const sm_geom_t &g, int64_t row,
         for (int t = 0; t < SM_TENSORS; t++)
             base[t] += i * g.ost[t][d];
     }
+}
+
+/* p[i] = v rounded once to the storage type: fd_cuda_blend's result for alpha 1, beta 0 (the
+ * double product 1 * v is v; double -> half / bfloat16 and float -> half / bfloat16 both round
+ * the same value to nearest even), without its two float <-> double conversions. The
+ * kernels that use it take FLOAT, HALF and BFLOAT16. */
+static __device__ __forceinline__ void sm_st_acc(float *p, int i, float v)
+{
+    p[i] = v;
+}
+static __device__ __forceinline__ __attribute__((unused)) void sm_st_acc(double *p, int i,
+                                                                         double v)
+{
+    p[i] = v; /* bound in the DOUBLE stamp of the templates, never instantiated there */
+}
+static __device__ __forceinline__ void sm_st_acc(__half *p, int i, float v)
+{
+    p[i] = __float2half_rn(v);
+}
+static __device__ __forceinline__ void sm_st_acc(__nv_bfloat16 *p, int i, float v)
+{
+    p[i] = __float2bfloat16_rn(v);
 }
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
@@ -161,15 +192,16 @@ static unsigned block_threads(const sm_geom_t *g, int key)
     return t;
 }
 
-/* ---- rows in registers (softmax_kernels.cuh, *_wreg) ---------------------------------------- */
+/* ---- rows in registers (softmax_kernels.cuh, softmax_wreg) ---------------------------------- */
 
-/* The (lanes per row, vectors per lane) shapes stamped; a row of rv vectors takes the first
- * that holds it. */
-#define SM_WREG_SHAPES(X) X(4, 1) X(8, 1) X(16, 1) X(32, 1) X(32, 2) X(32, 4) X(32, 8)
+/* The (lanes per row, vectors per lane) shapes stamped. */
+#define SM_WREG_SHAPES(X) X(4, 1) X(4, 2) X(4, 4) X(8, 4) X(16, 4) X(32, 4) X(32, 8)
 
 /* Lanes per row (0: the path does not serve the call) and *nv, vectors per lane: FLOAT, HALF,
  * BFLOAT16; each tensor's row one stride-1 run of whole 16-byte vectors, its rows 16-byte
- * aligned; 4 to 256 vectors a row. */
+ * aligned; 4 to 256 vectors a row. Four vectors a lane where the row has them (fewer
+ * shuffles per element and 64 B of loads in flight a lane): rows of 4 to 16 vectors take 4
+ * lanes x 1, 2 or 4; 17 to 128 take 8, 16 or 32 lanes x 4; longer ones 32 x 8. */
 static int sm_wreg_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *const *ptr, int nt,
                          int *nv)
 {
@@ -188,39 +220,152 @@ static int sm_wreg_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *con
     const int64_t rv = g->row_len / vec;
     if (rv < 4 || rv > 32 * 8)
         return 0;
-    int lpr = 4;
-    while (lpr < 32 && lpr < rv)
-        lpr *= 2;
-    int n = 1;
-    while ((int64_t)lpr * n < rv)
-        n *= 2;
+    int lpr, n;
+    if (rv <= 16) {
+        lpr = 4;
+        n = 1;
+        while (4 * n < rv)
+            n *= 2;
+    } else if (rv <= 128) {
+        n = 4;
+        lpr = 8;
+        while (lpr * 4 < rv)
+            lpr *= 2;
+    } else {
+        lpr = 32;
+        n = 8;
+    }
     *nv = n;
     return lpr;
 }
 
-#define SM_WREG_TYPED(kern, dt, lpr, nv, blocks, stream, ...)                                  \
+/* softmax_wreg<L, N, B> on dt's storage type */
+#define SM_WREG_TYPED(L, N, B)                                                                 \
     do {                                                                                       \
-        if ((dt) == CUDNN_DATA_FLOAT)                                                          \
-            kern##_f32<lpr, nv><<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);        \
-        else if ((dt) == CUDNN_DATA_HALF)                                                      \
-            kern##_f16<lpr, nv><<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);        \
+        if (dt == CUDNN_DATA_FLOAT)                                                            \
+            softmax_wreg_f32<L, N, B><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha, \
+                                                                            beta);             \
+        else if (dt == CUDNN_DATA_HALF)                                                        \
+            softmax_wreg_f16<L, N, B><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha, \
+                                                                            beta);             \
         else                                                                                   \
-            kern##_bf16<lpr, nv><<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);       \
+            softmax_wreg_bf16<L, N, B><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o,       \
+                                                                             alpha, beta);     \
     } while (0)
 
-/* Launches kern (softmax_fwd_wreg / softmax_bwd_wreg) in shape (lpr, nv) and checks it. */
-#define SM_WREG_LAUNCH(kern, dt, lpr, nv, rows, stream)                                        \
-    do {                                                                                       \
-        const unsigned blocks_ = fd_cuda_blocks((rows), FD_CUDA_BLOCK / (lpr));                \
-        switch ((lpr) * 16 + (nv)) {                                                           \
-        SM_WREG_SHAPES(SM_WREG_CASE_##kern)                                                    \
-        default:                                                                               \
-            return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,                   \
-                            "softmax: no register shape %d x %d", (lpr), (nv));               \
-        }                                                                                      \
-        FD_CUDA_LAUNCHED("%s on %s data (%u blocks, %d lanes x %d vectors a row)", #kern,      \
-                         fd_dtype_name(dt), blocks_, (lpr), (nv));                            \
-    } while (0)
+/* Launches softmax_wreg in shape (lpr, nv): forward (bwd 0) a = x, o = y; backward a = y,
+ * b = dy, o = dx. */
+static cudnnStatus_t sm_wreg_launch(cudnnDataType_t dt, int lpr, int nv, int bwd,
+                                    const sm_geom_t &g, const void *a, const void *b, void *o,
+                                    double alpha, double beta, cudaStream_t stream)
+{
+    const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / lpr);
+    switch (lpr * 16 + nv) {
+#define SM_WREG_CASE(L, N)                                                                     \
+    case L * 16 + N:                                                                           \
+        if (bwd)                                                                               \
+            SM_WREG_TYPED(L, N, 1);                                                            \
+        else                                                                                   \
+            SM_WREG_TYPED(L, N, 0);                                                            \
+        break;
+        SM_WREG_SHAPES(SM_WREG_CASE)
+#undef SM_WREG_CASE
+    default:
+        return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
+                        "softmax: no register shape %d x %d", lpr, nv);
+    }
+    FD_CUDA_LAUNCHED("softmax_wreg (%s) on %s data (%u blocks, %d lanes x %d vectors a row)",
+                     bwd ? "backward" : "forward", fd_dtype_name(dt), blocks, lpr, nv);
+    return CUDNN_STATUS_SUCCESS;
+}
+#undef SM_WREG_TYPED
+
+/* ---- backward, strided rows (softmax_kernels.cuh, softmax_bwd_cols) -------------------------- */
+
+/* Channels per thread of softmax_bwd_cols (0: the path does not serve the call), *pv pixels
+ * per lane and *cg channel groups (warps a block): FLOAT, HALF, BFLOAT16; the row one
+ * collapsed dim of at most 32 * SM_COLS_CG_MAX elements (any stride); the innermost
+ * row-enumerating dim stride 1 in y, dy and dx and at least 16 long (the pixels of NCHW).
+ * CPT is the smallest of 2 .. 32 that needs at most SM_COLS_CG_MAX = 8 groups (C = 128:
+ * 16 x 8; C up to 256: longer rows keep softmax_bwd_rows). HALF takes PV 2 (a 32-bit access
+ * a lane) where the pixel count, the strides and the pointers allow it; BFLOAT16 and HALF
+ * with PV 1 stop at CPT 16 (C <= 128), as ptxas -v showed spills for CPT 32 one element
+ * at a time and for BFLOAT16 pairs. */
+static int sm_cols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *const *ptr, int *pv,
+                         int *cg)
+{
+    if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16)
+        return 0;
+    const int in = g->no - 1;
+    if (g->nr != 1 || g->row_len > 32 * SM_COLS_CG_MAX || g->odim[in] < 16)
+        return 0;
+    for (int t = 0; t < SM_TENSORS; t++)
+        if (g->ost[t][in] != 1)
+            return 0;
+    int cpt = 2;
+    while (cpt < 32 && (g->row_len + cpt - 1) / cpt > SM_COLS_CG_MAX)
+        cpt *= 2;
+    *cg = (int)((g->row_len + cpt - 1) / cpt);
+    *pv = 1;
+    if (dt == CUDNN_DATA_HALF) {
+        int ok = g->odim[in] % 2 == 0;
+        for (int t = 0; t < SM_TENSORS; t++) {
+            ok = ok && ((uintptr_t)ptr[t] & 3) == 0 && g->rst[t][0] % 2 == 0;
+            for (int d = 0; d < in; d++)
+                ok = ok && (g->odim[d] == 1 || g->ost[t][d] % 2 == 0);
+        }
+        if (ok)
+            *pv = 2;
+    }
+    if (dt != CUDNN_DATA_FLOAT && *pv == 1 && cpt > 16)
+        return 0; /* 32 16-bit channels a thread one by one spill registers (ptxas -v) */
+    return cpt;
+}
+
+/* 16-bit data one element a lane stops at CPT 16 (sm_cols_shape): CPT 32 is never launched
+ * there, so it is not stamped either (it spills). */
+#define SM_COLS_CPT1(CPT) ((CPT) > 16 ? 16 : (CPT))
+
+/* Launches softmax_bwd_cols<cpt, pv> with (32, cg) blocks. */
+static cudnnStatus_t sm_cols_launch(cudnnDataType_t dt, int cpt, int pv, int cg,
+                                    const sm_geom_t &g, const void *y, const void *dy, void *dx,
+                                    double alpha, double beta, cudaStream_t stream)
+{
+    const int64_t S = g.odim[g.no - 1];
+    const int64_t total = (S + 32 * pv - 1) / (32 * pv) * (g.rows / S);
+    const unsigned blocks = fd_cuda_blocks(total, 1);
+    const dim3 threads(32, (unsigned)cg);
+    switch (cpt) {
+#define SM_COLS_CASE(CPT)                                                                      \
+    case CPT:                                                                                  \
+        if (dt == CUDNN_DATA_FLOAT)                                                            \
+            softmax_bwd_cols_f32<CPT, 1><<<blocks, threads, 0, stream>>>(g, y, dy, dx, alpha,  \
+                                                                         beta);                \
+        else if (dt == CUDNN_DATA_HALF && pv == 2)                                             \
+            softmax_bwd_cols_f16<CPT, 2><<<blocks, threads, 0, stream>>>(g, y, dy, dx, alpha,  \
+                                                                         beta);                \
+        else if (dt == CUDNN_DATA_HALF)                                                        \
+            softmax_bwd_cols_f16<SM_COLS_CPT1(CPT), 1><<<blocks, threads, 0, stream>>>(        \
+                g, y, dy, dx, alpha, beta);                                                    \
+        else                                                                                   \
+            softmax_bwd_cols_bf16<SM_COLS_CPT1(CPT), 1><<<blocks, threads, 0, stream>>>(       \
+                g, y, dy, dx, alpha, beta);                                                    \
+        break;
+        SM_COLS_CASE(2)
+        SM_COLS_CASE(4)
+        SM_COLS_CASE(8)
+        SM_COLS_CASE(16)
+        SM_COLS_CASE(32)
+#undef SM_COLS_CASE
+    default:
+        return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
+                        "softmax: no column shape %d", cpt);
+    }
+    FD_CUDA_LAUNCHED("softmax_bwd_cols<%d, %d> on %s data (%u blocks of 32 x %d)", cpt, pv,
+                     fd_dtype_name(dt), blocks, cg);
+    return CUDNN_STATUS_SUCCESS;
+}
+#undef SM_COLS_CPT1
 
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
@@ -258,16 +403,9 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     const void *ptrs[2] = {a->x, a->y};
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->x.dtype, ptrs, 2, &nv);
-    if (lpr) {
-#define SM_WREG_CASE_softmax_fwd_wreg(L, N)                                                    \
-    case L * 16 + N:                                                                           \
-        SM_WREG_TYPED(softmax_fwd_wreg, p->x.dtype, L, N, blocks_, stream, g, a->x, a->y,      \
-                      a->alpha, a->beta);                                                      \
-        break;
-        SM_WREG_LAUNCH(softmax_fwd_wreg, p->x.dtype, lpr, nv, g.rows, stream);
-#undef SM_WREG_CASE_softmax_fwd_wreg
-        return CUDNN_STATUS_SUCCESS;
-    }
+    if (lpr)
+        return sm_wreg_launch(p->x.dtype, lpr, nv, 0, g, a->x, NULL, a->y, a->alpha, a->beta,
+                              stream);
     const unsigned threads = block_threads(&g, 1);
     if (threads == 32) {
         const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / 32);
@@ -308,16 +446,9 @@ extern "C" cudnnStatus_t fd_softmax_bwd_cuda_run(const void *problem, const void
     const void *ptrs[3] = {a->y, a->dy, a->dx};
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->y.dtype, ptrs, 3, &nv);
-    if (lpr) {
-#define SM_WREG_CASE_softmax_bwd_wreg(L, N)                                                    \
-    case L * 16 + N:                                                                           \
-        SM_WREG_TYPED(softmax_bwd_wreg, p->y.dtype, L, N, blocks_, stream, g, a->y, a->dy,     \
-                      a->dx, a->alpha, a->beta);                                               \
-        break;
-        SM_WREG_LAUNCH(softmax_bwd_wreg, p->y.dtype, lpr, nv, g.rows, stream);
-#undef SM_WREG_CASE_softmax_bwd_wreg
-        return CUDNN_STATUS_SUCCESS;
-    }
+    if (lpr)
+        return sm_wreg_launch(p->y.dtype, lpr, nv, 1, g, a->y, a->dy, a->dx, a->alpha, a->beta,
+                              stream);
     const unsigned threads = block_threads(&g, 2);
     if (threads == 32) {
         const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / 32);
@@ -328,6 +459,11 @@ extern "C" cudnnStatus_t fd_softmax_bwd_cuda_run(const void *problem, const void
         FD_CUDA_TYPED_LAUNCH(p->y.dtype, softmax_bwd_block, blocks, threads, stream, g, a->y,
                              a->dy, a->dx, a->alpha, a->beta);
     } else {
+        int pv = 0, cg = 0;
+        const int cpt = sm_cols_shape(&g, p->y.dtype, ptrs, &pv, &cg);
+        if (cpt)
+            return sm_cols_launch(p->y.dtype, cpt, pv, cg, g, a->y, a->dy, a->dx, a->alpha,
+                                  a->beta, stream);
         const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK);
         FD_CUDA_TYPED_LAUNCH(p->y.dtype, softmax_bwd_rows, blocks, FD_CUDA_BLOCK, stream, g, a->y,
                              a->dy, a->dx, a->alpha, a->beta);

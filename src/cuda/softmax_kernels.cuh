@@ -205,10 +205,15 @@ static __device__ __forceinline__ FD_ACC FD_K(sm_bwd_term)(int is_log, FD_ACC y,
 {
     return is_log ? dy : dy * y;
 }
+static __device__ __forceinline__ FD_ACC FD_K(sm_bwd_acc)(int is_log, FD_ACC y, FD_ACC dy,
+                                                          FD_ACC s)
+{
+    return is_log ? dy - fd_cuda_exp(y) * s : y * (dy - s);
+}
 static __device__ __forceinline__ double FD_K(sm_bwd_value)(int is_log, FD_ACC y, FD_ACC dy,
                                                             FD_ACC s)
 {
-    return is_log ? (double)(dy - fd_cuda_exp(y) * s) : (double)(y * (dy - s));
+    return (double)FD_K(sm_bwd_acc)(is_log, y, dy, s);
 }
 
 static __global__ void FD_K(softmax_bwd_block)(const sm_geom_t g, const void *yv, const void *dyv,
@@ -284,13 +289,21 @@ static __global__ void FD_K(softmax_bwd_rows)(const sm_geom_t g, const void *yv,
 }
 
 /* ---- rows in registers (FLOAT, HALF, BFLOAT16; sm_wreg_shape in softmax.cu) ----------------
- * A row of row_len contiguous elements (16-byte aligned, a whole number of 16-byte vectors,
- * at most LPR * NV of them) is held by LPR lanes of a warp, lane j taking vectors j, j + LPR,
- * ..., in registers: one read of x (y and dy backward), one write, no re-reads. 32 / LPR rows
- * per warp for short rows. Each lane reduces its elements in order, then a fixed xor butterfly
- * over the row's lanes and the first lane's value broadcast: deterministic (the order differs
- * from the block kernels, so the last bits may too; the tests hold both to the ref). The
- * row loop is uniform across the block, so every lane reaches the shuffles. */
+ * softmax_wreg<LPR, NV, BWD> serves forward (BWD 0: a = x, out = y) and backward (BWD 1:
+ * a = y, b = dy, out = dx) with one text. A row of row_len contiguous elements (16-byte
+ * aligned, a whole number of 16-byte vectors, at most LPR * NV of them) is held by LPR lanes of
+ * a warp, lane j taking vectors j, j + LPR, ..., j + (NV - 1) LPR widened to FD_ACC in
+ * registers: one read of x (y and dy backward), one write, no re-reads. 32 / LPR rows per warp.
+ * Mapping / bytes per thread: NV 16-byte loads per input in flight per lane (softmax.cu picks
+ * NV = 4 where the row allows: NHWC C = 128 floats is 8 lanes x 4 float4, 64 B a lane, four
+ * rows a warp, 3 + 1 shuffles per reduction instead of 5 + 1 with a warp a row). Forward keeps
+ * exp(x - max) in the registers of x (not LOG), so each exp is evaluated once (the sum and the
+ * output use the same value: the bits of evaluating it twice). Each lane reduces its elements
+ * in order, then a fixed xor butterfly over the row's lanes and the first lane's value
+ * broadcast: deterministic (the order differs from the block kernels, so the last bits may
+ * too; the tests hold both to the ref). The row loop is uniform across the block, so every
+ * lane reaches the shuffles. alpha 1, beta 0 stores the value rounded once from FD_ACC (what
+ * the blend gives then), without the double blend. */
 
 FD_CUDA_VEC_OF(FD_T, FD_K(sm_vec_t));
 #define SM_VEC ((int)(FD_CUDA_VEC_BYTES / sizeof(FD_T)))
@@ -312,13 +325,16 @@ static __device__ __forceinline__ FD_ACC FD_K(sm_grp_sum)(FD_ACC v)
     return __shfl_sync(0xffffffffu, v, 0, LPR);
 }
 
-template <int LPR, int NV>
+template <int LPR, int NV, int BWD>
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
-    FD_K(softmax_fwd_wreg)(const sm_geom_t g, const void *xv, void *yv, double alpha,
-                           double beta)
+    FD_K(softmax_wreg)(const sm_geom_t g, const void *av, const void *bv, void *ov, double alpha,
+                       double beta)
 {
-    const FD_T *x = (const FD_T *)xv; /* y may be x: the row is in registers before any store */
-    FD_T *y = (FD_T *)yv;
+    const FD_T *a = (const FD_T *)av; /* forward x, backward y */
+    const FD_T *b = (const FD_T *)bv; /* backward dy (forward: unused) */
+    FD_T *o = (FD_T *)ov; /* may alias a or b: the row is in registers before any store */
+    constexpr int OT = BWD ? 2 : 1; /* the output's tensor in sm_geom_t */
+    const bool plain = alpha == 1.0 && beta == 0.0;
     const int lane = threadIdx.x % LPR;
     const int64_t rpb = FD_CUDA_BLOCK / LPR, rv = g.row_len / SM_VEC;
     for (int64_t r0 = (int64_t)blockIdx.x * rpb; r0 < g.rows; r0 += (int64_t)gridDim.x * rpb) {
@@ -326,95 +342,185 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
         const bool valid = row < g.rows;
         int64_t ob[SM_TENSORS];
         sm_outer(g, valid ? row : 0, ob);
-        FD_K(sm_vec_t) v[NV];
-#pragma unroll
-        for (int i = 0; i < NV; i++)
-            if (valid && lane + i * LPR < rv)
-                v[i] = *(const FD_K(sm_vec_t) *)(x + ob[0] + (int64_t)(lane + i * LPR) * SM_VEC);
-        FD_ACC m = -(FD_ACC)CUDART_INF;
-#pragma unroll
-        for (int i = 0; i < NV; i++)
-            if (valid && lane + i * LPR < rv)
-#pragma unroll
-                for (int l = 0; l < SM_VEC; l++)
-                    m = FD_K(sm_max)(m, fd_cuda_ld(v[i].e, l));
-        m = FD_K(sm_grp_max)<LPR>(m);
-        FD_ACC s = 0;
-#pragma unroll
-        for (int i = 0; i < NV; i++)
-            if (valid && lane + i * LPR < rv)
-#pragma unroll
-                for (int l = 0; l < SM_VEC; l++)
-                    s += fd_cuda_exp(fd_cuda_ld(v[i].e, l) - m);
-        s = FD_K(sm_grp_sum)<LPR>(s);
-        const FD_ACC log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
-#pragma unroll
-        for (int i = 0; i < NV; i++)
-            if (valid && lane + i * LPR < rv) {
-                FD_T *yo = y + ob[1] + (int64_t)(lane + i * LPR) * SM_VEC;
-                FD_K(sm_vec_t) o;
-                if (beta != 0.0)
-                    o = *(const FD_K(sm_vec_t) *)yo;
-#pragma unroll
-                for (int l = 0; l < SM_VEC; l++)
-                    fd_cuda_blend(o.e, l, alpha, beta,
-                                  FD_K(sm_fwd_value)(g.is_log, fd_cuda_ld(v[i].e, l) - m, s,
-                                                     log_s));
-                *(FD_K(sm_vec_t) *)yo = o;
-            }
-    }
-}
-
-template <int LPR, int NV>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
-    FD_K(softmax_bwd_wreg)(const sm_geom_t g, const void *yv, const void *dyv, void *dxv,
-                           double alpha, double beta)
-{
-    const FD_T *y = (const FD_T *)yv; /* dx may be y or dy: both are in registers first */
-    const FD_T *dy = (const FD_T *)dyv;
-    FD_T *dx = (FD_T *)dxv;
-    const int lane = threadIdx.x % LPR;
-    const int64_t rpb = FD_CUDA_BLOCK / LPR, rv = g.row_len / SM_VEC;
-    for (int64_t r0 = (int64_t)blockIdx.x * rpb; r0 < g.rows; r0 += (int64_t)gridDim.x * rpb) {
-        const int64_t row = r0 + threadIdx.x / LPR;
-        const bool valid = row < g.rows;
-        int64_t ob[SM_TENSORS];
-        sm_outer(g, valid ? row : 0, ob);
-        FD_K(sm_vec_t) vy[NV], vd[NV];
+        /* raw vectors (16-bit data: half the registers of floats; backward converts at use) */
+        FD_K(sm_vec_t) ra[NV], rb[BWD ? NV : 1];
 #pragma unroll
         for (int i = 0; i < NV; i++)
             if (valid && lane + i * LPR < rv) {
                 const int64_t k = (int64_t)(lane + i * LPR) * SM_VEC;
-                vy[i] = *(const FD_K(sm_vec_t) *)(y + ob[0] + k);
-                vd[i] = *(const FD_K(sm_vec_t) *)(dy + ob[1] + k);
-            }
-        FD_ACC s = 0;
-#pragma unroll
-        for (int i = 0; i < NV; i++)
-            if (valid && lane + i * LPR < rv)
+                ra[i] = *(const FD_K(sm_vec_t) *)(a + ob[0] + k);
+                if (BWD)
+                    rb[BWD ? i : 0] = *(const FD_K(sm_vec_t) *)(b + ob[1] + k);
+            } else {
 #pragma unroll
                 for (int l = 0; l < SM_VEC; l++)
-                    s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(vy[i].e, l),
-                                           fd_cuda_ld(vd[i].e, l));
-        s = FD_K(sm_grp_sum)<LPR>(s);
+                    fd_cuda_st(ra[i].e, l, 0.0); /* never used: defined all the same */
+            }
+        /* forward: x widened, then exp(x - m) in its place (not LOG) */
+        FD_ACC va[BWD ? 1 : NV][SM_VEC];
+        FD_ACC m = 0, s = 0, log_s = 0;
+        if (!BWD) {
+            m = -(FD_ACC)CUDART_INF;
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++) {
+                    va[BWD ? 0 : i][l] = fd_cuda_ld(ra[i].e, l);
+                    if (valid && lane + i * LPR < rv)
+                        m = FD_K(sm_max)(m, va[BWD ? 0 : i][l]);
+                }
+            m = FD_K(sm_grp_max)<LPR>(m);
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+                if (valid && lane + i * LPR < rv)
+#pragma unroll
+                    for (int l = 0; l < SM_VEC; l++) {
+                        const FD_ACC e = fd_cuda_exp(va[BWD ? 0 : i][l] - m);
+                        s += e;
+                        if (!g.is_log)
+                            va[BWD ? 0 : i][l] = e;
+                    }
+            s = FD_K(sm_grp_sum)<LPR>(s);
+            log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+        } else {
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+                if (valid && lane + i * LPR < rv)
+#pragma unroll
+                    for (int l = 0; l < SM_VEC; l++)
+                        s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(ra[i].e, l),
+                                               fd_cuda_ld(rb[BWD ? i : 0].e, l));
+            s = FD_K(sm_grp_sum)<LPR>(s);
+        }
 #pragma unroll
         for (int i = 0; i < NV; i++)
             if (valid && lane + i * LPR < rv) {
-                FD_T *o_p = dx + ob[2] + (int64_t)(lane + i * LPR) * SM_VEC;
-                FD_K(sm_vec_t) o;
+                FD_T *op = o + ob[OT] + (int64_t)(lane + i * LPR) * SM_VEC;
+                FD_K(sm_vec_t) w;
                 if (beta != 0.0)
-                    o = *(const FD_K(sm_vec_t) *)o_p;
+                    w = *(const FD_K(sm_vec_t) *)op;
 #pragma unroll
-                for (int l = 0; l < SM_VEC; l++)
-                    fd_cuda_blend(o.e, l, alpha, beta,
-                                  FD_K(sm_bwd_value)(g.is_log, fd_cuda_ld(vy[i].e, l),
-                                                     fd_cuda_ld(vd[i].e, l), s));
-                *(FD_K(sm_vec_t) *)o_p = o;
+                for (int l = 0; l < SM_VEC; l++) {
+                    /* forward: the softmax (va holds exp(x - m)) or x - m - log(s) */
+                    const FD_ACC v = BWD ? FD_K(sm_bwd_acc)(g.is_log, fd_cuda_ld(ra[i].e, l),
+                                                            fd_cuda_ld(rb[BWD ? i : 0].e, l), s)
+                                         : g.is_log ? va[BWD ? 0 : i][l] - m - log_s
+                                                    : va[BWD ? 0 : i][l] / s;
+                    if (plain)
+                        sm_st_acc(w.e, l, v);
+                    else
+                        fd_cuda_blend(w.e, l, alpha, beta, (double)v);
+                }
+                *(FD_K(sm_vec_t) *)op = w;
             }
     }
 }
 
 #undef SM_VEC
+
+/* ---- backward, strided rows: channel groups over a pixel tile (softmax.cu sm_cols_shape) ----
+ * NCHW CHANNEL backward: the rows' elements are C channels H * W apart, the pixels (the
+ * innermost row-enumerating dim) stride 1 in y, dy and dx. softmax_bwd_rows walked each row
+ * twice from DRAM (its columns x C did not stay in cache between the passes); here a block of
+ * (32, CG) threads takes 32 * PV pixels of one outer index, warp cg holds channels
+ * [cg * CPT, cg * CPT + CPT) of them in registers (y and dy, raw: CPT * 2 loads of PV elements
+ * in flight per thread, 32-bit registers: C = 128 floats is CPT 16 x CG 8, 128 B of y and dy a
+ * thread; f16 C = 256 is CPT 32 x CG 8 with PV 2, 256 B), each warp-wide load 128 B of one
+ * channel row (64 B for 16-bit data with PV 1). The per-thread partial sums (channels in
+ * order) meet in shared memory and every thread adds the CG partials in order: one read of y
+ * and dy, one write of dx, deterministic; the grouping differs from the ref's sequential order
+ * (held within gm_tol). In place (dx == y or dy): every element is in registers before the
+ * barrier and written by the thread that read it. */
+
+#define SM_COLS_CG_MAX 8
+
+template <int PV>
+struct FD_K(sm_pix_t) {
+    alignas(sizeof(FD_T) * PV) FD_T e[PV];
+};
+
+template <int CPT, int PV>
+static __global__ void __launch_bounds__(32 * SM_COLS_CG_MAX)
+    FD_K(softmax_bwd_cols)(const sm_geom_t g, const void *yv, const void *dyv, void *dxv,
+                           double alpha, double beta)
+{
+    __shared__ FD_ACC red[SM_COLS_CG_MAX][32 * PV];
+    typedef FD_K(sm_pix_t)<PV> pix_t;
+    const FD_T *y = (const FD_T *)yv;
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *dx = (FD_T *)dxv;
+    const bool plain = alpha == 1.0 && beta == 0.0;
+    const int lane = threadIdx.x, cg = threadIdx.y, ncg = blockDim.y;
+    const int64_t C = g.row_len, S = g.odim[g.no - 1];
+    const int64_t tiles = (S + 32 * PV - 1) / (32 * PV), total = tiles * (g.rows / S);
+    const int64_t rs0 = g.rst[0][0], rs1 = g.rst[1][0], rs2 = g.rst[2][0];
+    const int c0 = cg * CPT;
+    for (int64_t blk = blockIdx.x; blk < total; blk += gridDim.x) {
+        const int64_t outer = blk / tiles;
+        const int64_t p = (blk - outer * tiles) * (32 * PV) + (int64_t)lane * PV;
+        const bool valid = p < S; /* PV divides S */
+        int64_t base[SM_TENSORS] = {p, p, p};
+        int64_t r = outer;
+        for (int d = g.no - 2; d >= 0; d--) {
+            const int64_t i = r % g.odim[d];
+            r /= g.odim[d];
+            for (int t = 0; t < SM_TENSORS; t++)
+                base[t] += i * g.ost[t][d];
+        }
+        /* channels c0 .. c0 + nk - 1 (none past a partial tile's end) */
+        const int nk = valid ? (int)(C - c0 < CPT ? C - c0 : CPT) : 0;
+        const FD_T *yp = y + base[0] + c0 * rs0, *gp = dy + base[1] + c0 * rs1;
+        pix_t vy[CPT], vd[CPT];
+#pragma unroll
+        for (int k = 0; k < CPT; k++)
+            if (k < nk) {
+                vy[k] = *(const pix_t *)(yp + k * rs0);
+                vd[k] = *(const pix_t *)(gp + k * rs1);
+            }
+        FD_ACC part[PV];
+#pragma unroll
+        for (int q = 0; q < PV; q++)
+            part[q] = 0;
+#pragma unroll
+        for (int k = 0; k < CPT; k++)
+            if (k < nk)
+#pragma unroll
+                for (int q = 0; q < PV; q++)
+                    part[q] += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(vy[k].e, q),
+                                                 fd_cuda_ld(vd[k].e, q));
+#pragma unroll
+        for (int q = 0; q < PV; q++)
+            red[cg][lane * PV + q] = part[q];
+        __syncthreads();
+        FD_ACC s[PV];
+#pragma unroll
+        for (int q = 0; q < PV; q++) {
+            s[q] = red[0][lane * PV + q];
+            for (int j = 1; j < ncg; j++)
+                s[q] += red[j][lane * PV + q];
+        }
+        FD_T *dp = dx + base[2] + c0 * rs2;
+#pragma unroll
+        for (int k = 0; k < CPT; k++)
+            if (k < nk) {
+                pix_t *op = (pix_t *)(dp + k * rs2);
+                pix_t w;
+                if (beta != 0.0)
+                    w = *op;
+#pragma unroll
+                for (int q = 0; q < PV; q++) {
+                    const FD_ACC v = FD_K(sm_bwd_acc)(g.is_log, fd_cuda_ld(vy[k].e, q),
+                                                      fd_cuda_ld(vd[k].e, q), s[q]);
+                    if (plain)
+                        sm_st_acc(w.e, q, v);
+                    else
+                        fd_cuda_blend(w.e, q, alpha, beta, (double)v);
+                }
+                *op = w;
+            }
+        __syncthreads(); /* red is rewritten by the next tile */
+    }
+}
 
 #undef SM_WARP_ROWS
 #undef FD_K

@@ -10,10 +10,17 @@
  * types, 4M-element tensors for each kernel; the rows-in-registers kernels (NHWC CHANNEL rows
  * of 4 to 256 16-byte vectors: every lanes x vectors shape, rows too short and too long for
  * them, partial blocks, in place, NaN rows); the one-pass max / sum forward of strided rows
- * (NCHW CHANNEL, C >= 32: the sum rescaled as the max grows, within the same gm_tol).
+ * (NCHW CHANNEL, C >= 32: the sum rescaled as the max grows, within the same gm_tol); every
+ * (lanes, vectors) shape of softmax_wreg over NHWC C = 1 .. 2048; the strided-row backward
+ * softmax_bwd_cols (NCHW CHANNEL, C = 1 .. 256, pixel counts below, at and past its tiles,
+ * HALF pairs, in place, NaN / -inf) and the rows it leaves to softmax_bwd_rows (C 257, 1000,
+ * 15 pixels).
  * LRN: window n in {1, 2, 5, 16}, 4-d and 5-d, the three layouts, both blends, the four types;
  * the forward column kernel with every window it is stamped for, C below the window and past
- * its 8-channel look-ahead. Divisive normalization: with and without means and dMeans, 4-d
+ * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
+ * and the backward tile kernel (NHWC dx, C up to 1024, 1025 left to lrn_bwd), with the LRN
+ * descriptor's alpha / beta / k varied (1e-4 / 0.75 / 2, 0.5 / 0.5 / 1, 1e-3 / 2 / 1).
+ * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
  * --smoke: a few small cases per op (compute-sanitizer).
@@ -141,6 +148,13 @@ static void sm_tests(void)
                 for (int m = 0; m < 2; m++)
                     sm_case(CUDNN_DATA_FLOAT, (cudnnSoftmaxAlgorithm_t)a, modes[m], 4, d4w,
                             (layout_t)((a + m) % 2), bwd, 0, 0.5, 0.25, F_REAL, seed++);
+        /* softmax_wreg 8 x 4 (NHWC C = 128 floats), softmax_bwd_cols (NCHW, HALF pairs) */
+        static const int s128[4] = {2, 128, 3, 5}, s64[4] = {2, 64, 6, 6};
+        for (int bwd = 0; bwd < 2; bwd++)
+            sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s128,
+                    L_NHWC, bwd, 0, 1, 0, F_REAL, seed++);
+        sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s64, L_NCHW,
+                1, 0, 0.5, 0.25, F_REAL, seed++);
         return;
     }
     for (int bwd = 0; bwd < 2; bwd++)
@@ -214,6 +228,63 @@ static void sm_tests(void)
                 sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
                         on[i], L_NCHW, 0, a == 1, 1, 0, F_SPECIAL, seed++);
             }
+    /* rows in registers, every (lanes, vectors) shape: NHWC CHANNEL rows of C = 1, 3, 17
+     * (the old kernels: not whole vectors or too short), 32 (FLOAT 4 x 2), 64, 100 (FLOAT 8 x 4
+     * with a partial lane set), 128 (FLOAT 8 x 4, HALF 4 x 4), 256, 500 (FLOAT 32 x 4), 1000,
+     * 2048 (FLOAT: too long), forward and backward, the three algos, both blends, FLOAT / HALF /
+     * BFLOAT16 (and DOUBLE, the old kernels) */
+    static const int wc[11] = {1, 3, 17, 32, 64, 100, 128, 256, 500, 1000, 2048};
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < 11; i++)
+            for (int a = 0; a < 3; a++)
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    const int blend = (t + i + a + bwd) % 2;
+                    const int dims[4] = {2, wc[i], 3, i % 2 ? 5 : 4};
+                    sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
+                            dims, L_NHWC, bwd, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, F_REAL,
+                            seed++);
+                }
+    /* the strided-row backward (softmax_bwd_cols): NCHW CHANNEL with C = 1, 3, 17, 64, 100,
+     * 128, 256 (HALF pairs; BFLOAT16 and odd pixel counts: softmax_bwd_rows past 128), 257 and
+     * 1000 (softmax_bwd_rows); 15 pixels (softmax_bwd_rows), 16, 35 (odd: HALF one pixel a
+     * lane), 36 and 100 (partial tiles), one image and several, 5-d; every algo, both blends,
+     * in place (dx == dy, dx == y), NaN / -inf in y; INSTANCE mode of the same tensors (other
+     * kernels) for contrast */
+    static const int cc[9] = {1, 3, 17, 64, 100, 128, 256, 257, 1000};
+    static const int cs[5][2] = {{3, 5}, {4, 4}, {5, 7}, {6, 6}, {10, 10}};
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < 9; i++)
+            for (int a = 0; a < 3; a++) {
+                const int j = (i + a + t) % 5, blend = (i + a) % 2;
+                const int dims[4] = {i % 3 == 0 ? 1 : 2, cc[i], cs[j][0], cs[j][1]};
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
+                        dims, L_NCHW, 1, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, F_REAL, seed++);
+                if (i == 3 || i == 5)
+                    for (int ip = 1; ip <= 2; ip++)
+                        sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a,
+                                CUDNN_SOFTMAX_MODE_CHANNEL, 4, dims, L_NCHW, 1, ip, 1, 0, F_REAL,
+                                seed++);
+            }
+    static const int c5[5] = {2, 64, 2, 3, 6}, cpx[4] = {2, 128, 3, 5};
+    for (int t = 0; t < 4; t++) {
+        sm_case(dtypes[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 5, c5, L_NCHW, 1, 0,
+                0.5, 0.25, F_REAL, seed++);
+        sm_case(dtypes[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, cpx, L_NCHW, 1,
+                0, 1, 0, F_SPECIAL, seed++);
+        sm_case(dtypes[t], CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_INSTANCE, 4, cpx, L_NCHW, 1, 0, 1,
+                0, F_REAL, seed++);
+    }
+    /* the benchmark shapes, scaled down: NHWC forward C = 128 (FLOAT 8 x 4), NCHW backward
+     * C = 128 FLOAT and C = 256 HALF (pairs) */
+    static const int bw[4] = {4, 128, 28, 28}, bh[4] = {2, 256, 28, 28};
+    sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bw, L_NHWC, 0,
+            0, 1, 0, F_REAL, seed++);
+    sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh, L_NHWC, 0,
+            0, 1, 0, F_REAL, seed++);
+    sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bw, L_NCHW, 1,
+            0, 1, 0, F_REAL, seed++);
+    sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh, L_NCHW, 1,
+            0, 1, 0, F_REAL, seed++);
     /* large: 4M elements through each kernel */
     static const int big_rows[4] = {4096, 1024, 1, 1}, big_ch[4] = {8, 32, 128, 128};
     for (int bwd = 0; bwd < 2; bwd++) {
@@ -295,13 +366,15 @@ static cudnnStatus_t lrn_call(cudnnHandle_t h, void *const *ptr, void *ctx)
     return st;
 }
 
-static void lrn_case(cudnnDataType_t dt, int divnorm, unsigned n, int nd, const int *dims,
-                     layout_t lx, layout_t lo, int bwd, int means, int dmeans, int inplace,
-                     double alpha, double beta, uint64_t seed)
+/* lrn_case with the descriptor's alpha, beta and k given */
+static void lrn_case_p(cudnnDataType_t dt, int divnorm, unsigned n, int nd, const int *dims,
+                       layout_t lx, layout_t lo, int bwd, int means, int dmeans, int inplace,
+                       double alpha, double beta, uint64_t seed, double lalpha, double lbeta,
+                       double lk)
 {
     lrn_case_t c;
     memset(&c, 0, sizeof c);
-    c.dt = dt, c.n = n, c.lalpha = 0.75, c.lbeta = 0.75, c.lk = 2.0;
+    c.dt = dt, c.n = n, c.lalpha = lalpha, c.lbeta = lbeta, c.lk = lk;
     c.x = shape_of(lx, nd, dims);
     c.out = shape_of(inplace ? lx : lo, nd, dims);
     c.divnorm = divnorm, c.bwd = bwd, c.means = means, c.dmeans = dmeans, c.inplace = inplace;
@@ -318,10 +391,11 @@ static void lrn_case(cudnnDataType_t dt, int divnorm, unsigned n, int nd, const 
     memset(&g, 0, sizeof g);
     char label[256];
     snprintf(label, sizeof label,
-             "%s %s %s n%u %dd %dx%dx%dx%d %s/%s means%d dmeans%d inplace%d a%g b%g",
+             "%s %s %s n%u %dd %dx%dx%dx%d %s/%s means%d dmeans%d inplace%d a%g b%g "
+             "lrn(a%g b%g k%g)",
              divnorm ? "divnorm" : "lrn", bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), n, nd,
              dims[0], dims[1], dims[2], dims[3], layout_names[lx], layout_names[lo], means, dmeans,
-             inplace, alpha, beta);
+             inplace, alpha, beta, lalpha, lbeta, lk);
     g.label = label;
     g.det = 1;
     g.fill = lrn_fill;
@@ -363,6 +437,14 @@ static void lrn_case(cudnnDataType_t dt, int divnorm, unsigned n, int nd, const 
     gm_run(&g);
 }
 
+static void lrn_case(cudnnDataType_t dt, int divnorm, unsigned n, int nd, const int *dims,
+                     layout_t lx, layout_t lo, int bwd, int means, int dmeans, int inplace,
+                     double alpha, double beta, uint64_t seed)
+{
+    lrn_case_p(dt, divnorm, n, nd, dims, lx, lo, bwd, means, dmeans, inplace, alpha, beta, seed,
+               0.75, 0.75, 2.0);
+}
+
 static void lrn_tests(void)
 {
     static const int d4[4] = {2, 7, 5, 6}, d4c[4] = {2, 20, 3, 4}, d5[5] = {2, 6, 3, 4, 5};
@@ -375,6 +457,8 @@ static void lrn_tests(void)
             lrn_case(CUDNN_DATA_FLOAT, 1, 3, 4, d4, L_NHWC, L_NCHW, bwd, 1, 1, 0, 0.5, 0.25,
                      seed++);
         }
+        /* lrn_bwd_col (NCHW dx) */
+        lrn_case(CUDNN_DATA_FLOAT, 0, 5, 4, d4c, L_NCHW, L_NCHW, 1, 0, 0, 0, 1, 0, seed++);
         return;
     }
     for (int bwd = 0; bwd < 2; bwd++)
@@ -417,10 +501,49 @@ static void lrn_tests(void)
                 lrn_case(dtypes[t], 0, wn[k], 4, cshape[sh], (layout_t)((k + t) % 2), L_NCHW, 0,
                          0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++);
             }
-    /* large: 4M elements */
-    static const int big[4] = {8, 32, 128, 128};
+    /* the backward column kernel (lrn_bwd_col, NCHW dx) and the forward one again, with the
+     * descriptor's alpha / beta / k varied: every stamped window and one that is not (4), C
+     * below the window, C past one and two 8-channel look-ahead batches (21, 64), NCHW and
+     * NHWC x / y / dy, both blends; the three float types (DOUBLE keeps lrn_bwd) */
+    /* (lrn alpha, beta, k): the backward's two terms stay within a few units for inputs in
+     * [-2, 2], so the float rounding of their difference stays inside gm_tol's absolute part */
+    static const double lp[3][3] = {{1e-4, 0.75, 2.0}, {0.5, 0.5, 1.0}, {1e-3, 2.0, 1.0}};
+    static const unsigned bn[9] = {1, 2, 3, 4, 5, 7, 9, 11, 16};
+    static const int bshape[4][4] = {{2, 3, 5, 7}, {3, 21, 4, 5}, {2, 64, 9, 11}, {1, 17, 6, 6}};
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 9; k++)
+            for (int sh = 0; sh < 4; sh++) {
+                const int blend = (k + sh + t) % 2, pi = (k + sh) % 3;
+                for (int bwd = 0; bwd < 2; bwd++)
+                    lrn_case_p(dtypes[t], 0, bn[k], 4, bshape[sh], (layout_t)((k + t + bwd) % 2),
+                               L_NCHW, bwd, 0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++,
+                               lp[pi][0], lp[pi][1], lp[pi][2]);
+            }
+    /* the backward tile kernel (lrn_bwd_tile, NHWC dx, C <= 1024): windows 1 to 16, C of 3, 17,
+     * 64, 128, 1000, 1024 (one pixel a tile) and 1025 (lrn_bwd), pixel counts that leave a
+     * partial last tile, NHWC and NCHW inputs, 5-d, both blends, the four types */
+    static const unsigned tn[5] = {1, 3, 5, 7, 16};
+    static const int tshape[7][4] = {{2, 3, 5, 7},    {3, 17, 3, 5},   {2, 64, 5, 7},
+                                     {1, 128, 3, 11}, {2, 1000, 2, 3}, {1, 1024, 3, 1},
+                                     {1, 1025, 2, 1}};
+    static const int t5[5] = {2, 20, 3, 4, 5};
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 5; k++)
+            for (int sh = 0; sh < 7; sh++) {
+                const int blend = (k + sh + t) % 2, pi = (k + sh + t) % 3;
+                lrn_case_p(dtypes[t], 0, tn[k], 4, tshape[sh], (layout_t)((k + sh) % 2), L_NHWC,
+                           1, 0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++, lp[pi][0],
+                           lp[pi][1], lp[pi][2]);
+            }
+    for (int t = 0; t < 4; t++)
+        lrn_case_p(dtypes[t], 0, 5, 5, t5, L_NHWC, L_NHWC, 1, 0, 0, 0, 1, 0, seed++, 1e-4, 0.75,
+                   2.0);
+    /* large: 4M elements (NCHW: the column kernels; NHWC backward: the tile kernel) */
+    static const int big[4] = {8, 32, 128, 128}, bigc[4] = {8, 128, 64, 64};
     for (int bwd = 0; bwd < 2; bwd++)
         lrn_case(CUDNN_DATA_FLOAT, 0, 5, 4, big, L_NCHW, L_NCHW, bwd, 0, 0, 0, 1, 0, seed++);
+    lrn_case(CUDNN_DATA_FLOAT, 0, 5, 4, bigc, L_NHWC, L_NHWC, 1, 0, 0, 0, 1, 0, seed++);
+    lrn_case(CUDNN_DATA_HALF, 0, 5, 4, bigc, L_NCHW, L_NCHW, 1, 0, 0, 0, 0.5, 0.25, seed++);
 }
 
 int main(int argc, char **argv)
