@@ -55,7 +55,8 @@ static const char *tc_impl(co_dir_t dir)
  * implicit GEMM (src/cuda/conv_simt.cu: FLOAT) or the channel-padding wrapper of the tensor-core
  * rows (src/cuda/conv_tc_pad.cu: C not a multiple of 8) or the strided backward data split by
  * residue on either engine (src/cuda/conv_tc_dgrad.cu) or, on sm_90, the wgmma rows of any type
- * and direction (on by default). */
+ * and direction (on by default), or the few-channel rows (src/cuda/conv_smallc.cu: C <= 4) or the
+ * INT8 rows (src/cuda/conv_int8.cu). The Winograd rows are off here (FREEDNN_WINOGRAD=0). */
 static int is_simt_impl(co_dir_t dir)
 {
     static const char *const prefix[4] = {"fd_conv_fwd_", "fd_conv_bwd_data_",
@@ -64,6 +65,8 @@ static int is_simt_impl(co_dir_t dir)
     return strncmp(gm_last_impl, prefix[dir], n) == 0 &&
            (strcmp(gm_last_impl + n, "simt_igemm") == 0 || strcmp(gm_last_impl + n, "tc_padc") == 0 ||
             strcmp(gm_last_impl + n, "tc_strided") == 0 || strcmp(gm_last_impl + n, "simt_strided") == 0 ||
+            strcmp(gm_last_impl + n, "smallc") == 0 ||
+            strncmp(gm_last_impl + n, "int8_", 5) == 0 ||
             (strncmp(gm_last_impl + n, "implicit_gemm_", 14) == 0 && strstr(gm_last_impl + n, "__sm90") != NULL));
 }
 
@@ -236,9 +239,10 @@ static void run_case(const cc_case_t *c, cc_mode_t mode)
                       strcmp(gm_last_impl, tc_impl(c->dir)) == 0 || is_simt_impl(c->dir),
                   "dispatch: ran %s, expected %s; %s", gm_last_impl[0] ? gm_last_impl : "(nothing logged)",
                   expected_impl(c->dir), rep);
-        /* only the split-K backward filters, the padding wrappers, the strided split and the sm_90a
-         * wgmma rows (transposed filter, split partials) take workspace */
+        /* only the split-K backward filters, the padding wrappers, the strided split, the sm_90a
+         * wgmma rows (transposed filter, split partials) and the few-channel bwd filter take workspace */
         FD_EXPECT(res.ws_size == 0 || strcmp(gm_last_impl, "fd_conv_bwd_filter_tc_igemm") == 0 ||
+                      strcmp(gm_last_impl, "fd_conv_bwd_filter_smallc") == 0 ||
                       strcmp(gm_last_impl, "fd_conv_bwd_filter_simt_igemm") == 0 ||
                       strstr(gm_last_impl, "_tc_padc") != NULL ||
                       strcmp(gm_last_impl, "fd_conv_bwd_data_tc_strided") == 0 ||
@@ -673,6 +677,7 @@ int main(int argc, char **argv)
            prop.major, prop.minor, prop.multiProcessorCount);
 
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    setenv("FREEDNN_WINOGRAD", "0", 1); /* inexact on integer data: test_gpu_conv_winograd holds it */
     gm_watch_dispatch();
     hcuda = cc_handle(FREEDNN_BACKEND_CUDA);
     href = cc_handle(FREEDNN_BACKEND_REF);
