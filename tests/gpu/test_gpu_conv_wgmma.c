@@ -634,6 +634,7 @@ int main(int argc, char **argv)
     unsetenv("FREEDNN_WGMMA_DGRAD"); /* both rows are on by default */
     unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    setenv("FREEDNN_SMALLC", "0", 1); /* C = 4 cases test the wgmma rows, not conv_smallc.cu's */
     gm_init(argc, argv, "test_gpu_conv_wgmma");
     gm_watch_dispatch();
     int dev = 0, major = 0, minor = 0;
