@@ -295,6 +295,30 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
     return max_count(handle, FD_CONV_BWD_FILTER, count);
 }
 
+/* cuda's rule (rank_all otherwise orders by src/impls.def's rows, fastest first): FLOAT under
+ * FMA math (the FFMA rows' problems), 2-d 3x3 stride 1 dilation 1, groups 1, forward and
+ * backward data: the non-fused Winograd rows (src/cuda/conv_winograd.cu) when C K / (C + K) >= 16,
+ * i.e. when its 36 tile GEMMs are deep and wide enough. Measured on the H200 (dnnbench, f32
+ * NCHW, docs/perf/gpu-newrows-2026-12-01.md): 2.4-7.6x faster than the FFMA implicit GEMM and
+ * 1.1-3.7x faster than NVIDIA cuDNN 9.19's own choice on eight 3x3 layers with C = K = 64-512
+ * at N = 8-32. Only when the Winograd row itself serves the enum (FREEDNN_WINOGRAD=0 leaves it
+ * to the naive row, which must not come first). */
+static int cuda_heuristic_first(const fd_conv_problem_t *p)
+{
+    if (p->xdt != CUDNN_DATA_FLOAT || p->compute != CUDNN_DATA_FLOAT || p->math != CUDNN_FMA_MATH ||
+        p->nsp != 2 || p->groups != 1 || (p->dir != FD_CONV_FWD && p->dir != FD_CONV_BWD_DATA) ||
+        p->c * p->k < 16 * (p->c + p->k))
+        return -1;
+    for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++)
+        if (p->flt[d] != 3 || p->stride[d] != 1 || p->dil[d] != 1)
+            return -1;
+    const int algo = p->dir == FD_CONV_FWD ? (int)CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
+                                           : (int)CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+    char why[512];
+    const fd_conv_impl_t *impl = fd_conv_select(p, FD_BACKEND_CUDA, algo, why, sizeof why);
+    return impl != NULL && strstr(impl->name, "winograd") != NULL ? algo : -1;
+}
+
 /* The algorithm the heuristic moves to the front for this problem, or -1. Measured rules, on
  * cpu for FLOAT 2-d layers of groups 1, one thread (dnnbench --algo=heur against --algo=find,
  * bench/heur_vs_find.py: ResNet-50 at N = 1 in docs/perf/cpu-vs-onednn-2026-11-30.md, the
@@ -323,6 +347,8 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
  *   channels (the direct row computes 16 (AVX-512) or 8 at a time). */
 static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
 {
+    if (handle->backend == FD_BACKEND_CUDA)
+        return cuda_heuristic_first(p);
     /* INT8 on cpu: IMPLICIT_PRECOMP_GEMM is the VNNI row's (src/cpu/conv_int8_cpu.c, ~800x the
      * ref at ResNet-50's 3x3 layers); IMPLICIT_GEMM promises no workspace, so only the ref serves it */
     if (handle->backend == FD_BACKEND_CPU && fd_conv_is_int8(p) && p->dir == FD_CONV_FWD)
@@ -397,7 +423,8 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
     }
     /* cuda: src/impls.def lists its rows fastest first (tensor cores, their channel-padding
      * wrapper, FFMA implicit GEMM, naive), so among the supported algorithms the one served by
-     * the earliest row comes first; ties keep the order above. */
+     * the earliest row comes first; ties keep the order above; the heuristic's own pick
+     * (cuda_heuristic_first) stays first. */
     if (handle->backend == FD_BACKEND_CUDA)
         for (int i = 1; i < n && impls[i] != NULL; i++)
             for (int j = i; j > 0 && impls[j]->backend == FD_BACKEND_CUDA &&
@@ -407,6 +434,16 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
                 const fd_conv_impl_t *ti = impls[j];
                 out[j] = out[j - 1], impls[j] = impls[j - 1];
                 out[j - 1] = te, impls[j - 1] = ti;
+            }
+    if (handle->backend == FD_BACKEND_CUDA && first >= 0)
+        for (int i = 1; i < n && impls[i] != NULL; i++)
+            if (out[i].algo == first) {
+                fd_perf_t te = out[i];
+                const fd_conv_impl_t *ti = impls[i];
+                memmove(out + 1, out, sizeof(fd_perf_t) * (size_t)i);
+                memmove(impls + 1, impls, sizeof(impls[0]) * (size_t)i);
+                out[0] = te, impls[0] = ti;
+                break;
             }
     return n;
 }
