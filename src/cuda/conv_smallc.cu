@@ -719,7 +719,19 @@ static size_t bwd_filter_ws(const fd_conv_problem_t *p)
 extern "C" int fd_conv_bwd_filter_smallc_applicable(const fd_conv_problem_t *p, char *why,
                                                     size_t why_size)
 {
-    return smallc_applicable(p, why, why_size);
+    if (!smallc_applicable(p, why, why_size))
+        return 0;
+    /* HALF / BFLOAT16 with C >= 2 over more than 64 filter taps x channels: the channel-padding
+     * row's 8-wide mma k fits these filters better; on the H200 (2026-12-01, bench/
+     * gpu_newrows.sh) the RGB 7x7 stems ran 1.9x faster there (0.17 against 0.32 ms at N = 16),
+     * while C = 1 filters of 100 taps ran 3-4x faster here and C = 3 3x3 tied (1.04-1.08) */
+    const int64_t rsc = p->c * p->flt[1] * p->flt[2];
+    if (p->xdt != CUDNN_DATA_FLOAT && p->c >= 2 && rsc > 64) {
+        snprintf(why, why_size, "%s with C = %lld and R*S*C = %lld > 64: the channel-padding row is "
+                 "faster there", fd_dtype_name(p->xdt), (long long)p->c, (long long)rsc);
+        return 0;
+    }
+    return 1;
 }
 
 extern "C" size_t fd_conv_bwd_filter_smallc_workspace(const fd_conv_problem_t *p)

@@ -201,6 +201,9 @@ static void run_dir(sc_case_t t)
     if (t.dir == 1 && (t.y_nchw || t.k % (int)(16 / es) != 0 ||
                        (size_t)t.c * t.flt[0] * t.flt[1] * kp * es > 40960))
         t.expect_smallc = 0;
+    /* 16-bit backward filter with C >= 2 over more than 64 taps x channels goes to the padding row */
+    if (t.dir == 2 && t.dt != CUDNN_DATA_FLOAT && t.c >= 2 && t.c * t.flt[0] * t.flt[1] > 64)
+        t.expect_smallc = 0;
     if (t.expect_smallc)
         FD_EXPECT(strcmp(gm_last_impl, rows[t.dir]) == 0, "%s: dispatch ran %s, expected %s", label,
                   gm_last_impl[0] ? gm_last_impl : "(nothing logged)", rows[t.dir]);
