@@ -28,7 +28,7 @@ for expr in sys.argv[1:]:
 ' "$@" <"$out"
 }
 
-names='["gpu", "cuda_runtime", "libcudnn", "backend", "bandwidth", "smoke_conv", "library"]'
+names='["gpu", "cuda_runtime", "libcudnn", "backend", "bandwidth", "cpu_blas", "smoke_conv", "library"]'
 
 case $what in
 exit_zero)
@@ -37,7 +37,7 @@ exit_zero)
     cat "$out"
     [ "$rc" -eq 0 ] || fail "exit status $rc, expected 0"
     grep -q '^summary: .*, 0 failed (exit 0)$' "$out" || fail "no passing summary line"
-    for n in gpu cuda_runtime libcudnn backend bandwidth smoke_conv library; do
+    for n in gpu cuda_runtime libcudnn backend bandwidth cpu_blas smoke_conv library; do
         grep -Eq "^  (PASS|N/A |WARN)  $n " "$out" || fail "no result line for $n"
     done
     ;;

@@ -34,6 +34,8 @@ static const check_def_t checks[] = {
      dr_check_backend},
     {"bandwidth", "device memory bandwidth (GPU), or host memcpy bandwidth without a GPU",
      dr_check_bandwidth},
+    {"cpu_blas", "the OpenBLAS the cpu backend's GEMM rows run on, and its kernels for this CPU",
+     dr_check_cpu_blas},
     {"smoke_conv",
      "small conv fwd/bwd-data/bwd-filter on every backend, integer data compared with ref",
      dr_check_smoke_conv},

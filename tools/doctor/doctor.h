@@ -139,6 +139,7 @@ void dr_check_gpu(dr_ctx_t *ctx, dr_check_t *c);          /* cuda.c */
 void dr_check_cuda_runtime(dr_ctx_t *ctx, dr_check_t *c); /* cuda.c */
 void dr_check_libcudnn(dr_ctx_t *ctx, dr_check_t *c);     /* loader.c */
 void dr_check_backend(dr_ctx_t *ctx, dr_check_t *c);      /* library.c */
+void dr_check_cpu_blas(dr_ctx_t *ctx, dr_check_t *c);
 void dr_check_bandwidth(dr_ctx_t *ctx, dr_check_t *c);    /* cuda.c */
 void dr_check_smoke_conv(dr_ctx_t *ctx, dr_check_t *c);   /* library.c */
 void dr_check_library(dr_ctx_t *ctx, dr_check_t *c);      /* library.c */
