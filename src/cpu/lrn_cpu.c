@@ -517,7 +517,7 @@ LRF_AVX512 static inline void lrf_st(float *o, __mmask16 m, __m512 r, int nt)
     if (nt && m == 0xffff && ((uintptr_t)o & 63) == 0)
         _mm512_stream_ps(o, r);
     else
-        _mm512_mask_storeu_ps(o, m, r);
+        fd_cpu_mstore_ps(o, m, r);
 }
 
 /* n floats from src to dst with streaming stores (ordinary masked stores for the unaligned
@@ -529,11 +529,11 @@ LRF_AVX512 static void lrf_stream_row(float *dst, const float *src, int64_t n)
         i = n; /* not float-aligned: no streaming */
     i = i < n ? i : n;
     for (int64_t h = 0; h < i; h += 16)
-        _mm512_mask_storeu_ps(dst + h, lrf_lanes(i - h), _mm512_loadu_ps(src + h));
+        fd_cpu_mstore_ps(dst + h, lrf_lanes(i - h), _mm512_loadu_ps(src + h));
     for (; i + 16 <= n; i += 16)
         _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));
     if (i < n)
-        _mm512_mask_storeu_ps(dst + i, lrf_lanes(n - i), _mm512_loadu_ps(src + i));
+        fd_cpu_mstore_ps(dst + i, lrf_lanes(n - i), _mm512_loadu_ps(src + i));
 }
 
 /* alpha v + beta y (y read only when beta != 0), lanes m. */
@@ -722,7 +722,7 @@ LRF_AVX512 static int lrf_fwd_row34(const float *const *rows, int nr, const floa
         const __mmask16 bd = m & ~ok;
         bad[b / 16] = bd;
         any |= bd;
-        _mm512_mask_storeu_ps(out + b, m, res);
+        fd_cpu_mstore_ps(out + b, m, res);
     }
     return any != 0;
 }
@@ -762,7 +762,7 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                     for (int64_t b = 0; b < np; b += 16) {
                         const __mmask16 bm = bad[b / 16];
                         if (bm)
-                            _mm512_mask_storeu_ps(out + b, bm,
+                            fd_cpu_mstore_ps(out + b, bm,
                                                   lrf_fix_fwd(_mm512_loadu_ps(out + b), bm, p, a,
                                                               x + b, xcs, 1, y + b, ycs, 1, C, c,
                                                               0));
@@ -784,7 +784,7 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                 if (f->nt)
                     _mm512_storeu_ps(ob + b, r);
                 else
-                    _mm512_mask_storeu_ps(yo + b, m, r);
+                    fd_cpu_mstore_ps(yo + b, m, r);
             }
             if (f->nt)
                 lrf_stream_row(yo, ob, np);
@@ -817,7 +817,7 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                 if (f->nt)
                     lrf_st(yo, m, r, 1);
                 else
-                    _mm512_mask_storeu_ps(yo, m, r);
+                    fd_cpu_mstore_ps(yo, m, r);
                 xc = xn;
                 xn = i + 2 < nv
                          ? _mm512_maskz_loadu_ps(lrf_lanes(C - 16 * (i + 2)), x + 16 * (i + 2))
@@ -916,7 +916,7 @@ LRF_AVX512 static int lrf_bwd_out1(const float *const *rows, const __mmask16 *co
         bd |= m & ~_mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
         bad[b / 16] = bd;
         any |= bd;
-        _mm512_mask_storeu_ps(out + b, m, r);
+        fd_cpu_mstore_ps(out + b, m, r);
     }
     return any != 0;
 }
@@ -1039,7 +1039,7 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                 if (f->nt)
                     _mm512_storeu_ps(ob + b, r);
                 else
-                    _mm512_mask_storeu_ps(o + b, m, r);
+                    fd_cpu_mstore_ps(o + b, m, r);
             }
             if (f->nt)
                 lrf_stream_row(o, ob, np);

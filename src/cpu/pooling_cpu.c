@@ -512,6 +512,26 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
 #define PF_X86 1
 #include <immintrin.h>
 #define PF_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2")))
+
+/* Masked stores only where lanes are masked off: AMD Zen 4 runs a 512-bit masked store far
+ * slower than a plain one and cannot forward it to the loads that read it back (the rings),
+ * which held the NCHW max-pool forward at 0.13 of the copy bandwidth there. Same memory
+ * effect either way. */
+PF_AVX512 static inline void pf_mstore(float *p, __mmask16 m, __m512 v)
+{
+    if (m == (__mmask16)0xFFFF)
+        _mm512_storeu_ps(p, v);
+    else
+        _mm512_mask_storeu_ps(p, m, v);
+}
+
+PF_AVX512 static inline void pf_mstore_pd(double *p, __mmask8 m, __m512d v)
+{
+    if (m == (__mmask8)0xFF)
+        _mm512_storeu_pd(p, v);
+    else
+        _mm512_mask_storeu_pd(p, m, v);
+}
 #else
 #define PF_X86 0
 #endif
@@ -608,7 +628,7 @@ PF_AVX512 static inline void pf_store_d(float *y, __mmask16 m, __m512d lo, __m51
     }
     __m512 r =
         _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-    _mm512_mask_storeu_ps(y, m, r);
+    pf_mstore(y, m, r);
 }
 
 /* A max result (float, -inf when nothing was taken) blended and stored. */
@@ -618,7 +638,7 @@ PF_AVX512 static inline void pf_store_max(float *y, __mmask16 m, __m512 acc, __m
     acc = _mm512_max_ps(acc, _mm512_set1_ps(-FLT_MAX));
     acc = _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN));
     if (alpha == 1.0 && beta == 0.0)
-        _mm512_mask_storeu_ps(y, m, acc);
+        pf_mstore(y, m, acc);
     else
         pf_store_d(y, m, pf_lo(acc), pf_hi(acc), alpha, beta);
 }
@@ -837,8 +857,12 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
         const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
         const float *q = row + ow0 * sw - pw;
+        /* whole 32-float pairs when every tap's pair ends inside the row: AMD Zen 4 ran the
+         * sparse-mask loads (every other lane) at a fraction of plain loads' speed */
+        const int whole = sw == 2 && len == 16 && ow0 * sw - pw + kw - 1 + 32 <= p->in[2];
 #define PF_TAP(q)                                                                                  \
     (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
+     : whole   ? _mm512_permutex2var_ps(_mm512_loadu_ps(q), even, _mm512_loadu_ps((q) + 16))        \
      : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
                                         _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
                : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, gidx, q, 4))
@@ -852,7 +876,7 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
                 nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
         }
 #undef PF_TAP
-        _mm512_mask_storeu_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
+        pf_mstore(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
     }
 }
 
@@ -1167,7 +1191,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, o1 - ow0));
                             double *d = slot + ow0 - pw + kx;
                             __m512d r = _mm512_maskz_loadu_pd(m8, d);
-                            _mm512_mask_storeu_pd(d, m8,
+                            pf_mstore_pd(d, m8,
                                                   _mm512_add_pd(r, _mm512_loadu_pd(vals + ow0)));
                         }
                     } else if (sw == 2) {
@@ -1180,10 +1204,10 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             double *d = slot + 2 * ow0 - pw + kx;
                             __m512d r0 = _mm512_maskz_loadu_pd((__mmask8)m16, d);
                             __m512d r1 = _mm512_maskz_loadu_pd((__mmask8)(m16 >> 8), d + 8);
-                            _mm512_mask_storeu_pd(
+                            pf_mstore_pd(
                                 d, (__mmask8)m16,
                                 _mm512_add_pd(r0, _mm512_permutexvar_pd(dup0, v)));
-                            _mm512_mask_storeu_pd(
+                            pf_mstore_pd(
                                 d + 8, (__mmask8)(m16 >> 8),
                                 _mm512_add_pd(r1, _mm512_permutexvar_pd(dup1, v)));
                         }
@@ -1265,9 +1289,9 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 for (int64_t j0 = 0; 2 * j0 < W; j0 += 16) {
                     const __m512 v =
                         _mm512_maskz_loadu_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
-                    _mm512_mask_storeu_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
+                    pf_mstore(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
                                           _mm512_permutexvar_ps(d0, v));
-                    _mm512_mask_storeu_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
+                    pf_mstore(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
                                           _mm512_permutexvar_ps(d1, v));
                 }
                 continue;
@@ -1545,7 +1569,7 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
             m = _mm512_mask_mov_ps(m, gt, v);
             code = _mm512_mask_mov_epi32(code, gt, _mm512_set1_epi32((int)kx));
         }
-        _mm512_mask_storeu_ps(hv + ow0, lanes, m);
+        pf_mstore(hv + ow0, lanes, m);
         _mm512_mask_storeu_epi32(hk + ow0, lanes, code);
     }
 }
@@ -1669,9 +1693,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512 o =
                         _mm512_add_ps(z, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c0, k1), g));
                     const int64_t c = 2 * j0 - pw;
-                    _mm512_mask_storeu_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    pf_mstore(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    _mm512_mask_storeu_ps(dx + c + 16,
+                    pf_mstore(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -1710,9 +1734,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
                                                         _mm512_cvtpd_ps(e1), 1);
                     const int64_t c = 2 * j0 - pw;
-                    _mm512_mask_storeu_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    pf_mstore(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    _mm512_mask_storeu_ps(dx + c + 16,
+                    pf_mstore(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -1895,7 +1919,7 @@ PF_AVX512 static inline __mmask16 pf_store_f(float *y, __mmask16 m, __m512 v, fl
     if (beta != 0.0f)
         v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, y), v);
     const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
-    _mm512_mask_storeu_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
+    pf_mstore(y, m & ~bad, v); /* y stays the old value where the ref's is due */
     return bad;
 }
 
@@ -2016,7 +2040,7 @@ PF_AVX512 static int pf_box_row3(const float *r0, const float *r1, const float *
         if (o + 16 <= OW)
             _mm512_storeu_ps(y + o, q);
         else
-            _mm512_mask_storeu_ps(y + o, pf_lanes(0, OW - o), q);
+            pf_mstore(y + o, pf_lanes(0, OW - o), q);
     }
     return bad != 0;
 }
@@ -2036,7 +2060,7 @@ PF_AVX512 static int pf_box_sum3(const float *r0, const float *r1, const float *
         if (o + 16 <= n)
             _mm512_storeu_ps(y + o, v);
         else
-            _mm512_mask_storeu_ps(y + o, pf_lanes(0, n - o), v);
+            pf_mstore(y + o, pf_lanes(0, n - o), v);
     }
     return bad != 0;
 }
@@ -2160,7 +2184,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                     const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, OW - ow0)), v);
                     const __mmask16 m = pf_lanes(0, min64(16, OW - ow0)) & ~bad;
                     if (plain) {
-                        _mm512_mask_storeu_ps(yr + ow0, m,
+                        pf_mstore(yr + ow0, m,
                                               pf_divf(v, _mm512_maskz_loadu_ps(m, cf + ow0),
                                                       _mm512_maskz_loadu_ps(m, vf + ow0)));
                     } else {
@@ -2184,7 +2208,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, C - c)), v);
                         const __mmask16 m = pf_lanes(0, min64(16, C - c)) & ~bad;
                         if (plain)
-                            _mm512_mask_storeu_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
+                            pf_mstore(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
                         else
                             pf_box_out(yr + ow * t[4] + c, m, v, vc, vc, vi, vi, alpha, beta);
                         for (int j = 0; bad && j < 16; j++)
@@ -2256,7 +2280,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                      * with pad kw - 1 - pw */
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                         const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
-                        _mm512_mask_storeu_ps(row + ow0, m,
+                        pf_mstore(row + ow0, m,
                                               pf_divf(_mm512_maskz_loadu_ps(m, gr + ow0),
                                                       _mm512_load_ps(cf + ow0),
                                                       _mm512_load_ps(vf + ow0)));
@@ -2268,7 +2292,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __m512 vc = _mm512_set1_ps(cf[ow]), vi = _mm512_set1_ps(vf[ow]);
                         for (int64_t c = 0; c < C; c += 16) {
                             const __mmask16 m = pf_lanes(0, min64(16, C - c));
-                            _mm512_mask_storeu_ps(
+                            pf_mstore(
                                 row + (ow - g0) * cb + c, m,
                                 pf_divf(_mm512_maskz_loadu_ps(m, gr + ow * t[4] + c), vc, vi));
                         }

@@ -1054,7 +1054,7 @@ SMX_ZI void smx_z_lanes_nv(const int NV, const float *x, float *y, int64_t len, 
                 if (al && mk[v] == 0xffff)
                     _mm512_stream_ps(yr + 16 * v, o);
                 else
-                    _mm512_mask_storeu_ps(yr + 16 * v, mk[v], o);
+                    fd_cpu_mstore_ps(yr + 16 * v, mk[v], o);
             }
         } else {
             float eo[64];
@@ -1163,7 +1163,7 @@ SMX_ZI double smx_z_expsum(const float *restrict x, int64_t n, float m, float *r
         __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
         __m512 v = _mm512_maskz_mov_ps(k, smx_z_exp64(_mm512_maskz_loadu_ps(k, x + i), mv, nm));
         if (e)
-            _mm512_mask_storeu_ps(e + i, k, v);
+            fd_cpu_mstore_ps(e + i, k, v);
         lo = _mm512_add_pd(lo, smx_z_lo(v));
         hi = _mm512_add_pd(hi, smx_z_hi(v));
     }
@@ -1204,7 +1204,7 @@ SMX_ZI void smx_z_scale_out(float *restrict e, float *y, int64_t n, double inv, 
     }
     if (i < n) {
         __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, e + i), iv));
+        fd_cpu_mstore_ps(y + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, e + i), iv));
     }
 }
 
@@ -1217,7 +1217,7 @@ SMX_ZI void smx_z_put(float *y, float *ob, int i, __mmask16 mk, __m512 o, int nt
     else if (nt && !al)
         _mm512_storeu_ps(ob + 16 * i, o);
     else
-        _mm512_mask_storeu_ps(y + 16 * i, mk, o);
+        fd_cpu_mstore_ps(y + 16 * i, mk, o);
 }
 
 /* A dense row of at most 16 NV elements (NHWC CHANNEL rows, short INSTANCE rows) held in
