@@ -4,12 +4,13 @@
  * which kernels it chose for this CPU, and whether those leave the CPU's AVX-512 unused.
  *
  * OpenBLAS built with DYNAMIC_ARCH (Debian's, Ubuntu's) picks a kernel set per CPU when it is
- * loaded. Releases before AMD Zen 4 was known to it (Debian 12's 0.3.21 among them) give Zen 4
- * their AVX2 "Haswell" / "Zen" kernels although the CPU runs AVX-512; OPENBLAS_CORETYPE=SkylakeX
- * in the environment before the program starts selects the AVX-512 kernels instead (measured
- * on an AMD EPYC, Zen 4, one thread, 2026-12-01: sgemm 512^3 135 -> 257 GFLOP/s, 64 x 3136 x 576
- * 120 -> 217). The library cannot switch it itself: OpenBLAS reads the variable in its
- * constructor, which runs before freednn's code.
+ * loaded, from cpuid or, when set, from OPENBLAS_CORETYPE. On an AMD EPYC (Zen 4) Debian 12's
+ * 0.3.21 picks its AVX-512 "Cooperlake" kernels by itself, but the development machines of
+ * this project run with OPENBLAS_CORETYPE=Haswell in the environment, which forces the AVX2
+ * kernels: sgemm 512^3 on one thread 132 GFLOP/s against 251, and ResNet-50's backward
+ * convolutions at N = 1 at 0.54 of oneDNN against 0.81-0.84 (docs/perf/
+ * cpu-vs-onednn-2026-12-01.md). The library leaves the variable alone (it is the user's
+ * choice, and OpenBLAS reads it before any freednn code runs); this check says what it costs.
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <dlfcn.h>
@@ -51,11 +52,17 @@ void dr_check_cpu_blas(dr_ctx_t *ctx, dr_check_t *c)
     const int avx2_core = strcmp(core, "Haswell") == 0 || strcmp(core, "Zen") == 0;
     if (avx512 && avx2_core) {
         dr_set(c, DR_WARN, "OpenBLAS runs its %s (AVX2) kernels on this AVX-512 CPU", core);
-        dr_note(c, "%s: releases that predate AMD Zen 4 give it the AVX2 kernels", cfg);
-        dr_note(c, "measured on an AMD EPYC (Zen 4): sgemm 1.9x faster with the SkylakeX kernels, "
-                   "and so are the cpu backend's GEMM convolution rows");
-        dr_fix(c, "export OPENBLAS_CORETYPE=SkylakeX before starting the program (OpenBLAS reads "
-                  "it when it loads)");
+        if (forced != NULL)
+            dr_note(c, "OPENBLAS_CORETYPE=%s in the environment chose them", forced);
+        else
+            dr_note(c, "%s chose them by itself (a release that does not know this CPU)", cfg);
+        dr_note(c, "measured on an AMD EPYC (Zen 4): sgemm 1.9x faster on its AVX-512 kernels, "
+                   "the cpu backend's backward convolutions 1.5x");
+        if (forced != NULL)
+            dr_fix(c, "unset OPENBLAS_CORETYPE (or set it to SkylakeX) before starting the program");
+        else
+            dr_fix(c, "export OPENBLAS_CORETYPE=SkylakeX before starting the program, or install a "
+                      "newer OpenBLAS");
         return;
     }
     dr_set(c, DR_PASS, "%s, %s kernels%s", cfg, core,
