@@ -9,7 +9,7 @@
  * this project run with OPENBLAS_CORETYPE=Haswell in the environment, which forces the AVX2
  * kernels: sgemm 512^3 on one thread 132 GFLOP/s against 251, and ResNet-50's backward
  * convolutions at N = 1 at 0.54 of oneDNN against 0.81-0.84 (docs/perf/
- * cpu-vs-onednn-2026-12-01.md). The library leaves the variable alone (it is the user's
+ * cpu-2026-12-01-zen4.md). The library leaves the variable alone (it is the user's
  * choice, and OpenBLAS reads it before any freednn code runs); this check says what it costs.
  */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
