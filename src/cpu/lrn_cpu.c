@@ -763,7 +763,7 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                         const __mmask16 bm = bad[b / 16];
                         if (bm)
                             fd_cpu_mstore_ps(out + b, bm,
-                                                  lrf_fix_fwd(_mm512_loadu_ps(out + b), bm, p, a,
+                                                  lrf_fix_fwd(_mm512_maskz_loadu_ps(bm, out + b), bm, p, a,
                                                               x + b, xcs, 1, y + b, ycs, 1, C, c,
                                                               0));
                     }
