@@ -15,6 +15,8 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -64,6 +66,36 @@ void fd_cpu_blas_serial_end(void)
     if (--serial_users == 0 && serial_saved != 1)
         openblas_set_num_threads(serial_saved);
     pthread_mutex_unlock(&serial_lock);
+}
+
+/* FREEDNN_CPU_HEURISTIC: NULL when unset. */
+static const char *heuristic_pin(void)
+{
+    const char *e = getenv("FREEDNN_CPU_HEURISTIC");
+    return e != NULL && e[0] != '\0' ? e : NULL;
+}
+
+int fd_cpu_zen_profile(void)
+{
+    const char *pin = heuristic_pin();
+    if (pin != NULL)
+        return strncmp(pin, "zen", 3) == 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    return __builtin_cpu_is("amd") != 0;
+#else
+    return 0;
+#endif
+}
+
+int fd_cpu_blas_avx512(void)
+{
+    const char *pin = heuristic_pin();
+    if (pin != NULL)
+        return strcmp(pin, "zen-avx2") != 0;
+    const char *core = openblas_get_corename();
+    return core != NULL && (strcmp(core, "SkylakeX") == 0 || strcmp(core, "Cooperlake") == 0 ||
+                            strcmp(core, "SapphireRapids") == 0);
 }
 
 int fd_cpu_dtype_ok(const fd_conv_problem_t *p, cudnnDataType_t dt, char *why, size_t why_size)

@@ -306,9 +306,37 @@ static void heuristic_rules(cudnnHandle_t cpu)
     }
 }
 
+/* The AMD profile's two differences (src/api/conv.c): N = 1 3x3 forward stays direct, and with
+ * OpenBLAS on narrower than AVX-512 kernels N = 1 1x1 forward goes direct; the rest as above. */
+static void zen_rules(cudnnHandle_t cpu)
+{
+    static const struct {
+        const char *profile;
+        int dir, n, c, h, w, k, r, s, pad, stride, want;
+    } t[] = {
+        {"zen", D_FWD, 1, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen", D_FWD, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD},
+        {"zen", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {"zen-avx2", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen-avx2", D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {"spr", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        setenv("FREEDNN_CPU_HEURISTIC", t[i].profile, 1);
+        int got = heur_first(cpu, t[i].dir, t[i].n, t[i].c, t[i].h, t[i].w, t[i].k, t[i].r, t[i].s,
+                             t[i].pad, t[i].stride);
+        FD_EXPECT(got == t[i].want, "heuristic (%s), %s n%dc%dh%dw%dk%dr%ds%dp%du%d: first algo %d, want %d",
+                  t[i].profile, dir_name[t[i].dir], t[i].n, t[i].c, t[i].h, t[i].w, t[i].k, t[i].r,
+                  t[i].s, t[i].pad, t[i].stride, got, t[i].want);
+    }
+    setenv("FREEDNN_CPU_HEURISTIC", "spr", 1);
+}
+
 int main(void)
 {
     setenv("FREEDNN_TUNE_CACHE", "off", 1); /* ctest sets it too; a run by hand must not read one */
+    /* the rule table below is Sapphire Rapids' (the rules of AMD machines: zen_rules) */
+    setenv("FREEDNN_CPU_HEURISTIC", "spr", 1);
     cudnnHandle_t cpu, ref;
     FD_EXPECT_STATUS(freednnCreateWithBackend(&cpu, FREEDNN_BACKEND_CPU), CUDNN_STATUS_SUCCESS);
     FD_EXPECT_STATUS(freednnCreateWithBackend(&ref, FREEDNN_BACKEND_REF), CUDNN_STATUS_SUCCESS);
@@ -317,6 +345,7 @@ int main(void)
         small_problem(cpu, dir);
     }
     heuristic_rules(cpu);
+    zen_rules(cpu);
     cudnnDestroy(cpu), cudnnDestroy(ref);
     return fd_test_finish();
 }
