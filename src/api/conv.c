@@ -372,6 +372,12 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
     const double ckpq = (double)p->c * (double)p->k * pq;
     if (p->dir == FD_CONV_FWD && (p->c == 1 || (p->c <= 3 && small_filter)))
         return CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    /* AMD with OpenBLAS on narrower than AVX-512 kernels: every other forward goes direct (Find
+     * chose the direct row on 46 of the 48 DeepBench forward layers the rules below sent to
+     * the GEMM or Winograd rows there, and on every ResNet-50 N = 1 forward layer) */
+    const int zen = fd_cpu_zen_profile(), blas512 = fd_cpu_blas_avx512();
+    if (zen && !blas512 && p->dir == FD_CONV_FWD && p->k >= 16)
+        return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
     if (wino && p->n > 1) {
         if (p->dir == FD_CONV_FWD && ckpq >= 3e7)
             return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
@@ -381,15 +387,11 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
     if (p->dir == FD_CONV_BWD_DATA && unit_stride && !one)
         return CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
     /* AMD (Zen 4, fd_cpu_zen_profile): no Winograd at N = 1, the direct row below was 1.3-1.9x
-     * faster on ResNet-50's 56x56 and 28x28 3x3 layers; and when OpenBLAS runs narrower than
-     * AVX-512 kernels there, every 1x1 forward goes direct too (1.3-2x faster than the GEMM rows
-     * on ResNet-50's 1x1 layers at N = 1; docs/perf/cpu-2026-12-01-zen4.md) */
-    const int zen = fd_cpu_zen_profile();
+     * faster on ResNet-50's 56x56 and 28x28 3x3 layers (docs/perf/cpu-2026-12-01-zen4.md) */
     if (wino && p->n == 1 && pq >= 28 * 28 && p->dir == FD_CONV_FWD && !zen)
         return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
     const int small_1x1 = one && unit_stride && pq <= (p->n == 1 ? 14 * 14 : 7 * 7);
-    const int narrow_blas_1x1 = zen && one && p->n == 1 && !fd_cpu_blas_avx512();
-    if (p->dir == FD_CONV_FWD && (!one || small_1x1 || padded || narrow_blas_1x1) && p->k >= 16)
+    if (p->dir == FD_CONV_FWD && (!one || small_1x1 || padded) && p->k >= 16)
         return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
     return -1;
 }

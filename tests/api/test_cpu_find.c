@@ -306,8 +306,9 @@ static void heuristic_rules(cudnnHandle_t cpu)
     }
 }
 
-/* The AMD profile's two differences (src/api/conv.c): N = 1 3x3 forward stays direct, and with
- * OpenBLAS on narrower than AVX-512 kernels N = 1 1x1 forward goes direct; the rest as above. */
+/* The AMD profile's differences (src/api/conv.c): N = 1 3x3 forward stays direct, and with
+ * OpenBLAS on narrower than AVX-512 kernels every forward with K >= 16 but the few-channel ones
+ * goes direct; the rest as above. */
 static void zen_rules(cudnnHandle_t cpu)
 {
     static const struct {
@@ -318,7 +319,10 @@ static void zen_rules(cudnnHandle_t cpu)
         {"zen", D_FWD, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD},
         {"zen", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
         {"zen-avx2", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
-        {"zen-avx2", D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {"zen-avx2", D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen-avx2", D_FWD, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen-avx2", D_FWD, 4, 1, 161, 700, 32, 5, 20, 0, 2,
+         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM},
         {"spr", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
