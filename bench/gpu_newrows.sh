@@ -19,7 +19,7 @@ out=${OUT:-$PWD/newrows-out}/newrows
 mkdir -p "$out"
 db="$build/tools/dnnbench/dnnbench"
 common=(--op=conv --backend=cuda --mode=perf --fill=real --iters="${ITERS:-5}")
-run() { # name, timeout, env..., -- dnnbench args...
+run() { # name, timeout, [VAR=value...] -- dnnbench args...
     local name=$1 cap=$2 envs=()
     shift 2
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
@@ -40,17 +40,17 @@ for s in ${STEPS:-smallc wino int8}; do
     case $s in
     smallc)
         for dt in f16 tf32; do
-            run "smallc_${dt}_vs" 120 FD_=1 -- --dir=all --dt="$dt" --layout=nhwc --vs="$nv" "${smallc_p[@]}"
+            run "smallc_${dt}_vs" 120 -- --dir=all --dt="$dt" --layout=nhwc --vs="$nv" "${smallc_p[@]}"
             run "smallc_${dt}_off" 90 FREEDNN_SMALLC=0 -- --dir=all --dt="$dt" --layout=nhwc "${smallc_p[@]}"
         done ;;
     wino)
-        run wino_fwd_heur_vs 90 FD_=1 -- --dir=fwd --dt=f32 --layout=nchw --math=fma --vs="$nv" "${wino_p[@]}"
-        run wino_fwd_algo7 90 FD_=1 -- --dir=fwd --dt=f32 --layout=nchw --math=fma --algo=7 "${wino_p[@]}"
-        run wino_bwdd_heur_vs 90 FD_=1 -- --dir=bwd_data --dt=f32 --layout=nchw --math=fma --vs="$nv" "${wino_p[@]}"
-        run wino_bwdd_algo5 90 FD_=1 -- --dir=bwd_data --dt=f32 --layout=nchw --math=fma --algo=5 "${wino_p[@]}" ;;
+        run wino_fwd_heur_vs 90 -- --dir=fwd --dt=f32 --layout=nchw --math=fma --vs="$nv" "${wino_p[@]}"
+        run wino_fwd_algo7 90 -- --dir=fwd --dt=f32 --layout=nchw --math=fma --algo=7 "${wino_p[@]}"
+        run wino_bwdd_heur_vs 90 -- --dir=bwd_data --dt=f32 --layout=nchw --math=fma --vs="$nv" "${wino_p[@]}"
+        run wino_bwdd_algo5 90 -- --dir=bwd_data --dt=f32 --layout=nchw --math=fma --algo=5 "${wino_p[@]}" ;;
     int8)
         grep -vE '^\s*#|^\s*$' bench/shapes/resnet50.txt | awk '$2 % 4 == 0' >"$out/r50_c4.txt"
-        run int8_imma_vs 120 FD_=1 -- --dir=fwd --dt=int8 --layout=nhwc --algo=1 --n=32 --vs="$nv" --batch="$out/r50_c4.txt"
+        run int8_imma_vs 120 -- --dir=fwd --dt=int8 --layout=nhwc --algo=1 --n=32 --vs="$nv" --batch="$out/r50_c4.txt"
         run int8_dp4a 90 FREEDNN_INT8_IMMA=0 -- --dir=fwd --dt=int8 --layout=nhwc --algo=1 --n=32 --batch="$out/r50_c4.txt" ;;
     esac
 done

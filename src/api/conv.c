@@ -16,7 +16,6 @@
 #include "../core/logcmd.h"
 #include "../core/op.h"
 #include "../core/tunecache.h"
-#include "../cpu/gemm.h"
 
 /* The common layout of cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t. */
 typedef struct {
@@ -375,7 +374,8 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
     /* AMD with OpenBLAS on narrower than AVX-512 kernels: every other forward goes direct (Find
      * chose the direct row on 46 of the 48 DeepBench forward layers the rules below sent to
      * the GEMM or Winograd rows there, and on every ResNet-50 N = 1 forward layer) */
-    const int zen = fd_cpu_zen_profile(), blas512 = fd_cpu_blas_avx512();
+    const int prof = fd_backend_cpu_profile(), zen = (prof & FD_CPU_PROFILE_ZEN) != 0,
+              blas512 = (prof & FD_CPU_PROFILE_BLAS512) != 0;
     if (zen && !blas512 && p->dir == FD_CONV_FWD && p->k >= 16)
         return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
     if (wino && p->n > 1) {
@@ -386,7 +386,7 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
     }
     if (p->dir == FD_CONV_BWD_DATA && unit_stride && !one)
         return CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-    /* AMD (Zen 4, fd_cpu_zen_profile): no Winograd at N = 1, the direct row below was 1.3-1.9x
+    /* AMD (Zen 4, FD_CPU_PROFILE_ZEN): no Winograd at N = 1, the direct row below was 1.3-1.9x
      * faster on ResNet-50's 56x56 and 28x28 3x3 layers (docs/perf/cpu-2026-12-01-zen4.md) */
     if (wino && p->n == 1 && pq >= 28 * 28 && p->dir == FD_CONV_FWD && !zen)
         return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;

@@ -6,9 +6,10 @@
  * CblasColMajor; each operand is NoTrans or Trans depending on which of its strides is 1. No
  * copies: a view BLAS cannot take is the caller's to pack. FLOAT calls are sliced along K
  * (FD_CPU_GEMM_KC_F32) so that OpenBLAS's result does not depend on its thread count. Every
- * BLAS call runs single-threaded (fd_cpu_blas_serial_begin): OpenBLAS's Haswell kernels, which
- * it picks on AMD Zen 4 too, give other bits when its threads split M or N at other points (a
- * 16 x 3136 x 64 sgemm, 1 and 2 threads), so parallelism is ours only: the team helpers
+ * BLAS call runs single-threaded (fd_cpu_blas_serial_begin): OpenBLAS's Haswell kernels (which
+ * OPENBLAS_CORETYPE=Haswell forces, as on this project's AMD Zen 4 machines) give other bits when
+ * its threads split M or N at other points (a 16 x 3136 x 64 sgemm, 1 and 2 threads), so
+ * parallelism is ours only: the team helpers
  * (gemm.h: fd_cpu_team_size and after) split C along M or N at points fixed by the shape.
  */
 #include <cblas.h>
@@ -21,6 +22,7 @@
 #include <omp.h>
 #endif
 
+#include "../core/backend.h"
 #include "gemm.h"
 
 int fd_cpu_omp_ok(void)
@@ -68,34 +70,24 @@ void fd_cpu_blas_serial_end(void)
     pthread_mutex_unlock(&serial_lock);
 }
 
-/* FREEDNN_CPU_HEURISTIC: NULL when unset. */
-static const char *heuristic_pin(void)
+int fd_backend_cpu_profile(void)
 {
-    const char *e = getenv("FREEDNN_CPU_HEURISTIC");
-    return e != NULL && e[0] != '\0' ? e : NULL;
-}
-
-int fd_cpu_zen_profile(void)
-{
-    const char *pin = heuristic_pin();
-    if (pin != NULL)
-        return strncmp(pin, "zen", 3) == 0;
+    const char *pin = getenv("FREEDNN_CPU_HEURISTIC");
+    if (pin != NULL && pin[0] != '\0')
+        return strcmp(pin, "zen") == 0        ? FD_CPU_PROFILE_ZEN | FD_CPU_PROFILE_BLAS512
+               : strcmp(pin, "zen-avx2") == 0 ? FD_CPU_PROFILE_ZEN
+                                              : FD_CPU_PROFILE_BLAS512;
+    int prof = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    return __builtin_cpu_is("amd") != 0;
-#else
-    return 0;
+    if (__builtin_cpu_is("amd"))
+        prof |= FD_CPU_PROFILE_ZEN;
 #endif
-}
-
-int fd_cpu_blas_avx512(void)
-{
-    const char *pin = heuristic_pin();
-    if (pin != NULL)
-        return strcmp(pin, "zen-avx2") != 0;
     const char *core = openblas_get_corename();
-    return core != NULL && (strcmp(core, "SkylakeX") == 0 || strcmp(core, "Cooperlake") == 0 ||
-                            strcmp(core, "SapphireRapids") == 0);
+    if (core != NULL && (strcmp(core, "SkylakeX") == 0 || strcmp(core, "Cooperlake") == 0 ||
+                         strcmp(core, "SapphireRapids") == 0))
+        prof |= FD_CPU_PROFILE_BLAS512;
+    return prof;
 }
 
 int fd_cpu_dtype_ok(const fd_conv_problem_t *p, cudnnDataType_t dt, char *why, size_t why_size)
@@ -204,10 +196,10 @@ void fd_cpu_gemm_pieces(int first, int last, int parts, cudnnDataType_t dt, int6
             continue;
         if (n >= m)
             gemm_blas(dt, m, hi - lo, k, alpha, a, a_rs, a_cs, fd_cpu_at(b, lo * b_cs, es), b_rs,
-                        b_cs, beta, fd_cpu_at(c, lo * c_cs, es), c_rs, c_cs);
+                      b_cs, beta, fd_cpu_at(c, lo * c_cs, es), c_rs, c_cs);
         else
             gemm_blas(dt, hi - lo, n, k, alpha, fd_cpu_at(a, lo * a_rs, es), a_rs, a_cs, b, b_rs,
-                        b_cs, beta, fd_cpu_at(c, lo * c_rs, es), c_rs, c_cs);
+                      b_cs, beta, fd_cpu_at(c, lo * c_rs, es), c_rs, c_cs);
     }
     fd_cpu_blas_serial_end();
 }

@@ -58,16 +58,6 @@ static inline void fd_cpu_part(int64_t total, int64_t align, int parts, int i, i
     *lo = *lo < total ? *lo : total, *hi = *hi < total ? *hi : total;
 }
 
-/* What the cpu heuristic (src/api/conv.c) needs to know about the machine:
- * fd_cpu_zen_profile: 1 on AMD CPUs (Zen 4 runs 512-bit instructions as two halves, so the
- * compute-heavy Winograd transforms lose to the direct row where Sapphire Rapids won), 0
- * otherwise; FREEDNN_CPU_HEURISTIC=zen|spr pins it. fd_cpu_blas_avx512: 1 when OpenBLAS runs
- * AVX-512 kernels (SkylakeX, Cooperlake, SapphireRapids), 0 when it runs narrower ones
- * (OPENBLAS_CORETYPE=Haswell on an AVX-512 machine makes its GEMMs 1.9x slower);
- * FREEDNN_CPU_HEURISTIC=zen-avx2 pins both. Read at each call (cheap; the tests switch it). */
-int fd_cpu_zen_profile(void);
-int fd_cpu_blas_avx512(void);
-
 /* 1 when p's data type is the row's `dt` (FLOAT or DOUBLE); else 0 with the reason. */
 int fd_cpu_dtype_ok(const fd_conv_problem_t *p, cudnnDataType_t dt, char *why, size_t why_size);
 

@@ -269,10 +269,11 @@ static inline void fd_cpu_stream(void *dst, const void *src, size_t bytes)
 #endif
 }
 
-#if defined(FD_CPU_X86) && defined(__GNUC__) && !defined(__clang__)
-/* A 16-float store under mask m, as a plain store when every lane is on: AMD Zen 4 runs 512-bit
- * masked stores far slower than plain ones and does not forward them to later loads (measured
- * in the pooling rows there: NCHW max forward 5.6 -> 2.0 ms). Same memory effect. */
+#if defined(FD_CPU_X86) && defined(__GNUC__)
+/* A 16-float (8-double) store under mask m, as a plain store when every lane is on: AMD Zen 4
+ * runs 512-bit masked stores far slower than plain ones and does not forward them to later
+ * loads (measured in the pooling rows there: NCHW max forward 5.6 -> 2.0 ms). Same memory
+ * effect. */
 __attribute__((target("avx512f"), unused)) static inline void fd_cpu_mstore_ps(float *p, __mmask16 m,
                                                                              __m512 v)
 {
@@ -282,6 +283,17 @@ __attribute__((target("avx512f"), unused)) static inline void fd_cpu_mstore_ps(f
         _mm512_mask_storeu_ps(p, m, v);
 }
 
+__attribute__((target("avx512f"), unused)) static inline void fd_cpu_mstore_pd(double *p, __mmask8 m,
+                                                                             __m512d v)
+{
+    if (m == (__mmask8)0xFF)
+        _mm512_storeu_pd(p, v);
+    else
+        _mm512_mask_storeu_pd(p, m, v);
+}
+#endif
+
+#if defined(FD_CPU_X86) && defined(__GNUC__) && !defined(__clang__)
 /* fd_cpu_stream with 64-byte non-temporal stores (AVX-512 machines only: the caller checks),
  * aligned to 64 bytes: a whole line per store, so each write-combining buffer leaves full
  * (the 16-byte form needs four stores per line). */

@@ -513,25 +513,6 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
 #include <immintrin.h>
 #define PF_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2")))
 
-/* Masked stores only where lanes are masked off: AMD Zen 4 runs a 512-bit masked store far
- * slower than a plain one and cannot forward it to the loads that read it back (the rings),
- * which held the NCHW max-pool forward at 0.13 of the copy bandwidth there. Same memory
- * effect either way. */
-PF_AVX512 static inline void pf_mstore(float *p, __mmask16 m, __m512 v)
-{
-    if (m == (__mmask16)0xFFFF)
-        _mm512_storeu_ps(p, v);
-    else
-        _mm512_mask_storeu_ps(p, m, v);
-}
-
-PF_AVX512 static inline void pf_mstore_pd(double *p, __mmask8 m, __m512d v)
-{
-    if (m == (__mmask8)0xFF)
-        _mm512_storeu_pd(p, v);
-    else
-        _mm512_mask_storeu_pd(p, m, v);
-}
 #else
 #define PF_X86 0
 #endif
@@ -628,7 +609,7 @@ PF_AVX512 static inline void pf_store_d(float *y, __mmask16 m, __m512d lo, __m51
     }
     __m512 r =
         _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-    pf_mstore(y, m, r);
+    fd_cpu_mstore_ps(y, m, r);
 }
 
 /* A max result (float, -inf when nothing was taken) blended and stored. */
@@ -638,7 +619,7 @@ PF_AVX512 static inline void pf_store_max(float *y, __mmask16 m, __m512 acc, __m
     acc = _mm512_max_ps(acc, _mm512_set1_ps(-FLT_MAX));
     acc = _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN));
     if (alpha == 1.0 && beta == 0.0)
-        pf_mstore(y, m, acc);
+        fd_cpu_mstore_ps(y, m, acc);
     else
         pf_store_d(y, m, pf_lo(acc), pf_hi(acc), alpha, beta);
 }
@@ -876,7 +857,7 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
                 nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
         }
 #undef PF_TAP
-        pf_mstore(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
+        fd_cpu_mstore_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
     }
 }
 
@@ -1191,7 +1172,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, o1 - ow0));
                             double *d = slot + ow0 - pw + kx;
                             __m512d r = _mm512_maskz_loadu_pd(m8, d);
-                            pf_mstore_pd(d, m8,
+                            fd_cpu_mstore_pd(d, m8,
                                                   _mm512_add_pd(r, _mm512_loadu_pd(vals + ow0)));
                         }
                     } else if (sw == 2) {
@@ -1204,10 +1185,10 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             double *d = slot + 2 * ow0 - pw + kx;
                             __m512d r0 = _mm512_maskz_loadu_pd((__mmask8)m16, d);
                             __m512d r1 = _mm512_maskz_loadu_pd((__mmask8)(m16 >> 8), d + 8);
-                            pf_mstore_pd(
+                            fd_cpu_mstore_pd(
                                 d, (__mmask8)m16,
                                 _mm512_add_pd(r0, _mm512_permutexvar_pd(dup0, v)));
-                            pf_mstore_pd(
+                            fd_cpu_mstore_pd(
                                 d + 8, (__mmask8)(m16 >> 8),
                                 _mm512_add_pd(r1, _mm512_permutexvar_pd(dup1, v)));
                         }
@@ -1289,9 +1270,9 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 for (int64_t j0 = 0; 2 * j0 < W; j0 += 16) {
                     const __m512 v =
                         _mm512_maskz_loadu_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
-                    pf_mstore(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
+                    fd_cpu_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
                                           _mm512_permutexvar_ps(d0, v));
-                    pf_mstore(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
+                    fd_cpu_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
                                           _mm512_permutexvar_ps(d1, v));
                 }
                 continue;
@@ -1569,7 +1550,7 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
             m = _mm512_mask_mov_ps(m, gt, v);
             code = _mm512_mask_mov_epi32(code, gt, _mm512_set1_epi32((int)kx));
         }
-        pf_mstore(hv + ow0, lanes, m);
+        fd_cpu_mstore_ps(hv + ow0, lanes, m);
         _mm512_mask_storeu_epi32(hk + ow0, lanes, code);
     }
 }
@@ -1693,9 +1674,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512 o =
                         _mm512_add_ps(z, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c0, k1), g));
                     const int64_t c = 2 * j0 - pw;
-                    pf_mstore(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    pf_mstore(dx + c + 16,
+                    fd_cpu_mstore_ps(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -1734,9 +1715,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
                                                         _mm512_cvtpd_ps(e1), 1);
                     const int64_t c = 2 * j0 - pw;
-                    pf_mstore(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    pf_mstore(dx + c + 16,
+                    fd_cpu_mstore_ps(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -1919,7 +1900,7 @@ PF_AVX512 static inline __mmask16 pf_store_f(float *y, __mmask16 m, __m512 v, fl
     if (beta != 0.0f)
         v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, y), v);
     const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
-    pf_mstore(y, m & ~bad, v); /* y stays the old value where the ref's is due */
+    fd_cpu_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
     return bad;
 }
 
@@ -2040,7 +2021,7 @@ PF_AVX512 static int pf_box_row3(const float *r0, const float *r1, const float *
         if (o + 16 <= OW)
             _mm512_storeu_ps(y + o, q);
         else
-            pf_mstore(y + o, pf_lanes(0, OW - o), q);
+            fd_cpu_mstore_ps(y + o, pf_lanes(0, OW - o), q);
     }
     return bad != 0;
 }
@@ -2060,7 +2041,7 @@ PF_AVX512 static int pf_box_sum3(const float *r0, const float *r1, const float *
         if (o + 16 <= n)
             _mm512_storeu_ps(y + o, v);
         else
-            pf_mstore(y + o, pf_lanes(0, n - o), v);
+            fd_cpu_mstore_ps(y + o, pf_lanes(0, n - o), v);
     }
     return bad != 0;
 }
@@ -2184,7 +2165,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                     const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, OW - ow0)), v);
                     const __mmask16 m = pf_lanes(0, min64(16, OW - ow0)) & ~bad;
                     if (plain) {
-                        pf_mstore(yr + ow0, m,
+                        fd_cpu_mstore_ps(yr + ow0, m,
                                               pf_divf(v, _mm512_maskz_loadu_ps(m, cf + ow0),
                                                       _mm512_maskz_loadu_ps(m, vf + ow0)));
                     } else {
@@ -2208,7 +2189,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, C - c)), v);
                         const __mmask16 m = pf_lanes(0, min64(16, C - c)) & ~bad;
                         if (plain)
-                            pf_mstore(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
+                            fd_cpu_mstore_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
                         else
                             pf_box_out(yr + ow * t[4] + c, m, v, vc, vc, vi, vi, alpha, beta);
                         for (int j = 0; bad && j < 16; j++)
@@ -2280,7 +2261,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                      * with pad kw - 1 - pw */
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                         const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
-                        pf_mstore(row + ow0, m,
+                        fd_cpu_mstore_ps(row + ow0, m,
                                               pf_divf(_mm512_maskz_loadu_ps(m, gr + ow0),
                                                       _mm512_load_ps(cf + ow0),
                                                       _mm512_load_ps(vf + ow0)));
@@ -2292,7 +2273,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __m512 vc = _mm512_set1_ps(cf[ow]), vi = _mm512_set1_ps(vf[ow]);
                         for (int64_t c = 0; c < C; c += 16) {
                             const __mmask16 m = pf_lanes(0, min64(16, C - c));
-                            pf_mstore(
+                            fd_cpu_mstore_ps(
                                 row + (ow - g0) * cb + c, m,
                                 pf_divf(_mm512_maskz_loadu_ps(m, gr + ow * t[4] + c), vc, vi));
                         }

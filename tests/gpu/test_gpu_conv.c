@@ -55,8 +55,8 @@ static const char *tc_impl(co_dir_t dir)
  * implicit GEMM (src/cuda/conv_simt.cu: FLOAT) or the channel-padding wrapper of the tensor-core
  * rows (src/cuda/conv_tc_pad.cu: C not a multiple of 8) or the strided backward data split by
  * residue on either engine (src/cuda/conv_tc_dgrad.cu) or, on sm_90, the wgmma rows of any type
- * and direction (on by default), or the few-channel rows (src/cuda/conv_smallc.cu: C <= 4) or the
- * INT8 rows (src/cuda/conv_int8.cu). The Winograd rows are off here (FREEDNN_WINOGRAD=0). */
+ * and direction (on by default), or the few-channel rows (src/cuda/conv_smallc.cu: C <= 4). The
+ * Winograd rows are off here (FREEDNN_WINOGRAD=0). */
 static int is_simt_impl(co_dir_t dir)
 {
     static const char *const prefix[4] = {"fd_conv_fwd_", "fd_conv_bwd_data_",
@@ -66,7 +66,6 @@ static int is_simt_impl(co_dir_t dir)
            (strcmp(gm_last_impl + n, "simt_igemm") == 0 || strcmp(gm_last_impl + n, "tc_padc") == 0 ||
             strcmp(gm_last_impl + n, "tc_strided") == 0 || strcmp(gm_last_impl + n, "simt_strided") == 0 ||
             strcmp(gm_last_impl + n, "smallc") == 0 ||
-            strncmp(gm_last_impl + n, "int8_", 5) == 0 ||
             (strncmp(gm_last_impl + n, "implicit_gemm_", 14) == 0 && strstr(gm_last_impl + n, "__sm90") != NULL));
 }
 
