@@ -130,6 +130,18 @@ static unsigned packed_blocks(const act_geom_t *g, cudnnDataType_t dt)
     return fd_cuda_wave_blocks((g->total / vn + FD_CUDA_UNROLL - 1) / FD_CUDA_UNROLL);
 }
 
+/* 1 when the packed kernels may store the piecewise result straight from the accumulator type
+ * (act_fwd_exact / act_bwd_exact): alpha 1, beta 0, RELU / IDENTITY, or CLIPPED_RELU whose
+ * coefficient float represents exactly (else the clip would round twice). The bits are those
+ * of the double path: the value is one of the inputs, or 0, or the coefficient. */
+static int act_exact(const fd_act_params_t *act, double alpha, double beta)
+{
+    if (alpha != 1.0 || beta != 0.0)
+        return 0;
+    return act->mode == CUDNN_ACTIVATION_RELU || act->mode == CUDNN_ACTIVATION_IDENTITY ||
+           (act->mode == CUDNN_ACTIVATION_CLIPPED_RELU && (double)(float)act->coef == act->coef);
+}
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 static int act_applicable(const void *problem, char *why, size_t why_size)
@@ -160,7 +172,8 @@ extern "C" cudnnStatus_t fd_act_fwd_cuda_run(const void *problem, const void *ar
     const act_geom_t g = geom_of(p, strides, 2, 1);
     if (geom_packed(&g, 2) && fd_cuda_aligned16(a->x) && fd_cuda_aligned16(a->out)) {
         FD_CUDA_TYPED_LAUNCH(p->dt, act_fwd_packed, packed_blocks(&g, p->dt), FD_CUDA_BLOCK,
-                             a->handle->stream, g.act, g.total, a->x, a->out, a->alpha, a->beta);
+                             a->handle->stream, g.act, g.total, a->x, a->out, a->alpha, a->beta,
+                             act_exact(&g.act, a->alpha, a->beta));
         return CUDNN_STATUS_SUCCESS;
     }
     const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
@@ -188,7 +201,7 @@ extern "C" cudnnStatus_t fd_act_bwd_cuda_run(const void *problem, const void *ar
         fd_cuda_aligned16(a->x) && fd_cuda_aligned16(a->out)) {
         FD_CUDA_TYPED_LAUNCH(p->dt, act_bwd_packed, packed_blocks(&g, p->dt), FD_CUDA_BLOCK,
                              a->handle->stream, g.act, g.total, a->y, a->dy, a->x, a->out,
-                             a->alpha, a->beta);
+                             a->alpha, a->beta, act_exact(&g.act, a->alpha, a->beta));
         return CUDNN_STATUS_SUCCESS;
     }
     const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);

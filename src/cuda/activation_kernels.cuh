@@ -94,6 +94,30 @@ static __device__ __forceinline__ double FD_K(act_bwd_value)(const fd_act_params
     return CUDART_NAN;
 }
 
+/* The piecewise modes in FD_ACC itself, for the packed kernels' `exact` calls (alpha = 1,
+ * beta = 0, a mode whose result is one of its inputs, a clipping coefficient exact in FD_ACC:
+ * activation.cu decides): the same value as act_fwd_value / act_bwd_value, never rounded, so
+ * fd_cuda_st_acc stores the bits fd_cuda_blend would. */
+static __device__ __forceinline__ FD_ACC FD_K(act_fwd_exact)(const fd_act_params_t &a, FD_ACC x)
+{
+    if (a.mode == CUDNN_ACTIVATION_IDENTITY || (a.propagate_nan && isnan(x)))
+        return x;
+    const FD_ACC v = x > (FD_ACC)0 ? x : (FD_ACC)0;
+    return a.mode == CUDNN_ACTIVATION_CLIPPED_RELU && v > (FD_ACC)a.coef ? (FD_ACC)a.coef : v;
+}
+
+static __device__ __forceinline__ FD_ACC FD_K(act_bwd_exact)(const fd_act_params_t &a, FD_ACC dy,
+                                                             FD_ACC x)
+{
+    if (a.mode == CUDNN_ACTIVATION_IDENTITY)
+        return dy;
+    if (a.propagate_nan && isnan(x))
+        return x;
+    const int pass = a.mode == CUDNN_ACTIVATION_CLIPPED_RELU ? x > (FD_ACC)0 && !(x >= (FD_ACC)a.coef)
+                                                             : x > (FD_ACC)0;
+    return pass ? dy : (FD_ACC)0;
+}
+
 /* y = act(x), blended; one thread per element, in the collapsed order of act_geom_t. */
 static __global__ void FD_K(act_fwd)(const act_geom_t g, const void *xv, void *yv, double alpha,
                                      double beta)
@@ -134,7 +158,8 @@ FD_CUDA_VEC_OF(FD_T, FD_K(act_vec_t));
 #define ACT_VN ((int)(FD_CUDA_VEC_BYTES / sizeof(FD_T)))
 
 static __global__ void FD_K(act_fwd_packed)(const fd_act_params_t act, int64_t total,
-                                            const void *xv, void *yv, double alpha, double beta)
+                                            const void *xv, void *yv, double alpha, double beta,
+                                            int exact)
 {
     typedef FD_K(act_vec_t) V;
     const V *x = (const V *)xv; /* y may be x */
@@ -156,10 +181,16 @@ static __global__ void FD_K(act_fwd_packed)(const fd_act_params_t act, int64_t t
         for (int u = 0; u < FD_CUDA_UNROLL; u++) {
             const int64_t i = i0 + (int64_t)u * blockDim.x;
             if (i < nv) {
+if (exact) {
 #pragma unroll
-                for (int j = 0; j < ACT_VN; j++)
-                    fd_cuda_blend(o[u].e, j, alpha, beta,
-                                  FD_K(act_fwd_value)(act, fd_cuda_ld(a[u].e, j)));
+                    for (int j = 0; j < ACT_VN; j++)
+                        fd_cuda_st_acc(o[u].e, j, FD_K(act_fwd_exact)(act, fd_cuda_ld(a[u].e, j)));
+                } else {
+#pragma unroll
+                    for (int j = 0; j < ACT_VN; j++)
+                        fd_cuda_blend(o[u].e, j, alpha, beta,
+                                      FD_K(act_fwd_value)(act, fd_cuda_ld(a[u].e, j)));
+                }
                 y[i] = o[u];
             }
         }
@@ -172,7 +203,7 @@ static __global__ void FD_K(act_fwd_packed)(const fd_act_params_t act, int64_t t
 
 static __global__ void FD_K(act_bwd_packed)(const fd_act_params_t act, int64_t total,
                                             const void *yv, const void *dyv, const void *xv,
-                                            void *dxv, double alpha, double beta)
+                                            void *dxv, double alpha, double beta, int exact)
 {
     typedef FD_K(act_vec_t) V;
     const V *y = (const V *)yv; /* dx may be y or dy */
@@ -208,12 +239,20 @@ static __global__ void FD_K(act_bwd_packed)(const fd_act_params_t act, int64_t t
         for (int u = 0; u < FD_CUDA_UNROLL; u++) {
             const int64_t i = i0 + (int64_t)u * blockDim.x;
             if (i < nv) {
+if (exact) {
 #pragma unroll
-                for (int j = 0; j < ACT_VN; j++)
-                    fd_cuda_blend(o[u].e, j, alpha, beta,
-                                  FD_K(act_bwd_value)(act, (double)fd_cuda_ld(vy[u].e, j),
-                                                      (double)fd_cuda_ld(vdy[u].e, j),
-                                                      fd_cuda_ld(vx[u].e, j)));
+                    for (int j = 0; j < ACT_VN; j++)
+                        fd_cuda_st_acc(o[u].e, j,
+                                       FD_K(act_bwd_exact)(act, fd_cuda_ld(vdy[u].e, j),
+                                                           fd_cuda_ld(vx[u].e, j)));
+                } else {
+#pragma unroll
+                    for (int j = 0; j < ACT_VN; j++)
+                        fd_cuda_blend(o[u].e, j, alpha, beta,
+                                      FD_K(act_bwd_value)(act, (double)fd_cuda_ld(vy[u].e, j),
+                                                          (double)fd_cuda_ld(vdy[u].e, j),
+                                                          fd_cuda_ld(vx[u].e, j)));
+                }
                 dx[i] = o[u];
             }
         }

@@ -66,6 +66,26 @@ static __device__ __forceinline__ void fd_cuda_st(__nv_bfloat16 *p, int64_t i, d
     p[i] = __double2bfloat16(v);
 }
 
+/* p[i] = v for a value already exact in the accumulator type (float for the 16-bit types):
+ * one rounding, as fd_cuda_blend's with alpha = 1, beta = 0 when v is that value, without the
+ * double conversions (the 16-bit ones run on the slow FP64 path). */
+static __device__ __forceinline__ void fd_cuda_st_acc(float *p, int64_t i, float v)
+{
+    p[i] = v;
+}
+static __device__ __forceinline__ void fd_cuda_st_acc(double *p, int64_t i, double v)
+{
+    p[i] = v;
+}
+static __device__ __forceinline__ void fd_cuda_st_acc(__half *p, int64_t i, float v)
+{
+    p[i] = __float2half_rn(v);
+}
+static __device__ __forceinline__ void fd_cuda_st_acc(__nv_bfloat16 *p, int64_t i, float v)
+{
+    p[i] = __float2bfloat16_rn(v);
+}
+
 /* out[off] = alpha * v + beta * out[off], rounded once; beta == 0 never reads out[off]. One
  * overload per storage type (no templates over types: STYLE.md). */
 #define FD_CUDA_BLEND_OF(T)                                                                    \
