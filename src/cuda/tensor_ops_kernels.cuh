@@ -124,10 +124,11 @@ static __global__ void FD_K(tensor_op_packed)(int64_t total, cudnnOpTensorOp_t o
 /* c = op(alpha1 * a, alpha2 * b) + beta * c with a and b of c's own dense layout (no
  * broadcast) and total a multiple of the vector: tensor_op_packed's arithmetic without its
  * gathers, TO_DENSE_U vectors per thread per trip with every load of the trip issued before
- * any store (c may be a or b: each vector is still read and written by one thread). */
+ * any store (c may be a or b: each vector is still read and written by one thread). `exact`
+ * (tensor_ops.cu's dense_exact) computes ADD / MUL in the storage type's float accumulator. */
 static __global__ void FD_K(tensor_op_dense)(int64_t nv, cudnnOpTensorOp_t op, int propagate,
                                              const void *av, const void *bv, void *cv,
-                                             double alpha1, double alpha2, double beta)
+                                             double alpha1, double alpha2, double beta, int exact)
 {
     typedef FD_K(to_vec_t) V;
     const V *a = (const V *)av;
@@ -153,11 +154,19 @@ static __global__ void FD_K(tensor_op_dense)(int64_t nv, cudnnOpTensorOp_t op, i
         for (int u = 0; u < TO_DENSE_U; u++) {
             const int64_t i = i0 + (int64_t)u * blockDim.x;
             if (i < nv) {
+if (exact) { /* ADD / MUL, alphas 1, beta 0: one float operation (tensor_ops.cu) */
 #pragma unroll
-                for (int j = 0; j < TO_VN; j++) {
-                    const double x = __dmul_rn(alpha1, sd_ld(va[u].e, j));
-                    const double y = unary ? 0.0 : __dmul_rn(alpha2, sd_ld(vb[u].e, j));
-                    sd_blend(o[u].e, j, 1.0, beta, op_apply(op, propagate, x, y));
+                    for (int j = 0; j < TO_VN; j++) {
+                        const auto x = fd_cuda_ld(va[u].e, j), y = fd_cuda_ld(vb[u].e, j);
+                        fd_cuda_st_acc(o[u].e, j, op == CUDNN_OP_TENSOR_ADD ? x + y : x * y);
+                    }
+                } else {
+#pragma unroll
+                    for (int j = 0; j < TO_VN; j++) {
+                        const double x = __dmul_rn(alpha1, sd_ld(va[u].e, j));
+                        const double y = unary ? 0.0 : __dmul_rn(alpha2, sd_ld(vb[u].e, j));
+                        sd_blend(o[u].e, j, 1.0, beta, op_apply(op, propagate, x, y));
+                    }
                 }
                 c[i] = o[u];
             }
