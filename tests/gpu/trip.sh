@@ -12,7 +12,8 @@
 # Environment: OUT, STEPS (default "tier statusvs lenet compat"; also "bench": bench/
 # gpu_tier_bench.sh, "recheck": the programs named by RECHECK, "table": bench/gpu_table.sh with
 # TABLE_SETS (default "n32 n256"), "membw": bench/gpu_membw.sh, "wgmma": the dev/wgmma sandbox
-# and its SASS check, "heur": bench/heur_vs_find.py on cuda per HEUR_RUNS), SANITIZERS and PAR
+# and its SASS check, "heur": bench/heur_vs_find.py on cuda per HEUR_RUNS, "host":
+# bench/host_overhead on both libraries, two rounds), SANITIZERS and PAR
 # (run.sh's).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -67,6 +68,11 @@ for s in ${STEPS:-tier statusvs lenet compat}; do
                 "${nopt[@]}" --backend=cuda --dt="$2" --layout="$3" --out="$out/heur_$1_$2_$3" \
                 --dnnbench="$BUILD_GPU/tools/dnnbench/dnnbench"
         done ;;
+    host) # host time per convolution call, ours and NVIDIA's, two rounds (issue 7 item 3)
+        cmake --build "$BUILD_GPU" -j "$(nproc)" --target freednn >/dev/null 2>&1
+        make -s -C bench/host_overhead >/dev/null 2>&1
+        step host bash -c "for i in 1 2; do bench/host_overhead/host_overhead $BUILD_GPU/libfreednn.so; \
+            bench/host_overhead/host_overhead $cudnn; done" ;;
     wgmma) step wgmma bash -c 'make -C dev/wgmma && timeout 60 dev/wgmma/fwd && make -C dev/wgmma sass' ;;
     compat) step compat bash tests/gpu/compat_block.sh --freednn "$BUILD_GPU" --nvidia-lib "$(dirname "$cudnn")" \
         --nvidia-include build-data/cudnn-include ;;
