@@ -50,9 +50,9 @@ void fd_backend_handle_fini(cudnnHandle_t handle);
 cudnnStatus_t fd_backend_set_stream(cudnnHandle_t handle, cudaStream_t stream);
 
 /* What the host CPU and its BLAS are, for the cpu algorithm heuristic (src/api/conv.c); the cpu
- * backend answers (src/cpu/gemm.c). FD_CPU_PROFILE_ZEN: an AMD CPU (Zen 4 runs 512-bit
- * instructions as two halves, so the compute-heavy Winograd transforms lose to the direct row
- * where Sapphire Rapids won). FD_CPU_PROFILE_BLAS512: OpenBLAS runs AVX-512 kernels (SkylakeX,
+ * backend answers (src/cpu/gemm.c). FD_CPU_PROFILE_ZEN: an AMD CPU (on the Zen 5 machine of
+ * docs/perf/cpu-2026-12-01-zen4.md the Winograd rows lost to the direct row where Sapphire
+ * Rapids had them win). FD_CPU_PROFILE_BLAS512: OpenBLAS runs AVX-512 kernels (SkylakeX,
  * Cooperlake, SapphireRapids), not narrower ones (OPENBLAS_CORETYPE=Haswell on an AVX-512
  * machine makes its GEMMs 1.9x slower). FREEDNN_CPU_HEURISTIC=spr|zen|zen-avx2 pins the answer
  * (spr: neither bit's limits, zen: both bits, zen-avx2: ZEN only). Read at each call (cheap;

@@ -4,7 +4,7 @@
  * which kernels it chose for this CPU, and whether those leave the CPU's AVX-512 unused.
  *
  * OpenBLAS built with DYNAMIC_ARCH (Debian's, Ubuntu's) picks a kernel set per CPU when it is
- * loaded, from cpuid or, when set, from OPENBLAS_CORETYPE. On an AMD EPYC (Zen 4) Debian 12's
+ * loaded, from cpuid or, when set, from OPENBLAS_CORETYPE. On an AMD EPYC (Zen 5) Debian 12's
  * 0.3.21 picks its AVX-512 "Cooperlake" kernels by itself, but the development machines of
  * this project run with OPENBLAS_CORETYPE=Haswell in the environment, which forces the AVX2
  * kernels: sgemm 512^3 on one thread 132 GFLOP/s against 251, and ResNet-50's backward
@@ -56,7 +56,7 @@ void dr_check_cpu_blas(dr_ctx_t *ctx, dr_check_t *c)
             dr_note(c, "OPENBLAS_CORETYPE=%s in the environment chose them", forced);
         else
             dr_note(c, "%s chose them by itself (a release that does not know this CPU)", cfg);
-        dr_note(c, "measured on an AMD EPYC (Zen 4): sgemm 1.9x faster on its AVX-512 kernels, "
+        dr_note(c, "measured on an AMD EPYC (Zen 5): sgemm 1.9x faster on its AVX-512 kernels, "
                    "the cpu backend's backward convolutions 1.5x");
         if (forced != NULL)
             dr_fix(c, "unset OPENBLAS_CORETYPE (or set it to SkylakeX) before starting the program");
