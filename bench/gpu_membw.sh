@@ -65,7 +65,7 @@ for dt in $dts; do
         run "pool_${dt}_$lay" pool $dt $lay ${p}k3s2p1,mode=max ${p}k2s2,mode=avg_excl
         run "softmax_${dt}_$lay" softmax $dt $lay $p $p64
         run "bn_${dt}_$lay" bn $dt $lay $p
-        run "tensor_${dt}_$lay" tensor $dt $lay $p,op=add_tensor $p,op=add
+        run "tensor_${dt}_$lay" tensor $dt $lay $p,op=add_tensor $p,op=add $p,op=transform
         run "lrn_${dt}_$lay" lrn $dt $lay $p
     done
 done

@@ -276,6 +276,17 @@ mem_usage)
     expect_rc 0 "--impl=list for tensor"
     expect_grep list '^fd_tensor_add_ref +ref +fwd$'
     expect_grep list '^fd_tensor_op_ref +ref +fwd$'
+    expect_grep list '^fd_tensor_transform_ref +ref +fwd$'
+    # op=transform: NCHW -> NHWC and back against the ref, exact; no broadcast
+    for l in nchw nhwc; do
+        run "transform_$l" --op=tensor --backend=cpu --layout=$l --dt=f16 --fill=real \
+            "n2c5h3w7 op=transform" "n3c16h4w4 op=transform"
+        expect_rc 0 "op=transform, $l"
+        expect_grep "transform_$l" '^tests:2 passed:2 skipped:0 mistrusted:0 failed:0 executed:0$'
+    done
+    run transform_bcast --op=tensor "n2c5h3w7 op=transform bcast=c"
+    expect_rc 2 "op=transform with a broadcast"
+    expect_grep transform_bcast.err 'op=transform takes no broadcast'
     run impl --op=softmax --impl=fd_softmax_bwd_ref n2c4h3
     expect_rc 0 "--impl=fd_softmax_bwd_ref"
     expect_grep impl "^ +0 PASSED +bwd .*--backend=ref --impl=fd_softmax_bwd_ref "

@@ -91,7 +91,7 @@ static const char usage_text[] =
     "      softmax 'n2c16h28w28 algo=accurate|log|fast mode=channel|instance'\n"
     "      lrn     'n2c16h28w28 size=5 alpha=1e-4 beta=0.75 k=2'\n"
     "      bn      'n2c16h28w28 mode=spatial|per_activation|spatial_persistent [eps=] [factor=]'\n"
-    "      tensor  'n2c16h28w28 op=add_tensor|add|mul|min|max [bcast=c|none]'\n"
+    "      tensor  'n2c16h28w28 op=add_tensor|add|mul|min|max|transform [bcast=c|none]'\n"
     "      directions fwd, bwd (bn: fwd_infer, fwd_train, bwd; tensor: fwd); bwd_data means bwd\n"
     "see docs/dnnbench.md\n";
 

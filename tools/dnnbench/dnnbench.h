@@ -84,6 +84,7 @@
     X(cudnnDestroyOpTensorDescriptor)                                                              \
     X(cudnnSetOpTensorDescriptor)                                                                  \
     X(cudnnOpTensor)                                                                               \
+    X(cudnnTransformTensor)                                                                        \
     X(freednnCreateWithBackend)                                                                    \
     X(freednnGetBackend)                                                                           \
     X(freednnGetVersion)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * op_tensor.c - dnnbench's elementwise tensor calls, forward only: cudnnAddTensor
- * (op=add_tensor: C = A + C, A a 1xCx1x1 bias by default) and cudnnOpTensor (op=add, mul, min,
- * max: C = op(A, B), B full-size by default), NCHW or NHWC, through memop.c.
+ * (op=add_tensor: C = A + C, A a 1xCx1x1 bias by default), cudnnOpTensor (op=add, mul, min,
+ * max: C = op(A, B), B full-size by default) and cudnnTransformTensor (op=transform: C = A in
+ * the other layout: --layout=nchw reads NCHW and writes NHWC, nhwc the reverse), through
+ * memop.c.
  *
  * Problem: "n2c16h28w28 op=add_tensor" with bcast=c (the broadcast operand - A of AddTensor, B
  * of OpTensor - is 1xCx1x1) or bcast=none (full size). OpTensor's compute type is FLOAT
@@ -20,11 +22,11 @@ typedef struct tensor_shape {
 _Static_assert(sizeof(tensor_shape_t) <= DNB_PROBLEM_BYTES, "fits a dnb_problem_t");
 
 static const char *const tensor_dirs[] = {"fwd", NULL};
-enum { OP_ADD_TENSOR, OP_ADD, OP_MUL, OP_MIN, OP_MAX };
-static const char *const op_names[] = {"add_tensor", "add", "mul", "min", "max", NULL};
+enum { OP_ADD_TENSOR, OP_ADD, OP_MUL, OP_MIN, OP_MAX, OP_TRANSFORM };
+static const char *const op_names[] = {"add_tensor", "add", "mul", "min", "max", "transform", NULL};
 static const cudnnOpTensorOp_t op_enum[] = {CUDNN_OP_TENSOR_ADD, CUDNN_OP_TENSOR_ADD,
                                             CUDNN_OP_TENSOR_MUL, CUDNN_OP_TENSOR_MIN,
-                                            CUDNN_OP_TENSOR_MAX};
+                                            CUDNN_OP_TENSOR_MAX, CUDNN_OP_TENSOR_ADD /* unused */};
 _Static_assert(sizeof op_enum / sizeof op_enum[0] == sizeof op_names / sizeof op_names[0] - 1,
                "one enum per op name");
 static const char *const bcast_names[] = {"none", "c", NULL};
@@ -75,6 +77,10 @@ static int tensor_parse(const char *text, dnb_problem_t *p, char *err, size_t er
     s->n = d[0], s->c = d[1], s->h = d[2], s->w = d[3];
     if (!a.bcast_given)
         s->bcast = default_bcast(s->op);
+    if (s->op == OP_TRANSFORM && s->bcast) {
+        snprintf(err, err_size, "op=transform takes no broadcast (bcast=c given)");
+        return -1;
+    }
     return 0;
 }
 
@@ -118,6 +124,11 @@ static void tensor_spec(const dnb_problem_t *p, int dir, dnb_mspec_t *sp)
     const int64_t n = count_of(s), nb = s->bcast ? s->c : n;
     sp->derive_dir = -1;
     sp->abs_oracle = 1; /* linear (add, mul) or selecting (min, max) */
+    if (s->op == OP_TRANSFORM) { /* A in, C out (the layout differs, the count does not) */
+        sp->t[dnb_mspec_add(sp, "A", DNB_MT_IN, n)].linear = 1;
+        sp->primary = dnb_mspec_add(sp, "C", DNB_MT_OUT, n);
+        return;
+    }
     if (s->op == OP_ADD_TENSOR) {
         sp->t[dnb_mspec_add(sp, "A", DNB_MT_IN, nb)].linear = 1;
         sp->primary = dnb_mspec_add(sp, "C", DNB_MT_INOUT, n);
@@ -146,6 +157,8 @@ static const char *tensor_missing(const dnb_lib_t *l, const dnb_problem_t *p, in
     NEED(cudnnSetTensor4dDescriptor)
     if (shape_of(p)->op == OP_ADD_TENSOR) {
         NEED(cudnnAddTensor)
+    } else if (shape_of(p)->op == OP_TRANSFORM) {
+        NEED(cudnnTransformTensor)
     } else {
         NEED(cudnnCreateOpTensorDescriptor)
         NEED(cudnnDestroyOpTensorDescriptor)
@@ -164,6 +177,16 @@ static cudnnStatus_t tensor_setup(dnb_mside_t *sd, const char **what)
     *what = "cudnnSetTensor4dDescriptor(C)";
     if ((st = dnb_mside_tensor(sd, &ts->cd, s->n, s->c, s->h, s->w)))
         return st;
+    if (s->op == OP_TRANSFORM) { /* bd: C, in the other layout */
+        *what = "cudnnSetTensor4dDescriptor(C, the other layout)";
+        if ((st = sd->lib->cudnnCreateTensorDescriptor(&ts->bd))) {
+            ts->bd = NULL;
+            return st;
+        }
+        return sd->lib->cudnnSetTensor4dDescriptor(
+            ts->bd, sd->nhwc ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC, sd->dt, (int)s->n,
+            (int)s->c, (int)s->h, (int)s->w);
+    }
     *what = "cudnnSetTensor4dDescriptor(the broadcast operand)";
     if ((st = s->bcast ? dnb_mside_tensor(sd, &ts->bd, 1, s->c, 1, 1)
                        : dnb_mside_tensor(sd, &ts->bd, s->n, s->c, s->h, s->w)))
@@ -196,6 +219,8 @@ static cudnnStatus_t tensor_call(const dnb_mside_t *sd, void *const *b)
     const void *one = dnb_one(sd->dt), *zero = dnb_zero(sd->dt);
     if (shape_of(sd->p)->op == OP_ADD_TENSOR) /* C = A + C: a bias added to an activation */
         return sd->lib->cudnnAddTensor(sd->h, one, ts->bd, b[T_A], one, ts->cd, b[T_C_ADD]);
+    if (shape_of(sd->p)->op == OP_TRANSFORM) /* C (other layout) = A */
+        return sd->lib->cudnnTransformTensor(sd->h, one, ts->cd, b[T_A], zero, ts->bd, b[T_C_ADD]);
     return sd->lib->cudnnOpTensor(sd->h, ts->od, one, ts->cd, b[T_A], one, ts->bd, b[T_B], zero,
                                   ts->cd, b[T_C_OP]);
 }
@@ -207,11 +232,11 @@ static void tensor_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol
     (void)t, (void)S;
     const int op = shape_of(a->p)->op;
     tol->k = 1;
-    tol->exact = op == OP_MIN || op == OP_MAX || !a->fill_real;
+    tol->exact = op == OP_MIN || op == OP_MAX || op == OP_TRANSFORM || !a->fill_real;
 }
 
 static const char *const tensor_impl_ops[] = {"FD_OP_TENSOR_ADD", "fwd", "FD_OP_TENSOR_OP", "fwd",
-                                              NULL};
+                                              "FD_OP_TENSOR_TRANSFORM", "fwd", NULL};
 
 static const dnb_memop_t tensor_memop = {
     .spec = tensor_spec,
