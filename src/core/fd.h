@@ -109,6 +109,10 @@ struct cudnnContext {
     void *scratch;
     size_t scratch_size;
     void *scratch_event; /* cudaEvent_t: the last stream's work, for the next stream to wait on */
+    /* cuda: the one-launch split-K tile counters (src/cuda/splitk.cuh), zeroed once with the
+     * handle, a ring of slots; splitk_next picks a call's slot. NULL elsewhere. */
+    unsigned *splitk_ctr;
+    unsigned splitk_next;
 };
 
 struct cudnnTensorStruct {

@@ -56,8 +56,14 @@
  * do not depend on the device. Workspace:
  * S * K * R*S*C floats, partial z at [z][k][j]. The reduce kernel sums z = 0..S-1 in order in
  * float (as the mma.sync row), blends alpha/beta in double, rounds once; beta == 0 never reads
- * dw. Rounding: float accumulation (wgmma's, then the split sum) vs ref's double: integer-exact
- * fills whose partial sums stay below 2^24 ulps are bit-identical.
+ * dw. One launch (splitk.cuh) when a tile's S partials of 128 x BN floats fit its 256 KiB rule:
+ * after their stores the 256 consumer threads fence, meet at named barrier 1 and take the tile's
+ * ticket; the last block's consumers sum the tile (float4 loads through L2, the same order, so
+ * the same bits) and write dw; the reduce kernel is not launched. ptxas (sm_90a): f16/bf16 BN
+ * 64 / 128 / 256 64 / 93 / 168 registers (58 / 90 / 168 before the tail), tf32 105 / 144, 0
+ * spills, 1 KiB of static shared memory (the last-block flag, padded by the dynamic region's
+ * 1024-byte alignment). Rounding: float accumulation (wgmma's, then the split sum) vs ref's
+ * double: integer-exact fills whose partial sums stay below 2^24 ulps are bit-identical.
  *
  * Limits (applicable): compute capability 9.0, HALF/BFLOAT16 x/dy/dw, 2-d, groups 1, strides up to 4,
  * dilation 1, C % 64 == 0, K % 8 == 0, NHWC x and dy with 16-byte strides, packed KRSC dw (what
@@ -90,6 +96,7 @@
 #include <string.h>
 
 #include "fd_cuda.cuh"
+#include "splitk.cuh"
 #include "wgmma_sm90.cuh"
 
 #define WW_THREADS 384 /* 3 warpgroups */
@@ -114,6 +121,13 @@ typedef struct {
     int bw, bh, bni;      /* 4-d mode: the pixel box */
     int tiles_q, tiles_p; /* boxes along Q, along P */
     int rows;             /* pixel rows a box fills: bw*bh*bni, or 64 */
+    /* one launch (splitk.cuh): the tile counters (NULL: the reduce kernel runs), the splits,
+     * dw (the row's type) with its strides K, C, R, S, the blend */
+    unsigned *ctr;
+    int splits;
+    void *dw;
+    int64_t ws0, ws1, ws3, ws4;
+    double alpha, beta;
 } ww_args_t;
 
 static size_t ww_smem_bytes(int bn)
@@ -237,6 +251,69 @@ static __device__ __forceinline__ void ww_store_part(const float (&acc)[BN / 2],
 }
 #endif
 
+/* Loads and stores of dw in the row's type: float in, double out, one rounding. */
+static __device__ __forceinline__ float ww_ld(const __half *p)
+{
+    return __half2float(*p);
+}
+static __device__ __forceinline__ float ww_ld(const __nv_bfloat16 *p)
+{
+    return __bfloat162float(*p);
+}
+static __device__ __forceinline__ float ww_ld(const float *p)
+{
+    return *p;
+}
+static __device__ __forceinline__ void ww_st(float *p, double v)
+{
+    *p = (float)v;
+}
+static __device__ __forceinline__ void ww_st(__half *p, double v)
+{
+    *p = __double2half(v);
+}
+static __device__ __forceinline__ void ww_st(__nv_bfloat16 *p, double v)
+{
+    *p = __double2bfloat16(v);
+}
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* One launch (splitk.cuh): the 256 consumer threads (t = 0..255) after their partial stores:
+ * fence, named barrier 1, the ticket; the tile's last block sums rows k0.. (BN output channels)
+ * and columns of j-chunks jc0, jc0 + na - 1 over the splits in order and blends into dw. */
+template <typename T, int BN>
+static __device__ __forceinline__ void ww_fused_tail(const ww_args_t &a, int tile, int k0, int jc0,
+                                                     int na, int t)
+{
+    __shared__ unsigned ww_last;
+    __threadfence();
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    if (t == 0)
+        ww_last = fd_splitk_ticket(a.ctr + tile, a.splits) ? 1u : 0u;
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    if (ww_last == 0u)
+        return;
+    __threadfence(); /* the other blocks' partials, published by their fences, are read next */
+    const int k1 = k0 + BN < a.k ? k0 + BN : a.k;
+    T *dw = (T *)a.dw;
+    const int64_t rsc = a.rsc, c = a.c, s = a.s;
+    const double alpha = a.alpha, beta = a.beta;
+    fd_splitk_sum_tile<4>(a.part, a.splits, (int64_t)a.k * rsc, rsc, k0, k1, (int64_t)jc0 * 64,
+                       (int64_t)(jc0 + na) * 64, t, 256, [&](int k, int64_t j, const float *vs) {
+                           /* C % 64 == 0: the four columns share the tap f */
+                           const int64_t f = j / c, cc = j % c;
+                           T *p = dw + k * a.ws0 + cc * a.ws1 + (f / s) * a.ws3 + (f % s) * a.ws4;
+#pragma unroll
+                           for (int e = 0; e < 4; e++) {
+                               double o = alpha * (double)vs[e];
+                               if (beta != 0.0)
+                                   o += beta * (double)ww_ld(p + e * a.ws1);
+                               ww_st(p + e * a.ws1, o);
+                           }
+                       });
+}
+#endif
+
 /* ---- the GEMM kernel -------------------------------------------------------------------------
  * Grid: one block per (tile, split), the tile fastest (blocks reading the same pixels run
  * together); tile = (mt, nt), mt fastest: j-chunks 2mt and 2mt+1, output channels nt*BN.. .
@@ -328,40 +405,15 @@ static __global__ void __launch_bounds__(WW_THREADS, 1)
     }
     wgx_wait<0>();
     wgx_acc_fence(acc);
-    if (!active)
-        return;
-
-    ww_store_part<BN>(acc, a, z, k0, jc0 + cw, tid);
+    if (active)
+        ww_store_part<BN>(acc, a, z, k0, jc0 + cw, tid);
+    if (a.ctr != nullptr)
+        ww_fused_tail<T, BN>(a, tile, k0, jc0, na, threadIdx.x - 128);
 #elif defined(__CUDA_ARCH__)
     /* no wgmma here; the host launches this only on compute capability 9.0, where the sm_90a
      * image is the one loaded: reaching this is a build error, made loud */
     __trap();
 #endif
-}
-
-static __device__ __forceinline__ float ww_ld(const __half *p)
-{
-    return __half2float(*p);
-}
-static __device__ __forceinline__ float ww_ld(const __nv_bfloat16 *p)
-{
-    return __bfloat162float(*p);
-}
-static __device__ __forceinline__ float ww_ld(const float *p)
-{
-    return *p;
-}
-static __device__ __forceinline__ void ww_st(float *p, double v)
-{
-    *p = (float)v;
-}
-static __device__ __forceinline__ void ww_st(__half *p, double v)
-{
-    *p = __double2half(v);
-}
-static __device__ __forceinline__ void ww_st(__nv_bfloat16 *p, double v)
-{
-    *p = __double2bfloat16(v);
 }
 
 /* dw[k, f, c] = alpha * sum_z part[z][k][j] + beta * dw (j = f*C + c): the splits in order in
@@ -518,10 +570,10 @@ static __global__ void __launch_bounds__(WW_THREADS, 1)
     }
     wgx_wait<0>();
     wgx_acc_fence(acc);
-    if (!active)
-        return;
-
-    ww_store_part<BN>(acc, a, z, k0, jc0 + cw, tid); /* the same fragment layout as f16 */
+    if (active)
+        ww_store_part<BN>(acc, a, z, k0, jc0 + cw, tid); /* the same fragment layout as f16 */
+    if (a.ctr != nullptr)
+        ww_fused_tail<float, BN>(a, tile, k0, jc0, na, threadIdx.x - 128);
 #elif defined(__CUDA_ARCH__)
     __trap(); /* as the f16 kernel: launched on compute capability 9.0 (sm_90a image) only */
 #endif
@@ -873,9 +925,16 @@ static cudnnStatus_t ww_reduce(const fd_conv_problem_t *p, const fd_conv_args_t 
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* The one-launch form's counters for a tile of 128 x BN partials, or NULL (splitk.cuh). */
+static unsigned *ww_counters(const fd_conv_args_t *a, const ww_plan_t &pl, int bn)
+{
+    return fd_cuda_splitk_counters(a->handle, pl.mtiles * pl.ntiles, pl.splits,
+                                   (size_t)128 * (size_t)bn * sizeof(float), a->workspace);
+}
+
 template <typename T, int BN, bool TAP, int KS>
 static cudnnStatus_t ww_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a,
-                               const CUtensorMap &tmx, const CUtensorMap &tmdy, const ww_args_t &ka,
+                               const CUtensorMap &tmx, const CUtensorMap &tmdy, ww_args_t ka,
                                const ww_plan_t &pl)
 {
     const cudnnStatus_t prep =
@@ -884,19 +943,20 @@ static cudnnStatus_t ww_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
         return prep;
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ntiles * pl.splits);
+    ka.ctr = ww_counters(a, pl, BN);
     conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>
         <<<blocks, WW_THREADS, ww_smem_bytes(BN), s>>>(tmx, tmdy, ka);
     FD_CUDA_LAUNCHED(
         "conv_wgrad_wgmma on %s data (BN %d, %s of %d rows, %d k16 steps, %u blocks, %d splits, "
-        "stream %p)",
+        "%s, stream %p)",
         fd_dtype_name(p->xdt), BN, TAP ? "4-d pixel boxes" : "[M][C] boxes", pl.rows, KS, blocks,
-        pl.splits, (void *)s);
-    return ww_reduce<T>(p, a, ka, pl);
+        pl.splits, ka.ctr != NULL ? "one launch" : "reduce kernel", (void *)s);
+    return ka.ctr != NULL ? CUDNN_STATUS_SUCCESS : ww_reduce<T>(p, a, ka, pl);
 }
 
 template <int BN, bool TAP>
 static cudnnStatus_t wt_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a,
-                               const CUtensorMap &tmx, const CUtensorMap &tmdy, const ww_args_t &ka,
+                               const CUtensorMap &tmx, const CUtensorMap &tmdy, ww_args_t ka,
                                const ww_plan_t &pl)
 {
     const cudnnStatus_t prep = ww_prepare<conv_wgrad_wgmma_tf32<BN, TAP>>(wt_smem_bytes(BN), BN);
@@ -904,12 +964,13 @@ static cudnnStatus_t wt_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
         return prep;
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ntiles * pl.splits);
+    ka.ctr = ww_counters(a, pl, BN);
     conv_wgrad_wgmma_tf32<BN, TAP><<<blocks, WW_THREADS, wt_smem_bytes(BN), s>>>(tmx, tmdy, ka);
-    FD_CUDA_LAUNCHED("conv_wgrad_wgmma_tf32 (BN %d, %s of %d rows, %u blocks, %d splits, stream "
-                     "%p)",
+    FD_CUDA_LAUNCHED("conv_wgrad_wgmma_tf32 (BN %d, %s of %d rows, %u blocks, %d splits, %s, "
+                     "stream %p)",
                      BN, TAP ? "4-d pixel boxes" : "[M][C] boxes", pl.rows, blocks, pl.splits,
-                     (void *)s);
-    return ww_reduce<float>(p, a, ka, pl);
+                     ka.ctr != NULL ? "one launch" : "reduce kernel", (void *)s);
+    return ka.ctr != NULL ? CUDNN_STATUS_SUCCESS : ww_reduce<float>(p, a, ka, pl);
 }
 
 template <typename T>
@@ -995,6 +1056,11 @@ static cudnnStatus_t ww_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
     ka.bw = pl.bw, ka.bh = pl.bh, ka.bni = pl.bni;
     ka.tiles_q = pl.tiles_q, ka.tiles_p = pl.tiles_p;
     ka.rows = pl.rows;
+    ka.splits = pl.splits;
+    ka.dw = a->out;
+    ka.ws0 = p->ws[0], ka.ws1 = p->ws[1], ka.ws3 = p->ws[3], ka.ws4 = p->ws[4];
+    ka.alpha = a->alpha, ka.beta = a->beta;
+    ka.ctr = NULL; /* the launch picks the one-launch form's counters */
     if (p->xdt == CUDNN_DATA_HALF)
         return ww_dispatch<__half>(p, a, pl, tmx, tmdy, ka);
     if (p->xdt == CUDNN_DATA_FLOAT)

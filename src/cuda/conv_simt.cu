@@ -18,8 +18,10 @@
  *   bwd filter dw[k, j] = sum_m A[k, m] B[m, j]; j = (c, f) or (f, c) in the filter's memory
  *              order, m = (n, od, oh, ow); A[k, m] = dy[m, k], B[m, j] = x gathered as in fwd.
  *              The m range is split (a fixed rule of the problem, not of the GPU) into float
- *              partial tiles in the workspace, summed in split order by a second kernel, so
- *              the bits never depend on scheduling; one split writes dw directly, no workspace.
+ *              partial tiles in the workspace, summed in split order by a second kernel or,
+ *              when the partials are small, by each tile's last block (one launch,
+ *              splitk.cuh), so the bits never depend on scheduling or on the path; one split
+ *              writes dw directly, no workspace.
  * The order of kk follows the filter's memory order (KCRS: channel outer; KRSC: channel inner)
  * unless the activations are channel-contiguous (NHWC), which then decide: channel inner.
  *
@@ -48,6 +50,7 @@
 #include <stdlib.h>
 
 #include "fd_cuda.cuh"
+#include "splitk.cuh"
 
 #define SIMT_BM 128
 #define SIMT_BN 128
@@ -383,7 +386,7 @@ static __device__ __forceinline__ void simt_wcol(const simt_wgeom_t &g, int j, i
 static __global__ void __launch_bounds__(SIMT_THREADS, 2)
     conv_simt_wgrad(const simt_wgeom_t g, const float *__restrict__ x,
                     const float *__restrict__ dy, float *__restrict__ part, int split_len,
-                    float *__restrict__ dw, double alpha, double beta)
+                    float *__restrict__ dw, double alpha, double beta, unsigned *ctr, int splits)
 {
     __shared__ __align__(16) float as[SIMT_STAGES][SIMT_BK * SIMT_LD];
     __shared__ __align__(16) float bs[SIMT_STAGES][SIMT_BK * SIMT_LD];
@@ -492,6 +495,34 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
             }
         }
     }
+    if (g.direct || ctr == nullptr)
+        return; /* one split blended above, or conv_simt_wgrad_reduce runs next */
+    /* one launch (splitk.cuh): the tile's last block sums its splits in order and blends */
+    __threadfence();
+    __syncthreads();
+    const int last =
+        tid == 0 && fd_splitk_ticket(ctr + blockIdx.y * gridDim.x + blockIdx.x, splits);
+    if (!__syncthreads_or(last))
+        return;
+    __threadfence();
+    const int k1 = k0 + SIMT_BM < g.k ? k0 + SIMT_BM : g.k;
+    const int j1 = j0 + SIMT_BN < g.j ? j0 + SIMT_BN : g.j;
+    const auto st = [&](int k, int64_t j, const float *v, int n) {
+        for (int e = 0; e < n; e++) {
+            int c, f0, f1, f2;
+            simt_wcol(g, (int)j + e, c, f0, f1, f2);
+            simt_blend(dw + (k * g.ws[0] + c * g.ws[1] + f0 * g.ws[2] + f1 * g.ws[3] +
+                             f2 * g.ws[4]),
+                       alpha, beta, v[e]);
+        }
+    };
+    const int64_t zs = (int64_t)g.k * g.j;
+    if (g.j % 4 == 0) /* float4 loads (the host checked the workspace's alignment) */
+        fd_splitk_sum_tile<4>(part, splits, zs, g.j, k0, k1, j0, j1, tid, SIMT_THREADS,
+                              [&](int k, int64_t j, const float *v) { st(k, j, v, 4); });
+    else
+        fd_splitk_sum_tile<1>(part, splits, zs, g.j, k0, k1, j0, j1, tid, SIMT_THREADS,
+                              [&](int k, int64_t j, const float *v) { st(k, j, v, 1); });
 }
 
 /* dw[k, j] = alpha * (the splits summed in split order) + beta * dw[k, j]. */
@@ -786,11 +817,19 @@ extern "C" cudnnStatus_t fd_conv_bwd_filter_simt_igemm_run(const fd_conv_problem
                     (unsigned)splits);
     cudaStream_t s = a->handle->stream;
     float *part = (float *)a->workspace, *dw = (float *)a->out;
+    /* partials of 4-byte columns not a multiple of 4 are summed one float at a time: a quarter
+     * of the loads in flight, so a quarter of the byte rule's partials (splitk.cuh) */
+    unsigned *ctr = g.direct ? NULL
+                             : fd_cuda_splitk_counters(a->handle, (int64_t)grid.x * grid.y, splits,
+                                                       (size_t)SIMT_BM * SIMT_BN * sizeof(float) *
+                                                           (g.j % 4 == 0 ? 1 : 4),
+                                                       part);
     conv_simt_wgrad<<<grid, SIMT_THREADS, 0, s>>>(g, (const float *)a->x, (const float *)a->y,
-                                                  part, len, dw, a->alpha, a->beta);
-    FD_CUDA_LAUNCHED("conv_simt_wgrad (grid %u x %u x %u, stream %p)", grid.x, grid.y, grid.z,
+                                                  part, len, dw, a->alpha, a->beta, ctr, splits);
+    FD_CUDA_LAUNCHED("conv_simt_wgrad (grid %u x %u x %u, %s, stream %p)", grid.x, grid.y,
+                     grid.z, g.direct ? "one split" : ctr != NULL ? "one launch" : "reduce kernel",
                      (void *)s);
-    if (!g.direct) {
+    if (!g.direct && ctr == NULL) {
         const unsigned rblocks = fd_cuda_blocks((int64_t)g.k * g.j, FD_CUDA_BLOCK);
         conv_simt_wgrad_reduce<<<rblocks, FD_CUDA_BLOCK, 0, s>>>(g, part, splits, dw, a->alpha,
                                                                  a->beta);

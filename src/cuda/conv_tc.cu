@@ -21,7 +21,9 @@
  *   bwd filter dw[k, j] = sum_m A[k, m] B[m, j];   M = K, N = FD*FH*FW*C, K = N*OD*OH*OW;
  *              A[k, m] = dy[m, k], B[m, j] = x gathered as in fwd; the m range is split
  *              (a fixed rule of the problem, not of the GPU) into float partial tiles in the
- *              workspace, summed in split order by a second kernel: deterministic.
+ *              workspace, summed in split order by a second kernel, or by the last block of
+ *              each tile when the partials are small (one launch, splitk.cuh): deterministic,
+ *              the same bits either way.
  * Tile: 128 x 128 per block, 64 bytes along the reduction (BK = 32 16-bit elements or 16
  * floats), 3 stages of cp.async: A and B take 3 x 2 x 8 KiB = 48 KiB of static shared memory
  * for every type, 8 warps of 64 x 32 (4 x 4 mma tiles). Tiles whose reduction index runs along
@@ -30,9 +32,10 @@
  * fragment load touches each bank once (conv_tc_kernels.cuh says how). The kernels are
  * templates over the storage type (tc_traits: chunk width and mma); the directions share one
  * main loop and differ in their loader and epilogue. ptxas (sm_90, -O3), registers per thread,
- * 0 spills everywhere: f16 and bf16: fwd 128, bwd data 152, bwd filter 128; tf32: fwd 124, bwd
- * data 154, bwd filter 153 (its 32-bit fragment loads keep more addresses live; capping it at
- * 128 for two blocks per SM spills); the split reduce 32.
+ * 0 spills everywhere: f16 and bf16: fwd 128, bwd data 152, bwd filter 126; tf32: fwd 124, bwd
+ * data 154, bwd filter 162 (153 before the one-launch split-K tail; its 32-bit fragment loads
+ * keep more addresses live; capping it at 128 for two blocks per SM spills; one block per SM
+ * either way); the split reduce 32.
  *
  * What they take (tc_applicable): groups 1; C and K multiples of the 16-byte chunk (8 16-bit
  * elements, 4 floats), so a chunk never straddles a tap; x and dy channel-contiguous with the
@@ -49,6 +52,7 @@
 #include <string.h>
 
 #include "fd_cuda.cuh"
+#include "splitk.cuh"
 
 #define TC_BM 128
 #define TC_BN 128
@@ -430,9 +434,16 @@ static cudnnStatus_t bwd_filter_launch(const fd_conv_problem_t *p, const fd_conv
     const unsigned rblocks = fd_cuda_blocks((int64_t)g.k * g.kred, FD_CUDA_BLOCK);
     cudaStream_t s = a->handle->stream;
     float *part = (float *)a->workspace;
-    conv_bwd_filter_tc<T><<<grid, TC_THREADS, 0, s>>>(g, (const T *)a->x, (const T *)a->y, part, len);
-    FD_CUDA_LAUNCHED("conv_bwd_filter_tc on %s data (grid %u x %u x %u)", fd_dtype_name(p->xdt),
-                     grid.x, grid.y, grid.z);
+    unsigned *ctr = fd_cuda_splitk_counters(a->handle, (int64_t)grid.x * grid.y, splits,
+                                            (size_t)TC_BM * TC_BN * sizeof(float), part);
+    conv_bwd_filter_tc<T><<<grid, TC_THREADS, 0, s>>>(g, (const T *)a->x, (const T *)a->y, part,
+                                                      len, ctr, splits, (T *)a->out, a->alpha,
+                                                      a->beta);
+    FD_CUDA_LAUNCHED("conv_bwd_filter_tc on %s data (grid %u x %u x %u, %s)",
+                     fd_dtype_name(p->xdt), grid.x, grid.y, grid.z,
+                     ctr != NULL ? "one launch" : "reduce kernel");
+    if (ctr != NULL)
+        return CUDNN_STATUS_SUCCESS;
     conv_bwd_filter_tc_reduce<T><<<rblocks, FD_CUDA_BLOCK, 0, s>>>(g, part, splits, (T *)a->out,
                                                                    a->alpha, a->beta);
     FD_CUDA_LAUNCHED("conv_bwd_filter_tc_reduce on %s data (%u blocks, %d splits)",

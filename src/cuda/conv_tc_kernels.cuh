@@ -470,7 +470,8 @@ static __global__ void __launch_bounds__(TC_THREADS)
  * k = output channel, j = (f, c) (the KRSC filter's inner index), m = (n, p, q) of dy;
  * A[k, m] = dy[n, p, q, k] and B[m, j] = x[n, p * s - pad + t * dil, c], both staged
  * [TC_BK m][128]. Both loaders: rows lr, lr + TC_THREADS / cpr of the tile, chunk lc. The
- * float partial tiles go to the workspace; conv_bwd_filter_tc_reduce sums the splits in order. */
+ * float partial tiles go to the workspace; conv_bwd_filter_tc_reduce sums the splits in order,
+ * or (ctr != NULL, splitk.cuh) the last block of each tile does, in the same order. */
 template <typename T> struct tc_bwd_filter_loader {
     enum { CPR = 128 / tc_traits<T>::EPC, RSTEP = TC_THREADS / CPR };
     const tc_geom_t &g;
@@ -545,7 +546,8 @@ template <typename T> struct tc_bwd_filter_loader {
 template <typename T>
 static __global__ void __launch_bounds__(TC_THREADS)
     conv_bwd_filter_tc(const __grid_constant__ tc_geom_t g, const T *__restrict__ x,
-                       const T *__restrict__ dy, float *__restrict__ part, int64_t split_len)
+                       const T *__restrict__ dy, float *__restrict__ part, int64_t split_len,
+                       unsigned *ctr, int splits, T *__restrict__ dw, double alpha, double beta)
 {
     __shared__ __align__(128) T as[TC_STAGES * TC_TILE(T)];
     __shared__ __align__(128) T bs[TC_STAGES * TC_TILE(T)];
@@ -577,6 +579,31 @@ static __global__ void __launch_bounds__(TC_THREADS)
                         out[(int64_t)k * g.kred + j] = acc[mi][ni][2 * half + e];
                 }
         }
+    if (ctr == nullptr)
+        return; /* conv_bwd_filter_tc_reduce runs next */
+    /* one launch (splitk.cuh): the tile's last block sums its splits in order and blends */
+    __threadfence();
+    __syncthreads();
+    /* thread 0 takes the ticket; __syncthreads_or hands its answer to the block (as and bs fill
+     * the 48 KiB of static shared memory: no room for a flag) */
+    const int last =
+        tid == 0 && fd_splitk_ticket(ctr + blockIdx.y * gridDim.x + blockIdx.x, splits);
+    if (!__syncthreads_or(last))
+        return;
+    __threadfence();
+    const int k1 = k0 + TC_BM < g.k ? k0 + TC_BM : g.k;
+    const int64_t j1 = j0 + TC_BN < g.kred ? j0 + TC_BN : g.kred;
+    fd_splitk_sum_tile<4>(part, splits, (int64_t)g.k * g.kred, g.kred, k0, k1, j0, j1, tid,
+                       TC_THREADS, [&](int k, int64_t j, const float *vs) {
+                           T *p = dw + k * g.wk + j;
+#pragma unroll
+                           for (int e = 0; e < 4; e++) {
+                               double o = alpha * (double)vs[e];
+                               if (beta != 0.0)
+                                   o += beta * (double)tc_ld(p + e);
+                               p[e] = tc_from_double_(p + e, o);
+                           }
+                       });
 }
 
 /* dw[k, j] = alpha * (sum of the splits, in split order) + beta * dw[k, j]. */

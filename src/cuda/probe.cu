@@ -4,16 +4,21 @@
  * (a driver, a device, sm_80 or later), the runtime version, the error mapping every .cu file
  * uses, and the services generic code reaches through src/core/backend.c: waiting for a
  * handle's stream, Find's timer (events on that stream) and zeroed device scratch (Find without
- * buffers).
+ * buffers), and the handle's own device memory: its scratch and the one-launch split-K counters
+ * (splitk.cuh), allocated with the handle, never by a compute call.
  *
  * The runtime is linked statically, so on a machine without a driver the library still loads
  * and cudaGetDeviceCount answers with an error: cudnnCreate then picks cpu.
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fd_cuda.cuh"
+#include "splitk.cuh"
 
 extern "C" cudnnStatus_t fd_cuda_check(cudaError_t err, const char *file, int line,
                                        const char *what_fmt, ...)
@@ -194,7 +199,47 @@ extern "C" cudnnStatus_t fd_cuda_handle_init(cudnnHandle_t handle, size_t scratc
     handle->scratch = p;
     handle->scratch_size = scratch_bytes;
     handle->scratch_event = (void *)ev;
+    /* the one-launch split-K counters (splitk.cuh): zeroed here, once; every call leaves them
+     * at 0. Without them the backward filter rows launch their reduce kernels. */
+    void *ctr = NULL;
+    const size_t ctr_bytes = (size_t)FD_SPLITK_SLOTS * FD_SPLITK_TILES * sizeof(unsigned);
+    err = cudaMalloc(&ctr, ctr_bytes);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(ctr, 0, ctr_bytes, 0);
+    if (err == cudaSuccess) /* zero before any stream, blocking or not, can use them */
+        err = cudaStreamSynchronize(0);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        if (ctr != NULL)
+            cudaFree(ctr);
+        fd_log_warning("cudnnCreate: the %zu bytes of split-K counters failed (%s); backward "
+                       "filter calls keep their two launches", ctr_bytes, cudaGetErrorName(err));
+        ctr = NULL;
+    }
+    handle->splitk_ctr = (unsigned *)ctr;
+    handle->splitk_next = 0;
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* FREEDNN_SPLITK_FUSED (splitk.cuh): 0 never, 2 always, else the byte rule; once per process. */
+static int splitk_mode_env(void)
+{
+    const char *e = getenv("FREEDNN_SPLITK_FUSED");
+    return e == NULL ? 1 : strcmp(e, "0") == 0 ? 0 : strcmp(e, "2") == 0 ? 2 : 1;
+}
+
+extern "C" unsigned *fd_cuda_splitk_counters(cudnnHandle_t handle, int64_t tiles, int splits,
+                                             size_t tile_bytes, const void *workspace)
+{
+    static const int mode = splitk_mode_env();
+    if (mode == 0 || handle->splitk_ctr == NULL || tiles < 1 || tiles > FD_SPLITK_TILES ||
+        splits < 1 || ((uintptr_t)workspace % 16) != 0)
+        return NULL;
+    if (mode == 1 && (size_t)splits * tile_bytes > FD_SPLITK_FUSED_BYTES)
+        return NULL;
+    const unsigned slot =
+        __atomic_fetch_add(&handle->splitk_next, 1u, __ATOMIC_RELAXED) % FD_SPLITK_SLOTS;
+    return handle->splitk_ctr + (size_t)slot * FD_SPLITK_TILES;
 }
 
 extern "C" void fd_cuda_handle_fini(cudnnHandle_t handle)
@@ -204,6 +249,9 @@ extern "C" void fd_cuda_handle_fini(cudnnHandle_t handle)
     if (handle->scratch_event != NULL)
         cudaEventDestroy((cudaEvent_t)handle->scratch_event);
     handle->scratch = NULL, handle->scratch_size = 0, handle->scratch_event = NULL;
+    if (handle->splitk_ctr != NULL)
+        cudaFree(handle->splitk_ctr);
+    handle->splitk_ctr = NULL;
 }
 
 /* A new stream waits for what the handle queued on the old one (which may still be using the
