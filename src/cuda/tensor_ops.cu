@@ -187,6 +187,40 @@ static __global__ void tensor_transform_kernel(const fd_tensor_transform_problem
     }
 }
 
+/* The NCHW <-> NHWC transform with alpha 1, beta 0: per image, x is a packed rows x cols
+ * matrix and y its transpose (NCHW -> NHWC: rows = C, cols = H W; the reverse: rows = H W,
+ * cols = C). A 32 x 32 tile goes through shared memory (a column of padding: no bank conflicts)
+ * so both the loads along x's rows and the stores along y's rows are coalesced; the elements are
+ * moved as raw bits of their size (U), which is the blend's result when alpha = 1, beta = 0
+ * (a value converted to double and back is itself; NaN payloads and INT64 beyond 2^53 even
+ * survive, where the generic kernel's double would not). Block 32 x 8, each thread 4 rows;
+ * grid x: the tiles of one image, y: images. Bytes: compulsory (one read, one write). */
+#define XP_TILE 32
+#define XP_ROWS 8
+template <typename U>
+static __global__ void tensor_transpose_kernel(const U *__restrict__ x, U *__restrict__ y,
+                                               int64_t rows, int64_t cols, int64_t ctiles)
+{
+    __shared__ U tile[XP_TILE][XP_TILE + 1];
+    const int64_t img = (int64_t)blockIdx.y * rows * cols;
+    const int64_t r0 = (int64_t)(blockIdx.x / ctiles) * XP_TILE;
+    const int64_t c0 = (int64_t)(blockIdx.x % ctiles) * XP_TILE;
+    x += img, y += img;
+#pragma unroll
+    for (int i = threadIdx.y; i < XP_TILE; i += XP_ROWS) {
+        const int64_t r = r0 + i, c = c0 + threadIdx.x;
+        if (r < rows && c < cols)
+            tile[i][threadIdx.x] = x[r * cols + c];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = threadIdx.y; i < XP_TILE; i += XP_ROWS) {
+        const int64_t c = c0 + i, r = r0 + threadIdx.x;
+        if (c < cols && r < rows)
+            y[c * rows + r] = tile[threadIdx.x][i];
+    }
+}
+
 /* ---- packed fast paths, once per storage type --------------------------------------------- */
 
 /* How an input reaches the dense output's element e: at (e / div) % mod; vec: read as 16-byte
@@ -477,6 +511,43 @@ static int transform_is_copy(const fd_tensor_transform_problem_t *p)
     return 1;
 }
 
+/* 1 when view v is packed NCHW (`nhwc` 0) or NHWC (1) over its dims (N, C, spatial...): the
+ * strides a dense tensor of that order has (a dim of extent 1 may have any stride). */
+static int view_packed_as(const fd_tview_t *v, int nhwc)
+{
+    const int nb = v->nb_dims;
+    int64_t st = nhwc ? v->dim[1] : 1;
+    for (int i = nb - 1; i >= 2; i--) {
+        if (v->dim[i] != 1 && v->stride[i] != st)
+            return 0;
+        st *= v->dim[i];
+    }
+    if (v->dim[1] != 1 && v->stride[1] != (nhwc ? 1 : st))
+        return 0;
+    return v->dim[0] == 1 || v->stride[0] == st * v->dim[1];
+}
+
+/* The transpose form of an NCHW <-> NHWC copy (transform_is_copy, 3 to 5 dims, alpha 1, beta 0):
+ * 1 with rows x cols per image, else 0. */
+static int transform_transpose(const fd_tensor_transform_problem_t *p, double alpha, double beta,
+                               int64_t *rows, int64_t *cols)
+{
+    if (!transform_is_copy(p) || alpha != 1.0 || beta != 0.0 || p->y.nb_dims < 3)
+        return 0;
+    int64_t sp = 1;
+    for (int i = 2; i < p->y.nb_dims; i++)
+        sp *= p->y.dim[i];
+    if (view_packed_as(&p->x, 0) && view_packed_as(&p->y, 1)) {
+        *rows = p->y.dim[1], *cols = sp;
+        return 1;
+    }
+    if (view_packed_as(&p->x, 1) && view_packed_as(&p->y, 0)) {
+        *rows = sp, *cols = p->y.dim[1];
+        return 1;
+    }
+    return 0;
+}
+
 extern "C" int fd_tensor_transform_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     const fd_tensor_transform_problem_t *p = (const fd_tensor_transform_problem_t *)problem;
@@ -512,6 +583,33 @@ extern "C" cudnnStatus_t fd_tensor_transform_cuda_run(const void *problem, const
             xb.div == 1 && xb.mod == w.total) {
             FD_CUDA_TYPED_LAUNCH(p->y.dtype, tensor_add_packed, packed_blocks(total, p->y.dtype),
                                  FD_CUDA_BLOCK, st, total, xb, a->x, a->y, a->alpha, a->beta);
+            return CUDNN_STATUS_SUCCESS;
+        }
+    }
+    int64_t rows, cols;
+    if (transform_transpose(p, a->alpha, a->beta, &rows, &cols) && p->y.dim[0] <= 65535) {
+        const int64_t rt = (rows + XP_TILE - 1) / XP_TILE, ct = (cols + XP_TILE - 1) / XP_TILE;
+        if (rt * ct <= INT32_MAX) {
+            const dim3 grid((unsigned)(rt * ct), (unsigned)p->y.dim[0]), block(XP_TILE, XP_ROWS);
+            switch (fd_dtype_size(p->y.dtype)) {
+            case 1:
+                tensor_transpose_kernel<uint8_t><<<grid, block, 0, st>>>(
+                    (const uint8_t *)a->x, (uint8_t *)a->y, rows, cols, ct);
+                break;
+            case 2:
+                tensor_transpose_kernel<uint16_t><<<grid, block, 0, st>>>(
+                    (const uint16_t *)a->x, (uint16_t *)a->y, rows, cols, ct);
+                break;
+            case 4:
+                tensor_transpose_kernel<uint32_t><<<grid, block, 0, st>>>(
+                    (const uint32_t *)a->x, (uint32_t *)a->y, rows, cols, ct);
+                break;
+            default:
+                tensor_transpose_kernel<uint64_t><<<grid, block, 0, st>>>(
+                    (const uint64_t *)a->x, (uint64_t *)a->y, rows, cols, ct);
+                break;
+            }
+            LAUNCHED("tensor_transpose_kernel", grid.x, st);
             return CUDNN_STATUS_SUCCESS;
         }
     }

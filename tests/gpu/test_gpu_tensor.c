@@ -371,6 +371,23 @@ int main(int argc, char **argv)
                 c.alpha = 0.5, c.beta = 0.25;
             run(c, "transform");
         }
+    /* the NCHW <-> NHWC transpose kernel (alpha 1, beta 0, 4-d and 5-d): both directions, the
+     * four float types, a C and a spatial size that are not multiples of its 32 x 32 tile, and
+     * C = 1 (both layouts are one) */
+    {
+        const int t4[4] = {3, 37, 5, 9}, t5[5] = {2, 40, 3, 5, 7}, t1[4] = {2, 1, 6, 7};
+        for (int t = 0; t < 4; t++)
+            for (int l = 0; l < 2; l++)
+                for (int k = 0; k < 3; k++) {
+                    if (gm_smoke && (t > 0 || k == 2))
+                        continue;
+                    tcase_t c = base(OP_XFORM);
+                    const int *d = k == 0 ? t4 : k == 1 ? t5 : t1;
+                    shape(&c.a, dts[t], k == 1 ? 5 : 4, d, (layout_t)l);
+                    shape(&c.c, dts[t], k == 1 ? 5 : 4, d, (layout_t)(1 - l));
+                    run(c, "transform transpose");
+                }
+    }
     /* ReduceTensor: every op and NaN option over short (serial) and long (block) slices */
     const cudnnReduceTensorOp_t rops[9] = {CUDNN_REDUCE_TENSOR_ADD,   CUDNN_REDUCE_TENSOR_MUL,
                                            CUDNN_REDUCE_TENSOR_MIN,   CUDNN_REDUCE_TENSOR_MAX,
