@@ -312,6 +312,12 @@ static int cuda_heuristic_first(const fd_conv_problem_t *p)
     for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++)
         if (p->flt[d] != 3 || p->stride[d] != 1 || p->dil[d] != 1)
             return -1;
+    /* and enough work to repay its three launches: N P Q C K >= 1e7 (the smallest layer Find
+     * gave Winograd in DeepBench / ResNet-50 has 4.7e7; bench/host_overhead's n1c64h8w8k64,
+     * 2.6e5, took 17.5 us of host time and 18.9 us of GPU time on Winograd against ~4 and ~6 on
+     * the one-launch FFMA row, docs/perf/gpu-host-2026-12-01.md) */
+    if ((double)p->n * (double)p->out[1] * (double)p->out[2] * (double)p->c * (double)p->k < 1e7)
+        return -1;
     const int algo = p->dir == FD_CONV_FWD ? (int)CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
                                            : (int)CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
     char why[512];
