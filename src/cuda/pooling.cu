@@ -33,6 +33,10 @@
  * NVIDIA's on the H200): threads walk down H keeping the shared window row in registers, and
  * the backward routes each window's dy to its own 2 x 2 dx block and its neighbours' without
  * recomputing any window per covered cell; the same sums in the same order, the same bits.
+ * Channels-last max forward of those takes pool_s2_max_fwd_vec (2026-12-01, issue 7.4: the
+ * sweep ran 0.58x / 0.65x NVIDIA's f32 / f16 rate): 16-byte vectors, the next step's rows in
+ * flight during the max, lane-wise max chains (pool_vmax16) with the exact scan redone only
+ * for NaN or zero results; the same bits.
  */
 #include <float.h>
 #include <stdio.h>
@@ -188,6 +192,50 @@ static __device__ __forceinline__ double pool_s2_count(const pool_s2_t &q, int i
     return (double)max(ph, 0) * (double)max(pw, 0);
 }
 
+/* Lane-wise max of the 16-byte vectors a and b of one storage type, into r (which may be a):
+ * the NaN-ignoring max (a NaN lane takes the other operand), or with nan the NaN-propagating
+ * one (PTX max.NaN, sm_80+). Only the value matters to the callers, which redo a lane whose
+ * result is NaN or zero (payload and sign of zero) with the exact scan; other results are
+ * the largest cell, whose bits no tie can change. Overloaded by the element pointer. */
+static __device__ __forceinline__ float pool_fmax_nan(float a, float b)
+{
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+static __device__ __forceinline__ void pool_vmax16(float *r, const float *a, const float *b,
+                                                   bool nan)
+{
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+        r[l] = nan ? pool_fmax_nan(a[l], b[l]) : fmaxf(a[l], b[l]);
+}
+static __device__ __forceinline__ void pool_vmax16(double *r, const double *a, const double *b,
+                                                   bool nan)
+{
+#pragma unroll
+    for (int l = 0; l < 2; l++)
+        r[l] = nan && a[l] != a[l] ? a[l] : nan && b[l] != b[l] ? b[l] : fmax(a[l], b[l]);
+}
+static __device__ __forceinline__ void pool_vmax16(__half *r, const __half *a, const __half *b,
+                                                   bool nan)
+{
+    __half2 *r2 = (__half2 *)r;
+    const __half2 *a2 = (const __half2 *)a, *b2 = (const __half2 *)b;
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+        r2[l] = nan ? __hmax2_nan(a2[l], b2[l]) : __hmax2(a2[l], b2[l]);
+}
+static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_bfloat16 *a,
+                                                   const __nv_bfloat16 *b, bool nan)
+{
+    __nv_bfloat162 *r2 = (__nv_bfloat162 *)r;
+    const __nv_bfloat162 *a2 = (const __nv_bfloat162 *)a, *b2 = (const __nv_bfloat162 *)b;
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+        r2[l] = nan ? __hmax2_nan(a2[l], b2[l]) : __hmax2(a2[l], b2[l]);
+}
+
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
 #define FD_STAMP_FILE "pooling_kernels.cuh"
@@ -310,8 +358,9 @@ static int pool_max2d_ok(const fd_pool_problem_t *p, const pool_geom_t *g, pool_
 /* 1 (and *q filled) when the call takes pool_s2_{fwd,bwd}[_vec]: MAX, MAX_DETERMINISTIC or
  * an average of a 2-d problem, stride 2 with a 2 or 3 wide window in H and W, padding 0..1024
  * (no crop), extents below 2^28, non-negative strides with every offset of x, y / dy and dx
- * below 2^31, and fewer than 2^31 threads. vec: the channels-last kernels (the caller checked
- * pool_vec_ok), else W innermost in the written tensor (NCHW-like). */
+ * below 2^31, and fewer than 2^31 threads. vec: the bytes of channels per thread of the
+ * channels-last kernels (POOL_S2_VEC_BYTES, FD_CUDA_VEC_BYTES for pool_s2_max_fwd_vec; the
+ * caller checked pool_vec_ok), 0 for W innermost in the written tensor (NCHW-like). */
 static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd, int vec,
                       pool_s2_t *q)
 {
@@ -337,7 +386,7 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
         if (mx >= ((int64_t)1 << 31) - 64)
             return 0;
     }
-    const int64_t vw = POOL_S2_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+    const int64_t vw = vec / (int64_t)fd_dtype_size(p->dt);
     const int64_t rows = bwd ? (p->in[1] + p->pad[1] + 1) / 2 : p->out[1];
     const int64_t cols = bwd ? (p->in[2] + p->pad[2] + 1) / 2 : p->out[2];
     const int64_t wpr = bwd ? (cols + 30) / 31 : (cols + 31) / 32;
@@ -371,10 +420,10 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     return 1;
 }
 
-/* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31). */
+/* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31); vec as there. */
 static unsigned pool_s2_blocks(const fd_pool_problem_t *p, const pool_s2_t *q, int vec)
 {
-    const int64_t vw = POOL_S2_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+    const int64_t vw = vec / (int64_t)fd_dtype_size(p->dt);
     const int64_t per = vec ? (int64_t)q->planes * q->cols * (q->c / vw)
                             : (int64_t)q->planes * q->wpr * 32;
     return (unsigned)((per * q->nchunks + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
@@ -413,9 +462,15 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const void *ptr[2] = {a->x, a->out};
     const int vec_ok = pool_vec_ok(p, ts, ptr, 2);
     pool_s2_t s2;
-    if (pool_s2_ok(p, &g, 0, vec_ok, &s2)) {
+    if (vec_ok && g.is_max && pool_s2_ok(p, &g, 0, FD_CUDA_VEC_BYTES, &s2)) {
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_vec,
+                             pool_s2_blocks(p, &s2, FD_CUDA_VEC_BYTES), FD_CUDA_BLOCK,
+                             a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (pool_s2_ok(p, &g, 0, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
         if (vec_ok)
-            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd_vec, pool_s2_blocks(p, &s2, 1), FD_CUDA_BLOCK,
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES), FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
         else
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
@@ -490,9 +545,9 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     const void *ptr[3] = {a->x, a->dy, a->out};
     const int vec_ok = pool_vec_ok(p, ts, ptr, 3);
     pool_s2_t s2;
-    if (pool_s2_ok(p, &g, 1, vec_ok, &s2)) {
+    if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
         if (vec_ok)
-            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, 1), FD_CUDA_BLOCK,
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES), FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);
         else
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,

@@ -412,4 +412,155 @@ static __global__ void FD_K(pool_s2_bwd_vec)(const pool_s2_t q, const void *xv, 
     }
 }
 
+/* ---- channels-last max forward, 16 bytes of channels per thread (pool_s2_max_fwd_vec) ----
+ * The general sweep above ran 0.58x (f32) / 0.65x (f16) NVIDIA's rate on the H200 (n32 C 128 /
+ * 256 56 x 56, 3x3 / 2 pad 1): 8-byte vectors, 48 B of loads per step issued only after the
+ * previous step's arithmetic, and per lane the exact 9-cell scan (~60 instructions a lane, 4
+ * lanes an 8-byte f16 vector: issue-bound at the copy rate). Here, for MAX / MAX_DETERMINISTIC:
+ * - thread = (n, chunk of window rows, window column j, 16-byte channel vector), vector
+ *   fastest: a warp reads 512 contiguous bytes per cell (one whole pixel for f32 C = 128, f16
+ *   C = 256); the block's 8 warps are 8 neighbouring j, so the column shared by windows j and
+ *   j + 1 is an L1 hit for one of them.
+ * - Software pipelined: step i + 1's two rows (6 x 16 B) are loaded before step i's max, so
+ *   every thread keeps 96 B in flight (~48 KB an SM at 2 blocks of 256).
+ * - The value is a lane-wise max chain over the cells, 8 (or 5 for 2-tall / 2-wide windows)
+ *   max ops a vector (f16 / bf16 as pairs: 4 max.f16x2 per vector and cell), cells outside x
+ *   filled with the type's lowest finite value (window_max's start value, so an all -inf or
+ *   empty window gives it too); NaN-propagating max with PROPAGATE_NAN. A lane whose result is
+ *   NaN (only with PROPAGATE_NAN: the first NaN's payload) or zero (+0 / -0: the first in scan
+ *   order) is redone with the exact scan s2_max: window_max's value in every case, the same
+ *   bits. alpha 1, beta 0 with no such lane stores the vector as is (the blend of an exact
+ *   value rounds to itself).
+ * Bytes per output vector: 4 cells of x compulsory (16 B each) + the y store; loaded: 2 rows
+ * x 3 columns per step (1.5x the compulsory x in L1 requests, the shared column an L1 hit),
+ * plus one top row per chunk (1 / (2 chunk) more x from L2 / HBM). No shared memory; ptxas
+ * (CUDA 13, sm_90): f32 110, f64 96, f16 / bf16 104 registers, 0 spills, __launch_bounds__
+ * (256, 2) (a bound of 3 blocks spilled 40-400 bytes). The NaN / zero redo blends lane by
+ * lane straight to y (a vector indexed by a loop would live in local memory). */
+
+/* One row of x at columns c0 + {0, 1, 2}: a[k] (lo where the cell is outside x or the
+ * window), bit k of the result when inside. */
+static __device__ __forceinline__ int FD_K(s2_wrow)(const pool_s2_t &q, const FD_T *xc, int row,
+                                                    int c0, const FD_K(pool_vec_t) &lo,
+                                                    FD_K(pool_vec_t) *a)
+{
+    int ok = 0;
+    const bool rok = row >= 0 && row < q.in_h;
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const int col = c0 + k;
+        const bool o = rok && k < q.win_w && col >= 0 && col < q.in_w;
+        a[k] = o ? *(const FD_K(pool_vec_t) *)(xc + (row * q.xs_h + col * q.xs_w)) : lo;
+        ok |= o ? 1 << k : 0;
+    }
+    return ok;
+}
+
+/* Lane-wise max of the three cells of row a (the max16 chain of pool_vmax16). */
+static __device__ __forceinline__ FD_K(pool_vec_t) FD_K(s2_rmax)(const FD_K(pool_vec_t) *a,
+                                                                 bool nan)
+{
+    FD_K(pool_vec_t) r;
+    pool_vmax16(r.e, a[0].e, a[1].e, nan);
+    pool_vmax16(r.e, r.e, a[2].e, nan);
+    return r;
+}
+
+/* m = the lane-wise max of lo, mt (the top row's max), row m and, tall, row b; *mb = row b's
+ * max (the next step's mt). */
+static __device__ __forceinline__ void FD_K(s2_wmax)(const FD_K(pool_vec_t) &lo,
+                                                     const FD_K(pool_vec_t) &mt,
+                                                     const FD_K(pool_vec_t) *m,
+                                                     const FD_K(pool_vec_t) *b, int tall,
+                                                     bool nan, FD_K(pool_vec_t) *r,
+                                                     FD_K(pool_vec_t) *mb)
+{
+    *r = FD_K(s2_rmax)(m, nan);
+    *mb = FD_K(s2_rmax)(b, nan);
+    pool_vmax16(r->e, r->e, mt.e, nan);
+    if (tall)
+        pool_vmax16(r->e, r->e, mb->e, nan);
+    pool_vmax16(r->e, r->e, lo.e, nan);
+}
+
+/* Thread = (n, chunk, window column j, 16-byte channel vector cv), cv fastest. Live per
+ * thread: the top row's max (1 vector), the step's two rows (6) and the next step's (6). */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2)
+    FD_K(pool_s2_max_fwd_vec)(const pool_s2_t q, const void *xv, void *yv, double alpha,
+                              double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    const int cv = q.c / FD_VEC;
+    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int v0 = e % cv;
+    e /= cv;
+    const int j = e % q.out_w;
+    e /= q.out_w;
+    const int ch = e % q.nchunks, n = e / q.nchunks;
+    if (n >= q.planes)
+        return; /* planes = N here */
+    const FD_T *xc = x + (n * q.xs_n + v0 * FD_VEC);
+    FD_T *yc = y + (n * q.gs_n + v0 * FD_VEC);
+    const int i0 = ch * q.chunk, i1 = min(q.out_h, i0 + q.chunk), c0 = 2 * j - q.pad_w;
+    const int tall = q.win_h == 3;
+    const bool plain = alpha == 1.0 && beta == 0.0, nan = q.propagate != 0;
+    FD_K(pool_vec_t) lo;
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        fd_cuda_st(lo.e, l, q.lowest);
+    FD_K(pool_vec_t) mt, rm[3], rb[3], nm[3], nb[3];
+    int okt = FD_K(s2_wrow)(q, xc, 2 * i0 - q.pad_h, c0, lo, rb);
+    mt = nan ? FD_K(s2_rmax)(rb, true) : FD_K(s2_rmax)(rb, false);
+    int nokm = FD_K(s2_wrow)(q, xc, 2 * i0 - q.pad_h + 1, c0, lo, nm);
+    int nokb = FD_K(s2_wrow)(q, xc, 2 * i0 - q.pad_h + 2, c0, lo, nb);
+    for (int i = i0; i < i1; i++) {
+        const int r = 2 * i - q.pad_h;
+        const int okm = nokm, okb = nokb;
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+            rm[k] = nm[k], rb[k] = nb[k];
+        if (i + 1 < i1) { /* the next step's rows, in flight during this step's max */
+            nokm = FD_K(s2_wrow)(q, xc, r + 3, c0, lo, nm);
+            nokb = FD_K(s2_wrow)(q, xc, r + 4, c0, lo, nb);
+        }
+        FD_K(pool_vec_t) m, mb;
+        if (nan)
+            FD_K(s2_wmax)(lo, mt, rm, rb, tall, true, &m, &mb);
+        else
+            FD_K(s2_wmax)(lo, mt, rm, rb, tall, false, &m, &mb);
+        mt = mb;
+        bool redo = false;
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            const FD_ACC v = fd_cuda_ld(m.e, l);
+            redo |= v != v || v == (FD_ACC)0;
+        }
+        FD_T *yp = yc + (i * q.gs_h + j * q.gs_w);
+        if (plain && !redo) {
+            *(FD_K(pool_vec_t) *)yp = m;
+        } else {
+            /* NaN or zero lanes: the exact scan on the cells read again (L1 / L2 hits);
+             * lane by lane blends (the vector stays in registers: no local copy) */
+            const int ok = pool_s2_mask(q, okt, okm, okb);
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++) {
+                FD_ACC val = fd_cuda_ld(m.e, l);
+                if (val != val || val == (FD_ACC)0) {
+                    FD_ACC v[9];
+#pragma unroll
+                    for (int k = 0; k < 9; k++)
+                        v[k] = (ok >> k) & 1 ? fd_cuda_ld(xc, (r + k / 3) * q.xs_h +
+                                                                  (c0 + k % 3) * q.xs_w + l)
+                                             : (FD_ACC)0;
+                    int code;
+                    val = FD_K(s2_max)(v, ok, q.propagate, (FD_ACC)q.lowest, &code);
+                }
+                fd_cuda_blend(yp, l, alpha, beta, (double)val);
+            }
+        }
+        okt = okb;
+    }
+}
+
 #undef FD_S2V

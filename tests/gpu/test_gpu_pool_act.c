@@ -41,6 +41,9 @@ typedef struct {
     uint64_t seed;
 } pool_case_t;
 
+/* 1: pool_fill gives every other zero of x a negative sign (the max chains' zero rule) */
+static int pool_zsign;
+
 /* buffers: fwd x, y; bwd x, y, dy, dx */
 static void pool_fill(int i, void *p, size_t bytes, void *ctx)
 {
@@ -50,6 +53,19 @@ static void pool_fill(int i, void *p, size_t bytes, void *ctx)
     if (c->bwd && i == 3 && c->beta == 0)
         return;
     fill_buf(c->dt, p, bytes, c->fill, c->seed * 7 + (uint64_t)i, -4, 4);
+    if (pool_zsign && i == 0) {
+        const size_t es = fd_test_dtype_size(c->dt);
+        int k = 0;
+        for (size_t e = 0; e < bytes / es; e++) {
+            unsigned char *b = (unsigned char *)p + e * es;
+            int zero = 1;
+            for (size_t q = 0; q + 1 < es; q++)
+                zero &= b[q] == 0;
+            zero &= (b[es - 1] & 0x7f) == 0; /* little-endian: the sign is the top byte's bit */
+            if (zero && (k++ & 1))
+                b[es - 1] |= 0x80;
+        }
+    }
 }
 
 static cudnnStatus_t pool_call(cudnnHandle_t h, void *const *ptr, void *ctx)
@@ -232,6 +248,28 @@ static void pool_tests(void)
                     pool_case(dtypes[t], modes[(t + nan) % 2], (cudnnNanPropagation_t)nan, 2, 3,
                               l ? 16 : 4, s2in[(t + l) % 3], nan ? 3 : 2, nan, 2, 0, (layout_t)l,
                               bwd, nan ? 0.5 : 1, nan ? 0.25 : 0, F_SPECIAL, seed++);
+    /* pool_s2_max_fwd_vec (channels-last max forward, 16-byte vectors, rows loaded a step
+     * ahead, lane-wise max chains redone by the exact scan where NaN or zero): 16 vectors per
+     * pixel, 56 x 56 and odd planes, 3x3 pad 1, 2x2, 3x3 pad 0 ceil, both NaN options and
+     * blends, +0 / -0 ties; then the benchmark's problems (n32, f32 C 128,
+     * f16 C 256, 56 x 56: chunks of 4 window rows on 132 SMs) */
+    pool_zsign = 1;
+    static const int s2odd[3] = {29, 31, 1};
+    for (int t = 0; t < 4; t++)
+        for (int nan = 0; nan < 2; nan++)
+            for (int gi = 0; gi < 3; gi++) {
+                const int blend = (t + nan + gi) % 2;
+                pool_case(dtypes[t], modes[(t + gi) % 2 ? 1 : 0], (cudnnNanPropagation_t)nan, 2,
+                          2, 256 / (int)fd_test_dtype_size(dtypes[t]), gi == 1 ? s2odd : s2in[0],
+                          s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3], L_NHWC, 0,
+                          blend ? 0.5 : 1, blend ? 0.25 : 0, (gi + nan) % 2 ? F_SPECIAL : F_INT,
+                          seed++);
+            }
+    pool_zsign = 0;
+    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, s2in[0], 3, 1,
+              2, 0, L_NHWC, 0, 1, 0, F_SPECIAL, seed++);
+    pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
+              1, 2, 0, L_NHWC, 0, 1, 0, F_INT, seed++);
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {
