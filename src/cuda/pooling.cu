@@ -36,7 +36,9 @@
  * Channels-last max forward of those takes pool_s2_max_fwd_vec (2026-12-01, issue 7.4: the
  * sweep ran 0.58x / 0.65x NVIDIA's f32 / f16 rate): 16-byte vectors, the next step's rows in
  * flight during the max, lane-wise max chains (pool_vmax16) with the exact scan redone only
- * for NaN or zero results; the same bits.
+ * for NaN or zero results; the same bits. The W-innermost max forward takes
+ * pool_s2_max_fwd_rows (same day, 0.83x / 0.82x): a 16-byte row vector per lane, the
+ * neighbouring columns by shuffles, the same chains and redo.
  */
 #include <float.h>
 #include <stdio.h>
@@ -165,6 +167,7 @@ static __device__ __forceinline__ void pool_unflatten(int64_t C, const int64_t *
 typedef struct {
     int c, planes, in_h, in_w, out_h, out_w, win_h, win_w, pad_h, pad_w;
     int rows, cols, chunk, nchunks, wpr;
+    int seg, yvec; /* pool_s2_max_fwd_rows: lanes per row segment, y stored 8 bytes a lane */
     int is_max, include_pad, propagate;
     int xs_n, xs_c, xs_h, xs_w, gs_n, gs_c, gs_h, gs_w, ds_n, ds_c, ds_h, ds_w;
     double lowest;
@@ -172,6 +175,13 @@ typedef struct {
 
 #define POOL_S2_FULL 0xffffffffu /* every lane of a warp (the backward's shuffles) */
 #define POOL_S2_VEC_BYTES 8      /* channels per thread of the channels-last sweeps, in bytes */
+/* pool_s2_max_fwd_rows' blocks of 256 an SM for 16-bit types: 3 on sm_90 (78 registers), 2 on
+ * sm_80 (bf16 spilled at 3); 4 for the others (f32 54, f64 64 registers) */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define POOL_S2_ROWS_MINB16 2
+#else
+#define POOL_S2_ROWS_MINB16 3
+#endif
 
 /* The 9-bit mask of a 3 x 3 window image from its row masks (the bottom row only for windows
  * 3 tall). */
@@ -202,6 +212,14 @@ static __device__ __forceinline__ float pool_fmax_nan(float a, float b)
     float r;
     asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
     return r;
+}
+static __device__ __forceinline__ float pool_max1(float a, float b, bool nan)
+{
+    return nan ? pool_fmax_nan(a, b) : fmaxf(a, b);
+}
+static __device__ __forceinline__ double pool_max1(double a, double b, bool nan)
+{
+    return nan && a != a ? a : nan && b != b ? b : fmax(a, b);
 }
 static __device__ __forceinline__ void pool_vmax16(float *r, const float *a, const float *b,
                                                    bool nan)
@@ -407,6 +425,7 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     q->out_h = (int)p->out[1], q->out_w = (int)p->out[2];
     q->win_h = (int)p->win[1], q->win_w = (int)p->win[2];
     q->pad_h = (int)p->pad[1], q->pad_w = (int)p->pad[2];
+    q->seg = 0, q->yvec = 0;
     q->rows = (int)rows, q->cols = (int)cols, q->chunk = (int)chunk;
     q->nchunks = (int)nchunks, q->wpr = (int)wpr;
     q->is_max = g->is_max, q->include_pad = g->include_pad, q->propagate = p->propagate_nan;
@@ -417,6 +436,36 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     q->ds_n = (int)p->dxs[0], q->ds_c = (int)p->dxs[1], q->ds_h = (int)p->dxs[3];
     q->ds_w = (int)p->dxs[4];
     q->lowest = g->lowest;
+    return 1;
+}
+
+/* 1 (and *q filled, its chunk re-chosen) when max forward takes pool_s2_max_fwd_rows: the
+ * W-innermost sweep's conditions (pool_s2_ok, vec 0), MAX / MAX_DETERMINISTIC, x's W stride 1,
+ * its other strides multiples of the 16-byte vector and x 16-byte aligned, pad_w <= 1, a row of
+ * outputs in at most 32 lanes of G = vector / 2 outputs; yvec when y's W stride is 1, its other
+ * strides and out_w are multiples of G and y is 8-byte aligned. */
+static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const void *x,
+                           const void *y, pool_s2_t *q)
+{
+    const int64_t e = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt), gw = e / 2;
+    if (!g->is_max || p->xs[4] != 1 || !fd_cuda_aligned16(x) || p->pad[2] > 1 ||
+        p->xs[0] % e != 0 || p->xs[1] % e != 0 || p->xs[3] % e != 0 ||
+        (p->out[2] + gw - 1) / gw > 32 || !pool_s2_ok(p, g, 0, 0, q))
+        return 0;
+    const int64_t seg = (p->out[2] + gw - 1) / gw, spw = 32 / seg, planes = p->n * p->c;
+    /* 8 window rows per segment, fewer while that leaves under one full wave (2048 threads
+     * an SM): each lane keeps 32 B of loads in flight, so a wave is ~64 KB an SM */
+    const int64_t target = (int64_t)fd_cuda_sm_count() * 2048;
+    int64_t chunk = 8;
+    while (chunk > 2 && (planes * ((p->out[1] + chunk - 1) / chunk) + spw - 1) / spw * 32 < target)
+        chunk /= 2;
+    const int64_t nchunks = (p->out[1] + chunk - 1) / chunk;
+    if ((planes * nchunks + spw - 1) / spw * 32 >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
+        return 0;
+    q->chunk = (int)chunk, q->nchunks = (int)nchunks, q->seg = (int)seg;
+    const uintptr_t ya = (uintptr_t)y;
+    q->yvec = p->ys[4] == 1 && p->out[2] % gw == 0 && p->ys[0] % gw == 0 &&
+              p->ys[1] % gw == 0 && p->ys[3] % gw == 0 && ya % (uintptr_t)(gw * fd_dtype_size(p->dt)) == 0;
     return 1;
 }
 
@@ -466,6 +515,15 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
         FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_vec,
                              pool_s2_blocks(p, &s2, FD_CUDA_VEC_BYTES), FD_CUDA_BLOCK,
                              a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (!vec_ok && pool_s2_rows_ok(p, &g, a->x, a->out, &s2)) {
+        const int64_t spw = 32 / s2.seg;
+        const int64_t warps = ((int64_t)s2.planes * s2.nchunks + spw - 1) / spw;
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_rows,
+                             (unsigned)((warps * 32 + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK),
+                             FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha,
+                             a->beta);
         return CUDNN_STATUS_SUCCESS;
     }
     if (pool_s2_ok(p, &g, 0, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {

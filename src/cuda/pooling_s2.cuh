@@ -563,4 +563,193 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2)
     }
 }
 
+/* ---- W innermost (NCHW) max forward on 16-byte row vectors (pool_s2_max_fwd_rows) -------
+ * pool_s2_fwd ran 0.83x (f32) / 0.82x (f16) NVIDIA's rate on the H200 (n32 C 128 / 256,
+ * 56 x 56, 3x3 / 2 pad 1): one output per lane, 6 scalar loads a step (4 or 2 bytes each,
+ * issued after the previous step's scan), 9-cell exact scans. Here, for MAX / MAX_DETERMINISTIC
+ * with x's W stride 1, 16-byte aligned rows and pad_w <= 1 (pooling.cu's pool_s2_rows_ok):
+ * - A lane owns E = 16 / sizeof(T) consecutive columns of x (one 16-byte load a row) and the
+ *   G = E / 2 outputs j = t G .. t G + G - 1 whose windows start there; a segment of S =
+ *   ceil(out_w / G) <= 32 lanes covers a row, 32 / S segments (plane, chunk of window rows)
+ *   share a warp. A window's cells outside the lane's vector are the left lane's last column
+ *   (__shfl_up) and the right lane's first (__shfl_down); the segment's first lane has column
+ *   -1 (padding), its last loads the column after its vector itself. Every lane runs q.chunk
+ *   steps (the shuffles need the whole warp), loads and stores predicated.
+ * - Rows as pool_s2_max_fwd_vec: the next step's two row vectors are loaded before this
+ *   step's max, the top row's window maxima kept from the previous step; lane-wise max chains
+ *   over cells holding the type's lowest finite value outside x, exact scan (s2_max, cells
+ *   read again) for NaN or zero results: window_max's value, the same bits.
+ * Bytes per output: the 4 compulsory x cells (+ 1 / (2 chunk) for the chunk's top row) and
+ * y; loads are full 16-byte row vectors with no re-read column (the old kernel's third column
+ * was a second L1 request per output), stores G outputs (8 bytes) per lane. No shared memory;
+ * ptxas (CUDA 13, sm_90): f32 54, f64 64, f16 / bf16 78 registers, 0 spills, bounded at 4
+ * blocks of 256 an SM (3 for 16-bit types on sm_90, 2 on sm_80: POOL_S2_ROWS_MINB16): f32
+ * keeps ~32 KB of row loads in flight an SM, f16 ~24 KB. The (pad_w, NaN option) pair is a
+ * literal per inlined copy of the body, so the row image is indexed statically (registers). */
+
+/* Row `row` of the lane's vector: x's columns t E .. t E + E - 1, lo outside x or when the
+ * lane is idle; *edge = column (t + 1) E for the segment's last lane (else lo). */
+static __device__ __forceinline__ FD_K(pool_vec_t)
+    FD_K(s2_rrow)(const pool_s2_t &q, const FD_T *xc, int row, int t, bool act,
+                  const FD_K(pool_vec_t) &lo, FD_T *edge)
+{
+    FD_K(pool_vec_t) v = lo;
+    *edge = lo.e[0];
+    if (!act || row < 0 || row >= q.in_h)
+        return v;
+    const FD_T *xr = xc + row * q.xs_h;
+    const int c0 = t * FD_VEC;
+    if (c0 + FD_VEC <= q.in_w) {
+        v = *(const FD_K(pool_vec_t) *)(xr + c0);
+    } else {
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            if (c0 + l < q.in_w)
+                v.e[l] = xr[c0 + l];
+    }
+    if (t == q.seg - 1 && c0 + FD_VEC < q.in_w)
+        *edge = xr[c0 + FD_VEC];
+    return v;
+}
+
+/* The row image a[0 .. E + 1]: the left lane's last column, the vector, the right lane's
+ * first column (segment edges: lo, and the last lane's own edge load). Every lane calls it. */
+static __device__ __forceinline__ void FD_K(s2_rimg)(const FD_K(pool_vec_t) &v, FD_T edge,
+                                                     int t, bool last, FD_ACC lo, FD_ACC *a)
+{
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        a[1 + l] = fd_cuda_ld(v.e, l);
+    const FD_ACC left = __shfl_up_sync(POOL_S2_FULL, a[FD_VEC], 1);
+    const FD_ACC right = __shfl_down_sync(POOL_S2_FULL, a[1], 1);
+    a[0] = t == 0 ? lo : left;
+    a[FD_VEC + 1] = last ? fd_cuda_ld(&edge, 0) : right;
+}
+
+#define FD_S2G (FD_VEC / 2) /* outputs per lane */
+
+/* Max of output g's cells k < win_w in the row image a (pad: pad_w, a literal at the call). */
+static __device__ __forceinline__ FD_ACC FD_K(s2_rwin)(const FD_ACC *a, int g, int pad, int wide,
+                                                       bool nan)
+{
+    const int b = 1 + 2 * g - pad;
+    FD_ACC r = pool_max1(a[b], a[b + 1], nan);
+    return wide ? pool_max1(r, a[b + 2], nan) : r;
+}
+
+/* The sweep for one (pad_w, NaN option) pair, both literals at the call (static indices). */
+static __device__ __forceinline__ void FD_K(s2_rows_body)(const pool_s2_t &q, const FD_T *xc,
+                                                          FD_T *yc, int t, bool act, int i0,
+                                                          int i1, double alpha, double beta,
+                                                          const int pad, const bool nan)
+{
+    const bool last = t == q.seg - 1, plain = alpha == 1.0 && beta == 0.0;
+    const int tall = q.win_h == 3, wide = q.win_w == 3;
+    const FD_ACC low = (FD_ACC)q.lowest;
+    FD_K(pool_vec_t) lo;
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        fd_cuda_st(lo.e, l, q.lowest);
+    FD_ACC a[FD_VEC + 2], mt[FD_S2G];
+    FD_T em, eb;
+    {
+        const FD_K(pool_vec_t) v = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h, t, act, lo, &em);
+        FD_K(s2_rimg)(v, em, t, last, low, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++)
+            mt[g] = FD_K(s2_rwin)(a, g, pad, wide, nan);
+    }
+    FD_K(pool_vec_t) nm = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h + 1, t, act, lo, &em);
+    FD_K(pool_vec_t) nb = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h + 2, t, act, lo, &eb);
+    for (int s = 0; s < q.chunk; s++) {
+        const int i = i0 + s, r = 2 * i - q.pad_h;
+        const bool on = act && i < i1;
+        const FD_K(pool_vec_t) vm = nm, vb = nb;
+        const FD_T cm = em, cb = eb;
+        /* the next step's rows, in flight during this step's max */
+        nm = FD_K(s2_rrow)(q, xc, r + 3, t, on && i + 1 < i1, lo, &em);
+        nb = FD_K(s2_rrow)(q, xc, r + 4, t, on && i + 1 < i1, lo, &eb);
+        FD_ACC m[FD_S2G];
+        FD_K(s2_rimg)(vm, cm, t, last, low, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++)
+            m[g] = pool_max1(mt[g], FD_K(s2_rwin)(a, g, pad, wide, nan), nan);
+        FD_K(s2_rimg)(vb, cb, t, last, low, a);
+        bool redo = false;
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++) {
+            const FD_ACC w = FD_K(s2_rwin)(a, g, pad, wide, nan);
+            if (tall)
+                m[g] = pool_max1(m[g], w, nan);
+            m[g] = pool_max1(m[g], low, nan);
+            mt[g] = w;
+            redo |= m[g] != m[g] || m[g] == (FD_ACC)0;
+        }
+        if (!on)
+            continue;
+        const int j0 = t * FD_S2G;
+        FD_T *yp = yc + (i * q.gs_h + j0 * q.gs_w);
+        if (redo) { /* a NaN or zero result: the exact scan of every output, cells read again */
+#pragma unroll 1
+            for (int j = j0; j < min(j0 + FD_S2G, q.out_w); j++) {
+                FD_ACC v[9];
+                int ok = 0;
+#pragma unroll
+                for (int k = 0; k < 9; k++) {
+                    const int row = r + k / 3, col = 2 * j - pad + k % 3;
+                    const bool o = k / 3 < q.win_h && k % 3 < q.win_w && row >= 0 &&
+                                   row < q.in_h && col >= 0 && col < q.in_w;
+                    v[k] = o ? fd_cuda_ld(xc, row * q.xs_h + col) : (FD_ACC)0;
+                    ok |= o ? 1 << k : 0;
+                }
+                int code;
+                const FD_ACC val = FD_K(s2_max)(v, ok, q.propagate, low, &code);
+                fd_cuda_blend(yc, i * q.gs_h + j * q.gs_w, alpha, beta, (double)val);
+            }
+        } else if (plain && q.yvec) {
+            FD_K(pool_s2v_t) o;
+#pragma unroll
+            for (int g = 0; g < FD_S2G; g++)
+                fd_cuda_st(o.e, g, (double)m[g]);
+            *(FD_K(pool_s2v_t) *)yp = o;
+        } else {
+#pragma unroll
+            for (int g = 0; g < FD_S2G; g++)
+                if (j0 + g < q.out_w)
+                    fd_cuda_blend(yp, g * q.gs_w, alpha, beta, (double)m[g]);
+        }
+    }
+}
+
+/* Thread = (warp: 32 / seg segments of seg lanes; segment: plane, chunk of window rows). */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, sizeof(FD_T) == 2 ? POOL_S2_ROWS_MINB16 : 4)
+    FD_K(pool_s2_max_fwd_rows)(const pool_s2_t q, const void *xv, void *yv, double alpha,
+                               double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    const int w = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int lane = (int)(threadIdx.x & 31), spw = 32 / q.seg;
+    const int sw = lane / q.seg, t = lane - sw * q.seg;
+    const int sg = w * spw + sw; /* segment: plane * nchunks + chunk */
+    const bool act = sw < spw && sg < q.planes * q.nchunks;
+    const int pl = act ? sg / q.nchunks : 0, ch = act ? sg - pl * q.nchunks : 0;
+    const int n = pl / q.c, c = pl - n * q.c;
+    const FD_T *xc = x + (n * q.xs_n + c * q.xs_c);
+    FD_T *yc = y + (n * q.gs_n + c * q.gs_c);
+    const int i0 = ch * q.chunk, i1 = min(q.out_h, i0 + q.chunk);
+    if (q.pad_w == 0) {
+        if (q.propagate)
+            FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 0, true);
+        else
+            FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 0, false);
+    } else {
+        if (q.propagate)
+            FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 1, true);
+        else
+            FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 1, false);
+    }
+}
+
+#undef FD_S2G
 #undef FD_S2V

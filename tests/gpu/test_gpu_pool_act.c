@@ -169,6 +169,9 @@ static void pool_tests(void)
         for (int bwd = 0; bwd < 2; bwd++) /* the sweeps: pool_s2_{fwd,bwd}_vec, pool_s2_fwd */
             pool_case(CUDNN_DATA_HALF, modes[bwd ? 0 : 3], CUDNN_PROPAGATE_NAN, 2, 2, 16, in2, 3, 1, 2,
                       0, (layout_t)(1 - bwd), bwd, 0.5, 0.25, F_INT, seed++);
+        static const int odd29[3] = {17, 29, 1}; /* pool_s2_max_fwd_rows' partial row vectors */
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 3, odd29, 3, 1, 2,
+                  0, L_ODD, 0, 1, 0, F_SPECIAL, seed++);
         return;
     }
     /* max backward by tiles (pool_bwd_tile: 32 x 64 dx per block): planes of several tiles
@@ -252,7 +255,7 @@ static void pool_tests(void)
      * ahead, lane-wise max chains redone by the exact scan where NaN or zero): 16 vectors per
      * pixel, 56 x 56 and odd planes, 3x3 pad 1, 2x2, 3x3 pad 0 ceil, both NaN options and
      * blends, +0 / -0 ties; then the benchmark's problems (n32, f32 C 128,
-     * f16 C 256, 56 x 56: chunks of 4 window rows on 132 SMs) */
+     * f16 C 256, 56 x 56: chunks of 4 window rows on 132 SMs), NHWC and NCHW */
     pool_zsign = 1;
     static const int s2odd[3] = {29, 31, 1};
     for (int t = 0; t < 4; t++)
@@ -265,11 +268,31 @@ static void pool_tests(void)
                           blend ? 0.5 : 1, blend ? 0.25 : 0, (gi + nan) % 2 ? F_SPECIAL : F_INT,
                           seed++);
             }
+    /* pool_s2_max_fwd_rows (W innermost, a 16-byte row vector per lane, neighbours' columns
+     * by shuffles, several row segments per warp): rows whose last vector is partial (the
+     * padded "odd" layout: W 29, 61, 125 in rows of 32, 64, 128), a segment of 32 lanes (f32
+     * W 125), y stored per element (odd y rows), NCHW rows of 64, every mode / NaN option /
+     * blend, pad 0 and 1, windows 2 and 3, ceil; f64 W 125 (63 outputs) takes pool_s2_fwd */
+    static const int rw[4][3] = {{17, 29, 1}, {9, 61, 1}, {5, 125, 1}, {11, 64, 1}};
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 4; k++)
+            for (int gi = 0; gi < 4; gi++) {
+                const int nan = (t + k + gi) % 2, blend = (t + gi) % 3 == 0;
+                pool_case(dtypes[t], modes[(k + gi) % 2 ? 1 : 0], (cudnnNanPropagation_t)nan, 2,
+                          2, 3, rw[k], s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3],
+                          k == 3 ? L_NCHW : L_ODD, 0, blend ? 0.5 : 1, blend ? 0.25 : 0,
+                          (k + gi) % 2 ? F_SPECIAL : F_INT, seed++);
+            }
     pool_zsign = 0;
     pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, s2in[0], 3, 1,
               2, 0, L_NHWC, 0, 1, 0, F_SPECIAL, seed++);
     pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
               1, 2, 0, L_NHWC, 0, 1, 0, F_INT, seed++);
+    static const int tall58[3] = {58, 56, 1}; /* 29 window rows: chunks of 4, the last of 1 */
+    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, tall58, 3, 1,
+              2, 0, L_NCHW, 0, 1, 0, F_SPECIAL, seed++);
+    pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
+              1, 2, 0, L_NCHW, 0, 1, 0, F_INT, seed++);
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {
