@@ -93,6 +93,15 @@ static __global__ void FD_K(lrn_bwd)(const lrn_geom_t g, const lrn_params_t q, c
  * (70 for n = 5 without the bound: 3 blocks of 256 threads an SM where the batch-then-compute
  * version's 48 registers gave 5) */
 #define LRN_COL_FWD_MINB 4
+/* lrn_bwd_col's for windows up to 5: 3 blocks, with a ring of 4 channels ahead (8 spilled at
+ * 80 registers). Unbounded with the ring of 8 it took 80-83 registers (n = 5), allocated as
+ * 88: 2 blocks of 256 an SM, so the benchmark's N H W = 100352 columns (392 blocks) ran in 1.5
+ * waves on the H200's 132 SMs, the second at half occupancy (0.49x NVIDIA's f32 rate,
+ * 2026-12-01); bounded, ptxas (sm_90) gives n = 5 80 registers, n <= 3 64-72, 0 spills, and
+ * the 392 blocks fit the 396 slots of one wave. Four steps ahead is still 12 loads in flight
+ * per thread (36 KB an SM for FLOAT). Wider windows keep the ring of 8, unbounded (93-128). */
+#define LRN_COL_BWD_MINB(W) ((W) <= 5 ? 3 : 1)
+#define LRN_COL_BWD_U ((W) <= 5 ? 4 : 8)
 
 template <int W>
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
@@ -161,7 +170,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
  * s[i + LB], gives t[i + LB] = dy y / s and s[i + LB]^-beta; tw = t[i - LA .. i + LB] is the
  * window of dx[i] (the adjoint one), and dy[i], s[i]^-beta wait LB steps in gr / pr. */
 template <int W>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     FD_K(lrn_bwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, const void *yv,
                       const void *dyv, void *dxv, double alpha, double beta)
 {
@@ -200,17 +209,17 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
             gr[k] = pr[k] = 0;
         /* ring slot u holds step i's loads for i = i0 + u: x[i + W - 1], dy[i + LB],
          * y[i + LB] (both indices >= 0), refilled for step i + U once consumed */
-        FD_ACC ax[LRN_COL_U], ag[LRN_COL_U], ay[LRN_COL_U];
+        FD_ACC ax[LRN_COL_BWD_U], ag[LRN_COL_BWD_U], ay[LRN_COL_BWD_U];
 #pragma unroll
-        for (int u = 0; u < LRN_COL_U; u++) {
+        for (int u = 0; u < LRN_COL_BWD_U; u++) {
             const int64_t jx = u - LB + W - 1, jg = u;
             ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
             ag[u] = jg < C ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
             ay[u] = jg < C ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
         }
-        for (int64_t i0 = -LB; i0 < C; i0 += LRN_COL_U) {
+        for (int64_t i0 = -LB; i0 < C; i0 += LRN_COL_BWD_U) {
 #pragma unroll
-            for (int u = 0; u < LRN_COL_U; u++) {
+            for (int u = 0; u < LRN_COL_BWD_U; u++) {
                 const int64_t i = i0 + u;
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
@@ -238,7 +247,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                 gr[LB] = ag[u];
                 pr[LB] = pw;
                 {
-                    const int64_t jx = i + LRN_COL_U + W - 1, jg = i + LRN_COL_U + LB;
+                    const int64_t jx = i + LRN_COL_BWD_U + W - 1, jg = i + LRN_COL_BWD_U + LB;
                     ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
                     ag[u] = jg < C ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
                     ay[u] = jg < C ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
@@ -260,6 +269,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 }
 #undef LRN_COL_U
 #undef LRN_COL_FWD_MINB
+#undef LRN_COL_BWD_MINB
+#undef LRN_COL_BWD_U
 
 /* ---- cross-channel LRN backward, channels innermost (NHWC): pixel tiles in shared memory ----
  * lrn_bwd recomputed n window sums of n squares and n divisions for every element (n^2 L1

@@ -519,6 +519,19 @@ static void lrn_tests(void)
                                L_NCHW, bwd, 0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++,
                                lp[pi][0], lp[pi][1], lp[pi][2]);
             }
+    /* lrn_bwd_col's 4-channel ring for windows up to 5 (8 wider): C of exactly one and two
+     * rings, one past, one short of the window's halo; 3 blocks an SM over a plane of 28 x 28 */
+    static const unsigned rn[3] = {2, 3, 5};
+    static const int rc[4] = {4, 8, 9, 6};
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 3; k++)
+            for (int ci = 0; ci < 4; ci++) {
+                const int dims[4] = {2, rc[ci], ci == 3 ? 28 : 5, ci == 3 ? 28 : 7};
+                const int blend = (t + k + ci) % 2;
+                lrn_case_p(dtypes[t], 0, rn[k], 4, dims, (layout_t)((t + ci) % 2), L_NCHW, 1, 0,
+                           0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++, lp[(k + ci) % 3][0],
+                           lp[(k + ci) % 3][1], lp[(k + ci) % 3][2]);
+            }
     /* the backward tile kernel (lrn_bwd_tile, NHWC dx, C <= 1024): windows 1 to 16, C of 3, 17,
      * 64, 128, 1000, 1024 (one pixel a tile) and 1025 (lrn_bwd), pixel counts that leave a
      * partial last tile, NHWC and NCHW inputs, 5-d, both blends, the four types */
