@@ -38,7 +38,9 @@
  * flight during the max, lane-wise max chains (pool_vmax16) with the exact scan redone only
  * for NaN or zero results; the same bits. The W-innermost max forward takes
  * pool_s2_max_fwd_rows (same day, 0.83x / 0.82x): a 16-byte row vector per lane, the
- * neighbouring columns by shuffles, the same chains and redo.
+ * neighbouring columns by shuffles, the same chains and redo; FLOAT / DOUBLE averages
+ * pool_s2_avg_fwd_rows (0.74x for f32 2x2): the same rows, partial sums in double in
+ * window_sum's order.
  */
 #include <float.h>
 #include <stdio.h>
@@ -177,6 +179,7 @@ typedef struct {
 #define POOL_S2_VEC_BYTES 8      /* channels per thread of the channels-last sweeps, in bytes */
 /* pool_s2_max_fwd_rows' blocks of 256 an SM for 16-bit types: 3 on sm_90 (78 registers), 2 on
  * sm_80 (bf16 spilled at 3); 4 for the others (f32 54, f64 64 registers) */
+#define POOL_S2_ROWS_AVG_MINB 2 /* pool_s2_avg_fwd_rows' (the doubles of G partial sums) */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #define POOL_S2_ROWS_MINB16 2
 #else
@@ -439,8 +442,10 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     return 1;
 }
 
-/* 1 (and *q filled, its chunk re-chosen) when max forward takes pool_s2_max_fwd_rows: the
- * W-innermost sweep's conditions (pool_s2_ok, vec 0), MAX / MAX_DETERMINISTIC, x's W stride 1,
+/* 1 (and *q filled, its chunk re-chosen) when forward takes pool_s2_{max,avg}_fwd_rows (the
+ * caller sends averages of 16-bit types to pool_s2_fwd, at >= 1.0x NVIDIA's rate there and the
+ * average rows kernel at 2 blocks an SM for them): the W-innermost sweep's conditions
+ * (pool_s2_ok, vec 0), x's W stride 1,
  * its other strides multiples of the 16-byte vector and x 16-byte aligned, pad_w <= 1, a row of
  * outputs in at most 32 lanes of G = vector / 2 outputs; yvec when y's W stride is 1, its other
  * strides and out_w are multiples of G and y is 8-byte aligned. */
@@ -448,7 +453,7 @@ static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, con
                            const void *y, pool_s2_t *q)
 {
     const int64_t e = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt), gw = e / 2;
-    if (!g->is_max || p->xs[4] != 1 || !fd_cuda_aligned16(x) || p->pad[2] > 1 ||
+    if (p->xs[4] != 1 || !fd_cuda_aligned16(x) || p->pad[2] > 1 ||
         p->xs[0] % e != 0 || p->xs[1] % e != 0 || p->xs[3] % e != 0 ||
         (p->out[2] + gw - 1) / gw > 32 || !pool_s2_ok(p, g, 0, 0, q))
         return 0;
@@ -517,13 +522,17 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
                              a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
         return CUDNN_STATUS_SUCCESS;
     }
-    if (!vec_ok && pool_s2_rows_ok(p, &g, a->x, a->out, &s2)) {
+    if (!vec_ok && (g.is_max || fd_dtype_size(p->dt) >= 4) &&
+        pool_s2_rows_ok(p, &g, a->x, a->out, &s2)) {
         const int64_t spw = 32 / s2.seg;
         const int64_t warps = ((int64_t)s2.planes * s2.nchunks + spw - 1) / spw;
-        FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_rows,
-                             (unsigned)((warps * 32 + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK),
-                             FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha,
-                             a->beta);
+        const unsigned blocks = (unsigned)((warps * 32 + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+        if (g.is_max)
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_rows, blocks, FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        else
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_avg_fwd_rows, blocks, FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
         return CUDNN_STATUS_SUCCESS;
     }
     if (pool_s2_ok(p, &g, 0, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {

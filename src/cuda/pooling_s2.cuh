@@ -585,7 +585,12 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2)
  * ptxas (CUDA 13, sm_90): f32 54, f64 64, f16 / bf16 78 registers, 0 spills, bounded at 4
  * blocks of 256 an SM (3 for 16-bit types on sm_90, 2 on sm_80: POOL_S2_ROWS_MINB16): f32
  * keeps ~32 KB of row loads in flight an SM, f16 ~24 KB. The (pad_w, NaN option) pair is a
- * literal per inlined copy of the body, so the row image is indexed statically (registers). */
+ * literal per inlined copy of the body, so the row image is indexed statically (registers).
+ * Averages (pool_s2_avg_fwd_rows, FLOAT / DOUBLE: pooling.cu): the same rows with +0 outside
+ * x, per output the top row's partial sum (double) carried from the previous step and
+ * continued over the middle and bottom rows: window_sum's order and terms (a +0 term leaves a
+ * sum begun at +0 unchanged), divided by pool_s2_count's divisor (readable rows x columns);
+ * ptxas sm_90: f32 74, f64 62 registers (16-bit 103), 0 spills, 3 blocks an SM for f32. */
 
 /* Row `row` of the lane's vector: x's columns t E .. t E + E - 1, lo outside x or when the
  * lane is idle; *edge = column (t + 1) E for the segment's last lane (else lo). */
@@ -721,23 +726,124 @@ static __device__ __forceinline__ void FD_K(s2_rows_body)(const pool_s2_t &q, co
     }
 }
 
-/* Thread = (warp: 32 / seg segments of seg lanes; segment: plane, chunk of window rows). */
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, sizeof(FD_T) == 2 ? POOL_S2_ROWS_MINB16 : 4)
-    FD_K(pool_s2_max_fwd_rows)(const pool_s2_t q, const void *xv, void *yv, double alpha,
-                               double beta)
+/* s0 + output g's cells k < win_w of the row image a, in double, column order (window_sum's
+ * order continued; cells outside x hold +0, which adds nothing to a sum that started at +0) */
+static __device__ __forceinline__ double FD_K(s2_rsum)(const FD_ACC *a, int g, int pad, int wide,
+                                                       double s0)
 {
-    const FD_T *__restrict__ x = (const FD_T *)xv;
-    FD_T *__restrict__ y = (FD_T *)yv;
+    const int b = 1 + 2 * g - pad;
+    double s = s0 + (double)a[b];
+    s = s + (double)a[b + 1];
+    return wide ? s + (double)a[b + 2] : s;
+}
+
+/* The averages' sweep (pad: pad_w, a literal at the call): per output the top row's partial
+ * sum from the previous step, continued over the middle and (3 tall) bottom rows, divided by
+ * pool_s2_count's divisor (excluding padding: readable rows x readable columns). */
+static __device__ __forceinline__ void FD_K(s2_rows_avg)(const pool_s2_t &q, const FD_T *xc,
+                                                         FD_T *yc, int t, bool act, int i0,
+                                                         int i1, double alpha, double beta,
+                                                         const int pad)
+{
+    const bool last = t == q.seg - 1, plain = alpha == 1.0 && beta == 0.0;
+    const int tall = q.win_h == 3, wide = q.win_w == 3;
+    FD_K(pool_vec_t) zv;
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        fd_cuda_st(zv.e, l, 0.0);
+    FD_ACC a[FD_VEC + 2];
+    double st[FD_S2G];
+    FD_T em, eb;
+    {
+        const FD_K(pool_vec_t) v = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h, t, act, zv, &em);
+        FD_K(s2_rimg)(v, em, t, last, (FD_ACC)0, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++)
+            st[g] = FD_K(s2_rsum)(a, g, pad, wide, 0.0);
+    }
+    FD_K(pool_vec_t) nm = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h + 1, t, act, zv, &em);
+    FD_K(pool_vec_t) nb = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h + 2, t, act, zv, &eb);
+    for (int s = 0; s < q.chunk; s++) {
+        const int i = i0 + s, r = 2 * i - q.pad_h;
+        const bool on = act && i < i1;
+        const FD_K(pool_vec_t) vm = nm, vb = nb;
+        const FD_T cm = em, cb = eb;
+        nm = FD_K(s2_rrow)(q, xc, r + 3, t, on && i + 1 < i1, zv, &em);
+        nb = FD_K(s2_rrow)(q, xc, r + 4, t, on && i + 1 < i1, zv, &eb);
+        double sm[FD_S2G];
+        FD_K(s2_rimg)(vm, cm, t, last, (FD_ACC)0, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++)
+            sm[g] = FD_K(s2_rsum)(a, g, pad, wide, st[g]);
+        FD_K(s2_rimg)(vb, cb, t, last, (FD_ACC)0, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++) {
+            if (tall)
+                sm[g] = FD_K(s2_rsum)(a, g, pad, wide, sm[g]);
+            st[g] = FD_K(s2_rsum)(a, g, pad, wide, 0.0);
+        }
+        if (!on)
+            continue;
+        int nr = 0; /* readable rows of window i */
+#pragma unroll
+        for (int rr = 0; rr < 3; rr++)
+            nr += rr < q.win_h && r + rr >= 0 && r + rr < q.in_h;
+        const int j0 = t * FD_S2G;
+        FD_T *yp = yc + (i * q.gs_h + j0 * q.gs_w);
+        double val[FD_S2G];
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++) {
+            const int j = j0 + g, c0 = 2 * j - pad;
+            int nc = 0;
+#pragma unroll
+            for (int k = 0; k < 3; k++)
+                nc += k < q.win_w && c0 + k >= 0 && c0 + k < q.in_w;
+            const double cnt = q.include_pad ? pool_s2_count(q, i, j, 0) : (double)(nr * nc);
+            val[g] = cnt > 0 ? sm[g] / cnt : 0.0;
+        }
+        if (plain && q.yvec) {
+            FD_K(pool_s2v_t) o;
+#pragma unroll
+            for (int g = 0; g < FD_S2G; g++)
+                fd_cuda_st(o.e, g, val[g]);
+            *(FD_K(pool_s2v_t) *)yp = o;
+        } else {
+#pragma unroll
+            for (int g = 0; g < FD_S2G; g++)
+                if (j0 + g < q.out_w)
+                    fd_cuda_blend(yp, g * q.gs_w, alpha, beta, val[g]);
+        }
+    }
+}
+
+/* Thread = (warp: 32 / seg segments of seg lanes; segment: plane, chunk of window rows):
+ * the lane's t, whether its segment exists, its x / y planes and window rows [i0, i1). */
+static __device__ __forceinline__ bool FD_K(s2_rows_lane)(const pool_s2_t &q, const void *xv,
+                                                          void *yv, const FD_T **xc, FD_T **yc,
+                                                          int *t, int *i0, int *i1)
+{
     const int w = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     const int lane = (int)(threadIdx.x & 31), spw = 32 / q.seg;
-    const int sw = lane / q.seg, t = lane - sw * q.seg;
+    const int sw = lane / q.seg;
+    *t = lane - sw * q.seg;
     const int sg = w * spw + sw; /* segment: plane * nchunks + chunk */
     const bool act = sw < spw && sg < q.planes * q.nchunks;
     const int pl = act ? sg / q.nchunks : 0, ch = act ? sg - pl * q.nchunks : 0;
     const int n = pl / q.c, c = pl - n * q.c;
-    const FD_T *xc = x + (n * q.xs_n + c * q.xs_c);
-    FD_T *yc = y + (n * q.gs_n + c * q.gs_c);
-    const int i0 = ch * q.chunk, i1 = min(q.out_h, i0 + q.chunk);
+    *xc = (const FD_T *)xv + (n * q.xs_n + c * q.xs_c);
+    *yc = (FD_T *)yv + (n * q.gs_n + c * q.gs_c);
+    *i0 = ch * q.chunk, *i1 = min(q.out_h, *i0 + q.chunk);
+    return act;
+}
+
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, sizeof(FD_T) == 2 ? POOL_S2_ROWS_MINB16 : 4)
+    FD_K(pool_s2_max_fwd_rows)(const pool_s2_t q, const void *xv, void *yv, double alpha,
+                               double beta)
+{
+    const FD_T *xc;
+    FD_T *yc;
+    int t, i0, i1;
+    const bool act = FD_K(s2_rows_lane)(q, xv, yv, &xc, &yc, &t, &i0, &i1);
     if (q.pad_w == 0) {
         if (q.propagate)
             FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 0, true);
@@ -749,6 +855,21 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, sizeof(FD_T) == 2 ? POOL
         else
             FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 1, false);
     }
+}
+
+/* Averages (both modes), the same mapping. */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2_ROWS_AVG_MINB)
+    FD_K(pool_s2_avg_fwd_rows)(const pool_s2_t q, const void *xv, void *yv, double alpha,
+                               double beta)
+{
+    const FD_T *xc;
+    FD_T *yc;
+    int t, i0, i1;
+    const bool act = FD_K(s2_rows_lane)(q, xv, yv, &xc, &yc, &t, &i0, &i1);
+    if (q.pad_w == 0)
+        FD_K(s2_rows_avg)(q, xc, yc, t, act, i0, i1, alpha, beta, 0);
+    else
+        FD_K(s2_rows_avg)(q, xc, yc, t, act, i0, i1, alpha, beta, 1);
 }
 
 #undef FD_S2G

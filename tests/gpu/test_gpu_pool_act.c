@@ -268,8 +268,8 @@ static void pool_tests(void)
                           blend ? 0.5 : 1, blend ? 0.25 : 0, (gi + nan) % 2 ? F_SPECIAL : F_INT,
                           seed++);
             }
-    /* pool_s2_max_fwd_rows (W innermost, a 16-byte row vector per lane, neighbours' columns
-     * by shuffles, several row segments per warp): rows whose last vector is partial (the
+    /* pool_s2_{max,avg}_fwd_rows (W innermost, a 16-byte row vector per lane, neighbours'
+     * columns by shuffles, several row segments per warp; averages for 4- and 8-byte types): rows whose last vector is partial (the
      * padded "odd" layout: W 29, 61, 125 in rows of 32, 64, 128), a segment of 32 lanes (f32
      * W 125), y stored per element (odd y rows), NCHW rows of 64, every mode / NaN option /
      * blend, pad 0 and 1, windows 2 and 3, ceil; f64 W 125 (63 outputs) takes pool_s2_fwd */
@@ -278,7 +278,7 @@ static void pool_tests(void)
         for (int k = 0; k < 4; k++)
             for (int gi = 0; gi < 4; gi++) {
                 const int nan = (t + k + gi) % 2, blend = (t + gi) % 3 == 0;
-                pool_case(dtypes[t], modes[(k + gi) % 2 ? 1 : 0], (cudnnNanPropagation_t)nan, 2,
+                pool_case(dtypes[t], modes[(k + gi + t) % 4], (cudnnNanPropagation_t)nan, 2,
                           2, 3, rw[k], s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3],
                           k == 3 ? L_NCHW : L_ODD, 0, blend ? 0.5 : 1, blend ? 0.25 : 0,
                           (k + gi) % 2 ? F_SPECIAL : F_INT, seed++);
@@ -293,6 +293,9 @@ static void pool_tests(void)
               2, 0, L_NCHW, 0, 1, 0, F_SPECIAL, seed++);
     pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
               1, 2, 0, L_NCHW, 0, 1, 0, F_INT, seed++);
+    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
+              CUDNN_NOT_PROPAGATE_NAN, 2, 32, 128, s2in[0], 2, 0, 2, 0, L_NCHW, 0, 1, 0, F_REAL,
+              seed++);
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {
