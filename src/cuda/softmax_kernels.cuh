@@ -308,6 +308,18 @@ static __global__ void FD_K(softmax_bwd_rows)(const sm_geom_t g, const void *yv,
 FD_CUDA_VEC_OF(FD_T, FD_K(sm_vec_t));
 #define SM_VEC ((int)(FD_CUDA_VEC_BYTES / sizeof(FD_T)))
 
+/* 16-bit storage (HALF, BFLOAT16) in the forward: exp by the SFU (__expf: a few float ulps,
+ * 2 + 1.16 |x| at most, against the 2^-11 / 2^-8 of the final rounding) and the division by the
+ * row sum as a product with its reciprocal (one more float rounding), so a lane's 32 elements
+ * (f16 C = 256) cost a few instructions each instead of ~20 (f16 ran 0.76x NVIDIA's rate on
+ * the H200, 2026-12-01, where f32 with 16 elements a lane was >= 1x: predicted issue-bound, not
+ * yet profiled). FLOAT and DOUBLE keep expf / exp and the division. */
+#define SM_FAST16 (sizeof(FD_T) == 2)
+static __device__ __forceinline__ FD_ACC FD_K(sm_exp_fwd)(FD_ACC v)
+{
+    return SM_FAST16 ? (FD_ACC)__expf((float)v) : fd_cuda_exp(v);
+}
+
 template <int LPR>
 static __device__ __forceinline__ FD_ACC FD_K(sm_grp_max)(FD_ACC v)
 {
@@ -358,7 +370,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
             }
         /* forward: x widened, then exp(x - m) in its place (not LOG) */
         FD_ACC va[BWD ? 1 : NV][SM_VEC];
-        FD_ACC m = 0, s = 0, log_s = 0;
+        FD_ACC m = 0, s = 0, log_s = 0, inv_s = 0;
         if (!BWD) {
             m = -(FD_ACC)CUDART_INF;
 #pragma unroll
@@ -375,13 +387,14 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                 if (valid && lane + i * LPR < rv)
 #pragma unroll
                     for (int l = 0; l < SM_VEC; l++) {
-                        const FD_ACC e = fd_cuda_exp(va[BWD ? 0 : i][l] - m);
+                        const FD_ACC e = FD_K(sm_exp_fwd)(va[BWD ? 0 : i][l] - m);
                         s += e;
                         if (!g.is_log)
                             va[BWD ? 0 : i][l] = e;
                     }
             s = FD_K(sm_grp_sum)<LPR>(s);
             log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+            inv_s = (FD_ACC)1 / s;
         } else {
 #pragma unroll
             for (int i = 0; i < NV; i++)
@@ -405,7 +418,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                     const FD_ACC v = BWD ? FD_K(sm_bwd_acc)(g.is_log, fd_cuda_ld(ra[i].e, l),
                                                             fd_cuda_ld(rb[BWD ? i : 0].e, l), s)
                                          : g.is_log ? va[BWD ? 0 : i][l] - m - log_s
-                                                    : va[BWD ? 0 : i][l] / s;
+                                         : SM_FAST16 ? va[BWD ? 0 : i][l] * inv_s
+                                                     : va[BWD ? 0 : i][l] / s;
                     if (plain)
                         sm_st_acc(w.e, l, v);
                     else
@@ -417,6 +431,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 }
 
 #undef SM_VEC
+#undef SM_FAST16
 
 /* ---- backward, strided rows: channel groups over a pixel tile (softmax.cu sm_cols_shape) ----
  * NCHW CHANNEL backward: the rows' elements are C channels H * W apart, the pixels (the

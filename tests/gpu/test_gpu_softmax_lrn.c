@@ -285,6 +285,15 @@ static void sm_tests(void)
             0, 1, 0, F_REAL, seed++);
     sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh, L_NCHW, 1,
             0, 1, 0, F_REAL, seed++);
+    /* the 16-bit forward's SFU exp and reciprocal product (softmax_wreg 8 x 4 of C = 256 halves):
+     * every algo, both blends, NaN / -inf rows, HALF and BFLOAT16 */
+    for (int t = 2; t < 4; t++)
+        for (int a = 0; a < 3; a++) {
+            sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh,
+                    L_NHWC, 0, 0, a == 1 ? 0.5 : 1, a == 1 ? 0.25 : 0, F_REAL, seed++);
+            sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh,
+                    L_NHWC, 0, 0, 1, 0, F_SPECIAL, seed++);
+        }
     /* large: 4M elements through each kernel */
     static const int big_rows[4] = {4096, 1024, 1, 1}, big_ch[4] = {8, 32, 128, 128};
     for (int bwd = 0; bwd < 2; bwd++) {
