@@ -89,6 +89,21 @@ static __global__ void FD_K(lrn_bwd)(const lrn_geom_t g, const lrn_params_t q, c
  * channel (128 B for FLOAT). alpha 1, beta 0 stores the float rounded once (the blend's
  * result then) without the double blend. */
 #define LRN_COL_U 8
+/* The column kernels' s^e and a / s: for 16-bit storage (HALF, BFLOAT16) by the SFU
+ * (__powf: exp2(e log2 s) on the SFU; a * rcp(s) with __fdividef: relative errors of a
+ * few 1e-6 for s >= k >= 1e-5 and |e| <= 10, against the 2^-11 / 2^-8 of the final rounding;
+ * s = +inf gives 0 and NaN NaN as powf). powf's ~40 instructions and the IEEE division were
+ * most of a 16-bit element's work (f16 fwd / bwd ran 0.72x / 0.74x NVIDIA's rate on the
+ * H200, 2026-12-01, at fewer elements a second than f32). FLOAT keeps powf and the division. */
+#define LRN_FAST16 (sizeof(FD_T) == 2)
+static __device__ __forceinline__ FD_ACC FD_K(lrn_col_pow)(FD_ACC s, FD_ACC e)
+{
+    return LRN_FAST16 ? (FD_ACC)__powf((float)s, (float)e) : fd_cuda_pow(s, e);
+}
+static __device__ __forceinline__ FD_ACC FD_K(lrn_col_div)(FD_ACC a, FD_ACC s)
+{
+    return LRN_FAST16 ? (FD_ACC)__fdividef((float)a, (float)s) : a / s;
+}
 /* lrn_fwd_col's blocks per SM to keep: ptxas then holds it at 42-56 registers, no spills
  * (70 for n = 5 without the bound: 3 blocks of 256 threads an SM where the batch-then-compute
  * version's 48 registers gave 5) */
@@ -148,7 +163,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
                     for (int k = 0; k < W; k++)
                         sum += win[k] * win[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
-                    const FD_ACC v = win[LB] * fd_cuda_pow(sc, (FD_ACC)-q.beta);
+                    const FD_ACC v = win[LB] * FD_K(lrn_col_pow)(sc, (FD_ACC)-q.beta);
                     if (plain)
                         lrn_st_acc(yc, c * ysc, v);
                     else
@@ -232,8 +247,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
                     for (int k = 0; k < W; k++)
                         sum += xw[k] * xw[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
-                    t = ag[u] * ay[u] / sc;
-                    pw = fd_cuda_pow(sc, nbeta);
+                    t = FD_K(lrn_col_div)(ag[u] * ay[u], sc);
+                    pw = FD_K(lrn_col_pow)(sc, nbeta);
                 }
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
@@ -268,6 +283,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     }
 }
 #undef LRN_COL_U
+#undef LRN_FAST16
 #undef LRN_COL_FWD_MINB
 #undef LRN_COL_BWD_MINB
 #undef LRN_COL_BWD_U

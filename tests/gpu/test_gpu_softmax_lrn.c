@@ -541,6 +541,15 @@ static void lrn_tests(void)
                            0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++, lp[(k + ci) % 3][0],
                            lp[(k + ci) % 3][1], lp[(k + ci) % 3][2]);
             }
+    /* the 16-bit column kernels' SFU power and division: the benchmark's C = 256 halves /
+     * bfloat16s (n 5) scaled down, both directions, every (alpha, beta, k) above */
+    static const int c256[4] = {2, 256, 14, 14};
+    for (int t = 2; t < 4; t++)
+        for (int pi = 0; pi < 3; pi++)
+            for (int bwd = 0; bwd < 2; bwd++)
+                lrn_case_p(dtypes[t], 0, 5, 4, c256, L_NCHW, L_NCHW, bwd, 0, 0, 0,
+                           pi == 1 ? 0.5 : 1, pi == 1 ? 0.25 : 0, seed++, lp[pi][0], lp[pi][1],
+                           lp[pi][2]);
     /* the backward tile kernel (lrn_bwd_tile, NHWC dx, C <= 1024): windows 1 to 16, C of 3, 17,
      * 64, 128, 1000, 1024 (one pixel a tile) and 1025 (lrn_bwd), pixel counts that leave a
      * partial last tile, NHWC and NCHW inputs, 5-d, both blends, the four types */
