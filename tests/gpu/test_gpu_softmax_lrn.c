@@ -228,6 +228,15 @@ static void sm_tests(void)
                 sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
                         on[i], L_NCHW, 0, a == 1, 1, 0, F_SPECIAL, seed++);
             }
+    /* softmax_fwd_rows_online's 8-element load batches: rows of 33 (a batch of one), 64 (the
+     * benchmark's C, whole batches), 100, every type and algo, NaN / -inf rows */
+    static const int onb[3][4] = {{2, 33, 3, 5}, {2, 64, 12, 12}, {1, 100, 3, 7}};
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < 3; i++)
+            for (int a = 0; a < 3; a++)
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
+                        onb[i], L_NCHW, 0, 0, (t + a) % 2 ? 0.5 : 1, (t + a) % 2 ? 0.25 : 0,
+                        (i + a) % 2 ? F_SPECIAL : F_REAL, seed++);
     /* rows in registers, every (lanes, vectors) shape: NHWC CHANNEL rows of C = 1, 3, 17
      * (the old kernels: not whole vectors or too short), 32 (FLOAT 4 x 2), 64, 100 (FLOAT 8 x 4
      * with a partial lane set), 128 (FLOAT 8 x 4, HALF 4 x 4), 256, 500 (FLOAT 32 x 4), 1000,
