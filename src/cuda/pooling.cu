@@ -453,9 +453,9 @@ static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, con
                            const void *y, pool_s2_t *q)
 {
     const int64_t e = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt), gw = e / 2;
-    if (p->xs[4] != 1 || !fd_cuda_aligned16(x) || p->pad[2] > 1 ||
-        p->xs[0] % e != 0 || p->xs[1] % e != 0 || p->xs[3] % e != 0 ||
-        (p->out[2] + gw - 1) / gw > 32 || !pool_s2_ok(p, g, 0, 0, q))
+    if (p->xs[4] != 1 || !fd_cuda_aligned16(x) || p->pad[2] > 1 || p->xs[0] % e != 0 ||
+        p->xs[1] % e != 0 || p->xs[3] % e != 0 || (p->out[2] + gw - 1) / gw > 32 ||
+        !pool_s2_ok(p, g, 0, 0, q))
         return 0;
     const int64_t seg = (p->out[2] + gw - 1) / gw, spw = 32 / seg, planes = p->n * p->c;
     /* 8 window rows per segment, fewer while that leaves under one full wave (2048 threads
@@ -469,8 +469,8 @@ static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, con
         return 0;
     q->chunk = (int)chunk, q->nchunks = (int)nchunks, q->seg = (int)seg;
     const uintptr_t ya = (uintptr_t)y;
-    q->yvec = p->ys[4] == 1 && p->out[2] % gw == 0 && p->ys[0] % gw == 0 &&
-              p->ys[1] % gw == 0 && p->ys[3] % gw == 0 && ya % (uintptr_t)(gw * fd_dtype_size(p->dt)) == 0;
+    q->yvec = p->ys[4] == 1 && p->out[2] % gw == 0 && p->ys[0] % gw == 0 && p->ys[1] % gw == 0 &&
+              p->ys[3] % gw == 0 && ya % (uintptr_t)(gw * fd_dtype_size(p->dt)) == 0;
     return 1;
 }
 
@@ -517,9 +517,8 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const int vec_ok = pool_vec_ok(p, ts, ptr, 2);
     pool_s2_t s2;
     if (vec_ok && g.is_max && pool_s2_ok(p, &g, 0, FD_CUDA_VEC_BYTES, &s2)) {
-        FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_vec,
-                             pool_s2_blocks(p, &s2, FD_CUDA_VEC_BYTES), FD_CUDA_BLOCK,
-                             a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_vec, pool_s2_blocks(p, &s2, FD_CUDA_VEC_BYTES),
+                             FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
         return CUDNN_STATUS_SUCCESS;
     }
     if (!vec_ok && (g.is_max || fd_dtype_size(p->dt) >= 4) &&
@@ -537,8 +536,9 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     }
     if (pool_s2_ok(p, &g, 0, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
         if (vec_ok)
-            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES), FD_CUDA_BLOCK,
-                                 a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
+                                 FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha,
+                                 a->beta);
         else
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
@@ -614,8 +614,9 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     pool_s2_t s2;
     if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
         if (vec_ok)
-            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES), FD_CUDA_BLOCK,
-                                 a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
+                                 FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->dy, a->out,
+                                 a->alpha, a->beta);
         else
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);

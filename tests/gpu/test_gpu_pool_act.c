@@ -262,24 +262,25 @@ static void pool_tests(void)
         for (int nan = 0; nan < 2; nan++)
             for (int gi = 0; gi < 3; gi++) {
                 const int blend = (t + nan + gi) % 2;
-                pool_case(dtypes[t], modes[(t + gi) % 2 ? 1 : 0], (cudnnNanPropagation_t)nan, 2,
-                          2, 256 / (int)fd_test_dtype_size(dtypes[t]), gi == 1 ? s2odd : s2in[0],
+                pool_case(dtypes[t], modes[(t + gi) % 2 ? 1 : 0], (cudnnNanPropagation_t)nan, 2, 2,
+                          256 / (int)fd_test_dtype_size(dtypes[t]), gi == 1 ? s2odd : s2in[0],
                           s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3], L_NHWC, 0,
                           blend ? 0.5 : 1, blend ? 0.25 : 0, (gi + nan) % 2 ? F_SPECIAL : F_INT,
                           seed++);
             }
     /* pool_s2_{max,avg}_fwd_rows (W innermost, a 16-byte row vector per lane, neighbours'
-     * columns by shuffles, several row segments per warp; averages for 4- and 8-byte types): rows whose last vector is partial (the
-     * padded "odd" layout: W 29, 61, 125 in rows of 32, 64, 128), a segment of 32 lanes (f32
-     * W 125), y stored per element (odd y rows), NCHW rows of 64, every mode / NaN option /
-     * blend, pad 0 and 1, windows 2 and 3, ceil; f64 W 125 (63 outputs) takes pool_s2_fwd */
+     * columns by shuffles, several row segments per warp; averages for 4- and 8-byte types): rows
+     * whose last vector is partial (the padded "odd" layout: W 29, 61, 125 in rows of 32, 64, 128),
+     * a segment of 32 lanes (f32 W 125), y stored per element (odd y rows), NCHW rows of 64, every
+     * mode / NaN option / blend, pad 0 and 1, windows 2 and 3, ceil; f64 W 125 (63 outputs) takes
+     * pool_s2_fwd */
     static const int rw[4][3] = {{17, 29, 1}, {9, 61, 1}, {5, 125, 1}, {11, 64, 1}};
     for (int t = 0; t < 4; t++)
         for (int k = 0; k < 4; k++)
             for (int gi = 0; gi < 4; gi++) {
                 const int nan = (t + k + gi) % 2, blend = (t + gi) % 3 == 0;
-                pool_case(dtypes[t], modes[(k + gi + t) % 4], (cudnnNanPropagation_t)nan, 2,
-                          2, 3, rw[k], s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3],
+                pool_case(dtypes[t], modes[(k + gi + t) % 4], (cudnnNanPropagation_t)nan, 2, 2, 3,
+                          rw[k], s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3],
                           k == 3 ? L_NCHW : L_ODD, 0, blend ? 0.5 : 1, blend ? 0.25 : 0,
                           (k + gi) % 2 ? F_SPECIAL : F_INT, seed++);
             }
@@ -289,8 +290,8 @@ static void pool_tests(void)
     pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
               1, 2, 0, L_NHWC, 0, 1, 0, F_INT, seed++);
     static const int tall58[3] = {58, 56, 1}; /* 29 window rows: chunks of 4, the last of 1 */
-    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, tall58, 3, 1,
-              2, 0, L_NCHW, 0, 1, 0, F_SPECIAL, seed++);
+    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, tall58, 3, 1, 2,
+              0, L_NCHW, 0, 1, 0, F_SPECIAL, seed++);
     pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
               1, 2, 0, L_NCHW, 0, 1, 0, F_INT, seed++);
     pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,

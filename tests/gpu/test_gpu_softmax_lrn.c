@@ -546,8 +546,8 @@ static void lrn_tests(void)
             for (int ci = 0; ci < 4; ci++) {
                 const int dims[4] = {2, rc[ci], ci == 3 ? 28 : 5, ci == 3 ? 28 : 7};
                 const int blend = (t + k + ci) % 2;
-                lrn_case_p(dtypes[t], 0, rn[k], 4, dims, (layout_t)((t + ci) % 2), L_NCHW, 1, 0,
-                           0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++, lp[(k + ci) % 3][0],
+                lrn_case_p(dtypes[t], 0, rn[k], 4, dims, (layout_t)((t + ci) % 2), L_NCHW, 1, 0, 0,
+                           0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++, lp[(k + ci) % 3][0],
                            lp[(k + ci) % 3][1], lp[(k + ci) % 3][2]);
             }
     /* the 16-bit column kernels' SFU power and division: the benchmark's C = 256 halves /
