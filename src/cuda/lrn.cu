@@ -24,7 +24,11 @@
  * the channels with x, the terms dy y / s and s^-beta in registers, each of x, y, dy read once
  * (lrn_bwd recomputed n window sums per element: 0.10x); channels-innermost dx (NHWC) with
  * C <= 1024 takes lrn_bwd_tile (whole pixels in shared memory, each s, term and power once per
- * element: 0.59x before). Both add the same terms in lrn_bwd's order: its bits.
+ * element: 0.59x before). Both add the same terms in lrn_bwd's order: its bits. lrn_bwd_col
+ * holds windows up to 5 at 3 blocks an SM with a 4-channel ring (2026-12-01: at 2 blocks the
+ * benchmark's 392 blocks ran in 1.5 waves, 0.49x NVIDIA's rate). For HALF / BFLOAT16 both
+ * column kernels take the power from __powf and the backward's quotient from __fdividef (not
+ * lrn_fwd's / lrn_bwd's bits then: within gm_tol of the ref, far below the 16-bit rounding).
  */
 #include <math.h>
 #include <stdio.h>

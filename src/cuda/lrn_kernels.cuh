@@ -89,10 +89,34 @@ static __global__ void FD_K(lrn_bwd)(const lrn_geom_t g, const lrn_params_t q, c
  * channel (128 B for FLOAT). alpha 1, beta 0 stores the float rounded once (the blend's
  * result then) without the double blend. */
 #define LRN_COL_U 8
+/* The column kernels' s^e and a / s: for 16-bit storage (HALF, BFLOAT16) by the SFU
+ * (__powf: exp2(e log2 s) on the SFU; a * rcp(s) with __fdividef: relative errors of a
+ * few 1e-6 for s >= k >= 1e-5 and |e| <= 10, against the 2^-11 / 2^-8 of the final rounding;
+ * s = +inf gives 0 and NaN NaN as powf). powf's ~40 instructions and the IEEE division were
+ * most of a 16-bit element's work (f16 fwd / bwd ran 0.72x / 0.74x NVIDIA's rate on the
+ * H200, 2026-12-01, at fewer elements a second than f32). FLOAT keeps powf and the division. */
+#define LRN_FAST16 (sizeof(FD_T) == 2)
+static __device__ __forceinline__ FD_ACC FD_K(lrn_col_pow)(FD_ACC s, FD_ACC e)
+{
+    return LRN_FAST16 ? (FD_ACC)__powf((float)s, (float)e) : fd_cuda_pow(s, e);
+}
+static __device__ __forceinline__ FD_ACC FD_K(lrn_col_div)(FD_ACC a, FD_ACC s)
+{
+    return LRN_FAST16 ? (FD_ACC)__fdividef((float)a, (float)s) : a / s;
+}
 /* lrn_fwd_col's blocks per SM to keep: ptxas then holds it at 42-56 registers, no spills
  * (70 for n = 5 without the bound: 3 blocks of 256 threads an SM where the batch-then-compute
  * version's 48 registers gave 5) */
 #define LRN_COL_FWD_MINB 4
+/* lrn_bwd_col's for windows up to 5: 3 blocks, with a ring of 4 channels ahead (8 spilled at
+ * 80 registers). Unbounded with the ring of 8 it took 80-83 registers (n = 5), allocated as
+ * 88: 2 blocks of 256 an SM, so the benchmark's N H W = 100352 columns (392 blocks) ran in 1.5
+ * waves on the H200's 132 SMs, the second at half occupancy (0.49x NVIDIA's f32 rate,
+ * 2026-12-01); bounded, ptxas (sm_90) gives n = 5 80 registers, n <= 3 64-72, 0 spills, and
+ * the 392 blocks fit the 396 slots of one wave. Four steps ahead is still 12 loads in flight
+ * per thread (36 KB an SM for FLOAT). Wider windows keep the ring of 8, unbounded (93-128). */
+#define LRN_COL_BWD_MINB(W) ((W) <= 5 ? 3 : 1)
+#define LRN_COL_BWD_U ((W) <= 5 ? 4 : 8)
 
 template <int W>
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
@@ -139,7 +163,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
                     for (int k = 0; k < W; k++)
                         sum += win[k] * win[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
-                    const FD_ACC v = win[LB] * fd_cuda_pow(sc, (FD_ACC)-q.beta);
+                    const FD_ACC v = win[LB] * FD_K(lrn_col_pow)(sc, (FD_ACC)-q.beta);
                     if (plain)
                         lrn_st_acc(yc, c * ysc, v);
                     else
@@ -161,7 +185,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
  * s[i + LB], gives t[i + LB] = dy y / s and s[i + LB]^-beta; tw = t[i - LA .. i + LB] is the
  * window of dx[i] (the adjoint one), and dy[i], s[i]^-beta wait LB steps in gr / pr. */
 template <int W>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     FD_K(lrn_bwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, const void *yv,
                       const void *dyv, void *dxv, double alpha, double beta)
 {
@@ -200,17 +224,17 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
             gr[k] = pr[k] = 0;
         /* ring slot u holds step i's loads for i = i0 + u: x[i + W - 1], dy[i + LB],
          * y[i + LB] (both indices >= 0), refilled for step i + U once consumed */
-        FD_ACC ax[LRN_COL_U], ag[LRN_COL_U], ay[LRN_COL_U];
+        FD_ACC ax[LRN_COL_BWD_U], ag[LRN_COL_BWD_U], ay[LRN_COL_BWD_U];
 #pragma unroll
-        for (int u = 0; u < LRN_COL_U; u++) {
+        for (int u = 0; u < LRN_COL_BWD_U; u++) {
             const int64_t jx = u - LB + W - 1, jg = u;
             ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
             ag[u] = jg < C ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
             ay[u] = jg < C ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
         }
-        for (int64_t i0 = -LB; i0 < C; i0 += LRN_COL_U) {
+        for (int64_t i0 = -LB; i0 < C; i0 += LRN_COL_BWD_U) {
 #pragma unroll
-            for (int u = 0; u < LRN_COL_U; u++) {
+            for (int u = 0; u < LRN_COL_BWD_U; u++) {
                 const int64_t i = i0 + u;
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
@@ -223,8 +247,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                     for (int k = 0; k < W; k++)
                         sum += xw[k] * xw[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
-                    t = ag[u] * ay[u] / sc;
-                    pw = fd_cuda_pow(sc, nbeta);
+                    t = FD_K(lrn_col_div)(ag[u] * ay[u], sc);
+                    pw = FD_K(lrn_col_pow)(sc, nbeta);
                 }
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
@@ -238,7 +262,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                 gr[LB] = ag[u];
                 pr[LB] = pw;
                 {
-                    const int64_t jx = i + LRN_COL_U + W - 1, jg = i + LRN_COL_U + LB;
+                    const int64_t jx = i + LRN_COL_BWD_U + W - 1, jg = i + LRN_COL_BWD_U + LB;
                     ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
                     ag[u] = jg < C ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
                     ay[u] = jg < C ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
@@ -259,7 +283,10 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
     }
 }
 #undef LRN_COL_U
+#undef LRN_FAST16
 #undef LRN_COL_FWD_MINB
+#undef LRN_COL_BWD_MINB
+#undef LRN_COL_BWD_U
 
 /* ---- cross-channel LRN backward, channels innermost (NHWC): pixel tiles in shared memory ----
  * lrn_bwd recomputed n window sums of n squares and n divisions for every element (n^2 L1

@@ -33,6 +33,14 @@
  * NVIDIA's on the H200): threads walk down H keeping the shared window row in registers, and
  * the backward routes each window's dy to its own 2 x 2 dx block and its neighbours' without
  * recomputing any window per covered cell; the same sums in the same order, the same bits.
+ * Channels-last max forward of those takes pool_s2_max_fwd_vec (2026-12-01, issue 7.4: the
+ * sweep ran 0.58x / 0.65x NVIDIA's f32 / f16 rate): 16-byte vectors, the next step's rows in
+ * flight during the max, lane-wise max chains (pool_vmax16) with the exact scan redone only
+ * for NaN or zero results; the same bits. The W-innermost max forward takes
+ * pool_s2_max_fwd_rows (same day, 0.83x / 0.82x): a 16-byte row vector per lane, the
+ * neighbouring columns by shuffles, the same chains and redo; FLOAT / DOUBLE averages
+ * pool_s2_avg_fwd_rows (0.74x for f32 2x2): the same rows, partial sums in double in
+ * window_sum's order.
  */
 #include <float.h>
 #include <stdio.h>
@@ -161,6 +169,7 @@ static __device__ __forceinline__ void pool_unflatten(int64_t C, const int64_t *
 typedef struct {
     int c, planes, in_h, in_w, out_h, out_w, win_h, win_w, pad_h, pad_w;
     int rows, cols, chunk, nchunks, wpr;
+    int seg, yvec; /* pool_s2_max_fwd_rows: lanes per row segment, y stored 8 bytes a lane */
     int is_max, include_pad, propagate;
     int xs_n, xs_c, xs_h, xs_w, gs_n, gs_c, gs_h, gs_w, ds_n, ds_c, ds_h, ds_w;
     double lowest;
@@ -168,6 +177,14 @@ typedef struct {
 
 #define POOL_S2_FULL 0xffffffffu /* every lane of a warp (the backward's shuffles) */
 #define POOL_S2_VEC_BYTES 8      /* channels per thread of the channels-last sweeps, in bytes */
+/* pool_s2_max_fwd_rows' blocks of 256 an SM for 16-bit types: 3 on sm_90 (78 registers), 2 on
+ * sm_80 (bf16 spilled at 3); 4 for the others (f32 54, f64 64 registers) */
+#define POOL_S2_ROWS_AVG_MINB 2 /* pool_s2_avg_fwd_rows' (the doubles of G partial sums) */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define POOL_S2_ROWS_MINB16 2
+#else
+#define POOL_S2_ROWS_MINB16 3
+#endif
 
 /* The 9-bit mask of a 3 x 3 window image from its row masks (the bottom row only for windows
  * 3 tall). */
@@ -186,6 +203,58 @@ static __device__ __forceinline__ double pool_s2_count(const pool_s2_t &q, int i
     const int ph = min(sh + q.win_h, q.in_h + q.pad_h) - sh;
     const int pw = min(sw + q.win_w, q.in_w + q.pad_w) - sw;
     return (double)max(ph, 0) * (double)max(pw, 0);
+}
+
+/* Lane-wise max of the 16-byte vectors a and b of one storage type, into r (which may be a):
+ * the NaN-ignoring max (a NaN lane takes the other operand), or with nan the NaN-propagating
+ * one (PTX max.NaN, sm_80+). Only the value matters to the callers, which redo a lane whose
+ * result is NaN or zero (payload and sign of zero) with the exact scan; other results are
+ * the largest cell, whose bits no tie can change. Overloaded by the element pointer. */
+static __device__ __forceinline__ float pool_fmax_nan(float a, float b)
+{
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+static __device__ __forceinline__ float pool_max1(float a, float b, bool nan)
+{
+    return nan ? pool_fmax_nan(a, b) : fmaxf(a, b);
+}
+static __device__ __forceinline__ double pool_max1(double a, double b, bool nan)
+{
+    return nan && a != a ? a : nan && b != b ? b : fmax(a, b);
+}
+static __device__ __forceinline__ void pool_vmax16(float *r, const float *a, const float *b,
+                                                   bool nan)
+{
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+        r[l] = nan ? pool_fmax_nan(a[l], b[l]) : fmaxf(a[l], b[l]);
+}
+static __device__ __forceinline__ void pool_vmax16(double *r, const double *a, const double *b,
+                                                   bool nan)
+{
+#pragma unroll
+    for (int l = 0; l < 2; l++)
+        r[l] = nan && a[l] != a[l] ? a[l] : nan && b[l] != b[l] ? b[l] : fmax(a[l], b[l]);
+}
+static __device__ __forceinline__ void pool_vmax16(__half *r, const __half *a, const __half *b,
+                                                   bool nan)
+{
+    __half2 *r2 = (__half2 *)r;
+    const __half2 *a2 = (const __half2 *)a, *b2 = (const __half2 *)b;
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+        r2[l] = nan ? __hmax2_nan(a2[l], b2[l]) : __hmax2(a2[l], b2[l]);
+}
+static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_bfloat16 *a,
+                                                   const __nv_bfloat16 *b, bool nan)
+{
+    __nv_bfloat162 *r2 = (__nv_bfloat162 *)r;
+    const __nv_bfloat162 *a2 = (const __nv_bfloat162 *)a, *b2 = (const __nv_bfloat162 *)b;
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+        r2[l] = nan ? __hmax2_nan(a2[l], b2[l]) : __hmax2(a2[l], b2[l]);
 }
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
@@ -310,8 +379,9 @@ static int pool_max2d_ok(const fd_pool_problem_t *p, const pool_geom_t *g, pool_
 /* 1 (and *q filled) when the call takes pool_s2_{fwd,bwd}[_vec]: MAX, MAX_DETERMINISTIC or
  * an average of a 2-d problem, stride 2 with a 2 or 3 wide window in H and W, padding 0..1024
  * (no crop), extents below 2^28, non-negative strides with every offset of x, y / dy and dx
- * below 2^31, and fewer than 2^31 threads. vec: the channels-last kernels (the caller checked
- * pool_vec_ok), else W innermost in the written tensor (NCHW-like). */
+ * below 2^31, and fewer than 2^31 threads. vec: the bytes of channels per thread of the
+ * channels-last kernels (POOL_S2_VEC_BYTES, FD_CUDA_VEC_BYTES for pool_s2_max_fwd_vec; the
+ * caller checked pool_vec_ok), 0 for W innermost in the written tensor (NCHW-like). */
 static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd, int vec,
                       pool_s2_t *q)
 {
@@ -337,7 +407,7 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
         if (mx >= ((int64_t)1 << 31) - 64)
             return 0;
     }
-    const int64_t vw = POOL_S2_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+    const int64_t vw = vec / (int64_t)fd_dtype_size(p->dt);
     const int64_t rows = bwd ? (p->in[1] + p->pad[1] + 1) / 2 : p->out[1];
     const int64_t cols = bwd ? (p->in[2] + p->pad[2] + 1) / 2 : p->out[2];
     const int64_t wpr = bwd ? (cols + 30) / 31 : (cols + 31) / 32;
@@ -358,6 +428,7 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     q->out_h = (int)p->out[1], q->out_w = (int)p->out[2];
     q->win_h = (int)p->win[1], q->win_w = (int)p->win[2];
     q->pad_h = (int)p->pad[1], q->pad_w = (int)p->pad[2];
+    q->seg = 0, q->yvec = 0;
     q->rows = (int)rows, q->cols = (int)cols, q->chunk = (int)chunk;
     q->nchunks = (int)nchunks, q->wpr = (int)wpr;
     q->is_max = g->is_max, q->include_pad = g->include_pad, q->propagate = p->propagate_nan;
@@ -371,10 +442,42 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     return 1;
 }
 
-/* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31). */
+/* 1 (and *q filled, its chunk re-chosen) when forward takes pool_s2_{max,avg}_fwd_rows (the
+ * caller sends averages of 16-bit types to pool_s2_fwd, at >= 1.0x NVIDIA's rate there and the
+ * average rows kernel at 2 blocks an SM for them): the W-innermost sweep's conditions
+ * (pool_s2_ok, vec 0), x's W stride 1,
+ * its other strides multiples of the 16-byte vector and x 16-byte aligned, pad_w <= 1, a row of
+ * outputs in at most 32 lanes of G = vector / 2 outputs; yvec when y's W stride is 1, its other
+ * strides and out_w are multiples of G and y is 8-byte aligned. */
+static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const void *x,
+                           const void *y, pool_s2_t *q)
+{
+    const int64_t e = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt), gw = e / 2;
+    if (p->xs[4] != 1 || !fd_cuda_aligned16(x) || p->pad[2] > 1 || p->xs[0] % e != 0 ||
+        p->xs[1] % e != 0 || p->xs[3] % e != 0 || (p->out[2] + gw - 1) / gw > 32 ||
+        !pool_s2_ok(p, g, 0, 0, q))
+        return 0;
+    const int64_t seg = (p->out[2] + gw - 1) / gw, spw = 32 / seg, planes = p->n * p->c;
+    /* 8 window rows per segment, fewer while that leaves under one full wave (2048 threads
+     * an SM): each lane keeps 32 B of loads in flight, so a wave is ~64 KB an SM */
+    const int64_t target = (int64_t)fd_cuda_sm_count() * 2048;
+    int64_t chunk = 8;
+    while (chunk > 2 && (planes * ((p->out[1] + chunk - 1) / chunk) + spw - 1) / spw * 32 < target)
+        chunk /= 2;
+    const int64_t nchunks = (p->out[1] + chunk - 1) / chunk;
+    if ((planes * nchunks + spw - 1) / spw * 32 >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
+        return 0;
+    q->chunk = (int)chunk, q->nchunks = (int)nchunks, q->seg = (int)seg;
+    const uintptr_t ya = (uintptr_t)y;
+    q->yvec = p->ys[4] == 1 && p->out[2] % gw == 0 && p->ys[0] % gw == 0 && p->ys[1] % gw == 0 &&
+              p->ys[3] % gw == 0 && ya % (uintptr_t)(gw * fd_dtype_size(p->dt)) == 0;
+    return 1;
+}
+
+/* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31); vec as there. */
 static unsigned pool_s2_blocks(const fd_pool_problem_t *p, const pool_s2_t *q, int vec)
 {
-    const int64_t vw = POOL_S2_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+    const int64_t vw = vec / (int64_t)fd_dtype_size(p->dt);
     const int64_t per = vec ? (int64_t)q->planes * q->cols * (q->c / vw)
                             : (int64_t)q->planes * q->wpr * 32;
     return (unsigned)((per * q->nchunks + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
@@ -413,10 +516,29 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const void *ptr[2] = {a->x, a->out};
     const int vec_ok = pool_vec_ok(p, ts, ptr, 2);
     pool_s2_t s2;
-    if (pool_s2_ok(p, &g, 0, vec_ok, &s2)) {
-        if (vec_ok)
-            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd_vec, pool_s2_blocks(p, &s2, 1), FD_CUDA_BLOCK,
+    if (vec_ok && g.is_max && pool_s2_ok(p, &g, 0, FD_CUDA_VEC_BYTES, &s2)) {
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_vec, pool_s2_blocks(p, &s2, FD_CUDA_VEC_BYTES),
+                             FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (!vec_ok && (g.is_max || fd_dtype_size(p->dt) >= 4) &&
+        pool_s2_rows_ok(p, &g, a->x, a->out, &s2)) {
+        const int64_t spw = 32 / s2.seg;
+        const int64_t warps = ((int64_t)s2.planes * s2.nchunks + spw - 1) / spw;
+        const unsigned blocks = (unsigned)((warps * 32 + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+        if (g.is_max)
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_rows, blocks, FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        else
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_avg_fwd_rows, blocks, FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    if (pool_s2_ok(p, &g, 0, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
+        if (vec_ok)
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
+                                 FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha,
+                                 a->beta);
         else
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
@@ -490,10 +612,11 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     const void *ptr[3] = {a->x, a->dy, a->out};
     const int vec_ok = pool_vec_ok(p, ts, ptr, 3);
     pool_s2_t s2;
-    if (pool_s2_ok(p, &g, 1, vec_ok, &s2)) {
+    if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
         if (vec_ok)
-            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, 1), FD_CUDA_BLOCK,
-                                 a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
+                                 FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->dy, a->out,
+                                 a->alpha, a->beta);
         else
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);

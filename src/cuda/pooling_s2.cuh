@@ -125,9 +125,14 @@ static __global__ void FD_K(pool_s2_fwd)(const pool_s2_t q, const void *xv, void
 /* Backward: thread = (plane, chunk of column-pair rows, column pair j), lanes 1..31 of a warp
  * own 31 consecutive pairs, lane 0 the pair to their left (halo). Per step: 6 scalar loads of x,
  * one of dy, four shuffles, and its 2 x 2 dx block stored (coalesced across the lanes). The
- * chunk starts one step early (a halo step that writes nothing) to get window row i0 - 1. */
-static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv,
-                                         void *dxv, double alpha, double beta)
+ * chunk starts one step early (a halo step that writes nothing) to get window row i0 - 1.
+ * The next step's two rows and dy are loaded before this step's routing (2026-12-01: the
+ * loads waited for the previous step's arithmetic; f32 NCHW max ran 0.70x NVIDIA's rate);
+ * ptxas sm_90: 61-63 registers (f64 77), 0 spills, bounded at 4 blocks of 256 an SM (3 for
+ * f64: 4 spilled on sm_80). */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, sizeof(FD_T) == 8 ? 3 : 4)
+    FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv, void *dxv,
+                      double alpha, double beta)
 {
     const FD_T *__restrict__ x = (const FD_T *)xv;
     const FD_T *__restrict__ dy = (const FD_T *)dyv;
@@ -145,19 +150,35 @@ static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, cons
     const int i0 = ch * q.chunk, i1 = min(q.rows, i0 + q.chunk), c0 = 2 * j - q.pad_w;
     const bool owner = lane > 0 && j < q.cols;
     const bool jok = j >= 0 && j < q.out_w;
-    FD_ACC v[9];
+    FD_ACC v[9], nv[6];
     int okt = FD_K(s2_row)(q, xc, 2 * (i0 - 1) - q.pad_h, c0, v);
     int bc = -1;      /* window (i-1, j): code and routed value */
     double bg = 0.0;
+    /* step i's two new rows and dy, loaded one step ahead (during step i - 1's routing) */
+    int nokm = FD_K(s2_row)(q, xc, 2 * (i0 - 1) - q.pad_h + 1, c0, nv);
+    int nokb = FD_K(s2_row)(q, xc, 2 * (i0 - 1) - q.pad_h + 2, c0, nv + 3);
+    FD_ACC ng = jok && i0 - 1 >= 0 && i0 - 1 < q.out_h
+                    ? fd_cuda_ld(dyc, (i0 - 1) * q.gs_h + j * q.gs_w)
+                    : (FD_ACC)0;
     for (int i = i0 - 1; i < i1; i++) {
         const int r = 2 * i - q.pad_h;
-        const int okm = FD_K(s2_row)(q, xc, r + 1, c0, v + 3);
-        const int okb = FD_K(s2_row)(q, xc, r + 2, c0, v + 6);
+        const int okm = nokm, okb = nokb;
+        const FD_ACC gi = ng;
+#pragma unroll
+        for (int k = 0; k < 6; k++)
+            v[3 + k] = nv[k];
+        if (i + 1 < i1) {
+            nokm = FD_K(s2_row)(q, xc, r + 3, c0, nv);
+            nokb = FD_K(s2_row)(q, xc, r + 4, c0, nv + 3);
+            ng = jok && i + 1 >= 0 && i + 1 < q.out_h
+                     ? fd_cuda_ld(dyc, (i + 1) * q.gs_h + j * q.gs_w)
+                     : (FD_ACC)0;
+        }
         const int ok = pool_s2_mask(q, okt, okm, okb);
         int dc = -1; /* window (i, j) */
         double dg = 0.0;
         if (jok && i >= 0 && i < q.out_h) {
-            const double g = (double)fd_cuda_ld(dyc, i * q.gs_h + j * q.gs_w);
+            const double g = (double)gi;
             if (q.is_max) {
                 FD_K(s2_max)(v, ok, q.propagate, (FD_ACC)q.lowest, &dc);
                 dg = g;
@@ -412,4 +433,465 @@ static __global__ void FD_K(pool_s2_bwd_vec)(const pool_s2_t q, const void *xv, 
     }
 }
 
+/* ---- channels-last max forward, 16 bytes of channels per thread (pool_s2_max_fwd_vec) ----
+ * The general sweep above ran 0.58x (f32) / 0.65x (f16) NVIDIA's rate on the H200 (n32 C 128 /
+ * 256 56 x 56, 3x3 / 2 pad 1): 8-byte vectors, 48 B of loads per step issued only after the
+ * previous step's arithmetic, and per lane the exact 9-cell scan (~60 instructions a lane, 4
+ * lanes an 8-byte f16 vector: issue-bound at the copy rate). Here, for MAX / MAX_DETERMINISTIC:
+ * - thread = (n, chunk of window rows, window column j, 16-byte channel vector), vector
+ *   fastest: a warp reads 512 contiguous bytes per cell (one whole pixel for f32 C = 128, f16
+ *   C = 256); the block's 8 warps are 8 neighbouring j, so the column shared by windows j and
+ *   j + 1 is an L1 hit for one of them.
+ * - Software pipelined: step i + 1's two rows (6 x 16 B) are loaded before step i's max, so
+ *   every thread keeps 96 B in flight (~48 KB an SM at 2 blocks of 256).
+ * - The value is a lane-wise max chain over the cells, 8 (or 5 for 2-tall / 2-wide windows)
+ *   max ops a vector (f16 / bf16 as pairs: 4 max.f16x2 per vector and cell), cells outside x
+ *   filled with the type's lowest finite value (window_max's start value, so an all -inf or
+ *   empty window gives it too); NaN-propagating max with PROPAGATE_NAN. A lane whose result is
+ *   NaN (only with PROPAGATE_NAN: the first NaN's payload) or zero (+0 / -0: the first in scan
+ *   order) is redone with the exact scan s2_max: window_max's value in every case, the same
+ *   bits. alpha 1, beta 0 with no such lane stores the vector as is (the blend of an exact
+ *   value rounds to itself).
+ * Bytes per output vector: 4 cells of x compulsory (16 B each) + the y store; loaded: 2 rows
+ * x 3 columns per step (1.5x the compulsory x in L1 requests, the shared column an L1 hit),
+ * plus one top row per chunk (1 / (2 chunk) more x from L2 / HBM). No shared memory; ptxas
+ * (CUDA 13, sm_90): f32 110, f64 96, f16 / bf16 104 registers, 0 spills, __launch_bounds__
+ * (256, 2) (a bound of 3 blocks spilled 40-400 bytes). The NaN / zero redo blends lane by
+ * lane straight to y (a vector indexed by a loop would live in local memory). */
+
+/* One row of x at columns c0 + {0, 1, 2}: a[k] (lo where the cell is outside x or the
+ * window), bit k of the result when inside. */
+static __device__ __forceinline__ int FD_K(s2_wrow)(const pool_s2_t &q, const FD_T *xc, int row,
+                                                    int c0, const FD_K(pool_vec_t) &lo,
+                                                    FD_K(pool_vec_t) *a)
+{
+    int ok = 0;
+    const bool rok = row >= 0 && row < q.in_h;
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const int col = c0 + k;
+        const bool o = rok && k < q.win_w && col >= 0 && col < q.in_w;
+        a[k] = o ? *(const FD_K(pool_vec_t) *)(xc + (row * q.xs_h + col * q.xs_w)) : lo;
+        ok |= o ? 1 << k : 0;
+    }
+    return ok;
+}
+
+/* Lane-wise max of the three cells of row a (the max16 chain of pool_vmax16). */
+static __device__ __forceinline__ FD_K(pool_vec_t) FD_K(s2_rmax)(const FD_K(pool_vec_t) *a,
+                                                                 bool nan)
+{
+    FD_K(pool_vec_t) r;
+    pool_vmax16(r.e, a[0].e, a[1].e, nan);
+    pool_vmax16(r.e, r.e, a[2].e, nan);
+    return r;
+}
+
+/* m = the lane-wise max of lo, mt (the top row's max), row m and, tall, row b; *mb = row b's
+ * max (the next step's mt). */
+static __device__ __forceinline__ void FD_K(s2_wmax)(const FD_K(pool_vec_t) &lo,
+                                                     const FD_K(pool_vec_t) &mt,
+                                                     const FD_K(pool_vec_t) *m,
+                                                     const FD_K(pool_vec_t) *b, int tall,
+                                                     bool nan, FD_K(pool_vec_t) *r,
+                                                     FD_K(pool_vec_t) *mb)
+{
+    *r = FD_K(s2_rmax)(m, nan);
+    *mb = FD_K(s2_rmax)(b, nan);
+    pool_vmax16(r->e, r->e, mt.e, nan);
+    if (tall)
+        pool_vmax16(r->e, r->e, mb->e, nan);
+    pool_vmax16(r->e, r->e, lo.e, nan);
+}
+
+/* Thread = (n, chunk, window column j, 16-byte channel vector cv), cv fastest. Live per
+ * thread: the top row's max (1 vector), the step's two rows (6) and the next step's (6). */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2)
+    FD_K(pool_s2_max_fwd_vec)(const pool_s2_t q, const void *xv, void *yv, double alpha,
+                              double beta)
+{
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    const int cv = q.c / FD_VEC;
+    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int v0 = e % cv;
+    e /= cv;
+    const int j = e % q.out_w;
+    e /= q.out_w;
+    const int ch = e % q.nchunks, n = e / q.nchunks;
+    if (n >= q.planes)
+        return; /* planes = N here */
+    const FD_T *xc = x + (n * q.xs_n + v0 * FD_VEC);
+    FD_T *yc = y + (n * q.gs_n + v0 * FD_VEC);
+    const int i0 = ch * q.chunk, i1 = min(q.out_h, i0 + q.chunk), c0 = 2 * j - q.pad_w;
+    const int tall = q.win_h == 3;
+    const bool plain = alpha == 1.0 && beta == 0.0, nan = q.propagate != 0;
+    FD_K(pool_vec_t) lo;
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        fd_cuda_st(lo.e, l, q.lowest);
+    FD_K(pool_vec_t) mt, rm[3], rb[3], nm[3], nb[3];
+    int okt = FD_K(s2_wrow)(q, xc, 2 * i0 - q.pad_h, c0, lo, rb);
+    mt = nan ? FD_K(s2_rmax)(rb, true) : FD_K(s2_rmax)(rb, false);
+    int nokm = FD_K(s2_wrow)(q, xc, 2 * i0 - q.pad_h + 1, c0, lo, nm);
+    int nokb = FD_K(s2_wrow)(q, xc, 2 * i0 - q.pad_h + 2, c0, lo, nb);
+    for (int i = i0; i < i1; i++) {
+        const int r = 2 * i - q.pad_h;
+        const int okm = nokm, okb = nokb;
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+            rm[k] = nm[k], rb[k] = nb[k];
+        if (i + 1 < i1) { /* the next step's rows, in flight during this step's max */
+            nokm = FD_K(s2_wrow)(q, xc, r + 3, c0, lo, nm);
+            nokb = FD_K(s2_wrow)(q, xc, r + 4, c0, lo, nb);
+        }
+        FD_K(pool_vec_t) m, mb;
+        if (nan)
+            FD_K(s2_wmax)(lo, mt, rm, rb, tall, true, &m, &mb);
+        else
+            FD_K(s2_wmax)(lo, mt, rm, rb, tall, false, &m, &mb);
+        mt = mb;
+        bool redo = false;
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            const FD_ACC v = fd_cuda_ld(m.e, l);
+            redo |= v != v || v == (FD_ACC)0;
+        }
+        FD_T *yp = yc + (i * q.gs_h + j * q.gs_w);
+        if (plain && !redo) {
+            *(FD_K(pool_vec_t) *)yp = m;
+        } else {
+            /* NaN or zero lanes: the exact scan on the cells read again (L1 / L2 hits);
+             * lane by lane blends (the vector stays in registers: no local copy) */
+            const int ok = pool_s2_mask(q, okt, okm, okb);
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++) {
+                FD_ACC val = fd_cuda_ld(m.e, l);
+                if (val != val || val == (FD_ACC)0) {
+                    FD_ACC v[9];
+#pragma unroll
+                    for (int k = 0; k < 9; k++)
+                        v[k] = (ok >> k) & 1 ? fd_cuda_ld(xc, (r + k / 3) * q.xs_h +
+                                                                  (c0 + k % 3) * q.xs_w + l)
+                                             : (FD_ACC)0;
+                    int code;
+                    val = FD_K(s2_max)(v, ok, q.propagate, (FD_ACC)q.lowest, &code);
+                }
+                fd_cuda_blend(yp, l, alpha, beta, (double)val);
+            }
+        }
+        okt = okb;
+    }
+}
+
+/* ---- W innermost (NCHW) max forward on 16-byte row vectors (pool_s2_max_fwd_rows) -------
+ * pool_s2_fwd ran 0.83x (f32) / 0.82x (f16) NVIDIA's rate on the H200 (n32 C 128 / 256,
+ * 56 x 56, 3x3 / 2 pad 1): one output per lane, 6 scalar loads a step (4 or 2 bytes each,
+ * issued after the previous step's scan), 9-cell exact scans. Here, for MAX / MAX_DETERMINISTIC
+ * with x's W stride 1, 16-byte aligned rows and pad_w <= 1 (pooling.cu's pool_s2_rows_ok):
+ * - A lane owns E = 16 / sizeof(T) consecutive columns of x (one 16-byte load a row) and the
+ *   G = E / 2 outputs j = t G .. t G + G - 1 whose windows start there; a segment of S =
+ *   ceil(out_w / G) <= 32 lanes covers a row, 32 / S segments (plane, chunk of window rows)
+ *   share a warp. A window's cells outside the lane's vector are the left lane's last column
+ *   (__shfl_up) and the right lane's first (__shfl_down); the segment's first lane has column
+ *   -1 (padding), its last loads the column after its vector itself. Every lane runs q.chunk
+ *   steps (the shuffles need the whole warp), loads and stores predicated.
+ * - Rows as pool_s2_max_fwd_vec: the next step's two row vectors are loaded before this
+ *   step's max, the top row's window maxima kept from the previous step; lane-wise max chains
+ *   over cells holding the type's lowest finite value outside x, exact scan (s2_max, cells
+ *   read again) for NaN or zero results: window_max's value, the same bits.
+ * Bytes per output: the 4 compulsory x cells (+ 1 / (2 chunk) for the chunk's top row) and
+ * y; loads are full 16-byte row vectors with no re-read column (the old kernel's third column
+ * was a second L1 request per output), stores G outputs (8 bytes) per lane. No shared memory;
+ * ptxas (CUDA 13, sm_90): f32 54, f64 64, f16 / bf16 78 registers, 0 spills, bounded at 4
+ * blocks of 256 an SM (3 for 16-bit types on sm_90, 2 on sm_80: POOL_S2_ROWS_MINB16): f32
+ * keeps ~32 KB of row loads in flight an SM, f16 ~24 KB. The (pad_w, NaN option) pair is a
+ * literal per inlined copy of the body, so the row image is indexed statically (registers).
+ * Averages (pool_s2_avg_fwd_rows, FLOAT / DOUBLE: pooling.cu): the same rows with +0 outside
+ * x, per output the top row's partial sum (double) carried from the previous step and
+ * continued over the middle and bottom rows: window_sum's order and terms (a +0 term leaves a
+ * sum begun at +0 unchanged), divided by pool_s2_count's divisor (readable rows x columns);
+ * ptxas sm_90: f32 74, f64 62 registers (16-bit 103), 0 spills, 3 blocks an SM for f32. */
+
+/* Row `row` of the lane's vector: x's columns t E .. t E + E - 1, lo outside x or when the
+ * lane is idle; *edge = column (t + 1) E for the segment's last lane (else lo). */
+static __device__ __forceinline__ FD_K(pool_vec_t)
+    FD_K(s2_rrow)(const pool_s2_t &q, const FD_T *xc, int row, int t, bool act,
+                  const FD_K(pool_vec_t) &lo, FD_T *edge)
+{
+    FD_K(pool_vec_t) v = lo;
+    *edge = lo.e[0];
+    if (!act || row < 0 || row >= q.in_h)
+        return v;
+    const FD_T *xr = xc + row * q.xs_h;
+    const int c0 = t * FD_VEC;
+    if (c0 + FD_VEC <= q.in_w) {
+        v = *(const FD_K(pool_vec_t) *)(xr + c0);
+    } else {
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            if (c0 + l < q.in_w)
+                v.e[l] = xr[c0 + l];
+    }
+    if (t == q.seg - 1 && c0 + FD_VEC < q.in_w)
+        *edge = xr[c0 + FD_VEC];
+    return v;
+}
+
+/* The row image a[0 .. E + 1]: the left lane's last column, the vector, the right lane's
+ * first column (segment edges: lo, and the last lane's own edge load). Every lane calls it. */
+static __device__ __forceinline__ void FD_K(s2_rimg)(const FD_K(pool_vec_t) &v, FD_T edge,
+                                                     int t, bool last, FD_ACC lo, FD_ACC *a)
+{
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        a[1 + l] = fd_cuda_ld(v.e, l);
+    const FD_ACC left = __shfl_up_sync(POOL_S2_FULL, a[FD_VEC], 1);
+    const FD_ACC right = __shfl_down_sync(POOL_S2_FULL, a[1], 1);
+    a[0] = t == 0 ? lo : left;
+    a[FD_VEC + 1] = last ? fd_cuda_ld(&edge, 0) : right;
+}
+
+#define FD_S2G (FD_VEC / 2) /* outputs per lane */
+
+/* Max of output g's cells k < win_w in the row image a (pad: pad_w, a literal at the call). */
+static __device__ __forceinline__ FD_ACC FD_K(s2_rwin)(const FD_ACC *a, int g, int pad, int wide,
+                                                       bool nan)
+{
+    const int b = 1 + 2 * g - pad;
+    FD_ACC r = pool_max1(a[b], a[b + 1], nan);
+    return wide ? pool_max1(r, a[b + 2], nan) : r;
+}
+
+/* The sweep for one (pad_w, NaN option) pair, both literals at the call (static indices). */
+static __device__ __forceinline__ void FD_K(s2_rows_body)(const pool_s2_t &q, const FD_T *xc,
+                                                          FD_T *yc, int t, bool act, int i0,
+                                                          int i1, double alpha, double beta,
+                                                          const int pad, const bool nan)
+{
+    const bool last = t == q.seg - 1, plain = alpha == 1.0 && beta == 0.0;
+    const int tall = q.win_h == 3, wide = q.win_w == 3;
+    const FD_ACC low = (FD_ACC)q.lowest;
+    FD_K(pool_vec_t) lo;
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        fd_cuda_st(lo.e, l, q.lowest);
+    FD_ACC a[FD_VEC + 2], mt[FD_S2G];
+    FD_T em, eb;
+    {
+        const FD_K(pool_vec_t) v = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h, t, act, lo, &em);
+        FD_K(s2_rimg)(v, em, t, last, low, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++)
+            mt[g] = FD_K(s2_rwin)(a, g, pad, wide, nan);
+    }
+    FD_K(pool_vec_t) nm = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h + 1, t, act, lo, &em);
+    FD_K(pool_vec_t) nb = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h + 2, t, act, lo, &eb);
+    for (int s = 0; s < q.chunk; s++) {
+        const int i = i0 + s, r = 2 * i - q.pad_h;
+        const bool on = act && i < i1;
+        const FD_K(pool_vec_t) vm = nm, vb = nb;
+        const FD_T cm = em, cb = eb;
+        /* the next step's rows, in flight during this step's max */
+        nm = FD_K(s2_rrow)(q, xc, r + 3, t, on && i + 1 < i1, lo, &em);
+        nb = FD_K(s2_rrow)(q, xc, r + 4, t, on && i + 1 < i1, lo, &eb);
+        FD_ACC m[FD_S2G];
+        FD_K(s2_rimg)(vm, cm, t, last, low, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++)
+            m[g] = pool_max1(mt[g], FD_K(s2_rwin)(a, g, pad, wide, nan), nan);
+        FD_K(s2_rimg)(vb, cb, t, last, low, a);
+        bool redo = false;
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++) {
+            const FD_ACC w = FD_K(s2_rwin)(a, g, pad, wide, nan);
+            if (tall)
+                m[g] = pool_max1(m[g], w, nan);
+            m[g] = pool_max1(m[g], low, nan);
+            mt[g] = w;
+            redo |= m[g] != m[g] || m[g] == (FD_ACC)0;
+        }
+        if (!on)
+            continue;
+        const int j0 = t * FD_S2G;
+        FD_T *yp = yc + (i * q.gs_h + j0 * q.gs_w);
+        if (redo) { /* a NaN or zero result: the exact scan of every output, cells read again */
+#pragma unroll 1
+            for (int j = j0; j < min(j0 + FD_S2G, q.out_w); j++) {
+                FD_ACC v[9];
+                int ok = 0;
+#pragma unroll
+                for (int k = 0; k < 9; k++) {
+                    const int row = r + k / 3, col = 2 * j - pad + k % 3;
+                    const bool o = k / 3 < q.win_h && k % 3 < q.win_w && row >= 0 &&
+                                   row < q.in_h && col >= 0 && col < q.in_w;
+                    v[k] = o ? fd_cuda_ld(xc, row * q.xs_h + col) : (FD_ACC)0;
+                    ok |= o ? 1 << k : 0;
+                }
+                int code;
+                const FD_ACC val = FD_K(s2_max)(v, ok, q.propagate, low, &code);
+                fd_cuda_blend(yc, i * q.gs_h + j * q.gs_w, alpha, beta, (double)val);
+            }
+        } else if (plain && q.yvec) {
+            FD_K(pool_s2v_t) o;
+#pragma unroll
+            for (int g = 0; g < FD_S2G; g++)
+                fd_cuda_st(o.e, g, (double)m[g]);
+            *(FD_K(pool_s2v_t) *)yp = o;
+        } else {
+#pragma unroll
+            for (int g = 0; g < FD_S2G; g++)
+                if (j0 + g < q.out_w)
+                    fd_cuda_blend(yp, g * q.gs_w, alpha, beta, (double)m[g]);
+        }
+    }
+}
+
+/* s0 + output g's cells k < win_w of the row image a, in double, column order (window_sum's
+ * order continued; cells outside x hold +0, which adds nothing to a sum that started at +0) */
+static __device__ __forceinline__ double FD_K(s2_rsum)(const FD_ACC *a, int g, int pad, int wide,
+                                                       double s0)
+{
+    const int b = 1 + 2 * g - pad;
+    double s = s0 + (double)a[b];
+    s = s + (double)a[b + 1];
+    return wide ? s + (double)a[b + 2] : s;
+}
+
+/* The averages' sweep (pad: pad_w, a literal at the call): per output the top row's partial
+ * sum from the previous step, continued over the middle and (3 tall) bottom rows, divided by
+ * pool_s2_count's divisor (excluding padding: readable rows x readable columns). */
+static __device__ __forceinline__ void FD_K(s2_rows_avg)(const pool_s2_t &q, const FD_T *xc,
+                                                         FD_T *yc, int t, bool act, int i0,
+                                                         int i1, double alpha, double beta,
+                                                         const int pad)
+{
+    const bool last = t == q.seg - 1, plain = alpha == 1.0 && beta == 0.0;
+    const int tall = q.win_h == 3, wide = q.win_w == 3;
+    FD_K(pool_vec_t) zv;
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        fd_cuda_st(zv.e, l, 0.0);
+    FD_ACC a[FD_VEC + 2];
+    double st[FD_S2G];
+    FD_T em, eb;
+    {
+        const FD_K(pool_vec_t) v = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h, t, act, zv, &em);
+        FD_K(s2_rimg)(v, em, t, last, (FD_ACC)0, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++)
+            st[g] = FD_K(s2_rsum)(a, g, pad, wide, 0.0);
+    }
+    FD_K(pool_vec_t) nm = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h + 1, t, act, zv, &em);
+    FD_K(pool_vec_t) nb = FD_K(s2_rrow)(q, xc, 2 * i0 - q.pad_h + 2, t, act, zv, &eb);
+    for (int s = 0; s < q.chunk; s++) {
+        const int i = i0 + s, r = 2 * i - q.pad_h;
+        const bool on = act && i < i1;
+        const FD_K(pool_vec_t) vm = nm, vb = nb;
+        const FD_T cm = em, cb = eb;
+        nm = FD_K(s2_rrow)(q, xc, r + 3, t, on && i + 1 < i1, zv, &em);
+        nb = FD_K(s2_rrow)(q, xc, r + 4, t, on && i + 1 < i1, zv, &eb);
+        double sm[FD_S2G];
+        FD_K(s2_rimg)(vm, cm, t, last, (FD_ACC)0, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++)
+            sm[g] = FD_K(s2_rsum)(a, g, pad, wide, st[g]);
+        FD_K(s2_rimg)(vb, cb, t, last, (FD_ACC)0, a);
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++) {
+            if (tall)
+                sm[g] = FD_K(s2_rsum)(a, g, pad, wide, sm[g]);
+            st[g] = FD_K(s2_rsum)(a, g, pad, wide, 0.0);
+        }
+        if (!on)
+            continue;
+        int nr = 0; /* readable rows of window i */
+#pragma unroll
+        for (int rr = 0; rr < 3; rr++)
+            nr += rr < q.win_h && r + rr >= 0 && r + rr < q.in_h;
+        const int j0 = t * FD_S2G;
+        FD_T *yp = yc + (i * q.gs_h + j0 * q.gs_w);
+        double val[FD_S2G];
+#pragma unroll
+        for (int g = 0; g < FD_S2G; g++) {
+            const int j = j0 + g, c0 = 2 * j - pad;
+            int nc = 0;
+#pragma unroll
+            for (int k = 0; k < 3; k++)
+                nc += k < q.win_w && c0 + k >= 0 && c0 + k < q.in_w;
+            const double cnt = q.include_pad ? pool_s2_count(q, i, j, 0) : (double)(nr * nc);
+            val[g] = cnt > 0 ? sm[g] / cnt : 0.0;
+        }
+        if (plain && q.yvec) {
+            FD_K(pool_s2v_t) o;
+#pragma unroll
+            for (int g = 0; g < FD_S2G; g++)
+                fd_cuda_st(o.e, g, val[g]);
+            *(FD_K(pool_s2v_t) *)yp = o;
+        } else {
+#pragma unroll
+            for (int g = 0; g < FD_S2G; g++)
+                if (j0 + g < q.out_w)
+                    fd_cuda_blend(yp, g * q.gs_w, alpha, beta, val[g]);
+        }
+    }
+}
+
+/* Thread = (warp: 32 / seg segments of seg lanes; segment: plane, chunk of window rows):
+ * the lane's t, whether its segment exists, its x / y planes and window rows [i0, i1). */
+static __device__ __forceinline__ bool FD_K(s2_rows_lane)(const pool_s2_t &q, const void *xv,
+                                                          void *yv, const FD_T **xc, FD_T **yc,
+                                                          int *t, int *i0, int *i1)
+{
+    const int w = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int lane = (int)(threadIdx.x & 31), spw = 32 / q.seg;
+    const int sw = lane / q.seg;
+    *t = lane - sw * q.seg;
+    const int sg = w * spw + sw; /* segment: plane * nchunks + chunk */
+    const bool act = sw < spw && sg < q.planes * q.nchunks;
+    const int pl = act ? sg / q.nchunks : 0, ch = act ? sg - pl * q.nchunks : 0;
+    const int n = pl / q.c, c = pl - n * q.c;
+    *xc = (const FD_T *)xv + (n * q.xs_n + c * q.xs_c);
+    *yc = (FD_T *)yv + (n * q.gs_n + c * q.gs_c);
+    *i0 = ch * q.chunk, *i1 = min(q.out_h, *i0 + q.chunk);
+    return act;
+}
+
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, sizeof(FD_T) == 2 ? POOL_S2_ROWS_MINB16 : 4)
+    FD_K(pool_s2_max_fwd_rows)(const pool_s2_t q, const void *xv, void *yv, double alpha,
+                               double beta)
+{
+    const FD_T *xc;
+    FD_T *yc;
+    int t, i0, i1;
+    const bool act = FD_K(s2_rows_lane)(q, xv, yv, &xc, &yc, &t, &i0, &i1);
+    if (q.pad_w == 0) {
+        if (q.propagate)
+            FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 0, true);
+        else
+            FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 0, false);
+    } else {
+        if (q.propagate)
+            FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 1, true);
+        else
+            FD_K(s2_rows_body)(q, xc, yc, t, act, i0, i1, alpha, beta, 1, false);
+    }
+}
+
+/* Averages (both modes), the same mapping. */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2_ROWS_AVG_MINB)
+    FD_K(pool_s2_avg_fwd_rows)(const pool_s2_t q, const void *xv, void *yv, double alpha,
+                               double beta)
+{
+    const FD_T *xc;
+    FD_T *yc;
+    int t, i0, i1;
+    const bool act = FD_K(s2_rows_lane)(q, xv, yv, &xc, &yc, &t, &i0, &i1);
+    if (q.pad_w == 0)
+        FD_K(s2_rows_avg)(q, xc, yc, t, act, i0, i1, alpha, beta, 0);
+    else
+        FD_K(s2_rows_avg)(q, xc, yc, t, act, i0, i1, alpha, beta, 1);
+}
+
+#undef FD_S2G
 #undef FD_S2V

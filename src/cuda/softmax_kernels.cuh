@@ -165,7 +165,12 @@ static __global__ void FD_K(softmax_fwd_rows)(const sm_geom_t g, const void *xv,
  * three, for strided rows of at least 32 elements (NCHW CHANNEL), where each pass reads DRAM.
  * The rescaling changes the sum's rounding (a few ulps more than the three-pass order; held to
  * the ref within gm_tol). A -inf max (every element so far -inf) keeps the sum at 0, so a
- * later finite element starts it cleanly; NaN and +inf reach the sum as in the ref's order. */
+ * later finite element starts it cleanly; NaN and +inf reach the sum as in the ref's order.
+ * Both passes load SM_ONLINE_U elements of the row before using them (2026-12-01: f16 NCHW
+ * C = 64 ran 0.82x NVIDIA's rate on the H200; the guess, not yet profiled: few strided 2-byte
+ * loads in flight a thread); the same operations in the same order, the same bits. ptxas
+ * sm_90: 40 registers (f64 64), 0 spills. */
+#define SM_ONLINE_U 8
 static __global__ void FD_K(softmax_fwd_rows_online)(const sm_geom_t g, const void *xv, void *yv,
                                                      double alpha, double beta)
 {
@@ -178,27 +183,44 @@ static __global__ void FD_K(softmax_fwd_rows_online)(const sm_geom_t g, const vo
         const FD_T *xr = x + ob[0];
         const int64_t xs = g.rst[0][0];
         FD_ACC m = -(FD_ACC)CUDART_INF, s = 0;
-        for (int64_t r = 0; r < g.row_len; r++) {
-            const FD_ACC v = fd_cuda_ld(xr, r * xs);
-            const FD_ACC mn = FD_K(sm_max)(m, v);
-            if (mn == -(FD_ACC)CUDART_INF)
-                continue; /* s stays 0 */
-            if (mn != m)
-                s = s * fd_cuda_exp(m - mn); /* m = -inf: 0 * 0 */
-            m = mn;
-            s += fd_cuda_exp(v - m);
+        for (int64_t r0 = 0; r0 < g.row_len; r0 += SM_ONLINE_U) {
+            FD_ACC vb[SM_ONLINE_U];
+#pragma unroll
+            for (int u = 0; u < SM_ONLINE_U; u++)
+                vb[u] = r0 + u < g.row_len ? fd_cuda_ld(xr, (r0 + u) * xs) : (FD_ACC)0;
+#pragma unroll
+            for (int u = 0; u < SM_ONLINE_U; u++) {
+                if (r0 + u >= g.row_len)
+                    break;
+                const FD_ACC v = vb[u];
+                const FD_ACC mn = FD_K(sm_max)(m, v);
+                if (mn == -(FD_ACC)CUDART_INF)
+                    continue; /* s stays 0 */
+                if (mn != m)
+                    s = s * fd_cuda_exp(m - mn); /* m = -inf: 0 * 0 */
+                m = mn;
+                s += fd_cuda_exp(v - m);
+            }
         }
         if (m == -(FD_ACC)CUDART_INF)
             s = (FD_ACC)CUDART_NAN; /* as the ref's sum of exp(-inf - -inf) */
         const FD_ACC log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
         FD_T *yr = y + ob[1];
         const int64_t ys = g.rst[1][0];
-        for (int64_t r = 0; r < g.row_len; r++) {
-            const FD_ACC d = fd_cuda_ld(xr, r * xs) - m;
-            fd_cuda_blend(yr, r * ys, alpha, beta, FD_K(sm_fwd_value)(g.is_log, d, s, log_s));
+        for (int64_t r0 = 0; r0 < g.row_len; r0 += SM_ONLINE_U) {
+            FD_ACC vb[SM_ONLINE_U];
+#pragma unroll
+            for (int u = 0; u < SM_ONLINE_U; u++)
+                vb[u] = r0 + u < g.row_len ? fd_cuda_ld(xr, (r0 + u) * xs) : (FD_ACC)0;
+#pragma unroll
+            for (int u = 0; u < SM_ONLINE_U; u++)
+                if (r0 + u < g.row_len)
+                    fd_cuda_blend(yr, (r0 + u) * ys, alpha, beta,
+                                  FD_K(sm_fwd_value)(g.is_log, vb[u] - m, s, log_s));
         }
     }
 }
+#undef SM_ONLINE_U
 
 /* Backward tensors: 0 y, 1 dy, 2 dx. LOG: dx = dy - exp(y) sum(dy); else dx = y (dy - sum(dy y)). */
 static __device__ __forceinline__ FD_ACC FD_K(sm_bwd_term)(int is_log, FD_ACC y, FD_ACC dy)
@@ -308,6 +330,18 @@ static __global__ void FD_K(softmax_bwd_rows)(const sm_geom_t g, const void *yv,
 FD_CUDA_VEC_OF(FD_T, FD_K(sm_vec_t));
 #define SM_VEC ((int)(FD_CUDA_VEC_BYTES / sizeof(FD_T)))
 
+/* 16-bit storage (HALF, BFLOAT16) in the forward: exp by the SFU (__expf: a few float ulps,
+ * 2 + 1.16 |x| at most, against the 2^-11 / 2^-8 of the final rounding) and the division by the
+ * row sum as a product with its reciprocal (one more float rounding), so a lane's 32 elements
+ * (f16 C = 256) cost a few instructions each instead of ~20 (f16 ran 0.76x NVIDIA's rate on
+ * the H200, 2026-12-01, where f32 with 16 elements a lane was >= 1x: predicted issue-bound, not
+ * yet profiled). FLOAT and DOUBLE keep expf / exp and the division. */
+#define SM_FAST16 (sizeof(FD_T) == 2)
+static __device__ __forceinline__ FD_ACC FD_K(sm_exp_fwd)(FD_ACC v)
+{
+    return SM_FAST16 ? (FD_ACC)__expf((float)v) : fd_cuda_exp(v);
+}
+
 template <int LPR>
 static __device__ __forceinline__ FD_ACC FD_K(sm_grp_max)(FD_ACC v)
 {
@@ -358,7 +392,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
             }
         /* forward: x widened, then exp(x - m) in its place (not LOG) */
         FD_ACC va[BWD ? 1 : NV][SM_VEC];
-        FD_ACC m = 0, s = 0, log_s = 0;
+        FD_ACC m = 0, s = 0, log_s = 0, inv_s = 0;
         if (!BWD) {
             m = -(FD_ACC)CUDART_INF;
 #pragma unroll
@@ -375,13 +409,14 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                 if (valid && lane + i * LPR < rv)
 #pragma unroll
                     for (int l = 0; l < SM_VEC; l++) {
-                        const FD_ACC e = fd_cuda_exp(va[BWD ? 0 : i][l] - m);
+                        const FD_ACC e = FD_K(sm_exp_fwd)(va[BWD ? 0 : i][l] - m);
                         s += e;
                         if (!g.is_log)
                             va[BWD ? 0 : i][l] = e;
                     }
             s = FD_K(sm_grp_sum)<LPR>(s);
             log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+            inv_s = (FD_ACC)1 / s;
         } else {
 #pragma unroll
             for (int i = 0; i < NV; i++)
@@ -405,7 +440,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                     const FD_ACC v = BWD ? FD_K(sm_bwd_acc)(g.is_log, fd_cuda_ld(ra[i].e, l),
                                                             fd_cuda_ld(rb[BWD ? i : 0].e, l), s)
                                          : g.is_log ? va[BWD ? 0 : i][l] - m - log_s
-                                                    : va[BWD ? 0 : i][l] / s;
+                                         : SM_FAST16 ? va[BWD ? 0 : i][l] * inv_s
+                                                     : va[BWD ? 0 : i][l] / s;
                     if (plain)
                         sm_st_acc(w.e, l, v);
                     else
@@ -417,6 +453,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 }
 
 #undef SM_VEC
+#undef SM_FAST16
 
 /* ---- backward, strided rows: channel groups over a pixel tile (softmax.cu sm_cols_shape) ----
  * NCHW CHANNEL backward: the rows' elements are C channels H * W apart, the pixels (the

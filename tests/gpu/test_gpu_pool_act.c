@@ -41,6 +41,9 @@ typedef struct {
     uint64_t seed;
 } pool_case_t;
 
+/* 1: pool_fill gives every other zero of x a negative sign (the max chains' zero rule) */
+static int pool_zsign;
+
 /* buffers: fwd x, y; bwd x, y, dy, dx */
 static void pool_fill(int i, void *p, size_t bytes, void *ctx)
 {
@@ -50,6 +53,19 @@ static void pool_fill(int i, void *p, size_t bytes, void *ctx)
     if (c->bwd && i == 3 && c->beta == 0)
         return;
     fill_buf(c->dt, p, bytes, c->fill, c->seed * 7 + (uint64_t)i, -4, 4);
+    if (pool_zsign && i == 0) {
+        const size_t es = fd_test_dtype_size(c->dt);
+        int k = 0;
+        for (size_t e = 0; e < bytes / es; e++) {
+            unsigned char *b = (unsigned char *)p + e * es;
+            int zero = 1;
+            for (size_t q = 0; q + 1 < es; q++)
+                zero &= b[q] == 0;
+            zero &= (b[es - 1] & 0x7f) == 0; /* little-endian: the sign is the top byte's bit */
+            if (zero && (k++ & 1))
+                b[es - 1] |= 0x80;
+        }
+    }
 }
 
 static cudnnStatus_t pool_call(cudnnHandle_t h, void *const *ptr, void *ctx)
@@ -153,6 +169,9 @@ static void pool_tests(void)
         for (int bwd = 0; bwd < 2; bwd++) /* the sweeps: pool_s2_{fwd,bwd}_vec, pool_s2_fwd */
             pool_case(CUDNN_DATA_HALF, modes[bwd ? 0 : 3], CUDNN_PROPAGATE_NAN, 2, 2, 16, in2, 3, 1, 2,
                       0, (layout_t)(1 - bwd), bwd, 0.5, 0.25, F_INT, seed++);
+        static const int odd29[3] = {17, 29, 1}; /* pool_s2_max_fwd_rows' partial row vectors */
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 3, odd29, 3, 1, 2,
+                  0, L_ODD, 0, 1, 0, F_SPECIAL, seed++);
         return;
     }
     /* max backward by tiles (pool_bwd_tile: 32 x 64 dx per block): planes of several tiles
@@ -232,6 +251,56 @@ static void pool_tests(void)
                     pool_case(dtypes[t], modes[(t + nan) % 2], (cudnnNanPropagation_t)nan, 2, 3,
                               l ? 16 : 4, s2in[(t + l) % 3], nan ? 3 : 2, nan, 2, 0, (layout_t)l,
                               bwd, nan ? 0.5 : 1, nan ? 0.25 : 0, F_SPECIAL, seed++);
+    /* pool_s2_max_fwd_vec (channels-last max forward, 16-byte vectors, rows loaded a step
+     * ahead, lane-wise max chains redone by the exact scan where NaN or zero): 16 vectors per
+     * pixel, 56 x 56 and odd planes, 3x3 pad 1, 2x2, 3x3 pad 0 ceil, both NaN options and
+     * blends, +0 / -0 ties; then the benchmark's problems (n32, f32 C 128,
+     * f16 C 256, 56 x 56: chunks of 4 window rows on 132 SMs), NHWC and NCHW */
+    pool_zsign = 1;
+    static const int s2odd[3] = {29, 31, 1};
+    for (int t = 0; t < 4; t++)
+        for (int nan = 0; nan < 2; nan++)
+            for (int gi = 0; gi < 3; gi++) {
+                const int blend = (t + nan + gi) % 2;
+                pool_case(dtypes[t], modes[(t + gi) % 2 ? 1 : 0], (cudnnNanPropagation_t)nan, 2, 2,
+                          256 / (int)fd_test_dtype_size(dtypes[t]), gi == 1 ? s2odd : s2in[0],
+                          s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3], L_NHWC, 0,
+                          blend ? 0.5 : 1, blend ? 0.25 : 0, (gi + nan) % 2 ? F_SPECIAL : F_INT,
+                          seed++);
+            }
+    /* pool_s2_{max,avg}_fwd_rows (W innermost, a 16-byte row vector per lane, neighbours'
+     * columns by shuffles, several row segments per warp; averages for 4- and 8-byte types): rows
+     * whose last vector is partial (the padded "odd" layout: W 29, 61, 125 in rows of 32, 64, 128),
+     * a segment of 32 lanes (f32 W 125), y stored per element (odd y rows), NCHW rows of 64, every
+     * mode / NaN option / blend, pad 0 and 1, windows 2 and 3, ceil; f64 W 125 (63 outputs) takes
+     * pool_s2_fwd */
+    static const int rw[4][3] = {{17, 29, 1}, {9, 61, 1}, {5, 125, 1}, {11, 64, 1}};
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 4; k++)
+            for (int gi = 0; gi < 4; gi++) {
+                const int nan = (t + k + gi) % 2, blend = (t + gi) % 3 == 0;
+                pool_case(dtypes[t], modes[(k + gi + t) % 4], (cudnnNanPropagation_t)nan, 2, 2, 3,
+                          rw[k], s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3],
+                          k == 3 ? L_NCHW : L_ODD, 0, blend ? 0.5 : 1, blend ? 0.25 : 0,
+                          (k + gi) % 2 ? F_SPECIAL : F_INT, seed++);
+            }
+    pool_zsign = 0;
+    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, s2in[0], 3, 1,
+              2, 0, L_NHWC, 0, 1, 0, F_SPECIAL, seed++);
+    pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
+              1, 2, 0, L_NHWC, 0, 1, 0, F_INT, seed++);
+    static const int tall58[3] = {58, 56, 1}; /* 29 window rows: chunks of 4, the last of 1 */
+    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, tall58, 3, 1, 2,
+              0, L_NCHW, 0, 1, 0, F_SPECIAL, seed++);
+    pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
+              1, 2, 0, L_NCHW, 0, 1, 0, F_INT, seed++);
+    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
+              CUDNN_NOT_PROPAGATE_NAN, 2, 32, 128, s2in[0], 2, 0, 2, 0, L_NCHW, 0, 1, 0, F_REAL,
+              seed++);
+    /* pool_s2_bwd with its loads a step ahead: the benchmark's NCHW max backward (chunks of 8
+     * column-pair rows, the last partial) */
+    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 128, tall58, 3,
+              1, 2, 0, L_NCHW, 1, 1, 0, F_INT, seed++);
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {

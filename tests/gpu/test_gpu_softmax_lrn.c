@@ -228,6 +228,15 @@ static void sm_tests(void)
                 sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
                         on[i], L_NCHW, 0, a == 1, 1, 0, F_SPECIAL, seed++);
             }
+    /* softmax_fwd_rows_online's 8-element load batches: rows of 33 (a batch of one), 64 (the
+     * benchmark's C, whole batches), 100, every type and algo, NaN / -inf rows */
+    static const int onb[3][4] = {{2, 33, 3, 5}, {2, 64, 12, 12}, {1, 100, 3, 7}};
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < 3; i++)
+            for (int a = 0; a < 3; a++)
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
+                        onb[i], L_NCHW, 0, 0, (t + a) % 2 ? 0.5 : 1, (t + a) % 2 ? 0.25 : 0,
+                        (i + a) % 2 ? F_SPECIAL : F_REAL, seed++);
     /* rows in registers, every (lanes, vectors) shape: NHWC CHANNEL rows of C = 1, 3, 17
      * (the old kernels: not whole vectors or too short), 32 (FLOAT 4 x 2), 64, 100 (FLOAT 8 x 4
      * with a partial lane set), 128 (FLOAT 8 x 4, HALF 4 x 4), 256, 500 (FLOAT 32 x 4), 1000,
@@ -285,6 +294,15 @@ static void sm_tests(void)
             0, 1, 0, F_REAL, seed++);
     sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh, L_NCHW, 1,
             0, 1, 0, F_REAL, seed++);
+    /* the 16-bit forward's SFU exp and reciprocal product (softmax_wreg 8 x 4 of C = 256 halves):
+     * every algo, both blends, NaN / -inf rows, HALF and BFLOAT16 */
+    for (int t = 2; t < 4; t++)
+        for (int a = 0; a < 3; a++) {
+            sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh,
+                    L_NHWC, 0, 0, a == 1 ? 0.5 : 1, a == 1 ? 0.25 : 0, F_REAL, seed++);
+            sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh,
+                    L_NHWC, 0, 0, 1, 0, F_SPECIAL, seed++);
+        }
     /* large: 4M elements through each kernel */
     static const int big_rows[4] = {4096, 1024, 1, 1}, big_ch[4] = {8, 32, 128, 128};
     for (int bwd = 0; bwd < 2; bwd++) {
@@ -519,6 +537,28 @@ static void lrn_tests(void)
                                L_NCHW, bwd, 0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++,
                                lp[pi][0], lp[pi][1], lp[pi][2]);
             }
+    /* lrn_bwd_col's 4-channel ring for windows up to 5 (8 wider): C of exactly one and two
+     * rings, one past, one short of the window's halo; 3 blocks an SM over a plane of 28 x 28 */
+    static const unsigned rn[3] = {2, 3, 5};
+    static const int rc[4] = {4, 8, 9, 6};
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 3; k++)
+            for (int ci = 0; ci < 4; ci++) {
+                const int dims[4] = {2, rc[ci], ci == 3 ? 28 : 5, ci == 3 ? 28 : 7};
+                const int blend = (t + k + ci) % 2;
+                lrn_case_p(dtypes[t], 0, rn[k], 4, dims, (layout_t)((t + ci) % 2), L_NCHW, 1, 0, 0,
+                           0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++, lp[(k + ci) % 3][0],
+                           lp[(k + ci) % 3][1], lp[(k + ci) % 3][2]);
+            }
+    /* the 16-bit column kernels' SFU power and division: the benchmark's C = 256 halves /
+     * bfloat16s (n 5) scaled down, both directions, every (alpha, beta, k) above */
+    static const int c256[4] = {2, 256, 14, 14};
+    for (int t = 2; t < 4; t++)
+        for (int pi = 0; pi < 3; pi++)
+            for (int bwd = 0; bwd < 2; bwd++)
+                lrn_case_p(dtypes[t], 0, 5, 4, c256, L_NCHW, L_NCHW, bwd, 0, 0, 0,
+                           pi == 1 ? 0.5 : 1, pi == 1 ? 0.25 : 0, seed++, lp[pi][0], lp[pi][1],
+                           lp[pi][2]);
     /* the backward tile kernel (lrn_bwd_tile, NHWC dx, C <= 1024): windows 1 to 16, C of 3, 17,
      * 64, 128, 1000, 1024 (one pixel a tile) and 1025 (lrn_bwd), pixel counts that leave a
      * partial last tile, NHWC and NCHW inputs, 5-d, both blends, the four types */
