@@ -524,7 +524,8 @@ static int view_packed_as(const fd_tview_t *v, int nhwc)
     }
     if (v->dim[1] != 1 && v->stride[1] != (nhwc ? 1 : st))
         return 0;
-    return v->dim[0] == 1 || v->stride[0] == st * v->dim[1];
+    /* st now spans the spatial dims, times C for NHWC (whose loop started at C) */
+    return v->dim[0] == 1 || v->stride[0] == (nhwc ? st : st * v->dim[1]);
 }
 
 /* The transpose form of an NCHW <-> NHWC copy (transform_is_copy, 3 to 5 dims, alpha 1, beta 0):
