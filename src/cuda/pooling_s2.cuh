@@ -125,14 +125,9 @@ static __global__ void FD_K(pool_s2_fwd)(const pool_s2_t q, const void *xv, void
 /* Backward: thread = (plane, chunk of column-pair rows, column pair j), lanes 1..31 of a warp
  * own 31 consecutive pairs, lane 0 the pair to their left (halo). Per step: 6 scalar loads of x,
  * one of dy, four shuffles, and its 2 x 2 dx block stored (coalesced across the lanes). The
- * chunk starts one step early (a halo step that writes nothing) to get window row i0 - 1.
- * The next step's two rows and dy are loaded before this step's routing (2026-12-01: the
- * loads waited for the previous step's arithmetic; f32 NCHW max ran 0.70x NVIDIA's rate);
- * ptxas sm_90: 61-63 registers (f64 77), 0 spills, bounded at 4 blocks of 256 an SM (3 for
- * f64: 4 spilled on sm_80). */
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, sizeof(FD_T) == 8 ? 3 : 4)
-    FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv, void *dxv,
-                      double alpha, double beta)
+ * chunk starts one step early (a halo step that writes nothing) to get window row i0 - 1. */
+static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv,
+                                         void *dxv, double alpha, double beta)
 {
     const FD_T *__restrict__ x = (const FD_T *)xv;
     const FD_T *__restrict__ dy = (const FD_T *)dyv;
@@ -150,35 +145,19 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, sizeof(FD_T) == 8 ? 3 : 
     const int i0 = ch * q.chunk, i1 = min(q.rows, i0 + q.chunk), c0 = 2 * j - q.pad_w;
     const bool owner = lane > 0 && j < q.cols;
     const bool jok = j >= 0 && j < q.out_w;
-    FD_ACC v[9], nv[6];
+    FD_ACC v[9];
     int okt = FD_K(s2_row)(q, xc, 2 * (i0 - 1) - q.pad_h, c0, v);
     int bc = -1;      /* window (i-1, j): code and routed value */
     double bg = 0.0;
-    /* step i's two new rows and dy, loaded one step ahead (during step i - 1's routing) */
-    int nokm = FD_K(s2_row)(q, xc, 2 * (i0 - 1) - q.pad_h + 1, c0, nv);
-    int nokb = FD_K(s2_row)(q, xc, 2 * (i0 - 1) - q.pad_h + 2, c0, nv + 3);
-    FD_ACC ng = jok && i0 - 1 >= 0 && i0 - 1 < q.out_h
-                    ? fd_cuda_ld(dyc, (i0 - 1) * q.gs_h + j * q.gs_w)
-                    : (FD_ACC)0;
     for (int i = i0 - 1; i < i1; i++) {
         const int r = 2 * i - q.pad_h;
-        const int okm = nokm, okb = nokb;
-        const FD_ACC gi = ng;
-#pragma unroll
-        for (int k = 0; k < 6; k++)
-            v[3 + k] = nv[k];
-        if (i + 1 < i1) {
-            nokm = FD_K(s2_row)(q, xc, r + 3, c0, nv);
-            nokb = FD_K(s2_row)(q, xc, r + 4, c0, nv + 3);
-            ng = jok && i + 1 >= 0 && i + 1 < q.out_h
-                     ? fd_cuda_ld(dyc, (i + 1) * q.gs_h + j * q.gs_w)
-                     : (FD_ACC)0;
-        }
+        const int okm = FD_K(s2_row)(q, xc, r + 1, c0, v + 3);
+        const int okb = FD_K(s2_row)(q, xc, r + 2, c0, v + 6);
         const int ok = pool_s2_mask(q, okt, okm, okb);
         int dc = -1; /* window (i, j) */
         double dg = 0.0;
         if (jok && i >= 0 && i < q.out_h) {
-            const double g = (double)gi;
+            const double g = (double)fd_cuda_ld(dyc, i * q.gs_h + j * q.gs_w);
             if (q.is_max) {
                 FD_K(s2_max)(v, ok, q.propagate, (FD_ACC)q.lowest, &dc);
                 dg = g;

@@ -297,10 +297,6 @@ static void pool_tests(void)
     pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
               CUDNN_NOT_PROPAGATE_NAN, 2, 32, 128, s2in[0], 2, 0, 2, 0, L_NCHW, 0, 1, 0, F_REAL,
               seed++);
-    /* pool_s2_bwd with its loads a step ahead: the benchmark's NCHW max backward (chunks of 8
-     * column-pair rows, the last partial) */
-    pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 128, tall58, 3,
-              1, 2, 0, L_NCHW, 1, 1, 0, F_INT, seed++);
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {
