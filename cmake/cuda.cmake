@@ -64,6 +64,9 @@ if(FREEDNN_CUDA)
   foreach(fd_target freednn fd_wgmma)
     target_compile_options(${fd_target} PRIVATE
       "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:--Werror all-warnings>"
+      # a register spill in any kernel of any shipped architecture fails the build (issue 7
+      # item 1: no spills), through --Werror above
+      "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xptxas -warn-spills>"
       "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcompiler -Wall,-Wextra,-Werror>")
   endforeach()
   # freednn was made before CUDA was enabled: its properties take the values here. The static

@@ -296,6 +296,7 @@ BN_GRAD_IN(double)
 #define FD_P float
 #define FD_A float
 #define FD_SFX bf16
+#define FD_BN_NHWC_BN_MINB 2
 #include "batchnorm_kernels.cuh"
 #undef FD_T
 #undef FD_P

@@ -753,7 +753,13 @@ static __device__ __forceinline__ void
 FD_BN_IV_KERNEL(bn_iv_nchw, bn_iv_nchw_body, false, 2)
 FD_BN_IV_KERNEL(bn_iv_nchw_bn, bn_iv_nchw_body, true, 3)
 FD_BN_IV_KERNEL(bn_iv_nhwc, bn_iv_nhwc_body, false, 2)
-FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, 3)
+/* NHWC _bn at 3 blocks spilled 4 bytes for BFLOAT16 on sm_90 (-Xptxas -warn-spills, which the
+ * build now turns into an error): batchnorm.cu sets FD_BN_NHWC_BN_MINB 2 for that type only */
+#ifndef FD_BN_NHWC_BN_MINB
+#define FD_BN_NHWC_BN_MINB 3
+#endif
+FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, FD_BN_NHWC_BN_MINB)
+#undef FD_BN_NHWC_BN_MINB
 #undef FD_BN_IV_KERNEL
 
 #undef FD_VEC
