@@ -584,6 +584,15 @@ static inline __mmask16 pf_lanes(int64_t lo, int64_t hi)
     return (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
 }
 
+/* The loads of a stride-2 row of lanes (a prefix mask) as one contiguous 32-lane mask: lanes
+ * 0 .. 2 len - 2 (the odd ones in between are read and dropped by the permute). Zen 4 / 5 ran
+ * the sparse every-other-lane masks at a fraction of contiguous ones' speed. */
+static inline uint32_t pf_pair_mask(__mmask16 lanes)
+{
+    const int len = __builtin_popcount(lanes);
+    return len == 0 ? 0u : (uint32_t)((1ull << (2 * len - 1)) - 1u);
+}
+
 PF_AVX512 static inline __m512d pf_lo(__m512 v)
 {
     return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
@@ -603,7 +612,7 @@ PF_AVX512 static inline void pf_store_d(float *y, __mmask16 m, __m512d lo, __m51
         hi = _mm512_mul_pd(_mm512_set1_pd(alpha), hi);
     }
     if (beta != 0.0) {
-        __m512 old = _mm512_maskz_loadu_ps(m, y);
+        __m512 old = fd_cpu_mload_ps(m, y);
         lo = _mm512_add_pd(lo, _mm512_mul_pd(_mm512_set1_pd(beta), pf_lo(old)));
         hi = _mm512_add_pd(hi, _mm512_mul_pd(_mm512_set1_pd(beta), pf_hi(old)));
     }
@@ -712,12 +721,18 @@ PF_AVX512 static void pf_fwd_row_w(const fd_pool_problem_t *p, const fd_pool_arg
         const int len = (int)min64(16, owb - ow0);
         const __mmask16 lanes = pf_lanes(0, len);
         const int64_t b0 = ow0 * sw - pw;
-        const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+        const uint32_t m32 = sw == 2 ? pf_pair_mask(lanes) : lanes;
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
+        /* plain loads when every tap's vectors end inside the row: masked loads that miss the
+         * cache ran ~5x slower on Zen 5 (2x2 stride-2 average: 6.9 -> 1.2 ms) */
+        const int whole = len == 16 && (sw == 1 || sw == 2) &&
+                          b0 + kw - 1 + 16 * sw <= p->in[2];
 #define PF_TAP(q)                                                                                  \
-    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
-     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
-                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+    (whole && sw == 1 ? _mm512_loadu_ps(q)                                                         \
+     : whole          ? _mm512_permutex2var_ps(_mm512_loadu_ps(q), even, _mm512_loadu_ps((q) + 16)) \
+     : sw == 1        ? fd_cpu_mload_ps(lanes, q)                                            \
+     : sw == 2 ? _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q), even,                       \
+                                        fd_cpu_mload_ps(mhi, (q) + 16))                      \
                : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, gidx, q, 4))
         if (mx) {
             __m512 acc = _mm512_set1_ps(-INFINITY);
@@ -835,17 +850,17 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
     for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
         const int len = (int)min64(16, owb - ow0);
         const __mmask16 lanes = pf_lanes(0, len);
-        const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+        const uint32_t m32 = sw == 2 ? pf_pair_mask(lanes) : lanes;
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
         const float *q = row + ow0 * sw - pw;
         /* whole 32-float pairs when every tap's pair ends inside the row: AMD Zen 4 ran the
          * sparse-mask loads (every other lane) at a fraction of plain loads' speed */
         const int whole = sw == 2 && len == 16 && ow0 * sw - pw + kw - 1 + 32 <= p->in[2];
 #define PF_TAP(q)                                                                                  \
-    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
+    (sw == 1   ? fd_cpu_mload_ps(lanes, q)                                                   \
      : whole   ? _mm512_permutex2var_ps(_mm512_loadu_ps(q), even, _mm512_loadu_ps((q) + 16))        \
-     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
-                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+     : sw == 2 ? _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q), even,                       \
+                                        fd_cpu_mload_ps(mhi, (q) + 16))                      \
                : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, gidx, q, 4))
         __m512 v = PF_TAP(q);
         __mmask16 nan = prop ? _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) : 0;
@@ -895,7 +910,7 @@ PF_AVX512 static void pf_fwd_w_hmax(const fd_pool_problem_t *p, const fd_pool_ar
                 __m512 acc = _mm512_set1_ps(-INFINITY);
                 __mmask16 nan = 0;
                 for (int64_t ih = lo; ih < hi; ih++) {
-                    const __m512 v = _mm512_maskz_loadu_ps(lanes, ring + (ih % kh) * rs + ow0);
+                    const __m512 v = fd_cpu_mload_ps(lanes, ring + (ih % kh) * rs + ow0);
                     if (prop)
                         nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
                     acc = _mm512_max_ps(v, acc);
@@ -940,7 +955,7 @@ PF_AVX512 static void pf_fwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                             for (int64_t i2 = lo[2]; i2 < hi[2]; i2++) {
                                 const float *src = xb + i0 * s[2] + i1 * s[3] + i2 * s[4] + c0;
                                 for (int q = 0; q < 4; q++) {
-                                    __m512 v = _mm512_maskz_loadu_ps(cm[q], src + 16 * q);
+                                    __m512 v = fd_cpu_mload_ps(cm[q], src + 16 * q);
                                     acc[q] = _mm512_max_ps(v, acc[q]);
                                     if (prop)
                                         nan[q] |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
@@ -959,7 +974,7 @@ PF_AVX512 static void pf_fwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                         for (int64_t i2 = lo[2]; i2 < hi[2]; i2++) {
                             const float *src = xb + i0 * s[2] + i1 * s[3] + i2 * s[4] + c0;
                             for (int q = 0; q < 4; q++) {
-                                __m512 v = _mm512_maskz_loadu_ps(cm[q], src + 16 * q);
+                                __m512 v = fd_cpu_mload_ps(cm[q], src + 16 * q);
                                 acc[2 * q] = _mm512_add_pd(acc[2 * q], pf_lo(v));
                                 acc[2 * q + 1] = _mm512_add_pd(acc[2 * q + 1], pf_hi(v));
                             }
@@ -986,8 +1001,8 @@ PF_AVX512 static void pf_flush_row(const double *acc, float *dx, int64_t W, doub
         const __mmask16 m = pf_lanes(0, min64(16, W - i0));
         __m512d lo = _mm512_setzero_pd(), hi = lo;
         if (acc) {
-            lo = _mm512_maskz_loadu_pd((__mmask8)m, acc + i0);
-            hi = _mm512_maskz_loadu_pd((__mmask8)(m >> 8), acc + i0 + 8);
+            lo = fd_cpu_mload_pd((__mmask8)m, acc + i0);
+            hi = fd_cpu_mload_pd((__mmask8)(m >> 8), acc + i0 + 8);
         }
         pf_store_d(dx + i0, m, lo, hi, alpha, beta);
     }
@@ -1082,12 +1097,12 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                     const int len = (int)min64(16, owb - ow0);
                     const __mmask16 lanes = pf_lanes(0, len);
                     const int64_t b0 = ow0 * sw - pw;
-                    const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+                    const uint32_t m32 = sw == 2 ? pf_pair_mask(lanes) : lanes;
                     const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
 #define PF_TAP(q)                                                                                  \
-    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
-     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
-                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+    (sw == 1   ? fd_cpu_mload_ps(lanes, q)                                                   \
+     : sw == 2 ? _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q), even,                       \
+                                        fd_cpu_mload_ps(mhi, (q) + 16))                      \
                : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, iota_sw, q, 4))
                     __m512 m = _mm512_set1_ps(-INFINITY);
                     __m512i pos = _mm512_set1_epi32(-1);
@@ -1135,7 +1150,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                     int32_t pv[16];
                     float gv[16];
                     _mm512_storeu_si512(pv, pos);
-                    _mm512_storeu_ps(gv, _mm512_maskz_loadu_ps(lanes, grow + ow0));
+                    _mm512_storeu_ps(gv, fd_cpu_mload_ps(lanes, grow + ow0));
                     for (int j = 0; j < len; j++)
                         if (pv[j] >= 0)
                             ring[pv[j]] += (double)gv[j];
@@ -1154,7 +1169,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                 const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, OW - ow0));
                 __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
                 __m512d cnt =
-                    _mm512_mul_pd(_mm512_set1_pd(ch), _mm512_maskz_loadu_pd(m8, cw + ow0));
+                    _mm512_mul_pd(_mm512_set1_pd(ch), fd_cpu_mload_pd(m8, cw + ow0));
                 _mm512_storeu_pd(
                     vals + ow0,
                     _mm512_maskz_div_pd(_mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ), g,
@@ -1171,7 +1186,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                         for (; ow0 < o1; ow0 += 8) {
                             const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, o1 - ow0));
                             double *d = slot + ow0 - pw + kx;
-                            __m512d r = _mm512_maskz_loadu_pd(m8, d);
+                            __m512d r = fd_cpu_mload_pd(m8, d);
                             fd_cpu_mstore_pd(d, m8,
                                                   _mm512_add_pd(r, _mm512_loadu_pd(vals + ow0)));
                         }
@@ -1183,8 +1198,8 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                                 _pdep_u32((uint32_t)pf_lanes(0, min64(8, o1 - ow0)), 0x5555u);
                             const __m512d v = _mm512_loadu_pd(vals + ow0);
                             double *d = slot + 2 * ow0 - pw + kx;
-                            __m512d r0 = _mm512_maskz_loadu_pd((__mmask8)m16, d);
-                            __m512d r1 = _mm512_maskz_loadu_pd((__mmask8)(m16 >> 8), d + 8);
+                            __m512d r0 = fd_cpu_mload_pd((__mmask8)m16, d);
+                            __m512d r1 = fd_cpu_mload_pd((__mmask8)(m16 >> 8), d + 8);
                             fd_cpu_mstore_pd(
                                 d, (__mmask8)m16,
                                 _mm512_add_pd(r0, _mm512_permutexvar_pd(dup0, v)));
@@ -1251,7 +1266,7 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
                     const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, OW - ow0));
                     __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
-                    __m512d cnt = _mm512_mul_pd(ch, _mm512_maskz_loadu_pd(m8, cw + ow0));
+                    __m512d cnt = _mm512_mul_pd(ch, fd_cpu_mload_pd(m8, cw + ow0));
                     __mmask8 pos = _mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ);
                     const __m512d v = _mm512_maskz_div_pd(pos, g, cnt);
                     _mm512_storeu_pd(vals + ow0, v);
@@ -1269,7 +1284,7 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 const __m512i d1 = _mm512_add_epi32(d0, _mm512_set1_epi32(8));
                 for (int64_t j0 = 0; 2 * j0 < W; j0 += 16) {
                     const __m512 v =
-                        _mm512_maskz_loadu_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
+                        fd_cpu_mload_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
                     fd_cpu_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
                                           _mm512_permutexvar_ps(d0, v));
                     fd_cpu_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
@@ -1329,7 +1344,7 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                     const float *src = xb + i1 * s[3] + i2 * s[4] + c0;
                     const __m128i kc = _mm_set1_epi8((char)((i1 - h0) * kw + (i2 - w0)));
                     for (int qq = 0; qq < 4; qq++) {
-                        __m512 v = _mm512_maskz_loadu_ps(cm[qq], src + 16 * qq);
+                        __m512 v = fd_cpu_mload_ps(cm[qq], src + 16 * qq);
                         __mmask16 gt = _mm512_cmp_ps_mask(v, m[qq], _CMP_GT_OQ);
                         m[qq] = _mm512_mask_mov_ps(m[qq], gt, v);
                         code[qq] = _mm_mask_mov_epi8(code[qq], gt, kc);
@@ -1341,7 +1356,7 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                     const __m128i kc = _mm_set1_epi8((char)((i1 - h0) * kw + (i2 - w0)));
                     for (int qq = 0; qq < 4; qq++) {
                         const __mmask16 k = cm[qq] & (__mmask16)~done[qq];
-                        __m512 v = _mm512_maskz_loadu_ps(cm[qq], src + 16 * qq);
+                        __m512 v = fd_cpu_mload_ps(cm[qq], src + 16 * qq);
                         __mmask16 gt = _mm512_mask_cmp_ps_mask(k, v, m[qq], _CMP_GT_OQ);
                         if (prop) {
                             __mmask16 nn = _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q);
@@ -1432,7 +1447,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                                         cm[qq],
                                         _mm_maskz_loadu_epi8(cm[qq], crow + ow * C + c0 + 16 * qq),
                                         kc);
-                                    __m512 v = _mm512_maskz_loadu_ps(hit, g + 16 * qq);
+                                    __m512 v = fd_cpu_mload_ps(hit, g + 16 * qq);
                                     acc[2 * qq] = _mm512_add_pd(acc[2 * qq], pf_lo(v));
                                     acc[2 * qq + 1] = _mm512_add_pd(acc[2 * qq + 1], pf_hi(v));
                                 }
@@ -1442,7 +1457,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                             const int p2 = is_pow2(cnt);
                             const __m512d vc = _mm512_set1_pd(cnt), rc = _mm512_set1_pd(1.0 / cnt);
                             for (int qq = 0; qq < 4; qq++) {
-                                __m512 v = _mm512_maskz_loadu_ps(cm[qq], g + 16 * qq);
+                                __m512 v = fd_cpu_mload_ps(cm[qq], g + 16 * qq);
                                 __m512d v0 = pf_lo(v), v1 = pf_hi(v);
                                 v0 = p2 ? _mm512_mul_pd(v0, rc) : _mm512_div_pd(v0, vc);
                                 v1 = p2 ? _mm512_mul_pd(v1, rc) : _mm512_div_pd(v1, vc);
@@ -1528,15 +1543,15 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
         const __mmask16 lanes = pf_lanes(0, min64(16, owb - ow0));
-        const uint32_t m32 = _pdep_u32(lanes, 0x55555555u);
+        const uint32_t m32 = pf_pair_mask(lanes);
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
         const float *q = row + 2 * ow0 - pw;
         __m512 m = _mm512_set1_ps(-INFINITY);
         __m512i code = _mm512_set1_epi32(-1);
         __mmask16 done = 0;
         for (int64_t kx = 0; kx < kw; kx++) {
-            const __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q + kx), even,
-                                                    _mm512_maskz_loadu_ps(mhi, q + kx + 16));
+            const __m512 v = _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q + kx), even,
+                                                    fd_cpu_mload_ps(mhi, q + kx + 16));
             __mmask16 gt;
             if (prop) {
                 /* the first NaN is taken and ends the row (its value marks the row) */
@@ -1571,7 +1586,7 @@ PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv,
         __mmask16 done = 0;
         for (int64_t ih = lo; ih < hi; ih++) {
             const int64_t slot = (ih % kh) * rs + ow0;
-            const __m512 v = _mm512_maskz_loadu_ps(lanes, rv + slot);
+            const __m512 v = fd_cpu_mload_ps(lanes, rv + slot);
             const __m512i k = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, rk + slot),
                                                _mm512_set1_epi32((int)((ih - h0) * kw)));
             __mmask16 gt;
@@ -1669,10 +1684,10 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512i c0 = _mm512_loadu_si512(crow[0] + j0);
                     const float *g = grow[0] + j0;
                     __m512 e = _mm512_add_ps(
-                        z, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c1, k2), g - 1));
-                    e = _mm512_add_ps(e, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c0, k), g));
+                        z, fd_cpu_mload_ps(_mm512_cmpeq_epi32_mask(c1, k2), g - 1));
+                    e = _mm512_add_ps(e, fd_cpu_mload_ps(_mm512_cmpeq_epi32_mask(c0, k), g));
                     const __m512 o =
-                        _mm512_add_ps(z, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c0, k1), g));
+                        _mm512_add_ps(z, fd_cpu_mload_ps(_mm512_cmpeq_epi32_mask(c0, k1), g));
                     const int64_t c = 2 * j0 - pw;
                     fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
@@ -1710,7 +1725,7 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                                            _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)h0, g)));
                         e1 = _mm512_add_pd(
                             e1, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)(h0 >> 8), g + 8)));
-                        o = _mm512_add_ps(o, _mm512_maskz_loadu_ps(h1, g));
+                        o = _mm512_add_ps(o, fd_cpu_mload_ps(h1, g));
                     }
                     const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
                                                         _mm512_cvtpd_ps(e1), 1);
@@ -1898,7 +1913,7 @@ PF_AVX512 static inline __mmask16 pf_store_f(float *y, __mmask16 m, __m512 v, fl
     if (alpha != 1.0f)
         v = _mm512_mul_ps(_mm512_set1_ps(alpha), v);
     if (beta != 0.0f)
-        v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, y), v);
+        v = _mm512_fmadd_ps(_mm512_set1_ps(beta), fd_cpu_mload_ps(m, y), v);
     const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
     fd_cpu_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
     return bad;
@@ -1919,11 +1934,11 @@ PF_AVX512 static void pf_hsum_w(const float *xr, int64_t W, int64_t pw, int64_t 
 {
     if (kw == 3) {
         int64_t b = -pw;
-        __m512 l0 = _mm512_maskz_loadu_ps(pf_cols(b, W), xr + b);
+        __m512 l0 = fd_cpu_mload_ps(pf_cols(b, W), xr + b);
         for (int64_t o = 0; o < nsum; o += 16, b += 16) {
             const __m512 l1 = b + 32 <= W && b + 16 >= 0
                                   ? _mm512_loadu_ps(xr + b + 16)
-                                  : _mm512_maskz_loadu_ps(pf_cols(b + 16, W), xr + b + 16);
+                                  : fd_cpu_mload_ps(pf_cols(b + 16, W), xr + b + 16);
             const __m512i i0 = _mm512_castps_si512(l0), i1 = _mm512_castps_si512(l1);
             __m512 sum = _mm512_add_ps(l0, _mm512_castsi512_ps(_mm512_alignr_epi32(i1, i0, 1)));
             sum = _mm512_add_ps(sum, _mm512_castsi512_ps(_mm512_alignr_epi32(i1, i0, 2)));
@@ -1940,9 +1955,9 @@ PF_AVX512 static void pf_hsum_w(const float *xr, int64_t W, int64_t pw, int64_t 
             for (int64_t kx = 1; kx < kw; kx++)
                 sum = _mm512_add_ps(sum, _mm512_loadu_ps(xr + b + kx));
         } else {
-            sum = _mm512_maskz_loadu_ps(pf_cols(b, W), xr + b);
+            sum = fd_cpu_mload_ps(pf_cols(b, W), xr + b);
             for (int64_t kx = 1; kx < kw; kx++)
-                sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(pf_cols(b + kx, W), xr + b + kx));
+                sum = _mm512_add_ps(sum, fd_cpu_mload_ps(pf_cols(b + kx, W), xr + b + kx));
         }
         _mm512_store_ps(dst + o, sum);
     }
@@ -1966,9 +1981,9 @@ PF_AVX512 static void pf_hsum_c(const float *xr, int64_t ps, int64_t W, int64_t 
             __m512 s = _mm512_setzero_ps();
             if (k0 < k1) {
                 const float *q = xr + (ow + k0 - pw) * ps + c;
-                s = _mm512_maskz_loadu_ps(cm, q);
+                s = fd_cpu_mload_ps(cm, q);
                 for (int64_t kx = k0 + 1; kx < k1; kx++)
-                    s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(cm, q + (kx - k0) * ps));
+                    s = _mm512_add_ps(s, fd_cpu_mload_ps(cm, q + (kx - k0) * ps));
             }
             _mm512_storeu_ps(dst + ow * cb + c, s);
         }
@@ -2166,14 +2181,14 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                     const __mmask16 m = pf_lanes(0, min64(16, OW - ow0)) & ~bad;
                     if (plain) {
                         fd_cpu_mstore_ps(yr + ow0, m,
-                                              pf_divf(v, _mm512_maskz_loadu_ps(m, cf + ow0),
-                                                      _mm512_maskz_loadu_ps(m, vf + ow0)));
+                                              pf_divf(v, fd_cpu_mload_ps(m, cf + ow0),
+                                                      fd_cpu_mload_ps(m, vf + ow0)));
                     } else {
                         const __mmask8 m0 = (__mmask8)m, m1 = (__mmask8)(m >> 8);
-                        pf_box_out(yr + ow0, m, v, _mm512_maskz_loadu_pd(m0, cnt + ow0),
-                                   _mm512_maskz_loadu_pd(m1, cnt + ow0 + 8),
-                                   _mm512_maskz_loadu_pd(m0, inv + ow0),
-                                   _mm512_maskz_loadu_pd(m1, inv + ow0 + 8), alpha, beta);
+                        pf_box_out(yr + ow0, m, v, fd_cpu_mload_pd(m0, cnt + ow0),
+                                   fd_cpu_mload_pd(m1, cnt + ow0 + 8),
+                                   fd_cpu_mload_pd(m0, inv + ow0),
+                                   fd_cpu_mload_pd(m1, inv + ow0 + 8), alpha, beta);
                     }
                     for (int j = 0; bad && j < 16; j++)
                         if (bad >> j & 1)
@@ -2262,7 +2277,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                         const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
                         fd_cpu_mstore_ps(row + ow0, m,
-                                              pf_divf(_mm512_maskz_loadu_ps(m, gr + ow0),
+                                              pf_divf(fd_cpu_mload_ps(m, gr + ow0),
                                                       _mm512_load_ps(cf + ow0),
                                                       _mm512_load_ps(vf + ow0)));
                     }
@@ -2275,7 +2290,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                             const __mmask16 m = pf_lanes(0, min64(16, C - c));
                             fd_cpu_mstore_ps(
                                 row + (ow - g0) * cb + c, m,
-                                pf_divf(_mm512_maskz_loadu_ps(m, gr + ow * t[4] + c), vc, vi));
+                                pf_divf(fd_cpu_mload_ps(m, gr + ow * t[4] + c), vc, vi));
                         }
                     }
                 }
