@@ -1546,12 +1546,16 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
         const uint32_t m32 = pf_pair_mask(lanes);
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
         const float *q = row + 2 * ow0 - pw;
+        /* whole 32-float pairs (plain loads) when every tap's pair ends inside the row */
+        const int whole = lanes == 0xFFFF && 2 * ow0 - pw + kw - 1 + 32 <= p->in[2];
         __m512 m = _mm512_set1_ps(-INFINITY);
         __m512i code = _mm512_set1_epi32(-1);
         __mmask16 done = 0;
         for (int64_t kx = 0; kx < kw; kx++) {
-            const __m512 v = _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q + kx), even,
-                                                    fd_cpu_mload_ps(mhi, q + kx + 16));
+            const __m512 v = whole ? _mm512_permutex2var_ps(_mm512_loadu_ps(q + kx), even,
+                                                            _mm512_loadu_ps(q + kx + 16))
+                                   : _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q + kx), even,
+                                                            fd_cpu_mload_ps(mhi, q + kx + 16));
             __mmask16 gt;
             if (prop) {
                 /* the first NaN is taken and ends the row (its value marks the row) */
@@ -1630,7 +1634,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
     const __m512i il0 = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
     const __m512i il1 = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
     int32_t codes[PF_CODES_W], rk[PF_ARING];
-    float rv[PF_ARING];
+    float rv[PF_ARING], gbuf[PF_CODES_W]; /* gbuf: the dy rows of the codes, zeros around */
+    for (int64_t i = 0; i < R * cs; i++)
+        gbuf[i] = 0.0f;
     const int64_t rs = (OW + 15) / 16 * 16, kh = p->win[1];
     for (int64_t pl = u0; pl < u1; pl++) {
         const int64_t n = pl / p->c, c = pl % p->c;
@@ -1653,6 +1659,13 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     pf_rowarg(p, xp + r * s[3], owa, owb, rv + (r % kh) * rs, rk + (r % kh) * rs);
                 rhave = max64(rhave, hi);
                 pf_codes_fold(p, rv, rk, rs, h0, lo, hi, codes + (oh % R) * cs + 8);
+                /* its dy row beside them: the taps below load whole vectors and select */
+                const float *gsrc = gp + oh * t[3];
+                float *gdst = gbuf + (oh % R) * cs + 8;
+                for (int64_t i0 = 0; i0 < OW; i0 += 16) {
+                    const __mmask16 m = pf_lanes(0, min64(16, OW - i0));
+                    fd_cpu_mstore_ps(gdst + i0, m, fd_cpu_mload_ps(m, gsrc + i0));
+                }
             }
             have_hi = max64(have_hi, ohi + 1);
             /* per output row: its codes, its dy row and the codes of this dx row's taps */
@@ -1663,7 +1676,7 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
             for (int r = 0; r < nr; r++) {
                 const int64_t oh = olo + r;
                 crow[r] = codes + (oh % R) * cs + 8;
-                grow[r] = gp + oh * t[3];
+                grow[r] = gbuf + (oh % R) * cs + 8;
                 kyk[r] = (int32_t)((ih - (oh * sh - ph)) * kw);
             }
             if (kw == 3 && nr == 1 && alpha == 1.0 && beta == 0.0) {
@@ -1683,11 +1696,13 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512i c1 = _mm512_loadu_si512(crow[0] + j0 - 1);
                     const __m512i c0 = _mm512_loadu_si512(crow[0] + j0);
                     const float *g = grow[0] + j0;
-                    __m512 e = _mm512_add_ps(
-                        z, fd_cpu_mload_ps(_mm512_cmpeq_epi32_mask(c1, k2), g - 1));
-                    e = _mm512_add_ps(e, fd_cpu_mload_ps(_mm512_cmpeq_epi32_mask(c0, k), g));
+                    __m512 e = _mm512_add_ps(z, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c1, k2),
+                                                                    _mm512_loadu_ps(g - 1)));
+                    e = _mm512_add_ps(
+                        e, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c0, k), _mm512_loadu_ps(g)));
                     const __m512 o =
-                        _mm512_add_ps(z, fd_cpu_mload_ps(_mm512_cmpeq_epi32_mask(c0, k1), g));
+                        _mm512_add_ps(z, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c0, k1),
+                                                             _mm512_loadu_ps(g)));
                     const int64_t c = 2 * j0 - pw;
                     fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
@@ -1717,15 +1732,15 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         const __mmask16 h0 = _mm512_cmpeq_epi32_mask(c0, k);
                         const __mmask16 h1 =
                             _mm512_cmpeq_epi32_mask(c0, _mm512_add_epi32(k, _mm512_set1_epi32(1)));
-                        e0 = _mm512_add_pd(
-                            e0, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)h2, g - 1)));
-                        e1 = _mm512_add_pd(
-                            e1, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)(h2 >> 8), g + 7)));
-                        e0 = _mm512_add_pd(e0,
-                                           _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)h0, g)));
-                        e1 = _mm512_add_pd(
-                            e1, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)(h0 >> 8), g + 8)));
-                        o = _mm512_add_ps(o, fd_cpu_mload_ps(h1, g));
+                        e0 = _mm512_add_pd(e0, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
+                                                   (__mmask8)h2, _mm256_loadu_ps(g - 1))));
+                        e1 = _mm512_add_pd(e1, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
+                                                   (__mmask8)(h2 >> 8), _mm256_loadu_ps(g + 7))));
+                        e0 = _mm512_add_pd(e0, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
+                                                   (__mmask8)h0, _mm256_loadu_ps(g))));
+                        e1 = _mm512_add_pd(e1, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
+                                                   (__mmask8)(h0 >> 8), _mm256_loadu_ps(g + 8))));
+                        o = _mm512_add_ps(o, _mm512_maskz_mov_ps(h1, _mm512_loadu_ps(g)));
                     }
                     const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
                                                         _mm512_cvtpd_ps(e1), 1);
@@ -1750,9 +1765,12 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __mmask8 h0 = _mm256_cmpeq_epi32_mask(c0, k);
                     const __mmask8 h1 =
                         _mm256_cmpeq_epi32_mask(c0, _mm256_add_epi32(k, _mm256_set1_epi32(1)));
-                    e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h2, g - 1)));
-                    e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h0, g)));
-                    o = _mm512_add_pd(o, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h1, g)));
+                    e = _mm512_add_pd(
+                        e, _mm512_cvtps_pd(_mm256_maskz_mov_ps(h2, _mm256_loadu_ps(g - 1))));
+                    e = _mm512_add_pd(e,
+                                      _mm512_cvtps_pd(_mm256_maskz_mov_ps(h0, _mm256_loadu_ps(g))));
+                    o = _mm512_add_pd(o,
+                                      _mm512_cvtps_pd(_mm256_maskz_mov_ps(h1, _mm256_loadu_ps(g))));
                 }
                 for (int r = 0; kw != 3 && r < nr; r++) {
                     for (int64_t tt = tmax; tt >= 0; tt--) {
@@ -1760,11 +1778,13 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         const float *g = grow[r] + j0 - tt;
                         const int32_t k0 = kyk[r] + (int32_t)(2 * tt);
                         const __mmask8 he = _mm256_cmpeq_epi32_mask(cv, _mm256_set1_epi32(k0));
-                        e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(he, g)));
+                        e = _mm512_add_pd(
+                            e, _mm512_cvtps_pd(_mm256_maskz_mov_ps(he, _mm256_loadu_ps(g))));
                         if (2 * tt + 1 < kw) {
                             const __mmask8 ho =
                                 _mm256_cmpeq_epi32_mask(cv, _mm256_set1_epi32(k0 + 1));
-                            o = _mm512_add_pd(o, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(ho, g)));
+                            o = _mm512_add_pd(
+                                o, _mm512_cvtps_pd(_mm256_maskz_mov_ps(ho, _mm256_loadu_ps(g))));
                         }
                     }
                 }
