@@ -1649,7 +1649,10 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                                         cm[qq],
                                         _mm_maskz_loadu_epi8(cm[qq], crow + ow * C + c0 + 16 * qq),
                                         kc);
-                                    __m512 v = fd_cpu_mload_ps(hit, g + 16 * qq);
+                                    /* a whole-vector load, then the hits (a masked load
+                                     * that misses the cache is slow on Zen 5) */
+                                    __m512 v = _mm512_maskz_mov_ps(
+                                        hit, fd_cpu_mload_ps(cm[qq], g + 16 * qq));
                                     acc[2 * qq] = _mm512_add_pd(acc[2 * qq], pf_lo(v));
                                     acc[2 * qq + 1] = _mm512_add_pd(acc[2 * qq + 1], pf_hi(v));
                                 }
