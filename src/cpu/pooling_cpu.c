@@ -2034,7 +2034,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
  * plane; the kw = 3 row sums take the neighbours by valignd from one load per vector); NHWC
  * lanes are 16 channels, a ring column holds all channels of a pixel (cb = C rounded up to 16)
  * and a unit is a run of ck output (forward) or dx (backward) columns of one image, all rows,
- * ck chosen so that the kh ring rows fit PF_BOX_L1 floats (L1). Each output's operations are
+ * ck chosen so that the kh ring rows (and backward's dy / count row) fit PF_BOX_RING floats:
+ * whole rows of 112 pixels x 64 channels (L2; units of L1-sized strips read x in 8 KiB pieces
+ * a row apart, 1.1-2.6x slower on Zen 5). Each output's operations are
  * the same in both layouts and for any split, so NCHW and NHWC give the same bits and
  * OMP_NUM_THREADS does not change them. Measured (shared 2-core VM, one thread, n8c64h112w112
  * 3x3 s1 p1 exclude): NCHW forward 5.5 -> 2.6-3.3 ms, backward 6.3 -> 3.3-3.8 ms; NHWC forward
@@ -2042,7 +2044,7 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
  * loads and y stores; not understood yet). */
 #define PF_BOX 32768   /* floats of the ring and the dy / count row (128 KiB of stack) */
 #define PF_BOXCOL 1024 /* output (forward) / input (backward) columns of one row, at most */
-#define PF_BOX_L1 6144 /* floats of the NHWC ring (24 KiB: L1) */
+#define PF_BOX_RING 28672 /* floats of the NHWC ring and dy / count row (112 KiB: L2) */
 
 typedef struct {
     int64_t cb;   /* floats per ring column: 1 (NCHW) or C rounded up to 16 (NHWC) */
@@ -2062,9 +2064,9 @@ static int pf_box_plan(const fd_pool_problem_t *p, int bwd, int kind, pf_box_t *
     const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2];
     const int64_t ncol = bwd ? W : OW;
     g->cb = kind == 2 ? (p->c + 15) / 16 * 16 : 1;
-    /* NHWC: a unit is a run of ck columns, all rows, so that its kh ring rows stay within
-     * PF_BOX_L1 floats (L1); NCHW: a unit is a plane */
-    g->ck = kind == 2 ? max64(1, min64(ncol, PF_BOX_L1 / (p->win[1] * g->cb))) : ncol;
+    /* NHWC: a unit is a run of ck columns, all rows, so that its kh ring rows (and the dy /
+     * count row) stay within PF_BOX_RING floats; NCHW: a unit is a plane */
+    g->ck = kind == 2 ? max64(1, min64(ncol, PF_BOX_RING / ((p->win[1] + bwd) * g->cb))) : ncol;
     g->nsum = kind == 2 ? g->ck * g->cb : (ncol + 15) / 16 * 16;
     g->rs = (g->nsum + 15) / 16 * 16;
     /* backward: NCHW dy / count at row[0 .. OW); NHWC the ck + kw - 1 columns of dy / count

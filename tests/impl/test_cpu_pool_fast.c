@@ -331,7 +331,8 @@ static void checks(void)
                             (cudnnNanPropagation_t)nan, 0.5, 0.25, F_DY);
                     }
     /* NHWC forward with the input rows streamed: rings too small for all 100 channels, so
-     * channel chunks with a partial last vector; pixels with and without a gap */
+     * channel chunks with a partial last vector; the box rows (stride 1) in column strips
+     * narrower than the row; pixels with and without a gap */
     const int wide[4] = {1, 100, 9, 121};
     for (int lx = 1; lx < 4; lx += 2)
         for (int gi = 0; gi < 3; gi++)
