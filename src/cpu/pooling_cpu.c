@@ -596,6 +596,12 @@ static inline uint32_t pf_pair_mask(__mmask16 lanes)
     return len == 0 ? 0u : (uint32_t)((1ull << (2 * len - 1)) - 1u);
 }
 
+/* 8 floats under mask m, as a plain load when every lane is on (fd_cpu_mload_ps's reason). */
+PF_AVX512 static inline __m256 pf_mload8(__mmask8 m, const float *p)
+{
+    return m == (__mmask8)0xFF ? _mm256_loadu_ps(p) : _mm256_maskz_loadu_ps(m, p);
+}
+
 PF_AVX512 static inline __m512d pf_lo(__m512 v)
 {
     return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
@@ -1369,7 +1375,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
             const double ch = (double)(incl ? min64(h0 + kh, H + ph) - max64(h0, -ph) : hi - lo);
             for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
                 const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, OW - ow0));
-                __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
+                __m512d g = _mm512_cvtps_pd(pf_mload8(m8, grow + ow0));
                 __m512d cnt =
                     _mm512_mul_pd(_mm512_set1_pd(ch), fd_cpu_mload_pd(m8, cw + ow0));
                 _mm512_storeu_pd(
@@ -1467,7 +1473,7 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 const float *grow = gp + oh * t[3];
                 for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
                     const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, OW - ow0));
-                    __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
+                    __m512d g = _mm512_cvtps_pd(pf_mload8(m8, grow + ow0));
                     __m512d cnt = _mm512_mul_pd(ch, fd_cpu_mload_pd(m8, cw + ow0));
                     __mmask8 pos = _mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ);
                     const __m512d v = _mm512_maskz_div_pd(pos, g, cnt);
