@@ -851,6 +851,7 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
     const int prop = p->propagate_nan;
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i even = _mm512_add_epi32(iota, iota);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     const __m512i gidx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)sw));
     for (int64_t ow = 0; ow < owa; ow++)
         h[ow] = pf_rowmax_one(p, row, ow);
@@ -871,6 +872,16 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
      : sw == 2 ? _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q), even,                       \
                                         fd_cpu_mload_ps(mhi, (q) + 16))                      \
                : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, gidx, q, 4))
+        if (whole && kw == 3 && !prop) {
+            /* the common 3-tap row: taps 0 and 1 from one pair (even and odd lanes), the same
+             * maxima in the same order */
+            const __m512 a = _mm512_loadu_ps(q), b = _mm512_loadu_ps(q + 16);
+            __m512 m = _mm512_max_ps(_mm512_permutex2var_ps(a, even, b), _mm512_set1_ps(-INFINITY));
+            m = _mm512_max_ps(_mm512_permutex2var_ps(a, odd, b), m);
+            m = _mm512_max_ps(PF_TAP(q + 2), m);
+            _mm512_storeu_ps(h + ow0, m);
+            continue;
+        }
         __m512 v = PF_TAP(q);
         __mmask16 nan = prop ? _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) : 0;
         __m512 m = _mm512_max_ps(v, _mm512_set1_ps(-INFINITY)); /* a NaN first tap drops */
@@ -914,12 +925,15 @@ PF_AVX512 static void pf_fwd_w_hmax(const fd_pool_problem_t *p, const fd_pool_ar
                 pf_rowmax(p, xb + ih * s[3], owa, owb, ring + (ih % kh) * rs);
             have = max64(have, hi);
             float *y = yb + oh * t[3];
+            const int64_t sl0 = lo < hi ? lo % kh : 0; /* ring slot of row lo (no division
+                                                          per vector: it cost more than the
+                                                          maxima) */
             for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                 const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
                 __m512 acc = _mm512_set1_ps(-INFINITY);
                 __mmask16 nan = 0;
-                for (int64_t ih = lo; ih < hi; ih++) {
-                    const __m512 v = fd_cpu_mload_ps(lanes, ring + (ih % kh) * rs + ow0);
+                for (int64_t ih = lo, sl = sl0; ih < hi; ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
+                    const __m512 v = fd_cpu_mload_ps(lanes, ring + sl * rs + ow0);
                     if (prop)
                         nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
                     acc = _mm512_max_ps(v, acc);
@@ -1133,14 +1147,15 @@ PF_AVX512 static void pf_fwd_c_rows(const fd_pool_problem_t *p, const fd_pool_ar
                     pf_crow_max(p, xb + ih * s[3], len, cr, ring.f + (ih % kh) * OW * cr);
                 have = max64(have, hi);
                 float *y = yb + oh * t[3];
+                const int64_t sl0 = lo < hi ? lo % kh : 0; /* ring slot of row lo */
                 for (int64_t ow = 0; ow < OW; ow++)
                     for (int64_t c = 0; c < len; c += 16) {
                         const __mmask16 m = pf_cmask(len, c);
                         __m512 acc = _mm512_set1_ps(-INFINITY);
                         __mmask16 nan = 0;
-                        for (int64_t ih = lo; ih < hi; ih++) {
-                            const __m512 v =
-                                _mm512_loadu_ps(ring.f + (ih % kh) * OW * cr + ow * cr + c);
+                        for (int64_t ih = lo, sl = sl0; ih < hi;
+                             ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
+                            const __m512 v = _mm512_loadu_ps(ring.f + sl * OW * cr + ow * cr + c);
                             if (prop)
                                 nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
                             acc = _mm512_max_ps(v, acc);
@@ -1794,13 +1809,14 @@ PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv,
 {
     const int64_t OW = p->out[2], kw = p->win[2], kh = p->win[1];
     const int prop = p->propagate_nan;
+    const int64_t sl0 = lo < hi ? lo % kh : 0; /* ring slot of row lo */
     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
         const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
         __m512 m = _mm512_set1_ps(-INFINITY);
         __m512i code = _mm512_set1_epi32(-1);
         __mmask16 done = 0;
-        for (int64_t ih = lo; ih < hi; ih++) {
-            const int64_t slot = (ih % kh) * rs + ow0;
+        for (int64_t ih = lo, sl = sl0; ih < hi; ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
+            const int64_t slot = sl * rs + ow0;
             const __m512 v = fd_cpu_mload_ps(lanes, rv + slot);
             const __m512i k = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, rk + slot),
                                                _mm512_set1_epi32((int)((ih - h0) * kw)));
