@@ -561,4 +561,25 @@ static inline double fd_cpu_recip_v(double d)
     return r * (2.0 - d * r);
 }
 
+#if defined(FD_CPU_X86) && defined(__GNUC__)
+/* A 16-float (8-double) zero-masked load under mask m, as a plain load when every lane is on:
+ * Zen 5 ran 512-bit masked loads that miss the cache at a fraction of plain loads' speed (a
+ * streaming max over 128 MiB: 39 GB/s plain, 6.8 GB/s with an all-ones mask). Same value. */
+__attribute__((target("avx512f"), unused)) static inline __m512 fd_cpu_mload_ps(__mmask16 m,
+                                                                              const float *p)
+{
+    if (m == (__mmask16)0xFFFF)
+        return _mm512_loadu_ps(p);
+    return _mm512_maskz_loadu_ps(m, p);
+}
+
+__attribute__((target("avx512f"), unused)) static inline __m512d fd_cpu_mload_pd(__mmask8 m,
+                                                                               const double *p)
+{
+    if (m == (__mmask8)0xFF)
+        return _mm512_loadu_pd(p);
+    return _mm512_maskz_loadu_pd(m, p);
+}
+#endif
+
 #endif /* FD_CPU_MEMOP_H_ */

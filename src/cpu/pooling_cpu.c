@@ -488,6 +488,9 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   vdivpd / vdivps, at a third of its cost).
  * - NCHW max forward (2-d): each input row's maxima over every output column's taps once, into
  *   a ring, each output row folding its rows' (pf_fwd_w_hmax).
+ * - NHWC forward (2-d, not the box rows): the input rows read once in order, into a ring of row
+ *   maxima or of each open output row's double sums (pf_fwd_c_rows): the window rows streamed
+ *   side by side ran 2-4x slower on Zen 5.
  * - NCHW max backward with stride 2 along W: argmax codes per output row (from each input
  *   row's argmax, found once), each dx row gathered from them (pf_bwd_w_max2), no scatter;
  *   with kw 3, alpha 1 and beta 0 the dx elements that take at most two windows sum in float
@@ -503,7 +506,11 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   NHWC gathers per dx pixel: averages directly, max through int8 argmax codes of the output
  *   rows it needs (a ring on the stack).
  * - dx and y are written with plain stores: streaming stores measured 3x slower on the
- *   development VM.
+ *   development VM (and no faster on Zen 5).
+ * - Full vectors of x / dy are loaded with plain loads (fd_cpu_mload_ps / pf_mload8; stride-2
+ *   pairs through contiguous masks), and per-lane selections (argmax hits) load whole vectors
+ *   and select in registers: Zen 5 ran masked loads that miss the cache at a fraction of
+ *   plain loads' speed (a streaming max: 39 GB/s plain, 6.8 GB/s under an all-ones mask).
  * Rows are flushed as alpha * acc (+ beta * old) in double, rounded once, as blend_store.
  * Chosen at run time when the CPU has AVX-512 F/BW/DQ/VL and BMI2 (FREEDNN_CPU_ISA=avx2 or
  * generic turns it off); the stack buffers bound the shapes taken (pf_kind, pf_run).
@@ -584,6 +591,21 @@ static inline __mmask16 pf_lanes(int64_t lo, int64_t hi)
     return (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
 }
 
+/* The loads of a stride-2 row of lanes (a prefix mask) as one contiguous 32-lane mask: lanes
+ * 0 .. 2 len - 2 (the odd ones in between are read and dropped by the permute). Zen 4 / 5 ran
+ * the sparse every-other-lane masks at a fraction of contiguous ones' speed. */
+static inline uint32_t pf_pair_mask(__mmask16 lanes)
+{
+    const int len = __builtin_popcount(lanes);
+    return len == 0 ? 0u : (uint32_t)((1ull << (2 * len - 1)) - 1u);
+}
+
+/* 8 floats under mask m, as a plain load when every lane is on (fd_cpu_mload_ps's reason). */
+PF_AVX512 static inline __m256 pf_mload8(__mmask8 m, const float *p)
+{
+    return m == (__mmask8)0xFF ? _mm256_loadu_ps(p) : _mm256_maskz_loadu_ps(m, p);
+}
+
 PF_AVX512 static inline __m512d pf_lo(__m512 v)
 {
     return _mm512_cvtps_pd(_mm512_castps512_ps256(v));
@@ -603,7 +625,7 @@ PF_AVX512 static inline void pf_store_d(float *y, __mmask16 m, __m512d lo, __m51
         hi = _mm512_mul_pd(_mm512_set1_pd(alpha), hi);
     }
     if (beta != 0.0) {
-        __m512 old = _mm512_maskz_loadu_ps(m, y);
+        __m512 old = fd_cpu_mload_ps(m, y);
         lo = _mm512_add_pd(lo, _mm512_mul_pd(_mm512_set1_pd(beta), pf_lo(old)));
         hi = _mm512_add_pd(hi, _mm512_mul_pd(_mm512_set1_pd(beta), pf_hi(old)));
     }
@@ -712,12 +734,18 @@ PF_AVX512 static void pf_fwd_row_w(const fd_pool_problem_t *p, const fd_pool_arg
         const int len = (int)min64(16, owb - ow0);
         const __mmask16 lanes = pf_lanes(0, len);
         const int64_t b0 = ow0 * sw - pw;
-        const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+        const uint32_t m32 = sw == 2 ? pf_pair_mask(lanes) : lanes;
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
+        /* plain loads when every tap's vectors end inside the row: masked loads that miss the
+         * cache ran ~5x slower on Zen 5 (2x2 stride-2 average: 6.9 -> 1.2 ms) */
+        const int whole = len == 16 && (sw == 1 || sw == 2) &&
+                          b0 + kw - 1 + 16 * sw <= p->in[2];
 #define PF_TAP(q)                                                                                  \
-    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
-     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
-                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+    (whole && sw == 1 ? _mm512_loadu_ps(q)                                                         \
+     : whole          ? _mm512_permutex2var_ps(_mm512_loadu_ps(q), even, _mm512_loadu_ps((q) + 16)) \
+     : sw == 1        ? fd_cpu_mload_ps(lanes, q)                                            \
+     : sw == 2 ? _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q), even,                       \
+                                        fd_cpu_mload_ps(mhi, (q) + 16))                      \
                : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, gidx, q, 4))
         if (mx) {
             __m512 acc = _mm512_set1_ps(-INFINITY);
@@ -827,6 +855,7 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
     const int prop = p->propagate_nan;
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i even = _mm512_add_epi32(iota, iota);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     const __m512i gidx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)sw));
     for (int64_t ow = 0; ow < owa; ow++)
         h[ow] = pf_rowmax_one(p, row, ow);
@@ -835,18 +864,28 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
     for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
         const int len = (int)min64(16, owb - ow0);
         const __mmask16 lanes = pf_lanes(0, len);
-        const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+        const uint32_t m32 = sw == 2 ? pf_pair_mask(lanes) : lanes;
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
         const float *q = row + ow0 * sw - pw;
         /* whole 32-float pairs when every tap's pair ends inside the row: AMD Zen 4 ran the
          * sparse-mask loads (every other lane) at a fraction of plain loads' speed */
         const int whole = sw == 2 && len == 16 && ow0 * sw - pw + kw - 1 + 32 <= p->in[2];
 #define PF_TAP(q)                                                                                  \
-    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
+    (sw == 1   ? fd_cpu_mload_ps(lanes, q)                                                   \
      : whole   ? _mm512_permutex2var_ps(_mm512_loadu_ps(q), even, _mm512_loadu_ps((q) + 16))        \
-     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
-                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+     : sw == 2 ? _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q), even,                       \
+                                        fd_cpu_mload_ps(mhi, (q) + 16))                      \
                : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, gidx, q, 4))
+        if (whole && kw == 3 && !prop) {
+            /* the common 3-tap row: taps 0 and 1 from one pair (even and odd lanes), the same
+             * maxima in the same order */
+            const __m512 a = _mm512_loadu_ps(q), b = _mm512_loadu_ps(q + 16);
+            __m512 m = _mm512_max_ps(_mm512_permutex2var_ps(a, even, b), _mm512_set1_ps(-INFINITY));
+            m = _mm512_max_ps(_mm512_permutex2var_ps(a, odd, b), m);
+            m = _mm512_max_ps(PF_TAP(q + 2), m);
+            _mm512_storeu_ps(h + ow0, m);
+            continue;
+        }
         __m512 v = PF_TAP(q);
         __mmask16 nan = prop ? _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) : 0;
         __m512 m = _mm512_max_ps(v, _mm512_set1_ps(-INFINITY)); /* a NaN first tap drops */
@@ -890,12 +929,15 @@ PF_AVX512 static void pf_fwd_w_hmax(const fd_pool_problem_t *p, const fd_pool_ar
                 pf_rowmax(p, xb + ih * s[3], owa, owb, ring + (ih % kh) * rs);
             have = max64(have, hi);
             float *y = yb + oh * t[3];
+            const int64_t sl0 = lo < hi ? lo % kh : 0; /* ring slot of row lo (no division
+                                                          per vector: it cost more than the
+                                                          maxima) */
             for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                 const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
                 __m512 acc = _mm512_set1_ps(-INFINITY);
                 __mmask16 nan = 0;
-                for (int64_t ih = lo; ih < hi; ih++) {
-                    const __m512 v = _mm512_maskz_loadu_ps(lanes, ring + (ih % kh) * rs + ow0);
+                for (int64_t ih = lo, sl = sl0; ih < hi; ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
+                    const __m512 v = fd_cpu_mload_ps(lanes, ring + sl * rs + ow0);
                     if (prop)
                         nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
                     acc = _mm512_max_ps(v, acc);
@@ -940,7 +982,7 @@ PF_AVX512 static void pf_fwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                             for (int64_t i2 = lo[2]; i2 < hi[2]; i2++) {
                                 const float *src = xb + i0 * s[2] + i1 * s[3] + i2 * s[4] + c0;
                                 for (int q = 0; q < 4; q++) {
-                                    __m512 v = _mm512_maskz_loadu_ps(cm[q], src + 16 * q);
+                                    __m512 v = fd_cpu_mload_ps(cm[q], src + 16 * q);
                                     acc[q] = _mm512_max_ps(v, acc[q]);
                                     if (prop)
                                         nan[q] |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
@@ -959,7 +1001,7 @@ PF_AVX512 static void pf_fwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                         for (int64_t i2 = lo[2]; i2 < hi[2]; i2++) {
                             const float *src = xb + i0 * s[2] + i1 * s[3] + i2 * s[4] + c0;
                             for (int q = 0; q < 4; q++) {
-                                __m512 v = _mm512_maskz_loadu_ps(cm[q], src + 16 * q);
+                                __m512 v = fd_cpu_mload_ps(cm[q], src + 16 * q);
                                 acc[2 * q] = _mm512_add_pd(acc[2 * q], pf_lo(v));
                                 acc[2 * q + 1] = _mm512_add_pd(acc[2 * q + 1], pf_hi(v));
                             }
@@ -970,6 +1012,208 @@ PF_AVX512 static void pf_fwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                 for (int q = 0; q < 4; q++)
                     if (cm[q])
                         pf_store_d(y + 16 * q, cm[q], acc[2 * q], acc[2 * q + 1], alpha, beta);
+            }
+        }
+    }
+}
+
+/* ---- forward, lanes along C (2-d): input rows streamed once ---- */
+
+/* pf_fwd_c reads each output's window pixel by pixel, so the kh input rows of an output row
+ * stream from memory side by side; on Zen 5 that interleaving ran at 4-15 GB/s against 25 for
+ * the same loads row after row (n8c64h112w112 3x3 stride 2: 2.8-6.8 ms). Here the input rows
+ * are read in order, each once per unit:
+ * - max: each input row's maxima over every output column's readable taps (kx order, vmaxps
+ *   keeping the earlier on ties and dropping NaN; NaN stored when PROPAGATE_NAN and a tap is
+ *   NaN) go to a ring of kh rows, and each output row folds its rows' maxima in window order:
+ *   pf_fwd_w_hmax's operations along C, so the same bits as pf_fwd_c.
+ * - averages: each output row's double sums (a ring of the ceil(kh / sh) rows that can be open
+ *   at once) start at +0.0 on its first window row and take each window row's taps in kx order
+ *   as that row streams by: the ref's terms in the ref's order, so its bits; divided (pf_div)
+ *   and blended on the last window row.
+ * A unit is a band of output rows and a chunk of channels of one image, the chunk as wide as
+ * the ring (PF_CROW floats / doubles) allows. 2-d problems only. */
+#define PF_CROW 16384 /* floats of the max ring (the sum ring: half as many doubles; 64 KiB) */
+#define PF_CBAND 16   /* output rows per unit when the images alone are too few units */
+
+typedef struct {
+    int64_t ck;    /* channels per unit (a multiple of 16, or all of C) */
+    int64_t cr;    /* floats / doubles per ring pixel: ck rounded up to 16 */
+    int64_t slots; /* ring rows: kh (max) or ceil(kh / sh) (averages) */
+    int64_t band;  /* output rows per unit */
+    int64_t nck, nband;
+} pf_crow_t;
+
+/* 1 when pf_fwd_c_rows takes p (kind 2, forward); fills g. */
+static int pf_crow_plan(const fd_pool_problem_t *p, pf_crow_t *g)
+{
+    if (p->in[0] != 1 || p->out[0] != 1 || p->win[0] != 1 || p->pad[0] != 0 || p->out[1] < 1 ||
+        p->out[2] < 1)
+        return 0;
+    const int64_t OW = p->out[2], kh = p->win[1], sh = p->stride[1];
+    g->slots = is_max(p) ? kh : sh > 0 ? (kh + sh - 1) / sh : 0;
+    if (g->slots < 1 || sh < 1 || g->slots * OW * 16 > (is_max(p) ? PF_CROW : PF_CROW / 2))
+        return 0;
+    const int64_t cap = (is_max(p) ? PF_CROW : PF_CROW / 2) / (g->slots * OW) / 16 * 16;
+    const int64_t cr = (p->c + 15) / 16 * 16;
+    g->ck = cr <= cap ? p->c : cap;
+    g->cr = (g->ck + 15) / 16 * 16;
+    g->nck = (p->c + g->ck - 1) / g->ck;
+    g->band = p->n * g->nck >= 8 ? p->out[1] : min64(p->out[1], PF_CBAND);
+    g->nband = (p->out[1] + g->band - 1) / g->band;
+    return 1;
+}
+
+/* Lane masks of the 16-channel vectors of a chunk of len channels. */
+static inline __mmask16 pf_cmask(int64_t len, int64_t c)
+{
+    return pf_lanes(0, max64(0, min64(16, len - c)));
+}
+
+/* ring row h[ow * cr + c] = max of output column ow's readable taps in one input row. */
+PF_AVX512 static void pf_crow_max(const fd_pool_problem_t *p, const float *row, int64_t len,
+                                  int64_t cr, float *h)
+{
+    const int64_t OW = p->out[2], sw = p->stride[2], pw = p->pad[2], kw = p->win[2];
+    const int64_t rlo = max64(0, -pw), rhi = min64(p->in[2], p->in[2] + pw), ps = p->xs[4];
+    const int prop = p->propagate_nan;
+    for (int64_t ow = 0; ow < OW; ow++) {
+        const int64_t lo = max64(rlo, ow * sw - pw), hi = min64(rhi, ow * sw - pw + kw);
+        float *hr = h + ow * cr;
+        for (int64_t c = 0; c < len; c += 16) {
+            const __mmask16 m = pf_cmask(len, c);
+            __m512 acc = _mm512_set1_ps(-INFINITY);
+            __mmask16 nan = 0;
+            for (int64_t iw = lo; iw < hi; iw++) {
+                const __m512 v = fd_cpu_mload_ps(m, row + iw * ps + c);
+                if (prop)
+                    nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                acc = _mm512_max_ps(v, acc); /* a NaN first tap drops: acc stays -inf */
+            }
+            _mm512_storeu_ps(hr + c, _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN)));
+        }
+    }
+}
+
+/* sums[ow * cr + c] (+)= output column ow's readable taps in one input row, in kx order. */
+PF_AVX512 static void pf_crow_sum(const fd_pool_problem_t *p, const float *row, int64_t len,
+                                  int64_t cr, int first, double *sums)
+{
+    const int64_t OW = p->out[2], sw = p->stride[2], pw = p->pad[2], kw = p->win[2];
+    const int64_t rlo = max64(0, -pw), rhi = min64(p->in[2], p->in[2] + pw), ps = p->xs[4];
+    for (int64_t ow = 0; ow < OW; ow++) {
+        const int64_t lo = max64(rlo, ow * sw - pw), hi = min64(rhi, ow * sw - pw + kw);
+        double *sr = sums + ow * cr;
+        for (int64_t c = 0; c < len; c += 16) {
+            const __mmask16 m = pf_cmask(len, c);
+            __m512d s0 = _mm512_setzero_pd(), s1 = s0;
+            if (!first) {
+                s0 = _mm512_loadu_pd(sr + c);
+                s1 = _mm512_loadu_pd(sr + c + 8);
+            }
+            for (int64_t iw = lo; iw < hi; iw++) {
+                const __m512 v = fd_cpu_mload_ps(m, row + iw * ps + c);
+                s0 = _mm512_add_pd(s0, pf_lo(v));
+                s1 = _mm512_add_pd(s1, pf_hi(v));
+            }
+            _mm512_storeu_pd(sr + c, s0);
+            _mm512_storeu_pd(sr + c + 8, s1);
+        }
+    }
+}
+
+PF_AVX512 static void pf_fwd_c_rows(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                    int64_t u1)
+{
+    pf_crow_t g;
+    pf_crow_plan(p, &g);
+    const int64_t OH = p->out[1], OW = p->out[2], kh = p->win[1], sh = p->stride[1];
+    const int mx = is_max(p), prop = p->propagate_nan;
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    const int64_t cr = g.cr;
+    union {
+        float f[PF_CROW];
+        double d[PF_CROW / 2];
+    } ring;
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t ci = u % g.nck, bi = (u / g.nck) % g.nband, n = u / (g.nck * g.nband);
+        const int64_t c0 = ci * g.ck, len = min64(g.ck, p->c - c0);
+        const int64_t oh0 = bi * g.band, oh1 = min64(OH, oh0 + g.band);
+        const float *xb = (const float *)a->x + n * s[0] + c0 * s[1];
+        float *yb = (float *)a->out + n * t[0] + c0 * t[1];
+        if (mx) {
+            int64_t have = 0; /* input rows below have are in the ring */
+            for (int64_t oh = oh0; oh < oh1; oh++) {
+                int64_t lo, hi, r1, pd1;
+                win_dim(p, 1, oh, &lo, &hi, &r1, &pd1);
+                for (int64_t ih = max64(have, lo); ih < hi; ih++)
+                    pf_crow_max(p, xb + ih * s[3], len, cr, ring.f + (ih % kh) * OW * cr);
+                have = max64(have, hi);
+                float *y = yb + oh * t[3];
+                const int64_t sl0 = lo < hi ? lo % kh : 0; /* ring slot of row lo */
+                for (int64_t ow = 0; ow < OW; ow++)
+                    for (int64_t c = 0; c < len; c += 16) {
+                        const __mmask16 m = pf_cmask(len, c);
+                        __m512 acc = _mm512_set1_ps(-INFINITY);
+                        __mmask16 nan = 0;
+                        for (int64_t ih = lo, sl = sl0; ih < hi;
+                             ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
+                            const __m512 v = _mm512_loadu_ps(ring.f + sl * OW * cr + ow * cr + c);
+                            if (prop)
+                                nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                            acc = _mm512_max_ps(v, acc);
+                        }
+                        pf_store_max(y + ow * t[4] + c, m, acc, nan, alpha, beta);
+                    }
+            }
+            continue;
+        }
+        /* averages: input rows from the band's first window row to its last, in order */
+        int64_t l0, h0, l1, h1, rr, pd;
+        win_dim(p, 1, oh0, &l0, &h0, &rr, &pd);
+        win_dim(p, 1, oh1 - 1, &l1, &h1, &rr, &pd);
+        for (int64_t oh = oh0; oh < oh1; oh++) { /* windows with no readable row: zeros */
+            int64_t lo, hi;
+            win_dim(p, 1, oh, &lo, &hi, &rr, &pd);
+            if (lo >= hi)
+                for (int64_t ow = 0; ow < OW; ow++)
+                    for (int64_t c = 0; c < len; c += 16)
+                        pf_store_d(yb + oh * t[3] + ow * t[4] + c, pf_cmask(len, c),
+                                   _mm512_setzero_pd(), _mm512_setzero_pd(), alpha, beta);
+        }
+        for (int64_t ih = min64(l0, l1); ih < max64(h0, h1); ih++) {
+            /* the band's output rows whose windows hold row ih, ascending */
+            for (int64_t oh = max64(oh0, floor_div(ih + p->pad[1] - kh, sh) + 1);
+                 oh < oh1 && oh * sh - p->pad[1] <= ih; oh++) {
+                int64_t lo, hi, r1, pd1;
+                win_dim(p, 1, oh, &lo, &hi, &r1, &pd1);
+                if (ih < lo || ih >= hi)
+                    continue;
+                double *sums = ring.d + (oh % g.slots) * OW * cr;
+                pf_crow_sum(p, xb + ih * s[3], len, cr, ih == lo, sums);
+                if (ih != hi - 1)
+                    continue;
+                float *y = yb + oh * t[3];
+                const double ch = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                      ? (double)pd1
+                                      : (double)r1;
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    int64_t lw, hw, rw, pdw;
+                    win_dim(p, 2, ow, &lw, &hw, &rw, &pdw);
+                    const double cnt =
+                        ch *
+                        (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pdw : rw);
+                    const __m512d vc = _mm512_set1_pd(cnt), rc = _mm512_set1_pd(1.0 / cnt);
+                    const int p2 = is_pow2(cnt); /* a multiply by 1 / cnt: the same rounding */
+                    for (int64_t c = 0; c < len; c += 16) {
+                        const double *sr = sums + ow * cr + c;
+                        const __m512d s0 = _mm512_loadu_pd(sr), s1 = _mm512_loadu_pd(sr + 8);
+                        pf_store_d(y + ow * t[4] + c, pf_cmask(len, c),
+                                   p2 ? _mm512_mul_pd(s0, rc) : pf_div(s0, vc, rc),
+                                   p2 ? _mm512_mul_pd(s1, rc) : pf_div(s1, vc, rc), alpha, beta);
+                    }
+                }
             }
         }
     }
@@ -986,8 +1230,8 @@ PF_AVX512 static void pf_flush_row(const double *acc, float *dx, int64_t W, doub
         const __mmask16 m = pf_lanes(0, min64(16, W - i0));
         __m512d lo = _mm512_setzero_pd(), hi = lo;
         if (acc) {
-            lo = _mm512_maskz_loadu_pd((__mmask8)m, acc + i0);
-            hi = _mm512_maskz_loadu_pd((__mmask8)(m >> 8), acc + i0 + 8);
+            lo = fd_cpu_mload_pd((__mmask8)m, acc + i0);
+            hi = fd_cpu_mload_pd((__mmask8)(m >> 8), acc + i0 + 8);
         }
         pf_store_d(dx + i0, m, lo, hi, alpha, beta);
     }
@@ -1082,12 +1326,12 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                     const int len = (int)min64(16, owb - ow0);
                     const __mmask16 lanes = pf_lanes(0, len);
                     const int64_t b0 = ow0 * sw - pw;
-                    const uint32_t m32 = sw == 2 ? _pdep_u32(lanes, 0x55555555u) : lanes;
+                    const uint32_t m32 = sw == 2 ? pf_pair_mask(lanes) : lanes;
                     const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
 #define PF_TAP(q)                                                                                  \
-    (sw == 1   ? _mm512_maskz_loadu_ps(lanes, q)                                                   \
-     : sw == 2 ? _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q), even,                       \
-                                        _mm512_maskz_loadu_ps(mhi, (q) + 16))                      \
+    (sw == 1   ? fd_cpu_mload_ps(lanes, q)                                                   \
+     : sw == 2 ? _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q), even,                       \
+                                        fd_cpu_mload_ps(mhi, (q) + 16))                      \
                : _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, iota_sw, q, 4))
                     __m512 m = _mm512_set1_ps(-INFINITY);
                     __m512i pos = _mm512_set1_epi32(-1);
@@ -1135,7 +1379,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                     int32_t pv[16];
                     float gv[16];
                     _mm512_storeu_si512(pv, pos);
-                    _mm512_storeu_ps(gv, _mm512_maskz_loadu_ps(lanes, grow + ow0));
+                    _mm512_storeu_ps(gv, fd_cpu_mload_ps(lanes, grow + ow0));
                     for (int j = 0; j < len; j++)
                         if (pv[j] >= 0)
                             ring[pv[j]] += (double)gv[j];
@@ -1152,9 +1396,9 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
             const double ch = (double)(incl ? min64(h0 + kh, H + ph) - max64(h0, -ph) : hi - lo);
             for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
                 const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, OW - ow0));
-                __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
+                __m512d g = _mm512_cvtps_pd(pf_mload8(m8, grow + ow0));
                 __m512d cnt =
-                    _mm512_mul_pd(_mm512_set1_pd(ch), _mm512_maskz_loadu_pd(m8, cw + ow0));
+                    _mm512_mul_pd(_mm512_set1_pd(ch), fd_cpu_mload_pd(m8, cw + ow0));
                 _mm512_storeu_pd(
                     vals + ow0,
                     _mm512_maskz_div_pd(_mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ), g,
@@ -1171,7 +1415,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                         for (; ow0 < o1; ow0 += 8) {
                             const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, o1 - ow0));
                             double *d = slot + ow0 - pw + kx;
-                            __m512d r = _mm512_maskz_loadu_pd(m8, d);
+                            __m512d r = fd_cpu_mload_pd(m8, d);
                             fd_cpu_mstore_pd(d, m8,
                                                   _mm512_add_pd(r, _mm512_loadu_pd(vals + ow0)));
                         }
@@ -1183,8 +1427,8 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                                 _pdep_u32((uint32_t)pf_lanes(0, min64(8, o1 - ow0)), 0x5555u);
                             const __m512d v = _mm512_loadu_pd(vals + ow0);
                             double *d = slot + 2 * ow0 - pw + kx;
-                            __m512d r0 = _mm512_maskz_loadu_pd((__mmask8)m16, d);
-                            __m512d r1 = _mm512_maskz_loadu_pd((__mmask8)(m16 >> 8), d + 8);
+                            __m512d r0 = fd_cpu_mload_pd((__mmask8)m16, d);
+                            __m512d r1 = fd_cpu_mload_pd((__mmask8)(m16 >> 8), d + 8);
                             fd_cpu_mstore_pd(
                                 d, (__mmask8)m16,
                                 _mm512_add_pd(r0, _mm512_permutexvar_pd(dup0, v)));
@@ -1250,8 +1494,8 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 const float *grow = gp + oh * t[3];
                 for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
                     const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, OW - ow0));
-                    __m512d g = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m8, grow + ow0));
-                    __m512d cnt = _mm512_mul_pd(ch, _mm512_maskz_loadu_pd(m8, cw + ow0));
+                    __m512d g = _mm512_cvtps_pd(pf_mload8(m8, grow + ow0));
+                    __m512d cnt = _mm512_mul_pd(ch, fd_cpu_mload_pd(m8, cw + ow0));
                     __mmask8 pos = _mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ);
                     const __m512d v = _mm512_maskz_div_pd(pos, g, cnt);
                     _mm512_storeu_pd(vals + ow0, v);
@@ -1269,7 +1513,7 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 const __m512i d1 = _mm512_add_epi32(d0, _mm512_set1_epi32(8));
                 for (int64_t j0 = 0; 2 * j0 < W; j0 += 16) {
                     const __m512 v =
-                        _mm512_maskz_loadu_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
+                        fd_cpu_mload_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
                     fd_cpu_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
                                           _mm512_permutexvar_ps(d0, v));
                     fd_cpu_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
@@ -1329,7 +1573,7 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                     const float *src = xb + i1 * s[3] + i2 * s[4] + c0;
                     const __m128i kc = _mm_set1_epi8((char)((i1 - h0) * kw + (i2 - w0)));
                     for (int qq = 0; qq < 4; qq++) {
-                        __m512 v = _mm512_maskz_loadu_ps(cm[qq], src + 16 * qq);
+                        __m512 v = fd_cpu_mload_ps(cm[qq], src + 16 * qq);
                         __mmask16 gt = _mm512_cmp_ps_mask(v, m[qq], _CMP_GT_OQ);
                         m[qq] = _mm512_mask_mov_ps(m[qq], gt, v);
                         code[qq] = _mm_mask_mov_epi8(code[qq], gt, kc);
@@ -1341,7 +1585,7 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                     const __m128i kc = _mm_set1_epi8((char)((i1 - h0) * kw + (i2 - w0)));
                     for (int qq = 0; qq < 4; qq++) {
                         const __mmask16 k = cm[qq] & (__mmask16)~done[qq];
-                        __m512 v = _mm512_maskz_loadu_ps(cm[qq], src + 16 * qq);
+                        __m512 v = fd_cpu_mload_ps(cm[qq], src + 16 * qq);
                         __mmask16 gt = _mm512_mask_cmp_ps_mask(k, v, m[qq], _CMP_GT_OQ);
                         if (prop) {
                             __mmask16 nn = _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q);
@@ -1432,7 +1676,10 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                                         cm[qq],
                                         _mm_maskz_loadu_epi8(cm[qq], crow + ow * C + c0 + 16 * qq),
                                         kc);
-                                    __m512 v = _mm512_maskz_loadu_ps(hit, g + 16 * qq);
+                                    /* a whole-vector load, then the hits (a masked load
+                                     * that misses the cache is slow on Zen 5) */
+                                    __m512 v = _mm512_maskz_mov_ps(
+                                        hit, fd_cpu_mload_ps(cm[qq], g + 16 * qq));
                                     acc[2 * qq] = _mm512_add_pd(acc[2 * qq], pf_lo(v));
                                     acc[2 * qq + 1] = _mm512_add_pd(acc[2 * qq + 1], pf_hi(v));
                                 }
@@ -1442,7 +1689,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                             const int p2 = is_pow2(cnt);
                             const __m512d vc = _mm512_set1_pd(cnt), rc = _mm512_set1_pd(1.0 / cnt);
                             for (int qq = 0; qq < 4; qq++) {
-                                __m512 v = _mm512_maskz_loadu_ps(cm[qq], g + 16 * qq);
+                                __m512 v = fd_cpu_mload_ps(cm[qq], g + 16 * qq);
                                 __m512d v0 = pf_lo(v), v1 = pf_hi(v);
                                 v0 = p2 ? _mm512_mul_pd(v0, rc) : _mm512_div_pd(v0, vc);
                                 v1 = p2 ? _mm512_mul_pd(v1, rc) : _mm512_div_pd(v1, vc);
@@ -1528,15 +1775,19 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
         const __mmask16 lanes = pf_lanes(0, min64(16, owb - ow0));
-        const uint32_t m32 = _pdep_u32(lanes, 0x55555555u);
+        const uint32_t m32 = pf_pair_mask(lanes);
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
         const float *q = row + 2 * ow0 - pw;
+        /* whole 32-float pairs (plain loads) when every tap's pair ends inside the row */
+        const int whole = lanes == 0xFFFF && 2 * ow0 - pw + kw - 1 + 32 <= p->in[2];
         __m512 m = _mm512_set1_ps(-INFINITY);
         __m512i code = _mm512_set1_epi32(-1);
         __mmask16 done = 0;
         for (int64_t kx = 0; kx < kw; kx++) {
-            const __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(mlo, q + kx), even,
-                                                    _mm512_maskz_loadu_ps(mhi, q + kx + 16));
+            const __m512 v = whole ? _mm512_permutex2var_ps(_mm512_loadu_ps(q + kx), even,
+                                                            _mm512_loadu_ps(q + kx + 16))
+                                   : _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q + kx), even,
+                                                            fd_cpu_mload_ps(mhi, q + kx + 16));
             __mmask16 gt;
             if (prop) {
                 /* the first NaN is taken and ends the row (its value marks the row) */
@@ -1564,14 +1815,15 @@ PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv,
 {
     const int64_t OW = p->out[2], kw = p->win[2], kh = p->win[1];
     const int prop = p->propagate_nan;
+    const int64_t sl0 = lo < hi ? lo % kh : 0; /* ring slot of row lo */
     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
         const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
         __m512 m = _mm512_set1_ps(-INFINITY);
         __m512i code = _mm512_set1_epi32(-1);
         __mmask16 done = 0;
-        for (int64_t ih = lo; ih < hi; ih++) {
-            const int64_t slot = (ih % kh) * rs + ow0;
-            const __m512 v = _mm512_maskz_loadu_ps(lanes, rv + slot);
+        for (int64_t ih = lo, sl = sl0; ih < hi; ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
+            const int64_t slot = sl * rs + ow0;
+            const __m512 v = fd_cpu_mload_ps(lanes, rv + slot);
             const __m512i k = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, rk + slot),
                                                _mm512_set1_epi32((int)((ih - h0) * kw)));
             __mmask16 gt;
@@ -1615,7 +1867,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
     const __m512i il0 = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
     const __m512i il1 = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
     int32_t codes[PF_CODES_W], rk[PF_ARING];
-    float rv[PF_ARING];
+    float rv[PF_ARING], gbuf[PF_CODES_W]; /* gbuf: the dy rows of the codes, zeros around */
+    for (int64_t i = 0; i < R * cs; i++)
+        gbuf[i] = 0.0f;
     const int64_t rs = (OW + 15) / 16 * 16, kh = p->win[1];
     for (int64_t pl = u0; pl < u1; pl++) {
         const int64_t n = pl / p->c, c = pl % p->c;
@@ -1638,6 +1892,13 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     pf_rowarg(p, xp + r * s[3], owa, owb, rv + (r % kh) * rs, rk + (r % kh) * rs);
                 rhave = max64(rhave, hi);
                 pf_codes_fold(p, rv, rk, rs, h0, lo, hi, codes + (oh % R) * cs + 8);
+                /* its dy row beside them: the taps below load whole vectors and select */
+                const float *gsrc = gp + oh * t[3];
+                float *gdst = gbuf + (oh % R) * cs + 8;
+                for (int64_t i0 = 0; i0 < OW; i0 += 16) {
+                    const __mmask16 m = pf_lanes(0, min64(16, OW - i0));
+                    fd_cpu_mstore_ps(gdst + i0, m, fd_cpu_mload_ps(m, gsrc + i0));
+                }
             }
             have_hi = max64(have_hi, ohi + 1);
             /* per output row: its codes, its dy row and the codes of this dx row's taps */
@@ -1648,7 +1909,7 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
             for (int r = 0; r < nr; r++) {
                 const int64_t oh = olo + r;
                 crow[r] = codes + (oh % R) * cs + 8;
-                grow[r] = gp + oh * t[3];
+                grow[r] = gbuf + (oh % R) * cs + 8;
                 kyk[r] = (int32_t)((ih - (oh * sh - ph)) * kw);
             }
             if (kw == 3 && nr == 1 && alpha == 1.0 && beta == 0.0) {
@@ -1668,11 +1929,13 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512i c1 = _mm512_loadu_si512(crow[0] + j0 - 1);
                     const __m512i c0 = _mm512_loadu_si512(crow[0] + j0);
                     const float *g = grow[0] + j0;
-                    __m512 e = _mm512_add_ps(
-                        z, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c1, k2), g - 1));
-                    e = _mm512_add_ps(e, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c0, k), g));
+                    __m512 e = _mm512_add_ps(z, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c1, k2),
+                                                                    _mm512_loadu_ps(g - 1)));
+                    e = _mm512_add_ps(
+                        e, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c0, k), _mm512_loadu_ps(g)));
                     const __m512 o =
-                        _mm512_add_ps(z, _mm512_maskz_loadu_ps(_mm512_cmpeq_epi32_mask(c0, k1), g));
+                        _mm512_add_ps(z, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c0, k1),
+                                                             _mm512_loadu_ps(g)));
                     const int64_t c = 2 * j0 - pw;
                     fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
@@ -1702,15 +1965,15 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         const __mmask16 h0 = _mm512_cmpeq_epi32_mask(c0, k);
                         const __mmask16 h1 =
                             _mm512_cmpeq_epi32_mask(c0, _mm512_add_epi32(k, _mm512_set1_epi32(1)));
-                        e0 = _mm512_add_pd(
-                            e0, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)h2, g - 1)));
-                        e1 = _mm512_add_pd(
-                            e1, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)(h2 >> 8), g + 7)));
-                        e0 = _mm512_add_pd(e0,
-                                           _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)h0, g)));
-                        e1 = _mm512_add_pd(
-                            e1, _mm512_cvtps_pd(_mm256_maskz_loadu_ps((__mmask8)(h0 >> 8), g + 8)));
-                        o = _mm512_add_ps(o, _mm512_maskz_loadu_ps(h1, g));
+                        e0 = _mm512_add_pd(e0, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
+                                                   (__mmask8)h2, _mm256_loadu_ps(g - 1))));
+                        e1 = _mm512_add_pd(e1, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
+                                                   (__mmask8)(h2 >> 8), _mm256_loadu_ps(g + 7))));
+                        e0 = _mm512_add_pd(e0, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
+                                                   (__mmask8)h0, _mm256_loadu_ps(g))));
+                        e1 = _mm512_add_pd(e1, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
+                                                   (__mmask8)(h0 >> 8), _mm256_loadu_ps(g + 8))));
+                        o = _mm512_add_ps(o, _mm512_maskz_mov_ps(h1, _mm512_loadu_ps(g)));
                     }
                     const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
                                                         _mm512_cvtpd_ps(e1), 1);
@@ -1735,9 +1998,12 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __mmask8 h0 = _mm256_cmpeq_epi32_mask(c0, k);
                     const __mmask8 h1 =
                         _mm256_cmpeq_epi32_mask(c0, _mm256_add_epi32(k, _mm256_set1_epi32(1)));
-                    e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h2, g - 1)));
-                    e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h0, g)));
-                    o = _mm512_add_pd(o, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(h1, g)));
+                    e = _mm512_add_pd(
+                        e, _mm512_cvtps_pd(_mm256_maskz_mov_ps(h2, _mm256_loadu_ps(g - 1))));
+                    e = _mm512_add_pd(e,
+                                      _mm512_cvtps_pd(_mm256_maskz_mov_ps(h0, _mm256_loadu_ps(g))));
+                    o = _mm512_add_pd(o,
+                                      _mm512_cvtps_pd(_mm256_maskz_mov_ps(h1, _mm256_loadu_ps(g))));
                 }
                 for (int r = 0; kw != 3 && r < nr; r++) {
                     for (int64_t tt = tmax; tt >= 0; tt--) {
@@ -1745,11 +2011,13 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         const float *g = grow[r] + j0 - tt;
                         const int32_t k0 = kyk[r] + (int32_t)(2 * tt);
                         const __mmask8 he = _mm256_cmpeq_epi32_mask(cv, _mm256_set1_epi32(k0));
-                        e = _mm512_add_pd(e, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(he, g)));
+                        e = _mm512_add_pd(
+                            e, _mm512_cvtps_pd(_mm256_maskz_mov_ps(he, _mm256_loadu_ps(g))));
                         if (2 * tt + 1 < kw) {
                             const __mmask8 ho =
                                 _mm256_cmpeq_epi32_mask(cv, _mm256_set1_epi32(k0 + 1));
-                            o = _mm512_add_pd(o, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(ho, g)));
+                            o = _mm512_add_pd(
+                                o, _mm512_cvtps_pd(_mm256_maskz_mov_ps(ho, _mm256_loadu_ps(g))));
                         }
                     }
                 }
@@ -1794,7 +2062,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
  * plane; the kw = 3 row sums take the neighbours by valignd from one load per vector); NHWC
  * lanes are 16 channels, a ring column holds all channels of a pixel (cb = C rounded up to 16)
  * and a unit is a run of ck output (forward) or dx (backward) columns of one image, all rows,
- * ck chosen so that the kh ring rows fit PF_BOX_L1 floats (L1). Each output's operations are
+ * ck chosen so that the kh ring rows (and backward's dy / count row) fit PF_BOX_RING floats:
+ * whole rows of 112 pixels x 64 channels (L2; units of L1-sized strips read x in 8 KiB pieces
+ * a row apart, 1.1-2.6x slower on Zen 5). Each output's operations are
  * the same in both layouts and for any split, so NCHW and NHWC give the same bits and
  * OMP_NUM_THREADS does not change them. Measured (shared 2-core VM, one thread, n8c64h112w112
  * 3x3 s1 p1 exclude): NCHW forward 5.5 -> 2.6-3.3 ms, backward 6.3 -> 3.3-3.8 ms; NHWC forward
@@ -1802,7 +2072,7 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
  * loads and y stores; not understood yet). */
 #define PF_BOX 32768   /* floats of the ring and the dy / count row (128 KiB of stack) */
 #define PF_BOXCOL 1024 /* output (forward) / input (backward) columns of one row, at most */
-#define PF_BOX_L1 6144 /* floats of the NHWC ring (24 KiB: L1) */
+#define PF_BOX_RING 28672 /* floats of the NHWC ring and dy / count row (112 KiB: L2) */
 
 typedef struct {
     int64_t cb;   /* floats per ring column: 1 (NCHW) or C rounded up to 16 (NHWC) */
@@ -1822,9 +2092,9 @@ static int pf_box_plan(const fd_pool_problem_t *p, int bwd, int kind, pf_box_t *
     const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2];
     const int64_t ncol = bwd ? W : OW;
     g->cb = kind == 2 ? (p->c + 15) / 16 * 16 : 1;
-    /* NHWC: a unit is a run of ck columns, all rows, so that its kh ring rows stay within
-     * PF_BOX_L1 floats (L1); NCHW: a unit is a plane */
-    g->ck = kind == 2 ? max64(1, min64(ncol, PF_BOX_L1 / (p->win[1] * g->cb))) : ncol;
+    /* NHWC: a unit is a run of ck columns, all rows, so that its kh ring rows (and the dy /
+     * count row) stay within PF_BOX_RING floats; NCHW: a unit is a plane */
+    g->ck = kind == 2 ? max64(1, min64(ncol, PF_BOX_RING / ((p->win[1] + bwd) * g->cb))) : ncol;
     g->nsum = kind == 2 ? g->ck * g->cb : (ncol + 15) / 16 * 16;
     g->rs = (g->nsum + 15) / 16 * 16;
     /* backward: NCHW dy / count at row[0 .. OW); NHWC the ck + kw - 1 columns of dy / count
@@ -1898,7 +2168,7 @@ PF_AVX512 static inline __mmask16 pf_store_f(float *y, __mmask16 m, __m512 v, fl
     if (alpha != 1.0f)
         v = _mm512_mul_ps(_mm512_set1_ps(alpha), v);
     if (beta != 0.0f)
-        v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, y), v);
+        v = _mm512_fmadd_ps(_mm512_set1_ps(beta), fd_cpu_mload_ps(m, y), v);
     const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
     fd_cpu_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
     return bad;
@@ -1919,11 +2189,11 @@ PF_AVX512 static void pf_hsum_w(const float *xr, int64_t W, int64_t pw, int64_t 
 {
     if (kw == 3) {
         int64_t b = -pw;
-        __m512 l0 = _mm512_maskz_loadu_ps(pf_cols(b, W), xr + b);
+        __m512 l0 = fd_cpu_mload_ps(pf_cols(b, W), xr + b);
         for (int64_t o = 0; o < nsum; o += 16, b += 16) {
             const __m512 l1 = b + 32 <= W && b + 16 >= 0
                                   ? _mm512_loadu_ps(xr + b + 16)
-                                  : _mm512_maskz_loadu_ps(pf_cols(b + 16, W), xr + b + 16);
+                                  : fd_cpu_mload_ps(pf_cols(b + 16, W), xr + b + 16);
             const __m512i i0 = _mm512_castps_si512(l0), i1 = _mm512_castps_si512(l1);
             __m512 sum = _mm512_add_ps(l0, _mm512_castsi512_ps(_mm512_alignr_epi32(i1, i0, 1)));
             sum = _mm512_add_ps(sum, _mm512_castsi512_ps(_mm512_alignr_epi32(i1, i0, 2)));
@@ -1940,9 +2210,9 @@ PF_AVX512 static void pf_hsum_w(const float *xr, int64_t W, int64_t pw, int64_t 
             for (int64_t kx = 1; kx < kw; kx++)
                 sum = _mm512_add_ps(sum, _mm512_loadu_ps(xr + b + kx));
         } else {
-            sum = _mm512_maskz_loadu_ps(pf_cols(b, W), xr + b);
+            sum = fd_cpu_mload_ps(pf_cols(b, W), xr + b);
             for (int64_t kx = 1; kx < kw; kx++)
-                sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(pf_cols(b + kx, W), xr + b + kx));
+                sum = _mm512_add_ps(sum, fd_cpu_mload_ps(pf_cols(b + kx, W), xr + b + kx));
         }
         _mm512_store_ps(dst + o, sum);
     }
@@ -1966,9 +2236,9 @@ PF_AVX512 static void pf_hsum_c(const float *xr, int64_t ps, int64_t W, int64_t 
             __m512 s = _mm512_setzero_ps();
             if (k0 < k1) {
                 const float *q = xr + (ow + k0 - pw) * ps + c;
-                s = _mm512_maskz_loadu_ps(cm, q);
+                s = fd_cpu_mload_ps(cm, q);
                 for (int64_t kx = k0 + 1; kx < k1; kx++)
-                    s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(cm, q + (kx - k0) * ps));
+                    s = _mm512_add_ps(s, fd_cpu_mload_ps(cm, q + (kx - k0) * ps));
             }
             _mm512_storeu_ps(dst + ow * cb + c, s);
         }
@@ -2166,14 +2436,14 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                     const __mmask16 m = pf_lanes(0, min64(16, OW - ow0)) & ~bad;
                     if (plain) {
                         fd_cpu_mstore_ps(yr + ow0, m,
-                                              pf_divf(v, _mm512_maskz_loadu_ps(m, cf + ow0),
-                                                      _mm512_maskz_loadu_ps(m, vf + ow0)));
+                                              pf_divf(v, fd_cpu_mload_ps(m, cf + ow0),
+                                                      fd_cpu_mload_ps(m, vf + ow0)));
                     } else {
                         const __mmask8 m0 = (__mmask8)m, m1 = (__mmask8)(m >> 8);
-                        pf_box_out(yr + ow0, m, v, _mm512_maskz_loadu_pd(m0, cnt + ow0),
-                                   _mm512_maskz_loadu_pd(m1, cnt + ow0 + 8),
-                                   _mm512_maskz_loadu_pd(m0, inv + ow0),
-                                   _mm512_maskz_loadu_pd(m1, inv + ow0 + 8), alpha, beta);
+                        pf_box_out(yr + ow0, m, v, fd_cpu_mload_pd(m0, cnt + ow0),
+                                   fd_cpu_mload_pd(m1, cnt + ow0 + 8),
+                                   fd_cpu_mload_pd(m0, inv + ow0),
+                                   fd_cpu_mload_pd(m1, inv + ow0 + 8), alpha, beta);
                     }
                     for (int j = 0; bad && j < 16; j++)
                         if (bad >> j & 1)
@@ -2262,7 +2532,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                         const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
                         fd_cpu_mstore_ps(row + ow0, m,
-                                              pf_divf(_mm512_maskz_loadu_ps(m, gr + ow0),
+                                              pf_divf(fd_cpu_mload_ps(m, gr + ow0),
                                                       _mm512_load_ps(cf + ow0),
                                                       _mm512_load_ps(vf + ow0)));
                     }
@@ -2275,7 +2545,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                             const __mmask16 m = pf_lanes(0, min64(16, C - c));
                             fd_cpu_mstore_ps(
                                 row + (ow - g0) * cb + c, m,
-                                pf_divf(_mm512_maskz_loadu_ps(m, gr + ow * t[4] + c), vc, vi));
+                                pf_divf(fd_cpu_mload_ps(m, gr + ow * t[4] + c), vc, vi));
                         }
                     }
                 }
@@ -2350,6 +2620,7 @@ static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
     }
     const int64_t planes = p->n * p->c;
     pf_box_t box;
+    pf_crow_t crow;
     if (pf_box_plan(p, bwd, kind, &box)) {
         pf_par(bwd ? pf_box_bwd : pf_box_fwd, p, a, pf_box_units(p, &box, bwd));
         return 1;
@@ -2358,6 +2629,8 @@ static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
         pf_par(pf_fwd_w_hmax, p, a, planes);
     else if (!bwd && kind == 1)
         pf_par(pf_fwd_w, p, a, planes);
+    else if (!bwd && pf_crow_plan(p, &crow))
+        pf_par(pf_fwd_c_rows, p, a, p->n * crow.nband * crow.nck);
     else if (!bwd)
         pf_par(pf_fwd_c, p, a, p->n * p->out[0] * p->out[1]);
     else if (kind == 1 && !is_max(p) && p->win[2] <= p->stride[2] && p->win[1] <= p->stride[1] &&

@@ -37,6 +37,8 @@
  * which must give the double sums' bits) are held to the same: dy with -0 / +0, values 2^80
  * apart in magnitude and reals (fill_dy), pads 0 to 2, ceil mode, alpha / beta both ways; so
  * is 2x2 stride-2 average backward, whose dy / count is stored into both columns at once.
+ * NHWC 2-d forward streams the input rows (row maxima / running double sums in a ring): bands
+ * of output rows (the big shape), channel chunks narrower than C (the wide shape), same bits.
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -328,6 +330,13 @@ static void checks(void)
                         one(4, ms[si], lx, CUDNN_DATA_FLOAT, &gm[gi], (cudnnPoolingMode_t)m,
                             (cudnnNanPropagation_t)nan, 0.5, 0.25, F_DY);
                     }
+    /* NHWC forward with the input rows streamed: rings too small for all 100 channels, so
+     * channel chunks with a partial last vector; the box rows (stride 1) in column strips
+     * narrower than the row; pixels with and without a gap */
+    const int wide[4] = {1, 100, 9, 121};
+    for (int lx = 1; lx < 4; lx += 2)
+        for (int gi = 0; gi < 3; gi++)
+            modes(4, wide, lx, CUDNN_DATA_FLOAT, &geoms[gi], turn++);
     /* above the threading threshold, several units per thread */
     const int big[4] = {2, 32, 66, 70}, bigw[4] = {1, 4, 130, 600};
     for (int lx = 0; lx < 2; lx++) {
