@@ -28,8 +28,13 @@
  *   partition of the work (blocks independent of OMP_NUM_THREADS, partial sums merged in block
  *   order, so the bits do not depend on the thread count):
  *   plane (per channel, spatial unit-stride: NCHW): a channel per unit, its N planes as rows of
- *     16 lanes for the sums (256 on the double-block path), 256 for the element passes; the
- *     channel (N H W elements) is read for the statistics and again from L2.
+ *     16 lanes for the backward sums and 64 for the statistics (16 independent sums in
+ *     registers; 256 on the double-block path), 256 for the element passes; the channel (N H W
+ *     elements) is read for the statistics and again from L2. Training and backward prefetch
+ *     the next channel's x (and dy) into L2 during the element pass, a line per vector, so the
+ *     reads of the next sums overlap this pass's stores (n8c64h112w112 f32, one thread:
+ *     training 0.57 -> 0.66, backward 0.45 -> 0.66 of the bandwidth; 64 statistics lanes
+ *     instead of 16: 0.64 -> 0.66).
  *   rows (per channel, C unit-stride: NHWC): lanes along C (tiles of up to 256), rows (n, s) in
  *     a fixed number of row blocks with partial sums; the element pass runs packed rows several
  *     at a time as one row and walks the rows in reverse, so that the tail of x, read last by
@@ -84,6 +89,7 @@
 
 #define LMAX FD_CPU_BLK     /* lanes of a row or tile (stack arrays of doubles) */
 #define PLANE_LANES 16      /* lanes of the plane walk: one cache line of floats */
+#define PLANE_SLANES 64     /* lanes of the plane walk's statistics (vector kernels) */
 #define ROW_BLOCKS_MAX 16   /* row blocks (partial sums) of the rows walk */
 #define ROW_BLOCK_MIN 32768 /* elements per row block at least */
 #define NT_MIN (4u << 20)   /* output bytes from which stores bypass the cache */
@@ -707,6 +713,10 @@ BN_UNI_KERNELS(double, f64)
                 SCALAR;                                                                            \
         for (; j + 16 <= n; j += 16) {                                                             \
             __m512d w0, w1;                                                                        \
+            if (pf0 != NULL)                                                                       \
+                _mm_prefetch((const char *)(pf0 + j), _MM_HINT_T1);                                \
+            if (pf1 != NULL)                                                                       \
+                _mm_prefetch((const char *)(pf1 + j), _MM_HINT_T1);                                \
             VEC;                                                                                   \
             BN_FINISH16((y) + j, w0, w1);                                                          \
         }                                                                                          \
@@ -717,8 +727,9 @@ BN_UNI_KERNELS(double, f64)
     __m512d lo = _mm512_cvtps_pd(_mm256_loadu_ps(p)), hi = _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8))
 
 BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, double fa, double fb,
-                                        double alpha, double beta, int nt)
+                                        double alpha, double beta, int nt, const float *pf0)
 {
+    const float *const pf1 = NULL;
     const __m512d A = _mm512_set1_pd(fa), B = _mm512_set1_pd(fb);
 #define SCALAR_                                                                                    \
     do {                                                                                           \
@@ -739,8 +750,10 @@ BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, dou
 }
 
 BN_AVX512 static void out_u_f32_avx512(int64_t n, const float *x, float *y, double sc, double mean,
-                                       double inv, double bi, double alpha, double beta, int nt)
+                                       double inv, double bi, double alpha, double beta, int nt,
+                                       const float *pf0)
 {
+    const float *const pf1 = NULL;
     const __m512d S = _mm512_set1_pd(sc), Mn = _mm512_set1_pd(mean), I = _mm512_set1_pd(inv),
                   Bi = _mm512_set1_pd(bi);
     /* the generic kernels multiply by alpha even when it is 1: an identity, skipped here */
@@ -762,7 +775,8 @@ BN_AVX512 static void out_u_f32_avx512(int64_t n, const float *x, float *y, doub
 
 BN_AVX512 static void bdx_u_f32_avx512(int64_t n, const float *x, const float *dy, float *dx,
                                        double mean, double inv, double coef, double mg, double mgx,
-                                       double alpha, double beta, int nt)
+                                       double alpha, double beta, int nt, const float *pf0,
+                                       const float *pf1)
 {
     const __m512d Mn = _mm512_set1_pd(mean), I = _mm512_set1_pd(inv), Cf = _mm512_set1_pd(coef),
                   G = _mm512_set1_pd(mg), GX = _mm512_set1_pd(mgx);
@@ -1102,6 +1116,8 @@ typedef struct {
     double sc[LMAX], bi[LMAX], mean[LMAX], inv[LMAX];
     double coef[LMAX], mg[LMAX], mgx[LMAX]; /* backward */
     int fused;                              /* training, vector kernels: y = x fa + fb */
+    int64_t pfn; /* plane walk's element pass: prefetch x this many elements on (0: none) */
+    int pfdy;    /* ... and dy */
     double fa[LMAX], fb[LMAX];              /* fa = scale inv, fb = bias - mean fa */
 } lanes_t;
 
@@ -1135,10 +1151,12 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
         if (b->dt == CUDNN_DATA_FLOAT && bn_avx512()) {
             if (q->fused)
                 outf_u_f32_avx512(n, (const float *)a->x + off, (float *)a->y + off, q->fa[0],
-                                  q->fb[0], a->alpha, a->beta, ok);
+                                  q->fb[0], a->alpha, a->beta, ok,
+                                  q->pfn ? (const float *)a->x + off + q->pfn : NULL);
             else
                 out_u_f32_avx512(n, (const float *)a->x + off, (float *)a->y + off, q->sc[0],
-                                 q->mean[0], q->inv[0], q->bi[0], a->alpha, a->beta, ok);
+                                 q->mean[0], q->inv[0], q->bi[0], a->alpha, a->beta, ok,
+                                 q->pfn ? (const float *)a->x + off + q->pfn : NULL);
             return;
         }
 #endif
@@ -1249,7 +1267,9 @@ static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
         if (b->dt == CUDNN_DATA_FLOAT && bn_avx512()) {
             bdx_u_f32_avx512(n, (const float *)a->x + off, (const float *)a->dy + off,
                              (float *)a->dx + off, q->mean[0], q->inv[0], q->coef[0], q->mg[0],
-                             q->mgx[0], a->alpha, a->beta, ok);
+                             q->mgx[0], a->alpha, a->beta, ok,
+                             q->pfn ? (const float *)a->x + off + q->pfn : NULL,
+                             q->pfn && q->pfdy ? (const float *)a->dy + off + q->pfn : NULL);
             return;
         }
 #endif
@@ -1495,11 +1515,12 @@ static void plane_stats(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c, la
     double k0;
     fd_cpu_load(b->dt, at(a->x, b, c * b->v.c), 1, 1, &k0);
     bcast(b, K, k0);
+    const int w = b->fast ? PLANE_SLANES : b->pl;
 #define SEG_STATS(L, R, off, rs) seg_stats(b, a->x, L, R, off, rs, K, s1, s2)
-    PLANE_FOR_EACH(b, c, b->pl, SEG_STATS);
+    PLANE_FOR_EACH(b, c, w, SEG_STATS);
 #undef SEG_STATS
     double t1 = 0.0, t2 = 0.0;
-    for (int j = 0; j < b->pl; j++)
+    for (int j = 0; j < w; j++)
         t1 += s1[j], t2 += s2[j];
     lset_t ls = {1, c};
     finish_stats(b, a, &ls, &k0, &t1, &t2, q->mean, q->inv, outputs);
@@ -1787,7 +1808,7 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = {1, c};
             load_estimates(&b, a, &ls, &q);
             bcast(&b, q.mean, q.mean[0]);
@@ -1798,7 +1819,7 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = ctile_at(&b, c0);
             load_estimates(&b, a, &ls, &q);
             load_scale_bias(&b, a, &ls, &q);
@@ -1809,7 +1830,7 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
             tile_prefetch(&b, a, t + 1);
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = tile_at(&b, t);
             load_scale_bias(&b, a, &ls, &q);
 #if BN_HAVE_NT
@@ -1855,7 +1876,9 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            if (c + 1 < b.C)
+                q.pfn = b.v.c; /* the next channel, into L2 during the output pass */
             plane_stats(&b, a, c, &q, 1);
             plane_forward(&b, a, c, &q, nt, b.fast);
             nt_fence(nt);
@@ -1863,7 +1886,7 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = ctile_at(&b, c0);
             lane_stats(&b, a, &ls, &q, 1);
             load_scale_bias(&b, a, &ls, &q);
@@ -1876,7 +1899,7 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
             tile_prefetch(&b, a, t + 1);
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = tile_at(&b, t);
 #if BN_HAVE_NT
             if (pa_avx512(&b)) {
@@ -1926,14 +1949,16 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            if (c + 1 < b.C)
+                q.pfn = b.v.c, q.pfdy = 1; /* the next channel's x and dy, as forward */
             plane_backward(&b, a, c, &q, nt);
             nt_fence(nt);
         }
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = ctile_at(&b, c0);
             bwd_stats(&b, a, &ls, &q);
             load_affine(&b, a, &ls, &q);
@@ -1947,7 +1972,7 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = tile_at(&b, t);
             bwd_stats(&b, a, &ls, &q);
             load_affine(&b, a, &ls, &q);
