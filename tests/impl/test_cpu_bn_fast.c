@@ -703,6 +703,18 @@ int main(void)
                     run_bn_case(&k);
                 }
             }
+    /* the in-place FLOAT per-activation kernels without saved or running statistics, with
+     * factor 1 (running statistics not read) */
+    for (int i = 0; i < 2; i++) {
+        bcase_t k = base_case(4, d_ph[i], LY_NCHW, CUDNN_DATA_FLOAT,
+                              CUDNN_BATCHNORM_PER_ACTIVATION);
+        k.save_null = 1, k.yoff = 3;
+        run_bn_case(&k);
+        k.save_null = 0, k.run_null = 1, k.fillk = 0;
+        run_bn_case(&k);
+        k.run_null = 0, k.factor = 1.0, k.fillk = 2;
+        run_bn_case(&k);
+    }
     /* a large mean: the shifted one-pass variance stays accurate */
     const int d_mean[4] = {4, 6, 17, 19};
     for (int ly = 0; ly < 2; ly++)
