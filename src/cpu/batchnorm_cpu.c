@@ -1118,8 +1118,9 @@ BN_AVX512 static void pa_train_f32_avx512(int L, int64_t R, const float *x, floa
         for (int h_ = 0; h_ < 2; h_++) {                                                           \
             __m512d r_ = _mm512_mul_pd(_mm512_set1_pd(al), (v)[h_]);                               \
             if ((be) != 0.0)                                                                       \
-                r_ = _mm512_add_pd(r_, _mm512_mul_pd(_mm512_set1_pd(be),                           \
-                                                     _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8 * h_)))); \
+                r_ = _mm512_add_pd(r_,                                                             \
+                                   _mm512_mul_pd(_mm512_set1_pd(be),                               \
+                                                 _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8 * h_)))); \
             _mm256_storeu_ps((p) + 8 * h_, _mm512_cvtpd_ps(r_));                                   \
         }                                                                                          \
     } while (0)
@@ -2131,13 +2132,11 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
 #if BN_HAVE_NT
             if (direct) {
                 lset_t ls = tile_at(&b, t);
-                pa_infer_direct_f32_avx512(ls.L, b.N, (const float *)a->x + ls.g0,
-                                           (float *)a->y + ls.g0, b.v.n,
-                                           (const float *)a->scale + ls.g0,
-                                           (const float *)a->bias + ls.g0,
-                                           (const float *)a->mean + ls.g0,
-                                           (const float *)a->var + ls.g0, b.p->epsilon, a->alpha,
-                                           a->beta, nt, PA_PF);
+                pa_infer_direct_f32_avx512(
+                    ls.L, b.N, (const float *)a->x + ls.g0, (float *)a->y + ls.g0, b.v.n,
+                    (const float *)a->scale + ls.g0, (const float *)a->bias + ls.g0,
+                    (const float *)a->mean + ls.g0, (const float *)a->var + ls.g0, b.p->epsilon,
+                    a->alpha, a->beta, nt, PA_PF);
                 nt_fence(nt);
                 continue;
             }
@@ -2224,11 +2223,10 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
                 if (a->save_mean != NULL)
                     o.save_mean = (float *)a->save_mean + ls.g0,
                     o.save_inv = (float *)a->save_inv + ls.g0;
-                pa_train_direct_f32_avx512(ls.L, b.N, (const float *)a->x + ls.g0,
-                                           (float *)a->y + ls.g0, b.v.n,
-                                           (const float *)a->scale + ls.g0,
-                                           (const float *)a->bias + ls.g0, b.p->epsilon,
-                                           (double)b.M, &o, a->alpha, a->beta, nt, PA_PF);
+                pa_train_direct_f32_avx512(
+                    ls.L, b.N, (const float *)a->x + ls.g0, (float *)a->y + ls.g0, b.v.n,
+                    (const float *)a->scale + ls.g0, (const float *)a->bias + ls.g0, b.p->epsilon,
+                    (double)b.M, &o, a->alpha, a->beta, nt, PA_PF);
                 nt_fence(nt);
                 continue;
             }
@@ -2312,9 +2310,12 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
 #if BN_HAVE_NT
             if (direct) {
                 lset_t ls = tile_at(&b, t);
-                pa_bwd_t g = {(const float *)a->mean + ls.g0,  (const float *)a->var + ls.g0,
-                              (const float *)a->scale + ls.g0, (float *)a->dscale + ls.g0,
-                              (float *)a->dbias + ls.g0,       a->alpha_param,
+                pa_bwd_t g = {(const float *)a->mean + ls.g0,
+                              (const float *)a->var + ls.g0,
+                              (const float *)a->scale + ls.g0,
+                              (float *)a->dscale + ls.g0,
+                              (float *)a->dbias + ls.g0,
+                              a->alpha_param,
                               a->beta_param};
                 pa_bwd_direct_f32_avx512(ls.L, b.N, (const float *)a->x + ls.g0,
                                          (const float *)a->dy + ls.g0, (float *)a->dx + ls.g0,

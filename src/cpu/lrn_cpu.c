@@ -767,9 +767,8 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                         const __mmask16 bm = bad[b / 16];
                         if (bm)
                             fd_cpu_mstore_ps(out + b, bm,
-                                                  lrf_fix_fwd(fd_cpu_mloadz_ps(bm, out + b), bm, p, a,
-                                                              x + b, xcs, 1, y + b, ycs, 1, C, c,
-                                                              0));
+                                             lrf_fix_fwd(fd_cpu_mloadz_ps(bm, out + b), bm, p, a,
+                                                         x + b, xcs, 1, y + b, ycs, 1, C, c, 0));
                     }
                 if (f->nt)
                     lrf_stream_row(yo, ob, np);
@@ -806,8 +805,7 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
             const float *x = (const float *)a->x + n * f->s0[1] + sp * f->ps[1];
             float *y = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
             __m512 xc = fd_cpu_mloadz_ps(lrf_lanes(C), x);
-            __m512 xn =
-                nv > 1 ? fd_cpu_mloadz_ps(lrf_lanes(C - 16), x + 16) : _mm512_setzero_ps();
+            __m512 xn = nv > 1 ? fd_cpu_mloadz_ps(lrf_lanes(C - 16), x + 16) : _mm512_setzero_ps();
             __m512 qp = _mm512_setzero_ps(), qc = _mm512_mul_ps(xc, xc), qn = _mm512_mul_ps(xn, xn);
             for (int64_t i = 0; i < nv; i++) {
                 const __mmask16 m = lrf_lanes(C - 16 * i);
@@ -823,9 +821,8 @@ LRF_AVX512 static void lrf_fwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                 else
                     fd_cpu_mstore_ps(yo, m, r);
                 xc = xn;
-                xn = i + 2 < nv
-                         ? fd_cpu_mloadz_ps(lrf_lanes(C - 16 * (i + 2)), x + 16 * (i + 2))
-                         : _mm512_setzero_ps();
+                xn = i + 2 < nv ? fd_cpu_mloadz_ps(lrf_lanes(C - 16 * (i + 2)), x + 16 * (i + 2))
+                                : _mm512_setzero_ps();
                 qp = qc, qc = qn, qn = _mm512_mul_ps(xn, xn);
             }
         }
@@ -888,8 +885,7 @@ LRF_AVX512 static void lrf_bwd_terms34(const float *const *rows, int nr, const f
         const __m512 pv = lrf_pow34f(s);
         const __m512 gv = fd_cpu_mloadz_ps(m, g + b);
         _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, pv));
-        const __m512 wv =
-            _mm512_mul_ps(_mm512_mul_ps(gv, fd_cpu_mloadz_ps(m, yv + b)), lrf_rcp(s));
+        const __m512 wv = _mm512_mul_ps(_mm512_mul_ps(gv, fd_cpu_mloadz_ps(m, yv + b)), lrf_rcp(s));
         _mm512_storeu_ps(wo + b, wv);
         const __mmask16 ok = _mm512_mask_cmp_ps_mask(m, s, smin, _CMP_GE_OQ) &
                              _mm512_cmp_ps_mask(s, smax, _CMP_LE_OQ) &
@@ -985,8 +981,8 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                     const __m512 pv = lrf_powf(s, p->beta);
                     const __m512 gv = fd_cpu_mloadz_ps(m, g + b);
                     _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, pv));
-                    const __m512 wv = _mm512_mul_ps(_mm512_mul_ps(gv, fd_cpu_mloadz_ps(m, yv + b)),
-                                                    lrf_rcp(s));
+                    const __m512 wv =
+                        _mm512_mul_ps(_mm512_mul_ps(gv, fd_cpu_mloadz_ps(m, yv + b)), lrf_rcp(s));
                     _mm512_storeu_ps(wo + b, wv);
                     bm[c % win][b / 16] =
                         m & ~(lrf_sok(m, s, pv, gen) &
@@ -1068,8 +1064,7 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                                             : a->dy) +
                    n * f->s0[i] + sp * f->ps[i];
         float *dx = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
-        __m512 xn = nv > 1 ? fd_cpu_mloadz_ps(lrf_lanes(C - 16), t[1] + 16)
-                           : _mm512_setzero_ps();
+        __m512 xn = nv > 1 ? fd_cpu_mloadz_ps(lrf_lanes(C - 16), t[1] + 16) : _mm512_setzero_ps();
         __m512 xc = fd_cpu_mloadz_ps(lrf_lanes(C), t[1]);
         __m512 qp = _mm512_setzero_ps(), qc = _mm512_mul_ps(xc, xc), qn = _mm512_mul_ps(xn, xn);
         __mmask16 bad = 0;

@@ -567,13 +567,13 @@ static inline double fd_cpu_recip_v(double d)
  * masked loads throughout the hardware prefetchers did not follow the stream (9.2 ms, 0.13 of
  * the bandwidth); the same loads unmasked when full ran 1.66 ms. */
 __attribute__((target("avx512f"), unused)) static inline __m512 fd_cpu_mloadz_ps(__mmask16 m,
-                                                                             const float *p)
+                                                                                 const float *p)
 {
     return m == (__mmask16)0xFFFF ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
 }
 
 __attribute__((target("avx512f"), unused)) static inline __m512d fd_cpu_mloadz_pd(__mmask8 m,
-                                                                              const double *p)
+                                                                                  const double *p)
 {
     return m == (__mmask8)0xFF ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(m, p);
 }

@@ -692,8 +692,8 @@ int main(void)
     for (int ly = 0; ly < 2; ly++)
         for (int i = 0; i < 2; i++)
             for (int off = 0; off < 16; off += (i ? 5 : 1)) {
-                bcase_t k = base_case(4, d_ph[i], ly, CUDNN_DATA_FLOAT,
-                                      CUDNN_BATCHNORM_PER_ACTIVATION);
+                bcase_t k =
+                    base_case(4, d_ph[i], ly, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION);
                 k.yoff = off, k.fillk = off & 1;
                 if (off % 3 == 0)
                     k.alpha = 0.5, k.beta = 0.25;
@@ -706,8 +706,8 @@ int main(void)
     /* the in-place FLOAT per-activation kernels without saved or running statistics, with
      * factor 1 (running statistics not read) */
     for (int i = 0; i < 2; i++) {
-        bcase_t k = base_case(4, d_ph[i], LY_NCHW, CUDNN_DATA_FLOAT,
-                              CUDNN_BATCHNORM_PER_ACTIVATION);
+        bcase_t k =
+            base_case(4, d_ph[i], LY_NCHW, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION);
         k.save_null = 1, k.yoff = 3;
         run_bn_case(&k);
         k.save_null = 0, k.run_null = 1, k.fillk = 0;
