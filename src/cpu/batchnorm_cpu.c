@@ -54,7 +54,7 @@
  *     parameters and write the statistics in place and prefetch every row and parameter run
  *     PA_PF floats ahead, a line per 16 positions (n8c64h112w112, one thread: inference
  *     0.42 -> 0.66-0.75, training 0.46 -> 0.84; backward with the saved statistics
- *     0.33 -> 0.46: its double arithmetic, not memory, sets that pace: 0.33 ns per element
+ *     0.33 -> 0.5: its double arithmetic, not memory, sets that pace: 0.33 ns per element
  *     with the data in cache).
  * - The sums over rows wider than one line (rows and tile walks) go rows outer over chunks of
  *   64 lanes (statistics) or 32 (backward sums) with the sums in registers: a packed NHWC
@@ -976,6 +976,7 @@ BN_AVX512 static void pa_infer_f32_avx512(int L, int64_t R, const float *x, floa
  * stream instead of tile_prefetch's burst per tile). The same double values (float -> double
  * is exact) and expressions: the same bits. */
 #define PA_PF 1024
+#define PA_PF_BWD 512 /* backward: two tensors; 256 - 768 alike, 1024 and more lost 10-20 % */
 BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *x, float *y,
                                                  int64_t rs, const float *sc, const float *bi,
                                                  const float *mean, const float *var, double eps,
@@ -2319,7 +2320,7 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
                               a->beta_param};
                 pa_bwd_direct_f32_avx512(ls.L, b.N, (const float *)a->x + ls.g0,
                                          (const float *)a->dy + ls.g0, (float *)a->dx + ls.g0,
-                                         b.v.n, (double)b.M, &g, a->alpha, a->beta, nt, PA_PF);
+                                         b.v.n, (double)b.M, &g, a->alpha, a->beta, nt, PA_PF_BWD);
                 nt_fence(nt);
                 continue;
             }
