@@ -28,8 +28,13 @@
  *   partition of the work (blocks independent of OMP_NUM_THREADS, partial sums merged in block
  *   order, so the bits do not depend on the thread count):
  *   plane (per channel, spatial unit-stride: NCHW): a channel per unit, its N planes as rows of
- *     16 lanes for the sums (256 on the double-block path), 256 for the element passes; the
- *     channel (N H W elements) is read for the statistics and again from L2.
+ *     16 lanes for the backward sums and 64 for the statistics (16 independent sums in
+ *     registers; 256 on the double-block path), 256 for the element passes; the channel (N H W
+ *     elements) is read for the statistics and again from L2. Training and backward prefetch
+ *     the next channel's x (and dy) into L2 during the element pass, a line per vector, so the
+ *     reads of the next sums overlap this pass's stores (n8c64h112w112 f32, one thread:
+ *     training 0.57 -> 0.66, backward 0.45 -> 0.66 of the bandwidth; 64 statistics lanes
+ *     instead of 16: 0.64 -> 0.66).
  *   rows (per channel, C unit-stride: NHWC): lanes along C (tiles of up to 256), rows (n, s) in
  *     a fixed number of row blocks with partial sums; the element pass runs packed rows several
  *     at a time as one row and walks the rows in reverse, so that the tail of x, read last by
@@ -41,7 +46,16 @@
  *     forward on AVX-512 runs lanes outer (pa_*_f32_avx512): 16 positions' parameters, their
  *     1 / sqrt in the divider, then their N rows, so the divider overlaps the rows' memory
  *     traffic (rows outer, the tile's square roots ran alone: a fifth of the time); backward
- *     keeps rows outer (lanes outer re-read x and dy, 2N lines in one L1 set: slower).
+ *     keeps rows outer (lanes outer re-read x and dy, 2N lines in one L1 set: slower). In NCHW
+ *     order the first tile is a short head up to the output's next 64-byte boundary when the
+ *     image stride keeps every row on that phase (tile_head): the streaming stores then fill
+ *     whole lines (from malloc's 16-byte phase, per activation inference 0.32 -> 0.42). FLOAT
+ *     data and parameters in NCHW order skip the tile's double arrays: pa_*_direct read the
+ *     parameters and write the statistics in place and prefetch every row and parameter run
+ *     PA_PF floats ahead, a line per 16 positions (n8c64h112w112, one thread: inference
+ *     0.42 -> 0.66-0.75, training 0.46 -> 0.84; backward with the saved statistics
+ *     0.33 -> 0.5: its double arithmetic, not memory, sets that pace: 0.33 ns per element
+ *     with the data in cache).
  * - The sums over rows wider than one line (rows and tile walks) go rows outer over chunks of
  *   64 lanes (statistics) or 32 (backward sums) with the sums in registers: a packed NHWC
  *   tensor is then read as one stream (lanes outer read one line per row per lane group, and
@@ -84,6 +98,7 @@
 
 #define LMAX FD_CPU_BLK     /* lanes of a row or tile (stack arrays of doubles) */
 #define PLANE_LANES 16      /* lanes of the plane walk: one cache line of floats */
+#define PLANE_SLANES 64     /* lanes of the plane walk's statistics (vector kernels) */
 #define ROW_BLOCKS_MAX 16   /* row blocks (partial sums) of the rows walk */
 #define ROW_BLOCK_MIN 32768 /* elements per row block at least */
 #define NT_MIN (4u << 20)   /* output bytes from which stores bypass the cache */
@@ -127,6 +142,8 @@ typedef struct {
     int fast;      /* float / double data and ops BN: the vector kernels */
     int tile_nhwc; /* tile walk: positions in NHWC order (s * C + c), else NCHW (c * S + s) */
     int pl;        /* plane walk: lanes per row (a line for the vector kernels, else a block) */
+    int head;      /* tile walk: positions of a first short tile, so that the others start the
+                      output on a 64-byte boundary (set by the run functions; 0 in plan) */
     int64_t N, C, S, M;
     view_t v; /* every data tensor's (n, c, s) strides */
     cudnnDataType_t dt;
@@ -707,6 +724,10 @@ BN_UNI_KERNELS(double, f64)
                 SCALAR;                                                                            \
         for (; j + 16 <= n; j += 16) {                                                             \
             __m512d w0, w1;                                                                        \
+            if (pf0 != NULL)                                                                       \
+                _mm_prefetch((const char *)(pf0 + j), _MM_HINT_T1);                                \
+            if (pf1 != NULL)                                                                       \
+                _mm_prefetch((const char *)(pf1 + j), _MM_HINT_T1);                                \
             VEC;                                                                                   \
             BN_FINISH16((y) + j, w0, w1);                                                          \
         }                                                                                          \
@@ -717,8 +738,9 @@ BN_UNI_KERNELS(double, f64)
     __m512d lo = _mm512_cvtps_pd(_mm256_loadu_ps(p)), hi = _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8))
 
 BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, double fa, double fb,
-                                        double alpha, double beta, int nt)
+                                        double alpha, double beta, int nt, const float *pf0)
 {
+    const float *const pf1 = NULL;
     const __m512d A = _mm512_set1_pd(fa), B = _mm512_set1_pd(fb);
 #define SCALAR_                                                                                    \
     do {                                                                                           \
@@ -739,8 +761,10 @@ BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, dou
 }
 
 BN_AVX512 static void out_u_f32_avx512(int64_t n, const float *x, float *y, double sc, double mean,
-                                       double inv, double bi, double alpha, double beta, int nt)
+                                       double inv, double bi, double alpha, double beta, int nt,
+                                       const float *pf0)
 {
+    const float *const pf1 = NULL;
     const __m512d S = _mm512_set1_pd(sc), Mn = _mm512_set1_pd(mean), I = _mm512_set1_pd(inv),
                   Bi = _mm512_set1_pd(bi);
     /* the generic kernels multiply by alpha even when it is 1: an identity, skipped here */
@@ -762,7 +786,8 @@ BN_AVX512 static void out_u_f32_avx512(int64_t n, const float *x, float *y, doub
 
 BN_AVX512 static void bdx_u_f32_avx512(int64_t n, const float *x, const float *dy, float *dx,
                                        double mean, double inv, double coef, double mg, double mgx,
-                                       double alpha, double beta, int nt)
+                                       double alpha, double beta, int nt, const float *pf0,
+                                       const float *pf1)
 {
     const __m512d Mn = _mm512_set1_pd(mean), I = _mm512_set1_pd(inv), Cf = _mm512_set1_pd(coef),
                   G = _mm512_set1_pd(mg), GX = _mm512_set1_pd(mgx);
@@ -945,6 +970,59 @@ BN_AVX512 static void pa_infer_f32_avx512(int L, int64_t R, const float *x, floa
 
 /* training: the shifted one-pass statistics of each position (K its value in row 0), mean,
  * inv and the unbiased variance out for the running / saved outputs, then y = x fa + fb */
+/* pa_infer_f32_avx512 with FLOAT parameters read in place (NCHW order: a position's parameter
+ * index is its flat index) rather than from the tile's double arrays, and each row and
+ * parameter run prefetched PA_PF floats ahead into L2, a line per 16 positions (a steady
+ * stream instead of tile_prefetch's burst per tile). The same double values (float -> double
+ * is exact) and expressions: the same bits. */
+#define PA_PF 1024
+#define PA_PF_BWD 512 /* backward: two tensors; 256 - 768 alike, 1024 and more lost 10-20 % */
+BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *x, float *y,
+                                                 int64_t rs, const float *sc, const float *bi,
+                                                 const float *mean, const float *var, double eps,
+                                                 double alpha, double beta, int nt, int pfd)
+{
+    BN_NTK(y);
+    const __m512d E = _mm512_set1_pd(eps);
+    int j = 0;
+    for (; j + 16 <= L; j += 16) {
+        if (pfd > 0) {
+            for (int64_t r = 0; r < R; r++)
+                _mm_prefetch((const char *)(x + r * rs + j + pfd), _MM_HINT_T1);
+            _mm_prefetch((const char *)(sc + j + pfd), _MM_HINT_T1);
+            _mm_prefetch((const char *)(bi + j + pfd), _MM_HINT_T1);
+            _mm_prefetch((const char *)(mean + j + pfd), _MM_HINT_T1);
+            _mm_prefetch((const char *)(var + j + pfd), _MM_HINT_T1);
+        }
+        BN_LD2(sc + j, s0, s1);
+        BN_LD2(bi + j, c0, c1);
+        BN_LD2(mean + j, m0, m1);
+        BN_LD2(var + j, v0, v1);
+        __m512d a0 = _mm512_mul_pd(s0, BN_PA_RECIP_SQRT(_mm512_add_pd(v0, E)));
+        __m512d a1 = _mm512_mul_pd(s1, BN_PA_RECIP_SQRT(_mm512_add_pd(v1, E)));
+        __m512d b0 = _mm512_sub_pd(c0, _mm512_mul_pd(m0, a0));
+        __m512d b1 = _mm512_sub_pd(c1, _mm512_mul_pd(m1, a1));
+        for (int64_t r = 0; r < R; r++) {
+            BN_LD2(x + r * rs + j, x0, x1);
+            __m512d w0 = _mm512_add_pd(_mm512_mul_pd(x0, a0), b0);
+            __m512d w1 = _mm512_add_pd(_mm512_mul_pd(x1, a1), b1);
+            BN_FINISH16(y + r * rs + j, w0, w1);
+        }
+    }
+    for (; j < L; j++) {
+        double fa = (double)sc[j] * (1.0 / sqrt((double)var[j] + eps)),
+               fb = (double)bi[j] - (double)mean[j] * fa;
+        for (int64_t r = 0; r < R; r++) {
+            double w = (double)x[r * rs + j] * fa + fb;
+            if (alpha != 1.0)
+                w = alpha * w;
+            if (beta != 0.0)
+                w += beta * (double)y[r * rs + j];
+            y[r * rs + j] = (float)w;
+        }
+    }
+}
+
 #define PA_KEEP 8 /* rows kept in registers between the two passes (R == PA_KEEP) */
 BN_AVX512 __attribute__((always_inline)) static inline void
 pa_train_body(int L, int64_t R, const float *x, float *y, int64_t rs, const double *sc,
@@ -1034,6 +1112,213 @@ BN_AVX512 static void pa_train_f32_avx512(int L, int64_t R, const float *x, floa
         pa_train_body(L, R, x, y, rs, sc, bi, eps, M, mean, inv, unb, alpha, beta, nt, 0);
 }
 
+/* The training statistics outputs of 16 positions in place (FLOAT), as stats_outputs /
+ * params_io / fd_cpu_store: (float)(alpha v) or (float)(alpha v + beta old). */
+#define PA_STORE16(p, v, al, be)                                                                   \
+    do {                                                                                           \
+        for (int h_ = 0; h_ < 2; h_++) {                                                           \
+            __m512d r_ = _mm512_mul_pd(_mm512_set1_pd(al), (v)[h_]);                               \
+            if ((be) != 0.0)                                                                       \
+                r_ = _mm512_add_pd(r_,                                                             \
+                                   _mm512_mul_pd(_mm512_set1_pd(be),                               \
+                                                 _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8 * h_)))); \
+            _mm256_storeu_ps((p) + 8 * h_, _mm512_cvtpd_ps(r_));                                   \
+        }                                                                                          \
+    } while (0)
+
+/* Where the training statistics go (FLOAT, in place at the tile's first position; NULL: not
+ * written). */
+typedef struct {
+    float *run_mean, *run_var, *save_mean, *save_inv;
+    double factor;
+} pa_outs_t;
+
+/* pa_train_body with FLOAT parameters and statistics outputs in place (NCHW order) and the
+ * steady prefetch of pa_infer_direct_f32_avx512: the same operations, so the same bits. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pa_train_direct_body(int L, int64_t R, const float *x, float *y, int64_t rs, const float *sc,
+                     const float *bi, double eps, double M, const pa_outs_t *o, double alpha,
+                     double beta, int nt, int pfd, const int keep)
+{
+    BN_NTK(y);
+    const double rM = 1.0 / M, f = o->factor;
+    const __m512d E = _mm512_set1_pd(eps), RM = _mm512_set1_pd(rM), MM = _mm512_set1_pd(M),
+                  M1 = _mm512_set1_pd(M - 1.0), Z = _mm512_setzero_pd();
+    int j = 0;
+    for (; j + 16 <= L; j += 16) {
+        if (pfd > 0) {
+            for (int64_t r = 0; r < R; r++)
+                _mm_prefetch((const char *)(x + r * rs + j + pfd), _MM_HINT_T1);
+            _mm_prefetch((const char *)(sc + j + pfd), _MM_HINT_T1);
+            _mm_prefetch((const char *)(bi + j + pfd), _MM_HINT_T1);
+        }
+        BN_LD2(x + j, k0, k1);
+        __m512d s10 = Z, s11 = Z, s20 = Z, s21 = Z, xs[PA_KEEP][2];
+        _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+        {
+            BN_LD2(x + r * rs + j, x0, x1);
+            if (keep)
+                xs[r][0] = x0, xs[r][1] = x1;
+            __m512d d0 = _mm512_sub_pd(x0, k0), d1 = _mm512_sub_pd(x1, k1);
+            s10 = _mm512_add_pd(s10, d0), s11 = _mm512_add_pd(s11, d1);
+            s20 = _mm512_add_pd(s20, _mm512_mul_pd(d0, d0));
+            s21 = _mm512_add_pd(s21, _mm512_mul_pd(d1, d1));
+        }
+        __m512d a[2], b[2], mu[2], iv[2], ub[2];
+        const __m512d k[2] = {k0, k1}, s1[2] = {s10, s11}, s2[2] = {s20, s21};
+        BN_LD2(sc + j, sc0, sc1);
+        BN_LD2(bi + j, bi0, bi1);
+        const __m512d scv[2] = {sc0, sc1}, biv[2] = {bi0, bi1};
+        for (int h = 0; h < 2; h++) {
+            __m512d m1 = _mm512_mul_pd(s1[h], RM);
+            __m512d v = _mm512_mul_pd(_mm512_sub_pd(s2[h], _mm512_mul_pd(s1[h], m1)), RM);
+            v = _mm512_mask_mov_pd(v, _mm512_cmp_pd_mask(v, Z, _CMP_LT_OQ), Z); /* NaN stays */
+            mu[h] = _mm512_add_pd(k[h], m1);
+            iv[h] = BN_PA_RECIP_SQRT(_mm512_add_pd(v, E));
+            ub[h] = _mm512_div_pd(_mm512_mul_pd(v, MM), M1);
+            a[h] = _mm512_mul_pd(scv[h], iv[h]);
+            b[h] = _mm512_sub_pd(biv[h], _mm512_mul_pd(mu[h], a[h]));
+        }
+        if (o->run_mean != NULL)
+            PA_STORE16(o->run_mean + j, mu, f, 1.0 - f);
+        if (o->run_var != NULL)
+            PA_STORE16(o->run_var + j, ub, f, 1.0 - f);
+        if (o->save_mean != NULL) {
+            PA_STORE16(o->save_mean + j, mu, 1.0, 0.0);
+            PA_STORE16(o->save_inv + j, iv, 1.0, 0.0);
+        }
+        _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+        {
+            __m512d x0, x1;
+            if (keep) {
+                x0 = xs[r][0], x1 = xs[r][1];
+            } else {
+                x0 = _mm512_cvtps_pd(_mm256_loadu_ps(x + r * rs + j));
+                x1 = _mm512_cvtps_pd(_mm256_loadu_ps(x + r * rs + j + 8));
+            }
+            __m512d w0 = _mm512_add_pd(_mm512_mul_pd(x0, a[0]), b[0]);
+            __m512d w1 = _mm512_add_pd(_mm512_mul_pd(x1, a[1]), b[1]);
+            BN_FINISH16(y + r * rs + j, w0, w1);
+        }
+    }
+    for (; j < L; j++) {
+        const double kk = x[j];
+        double s1 = 0.0, s2 = 0.0;
+        for (int64_t r = 0; r < R; r++) {
+            double d = (double)x[r * rs + j] - kk;
+            s1 += d;
+            s2 += d * d;
+        }
+        double m1 = s1 * rM, v = (s2 - s1 * m1) * rM;
+        v = v < 0.0 ? 0.0 : v;
+        const double mean = kk + m1, inv = 1.0 / sqrt(v + eps), unb = v * M / (M - 1.0);
+        if (o->run_mean != NULL)
+            o->run_mean[j] = (float)(f == 1.0 ? f * mean : f * mean + (1.0 - f) * o->run_mean[j]);
+        if (o->run_var != NULL)
+            o->run_var[j] = (float)(f == 1.0 ? f * unb : f * unb + (1.0 - f) * o->run_var[j]);
+        if (o->save_mean != NULL)
+            o->save_mean[j] = (float)(1.0 * mean), o->save_inv[j] = (float)(1.0 * inv);
+        double fa = (double)sc[j] * inv, fb = (double)bi[j] - mean * fa;
+        for (int64_t r = 0; r < R; r++) {
+            double w = (double)x[r * rs + j] * fa + fb;
+            if (alpha != 1.0)
+                w = alpha * w;
+            if (beta != 0.0)
+                w += beta * (double)y[r * rs + j];
+            y[r * rs + j] = (float)w;
+        }
+    }
+}
+
+/* Backward per activation, FLOAT NCHW with the saved statistics, in place and prefetched as
+ * above: per 16 positions the saved mean / inv and scale, the sums of dy and dy xhat over the
+ * rows (from 0, rows in order, as bsum_), mg = sg / M, mgx = sgx / M, coef = scale inv, then
+ * dx per row (the rows again, from L1) and dscale / dbias blended as store_grads: the same
+ * operations as the tile arrays' path, so the same bits. */
+typedef struct {
+    const float *mean, *inv, *sc;
+    float *dscale, *dbias;
+    double ap, bp; /* alpha_param, beta_param */
+} pa_bwd_t;
+
+BN_AVX512 static void pa_bwd_direct_f32_avx512(int L, int64_t R, const float *x, const float *dy,
+                                               float *dx, int64_t rs, double M, const pa_bwd_t *g,
+                                               double alpha, double beta, int nt, int pfd)
+{
+    BN_NTK(dx);
+    const __m512d Z = _mm512_setzero_pd(), MV = _mm512_set1_pd(M);
+    int j = 0;
+    for (; j + 16 <= L; j += 16) {
+        if (pfd > 0) {
+            for (int64_t r = 0; r < R; r++) {
+                _mm_prefetch((const char *)(x + r * rs + j + pfd), _MM_HINT_T1);
+                _mm_prefetch((const char *)(dy + r * rs + j + pfd), _MM_HINT_T1);
+            }
+            _mm_prefetch((const char *)(g->mean + j + pfd), _MM_HINT_T1);
+            _mm_prefetch((const char *)(g->inv + j + pfd), _MM_HINT_T1);
+            _mm_prefetch((const char *)(g->sc + j + pfd), _MM_HINT_T1);
+        }
+        BN_LD2(g->mean + j, m0, m1);
+        BN_LD2(g->inv + j, i0, i1);
+        __m512d g0 = Z, g1 = Z, h0 = Z, h1 = Z;
+        for (int64_t r = 0; r < R; r++) {
+            BN_LD2(dy + r * rs + j, e0, e1);
+            BN_LD2(x + r * rs + j, x0, x1);
+            x0 = _mm512_mul_pd(_mm512_sub_pd(x0, m0), i0);
+            x1 = _mm512_mul_pd(_mm512_sub_pd(x1, m1), i1);
+            g0 = _mm512_add_pd(g0, e0), g1 = _mm512_add_pd(g1, e1);
+            h0 = _mm512_add_pd(h0, _mm512_mul_pd(e0, x0));
+            h1 = _mm512_add_pd(h1, _mm512_mul_pd(e1, x1));
+        }
+        BN_LD2(g->sc + j, s0, s1);
+        const __m512d mg0 = _mm512_div_pd(g0, MV), mg1 = _mm512_div_pd(g1, MV);
+        const __m512d mx0 = _mm512_div_pd(h0, MV), mx1 = _mm512_div_pd(h1, MV);
+        const __m512d f0 = _mm512_mul_pd(s0, i0), f1 = _mm512_mul_pd(s1, i1);
+        for (int64_t r = 0; r < R; r++) {
+            BN_LD2(x + r * rs + j, x0, x1);
+            BN_LD2(dy + r * rs + j, e0, e1);
+            x0 = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(x0, m0), i0), mx0);
+            x1 = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(x1, m1), i1), mx1);
+            __m512d w0 = _mm512_mul_pd(f0, _mm512_sub_pd(_mm512_sub_pd(e0, mg0), x0));
+            __m512d w1 = _mm512_mul_pd(f1, _mm512_sub_pd(_mm512_sub_pd(e1, mg1), x1));
+            BN_FINISH16(dx + r * rs + j, w0, w1);
+        }
+        const __m512d sgx[2] = {h0, h1}, sg[2] = {g0, g1};
+        PA_STORE16(g->dscale + j, sgx, g->ap, g->bp);
+        PA_STORE16(g->dbias + j, sg, g->ap, g->bp);
+    }
+    for (; j < L; j++) {
+        const double mean = g->mean[j], inv = g->inv[j];
+        double sg = 0.0, sgx = 0.0;
+        for (int64_t r = 0; r < R; r++) {
+            double e = (double)dy[r * rs + j];
+            double xh = ((double)x[r * rs + j] - mean) * inv;
+            sg += e;
+            sgx += e * xh;
+        }
+        const double mg = sg / M, mgx = sgx / M, coef = (double)g->sc[j] * inv;
+        for (int64_t r = 0; r < R; r++) {
+            double xh = ((double)x[r * rs + j] - mean) * inv;
+            double w = alpha * (coef * ((double)dy[r * rs + j] - mg - xh * mgx));
+            if (beta != 0.0)
+                w += beta * (double)dx[r * rs + j];
+            dx[r * rs + j] = (float)w;
+        }
+        g->dscale[j] = (float)(g->bp == 0.0 ? g->ap * sgx : g->ap * sgx + g->bp * g->dscale[j]);
+        g->dbias[j] = (float)(g->bp == 0.0 ? g->ap * sg : g->ap * sg + g->bp * g->dbias[j]);
+    }
+}
+
+BN_AVX512 static void pa_train_direct_f32_avx512(int L, int64_t R, const float *x, float *y,
+                                                 int64_t rs, const float *sc, const float *bi,
+                                                 double eps, double M, const pa_outs_t *o,
+                                                 double alpha, double beta, int nt, int pfd)
+{
+    if (R == PA_KEEP)
+        pa_train_direct_body(L, PA_KEEP, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 1);
+    else
+        pa_train_direct_body(L, R, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 0);
+}
 #endif
 
 /* 1 when the AVX-512 forms above may run (FREEDNN_CPU_ISA=avx2|generic keeps them off). */
@@ -1055,6 +1340,15 @@ static int bn_avx512(void)
 
 #if BN_HAVE_NT
 /* The per-activation AVX-512 kernels above serve this problem. */
+static int pa_avx512(const bn_plan_t *b);
+
+/* ... and its parameters are FLOAT in NCHW order: the direct kernels read them in place. */
+static int pa_direct(const bn_plan_t *b)
+{
+    return pa_avx512(b) && !b->tile_nhwc && b->dt == CUDNN_DATA_FLOAT &&
+           b->p->sb.dtype == CUDNN_DATA_FLOAT && b->p->mv.dtype == CUDNN_DATA_FLOAT;
+}
+
 static int pa_avx512(const bn_plan_t *b)
 {
     return b->eng == ENG_TILE && b->fast && b->dt == CUDNN_DATA_FLOAT && bn_avx512();
@@ -1102,6 +1396,8 @@ typedef struct {
     double sc[LMAX], bi[LMAX], mean[LMAX], inv[LMAX];
     double coef[LMAX], mg[LMAX], mgx[LMAX]; /* backward */
     int fused;                              /* training, vector kernels: y = x fa + fb */
+    int64_t pfn; /* plane walk's element pass: prefetch x this many elements on (0: none) */
+    int pfdy;    /* ... and dy */
     double fa[LMAX], fb[LMAX];              /* fa = scale inv, fb = bias - mean fa */
 } lanes_t;
 
@@ -1135,10 +1431,12 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
         if (b->dt == CUDNN_DATA_FLOAT && bn_avx512()) {
             if (q->fused)
                 outf_u_f32_avx512(n, (const float *)a->x + off, (float *)a->y + off, q->fa[0],
-                                  q->fb[0], a->alpha, a->beta, ok);
+                                  q->fb[0], a->alpha, a->beta, ok,
+                                  q->pfn ? (const float *)a->x + off + q->pfn : NULL);
             else
                 out_u_f32_avx512(n, (const float *)a->x + off, (float *)a->y + off, q->sc[0],
-                                 q->mean[0], q->inv[0], q->bi[0], a->alpha, a->beta, ok);
+                                 q->mean[0], q->inv[0], q->bi[0], a->alpha, a->beta, ok,
+                                 q->pfn ? (const float *)a->x + off + q->pfn : NULL);
             return;
         }
 #endif
@@ -1249,7 +1547,9 @@ static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
         if (b->dt == CUDNN_DATA_FLOAT && bn_avx512()) {
             bdx_u_f32_avx512(n, (const float *)a->x + off, (const float *)a->dy + off,
                              (float *)a->dx + off, q->mean[0], q->inv[0], q->coef[0], q->mg[0],
-                             q->mgx[0], a->alpha, a->beta, ok);
+                             q->mgx[0], a->alpha, a->beta, ok,
+                             q->pfn ? (const float *)a->x + off + q->pfn : NULL,
+                             q->pfn && q->pfdy ? (const float *)a->dy + off + q->pfn : NULL);
             return;
         }
 #endif
@@ -1495,11 +1795,12 @@ static void plane_stats(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c, la
     double k0;
     fd_cpu_load(b->dt, at(a->x, b, c * b->v.c), 1, 1, &k0);
     bcast(b, K, k0);
+    const int w = b->fast ? PLANE_SLANES : b->pl;
 #define SEG_STATS(L, R, off, rs) seg_stats(b, a->x, L, R, off, rs, K, s1, s2)
-    PLANE_FOR_EACH(b, c, b->pl, SEG_STATS);
+    PLANE_FOR_EACH(b, c, w, SEG_STATS);
 #undef SEG_STATS
     double t1 = 0.0, t2 = 0.0;
-    for (int j = 0; j < b->pl; j++)
+    for (int j = 0; j < w; j++)
         t1 += s1[j], t2 += s2[j];
     lset_t ls = {1, c};
     finish_stats(b, a, &ls, &k0, &t1, &t2, q->mean, q->inv, outputs);
@@ -1707,15 +2008,35 @@ static void bwd_stats(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *l
 
 static int64_t tiles_of(const bn_plan_t *b)
 {
-    return (b->C * b->S + LMAX - 1) / LMAX;
+    return (b->head > 0) + (b->C * b->S - b->head + LMAX - 1) / LMAX;
 }
 
 static lset_t tile_at(const bn_plan_t *b, int64_t t)
 {
     lset_t ls;
-    ls.g0 = t * LMAX;
+    if (b->head > 0 && t == 0) {
+        ls.g0 = 0, ls.L = b->head;
+        return ls;
+    }
+    ls.g0 = b->head + (t - (b->head > 0)) * LMAX;
     ls.L = (int)(b->C * b->S - ls.g0 < LMAX ? b->C * b->S - ls.g0 : LMAX);
     return ls;
+}
+
+/* The tile walk's head for output y: a packed image's rows start on a common 64-byte phase
+ * when the image stride is a multiple of 64 bytes; then tiles from the next boundary store
+ * whole lines (malloc's large blocks sit 16 bytes past a page: every row of a tile grid from 0
+ * started mid-line, and the streaming stores went out 16 bytes at a time: per activation ran
+ * at a third of the bandwidth). Below a line or a position's width of misalignment: no head. */
+static void tile_head(bn_plan_t *b, const void *y)
+{
+    const uintptr_t mis = (uintptr_t)y & 63;
+    b->head = 0;
+    if (b->eng != ENG_TILE || b->tile_nhwc || !b->fast || mis == 0 || mis % b->esz != 0 ||
+        (b->N > 1 && (b->v.n * (int64_t)b->esz) % 64 != 0))
+        return;
+    const int64_t h = (int64_t)(64 - mis) / (int64_t)b->esz;
+    b->head = (int)(h < b->C * b->S ? h : 0);
 }
 
 /* Forward: prefetches tile t's rows of x and, in NCHW order, its parameter runs (the outputs
@@ -1782,12 +2103,13 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
     bn_plan_t b;
     char why[128];
     plan(problem, &b, why, sizeof why);
+    tile_head(&b, a->y);
     const int nt = nt_wanted(&b, a->beta);
     if (b.eng == ENG_PLANE) {
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = {1, c};
             load_estimates(&b, a, &ls, &q);
             bcast(&b, q.mean, q.mean[0]);
@@ -1798,18 +2120,31 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = ctile_at(&b, c0);
             load_estimates(&b, a, &ls, &q);
             load_scale_bias(&b, a, &ls, &q);
             rows_apply(&b, a, &ls, 0, &q, nt);
         }
     } else {
+        const int direct = pa_direct(&b);
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
+#if BN_HAVE_NT
+            if (direct) {
+                lset_t ls = tile_at(&b, t);
+                pa_infer_direct_f32_avx512(
+                    ls.L, b.N, (const float *)a->x + ls.g0, (float *)a->y + ls.g0, b.v.n,
+                    (const float *)a->scale + ls.g0, (const float *)a->bias + ls.g0,
+                    (const float *)a->mean + ls.g0, (const float *)a->var + ls.g0, b.p->epsilon,
+                    a->alpha, a->beta, nt, PA_PF);
+                nt_fence(nt);
+                continue;
+            }
+#endif
             tile_prefetch(&b, a, t + 1);
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = tile_at(&b, t);
             load_scale_bias(&b, a, &ls, &q);
 #if BN_HAVE_NT
@@ -1850,12 +2185,15 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
     bn_plan_t b;
     char why[128];
     plan(problem, &b, why, sizeof why);
+    tile_head(&b, a->y);
     const int nt = nt_wanted(&b, a->beta);
     if (b.eng == ENG_PLANE) {
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            if (c + 1 < b.C)
+                q.pfn = b.v.c; /* the next channel, into L2 during the output pass */
             plane_stats(&b, a, c, &q, 1);
             plane_forward(&b, a, c, &q, nt, b.fast);
             nt_fence(nt);
@@ -1863,7 +2201,7 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = ctile_at(&b, c0);
             lane_stats(&b, a, &ls, &q, 1);
             load_scale_bias(&b, a, &ls, &q);
@@ -1872,11 +2210,31 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
             rows_apply(&b, a, &ls, 0, &q, nt);
         }
     } else {
+        const int direct = pa_direct(&b);
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
+#if BN_HAVE_NT
+            if (direct) {
+                lset_t ls = tile_at(&b, t);
+                pa_outs_t o = {NULL, NULL, NULL, NULL, a->factor};
+                if (a->run_mean != NULL)
+                    o.run_mean = (float *)a->run_mean + ls.g0;
+                if (a->run_var != NULL)
+                    o.run_var = (float *)a->run_var + ls.g0;
+                if (a->save_mean != NULL)
+                    o.save_mean = (float *)a->save_mean + ls.g0,
+                    o.save_inv = (float *)a->save_inv + ls.g0;
+                pa_train_direct_f32_avx512(
+                    ls.L, b.N, (const float *)a->x + ls.g0, (float *)a->y + ls.g0, b.v.n,
+                    (const float *)a->scale + ls.g0, (const float *)a->bias + ls.g0, b.p->epsilon,
+                    (double)b.M, &o, a->alpha, a->beta, nt, PA_PF);
+                nt_fence(nt);
+                continue;
+            }
+#endif
             tile_prefetch(&b, a, t + 1);
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = tile_at(&b, t);
 #if BN_HAVE_NT
             if (pa_avx512(&b)) {
@@ -1921,19 +2279,22 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
     bn_plan_t b;
     char why[128];
     plan(problem, &b, why, sizeof why);
+    tile_head(&b, a->dx);
     const int nt = nt_wanted(&b, a->beta);
     if (b.eng == ENG_PLANE) {
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            if (c + 1 < b.C)
+                q.pfn = b.v.c, q.pfdy = 1; /* the next channel's x and dy, as forward */
             plane_backward(&b, a, c, &q, nt);
             nt_fence(nt);
         }
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = ctile_at(&b, c0);
             bwd_stats(&b, a, &ls, &q);
             load_affine(&b, a, &ls, &q);
@@ -1944,10 +2305,28 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
             store_grads(&b, a, &ls, sg, sgx);
         }
     } else {
+        const int direct = pa_direct(&b) && a->mean != NULL;
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
+#if BN_HAVE_NT
+            if (direct) {
+                lset_t ls = tile_at(&b, t);
+                pa_bwd_t g = {(const float *)a->mean + ls.g0,
+                              (const float *)a->var + ls.g0,
+                              (const float *)a->scale + ls.g0,
+                              (float *)a->dscale + ls.g0,
+                              (float *)a->dbias + ls.g0,
+                              a->alpha_param,
+                              a->beta_param};
+                pa_bwd_direct_f32_avx512(ls.L, b.N, (const float *)a->x + ls.g0,
+                                         (const float *)a->dy + ls.g0, (float *)a->dx + ls.g0,
+                                         b.v.n, (double)b.M, &g, a->alpha, a->beta, nt, PA_PF_BWD);
+                nt_fence(nt);
+                continue;
+            }
+#endif
             lanes_t q;
-            q.fused = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0;
             lset_t ls = tile_at(&b, t);
             bwd_stats(&b, a, &ls, &q);
             load_affine(&b, a, &ls, &q);

@@ -62,7 +62,60 @@ typedef struct {
     int run_null, save_null;
     cudnnBatchNormOps_t ops;
     cudnnActivationMode_t act;
+    int yoff; /* > 0: y and dx start this many elements past a 64-byte boundary (canaries) */
 } bcase_t;
+
+/* Output buffers at a chosen 64-byte phase (the tile walk's aligned head): a copy of src at
+ * (64-byte boundary) + off bytes, 0xA5 canaries in the off bytes before and 64 bytes after; the
+ * malloc'd block's address sits in the 8 bytes before the boundary. */
+static void *phase_alloc(const void *src, size_t bytes, size_t off)
+{
+    unsigned char *raw = malloc(bytes + off + 144);
+    unsigned char *al = (unsigned char *)(((uintptr_t)raw + 16 + 63) & ~(uintptr_t)63);
+    memcpy(al - sizeof raw, &raw, sizeof raw);
+    memset(al, 0xA5, off);
+    memcpy(al + off, src, bytes);
+    memset(al + off + bytes, 0xA5, 64);
+    return al + off;
+}
+
+/* Frees a phase_alloc block; 0 (and a FAIL line) when a canary byte changed. */
+static int phase_free(void *p, size_t bytes, size_t off, const char *what)
+{
+    unsigned char *al = (unsigned char *)p - off, *raw;
+    memcpy(&raw, al - sizeof raw, sizeof raw);
+    int ok = 1;
+    for (size_t i = 0; i < off; i++)
+        ok &= al[i] == 0xA5;
+    for (size_t i = 0; i < 64; i++)
+        ok &= al[off + bytes + i] == 0xA5;
+    if (!ok) {
+        failures++;
+        fprintf(stderr, "FAIL %s: a write outside the output\n", what);
+    }
+    free(raw);
+    return ok;
+}
+
+/* Moves o's outputs to phase off (bytes) when off > 0. */
+static void phase_outputs(outbuf_t *o, size_t off)
+{
+    if (off == 0)
+        return;
+    for (int r = 0; r < 3; r++) {
+        void *q = phase_alloc(o->out[r], o->bytes, off);
+        free(o->out[r]);
+        o->out[r] = q;
+    }
+}
+
+static void free_output(outbuf_t *o, int r, size_t off, const char *what)
+{
+    if (off == 0)
+        free(o->out[r]);
+    else
+        phase_free(o->out[r], o->bytes, off, what);
+}
 
 static shape_t shape_for(const bcase_t *k, int layout)
 {
@@ -382,6 +435,8 @@ static void run_bn_case(const bcase_t *k)
     if (k->ops == CUDNN_BATCHNORM_OPS_BN) {
         outbuf_t o;
         out_init(&o, dt, ys.extent, k->beta, exactfill);
+        const size_t yoff = pa ? (size_t)k->yoff * dt_size(dt) : 0;
+        phase_outputs(&o, yoff);
         for (int r = 0; r < 3; r++)
             CHECK(cudnnBatchNormalizationForwardInference(run_handle(r), k->mode, a8, b8, xd, x, yd,
                                                           o.out[r], pd, sc, bi, mu, va, k->eps));
@@ -396,7 +451,7 @@ static void run_bn_case(const bcase_t *k)
             cmp_tol(w2, "y", dt, o.out[0], o.out[1], ys.extent, 0, s_yinf, &c, 8);
             free(o.init);
             for (int r = 0; r < 3; r++)
-                free(o.out[r]);
+                free_output(&o, r, yoff, w2);
         } else {
             out_check(&o, w2);
         }
@@ -405,6 +460,8 @@ static void run_bn_case(const bcase_t *k)
     /* training */
     outbuf_t o;
     out_init(&o, dt, ys.extent, k->beta, exactfill);
+    const size_t yoff = (size_t)k->yoff * dt_size(dt);
+    phase_outputs(&o, yoff);
     void *rm[3], *rv[3], *sm[3], *si[3], *res[3];
     size_t ws_size = 0, res_size = 0;
     if (ad != NULL) {
@@ -469,6 +526,7 @@ static void run_bn_case(const bcase_t *k)
             continue;
         outbuf_t g, gz;
         out_init(&g, dt, ys.extent, k->beta, exactfill);
+        phase_outputs(&g, yoff);
         out_init(&gz, dt, ys.extent, 0.0, exactfill);
         void *ds[3], *db[3];
         size_t bws = 0;
@@ -519,11 +577,12 @@ static void run_bn_case(const bcase_t *k)
             }
         }
         for (int r = 0; r < 3; r++)
-            free(ds[r]), free(db[r]), free(g.out[r]), free(gz.out[r]);
+            free(ds[r]), free(db[r]), free_output(&g, r, yoff, w2), free(gz.out[r]);
         free(g.init), free(gz.init), free(bw);
     }
     for (int r = 0; r < 3; r++)
-        free(rm[r]), free(rv[r]), free(sm[r]), free(si[r]), free(res[r]), free(o.out[r]);
+        free(rm[r]), free(rv[r]), free(sm[r]), free(si[r]), free(res[r]),
+            free_output(&o, r, yoff, what);
     free(o.init), free(ws);
     free(x), free(dy), free(z), free(sc), free(bi), free(mu), free(va);
     free(old_rm), free(old_rv), free(cur_sc), free(cur_bi), free(c.g);
@@ -626,6 +685,36 @@ int main(void)
                     k.alpha = 0.5, k.beta = 0.25;
                 run_bn_case(&k);
             }
+    /* per activation, packed images a multiple of 64 bytes apart: outputs at every 4-byte
+     * phase of a line (the tile walk's short head tile, then whole-line tiles), one and eight
+     * images, FLOAT NCHW and NHWC, and the ordinary walk for DOUBLE */
+    const int d_ph[2][4] = {{8, 4, 4, 8}, {1, 2, 9, 17}};
+    for (int ly = 0; ly < 2; ly++)
+        for (int i = 0; i < 2; i++)
+            for (int off = 0; off < 16; off += (i ? 5 : 1)) {
+                bcase_t k =
+                    base_case(4, d_ph[i], ly, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION);
+                k.yoff = off, k.fillk = off & 1;
+                if (off % 3 == 0)
+                    k.alpha = 0.5, k.beta = 0.25;
+                run_bn_case(&k);
+                if (off < 8 && i == 0) {
+                    k.dt = CUDNN_DATA_DOUBLE, k.yoff = off;
+                    run_bn_case(&k);
+                }
+            }
+    /* the in-place FLOAT per-activation kernels without saved or running statistics, with
+     * factor 1 (running statistics not read) */
+    for (int i = 0; i < 2; i++) {
+        bcase_t k =
+            base_case(4, d_ph[i], LY_NCHW, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION);
+        k.save_null = 1, k.yoff = 3;
+        run_bn_case(&k);
+        k.save_null = 0, k.run_null = 1, k.fillk = 0;
+        run_bn_case(&k);
+        k.run_null = 0, k.factor = 1.0, k.fillk = 2;
+        run_bn_case(&k);
+    }
     /* a large mean: the shifted one-pass variance stays accurate */
     const int d_mean[4] = {4, 6, 17, 19};
     for (int ly = 0; ly < 2; ly++)
