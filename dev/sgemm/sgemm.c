@@ -132,8 +132,9 @@ int main(int argc, char **argv)
         timeit(atol(argv[1]), atol(argv[2]), atol(argv[3]), t[0], t[1], t[2], 10);
         return 0;
     }
-    static const int64_t dims[][3] = {{1, 1, 1},     {13, 17, 5},   {12, 32, 256}, {25, 47, 300},
-                                      {97, 33, 257}, {5, 200, 513}, {130, 15, 64}, {200, 100, 31}};
+    static const int64_t dims[][3] = {{1, 1, 1},      {13, 17, 5},   {12, 32, 256},  {25, 47, 300},
+                                      {97, 33, 257},  {5, 200, 513}, {130, 15, 64},  {200, 100, 31},
+                                      {200, 17, 300}, {97, 33, 40},  {1024, 49, 520}};
     int bad = 0;
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
         for (int t = 0; t < 8; t++)

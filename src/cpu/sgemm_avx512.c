@@ -130,15 +130,25 @@ static SG_TARGET void sg_pack_tr(const float *src, int64_t ld, int rows, int64_t
     }
 }
 
-/* The A block: rows [0, mc) x k [0, kc) of A(i, kk) = a[i * rs + kk * cs] into micro-panels
- * of SG_MR rows, panel p at ap + p * SG_MR * kc, element (i, kk) at kk * SG_MR + i (rows past
- * mc in the last panel are not written: the kernel for that panel reads fewer rows). */
+/* Row tile p of the ceil(mc / SG_MR) tiles of a block of mc rows: [*lo, *hi), sizes differing
+ * by at most one (a fringe of few rows would leave the FMA pipes waiting on latency). */
+static inline void sg_tile(int64_t mc, int64_t p, int64_t *lo, int64_t *hi)
+{
+    const int64_t tiles = (mc + SG_MR - 1) / SG_MR;
+    *lo = mc * p / tiles, *hi = mc * (p + 1) / tiles;
+}
+
+/* The A block: rows [0, mc) x k [0, kc) of A(i, kk) = a[i * rs + kk * cs] into one micro-panel
+ * per row tile (sg_tile), panel p at ap + p * SG_MR * kc, element (i, kk) at kk * SG_MR + i
+ * (rows past the tile's are not written: its kernel reads only its rows). */
 static SG_TARGET void sg_pack_a(int64_t mc, int64_t kc, const float *a, int64_t rs, int64_t cs,
                                 float *ap)
 {
-    for (int64_t i0 = 0; i0 < mc; i0 += SG_MR) {
-        const int mr = (int)(mc - i0 < SG_MR ? mc - i0 : SG_MR);
-        float *d = ap + i0 * kc;
+    for (int64_t p = 0; p * SG_MR < mc; p++) {
+        int64_t i0, i1;
+        sg_tile(mc, p, &i0, &i1);
+        const int mr = (int)(i1 - i0);
+        float *d = ap + p * SG_MR * kc;
         const float *s = a + i0 * rs;
         if (cs == 1) {
             sg_pack_tr(s, rs, mr, kc, d, SG_MR);
@@ -192,7 +202,9 @@ static SG_TARGET void sg_pack_b(int64_t kc, int nr, const float *b, int64_t rs, 
 /* ---- micro-kernel ------------------------------------------------------------------------ */
 
 /* C[i][j] (i < mr, j < nc <= 16 * nv) = alpha * sum_kk ap[kk * SG_MR + i] bp[kk * SG_NR + j]
- * + beta * C[i][j] (C not read when readc is 0). */
+ * + beta * C[i][j] (C not read when readc is 0), C[i][j] at c[i * ldc + j], or with `trans` at
+ * c[i + j * ldc] (the tile transposed in registers, 16 x 16 at a time, and stored as rows of mr
+ * masked lanes: a small N computed with M along the vectors). */
 typedef struct {
     const float *ap, *bp;
     float *c;
@@ -202,7 +214,7 @@ typedef struct {
 } sg_tile_t;
 
 static inline __attribute__((always_inline, target("avx512f"))) void
-sg_kernel(const sg_tile_t *t, const int mr, const int nv)
+sg_kernel(const sg_tile_t *t, const int mr, const int nv, const int trans)
 {
     __m512 acc[SG_MR][2];
 #pragma GCC unroll 12
@@ -224,6 +236,26 @@ sg_kernel(const sg_tile_t *t, const int mr, const int nv)
         }
     }
     const __m512 va = _mm512_set1_ps(t->alpha), vb = _mm512_set1_ps(t->beta);
+    if (trans) {
+        const __mmask16 mrow = (__mmask16)((1u << mr) - 1u);
+#pragma GCC unroll 2
+        for (int v = 0; v < nv; v++) {
+            __m512 r[16];
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; i++)
+                r[i] = i < mr ? _mm512_mul_ps(acc[i < mr ? i : 0][v], va) : _mm512_setzero_ps();
+            sg_tr16(r);
+            const int rows = t->nc - 16 * v < 16 ? t->nc - 16 * v : 16;
+            for (int l = 0; l < rows; l++) {
+                float *c = t->c + (16 * v + l) * t->ldc;
+                __m512 x = r[l];
+                if (t->readc)
+                    x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mrow, c), x);
+                _mm512_mask_storeu_ps(c, mrow, x);
+            }
+        }
+        return;
+    }
     const int last = (t->nc - 1) / 16; /* the vector holding column nc - 1 */
     const int rem = t->nc - 16 * last;
     const __mmask16 mlast = (__mmask16)(rem >= 16 ? 0xFFFFu : (1u << rem) - 1u);
@@ -251,7 +283,11 @@ sg_kernel(const sg_tile_t *t, const int mr, const int nv)
 #define SG_K(mr, nv)                                                                               \
     static SG_TARGET void sg_k_##mr##_##nv(const sg_tile_t *t)                                     \
     {                                                                                              \
-        sg_kernel(t, mr, nv);                                                                      \
+        sg_kernel(t, mr, nv, 0);                                                                   \
+    }                                                                                              \
+    static SG_TARGET void sg_kt_##mr##_##nv(const sg_tile_t *t)                                    \
+    {                                                                                              \
+        sg_kernel(t, mr, nv, 1);                                                                   \
     }
 #define SG_K2(mr) SG_K(mr, 1) SG_K(mr, 2)
 /* clang-format off */
@@ -261,10 +297,10 @@ SG_K2(11) SG_K2(12)
 #undef SG_K
 
 typedef void (*sg_kfn_t)(const sg_tile_t *t);
-#define SG_KP(mr) {sg_k_##mr##_1, sg_k_##mr##_2}
-static const sg_kfn_t sg_table[SG_MR][2] = {SG_KP(1), SG_KP(2),  SG_KP(3),  SG_KP(4),
-                                            SG_KP(5), SG_KP(6),  SG_KP(7),  SG_KP(8),
-                                            SG_KP(9), SG_KP(10), SG_KP(11), SG_KP(12)};
+#define SG_KP(mr) {{sg_k_##mr##_1, sg_k_##mr##_2}, {sg_kt_##mr##_1, sg_kt_##mr##_2}}
+static const sg_kfn_t sg_table[SG_MR][2][2] = {SG_KP(1), SG_KP(2),  SG_KP(3),  SG_KP(4),
+                                               SG_KP(5), SG_KP(6),  SG_KP(7),  SG_KP(8),
+                                               SG_KP(9), SG_KP(10), SG_KP(11), SG_KP(12)};
 #undef SG_KP
 /* clang-format on */
 
@@ -280,7 +316,7 @@ static void sg_scale(int64_t m, int64_t n, float beta, float *c, int64_t rs, int
 
 static SG_TARGET void sg_run(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                              int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs,
-                             float beta, float *c, int64_t ldc)
+                             float beta, float *c, int64_t ldc, int trans)
 {
     float apack[SG_MC * SG_KC + 16] __attribute__((aligned(64)));
     float bpack[SG_KC * SG_NR + 16] __attribute__((aligned(64)));
@@ -298,11 +334,12 @@ static SG_TARGET void sg_run(int64_t m, int64_t n, int64_t k, float alpha, const
                 sg_pack_b(kc, nr, b + pc * b_rs + jr * b_cs, b_rs, b_cs, bpack);
                 t.bp = bpack, t.nc = nr;
                 const int nv = nr > 16 ? 2 : 1;
-                for (int64_t ir = 0; ir < mc; ir += SG_MR) {
-                    const int mr = (int)(mc - ir < SG_MR ? mc - ir : SG_MR);
-                    t.ap = apack + ir * kc;
-                    t.c = c + (ic + ir) * ldc + jr;
-                    sg_table[mr - 1][nv - 1](&t);
+                for (int64_t p = 0; p * SG_MR < mc; p++) {
+                    int64_t i0, i1;
+                    sg_tile(mc, p, &i0, &i1);
+                    t.ap = apack + p * SG_MR * kc;
+                    t.c = trans ? c + (ic + i0) + jr * ldc : c + (ic + i0) * ldc + jr;
+                    sg_table[i1 - i0 - 1][trans][nv - 1](&t);
                 }
             }
         }
@@ -335,7 +372,14 @@ void fd_cpu_sgemm_avx512(int64_t m, int64_t n, int64_t k, float alpha, const flo
         return;
     }
 #if SG_X86
-    sg_run(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs);
+    /* N's last vector partly empty and M's less so: M along the vectors (C^T = B^T A^T with the
+     * tiles stored transposed), e.g. N = 49 (7 x 7 pixels): 49 of 64 lanes busy, not 64 of 64 */
+    const int64_t pad_m = (m + 15) / 16 * 16, pad_n = (n + 15) / 16 * 16;
+    if (pad_m * n * 10 < m * pad_n * 9) {
+        sg_run(n, m, k, alpha, b, b_cs, b_rs, a, a_cs, a_rs, beta, c, c_rs, 1);
+        return;
+    }
+    sg_run(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, 0);
 #else
     (void)alpha, (void)a, (void)b;
 #endif

@@ -6,7 +6,9 @@
  * - Shapes that hit each branch: M below, at and past the 12-row micro-tile and the 96-row
  *   block (fringe tiles of 1 to 11 rows), N at 1, below / at / past 16 and 32 (one- and
  *   two-vector tiles, masked last vectors), K at 1, below 16 (the transposing packers' tail),
- *   at and past the 256-deep K block.
+ *   at and past the 256-deep K block. Row tiles are balanced (a block of 13 rows: 7 + 6), and
+ *   a small N with a larger M (N = 1, 7, 17, 33 below M = 35 .. 200; 1024 x 49) runs with M
+ *   along the vectors and tiles stored transposed: both store paths are covered.
  * - Every combination of A, B and C row- / column-major with padded leading dimensions, and
  *   general strided views (no unit stride: the scalar packers); alpha / beta including
  *   beta = 0 over NaN poison (C must not be read), beta = 1 and a negative beta.
@@ -167,8 +169,12 @@ int main(void)
     /* a conv-sized case, exact and real */
     run_case(130, 300, 700, 0, 0, 0, 1.0f, 0.0f, 1, seed++);
     run_case(70, 260, 520, 0, 1, 0, 1.0f, 0.5f, 0, seed++);
-    for (int l = 0; l < 8; l++)
+    run_case(1024, 49, 520, 0, 0, 0, 1.0f, 0.0f, 0, seed++); /* M along the vectors */
+    run_case(300, 49, 300, 1, 1, 0, 0.5f, 1.0f, 1, seed++);
+    for (int l = 0; l < 8; l++) {
         run_split(100, 90, 300, l & 1, (l >> 1) & 1, l >> 2);
+        run_split(200, 49, 300, l & 1, (l >> 1) & 1, l >> 2); /* pieces in both modes */
+    }
     printf("%d GEMMs checked\n", g_checked);
     return fd_test_finish();
 }
