@@ -396,8 +396,13 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
      * faster on ResNet-50's 56x56 and 28x28 3x3 layers (docs/perf/cpu-2026-12-01-zen4.md) */
     if (wino && p->n == 1 && pq >= 28 * 28 && p->dir == FD_CONV_FWD && !zen)
         return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
-    const int small_1x1 = one && unit_stride && pq <= (p->n == 1 ? 14 * 14 : 7 * 7);
-    if (p->dir == FD_CONV_FWD && (!one || small_1x1 || padded) && p->k >= 16)
+    /* AMD with AVX-512 GEMMs (our own SGEMM, src/cpu/sgemm_avx512.c): also strided 1x1 forward
+     * layers (Find's first on 22 of 23 in DeepBench training and ResNet-50 N = 1, the GEMM row
+     * 1-12% slower: it multiplies a gathered copy) and 1x1 layers of 14 x 14 outputs at N > 1
+     * (8 of 8 in DeepBench, by 4-12%) go direct (docs/perf/cpu-gemm-2026-12-01.md) */
+    const int small_1x1 = one && unit_stride && pq <= (p->n == 1 || zen ? 14 * 14 : 7 * 7);
+    if (p->dir == FD_CONV_FWD && (!one || small_1x1 || padded || (zen && !unit_stride)) &&
+        p->k >= 16)
         return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
     return -1;
 }

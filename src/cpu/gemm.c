@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gemm.c - strided views onto CBLAS sgemm/dgemm (OpenBLAS) for the cpu backend.
+ * gemm.c - strided views onto our AVX-512 SGEMM (sgemm_avx512.c) or CBLAS sgemm/dgemm
+ * (OpenBLAS) for the cpu backend.
  *
+ * FLOAT goes to fd_cpu_sgemm_avx512 when the CPU has AVX-512F and the environment does not say
+ * FREEDNN_CPU_GEMM=blas (fd_cpu_sgemm_own); it takes the views as they are and sums in an order
+ * fixed by K, so no K slicing. The rest of this comment is about the CBLAS path.
  * A row-major C (cs == 1) is computed with CblasRowMajor, a column-major one (rs == 1) with
  * CblasColMajor; each operand is NoTrans or Trans depending on which of its strides is 1. No
  * copies: a view BLAS cannot take is the caller's to pack. FLOAT calls are sliced along K
@@ -83,11 +87,19 @@ int fd_backend_cpu_profile(void)
     if (__builtin_cpu_is("amd"))
         prof |= FD_CPU_PROFILE_ZEN;
 #endif
+    if (fd_cpu_sgemm_own())
+        return prof | FD_CPU_PROFILE_BLAS512; /* our AVX-512 GEMM serves FLOAT */
     const char *core = openblas_get_corename();
     if (core != NULL && (strcmp(core, "SkylakeX") == 0 || strcmp(core, "Cooperlake") == 0 ||
                          strcmp(core, "SapphireRapids") == 0))
         prof |= FD_CPU_PROFILE_BLAS512;
     return prof;
+}
+
+int fd_cpu_sgemm_own(void)
+{
+    const char *force = getenv("FREEDNN_CPU_GEMM");
+    return fd_cpu_sgemm_avx512_ok() && !(force != NULL && strcmp(force, "blas") == 0);
 }
 
 int fd_cpu_dtype_ok(const fd_conv_problem_t *p, cudnnDataType_t dt, char *why, size_t why_size)
@@ -156,6 +168,11 @@ static void gemm_blas(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, doubl
     enum CBLAS_ORDER order = row_major ? CblasRowMajor : CblasColMajor;
     enum CBLAS_TRANSPOSE ta = op_of(row_major, m, k, a_rs, a_cs, &lda);
     enum CBLAS_TRANSPOSE tb = op_of(row_major, k, n, b_rs, b_cs, &ldb);
+    if (dt == CUDNN_DATA_FLOAT && fd_cpu_sgemm_own()) {
+        fd_cpu_sgemm_avx512(m, n, k, (float)alpha, a, a_rs, a_cs, b, b_rs, b_cs, (float)beta, c,
+                            c_rs, c_cs);
+        return;
+    }
     if (dt == CUDNN_DATA_DOUBLE) {
         cblas_dgemm(order, ta, tb, (int)m, (int)n, (int)k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;

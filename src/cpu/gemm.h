@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gemm.h - the cpu backend's GEMM entry (CBLAS from OpenBLAS, DESIGN D7) over strided views,
- * and the layout questions the GEMM-shaped convolutions ask of a flat problem.
+ * gemm.h - the cpu backend's GEMM entry over strided views (FLOAT: our AVX-512 SGEMM where the
+ * CPU has it, else CBLAS from OpenBLAS, DESIGN D7; DOUBLE: CBLAS), and the layout questions
+ * the GEMM-shaped convolutions ask of a flat problem.
  *
  * A view is a matrix whose element (i, j) lies at i * rs + j * cs elements from its base. BLAS
  * takes a view directly when one of the two strides is 1 and the other is a valid leading
@@ -13,13 +14,13 @@
 
 #include "../core/conv.h"
 
-/* FLOAT calls are cut into slices of at most this many along K (accumulated with beta = 1), so
- * OpenBLAS sums each slice as one block whatever its thread count: its single- and multi-thread
- * drivers split a K above their block size GEMM_Q at different points, which changed bits
- * between 1 and 2 threads (docs/perf/cpu-conv-gemm.md). GEMM_Q is 384 for sgemm here and at
- * least 128 on every x86 target of OpenBLAS's param.h (Bulldozer 168, Pentium 4 128).
- * DOUBLE calls are not cut: OpenBLAS's dgemm differs between thread counts even for K <= 16
- * (at partition edges), so the DOUBLE rows do not claim determinism. */
+/* FLOAT calls through CBLAS (not those of fd_cpu_sgemm_avx512) are cut into slices of at most this
+ * many along K (accumulated with beta = 1), so OpenBLAS sums each slice as one block whatever its
+ * thread count: its single- and multi-thread drivers split a K above their block size GEMM_Q at
+ * different points, which changed bits between 1 and 2 threads (docs/perf/cpu-conv-gemm.md). GEMM_Q
+ * is 384 for sgemm here and at least 128 on every x86 target of OpenBLAS's param.h (Bulldozer 168,
+ * Pentium 4 128). DOUBLE calls are not cut: OpenBLAS's dgemm differs between thread counts even for
+ * K <= 16 (at partition edges), so the DOUBLE rows do not claim determinism. */
 #define FD_CPU_GEMM_KC_F32 128
 
 /* 1 when OpenMP regions may surround BLAS calls: OpenBLAS is its OpenMP build, sharing one
@@ -71,6 +72,22 @@ int fd_cpu_view_ok(int64_t rows, int64_t cols, int64_t *rs, int64_t *cs);
 void fd_cpu_gemm(cudnnDataType_t dt, int64_t m, int64_t n, int64_t k, double alpha, const void *a,
                  int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, double beta,
                  void *c, int64_t c_rs, int64_t c_cs);
+
+/* Our own single-threaded AVX-512 FLOAT GEMM (sgemm_avx512.c): C = alpha * A B + beta * C over
+ * views as fd_cpu_gemm takes them (each of A, B, C row- or column-major with any leading
+ * dimension), beta == 0 never reading C. Packs both operands into stack buffers (128 KiB per
+ * call: a 96 x 256 block of A and a 256 x 32 micro-panel of B), no heap. Sums each element over
+ * K in a fixed order that depends on K only (blocks of 256, each one FMA chain in increasing
+ * k), so the bits do not depend on M, N or how C is split: FD_CPU_GEMM_KC_F32 does not apply.
+ * fd_cpu_sgemm_avx512_ok: 1 when the CPU runs it (AVX-512F, x86-64 builds); call only then.
+ * fd_cpu_sgemm_own: 1 when fd_cpu_gemm routes FLOAT here: the CPU runs it and the environment
+ * does not say FREEDNN_CPU_GEMM=blas (which forces CBLAS, the "im2col + SGEMM through CBLAS"
+ * rows; read at each call, so tests can switch it). */
+int fd_cpu_sgemm_avx512_ok(void);
+int fd_cpu_sgemm_own(void);
+void fd_cpu_sgemm_avx512(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t a_rs,
+                         int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs, float beta,
+                         float *c, int64_t c_rs, int64_t c_cs);
 
 /* A fixed split of fd_cpu_gemm's C for our team: `parts` pieces along its larger dimension (M
  * or N, boundaries on multiples of 16), each computed by its own fd_cpu_gemm call. The split

@@ -306,9 +306,10 @@ static void heuristic_rules(cudnnHandle_t cpu)
     }
 }
 
-/* The AMD profile's differences (src/api/conv.c): N = 1 3x3 forward stays direct, and with
- * OpenBLAS on narrower than AVX-512 kernels every forward with K >= 16 but the few-channel ones
- * goes direct; the rest as above. */
+/* The AMD profile's differences (src/api/conv.c): N = 1 3x3 forward stays direct, strided 1x1
+ * forward and 1x1 forward of up to 14 x 14 outputs at N > 1 go direct, and with a GEMM on
+ * narrower than AVX-512 kernels every forward with K >= 16 but the few-channel ones goes
+ * direct; the rest as above. */
 static void zen_rules(cudnnHandle_t cpu)
 {
     static const struct {
@@ -318,6 +319,12 @@ static void zen_rules(cudnnHandle_t cpu)
         {"zen", D_FWD, 1, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
         {"zen", D_FWD, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD},
         {"zen", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {"zen", D_FWD, 8, 256, 56, 56, 128, 1, 1, 0, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen", D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen", D_FWD, 8, 256, 28, 28, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        {"spr", D_FWD, 8, 256, 56, 56, 128, 1, 1, 0, 2,
+         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM},
+        {"spr", D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
         {"zen-avx2", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
         {"zen-avx2", D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
         {"zen-avx2", D_FWD, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
