@@ -52,9 +52,10 @@ cudnnStatus_t fd_backend_set_stream(cudnnHandle_t handle, cudaStream_t stream);
 /* What the host CPU and its BLAS are, for the cpu algorithm heuristic (src/api/conv.c); the cpu
  * backend answers (src/cpu/gemm.c). FD_CPU_PROFILE_ZEN: an AMD CPU (on the Zen 5 machine of
  * docs/perf/cpu-2026-12-01-zen4.md the Winograd rows lost to the direct row where Sapphire
- * Rapids had them win). FD_CPU_PROFILE_BLAS512: OpenBLAS runs AVX-512 kernels (SkylakeX,
- * Cooperlake, SapphireRapids), not narrower ones (OPENBLAS_CORETYPE=Haswell on an AVX-512
- * machine makes its GEMMs 1.9x slower). FREEDNN_CPU_HEURISTIC=spr|zen|zen-avx2 pins the answer
+ * Rapids had them win). FD_CPU_PROFILE_BLAS512: the FLOAT GEMMs run 512-bit kernels: our
+ * own AVX-512 SGEMM (src/cpu/sgemm_avx512.c, on any AVX-512F CPU unless FREEDNN_CPU_GEMM=blas),
+ * or OpenBLAS's SkylakeX / Cooperlake / SapphireRapids kernels, not narrower ones
+ * (OPENBLAS_CORETYPE=Haswell on an AVX-512 machine made its sgemm 1.9x slower). FREEDNN_CPU_HEURISTIC=spr|zen|zen-avx2 pins the answer
  * (spr: neither bit's limits, zen: both bits, zen-avx2: ZEN only). Read at each call (cheap;
  * the tests switch it). */
 #define FD_CPU_PROFILE_ZEN 1

@@ -16,7 +16,8 @@
  * +-2, infinity): each 4x4 output tile reads a 6x6 input tile d; V = B^T d B, U = G g G^T,
  * M = U (.) V summed over input channels, Y = A^T M A. The channel sum for each of the 36
  * transformed positions is a GEMM: M[xi] (co x tiles) = U[xi] (co x ci) V[xi] (ci x tiles),
- * done by fd_cpu_gemm (OpenBLAS, sliced along ci so the bits do not depend on its threads).
+ * done by fd_cpu_gemm (our AVX-512 SGEMM, whose sum order is fixed by K; OpenBLAS sliced along
+ * ci where it serves: either way the bits do not depend on the thread count).
  * Tiles of all images are numbered together and processed in chunks, so small images (7x7:
  * four tiles each) still give the GEMMs a useful width and the workspace stays bounded.
  * The filter transform is computed in double and rounded once (it is cheap); input and output
