@@ -52,7 +52,8 @@
  *   two rounds): n8c64h112w112 ACCURATE CHANNEL NCHW 3.8-4.0 ms vs 4.9-5.0, NHWC 5.7-5.8 vs
  *   6.4-6.6; in L2 (n2c64h16w32) NHWC 0.041 vs 0.059 ms, NCHW 0.034 vs 0.036; LOG INSTANCE and
  *   n256c1000 unchanged within the noise. Streaming LOG outputs too was slower (x is read
- *   again from L3 after the sums), so LOG keeps ordinary stores. The backward stays the C on
+ *   again from L3 after the sums), so LOG keeps ordinary stores (rows longer than SMX_CACHE
+ *   stream since 2026-12-01: fd_softmax_fwd_cpu_run). The backward stays the C on
  *   every ISA: intrinsic versions of its passes (sums in registers, streamed dx) measured
  *   8-20% slower in cache and no faster from DRAM.
  * - Register rows in batches of sixteen (2026-12-01, Zen 5): ACCURATE / FAST rows of up to 128
@@ -1765,7 +1766,10 @@ cudnnStatus_t fd_softmax_fwd_cpu_run(const void *problem, const void *args)
     const struct cudnnTensorStruct *t[2] = {&p->y, &p->x};
     smx_plan_t f;
     if (smx_plan(&f, t, 2, p->mode)) {
-        f.nt = p->algo != CUDNN_SOFTMAX_LOG && smx_nt_want(t, a);
+        /* LOG streams only rows longer than SMX_CACHE (x is then read again from L3 after
+         * the chunked sums either way): n8c64h112w112 INSTANCE 2.3-2.4 -> 2.1-2.3 ms,
+         * 2026-12-01; shorter LOG rows measured slower streamed (2026-11-30) */
+        f.nt = (p->algo != CUDNN_SOFTMAX_LOG || f.len > SMX_CACHE) && smx_nt_want(t, a);
         /* short rows stream only where every row starts a line: an unaligned row's two partial
          * lines (streamed per row, or a unit's rows staged and streamed as one span) measured
          * 1.2-1.5x slower than ordinary stores (NHWC n8c64h112w112, 2026-11-30, seventh

@@ -439,9 +439,13 @@ int main(void)
                           f ? 1 : -2, 0, f, 0);
             }
     align_out = 1;
-    for (int l = 0; l < 2; l++)
+    for (int l = 0; l < 2; l++) {
         test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 1, 0, 1,
                   0);
+        /* LOG rows longer than the exp cache stream y when aligned (2026-12-01) */
+        test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_INSTANCE, 1, 0, l,
+                  0);
+    }
     align_out = 0;
     reduce_suite();
     printf("worst error / bound: softmax fwd accurate %.3f, fwd log %.3f, bwd accurate %.3f, "
