@@ -442,7 +442,7 @@ static void bwd_unit(const sm_plan_t *s, const fd_softmax_bwd_problem_t *p,
 #define SMX_ROWS 1
 #define SMX_LANES 2
 #define SMX_W 256       /* lanes per LANES unit */
-#define SMX_WB 1024 /* lanes per backward LANES unit */
+#define SMX_WB 1024     /* lanes per backward LANES unit */
 #define SMX_CACHE 16384 /* floats of cached exp per unit (64 KiB of stack) */
 #define SMX_ACC 16      /* partial sums of a ROWS row (fixed: the bits do not depend on the ISA) */
 #define SMX_BLK 512     /* floats per block of a ROWS pass */
@@ -1437,7 +1437,8 @@ SMX_ZI void smx_z_rows16_nv(const int NV, const float *const *xs, float *const *
         __m512 a[8], b[4], c[2];
         for (int i = 0; i < 8; i++) {
             __m512 p = _mm512_load_ps(mb[SMX_PF(2 * i)]), q = _mm512_load_ps(mb[SMX_PF(2 * i + 1)]);
-            a[i] = _mm512_max_ps(_mm512_shuffle_f32x4(p, q, 0x44), _mm512_shuffle_f32x4(p, q, 0xEE));
+            a[i] =
+                _mm512_max_ps(_mm512_shuffle_f32x4(p, q, 0x44), _mm512_shuffle_f32x4(p, q, 0xEE));
         }
         for (int i = 0; i < 4; i++)
             b[i] = _mm512_max_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x88),
@@ -1466,8 +1467,10 @@ SMX_ZI void smx_z_rows16_nv(const int NV, const float *const *xs, float *const *
     {
         __m512d a[8], b[4], sm[2];
         for (int i = 0; i < 8; i++) {
-            __m512d p = _mm512_load_pd(db[SMX_PD(2 * i)]), q = _mm512_load_pd(db[SMX_PD(2 * i + 1)]);
-            a[i] = _mm512_add_pd(_mm512_shuffle_f64x2(p, q, 0x44), _mm512_shuffle_f64x2(p, q, 0xEE));
+            __m512d p = _mm512_load_pd(db[SMX_PD(2 * i)]),
+                    q = _mm512_load_pd(db[SMX_PD(2 * i + 1)]);
+            a[i] =
+                _mm512_add_pd(_mm512_shuffle_f64x2(p, q, 0x44), _mm512_shuffle_f64x2(p, q, 0xEE));
         }
         for (int i = 0; i < 4; i++)
             b[i] = _mm512_add_pd(_mm512_shuffle_f64x2(a[2 * i], a[2 * i + 1], 0x88),

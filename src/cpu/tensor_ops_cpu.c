@@ -474,11 +474,12 @@ static void op_run(const void *ctx, int len, char *const *ptr, const int64_t *in
         op_f32(c, len, (const float *)(const void *)ptr[1], (const float *)(const void *)ptr[2], inc[2],
                (const float *)(const void *)ptr[0], r);
 #ifdef FD_CPU_HAVE_STREAM_Z
-        if (c->z)
+        if (c->z) {
             fd_cpu_stream_z(ptr[0], r, sizeof(float) * (size_t)len);
-        else
+            return;
+        }
 #endif
-            if (c->nt)
+        if (c->nt)
             fd_cpu_stream(ptr[0], r, sizeof(float) * (size_t)len);
         else
             memcpy(ptr[0], r, sizeof(float) * (size_t)len);

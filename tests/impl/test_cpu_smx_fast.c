@@ -443,8 +443,7 @@ int main(void)
         test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 1, 0, 1,
                   0);
         /* LOG rows longer than the exp cache stream y when aligned (2026-12-01) */
-        test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_INSTANCE, 1, 0, l,
-                  0);
+        test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_INSTANCE, 1, 0, l, 0);
     }
     align_out = 0;
     reduce_suite();
