@@ -52,9 +52,25 @@
  *   two rounds): n8c64h112w112 ACCURATE CHANNEL NCHW 3.8-4.0 ms vs 4.9-5.0, NHWC 5.7-5.8 vs
  *   6.4-6.6; in L2 (n2c64h16w32) NHWC 0.041 vs 0.059 ms, NCHW 0.034 vs 0.036; LOG INSTANCE and
  *   n256c1000 unchanged within the noise. Streaming LOG outputs too was slower (x is read
- *   again from L3 after the sums), so LOG keeps ordinary stores. The backward stays the C on
+ *   again from L3 after the sums), so LOG keeps ordinary stores (rows longer than SMX_CACHE
+ *   stream since 2026-12-01: fd_softmax_fwd_cpu_run). The backward stays the C on
  *   every ISA: intrinsic versions of its passes (sums in registers, streamed dx) measured
  *   8-20% slower in cache and no faster from DRAM.
+ * - Register rows in batches of sixteen (2026-12-01, Zen 5): ACCURATE / FAST rows of up to 128
+ *   elements with alpha = 1, beta = 0 (NHWC CHANNEL) run sixteen at a time (smx_z_rows16):
+ *   maxima and double partial sums reduced for the batch by transposed shuffles, one division
+ *   for sixteen rows, the rows' exps in L1 between passes, and the batch after next prefetched
+ *   (the hardware prefetcher alone left the exp pass waiting on DRAM). Same operations and
+ *   sums as the pair kernel, so the same bits. NHWC n8c64h112w112 forward, one thread, thread
+ *   CPU time (the shared machine's wall times were not usable): 7.0 ms -> 2.05 ms. The dense
+ *   row's exp pass (smx_z_expsum) prefetches the next row or chunk into L2 the same way: LOG
+ *   INSTANCE n8c64h112w112 forward 2.86 -> 2.3 ms (its 16384-element chunks), n256c1000
+ *   0.074 -> 0.069 ms. The backward's LANES units are 1024 positions wide (SMX_WB; the
+ *   forward's stay 256, its exp buffer's limit): each channel's run is 4 KiB instead of 1 KiB,
+ *   fewer DRAM pages opened per byte for the 64 strided runs of each tensor; NCHW
+ *   n8c64h112w112 ACCURATE backward 3.8 -> 2.9-3.2 ms (512: 3.5, 2048: 3.0; units of 1024 x 64
+ *   x 2 floats = 512 KiB stay in L2 between the passes). Farther lane prefetches and streamed
+ *   dx were tried the same day: no faster, LOG backward slower.
  * - DOUBLE, HALF, BFLOAT16: bit-identical to src/ref/softmax_ref.c: each row keeps the ref's
  *   passes and order (max with the NaN flag, then sum(exp(x - max)) in canonical element order
  *   in double, then outputs), exp and log are libm's scalar calls (a vectorised exp would not
@@ -426,6 +442,7 @@ static void bwd_unit(const sm_plan_t *s, const fd_softmax_bwd_problem_t *p,
 #define SMX_ROWS 1
 #define SMX_LANES 2
 #define SMX_W 256       /* lanes per LANES unit */
+#define SMX_WB 1024     /* lanes per backward LANES unit */
 #define SMX_CACHE 16384 /* floats of cached exp per unit (64 KiB of stack) */
 #define SMX_ACC 16      /* partial sums of a ROWS row (fixed: the bits do not depend on the ISA) */
 #define SMX_BLK 512     /* floats per block of a ROWS pass */
@@ -503,7 +520,8 @@ static int smx_plan(smx_plan_t *s, const struct cudnnTensorStruct *const *t, int
         s->per = s->len >= FD_CPU_UNIT ? 1 : FD_CPU_UNIT / s->len;
         s->units = (s->outer + s->per - 1) / s->per;
     } else {
-        s->w = s->lanes < SMX_W ? s->lanes : SMX_W;
+        const int64_t wmax = nt == 3 ? SMX_WB : SMX_W;
+        s->w = s->lanes < wmax ? s->lanes : wmax;
         s->cache = s->len * 16 <= SMX_CACHE;
         if (s->cache && s->len * s->w > SMX_CACHE)
             s->w = SMX_CACHE / s->len / 16 * 16;
@@ -521,6 +539,28 @@ static inline int64_t smx_outer_off(const smx_plan_t *s, int64_t o)
         o /= s->odim[k];
     }
     return off;
+}
+
+/* Offsets of the cnt consecutive outer indices from o (an odometer: smx_outer_off's divisions
+ * once, then additions; per row they cost as much as a short row's compute). */
+static inline void smx_outer_offs(const smx_plan_t *s, int64_t o, int cnt, int64_t *off)
+{
+    int64_t idx[FD_DIM_MAX], cur = 0, t = o;
+    for (int k = s->no - 1; k >= 0; k--) {
+        idx[k] = t % s->odim[k];
+        t /= s->odim[k];
+        cur += idx[k] * s->ost[k];
+    }
+    for (int r = 0; r < cnt; r++) {
+        off[r] = cur;
+        for (int k = s->no - 1; k >= 0; k--) {
+            cur += s->ost[k];
+            if (++idx[k] < s->odim[k])
+                break;
+            cur -= s->odim[k] * s->ost[k];
+            idx[k] = 0;
+        }
+    }
 }
 
 /* 1 when row o starts at offset o * len (the outer dims packed behind the rows). */
@@ -851,7 +891,7 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
                               int w, int is_log, double alpha, double beta)
 {
     const int beta_nz = beta != 0.0;
-    double sum[SMX_W];
+    double sum[SMX_WB];
     for (int p = 0; p < w; p++)
         sum[p] = 0.0;
     for (int64_t c = 0; c < len; c++) {
@@ -871,7 +911,7 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
         const float *yr = y + c * rst, *gr = g + c * rst;
         float *dr = dx + c * rst;
         if (is_log) {
-            float e[SMX_W];
+            float e[SMX_WB];
             for (int p = 0; p < w; p++)
                 e[p] = fd_vexpf(yr[p]);
             for (int p = 0; p < w; p++) {
@@ -1153,6 +1193,9 @@ SMX_ZI double smx_z_expsum(const float *restrict x, int64_t n, float m, float *r
     __m512d lo = _mm512_setzero_pd(), hi = lo;
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
+        /* the next row (or chunk) of a packed tensor into L2 meanwhile: its maximum pass then
+         * does not wait on DRAM (harmless elsewhere: a prefetch never faults) */
+        __builtin_prefetch(x + n + i, 0, 2);
         __m512 v = smx_z_exp64(_mm512_loadu_ps(x + i), mv, nm);
         if (e)
             _mm512_storeu_ps(e + i, v);
@@ -1356,6 +1399,123 @@ SMX_Z static void smx_z_rows2(const float *x0, float *y0, const float *x1, float
     }
 }
 
+/* Sixteen register rows (ACCURATE / FAST, alpha = 1, beta = 0) of at most 16 NV elements, each
+ * with smx_z_row_reg's operations and sums (same bits), but with the per-row horizontal steps
+ * done for all sixteen rows at once (2026-12-01, Zen 5): a row's vertical maximum vector and its
+ * 8 double partial sums (a8 = lo + hi) go to small L1 buffers, and one transposed reduction per
+ * batch (two shuffles and a max / add per pair of vectors, halving the count at each level)
+ * turns them into sixteen maxima and sixteen sums in one vector each, then one division for the
+ * sixteen 2^-64 / sum. The double tree is the row's: a4[j] = a8[j] + a8[j + 4], b[j] = a4[j] +
+ * a4[j + 2], b[0] + b[1]. The pair kernel above ran each row as a chain of dependent steps
+ * (reduce, exp, fold, division: about 190 cycles a row at 64 elements, 0.16 of the bandwidth on
+ * NHWC n8c64h112w112); here the three passes over the batch are independent across rows, so
+ * the core runs them at throughput. The exps stay in an L1 buffer between the sum and scale
+ * passes. Slot s of a reduction takes row SMX_PF(s) / SMX_PD(s) so that lane r ends as row r.
+ * nt: y streamed; the caller only sets it when every row starts a 64-byte line and n % 16 == 0. */
+#define SMX_PF(s) (4 * ((s) % 4) + (s) / 4)
+#define SMX_PD(s) (((s) & 8) + ((s) & 4 ? 2 * ((s) & 3) + 1 : 2 * ((s) & 3)))
+SMX_ZI void smx_z_rows16_nv(const int NV, const float *const *xs, float *const *ys, int64_t n,
+                            int nt)
+{
+    float mb[16][16] __attribute__((aligned(64)));
+    double db[16][8] __attribute__((aligned(64)));
+    float eb[16][128] __attribute__((aligned(64)));
+    float mx[16] __attribute__((aligned(64))), iv[16] __attribute__((aligned(64)));
+    __mmask16 mk[8];
+    for (int i = 0; i < NV; i++) {
+        int64_t left = n - 16 * i;
+        mk[i] = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+    }
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    for (int r = 0; r < 16; r++) { /* vertical maxima (a NaN is skipped: see smx_z_row_reg) */
+        __m512 m = ninf;
+        for (int i = 0; i < NV; i++)
+            m = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, mk[i], xs[r] + 16 * i), m);
+        _mm512_store_ps(mb[r], m);
+    }
+    {
+        __m512 a[8], b[4], c[2];
+        for (int i = 0; i < 8; i++) {
+            __m512 p = _mm512_load_ps(mb[SMX_PF(2 * i)]), q = _mm512_load_ps(mb[SMX_PF(2 * i + 1)]);
+            a[i] =
+                _mm512_max_ps(_mm512_shuffle_f32x4(p, q, 0x44), _mm512_shuffle_f32x4(p, q, 0xEE));
+        }
+        for (int i = 0; i < 4; i++)
+            b[i] = _mm512_max_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x88),
+                                 _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0xDD));
+        for (int i = 0; i < 2; i++)
+            c[i] = _mm512_max_ps(_mm512_shuffle_ps(b[2 * i], b[2 * i + 1], 0x44),
+                                 _mm512_shuffle_ps(b[2 * i], b[2 * i + 1], 0xEE));
+        _mm512_store_ps(mx, _mm512_max_ps(_mm512_shuffle_ps(c[0], c[1], 0x88),
+                                          _mm512_shuffle_ps(c[0], c[1], 0xDD)));
+    }
+    for (int r = 0; r < 16; r++) { /* exps and the row's 8 double partial sums */
+        const __m512 mv = _mm512_set1_ps(mx[r]), nm = _mm512_set1_ps(-mx[r]);
+        for (int i = 0; i < NV; i++) /* packed rows: the batch after next (a prefetch never
+                                      * faults; other layouts just waste it) */
+            __builtin_prefetch(xs[r] + 32 * n + 16 * i, 0, 3);
+        __m512d lo = _mm512_setzero_pd(), hi = lo;
+        for (int i = 0; i < NV; i++) {
+            __m512 e = _mm512_maskz_mov_ps(
+                mk[i], smx_z_exp64(_mm512_maskz_loadu_ps(mk[i], xs[r] + 16 * i), mv, nm));
+            _mm512_store_ps(eb[r] + 16 * i, e);
+            lo = _mm512_add_pd(lo, smx_z_lo(e));
+            hi = _mm512_add_pd(hi, smx_z_hi(e));
+        }
+        _mm512_store_pd(db[r], _mm512_add_pd(lo, hi));
+    }
+    {
+        __m512d a[8], b[4], sm[2];
+        for (int i = 0; i < 8; i++) {
+            __m512d p = _mm512_load_pd(db[SMX_PD(2 * i)]),
+                    q = _mm512_load_pd(db[SMX_PD(2 * i + 1)]);
+            a[i] =
+                _mm512_add_pd(_mm512_shuffle_f64x2(p, q, 0x44), _mm512_shuffle_f64x2(p, q, 0xEE));
+        }
+        for (int i = 0; i < 4; i++)
+            b[i] = _mm512_add_pd(_mm512_shuffle_f64x2(a[2 * i], a[2 * i + 1], 0x88),
+                                 _mm512_shuffle_f64x2(a[2 * i], a[2 * i + 1], 0xDD));
+        const __m512d k64 = _mm512_set1_pd(0x1p-64);
+        for (int i = 0; i < 2; i++) {
+            __m512d t = _mm512_add_pd(_mm512_unpacklo_pd(b[2 * i], b[2 * i + 1]),
+                                      _mm512_unpackhi_pd(b[2 * i], b[2 * i + 1]));
+            sm[i] = _mm512_div_pd(k64, _mm512_mul_pd(t, k64)); /* 2^-64 / sum, sum exact */
+        }
+        _mm512_store_ps(iv, smx_z_join(_mm512_cvtpd_ps(sm[0]), _mm512_cvtpd_ps(sm[1])));
+    }
+    for (int r = 0; r < 16; r++) {
+        const __m512 ivr = _mm512_set1_ps(iv[r]);
+        for (int i = 0; i < NV; i++) {
+            __m512 o = _mm512_mul_ps(_mm512_load_ps(eb[r] + 16 * i), ivr);
+            if (nt)
+                _mm512_stream_ps(ys[r] + 16 * i, o);
+            else
+                fd_cpu_mstore_ps(ys[r] + 16 * i, mk[i], o);
+        }
+    }
+}
+
+SMX_Z static void smx_z_rows16(const float *const *xs, float *const *ys, int64_t n, int nt)
+{
+    switch ((n + 15) / 16) {
+#define SMX_Z_R16(nv)                                                                              \
+    case nv:                                                                                       \
+        smx_z_rows16_nv(nv, xs, ys, n, nt);                                                        \
+        break;
+        SMX_Z_R16(1)
+        SMX_Z_R16(2)
+        SMX_Z_R16(3)
+        SMX_Z_R16(4)
+        SMX_Z_R16(5)
+        SMX_Z_R16(6)
+        SMX_Z_R16(7)
+    default:
+        smx_z_rows16_nv(8, xs, ys, n, nt);
+        break;
+#undef SMX_Z_R16
+    }
+}
+
 /* smx_fwd_row on AVX-512 (same passes, same bits); LOG outputs streamed too when nt. */
 SMX_Z static void smx_z_fwd_row(const float *x, float *y, int64_t n, int is_log, double alpha,
                                 double beta, float *restrict ebuf, int nt)
@@ -1466,6 +1626,17 @@ SMX_Z static void smx_fwd_unit_z(const smx_plan_t *s, const fd_softmax_fwd_args_
     if (s->kind == SMX_ROWS) {
         int64_t o1 = (u + 1) * s->per < s->outer ? (u + 1) * s->per : s->outer, o = u * s->per;
         const int nt = s->nt; /* short rows: aligned ones only (fd_softmax_fwd_cpu_run) */
+        if (!is_log && a->alpha == 1.0 && a->beta == 0.0 && s->len <= 128) {
+            const float *xs[16];
+            float *ys[16];
+            int64_t off[16];
+            for (; o + 16 <= o1; o += 16) {
+                smx_outer_offs(s, o, 16, off);
+                for (int r = 0; r < 16; r++)
+                    xs[r] = x + off[r], ys[r] = y + off[r];
+                smx_z_rows16(xs, ys, s->len, nt);
+            }
+        }
         if (!is_log && a->alpha == 1.0 && a->beta == 0.0 && s->len <= 128)
             for (; o + 1 < o1; o += 2) {
                 int64_t off0 = smx_outer_off(s, o), off1 = smx_outer_off(s, o + 1);
@@ -1598,7 +1769,10 @@ cudnnStatus_t fd_softmax_fwd_cpu_run(const void *problem, const void *args)
     const struct cudnnTensorStruct *t[2] = {&p->y, &p->x};
     smx_plan_t f;
     if (smx_plan(&f, t, 2, p->mode)) {
-        f.nt = p->algo != CUDNN_SOFTMAX_LOG && smx_nt_want(t, a);
+        /* LOG streams only rows longer than SMX_CACHE (x is then read again from L3 after
+         * the chunked sums either way): n8c64h112w112 INSTANCE 2.3-2.4 -> 2.1-2.3 ms,
+         * 2026-12-01; shorter LOG rows measured slower streamed (2026-11-30) */
+        f.nt = (p->algo != CUDNN_SOFTMAX_LOG || f.len > SMX_CACHE) && smx_nt_want(t, a);
         /* short rows stream only where every row starts a line: an unaligned row's two partial
          * lines (streamed per row, or a unit's rows staged and streamed as one span) measured
          * 1.2-1.5x slower than ordinary stores (NHWC n8c64h112w112, 2026-11-30, seventh

@@ -14,7 +14,8 @@
  * output, twice the bound measured in test_cpu_eltwise_fast.c) and to byte equality between
  * one and two threads. Inputs are checked unchanged.
  * Covered: activation forward / backward, every mode, both NaN options, NaN inputs;
- * AddTensor (full and bias broadcast), OpTensor (every op, b full and broadcast), SetTensor,
+ * AddTensor (full and bias broadcast), OpTensor (every op, b full and broadcast; FLOAT MAX and
+ * ADD also with 16 MiB outputs, the streamed stores), SetTensor,
  * ScaleTensor, TransformTensor (layout-changing copies);
  * dtypes FLOAT, DOUBLE, HALF, BFLOAT16; layouts NCHW, NHWC, padded strides and 5-d; odd sizes
  * and sizes above the threading threshold; alpha / beta (1, 0) and (0.5, 0.25); in place.
@@ -300,6 +301,26 @@ int main(void)
                     test_transform(&b, &x, dt, 0.25, tagb);
                 }
             }
+        }
+    }
+    /* outputs of 16 MiB or more with beta 0 (streamed; FLOAT OpTensor in 64-byte stores on
+     * AVX-512 since 2026-12-01): MAX and ADD with the per-channel operand and a full one, unit
+     * and other alphas, NCHW and NHWC (malloc's 16-byte alignment: partial first lines) */
+    {
+        const int huge[4] = {2, 64, 180, 190}, hb[4] = {1, 64, 1, 1};
+        cur_dt = CUDNN_DATA_FLOAT;
+        for (int l = 0; l < 2; l++) {
+            shape_t h = make_shape(4, huge, (layout_t)l), hc = make_shape(4, hb, L_NCHW);
+            char tagh[64];
+            snprintf(tagh, sizeof tagh, "%s 2x64x180x190", layout_name[l]);
+            for (int k = 0; k < 2; k++) {
+                op_a1 = k ? 0.5 : 1.0, op_a2 = k ? -1.25 : 1.0;
+                test_op(&h, &hc, CUDNN_DATA_FLOAT, CUDNN_OP_TENSOR_MAX, CUDNN_NOT_PROPAGATE_NAN,
+                        0.0, tagh);
+                test_op(&h, &h, CUDNN_DATA_FLOAT, CUDNN_OP_TENSOR_ADD, CUDNN_PROPAGATE_NAN, 0.0,
+                        tagh);
+            }
+            op_a1 = 0.5, op_a2 = -1.25;
         }
     }
     printf("test_cpu_memops: %d cases, %d failures\n", cases, failures);

@@ -42,6 +42,9 @@
  * 64-byte aligned outputs, the only one where short rows are streamed). Measured worst on these
  * (2026-11-30): backward ACCURATE 0.95 of its bound (the backward is the sixth session's C on
  * every ISA: a property of its reordered double sum).
+ * The sixteen-row batches of register rows (2026-12-01) have cases for every vector count
+ * (rows of 16 to 128 elements, full and partial last vectors), 35 rows and 42 NHWC positions,
+ * in place too; held to the same bounds and to bit equality with the AVX2 run.
  */
 #define _GNU_SOURCE
 #include "memops_case.h"
@@ -410,6 +413,19 @@ int main(void)
                         test_case(4, edges[e], (layout_t)l, al, mo, 1, 0, f, 0);
                         test_case(4, edges[e], (layout_t)l, al, mo, -2, 0.25, f, f == 1);
                     }
+    /* the AVX-512 batches of sixteen register rows (2026-12-01: NHWC CHANNEL and short
+     * INSTANCE rows, ACCURATE / FAST, alpha 1, beta 0): every vector count 1-8 with full and
+     * partial last vectors, 35 rows (two batches, then a pair and a single row), NHWC with
+     * spatial positions as rows; reals, NaN / inf, constant rows */
+    const int r16len[8] = {16, 17, 33, 48, 64, 80, 100, 128};
+    for (int k = 0; k < 8; k++)
+        for (int f = 0; f < 3; f++) {
+            const int r1[4] = {35, r16len[k], 1, 1}, r2[4] = {2, r16len[k], 3, 7};
+            test_case(4, r1, L_NCHW, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 1, 0, f,
+                      0);
+            test_case(4, r2, L_NHWC, k & 1 ? CUDNN_SOFTMAX_FAST : CUDNN_SOFTMAX_ACCURATE,
+                      CUDNN_SOFTMAX_MODE_CHANNEL, 1, 0, f, f == 1);
+        }
     /* outputs of 16 MiB or more (beta 0, not in place): ACCURATE forward streams y
      * (non-temporal stores) on all three f32 shapes: lanes (CHANNEL, NCHW), cached rows
      * (CHANNEL, NHWC), long rows (INSTANCE); LOG (ordinary stores) at the same sizes */
@@ -423,9 +439,12 @@ int main(void)
                           f ? 1 : -2, 0, f, 0);
             }
     align_out = 1;
-    for (int l = 0; l < 2; l++)
+    for (int l = 0; l < 2; l++) {
         test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 1, 0, 1,
                   0);
+        /* LOG rows longer than the exp cache stream y when aligned (2026-12-01) */
+        test_case(4, huge, (layout_t)l, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_INSTANCE, 1, 0, l, 0);
+    }
     align_out = 0;
     reduce_suite();
     printf("worst error / bound: softmax fwd accurate %.3f, fwd log %.3f, bwd accurate %.3f, "
