@@ -931,6 +931,75 @@ BN_BDX_AVX512(bdx_f32_avx512, BN_A_LOOP)
  * the bits are the same on every ISA. Positions past the last 16 run as scalars. */
 #define BN_PA_RECIP_SQRT(v) _mm512_div_pd(_mm512_set1_pd(1.0), _mm512_sqrt_pd(v))
 
+/* Steps the per-activation rows share, on 16 positions at x (R rows of stride rs): the sums of
+ * d = x - k and d^2 over the rows from 0 in row order (the rows kept in xs when `keep`), and
+ * y = alpha (x a + b) + beta y per row (ntk: BN_FINISH16's streaming choice); then the scalar
+ * tail's moments of one position (shifted by its first row) and its output. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pa_moments16(int64_t R, const float *x, int64_t rs, __m512d k0, __m512d k1, const int keep,
+             __m512d (*xs)[2], __m512d *s10, __m512d *s11, __m512d *s20, __m512d *s21)
+{
+    const __m512d Z = _mm512_setzero_pd();
+    __m512d a10 = Z, a11 = Z, a20 = Z, a21 = Z;
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        BN_LD2(x + r * rs, x0, x1);
+        if (keep)
+            xs[r][0] = x0, xs[r][1] = x1;
+        __m512d d0 = _mm512_sub_pd(x0, k0), d1 = _mm512_sub_pd(x1, k1);
+        a10 = _mm512_add_pd(a10, d0), a11 = _mm512_add_pd(a11, d1);
+        a20 = _mm512_add_pd(a20, _mm512_mul_pd(d0, d0));
+        a21 = _mm512_add_pd(a21, _mm512_mul_pd(d1, d1));
+    }
+    *s10 = a10, *s11 = a11, *s20 = a20, *s21 = a21;
+}
+
+BN_AVX512 __attribute__((always_inline)) static inline void
+pa_apply16(int64_t R, const float *x, float *y, int64_t rs, const int keep, __m512d (*xs)[2],
+           const __m512d *a, const __m512d *b, double alpha, double beta, int ntk)
+{
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        __m512d x0, x1;
+        if (keep) {
+            x0 = xs[r][0], x1 = xs[r][1];
+        } else {
+            x0 = _mm512_cvtps_pd(_mm256_loadu_ps(x + r * rs));
+            x1 = _mm512_cvtps_pd(_mm256_loadu_ps(x + r * rs + 8));
+        }
+        __m512d w0 = _mm512_add_pd(_mm512_mul_pd(x0, a[0]), b[0]);
+        __m512d w1 = _mm512_add_pd(_mm512_mul_pd(x1, a[1]), b[1]);
+        BN_FINISH16(y + r * rs, w0, w1);
+    }
+}
+
+static inline void pa_tail_moments(int64_t R, const float *x, int64_t rs, double rM, double *kk,
+                                   double *m1, double *v)
+{
+    const double k = x[0];
+    double s1 = 0.0, s2 = 0.0;
+    for (int64_t r = 0; r < R; r++) {
+        double d = (double)x[r * rs] - k;
+        s1 += d;
+        s2 += d * d;
+    }
+    const double m = s1 * rM, var = (s2 - s1 * m) * rM;
+    *kk = k, *m1 = m, *v = var < 0.0 ? 0.0 : var;
+}
+
+static inline void pa_tail_apply(int64_t R, const float *x, float *y, int64_t rs, double fa,
+                                 double fb, double alpha, double beta)
+{
+    for (int64_t r = 0; r < R; r++) {
+        double w = (double)x[r * rs] * fa + fb;
+        if (alpha != 1.0)
+            w = alpha * w;
+        if (beta != 0.0)
+            w += beta * (double)y[r * rs];
+        y[r * rs] = (float)w;
+    }
+}
+
 /* inference: fa = scale inv, fb = bias - mean fa, y = x fa + fb (not the ref's four
  * operations: the per-position inverse square root is the cost here, see the header) */
 BN_AVX512 static void pa_infer_f32_avx512(int L, int64_t R, const float *x, float *y, int64_t rs,
@@ -957,14 +1026,7 @@ BN_AVX512 static void pa_infer_f32_avx512(int L, int64_t R, const float *x, floa
     }
     for (; j < L; j++) {
         double fa = sc[j] * (1.0 / sqrt(var[j] + eps)), fb = bi[j] - mean[j] * fa;
-        for (int64_t r = 0; r < R; r++) {
-            double w = (double)x[r * rs + j] * fa + fb;
-            if (alpha != 1.0)
-                w = alpha * w;
-            if (beta != 0.0)
-                w += beta * (double)y[r * rs + j];
-            y[r * rs + j] = (float)w;
-        }
+        pa_tail_apply(R, x + j, y + j, rs, fa, fb, alpha, beta);
     }
 }
 
@@ -1012,14 +1074,7 @@ BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *
     for (; j < L; j++) {
         double fa = (double)sc[j] * (1.0 / sqrt((double)var[j] + eps)),
                fb = (double)bi[j] - (double)mean[j] * fa;
-        for (int64_t r = 0; r < R; r++) {
-            double w = (double)x[r * rs + j] * fa + fb;
-            if (alpha != 1.0)
-                w = alpha * w;
-            if (beta != 0.0)
-                w += beta * (double)y[r * rs + j];
-            y[r * rs + j] = (float)w;
-        }
+        pa_tail_apply(R, x + j, y + j, rs, fa, fb, alpha, beta);
     }
 }
 
@@ -1036,17 +1091,8 @@ pa_train_body(int L, int64_t R, const float *x, float *y, int64_t rs, const doub
     int j = 0;
     for (; j + 16 <= L; j += 16) {
         BN_LD2(x + j, k0, k1);
-        __m512d s10 = Z, s11 = Z, s20 = Z, s21 = Z, xs[PA_KEEP][2];
-        _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
-        {
-            BN_LD2(x + r * rs + j, x0, x1);
-            if (keep)
-                xs[r][0] = x0, xs[r][1] = x1;
-            __m512d d0 = _mm512_sub_pd(x0, k0), d1 = _mm512_sub_pd(x1, k1);
-            s10 = _mm512_add_pd(s10, d0), s11 = _mm512_add_pd(s11, d1);
-            s20 = _mm512_add_pd(s20, _mm512_mul_pd(d0, d0));
-            s21 = _mm512_add_pd(s21, _mm512_mul_pd(d1, d1));
-        }
+        __m512d s10, s11, s20, s21, xs[PA_KEEP][2];
+        pa_moments16(R, x + j, rs, k0, k1, keep, xs, &s10, &s11, &s20, &s21);
         __m512d a[2], b[2];
         const __m512d k[2] = {k0, k1}, s1[2] = {s10, s11}, s2[2] = {s20, s21};
         for (int h = 0; h < 2; h++) {
@@ -1061,40 +1107,14 @@ pa_train_body(int L, int64_t R, const float *x, float *y, int64_t rs, const doub
             a[h] = _mm512_mul_pd(BN_LDP(sc + j + 8 * h), iv);
             b[h] = _mm512_sub_pd(BN_LDP(bi + j + 8 * h), _mm512_mul_pd(mu, a[h]));
         }
-        _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
-        {
-            __m512d x0, x1;
-            if (keep) {
-                x0 = xs[r][0], x1 = xs[r][1];
-            } else {
-                x0 = _mm512_cvtps_pd(_mm256_loadu_ps(x + r * rs + j));
-                x1 = _mm512_cvtps_pd(_mm256_loadu_ps(x + r * rs + j + 8));
-            }
-            __m512d w0 = _mm512_add_pd(_mm512_mul_pd(x0, a[0]), b[0]);
-            __m512d w1 = _mm512_add_pd(_mm512_mul_pd(x1, a[1]), b[1]);
-            BN_FINISH16(y + r * rs + j, w0, w1);
-        }
+        pa_apply16(R, x + j, y + j, rs, keep, xs, a, b, alpha, beta, ntk);
     }
     for (; j < L; j++) {
-        const double kk = x[j];
-        double s1 = 0.0, s2 = 0.0;
-        for (int64_t r = 0; r < R; r++) {
-            double d = (double)x[r * rs + j] - kk;
-            s1 += d;
-            s2 += d * d;
-        }
-        double m1 = s1 * rM, v = (s2 - s1 * m1) * rM;
-        v = v < 0.0 ? 0.0 : v;
+        double kk, m1, v;
+        pa_tail_moments(R, x + j, rs, rM, &kk, &m1, &v);
         mean[j] = kk + m1, inv[j] = 1.0 / sqrt(v + eps), unb[j] = v * M / (M - 1.0);
         double fa = sc[j] * inv[j], fb = bi[j] - mean[j] * fa;
-        for (int64_t r = 0; r < R; r++) {
-            double w = (double)x[r * rs + j] * fa + fb;
-            if (alpha != 1.0)
-                w = alpha * w;
-            if (beta != 0.0)
-                w += beta * (double)y[r * rs + j];
-            y[r * rs + j] = (float)w;
-        }
+        pa_tail_apply(R, x + j, y + j, rs, fa, fb, alpha, beta);
     }
 }
 
@@ -1153,17 +1173,8 @@ pa_train_direct_body(int L, int64_t R, const float *x, float *y, int64_t rs, con
             _mm_prefetch((const char *)(bi + j + pfd), _MM_HINT_T1);
         }
         BN_LD2(x + j, k0, k1);
-        __m512d s10 = Z, s11 = Z, s20 = Z, s21 = Z, xs[PA_KEEP][2];
-        _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
-        {
-            BN_LD2(x + r * rs + j, x0, x1);
-            if (keep)
-                xs[r][0] = x0, xs[r][1] = x1;
-            __m512d d0 = _mm512_sub_pd(x0, k0), d1 = _mm512_sub_pd(x1, k1);
-            s10 = _mm512_add_pd(s10, d0), s11 = _mm512_add_pd(s11, d1);
-            s20 = _mm512_add_pd(s20, _mm512_mul_pd(d0, d0));
-            s21 = _mm512_add_pd(s21, _mm512_mul_pd(d1, d1));
-        }
+        __m512d s10, s11, s20, s21, xs[PA_KEEP][2];
+        pa_moments16(R, x + j, rs, k0, k1, keep, xs, &s10, &s11, &s20, &s21);
         __m512d a[2], b[2], mu[2], iv[2], ub[2];
         const __m512d k[2] = {k0, k1}, s1[2] = {s10, s11}, s2[2] = {s20, s21};
         BN_LD2(sc + j, sc0, sc1);
@@ -1187,30 +1198,11 @@ pa_train_direct_body(int L, int64_t R, const float *x, float *y, int64_t rs, con
             PA_STORE16(o->save_mean + j, mu, 1.0, 0.0);
             PA_STORE16(o->save_inv + j, iv, 1.0, 0.0);
         }
-        _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
-        {
-            __m512d x0, x1;
-            if (keep) {
-                x0 = xs[r][0], x1 = xs[r][1];
-            } else {
-                x0 = _mm512_cvtps_pd(_mm256_loadu_ps(x + r * rs + j));
-                x1 = _mm512_cvtps_pd(_mm256_loadu_ps(x + r * rs + j + 8));
-            }
-            __m512d w0 = _mm512_add_pd(_mm512_mul_pd(x0, a[0]), b[0]);
-            __m512d w1 = _mm512_add_pd(_mm512_mul_pd(x1, a[1]), b[1]);
-            BN_FINISH16(y + r * rs + j, w0, w1);
-        }
+        pa_apply16(R, x + j, y + j, rs, keep, xs, a, b, alpha, beta, ntk);
     }
     for (; j < L; j++) {
-        const double kk = x[j];
-        double s1 = 0.0, s2 = 0.0;
-        for (int64_t r = 0; r < R; r++) {
-            double d = (double)x[r * rs + j] - kk;
-            s1 += d;
-            s2 += d * d;
-        }
-        double m1 = s1 * rM, v = (s2 - s1 * m1) * rM;
-        v = v < 0.0 ? 0.0 : v;
+        double kk, m1, v;
+        pa_tail_moments(R, x + j, rs, rM, &kk, &m1, &v);
         const double mean = kk + m1, inv = 1.0 / sqrt(v + eps), unb = v * M / (M - 1.0);
         if (o->run_mean != NULL)
             o->run_mean[j] = (float)(f == 1.0 ? f * mean : f * mean + (1.0 - f) * o->run_mean[j]);
@@ -1219,14 +1211,7 @@ pa_train_direct_body(int L, int64_t R, const float *x, float *y, int64_t rs, con
         if (o->save_mean != NULL)
             o->save_mean[j] = (float)(1.0 * mean), o->save_inv[j] = (float)(1.0 * inv);
         double fa = (double)sc[j] * inv, fb = (double)bi[j] - mean * fa;
-        for (int64_t r = 0; r < R; r++) {
-            double w = (double)x[r * rs + j] * fa + fb;
-            if (alpha != 1.0)
-                w = alpha * w;
-            if (beta != 0.0)
-                w += beta * (double)y[r * rs + j];
-            y[r * rs + j] = (float)w;
-        }
+        pa_tail_apply(R, x + j, y + j, rs, fa, fb, alpha, beta);
     }
 }
 
