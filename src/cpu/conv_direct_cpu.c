@@ -16,9 +16,10 @@
  * The kernel keeps V output channels x a tile of th x tw output pixels in vector registers (up
  * to 16 x 28 on AVX-512, 8 x 12 on AVX2) and walks (channel block, r, s, channel) adding
  * w-vector x broadcast x-pixel (FMA on AVX-512 / AVX2; multiply then add on the baseline path);
- * on AVX-512 the loop runs near the machine's peak (measured on the 2-vCPU Zen 4 VM: peak 1 zmm
- * FMA per cycle = 57 GMAC/s at 3.5 GHz; ResNet-50's 3x3 layers 53-56 GMAC/s, packing included,
- * at 56x56 to 14x14 outputs). Filter rows over the padding are skipped (those output rows
+ * on AVX-512 the loop runs near the machine's peak (the 2-core Zen 5 VM, quiet, 2026-12-01: a
+ * zmm FMA loop 275-286 GFLOP/s, two FMAs a cycle; ResNet-50's 3x3 layers 223-257 GFLOP/s,
+ * packing included, at 56x56 to 7x7 outputs. Earlier figures of "1 zmm FMA per cycle" here were
+ * measured while the machine was loaded). Filter rows over the padding are skipped (those output rows
  * get bands of their own); filter columns over it are multiplied by the zeros of the packed x,
  * as in the im2col and Winograd rows: the same sum for finite data, but a filter holding Inf
  * or NaN gives NaN at the left and right borders where ref (which skips them) does not.
@@ -36,8 +37,8 @@
  * AVX-512 refinements (2026-11-30; one thread, ResNet-50 N=1, min of 24 calls on the shared VM):
  * - K blocks go two at a time through dc_kernel512x2 (2 x 14 accumulators, each broadcast x
  *   value feeding two FMAs) when C >= 16; same order per output, so the same bits. Measured
- *   1-3% (the one-block kernel was already near the FMA rate, 1 zmm FMA per cycle, ~118
- *   GFLOP/s measured on this VM with the operands in L1).
+ *   1-3% (measured on the loaded VM, where the one-block kernel already ran at the rate the
+ *   load left it: ~118 GFLOP/s with the operands in L1; quiet, both shapes reach ~265).
  * - x rows with unit W stride are copied by 16 x 16 register transposes (dc_pack_row16), not
  *   element by element: 1x1 256 -> 64 at 56x56 1.45 -> 1.11 ms, 3x3 layers 2-5%.
  * - 1x1, pad 0, NCHW planes (y contiguous per channel; x too, or any x when strided): a GEMM
