@@ -32,10 +32,6 @@
  * must be matched exactly (NaN by any NaN). Forward on integer fills stays bit for bit (the
  * float sums are exact and the division and blend are the ref's, in double), and one and two
  * threads must give the same bits. The avx2 / generic children keep bits everywhere.
- * Every other FLOAT average forward on the AVX-512 paths (lanes along W of any stride, 1-d to
- * 3-d; NHWC streamed rows) also sums in float and is held to the same bound with K = the
- * window's taps + 1 (bits on integer fills): fills with +-inf, NaN and -FLT_MAX (float
- * overflow) take the ref's formula on those lanes, which must match exactly.
  * NCHW max forward (window-row maxima once per input row) and stride-2 max backward (row
  * argmax once per input row; float sums on dx rows with one window row, kw 3, alpha 1, beta 0,
  * which must give the double sums' bits) are held to the same: dy with -0 / +0, values 2^80
@@ -95,16 +91,6 @@ static double box_worst; /* largest |cpu - ref| / tolerance seen on the box rows
 static int box_case(cudnnDataType_t dt, const geom_t *g, cudnnPoolingMode_t mode)
 {
     return dt == CUDNN_DATA_FLOAT && g->nsp == 2 && g->str[1] == 1 &&
-           (mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ||
-            mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) &&
-           !getenv("FREEDNN_CPU_ISA");
-}
-
-/* 1 when the forward case may sum in float (every FLOAT average on the AVX-512 paths: the box
- * rows, lanes along W of any stride and the NHWC streamed rows; see the header). */
-static int fwd_float_case(cudnnDataType_t dt, cudnnPoolingMode_t mode)
-{
-    return dt == CUDNN_DATA_FLOAT &&
            (mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ||
             mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) &&
            !getenv("FREEDNN_CPU_ISA");
@@ -236,12 +222,9 @@ static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_
         CHECK(cudnnPoolingForward(run_handle(r), pd, a8, xd, x, b8, yd, o.out[r]));
     memcpy(y, o.out[0], yb);
     const int box = box_case(dt, g, mode), kbox = g->win[0] * g->win[1] + 1;
-    int kfwd = 1; /* forward: the window's terms, plus the division's rounding */
-    for (int d = 0; d < g->nsp; d++)
-        kfwd *= g->win[d];
-    if (fwd_float_case(dt, mode) && fillkind != F_INT) {
+    if (box && fillkind != F_INT) {
         float *mag = magnitudes(pd, xd, yd, x, y, dy, xs.extent, ys.extent, 0);
-        box_check(&o, mag, kfwd + 1, alpha, beta, what);
+        box_check(&o, mag, kbox, alpha, beta, what);
         free(mag);
     } else {
         out_check(&o, what);
