@@ -1017,12 +1017,8 @@ BN_AVX512 static void pa_infer_f32_avx512(int L, int64_t R, const float *x, floa
                                    BN_PA_RECIP_SQRT(_mm512_add_pd(BN_LDP(var + j + 8), E)));
         __m512d b0 = _mm512_sub_pd(BN_LDP(bi + j), _mm512_mul_pd(BN_LDP(mean + j), a0));
         __m512d b1 = _mm512_sub_pd(BN_LDP(bi + j + 8), _mm512_mul_pd(BN_LDP(mean + j + 8), a1));
-        for (int64_t r = 0; r < R; r++) {
-            BN_LD2(x + r * rs + j, x0, x1);
-            __m512d w0 = _mm512_add_pd(_mm512_mul_pd(x0, a0), b0);
-            __m512d w1 = _mm512_add_pd(_mm512_mul_pd(x1, a1), b1);
-            BN_FINISH16(y + r * rs + j, w0, w1);
-        }
+        const __m512d a[2] = {a0, a1}, b[2] = {b0, b1};
+        pa_apply16(R, x + j, y + j, rs, 0, NULL, a, b, alpha, beta, ntk);
     }
     for (; j < L; j++) {
         double fa = sc[j] * (1.0 / sqrt(var[j] + eps)), fb = bi[j] - mean[j] * fa;
@@ -1064,12 +1060,8 @@ BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *
         __m512d a1 = _mm512_mul_pd(s1, BN_PA_RECIP_SQRT(_mm512_add_pd(v1, E)));
         __m512d b0 = _mm512_sub_pd(c0, _mm512_mul_pd(m0, a0));
         __m512d b1 = _mm512_sub_pd(c1, _mm512_mul_pd(m1, a1));
-        for (int64_t r = 0; r < R; r++) {
-            BN_LD2(x + r * rs + j, x0, x1);
-            __m512d w0 = _mm512_add_pd(_mm512_mul_pd(x0, a0), b0);
-            __m512d w1 = _mm512_add_pd(_mm512_mul_pd(x1, a1), b1);
-            BN_FINISH16(y + r * rs + j, w0, w1);
-        }
+        const __m512d a[2] = {a0, a1}, b[2] = {b0, b1};
+        pa_apply16(R, x + j, y + j, rs, 0, NULL, a, b, alpha, beta, ntk);
     }
     for (; j < L; j++) {
         double fa = (double)sc[j] * (1.0 / sqrt((double)var[j] + eps)),
