@@ -14,9 +14,13 @@
  *   make -C bench/host_overhead
  *   bench/host_overhead/host_overhead build-gpu/libfreednn.so
  *   bench/host_overhead/host_overhead $NVIDIA/libcudnn.so.9
+ * HOST_PROBES=1 also times the pieces of a launch alone (an empty kernel with a wgmma-sized
+ * parameter block, through <<<>>> and the driver's cuLaunchKernel; cudaGetDevice; cudaGetLastError;
+ * one cuTensorMapEncodeTiled).
  * Output: one line per (direction, problem): algorithm, host us/call, query us/call, empty
  * launch us, GPU us/call (events over one window), then a median line per library.
  */
+#include <cuda.h> /* CUtensorMap, CUfunction: driver entry points are looked up, not linked */
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -30,6 +34,17 @@
 #define CALLS 200
 
 __global__ void empty_kernel(void) {}
+
+/* A parameter block the size of the wgmma rows' (two tensor maps and ~200 bytes of arguments). */
+typedef struct {
+    CUtensorMap a, b;
+    char rest[192];
+} big_params_t;
+__global__ void empty_kernel_big(const __grid_constant__ big_params_t p)
+{
+    if (p.rest[0] == 1 && threadIdx.x == 1000)
+        asm volatile("trap;");
+}
 
 static double now_us(void)
 {
@@ -204,6 +219,76 @@ static double empty_launch_us(cudaStream_t st)
     return median(v, WINDOWS);
 }
 
+/* Median over windows of microseconds per call of `body` (CALLS per window). */
+#define TIME_BODY(result, ...)                                                   \
+    do {                                                                         \
+        double v_[WINDOWS];                                                      \
+        for (int i_ = 0; i_ < 50; i_++) {                                        \
+            __VA_ARGS__;                                                         \
+        }                                                                        \
+        cudaStreamSynchronize(st);                                               \
+        for (int w_ = 0; w_ < WINDOWS; w_++) {                                   \
+            const double t0_ = now_us();                                         \
+            for (int i_ = 0; i_ < CALLS; i_++) {                                 \
+                __VA_ARGS__;                                                     \
+            }                                                                    \
+            v_[w_] = (now_us() - t0_) / CALLS;                                   \
+            cudaStreamSynchronize(st);                                           \
+        }                                                                        \
+        result = median(v_, WINDOWS);                                            \
+    } while (0)
+
+typedef CUresult (*encode_fn_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+typedef CUresult (*launch_fn_t)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void **, void **);
+
+/* Where a launch's host time goes: the pieces a library call is made of, each timed alone. */
+static void launch_probes(cudaStream_t st)
+{
+    double t;
+    big_params_t bp;
+    memset(&bp, 0, sizeof bp);
+    TIME_BODY(t, empty_kernel_big<<<1, 32, 0, st>>>(bp));
+    printf("probe: empty kernel, %zu-byte parameters (<<<>>>): %.2f us/call\n", sizeof bp, t);
+    void *fn = NULL, *enc = NULL;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 12000, cudaEnableDefault, &q) == cudaSuccess && fn != NULL) {
+        cudaFunction_t f;
+        if (cudaGetFuncBySymbol(&f, (const void *)empty_kernel) == cudaSuccess) {
+            launch_fn_t launch = (launch_fn_t)fn;
+            TIME_BODY(t, launch((CUfunction)f, 1, 1, 1, 32, 1, 1, 0, (CUstream)st, NULL, NULL));
+            printf("probe: empty kernel through the driver's cuLaunchKernel: %.2f us/call\n", t);
+        }
+        cudaFunction_t fb;
+        if (cudaGetFuncBySymbol(&fb, (const void *)empty_kernel_big) == cudaSuccess) {
+            launch_fn_t launch = (launch_fn_t)fn;
+            void *args[1] = {&bp};
+            TIME_BODY(t, launch((CUfunction)fb, 1, 1, 1, 32, 1, 1, 0, (CUstream)st, args, NULL));
+            printf("probe: empty kernel, %zu-byte parameters, through cuLaunchKernel: %.2f us/call\n", sizeof bp, t);
+        }
+    }
+    int dev = 0;
+    TIME_BODY(t, cudaGetDevice(&dev));
+    printf("probe: cudaGetDevice: %.3f us/call\n", t);
+    TIME_BODY(t, (void)cudaGetLastError());
+    printf("probe: cudaGetLastError: %.3f us/call\n", t);
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &enc, 12000, cudaEnableDefault, &q) == cudaSuccess && enc) {
+        void *buf = NULL;
+        cudaMalloc(&buf, 1 << 20);
+        const cuuint64_t dims[2] = {256, 1024}, str[1] = {512};
+        const cuuint32_t box[2] = {64, 128}, es[2] = {1, 1};
+        CUtensorMap m;
+        encode_fn_t e = (encode_fn_t)enc;
+        TIME_BODY(t, e(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, buf, dims, str, box, es,
+                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+        printf("probe: cuTensorMapEncodeTiled (2-d): %.3f us/call\n", t);
+        cudaFree(buf);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -255,6 +340,8 @@ int main(int argc, char **argv)
     double all[3 * sizeof probs / sizeof probs[0]];
     int nall = 0;
     printf("library: %s\nempty kernel launch: %.2f us/call\n", argv[1], launch);
+    if (getenv("HOST_PROBES") != NULL)
+        launch_probes(st);
     printf("%-34s %-10s %5s %9s %9s %9s\n", "problem", "dir", "algo", "host_us", "query_us", "gpu_us");
     for (size_t pi = 0; pi < sizeof probs / sizeof probs[0]; pi++) {
         const problem_t *p = &probs[pi];

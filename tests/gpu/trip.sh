@@ -71,7 +71,7 @@ for s in ${STEPS:-tier statusvs lenet compat}; do
     host) # host time per convolution call, ours and NVIDIA's, two rounds (issue 7 item 3)
         cmake --build "$BUILD_GPU" -j "$(nproc)" --target freednn >/dev/null 2>&1
         make -s -C bench/host_overhead >/dev/null 2>&1
-        step host bash -c "for i in 1 2; do bench/host_overhead/host_overhead $BUILD_GPU/libfreednn.so; \
+        step host bash -c "for i in 1 2; do HOST_PROBES=1 bench/host_overhead/host_overhead $BUILD_GPU/libfreednn.so; \
             bench/host_overhead/host_overhead $cudnn; done" ;;
     wgmma) step wgmma bash -c 'make -C dev/wgmma && timeout 60 dev/wgmma/fwd && make -C dev/wgmma sass' ;;
     compat) step compat bash tests/gpu/compat_block.sh --freednn "$BUILD_GPU" --nvidia-lib "$(dirname "$cudnn")" \
