@@ -498,13 +498,8 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
     if (g.direct || ctr == nullptr)
         return; /* one split blended above, or conv_simt_wgrad_reduce runs next */
     /* one launch (splitk.cuh): the tile's last block sums its splits in order and blends */
-    __threadfence();
-    __syncthreads();
-    const int last =
-        tid == 0 && fd_splitk_ticket(ctr + blockIdx.y * gridDim.x + blockIdx.x, splits);
-    if (!__syncthreads_or(last))
+    if (!fd_splitk_last_block(ctr + blockIdx.y * gridDim.x + blockIdx.x, splits, tid))
         return;
-    __threadfence();
     const int k1 = k0 + SIMT_BM < g.k ? k0 + SIMT_BM : g.k;
     const int j1 = j0 + SIMT_BN < g.j ? j0 + SIMT_BN : g.j;
     const auto st = [&](int k, int64_t j, const float *v, int n) {

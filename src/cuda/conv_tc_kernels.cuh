@@ -582,15 +582,8 @@ static __global__ void __launch_bounds__(TC_THREADS)
     if (ctr == nullptr)
         return; /* conv_bwd_filter_tc_reduce runs next */
     /* one launch (splitk.cuh): the tile's last block sums its splits in order and blends */
-    __threadfence();
-    __syncthreads();
-    /* thread 0 takes the ticket; __syncthreads_or hands its answer to the block (as and bs fill
-     * the 48 KiB of static shared memory: no room for a flag) */
-    const int last =
-        tid == 0 && fd_splitk_ticket(ctr + blockIdx.y * gridDim.x + blockIdx.x, splits);
-    if (!__syncthreads_or(last))
+    if (!fd_splitk_last_block(ctr + blockIdx.y * gridDim.x + blockIdx.x, splits, tid))
         return;
-    __threadfence();
     const int k1 = k0 + TC_BM < g.k ? k0 + TC_BM : g.k;
     const int64_t j1 = j0 + TC_BN < g.kred ? j0 + TC_BN : g.kred;
     fd_splitk_sum_tile<4>(part, splits, (int64_t)g.k * g.kred, g.kred, k0, k1, j0, j1, tid,

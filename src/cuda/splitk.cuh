@@ -57,6 +57,22 @@ static __device__ __forceinline__ bool fd_splitk_ticket(unsigned *ctr, int split
     return atomicInc(ctr, (unsigned)splits - 1u) == (unsigned)splits - 1u;
 }
 
+/* The whole protocol for kernels whose block meets at __syncthreads (FFMA, mma.sync): called by
+ * every thread (tid 0 takes the ticket) after its partial stores; true in every thread of the
+ * tile's last block, which may then read the other blocks' partials. __syncthreads_or hands
+ * thread 0's answer to the block without a shared-memory flag (those kernels' static shared
+ * memory is full). The wgmma row meets at a named barrier of its consumers: its own tail. */
+static __device__ __forceinline__ bool fd_splitk_last_block(unsigned *ctr, int splits, int tid)
+{
+    __threadfence();
+    __syncthreads();
+    const int last = tid == 0 && fd_splitk_ticket(ctr, splits);
+    if (!__syncthreads_or(last))
+        return false;
+    __threadfence(); /* the other blocks' partials, published by their fences, are read next */
+    return true;
+}
+
 /* The last block's sum of one tile: rows r0..r1-1 (output channels), columns c0..c1-1 of
  * part[z][r][c] (z stride zs floats, row stride ld), each element over z = 0..S-1 in order from
  * 0.0f (the reduce kernels' order: the same bits); st(r, c, v) blends and stores V consecutive
