@@ -59,9 +59,10 @@ static cudnnTensorDescriptor_t desc(int nhwc, int n, int c, int h, int w)
 
 static float *buf(size_t n, int fill)
 {
-    float *p = malloc(n * sizeof *p);
-    if (!p)
+    void *v = NULL; /* 64-byte aligned, as tensor allocators (and dnnbench's buffers) are */
+    if (posix_memalign(&v, 64, n * sizeof(float)) != 0)
         exit(1);
+    float *p = v;
     unsigned s = 12345;
     for (size_t i = 0; i < n; i++) {
         s = s * 1103515245u + 12345u;
@@ -175,14 +176,19 @@ int main(int argc, char **argv)
         states = malloc(ss);
         CK(cudnnSetDropoutDescriptor(dr, h, prob, states, ss, 1234ull));
         CK(cudnnDropoutGetReserveSpaceSize(xd, &rss));
-        reserve = calloc(1, rss);
+        if (posix_memalign(&reserve, 64, rss) != 0)
+            exit(1);
+        memset(reserve, 0, rss);
         CK(cudnnDropoutForward(h, dr, xd, x, xd, y, reserve, rss));
     }
     double best_w = 1e30, best_c = 1e30;
     const size_t flush_n = (size_t)64 << 20;
-    unsigned char *flush = malloc(flush_n);
+    unsigned char *flush = calloc(1, flush_n);
     for (int r = -1; r < reps; r++) {
-        memset(flush, r & 0xff, flush_n); /* tensors start out of cache (32 MiB L3 here) */
+        /* tensors start out of cache (32 MiB L3 here): a read-modify-write of every line (a
+         * large memset may use non-temporal stores, which leave the cache as it was) */
+        for (size_t i = 0; i < flush_n; i += 64)
+            flush[i] = (unsigned char)(flush[i] + 1);
         double w0 = clk(CLOCK_MONOTONIC), c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
         switch (kind) {
         case K_SMX_F:
