@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # bench/cpu_memops.sh - issue 5 item 2 in one run: this machine's bandwidth (bench/membw) and,
 # per memory-bound op family on the cpu backend, dnnbench's compulsory-traffic GB/s (median of
-# --iters samples, cold cache) as a fraction of it. f32, n8c64h112w112 (6.4 M elements, 25.7 MB
+# --iters samples, cold cache) as a fraction of it; reduce and dropout through
+# bench/memops_extra (min of ITERS calls, cold cache). f32, n8c64h112w112 (6.4 M elements, 25.7 MB
 # per tensor: larger than the L3), NCHW and NHWC, one thread unless THREADS says otherwise.
 # Usage: bench/cpu_memops.sh BUILD_DIR [OUT_DIR]   (BUILD_DIR holds tools/dnnbench/dnnbench)
 # Prints one line per (op, direction, layout): ms, GB/s, fraction; ends with the bandwidth used.
@@ -36,6 +37,23 @@ for layout in nchw nhwc; do
         "n256c1000h1w1 algo=accurate mode=channel"
     run lrn lrn all $layout "$P size=5"
 done
+# reduce and dropout: dnnbench has no driver for them; bench/memops_extra times them through the
+# API (f32, the same problem, min of ITERS calls, each after a cache flush; GB/s of compulsory
+# traffic: reduce 4 B per element read, dropout 9: x or dy, y or dx, one mask byte)
+extra=$out/memops_extra
+gcc -O2 -Iinclude bench/memops_extra/memops_extra.c -L"$build" -lfreednn -Wl,-rpath,"$(cd "$build" && pwd)" \
+    -lm -o "$extra" 2>"$out/memops_extra.build.log" || { echo "cpu_memops: cannot build memops_extra"; extra=; }
+: >"$out/extra.txt"
+if [ -n "$extra" ]; then
+    for layout in nchw nhwc; do
+        for a in "reduce add chan" "reduce add overc" "reduce add all" "reduce norm2 chan" "reduce max overc" \
+            "dropout fwd" "dropout bwd"; do
+            set -- $a
+            OMP_NUM_THREADS=$threads "$extra" --backend=cpu --reps="$iters" "$1" "$2" ${3:+"$3"} "$layout" 8 64 112 112 \
+                >>"$out/extra.txt" 2>&1
+        done
+    done
+fi
 python3 - "$out" "$bw" <<'PY'
 import csv, glob, os, sys
 out, bw = sys.argv[1], float(sys.argv[2])
@@ -46,5 +64,16 @@ for f in sorted(glob.glob(os.path.join(out, '*.csv'))):
             continue
         g = float(r['gbps'])
         print(f"{r['op']:8} {r['dir']:10} {r['layout']:6} {r['problem'][:44]:44} {float(r['ms_median']):8.3f} {g:7.1f} {g / bw:5.2f}")
+import re
+for line in open(os.path.join(out, 'extra.txt')):
+    m = re.match(r'(\w+)\s+(.*) (nchw|nhwc) (\d+ \d+ \d+ \d+).*: cpu, min of \d+: wall ([\d.]+) ms \(([\d.]+) GB/s\)', line)
+    if not m:
+        continue
+    op, what, lay, dims, ms, g = m.groups()
+    d = 'all'
+    if op == 'dropout':
+        d, what = what.split()[0], ''
+    prob = 'n%sc%sh%sw%s %s' % (*dims.split(), what)
+    print(f"{op:8} {d:10} {lay:6} {prob.strip()[:44]:44} {float(ms):8.3f} {float(g):7.1f} {float(g) / bw:5.2f}")
 print(f"bandwidth used for the fractions: {bw} GB/s (bench/membw, best of copy/scale/triad, {os.environ.get('THREADS', '1')} thread(s))")
 PY
