@@ -944,9 +944,10 @@ static cudnnStatus_t ww_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ntiles * pl.splits);
     ka.ctr = ww_counters(a, pl, BN);
-    conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>
-        <<<blocks, WW_THREADS, ww_smem_bytes(BN), s>>>(tmx, tmdy, ka);
-    FD_CUDA_LAUNCHED(
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>, fc, dim3(blocks),
+                                            dim3(WW_THREADS), (unsigned)ww_smem_bytes(BN), s, tmx, tmdy, ka);
+    FD_CUDA_LAUNCHED_AS(le,
         "conv_wgrad_wgmma on %s data (BN %d, %s of %d rows, %d k16 steps, %u blocks, %d splits, "
         "%s, stream %p)",
         fd_dtype_name(p->xdt), BN, TAP ? "4-d pixel boxes" : "[M][C] boxes", pl.rows, KS, blocks,
@@ -965,8 +966,10 @@ static cudnnStatus_t wt_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ntiles * pl.splits);
     ka.ctr = ww_counters(a, pl, BN);
-    conv_wgrad_wgmma_tf32<BN, TAP><<<blocks, WW_THREADS, wt_smem_bytes(BN), s>>>(tmx, tmdy, ka);
-    FD_CUDA_LAUNCHED("conv_wgrad_wgmma_tf32 (BN %d, %s of %d rows, %u blocks, %d splits, %s, "
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_wgrad_wgmma_tf32<BN, TAP>, fc, dim3(blocks), dim3(WW_THREADS),
+                                            (unsigned)wt_smem_bytes(BN), s, tmx, tmdy, ka);
+    FD_CUDA_LAUNCHED_AS(le, "conv_wgrad_wgmma_tf32 (BN %d, %s of %d rows, %u blocks, %d splits, %s, "
                      "stream %p)",
                      BN, TAP ? "4-d pixel boxes" : "[M][C] boxes", pl.rows, blocks, pl.splits,
                      ka.ctr != NULL ? "one launch" : "reduce kernel", (void *)s);

@@ -726,8 +726,10 @@ static cudnnStatus_t simt_gather_run(const fd_conv_problem_t *p, const float *A,
     const simt_geom_t g = simt_geom(p);
     const dim3 grid((unsigned)((g.m + SIMT_BM - 1) / SIMT_BM), (unsigned)((g.n + SIMT_BN - 1) / SIMT_BN));
     cudaStream_t s = a->handle->stream;
-    conv_simt_gather<<<grid, SIMT_THREADS, 0, s>>>(g, A, B, (float *)a->out, a->alpha, a->beta);
-    FD_CUDA_LAUNCHED("conv_simt_gather %s (grid %u x %u, stream %p)",
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_simt_gather, fc, grid, dim3(SIMT_THREADS), 0, s, g, A, B,
+                                            (float *)a->out, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED_AS(le, "conv_simt_gather %s (grid %u x %u, stream %p)",
                      p->dir == FD_CONV_FWD ? "fwd" : "bwd data", grid.x, grid.y, (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -819,9 +821,11 @@ extern "C" cudnnStatus_t fd_conv_bwd_filter_simt_igemm_run(const fd_conv_problem
                                                        (size_t)SIMT_BM * SIMT_BN * sizeof(float) *
                                                            (g.j % 4 == 0 ? 1 : 4),
                                                        part);
-    conv_simt_wgrad<<<grid, SIMT_THREADS, 0, s>>>(g, (const float *)a->x, (const float *)a->y,
-                                                  part, len, dw, a->alpha, a->beta, ctr, splits);
-    FD_CUDA_LAUNCHED("conv_simt_wgrad (grid %u x %u x %u, %s, stream %p)", grid.x, grid.y,
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_simt_wgrad, fc, grid, dim3(SIMT_THREADS), 0, s, g,
+                                            (const float *)a->x, (const float *)a->y, part, len, dw, a->alpha,
+                                            a->beta, ctr, splits);
+    FD_CUDA_LAUNCHED_AS(le, "conv_simt_wgrad (grid %u x %u x %u, %s, stream %p)", grid.x, grid.y,
                      grid.z, g.direct ? "one split" : ctr != NULL ? "one launch" : "reduce kernel",
                      (void *)s);
     if (!g.direct && ctr == NULL) {

@@ -14,6 +14,9 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+#include <utility>
+
 /* The core headers are C11; their one C-only keyword has a C++11 twin. */
 #if !defined(_Static_assert)
 #define _Static_assert static_assert
@@ -39,6 +42,41 @@ extern "C" cudnnStatus_t fd_cuda_check(cudaError_t err, const char *file, int li
 
 /* After every <<<...>>>: a bad configuration or a sticky earlier fault fails the call. */
 #define FD_CUDA_LAUNCHED(...) FD_CUDA_CHECK(cudaGetLastError(), __VA_ARGS__)
+
+/* A kernel launch through the driver's cuLaunchKernel (found once through the runtime's
+ * entry-point query: the library links no libcuda), for the convolution rows whose host time is
+ * issue 7.3's measure: on the H200 host an empty kernel costs 3.6-4.1 us that way against
+ * 4.1-4.5 us through <<<>>> / cudaLaunchKernel (bench/host_overhead HOST_PROBES=1, 2026-12-01).
+ * func: the __global__ function's address; fcache: FD_CUDA_FCACHE function handles of it, one
+ * per device (a zeroed static array of the launch site: handles belong to a device's context);
+ * args: the addresses of the kernel's parameters in order. Whenever the driver path is not
+ * available or refuses (no current context on this thread, a bad configuration, a sticky fault),
+ * the same launch goes through cudaLaunchKernel, so errors and their text are the runtime's. */
+#define FD_CUDA_FCACHE 64
+extern "C" cudaError_t fd_cuda_launch(const void *func, void **fcache, dim3 grid, dim3 block, unsigned smem,
+                                      cudaStream_t s, void **args);
+
+/* fd_cuda_launch for a kernel and its arguments: each argument converted to the kernel's
+ * parameter type (as <<<>>> does), the addresses handed over in order. One fcache per launch
+ * site: `static void *fc[FD_CUDA_FCACHE];` in the (template) function that launches. */
+template <typename... V>
+static inline cudaError_t fd_cuda_launch_v(const void *f, void **fc, dim3 grid, dim3 block, unsigned smem,
+                                           cudaStream_t s, V... v)
+{
+    void *args[] = {(void *)&v..., nullptr}; /* the parameters' copies live in this frame */
+    return fd_cuda_launch(f, fc, grid, block, smem, s, args);
+}
+
+template <typename... P, typename... A>
+static inline cudaError_t fd_cuda_launch_k(void (*kernel)(P...), void **fc, dim3 grid, dim3 block, unsigned smem,
+                                           cudaStream_t s, A &&...a)
+{
+    return fd_cuda_launch_v((const void *)kernel, fc, grid, block, smem, s,
+                            typename std::decay<P>::type(std::forward<A>(a))...);
+}
+
+/* After fd_cuda_launch_k: its error, else the runtime's last error (a sticky earlier fault). */
+#define FD_CUDA_LAUNCHED_AS(err, ...) FD_CUDA_CHECK((err) != cudaSuccess ? (err) : cudaGetLastError(), __VA_ARGS__)
 
 /* Blocks of FD_CUDA_BLOCK threads for `work` items handled by grid-stride loops; the cap keeps
  * the grid legal and launches cheap, the loops cover the rest. */

@@ -34,6 +34,50 @@ extern "C" cudnnStatus_t fd_cuda_check(cudaError_t err, const char *file, int li
                     what, (int)err, cudaGetErrorName(err), cudaGetErrorString(err));
 }
 
+/* ---- launches through the driver (fd_cuda.cuh) ------------------------------------------ */
+
+typedef int (*fd_cu_launch_fn_t)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                 unsigned bz, unsigned smem, void *stream, void **params, void **extra);
+
+static fd_cu_launch_fn_t launch_lookup(void)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q;
+#if CUDART_VERSION >= 12050
+    cudaError_t e = cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 12000, cudaEnableDefault, &q);
+#else
+    cudaError_t e = cudaGetDriverEntryPoint("cuLaunchKernel", &fn, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError(); /* the lookup's failure is not the caller's error */
+        return NULL;
+    }
+    return (fd_cu_launch_fn_t)fn;
+}
+
+extern "C" cudaError_t fd_cuda_launch(const void *func, void **fcache, dim3 grid, dim3 block, unsigned smem,
+                                      cudaStream_t s, void **args)
+{
+    static const fd_cu_launch_fn_t launch = launch_lookup();
+    int dev = -1;
+    if (launch != NULL && cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < FD_CUDA_FCACHE) {
+        void *f = __atomic_load_n(&fcache[dev], __ATOMIC_ACQUIRE);
+        if (f == NULL) {
+            cudaFunction_t cf = NULL;
+            if (cudaGetFuncBySymbol(&cf, func) == cudaSuccess && cf != NULL) {
+                f = (void *)cf;
+                __atomic_store_n(&fcache[dev], f, __ATOMIC_RELEASE); /* racing stores agree */
+            } else {
+                (void)cudaGetLastError();
+            }
+        }
+        if (f != NULL && launch(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, (void *)s, args,
+                                NULL) == 0 /* CUDA_SUCCESS */)
+            return cudaSuccess;
+    }
+    return cudaLaunchKernel(func, grid, block, args, smem, s);
+}
+
 /* The device count is asked once per process: without a driver the answer never changes, and
  * cudnnCreate should not pay for the runtime's failed initialisation each time. */
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
