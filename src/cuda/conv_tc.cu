@@ -323,9 +323,10 @@ static cudnnStatus_t fwd_launch(const fd_conv_problem_t *p, const fd_conv_args_t
 {
     const dim3 grid((unsigned)((g.m + TC_BM - 1) / TC_BM), (unsigned)((g.k + TC_BN - 1) / TC_BN));
     cudaStream_t s = a->handle->stream;
-    conv_fwd_tc<T><<<grid, TC_THREADS, 0, s>>>(g, (const T *)a->x, (const T *)a->w, (T *)a->out,
-                                               a->alpha, a->beta);
-    FD_CUDA_LAUNCHED("conv_fwd_tc on %s data (grid %u x %u, stream %p)", fd_dtype_name(p->xdt),
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_fwd_tc<T>, fc, grid, dim3(TC_THREADS), 0, s, g, (const T *)a->x,
+                                            (const T *)a->w, (T *)a->out, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED_AS(le, "conv_fwd_tc on %s data (grid %u x %u, stream %p)", fd_dtype_name(p->xdt),
                      grid.x, grid.y, (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -365,9 +366,10 @@ static cudnnStatus_t bwd_data_launch(const fd_conv_problem_t *p, const fd_conv_a
 {
     const dim3 grid((unsigned)((g.m + TC_BM - 1) / TC_BM), (unsigned)((g.c + TC_BN - 1) / TC_BN));
     cudaStream_t s = a->handle->stream;
-    conv_bwd_data_tc<T><<<grid, TC_THREADS, 0, s>>>(g, (const T *)a->y, (const T *)a->w, (T *)a->out,
-                                                    a->alpha, a->beta);
-    FD_CUDA_LAUNCHED("conv_bwd_data_tc on %s data (grid %u x %u, stream %p)", fd_dtype_name(p->xdt),
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_bwd_data_tc<T>, fc, grid, dim3(TC_THREADS), 0, s, g,
+                                            (const T *)a->y, (const T *)a->w, (T *)a->out, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED_AS(le, "conv_bwd_data_tc on %s data (grid %u x %u, stream %p)", fd_dtype_name(p->xdt),
                      grid.x, grid.y, (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -436,10 +438,11 @@ static cudnnStatus_t bwd_filter_launch(const fd_conv_problem_t *p, const fd_conv
     float *part = (float *)a->workspace;
     unsigned *ctr = fd_cuda_splitk_counters(a->handle, (int64_t)grid.x * grid.y, splits,
                                             (size_t)TC_BM * TC_BN * sizeof(float), part);
-    conv_bwd_filter_tc<T><<<grid, TC_THREADS, 0, s>>>(g, (const T *)a->x, (const T *)a->y, part,
-                                                      len, ctr, splits, (T *)a->out, a->alpha,
-                                                      a->beta);
-    FD_CUDA_LAUNCHED("conv_bwd_filter_tc on %s data (grid %u x %u x %u, %s)",
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_bwd_filter_tc<T>, fc, grid, dim3(TC_THREADS), 0, s, g,
+                                            (const T *)a->x, (const T *)a->y, part, len, ctr, splits, (T *)a->out,
+                                            a->alpha, a->beta);
+    FD_CUDA_LAUNCHED_AS(le, "conv_bwd_filter_tc on %s data (grid %u x %u x %u, %s)",
                      fd_dtype_name(p->xdt), grid.x, grid.y, grid.z,
                      ctr != NULL ? "one launch" : "reduce kernel");
     if (ctr != NULL)
