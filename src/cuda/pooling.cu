@@ -44,6 +44,8 @@
  */
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "elem.cuh"
 #include "fd_cuda.cuh"
@@ -173,7 +175,23 @@ typedef struct {
     int is_max, include_pad, propagate;
     int xs_n, xs_c, xs_h, xs_w, gs_n, gs_c, gs_h, gs_w, ds_n, ds_c, ds_h, ds_w;
     double lowest;
+    int zcheap; /* pool_s2_max_fwd_vec: zero lanes redo only when a cell is -0 (fd_cuda_bw2_on) */
 } pool_s2_t;
+
+/* 1 when a 16-byte vector of elements of `size` bytes holds a -0 (the sign bit alone): the
+ * only bits that can make a zero maximum's sign differ from the lane-wise max chain's. */
+static __device__ __forceinline__ bool pool_neg0(const uint4 &u, int size)
+{
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+    bool r = false;
+    if (size == 8)
+        return (w[0] == 0u && w[1] == 0x80000000u) || (w[2] == 0u && w[3] == 0x80000000u);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        r |= size == 4 ? w[k] == 0x80000000u
+                       : (w[k] & 0xffffu) == 0x8000u || (w[k] >> 16) == 0x8000u;
+    return r;
+}
 
 #define POOL_S2_FULL 0xffffffffu /* every lane of a warp (the backward's shuffles) */
 #define POOL_S2_VEC_BYTES 8      /* channels per thread of the channels-last sweeps, in bytes */
@@ -191,6 +209,20 @@ typedef struct {
 static __device__ __forceinline__ int pool_s2_mask(const pool_s2_t &q, int okt, int okm, int okb)
 {
     return okt | okm << 3 | (q.win_h == 3 ? okb << 6 : 0);
+}
+
+/* FREEDNN_GPU_BW2=0 turns off the second round of bandwidth variants (2026-12-01: the 16-byte
+ * transpose of tensor_ops.cu, the zero test of pool_s2_max_fwd_vec, ...); read once per
+ * process (a function-local static: C++ initialises it once, thread-safely). */
+static int bw2_env_on(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW2");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+extern "C" int fd_cuda_bw2_on(void)
+{
+    static const int on = bw2_env_on();
+    return on;
 }
 
 /* The divisor of window (i, j) whose readable cells are the bits of ok: pool_window_t's
@@ -439,6 +471,7 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     q->ds_n = (int)p->dxs[0], q->ds_c = (int)p->dxs[1], q->ds_h = (int)p->dxs[3];
     q->ds_w = (int)p->dxs[4];
     q->lowest = g->lowest;
+    q->zcheap = fd_cuda_bw2_on();
     return 1;
 }
 

@@ -530,12 +530,34 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2)
         else
             FD_K(s2_wmax)(lo, mt, rm, rb, tall, false, &m, &mb);
         mt = mb;
-        bool redo = false;
+        bool nanl = false, zl = false;
 #pragma unroll
         for (int l = 0; l < FD_VEC; l++) {
             const FD_ACC v = fd_cuda_ld(m.e, l);
-            redo |= v != v || v == (FD_ACC)0;
+            nanl |= v != v;
+            zl |= v == (FD_ACC)0;
         }
+        /* zx: zero lanes need the exact scan. Without a -0 among the window's cells every zero
+         * cell is +0, so a zero maximum is +0 whichever zero the chain kept: the exact scan's
+         * bits. zcheap tests that (the top row read again, L1 hits; the other two rows are
+         * still in registers) instead of scanning every zero lane (ReLU outputs). */
+        bool zx = zl;
+        if (zl && q.zcheap) {
+            FD_K(pool_vec_t) t[3];
+            FD_K(s2_wrow)(q, xc, r, c0, lo, t);
+            bool neg = false;
+#pragma unroll
+            for (int k = 0; k < 3; k++) {
+                uint4 u[3];
+                memcpy(&u[0], &t[k], 16);
+                memcpy(&u[1], &rm[k], 16);
+                memcpy(&u[2], &rb[k], 16);
+                neg |= pool_neg0(u[0], (int)sizeof(FD_T)) || pool_neg0(u[1], (int)sizeof(FD_T)) ||
+                       (tall && pool_neg0(u[2], (int)sizeof(FD_T)));
+            }
+            zx = neg;
+        }
+        const bool redo = nanl || zx;
         FD_T *yp = yc + (i * q.gs_h + j * q.gs_w);
         if (plain && !redo) {
             *(FD_K(pool_vec_t) *)yp = m;
@@ -546,7 +568,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2)
 #pragma unroll
             for (int l = 0; l < FD_VEC; l++) {
                 FD_ACC val = fd_cuda_ld(m.e, l);
-                if (val != val || val == (FD_ACC)0) {
+                if (val != val || (zx && val == (FD_ACC)0)) {
                     FD_ACC v[9];
 #pragma unroll
                     for (int k = 0; k < 9; k++)
