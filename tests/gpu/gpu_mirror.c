@@ -295,7 +295,7 @@ int gm_finish(void)
 
 void gm_rerun_with(char **argv, const char *name, const char *value)
 {
-    if (getenv(name) != NULL)
+    if (getenv(name) != NULL || getenv("FD_GM_RERUN") != NULL)
         return;
     printf("%s: again with %s=%s\n", gm_prog, name, value);
     fflush(stdout);
@@ -303,6 +303,7 @@ void gm_rerun_with(char **argv, const char *name, const char *value)
     const pid_t pid = fork();
     if (pid == 0) {
         setenv(name, value, 1);
+        setenv("FD_GM_RERUN", "1", 1); /* a child reruns nothing itself */
         execv("/proc/self/exe", argv);
         _exit(127);
     }
