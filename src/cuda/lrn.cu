@@ -31,8 +31,8 @@
  * lrn_fwd's / lrn_bwd's bits then: within gm_tol of the ref, far below the 16-bit rounding).
  */
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elem.cuh"
@@ -203,8 +203,8 @@ static int lrn_col_chunk(const lrn_geom_t *g, int n, cudnnDataType_t dt, int min
     if (!fd_cuda_bw2_on() || cols <= 0 || dt != CUDNN_DATA_FLOAT)
         return one;
     if (lrn_forced_chunk() > 0) {
-        const int64_t k = lrn_forced_chunk() > (C + 65534) / 65535 ? lrn_forced_chunk()
-                                                                   : (C + 65534) / 65535;
+        const int64_t k =
+            lrn_forced_chunk() > (C + 65534) / 65535 ? lrn_forced_chunk() : (C + 65534) / 65535;
         return (int)(k < one ? k : one);
     }
     const double slots = (double)fd_cuda_sm_count() * minb;
@@ -251,20 +251,20 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
         cudaStream_t st = a->handle->stream;
         int done = 1;
         switch (p->n) {
-#define LRN_COL_CASE(W)                                                                        \
-    case W:                                                                                    \
-        if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                \
-            lrn_fwd_col_f32<W, true><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out,     \
-                                                                       a->alpha, a->beta, cc); \
-        else if (dt == CUDNN_DATA_FLOAT)                                                       \
-            lrn_fwd_col_f32<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out,    \
-                                                                        a->alpha, a->beta, cc); \
-        else if (dt == CUDNN_DATA_HALF)                                                        \
-            lrn_fwd_col_f16<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, \
-                                                                 a->beta, cc);                 \
-        else                                                                                   \
-            lrn_fwd_col_bf16<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out,          \
-                                                                  a->alpha, a->beta, cc);      \
+#define LRN_COL_CASE(W)                                                                            \
+    case W:                                                                                        \
+        if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
+            lrn_fwd_col_f32<W, true>                                                               \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
+        else if (dt == CUDNN_DATA_FLOAT)                                                           \
+            lrn_fwd_col_f32<W, false>                                                              \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
+        else if (dt == CUDNN_DATA_HALF)                                                            \
+            lrn_fwd_col_f16<W, false>                                                              \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
+        else                                                                                       \
+            lrn_fwd_col_bf16<W, false>                                                             \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
         break;
             LRN_COL_CASE(1)
             LRN_COL_CASE(2)
@@ -279,8 +279,8 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
             done = 0; /* other windows: lrn_fwd */
         }
         if (done) {
-            FD_CUDA_LAUNCHED("lrn_fwd_col<%u> on %s data (%u blocks, chunks of %d channels)",
-                             p->n, fd_dtype_name(dt), cblocks.x * cblocks.y, cc);
+            FD_CUDA_LAUNCHED("lrn_fwd_col<%u> on %s data (%u blocks, chunks of %d channels)", p->n,
+                             fd_dtype_name(dt), cblocks.x * cblocks.y, cc);
             return CUDNN_STATUS_SUCCESS;
         }
     }
@@ -316,22 +316,20 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
         cudaStream_t st = a->handle->stream;
         int done = 1;
         switch (p->n) {
-#define LRN_COL_CASE(W)                                                                        \
-    case W:                                                                                    \
-        if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                \
-            lrn_bwd_col_f32<W, true><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy, \
-                                                                       a->out, a->alpha, a->beta, \
-                                                                       cc);                    \
-        else if (dt == CUDNN_DATA_FLOAT)                                                       \
-            lrn_bwd_col_f32<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy, \
-                                                                        a->out, a->alpha, a->beta, \
-                                                                        cc);                   \
-        else if (dt == CUDNN_DATA_HALF)                                                        \
-            lrn_bwd_col_f16<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,      \
-                                                                 a->out, a->alpha, a->beta, cc); \
-        else                                                                                   \
-            lrn_bwd_col_bf16<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,     \
-                                                                  a->out, a->alpha, a->beta, cc); \
+#define LRN_COL_CASE(W)                                                                            \
+    case W:                                                                                        \
+        if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
+            lrn_bwd_col_f32<W, true><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                           \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
+        else if (dt == CUDNN_DATA_FLOAT)                                                           \
+            lrn_bwd_col_f32<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                          \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
+        else if (dt == CUDNN_DATA_HALF)                                                            \
+            lrn_bwd_col_f16<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                          \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
+        else                                                                                       \
+            lrn_bwd_col_bf16<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                         \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
         break;
             LRN_COL_CASE(1)
             LRN_COL_CASE(2)
@@ -346,8 +344,8 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
             done = 0; /* other windows: lrn_bwd */
         }
         if (done) {
-            FD_CUDA_LAUNCHED("lrn_bwd_col<%u> on %s data (%u blocks, chunks of %d channels)",
-                             p->n, fd_dtype_name(dt), cblocks.x * cblocks.y, cc);
+            FD_CUDA_LAUNCHED("lrn_bwd_col<%u> on %s data (%u blocks, chunks of %d channels)", p->n,
+                             fd_dtype_name(dt), cblocks.x * cblocks.y, cc);
             return CUDNN_STATUS_SUCCESS;
         }
     }

@@ -201,9 +201,9 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     const bool plain = alpha == 1.0 && beta == 0.0;
     const FD_ACC nbeta = (FD_ACC)-q.beta;
     const int64_t C = g.C, S = g.sz[0] * g.sz[1] * g.sz[2], cols = g.N * S;
-    /* CH: grid y is the channel chunks (else one); chunk [cs, ce) of cc (lrn.cu's lrn_col_chunk) writes dx[cs,
-     * ce); its first step i_s makes t[cs - LA] (the first of dx[cs]'s window); steps before cs
-     * write nothing, t of channels outside [0, C) stays 0 */
+    /* CH: grid y is the channel chunks (else one); chunk [cs, ce) of cc (lrn.cu's lrn_col_chunk)
+     * writes dx[cs, ce); its first step i_s makes t[cs - LA] (the first of dx[cs]'s window); steps
+     * before cs write nothing, t of channels outside [0, C) stays 0 */
     const int64_t cs = CH ? (int64_t)blockIdx.y * cc : 0, ce = CH ? min(C, cs + cc) : C;
     const int64_t i_s = cs > 0 ? cs - (W - 1) : -LB;
     /* what the chunk reads: x below xend (t up to ce - 1 + LB), dy and y below gend */

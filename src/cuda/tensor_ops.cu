@@ -239,8 +239,8 @@ static __global__ void __launch_bounds__(XV_THREADS)
     tensor_transpose_vec(const U *__restrict__ x, U *__restrict__ y, int64_t rows, int64_t cols,
                          int64_t ctiles)
 {
-    constexpr int VN = 16 / (int)sizeof(U);      /* elements a vector */
-    constexpr int VR = XV_TILE / VN;             /* vectors along a tile row */
+    constexpr int VN = 16 / (int)sizeof(U);       /* elements a vector */
+    constexpr int VR = XV_TILE / VN;              /* vectors along a tile row */
     constexpr int NV = XV_TILE * VR / XV_THREADS; /* vectors a thread */
     __shared__ U tile[XV_TILE][XV_TILE + 1];
     const int64_t img = (int64_t)blockIdx.y * rows * cols;

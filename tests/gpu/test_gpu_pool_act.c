@@ -312,6 +312,27 @@ static void pool_tests(void)
         pool_relu = 0;
     }
     pool_zsign = 0;
+    /* pool_avg22_fwd / _bwd (2 x 2 / 2 averages without padding, W innermost, whole vectors,
+     * FREEDNN_GPU_BW2): both modes, the four types, both blends, real / integer / NaN and -inf
+     * fills; 8 x 16 (every type's vectors), 56 x 56 (f32 and f64 forward, every backward),
+     * 12 x 20 (forward f32 / f64, backward every type but f16 / bf16 rows of 20), 9 x 17 (odd:
+     * the general kernels) and the padded layout (forward rows of 16 + 3: the general
+     * kernels) */
+    {
+        static const int a22[5][3] = {{8, 16, 1}, {56, 56, 1}, {12, 20, 1}, {9, 17, 1}, {8, 16, 1}};
+        for (int t = 0; t < 4; t++)
+            for (int k = 0; k < 5; k++)
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    const int blend = (t + k + bwd) % 3 == 1;
+                    pool_case(dtypes[t], modes[2 + (t + k) % 2], CUDNN_NOT_PROPAGATE_NAN, 2, 2,
+                              k == 1 ? 3 : 5, a22[k], 2, 0, 2, 0, k == 4 ? L_ODD : L_NCHW, bwd,
+                              blend ? 0.5 : 1, blend ? 0.25 : 0,
+                              (t + k) % 3 == 0   ? F_REAL
+                              : (t + k) % 3 == 1 ? F_INT
+                                                 : F_SPECIAL,
+                              seed++);
+                }
+    }
     pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, s2in[0], 3, 1,
               2, 0, L_NHWC, 0, 1, 0, F_SPECIAL, seed++);
     pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
