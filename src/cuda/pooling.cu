@@ -197,6 +197,9 @@ static __device__ __forceinline__ bool pool_neg0(const uint4 &u, int size)
 #define POOL_S2_VEC_BYTES 8      /* channels per thread of the channels-last sweeps, in bytes */
 /* pool_s2_max_fwd_rows' blocks of 256 an SM for 16-bit types: 3 on sm_90 (78 registers), 2 on
  * sm_80 (bf16 spilled at 3); 4 for the others (f32 54, f64 64 registers) */
+/* pool_s2_bwd_occ's blocks of 256 an SM (FREEDNN_GPU_BW2): 5 (47 registers, sm_80 / sm_90);
+ * DOUBLE 4 (it spilled at 5 on sm_80); 6 spilled every type */
+#define POOL_S2_BWD_MINB(T) (sizeof(T) == 8 ? 4 : 5)
 #define POOL_S2_ROWS_AVG_MINB 2 /* pool_s2_avg_fwd_rows' (the doubles of G partial sums) */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #define POOL_S2_ROWS_MINB16 2
@@ -692,6 +695,9 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
                                  FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->dy, a->out,
                                  a->alpha, a->beta);
+        else if (fd_cuda_bw2_on())
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_occ, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);
         else
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);

@@ -126,8 +126,9 @@ static __global__ void FD_K(pool_s2_fwd)(const pool_s2_t q, const void *xv, void
  * own 31 consecutive pairs, lane 0 the pair to their left (halo). Per step: 6 scalar loads of x,
  * one of dy, four shuffles, and its 2 x 2 dx block stored (coalesced across the lanes). The
  * chunk starts one step early (a halo step that writes nothing) to get window row i0 - 1. */
-static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv,
-                                         void *dxv, double alpha, double beta)
+static __device__ __forceinline__ void FD_K(s2_bwd_body)(const pool_s2_t &q, const void *xv,
+                                                         const void *dyv, void *dxv, double alpha,
+                                                         double beta)
 {
     const FD_T *__restrict__ x = (const FD_T *)xv;
     const FD_T *__restrict__ dy = (const FD_T *)dyv;
@@ -195,6 +196,24 @@ static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, cons
         v[0] = v[6], v[1] = v[7], v[2] = v[8];
         okt = okb;
     }
+}
+
+static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv,
+                                         void *dxv, double alpha, double beta)
+{
+    FD_K(s2_bwd_body)(q, xv, dyv, dxv, alpha, beta);
+}
+
+/* The same sweep held to POOL_S2_BWD_MINB blocks of 256 an SM (FREEDNN_GPU_BW2; unbounded it
+ * takes 56 registers on sm_90 (f32): 4 blocks, 1024 threads of 7 loads a step; f32 NCHW max
+ * ran 0.70x NVIDIA's rate on the H200, 2026-12-01, and the look-ahead that added registers
+ * (aa602f4) ran slower). More resident threads (f32 47 registers: 5 blocks, 1280 threads)
+ * instead of more loads per thread; the same code, the same bits. */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2_BWD_MINB(FD_T))
+    FD_K(pool_s2_bwd_occ)(const pool_s2_t q, const void *xv, const void *dyv, void *dxv,
+                          double alpha, double beta)
+{
+    FD_K(s2_bwd_body)(q, xv, dyv, dxv, alpha, beta);
 }
 
 /* ---- channels-last packed (pool_vec_ok): 8 bytes of channels per thread -------------------
