@@ -21,8 +21,9 @@
 # ENVS='A=1 B=2;C=0' runs every selected row again once per ';'-separated set of environment
 # settings, named <run>+e1, <run>+e2, ... (env.txt maps them), right after the plain run, so the
 # old and new kernels are timed minutes apart: ENVS='FREEDNN_GPU_BW2=0' times the kernels that
-# switch turns off (the 16-byte transpose: tensor op=transform; the 2 x 2 average NCHW kernels:
-# pool; the FLOAT LRN NCHW channel chunks: lrn; the cheap zero test of the NHWC max-pool
+# switch turns off (the 16-byte transpose: tensor op=transform; the 2 x 2 average NCHW kernels
+# and the NCHW stride-2 backward at 5 blocks an SM: pool; the FLOAT LRN NCHW channel chunks:
+# lrn; the cheap zero test of the NHWC max-pool
 # forward, which the real fill never reaches). Unset (the default): each row runs once.
 # E.g. ONLY='tensor_f|pool_f32_nchw|lrn_f32_nchw' ENVS='FREEDNN_GPU_BW2=0' (6 runs).
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
