@@ -214,6 +214,20 @@ static __device__ __forceinline__ int pool_s2_mask(const pool_s2_t &q, int okt, 
     return okt | okm << 3 | (q.win_h == 3 ? okb << 6 : 0);
 }
 
+/* pool_avg22_fwd / _bwd's thread: vector v of vw along the written row, window row i, image n,
+ * channel c; false past the last plane. */
+static __device__ __forceinline__ bool pool_avg22_item(const pool_s2_t &q, int vw, int *v, int *i,
+                                                       int *n, int *c)
+{
+    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    *v = e % vw;
+    e /= vw;
+    *i = e % q.out_h;
+    const int pl = e / q.out_h;
+    *n = pl / q.c, *c = pl - *n * q.c;
+    return pl < q.planes;
+}
+
 /* FREEDNN_GPU_BW2=0 turns off the second round of bandwidth variants (2026-12-01: the 16-byte
  * transpose of tensor_ops.cu, the zero test of pool_s2_max_fwd_vec, ...); read once per
  * process (a function-local static: C++ initialises it once, thread-safely). */

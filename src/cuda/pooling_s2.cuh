@@ -930,14 +930,9 @@ static __global__ void FD_K(pool_avg22_fwd)(const pool_s2_t q, const void *xv, v
                                             double alpha, double beta)
 {
     typedef FD_K(pool_vec_t) V;
-    const int vw = q.out_w / FD_VEC;
-    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    const int v = e % vw;
-    e /= vw;
-    const int i = e % q.out_h, pl = e / q.out_h;
-    if (pl >= q.planes)
+    int v, i, n, c;
+    if (!pool_avg22_item(q, q.out_w / FD_VEC, &v, &i, &n, &c))
         return;
-    const int n = pl / q.c, c = pl - n * q.c;
     const FD_T *xr = (const FD_T *)xv + (n * q.xs_n + c * q.xs_c + 2 * i * q.xs_h + 2 * v * FD_VEC);
     FD_T *yp = (FD_T *)yv + (n * q.gs_n + c * q.gs_c + i * q.gs_h + v * FD_VEC);
     const V a0 = *(const V *)xr, a1 = *(const V *)(xr + FD_VEC);
@@ -964,14 +959,9 @@ static __global__ void FD_K(pool_avg22_bwd)(const pool_s2_t q, const void *dyv, 
 {
     typedef FD_K(pool_vec_t) V;
     constexpr int H = FD_VEC / 2 > 0 ? FD_VEC / 2 : 1; /* dy values a dx vector */
-    const int vw = q.in_w / FD_VEC;
-    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    const int v = e % vw;
-    e /= vw;
-    const int i = e % q.out_h, pl = e / q.out_h;
-    if (pl >= q.planes)
+    int v, i, n, c;
+    if (!pool_avg22_item(q, q.in_w / FD_VEC, &v, &i, &n, &c))
         return;
-    const int n = pl / q.c, c = pl - n * q.c;
     const FD_T *g = (const FD_T *)dyv + (n * q.gs_n + c * q.gs_c + i * q.gs_h + v * H * q.gs_w);
     FD_T *d = (FD_T *)dxv + (n * q.ds_n + c * q.ds_c + 2 * i * q.ds_h + v * FD_VEC);
     double val[H];

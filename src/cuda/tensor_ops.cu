@@ -616,6 +616,30 @@ static int transform_transpose(const fd_tensor_transform_problem_t *p, double al
     return 0;
 }
 
+/* K<U> (a transpose kernel) on the raw elements of y's size, x -> y as rows x cols (ct column
+ * tiles); in fd_tensor_transform_cuda_run's scope (p, a, st, rows, cols, ct). */
+#define XP_LAUNCH(K, GRID, BLOCK)                                                                  \
+    do {                                                                                           \
+        switch (fd_dtype_size(p->y.dtype)) {                                                       \
+        case 1:                                                                                    \
+            K<uint8_t>                                                                             \
+                <<<GRID, BLOCK, 0, st>>>((const uint8_t *)a->x, (uint8_t *)a->y, rows, cols, ct);  \
+            break;                                                                                 \
+        case 2:                                                                                    \
+            K<uint16_t><<<GRID, BLOCK, 0, st>>>((const uint16_t *)a->x, (uint16_t *)a->y, rows,    \
+                                                cols, ct);                                         \
+            break;                                                                                 \
+        case 4:                                                                                    \
+            K<uint32_t><<<GRID, BLOCK, 0, st>>>((const uint32_t *)a->x, (uint32_t *)a->y, rows,    \
+                                                cols, ct);                                         \
+            break;                                                                                 \
+        default:                                                                                   \
+            K<uint64_t><<<GRID, BLOCK, 0, st>>>((const uint64_t *)a->x, (uint64_t *)a->y, rows,    \
+                                                cols, ct);                                         \
+            break;                                                                                 \
+        }                                                                                          \
+    } while (0)
+
 extern "C" int fd_tensor_transform_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     const fd_tensor_transform_problem_t *p = (const fd_tensor_transform_problem_t *)problem;
@@ -662,24 +686,7 @@ extern "C" cudnnStatus_t fd_tensor_transform_cuda_run(const void *problem, const
         if (rows % vn == 0 && cols % vn == 0 && ((uintptr_t)a->x | (uintptr_t)a->y) % 16 == 0 &&
             rt * ct <= INT32_MAX) {
             const dim3 grid((unsigned)(rt * ct), (unsigned)p->y.dim[0]);
-            switch (fd_dtype_size(p->y.dtype)) {
-            case 1:
-                tensor_transpose_vec<uint8_t><<<grid, XV_THREADS, 0, st>>>(
-                    (const uint8_t *)a->x, (uint8_t *)a->y, rows, cols, ct);
-                break;
-            case 2:
-                tensor_transpose_vec<uint16_t><<<grid, XV_THREADS, 0, st>>>(
-                    (const uint16_t *)a->x, (uint16_t *)a->y, rows, cols, ct);
-                break;
-            case 4:
-                tensor_transpose_vec<uint32_t><<<grid, XV_THREADS, 0, st>>>(
-                    (const uint32_t *)a->x, (uint32_t *)a->y, rows, cols, ct);
-                break;
-            default:
-                tensor_transpose_vec<uint64_t><<<grid, XV_THREADS, 0, st>>>(
-                    (const uint64_t *)a->x, (uint64_t *)a->y, rows, cols, ct);
-                break;
-            }
+            XP_LAUNCH(tensor_transpose_vec, grid, XV_THREADS);
             LAUNCHED("tensor_transpose_vec", grid.x, st);
             return CUDNN_STATUS_SUCCESS;
         }
@@ -688,24 +695,7 @@ extern "C" cudnnStatus_t fd_tensor_transform_cuda_run(const void *problem, const
         const int64_t rt = (rows + XP_TILE - 1) / XP_TILE, ct = (cols + XP_TILE - 1) / XP_TILE;
         if (rt * ct <= INT32_MAX) {
             const dim3 grid((unsigned)(rt * ct), (unsigned)p->y.dim[0]), block(XP_TILE, XP_ROWS);
-            switch (fd_dtype_size(p->y.dtype)) {
-            case 1:
-                tensor_transpose_kernel<uint8_t><<<grid, block, 0, st>>>(
-                    (const uint8_t *)a->x, (uint8_t *)a->y, rows, cols, ct);
-                break;
-            case 2:
-                tensor_transpose_kernel<uint16_t><<<grid, block, 0, st>>>(
-                    (const uint16_t *)a->x, (uint16_t *)a->y, rows, cols, ct);
-                break;
-            case 4:
-                tensor_transpose_kernel<uint32_t><<<grid, block, 0, st>>>(
-                    (const uint32_t *)a->x, (uint32_t *)a->y, rows, cols, ct);
-                break;
-            default:
-                tensor_transpose_kernel<uint64_t><<<grid, block, 0, st>>>(
-                    (const uint64_t *)a->x, (uint64_t *)a->y, rows, cols, ct);
-                break;
-            }
+            XP_LAUNCH(tensor_transpose_kernel, grid, block);
             LAUNCHED("tensor_transpose_kernel", grid.x, st);
             return CUDNN_STATUS_SUCCESS;
         }
