@@ -18,6 +18,16 @@
 # whole script stops starting runs after BUDGET seconds (215), so it ends within 240 s.
 # ONLY=regex runs only the matching run names (e.g. ONLY='bn|softmax'); DTS / LAYOUTS narrow
 # the types ("f32 f16") and layouts ("nchw nhwc").
+# ENVS='A=1 B=2;C=0' runs every selected row again once per ';'-separated set of environment
+# settings, named <run>+e1, <run>+e2, ... (env.txt maps them), right after the plain run, so the
+# old and new kernels are timed minutes apart: ENVS='FREEDNN_GPU_BW2=0' times the kernels that
+# switch turns off (the 16-byte transpose: tensor op=transform; the 2 x 2 average NCHW kernels
+# and the NCHW stride-2 backward at 5 blocks an SM: pool; the FLOAT LRN NCHW channel chunks:
+# lrn; the cheap zero test of the NHWC max-pool
+# forward, which the real fill never reaches). Unset (the default): each row runs once.
+# E.g. ONLY='tensor_f|pool_f32_nchw|lrn_f32_nchw' ENVS='FREEDNN_GPU_BW2=0' (6 runs).
+# No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
+# has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).
 # Usage: bench/gpu_membw.sh LIBCUDNN_SO_9 BUILD_DIR
 set -u
@@ -27,6 +37,7 @@ cudnn=$1 build=$2
 cap=${CAP:-14} budget=${BUDGET:-215}
 size=${SIZE:-small} ref_gflop=${REF_GFLOP:-0} only=${ONLY:-.}
 dts=${DTS:-f32 f16} layouts=${LAYOUTS:-nchw nhwc}
+IFS=';' read -r -a envsets <<<"${ENVS:-}"
 out=${OUT:-.}/membw
 mkdir -p "$out"
 cmake --build "$build" -j "$(nproc)" --target dnnbench freednn >"$out/build.log" 2>&1 ||
@@ -34,23 +45,36 @@ cmake --build "$build" -j "$(nproc)" --target dnnbench freednn >"$out/build.log"
 dnb="$build/tools/dnnbench/dnnbench"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader \
     >"$out/card.txt" 2>&1
-run() { # name op dt layout problems...
-    local name=$1 op=$2 dt=$3 lay=$4
-    shift 4
-    if ! [[ $name =~ $only ]]; then
-        return
-    fi
+run1() { # name "env settings" op dt layout problems...
+    local name=$1 envs=$2 op=$3 dt=$4 lay=$5
+    shift 5
     if [ "$SECONDS" -ge "$budget" ]; then
         echo "skipped $name: past the ${budget} s budget" | tee -a "$out/skipped.txt"
         return
     fi
     local t0=$SECONDS
-    timeout "$cap" "$dnb" --op="$op" --backend=cuda --vs="$cudnn" --dir=all --dt="$dt" \
-        --layout="$lay" --mode=perf --graph --iters=5 --fill=real --ref-max-gflop="$ref_gflop" \
-        --csv="$out/$name.csv" "$@" >"$out/$name.txt" 2>&1
+    # shellcheck disable=SC2086 # envs: whitespace-separated VAR=VALUE words
+    env $envs timeout "$cap" "$dnb" --op="$op" --backend=cuda --vs="$cudnn" --dir=all \
+        --dt="$dt" --layout="$lay" --mode=perf --graph --iters=5 --fill=real \
+        --ref-max-gflop="$ref_gflop" --csv="$out/$name.csv" "$@" >"$out/$name.txt" 2>&1
     echo "rc $? in $((SECONDS - t0)) s (cap $cap)" >>"$out/$name.txt"
     echo "$name: $(tail -n 1 "$out/$name.txt")"
 }
+run() { # name op dt layout problems...; then once per ENVS set
+    local name=$1
+    shift
+    if ! [[ $name =~ $only ]]; then
+        return
+    fi
+    run1 "$name" "" "$@"
+    local k
+    for k in "${!envsets[@]}"; do
+        run1 "$name+e$((k + 1))" "${envsets[$k]}" "$@"
+    done
+}
+for k in "${!envsets[@]}"; do
+    echo "e$((k + 1)): ${envsets[$k]}" >>"$out/env.txt"
+done
 for dt in $dts; do
     # p: the C = 256 (f32 small: 128) problem, p64: the C = 64 one
     if [ "$size" = big ]; then
@@ -94,6 +118,9 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
 EOF
 else
     grep -h -E "GB/s|^ *[0-9]" "$out"/*.txt >"$out/summary.txt"
+fi
+if [ -f "$out/env.txt" ]; then
+    cat "$out/env.txt" "$out/summary.txt" >"$out/summary.tmp" && mv "$out/summary.tmp" "$out/summary.txt"
 fi
 cat "$out/summary.txt"
 tar -czf "${OUT:-.}/membw.tar.gz" -C "${OUT:-.}" membw && rm -rf "$out"

@@ -32,6 +32,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elem.cuh"
@@ -168,6 +169,62 @@ static int lrn_applicable(const struct cudnnTensorStruct *x, char *why, size_t w
 
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
+extern "C" int fd_cuda_bw2_on(void); /* pooling.cu: FREEDNN_GPU_BW2, read once */
+
+/* The column kernels' channel chunk (lrn_fwd_col / lrn_bwd_col's cc): C, one thread a column,
+ * as before; with FREEDNN_GPU_BW2 on, FLOAT splits the channels into chunks (grid y) of at
+ * least max(16, 4 n) channels: the benchmark's N H W = 100352 columns (C 128) filled 392
+ * blocks, 3 an SM, so an SM kept ~24 KB of loads in flight (forward, 8 channels ahead) and ran
+ * 0.85x / 0.66x NVIDIA's rate forward / backward (H200, 2026-12-01). The count: the first from
+ * 2 up that gives at least ~2 waves of minb blocks an SM (the kernel's launch bound) with the
+ * last wave >= 90% full, else the fullest last wave of at least 1.5 waves, else 1 (forward C
+ * 128: 4 chunks of 32, 2.97 waves of 4 blocks; backward: 2 of 64, 1.98 waves of 3). A chunk
+ * re-reads the n - 1 channels before it (the backward: 2 (n - 1) steps) and computes the same
+ * values in the same order: the same bits. FLOAT only (the 16-bit kernels, 2.25x NVIDIA's
+ * forward already, spill at their bounds with the chunk bounds in registers: they take the
+ * <W, false> instances, one chunk). */
+static int lrn_chunk_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW2_LRN_CHUNK");
+    return e == NULL ? 0 : atoi(e);
+}
+/* FREEDNN_GPU_BW2_LRN_CHUNK=k > 0: chunks of k channels whatever the size (the tests' small
+ * problems never reach the waves above); read once per process. */
+static int lrn_forced_chunk(void)
+{
+    static const int k = lrn_chunk_env();
+    return k;
+}
+
+static int lrn_col_chunk(const lrn_geom_t *g, int n, cudnnDataType_t dt, int minb)
+{
+    const int64_t C = g->C, cols = g->total / (C > 0 ? C : 1);
+    const int one = (int)(C < INT32_MAX ? C : INT32_MAX);
+    if (!fd_cuda_bw2_on() || cols <= 0 || dt != CUDNN_DATA_FLOAT)
+        return one;
+    if (lrn_forced_chunk() > 0) {
+        const int64_t k =
+            lrn_forced_chunk() > (C + 65534) / 65535 ? lrn_forced_chunk() : (C + 65534) / 65535;
+        return (int)(k < one ? k : one);
+    }
+    const double slots = (double)fd_cuda_sm_count() * minb;
+    const int64_t bx = (cols + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK;
+    const int64_t minc = n * 4 > 16 ? n * 4 : 16;
+    int64_t maxn = C / minc, best = 1;
+    double bestq = 0.0;
+    if (maxn > 64)
+        maxn = 64;
+    for (int64_t k = 2; k <= maxn; k++) {
+        const int64_t cc = (C + k - 1) / k, nch = (C + cc - 1) / cc;
+        const double w = (double)(bx * nch) / slots, q = w / ceil(w);
+        if (w >= 1.9 && q >= 0.9)
+            return (int)cc;
+        if (w >= 1.5 && q > bestq)
+            best = cc, bestq = q;
+    }
+    return bestq > 0.0 ? (int)best : one;
+}
+
 extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     return lrn_applicable(&((const fd_lrn_problem_t *)problem)->x, why, why_size);
@@ -186,22 +243,28 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
     const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
     const cudnnDataType_t dt = p->x.dtype;
     if (!g.c_inner && dt != CUDNN_DATA_DOUBLE) {
-        /* lrn_fwd_col: a column of channels per thread, the window in registers */
-        const unsigned cblocks = fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK);
+        /* lrn_fwd_col: a column of channels (a chunk of cc) per thread, the window in
+         * registers */
+        const int cc = lrn_col_chunk(&g, (int)p->n, dt, 4);
+        const dim3 cblocks(fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK),
+                           (unsigned)((g.C + cc - 1) / cc));
         cudaStream_t st = a->handle->stream;
         int done = 1;
         switch (p->n) {
-#define LRN_COL_CASE(W)                                                                        \
-    case W:                                                                                    \
-        if (dt == CUDNN_DATA_FLOAT)                                                            \
-            lrn_fwd_col_f32<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, \
-                                                                 a->beta);                     \
-        else if (dt == CUDNN_DATA_HALF)                                                        \
-            lrn_fwd_col_f16<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, \
-                                                                 a->beta);                     \
-        else                                                                                   \
-            lrn_fwd_col_bf16<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out,          \
-                                                                  a->alpha, a->beta);          \
+#define LRN_COL_CASE(W)                                                                            \
+    case W:                                                                                        \
+        if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
+            lrn_fwd_col_f32<W, true>                                                               \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
+        else if (dt == CUDNN_DATA_FLOAT)                                                           \
+            lrn_fwd_col_f32<W, false>                                                              \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
+        else if (dt == CUDNN_DATA_HALF)                                                            \
+            lrn_fwd_col_f16<W, false>                                                              \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
+        else                                                                                       \
+            lrn_fwd_col_bf16<W, false>                                                             \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
         break;
             LRN_COL_CASE(1)
             LRN_COL_CASE(2)
@@ -216,8 +279,8 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
             done = 0; /* other windows: lrn_fwd */
         }
         if (done) {
-            FD_CUDA_LAUNCHED("lrn_fwd_col<%u> on %s data (%u blocks)", p->n, fd_dtype_name(dt),
-                             cblocks);
+            FD_CUDA_LAUNCHED("lrn_fwd_col<%u> on %s data (%u blocks, chunks of %d channels)", p->n,
+                             fd_dtype_name(dt), cblocks.x * cblocks.y, cc);
             return CUDNN_STATUS_SUCCESS;
         }
     }
@@ -245,22 +308,28 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
     const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
     const cudnnDataType_t dt = p->x.dtype;
     if (!g.c_inner && dt != CUDNN_DATA_DOUBLE) {
-        /* lrn_bwd_col: a column of channels per thread, the windows in registers */
-        const unsigned cblocks = fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK);
+        /* lrn_bwd_col: a column of channels (a chunk of cc) per thread, the windows in
+         * registers */
+        const int cc = lrn_col_chunk(&g, (int)p->n, dt, p->n <= 5 ? 3 : 2);
+        const dim3 cblocks(fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK),
+                           (unsigned)((g.C + cc - 1) / cc));
         cudaStream_t st = a->handle->stream;
         int done = 1;
         switch (p->n) {
-#define LRN_COL_CASE(W)                                                                        \
-    case W:                                                                                    \
-        if (dt == CUDNN_DATA_FLOAT)                                                            \
-            lrn_bwd_col_f32<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,      \
-                                                                 a->out, a->alpha, a->beta);   \
-        else if (dt == CUDNN_DATA_HALF)                                                        \
-            lrn_bwd_col_f16<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,      \
-                                                                 a->out, a->alpha, a->beta);   \
-        else                                                                                   \
-            lrn_bwd_col_bf16<W><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,     \
-                                                                  a->out, a->alpha, a->beta);  \
+#define LRN_COL_CASE(W)                                                                            \
+    case W:                                                                                        \
+        if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
+            lrn_bwd_col_f32<W, true><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                           \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
+        else if (dt == CUDNN_DATA_FLOAT)                                                           \
+            lrn_bwd_col_f32<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                          \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
+        else if (dt == CUDNN_DATA_HALF)                                                            \
+            lrn_bwd_col_f16<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                          \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
+        else                                                                                       \
+            lrn_bwd_col_bf16<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                         \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
         break;
             LRN_COL_CASE(1)
             LRN_COL_CASE(2)
@@ -275,8 +344,8 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
             done = 0; /* other windows: lrn_bwd */
         }
         if (done) {
-            FD_CUDA_LAUNCHED("lrn_bwd_col<%u> on %s data (%u blocks)", p->n, fd_dtype_name(dt),
-                             cblocks);
+            FD_CUDA_LAUNCHED("lrn_bwd_col<%u> on %s data (%u blocks, chunks of %d channels)", p->n,
+                             fd_dtype_name(dt), cblocks.x * cblocks.y, cc);
             return CUDNN_STATUS_SUCCESS;
         }
     }

@@ -118,16 +118,20 @@ static __device__ __forceinline__ FD_ACC FD_K(lrn_col_div)(FD_ACC a, FD_ACC s)
 #define LRN_COL_BWD_MINB(W) ((W) <= 5 ? 3 : 1)
 #define LRN_COL_BWD_U ((W) <= 5 ? 4 : 8)
 
-template <int W>
+template <int W, bool CH>
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
     FD_K(lrn_fwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, void *yv,
-                      double alpha, double beta)
+                      double alpha, double beta, int cc)
 {
     const FD_T *__restrict__ x = (const FD_T *)xv;
     FD_T *__restrict__ y = (FD_T *)yv;
     constexpr int LB = (W - 1) / 2, LA = W - 1 - LB;
     const bool plain = alpha == 1.0 && beta == 0.0;
     const int64_t S = g.sz[0] * g.sz[1] * g.sz[2], cols = g.N * S;
+    /* CH: grid y is the channel chunks [cs, ce) of cc (lrn.cu's lrn_col_chunk); else one
+     * (the 16-bit kernels spill at their bound of 64 registers with chunk bounds held) */
+    const int64_t cs = CH ? (int64_t)blockIdx.y * cc : 0, ce = CH ? min(g.C, cs + cc) : g.C;
+    const int64_t jend = CH ? min(g.C, ce + LA) : g.C; /* x the chunk reads: [cs - LB, jend) */
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < cols;
          e += (int64_t)gridDim.x * blockDim.x) {
         int64_t s[3];
@@ -144,20 +148,20 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
         FD_ACC win[W];
 #pragma unroll
         for (int k = 0; k < W; k++) {
-            const int64_t j = k - LB;
+            const int64_t j = cs + k - LB;
             win[k] = j >= 0 && j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
         }
         FD_ACC ahead[LRN_COL_U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
 #pragma unroll
         for (int u = 0; u < LRN_COL_U; u++) {
-            const int64_t j = u + LA + 1;
+            const int64_t j = cs + u + LA + 1;
             ahead[u] = j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
         }
-        for (int64_t c0 = 0; c0 < g.C; c0 += LRN_COL_U) {
+        for (int64_t c0 = cs; c0 < ce; c0 += LRN_COL_U) {
 #pragma unroll
             for (int u = 0; u < LRN_COL_U; u++) {
                 const int64_t c = c0 + u;
-                if (c < g.C) {
+                if (c < ce) {
                     FD_ACC sum = 0;
 #pragma unroll
                     for (int k = 0; k < W; k++)
@@ -174,7 +178,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
                     win[k] = win[k + 1];
                 win[W - 1] = ahead[u];
                 const int64_t j = c + LRN_COL_U + LA + 1; /* the slot's next use: c + U */
-                ahead[u] = j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
+                ahead[u] = j < jend ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
             }
         }
     }
@@ -184,10 +188,10 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
  * x[i + W - 1], dy[i + LB] and y[i + LB]; then xw = x[i .. i + W - 1], the window of
  * s[i + LB], gives t[i + LB] = dy y / s and s[i + LB]^-beta; tw = t[i - LA .. i + LB] is the
  * window of dx[i] (the adjoint one), and dy[i], s[i]^-beta wait LB steps in gr / pr. */
-template <int W>
+template <int W, bool CH>
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     FD_K(lrn_bwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, const void *yv,
-                      const void *dyv, void *dxv, double alpha, double beta)
+                      const void *dyv, void *dxv, double alpha, double beta, int cc)
 {
     const FD_T *__restrict__ x = (const FD_T *)xv;
     const FD_T *__restrict__ y = (const FD_T *)yv;
@@ -197,6 +201,13 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     const bool plain = alpha == 1.0 && beta == 0.0;
     const FD_ACC nbeta = (FD_ACC)-q.beta;
     const int64_t C = g.C, S = g.sz[0] * g.sz[1] * g.sz[2], cols = g.N * S;
+    /* CH: grid y is the channel chunks (else one); chunk [cs, ce) of cc (lrn.cu's lrn_col_chunk)
+     * writes dx[cs, ce); its first step i_s makes t[cs - LA] (the first of dx[cs]'s window); steps
+     * before cs write nothing, t of channels outside [0, C) stays 0 */
+    const int64_t cs = CH ? (int64_t)blockIdx.y * cc : 0, ce = CH ? min(C, cs + cc) : C;
+    const int64_t i_s = cs > 0 ? cs - (W - 1) : -LB;
+    /* what the chunk reads: x below xend (t up to ce - 1 + LB), dy and y below gend */
+    const int64_t xend = CH ? min(C, ce + W - 1) : C, gend = CH ? min(C, ce + LB) : C;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < cols;
          e += (int64_t)gridDim.x * blockDim.x) {
         int64_t s[3];
@@ -211,11 +222,11 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
         const FD_T *gc = dy + lrn_offset(g, 2, n, 0, s);
         FD_T *dc = dx + lrn_offset(g, 3, n, 0, s);
         const int64_t xsc = g.st[0][1], ysc = g.st[1][1], gsc = g.st[2][1], dsc = g.st[3][1];
-        /* the state before step -LB: xw[k] = x[k - LB - 1], nothing computed yet */
+        /* the state before step i_s: xw[k] = x[i_s - 1 + k], nothing computed yet */
         FD_ACC xw[W], tw[W], gr[LB + 1], pr[LB + 1];
 #pragma unroll
         for (int k = 0; k < W; k++) {
-            const int64_t j = k - LB - 1;
+            const int64_t j = i_s - 1 + k;
             xw[k] = j >= 0 && j < C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
             tw[k] = 0;
         }
@@ -227,12 +238,13 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
         FD_ACC ax[LRN_COL_BWD_U], ag[LRN_COL_BWD_U], ay[LRN_COL_BWD_U];
 #pragma unroll
         for (int u = 0; u < LRN_COL_BWD_U; u++) {
-            const int64_t jx = u - LB + W - 1, jg = u;
+            const int64_t jx = i_s + u + W - 1, jg = i_s + u + LB; /* jx >= 0 */
+            const bool gin = (!CH || jg >= 0) && jg < C;
             ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
-            ag[u] = jg < C ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
-            ay[u] = jg < C ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
+            ag[u] = gin ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
+            ay[u] = gin ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
         }
-        for (int64_t i0 = -LB; i0 < C; i0 += LRN_COL_BWD_U) {
+        for (int64_t i0 = i_s; i0 < ce; i0 += LRN_COL_BWD_U) {
 #pragma unroll
             for (int u = 0; u < LRN_COL_BWD_U; u++) {
                 const int64_t i = i0 + u;
@@ -241,7 +253,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
                     xw[k] = xw[k + 1];
                 xw[W - 1] = ax[u];
                 FD_ACC t = 0, pw = 0;
-                if (i + LB < C) {
+                if ((!CH || i + LB >= 0) && i + LB < C) {
                     FD_ACC sum = 0;
 #pragma unroll
                     for (int k = 0; k < W; k++)
@@ -263,11 +275,11 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
                 pr[LB] = pw;
                 {
                     const int64_t jx = i + LRN_COL_BWD_U + W - 1, jg = i + LRN_COL_BWD_U + LB;
-                    ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
-                    ag[u] = jg < C ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
-                    ay[u] = jg < C ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
+                    ax[u] = jx < xend ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
+                    ag[u] = jg < gend ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
+                    ay[u] = jg < gend ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
                 }
-                if (i >= 0 && i < C) {
+                if (i >= cs && i < ce) {
                     FD_ACC acc = 0;
 #pragma unroll
                     for (int k = 0; k < W; k++)

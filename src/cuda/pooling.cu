@@ -44,6 +44,8 @@
  */
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "elem.cuh"
 #include "fd_cuda.cuh"
@@ -173,12 +175,31 @@ typedef struct {
     int is_max, include_pad, propagate;
     int xs_n, xs_c, xs_h, xs_w, gs_n, gs_c, gs_h, gs_w, ds_n, ds_c, ds_h, ds_w;
     double lowest;
+    int zcheap; /* pool_s2_max_fwd_vec: zero lanes redo only when a cell is -0 (fd_cuda_bw2_on) */
 } pool_s2_t;
+
+/* 1 when a 16-byte vector of elements of `size` bytes holds a -0 (the sign bit alone): the
+ * only bits that can make a zero maximum's sign differ from the lane-wise max chain's. */
+static __device__ __forceinline__ bool pool_neg0(const uint4 &u, int size)
+{
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+    bool r = false;
+    if (size == 8)
+        return (w[0] == 0u && w[1] == 0x80000000u) || (w[2] == 0u && w[3] == 0x80000000u);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        r |= size == 4 ? w[k] == 0x80000000u
+                       : (w[k] & 0xffffu) == 0x8000u || (w[k] >> 16) == 0x8000u;
+    return r;
+}
 
 #define POOL_S2_FULL 0xffffffffu /* every lane of a warp (the backward's shuffles) */
 #define POOL_S2_VEC_BYTES 8      /* channels per thread of the channels-last sweeps, in bytes */
 /* pool_s2_max_fwd_rows' blocks of 256 an SM for 16-bit types: 3 on sm_90 (78 registers), 2 on
  * sm_80 (bf16 spilled at 3); 4 for the others (f32 54, f64 64 registers) */
+/* pool_s2_bwd_occ's blocks of 256 an SM (FREEDNN_GPU_BW2): 5 (47 registers, sm_80 / sm_90);
+ * DOUBLE 4 (it spilled at 5 on sm_80); 6 spilled every type */
+#define POOL_S2_BWD_MINB(T) (sizeof(T) == 8 ? 4 : 5)
 #define POOL_S2_ROWS_AVG_MINB 2 /* pool_s2_avg_fwd_rows' (the doubles of G partial sums) */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #define POOL_S2_ROWS_MINB16 2
@@ -191,6 +212,34 @@ typedef struct {
 static __device__ __forceinline__ int pool_s2_mask(const pool_s2_t &q, int okt, int okm, int okb)
 {
     return okt | okm << 3 | (q.win_h == 3 ? okb << 6 : 0);
+}
+
+/* pool_avg22_fwd / _bwd's thread: vector v of vw along the written row, window row i, image n,
+ * channel c; false past the last plane. */
+static __device__ __forceinline__ bool pool_avg22_item(const pool_s2_t &q, int vw, int *v, int *i,
+                                                       int *n, int *c)
+{
+    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    *v = e % vw;
+    e /= vw;
+    *i = e % q.out_h;
+    const int pl = e / q.out_h;
+    *n = pl / q.c, *c = pl - *n * q.c;
+    return pl < q.planes;
+}
+
+/* FREEDNN_GPU_BW2=0 turns off the second round of bandwidth variants (2026-12-01: the 16-byte
+ * transpose of tensor_ops.cu, the zero test of pool_s2_max_fwd_vec, ...); read once per
+ * process (a function-local static: C++ initialises it once, thread-safely). */
+static int bw2_env_on(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW2");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+extern "C" int fd_cuda_bw2_on(void)
+{
+    static const int on = bw2_env_on();
+    return on;
 }
 
 /* The divisor of window (i, j) whose readable cells are the bits of ok: pool_window_t's
@@ -439,6 +488,7 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     q->ds_n = (int)p->dxs[0], q->ds_c = (int)p->dxs[1], q->ds_h = (int)p->dxs[3];
     q->ds_w = (int)p->dxs[4];
     q->lowest = g->lowest;
+    q->zcheap = fd_cuda_bw2_on();
     return 1;
 }
 
@@ -498,6 +548,33 @@ static int pool_applicable(const void *problem, char *why, size_t why_size)
     return 1;
 }
 
+/* 1 when an average pool_s2_ok accepted (q, W innermost) takes pool_avg22_fwd / _bwd
+ * (pooling_s2.cuh, FREEDNN_GPU_BW2): 2 x 2 windows without padding, W strides 1 in x and y
+ * (forward) or dx (backward), the output's rows of whole 16-byte vectors (forward: out_w; backward:
+ * in_w = 2 out_w and in_h = 2 out_h, every dx cell inside a window), those rows, planes and
+ * pointers vector-aligned, at most 2^28 threads (one an item, no grid-stride loop). *items: the
+ * threads. */
+static int pool_avg22_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
+                         int bwd, const void *x, const void *out, int64_t *items)
+{
+    if (!fd_cuda_bw2_on() || g->is_max || q->win_h != 2 || q->win_w != 2 || q->pad_h != 0 ||
+        q->pad_w != 0)
+        return 0;
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
+    const int64_t *os = bwd ? p->dxs : p->ys; /* the written tensor: vectors */
+    const int64_t row = bwd ? q->in_w : q->out_w;
+    if (os[4] != 1 || row % vec != 0 || os[3] % vec != 0 || os[1] % vec != 0 || os[0] % vec != 0 ||
+        !fd_cuda_aligned16(out))
+        return 0;
+    if (bwd && (q->in_w != 2 * q->out_w || q->in_h != 2 * q->out_h))
+        return 0;
+    if (!bwd && (p->xs[4] != 1 || p->xs[3] % vec != 0 || p->xs[1] % vec != 0 ||
+                 p->xs[0] % vec != 0 || !fd_cuda_aligned16(x)))
+        return 0;
+    *items = (int64_t)q->planes * q->out_h * (row / vec);
+    return *items <= ((int64_t)1 << 28); /* one thread an item: fd_cuda_blocks' cap */
+}
+
 extern "C" int fd_pool_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     return pool_applicable(problem, why, why_size);
@@ -516,6 +593,13 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const void *ptr[2] = {a->x, a->out};
     const int vec_ok = pool_vec_ok(p, ts, ptr, 2);
     pool_s2_t s2;
+    int64_t items;
+    if (!vec_ok && !g.is_max && pool_s2_ok(p, &g, 0, 0, &s2) &&
+        pool_avg22_ok(p, &g, &s2, 0, a->x, a->out, &items)) {
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_avg22_fwd, fd_cuda_blocks(items, FD_CUDA_BLOCK),
+                             FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
     if (vec_ok && g.is_max && pool_s2_ok(p, &g, 0, FD_CUDA_VEC_BYTES, &s2)) {
         FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_max_fwd_vec, pool_s2_blocks(p, &s2, FD_CUDA_VEC_BYTES),
                              FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
@@ -612,11 +696,22 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     const void *ptr[3] = {a->x, a->dy, a->out};
     const int vec_ok = pool_vec_ok(p, ts, ptr, 3);
     pool_s2_t s2;
+    int64_t items;
+    if (!vec_ok && !g.is_max && pool_s2_ok(p, &g, 1, 0, &s2) &&
+        pool_avg22_ok(p, &g, &s2, 1, a->x, a->out, &items)) {
+        FD_CUDA_TYPED_LAUNCH(p->dt, pool_avg22_bwd, fd_cuda_blocks(items, FD_CUDA_BLOCK),
+                             FD_CUDA_BLOCK, a->handle->stream, s2, a->dy, a->out, a->alpha,
+                             a->beta);
+        return CUDNN_STATUS_SUCCESS;
+    }
     if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
         if (vec_ok)
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
                                  FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->dy, a->out,
                                  a->alpha, a->beta);
+        else if (fd_cuda_bw2_on())
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_occ, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
+                                 a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);
         else
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd, pool_s2_blocks(p, &s2, 0), FD_CUDA_BLOCK,
                                  a->handle->stream, s2, a->x, a->dy, a->out, a->alpha, a->beta);

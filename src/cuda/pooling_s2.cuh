@@ -126,8 +126,9 @@ static __global__ void FD_K(pool_s2_fwd)(const pool_s2_t q, const void *xv, void
  * own 31 consecutive pairs, lane 0 the pair to their left (halo). Per step: 6 scalar loads of x,
  * one of dy, four shuffles, and its 2 x 2 dx block stored (coalesced across the lanes). The
  * chunk starts one step early (a halo step that writes nothing) to get window row i0 - 1. */
-static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv,
-                                         void *dxv, double alpha, double beta)
+static __device__ __forceinline__ void FD_K(s2_bwd_body)(const pool_s2_t &q, const void *xv,
+                                                         const void *dyv, void *dxv, double alpha,
+                                                         double beta)
 {
     const FD_T *__restrict__ x = (const FD_T *)xv;
     const FD_T *__restrict__ dy = (const FD_T *)dyv;
@@ -195,6 +196,24 @@ static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, cons
         v[0] = v[6], v[1] = v[7], v[2] = v[8];
         okt = okb;
     }
+}
+
+static __global__ void FD_K(pool_s2_bwd)(const pool_s2_t q, const void *xv, const void *dyv,
+                                         void *dxv, double alpha, double beta)
+{
+    FD_K(s2_bwd_body)(q, xv, dyv, dxv, alpha, beta);
+}
+
+/* The same sweep held to POOL_S2_BWD_MINB blocks of 256 an SM (FREEDNN_GPU_BW2; unbounded it
+ * takes 56 registers on sm_90 (f32): 4 blocks, 1024 threads of 7 loads a step; f32 NCHW max
+ * ran 0.70x NVIDIA's rate on the H200, 2026-12-01, and the look-ahead that added registers
+ * (aa602f4) ran slower). More resident threads (f32 47 registers: 5 blocks, 1280 threads)
+ * instead of more loads per thread; the same code, the same bits. */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2_BWD_MINB(FD_T))
+    FD_K(pool_s2_bwd_occ)(const pool_s2_t q, const void *xv, const void *dyv, void *dxv,
+                          double alpha, double beta)
+{
+    FD_K(s2_bwd_body)(q, xv, dyv, dxv, alpha, beta);
 }
 
 /* ---- channels-last packed (pool_vec_ok): 8 bytes of channels per thread -------------------
@@ -530,12 +549,34 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2)
         else
             FD_K(s2_wmax)(lo, mt, rm, rb, tall, false, &m, &mb);
         mt = mb;
-        bool redo = false;
+        bool nanl = false, zl = false;
 #pragma unroll
         for (int l = 0; l < FD_VEC; l++) {
             const FD_ACC v = fd_cuda_ld(m.e, l);
-            redo |= v != v || v == (FD_ACC)0;
+            nanl |= v != v;
+            zl |= v == (FD_ACC)0;
         }
+        /* zx: zero lanes need the exact scan. Without a -0 among the window's cells every zero
+         * cell is +0, so a zero maximum is +0 whichever zero the chain kept: the exact scan's
+         * bits. zcheap tests that (the top row read again, L1 hits; the other two rows are
+         * still in registers) instead of scanning every zero lane (ReLU outputs). */
+        bool zx = zl;
+        if (zl && q.zcheap) {
+            FD_K(pool_vec_t) t[3];
+            FD_K(s2_wrow)(q, xc, r, c0, lo, t);
+            bool neg = false;
+#pragma unroll
+            for (int k = 0; k < 3; k++) {
+                uint4 u[3];
+                memcpy(&u[0], &t[k], 16);
+                memcpy(&u[1], &rm[k], 16);
+                memcpy(&u[2], &rb[k], 16);
+                neg |= pool_neg0(u[0], (int)sizeof(FD_T)) || pool_neg0(u[1], (int)sizeof(FD_T)) ||
+                       (tall && pool_neg0(u[2], (int)sizeof(FD_T)));
+            }
+            zx = neg;
+        }
+        const bool redo = nanl || zx;
         FD_T *yp = yc + (i * q.gs_h + j * q.gs_w);
         if (plain && !redo) {
             *(FD_K(pool_vec_t) *)yp = m;
@@ -546,7 +587,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2)
 #pragma unroll
             for (int l = 0; l < FD_VEC; l++) {
                 FD_ACC val = fd_cuda_ld(m.e, l);
-                if (val != val || val == (FD_ACC)0) {
+                if (val != val || (zx && val == (FD_ACC)0)) {
                     FD_ACC v[9];
 #pragma unroll
                     for (int k = 0; k < 9; k++)
@@ -870,6 +911,74 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2_ROWS_AVG_MINB)
         FD_K(s2_rows_avg)(q, xc, yc, t, act, i0, i1, alpha, beta, 0);
     else
         FD_K(s2_rows_avg)(q, xc, yc, t, act, i0, i1, alpha, beta, 1);
+}
+
+/* ---- 2 x 2 / 2 averages without padding, W innermost, whole vectors (pool_avg22_ok) -------
+ * FREEDNN_GPU_BW2 (2026-12-01): the general sweeps ran 0.93x (forward, pool_s2_avg_fwd_rows) and
+ * 0.88x (backward, pool_s2_bwd: 6 scalar x loads, shuffles and 4 scalar dx stores a step, for a
+ * routing that is fixed here) NVIDIA's rate for f32 NCHW n32 C 128 56 x 56 on the H200. Every
+ * window is whole (pad 0, floor sizes), so its count is 4 in both average modes and each dx
+ * cell of rows / columns below 2 out is covered by exactly one window.
+ * Forward: thread = (plane, window row i, FD_VEC outputs), 2 rows x 2 vectors of x loaded, one
+ * vector of y stored; each sum is s2_sum's (0.0, then the cells in row-major order, in
+ * double) divided by 4.0, blended: pool_s2_avg_fwd_rows' bits.
+ * Backward: thread = (plane, window row i, one dx vector of each of the rows 2i and 2i + 1),
+ * FD_VEC / 2 dy values; dx = 0.0 + dy / 4.0 in double, blended: pool_s2_bwd's value for a cell
+ * routed from one window (its sum starts at 0.0), the same bits. The caller guarantees
+ * in = 2 out (no uncovered dx cell), W strides 1, rows, planes and pointers vector-aligned. */
+static __global__ void FD_K(pool_avg22_fwd)(const pool_s2_t q, const void *xv, void *yv,
+                                            double alpha, double beta)
+{
+    typedef FD_K(pool_vec_t) V;
+    int v, i, n, c;
+    if (!pool_avg22_item(q, q.out_w / FD_VEC, &v, &i, &n, &c))
+        return;
+    const FD_T *xr = (const FD_T *)xv + (n * q.xs_n + c * q.xs_c + 2 * i * q.xs_h + 2 * v * FD_VEC);
+    FD_T *yp = (FD_T *)yv + (n * q.gs_n + c * q.gs_c + i * q.gs_h + v * FD_VEC);
+    const V a0 = *(const V *)xr, a1 = *(const V *)(xr + FD_VEC);
+    const V b0 = *(const V *)(xr + q.xs_h), b1 = *(const V *)(xr + q.xs_h + FD_VEC);
+    V w;
+    if (beta != 0.0)
+        w = *(const V *)yp;
+#pragma unroll
+    for (int o = 0; o < FD_VEC; o++) {
+        const V &a = o < FD_VEC / 2 ? a0 : a1, &b = o < FD_VEC / 2 ? b0 : b1;
+        const int l = 2 * (o % (FD_VEC / 2));
+        double sum = 0.0;
+        sum += (double)fd_cuda_ld(a.e, l);
+        sum += (double)fd_cuda_ld(a.e, l + 1);
+        sum += (double)fd_cuda_ld(b.e, l);
+        sum += (double)fd_cuda_ld(b.e, l + 1);
+        fd_cuda_blend(w.e, o, alpha, beta, sum / 4.0);
+    }
+    *(V *)yp = w;
+}
+
+static __global__ void FD_K(pool_avg22_bwd)(const pool_s2_t q, const void *dyv, void *dxv,
+                                            double alpha, double beta)
+{
+    typedef FD_K(pool_vec_t) V;
+    constexpr int H = FD_VEC / 2 > 0 ? FD_VEC / 2 : 1; /* dy values a dx vector */
+    int v, i, n, c;
+    if (!pool_avg22_item(q, q.in_w / FD_VEC, &v, &i, &n, &c))
+        return;
+    const FD_T *g = (const FD_T *)dyv + (n * q.gs_n + c * q.gs_c + i * q.gs_h + v * H * q.gs_w);
+    FD_T *d = (FD_T *)dxv + (n * q.ds_n + c * q.ds_c + 2 * i * q.ds_h + v * FD_VEC);
+    double val[H];
+#pragma unroll
+    for (int k = 0; k < H; k++)
+        val[k] = 0.0 + (double)fd_cuda_ld(g, k * q.gs_w) / 4.0;
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+        V *dp = (V *)(d + rr * q.ds_h);
+        V w;
+        if (beta != 0.0)
+            w = *dp;
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            fd_cuda_blend(w.e, l, alpha, beta, val[l / 2]);
+        *dp = w;
+    }
 }
 
 #undef FD_S2G

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int gm_smoke;
 cudnnHandle_t gm_ref, gm_cuda;
@@ -289,4 +291,25 @@ int gm_finish(void)
     if (gm_stream)
         cudaStreamDestroy(gm_stream);
     return fd_test_finish();
+}
+
+void gm_rerun_with(char **argv, const char *name, const char *value)
+{
+    if (getenv(name) != NULL || getenv("FD_GM_RERUN") != NULL)
+        return;
+    printf("%s: again with %s=%s\n", gm_prog, name, value);
+    fflush(stdout);
+    fflush(stderr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setenv(name, value, 1);
+        setenv("FD_GM_RERUN", "1", 1); /* a child reruns nothing itself */
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    int status = 0;
+    FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the %s=%s child failed",
+              name, value);
+    FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the child with %s=%s failed (status 0x%x)", name, value, status);
 }

@@ -43,6 +43,9 @@ typedef struct {
 
 /* 1: pool_fill gives every other zero of x a negative sign (the max chains' zero rule) */
 static int pool_zsign;
+/* 1: pool_fill makes x a ReLU output before the signs above: every element with its sign bit
+ * set, and four of every five others, become +0 (most windows all zero) */
+static int pool_relu;
 
 /* buffers: fwd x, y; bwd x, y, dy, dx */
 static void pool_fill(int i, void *p, size_t bytes, void *ctx)
@@ -53,6 +56,14 @@ static void pool_fill(int i, void *p, size_t bytes, void *ctx)
     if (c->bwd && i == 3 && c->beta == 0)
         return;
     fill_buf(c->dt, p, bytes, c->fill, c->seed * 7 + (uint64_t)i, -4, 4);
+    if (pool_relu && i == 0) {
+        const size_t es = fd_test_dtype_size(c->dt);
+        for (size_t e = 0; e < bytes / es; e++) {
+            unsigned char *b = (unsigned char *)p + e * es;
+            if ((b[es - 1] & 0x80) || e % 5 != 0)
+                memset(b, 0, es);
+        }
+    }
     if (pool_zsign && i == 0) {
         const size_t es = fd_test_dtype_size(c->dt);
         int k = 0;
@@ -284,7 +295,44 @@ static void pool_tests(void)
                           k == 3 ? L_NCHW : L_ODD, 0, blend ? 0.5 : 1, blend ? 0.25 : 0,
                           (k + gi) % 2 ? F_SPECIAL : F_INT, seed++);
             }
+    /* ReLU outputs into pool_s2_max_fwd_vec (zero maxima: with no -0 in the window the chain's
+     * +0 stands, FREEDNN_GPU_BW2=0 scans them all): +0 only, then with every other zero -0 */
+    for (int zs = 0; zs < 2; zs++) {
+        pool_zsign = zs;
+        pool_relu = 1;
+        for (int t = 0; t < 4; t++)
+            for (int gi = 0; gi < 3; gi++) {
+                const int nan = (t + gi + zs) % 2, blend = (t + gi) % 3 == 2;
+                pool_case(dtypes[t], modes[gi % 2], (cudnnNanPropagation_t)nan, 2, 2,
+                          256 / (int)fd_test_dtype_size(dtypes[t]), gi == 1 ? s2odd : s2in[0],
+                          s2geo[gi][0], s2geo[gi][1], s2geo[gi][2], s2geo[gi][3], L_NHWC, 0,
+                          blend ? 0.5 : 1, blend ? 0.25 : 0, (gi + t) % 2 ? F_SPECIAL : F_REAL,
+                          seed++);
+            }
+        pool_relu = 0;
+    }
     pool_zsign = 0;
+    /* pool_avg22_fwd / _bwd (2 x 2 / 2 averages without padding, W innermost, whole vectors,
+     * FREEDNN_GPU_BW2): both modes, the four types, both blends, real / integer / NaN and -inf
+     * fills; 8 x 16 (every type's vectors), 56 x 56 (f32 and f64 forward, every backward),
+     * 12 x 20 (forward f32 / f64, backward every type but f16 / bf16 rows of 20), 9 x 17 (odd:
+     * the general kernels) and the padded layout (forward rows of 16 + 3: the general
+     * kernels) */
+    {
+        static const int a22[5][3] = {{8, 16, 1}, {56, 56, 1}, {12, 20, 1}, {9, 17, 1}, {8, 16, 1}};
+        for (int t = 0; t < 4; t++)
+            for (int k = 0; k < 5; k++)
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    const int blend = (t + k + bwd) % 3 == 1;
+                    pool_case(dtypes[t], modes[2 + (t + k) % 2], CUDNN_NOT_PROPAGATE_NAN, 2, 2,
+                              k == 1 ? 3 : 5, a22[k], 2, 0, 2, 0, k == 4 ? L_ODD : L_NCHW, bwd,
+                              blend ? 0.5 : 1, blend ? 0.25 : 0,
+                              (t + k) % 3 == 0   ? F_REAL
+                              : (t + k) % 3 == 1 ? F_INT
+                                                 : F_SPECIAL,
+                              seed++);
+                }
+    }
     pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, s2in[0], 3, 1,
               2, 0, L_NHWC, 0, 1, 0, F_SPECIAL, seed++);
     pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, s2in[0], 3,
@@ -484,6 +532,8 @@ int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_pool_act");
     pool_tests();
-    act_tests();
+    if (getenv("FD_GM_RERUN") == NULL) /* the rerun below: FREEDNN_GPU_BW2 touches pooling only */
+        act_tests();
+    gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     return gm_finish();
 }

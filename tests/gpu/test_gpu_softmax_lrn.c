@@ -589,7 +589,13 @@ static void lrn_tests(void)
 int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_softmax_lrn");
-    sm_tests();
+    if (getenv("FD_GM_RERUN") == NULL) /* the reruns below: LRN is what their switches touch */
+        sm_tests();
     lrn_tests();
+    /* the same cases on the earlier kernels, then FLOAT's column kernels in chunks of 5
+     * channels (lrn_fwd_col / lrn_bwd_col <W, true>: chunks shorter than the window, C not a
+     * multiple, the last chunk short; the benchmark's size picks them by itself) */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0");
+    gm_rerun_with(argv, "FREEDNN_GPU_BW2_LRN_CHUNK", "5");
     return gm_finish();
 }

@@ -388,6 +388,25 @@ int main(int argc, char **argv)
                     run(c, "transform transpose");
                 }
     }
+    /* the 16-byte transpose (tensor_transpose_vec, 64 x 64 tiles; FREEDNN_GPU_BW2=0 keeps the
+     * 32 x 32 kernel, run again below): C and spatial sizes multiples of every type's vector
+     * but not of the tile (edge tiles), one whole tile, 5-d, and C = 68 / H W = 60 (multiples
+     * of 4 elements: FLOAT takes it, 16-bit types fall back to the 32 x 32 kernel) */
+    {
+        static const int v4[4] = {2, 72, 6, 20}, vt[4] = {1, 64, 8, 8}, v5[5] = {2, 16, 2, 4, 6},
+                         v68[4] = {3, 68, 5, 12};
+        const int *vd[4] = {v4, vt, v5, v68};
+        for (int t = 0; t < 4; t++)
+            for (int l = 0; l < 2; l++)
+                for (int k = 0; k < 4; k++) {
+                    if (gm_smoke && (t % 2 || k % 2))
+                        continue;
+                    tcase_t c = base(OP_XFORM);
+                    shape(&c.a, dts[t], k == 2 ? 5 : 4, vd[k], (layout_t)l);
+                    shape(&c.c, dts[t], k == 2 ? 5 : 4, vd[k], (layout_t)(1 - l));
+                    run(c, "transform transpose vec");
+                }
+    }
     /* ReduceTensor: every op and NaN option over short (serial) and long (block) slices */
     const cudnnReduceTensorOp_t rops[9] = {CUDNN_REDUCE_TENSOR_ADD,   CUDNN_REDUCE_TENSOR_MUL,
                                            CUDNN_REDUCE_TENSOR_MIN,   CUDNN_REDUCE_TENSOR_MAX,
@@ -487,5 +506,6 @@ int main(int argc, char **argv)
             run(c, "reduce");
         }
     }
+    gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     return gm_finish();
 }
