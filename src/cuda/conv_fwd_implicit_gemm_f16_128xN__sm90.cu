@@ -93,6 +93,7 @@ typedef struct {
     uint32_t a_bytes;  /* A box bytes (<= WG_A_STAGE); the rest of the stage is zeroed once */
     int vec;           /* y channel-contiguous with even strides and 4-byte aligned */
     int plain;         /* alpha == 1 and beta == 0 */
+    int tap;           /* the tap boxes (the grouped kernel's per-class choice; else the template's) */
     double alpha, beta;
 } wg_args_t;
 
@@ -189,12 +190,13 @@ static __device__ __forceinline__ void wg_st2d(__nv_bfloat16 *p, double a, doubl
  *              tensor map's element strides); its bni*bh*bw rows fill the first a_bytes of the
  *              stage, the rest is zeroed once (those rows' results are never stored).
  * REGS       : BN 256: the producer gives registers to the consumers' 128 accumulators. */
-template <typename T, int BN, bool TAP, bool REGS>
-static __global__ void __launch_bounds__(WG_THREADS, 1)
-    conv_fwd_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
-                   const wg_args_t a)
+template <typename T, int BN, int TAPM, bool REGS>
+static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUtensorMap *tmw, const wg_args_t &a,
+                                               unsigned tile)
 {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* TAPM 0 / 1: the [M][C] or the tap boxes, fixed; 2: the class's own (a.tap, grouped kernel) */
+    const bool TAP = TAPM == 2 ? a.tap != 0 : TAPM == 1;
     extern __shared__ __align__(1024) uint8_t wg_smem[];
     constexpr int KE = 128 / (int)sizeof(T); /* elements of a k-block: one 128-byte row */
     const uint32_t base = (wgx_smem_u32(wg_smem) + 1023u) & ~1023u;
@@ -203,8 +205,8 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
     const uint32_t bar_full = sB + WG_STAGES * BN * 128;
     const uint32_t bar_empty = bar_full + WG_STAGES * 8;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    const int kt = (int)(blockIdx.x % (unsigned)a.ktiles);
-    const unsigned mt = blockIdx.x / (unsigned)a.ktiles;
+    const int kt = (int)(tile % (unsigned)a.ktiles);
+    const unsigned mt = tile / (unsigned)a.ktiles;
     const int nk0 = kt * BN;
 
     int64_t m0 = 0;
@@ -235,8 +237,8 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
         }
         /* the initialised barriers must be visible to the async proxy (TMA complete_tx) */
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tmx) : "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tmw) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tmx) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tmw) : "memory");
     }
     __syncthreads();
 
@@ -253,12 +255,12 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
                 wgx_mbar_wait(bar_empty + 8 * st, ((kb / WG_STAGES) & 1) ^ 1);
                 wgx_mbar_arrive_expect_tx(full, a.tx_bytes);
                 if (TAP)
-                    wgx_tma_4d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, ow0 * a.str_w + s - a.pad_w,
+                    wgx_tma_4d(sA + st * WG_A_STAGE, tmx, full, cc * KE, ow0 * a.str_w + s - a.pad_w,
                                oh0 * a.str_h + r - a.pad_h, n0);
                 else
-                    wgx_tma_2d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, (int)m0);
+                    wgx_tma_2d(sA + st * WG_A_STAGE, tmx, full, cc * KE, (int)m0);
                 const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
-                wgx_tma_2d(sB + st * BN * 128, &tmw, full, (tap * a.cchunks + cc) * KE, nk0);
+                wgx_tma_2d(sB + st * BN * 128, tmw, full, (tap * a.cchunks + cc) * KE, nk0);
                 if (++cc == a.cchunks) {
                     cc = 0;
                     if (++s == a.s) {
@@ -355,8 +357,40 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
 #elif defined(__CUDA_ARCH__)
     /* no wgmma here; the host launches this only on compute capability 9.0, where the sm_90a
      * image is the one loaded: reaching this is a build error, made loud */
+    (void)tmx, (void)tmw, (void)a, (void)tile;
     __trap();
+#else
+    (void)tmx, (void)tmw, (void)a, (void)tile;
 #endif
+}
+
+template <typename T, int BN, bool TAP, bool REGS>
+static __global__ void __launch_bounds__(WG_THREADS, 1)
+    conv_fwd_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
+                   const __grid_constant__ wg_args_t a)
+{
+    wg_body<T, BN, TAP ? 1 : 0, REGS>(&tmx, &tmw, a, blockIdx.x);
+}
+
+/* The grouped backward data launch (the residue classes of a strided backward data, see the
+ * backward data part below): class c owns tiles [start[c], start[c+1]) of the grid, with its own
+ * maps and arguments (kblocks 0: a class without taps, whose epilogue blends alpha * 0). */
+#define WG_GROUP_MAX 4
+typedef struct {
+    CUtensorMap tmx[WG_GROUP_MAX], tmw[WG_GROUP_MAX];
+    wg_args_t a[WG_GROUP_MAX];
+    unsigned start[WG_GROUP_MAX + 1];
+    int ncls;
+} wg_group_t;
+static_assert(sizeof(wg_group_t) <= 4000, "the grouped kernel's parameters must fit 4 KiB");
+
+template <typename T, int BN, bool REGS>
+static __global__ void __launch_bounds__(WG_THREADS, 1) conv_dgrad_wgmma_grouped(const __grid_constant__ wg_group_t g)
+{
+    int c = 0;
+    while (c + 1 < g.ncls && blockIdx.x >= g.start[c + 1])
+        c++;
+    wg_body<T, BN, 2, REGS>(&g.tmx[c], &g.tmw[c], g.a[c], blockIdx.x - g.start[c]);
 }
 
 /* ---- host: gate, plan, tensor maps --------------------------------------------------------- */
@@ -584,15 +618,17 @@ static int wg_map(CUtensorMap *map, cudnnDataType_t dt, int rank, const void *pt
 
 /* Sets the dynamic shared-memory limit of one kernel once per device (attributes are per
  * device; repeating the call is harmless, so racing first calls are too). */
-template <typename T, int BN, bool TAP>
+template <typename T, int BN, int G> /* G 0 / 1: conv_fwd_wgmma without / with TAP; 2: the grouped */
 static cudaError_t wg_prepare(int dev)
 {
     static int done[WG_MAX_DEV];
     const int cached = dev >= 0 && dev < WG_MAX_DEV;
     if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
         return cudaSuccess;
-    const cudaError_t e = cudaFuncSetAttribute(conv_fwd_wgmma<T, BN, TAP, BN == 256>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)wg_smem_bytes(BN));
+    const void *fn = G == 2 ? (const void *)conv_dgrad_wgmma_grouped<T, BN, BN == 256>
+                            : (const void *)conv_fwd_wgmma<T, BN, G == 1, BN == 256>;
+    const cudaError_t e =
+        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)wg_smem_bytes(BN));
     if (e == cudaSuccess && cached)
         __atomic_store_n(&done[dev], 1, __ATOMIC_RELEASE);
     return e;
@@ -604,7 +640,7 @@ static cudnnStatus_t wg_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
 {
     int dev = -1;
     FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
-    const cudaError_t prep = wg_prepare<T, BN, TAP>(dev);
+    const cudaError_t prep = wg_prepare<T, BN, TAP ? 1 : 0>(dev);
     FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) "
                   "for conv_fwd_wgmma BN %d", wg_smem_bytes(BN), BN);
     cudaStream_t s = a->handle->stream;
@@ -628,18 +664,16 @@ static cudnnStatus_t wg_dispatch(const fd_conv_problem_t *p, const fd_conv_args_
                           : wg_launch<T, 64, false>(p, a, tmx, tmw, ka, blocks);
 }
 
-/* Both forward rows: the element type (p->xdt) picks the kernel; ke elements make a k-block. */
-static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+/* The plan, the two maps and the kernel arguments of forward problem p on a's x, w, y, alpha
+ * and beta (x and w 16-byte aligned). */
+static cudnnStatus_t wg_fwd_prepare(const fd_conv_problem_t *p, const fd_conv_args_t *a, wg_plan_t &pl,
+                                    CUtensorMap &tmx, CUtensorMap &tmw, wg_args_t &ka)
 {
-    if ((((uintptr_t)a->x | (uintptr_t)a->w) % 16) != 0)
-        return fd_conv_fwd_tc_igemm_run(p, a); /* TMA reads from 16-byte aligned addresses only */
     FD_CHECK(wgx_encode() != NULL, CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
              "the driver has no cuTensorMapEncodeTiled (the wgmma row needs a CUDA 12 driver)");
-    wg_plan_t pl;
     wg_plan(p, &pl);
     const int64_t c = p->c, h = p->in[1], w = p->in[2], rsc = p->flt[1] * p->flt[2] * c;
     const unsigned es = (unsigned)fd_dtype_size(p->xdt), ke = 128u / es;
-    CUtensorMap tmx, tmw;
     int res = 0;
     if (pl.tap) {
         const cuuint64_t dims[4] = {(cuuint64_t)c, (cuuint64_t)w, (cuuint64_t)h, (cuuint64_t)p->n};
@@ -672,7 +706,6 @@ static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t
                  "cuTensorMapEncodeTiled(w: %lldx%lld, box %ux%d) returned %d", (long long)rsc, (long long)p->k,
                  ke, pl.bn, res);
     }
-    wg_args_t ka;
     memset(&ka, 0, sizeof ka);
     ka.y = a->out;
     ka.ys[0] = p->ys[0], ka.ys[1] = p->ys[1], ka.ys[2] = p->ys[3], ka.ys[3] = p->ys[4];
@@ -700,6 +733,19 @@ static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t
     ka.vec = vec;
     ka.alpha = a->alpha, ka.beta = a->beta;
     ka.plain = a->alpha == 1.0 && a->beta == 0.0;
+    ka.tap = pl.tap;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Both forward rows: the element type (p->xdt) picks the kernel; ke elements make a k-block. */
+static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+    if ((((uintptr_t)a->x | (uintptr_t)a->w) % 16) != 0)
+        return fd_conv_fwd_tc_igemm_run(p, a); /* TMA reads from 16-byte aligned addresses only */
+    wg_plan_t pl;
+    CUtensorMap tmx, tmw;
+    wg_args_t ka;
+    FD_TRY(wg_fwd_prepare(p, a, pl, tmx, tmw, ka));
     if (p->xdt == CUDNN_DATA_HALF)
         return wg_dispatch<__half>(p, a, pl, tmx, tmw, ka);
     if (p->xdt == CUDNN_DATA_FLOAT)
@@ -877,4 +923,114 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(con
                                                                             const fd_conv_args_t *a)
 {
     return wg_dgrad_run(p, a);
+}
+
+/* ---- strided backward data in one GEMM launch ------------------------------------------------ */
+/*
+ * conv_tc_dgrad.cu splits a strided backward data into residue classes, each a stride-1 backward
+ * data whose transposed sub-filter it gathers for all classes in one launch; here every class is
+ * the forward problem wg_dgrad_run would launch for it (the same plan, maps and arguments: the
+ * same GEMM, so the same bits), all of them in one grid (conv_dgrad_wgmma_grouped, class c owning
+ * a run of tiles), and a class without taps (dx = alpha * 0 + beta * dx) is a class of no
+ * k-block whose epilogue blends, as conv_tc_dgrad.cu's blend kernel does (alpha * 0 is +-0 exactly,
+ * so the sum with beta * dx rounds once either way). Two launches per call instead of one gather
+ * plus two per class (and one per tap-less class). Taken when every class fits (at most
+ * WG_GROUP_MAX, one BN, dy and the sub-filters 16-byte aligned); FREEDNN_WGMMA_DGRAD_GROUPED=0
+ * (read once) keeps the per-class launches.
+ */
+static int wg_grouped_env_on(void)
+{
+    const char *e = getenv("FREEDNN_WGMMA_DGRAD_GROUPED");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
+extern "C" int fd_conv_bwd_data_wgmma_grouped_on(void)
+{
+    static const int on = wg_grouped_env_on();
+    return on;
+}
+
+template <typename T, int BN>
+static cudnnStatus_t wg_grouped_launch(const wg_group_t &g, cudnnDataType_t dt, cudaStream_t s)
+{
+    int dev = -1;
+    FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
+    const cudaError_t prep = wg_prepare<T, BN, 2>(dev);
+    FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) for conv_dgrad_wgmma_grouped "
+                  "BN %d", wg_smem_bytes(BN), BN);
+    const unsigned blocks = g.start[g.ncls];
+    conv_dgrad_wgmma_grouped<T, BN, BN == 256><<<blocks, WG_THREADS, wg_smem_bytes(BN), s>>>(g);
+    FD_CUDA_LAUNCHED("conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, %u blocks, stream %p)",
+                     fd_dtype_name(dt), BN, g.ncls, blocks, (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+template <typename T>
+static cudnnStatus_t wg_grouped_dispatch(const wg_group_t &g, int bn, cudnnDataType_t dt, cudaStream_t s)
+{
+    return bn == 256 ? wg_grouped_launch<T, 256>(g, dt, s)
+           : bn == 128 ? wg_grouped_launch<T, 128>(g, dt, s)
+                       : wg_grouped_launch<T, 64>(g, dt, s);
+}
+
+/* ncls stride-1 backward data classes q[c] (conv[c]: with taps, its transposed sub-filter, packed
+ * CRSK, at wt[c]; else tap-less, flt 0 somewhere) writing dx[c], on a's dy, alpha and beta.
+ * Returns 0 when the classes do not fit one launch (nothing launched: the caller runs them one
+ * by one); else 1, having called before(ctx) (the sub-filter gather) and launched the GEMM, the
+ * status in *st. Every class with taps must be one the wgmma backward data row takes. */
+extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t *q, const int *conv,
+                                              void *const *dx, const void *const *wt, const fd_conv_args_t *a,
+                                              cudnnStatus_t (*before)(void *), void *ctx, cudnnStatus_t *st)
+{
+    if (!fd_conv_bwd_data_wgmma_grouped_on() || ncls < 1 || ncls > WG_GROUP_MAX || (uintptr_t)a->y % 16 != 0)
+        return 0;
+    wg_group_t g;
+    memset(&g, 0, sizeof g);
+    int bn = 0, any = 0;
+    int64_t start = 0;
+    for (int c = 0; c < ncls; c++) {
+        fd_conv_problem_t sub = q[c], f;
+        if (conv[c]) {
+            if ((uintptr_t)wt[c] % 16 != 0)
+                return 0;
+            any = 1;
+        } else {
+            /* the epilogue alone: a 1-tap stand-in gives the output tiling, no k-block is read */
+            for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++)
+                sub.flt[d] = 1, sub.pad[d] = 0;
+        }
+        char why[400];
+        if (!wg_dgrad_problem(&sub, &f, why, sizeof why))
+            return 0;
+        fd_conv_args_t b = *a;
+        b.x = a->y, b.w = conv[c] ? wt[c] : a->y, b.y = NULL, b.out = dx[c];
+        b.workspace = NULL, b.workspace_size = 0;
+        wg_plan_t pl;
+        if (wg_fwd_prepare(&f, &b, pl, g.tmx[c], g.tmw[c], g.a[c]) != CUDNN_STATUS_SUCCESS)
+            return 0;
+        if (pl.tap && pl.bw == 0)
+            return 0;
+        if (!conv[c])
+            g.a[c].kblocks = 0;
+        if (bn != 0 && pl.bn != bn)
+            return 0;
+        bn = pl.bn;
+        g.start[c] = (unsigned)start;
+        start += pl.mtiles * pl.ktiles;
+        if (start > INT32_MAX)
+            return 0;
+    }
+    if (!any)
+        return 0;
+    g.start[ncls] = (unsigned)start;
+    g.ncls = ncls;
+    *st = before(ctx);
+    if (*st != CUDNN_STATUS_SUCCESS)
+        return 1;
+    cudaStream_t s = a->handle->stream;
+    const cudnnDataType_t dt = q[0].xdt;
+    *st = dt == CUDNN_DATA_HALF    ? wg_grouped_dispatch<__half>(g, bn, dt, s)
+          : dt == CUDNN_DATA_FLOAT ? wg_grouped_dispatch<float>(g, bn, dt, s)
+                                   : wg_grouped_dispatch<__nv_bfloat16>(g, bn, dt, s);
+    return 1;
 }
