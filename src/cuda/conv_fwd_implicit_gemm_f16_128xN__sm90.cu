@@ -74,6 +74,7 @@
 #define WG_THREADS 384   /* 3 warpgroups */
 #define WG_STAGES 4
 #define WG_A_STAGE 16384 /* 128 rows x 128 bytes */
+#define WG_BT_CHUNK 8192 /* MN-major B: one 64-column chunk of 64 k rows x 128 bytes */
 #define WG_MAX_DEV WGX_MAX_DEV
 
 /* What the kernel reads besides the two tensor maps. */
@@ -190,7 +191,28 @@ static __device__ __forceinline__ void wg_st2d(__nv_bfloat16 *p, double a, doubl
  *              tensor map's element strides); its bni*bh*bw rows fill the first a_bytes of the
  *              stage, the rest is zeroed once (those rows' results are never stored).
  * REGS       : BN 256: the producer gives registers to the consumers' 128 accumulators. */
-template <typename T, int BN, int TAPM, bool REGS>
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* One k16 step (k8 of tf32): B K-major (BT false) or MN-major (BT true, 16-bit types only; a
+ * member template, so no float instance of it is ever made) */
+template <bool BT> struct wg_mma;
+template <> struct wg_mma<false> {
+    template <typename T, int R>
+    static __device__ __forceinline__ void step(float (&acc)[R], uint64_t da, uint64_t db)
+    {
+        wgx_mma_k((const T *)0, acc, da, db);
+    }
+};
+template <> struct wg_mma<true> {
+    template <typename T, int R>
+    static __device__ __forceinline__ void step(float (&acc)[R], uint64_t da, uint64_t db)
+    {
+        wgx_mma_kmn((const T *)0, acc, da, db);
+    }
+};
+#endif
+
+/* BT: B is the backward data's KRSC filter itself, read MN-major (see the backward data part) */
+template <typename T, int BN, int TAPM, bool REGS, bool BT>
 static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUtensorMap *tmw, const wg_args_t &a,
                                                unsigned tile)
 {
@@ -259,8 +281,16 @@ static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUt
                                oh0 * a.str_h + r - a.pad_h, n0);
                 else
                     wgx_tma_2d(sA + st * WG_A_STAGE, tmx, full, cc * KE, (int)m0);
-                const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
-                wgx_tma_2d(sB + st * BN * 128, tmw, full, (tap * a.cchunks + cc) * KE, nk0);
+                if (BT) {
+                    /* BN / 64 boxes {64 c, 1, 1, 64 k} of w at (c, tap s, tap r, k) */
+                    const int tr = a.cross ? r : a.r - 1 - r, ts = a.cross ? s : a.s - 1 - s;
+#pragma unroll
+                    for (int g = 0; g < BN / 64; g++)
+                        wgx_tma_4d(sB + st * BN * 128 + g * WG_BT_CHUNK, tmw, full, nk0 + 64 * g, ts, tr, cc * KE);
+                } else {
+                    const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
+                    wgx_tma_2d(sB + st * BN * 128, tmw, full, (tap * a.cchunks + cc) * KE, nk0);
+                }
                 if (++cc == a.cchunks) {
                     cc = 0;
                     if (++s == a.s) {
@@ -286,11 +316,12 @@ static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUt
         const int st = kb % WG_STAGES;
         wgx_mbar_wait(bar_full + 8 * st, (kb / WG_STAGES) & 1);
         const uint64_t da = wgx_desc(sA + st * WG_A_STAGE + cw * 64 * 128, 1);
-        const uint64_t db = wgx_desc(sB + st * BN * 128, 1);
+        /* MN-major B: LBO = one 64-column chunk, a k16 step = 16 rows = 2048 bytes */
+        const uint64_t db = wgx_desc(sB + st * BN * 128, BT ? WG_BT_CHUNK >> 4 : 1);
         wgx_fence();
 #pragma unroll
         for (int j = 0; j < 4; j++) /* 4 x 32 bytes (k16 of 16-bit, k8 of tf32) = the 128-byte rows */
-            wgx_mma_k((const T *)0, acc, da + 2 * j, db + 2 * j);
+            wg_mma<BT>::template step<T>(acc, da + 2 * j, db + (BT ? (2048 >> 4) : 2) * j);
         wgx_commit();
         /* one batch stays in flight: the previous one has completed, its stage is free */
         wgx_wait<1>();
@@ -364,12 +395,12 @@ static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUt
 #endif
 }
 
-template <typename T, int BN, bool TAP, bool REGS>
+template <typename T, int BN, bool TAP, bool REGS, bool BT>
 static __global__ void __launch_bounds__(WG_THREADS, 1)
     conv_fwd_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
                    const __grid_constant__ wg_args_t a)
 {
-    wg_body<T, BN, TAP ? 1 : 0, REGS>(&tmx, &tmw, a, blockIdx.x);
+    wg_body<T, BN, TAP ? 1 : 0, REGS, BT>(&tmx, &tmw, a, blockIdx.x);
 }
 
 /* The grouped backward data launch (the residue classes of a strided backward data, see the
@@ -390,7 +421,7 @@ static __global__ void __launch_bounds__(WG_THREADS, 1) conv_dgrad_wgmma_grouped
     int c = 0;
     while (c + 1 < g.ncls && blockIdx.x >= g.start[c + 1])
         c++;
-    wg_body<T, BN, 2, REGS>(&g.tmx[c], &g.tmw[c], g.a[c], blockIdx.x - g.start[c]);
+    wg_body<T, BN, 2, REGS, false>(&g.tmx[c], &g.tmw[c], g.a[c], blockIdx.x - g.start[c]);
 }
 
 /* ---- host: gate, plan, tensor maps --------------------------------------------------------- */
@@ -398,25 +429,19 @@ static __global__ void __launch_bounds__(WG_THREADS, 1) conv_dgrad_wgmma_grouped
 extern "C" int fd_conv_fwd_tc_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
 extern "C" cudnnStatus_t fd_conv_fwd_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
 
-/* FREEDNN_WGMMA=0 opts out; read once per process (a function-local static: C++ initialises it
- * once, thread-safely). */
-static int wg_env_on(void)
+/* 1 unless environment variable `name` is "0". Each switch reads its variable once per process
+ * (a function-local static: C++ initialises it once, thread-safely). */
+static int wg_env_not0(const char *name)
 {
-    const char *e = getenv("FREEDNN_WGMMA");
+    const char *e = getenv(name);
     return e == NULL || strcmp(e, "0") != 0;
 }
 
 /* FREEDNN_WGMMA_STRIDED=0 keeps strided forward problems off the row (they then run on the
  * mma.sync row, as before the strided boxes); read once per process. */
-static int wg_strided_env_on(void)
-{
-    const char *e = getenv("FREEDNN_WGMMA_STRIDED");
-    return e == NULL || strcmp(e, "0") != 0;
-}
-
 static int wg_strided_enabled(void)
 {
-    static const int on = wg_strided_env_on();
+    static const int on = wg_env_not0("FREEDNN_WGMMA_STRIDED");
     return on;
 }
 
@@ -426,9 +451,10 @@ extern "C" int fd_conv_wgmma_strided_on(void)
     return wg_strided_enabled();
 }
 
+/* FREEDNN_WGMMA=0 opts out */
 static int wg_enabled(void)
 {
-    static const int on = wg_env_on();
+    static const int on = wg_env_not0("FREEDNN_WGMMA");
     return on;
 }
 
@@ -618,7 +644,7 @@ static int wg_map(CUtensorMap *map, cudnnDataType_t dt, int rank, const void *pt
 
 /* Sets the dynamic shared-memory limit of one kernel once per device (attributes are per
  * device; repeating the call is harmless, so racing first calls are too). */
-template <typename T, int BN, int G> /* G 0 / 1: conv_fwd_wgmma without / with TAP; 2: the grouped */
+template <typename T, int BN, int G, bool BT> /* G 0 / 1: conv_fwd_wgmma without / with TAP; 2: the grouped */
 static cudaError_t wg_prepare(int dev)
 {
     static int done[WG_MAX_DEV];
@@ -626,7 +652,7 @@ static cudaError_t wg_prepare(int dev)
     if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
         return cudaSuccess;
     const void *fn = G == 2 ? (const void *)conv_dgrad_wgmma_grouped<T, BN, BN == 256>
-                            : (const void *)conv_fwd_wgmma<T, BN, G == 1, BN == 256>;
+                            : (const void *)conv_fwd_wgmma<T, BN, G == 1, BN == 256, BT>;
     const cudaError_t e =
         cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)wg_smem_bytes(BN));
     if (e == cudaSuccess && cached)
@@ -634,34 +660,35 @@ static cudaError_t wg_prepare(int dev)
     return e;
 }
 
-template <typename T, int BN, bool TAP>
+template <typename T, int BN, bool TAP, bool BT>
 static cudnnStatus_t wg_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const CUtensorMap &tmx,
                                const CUtensorMap &tmw, const wg_args_t &ka, unsigned blocks)
 {
     int dev = -1;
     FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
-    const cudaError_t prep = wg_prepare<T, BN, TAP ? 1 : 0>(dev);
+    const cudaError_t prep = wg_prepare<T, BN, TAP ? 1 : 0, BT>(dev);
     FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) "
                   "for conv_fwd_wgmma BN %d", wg_smem_bytes(BN), BN);
     cudaStream_t s = a->handle->stream;
-    conv_fwd_wgmma<T, BN, TAP, BN == 256><<<blocks, WG_THREADS, wg_smem_bytes(BN), s>>>(tmx, tmw, ka);
-    FD_CUDA_LAUNCHED("conv_fwd_wgmma on %s data (BN %d, %s, %u blocks, stream %p)", fd_dtype_name(p->xdt), BN,
-                     TAP ? "4-d tap boxes" : "[M][C] boxes", blocks, (void *)s);
+    conv_fwd_wgmma<T, BN, TAP, BN == 256, BT><<<blocks, WG_THREADS, wg_smem_bytes(BN), s>>>(tmx, tmw, ka);
+    FD_CUDA_LAUNCHED("conv_fwd_wgmma on %s data (BN %d, %s, B %s, %u blocks, stream %p)", fd_dtype_name(p->xdt), BN,
+                     TAP ? "4-d tap boxes" : "[M][C] boxes", BT ? "the KRSC filter MN-major" : "K-major", blocks,
+                     (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
 
-template <typename T>
+template <typename T, bool BT = false>
 static cudnnStatus_t wg_dispatch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const wg_plan_t &pl,
                                  const CUtensorMap &tmx, const CUtensorMap &tmw, const wg_args_t &ka)
 {
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ktiles);
     if (pl.tap)
-        return pl.bn == 256 ? wg_launch<T, 256, true>(p, a, tmx, tmw, ka, blocks)
-               : pl.bn == 128 ? wg_launch<T, 128, true>(p, a, tmx, tmw, ka, blocks)
-                              : wg_launch<T, 64, true>(p, a, tmx, tmw, ka, blocks);
-    return pl.bn == 256 ? wg_launch<T, 256, false>(p, a, tmx, tmw, ka, blocks)
-           : pl.bn == 128 ? wg_launch<T, 128, false>(p, a, tmx, tmw, ka, blocks)
-                          : wg_launch<T, 64, false>(p, a, tmx, tmw, ka, blocks);
+        return pl.bn == 256 ? wg_launch<T, 256, true, BT>(p, a, tmx, tmw, ka, blocks)
+               : pl.bn == 128 ? wg_launch<T, 128, true, BT>(p, a, tmx, tmw, ka, blocks)
+                              : wg_launch<T, 64, true, BT>(p, a, tmx, tmw, ka, blocks);
+    return pl.bn == 256 ? wg_launch<T, 256, false, BT>(p, a, tmx, tmw, ka, blocks)
+           : pl.bn == 128 ? wg_launch<T, 128, false, BT>(p, a, tmx, tmw, ka, blocks)
+                          : wg_launch<T, 64, false, BT>(p, a, tmx, tmw, ka, blocks);
 }
 
 /* The plan, the two maps and the kernel arguments of forward problem p on a's x, w, y, alpha
@@ -781,15 +808,9 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_tf32_128xN__sm90_run(const fd
  * turns both backward data rows off alone. The f16 row ran clean on the H200 (GPU tier of
  * 2026-11-30 run 5: 22 backward data cases against ref, memcheck/racecheck/initcheck).
  */
-static int wg_dgrad_env_on(void)
-{
-    const char *e = getenv("FREEDNN_WGMMA_DGRAD");
-    return e == NULL || strcmp(e, "0") != 0;
-}
-
 static int wg_dgrad_enabled(void)
 {
-    static const int on = wg_dgrad_env_on();
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD");
     return on;
 }
 
@@ -888,6 +909,44 @@ static void wg_dgrad_filter_launch(const fd_conv_problem_t *p, const fd_conv_arg
                                               (int)p->flt[2], total, p->ws[0], p->ws[1], p->ws[3], p->ws[4]);
 }
 
+/*
+ * Without the transpose (16-bit types): the GEMM's B[c][(r, s, k)] = w[k][r][s][c] is, for one
+ * k-block (a tap, 64 k), a [64 k][BN c] tile with c contiguous: MN-major, which wgmma reads with
+ * imm-trans-b = 1 (16-bit types only). TMA lands it from the KRSC filter itself as BN / 64 boxes
+ * {64 c, 1, 1, 64 k} of a 4-d map {C, S, R, K} (SWIZZLE_128B: 64 rows of 128 bytes per 64-column
+ * chunk, the layout the backward filter rows read MN-major: LBO 8 KiB, SBO 1 KiB, a k16 step
+ * +2048 bytes). The same products in the same order as the transposed filter's K-major tile:
+ * one launch instead of two. Taken for HALF / BFLOAT16 with the filter's channels contiguous
+ * (any other strides multiples of 16 bytes), w and dy 16-byte aligned;
+ * FREEDNN_WGMMA_DGRAD_TNSP=0 (read once) keeps the transpose launch. The workspace the row asks
+ * for is unchanged (a function of the problem), unused on this path.
+ */
+static int wg_tnsp_enabled(void)
+{
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD_TNSP");
+    return on;
+}
+
+/* The 4-d map of p's KRSC filter for the MN-major B; 0 when this path does not take p. */
+static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a, CUtensorMap *map)
+{
+    if (!wg_tnsp_enabled() || (p->xdt != CUDNN_DATA_HALF && p->xdt != CUDNN_DATA_BFLOAT16) || p->ws[1] != 1 ||
+        (((uintptr_t)a->w | (uintptr_t)a->y) % 16) != 0)
+        return 0;
+    const int64_t es = 2, c = p->c, r = p->flt[1], s = p->flt[2], k = p->k;
+    /* a dim of one element, never stepped, gets the dense stride over the dims inside it */
+    const int64_t ss = s > 1 ? p->ws[4] : c, sr = r > 1 ? p->ws[3] : s * ss, sk = k > 1 ? p->ws[0] : r * sr;
+    const int64_t st[3] = {ss * es, sr * es, sk * es};
+    for (int d = 0; d < 3; d++)
+        if (st[d] <= 0 || st[d] % 16 != 0 || st[d] >= ((int64_t)1 << 40))
+            return 0;
+    const cuuint64_t dims[4] = {(cuuint64_t)c, (cuuint64_t)s, (cuuint64_t)r, (cuuint64_t)k};
+    const cuuint64_t str[3] = {(cuuint64_t)st[0], (cuuint64_t)st[1], (cuuint64_t)st[2]};
+    const cuuint32_t box[4] = {64, 1, 1, 64};
+    int res = 0;
+    return wgx_encode() != NULL && wg_map(map, p->xdt, 4, a->w, dims, str, box, NULL, &res);
+}
+
 static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
     fd_conv_problem_t q;
@@ -897,6 +956,19 @@ static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args
     const size_t need = wg_dgrad_workspace(p);
     FD_CHECK(a->workspace != NULL && a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "the wgmma backward data row needs %zu bytes of workspace, got %zu", need, a->workspace_size);
+    CUtensorMap tmb;
+    if (wg_dgrad_tnsp_map(p, a, &tmb)) {
+        fd_conv_args_t b = *a;
+        b.x = a->y, b.y = NULL; /* b.w: the K-major map made below is replaced by tmb */
+        b.workspace = NULL, b.workspace_size = 0;
+        wg_plan_t pl;
+        CUtensorMap tmx, tmw;
+        wg_args_t ka;
+        FD_TRY(wg_fwd_prepare(&q, &b, pl, tmx, tmw, ka));
+        if (p->xdt == CUDNN_DATA_HALF)
+            return wg_dispatch<__half, true>(&q, &b, pl, tmx, tmb, ka);
+        return wg_dispatch<__nv_bfloat16, true>(&q, &b, pl, tmx, tmb, ka);
+    }
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = fd_cuda_blocks(total, 256);
     if (p->xdt == CUDNN_DATA_HALF)
@@ -938,15 +1010,9 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(con
  * WG_GROUP_MAX, one BN, dy and the sub-filters 16-byte aligned); FREEDNN_WGMMA_DGRAD_GROUPED=0
  * (read once) keeps the per-class launches.
  */
-static int wg_grouped_env_on(void)
-{
-    const char *e = getenv("FREEDNN_WGMMA_DGRAD_GROUPED");
-    return e == NULL || strcmp(e, "0") != 0;
-}
-
 extern "C" int fd_conv_bwd_data_wgmma_grouped_on(void)
 {
-    static const int on = wg_grouped_env_on();
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD_GROUPED");
     return on;
 }
 
@@ -955,7 +1021,7 @@ static cudnnStatus_t wg_grouped_launch(const wg_group_t &g, cudnnDataType_t dt, 
 {
     int dev = -1;
     FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
-    const cudaError_t prep = wg_prepare<T, BN, 2>(dev);
+    const cudaError_t prep = wg_prepare<T, BN, 2, false>(dev);
     FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) for conv_dgrad_wgmma_grouped "
                   "BN %d", wg_smem_bytes(BN), BN);
     const unsigned blocks = g.start[g.ncls];

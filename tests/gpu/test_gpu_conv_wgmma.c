@@ -33,7 +33,9 @@
  * grouped wgmma launch (FREEDNN_WGMMA_DGRAD_GROUPED, on by default): grouped_cases checks it
  * against ref (exact fills bit for bit), child "3" repeats them with the switch off (per-class
  * launches), and strided_launches counts the kernels of one call by capturing it into a CUDA
- * graph (2 grouped; more than 2 per class) and prints the host cost per call.
+ * graph (2 grouped; more than 2 per class) and prints the host cost per call. Stride-1 backward
+ * data in HALF / BFLOAT16 reads the KRSC filter MN-major (FREEDNN_WGMMA_DGRAD_TNSP, on by
+ * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose).
  */
 #define _GNU_SOURCE
 #include <cuda.h>
@@ -382,9 +384,19 @@ static void strided_launches(wg_case_t t, int want)
     teardown(&t);
 }
 
-/* The launch counts of the grouped strided backward data (grouped: 1 when on, else 0). */
+/* The launch counts of backward data (on: 1 with the grouped strided launch and the stride-1
+ * MN-major filter read, FREEDNN_WGMMA_DGRAD_GROUPED / _TNSP; 0 with both off). */
 static void strided_launch_cases(int grouped)
 {
+    wg_case_t s1 = base(CUDNN_DATA_HALF, 4, 256, 256, 14, 14, 3, 3, 1);
+    s1.dir = 1;
+    strided_launches(s1, grouped ? 1 : -1); /* stride 1: the GEMM alone, else transpose + GEMM */
+    s1 = base(CUDNN_DATA_BFLOAT16, 2, 64, 64, 56, 56, 1, 1, 0);
+    s1.dir = 1;
+    strided_launches(s1, grouped ? 1 : -1);
+    s1 = base(CUDNN_DATA_FLOAT, 4, 256, 256, 14, 14, 3, 3, 1);
+    s1.dir = 1;
+    strided_launches(s1, 2); /* tf32 reads B K-major only: transpose + GEMM */
     wg_case_t t = base(CUDNN_DATA_HALF, 1, 64, 64, 14, 14, 3, 3, 1);
     t.dir = 1, t.u = 2;
     strided_launches(t, grouped ? 2 : -2); /* per class: 1 + 4 x 2 */
@@ -446,7 +458,7 @@ static int child_main(int argc, char **argv, const char *which)
 {
     const int tf32_off = strcmp(which, "2") == 0;
     gm_init(argc, argv, tf32_off                    ? "test_gpu_conv_wgmma (child, NVIDIA_TF32_OVERRIDE=0)"
-                        : strcmp(which, "3") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_GROUPED=0)"
+                        : strcmp(which, "3") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0)"
                                                   : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
     gm_watch_dispatch();
     if (tf32_off) {
@@ -468,8 +480,15 @@ static int child_main(int argc, char **argv, const char *which)
         on_sm90 = major == 9 && minor == 0;
         grouped_cases(CUDNN_DATA_HALF);
         grouped_cases(CUDNN_DATA_FLOAT);
+        /* stride 1 with the transpose launch */
+        wg_case_t t = base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1);
+        t.dir = 1;
+        run_case(t, 1);
+        t = base(CUDNN_DATA_BFLOAT16, 2, 136, 128, 8, 10, 3, 2, 0), t.dir = 1;
+        t.mode = CUDNN_CONVOLUTION, t.pad_w = 1, t.alpha = -2.0, t.beta = 1.0;
+        run_case(t, 1);
         strided_launch_cases(0);
-        wg_case_t t = base(CUDNN_DATA_BFLOAT16, 1, 64, 64, 14, 14, 3, 3, 1);
+        t = base(CUDNN_DATA_BFLOAT16, 1, 64, 64, 14, 14, 3, 3, 1);
         t.dir = 1, t.u = 2;
         run_case(t, 1);
     } else {
@@ -487,7 +506,7 @@ static void run_child(char **argv, const char *which)
         if (strcmp(which, "2") == 0)
             setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
         else if (strcmp(which, "3") == 0)
-            setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1);
+            setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TNSP", "0", 1);
         else
             setenv("FREEDNN_WGMMA", "0", 1);
         setenv("FD_WGMMA_TEST_CHILD", which, 1);
@@ -498,7 +517,7 @@ static void run_child(char **argv, const char *which)
     FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the child failed");
     FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child with %s failed (status 0x%x)",
               strcmp(which, "2") == 0   ? "NVIDIA_TF32_OVERRIDE=0"
-              : strcmp(which, "3") == 0 ? "FREEDNN_WGMMA_DGRAD_GROUPED=0"
+              : strcmp(which, "3") == 0 ? "FREEDNN_WGMMA_DGRAD_GROUPED=0 FREEDNN_WGMMA_DGRAD_TNSP=0"
                                         : "FREEDNN_WGMMA=0",
               status);
 }
@@ -765,6 +784,7 @@ int main(int argc, char **argv)
     unsetenv("FREEDNN_WGMMA");
     unsetenv("FREEDNN_WGMMA_DGRAD"); /* both rows are on by default */
     unsetenv("FREEDNN_WGMMA_DGRAD_GROUPED"); /* so is the grouped strided launch */
+    unsetenv("FREEDNN_WGMMA_DGRAD_TNSP"); /* and stride 1's MN-major filter read */
     unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     setenv("FREEDNN_SMALLC", "0", 1); /* C = 4 cases test the wgmma rows, not conv_smallc.cu's */
