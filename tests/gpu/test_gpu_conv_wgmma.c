@@ -33,7 +33,9 @@
  * grouped wgmma launch (FREEDNN_WGMMA_DGRAD_GROUPED, on by default): grouped_cases checks it
  * against ref (exact fills bit for bit), child "3" repeats them with the switch off (per-class
  * launches), and strided_launches counts the kernels of one call by capturing it into a CUDA
- * graph (2 grouped; more than 2 per class) and prints the host cost per call. Stride-1 backward
+ * graph (2 grouped; more than 2 per class), prints the host cost per call, and hands dx of real
+ * fills from the parent to child "3" through a file in $TMPDIR: the two paths must agree bit for
+ * bit (the same GEMM per class, the same products in the same order). Stride-1 backward
  * data in HALF / BFLOAT16 reads the KRSC filter MN-major (FREEDNN_WGMMA_DGRAD_TNSP, on by
  * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose).
  */
@@ -336,6 +338,53 @@ static void host_cost(void)
  * the call on gm_cuda's stream into a CUDA graph; prints them and the host cost per call (200
  * enqueued calls). want > 0: the count must be want; want < 0: more than -want (the per-class
  * launches); checked on sm_90 only (elsewhere the wgmma rows decline). */
+/* Real fill i of t into device buffer dev. */
+static void fill_device(wg_case_t *t, int i, void *dev, size_t bytes)
+{
+    void *h = malloc(bytes);
+    if (!h)
+        abort();
+    fill(i, h, bytes, t);
+    FD_EXPECT(cudaMemcpy(dev, h, bytes, cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy to the device");
+    free(h);
+}
+
+/* The file dx of launch case `idx` goes to (the parent's pid names it: the child "3" reads it). */
+static void bits_path(char *path, size_t size, int idx, int child)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, size, "%s/fd_wgmma_dgrad_bits_%ld_%d", dir && dir[0] ? dir : "/tmp",
+             (long)(child ? getppid() : getpid()), idx);
+}
+
+/* dx (bytes at host h) of launch case idx: the parent (grouped / MN-major paths) writes it, the
+ * child "3" (per-class launches, the transpose) must have the same bits on the same real fills. */
+static void bits_check(const void *h, size_t bytes, int idx, int child, const char *what)
+{
+    char path[512];
+    bits_path(path, sizeof path, idx, child);
+    FILE *f = fopen(path, child ? "rb" : "wb");
+    if (!f) {
+        printf("note: %s: %s not %s; bits not compared\n", what, path, child ? "found" : "writable");
+        return;
+    }
+    if (!child) {
+        FD_EXPECT(fwrite(h, 1, bytes, f) == bytes, "writing %s", path);
+        fclose(f);
+        return;
+    }
+    unsigned char *o = malloc(bytes + 1);
+    if (!o)
+        abort();
+    const size_t got = fread(o, 1, bytes + 1, f);
+    fclose(f);
+    FD_EXPECT(got == bytes && memcmp(o, h, bytes) == 0,
+              "%s: dx differs from the grouped / MN-major run's bits (real fills)", what);
+    free(o);
+}
+
+static int launch_idx; /* the launch case's index, the same sequence in the parent and child "3" */
+
 static void strided_launches(wg_case_t t, int want)
 {
     if (!setup(&t))
@@ -343,13 +392,29 @@ static void strided_launches(wg_case_t t, int want)
     const size_t es = fd_test_dtype_size(t.dt);
     t.ws = gm_conv_workspace(gm_cuda, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, t.xd, t.wd, t.cd, t.yd);
     void *dy = NULL, *w = NULL, *dx = NULL, *ws = NULL;
+    const int idx = launch_idx++;
     if (cudaMalloc(&dy, (size_t)t.yspan * es) == cudaSuccess && cudaMalloc(&w, (size_t)t.nw * es) == cudaSuccess &&
         cudaMalloc(&dx, (size_t)t.xspan * es) == cudaSuccess && cudaMalloc(&ws, t.ws + 256) == cudaSuccess) {
         void *ptr[4] = {dy, w, dx, ws};
-        cudaMemset(dy, 0, (size_t)t.yspan * es);
-        cudaMemset(w, 0, (size_t)t.nw * es);
+        t.exact = 0; /* real fills: the bit comparison between the paths means something */
+        fill_device(&t, 0, dy, (size_t)t.yspan * es);
+        fill_device(&t, 1, w, (size_t)t.nw * es);
+        cudaMemset(dx, 0, (size_t)t.xspan * es);
         FD_EXPECT_STATUS(call(gm_cuda, ptr, &t), CUDNN_STATUS_SUCCESS); /* warm-up: attributes, lookups */
         FD_EXPECT(cudaStreamSynchronize(gm_stream) == cudaSuccess, "strided backward data failed on the GPU");
+        {
+            void *h = malloc((size_t)t.xspan * es);
+            if (!h)
+                abort();
+            FD_EXPECT(cudaMemcpy(h, dx, (size_t)t.xspan * es, cudaMemcpyDeviceToHost) == cudaSuccess,
+                      "cudaMemcpy of dx");
+            char what[128];
+            snprintf(what, sizeof what, "bwd_data %s n%d c%d k%d %dx%d f%dx%d s%d", fd_test_dtype_short(t.dt), t.n,
+                     t.c, t.k, t.h, t.w, t.r, t.s, t.u > 1 ? t.u : 1);
+            if (on_sm90)
+                bits_check(h, (size_t)t.xspan * es, idx, getenv("FD_WGMMA_TEST_CHILD") != NULL, what);
+            free(h);
+        }
         cudaGraph_t g = NULL;
         size_t nodes = 0;
         FD_EXPECT(cudaStreamBeginCapture(gm_stream, cudaStreamCaptureModeRelaxed) == cudaSuccess,
@@ -915,5 +980,10 @@ int main(int argc, char **argv)
     run_child(argv, "1");
     run_child(argv, "2");
     run_child(argv, "3");
+    for (int i = 0; i < launch_idx; i++) { /* the dx files of the bit comparison */
+        char path[512];
+        bits_path(path, sizeof path, i, 0);
+        unlink(path);
+    }
     return gm_finish();
 }
