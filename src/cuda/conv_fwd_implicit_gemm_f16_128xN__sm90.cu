@@ -670,10 +670,12 @@ static cudnnStatus_t wg_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
     FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) "
                   "for conv_fwd_wgmma BN %d", wg_smem_bytes(BN), BN);
     cudaStream_t s = a->handle->stream;
-    conv_fwd_wgmma<T, BN, TAP, BN == 256, BT><<<blocks, WG_THREADS, wg_smem_bytes(BN), s>>>(tmx, tmw, ka);
-    FD_CUDA_LAUNCHED("conv_fwd_wgmma on %s data (BN %d, %s, B %s, %u blocks, stream %p)", fd_dtype_name(p->xdt), BN,
-                     TAP ? "4-d tap boxes" : "[M][C] boxes", BT ? "the KRSC filter MN-major" : "K-major", blocks,
-                     (void *)s);
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_fwd_wgmma<T, BN, TAP, BN == 256, BT>, fc, dim3(blocks),
+                                            dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, tmx, tmw, ka);
+    FD_CUDA_LAUNCHED_AS(le, "conv_fwd_wgmma on %s data (BN %d, %s, B %s, %u blocks, stream %p)",
+                        fd_dtype_name(p->xdt), BN, TAP ? "4-d tap boxes" : "[M][C] boxes",
+                        BT ? "the KRSC filter MN-major" : "K-major", blocks, (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -1025,9 +1027,11 @@ static cudnnStatus_t wg_grouped_launch(const wg_group_t &g, cudnnDataType_t dt, 
     FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) for conv_dgrad_wgmma_grouped "
                   "BN %d", wg_smem_bytes(BN), BN);
     const unsigned blocks = g.start[g.ncls];
-    conv_dgrad_wgmma_grouped<T, BN, BN == 256><<<blocks, WG_THREADS, wg_smem_bytes(BN), s>>>(g);
-    FD_CUDA_LAUNCHED("conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, %u blocks, stream %p)",
-                     fd_dtype_name(dt), BN, g.ncls, blocks, (void *)s);
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_dgrad_wgmma_grouped<T, BN, BN == 256>, fc, dim3(blocks),
+                                            dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, g);
+    FD_CUDA_LAUNCHED_AS(le, "conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, %u blocks, stream %p)",
+                        fd_dtype_name(dt), BN, g.ncls, blocks, (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
 
