@@ -904,11 +904,13 @@ extern "C" size_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_workspace(cons
 }
 
 template <typename T>
-static void wg_dgrad_filter_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, int64_t total,
-                                   unsigned blocks, cudaStream_t s)
+static cudaError_t wg_dgrad_filter_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, int64_t total,
+                                          unsigned blocks, cudaStream_t s)
 {
-    wg_dgrad_filter<T><<<blocks, 256, 0, s>>>((const T *)a->w, (T *)a->workspace, (int)p->k, (int)p->flt[1],
-                                              (int)p->flt[2], total, p->ws[0], p->ws[1], p->ws[3], p->ws[4]);
+    static void *fc[FD_CUDA_FCACHE];
+    return fd_cuda_launch_k(wg_dgrad_filter<T>, fc, dim3(blocks), dim3(256), 0, s, (const T *)a->w,
+                            (T *)a->workspace, (int)p->k, (int)p->flt[1], (int)p->flt[2], total, p->ws[0], p->ws[1],
+                            p->ws[3], p->ws[4]);
 }
 
 /*
@@ -973,14 +975,11 @@ static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args
     }
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = fd_cuda_blocks(total, 256);
-    if (p->xdt == CUDNN_DATA_HALF)
-        wg_dgrad_filter_launch<__half>(p, a, total, blocks, s);
-    else if (p->xdt == CUDNN_DATA_FLOAT)
-        wg_dgrad_filter_launch<float>(p, a, total, blocks, s);
-    else
-        wg_dgrad_filter_launch<__nv_bfloat16>(p, a, total, blocks, s);
-    FD_CUDA_LAUNCHED("wg_dgrad_filter on %s data (%lld elements, stream %p)", fd_dtype_name(p->xdt),
-                     (long long)total, (void *)s);
+    const cudaError_t le = p->xdt == CUDNN_DATA_HALF    ? wg_dgrad_filter_launch<__half>(p, a, total, blocks, s)
+                           : p->xdt == CUDNN_DATA_FLOAT ? wg_dgrad_filter_launch<float>(p, a, total, blocks, s)
+                                                        : wg_dgrad_filter_launch<__nv_bfloat16>(p, a, total, blocks, s);
+    FD_CUDA_LAUNCHED_AS(le, "wg_dgrad_filter on %s data (%lld elements, stream %p)", fd_dtype_name(p->xdt),
+                        (long long)total, (void *)s);
     fd_conv_args_t b = *a;
     b.x = a->y, b.w = a->workspace, b.y = NULL;
     b.workspace = NULL, b.workspace_size = 0;

@@ -259,12 +259,15 @@ static cudnnStatus_t gather(const fd_conv_problem_t *p, const dg_plan_t *l, cons
         g.off[res] = l->woff[res];
     const int64_t total = p->k * p->c * p->flt[0] * p->flt[1] * p->flt[2];
     const unsigned blocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
-    if (fd_dtype_size(p->xdt) == 2)
-        dgrad_gather<uint16_t><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, (const uint16_t *)w, (uint16_t *)ws);
-    else
-        dgrad_gather<uint32_t><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, (const uint32_t *)w, (uint32_t *)ws);
-    FD_CUDA_LAUNCHED("sub-filter gather of %lld elements into %d residues (%s, stream %p)",
-                     (long long)total, l->nconv, tnsp ? "transposed" : "KRSC", (void *)stream);
+    static void *fc16[FD_CUDA_FCACHE], *fc32[FD_CUDA_FCACHE];
+    const cudaError_t le =
+        fd_dtype_size(p->xdt) == 2
+            ? fd_cuda_launch_k(dgrad_gather<uint16_t>, fc16, dim3(blocks), dim3(FD_CUDA_BLOCK), 0, stream, g,
+                               (const uint16_t *)w, (uint16_t *)ws)
+            : fd_cuda_launch_k(dgrad_gather<uint32_t>, fc32, dim3(blocks), dim3(FD_CUDA_BLOCK), 0, stream, g,
+                               (const uint32_t *)w, (uint32_t *)ws);
+    FD_CUDA_LAUNCHED_AS(le, "sub-filter gather of %lld elements into %d residues (%s, stream %p)",
+                        (long long)total, l->nconv, tnsp ? "transposed" : "KRSC", (void *)stream);
     return CUDNN_STATUS_SUCCESS;
 }
 
