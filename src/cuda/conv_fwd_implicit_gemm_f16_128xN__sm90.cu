@@ -74,6 +74,7 @@
 #define WG_THREADS 384   /* 3 warpgroups */
 #define WG_STAGES 4
 #define WG_A_STAGE 16384 /* 128 rows x 128 bytes */
+#define WG_BT_CHUNK 8192 /* MN-major B: one 64-column chunk of 64 k rows x 128 bytes */
 #define WG_MAX_DEV WGX_MAX_DEV
 
 /* What the kernel reads besides the two tensor maps. */
@@ -93,6 +94,7 @@ typedef struct {
     uint32_t a_bytes;  /* A box bytes (<= WG_A_STAGE); the rest of the stage is zeroed once */
     int vec;           /* y channel-contiguous with even strides and 4-byte aligned */
     int plain;         /* alpha == 1 and beta == 0 */
+    int tap;           /* the tap boxes (the grouped kernel's per-class choice; else the template's) */
     double alpha, beta;
 } wg_args_t;
 
@@ -189,12 +191,34 @@ static __device__ __forceinline__ void wg_st2d(__nv_bfloat16 *p, double a, doubl
  *              tensor map's element strides); its bni*bh*bw rows fill the first a_bytes of the
  *              stage, the rest is zeroed once (those rows' results are never stored).
  * REGS       : BN 256: the producer gives registers to the consumers' 128 accumulators. */
-template <typename T, int BN, bool TAP, bool REGS>
-static __global__ void __launch_bounds__(WG_THREADS, 1)
-    conv_fwd_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
-                   const wg_args_t a)
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* One k16 step (k8 of tf32): B K-major (BT false) or MN-major (BT true, 16-bit types only; a
+ * member template, so no float instance of it is ever made) */
+template <bool BT> struct wg_mma;
+template <> struct wg_mma<false> {
+    template <typename T, int R>
+    static __device__ __forceinline__ void step(float (&acc)[R], uint64_t da, uint64_t db)
+    {
+        wgx_mma_k((const T *)0, acc, da, db);
+    }
+};
+template <> struct wg_mma<true> {
+    template <typename T, int R>
+    static __device__ __forceinline__ void step(float (&acc)[R], uint64_t da, uint64_t db)
+    {
+        wgx_mma_kmn((const T *)0, acc, da, db);
+    }
+};
+#endif
+
+/* BT: B is the backward data's KRSC filter itself, read MN-major (see the backward data part) */
+template <typename T, int BN, int TAPM, bool REGS, bool BT>
+static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUtensorMap *tmw, const wg_args_t &a,
+                                               unsigned tile)
 {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* TAPM 0 / 1: the [M][C] or the tap boxes, fixed; 2: the class's own (a.tap, grouped kernel) */
+    const bool TAP = TAPM == 2 ? a.tap != 0 : TAPM == 1;
     extern __shared__ __align__(1024) uint8_t wg_smem[];
     constexpr int KE = 128 / (int)sizeof(T); /* elements of a k-block: one 128-byte row */
     const uint32_t base = (wgx_smem_u32(wg_smem) + 1023u) & ~1023u;
@@ -203,8 +227,8 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
     const uint32_t bar_full = sB + WG_STAGES * BN * 128;
     const uint32_t bar_empty = bar_full + WG_STAGES * 8;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    const int kt = (int)(blockIdx.x % (unsigned)a.ktiles);
-    const unsigned mt = blockIdx.x / (unsigned)a.ktiles;
+    const int kt = (int)(tile % (unsigned)a.ktiles);
+    const unsigned mt = tile / (unsigned)a.ktiles;
     const int nk0 = kt * BN;
 
     int64_t m0 = 0;
@@ -235,8 +259,8 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
         }
         /* the initialised barriers must be visible to the async proxy (TMA complete_tx) */
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tmx) : "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tmw) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tmx) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)tmw) : "memory");
     }
     __syncthreads();
 
@@ -253,12 +277,20 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
                 wgx_mbar_wait(bar_empty + 8 * st, ((kb / WG_STAGES) & 1) ^ 1);
                 wgx_mbar_arrive_expect_tx(full, a.tx_bytes);
                 if (TAP)
-                    wgx_tma_4d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, ow0 * a.str_w + s - a.pad_w,
+                    wgx_tma_4d(sA + st * WG_A_STAGE, tmx, full, cc * KE, ow0 * a.str_w + s - a.pad_w,
                                oh0 * a.str_h + r - a.pad_h, n0);
                 else
-                    wgx_tma_2d(sA + st * WG_A_STAGE, &tmx, full, cc * KE, (int)m0);
-                const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
-                wgx_tma_2d(sB + st * BN * 128, &tmw, full, (tap * a.cchunks + cc) * KE, nk0);
+                    wgx_tma_2d(sA + st * WG_A_STAGE, tmx, full, cc * KE, (int)m0);
+                if (BT) {
+                    /* BN / 64 boxes {64 c, 1, 1, 64 k} of w at (c, tap s, tap r, k) */
+                    const int tr = a.cross ? r : a.r - 1 - r, ts = a.cross ? s : a.s - 1 - s;
+#pragma unroll
+                    for (int g = 0; g < BN / 64; g++)
+                        wgx_tma_4d(sB + st * BN * 128 + g * WG_BT_CHUNK, tmw, full, nk0 + 64 * g, ts, tr, cc * KE);
+                } else {
+                    const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
+                    wgx_tma_2d(sB + st * BN * 128, tmw, full, (tap * a.cchunks + cc) * KE, nk0);
+                }
                 if (++cc == a.cchunks) {
                     cc = 0;
                     if (++s == a.s) {
@@ -284,11 +316,12 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
         const int st = kb % WG_STAGES;
         wgx_mbar_wait(bar_full + 8 * st, (kb / WG_STAGES) & 1);
         const uint64_t da = wgx_desc(sA + st * WG_A_STAGE + cw * 64 * 128, 1);
-        const uint64_t db = wgx_desc(sB + st * BN * 128, 1);
+        /* MN-major B: LBO = one 64-column chunk, a k16 step = 16 rows = 2048 bytes */
+        const uint64_t db = wgx_desc(sB + st * BN * 128, BT ? WG_BT_CHUNK >> 4 : 1);
         wgx_fence();
 #pragma unroll
         for (int j = 0; j < 4; j++) /* 4 x 32 bytes (k16 of 16-bit, k8 of tf32) = the 128-byte rows */
-            wgx_mma_k((const T *)0, acc, da + 2 * j, db + 2 * j);
+            wg_mma<BT>::template step<T>(acc, da + 2 * j, db + (BT ? (2048 >> 4) : 2) * j);
         wgx_commit();
         /* one batch stays in flight: the previous one has completed, its stage is free */
         wgx_wait<1>();
@@ -355,8 +388,40 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
 #elif defined(__CUDA_ARCH__)
     /* no wgmma here; the host launches this only on compute capability 9.0, where the sm_90a
      * image is the one loaded: reaching this is a build error, made loud */
+    (void)tmx, (void)tmw, (void)a, (void)tile;
     __trap();
+#else
+    (void)tmx, (void)tmw, (void)a, (void)tile;
 #endif
+}
+
+template <typename T, int BN, bool TAP, bool REGS, bool BT>
+static __global__ void __launch_bounds__(WG_THREADS, 1)
+    conv_fwd_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
+                   const __grid_constant__ wg_args_t a)
+{
+    wg_body<T, BN, TAP ? 1 : 0, REGS, BT>(&tmx, &tmw, a, blockIdx.x);
+}
+
+/* The grouped backward data launch (the residue classes of a strided backward data, see the
+ * backward data part below): class c owns tiles [start[c], start[c+1]) of the grid, with its own
+ * maps and arguments (kblocks 0: a class without taps, whose epilogue blends alpha * 0). */
+#define WG_GROUP_MAX 4
+typedef struct {
+    CUtensorMap tmx[WG_GROUP_MAX], tmw[WG_GROUP_MAX];
+    wg_args_t a[WG_GROUP_MAX];
+    unsigned start[WG_GROUP_MAX + 1];
+    int ncls;
+} wg_group_t;
+static_assert(sizeof(wg_group_t) <= 4000, "the grouped kernel's parameters must fit 4 KiB");
+
+template <typename T, int BN, bool REGS>
+static __global__ void __launch_bounds__(WG_THREADS, 1) conv_dgrad_wgmma_grouped(const __grid_constant__ wg_group_t g)
+{
+    int c = 0;
+    while (c + 1 < g.ncls && blockIdx.x >= g.start[c + 1])
+        c++;
+    wg_body<T, BN, 2, REGS, false>(&g.tmx[c], &g.tmw[c], g.a[c], blockIdx.x - g.start[c]);
 }
 
 /* ---- host: gate, plan, tensor maps --------------------------------------------------------- */
@@ -364,25 +429,19 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
 extern "C" int fd_conv_fwd_tc_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
 extern "C" cudnnStatus_t fd_conv_fwd_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
 
-/* FREEDNN_WGMMA=0 opts out; read once per process (a function-local static: C++ initialises it
- * once, thread-safely). */
-static int wg_env_on(void)
+/* 1 unless environment variable `name` is "0". Each switch reads its variable once per process
+ * (a function-local static: C++ initialises it once, thread-safely). */
+static int wg_env_not0(const char *name)
 {
-    const char *e = getenv("FREEDNN_WGMMA");
+    const char *e = getenv(name);
     return e == NULL || strcmp(e, "0") != 0;
 }
 
 /* FREEDNN_WGMMA_STRIDED=0 keeps strided forward problems off the row (they then run on the
  * mma.sync row, as before the strided boxes); read once per process. */
-static int wg_strided_env_on(void)
-{
-    const char *e = getenv("FREEDNN_WGMMA_STRIDED");
-    return e == NULL || strcmp(e, "0") != 0;
-}
-
 static int wg_strided_enabled(void)
 {
-    static const int on = wg_strided_env_on();
+    static const int on = wg_env_not0("FREEDNN_WGMMA_STRIDED");
     return on;
 }
 
@@ -392,9 +451,10 @@ extern "C" int fd_conv_wgmma_strided_on(void)
     return wg_strided_enabled();
 }
 
+/* FREEDNN_WGMMA=0 opts out */
 static int wg_enabled(void)
 {
-    static const int on = wg_env_on();
+    static const int on = wg_env_not0("FREEDNN_WGMMA");
     return on;
 }
 
@@ -584,62 +644,65 @@ static int wg_map(CUtensorMap *map, cudnnDataType_t dt, int rank, const void *pt
 
 /* Sets the dynamic shared-memory limit of one kernel once per device (attributes are per
  * device; repeating the call is harmless, so racing first calls are too). */
-template <typename T, int BN, bool TAP>
+template <typename T, int BN, int G, bool BT> /* G 0 / 1: conv_fwd_wgmma without / with TAP; 2: the grouped */
 static cudaError_t wg_prepare(int dev)
 {
     static int done[WG_MAX_DEV];
     const int cached = dev >= 0 && dev < WG_MAX_DEV;
     if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
         return cudaSuccess;
-    const cudaError_t e = cudaFuncSetAttribute(conv_fwd_wgmma<T, BN, TAP, BN == 256>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)wg_smem_bytes(BN));
+    const void *fn = G == 2 ? (const void *)conv_dgrad_wgmma_grouped<T, BN, BN == 256>
+                            : (const void *)conv_fwd_wgmma<T, BN, G == 1, BN == 256, BT>;
+    const cudaError_t e =
+        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)wg_smem_bytes(BN));
     if (e == cudaSuccess && cached)
         __atomic_store_n(&done[dev], 1, __ATOMIC_RELEASE);
     return e;
 }
 
-template <typename T, int BN, bool TAP>
+template <typename T, int BN, bool TAP, bool BT>
 static cudnnStatus_t wg_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const CUtensorMap &tmx,
                                const CUtensorMap &tmw, const wg_args_t &ka, unsigned blocks)
 {
     int dev = -1;
     FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
-    const cudaError_t prep = wg_prepare<T, BN, TAP>(dev);
+    const cudaError_t prep = wg_prepare<T, BN, TAP ? 1 : 0, BT>(dev);
     FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) "
                   "for conv_fwd_wgmma BN %d", wg_smem_bytes(BN), BN);
     cudaStream_t s = a->handle->stream;
-    conv_fwd_wgmma<T, BN, TAP, BN == 256><<<blocks, WG_THREADS, wg_smem_bytes(BN), s>>>(tmx, tmw, ka);
-    FD_CUDA_LAUNCHED("conv_fwd_wgmma on %s data (BN %d, %s, %u blocks, stream %p)", fd_dtype_name(p->xdt), BN,
-                     TAP ? "4-d tap boxes" : "[M][C] boxes", blocks, (void *)s);
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_fwd_wgmma<T, BN, TAP, BN == 256, BT>, fc, dim3(blocks),
+                                            dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, tmx, tmw, ka);
+    FD_CUDA_LAUNCHED_AS(le, "conv_fwd_wgmma on %s data (BN %d, %s, B %s, %u blocks, stream %p)",
+                        fd_dtype_name(p->xdt), BN, TAP ? "4-d tap boxes" : "[M][C] boxes",
+                        BT ? "the KRSC filter MN-major" : "K-major", blocks, (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
 
-template <typename T>
+template <typename T, bool BT = false>
 static cudnnStatus_t wg_dispatch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const wg_plan_t &pl,
                                  const CUtensorMap &tmx, const CUtensorMap &tmw, const wg_args_t &ka)
 {
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ktiles);
     if (pl.tap)
-        return pl.bn == 256 ? wg_launch<T, 256, true>(p, a, tmx, tmw, ka, blocks)
-               : pl.bn == 128 ? wg_launch<T, 128, true>(p, a, tmx, tmw, ka, blocks)
-                              : wg_launch<T, 64, true>(p, a, tmx, tmw, ka, blocks);
-    return pl.bn == 256 ? wg_launch<T, 256, false>(p, a, tmx, tmw, ka, blocks)
-           : pl.bn == 128 ? wg_launch<T, 128, false>(p, a, tmx, tmw, ka, blocks)
-                          : wg_launch<T, 64, false>(p, a, tmx, tmw, ka, blocks);
+        return pl.bn == 256 ? wg_launch<T, 256, true, BT>(p, a, tmx, tmw, ka, blocks)
+               : pl.bn == 128 ? wg_launch<T, 128, true, BT>(p, a, tmx, tmw, ka, blocks)
+                              : wg_launch<T, 64, true, BT>(p, a, tmx, tmw, ka, blocks);
+    return pl.bn == 256 ? wg_launch<T, 256, false, BT>(p, a, tmx, tmw, ka, blocks)
+           : pl.bn == 128 ? wg_launch<T, 128, false, BT>(p, a, tmx, tmw, ka, blocks)
+                          : wg_launch<T, 64, false, BT>(p, a, tmx, tmw, ka, blocks);
 }
 
-/* Both forward rows: the element type (p->xdt) picks the kernel; ke elements make a k-block. */
-static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+/* The plan, the two maps and the kernel arguments of forward problem p on a's x, w, y, alpha
+ * and beta (x and w 16-byte aligned). */
+static cudnnStatus_t wg_fwd_prepare(const fd_conv_problem_t *p, const fd_conv_args_t *a, wg_plan_t &pl,
+                                    CUtensorMap &tmx, CUtensorMap &tmw, wg_args_t &ka)
 {
-    if ((((uintptr_t)a->x | (uintptr_t)a->w) % 16) != 0)
-        return fd_conv_fwd_tc_igemm_run(p, a); /* TMA reads from 16-byte aligned addresses only */
     FD_CHECK(wgx_encode() != NULL, CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
              "the driver has no cuTensorMapEncodeTiled (the wgmma row needs a CUDA 12 driver)");
-    wg_plan_t pl;
     wg_plan(p, &pl);
     const int64_t c = p->c, h = p->in[1], w = p->in[2], rsc = p->flt[1] * p->flt[2] * c;
     const unsigned es = (unsigned)fd_dtype_size(p->xdt), ke = 128u / es;
-    CUtensorMap tmx, tmw;
     int res = 0;
     if (pl.tap) {
         const cuuint64_t dims[4] = {(cuuint64_t)c, (cuuint64_t)w, (cuuint64_t)h, (cuuint64_t)p->n};
@@ -672,7 +735,6 @@ static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t
                  "cuTensorMapEncodeTiled(w: %lldx%lld, box %ux%d) returned %d", (long long)rsc, (long long)p->k,
                  ke, pl.bn, res);
     }
-    wg_args_t ka;
     memset(&ka, 0, sizeof ka);
     ka.y = a->out;
     ka.ys[0] = p->ys[0], ka.ys[1] = p->ys[1], ka.ys[2] = p->ys[3], ka.ys[3] = p->ys[4];
@@ -700,6 +762,19 @@ static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t
     ka.vec = vec;
     ka.alpha = a->alpha, ka.beta = a->beta;
     ka.plain = a->alpha == 1.0 && a->beta == 0.0;
+    ka.tap = pl.tap;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Both forward rows: the element type (p->xdt) picks the kernel; ke elements make a k-block. */
+static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+    if ((((uintptr_t)a->x | (uintptr_t)a->w) % 16) != 0)
+        return fd_conv_fwd_tc_igemm_run(p, a); /* TMA reads from 16-byte aligned addresses only */
+    wg_plan_t pl;
+    CUtensorMap tmx, tmw;
+    wg_args_t ka;
+    FD_TRY(wg_fwd_prepare(p, a, pl, tmx, tmw, ka));
     if (p->xdt == CUDNN_DATA_HALF)
         return wg_dispatch<__half>(p, a, pl, tmx, tmw, ka);
     if (p->xdt == CUDNN_DATA_FLOAT)
@@ -735,15 +810,9 @@ extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_tf32_128xN__sm90_run(const fd
  * turns both backward data rows off alone. The f16 row ran clean on the H200 (GPU tier of
  * 2026-11-30 run 5: 22 backward data cases against ref, memcheck/racecheck/initcheck).
  */
-static int wg_dgrad_env_on(void)
-{
-    const char *e = getenv("FREEDNN_WGMMA_DGRAD");
-    return e == NULL || strcmp(e, "0") != 0;
-}
-
 static int wg_dgrad_enabled(void)
 {
-    static const int on = wg_dgrad_env_on();
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD");
     return on;
 }
 
@@ -835,11 +904,51 @@ extern "C" size_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_workspace(cons
 }
 
 template <typename T>
-static void wg_dgrad_filter_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, int64_t total,
-                                   unsigned blocks, cudaStream_t s)
+static cudaError_t wg_dgrad_filter_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, int64_t total,
+                                          unsigned blocks, cudaStream_t s)
 {
-    wg_dgrad_filter<T><<<blocks, 256, 0, s>>>((const T *)a->w, (T *)a->workspace, (int)p->k, (int)p->flt[1],
-                                              (int)p->flt[2], total, p->ws[0], p->ws[1], p->ws[3], p->ws[4]);
+    static void *fc[FD_CUDA_FCACHE];
+    return fd_cuda_launch_k(wg_dgrad_filter<T>, fc, dim3(blocks), dim3(256), 0, s, (const T *)a->w,
+                            (T *)a->workspace, (int)p->k, (int)p->flt[1], (int)p->flt[2], total, p->ws[0], p->ws[1],
+                            p->ws[3], p->ws[4]);
+}
+
+/*
+ * Without the transpose (16-bit types): the GEMM's B[c][(r, s, k)] = w[k][r][s][c] is, for one
+ * k-block (a tap, 64 k), a [64 k][BN c] tile with c contiguous: MN-major, which wgmma reads with
+ * imm-trans-b = 1 (16-bit types only). TMA lands it from the KRSC filter itself as BN / 64 boxes
+ * {64 c, 1, 1, 64 k} of a 4-d map {C, S, R, K} (SWIZZLE_128B: 64 rows of 128 bytes per 64-column
+ * chunk, the layout the backward filter rows read MN-major: LBO 8 KiB, SBO 1 KiB, a k16 step
+ * +2048 bytes). The same products in the same order as the transposed filter's K-major tile:
+ * one launch instead of two. Taken for HALF / BFLOAT16 with the filter's channels contiguous
+ * (any other strides multiples of 16 bytes), w and dy 16-byte aligned;
+ * FREEDNN_WGMMA_DGRAD_TNSP=0 (read once) keeps the transpose launch. The workspace the row asks
+ * for is unchanged (a function of the problem), unused on this path.
+ */
+static int wg_tnsp_enabled(void)
+{
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD_TNSP");
+    return on;
+}
+
+/* The 4-d map of p's KRSC filter for the MN-major B; 0 when this path does not take p. */
+static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a, CUtensorMap *map)
+{
+    if (!wg_tnsp_enabled() || (p->xdt != CUDNN_DATA_HALF && p->xdt != CUDNN_DATA_BFLOAT16) || p->ws[1] != 1 ||
+        (((uintptr_t)a->w | (uintptr_t)a->y) % 16) != 0)
+        return 0;
+    const int64_t es = 2, c = p->c, r = p->flt[1], s = p->flt[2], k = p->k;
+    /* a dim of one element, never stepped, gets the dense stride over the dims inside it */
+    const int64_t ss = s > 1 ? p->ws[4] : c, sr = r > 1 ? p->ws[3] : s * ss, sk = k > 1 ? p->ws[0] : r * sr;
+    const int64_t st[3] = {ss * es, sr * es, sk * es};
+    for (int d = 0; d < 3; d++)
+        if (st[d] <= 0 || st[d] % 16 != 0 || st[d] >= ((int64_t)1 << 40))
+            return 0;
+    const cuuint64_t dims[4] = {(cuuint64_t)c, (cuuint64_t)s, (cuuint64_t)r, (cuuint64_t)k};
+    const cuuint64_t str[3] = {(cuuint64_t)st[0], (cuuint64_t)st[1], (cuuint64_t)st[2]};
+    const cuuint32_t box[4] = {64, 1, 1, 64};
+    int res = 0;
+    return wgx_encode() != NULL && wg_map(map, p->xdt, 4, a->w, dims, str, box, NULL, &res);
 }
 
 static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
@@ -851,16 +960,26 @@ static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args
     const size_t need = wg_dgrad_workspace(p);
     FD_CHECK(a->workspace != NULL && a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "the wgmma backward data row needs %zu bytes of workspace, got %zu", need, a->workspace_size);
+    CUtensorMap tmb;
+    if (wg_dgrad_tnsp_map(p, a, &tmb)) {
+        fd_conv_args_t b = *a;
+        b.x = a->y, b.y = NULL; /* b.w: the K-major map made below is replaced by tmb */
+        b.workspace = NULL, b.workspace_size = 0;
+        wg_plan_t pl;
+        CUtensorMap tmx, tmw;
+        wg_args_t ka;
+        FD_TRY(wg_fwd_prepare(&q, &b, pl, tmx, tmw, ka));
+        if (p->xdt == CUDNN_DATA_HALF)
+            return wg_dispatch<__half, true>(&q, &b, pl, tmx, tmb, ka);
+        return wg_dispatch<__nv_bfloat16, true>(&q, &b, pl, tmx, tmb, ka);
+    }
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = fd_cuda_blocks(total, 256);
-    if (p->xdt == CUDNN_DATA_HALF)
-        wg_dgrad_filter_launch<__half>(p, a, total, blocks, s);
-    else if (p->xdt == CUDNN_DATA_FLOAT)
-        wg_dgrad_filter_launch<float>(p, a, total, blocks, s);
-    else
-        wg_dgrad_filter_launch<__nv_bfloat16>(p, a, total, blocks, s);
-    FD_CUDA_LAUNCHED("wg_dgrad_filter on %s data (%lld elements, stream %p)", fd_dtype_name(p->xdt),
-                     (long long)total, (void *)s);
+    const cudaError_t le = p->xdt == CUDNN_DATA_HALF    ? wg_dgrad_filter_launch<__half>(p, a, total, blocks, s)
+                           : p->xdt == CUDNN_DATA_FLOAT ? wg_dgrad_filter_launch<float>(p, a, total, blocks, s)
+                                                        : wg_dgrad_filter_launch<__nv_bfloat16>(p, a, total, blocks, s);
+    FD_CUDA_LAUNCHED_AS(le, "wg_dgrad_filter on %s data (%lld elements, stream %p)", fd_dtype_name(p->xdt),
+                        (long long)total, (void *)s);
     fd_conv_args_t b = *a;
     b.x = a->y, b.w = a->workspace, b.y = NULL;
     b.workspace = NULL, b.workspace_size = 0;
@@ -877,4 +996,110 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(con
                                                                             const fd_conv_args_t *a)
 {
     return wg_dgrad_run(p, a);
+}
+
+/* ---- strided backward data in one GEMM launch ------------------------------------------------ */
+/*
+ * conv_tc_dgrad.cu splits a strided backward data into residue classes, each a stride-1 backward
+ * data whose transposed sub-filter it gathers for all classes in one launch; here every class is
+ * the forward problem wg_dgrad_run would launch for it (the same plan, maps and arguments: the
+ * same GEMM, so the same bits), all of them in one grid (conv_dgrad_wgmma_grouped, class c owning
+ * a run of tiles), and a class without taps (dx = alpha * 0 + beta * dx) is a class of no
+ * k-block whose epilogue blends, as conv_tc_dgrad.cu's blend kernel does (alpha * 0 is +-0 exactly,
+ * so the sum with beta * dx rounds once either way). Two launches per call instead of one gather
+ * plus two per class (and one per tap-less class). Taken when every class fits (at most
+ * WG_GROUP_MAX, one BN, dy and the sub-filters 16-byte aligned); FREEDNN_WGMMA_DGRAD_GROUPED=0
+ * (read once) keeps the per-class launches.
+ */
+extern "C" int fd_conv_bwd_data_wgmma_grouped_on(void)
+{
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD_GROUPED");
+    return on;
+}
+
+template <typename T, int BN>
+static cudnnStatus_t wg_grouped_launch(const wg_group_t &g, cudnnDataType_t dt, cudaStream_t s)
+{
+    int dev = -1;
+    FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
+    const cudaError_t prep = wg_prepare<T, BN, 2, false>(dev);
+    FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) for conv_dgrad_wgmma_grouped "
+                  "BN %d", wg_smem_bytes(BN), BN);
+    const unsigned blocks = g.start[g.ncls];
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_dgrad_wgmma_grouped<T, BN, BN == 256>, fc, dim3(blocks),
+                                            dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, g);
+    FD_CUDA_LAUNCHED_AS(le, "conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, %u blocks, stream %p)",
+                        fd_dtype_name(dt), BN, g.ncls, blocks, (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+template <typename T>
+static cudnnStatus_t wg_grouped_dispatch(const wg_group_t &g, int bn, cudnnDataType_t dt, cudaStream_t s)
+{
+    return bn == 256 ? wg_grouped_launch<T, 256>(g, dt, s)
+           : bn == 128 ? wg_grouped_launch<T, 128>(g, dt, s)
+                       : wg_grouped_launch<T, 64>(g, dt, s);
+}
+
+/* ncls stride-1 backward data classes q[c] (conv[c]: with taps, its transposed sub-filter, packed
+ * CRSK, at wt[c]; else tap-less, flt 0 somewhere) writing dx[c], on a's dy, alpha and beta.
+ * Returns 0 when the classes do not fit one launch (nothing launched: the caller runs them one
+ * by one); else 1, having called before(ctx) (the sub-filter gather) and launched the GEMM, the
+ * status in *st. Every class with taps must be one the wgmma backward data row takes. */
+extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t *q, const int *conv,
+                                              void *const *dx, const void *const *wt, const fd_conv_args_t *a,
+                                              cudnnStatus_t (*before)(void *), void *ctx, cudnnStatus_t *st)
+{
+    if (!fd_conv_bwd_data_wgmma_grouped_on() || ncls < 1 || ncls > WG_GROUP_MAX || (uintptr_t)a->y % 16 != 0)
+        return 0;
+    wg_group_t g;
+    memset(&g, 0, sizeof g);
+    int bn = 0, any = 0;
+    int64_t start = 0;
+    for (int c = 0; c < ncls; c++) {
+        fd_conv_problem_t sub = q[c], f;
+        if (conv[c]) {
+            if ((uintptr_t)wt[c] % 16 != 0)
+                return 0;
+            any = 1;
+        } else {
+            /* the epilogue alone: a 1-tap stand-in gives the output tiling, no k-block is read */
+            for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++)
+                sub.flt[d] = 1, sub.pad[d] = 0;
+        }
+        char why[400];
+        if (!wg_dgrad_problem(&sub, &f, why, sizeof why))
+            return 0;
+        fd_conv_args_t b = *a;
+        b.x = a->y, b.w = conv[c] ? wt[c] : a->y, b.y = NULL, b.out = dx[c];
+        b.workspace = NULL, b.workspace_size = 0;
+        wg_plan_t pl;
+        if (wg_fwd_prepare(&f, &b, pl, g.tmx[c], g.tmw[c], g.a[c]) != CUDNN_STATUS_SUCCESS)
+            return 0;
+        if (pl.tap && pl.bw == 0)
+            return 0;
+        if (!conv[c])
+            g.a[c].kblocks = 0;
+        if (bn != 0 && pl.bn != bn)
+            return 0;
+        bn = pl.bn;
+        g.start[c] = (unsigned)start;
+        start += pl.mtiles * pl.ktiles;
+        if (start > INT32_MAX)
+            return 0;
+    }
+    if (!any)
+        return 0;
+    g.start[ncls] = (unsigned)start;
+    g.ncls = ncls;
+    *st = before(ctx);
+    if (*st != CUDNN_STATUS_SUCCESS)
+        return 1;
+    cudaStream_t s = a->handle->stream;
+    const cudnnDataType_t dt = q[0].xdt;
+    *st = dt == CUDNN_DATA_HALF    ? wg_grouped_dispatch<__half>(g, bn, dt, s)
+          : dt == CUDNN_DATA_FLOAT ? wg_grouped_dispatch<float>(g, bn, dt, s)
+                                   : wg_grouped_dispatch<__nv_bfloat16>(g, bn, dt, s);
+    return 1;
 }

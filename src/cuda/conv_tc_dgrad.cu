@@ -36,7 +36,12 @@
  * the largest sub-filter of any residue whatever the GPU (a size fixed by the problem alone; at
  * most the filter's size). FLOAT sub-problems on the wgmma row read their inputs as TF32 by
  * truncation, not rounding (see that file). FREEDNN_WGMMA=0 or FREEDNN_WGMMA_DGRAD=0 keeps every
- * residue on the mma.sync row.
+ * residue on the mma.sync row. Grouped (2x2 strides at most: up to 4 residues): when every residue
+ * with taps goes to the wgmma row, the gather writes the sub-filters transposed (packed CRSK, the
+ * wgmma row's own layout) and one GEMM launch runs every residue, the tap-less ones blending in
+ * its epilogue (fd_conv_bwd_data_wgmma_grouped): 2 launches per call instead of 1 + 2 per residue
+ * with taps + 1 per tap-less residue, each residue the same GEMM as alone (the same bits).
+ * FREEDNN_WGMMA_DGRAD_GROUPED=0 (read once) keeps the per-residue launches.
  *
  * The same split runs FLOAT on the FFMA row (conv_simt.cu) as row fd_conv_bwd_data_simt_strided:
  * FMA math, or FLOAT problems the tensor-core rows decline. That row gathers dy over every tap
@@ -64,6 +69,10 @@ cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(const fd_conv_
                                                                  const fd_conv_args_t *a);
 int fd_conv_bwd_data_simt_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
 cudnnStatus_t fd_conv_bwd_data_simt_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
+int fd_conv_bwd_data_wgmma_grouped_on(void);
+int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t *q, const int *conv, void *const *dx,
+                                   const void *const *wt, const fd_conv_args_t *a, cudnnStatus_t (*before)(void *),
+                                   void *ctx, cudnnStatus_t *st);
 }
 
 /* The stride-1 engine the residues run on: the tensor-core rows (fd_conv_bwd_data_tc_strided)
@@ -74,6 +83,8 @@ typedef enum { DG_TC, DG_SIMT } dg_engine_t;
 #define DG_ALIGN 256
 /* residues of one call: the gather kernel's tables are sized by it (8 x 8 strides, 4 x 4 x 4) */
 #define DG_MAX_RES 64
+/* residues of one grouped wgmma launch (2x2 strides; its kernel's class table, WG_GROUP_MAX) */
+#define DG_GROUP_MAX 4
 
 typedef enum {
     DG_EMPTY, /* no dx position (H <= r in some dim) */
@@ -187,6 +198,7 @@ typedef struct {
     int64_t k, c;
     int flt[3], stride[3], padm[3]; /* padm: pad mod stride */
     int cross;
+    int tnsp;                         /* write each sub-filter transposed: packed CRSK */
     int64_t ws[5];                    /* the caller's filter strides (K, C, taps) */
     int taps[3][DG_MAX_RES];          /* R' of dim d for per-dim residue r */
     int64_t off[DG_MAX_RES];          /* residue's sub-filter in the workspace, elements; -1 */
@@ -213,28 +225,29 @@ static __global__ void dgrad_gather(const __grid_constant__ dg_gather_t g, const
         f[0] = (int)(i % g.flt[0]);
         const int64_t k = i / g.flt[0];
         int res = 0;
-        int64_t sub = k;
+        int64_t tap = 0, ntaps = 1; /* sub-tap (j0, j1, j2) as one index, of ntaps */
 #pragma unroll
         for (int d = 0; d < 3; d++) {
             const int t = g.cross ? f[d] : g.flt[d] - 1 - f[d];
             const int s = g.stride[d], t0 = t % s, r = (t0 - g.padm[d] + s) % s;
             res = res * s + r;
-            sub = sub * g.taps[d][r] + t / s;
+            tap = tap * g.taps[d][r] + t / s;
+            ntaps *= g.taps[d][r];
         }
         const int64_t off = g.off[res];
         if (off < 0)
             continue; /* a residue without dx positions */
-        ws[off + sub * g.c + c] =
+        ws[off + (g.tnsp ? (c * ntaps + tap) * g.k + k : (k * ntaps + tap) * g.c + c)] =
             w[k * g.ws[0] + c * g.ws[1] + f[0] * g.ws[2] + f[1] * g.ws[3] + f[2] * g.ws[4]];
     }
 }
 
-static cudnnStatus_t gather(const fd_conv_problem_t *p, const dg_plan_t *l, const void *w, void *ws,
+static cudnnStatus_t gather(const fd_conv_problem_t *p, const dg_plan_t *l, const void *w, void *ws, int tnsp,
                             cudaStream_t stream)
 {
     dg_gather_t g;
     memset(&g, 0, sizeof g);
-    g.k = p->k, g.c = p->c, g.cross = p->cross_correlation;
+    g.k = p->k, g.c = p->c, g.cross = p->cross_correlation, g.tnsp = tnsp;
     for (int d = 0; d < 3; d++) {
         g.flt[d] = (int)p->flt[d], g.stride[d] = (int)p->stride[d];
         g.padm[d] = (int)(p->pad[d] % p->stride[d]);
@@ -246,12 +259,15 @@ static cudnnStatus_t gather(const fd_conv_problem_t *p, const dg_plan_t *l, cons
         g.off[res] = l->woff[res];
     const int64_t total = p->k * p->c * p->flt[0] * p->flt[1] * p->flt[2];
     const unsigned blocks = fd_cuda_blocks(total, FD_CUDA_BLOCK);
-    if (fd_dtype_size(p->xdt) == 2)
-        dgrad_gather<uint16_t><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, (const uint16_t *)w, (uint16_t *)ws);
-    else
-        dgrad_gather<uint32_t><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, (const uint32_t *)w, (uint32_t *)ws);
-    FD_CUDA_LAUNCHED("sub-filter gather of %lld elements into %d residues (stream %p)",
-                     (long long)total, l->nconv, (void *)stream);
+    static void *fc16[FD_CUDA_FCACHE], *fc32[FD_CUDA_FCACHE];
+    const cudaError_t le =
+        fd_dtype_size(p->xdt) == 2
+            ? fd_cuda_launch_k(dgrad_gather<uint16_t>, fc16, dim3(blocks), dim3(FD_CUDA_BLOCK), 0, stream, g,
+                               (const uint16_t *)w, (uint16_t *)ws)
+            : fd_cuda_launch_k(dgrad_gather<uint32_t>, fc32, dim3(blocks), dim3(FD_CUDA_BLOCK), 0, stream, g,
+                               (const uint32_t *)w, (uint32_t *)ws);
+    FD_CUDA_LAUNCHED_AS(le, "sub-filter gather of %lld elements into %d residues (%s, stream %p)",
+                        (long long)total, l->nconv, tnsp ? "transposed" : "KRSC", (void *)stream);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -425,6 +441,51 @@ static int strided_applicable(const fd_conv_problem_t *p, dg_engine_t eng, char 
     return 1;
 }
 
+/* ---- every residue in one GEMM launch (sm_90a wgmma) -------------------------------------------- */
+
+/* What the grouped launch's first step needs: the sub-filters of every residue, transposed (the
+ * wgmma backward data row's CRSK), written where the per-residue path keeps the KRSC ones. */
+typedef struct {
+    const fd_conv_problem_t *p;
+    const dg_plan_t *l;
+    const fd_conv_args_t *a;
+} dg_group_ctx_t;
+
+static cudnnStatus_t group_gather(void *ctx)
+{
+    const dg_group_ctx_t *g = (const dg_group_ctx_t *)ctx;
+    return gather(g->p, g->l, g->a->w, g->a->workspace, 1, g->a->handle->stream);
+}
+
+/* 1 when every residue with positions ran in one sub-filter gather and one wgmma GEMM launch
+ * (status in *st): the residues with taps must all be ones the wgmma row takes (as sub_run would
+ * route them), the tap-less ones blend in that launch's epilogue. 0: nothing launched. */
+static int grouped_run(const fd_conv_problem_t *p, const dg_plan_t *l, const fd_conv_args_t *a, cudnnStatus_t *st)
+{
+    fd_conv_problem_t q[DG_GROUP_MAX];
+    int conv[DG_GROUP_MAX];
+    void *dx[DG_GROUP_MAX];
+    const void *wt[DG_GROUP_MAX];
+    const size_t esz = fd_dtype_size(p->xdt);
+    int n = 0;
+    if (l->nres > DG_GROUP_MAX)
+        return 0;
+    for (int res = 0; res < l->nres; res++) {
+        int64_t off;
+        const dg_kind_t kind = sub_problem(p, res, &q[n], &off);
+        if (kind == DG_EMPTY)
+            continue;
+        if (kind == DG_CONV && !wgmma_takes(&q[n]))
+            return 0;
+        conv[n] = kind == DG_CONV;
+        dx[n] = (char *)a->out + off * (int64_t)esz;
+        wt[n] = conv[n] ? (const char *)a->workspace + (size_t)l->woff[res] * esz : NULL;
+        n++;
+    }
+    dg_group_ctx_t ctx = {p, l, a};
+    return fd_conv_bwd_data_wgmma_grouped(n, q, conv, dx, wt, a, group_gather, &ctx, st);
+}
+
 static cudnnStatus_t strided_run(const fd_conv_problem_t *p, dg_engine_t eng, const fd_conv_args_t *a)
 {
     dg_plan_t l;
@@ -440,8 +501,13 @@ static cudnnStatus_t strided_run(const fd_conv_problem_t *p, dg_engine_t eng, co
     const size_t esz = fd_dtype_size(p->xdt);
     cudaStream_t s = a->handle->stream;
     char *ws = (char *)a->workspace;
+    if (eng == DG_TC && l.nconv > 0 && fd_conv_bwd_data_wgmma_grouped_on()) {
+        cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+        if (grouped_run(p, &l, a, &st))
+            return st;
+    }
     if (l.nconv > 0)
-        FD_TRY(gather(p, &l, a->w, ws, s));
+        FD_TRY(gather(p, &l, a->w, ws, 0, s));
     for (int res = 0; res < l.nres; res++) {
         fd_conv_problem_t q;
         int64_t off;

@@ -195,10 +195,13 @@ WGX_MMA3(wgx_mma_k_bf16, "16", "bf16", "1, 1, 0, 0")
 WGX_MMA3(wgx_mma_k_tf32, "8", "tf32", "1, 1")
 WGX_MMA3(wgx_mma_mn_f16, "16", "f16", "1, 1, 1, 1")
 WGX_MMA3(wgx_mma_mn_bf16, "16", "bf16", "1, 1, 1, 1")
+/* A K-major, B MN-major (imm-trans-b = 1): 16-bit types only */
+WGX_MMA3(wgx_mma_kmn_f16, "16", "f16", "1, 1, 0, 1")
+WGX_MMA3(wgx_mma_kmn_bf16, "16", "bf16", "1, 1, 0, 1")
 
 /* Overloads by element type (a null pointer of it) and accumulator count (BN/2): wgx_mma_k
  * both operands K-major (k16 of 16-bit types, k8 of tf32: 32 bytes of a row either way),
- * wgx_mma_mn both MN-major (16-bit types only). */
+ * wgx_mma_mn both MN-major, wgx_mma_kmn A K-major and B MN-major (16-bit types only). */
 #define WGX_OVL(FN, T, PFX)                                                                        \
     static __device__ __forceinline__ void FN(const T *, float(&d)[32], uint64_t a, uint64_t b)    \
     {                                                                                              \
@@ -218,6 +221,8 @@ WGX_OVL(wgx_mma_k, __nv_bfloat16, wgx_mma_k_bf16)
 WGX_OVL(wgx_mma_k, float, wgx_mma_k_tf32)
 WGX_OVL(wgx_mma_mn, __half, wgx_mma_mn_f16)
 WGX_OVL(wgx_mma_mn, __nv_bfloat16, wgx_mma_mn_bf16)
+WGX_OVL(wgx_mma_kmn, __half, wgx_mma_kmn_f16)
+WGX_OVL(wgx_mma_kmn, __nv_bfloat16, wgx_mma_kmn_bf16)
 
 #endif /* __CUDA_ARCH_FEAT_SM90_ALL */
 

@@ -28,6 +28,16 @@
  * below 2^-11). Declines checked: FMA_MATH, C % 32 != 0, and a child run with
  * NVIDIA_TF32_OVERRIDE=0 (read once per process), where FLOAT must leave the tf32 rows while
  * HALF still takes the f16 row.
+ *
+ * Strided backward data with 2x2 strides runs as one transposing sub-filter gather plus one
+ * grouped wgmma launch (FREEDNN_WGMMA_DGRAD_GROUPED, on by default): grouped_cases checks it
+ * against ref (exact fills bit for bit), child "3" repeats them with the switch off (per-class
+ * launches), and strided_launches counts the kernels of one call by capturing it into a CUDA
+ * graph (2 grouped; more than 2 per class), prints the host cost per call, and hands dx of real
+ * fills from the parent to child "3" through a file in $TMPDIR: the two paths must agree bit for
+ * bit (the same GEMM per class, the same products in the same order). Stride-1 backward
+ * data in HALF / BFLOAT16 reads the KRSC filter MN-major (FREEDNN_WGMMA_DGRAD_TNSP, on by
+ * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose).
  */
 #define _GNU_SOURCE
 #include <cuda.h>
@@ -263,6 +273,18 @@ typedef CUresult (*encode_fn_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, 
                                 const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+/* Host time per call of t on gm_cuda (200 enqueued calls, then one sync), microseconds. */
+static double call_cost_us(wg_case_t *t, void *const *ptr)
+{
+    const int calls = 200;
+    const double c0 = now_s();
+    for (int i = 0; i < calls; i++)
+        call(gm_cuda, ptr, t);
+    const double c1 = now_s();
+    FD_EXPECT(cudaStreamSynchronize(gm_stream) == cudaSuccess, "host-cost calls failed on the GPU");
+    return (c1 - c0) / calls * 1e6;
+}
+
 static void host_cost(void)
 {
     void *fn = NULL;
@@ -303,19 +325,152 @@ static void host_cost(void)
         cudaMemset(w, 0, (size_t)t.nw * 2);
         FD_EXPECT_STATUS(call(gm_cuda, ptr, &t), CUDNN_STATUS_SUCCESS); /* warm-up: attributes, lookups */
         cudaStreamSynchronize(gm_stream);
-        const int calls = 200;
-        const double c0 = now_s();
-        for (int i = 0; i < calls; i++)
-            call(gm_cuda, ptr, &t);
-        const double c1 = now_s();
-        FD_EXPECT(cudaStreamSynchronize(gm_stream) == cudaSuccess, "host-cost calls failed on the GPU");
         printf("host cost: cudnnConvolutionForward (3x3 256->256 14x14 N=4) %.2f us per call (enqueue), ran %s\n",
-               (c1 - c0) / calls * 1e6, gm_last_impl[0] ? gm_last_impl : "?");
+               call_cost_us(&t, ptr), gm_last_impl[0] ? gm_last_impl : "?");
     }
     cudaFree(x);
     cudaFree(w);
     cudaFree(y);
     teardown(&t);
+}
+
+/* Kernel launches of one strided backward data call (t: dir 1, stride 2), counted by capturing
+ * the call on gm_cuda's stream into a CUDA graph; prints them and the host cost per call (200
+ * enqueued calls). want > 0: the count must be want; want < 0: more than -want (the per-class
+ * launches); checked on sm_90 only (elsewhere the wgmma rows decline). */
+/* Real fill i of t into device buffer dev. */
+static void fill_device(wg_case_t *t, int i, void *dev, size_t bytes)
+{
+    void *h = malloc(bytes);
+    if (!h)
+        abort();
+    fill(i, h, bytes, t);
+    FD_EXPECT(cudaMemcpy(dev, h, bytes, cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy to the device");
+    free(h);
+}
+
+/* The file dx of launch case `idx` goes to (the parent's pid names it: the child "3" reads it). */
+static void bits_path(char *path, size_t size, int idx, int child)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, size, "%s/fd_wgmma_dgrad_bits_%ld_%d", dir && dir[0] ? dir : "/tmp",
+             (long)(child ? getppid() : getpid()), idx);
+}
+
+/* dx (bytes at host h) of launch case idx: the parent (grouped / MN-major paths) writes it, the
+ * child "3" (per-class launches, the transpose) must have the same bits on the same real fills. */
+static void bits_check(const void *h, size_t bytes, int idx, int child, const char *what)
+{
+    char path[512];
+    bits_path(path, sizeof path, idx, child);
+    FILE *f = fopen(path, child ? "rb" : "wb");
+    if (!f) {
+        printf("note: %s: %s not %s; bits not compared\n", what, path, child ? "found" : "writable");
+        return;
+    }
+    if (!child) {
+        FD_EXPECT(fwrite(h, 1, bytes, f) == bytes, "writing %s", path);
+        fclose(f);
+        return;
+    }
+    unsigned char *o = malloc(bytes + 1);
+    if (!o)
+        abort();
+    const size_t got = fread(o, 1, bytes + 1, f);
+    fclose(f);
+    FD_EXPECT(got == bytes && memcmp(o, h, bytes) == 0,
+              "%s: dx differs from the grouped / MN-major run's bits (real fills)", what);
+    free(o);
+}
+
+static int launch_idx; /* the launch case's index, the same sequence in the parent and child "3" */
+
+static void strided_launches(wg_case_t t, int want)
+{
+    if (!setup(&t))
+        return;
+    const size_t es = fd_test_dtype_size(t.dt);
+    t.ws = gm_conv_workspace(gm_cuda, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, t.xd, t.wd, t.cd, t.yd);
+    void *dy = NULL, *w = NULL, *dx = NULL, *ws = NULL;
+    const int idx = launch_idx++;
+    if (cudaMalloc(&dy, (size_t)t.yspan * es) == cudaSuccess && cudaMalloc(&w, (size_t)t.nw * es) == cudaSuccess &&
+        cudaMalloc(&dx, (size_t)t.xspan * es) == cudaSuccess && cudaMalloc(&ws, t.ws + 256) == cudaSuccess) {
+        void *ptr[4] = {dy, w, dx, ws};
+        t.exact = 0; /* real fills: the bit comparison between the paths means something */
+        fill_device(&t, 0, dy, (size_t)t.yspan * es);
+        fill_device(&t, 1, w, (size_t)t.nw * es);
+        cudaMemset(dx, 0, (size_t)t.xspan * es);
+        FD_EXPECT_STATUS(call(gm_cuda, ptr, &t), CUDNN_STATUS_SUCCESS); /* warm-up: attributes, lookups */
+        FD_EXPECT(cudaStreamSynchronize(gm_stream) == cudaSuccess, "strided backward data failed on the GPU");
+        {
+            void *h = malloc((size_t)t.xspan * es);
+            if (!h)
+                abort();
+            FD_EXPECT(cudaMemcpy(h, dx, (size_t)t.xspan * es, cudaMemcpyDeviceToHost) == cudaSuccess,
+                      "cudaMemcpy of dx");
+            char what[128];
+            snprintf(what, sizeof what, "bwd_data %s n%d c%d k%d %dx%d f%dx%d s%d", fd_test_dtype_short(t.dt), t.n,
+                     t.c, t.k, t.h, t.w, t.r, t.s, t.u > 1 ? t.u : 1);
+            if (on_sm90)
+                bits_check(h, (size_t)t.xspan * es, idx, getenv("FD_WGMMA_TEST_CHILD") != NULL, what);
+            free(h);
+        }
+        cudaGraph_t g = NULL;
+        size_t nodes = 0;
+        FD_EXPECT(cudaStreamBeginCapture(gm_stream, cudaStreamCaptureModeRelaxed) == cudaSuccess,
+                  "cudaStreamBeginCapture");
+        const cudnnStatus_t st = call(gm_cuda, ptr, &t);
+        FD_EXPECT(cudaStreamEndCapture(gm_stream, &g) == cudaSuccess && g != NULL, "cudaStreamEndCapture");
+        FD_EXPECT_STATUS(st, CUDNN_STATUS_SUCCESS);
+        if (g != NULL) { /* the kernel nodes (a memset or copy would be a node too) */
+            cudaGraphNode_t nd[64];
+            size_t nn = 64;
+            FD_EXPECT(cudaGraphGetNodes(g, nd, &nn) == cudaSuccess, "cudaGraphGetNodes");
+            for (size_t i = 0; i < nn && i < 64; i++) {
+                enum cudaGraphNodeType ty;
+                if (cudaGraphNodeGetType(nd[i], &ty) == cudaSuccess && ty == cudaGraphNodeTypeKernel)
+                    nodes++;
+            }
+            cudaGraphDestroy(g);
+        }
+        printf("launches: bwd_data %s n%d c%d k%d %dx%d f%dx%d s%d: %zu kernels, %.2f us per call (enqueue), ran %s\n",
+               fd_test_dtype_short(t.dt), t.n, t.c, t.k, t.h, t.w, t.r, t.s, t.u, nodes, call_cost_us(&t, ptr),
+               gm_last_impl[0] ? gm_last_impl : "?");
+        if (on_sm90 && want > 0)
+            FD_EXPECT(nodes == (size_t)want, "strided backward data: %zu kernel launches, expected %d", nodes, want);
+        if (on_sm90 && want < 0)
+            FD_EXPECT(nodes > (size_t)-want, "strided backward data: %zu kernel launches, expected more than %d",
+                      nodes, -want);
+    }
+    cudaFree(dy);
+    cudaFree(w);
+    cudaFree(dx);
+    cudaFree(ws);
+    teardown(&t);
+}
+
+/* The launch counts of backward data (on: 1 with the grouped strided launch and the stride-1
+ * MN-major filter read, FREEDNN_WGMMA_DGRAD_GROUPED / _TNSP; 0 with both off). */
+static void strided_launch_cases(int grouped)
+{
+    wg_case_t s1 = base(CUDNN_DATA_HALF, 4, 256, 256, 14, 14, 3, 3, 1);
+    s1.dir = 1;
+    strided_launches(s1, grouped ? 1 : -1); /* stride 1: the GEMM alone, else transpose + GEMM */
+    s1 = base(CUDNN_DATA_BFLOAT16, 2, 64, 64, 56, 56, 1, 1, 0);
+    s1.dir = 1;
+    strided_launches(s1, grouped ? 1 : -1);
+    s1 = base(CUDNN_DATA_FLOAT, 4, 256, 256, 14, 14, 3, 3, 1);
+    s1.dir = 1;
+    strided_launches(s1, 2); /* tf32 reads B K-major only: transpose + GEMM */
+    wg_case_t t = base(CUDNN_DATA_HALF, 1, 64, 64, 14, 14, 3, 3, 1);
+    t.dir = 1, t.u = 2;
+    strided_launches(t, grouped ? 2 : -2); /* per class: 1 + 4 x 2 */
+    t = base(CUDNN_DATA_HALF, 2, 256, 512, 28, 28, 1, 1, 0);
+    t.dir = 1, t.u = 2;
+    strided_launches(t, grouped ? 2 : -2); /* per class: 1 + 2 + 3 blends */
+    t = base(CUDNN_DATA_FLOAT, 1, 64, 64, 14, 14, 3, 3, 1);
+    t.dir = 1, t.u = 2;
+    strided_launches(t, grouped ? 2 : -2);
 }
 
 /* How the tf32 row turns its float inputs into TF32, on the device: x = 1 + 3 * 2^-12 (bits
@@ -357,14 +512,19 @@ static void tf32_probe(void)
     teardown(&t);
 }
 
+static void grouped_cases(cudnnDataType_t dt);
+
 /* The children. "1": FREEDNN_WGMMA=0, so the rows must decline and another row run the call.
  * "2": NVIDIA_TF32_OVERRIDE=0, so FLOAT must leave the tf32 rows (plain float: the exact fill
- * is exact whichever row runs) while HALF still takes the f16 row. */
+ * is exact whichever row runs) while HALF still takes the f16 row. "3":
+ * FREEDNN_WGMMA_DGRAD_GROUPED=0: the grouped strided backward data cases on the per-class
+ * launches (against ref, and more than 2 launches per call). */
 static int child_main(int argc, char **argv, const char *which)
 {
     const int tf32_off = strcmp(which, "2") == 0;
-    gm_init(argc, argv, tf32_off ? "test_gpu_conv_wgmma (child, NVIDIA_TF32_OVERRIDE=0)"
-                                 : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
+    gm_init(argc, argv, tf32_off                    ? "test_gpu_conv_wgmma (child, NVIDIA_TF32_OVERRIDE=0)"
+                        : strcmp(which, "3") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0)"
+                                                  : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
     gm_watch_dispatch();
     if (tf32_off) {
         int dev = 0, major = 0, minor = 0;
@@ -377,6 +537,25 @@ static int child_main(int argc, char **argv, const char *which)
         wg_case_t t = base(CUDNN_DATA_FLOAT, 2, 32, 64, 9, 11, 3, 3, 1);
         t.math = CUDNN_TENSOR_OP_MATH, t.dir = 1;
         run_case(t, 0);
+    } else if (strcmp(which, "3") == 0) {
+        int dev = 0, major = 0, minor = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        on_sm90 = major == 9 && minor == 0;
+        grouped_cases(CUDNN_DATA_HALF);
+        grouped_cases(CUDNN_DATA_FLOAT);
+        /* stride 1 with the transpose launch */
+        wg_case_t t = base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1);
+        t.dir = 1;
+        run_case(t, 1);
+        t = base(CUDNN_DATA_BFLOAT16, 2, 136, 128, 8, 10, 3, 2, 0), t.dir = 1;
+        t.mode = CUDNN_CONVOLUTION, t.pad_w = 1, t.alpha = -2.0, t.beta = 1.0;
+        run_case(t, 1);
+        strided_launch_cases(0);
+        t = base(CUDNN_DATA_BFLOAT16, 1, 64, 64, 14, 14, 3, 3, 1);
+        t.dir = 1, t.u = 2;
+        run_case(t, 1);
     } else {
         run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 0);
         run_case(base(CUDNN_DATA_FLOAT, 2, 64, 128, 9, 11, 3, 3, 1), 0);
@@ -391,6 +570,8 @@ static void run_child(char **argv, const char *which)
     if (pid == 0) {
         if (strcmp(which, "2") == 0)
             setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+        else if (strcmp(which, "3") == 0)
+            setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TNSP", "0", 1);
         else
             setenv("FREEDNN_WGMMA", "0", 1);
         setenv("FD_WGMMA_TEST_CHILD", which, 1);
@@ -400,7 +581,10 @@ static void run_child(char **argv, const char *which)
     int status = 0;
     FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the child failed");
     FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child with %s failed (status 0x%x)",
-              strcmp(which, "2") == 0 ? "NVIDIA_TF32_OVERRIDE=0" : "FREEDNN_WGMMA=0", status);
+              strcmp(which, "2") == 0   ? "NVIDIA_TF32_OVERRIDE=0"
+              : strcmp(which, "3") == 0 ? "FREEDNN_WGMMA_DGRAD_GROUPED=0 FREEDNN_WGMMA_DGRAD_TNSP=0"
+                                        : "FREEDNN_WGMMA=0",
+              status);
 }
 
 /* ResNet-50 (v1.5) stride-2 layers at N = 2 in direction dir (x or dx = the layer's input): all
@@ -431,12 +615,44 @@ static void resnet_s2_cases(cudnnDataType_t dt, int dir)
  * ref. ResNet-50 (v1.5) stride-2 layers at N = 2 (dx = the layer's input), then small shapes
  * mixing wgmma residues, mma.sync residues (3x3 pad 2: residue 1 has pad' > R' - 1) and
  * tap-less residues (1x1 pad 1). */
+/* Strided backward data shapes for the grouped launch (2x2 strides: every class in one wgmma
+ * launch after one transposing gather, FREEDNN_WGMMA_DGRAD_GROUPED; the child "3" runs them with
+ * it off, the per-class launches): the host-cost layer n1c64h14w14k64 3x3 s2, odd sizes whose
+ * classes differ in size and tap count (classes mixing [M][C] and tap boxes), a class without
+ * positions (H = 1), 1x1 s2 (three tap-less classes blended in the epilogue), CONVOLUTION mode,
+ * alpha/beta over dx (NaN poison under beta 0), padded dx pixels, BN 128 and BN 256 (C). */
+static void grouped_cases(cudnnDataType_t dt)
+{
+    wg_case_t t;
+    t = base(dt, 1, 64, 64, 14, 14, 3, 3, 1), t.dir = 1, t.u = 2;
+    run_case(t, 1);
+    t = base(dt, 2, 64, 128, 13, 11, 3, 3, 1), t.dir = 1, t.u = 2;
+    t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(dt, 3, 8, 64, 1, 9, 3, 3, 1), t.dir = 1, t.u = 2; /* H = 1: residue row 1 empty */
+    run_case(t, 1);
+    t = base(dt, 2, 16, 64, 9, 7, 1, 1, 0), t.dir = 1, t.u = 2; /* three tap-less classes */
+    t.alpha = -2.0, t.beta = 1.0;
+    run_case(t, 1);
+    t = base(dt, 2, 16, 64, 9, 7, 1, 1, 0), t.dir = 1, t.u = 2;
+    run_case(t, 1);
+    t = base(dt, 2, 136, 64, 9, 10, 3, 3, 1), t.dir = 1, t.u = 2; /* BN 128, partial column tile */
+    t.mode = CUDNN_CONVOLUTION, t.xlay = X_PIXPAD, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(dt, 2, 264, 64, 7, 7, 3, 3, 1), t.dir = 1, t.u = 2; /* BN 256 */
+    t.exact = dt != CUDNN_DATA_FLOAT;
+    run_case(t, 1);
+    t = base(dt, 2, 24, 64, 11, 9, 3, 3, 2), t.dir = 1, t.u = 2; /* one class on mma.sync: no group */
+    run_case(t, 1);
+}
+
 static void strided_cases(void)
 {
     const cudnnDataType_t dts[3] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
     wg_case_t t;
     for (int di = 0; di < 3; di++) {
         const cudnnDataType_t dt = dts[di];
+        grouped_cases(dt);
         t = base(dt, 2, 8, 64, 9, 11, 3, 3, 1), t.dir = 1, t.u = 2;
         run_case(t, 1);
         t = base(dt, 2, 16, 128, 10, 7, 1, 1, 0), t.dir = 1, t.u = 2;
@@ -632,6 +848,8 @@ int main(int argc, char **argv)
         return child_main(argc, argv, getenv("FD_WGMMA_TEST_CHILD"));
     unsetenv("FREEDNN_WGMMA");
     unsetenv("FREEDNN_WGMMA_DGRAD"); /* both rows are on by default */
+    unsetenv("FREEDNN_WGMMA_DGRAD_GROUPED"); /* so is the grouped strided launch */
+    unsetenv("FREEDNN_WGMMA_DGRAD_TNSP"); /* and stride 1's MN-major filter read */
     unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     setenv("FREEDNN_SMALLC", "0", 1); /* C = 4 cases test the wgmma rows, not conv_smallc.cu's */
@@ -755,10 +973,17 @@ int main(int argc, char **argv)
     tf32_cases();
     tf32_probe();
     strided_cases();
+    strided_launch_cases(1);
     strided_fwd_cases();
     if (!gm_smoke)
         host_cost();
     run_child(argv, "1");
     run_child(argv, "2");
+    run_child(argv, "3");
+    for (int i = 0; i < launch_idx; i++) { /* the dx files of the bit comparison */
+        char path[512];
+        bits_path(path, sizeof path, i, 0);
+        unlink(path);
+    }
     return gm_finish();
 }
