@@ -305,21 +305,6 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
  * to the naive row, which must not come first). */
 static int cuda_heuristic_first(const fd_conv_problem_t *p)
 {
-    /* Tiny backward data on tensor cores: ALGO_0, the one-launch mma.sync row, rather than
-     * ALGO_1's wgmma rows, which transpose the TF32 filter or gather a strided problem's
-     * sub-filters first (a second launch: 11 us of host time against about 5.5 for one,
-     * docs/perf/gpu-host-2026-12-01.md). Below 2^23 multiply-adds (counted over dx) both GEMMs
-     * take a few microseconds of GPU time, so the launch decides; the smallest DeepBench /
-     * ResNet-50 N = 32 training layer is far above it. */
-    if (p->dir == FD_CONV_BWD_DATA &&
-        (double)p->n * (double)p->in[0] * (double)p->in[1] * (double)p->in[2] * (double)p->c * (double)p->k *
-                (double)p->flt[0] * (double)p->flt[1] * (double)p->flt[2] < 8388608.0) {
-        char why[512];
-        const fd_conv_impl_t *impl =
-            fd_conv_select(p, FD_BACKEND_CUDA, (int)CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, why, sizeof why);
-        if (impl != NULL && strstr(impl->name, "tc_igemm") != NULL)
-            return (int)CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
-    }
     if (p->xdt != CUDNN_DATA_FLOAT || p->compute != CUDNN_DATA_FLOAT || p->math != CUDNN_FMA_MATH ||
         p->nsp != 2 || p->groups != 1 || (p->dir != FD_CONV_FWD && p->dir != FD_CONV_BWD_DATA) ||
         p->c * p->k < 16 * (p->c + p->k))

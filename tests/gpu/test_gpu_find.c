@@ -10,8 +10,7 @@
  *   identity;
  * - a second handle answers the same Find from the file: the same algorithms with the same
  *   times, bit for bit (a timed search never repeats its floats), and Get*Algorithm_v7 puts
- *   Find's fastest first;
- * - Get*Algorithm_v7's tiny backward data rule (check_tiny_dgrad).
+ *   Find's fastest first.
  * Exits 77 without a GPU.
  */
 #define _GNU_SOURCE
@@ -194,31 +193,6 @@ out:
     free(hx), free(hw), free(hy), free(hr);
 }
 
-/* Get_v7's tiny backward data rule (src/api/conv.c cuda_heuristic_first): below 2^23
- * multiply-adds, FLOAT under tensor-op math puts ALGO_0 (the one-launch mma.sync TF32 row)
- * first; a large layer keeps ALGO_1 (the wgmma row) first. */
-static void check_tiny_dgrad(cudnnHandle_t h)
-{
-    static const int shapes[2][4] = {{1, 64, 8, 8}, {32, 64, 56, 56}}; /* n c h w, k = c, 3x3 pad 1 */
-    for (int i = 0; i < 2; i++) {
-        descs_t d;
-        OK(cudnnCreateTensorDescriptor(&d.x));
-        OK(cudnnCreateTensorDescriptor(&d.y));
-        OK(cudnnCreateFilterDescriptor(&d.w));
-        OK(cudnnCreateConvolutionDescriptor(&d.conv));
-        const int *sh = shapes[i];
-        OK(cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, sh[0], sh[1], sh[2], sh[3]));
-        OK(cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, sh[0], sh[1], sh[2], sh[3]));
-        OK(cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, sh[1], sh[1], 3, 3));
-        OK(cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-        OK(cudnnSetConvolutionMathType(d.conv, CUDNN_DEFAULT_MATH));
-        const int g = get_first(h, &d, 1), want = i == 0 ? 0 : 1;
-        CHECK(g == want, "tf32 NHWC n%dc%dh%dw%d 3x3 backward data: Get_v7 puts ALGO_%d first, want ALGO_%d",
-              sh[0], sh[1], sh[2], sh[3], g, want);
-        descs_free(&d);
-    }
-}
-
 int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_find");
@@ -232,7 +206,6 @@ int main(int argc, char **argv)
     found_t first[3], second[3];
     cudnnHandle_t h = NULL;
     OK(freednnCreateWithBackend(&h, FREEDNN_BACKEND_CUDA));
-    check_tiny_dgrad(h);
     for (int dir_i = 0; dir_i < 3; dir_i++) {
         find_dir(h, &d, dir_i, &first[dir_i]);
         check_ranking(&first[dir_i], dir_i);
