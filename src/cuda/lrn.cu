@@ -171,32 +171,28 @@ static int lrn_applicable(const struct cudnnTensorStruct *x, char *why, size_t w
 
 extern "C" int fd_cuda_bw2_on(void); /* pooling.cu: FREEDNN_GPU_BW2, read once */
 
-/* The column kernels' channel chunk (lrn_fwd_col / lrn_bwd_col's cc): C, one thread a column,
- * as before; with FREEDNN_GPU_BW2 on, FLOAT splits the channels into chunks (grid y) of at
- * least max(16, 4 n) channels: the benchmark's N H W = 100352 columns (C 128) filled 392
- * blocks, 3 an SM, so an SM kept ~24 KB of loads in flight (forward, 8 channels ahead) and ran
- * 0.85x / 0.66x NVIDIA's rate forward / backward (H200, 2026-12-01). The count: the first from
- * 2 up that gives at least ~2 waves of minb blocks an SM (the kernel's launch bound) with the
- * last wave >= 90% full, else the fullest last wave of at least 1.5 waves, else 1 (forward C
- * 128: 4 chunks of 32, 2.97 waves of 4 blocks; backward: 2 of 64, 1.98 waves of 3). A chunk
- * re-reads the n - 1 channels before it (the backward: 2 (n - 1) steps) and computes the same
- * values in the same order: the same bits. FLOAT only (the 16-bit kernels, 2.25x NVIDIA's
- * forward already, spill at their bounds with the chunk bounds in registers: they take the
- * <W, false> instances, one chunk). */
+/* The column kernels' channel chunk (lrn_fwd_col / lrn_bwd_col's cc): C, one thread a column.
+ * Chunks of fewer channels (grid y; a chunk re-reads the n - 1 channels before it, the backward
+ * 2 (n - 1) steps, and computes the same values in the same order: the same bits) were tried
+ * for the benchmark's 392-block grid (N H W = 100352 columns at C = 128, 3 blocks an SM):
+ * 4 chunks forward / 2 backward measured no gain forward (0.84x NVIDIA both ways) and a loss
+ * backward (0.65x -> 0.60x) on the H200 (docs/perf/gpu-membw-2026-12-01.md, tenth session), so
+ * only FREEDNN_GPU_BW2_LRN_CHUNK=k (the tests: chunks of k channels) splits; FLOAT only (the
+ * 16-bit kernels spill with the chunk bounds in registers). */
 static int lrn_chunk_env(void)
 {
     const char *e = getenv("FREEDNN_GPU_BW2_LRN_CHUNK");
     return e == NULL ? 0 : atoi(e);
 }
 /* FREEDNN_GPU_BW2_LRN_CHUNK=k > 0: chunks of k channels whatever the size (the tests' small
- * problems never reach the waves above); read once per process. */
+ * problems); read once per process. */
 static int lrn_forced_chunk(void)
 {
     static const int k = lrn_chunk_env();
     return k;
 }
 
-static int lrn_col_chunk(const lrn_geom_t *g, int n, cudnnDataType_t dt, int minb)
+static int lrn_col_chunk(const lrn_geom_t *g, cudnnDataType_t dt)
 {
     const int64_t C = g->C, cols = g->total / (C > 0 ? C : 1);
     const int one = (int)(C < INT32_MAX ? C : INT32_MAX);
@@ -207,22 +203,7 @@ static int lrn_col_chunk(const lrn_geom_t *g, int n, cudnnDataType_t dt, int min
             lrn_forced_chunk() > (C + 65534) / 65535 ? lrn_forced_chunk() : (C + 65534) / 65535;
         return (int)(k < one ? k : one);
     }
-    const double slots = (double)fd_cuda_sm_count() * minb;
-    const int64_t bx = (cols + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK;
-    const int64_t minc = n * 4 > 16 ? n * 4 : 16;
-    int64_t maxn = C / minc, best = 1;
-    double bestq = 0.0;
-    if (maxn > 64)
-        maxn = 64;
-    for (int64_t k = 2; k <= maxn; k++) {
-        const int64_t cc = (C + k - 1) / k, nch = (C + cc - 1) / cc;
-        const double w = (double)(bx * nch) / slots, q = w / ceil(w);
-        if (w >= 1.9 && q >= 0.9)
-            return (int)cc;
-        if (w >= 1.5 && q > bestq)
-            best = cc, bestq = q;
-    }
-    return bestq > 0.0 ? (int)best : one;
+    return one;
 }
 
 extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
@@ -245,7 +226,7 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
     if (!g.c_inner && dt != CUDNN_DATA_DOUBLE) {
         /* lrn_fwd_col: a column of channels (a chunk of cc) per thread, the window in
          * registers */
-        const int cc = lrn_col_chunk(&g, (int)p->n, dt, 4);
+        const int cc = lrn_col_chunk(&g, dt);
         const dim3 cblocks(fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK),
                            (unsigned)((g.C + cc - 1) / cc));
         cudaStream_t st = a->handle->stream;
@@ -310,7 +291,7 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
     if (!g.c_inner && dt != CUDNN_DATA_DOUBLE) {
         /* lrn_bwd_col: a column of channels (a chunk of cc) per thread, the windows in
          * registers */
-        const int cc = lrn_col_chunk(&g, (int)p->n, dt, p->n <= 5 ? 3 : 2);
+        const int cc = lrn_col_chunk(&g, dt);
         const dim3 cblocks(fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK),
                            (unsigned)((g.C + cc - 1) / cc));
         cudaStream_t st = a->handle->stream;
