@@ -1805,9 +1805,9 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
  * dx row (up to four windows) keeps double sums. This took the in-cache time of 3x3 stride-2
  * max backward from 42 to 33-35 us per 4 planes (112x112) on the development VM.
  * Taken for 2-d max pooling with sw = 2, kw <= 8, 0 <= pw and ph. */
-#define PF_CODES_W 16384 /* int32 codes of the ring of output rows */
+#define PF_CODES_W 4096 /* int32 codes of the ring of output rows (16 KiB of stack) */
 #define PF_MAX2_R 16     /* output rows sharing a dx row, at most */
-#define PF_ARING 8192    /* floats (and int32 taps) of the ring of input-row maxima */
+#define PF_ARING 2048    /* floats (and int32 taps) of the ring of input-row maxima */
 
 /* The row part of a window's argmax (pf_argmax_one's rule): the first maximum of output column
  * ow's readable taps in one input row (the first NaN when PROPAGATE_NAN), its tap kx in *k (-1:
