@@ -41,6 +41,9 @@
  * which must give the double sums' bits) are held to the same: dy with -0 / +0, values 2^80
  * apart in magnitude and reals (fill_dy), pads 0 to 2, ceil mode, alpha / beta both ways; so
  * is 2x2 stride-2 average backward, whose dy / count is stored into both columns at once.
+ * NCHW 3x3 stride-2 pad-1 max forward on even W with contiguous rows takes the plane as one
+ * stream of rows (pf_rowmax_plane: W 6, 64, 70, 100; W 6 puts several row starts in one
+ * vector), same bits.
  * NHWC 2-d forward streams the input rows (row maxima / running double sums in a ring): bands
  * of output rows (the big shape), channel chunks narrower than C (the wide shape), same bits.
  */
