@@ -1755,6 +1755,10 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
     const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
     const double alpha = a->alpha, beta = a->beta;
     double chv[PF_VALS]; /* the H factor of each output row's divisor */
+    /* non-overlapping average windows, alpha 1, beta 0: each dx pixel takes one dy pixel's
+     * quotient (or +0), in float, the same bits (NHWC 2x2 stride 2: the double sums and blend
+     * had kept the row compute-bound) */
+    const int direct = !mx && kw <= sw && kh <= sh && alpha == 1.0 && beta == 0.0;
     for (int64_t oh = 0; !mx && oh < OH; oh++) {
         int64_t l, h, rh, pdh;
         win_dim(p, 1, oh, &l, &h, &rh, &pdh);
@@ -1793,6 +1797,21 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                 const int64_t wl = wlo[iw], wh = whi[iw];
                 const int ok = rows_ok && wl <= wh;
                 float *dx = dxb + ih * q[3] + iw * q[4];
+                if (direct && (!ok || chv[olo] * cw[wl] > 0)) {
+                    /* at most one window: +0 + dy / count, rounded once (pf_divf: the float
+                     * quotient, correctly rounded, is the double one rounded to float; its
+                     * FMA step already turns -0 into +0, the add keeps that explicit) */
+                    const float cf = ok ? (float)(chv[olo] * cw[wl]) : 1.0f;
+                    const __m512 fc = _mm512_set1_ps(cf), fi = _mm512_set1_ps(1.0f / cf);
+                    const float *g = ok ? gb + olo * t[3] + wl * t[4] : NULL;
+                    for (int64_t c = 0; c < C; c += 16) {
+                        const __mmask16 m = pf_lanes(0, min64(16, C - c));
+                        const __m512 v = ok ? pf_divf(fd_cpu_mload_ps(m, g + c), fc, fi)
+                                            : _mm512_setzero_ps();
+                        fd_cpu_mstore_ps(dx + c, m, _mm512_add_ps(_mm512_setzero_ps(), v));
+                    }
+                    continue;
+                }
                 for (int64_t c0 = 0; c0 < C; c0 += 64) {
                     __mmask16 cm[4] = {0xffff, 0xffff, 0xffff, 0xffff};
                     __m512d acc[8];

@@ -41,6 +41,9 @@
  * which must give the double sums' bits) are held to the same: dy with -0 / +0, values 2^80
  * apart in magnitude and reals (fill_dy), pads 0 to 2, ceil mode, alpha / beta both ways; so
  * is 2x2 stride-2 average backward, whose dy / count is stored into both columns at once.
+ * NHWC non-overlapping average backward with alpha 1, beta 0 stores each dx pixel's one
+ * quotient in float (correctly rounded: the double quotient's float rounding), same bits:
+ * 2x2 stride 2 and 3x3 stride 3 pad 1 (counts 9, 6, 4), dy with -0 (must give +0).
  * NCHW 3x3 stride-2 pad-1 max forward on even W with contiguous rows takes the plane as one
  * stream of rows (pf_rowmax_plane: W 6, 64, 70, 100; W 6 puts several row starts in one
  * vector), same bits.
@@ -255,6 +258,7 @@ static void checks(void)
         {2, {3, 5}, {1, 2}, {2, 2}, 0},  /* max backward stride 2: kw 5 (3 windows a column) */
         {2, {2, 2}, {0, 0}, {2, 2}, 1},  /* max backward stride 2: kw 2, ceil */
         {2, {4, 4}, {1, 3}, {3, 2}, 0},  /* max backward stride 2: even kw, pw = kw - 1 */
+        {2, {3, 3}, {1, 1}, {3, 3}, 1},  /* non-overlapping, counts 9, 6, 4 (NHWC backward) */
     };
     const int ng = (int)(sizeof geoms / sizeof *geoms);
     const int shapes[][4] = {
@@ -285,7 +289,7 @@ static void checks(void)
                          {2, {3, 3}, {2, 0}, {3, 2}, 1},
                          {2, {2, 2}, {0, 0}, {2, 2}, 1}};
     const int ms[][4] = {{2, 3, 13, 47}, {1, 5, 8, 64}, {1, 2, 9, 97}};
-    for (int lx = 0; lx < 3; lx += 2)
+    for (int lx = 0; lx < 3; lx++) /* NHWC too: non-overlapping average backward's -0 dy */
         for (int gi = 0; gi < 4; gi++)
             for (int si = 0; si < 3; si++)
                 for (int m = 0; m < 4; m++)
