@@ -7,8 +7,9 @@
  * for every mode including the averages: each output keeps the ref's order of operations (max
  * with the first-maximum tie rule and the NaN option, sums in double in D, H, W window order,
  * the same divisor, one rounding), so only the loop nest around it changes. One exception, a
- * product decision of 2026-11-30: FLOAT averages with stride 1 along W (2-d, AVX-512) sum in
- * float (the box rows near the end of the file): within the f32 accumulation bound of
+ * product decision of 2026-11-30: FLOAT averages on the AVX-512 paths sum in float (the box
+ * rows near the end of the file, stride 1 along W, both directions; forward also the lanes
+ * along W of other strides and the NHWC streamed rows): within the f32 accumulation bound of
  * docs/testing.md, the ref's bits on integer fills forward.
  * Vectorisation: a block computes up to FD_CPU_BLK outputs at once ("lanes"), along C when C is
  * the smaller stride of x (NHWC; also when output rows are short) and along the innermost
@@ -21,8 +22,9 @@
  * Threads: blocks are fixed by the problem (not the thread count) and each writes its own
  * outputs, so results do not depend on OMP_NUM_THREADS.
  * FLOAT problems with unit-stride W or C run the f32 AVX-512 paths at the end of the file
- * instead (same bits but for the box rows; see there); the double blocks serve everything else,
- * and every problem on a CPU without AVX-512 (FREEDNN_CPU_ISA=avx2|generic forces that).
+ * instead (same bits but for the FLOAT average forward and the box rows; see there); the
+ * double blocks serve everything else, and every problem on a CPU without AVX-512
+ * (FREEDNN_CPU_ISA=avx2|generic forces that).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off")
@@ -477,9 +479,15 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   the ref's rule (start at -FLT_MAX, first value taken when >= it, later ones when >) after
  *   a final max with -FLT_MAX; PROPAGATE_NAN ORs a NaN mask per lane. Splitting a window into
  *   its rows and folding the row maxima in order (ties keep the earlier) keeps the rule.
- * - averages: each lane sums in double from 0.0 in window order (masked-out lanes add 0.0,
- *   exact: the running sum is never -0), divides by the ref's count (a multiply by the exact
- *   reciprocal when the count is a power of two: the same rounding), blends in double.
+ * - average forward: NOT the ref's bits in general (within the box rows' bound, see there):
+ *   each lane sums in float from +0.0 in window order (masked-out lanes add +0.0, exact: the
+ *   running sum is never -0), so only each add's rounding differs from the ref's double sum;
+ *   divided as the box rows (alpha 1, beta 0: pf_divf in float; otherwise the float sum in
+ *   double through pf_div and the double blend). Lanes whose float sum is not finite (inf /
+ *   NaN taps, or a float overflow the ref's double does not have) are not stored by the
+ *   vector and are recomputed by the ref's formula (pf_fwd_one_w, pf_box_fwd_exact). 2x2 / 3x3
+ *   stride-2 averages had been compute-bound on the double sums (n8c64h112w112, one thread:
+ *   NCHW 0.46, NHWC 0.44 of the bandwidth).
  * - NCHW rows: outputs whose window columns are all readable run as vectors (stride 1: plain
  *   loads, 2: two loads and a permute, others: gathers); the few at the borders one by one.
  * - stride-1 averages (the box rows, 2-d, both directions, NCHW and NHWC): NOT the ref's bits
@@ -487,9 +495,12 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   product corrected by one FMA step (pf_div / pf_divf: the correctly rounded quotient, as
  *   vdivpd / vdivps, at a third of its cost).
  * - NCHW max forward (2-d): each input row's maxima over every output column's taps once, into
- *   a ring, each output row folding its rows' (pf_fwd_w_hmax).
+ *   a ring, each output row folding its rows' (pf_fwd_w_hmax); 3-wide windows at stride 2 with
+ *   pad 1 along an even W on contiguous rows take the plane's rows as one stream
+ *   (pf_rowmax_plane: no per-row borders; n8c64h112w112 3x3 stride 2, one thread: 1.29 ->
+ *   0.89 ms).
  * - NHWC forward (2-d, not the box rows): the input rows read once in order, into a ring of row
- *   maxima or of each open output row's double sums (pf_fwd_c_rows): the window rows streamed
+ *   maxima or of each open output row's float sums (pf_fwd_c_rows): the window rows streamed
  *   side by side ran 2-4x slower on Zen 5.
  * - NCHW max backward with stride 2 along W: argmax codes per output row (from each input
  *   row's argmax, found once), each dx row gathered from them (pf_bwd_w_max2), no scatter;
@@ -505,6 +516,11 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   window's rounded dy / count into its two columns with a permute, 16 windows at a time.
  *   NHWC gathers per dx pixel: averages directly, max through int8 argmax codes of the output
  *   rows it needs (a ring on the stack).
+ * - The streamed reads of x prefetch PF_AHEAD bytes ahead (pf_ahead): Zen 5's hardware
+ *   prefetchers left them waiting on memory (n8c64h112w112, one thread: 2x2 stride-2 average
+ *   forward NCHW 1.75 -> 0.9 ms, NHWC 1.8 -> 1.0-1.2, NHWC 3x3 stride-2 max 1.6 -> 1.2-1.3).
+ *   2-wide windows at stride 2 (NCHW forward averages) load each row's pairs once and take
+ *   taps 0 / 1 from the even / odd lanes (the same sums in the same order).
  * - dx and y are written with plain stores: streaming stores measured 3x slower on the
  *   development VM (and no faster on Zen 5).
  * - Full vectors of x / dy are loaded with plain loads (fd_cpu_mload_ps / pf_mload8; stride-2
@@ -531,6 +547,9 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
 #define PF_CODES 65536  /* bytes of argmax codes (NHWC max backward) */
 #define PF_BAND 16      /* dx rows per NHWC backward unit */
 #define PF_VALS 4096    /* output columns of one row (NCHW backward) */
+#ifndef PF_AHEAD
+#define PF_AHEAD 8192 /* bytes a streamed read prefetches ahead (pf_ahead) */
+#endif
 #define PF_GROUP 4      /* units (planes, output rows, dx bands) per call of a path */
 
 #if PF_X86
@@ -581,6 +600,14 @@ static int pf_kind(const fd_pool_problem_t *p, int bwd)
     if (cok && (p->c >= 8 || !wok))
         return 2;
     return wok ? 1 : 0;
+}
+
+/* Prefetch of the line PF_AHEAD bytes past q into L1 (the address is never dereferenced, so
+ * it may lie past the buffer). Zen 5's hardware prefetchers left the streaming rows waiting on
+ * memory: 2x2 stride-2 average forward NCHW, n8c64h112w112, 1.75 -> 0.9 ms with 4-16 KiB ahead. */
+static inline void pf_ahead(const void *q)
+{
+    _mm_prefetch((const char *)((uintptr_t)q + PF_AHEAD), _MM_HINT_T0);
 }
 
 /* Lane mask of lanes [lo, hi). */
@@ -662,6 +689,36 @@ PF_AVX512 static inline __m512d pf_div(__m512d v, __m512d cnt, __m512d inv)
     return _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(cnt, _mm512_setzero_pd(), _CMP_GT_OQ), res);
 }
 
+/* v / c in float, correctly rounded (Markstein, as pf_div), given vf = 1 / c rounded to float;
+ * c = 0 (no window): 0. Non-finite lanes take vdivps. */
+PF_AVX512 static inline __m512 pf_divf(__m512 v, __m512 c, __m512 vf)
+{
+    const __m512 q0 = _mm512_mul_ps(v, vf);
+    if (_mm512_fpclass_ps_mask(q0, 0x99) != 0) /* NaN, +-inf: a non-finite dy or a count 0 */
+        return _mm512_maskz_div_ps(_mm512_cmp_ps_mask(c, _mm512_setzero_ps(), _CMP_GT_OQ), v, c);
+    return _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, c, v), vf, q0);
+}
+
+/* pf_div for the box rows: the three FMA-unit steps alone while every quotient estimate is
+ * finite, pf_div's lane masks otherwise; the same results. */
+PF_AVX512 static inline __m512d pf_div_fast(__m512d v, __m512d cnt, __m512d inv)
+{
+    const __m512d q0 = _mm512_mul_pd(v, inv);
+    if (_mm512_fpclass_pd_mask(q0, 0x99) != 0) /* NaN, +-inf */
+        return pf_div(v, cnt, inv);
+    return _mm512_fmadd_pd(_mm512_fnmadd_pd(q0, cnt, v), inv, q0);
+}
+
+/* The forward float sum v, divided and stored as the ref (double quotient and blend). */
+PF_AVX512 static inline void pf_box_out(float *y, __mmask16 m, __m512 v, __m512d c0, __m512d c1,
+                                        __m512d i0, __m512d i1, double alpha, double beta)
+{
+    pf_store_d(y, m, pf_div_fast(pf_lo(v), c0, i0), pf_div_fast(pf_hi(v), c1, i1), alpha, beta);
+}
+
+static void pf_box_fwd_exact(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t n,
+                             int64_t c, int64_t oh, int64_t ow);
+
 /* ---- forward, lanes along W ---- */
 
 /* The outputs whose window columns are all readable: [*a, *b) (the vector lanes; the few
@@ -722,14 +779,16 @@ PF_AVX512 static void pf_fwd_row_w(const fd_pool_problem_t *p, const fd_pool_arg
     const int mx = is_max(p), prop = p->propagate_nan;
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i even = _mm512_add_epi32(iota, iota);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     const __m512i gidx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)sw));
     for (int64_t ow = 0; ow < owa; ow++)
         pf_fwd_one_w(p, a, rows, nrows, cdh, y, ow);
     for (int64_t ow = owb; ow < OW; ow++)
         pf_fwd_one_w(p, a, rows, nrows, cdh, y, ow);
-    const double c = cdh * (double)kw;
-    const int p2 = is_pow2(c);
-    const __m512d vc = _mm512_set1_pd(c), rc = _mm512_set1_pd(1.0 / c);
+    const double c = cdh * (double)kw; /* the interior windows' count (c = 0: no rows) */
+    const int plain = a->alpha == 1.0 && a->beta == 0.0;
+    const __m512d vc = _mm512_set1_pd(c), rc = _mm512_set1_pd(c > 0 ? 1.0 / c : 0.0);
+    const __m512 cf = _mm512_set1_ps((float)c), vf = _mm512_set1_ps(1.0f / (float)c);
     for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
         const int len = (int)min64(16, owb - ow0);
         const __mmask16 lanes = pf_lanes(0, len);
@@ -767,24 +826,38 @@ PF_AVX512 static void pf_fwd_row_w(const fd_pool_problem_t *p, const fd_pool_arg
             pf_store_max(y + ow0, lanes, acc, nan, a->alpha, a->beta);
             continue;
         }
-        __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
-        for (int r = 0; r < nrows; r++) {
-            const float *q = rows[r] + b0;
-            for (int64_t kx = 0; kx < kw; kx++) {
-                __m512 v = PF_TAP(q + kx);
-                s0 = _mm512_add_pd(s0, pf_lo(v));
-                s1 = _mm512_add_pd(s1, pf_hi(v));
+        /* float sums from +0 in the ref's tap order (the box rows' bound; see the header) */
+        __m512 sum = _mm512_setzero_ps();
+        if (kw == 2 && sw == 2) {
+            /* 2-wide windows at stride 2: the row's 2 len floats as two vectors (plain loads
+             * but for a short last chunk), taps kx 0 / 1 their even / odd lanes: half the
+             * loads of PF_TAP, and no masked load on a chunk of 8 (pf_pair_mask's 15 lanes
+             * made the last 8 outputs of a 112-wide row two masked loads per tap) */
+            const uint32_t m2 = len == 16 ? 0xFFFFFFFFu : (uint32_t)((1ull << (2 * len)) - 1u);
+            for (int r = 0; r < nrows; r++) {
+                const float *q = rows[r] + b0;
+                pf_ahead(q), pf_ahead(q + 16);
+                const __m512 lo = fd_cpu_mload_ps((__mmask16)m2, q);
+                const __m512 hi = (m2 >> 16) != 0 ? fd_cpu_mload_ps((__mmask16)(m2 >> 16), q + 16)
+                                                  : _mm512_setzero_ps();
+                sum = _mm512_add_ps(sum, _mm512_permutex2var_ps(lo, even, hi));
+                sum = _mm512_add_ps(sum, _mm512_permutex2var_ps(lo, odd, hi));
+            }
+        } else {
+            for (int r = 0; r < nrows; r++) {
+                const float *q = rows[r] + b0;
+                for (int64_t kx = 0; kx < kw; kx++)
+                    sum = _mm512_add_ps(sum, PF_TAP(q + kx));
             }
         }
 #undef PF_TAP
-        if (p2) {
-            s0 = _mm512_mul_pd(s0, rc), s1 = _mm512_mul_pd(s1, rc);
-        } else if (c > 0) {
-            s0 = _mm512_div_pd(s0, vc), s1 = _mm512_div_pd(s1, vc);
-        } else {
-            s0 = s1 = _mm512_setzero_pd();
-        }
-        pf_store_d(y + ow0, lanes, s0, s1, a->alpha, a->beta);
+        const __mmask16 bad = _mm512_mask_fpclass_ps_mask(lanes, sum, 0x99); /* NaN, +-inf */
+        if (plain)
+            fd_cpu_mstore_ps(y + ow0, lanes & ~bad, pf_divf(sum, cf, vf));
+        else
+            pf_box_out(y + ow0, lanes & ~bad, sum, vc, vc, rc, rc, a->alpha, a->beta);
+        for (__mmask16 b = bad; b; b &= (__mmask16)(b - 1)) /* the ref's formula there */
+            pf_fwd_one_w(p, a, rows, nrows, cdh, y, ow0 + __builtin_ctz(b));
     }
 }
 
@@ -867,6 +940,7 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
         const uint32_t m32 = sw == 2 ? pf_pair_mask(lanes) : lanes;
         const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
         const float *q = row + ow0 * sw - pw;
+        pf_ahead(q), pf_ahead(q + 16);
         /* whole 32-float pairs when every tap's pair ends inside the row: AMD Zen 4 ran the
          * sparse-mask loads (every other lane) at a fraction of plain loads' speed */
         const int whole = sw == 2 && len == 16 && ow0 * sw - pw + kw - 1 + 32 <= p->in[2];
@@ -900,6 +974,66 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
     }
 }
 
+/* 1 when the input rows of p's planes can be taken as one stream (pf_rowmax_plane): 3-wide
+ * windows at stride 2 with pad 1 along an even W (so OW = W / 2 and only each row's output 0
+ * sees the padding), rows contiguous, no NaN tracking, the plane's maxima within the ring. */
+static int pf_plane_ok(const fd_pool_problem_t *p)
+{
+    return p->win[2] == 3 && p->stride[2] == 2 && p->pad[2] == 1 && p->in[2] % 2 == 0 &&
+           p->out[2] == p->in[2] / 2 && p->xs[3] == p->in[2] && !p->propagate_nan &&
+           p->in[1] * p->out[2] <= PF_HRING;
+}
+
+/* 16 floats of the stream x[0, total) from offset off as one vector: a plain load when all
+ * are inside, else the inside ones (the others 0). */
+PF_AVX512 static inline __m512 pf_sload(const float *x, int64_t off, int64_t total)
+{
+    if (off >= 0 && off + 16 <= total)
+        return _mm512_loadu_ps(x + off);
+    return _mm512_maskz_loadu_ps(pf_lanes(max64(0, -off), min64(16, total - off)), x + off);
+}
+
+/* pf_rowmax of every row of a plane (pf_plane_ok), its rows taken as one stream: with W =
+ * 2 OW, output j of the stream (row j / OW, column j % OW) has the taps x[2j - 1], x[2j],
+ * x[2j + 1], the first of them padding (-inf, never taken) where j % OW = 0. The same maxima
+ * in the same order as pf_rowmax's 3-tap path and pf_rowmax_one, so the same bits, without
+ * the per-row border and tail work (3x3 stride-2 max forward NCHW, data in cache: ~28 GB/s
+ * per row). Outputs [j1, j2) of the plane's nout = H * OW, into h[j1, j2): called per output
+ * row for its new input rows, so the reads of x stay spread over the folds (one pass over the
+ * whole plane first left memory idle during the folds: 1.26 ms against 0.93 for the 2x2
+ * average's same traffic). */
+PF_AVX512 static void pf_rowmax_plane(const float *x, int64_t j1, int64_t j2, int64_t nout,
+                                      int64_t OW, float *h)
+{
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i even = _mm512_add_epi32(iota, iota);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    const int64_t total = 2 * nout;
+    int64_t next = (j1 + OW - 1) / OW * OW; /* the next stream output that starts a row */
+    for (int64_t j0 = j1; j0 < j2; j0 += 16) {
+        __mmask16 first = 0;
+        for (; next < j0 + 16; next += OW)
+            first |= (__mmask16)(1u << (next - j0));
+        const int64_t off = 2 * j0 - 1;
+        __m512 a, b, a2, b2;
+        if (off >= 0 && off + 34 <= total) {
+            const float *q = x + off;
+            pf_ahead(q), pf_ahead(q + 16);
+            a = _mm512_loadu_ps(q), b = _mm512_loadu_ps(q + 16);
+            a2 = _mm512_loadu_ps(q + 2), b2 = _mm512_loadu_ps(q + 18);
+        } else {
+            a = pf_sload(x, off, total), b = pf_sload(x, off + 16, total);
+            a2 = pf_sload(x, off + 2, total), b2 = pf_sload(x, off + 18, total);
+        }
+        const __m512 t0 = _mm512_mask_mov_ps(_mm512_permutex2var_ps(a, even, b), first, ninf);
+        __m512 m = _mm512_max_ps(t0, ninf); /* a NaN first tap drops */
+        m = _mm512_max_ps(_mm512_permutex2var_ps(a, odd, b), m);
+        m = _mm512_max_ps(_mm512_permutex2var_ps(a2, even, b2), m);
+        fd_cpu_mstore_ps(h + j0, pf_lanes(0, min64(16, j2 - j0)), m);
+    }
+}
+
 /* 1 when pf_fwd_w_hmax takes p (kind 1, forward). */
 static int pf_hmax_ok(const fd_pool_problem_t *p)
 {
@@ -917,6 +1051,9 @@ PF_AVX512 static void pf_fwd_w_hmax(const fd_pool_problem_t *p, const fd_pool_ar
     int64_t owa, owb;
     pf_interior(p, &owa, &owb);
     float ring[PF_HRING];
+    /* plane: every row's maxima at once, row ih at ring + ih * OW (pf_rowmax_plane) */
+    const int plane = pf_plane_ok(p);
+    const int64_t wrap = plane ? INT64_MAX : kh, rstride = plane ? OW : rs;
     for (int64_t pl = u0; pl < u1; pl++) {
         const int64_t n = pl / p->c, c = pl % p->c;
         const float *xb = (const float *)a->x + n * s[0] + c * s[1];
@@ -925,19 +1062,20 @@ PF_AVX512 static void pf_fwd_w_hmax(const fd_pool_problem_t *p, const fd_pool_ar
         for (int64_t oh = 0; oh < OH; oh++) {
             int64_t lo, hi, r1, pd1;
             win_dim(p, 1, oh, &lo, &hi, &r1, &pd1);
-            for (int64_t ih = max64(have, lo); ih < hi; ih++)
+            if (plane && hi > have)
+                pf_rowmax_plane(xb, have * OW, hi * OW, p->in[1] * OW, OW, ring);
+            for (int64_t ih = max64(have, lo); !plane && ih < hi; ih++)
                 pf_rowmax(p, xb + ih * s[3], owa, owb, ring + (ih % kh) * rs);
             have = max64(have, hi);
             float *y = yb + oh * t[3];
-            const int64_t sl0 = lo < hi ? lo % kh : 0; /* ring slot of row lo (no division
-                                                          per vector: it cost more than the
-                                                          maxima) */
+            /* ring slot of row lo (no division per vector: it cost more than the maxima) */
+            const int64_t sl0 = lo >= hi ? 0 : plane ? lo : lo % kh;
             for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                 const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
                 __m512 acc = _mm512_set1_ps(-INFINITY);
                 __mmask16 nan = 0;
-                for (int64_t ih = lo, sl = sl0; ih < hi; ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
-                    const __m512 v = fd_cpu_mload_ps(lanes, ring + sl * rs + ow0);
+                for (int64_t ih = lo, sl = sl0; ih < hi; ih++, sl = sl + 1 == wrap ? 0 : sl + 1) {
+                    const __m512 v = fd_cpu_mload_ps(lanes, ring + sl * rstride + ow0);
                     if (prop)
                         nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
                     acc = _mm512_max_ps(v, acc);
@@ -1027,18 +1165,19 @@ PF_AVX512 static void pf_fwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
  *   keeping the earlier on ties and dropping NaN; NaN stored when PROPAGATE_NAN and a tap is
  *   NaN) go to a ring of kh rows, and each output row folds its rows' maxima in window order:
  *   pf_fwd_w_hmax's operations along C, so the same bits as pf_fwd_c.
- * - averages: each output row's double sums (a ring of the ceil(kh / sh) rows that can be open
+ * - averages: each output row's float sums (a ring of the ceil(kh / sh) rows that can be open
  *   at once) start at +0.0 on its first window row and take each window row's taps in kx order
- *   as that row streams by: the ref's terms in the ref's order, so its bits; divided (pf_div)
- *   and blended on the last window row.
+ *   as that row streams by: the ref's terms in the ref's order, each add rounded to float;
+ *   divided and blended on the last window row as the lanes along W (non-finite sums: the
+ *   ref's formula, pf_box_fwd_exact).
  * A unit is a band of output rows and a chunk of channels of one image, the chunk as wide as
- * the ring (PF_CROW floats / doubles) allows. 2-d problems only. */
-#define PF_CROW 16384 /* floats of the max ring (the sum ring: half as many doubles; 64 KiB) */
+ * the ring (PF_CROW floats; half of it for the sums) allows. 2-d problems only. */
+#define PF_CROW 16384 /* floats of the ring (64 KiB; the sum ring uses half) */
 #define PF_CBAND 16   /* output rows per unit when the images alone are too few units */
 
 typedef struct {
     int64_t ck;    /* channels per unit (a multiple of 16, or all of C) */
-    int64_t cr;    /* floats / doubles per ring pixel: ck rounded up to 16 */
+    int64_t cr;    /* floats per ring pixel: ck rounded up to 16 */
     int64_t slots; /* ring rows: kh (max) or ceil(kh / sh) (averages) */
     int64_t band;  /* output rows per unit */
     int64_t nck, nband;
@@ -1085,6 +1224,7 @@ PF_AVX512 static void pf_crow_max(const fd_pool_problem_t *p, const float *row, 
             __m512 acc = _mm512_set1_ps(-INFINITY);
             __mmask16 nan = 0;
             for (int64_t iw = lo; iw < hi; iw++) {
+                pf_ahead(row + iw * ps + c);
                 const __m512 v = fd_cpu_mload_ps(m, row + iw * ps + c);
                 if (prop)
                     nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
@@ -1097,27 +1237,21 @@ PF_AVX512 static void pf_crow_max(const fd_pool_problem_t *p, const float *row, 
 
 /* sums[ow * cr + c] (+)= output column ow's readable taps in one input row, in kx order. */
 PF_AVX512 static void pf_crow_sum(const fd_pool_problem_t *p, const float *row, int64_t len,
-                                  int64_t cr, int first, double *sums)
+                                  int64_t cr, int first, float *sums)
 {
     const int64_t OW = p->out[2], sw = p->stride[2], pw = p->pad[2], kw = p->win[2];
     const int64_t rlo = max64(0, -pw), rhi = min64(p->in[2], p->in[2] + pw), ps = p->xs[4];
     for (int64_t ow = 0; ow < OW; ow++) {
         const int64_t lo = max64(rlo, ow * sw - pw), hi = min64(rhi, ow * sw - pw + kw);
-        double *sr = sums + ow * cr;
+        float *sr = sums + ow * cr;
         for (int64_t c = 0; c < len; c += 16) {
             const __mmask16 m = pf_cmask(len, c);
-            __m512d s0 = _mm512_setzero_pd(), s1 = s0;
-            if (!first) {
-                s0 = _mm512_loadu_pd(sr + c);
-                s1 = _mm512_loadu_pd(sr + c + 8);
-            }
+            __m512 s = first ? _mm512_setzero_ps() : _mm512_loadu_ps(sr + c);
             for (int64_t iw = lo; iw < hi; iw++) {
-                const __m512 v = fd_cpu_mload_ps(m, row + iw * ps + c);
-                s0 = _mm512_add_pd(s0, pf_lo(v));
-                s1 = _mm512_add_pd(s1, pf_hi(v));
+                pf_ahead(row + iw * ps + c);
+                s = _mm512_add_ps(s, fd_cpu_mload_ps(m, row + iw * ps + c));
             }
-            _mm512_storeu_pd(sr + c, s0);
-            _mm512_storeu_pd(sr + c + 8, s1);
+            _mm512_storeu_ps(sr + c, s);
         }
     }
 }
@@ -1131,10 +1265,10 @@ PF_AVX512 static void pf_fwd_c_rows(const fd_pool_problem_t *p, const fd_pool_ar
     const int mx = is_max(p), prop = p->propagate_nan;
     const int64_t *s = p->xs, *t = p->ys;
     const double alpha = a->alpha, beta = a->beta;
+    const int plain = alpha == 1.0 && beta == 0.0;
     const int64_t cr = g.cr;
-    union {
+    struct {
         float f[PF_CROW];
-        double d[PF_CROW / 2];
     } ring;
     for (int64_t u = u0; u < u1; u++) {
         const int64_t ci = u % g.nck, bi = (u / g.nck) % g.nband, n = u / (g.nck * g.nband);
@@ -1190,7 +1324,7 @@ PF_AVX512 static void pf_fwd_c_rows(const fd_pool_problem_t *p, const fd_pool_ar
                 win_dim(p, 1, oh, &lo, &hi, &r1, &pd1);
                 if (ih < lo || ih >= hi)
                     continue;
-                double *sums = ring.d + (oh % g.slots) * OW * cr;
+                float *sums = ring.f + (oh % g.slots) * OW * cr;
                 pf_crow_sum(p, xb + ih * s[3], len, cr, ih == lo, sums);
                 if (ih != hi - 1)
                     continue;
@@ -1204,14 +1338,21 @@ PF_AVX512 static void pf_fwd_c_rows(const fd_pool_problem_t *p, const fd_pool_ar
                     const double cnt =
                         ch *
                         (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pdw : rw);
-                    const __m512d vc = _mm512_set1_pd(cnt), rc = _mm512_set1_pd(1.0 / cnt);
-                    const int p2 = is_pow2(cnt); /* a multiply by 1 / cnt: the same rounding */
+                    const __m512d vc = _mm512_set1_pd(cnt);
+                    const __m512d rc = _mm512_set1_pd(cnt > 0 ? 1.0 / cnt : 0.0);
+                    const __m512 cf = _mm512_set1_ps((float)cnt);
+                    const __m512 vf = _mm512_set1_ps(1.0f / (float)cnt);
                     for (int64_t c = 0; c < len; c += 16) {
-                        const double *sr = sums + ow * cr + c;
-                        const __m512d s0 = _mm512_loadu_pd(sr), s1 = _mm512_loadu_pd(sr + 8);
-                        pf_store_d(y + ow * t[4] + c, pf_cmask(len, c),
-                                   p2 ? _mm512_mul_pd(s0, rc) : pf_div(s0, vc, rc),
-                                   p2 ? _mm512_mul_pd(s1, rc) : pf_div(s1, vc, rc), alpha, beta);
+                        const __mmask16 m = pf_cmask(len, c);
+                        const __m512 v = _mm512_loadu_ps(sums + ow * cr + c);
+                        const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
+                        if (plain)
+                            fd_cpu_mstore_ps(y + ow * t[4] + c, m & ~bad, pf_divf(v, cf, vf));
+                        else
+                            pf_box_out(y + ow * t[4] + c, m & ~bad, v, vc, vc, rc, rc, alpha,
+                                       beta);
+                        for (__mmask16 b = bad; b; b &= (__mmask16)(b - 1)) /* the ref's */
+                            pf_box_fwd_exact(p, a, n, c0 + c + __builtin_ctz(b), oh, ow);
                     }
                 }
             }
@@ -1614,6 +1755,10 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
     const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
     const double alpha = a->alpha, beta = a->beta;
     double chv[PF_VALS]; /* the H factor of each output row's divisor */
+    /* non-overlapping average windows, alpha 1, beta 0: each dx pixel takes one dy pixel's
+     * quotient (or +0), in float, the same bits (NHWC 2x2 stride 2: the double sums and blend
+     * had kept the row compute-bound) */
+    const int direct = !mx && kw <= sw && kh <= sh && alpha == 1.0 && beta == 0.0;
     for (int64_t oh = 0; !mx && oh < OH; oh++) {
         int64_t l, h, rh, pdh;
         win_dim(p, 1, oh, &l, &h, &rh, &pdh);
@@ -1652,6 +1797,21 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                 const int64_t wl = wlo[iw], wh = whi[iw];
                 const int ok = rows_ok && wl <= wh;
                 float *dx = dxb + ih * q[3] + iw * q[4];
+                if (direct && (!ok || chv[olo] * cw[wl] > 0)) {
+                    /* at most one window: +0 + dy / count, rounded once (pf_divf: the float
+                     * quotient, correctly rounded, is the double one rounded to float; its
+                     * FMA step already turns -0 into +0, the add keeps that explicit) */
+                    const float cf = ok ? (float)(chv[olo] * cw[wl]) : 1.0f;
+                    const __m512 fc = _mm512_set1_ps(cf), fi = _mm512_set1_ps(1.0f / cf);
+                    const float *g = ok ? gb + olo * t[3] + wl * t[4] : NULL;
+                    for (int64_t c = 0; c < C; c += 16) {
+                        const __mmask16 m = pf_lanes(0, min64(16, C - c));
+                        const __m512 v = ok ? pf_divf(fd_cpu_mload_ps(m, g + c), fc, fi)
+                                            : _mm512_setzero_ps();
+                        fd_cpu_mstore_ps(dx + c, m, _mm512_add_ps(_mm512_setzero_ps(), v));
+                    }
+                    continue;
+                }
                 for (int64_t c0 = 0; c0 < C; c0 += 64) {
                     __mmask16 cm[4] = {0xffff, 0xffff, 0xffff, 0xffff};
                     __m512d acc[8];
@@ -1731,9 +1891,9 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
  * dx row (up to four windows) keeps double sums. This took the in-cache time of 3x3 stride-2
  * max backward from 42 to 33-35 us per 4 planes (112x112) on the development VM.
  * Taken for 2-d max pooling with sw = 2, kw <= 8, 0 <= pw and ph. */
-#define PF_CODES_W 16384 /* int32 codes of the ring of output rows */
+#define PF_CODES_W 4096 /* int32 codes of the ring of output rows (16 KiB of stack) */
 #define PF_MAX2_R 16     /* output rows sharing a dx row, at most */
-#define PF_ARING 8192    /* floats (and int32 taps) of the ring of input-row maxima */
+#define PF_ARING 2048    /* floats (and int32 taps) of the ring of input-row maxima */
 
 /* The row part of a window's argmax (pf_argmax_one's rule): the first maximum of output column
  * ow's readable taps in one input row (the first NaN when PROPAGATE_NAN), its tap kx in *k (-1:
@@ -2131,33 +2291,6 @@ static void pf_counts(const fd_pool_problem_t *p, double ch, double *cnt, double
         cf[ow] = (float)cnt[ow];
         vf[ow] = 1.0f / cf[ow];
     }
-}
-
-/* v / c in float, correctly rounded (Markstein, as pf_div), given vf = 1 / c rounded to float;
- * c = 0 (no window): 0. Non-finite lanes take vdivps. */
-PF_AVX512 static inline __m512 pf_divf(__m512 v, __m512 c, __m512 vf)
-{
-    const __m512 q0 = _mm512_mul_ps(v, vf);
-    if (_mm512_fpclass_ps_mask(q0, 0x99) != 0) /* NaN, +-inf: a non-finite dy or a count 0 */
-        return _mm512_maskz_div_ps(_mm512_cmp_ps_mask(c, _mm512_setzero_ps(), _CMP_GT_OQ), v, c);
-    return _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, c, v), vf, q0);
-}
-
-/* pf_div for the box rows: the three FMA-unit steps alone while every quotient estimate is
- * finite, pf_div's lane masks otherwise; the same results. */
-PF_AVX512 static inline __m512d pf_div_fast(__m512d v, __m512d cnt, __m512d inv)
-{
-    const __m512d q0 = _mm512_mul_pd(v, inv);
-    if (_mm512_fpclass_pd_mask(q0, 0x99) != 0) /* NaN, +-inf */
-        return pf_div(v, cnt, inv);
-    return _mm512_fmadd_pd(_mm512_fnmadd_pd(q0, cnt, v), inv, q0);
-}
-
-/* The forward float sum v, divided and stored as the ref (double quotient and blend). */
-PF_AVX512 static inline void pf_box_out(float *y, __mmask16 m, __m512 v, __m512d c0, __m512d c1,
-                                        __m512d i0, __m512d i1, double alpha, double beta)
-{
-    pf_store_d(y, m, pf_div_fast(pf_lo(v), c0, i0), pf_div_fast(pf_hi(v), c1, i1), alpha, beta);
 }
 
 /* alpha v (+ beta y) in float, lanes m; returns the lanes whose result is not finite (not

@@ -32,11 +32,21 @@
  * must be matched exactly (NaN by any NaN). Forward on integer fills stays bit for bit (the
  * float sums are exact and the division and blend are the ref's, in double), and one and two
  * threads must give the same bits. The avx2 / generic children keep bits everywhere.
+ * Every other FLOAT average forward on the AVX-512 paths (lanes along W of any stride, 1-d to
+ * 3-d; NHWC streamed rows) also sums in float and is held to the same bound with K = the
+ * window's taps + 1 (bits on integer fills): fills with +-inf, NaN and -FLT_MAX (float
+ * overflow) take the ref's formula on those lanes, which must match exactly.
  * NCHW max forward (window-row maxima once per input row) and stride-2 max backward (row
  * argmax once per input row; float sums on dx rows with one window row, kw 3, alpha 1, beta 0,
  * which must give the double sums' bits) are held to the same: dy with -0 / +0, values 2^80
  * apart in magnitude and reals (fill_dy), pads 0 to 2, ceil mode, alpha / beta both ways; so
  * is 2x2 stride-2 average backward, whose dy / count is stored into both columns at once.
+ * NHWC non-overlapping average backward with alpha 1, beta 0 stores each dx pixel's one
+ * quotient in float (correctly rounded: the double quotient's float rounding), same bits:
+ * 2x2 stride 2 and 3x3 stride 3 pad 1 (counts 9, 6, 4), dy with -0 (must give +0).
+ * NCHW 3x3 stride-2 pad-1 max forward on even W with contiguous rows takes the plane as one
+ * stream of rows (pf_rowmax_plane: W 6, 64, 70, 100; W 6 puts several row starts in one
+ * vector), same bits.
  * NHWC 2-d forward streams the input rows (row maxima / running double sums in a ring): bands
  * of output rows (the big shape), channel chunks narrower than C (the wide shape), same bits.
  */
@@ -45,6 +55,7 @@
 #include <unistd.h>
 
 #include "memops_case.h"
+#include "pool_bound.h"
 
 /* Tie-heavy values with signed zeros, the lowest finite float and specials. */
 static void fill_max(cudnnDataType_t dt, void *p, size_t n, int specials)
@@ -85,8 +96,6 @@ typedef struct {
     int ceil; /* 1: y has the ceil-mode size */
 } geom_t;
 
-static double box_worst; /* largest |cpu - ref| / tolerance seen on the box rows */
-
 /* 1 when the case may take the float box rows (see the header). */
 static int box_case(cudnnDataType_t dt, const geom_t *g, cudnnPoolingMode_t mode)
 {
@@ -96,55 +105,14 @@ static int box_case(cudnnDataType_t dt, const geom_t *g, cudnnPoolingMode_t mode
            !getenv("FREEDNN_CPU_ISA");
 }
 
-/* Box-row check of the three runs of o (FLOAT): thread counts bit-identical, cpu within the
- * header's bound of ref given mag (the ref's result on magnitudes) and k; frees o. */
-static void box_check(outbuf_t *o, const float *mag, int k, double alpha, double beta,
-                      const char *what)
+/* 1 when the forward case may sum in float (every FLOAT average on the AVX-512 paths: the box
+ * rows, lanes along W of any stride and the NHWC streamed rows; see the header). */
+static int fwd_float_case(cudnnDataType_t dt, cudnnPoolingMode_t mode)
 {
-    cases++;
-    const size_t n = o->bytes / sizeof(float);
-    const float *ref = o->out[0], *init = o->init;
-    int bad = !same_bits(CUDNN_DATA_FLOAT, o->out[1], o->out[2], o->bytes);
-    if (bad)
-        fprintf(stderr, "FAIL %s: 1 and 2 threads differ\n", what);
-    for (size_t i = 0; i < n && !bad; i++) {
-        const float got = ((const float *)o->out[1])[i], want = ref[i];
-        if (memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)))
-            continue;
-        const double old = beta != 0.0 ? fabs(beta * (double)init[i]) : 0.0;
-        const double tol = 2.0 * (k + 2) * 0x1p-24 * (fabs(alpha) * (double)mag[i] + old) +
-                           0x1p-24 * fabs((double)want) + 0x1p-140;
-        const double err = fabs((double)got - (double)want);
-        if (isfinite(want) && err / tol > box_worst)
-            box_worst = err / tol;
-        if (!isfinite(want) || !(err <= tol)) {
-            bad = 1;
-            fprintf(stderr, "FAIL %s: element %zu cpu %.9g ref %.9g (tolerance %.3g)\n", what, i,
-                    (double)got, (double)want, tol);
-        }
-    }
-    failures += bad;
-    free(o->init);
-    for (int r = 0; r < 3; r++)
-        free(o->out[r]);
-}
-
-/* The ref's result on |v| (alpha 1, beta 0): forward on |x| (bwd 0) or backward on |dy|. */
-static float *magnitudes(cudnnPoolingDescriptor_t pd, cudnnTensorDescriptor_t xd,
-                         cudnnTensorDescriptor_t yd, const float *x, const float *y,
-                         const float *dy, size_t nx, size_t ny, int bwd)
-{
-    const size_t nin = bwd ? ny : nx, nout = bwd ? nx : ny;
-    float *in = malloc(nin * sizeof(float)), *out = calloc(nout, sizeof(float));
-    for (size_t i = 0; i < nin; i++)
-        in[i] = fabsf(bwd ? dy[i] : x[i]);
-    const float one = 1.0f, zero = 0.0f;
-    if (bwd)
-        CHECK(cudnnPoolingBackward(h_ref, pd, &one, yd, y, yd, in, xd, x, &zero, xd, out));
-    else
-        CHECK(cudnnPoolingForward(h_ref, pd, &one, xd, in, &zero, yd, out));
-    free(in);
-    return out;
+    return dt == CUDNN_DATA_FLOAT &&
+           (mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ||
+            mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) &&
+           !getenv("FREEDNN_CPU_ISA");
 }
 
 enum { F_MAX, F_INT, F_REAL, F_DY }; /* F_DY: fill_max's x (no NaN), fill_dy's dy */
@@ -221,10 +189,10 @@ static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_
     for (int r = 0; r < 3; r++)
         CHECK(cudnnPoolingForward(run_handle(r), pd, a8, xd, x, b8, yd, o.out[r]));
     memcpy(y, o.out[0], yb);
-    const int box = box_case(dt, g, mode), kbox = g->win[0] * g->win[1] + 1;
-    if (box && fillkind != F_INT) {
+    const int box = box_case(dt, g, mode), k = pool_bound_k(g->nsp, g->win);
+    if (fwd_float_case(dt, mode) && fillkind != F_INT) {
         float *mag = magnitudes(pd, xd, yd, x, y, dy, xs.extent, ys.extent, 0);
-        box_check(&o, mag, kbox, alpha, beta, what);
+        box_check(&o, mag, k, alpha, beta, what);
         free(mag);
     } else {
         out_check(&o, what);
@@ -236,7 +204,7 @@ static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_
     memcpy(what + 5, "bwd", 3);
     if (box) {
         float *mag = magnitudes(pd, xd, yd, x, y, dy, xs.extent, ys.extent, 1);
-        box_check(&gx, mag, kbox, alpha, beta, what);
+        box_check(&gx, mag, k, alpha, beta, what);
         free(mag);
     } else {
         out_check(&gx, what);
@@ -290,6 +258,7 @@ static void checks(void)
         {2, {3, 5}, {1, 2}, {2, 2}, 0},  /* max backward stride 2: kw 5 (3 windows a column) */
         {2, {2, 2}, {0, 0}, {2, 2}, 1},  /* max backward stride 2: kw 2, ceil */
         {2, {4, 4}, {1, 3}, {3, 2}, 0},  /* max backward stride 2: even kw, pw = kw - 1 */
+        {2, {3, 3}, {1, 1}, {3, 3}, 1},  /* non-overlapping, counts 9, 6, 4 (NHWC backward) */
     };
     const int ng = (int)(sizeof geoms / sizeof *geoms);
     const int shapes[][4] = {
@@ -320,7 +289,7 @@ static void checks(void)
                          {2, {3, 3}, {2, 0}, {3, 2}, 1},
                          {2, {2, 2}, {0, 0}, {2, 2}, 1}};
     const int ms[][4] = {{2, 3, 13, 47}, {1, 5, 8, 64}, {1, 2, 9, 97}};
-    for (int lx = 0; lx < 3; lx += 2)
+    for (int lx = 0; lx < 3; lx++) /* NHWC too: non-overlapping average backward's -0 dy */
         for (int gi = 0; gi < 4; gi++)
             for (int si = 0; si < 3; si++)
                 for (int m = 0; m < 4; m++)

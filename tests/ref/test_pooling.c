@@ -360,7 +360,8 @@ typedef struct {
 } job_t;
 
 /* The cpu backend sums FLOAT averages in float (the stride-1 "box" rows of
- * src/cpu/pooling_cpu.c, a product decision: docs/testing.md), so those results are held to the
+ * src/cpu/pooling_cpu.c, and forward every other stride on its AVX-512 paths; a product
+ * decision: docs/testing.md), so those results are held to the
  * f32 accumulation bound rather than to the ref's bits. */
 static int cpu_float_sums(const pcase_t *k, int backend)
 {
@@ -934,6 +935,50 @@ static void random_case(fd_rng_t *r, pcase_t *k, int *ceil_used)
     }
 }
 
+/* FLOAT averages at stride 2 (and 3x3 stride 1) on rows long enough for the cpu backend's
+ * full 16-lane vectors plus a partial one (NCHW: 13x45 -> 22 or 23 outputs a row) and channels
+ * past one 16-lane vector (NHWC lanes along C: C = 19), real fills with every scale: the float
+ * window sums of pf_fwd_row_w / pf_fwd_c_rows held to the bound (check_case, all layouts). */
+static void test_float_strides(void)
+{
+    static const struct {
+        int win, pad, stride;
+    } geo[] = {{2, 0, 2}, {3, 1, 2}, {3, 0, 2}, {3, 1, 1}};
+    static const scale_t scales[2] = {{1, 0}, {-2, 0.25}};
+    fd_rng_t r;
+    fd_rng_seed(&r, 0x5f10a7);
+    for (int gi = 0; gi < 4; gi++)
+        for (int m = 2; m < 4; m++)
+            for (int si = 0; si < 2; si++) {
+                pcase_t k = {2, (cudnnPoolingMode_t)m, 0, CUDNN_DATA_FLOAT, 1, si ? 19 : 2,
+                             {0}, {0}, {0}, {0}, {0}};
+                const int in[2] = {13, 45};
+                for (int i = 0; i < 2; i++) {
+                    k.in[i] = in[i], k.win[i] = geo[gi].win, k.pad[i] = geo[gi].pad;
+                    k.stride[i] = geo[gi].stride;
+                    k.out[i] = out_floor(k.in[i], k.win[i], k.pad[i], k.stride[i]);
+                }
+                int64_t nx = x_count(&k), ny = y_count(&k);
+                double *x = malloc(sizeof(double) * (size_t)nx),
+                       *dxold = malloc(sizeof(double) * (size_t)nx);
+                double *dy = malloc(sizeof(double) * (size_t)ny),
+                       *yold = malloc(sizeof(double) * (size_t)ny);
+                for (int64_t i = 0; i < nx; i++) {
+                    x[i] = fd_test_round(k.dt, -4 + 8 * fd_rng_uniform(&r));
+                    dxold[i] = fd_rng_int(&r, -4, 4);
+                }
+                for (int64_t i = 0; i < ny; i++) {
+                    dy[i] = fd_test_round(k.dt, -1 + 2 * fd_rng_uniform(&r));
+                    yold[i] = fd_rng_int(&r, -4, 4);
+                }
+                char tag[64];
+                snprintf(tag, sizeof tag, "float strides win %d stride %d c %d", geo[gi].win,
+                         geo[gi].stride, k.c);
+                check_case(&k, x, dy, yold, dxold, &scales[si], 0, tag);
+                free(x), free(dxold), free(dy), free(yold);
+            }
+}
+
 static void test_sweep(void)
 {
     uint64_t master = fd_test_sweep_seed(0x9001);
@@ -1087,6 +1132,7 @@ int main(void)
     test_nan_table();
     test_injection();
     test_gradients();
+    test_float_strides();
     test_sweep();
     cudnnDestroy(handles[0]);
     cudnnDestroy(handles[1]);
