@@ -281,9 +281,11 @@ static void suite(void)
     }
     /* outputs above the streaming threshold (16 MiB): the common NCHW forward's in-place rows
      * (whole-line streaming stores from the first line boundary, 16-byte ones around it; rows
-     * of 8192 positions, the last one partial) with lanes to redo; the backward too */
+     * of 8192 positions, the last one partial) with lanes to redo; the backward too; NHWC: the
+     * pixel rows' outputs, streamed through a pixel buffer when a pixel starts inside a line */
     const int huge[4] = {1, 64, 256, 257};
     one(4, huge, LX_NCHW, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
+    one(4, huge, LX_NHWC, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
 }
 
 int main(void)
