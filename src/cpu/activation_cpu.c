@@ -30,7 +30,8 @@
  *   beta x ~ -1.28 admits no relative bound). Beta = 1 backward (2026-12-01) takes
  *   tr_swish1_bwd for x >= -80: one exp, one division, s and 1 - s unscaled, dy (s u) (about
  *   half the operations of the scaled general form; measured 3.51 of the 8; n8c64h112w112,
- *   one thread, dnnbench median: 2.81-2.95 -> 2.11 ms, 0.68 -> ~0.9 of the bandwidth). HALF and BFLOAT16 keep the ref's bits: the float
+ *   one thread, dnnbench median against main back to back: NCHW 3.07-3.16 -> 2.28-2.44 ms,
+ *   NHWC 3.08-3.24 -> 2.33-2.42 ms, 0.57 -> 0.73-0.78 of 43.2 GB/s). HALF and BFLOAT16 keep the ref's bits: the float
  *   result is within 2^-21 relative of the exact one, so where both ends of +-2^-19 |v| blend
  *   and round to the same 16 bits the lane is final, and the others (about 2^-9 of HALF lanes,
  *   zeros, infinities, NaN) are recomputed with the scalar definitions. SWISH backward of

@@ -17,8 +17,8 @@
  * ms, NHWC 1.62 -> 1.49 ms). FLOAT MIN / MAX with alpha1 = alpha2 = 1, beta = 0 on AVX-512
  * go from registers to the output (op_minmax_avx512: no stack block, 64-byte streaming stores
  * from the output's first line boundary; 2026-12-01, MAX with a per-channel operand,
- * n8c64h112w112, one thread, dnnbench median: NCHW 1.64 -> 1.21 ms, NHWC 1.73-2.02 -> 1.20-1.29
- * ms; same bits). A TransformTensor
+ * n8c64h112w112, one thread, dnnbench median against main back to back: NCHW 1.99-2.08 ->
+ * 1.28-1.35 ms, NHWC 1.99-2.10 -> 1.41-1.51 ms, 0.57-0.60 -> 0.79-0.93 of 43.2 GB/s; same bits). A TransformTensor
  * of FLOAT whose input has a unit-stride dim other than the output's innermost one (NCHW <->
  * NHWC) copies in 32 x 32 tiles (transpose_run). AddTensor / OpTensor with an operand that
  * repeats every row of packed tensors (NHWC with a 1xCx1x1 bias or per-channel operand) run as
