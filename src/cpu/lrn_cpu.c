@@ -33,6 +33,15 @@
  *   to redo are collected per row and fixed after it (beta 0: the store loses nothing). CPU
  *   time of n1c64h28w28 in L2, one thread: forward 0.031 -> 0.022 ms (both layouts), backward
  *   0.060 -> 0.048 ms (NCHW), 0.056 -> 0.047 (NHWC).
+ * - The common NCHW forward (beta 0.75, alpha 1, blend beta 0; any window) reads its window rows
+ *   in place (lrf_fwd_plane34, mode 3): units of up to LRF_PBIG positions (a whole 112 x 112
+ *   plane), each x row read from memory once in one long run and kept in L2 for the n outputs
+ *   that use it, outputs streamed from registers from their first line boundary. Same
+ *   operations as the ring rows below, same bits. n8c64h112w112, one thread, dnnbench median:
+ *   3.14-3.27 -> 1.17-1.41 ms (0.44 -> ~0.95 of the bandwidth; 2026-12-01). The common NCHW
+ *   backward (lrf_bwd_plane34, mode 4) reads x in place too and computes the terms of channel c
+ *   and the output of channel c - lb in one pass per step, straight to the output: same bits,
+ *   ~10% faster (it stays compute-bound: ~0.5 ns per element with the data in L2).
  * - Plane rows (NCHW): a unit is up to LRF_PMAX adjacent positions of one image; channel rows
  *   pass through rings (x: n rows; backward also w and dy s^-beta rows), each row read once in
  *   a run of up to 4 KiB, the next row prefetched across the arithmetic of the current one;
@@ -389,11 +398,14 @@ LRF_AVX512 static inline __m512d lrf_pow8(__m512d s, double y)
 #define LRF_BUF (LR_MAXC + 80) /* floats per pixel buffer (C + window + three padding vectors) */
 #define LRF_RING 16384         /* floats of the plane rows' rings (64 KiB) */
 #define LRF_PMAX 1024          /* positions per plane unit at most: a 4 KiB row */
+#define LRF_PBIG 16384         /* positions per unit of the in-place forward rows (mode 3) */
+#define LRF_BW 13312           /* floats of the fused backward's rings (mode 4: 52 KiB) */
+#define LRF_BWMAX 2048         /* positions per unit of the fused backward at most */
 #define LRF_SMIN 0x1p-40f
 #define LRF_SMAX 0x1p40f
 
 typedef struct {
-    int mode;            /* 1 plane, 2 pixel */
+    int mode; /* 1 plane, 2 pixel, 3 / 4 plane rows of the common forward / backward (x in place) */
     int64_t N, C, S;     /* images, channels, positions */
     int64_t pw;          /* positions per unit */
     int nt;              /* streaming stores for the output */
@@ -599,6 +611,22 @@ static float lrf_slow_bwd(const fd_lrn_problem_t *p, const fd_lrn_args_t *a, con
     return lrf_slow_store(a, v, t[0] + i * cs[0]);
 }
 
+/* Lanes bd of r recomputed by lrf_slow_bwd (plane rows: lane l is position b + l of the t[]
+ * bases, channel i). */
+LRF_AVX512 static __m512 lrf_fix_bwd(__m512 r, __mmask16 bd, const fd_lrn_problem_t *p,
+                                     const fd_lrn_args_t *a, const float *const *t,
+                                     const int64_t *cs, int64_t C, int64_t i, int64_t b)
+{
+    float v[16];
+    _mm512_storeu_ps(v, r);
+    for (int l = 0; l < 16; l++)
+        if (bd >> l & 1) {
+            const float *tl[4] = {t[0] + b + l, t[1] + b + l, t[2] + b + l, t[3] + b + l};
+            v[l] = lrf_slow_bwd(p, a, tl, cs, C, i);
+        }
+    return _mm512_loadu_ps(v);
+}
+
 /* Lanes of m not in ok, recomputed by lrf_slow_fwd (lane l: position base + l, channel c for
  * plane; channel c0 + l for pixel). */
 LRF_AVX512 static __m512 lrf_fix_fwd(__m512 r, __mmask16 bad, const fd_lrn_problem_t *p,
@@ -729,6 +757,102 @@ LRF_AVX512 static int lrf_fwd_row34(const float *const *rows, int nr, const floa
         fd_cpu_mstore_ps(out + b, m, res);
     }
     return any != 0;
+}
+
+/* lrf_fwd_row34's value of positions b .. b + 15 (lanes m) from rows read in place (no
+ * ring): full vectors in plain loads, a partial one zero-masked (the same operations on the
+ * same values: lanes past the row were zeros in the ring too). *bad: the lanes to redo. */
+LRF_AVX512 static inline __m512 lrf_fwd34_vec(const float *const *rows, int nr, const float *xc,
+                                              int64_t b, __mmask16 m, __m512 va, __m512 vk,
+                                              __mmask16 *bad)
+{
+    __m512 sq, xv;
+    if (m == 0xffff) {
+        sq = nr == 5 ? lrf_sqsum5(rows[0], rows[1], rows[2], rows[3], rows[4], b)
+                     : lrf_sqsum(rows, nr, b);
+        xv = _mm512_loadu_ps(xc + b);
+    } else {
+        __m512 v = _mm512_maskz_loadu_ps(m, rows[0] + b);
+        sq = _mm512_mul_ps(v, v);
+        for (int k = 1; k < nr; k++) {
+            v = _mm512_maskz_loadu_ps(m, rows[k] + b);
+            sq = _mm512_fmadd_ps(v, v, sq);
+        }
+        xv = _mm512_maskz_loadu_ps(m, xc + b);
+    }
+    const __m512 s = _mm512_fmadd_ps(va, sq, vk);
+    const __mmask16 ok = _mm512_mask_cmp_ps_mask(m, s, _mm512_set1_ps(LRF_SMIN), _CMP_GE_OQ) &
+                         _mm512_cmp_ps_mask(s, _mm512_set1_ps(LRF_SMAX), _CMP_LE_OQ);
+    *bad = m & ~ok;
+    return _mm512_mul_ps(xv, lrf_pow34f(s));
+}
+
+/* The common forward (beta 0.75, alpha 1, blend beta 0) on plane rows (mode 3): a unit is up
+ * to LRF_PBIG positions of one image (a whole 112 x 112 plane is one), and the window's rows
+ * are read in place from x: each x row comes from memory once, as one long run (the L2
+ * stream prefetcher follows it, and the next row is prefetched into L2 across this row's
+ * arithmetic), and stays in L2 for the n output rows that read it (n rows of up to 64 KiB).
+ * Output rows go out in 64-byte streaming stores from their first line boundary (the pieces
+ * before and after through memop.h's 16-byte streaming stores) when f->nt. The ring rows of
+ * mode 1 read 64 runs of 4 KiB per unit, which the prefetchers did not keep ahead of: 0.44 of
+ * the bandwidth (n8c64h112w112). The same operations per element as lrf_fwd_row34: the
+ * same bits. */
+LRF_AVX512 static void lrf_fwd_plane34(const lrf_plan_t *f, const fd_lrn_problem_t *p,
+                                       const fd_lrn_args_t *a, int64_t u)
+{
+    const int win = (int)p->n, lb = (win - 1) / 2, la = win - 1 - lb;
+    const int64_t C = f->C, P = f->pw, nbk = (f->S + P - 1) / P, n = u / nbk, sp0 = (u % nbk) * P;
+    const __m512 vk = _mm512_set1_ps((float)p->k), va = _mm512_set1_ps((float)(p->alpha / p->n));
+    const float *x = (const float *)a->x + n * f->s0[1] + sp0;
+    float *y = (float *)a->out + n * f->s0[0] + sp0;
+    const int64_t xcs = f->s1[1], ycs = f->s1[0];
+    const int64_t np = f->S - sp0 < P ? f->S - sp0 : P;
+    for (int64_t c = 0; c < C; c++) {
+        const float *rows[CUDNN_LRN_MAX_N];
+        int nr = 0;
+        for (int64_t j = c - lb < 0 ? 0 : c - lb; j <= c + la && j < C; j++)
+            rows[nr++] = x + j * xcs;
+        const float *xc = x + c * xcs, *nx = c + la + 1 < C ? x + (c + la + 1) * xcs : NULL;
+        float *yo = y + c * ycs;
+        const int nt = f->nt && ((uintptr_t)yo & 3) == 0;
+        int64_t h = nt ? (int64_t)(((64 - ((uintptr_t)yo & 63)) & 63) / 4) : 0;
+        h = h < np ? h : np;
+        __mmask16 bd;
+        float tmp[16];
+        if (h > 0) { /* up to the first line boundary of the output row */
+            __m512 r = lrf_fwd34_vec(rows, nr, xc, 0, lrf_lanes(h), va, vk, &bd);
+            if (bd)
+                r = lrf_fix_fwd(r, bd, p, a, x, xcs, 1, y, ycs, 1, C, c, 0);
+            _mm512_storeu_ps(tmp, r);
+            fd_cpu_stream(yo, tmp, sizeof(float) * (size_t)h);
+        }
+        int64_t b = h;
+        for (; b + 16 <= np; b += 16) {
+            if (nx)
+                _mm_prefetch((const char *)(nx + b), _MM_HINT_T1);
+            __m512 r = lrf_fwd34_vec(rows, nr, xc, b, 0xffff, va, vk, &bd);
+            if (bd)
+                r = lrf_fix_fwd(r, bd, p, a, x + b, xcs, 1, y + b, ycs, 1, C, c, 0);
+            if (nt)
+                _mm512_stream_ps(yo + b, r);
+            else
+                _mm512_storeu_ps(yo + b, r);
+        }
+        if (b < np) {
+            const __mmask16 m = lrf_lanes(np - b);
+            if (nx)
+                _mm_prefetch((const char *)(nx + b), _MM_HINT_T1);
+            __m512 r = lrf_fwd34_vec(rows, nr, xc, b, m, va, vk, &bd);
+            if (bd)
+                r = lrf_fix_fwd(r, bd, p, a, x + b, xcs, 1, y + b, ycs, 1, C, c, 0);
+            if (nt) {
+                _mm512_storeu_ps(tmp, r);
+                fd_cpu_stream(yo + b, tmp, sizeof(float) * (size_t)(np - b));
+            } else {
+                _mm512_mask_storeu_ps(yo + b, m, r);
+            }
+        }
+    }
 }
 
 /* fwd tensors: 0 = y, 1 = x */
@@ -921,6 +1045,229 @@ LRF_AVX512 static int lrf_bwd_out1(const float *const *rows, const __mmask16 *co
     return any != 0;
 }
 
+/* Plane rows of the backward: t[] = dx, x, y, dy at channel 0 of image n, position sp0, cs[]
+ * their channel strides; returns dx's pointer. */
+static float *lrf_bwd_bases(const lrf_plan_t *f, const fd_lrn_args_t *a, int64_t n, int64_t sp0,
+                            const float **t, int64_t *cs)
+{
+    const void *const base[4] = {a->out, a->x, a->y, a->dy};
+    for (int i = 0; i < 4; i++) {
+        cs[i] = f->s1[i];
+        t[i] = (const float *)base[i] + n * f->s0[i] + sp0;
+    }
+    return (float *)a->out + n * f->s0[0] + sp0;
+}
+
+/* lrf_bwd_plane34's step for the full vectors b0, b0 + 16, .. < b1 in the steady state (window
+ * 5 for both the terms of channel c and the output of channel c - 2, no lanes to redo in the
+ * four older w rows): the same operations, with this step's w row added from its register. */
+typedef struct {
+    const float *x[5], *g, *y, *w[4], *gi, *xi, *px, *pg, *py;
+    float *wo, *go, *o;
+} lrf_bstep_t;
+
+LRF_AVX512 static inline void lrf_bwd_steady5(const lrf_bstep_t *q, int64_t b0, int64_t b1,
+                                              __mmask16 *bmv, int *rowbad, int nt,
+                                              const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
+                                              const float *const *t, const int64_t *cs,
+                                              int64_t C, int64_t i)
+{
+    const __m512 vk = _mm512_set1_ps((float)p->k), va = _mm512_set1_ps((float)(p->alpha / p->n));
+    const __m512 vcoef = _mm512_set1_ps((float)(2.0 * p->beta * p->alpha / p->n));
+    const __m512 smin = _mm512_set1_ps(LRF_SMIN), smax = _mm512_set1_ps(LRF_SMAX);
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    int rb = 0;
+    for (int64_t b = b0; b + 16 <= b1; b += 16, bmv++) {
+        if (q->px)
+            _mm_prefetch((const char *)(q->px + b), _MM_HINT_T0);
+        if (q->pg) {
+            _mm_prefetch((const char *)(q->pg + b), _MM_HINT_T0);
+            _mm_prefetch((const char *)(q->py + b), _MM_HINT_T0);
+        }
+        const __m512 sq = lrf_sqsum5(q->x[0], q->x[1], q->x[2], q->x[3], q->x[4], b);
+        const __m512 gv = _mm512_loadu_ps(q->g + b);
+        const __m512 sv = _mm512_fmadd_ps(va, sq, vk);
+        _mm512_storeu_ps(q->go + b, _mm512_mul_ps(gv, lrf_pow34f(sv)));
+        const __m512 wv =
+            _mm512_mul_ps(_mm512_mul_ps(gv, _mm512_loadu_ps(q->y + b)), lrf_rcp(sv));
+        _mm512_storeu_ps(q->wo + b, wv);
+        const __mmask16 ok = _mm512_cmp_ps_mask(sv, smin, _CMP_GE_OQ) &
+                             _mm512_cmp_ps_mask(sv, smax, _CMP_LE_OQ) &
+                             _mm512_cmp_ps_mask(_mm512_abs_ps(wv), inf, _CMP_LT_OQ);
+        const __mmask16 tb = (__mmask16)~ok;
+        *bmv = tb;
+        rb |= tb != 0;
+        __m512 acc = _mm512_loadu_ps(q->w[0] + b);
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[1] + b));
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[2] + b));
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[3] + b));
+        acc = _mm512_add_ps(acc, wv);
+        __m512 r = _mm512_fnmadd_ps(_mm512_mul_ps(vcoef, _mm512_loadu_ps(q->xi + b)), acc,
+                                    _mm512_loadu_ps(q->gi + b));
+        const __mmask16 bd =
+            tb | (__mmask16)~_mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
+        if (bd)
+            r = lrf_fix_bwd(r, bd, p, a, t, cs, C, i, b);
+        if (nt && ((uintptr_t)(q->o + b) & 63) == 0) {
+            _mm512_stream_ps(q->o + b, r);
+        } else if (nt) {
+            float tmp[16];
+            _mm512_storeu_ps(tmp, r);
+            fd_cpu_stream(q->o + b, tmp, sizeof tmp);
+        } else {
+            _mm512_storeu_ps(q->o + b, r);
+        }
+    }
+    *rowbad |= rb;
+}
+
+/* The common backward (beta 0.75, alpha 1, blend beta 0) on plane rows (mode 4): a unit is up
+ * to f->pw positions of one image (LRF_BW floats of rings: the w = dy y / s rows of the window
+ * and lb + 1 rows of dy s^-beta), x read in place (its window rows stay in L1 / L2), and one
+ * pass per channel step computes the terms of channel c and the output of channel c - lb
+ * together, from registers to the output (streamed from its first line boundary when f->nt).
+ * The lanes to redo are tracked per ring row, their vector masks read only where a row has
+ * any. Per element the operations of lrf_bwd_terms34 / lrf_bwd_out1 in their order: the
+ * same bits. Against mode 1's rows: no ring copy of x, no output buffer pass, one loop per
+ * step (fewer instructions: the backward was compute-bound there). */
+LRF_AVX512 static void lrf_bwd_plane34(const lrf_plan_t *f, const fd_lrn_problem_t *p,
+                                       const fd_lrn_args_t *a, int64_t u)
+{
+    const int win = (int)p->n, lb = (win - 1) / 2, la = win - 1 - lb;
+    const int64_t C = f->C, P = f->pw, nbk = (f->S + P - 1) / P, n = u / nbk, sp0 = (u % nbk) * P;
+    const __m512 vk = _mm512_set1_ps((float)p->k), va = _mm512_set1_ps((float)(p->alpha / p->n));
+    const __m512 vcoef = _mm512_set1_ps((float)(2.0 * p->beta * p->alpha / p->n));
+    const __m512 smin = _mm512_set1_ps(LRF_SMIN), smax = _mm512_set1_ps(LRF_SMAX);
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    const int64_t RP = P + 16; /* ring row stride: full-vector stores past np */
+    float ring[LRF_BW];
+    __mmask16 bm[CUDNN_LRN_MAX_N][LRF_BWMAX / 16 + 2];
+    int rowbad[CUDNN_LRN_MAX_N];
+    float *wr = ring, *gr = ring + win * RP;
+    const float *t[4];
+    int64_t cs[4];
+    float *dx = lrf_bwd_bases(f, a, n, sp0, t, cs);
+    const int64_t np = f->S - sp0 < P ? f->S - sp0 : P;
+    /* vectors: [0, h) when h > 0 (dx's first line boundary, channel 0), then 16 at a time,
+     * the last one partial: one grid for every row of the unit (the ring masks are per
+     * vector); rows of another alignment stream through memop.h's 16-byte stores */
+    int64_t h = f->nt && ((uintptr_t)dx & 3) == 0 ? (int64_t)(((64 - ((uintptr_t)dx & 63)) & 63) / 4) : 0;
+    h = h < np ? h : np;
+    for (int64_t c = 0; c < C + lb; c++) {
+        const int term = c < C;
+        const int64_t i = c - lb;
+        /* the terms of channel c */
+        const float *xw[CUDNN_LRN_MAX_N] = {0};
+        int nx = 0;
+        float *wo = wr + (c % win) * RP, *go = gr + (c % (lb + 1)) * RP;
+        __mmask16 *bmc = bm[c % win];
+        const float *g = t[3] + c * cs[3], *yv = t[2] + c * cs[2];
+        const float *px = NULL, *pg = NULL, *py = NULL; /* the next rows, prefetched */
+        if (term) {
+            for (int64_t j = c - lb < 0 ? 0 : c - lb; j <= c + la && j < C; j++)
+                xw[nx++] = t[1] + j * cs[1];
+            rowbad[c % win] = 0;
+            if (c + la + 1 < C)
+                px = t[1] + (c + la + 1) * cs[1];
+            if (c + 1 < C)
+                pg = t[3] + (c + 1) * cs[3], py = t[2] + (c + 1) * cs[2];
+        }
+        /* the output of channel i = c - lb */
+        const float *wrows[CUDNN_LRN_MAX_N];
+        const __mmask16 *bmr[CUDNN_LRN_MAX_N];
+        int nw = 0, oldbad = 0;
+        const float *xi = NULL, *gi = NULL;
+        float *o = NULL;
+        if (i >= 0) {
+            for (int64_t j = i - la < 0 ? 0 : i - la; j <= i + lb && j < C; j++) {
+                wrows[nw] = wr + (j % win) * RP;
+                bmr[nw++] = bm[j % win];
+                if (j != c)
+                    oldbad |= rowbad[j % win];
+            }
+            xi = t[1] + i * cs[1], gi = gr + (i % (lb + 1)) * RP;
+            o = dx + i * cs[0];
+        }
+        const int nt = f->nt && ((uintptr_t)o & 3) == 0;
+        int v = 0;
+        const int steady = term && i >= 0 && nx == 5 && nw == 5 && !oldbad;
+        for (int64_t b = 0; b < np; v++) {
+            const int64_t len = b == 0 && h > 0 ? h : (np - b < 16 ? np - b : 16);
+            if (steady && len == 16) { /* every full vector of the row at once */
+                const int64_t nv = (np - b) / 16;
+                lrf_bstep_t q = {{xw[0], xw[1], xw[2], xw[3], xw[4]}, g, yv,
+                                 {wrows[0], wrows[1], wrows[2], wrows[3]}, gi, xi, px, pg, py,
+                                 wo, go, o};
+                lrf_bwd_steady5(&q, b, b + 16 * nv, bmc + v, &rowbad[c % win], nt, p, a, t,
+                                cs, C, i);
+                b += 16 * nv;
+                v += (int)nv - 1;
+                continue;
+            }
+            const __mmask16 m = lrf_lanes(len);
+            const int full = len == 16;
+            __mmask16 tb = 0;
+            if (term) {
+                if (px)
+                    _mm_prefetch((const char *)(px + b), _MM_HINT_T0);
+                if (pg) {
+                    _mm_prefetch((const char *)(pg + b), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(py + b), _MM_HINT_T0);
+                }
+                __m512 sq, gv, yy;
+                if (full) {
+                    sq = nx == 5 ? lrf_sqsum5(xw[0], xw[1], xw[2], xw[3], xw[4], b)
+                                 : lrf_sqsum(xw, nx, b);
+                    gv = _mm512_loadu_ps(g + b), yy = _mm512_loadu_ps(yv + b);
+                } else {
+                    __m512 xv = _mm512_maskz_loadu_ps(m, xw[0] + b);
+                    sq = _mm512_mul_ps(xv, xv);
+                    for (int k = 1; k < nx; k++) {
+                        xv = _mm512_maskz_loadu_ps(m, xw[k] + b);
+                        sq = _mm512_fmadd_ps(xv, xv, sq);
+                    }
+                    gv = _mm512_maskz_loadu_ps(m, g + b), yy = _mm512_maskz_loadu_ps(m, yv + b);
+                }
+                const __m512 sv = _mm512_fmadd_ps(va, sq, vk);
+                _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, lrf_pow34f(sv)));
+                const __m512 wv = _mm512_mul_ps(_mm512_mul_ps(gv, yy), lrf_rcp(sv));
+                _mm512_storeu_ps(wo + b, wv);
+                const __mmask16 ok = _mm512_mask_cmp_ps_mask(m, sv, smin, _CMP_GE_OQ) &
+                                     _mm512_cmp_ps_mask(sv, smax, _CMP_LE_OQ) &
+                                     _mm512_cmp_ps_mask(_mm512_abs_ps(wv), inf, _CMP_LT_OQ);
+                tb = m & ~ok;
+                bmc[v] = tb;
+                rowbad[c % win] |= tb != 0;
+            }
+            if (i >= 0) {
+                __m512 acc = _mm512_loadu_ps(wrows[0] + b);
+                for (int k = 1; k < nw; k++)
+                    acc = _mm512_add_ps(acc, _mm512_loadu_ps(wrows[k] + b));
+                const __m512 xv = full ? _mm512_loadu_ps(xi + b) : _mm512_maskz_loadu_ps(m, xi + b);
+                __m512 r = _mm512_fnmadd_ps(_mm512_mul_ps(vcoef, xv), acc, _mm512_loadu_ps(gi + b));
+                __mmask16 bd = m & ~_mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
+                if (oldbad)
+                    for (int k = 0; k < nw; k++)
+                        bd |= bmr[k][v];
+                else if (term && i + lb == c)
+                    bd |= tb; /* the one row that may have lanes to redo: this step's */
+                if (bd)
+                    r = lrf_fix_bwd(r, bd, p, a, t, cs, C, i, b);
+                if (full && nt && ((uintptr_t)(o + b) & 63) == 0) {
+                    _mm512_stream_ps(o + b, r);
+                } else if (nt) {
+                    float tmp[16];
+                    _mm512_storeu_ps(tmp, r);
+                    fd_cpu_stream(o + b, tmp, sizeof(float) * (size_t)len);
+                } else {
+                    fd_cpu_mstore_ps(o + b, m, r);
+                }
+            }
+            b += len;
+        }
+    }
+}
+
 /* bwd tensors: 0 = dx, 1 = x, 2 = y, 3 = dy.
  * dx_i = dy_i s_i^-beta - 2 beta alpha / n * x_i * sum_{c = i - la .. i + lb} dy_c y_c / s_c */
 LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t *p,
@@ -943,13 +1290,7 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
         float *xr = ring, *wr = ring + win * P, *gr = ring + 2 * win * P;
         const float *t[4];
         int64_t cs[4];
-        for (int i = 0; i < 4; i++)
-            cs[i] = f->s1[i];
-        t[0] = (const float *)a->out + n * f->s0[0] + sp0;
-        t[1] = (const float *)a->x + n * f->s0[1] + sp0;
-        t[2] = (const float *)a->y + n * f->s0[2] + sp0;
-        t[3] = (const float *)a->dy + n * f->s0[3] + sp0;
-        float *dx = (float *)a->out + n * f->s0[0] + sp0;
+        float *dx = lrf_bwd_bases(f, a, n, sp0, t, cs);
         const int64_t np = f->S - sp0 < P ? f->S - sp0 : P;
         for (int64_t j = 0; j < la && j < C; j++)
             lrf_ring_load(xr + (j % win) * P, t[1] + j * cs[1], np);
@@ -1025,17 +1366,8 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
                 __m512 r = lrf_bwd_out(_mm512_loadu_ps(gi + b), _mm512_loadu_ps(xi + b), acc, vcoef,
                                        o + b, m, al, be);
                 bad |= m & ~_mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
-                if (bad) {
-                    float v[16];
-                    _mm512_storeu_ps(v, r);
-                    for (int l = 0; l < 16; l++)
-                        if (bad >> l & 1) {
-                            const float *tl[4] = {t[0] + b + l, t[1] + b + l, t[2] + b + l,
-                                                  t[3] + b + l};
-                            v[l] = lrf_slow_bwd(p, a, tl, cs, C, i);
-                        }
-                    r = _mm512_loadu_ps(v);
-                }
+                if (bad)
+                    r = lrf_fix_bwd(r, bad, p, a, t, cs, C, i, b);
                 if (f->nt)
                     _mm512_storeu_ps(ob + b, r);
                 else
@@ -1126,11 +1458,35 @@ static int lrf_run(const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
     if (!lrf_plan(&f, t, nt, p->n))
         return 0;
     f.nt = a->beta == 0.0 && (size_t)(f.N * f.C * f.S) * sizeof(float) >= FD_CPU_NT_MIN;
+    if (!bwd && f.mode == 1 && p->beta == 0.75 && (float)a->alpha == 1.0f &&
+        (float)a->beta == 0.0f) {
+        /* the common forward reads its rows in place: long rows (up to LRF_PBIG positions), but
+         * at least 8 units where the tensor allows 2048-position rows (threads; any split
+         * gives the same bits: each output is computed alone) */
+        f.mode = 3;
+        f.pw = f.S < LRF_PBIG ? f.S : LRF_PBIG;
+        while (f.N * ((f.S + f.pw - 1) / f.pw) < 8 && f.pw > 2048)
+            f.pw = (f.pw / 2 + 15) / 16 * 16;
+    }
+    if (bwd && f.mode == 1 && p->beta == 0.75 && (float)a->alpha == 1.0f &&
+        (float)a->beta == 0.0f) {
+        /* the common backward's fused rows: the rings (win w rows, lb + 1 dy s^-beta rows, 16
+         * floats of padding each) in LRF_BW floats */
+        const int64_t rows = (int64_t)p->n + ((int64_t)p->n - 1) / 2 + 1;
+        int64_t pw = (LRF_BW / rows - 16) / 16 * 16;
+        pw = pw < LRF_BWMAX ? pw : LRF_BWMAX;
+        f.mode = 4;
+        f.pw = pw;
+    }
     const int64_t units = f.N * ((f.S + f.pw - 1) / f.pw);
 #pragma omp parallel for schedule(static) if (f.N * f.C * f.S >= FD_CPU_PAR_MIN / 4 && units > 1)
     for (int64_t u = 0; u < units; u++) {
-        if (bwd)
+        if (bwd && f.mode == 4)
+            lrf_bwd_plane34(&f, p, a, u);
+        else if (bwd)
             lrf_bwd_unit(&f, p, a, u);
+        else if (f.mode == 3)
+            lrf_fwd_plane34(&f, p, a, u);
         else
             lrf_fwd_unit(&f, p, a, u);
         if (f.nt)

@@ -14,7 +14,11 @@
  * (memop.h): the bits are the same, the output lines are not read first. FLOAT OpTensor blocks
  * go out in whole 64-byte lines on AVX-512 (fd_cpu_stream_z, as the activation rows; 2026-12-01,
  * MAX with a per-channel operand, n8c64h112w112 one thread, thread CPU time: NCHW 1.82 -> 1.67
- * ms, NHWC 1.62 -> 1.49 ms). A TransformTensor
+ * ms, NHWC 1.62 -> 1.49 ms). FLOAT MIN / MAX with alpha1 = alpha2 = 1, beta = 0 on AVX-512
+ * go from registers to the output (op_minmax_avx512: no stack block, 64-byte streaming stores
+ * from the output's first line boundary; 2026-12-01, MAX with a per-channel operand,
+ * n8c64h112w112, one thread, dnnbench median against main back to back: NCHW 1.99-2.08 ->
+ * 1.28-1.35 ms, NHWC 1.99-2.10 -> 1.41-1.51 ms, 0.57-0.60 -> 0.79-0.93 of 43.2 GB/s; same bits). A TransformTensor
  * of FLOAT whose input has a unit-stride dim other than the output's innermost one (NCHW <->
  * NHWC) copies in 32 x 32 tiles (transpose_run). AddTensor / OpTensor with an operand that
  * repeats every row of packed tensors (NHWC with a 1xCx1x1 bias or per-channel operand) run as
@@ -54,6 +58,7 @@ typedef struct {
     int nt;     /* streaming stores (fd_cpu_nt_want) */
     int avx512; /* sqrt_block's path */
     int z;      /* FLOAT blocks streamed with 64-byte stores (fd_cpu_stream_z) */
+    int avx512mm; /* FLOAT MIN / MAX, alpha1 = alpha2 = 1, beta = 0: op_minmax_avx512 */
 } ew_ctx_t;
 
 /* ---- a broadcast operand that repeats every row (NHWC bias, per-channel op) ---------------- */
@@ -89,19 +94,24 @@ static int bcast_rows_run(const fd_cpu_ew_t *e, char *const *base, int bt, fd_cp
         memcpy(r + (size_t)j * esz, base[bt] + (size_t)(j * e->st[bt][1]) * esz, esz);
     for (int64_t i = 1; i < k; i++)
         memcpy(r + (size_t)(i * D) * esz, r, (size_t)D * esz);
-    const int64_t n = rows * D, units = (n + L - 1) / L;
+    /* a unit: whole repetitions, about FD_CPU_UNIT elements (one sfence per unit) */
+    const int64_t U = L * (FD_CPU_UNIT / L > 1 ? FD_CPU_UNIT / L : 1);
+    const int64_t n = rows * D, units = (n + U - 1) / U;
     int64_t inc[FD_CPU_MAXT];
     for (int t = 0; t < e->nt; t++)
         inc[t] = 1;
 #pragma omp parallel for schedule(static) if (n >= FD_CPU_PAR_MIN)
     for (int64_t u = 0; u < units; u++) {
-        const int64_t u0 = u * L, u1 = u0 + L < n ? u0 + L : n;
-        for (int64_t c = u0; c < u1; c += FD_CPU_BLK) {
-            const int len = (int)(u1 - c < FD_CPU_BLK ? u1 - c : FD_CPU_BLK);
-            char *ptr[FD_CPU_MAXT];
-            for (int t = 0; t < e->nt; t++)
-                ptr[t] = t == bt ? r + (size_t)(c - u0) * esz : base[t] + (size_t)c * e->esz[t];
-            fn(ctx, len, ptr, inc);
+        const int64_t u1 = (u + 1) * U < n ? (u + 1) * U : n;
+        for (int64_t r0 = u * U; r0 < u1; r0 += L) { /* one repetition of the row copy */
+            const int64_t r1 = r0 + L < u1 ? r0 + L : u1;
+            for (int64_t c = r0; c < r1; c += FD_CPU_BLK) {
+                const int len = (int)(r1 - c < FD_CPU_BLK ? r1 - c : FD_CPU_BLK);
+                char *ptr[FD_CPU_MAXT];
+                for (int t = 0; t < e->nt; t++)
+                    ptr[t] = t == bt ? r + (size_t)(c - r0) * esz : base[t] + (size_t)c * e->esz[t];
+                fn(ctx, len, ptr, inc);
+            }
         }
 #ifdef FD_CPU_X86
         _mm_sfence(); /* streaming stores of this unit, before the loop's barrier */
@@ -152,7 +162,7 @@ cudnnStatus_t fd_tensor_add_cpu_run(const void *problem, const void *args)
     add_plan(p, &e, why, sizeof why);
     char *base[2] = {(char *)a->c, (char *)a->a};
     ew_ctx_t c = {{p->c.dtype, p->a.dtype, p->a.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
-                  fd_cpu_nt_want(&e, base, a->beta), 0, 0};
+                  fd_cpu_nt_want(&e, base, a->beta), 0, 0, 0};
     if (!bcast_rows_run(&e, base, 1, copy_run, &c))
         fd_cpu_ew_run(&e, base, copy_run, &c);
     return CUDNN_STATUS_SUCCESS;
@@ -271,7 +281,7 @@ cudnnStatus_t fd_tensor_transform_cpu_run(const void *problem, const void *args)
     transform_plan(p, &e, why, sizeof why);
     char *base[2] = {(char *)a->y, (char *)a->x};
     ew_ctx_t c = {{p->y.dtype, p->x.dtype, p->x.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
-                  fd_cpu_nt_want(&e, base, a->beta), 0, 0};
+                  fd_cpu_nt_want(&e, base, a->beta), 0, 0, 0};
     if (!transpose_run(&e, base, &c))
         fd_cpu_ew_run(&e, base, copy_run, &c);
     return CUDNN_STATUS_SUCCESS;
@@ -465,9 +475,87 @@ FD_CPU_CLONES static void op_f32(const ew_ctx_t *c, int n, const float *restrict
     }
 }
 
+#ifdef FD_CPU_X86
+/* op_f32_unit's MIN / MAX (OPF_MINMAX) on the lanes m of 16 floats: the x86 min / max
+ * instructions return their second operand when either is NaN, and (u < w) ? u : w /
+ * (u > w) ? u : w otherwise, OPF_MINMAX's non-NaN value; lanes with a NaN take OPF_MINMAX's
+ * rule: the default NaN when NaN propagates or both are NaN, else the other operand. */
+__attribute__((target("avx512f"))) static inline __m512 op_minmax16(int mx, int prop, __m512 u,
+                                                                    __m512 w)
+{
+    __m512 r = mx ? _mm512_max_ps(u, w) : _mm512_min_ps(u, w);
+    const __mmask16 un = _mm512_cmp_ps_mask(u, u, _CMP_UNORD_Q);
+    const __mmask16 wn = _mm512_cmp_ps_mask(w, w, _CMP_UNORD_Q);
+    if (un | wn) {
+        const __m512 qnan = _mm512_set1_ps(NAN);
+        if (prop) {
+            r = _mm512_mask_mov_ps(r, un | wn, qnan);
+        } else {
+            r = _mm512_mask_mov_ps(r, wn & ~un, u);
+            r = _mm512_mask_mov_ps(r, un & wn, qnan); /* un alone: r is w already */
+        }
+    }
+    return r;
+}
+
+/* FLOAT MIN / MAX with alpha1 = alpha2 = 1, beta = 0 on AVX-512 (c->avx512mm): op_f32_unit's
+ * values from registers to out, no stack block and no second pass. x in plain full-vector
+ * loads (masked only for the partial first and last vectors), b a vector (yinc 1: the
+ * replicated row of bcast_rows_run, in L1) or one value (yinc 0). With c->z, out goes in
+ * 64-byte streaming stores from its first 64-byte boundary, the pieces before and after
+ * through memop.h's 16-byte streaming stores (a tensor from malloc starts 16 bytes into a
+ * line: plain stores there would read the line first, as the NHWC row did before, 0.64 of
+ * the bandwidth). Without c->z plain stores; out may be x (each vector is read before it is
+ * written). */
+__attribute__((target("avx512f"))) static void op_minmax_avx512(const ew_ctx_t *c, int n,
+                                                                const float *x, const float *y,
+                                                                int64_t yinc, float *out)
+{
+    const int mx = c->op == CUDNN_OP_TENSOR_MAX, prop = c->propagate;
+    const int nt = c->z && ((uintptr_t)out & 3) == 0;
+    const __m512 yb = _mm512_set1_ps(y[0]);
+    int i = nt ? (int)(((64 - ((uintptr_t)out & 63)) & 63) / 4) : 0; /* to the first boundary */
+    i = i < n ? i : n;
+    if (i > 0) {
+        const __mmask16 m = (__mmask16)((1u << i) - 1u);
+        float tmp[16];
+        const __m512 w = yinc ? _mm512_maskz_loadu_ps(m, y) : yb;
+        _mm512_storeu_ps(tmp, op_minmax16(mx, prop, _mm512_maskz_loadu_ps(m, x), w));
+        fd_cpu_stream(out, tmp, sizeof(float) * (size_t)i);
+    }
+    for (; i + 16 <= n; i += 16) {
+        const __m512 w = yinc ? _mm512_loadu_ps(y + i) : yb;
+        const __m512 r = op_minmax16(mx, prop, _mm512_loadu_ps(x + i), w);
+        if (nt)
+            _mm512_stream_ps(out + i, r);
+        else
+            _mm512_storeu_ps(out + i, r);
+    }
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 w = yinc ? _mm512_maskz_loadu_ps(m, y + i) : yb;
+        const __m512 r = op_minmax16(mx, prop, _mm512_maskz_loadu_ps(m, x + i), w);
+        if (nt) {
+            float tmp[16];
+            _mm512_storeu_ps(tmp, r);
+            fd_cpu_stream(out + i, tmp, sizeof(float) * (size_t)(n - i));
+        } else {
+            _mm512_mask_storeu_ps(out + i, m, r);
+        }
+    }
+}
+#endif
+
 static void op_run(const void *ctx, int len, char *const *ptr, const int64_t *inc)
 {
     const ew_ctx_t *c = ctx;
+#ifdef FD_CPU_X86
+    if (c->avx512mm && inc[0] == 1 && inc[1] == 1 && (inc[2] == 0 || inc[2] == 1)) {
+        op_minmax_avx512(c, len, (const float *)(const void *)ptr[1],
+                         (const float *)(const void *)ptr[2], inc[2], (float *)(void *)ptr[0]);
+        return;
+    }
+#endif
     if (c->dt[0] == CUDNN_DATA_FLOAT && c->dt[1] == CUDNN_DATA_FLOAT && c->dt[2] == CUDNN_DATA_FLOAT &&
         !is_unary(c->op) && inc[0] == 1 && inc[1] == 1 && (inc[2] == 0 || inc[2] == 1)) {
         float r[FD_CPU_BLK];
@@ -533,9 +621,13 @@ cudnnStatus_t fd_tensor_op_cpu_run(const void *problem, const void *args)
     char *base[3] = {(char *)a->c, (char *)a->a, (char *)(is_unary(p->op) ? a->a : a->b)};
     ew_ctx_t c = {{p->c.dtype, p->a.dtype, is_unary(p->op) ? p->a.dtype : p->b.dtype},
                   a->alpha1, a->alpha2, a->beta, p->op, p->nan == CUDNN_PROPAGATE_NAN, 0.0,
-                  fd_cpu_nt_want(&e, base, a->beta), 0, 0};
+                  fd_cpu_nt_want(&e, base, a->beta), 0, 0, 0};
 #ifdef FD_CPU_X86
     c.avx512 = p->op == CUDNN_OP_TENSOR_SQRT && use_avx512();
+    c.avx512mm = (p->op == CUDNN_OP_TENSOR_MIN || p->op == CUDNN_OP_TENSOR_MAX) &&
+                 p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT &&
+                 p->b.dtype == CUDNN_DATA_FLOAT && a->alpha1 == 1.0 && a->alpha2 == 1.0 &&
+                 a->beta == 0.0 && use_avx512();
 #ifdef FD_CPU_HAVE_STREAM_Z
     /* whole 64-byte lines per streamed store, as the activation rows (2026-12-01) */
     c.z = c.nt && use_avx512();
@@ -596,7 +688,7 @@ cudnnStatus_t fd_tensor_set_cpu_run(const void *problem, const void *args)
     char *base[1] = {(char *)a->y};
     /* no streaming stores: a write-only pass measured slower with them on Zen 4 (its plain
      * stores of whole lines already skip the read-for-ownership) */
-    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, 1.0, 0.0, 0.0, 0, 0, a->value, 0, 0, 0};
+    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, 1.0, 0.0, 0.0, 0, 0, a->value, 0, 0, 0, 0};
     fd_cpu_ew_run(&e, base, set_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -620,7 +712,7 @@ cudnnStatus_t fd_tensor_scale_cpu_run(const void *problem, const void *args)
     fd_cpu_ew_t e = {0};
     char why[128];
     one_plan(&p->y, &e, why, sizeof why);
-    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, a->alpha, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0};
+    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, a->alpha, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0};
     char *base[1] = {(char *)a->y};
     fd_cpu_ew_run(&e, base, scale_run, &c);
     return CUDNN_STATUS_SUCCESS;

@@ -338,11 +338,15 @@ static void test_op_unit(void)
         out[r] = malloc(sizeof(float) * (size_t)n);
     cudnnTensorDescriptor_t full, bias;
     CHECK(cudnnCreateTensorDescriptor(&full));
-    CHECK(cudnnSetTensor4dDescriptor(full, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, c, 1, hw));
     CHECK(cudnnCreateTensorDescriptor(&bias));
     CHECK(cudnnSetTensor4dDescriptor(bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, c, 1, 1));
     const float one = 1.0f, zero = 0.0f;
-    for (int op = 0; op <= (int)CUDNN_OP_TENSOR_MAX; op++)
+    /* NCHW: the per-channel b is one value per run; NHWC: a row of c repeated (bcast_rows_run,
+     * runs that start anywhere in a vector) */
+    for (int nhwc = 0; nhwc < 2; nhwc++)
+    for (int op = 0; op <= (int)CUDNN_OP_TENSOR_MAX; op++) {
+        CHECK(cudnnSetTensor4dDescriptor(full, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                         CUDNN_DATA_FLOAT, 1, c, 1, hw));
         for (int nan = 0; nan < 2; nan++)
             for (int bc = 0; bc < 2; bc++) {
                 cudnnOpTensorDescriptor_t od;
@@ -356,12 +360,13 @@ static void test_op_unit(void)
                 }
                 for (int r = 1; r < 3; r++) {
                     char what[128];
-                    snprintf(what, sizeof what, "op %d nan %d%s alpha 1 1 beta 0, wide floats, %d thread(s)",
-                             op, nan, bc ? " bcast" : "", r);
+                    snprintf(what, sizeof what, "op %d nan %d%s%s alpha 1 1 beta 0, wide floats, %d thread(s)",
+                             op, nan, bc ? " bcast" : "", nhwc ? " nhwc" : "", r);
                     expect_same(CUDNN_DATA_FLOAT, out[0], out[r], sizeof(float) * (size_t)n, 0, what);
                 }
                 cudnnDestroyOpTensorDescriptor(od);
             }
+    }
     cudnnDestroyTensorDescriptor(full), cudnnDestroyTensorDescriptor(bias);
     for (int r = 0; r < 3; r++)
         free(out[r]);
@@ -455,6 +460,9 @@ static void test_streaming(cudnnDataType_t dt)
     CHECK(cudnnSetOpTensorDescriptor(add, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
     CHECK(cudnnCreateOpTensorDescriptor(&mx));
     CHECK(cudnnSetOpTensorDescriptor(mx, CUDNN_OP_TENSOR_MAX, CUDNN_DATA_FLOAT, CUDNN_PROPAGATE_NAN));
+    cudnnOpTensorDescriptor_t mn;
+    CHECK(cudnnCreateOpTensorDescriptor(&mn));
+    CHECK(cudnnSetOpTensorDescriptor(mn, CUDNN_OP_TENSOR_MIN, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
     cudnnTensorDescriptor_t bias;
     CHECK(cudnnCreateTensorDescriptor(&bias));
     CHECK(cudnnSetTensor4dDescriptor(bias, CUDNN_TENSOR_NCHW, dt, 1, BC, 1, 1));
@@ -465,7 +473,7 @@ static void test_streaming(cudnnDataType_t dt)
     else
         put(dt, setb, 0, 1.25);
 
-    for (int what = 0; what < 9; what++)
+    for (int what = 0; what < 11; what++)
         for (int shift = 0; shift < 2; shift++) {
             for (int r = 0; r < 3; r++) {
                 char *o = out[r] + (size_t)shift * es;
@@ -496,6 +504,12 @@ static void test_streaming(cudnnDataType_t dt)
                 case 7:
                     CHECK(cudnnSetTensor(h, nchw, o, setb));
                     break;
+                case 8: /* a per-channel operand repeating along NHWC rows */
+                    CHECK(cudnnOpTensor(h, mx, one, nhwc, a, one, bias, c, zero, nhwc, o));
+                    break;
+                case 9:
+                    CHECK(cudnnOpTensor(h, mn, one, nhwc, a, one, bias, c, zero, nhwc, o));
+                    break;
                 default: /* in place: reads what it writes, no streaming */
                     memcpy(o, a, (size_t)BCOUNT * es);
                     CHECK(cudnnActivationForward(h, relu, one, nchw, o, zero, nchw, o));
@@ -516,6 +530,7 @@ static void test_streaming(cudnnDataType_t dt)
         }
     cudnnDestroyActivationDescriptor(relu), cudnnDestroyActivationDescriptor(sig);
     cudnnDestroyOpTensorDescriptor(add), cudnnDestroyOpTensorDescriptor(mx);
+    cudnnDestroyOpTensorDescriptor(mn);
     cudnnDestroyTensorDescriptor(nchw), cudnnDestroyTensorDescriptor(nhwc);
     cudnnDestroyTensorDescriptor(bias);
     for (int r = 0; r < 3; r++)

@@ -30,7 +30,7 @@
  * with a pixel stride above C), W-padded NCHW (general rows); C of 1, 3, 9, 17, 20, 64, 70
  * (channel tails of the 16-lane pixel rows), spatial counts that are not multiples of 16 and
  * above one plane run (1024 positions; 400 for n = 16); 4-d and 5-d; above the threading
- * threshold. The common case (beta 0.75, alpha / beta (1, 0), n 5), which has loops of its own
+ * threshold; NCHW outputs above the streaming threshold. The common case (beta 0.75, alpha / beta (1, 0), n 5), which has loops of its own
  * in lrn_cpu.c, runs on every layout with plain and NaN / inf / huge fills.
  */
 #define _GNU_SOURCE
@@ -279,6 +279,13 @@ static void suite(void)
         one(4, big, lx, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
         one(4, big, lx, 5, 1e-1, 0.6, 1.0, 0.5, 0.25, 1);
     }
+    /* outputs above the streaming threshold (16 MiB): the common NCHW forward's in-place rows
+     * (whole-line streaming stores from the first line boundary, 16-byte ones around it; rows
+     * of 8192 positions, the last one partial) with lanes to redo; the backward too; NHWC: the
+     * pixel rows' outputs, streamed through a pixel buffer when a pixel starts inside a line */
+    const int huge[4] = {1, 64, 256, 257};
+    one(4, huge, LX_NCHW, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
+    one(4, huge, LX_NHWC, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
 }
 
 int main(void)
