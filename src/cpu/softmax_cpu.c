@@ -71,6 +71,19 @@
  *   n8c64h112w112 ACCURATE backward 3.8 -> 2.9-3.2 ms (512: 3.5, 2048: 3.0; units of 1024 x 64
  *   x 2 floats = 512 KiB stay in L2 between the passes). Farther lane prefetches and streamed
  *   dx were tried the same day: no faster, LOG backward slower.
+ * - Exps summed in pairs, LOG written in float (2026-12-01, eighth session, Zen 5): the float ->
+ *   double conversions of the sums were a third of the exp pass (L1 loop: 0.177 ns per element
+ *   with them, 0.108 without). Two exps are now added in float, then converted once: a dense
+ *   row's element i and i + 16 (32-element groups from the row's start, zero-padded: smx_acc),
+ *   a LANES lane's channels c and c + 1. Each pair sum rounds once (<= 2^-24 of the pair, all
+ *   terms positive), so the sum is within 2^-24 (1 + tiny) relative of the exact one. LOG with
+ *   alpha = 1, beta = 0 writes y = (x - max) - (float)log(sum) in float (the double form cost two
+ *   conversions each way per vector): |error| <= 2^-24 |y| (x - max) + 2^-24 |y| (the result) +
+ *   the log's rounding, within the row's 4u (|y| + 1). Both stay within the tested bounds
+ *   (tests/impl/test_cpu_smx_fast.c, docs/testing.md): worst seen forward ACCURATE 3.98u (was
+ *   3.7u), LOG 1.9u (|y| + 1) (was 1.8u). n8c64h112w112, one thread, thread CPU time:
+ *   NCHW CHANNEL 1.87 -> 1.77 ms, LOG INSTANCE 2.08 -> 1.80, NHWC CHANNEL 2.06 -> 1.86, NHWC LOG
+ *   2.14 -> 1.83; n256c1000 0.070 -> 0.065.
  * - DOUBLE, HALF, BFLOAT16: bit-identical to src/ref/softmax_ref.c: each row keeps the ref's
  *   passes and order (max with the NaN flag, then sum(exp(x - max)) in canonical element order
  *   in double, then outputs), exp and log are libm's scalar calls (a vectorised exp would not
@@ -591,17 +604,21 @@ SMX_INLINE double smx_fold(double *acc)
     return (a4[0] + a4[2]) + (a4[1] + a4[3]);
 }
 
-/* acc[(i0 + j) % 16] += v[j]: element i of a row always lands in partial sum i % 16. */
+/* acc[l] += (double)(v[j + l] + v[j + 16 + l]) for every 32-element group j of v (v zero-padded
+ * to a whole group): element i of a row lands in partial sum i % 16, added first in float to
+ * its partner 16 elements on (2026-12-01: one float -> double conversion per two exps; the
+ * conversions were a third of the exp pass). v starts a group (callers pass blocks of a
+ * multiple of 32 elements, a row's last block excepted). */
 SMX_INLINE void smx_acc(double *restrict acc, const float *restrict v, int n)
 {
     double t[SMX_ACC]; /* a local copy stays in registers (through acc: a store per step) */
     memcpy(t, acc, sizeof t);
     int j = 0;
-    for (; j + SMX_ACC <= n; j += SMX_ACC)
+    for (; j + 2 * SMX_ACC <= n; j += 2 * SMX_ACC)
         for (int l = 0; l < SMX_ACC; l++)
-            t[l] += (double)v[j + l];
-    for (int l = 0; j < n; j++, l++)
-        t[l] += (double)v[j];
+            t[l] += (double)(v[j + l] + v[j + SMX_ACC + l]);
+    for (int l = 0; l < SMX_ACC && j + l < n; l++)
+        t[l] += (double)(v[j + l] + (j + SMX_ACC + l < n ? v[j + SMX_ACC + l] : 0.0f));
     memcpy(acc, t, sizeof t);
 }
 
@@ -709,9 +726,10 @@ SMX_INLINE void smx_fwd_row(const float *x, float *y, int64_t n, int is_log, dou
     }
     if (is_log) {
         const double ls = log(sum), md = m;
-        if (alpha == 1.0 && !beta_nz)
+        const float lsf = (float)ls;
+        if (alpha == 1.0 && !beta_nz) /* in float: smx_log_out */
             for (int64_t i = 0; i < n; i++)
-                y[i] = (float)(((double)x[i] - md) - ls);
+                y[i] = (x[i] - m) - lsf;
         else
             for (int64_t i = 0; i < n; i++) {
                 double v = ((double)x[i] - md) - ls;
@@ -772,26 +790,35 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
             for (int64_t c = 0; c < len; c++)
                 if (isnan(x[c * rst + p]))
                     mx[p] = NAN;
-    for (int64_t c = 0; c < len; c++) {
+    for (int64_t c = 0; c < len; c += 2) { /* channels in pairs, added in float (smx_acc) */
         const float *xr = x + c * rst;
-        float e[SMX_W], *er = cache ? ebuf + c * w : e;
+        float e[2][SMX_W], *er = cache ? ebuf + c * w : e[0];
+        float *er1 = cache && c + 1 < len ? er + w : e[1];
+        const int two = c + 1 < len;
         for (int p = 0; p < w; p++)
             er[p] = fd_vexpf_diff64(xr[p], mx[p]);
         for (int p = 0; p < w; p++)
-            sum[p] += (double)er[p];
+            er1[p] = two ? fd_vexpf_diff64(xr[rst + p], mx[p]) : 0.0f;
+        for (int p = 0; p < w; p++)
+            sum[p] += (double)(er[p] + er1[p]);
     }
     for (int p = 0; p < w; p++)
         sum[p] *= 0x1p-64; /* the exps were e 2^64 (fd_vexpf_diff64): exact */
     if (is_log) {
+        float lf[SMX_W];
         for (int p = 0; p < w; p++)
-            f[p] = log(sum[p]);
+            f[p] = log(sum[p]), lf[p] = (float)f[p];
         for (int64_t c = 0; c < len; c++) {
             const float *xr = x + c * rst;
             float *yr = y + c * rst;
-            for (int p = 0; p < w; p++) {
-                double v = ((double)xr[p] - (double)mx[p]) - f[p];
-                SMX_BLEND(yr[p], v, alpha, beta);
-            }
+            if (alpha == 1.0 && !beta_nz) /* in float: smx_log_out */
+                for (int p = 0; p < w; p++)
+                    yr[p] = (xr[p] - mx[p]) - lf[p];
+            else
+                for (int p = 0; p < w; p++) {
+                    double v = ((double)xr[p] - (double)mx[p]) - f[p];
+                    SMX_BLEND(yr[p], v, alpha, beta);
+                }
         }
         return;
     }
@@ -1013,6 +1040,14 @@ SMX_ZI __m512 smx_z_exp64(__m512 x, __m512 m, __m512 nm)
     return _mm512_mul_ps(p, sb);
 }
 
+/* A vector of p under mask k, fill elsewhere: a plain load when k is full (Zen 5 runs masked
+ * loads that miss the cache at a fraction of plain ones and its prefetchers do not follow
+ * them; memop.h fd_cpu_mload_ps). Same value. */
+SMX_ZI __m512 smx_z_ldm(__mmask16 k, const float *p, __m512 fill)
+{
+    return k == (__mmask16)0xFFFF ? _mm512_loadu_ps(p) : _mm512_mask_loadu_ps(fill, k, p);
+}
+
 SMX_ZI __m512d smx_z_lo(__m512 e)
 {
     return _mm512_cvtps_pd(_mm512_castps512_ps256(e));
@@ -1021,6 +1056,15 @@ SMX_ZI __m512d smx_z_lo(__m512 e)
 SMX_ZI __m512d smx_z_hi(__m512 e)
 {
     return _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1));
+}
+
+/* lo += (double) lanes 0-7 of a + b, hi += lanes 8-15: two exps added in float, then
+ * converted once (smx_acc's pairs) */
+SMX_ZI void smx_z_acc2(__m512d *lo, __m512d *hi, __m512 a, __m512 b)
+{
+    __m512 q = _mm512_add_ps(a, b);
+    *lo = _mm512_add_pd(*lo, smx_z_lo(q));
+    *hi = _mm512_add_pd(*hi, smx_z_hi(q));
 }
 
 SMX_ZI __m512 smx_z_join(__m256 lo, __m256 hi)
@@ -1045,28 +1089,39 @@ SMX_ZI void smx_z_lanes_nv(const int NV, const float *x, float *y, int64_t len, 
     for (int64_t c = 0; c < len; c++) {
         const float *xr = x + c * rst;
         for (int v = 0; v < NV; v++)
-            mx[v] = _mm512_max_ps(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v]);
+            mx[v] = _mm512_max_ps(fd_cpu_mload_ps(mk[v], xr + 16 * v), mx[v]);
     }
     for (int v = 0; v < NV; v++)
         nm[v] = _mm512_xor_ps(mx[v], _mm512_set1_ps(-0.0f)); /* -m */
     __m512d sm[8];
     for (int v = 0; v < 2 * NV; v++)
         sm[v] = _mm512_setzero_pd();
-    for (int64_t c = 0; c < len; c++) {
+    for (int64_t c = 0; c < len; c += 2) { /* channels in pairs (smx_fwd_lanes) */
         const float *xr = x + c * rst;
-        /* the next unit's part of this row, prefetched here, spread over the exp pass (the
+        const int two = c + 1 < len;
+        /* the next unit's part of these rows, prefetched here, spread over the exp pass (the
          * longest one; issued all at once in the maximum pass, many were dropped) */
         for (int v = 0; v < NV; v++) {
             __builtin_prefetch(xr + pf + 16 * v, 0, 2);
-            if (!nt)
+            if (two)
+                __builtin_prefetch(xr + rst + pf + 16 * v, 0, 2);
+            if (!nt) {
                 __builtin_prefetch(y + c * rst + pf + 16 * v, 1, 2);
+                if (two)
+                    __builtin_prefetch(y + (c + 1) * rst + pf + 16 * v, 1, 2);
+            }
         }
         for (int v = 0; v < NV; v++) {
-            __m512 e = smx_z_exp64(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v], nm[v]);
-            if (eb)
+            __m512 e = smx_z_exp64(fd_cpu_mload_ps(mk[v], xr + 16 * v), mx[v], nm[v]);
+            __m512 e1 = _mm512_setzero_ps();
+            if (two)
+                e1 = smx_z_exp64(fd_cpu_mload_ps(mk[v], xr + rst + 16 * v), mx[v], nm[v]);
+            if (eb) {
                 _mm512_store_ps(eb + (c * NV + v) * 16, e);
-            sm[2 * v] = _mm512_add_pd(sm[2 * v], smx_z_lo(e));
-            sm[2 * v + 1] = _mm512_add_pd(sm[2 * v + 1], smx_z_hi(e));
+                if (two)
+                    _mm512_store_ps(eb + ((c + 1) * NV + v) * 16, e1);
+            }
+            smx_z_acc2(&sm[2 * v], &sm[2 * v + 1], e, e1);
         }
     }
     __m512 inv[4];
@@ -1087,7 +1142,7 @@ SMX_ZI void smx_z_lanes_nv(const int NV, const float *x, float *y, int64_t len, 
         __m512 e[4];
         for (int v = 0; v < NV; v++)
             e[v] = eb ? _mm512_load_ps(eb + (c * NV + v) * 16)
-                      : smx_z_exp64(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v], nm[v]);
+                      : smx_z_exp64(fd_cpu_mload_ps(mk[v], xr + 16 * v), mx[v], nm[v]);
         if (plain) {
             for (int v = 0; v < NV; v++) {
                 __m512 o = _mm512_mul_ps(e[v], inv[v]);
@@ -1192,23 +1247,30 @@ SMX_ZI double smx_z_expsum(const float *restrict x, int64_t n, float m, float *r
     const __m512 mv = _mm512_set1_ps(m), nm = _mm512_set1_ps(-m);
     __m512d lo = _mm512_setzero_pd(), hi = lo;
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
+    for (; i + 32 <= n; i += 32) { /* vectors in pairs (smx_acc) */
         /* the next row (or chunk) of a packed tensor into L2 meanwhile: its maximum pass then
          * does not wait on DRAM (harmless elsewhere: a prefetch never faults) */
         __builtin_prefetch(x + n + i, 0, 2);
+        __builtin_prefetch(x + n + i + 16, 0, 2);
         __m512 v = smx_z_exp64(_mm512_loadu_ps(x + i), mv, nm);
-        if (e)
+        __m512 w = smx_z_exp64(_mm512_loadu_ps(x + i + 16), mv, nm);
+        if (e) {
             _mm512_storeu_ps(e + i, v);
-        lo = _mm512_add_pd(lo, smx_z_lo(v));
-        hi = _mm512_add_pd(hi, smx_z_hi(v));
+            _mm512_storeu_ps(e + i + 16, w);
+        }
+        smx_z_acc2(&lo, &hi, v, w);
     }
-    if (i < n) {
-        __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
-        __m512 v = _mm512_maskz_mov_ps(k, smx_z_exp64(_mm512_maskz_loadu_ps(k, x + i), mv, nm));
-        if (e)
-            fd_cpu_mstore_ps(e + i, k, v);
-        lo = _mm512_add_pd(lo, smx_z_lo(v));
-        hi = _mm512_add_pd(hi, smx_z_hi(v));
+    if (i < n) { /* the last group, zero-padded */
+        __mmask16 k0 = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+        __mmask16 k1 = n - i > 16 ? (__mmask16)((1u << (n - i - 16)) - 1) : 0;
+        __m512 v = _mm512_maskz_mov_ps(k0, smx_z_exp64(_mm512_maskz_loadu_ps(k0, x + i), mv, nm));
+        __m512 w =
+            _mm512_maskz_mov_ps(k1, smx_z_exp64(_mm512_maskz_loadu_ps(k1, x + i + 16), mv, nm));
+        if (e) {
+            fd_cpu_mstore_ps(e + i, k0, v);
+            fd_cpu_mstore_ps(e + i + 16, k1, w);
+        }
+        smx_z_acc2(&lo, &hi, v, w);
     }
     __m512d a8 = _mm512_add_pd(lo, hi);
     __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
@@ -1277,17 +1339,16 @@ SMX_ZI void smx_z_row_reg(const int NV, const float *x, float *y, int64_t n, int
     for (int i = 0; i < NV; i++) {
         int64_t left = n - 16 * i;
         mk[i] = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-        v[i] = _mm512_mask_loadu_ps(m, mk[i], x + 16 * i);
+        v[i] = smx_z_ldm(mk[i], x + 16 * i, m);
         m = _mm512_max_ps(v[i], m);
     }
     const float mf = _mm512_reduce_max_ps(m);
     const __m512 mv = _mm512_set1_ps(mf), nm = _mm512_set1_ps(-mf);
     __m512d lo = _mm512_setzero_pd(), hi = lo;
-    for (int i = 0; i < NV; i++) {
+    for (int i = 0; i < NV; i++)
         e[i] = _mm512_maskz_mov_ps(mk[i], smx_z_exp64(v[i], mv, nm));
-        lo = _mm512_add_pd(lo, smx_z_lo(e[i]));
-        hi = _mm512_add_pd(hi, smx_z_hi(e[i]));
-    }
+    for (int i = 0; i < NV; i += 2) /* vectors in pairs (smx_acc) */
+        smx_z_acc2(&lo, &hi, e[i], i + 1 < NV ? e[i + 1] : _mm512_setzero_ps());
     __m512d a8 = _mm512_add_pd(lo, hi);
     __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
     __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a4), _mm256_extractf128_pd(a4, 1));
@@ -1296,14 +1357,10 @@ SMX_ZI void smx_z_row_reg(const int NV, const float *x, float *y, int64_t n, int
     float ob[128]; /* streamed outputs of a row not aligned to lines: one fd_cpu_stream_z */
     if (is_log) {
         const double ls = log(sum), md = mf;
-        if (plain) {
-            const __m512d mdv = _mm512_set1_pd(md), lsv = _mm512_set1_pd(ls);
-            for (int i = 0; i < NV; i++) {
-                __m512d a = _mm512_sub_pd(_mm512_sub_pd(smx_z_lo(v[i]), mdv), lsv);
-                __m512d c = _mm512_sub_pd(_mm512_sub_pd(smx_z_hi(v[i]), mdv), lsv);
-                smx_z_put(y, ob, i, mk[i], smx_z_join(_mm512_cvtpd_ps(a), _mm512_cvtpd_ps(c)),
-                          nt, al);
-            }
+        if (plain) { /* in float: smx_log_out */
+            const __m512 lsv = _mm512_set1_ps((float)ls);
+            for (int i = 0; i < NV; i++)
+                smx_z_put(y, ob, i, mk[i], _mm512_sub_ps(_mm512_sub_ps(v[i], mv), lsv), nt, al);
             if (nt && !al)
                 fd_cpu_stream_z(y, ob, (size_t)n * sizeof(float));
         } else {
@@ -1345,7 +1402,7 @@ SMX_ZI void smx_z_row_pair(const int NV, const float *const *xs, float *const *y
     for (int r = 0; r < 2; r++) {
         m[r] = _mm512_set1_ps(-INFINITY);
         for (int i = 0; i < NV; i++) {
-            e[r][i] = _mm512_mask_loadu_ps(m[r], mk[i], xs[r] + 16 * i);
+            e[r][i] = smx_z_ldm(mk[i], xs[r] + 16 * i, m[r]);
             m[r] = _mm512_max_ps(e[r][i], m[r]);
         }
     }
@@ -1354,11 +1411,10 @@ SMX_ZI void smx_z_row_pair(const int NV, const float *const *xs, float *const *y
         const float mf = _mm512_reduce_max_ps(m[r]);
         const __m512 mv = _mm512_set1_ps(mf), nm = _mm512_set1_ps(-mf);
         __m512d lo = _mm512_setzero_pd(), hi = lo;
-        for (int i = 0; i < NV; i++) {
+        for (int i = 0; i < NV; i++)
             e[r][i] = _mm512_maskz_mov_ps(mk[i], smx_z_exp64(e[r][i], mv, nm));
-            lo = _mm512_add_pd(lo, smx_z_lo(e[r][i]));
-            hi = _mm512_add_pd(hi, smx_z_hi(e[r][i]));
-        }
+        for (int i = 0; i < NV; i += 2) /* vectors in pairs (smx_acc) */
+            smx_z_acc2(&lo, &hi, e[r][i], i + 1 < NV ? e[r][i + 1] : _mm512_setzero_ps());
         __m512d a8 = _mm512_add_pd(lo, hi);
         __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
         __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a4), _mm256_extractf128_pd(a4, 1));
@@ -1455,13 +1511,14 @@ SMX_ZI void smx_z_rows16_nv(const int NV, const float *const *xs, float *const *
                                       * faults; other layouts just waste it) */
             __builtin_prefetch(xs[r] + 32 * n + 16 * i, 0, 3);
         __m512d lo = _mm512_setzero_pd(), hi = lo;
+        __m512 e[8];
         for (int i = 0; i < NV; i++) {
-            __m512 e = _mm512_maskz_mov_ps(
+            e[i] = _mm512_maskz_mov_ps(
                 mk[i], smx_z_exp64(_mm512_maskz_loadu_ps(mk[i], xs[r] + 16 * i), mv, nm));
-            _mm512_store_ps(eb[r] + 16 * i, e);
-            lo = _mm512_add_pd(lo, smx_z_lo(e));
-            hi = _mm512_add_pd(hi, smx_z_hi(e));
+            _mm512_store_ps(eb[r] + 16 * i, e[i]);
         }
+        for (int i = 0; i < NV; i += 2) /* vectors in pairs (smx_acc) */
+            smx_z_acc2(&lo, &hi, e[i], i + 1 < NV ? e[i + 1] : _mm512_setzero_ps());
         _mm512_store_pd(db[r], _mm512_add_pd(lo, hi));
     }
     {
@@ -1570,8 +1627,9 @@ SMX_Z static void smx_z_fwd_row(const float *x, float *y, int64_t n, int is_log,
     }
     if (is_log) {
         const double ls = log(sum), md = m;
-        if (alpha == 1.0 && !beta_nz) {
-            const __m512d mdv = _mm512_set1_pd(md), lsv = _mm512_set1_pd(ls);
+        if (alpha == 1.0 && !beta_nz) { /* in float: smx_log_out */
+            const __m512 mv = _mm512_set1_ps(m), lsv = _mm512_set1_ps((float)ls);
+            const float lsf = (float)ls;
             const int al = nt && (uintptr_t)y % 64 == 0, buf = nt && !al;
             float ob[SMX_BLK];
             for (int64_t i0 = 0; i0 < n; i0 += SMX_BLK) {
@@ -1579,17 +1637,14 @@ SMX_Z static void smx_z_fwd_row(const float *x, float *y, int64_t n, int is_log,
                 float *yo = buf ? ob : y + i0; /* unaligned streamed rows: a block in L1 */
                 const float *xi = x + i0;
                 for (; i + 16 <= len; i += 16) {
-                    __m512 v = _mm512_loadu_ps(xi + i);
-                    __m512d a = _mm512_sub_pd(_mm512_sub_pd(smx_z_lo(v), mdv), lsv);
-                    __m512d b = _mm512_sub_pd(_mm512_sub_pd(smx_z_hi(v), mdv), lsv);
-                    __m512 o = smx_z_join(_mm512_cvtpd_ps(a), _mm512_cvtpd_ps(b));
+                    __m512 o = _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(xi + i), mv), lsv);
                     if (al)
                         _mm512_stream_ps(yo + i, o);
                     else
                         _mm512_storeu_ps(yo + i, o);
                 }
                 for (; i < len; i++)
-                    yo[i] = (float)(((double)xi[i] - md) - ls);
+                    yo[i] = (xi[i] - m) - lsf;
                 if (buf)
                     fd_cpu_stream_z(y + i0, ob, (size_t)len * sizeof(float));
             }

@@ -42,6 +42,8 @@
  * 64-byte aligned outputs, the only one where short rows are streamed). Measured worst on these
  * (2026-11-30): backward ACCURATE 0.95 of its bound (the backward is the sixth session's C on
  * every ISA: a property of its reordered double sum).
+ * Since the pair sums and float LOG outputs (2026-12-01, eighth session) the worst seen is
+ * forward ACCURATE 0.66 of its bound (3.98u), LOG 0.47 (1.9u (|y| + 1)).
  * The sixteen-row batches of register rows (2026-12-01) have cases for every vector count
  * (rows of 16 to 128 elements, full and partial last vectors), 35 rows and 42 NHWC positions,
  * in place too; held to the same bounds and to bit equality with the AVX2 run.
