@@ -209,6 +209,49 @@ FD_VMATH_INLINE float fd_vexpf_diff64(float x, float m)
     return fd_vexpf_neg64(s < -104.0f ? -104.0f : s, err);
 }
 
+/* Softmax's exp(x - m) 2^64 without the subtraction (2026-12-01, eighth session): the row's
+ * max m is folded into the reduction's shift instead, e^(x - m) 2^64 = e^x 2^(64 - km) *
+ * e^(km ln2 - m) with km = round(m / ln2), and the last factor (one per row, in [e^-0.35,
+ * e^0.35]) cancels in e / sum (LOG adds its log, fd_vexpf_piv_params' off, to log(sum)). x is
+ * reduced exactly as fd_vexpf reduces it (Cody-Waite, exact for |k| <= 255), so the result is as
+ * accurate as fd_vexpf_diff64's without its TwoSum correction: 12 operations instead of 20.
+ * Valid where fd_vexpf_piv_ok(m, mn) (m the row's max, mn its min): m in [-64, 128] keeps
+ * every clamped x in [m - 110, m] within |k| <= 251 and the exponent field in [31, 191]; a
+ * constant row (mn = m) keeps fd_vexpf_diff64, whose exp(0) = 1 exactly makes it exact. NaN m
+ * fails the test. x below lo = m - 110 gives e^(lo - m) 2^64, which a product by 2^-64 / sum
+ * (sum >= e^-0.35) rounds to 0 as exp(x - m) / sum does. */
+FD_VMATH_INLINE int fd_vexpf_piv_ok(float m, float mn)
+{
+    return m >= -64.0f && m <= 128.0f && mn < m;
+}
+
+/* The row's parameters: lo, shr = 1.5 2^23 + 191 - km (t's low nine bits are then k - km + 191),
+ * off = km ln2 - m in double (the sum of the exps times 2^-64 is sum(e^(x - m)) e^-off). */
+FD_VMATH_INLINE void fd_vexpf_piv_params(float m, float *lo, float *shr, double *off)
+{
+    const float shift = 0x1.8p23f;
+    const float km = fmaf(m, 0x1.715476p0f, shift) - shift;
+    *lo = m - 110.0f;
+    *shr = (shift + 191.0f) - km;
+    *off = (double)km * 0x1.62e42fefa39efp-1 - (double)m;
+}
+
+FD_VMATH_INLINE float fd_vexpf_piv64(float x, float lo, float shr)
+{
+    const float xc = fd_vmaxkf(lo, x); /* NaN passes through */
+    float t = fmaf(xc, 0x1.715476p0f, shr);
+    float k = t - shr;
+    float r = fmaf(-k, 0x1.62e400p-1f, xc);
+    r = fmaf(-k, 0x1.7f7d1cp-20f, r);
+    float p = fd_vexpf_poly(r);
+    uint32_t tb;
+    memcpy(&tb, &t, sizeof tb);
+    uint32_t sb = tb << 23;
+    float sc;
+    memcpy(&sc, &sb, sizeof sc);
+    return p * sc;
+}
+
 /* ---- float: the activation rows' transcendental modes (activation_cpu.c) ------------------ */
 
 /* e^x - 1 for x <= 88 (larger x: a wrong finite value; callers clamp or select): e^x = 2^k e^r
