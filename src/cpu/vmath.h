@@ -117,12 +117,13 @@ FD_VMATH_INLINE float fd_vexpf_neg64(float xc, float lo)
     return p * s;
 }
 
-/* The same without the correction (one addition fewer where lo would be 0). */
-FD_VMATH_INLINE float fd_vexpf_neg64z(float xc)
+/* fd_vexpf_neg64's steps without the correction, for a shift shr = 1.5 2^23 + j: t's low nine
+ * bits are k + j, the power of two built from them 2^(k + j - 127), so the result is e^xc
+ * 2^(j - 127). j = 191 gives e^xc 2^64 (fd_vexpf_neg64z); fd_vexpf_piv64 takes a per-row j. */
+FD_VMATH_INLINE float fd_vexpf_shift64(float xc, float shr)
 {
-    const float shift = 0x1.8p23f + 191.0f;
-    float t = fmaf(xc, 0x1.715476p0f, shift);
-    float k = t - shift;
+    float t = fmaf(xc, 0x1.715476p0f, shr);
+    float k = t - shr;
     float r = fmaf(-k, 0x1.62e400p-1f, xc);
     r = fmaf(-k, 0x1.7f7d1cp-20f, r);
     float p = fd_vexpf_poly(r);
@@ -132,6 +133,12 @@ FD_VMATH_INLINE float fd_vexpf_neg64z(float xc)
     float s;
     memcpy(&s, &sb, sizeof s);
     return p * s;
+}
+
+/* The same without the correction (one addition fewer where lo would be 0). */
+FD_VMATH_INLINE float fd_vexpf_neg64z(float xc)
+{
+    return fd_vexpf_shift64(xc, 0x1.8p23f + 191.0f);
 }
 
 /* exp(x + lo) = m * *s2 for a tiny correction lo (|lo| <= ulp(x)): m = p 2^(k>>1) is a normal
@@ -238,18 +245,7 @@ FD_VMATH_INLINE void fd_vexpf_piv_params(float m, float *lo, float *shr, double 
 
 FD_VMATH_INLINE float fd_vexpf_piv64(float x, float lo, float shr)
 {
-    const float xc = fd_vmaxkf(lo, x); /* NaN passes through */
-    float t = fmaf(xc, 0x1.715476p0f, shr);
-    float k = t - shr;
-    float r = fmaf(-k, 0x1.62e400p-1f, xc);
-    r = fmaf(-k, 0x1.7f7d1cp-20f, r);
-    float p = fd_vexpf_poly(r);
-    uint32_t tb;
-    memcpy(&tb, &t, sizeof tb);
-    uint32_t sb = tb << 23;
-    float sc;
-    memcpy(&sc, &sb, sizeof sc);
-    return p * sc;
+    return fd_vexpf_shift64(fd_vmaxkf(lo, x), shr); /* NaN x passes through the clamp */
 }
 
 /* ---- float: the activation rows' transcendental modes (activation_cpu.c) ------------------ */
