@@ -696,7 +696,7 @@ SMX_INLINE float smx_e(const smx_ep_t *e, float x)
 /* sum(exp(x - m)) over n elements, in double; e (when not NULL) gets the exps times 2^64
  * (fd_vexpf_diff64: the caller's 1 / sum carries the 2^-64). */
 SMX_INLINE double smx_expsum(const float *restrict x, int64_t n, const smx_ep_t *ep,
-                              float *restrict e)
+                             float *restrict e)
 {
     double acc[SMX_ACC] = {0};
     float b[SMX_BLK];
@@ -1652,54 +1652,84 @@ SMX_Z static void smx_z_rows2(const float *x0, float *y0, const float *x1, float
  * passes. Slot s of a reduction takes row SMX_PF(s) / SMX_PD(s) so that lane r ends as row r.
  * nt: y streamed; the caller only sets it when every row starts a 64-byte line and n % 16 == 0. */
 #define SMX_PF(s) (4 * ((s) % 4) + (s) / 4)
+/* out[r] = the maximum (mn: minimum) of the 16 lanes of b[r], for the 16 r at once: two
+ * shuffles and a max per pair of vectors, halving the count at each level; slot s takes row
+ * SMX_PF(s) so that lane r ends as row r. */
+SMX_ZI __m512 smx_z_mm(__m512 a, __m512 b, int mn)
+{
+    return mn ? _mm512_min_ps(a, b) : _mm512_max_ps(a, b);
+}
+
+SMX_ZI void smx_z_tr16(float (*b)[16], int mn, float *out)
+{
+    __m512 a[8], c[4], d[2];
+    for (int i = 0; i < 8; i++) {
+        __m512 p = _mm512_load_ps(b[SMX_PF(2 * i)]), q = _mm512_load_ps(b[SMX_PF(2 * i + 1)]);
+        a[i] = smx_z_mm(_mm512_shuffle_f32x4(p, q, 0x44), _mm512_shuffle_f32x4(p, q, 0xEE), mn);
+    }
+    for (int i = 0; i < 4; i++)
+        c[i] = smx_z_mm(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x88),
+                        _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0xDD), mn);
+    for (int i = 0; i < 2; i++)
+        d[i] = smx_z_mm(_mm512_shuffle_ps(c[2 * i], c[2 * i + 1], 0x44),
+                        _mm512_shuffle_ps(c[2 * i], c[2 * i + 1], 0xEE), mn);
+    _mm512_store_ps(out, smx_z_mm(_mm512_shuffle_ps(d[0], d[1], 0x88),
+                                  _mm512_shuffle_ps(d[0], d[1], 0xDD), mn));
+}
 #define SMX_PD(s) (((s) & 8) + ((s) & 4 ? 2 * ((s) & 3) + 1 : 2 * ((s) & 3)))
 SMX_ZI void smx_z_rows16_nv(const int NV, const float *const *xs, float *const *ys, int64_t n,
                             int nt)
 {
-    float mb[16][16] __attribute__((aligned(64)));
+    float mb[16][16] __attribute__((aligned(64))), nb[16][16] __attribute__((aligned(64)));
     double db[16][8] __attribute__((aligned(64)));
     float eb[16][128] __attribute__((aligned(64)));
     float mx[16] __attribute__((aligned(64))), iv[16] __attribute__((aligned(64)));
+    float mnr[16] __attribute__((aligned(64))), lo16[16] __attribute__((aligned(64)));
+    float sh16[16] __attribute__((aligned(64)));
     __mmask16 mk[8];
     for (int i = 0; i < NV; i++) {
         int64_t left = n - 16 * i;
         mk[i] = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
     }
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
-    for (int r = 0; r < 16; r++) { /* vertical maxima (a NaN is skipped: see smx_z_row_reg) */
-        __m512 m = ninf;
-        for (int i = 0; i < NV; i++)
-            m = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, mk[i], xs[r] + 16 * i), m);
-        _mm512_store_ps(mb[r], m);
-    }
-    {
-        __m512 a[8], b[4], c[2];
-        for (int i = 0; i < 8; i++) {
-            __m512 p = _mm512_load_ps(mb[SMX_PF(2 * i)]), q = _mm512_load_ps(mb[SMX_PF(2 * i + 1)]);
-            a[i] =
-                _mm512_max_ps(_mm512_shuffle_f32x4(p, q, 0x44), _mm512_shuffle_f32x4(p, q, 0xEE));
+    const __m512 pinf = _mm512_set1_ps(INFINITY);
+    for (int r = 0; r < 16; r++) { /* vertical maxima (a NaN is skipped: see smx_z_row_reg) and
+                                    * minima (smx_ep) */
+        __m512 m = ninf, mn = pinf;
+        for (int i = 0; i < NV; i++) {
+            __m512 a = _mm512_mask_loadu_ps(ninf, mk[i], xs[r] + 16 * i);
+            m = _mm512_max_ps(a, m);
+            mn = _mm512_mask_min_ps(mn, mk[i], a, mn);
         }
-        for (int i = 0; i < 4; i++)
-            b[i] = _mm512_max_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x88),
-                                 _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0xDD));
-        for (int i = 0; i < 2; i++)
-            c[i] = _mm512_max_ps(_mm512_shuffle_ps(b[2 * i], b[2 * i + 1], 0x44),
-                                 _mm512_shuffle_ps(b[2 * i], b[2 * i + 1], 0xEE));
-        _mm512_store_ps(mx, _mm512_max_ps(_mm512_shuffle_ps(c[0], c[1], 0x88),
-                                          _mm512_shuffle_ps(c[0], c[1], 0xDD)));
+        _mm512_store_ps(mb[r], m);
+        _mm512_store_ps(nb[r], mn);
     }
+    smx_z_tr16(mb, 0, mx);
+    smx_z_tr16(nb, 1, mnr);
+    /* the sixteen rows' exps at once (smx_zep for lanes = rows: the same operations as smx_ep's
+     * per row, so the C path's bits); mode per row from its bit */
+    const smx_zep_t e16 =
+        smx_zep(_mm512_load_ps(mx),
+                _mm512_cmp_ps_mask(_mm512_load_ps(mnr), _mm512_load_ps(mx), _CMP_LT_OQ), 0xFFFF);
+    _mm512_store_ps(lo16, e16.lo);
+    _mm512_store_ps(sh16, e16.shr);
     for (int r = 0; r < 16; r++) { /* exps and the row's 8 double partial sums */
         for (int i = 0; i < NV; i++) /* packed rows: the batch after next (a prefetch never
                                       * faults; other layouts just waste it) */
             __builtin_prefetch(xs[r] + 32 * n + 16 * i, 0, 3);
         __m512d lo = _mm512_setzero_pd(), hi = lo;
         __m512 e[8];
-        for (int i = 0; i < NV; i++)
-            e[i] = _mm512_maskz_loadu_ps(mk[i], xs[r] + 16 * i);
-        double off;
-        const smx_zep_t ep = smx_zep_reg(NV, e, mk, mx[r], &off);
+        if (e16.pv >> r & 1) {
+            const __m512 lv = _mm512_set1_ps(lo16[r]), sv = _mm512_set1_ps(sh16[r]);
+            for (int i = 0; i < NV; i++)
+                e[i] = smx_z_piv64(_mm512_maskz_loadu_ps(mk[i], xs[r] + 16 * i), lv, sv);
+        } else {
+            const __m512 mv = _mm512_set1_ps(mx[r]), nm = _mm512_set1_ps(-mx[r]);
+            for (int i = 0; i < NV; i++)
+                e[i] = smx_z_exp64(_mm512_maskz_loadu_ps(mk[i], xs[r] + 16 * i), mv, nm);
+        }
         for (int i = 0; i < NV; i++) {
-            e[i] = _mm512_maskz_mov_ps(mk[i], smx_z_e(&ep, e[i]));
+            e[i] = _mm512_maskz_mov_ps(mk[i], e[i]);
             _mm512_store_ps(eb[r] + 16 * i, e[i]);
         }
         for (int i = 0; i < NV; i += 2) /* vectors in pairs (smx_acc) */
@@ -1737,7 +1767,10 @@ SMX_ZI void smx_z_rows16_nv(const int NV, const float *const *xs, float *const *
     }
 }
 
-SMX_Z static void smx_z_rows16(const float *const *xs, float *const *ys, int64_t n, int nt)
+/* not inlined: inside smx_fwd_unit_z (with the exp choice of 2026-12-01) its loops compiled
+ * 25% slower where y is not streamed (NHWC n8c64h112w112, 16-byte aligned: 2.1 -> 2.7 ms) */
+__attribute__((noinline)) SMX_Z static void smx_z_rows16(const float *const *xs, float *const *ys,
+                                                         int64_t n, int nt)
 {
     switch ((n + 15) / 16) {
 #define SMX_Z_R16(nv)                                                                              \
