@@ -71,6 +71,41 @@
  *   n8c64h112w112 ACCURATE backward 3.8 -> 2.9-3.2 ms (512: 3.5, 2048: 3.0; units of 1024 x 64
  *   x 2 floats = 512 KiB stay in L2 between the passes). Farther lane prefetches and streamed
  *   dx were tried the same day: no faster, LOG backward slower.
+ * - Exps summed in pairs, LOG written in float (2026-12-01, eighth session, Zen 5): the float ->
+ *   double conversions of the sums were a third of the exp pass (L1 loop: 0.177 ns per element
+ *   with them, 0.108 without). Two exps are now added in float, then converted once: a dense
+ *   row's element i and i + 16 (32-element groups from the row's start, zero-padded: smx_acc),
+ *   a LANES lane's channels c and c + 1. Each pair sum rounds once (<= 2^-24 of the pair, all
+ *   terms positive), so the sum is within 2^-24 (1 + tiny) relative of the exact one. LOG with
+ *   alpha = 1, beta = 0 writes y = (x - max) - (float)log(sum) in float (the double form cost two
+ *   conversions each way per vector): |error| <= 2^-24 |y| (x - max) + 2^-24 |y| (the result) +
+ *   the log's rounding, within the row's 4u (|y| + 1). Both stay within the tested bounds
+ *   (tests/impl/test_cpu_smx_fast.c, docs/testing.md): worst seen forward ACCURATE 3.98u (was
+ *   3.7u), LOG 1.9u (|y| + 1) (was 1.8u). n8c64h112w112, one thread, thread CPU time:
+ *   NCHW CHANNEL 1.87 -> 1.77 ms, LOG INSTANCE 2.08 -> 1.80, NHWC CHANNEL 2.06 -> 1.86, NHWC LOG
+ *   2.14 -> 1.83; n256c1000 0.070 -> 0.065.
+ * - The row's max folded into the exp (2026-12-01, eighth session): rows (and LANES lanes)
+ *   whose max m lies in [-64, 128] and that are not constant take vmath.h's fd_vexpf_piv64:
+ *   x itself is reduced (Cody-Waite, exact), and e^(x - m) 2^64 comes out times a row factor
+ *   e^-off that cancels in e / sum (LOG adds off to log(sum); long rows' chunk sums are
+ *   multiplied by e^off before they are combined). No subtraction x - m, so no TwoSum
+ *   correction: 12 vector operations per exp instead of 20, and no accuracy lost (x is exact,
+ *   where x - m was not). Constant rows keep fd_vexpf_diff64 (exp(0) = 1: exact outputs), as
+ *   do rows whose max is outside the range (where |k| could pass 255) or NaN (smx_ep: the
+ *   choice, per row or per lane; an AVX-512 vector of lanes that mixes both computes both and
+ *   blends, so the bits never depend on how lanes are grouped). The forward's maximum passes
+ *   find the minimum too for that choice (register rows: one compare with the max per
+ *   vector). Worst seen: forward ACCURATE 3.9u, LOG 2.5u (|y| + 1), both within the bounds;
+ *   rows shifted by +-100 / 150 / -250 and constant lanes among varying ones have test cases.
+ *   n8c64h112w112, one thread, thread CPU time, loaded machine: LOG INSTANCE 2.02 -> 1.66 ms
+ *   (NCHW) / 2.00 -> 1.64 (NHWC), n256c1000 0.062 -> 0.052, NCHW CHANNEL 1.79 -> 1.78 (its
+ *   lanes are bound by their 64 strided channel runs, not by the exp).
+ * - Backward (2026-12-01, eighth session): ACCURATE / FAST on LANES (NCHW CHANNEL) streams dx
+ *   (alpha = 1, beta = 0, dx apart from y and dy; fd_softmax_bwd_cpu_run); LOG with alpha = 1,
+ *   beta = 0 computes dx = fmaf(-exp(y), (float)sum, dy) in float (smx_bwd_lanes: within the
+ *   LOG bound; its sum of dy stays in double, which cancels). n8c64h112w112, one thread,
+ *   thread CPU time: NCHW ACCURATE CHANNEL 3.2 -> 2.4-2.6 ms, LOG INSTANCE 2.75-2.85 ->
+ *   2.3-2.4 ms (NCHW and NHWC).
  * - DOUBLE, HALF, BFLOAT16: bit-identical to src/ref/softmax_ref.c: each row keeps the ref's
  *   passes and order (max with the NaN flag, then sum(exp(x - max)) in canonical element order
  *   in double, then outputs), exp and log are libm's scalar calls (a vectorised exp would not
@@ -591,17 +626,21 @@ SMX_INLINE double smx_fold(double *acc)
     return (a4[0] + a4[2]) + (a4[1] + a4[3]);
 }
 
-/* acc[(i0 + j) % 16] += v[j]: element i of a row always lands in partial sum i % 16. */
+/* acc[l] += (double)(v[j + l] + v[j + 16 + l]) for every 32-element group j of v (v zero-padded
+ * to a whole group): element i of a row lands in partial sum i % 16, added first in float to
+ * its partner 16 elements on (2026-12-01: one float -> double conversion per two exps; the
+ * conversions were a third of the exp pass). v starts a group (callers pass blocks of a
+ * multiple of 32 elements, a row's last block excepted). */
 SMX_INLINE void smx_acc(double *restrict acc, const float *restrict v, int n)
 {
     double t[SMX_ACC]; /* a local copy stays in registers (through acc: a store per step) */
     memcpy(t, acc, sizeof t);
     int j = 0;
-    for (; j + SMX_ACC <= n; j += SMX_ACC)
+    for (; j + 2 * SMX_ACC <= n; j += 2 * SMX_ACC)
         for (int l = 0; l < SMX_ACC; l++)
-            t[l] += (double)v[j + l];
-    for (int l = 0; j < n; j++, l++)
-        t[l] += (double)v[j];
+            t[l] += (double)(v[j + l] + v[j + SMX_ACC + l]);
+    for (int l = 0; l < SMX_ACC && j + l < n; l++)
+        t[l] += (double)(v[j + l] + (j + SMX_ACC + l < n ? v[j + SMX_ACC + l] : 0.0f));
     memcpy(acc, t, sizeof t);
 }
 
@@ -609,35 +648,67 @@ SMX_INLINE void smx_acc(double *restrict acc, const float *restrict v, int n)
  * (a float select loop stayed scalar): a float's bits b map to the signed integer
  * b ^ ((b >> 31) & 0x7fffffff), which orders like the floats (-0 just below +0; NaN is
  * flagged apart), and integer max and or reductions vectorise. */
-SMX_INLINE float smx_max(const float *restrict x, int64_t n)
+SMX_INLINE float smx_max(const float *restrict x, int64_t n, float *mn)
 {
-    int32_t mk = INT32_MIN, nan = 0;
+    int32_t mk = INT32_MIN, nk = INT32_MAX, nan = 0;
     for (int64_t i = 0; i < n; i++) {
         int32_t b;
         memcpy(&b, x + i, sizeof b);
         int32_t k = b ^ ((b >> 31) & 0x7fffffff);
         mk = k > mk ? k : mk;
+        nk = k < nk ? k : nk; /* the minimum too (smx_ep: constant rows) */
         nan |= (b & 0x7fffffff) > 0x7f800000;
     }
+    int32_t b = nk ^ ((nk >> 31) & 0x7fffffff);
+    memcpy(mn, &b, sizeof *mn);
     if (nan)
         return NAN;
-    int32_t b = mk ^ ((mk >> 31) & 0x7fffffff);
+    b = mk ^ ((mk >> 31) & 0x7fffffff);
     float r;
     memcpy(&r, &b, sizeof r);
     return r;
 }
 
+/* The exp of a row (or lane) with maximum m and minimum mn: fd_vexpf_piv64 where
+ * fd_vexpf_piv_ok (the row's max folded into the reduction, no subtraction and no TwoSum
+ * correction: vmath.h), else fd_vexpf_diff64. Both give e^(x - m) 2^64 up to the row factor
+ * e^-off (off = 0 for the second), which cancels in e / sum; sums of the exps are "raw" sums
+ * (smx_expsum), sum(e^(x - m)) = raw e^off. */
+typedef struct {
+    float m, lo, shr;
+    int piv;
+    double off;
+} smx_ep_t;
+
+SMX_INLINE smx_ep_t smx_ep(float m, float mn)
+{
+    smx_ep_t e = {m, 0.0f, 0.0f, fd_vexpf_piv_ok(m, mn), 0.0};
+    if (e.piv)
+        fd_vexpf_piv_params(m, &e.lo, &e.shr, &e.off);
+    return e;
+}
+
+SMX_INLINE float smx_e(const smx_ep_t *e, float x)
+{
+    return e->piv ? fd_vexpf_piv64(x, e->lo, e->shr) : fd_vexpf_diff64(x, e->m);
+}
+
 /* sum(exp(x - m)) over n elements, in double; e (when not NULL) gets the exps times 2^64
  * (fd_vexpf_diff64: the caller's 1 / sum carries the 2^-64). */
-SMX_INLINE double smx_expsum(const float *restrict x, int64_t n, float m, float *restrict e)
+SMX_INLINE double smx_expsum(const float *restrict x, int64_t n, const smx_ep_t *ep,
+                             float *restrict e)
 {
     double acc[SMX_ACC] = {0};
     float b[SMX_BLK];
     for (int64_t i = 0; i < n; i += SMX_BLK) {
         int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
         float *o = e ? e + i : b;
-        for (int j = 0; j < len; j++)
-            o[j] = fd_vexpf_diff64(x[i + j], m);
+        if (ep->piv)
+            for (int j = 0; j < len; j++)
+                o[j] = fd_vexpf_piv64(x[i + j], ep->lo, ep->shr);
+        else
+            for (int j = 0; j < len; j++)
+                o[j] = fd_vexpf_diff64(x[i + j], ep->m);
         smx_acc(acc, o, len);
     }
     return smx_fold(acc) * 0x1p-64; /* exact: a sum of normal floats >= 2^-86 */
@@ -677,21 +748,26 @@ SMX_INLINE void smx_fwd_row(const float *x, float *y, int64_t n, int is_log, dou
                             double beta, float *restrict ebuf, int nt)
 {
     const int beta_nz = beta != 0.0;
-    float m;
-    double sum;
+    float m, mn;
+    double sum, off = 0.0; /* sum: raw (smx_ep) for rows up to SMX_CACHE */
     const int cache = n <= SMX_CACHE && !is_log;
     if (n <= SMX_CACHE) {
-        m = smx_max(x, n);
-        sum = smx_expsum(x, n, m, cache ? ebuf : NULL);
+        m = smx_max(x, n, &mn);
+        const smx_ep_t ep = smx_ep(m, mn);
+        sum = smx_expsum(x, n, &ep, cache ? ebuf : NULL);
+        off = ep.off;
     } else { /* long rows: maximum and sum per cache-sized chunk, combined; x is read twice */
         double mm = -INFINITY;
         sum = 0.0;
         for (int64_t i = 0; i < n; i += SMX_CACHE) {
             int64_t len = n - i < SMX_CACHE ? n - i : SMX_CACHE;
-            float mc = smx_max(x + i, len);
+            float mc = smx_max(x + i, len, &mn);
             if (mc == -INFINITY) /* contributes 0, unless the whole row is -inf (below) */
                 continue;
-            double sc = smx_expsum(x + i, len, mc, NULL);
+            const smx_ep_t ep = smx_ep(mc, mn);
+            double sc = smx_expsum(x + i, len, &ep, NULL);
+            if (ep.piv)
+                sc *= exp(ep.off); /* raw -> sum(e^(x - mc)) */
             if (mc != mc || mm != mm) {
                 mm = NAN;
             } else if (mc > mm) {
@@ -708,10 +784,11 @@ SMX_INLINE void smx_fwd_row(const float *x, float *y, int64_t n, int is_log, dou
             sum = NAN;
     }
     if (is_log) {
-        const double ls = log(sum), md = m;
-        if (alpha == 1.0 && !beta_nz)
+        const double ls = log(sum) + off, md = m;
+        const float lsf = (float)ls;
+        if (alpha == 1.0 && !beta_nz) /* in float: smx_log_out */
             for (int64_t i = 0; i < n; i++)
-                y[i] = (float)(((double)x[i] - md) - ls);
+                y[i] = (x[i] - m) - lsf;
         else
             for (int64_t i = 0; i < n; i++) {
                 double v = ((double)x[i] - md) - ls;
@@ -752,10 +829,11 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
                               int cache, double alpha, double beta, float *restrict ebuf, int nt)
 {
     const int beta_nz = beta != 0.0;
-    float mx[SMX_W], z[SMX_W];
-    double sum[SMX_W], f[SMX_W];
+    float mx[SMX_W], mn[SMX_W], z[SMX_W], lo[SMX_W], shr[SMX_W];
+    double sum[SMX_W], f[SMX_W], off[SMX_W];
+    int pv[SMX_W];
     for (int p = 0; p < w; p++)
-        mx[p] = -INFINITY, z[p] = 0.0f, sum[p] = 0.0;
+        mx[p] = -INFINITY, mn[p] = INFINITY, z[p] = 0.0f, sum[p] = 0.0;
     for (int64_t c = 0; c < len; c++) {
         const float *xr = x + c * rst;
         smx_prefetch(xr + w, w);
@@ -765,6 +843,7 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
             float v = xr[p];
             z[p] += v - v; /* NaN after a NaN or an infinity: then rescanned (smx_max) */
             mx[p] = v > mx[p] ? v : mx[p];
+            mn[p] = v < mn[p] ? v : mn[p];
         }
     }
     for (int p = 0; p < w; p++)
@@ -772,26 +851,43 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
             for (int64_t c = 0; c < len; c++)
                 if (isnan(x[c * rst + p]))
                     mx[p] = NAN;
-    for (int64_t c = 0; c < len; c++) {
+    for (int p = 0; p < w; p++) { /* each lane's exp (smx_ep) */
+        pv[p] = fd_vexpf_piv_ok(mx[p], mn[p]);
+        lo[p] = shr[p] = 0.0f, off[p] = 0.0;
+        if (pv[p])
+            fd_vexpf_piv_params(mx[p], &lo[p], &shr[p], &off[p]);
+    }
+#define SMX_LANE_E(xv, p)                                                                          \
+    (pv[p] ? fd_vexpf_piv64((xv), lo[p], shr[p]) : fd_vexpf_diff64((xv), mx[p]))
+    for (int64_t c = 0; c < len; c += 2) { /* channels in pairs, added in float (smx_acc) */
         const float *xr = x + c * rst;
-        float e[SMX_W], *er = cache ? ebuf + c * w : e;
+        float e[2][SMX_W], *er = cache ? ebuf + c * w : e[0];
+        float *er1 = cache && c + 1 < len ? er + w : e[1];
+        const int two = c + 1 < len;
         for (int p = 0; p < w; p++)
-            er[p] = fd_vexpf_diff64(xr[p], mx[p]);
+            er[p] = SMX_LANE_E(xr[p], p);
         for (int p = 0; p < w; p++)
-            sum[p] += (double)er[p];
+            er1[p] = two ? SMX_LANE_E(xr[rst + p], p) : 0.0f;
+        for (int p = 0; p < w; p++)
+            sum[p] += (double)(er[p] + er1[p]);
     }
     for (int p = 0; p < w; p++)
         sum[p] *= 0x1p-64; /* the exps were e 2^64 (fd_vexpf_diff64): exact */
     if (is_log) {
+        float lf[SMX_W];
         for (int p = 0; p < w; p++)
-            f[p] = log(sum[p]);
+            f[p] = log(sum[p]) + off[p], lf[p] = (float)f[p];
         for (int64_t c = 0; c < len; c++) {
             const float *xr = x + c * rst;
             float *yr = y + c * rst;
-            for (int p = 0; p < w; p++) {
-                double v = ((double)xr[p] - (double)mx[p]) - f[p];
-                SMX_BLEND(yr[p], v, alpha, beta);
-            }
+            if (alpha == 1.0 && !beta_nz) /* in float: smx_log_out */
+                for (int p = 0; p < w; p++)
+                    yr[p] = (xr[p] - mx[p]) - lf[p];
+            else
+                for (int p = 0; p < w; p++) {
+                    double v = ((double)xr[p] - (double)mx[p]) - f[p];
+                    SMX_BLEND(yr[p], v, alpha, beta);
+                }
         }
         return;
     }
@@ -806,7 +902,7 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
         float *er = cache ? ebuf + c * w : e;
         if (!cache)
             for (int p = 0; p < w; p++)
-                e[p] = fd_vexpf_diff64(xr[p], mx[p]);
+                e[p] = SMX_LANE_E(xr[p], p);
         if (nt) { /* plain, by smx_nt_want: the same products, streamed */
             for (int p = 0; p < w; p++)
                 er[p] *= inv[p];
@@ -818,6 +914,7 @@ SMX_INLINE void smx_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst
             for (int p = 0; p < w; p++)
                 SMX_BLEND(yr[p], (double)er[p] * f[p], alpha, beta);
     }
+#undef SMX_LANE_E
 }
 
 SMX_INLINE void smx_fwd_unit(const smx_plan_t *s, const fd_softmax_fwd_args_t *a, int is_log,
@@ -869,10 +966,16 @@ SMX_INLINE void smx_bwd_row(const float *y, const float *g, float *dx, int64_t n
     const double sum = smx_fold(acc);
     if (is_log) {
         float b[SMX_BLK];
+        const float sf = (float)sum;
         for (i = 0; i < n; i += SMX_BLK) {
             int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
             for (int j = 0; j < len; j++)
                 b[j] = fd_vexpf(y[i + j]);
+            if (alpha == 1.0 && !beta_nz) { /* in float, one rounding: smx_bwd_lanes */
+                for (int j = 0; j < len; j++)
+                    dx[i + j] = fmaf(-b[j], sf, g[i + j]);
+                continue;
+            }
             for (int j = 0; j < len; j++) {
                 double v = (double)g[i + j] - (double)b[j] * sum;
                 SMX_BLEND(dx[i + j], v, alpha, beta);
@@ -888,7 +991,7 @@ SMX_INLINE void smx_bwd_row(const float *y, const float *g, float *dx, int64_t n
 
 /* w lanes of a LANES unit, each lane's sum in canonical order. */
 SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t len, int64_t rst,
-                              int w, int is_log, double alpha, double beta)
+                              int w, int is_log, double alpha, double beta, int nt)
 {
     const int beta_nz = beta != 0.0;
     double sum[SMX_WB];
@@ -899,7 +1002,8 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
         smx_prefetch(gr + w, w);
         if (!is_log)
             smx_prefetch(yr + w, w);
-        smx_prefetchw(dx + c * rst + w, w);
+        if (!nt)
+            smx_prefetchw(dx + c * rst + w, w);
         if (is_log)
             for (int p = 0; p < w; p++)
                 sum[p] += (double)gr[p];
@@ -907,6 +1011,12 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
             for (int p = 0; p < w; p++)
                 sum[p] += (double)gr[p] * (double)yr[p];
     }
+    /* LOG with alpha = 1, beta = 0: dx = fmaf(-e, (float)s, dy), rounded once: |error| <= 2^-24
+     * |dx| + e |s| (the exp's ulp, s's and the product's half ulps: about 2 2^-24), within
+     * the row's 4 2^-24 (|dx| + e |s|) (the double form cost four conversions per vector) */
+    float sf[SMX_WB];
+    for (int p = 0; p < w; p++)
+        sf[p] = (float)sum[p];
     for (int64_t c = 0; c < len; c++) {
         const float *yr = y + c * rst, *gr = g + c * rst;
         float *dr = dx + c * rst;
@@ -914,10 +1024,19 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
             float e[SMX_WB];
             for (int p = 0; p < w; p++)
                 e[p] = fd_vexpf(yr[p]);
-            for (int p = 0; p < w; p++) {
-                double v = (double)gr[p] - (double)e[p] * sum[p];
-                SMX_BLEND(dr[p], v, alpha, beta);
-            }
+            if (alpha == 1.0 && !beta_nz) /* dx = dy - e s in float, one rounding (below) */
+                for (int p = 0; p < w; p++)
+                    dr[p] = fmaf(-e[p], sf[p], gr[p]);
+            else
+                for (int p = 0; p < w; p++) {
+                    double v = (double)gr[p] - (double)e[p] * sum[p];
+                    SMX_BLEND(dr[p], v, alpha, beta);
+                }
+        } else if (nt) { /* alpha = 1, beta = 0: the same values, streamed */
+            float ob[SMX_WB];
+            for (int p = 0; p < w; p++)
+                ob[p] = (float)((double)yr[p] * ((double)gr[p] - sum[p]));
+            fd_cpu_stream(dr, ob, (size_t)w * sizeof(float));
         } else {
             for (int p = 0; p < w; p++) {
                 double v = (double)yr[p] * ((double)gr[p] - sum[p]);
@@ -942,8 +1061,13 @@ SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a
         int64_t o = u / s->per, p0 = (u % s->per) * s->w;
         int w = (int)(s->lanes - p0 < s->w ? s->lanes - p0 : s->w);
         int64_t off = smx_outer_off(s, o) + p0;
-        smx_bwd_lanes(y + off, g + off, dx + off, s->len, s->rst, w, is_log, a->alpha, a->beta);
+        smx_bwd_lanes(y + off, g + off, dx + off, s->len, s->rst, w, is_log, a->alpha, a->beta,
+                      s->nt);
     }
+#ifdef FD_CPU_X86
+    if (s->nt)
+        _mm_sfence(); /* this unit's streaming stores, before the parallel loop's barrier */
+#endif
 }
 
 /* The C above compiled for AVX2 + FMA; on AVX-512 the intrinsic kernels below (which fall back
@@ -986,6 +1110,24 @@ smx_bwd_unit_avx512(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_
 #define SMX_Z __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512")))
 #define SMX_ZI static inline __attribute__((always_inline)) SMX_Z
 
+/* fd_vexpf_poly on 16 lanes. */
+SMX_ZI __m512 smx_z_poly(__m512 r)
+{
+    __m512 p = _mm512_set1_ps(0x1.6a244ap-10f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.1239d4p-7f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.5558f2p-5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.555492p-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.fffffcp-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+}
+
+/* p times the power of two held in t's low nine bits (fd_vexpf_neg64's shift). */
+SMX_ZI __m512 smx_z_scale2(__m512 p, __m512 t)
+{
+    return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(t), 23)));
+}
+
 /* fd_vexpf_diff64(x, m) on 16 lanes; nm = -m. The "err only where s >= -128" select and the
  * addition of err are one masked addition (r + 0 = r for the lanes left out, up to the sign of
  * a zero r, which the polynomial maps to 1 either way). */
@@ -1002,15 +1144,81 @@ SMX_ZI __m512 smx_z_exp64(__m512 x, __m512 m, __m512 nm)
     __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.62e400p-1f), sc);
     r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.7f7d1cp-20f), r);
     r = _mm512_mask_add_ps(r, ok, r, err);
-    __m512 p = _mm512_set1_ps(0x1.6a244ap-10f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.1239d4p-7f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.5558f2p-5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.555492p-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.fffffcp-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    __m512 sb = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(t), 23));
-    return _mm512_mul_ps(p, sb);
+    return smx_z_scale2(smx_z_poly(r), t);
+}
+
+/* fd_vexpf_piv64 on 16 lanes (vmath.h: the row's max folded into shr). */
+SMX_ZI __m512 smx_z_piv64(__m512 x, __m512 lo, __m512 shr)
+{
+    __m512 xc = _mm512_max_ps(lo, x); /* lo > x ? lo : x, NaN x kept */
+    __m512 t = _mm512_fmadd_ps(xc, _mm512_set1_ps(0x1.715476p0f), shr);
+    __m512 k = _mm512_sub_ps(t, shr);
+    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.62e400p-1f), xc);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.7f7d1cp-20f), r);
+    return smx_z_scale2(smx_z_poly(r), t);
+}
+
+/* smx_ep on 16 lanes (rows: the same m and mn in every lane). mode 1: every lane in valid
+ * takes fd_vexpf_piv64, 0: none does, 2: some (both computed, blended: the C path chooses per
+ * lane, and the lanes of a vector are not the C's groups). */
+typedef struct {
+    __m512 m, nm, lo, shr;
+    __mmask16 pv;
+    int mode;
+} smx_zep_t;
+
+SMX_ZI smx_zep_t smx_zep(__m512 m, __mmask16 varied, __mmask16 valid)
+{
+    const __m512 shift = _mm512_set1_ps(0x1.8p23f);
+    smx_zep_t e;
+    e.m = m;
+    e.nm = _mm512_xor_ps(m, _mm512_set1_ps(-0.0f));
+    e.pv = _mm512_cmp_ps_mask(m, _mm512_set1_ps(-64.0f), _CMP_GE_OQ) &
+           _mm512_cmp_ps_mask(m, _mm512_set1_ps(128.0f), _CMP_LE_OQ) & varied;
+    __m512 km = _mm512_sub_ps(_mm512_fmadd_ps(m, _mm512_set1_ps(0x1.715476p0f), shift), shift);
+    e.lo = _mm512_sub_ps(m, _mm512_set1_ps(110.0f));
+    e.shr = _mm512_sub_ps(_mm512_set1_ps(0x1.8p23f + 191.0f), km);
+    const __mmask16 v = e.pv & valid;
+    e.mode = v == valid ? 1 : v == 0 ? 0 : 2;
+    return e;
+}
+
+/* A row's (smx_ep's choice, every lane); *off: smx_ep's off. */
+SMX_ZI smx_zep_t smx_zep_row(float m, float mn, double *off)
+{
+    const smx_ep_t c = smx_ep(m, mn);
+    *off = c.off;
+    return smx_zep(_mm512_set1_ps(m), c.piv ? (__mmask16)0xFFFF : 0, 0xFFFF);
+}
+
+/* The same for a register row of NV vectors v (valid lanes mk) with maximum mf: a row whose
+ * valid elements all equal mf is constant (mn = m). */
+SMX_ZI smx_zep_t smx_zep_reg(const int NV, const __m512 *v, const __mmask16 *mk, float mf,
+                             double *off)
+{
+    const __m512 mv = _mm512_set1_ps(mf);
+    __mmask16 vr = 0;
+    for (int i = 0; i < NV; i++)
+        vr |= _mm512_mask_cmp_ps_mask(mk[i], v[i], mv, _CMP_NEQ_OQ);
+    return smx_zep_row(mf, vr ? -INFINITY : mf, off);
+}
+
+SMX_ZI __m512 smx_z_e(const smx_zep_t *e, __m512 x)
+{
+    if (e->mode == 1)
+        return smx_z_piv64(x, e->lo, e->shr);
+    __m512 o = smx_z_exp64(x, e->m, e->nm);
+    if (e->mode == 2)
+        o = _mm512_mask_mov_ps(o, e->pv, smx_z_piv64(x, e->lo, e->shr));
+    return o;
+}
+
+/* A vector of p under mask k, fill elsewhere: a plain load when k is full (Zen 5 runs masked
+ * loads that miss the cache at a fraction of plain ones and its prefetchers do not follow
+ * them; memop.h fd_cpu_mload_ps). Same value. */
+SMX_ZI __m512 smx_z_ldm(__mmask16 k, const float *p, __m512 fill)
+{
+    return k == (__mmask16)0xFFFF ? _mm512_loadu_ps(p) : _mm512_mask_loadu_ps(fill, k, p);
 }
 
 SMX_ZI __m512d smx_z_lo(__m512 e)
@@ -1021,6 +1229,15 @@ SMX_ZI __m512d smx_z_lo(__m512 e)
 SMX_ZI __m512d smx_z_hi(__m512 e)
 {
     return _mm512_cvtps_pd(_mm512_extractf32x8_ps(e, 1));
+}
+
+/* lo += (double) lanes 0-7 of a + b, hi += lanes 8-15: two exps added in float, then
+ * converted once (smx_acc's pairs) */
+SMX_ZI void smx_z_acc2(__m512d *lo, __m512d *hi, __m512 a, __m512 b)
+{
+    __m512 q = _mm512_add_ps(a, b);
+    *lo = _mm512_add_pd(*lo, smx_z_lo(q));
+    *hi = _mm512_add_pd(*hi, smx_z_hi(q));
 }
 
 SMX_ZI __m512 smx_z_join(__m256 lo, __m256 hi)
@@ -1037,36 +1254,51 @@ SMX_ZI void smx_z_lanes_nv(const int NV, const float *x, float *y, int64_t len, 
                            double beta, float *restrict eb)
 {
     const int beta_nz = beta != 0.0;
-    __m512 mx[4], nm[4];
+    __m512 mx[4], mn[4];
+    smx_zep_t ep[4];
     for (int v = 0; v < NV; v++)
-        mx[v] = _mm512_set1_ps(-INFINITY);
+        mx[v] = _mm512_set1_ps(-INFINITY), mn[v] = _mm512_set1_ps(INFINITY);
     /* a NaN is skipped by the maximum here (max(NaN, m) = m), but its exp is NaN, so the lane's
      * sum and then every output of the lane are NaN, as with a NaN maximum */
     for (int64_t c = 0; c < len; c++) {
         const float *xr = x + c * rst;
-        for (int v = 0; v < NV; v++)
-            mx[v] = _mm512_max_ps(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v]);
+        for (int v = 0; v < NV; v++) {
+            __m512 a = fd_cpu_mload_ps(mk[v], xr + 16 * v);
+            mx[v] = _mm512_max_ps(a, mx[v]);
+            mn[v] = _mm512_min_ps(a, mn[v]); /* constant lanes keep fd_vexpf_diff64 (smx_ep) */
+        }
     }
     for (int v = 0; v < NV; v++)
-        nm[v] = _mm512_xor_ps(mx[v], _mm512_set1_ps(-0.0f)); /* -m */
+        ep[v] = smx_zep(mx[v], _mm512_cmp_ps_mask(mn[v], mx[v], _CMP_LT_OQ), mk[v]);
     __m512d sm[8];
     for (int v = 0; v < 2 * NV; v++)
         sm[v] = _mm512_setzero_pd();
-    for (int64_t c = 0; c < len; c++) {
+    for (int64_t c = 0; c < len; c += 2) { /* channels in pairs (smx_fwd_lanes) */
         const float *xr = x + c * rst;
-        /* the next unit's part of this row, prefetched here, spread over the exp pass (the
+        const int two = c + 1 < len;
+        /* the next unit's part of these rows, prefetched here, spread over the exp pass (the
          * longest one; issued all at once in the maximum pass, many were dropped) */
         for (int v = 0; v < NV; v++) {
             __builtin_prefetch(xr + pf + 16 * v, 0, 2);
-            if (!nt)
+            if (two)
+                __builtin_prefetch(xr + rst + pf + 16 * v, 0, 2);
+            if (!nt) {
                 __builtin_prefetch(y + c * rst + pf + 16 * v, 1, 2);
+                if (two)
+                    __builtin_prefetch(y + (c + 1) * rst + pf + 16 * v, 1, 2);
+            }
         }
         for (int v = 0; v < NV; v++) {
-            __m512 e = smx_z_exp64(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v], nm[v]);
-            if (eb)
+            __m512 e = smx_z_e(&ep[v], fd_cpu_mload_ps(mk[v], xr + 16 * v));
+            __m512 e1 = _mm512_setzero_ps();
+            if (two)
+                e1 = smx_z_e(&ep[v], fd_cpu_mload_ps(mk[v], xr + rst + 16 * v));
+            if (eb) {
                 _mm512_store_ps(eb + (c * NV + v) * 16, e);
-            sm[2 * v] = _mm512_add_pd(sm[2 * v], smx_z_lo(e));
-            sm[2 * v + 1] = _mm512_add_pd(sm[2 * v + 1], smx_z_hi(e));
+                if (two)
+                    _mm512_store_ps(eb + ((c + 1) * NV + v) * 16, e1);
+            }
+            smx_z_acc2(&sm[2 * v], &sm[2 * v + 1], e, e1);
         }
     }
     __m512 inv[4];
@@ -1087,7 +1319,7 @@ SMX_ZI void smx_z_lanes_nv(const int NV, const float *x, float *y, int64_t len, 
         __m512 e[4];
         for (int v = 0; v < NV; v++)
             e[v] = eb ? _mm512_load_ps(eb + (c * NV + v) * 16)
-                      : smx_z_exp64(_mm512_maskz_loadu_ps(mk[v], xr + 16 * v), mx[v], nm[v]);
+                      : smx_z_e(&ep[v], fd_cpu_mload_ps(mk[v], xr + 16 * v));
         if (plain) {
             for (int v = 0; v < NV; v++) {
                 __m512 o = _mm512_mul_ps(e[v], inv[v]);
@@ -1164,51 +1396,61 @@ SMX_Z static void smx_z_fwd_lanes(const float *x, float *y, int64_t len, int64_t
 
 /* smx_max on AVX-512: the maximum is exact in any order (a zero's sign does not matter: x - m
  * is then a zero and exp of it 1), any NaN makes it NaN. */
-SMX_ZI float smx_z_max(const float *x, int64_t n)
+SMX_ZI float smx_z_max(const float *x, int64_t n, float *mn)
 {
-    __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
+    __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, n0 = _mm512_set1_ps(INFINITY), n1 = n0;
     __mmask16 nan = 0;
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
         __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
         m0 = _mm512_max_ps(a, m0);
         m1 = _mm512_max_ps(b, m1);
+        n0 = _mm512_min_ps(a, n0); /* the minimum too (smx_ep) */
+        n1 = _mm512_min_ps(b, n1);
         nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
     }
     for (; i < n; i += 16) {
         __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
         __m512 a = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, x + i);
         m0 = _mm512_max_ps(a, m0);
+        n0 = _mm512_mask_min_ps(n0, k, a, n0);
         nan |= _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
     }
+    *mn = _mm512_reduce_min_ps(_mm512_min_ps(n0, n1));
     if (nan)
         return NAN;
     return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
 }
 
 /* smx_expsum on AVX-512: element i in partial sum i % 16 (lo: 0-7, hi: 8-15), the same fold. */
-SMX_ZI double smx_z_expsum(const float *restrict x, int64_t n, float m, float *restrict e)
+SMX_ZI double smx_z_expsum(const float *restrict x, int64_t n, const smx_zep_t *ep,
+                           float *restrict e)
 {
-    const __m512 mv = _mm512_set1_ps(m), nm = _mm512_set1_ps(-m);
     __m512d lo = _mm512_setzero_pd(), hi = lo;
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
+    for (; i + 32 <= n; i += 32) { /* vectors in pairs (smx_acc) */
         /* the next row (or chunk) of a packed tensor into L2 meanwhile: its maximum pass then
          * does not wait on DRAM (harmless elsewhere: a prefetch never faults) */
         __builtin_prefetch(x + n + i, 0, 2);
-        __m512 v = smx_z_exp64(_mm512_loadu_ps(x + i), mv, nm);
-        if (e)
+        __builtin_prefetch(x + n + i + 16, 0, 2);
+        __m512 v = smx_z_e(ep, _mm512_loadu_ps(x + i));
+        __m512 w = smx_z_e(ep, _mm512_loadu_ps(x + i + 16));
+        if (e) {
             _mm512_storeu_ps(e + i, v);
-        lo = _mm512_add_pd(lo, smx_z_lo(v));
-        hi = _mm512_add_pd(hi, smx_z_hi(v));
+            _mm512_storeu_ps(e + i + 16, w);
+        }
+        smx_z_acc2(&lo, &hi, v, w);
     }
-    if (i < n) {
-        __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
-        __m512 v = _mm512_maskz_mov_ps(k, smx_z_exp64(_mm512_maskz_loadu_ps(k, x + i), mv, nm));
-        if (e)
-            fd_cpu_mstore_ps(e + i, k, v);
-        lo = _mm512_add_pd(lo, smx_z_lo(v));
-        hi = _mm512_add_pd(hi, smx_z_hi(v));
+    if (i < n) { /* the last group, zero-padded */
+        __mmask16 k0 = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+        __mmask16 k1 = n - i > 16 ? (__mmask16)((1u << (n - i - 16)) - 1) : 0;
+        __m512 v = _mm512_maskz_mov_ps(k0, smx_z_e(ep, _mm512_maskz_loadu_ps(k0, x + i)));
+        __m512 w = _mm512_maskz_mov_ps(k1, smx_z_e(ep, _mm512_maskz_loadu_ps(k1, x + i + 16)));
+        if (e) {
+            fd_cpu_mstore_ps(e + i, k0, v);
+            fd_cpu_mstore_ps(e + i + 16, k1, w);
+        }
+        smx_z_acc2(&lo, &hi, v, w);
     }
     __m512d a8 = _mm512_add_pd(lo, hi);
     __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
@@ -1277,17 +1519,18 @@ SMX_ZI void smx_z_row_reg(const int NV, const float *x, float *y, int64_t n, int
     for (int i = 0; i < NV; i++) {
         int64_t left = n - 16 * i;
         mk[i] = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-        v[i] = _mm512_mask_loadu_ps(m, mk[i], x + 16 * i);
+        v[i] = smx_z_ldm(mk[i], x + 16 * i, m);
         m = _mm512_max_ps(v[i], m);
     }
     const float mf = _mm512_reduce_max_ps(m);
-    const __m512 mv = _mm512_set1_ps(mf), nm = _mm512_set1_ps(-mf);
+    const __m512 mv = _mm512_set1_ps(mf);
+    double off;
+    const smx_zep_t ep = smx_zep_reg(NV, v, mk, mf, &off);
     __m512d lo = _mm512_setzero_pd(), hi = lo;
-    for (int i = 0; i < NV; i++) {
-        e[i] = _mm512_maskz_mov_ps(mk[i], smx_z_exp64(v[i], mv, nm));
-        lo = _mm512_add_pd(lo, smx_z_lo(e[i]));
-        hi = _mm512_add_pd(hi, smx_z_hi(e[i]));
-    }
+    for (int i = 0; i < NV; i++)
+        e[i] = _mm512_maskz_mov_ps(mk[i], smx_z_e(&ep, v[i]));
+    for (int i = 0; i < NV; i += 2) /* vectors in pairs (smx_acc) */
+        smx_z_acc2(&lo, &hi, e[i], i + 1 < NV ? e[i + 1] : _mm512_setzero_ps());
     __m512d a8 = _mm512_add_pd(lo, hi);
     __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
     __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a4), _mm256_extractf128_pd(a4, 1));
@@ -1295,15 +1538,11 @@ SMX_ZI void smx_z_row_reg(const int NV, const float *x, float *y, int64_t n, int
     const int plain = alpha == 1.0 && !beta_nz, al = nt && (uintptr_t)y % 64 == 0;
     float ob[128]; /* streamed outputs of a row not aligned to lines: one fd_cpu_stream_z */
     if (is_log) {
-        const double ls = log(sum), md = mf;
-        if (plain) {
-            const __m512d mdv = _mm512_set1_pd(md), lsv = _mm512_set1_pd(ls);
-            for (int i = 0; i < NV; i++) {
-                __m512d a = _mm512_sub_pd(_mm512_sub_pd(smx_z_lo(v[i]), mdv), lsv);
-                __m512d c = _mm512_sub_pd(_mm512_sub_pd(smx_z_hi(v[i]), mdv), lsv);
-                smx_z_put(y, ob, i, mk[i], smx_z_join(_mm512_cvtpd_ps(a), _mm512_cvtpd_ps(c)),
-                          nt, al);
-            }
+        const double ls = log(sum) + off, md = mf;
+        if (plain) { /* in float: smx_log_out */
+            const __m512 lsv = _mm512_set1_ps((float)ls);
+            for (int i = 0; i < NV; i++)
+                smx_z_put(y, ob, i, mk[i], _mm512_sub_ps(_mm512_sub_ps(v[i], mv), lsv), nt, al);
             if (nt && !al)
                 fd_cpu_stream_z(y, ob, (size_t)n * sizeof(float));
         } else {
@@ -1345,20 +1584,20 @@ SMX_ZI void smx_z_row_pair(const int NV, const float *const *xs, float *const *y
     for (int r = 0; r < 2; r++) {
         m[r] = _mm512_set1_ps(-INFINITY);
         for (int i = 0; i < NV; i++) {
-            e[r][i] = _mm512_mask_loadu_ps(m[r], mk[i], xs[r] + 16 * i);
+            e[r][i] = smx_z_ldm(mk[i], xs[r] + 16 * i, m[r]);
             m[r] = _mm512_max_ps(e[r][i], m[r]);
         }
     }
     __m512 iv[2];
     for (int r = 0; r < 2; r++) {
         const float mf = _mm512_reduce_max_ps(m[r]);
-        const __m512 mv = _mm512_set1_ps(mf), nm = _mm512_set1_ps(-mf);
+        double off;
+        const smx_zep_t ep = smx_zep_reg(NV, e[r], mk, mf, &off);
         __m512d lo = _mm512_setzero_pd(), hi = lo;
-        for (int i = 0; i < NV; i++) {
-            e[r][i] = _mm512_maskz_mov_ps(mk[i], smx_z_exp64(e[r][i], mv, nm));
-            lo = _mm512_add_pd(lo, smx_z_lo(e[r][i]));
-            hi = _mm512_add_pd(hi, smx_z_hi(e[r][i]));
-        }
+        for (int i = 0; i < NV; i++)
+            e[r][i] = _mm512_maskz_mov_ps(mk[i], smx_z_e(&ep, e[r][i]));
+        for (int i = 0; i < NV; i += 2) /* vectors in pairs (smx_acc) */
+            smx_z_acc2(&lo, &hi, e[r][i], i + 1 < NV ? e[r][i + 1] : _mm512_setzero_ps());
         __m512d a8 = _mm512_add_pd(lo, hi);
         __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(a8), _mm512_extractf64x4_pd(a8, 1));
         __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a4), _mm256_extractf128_pd(a4, 1));
@@ -1413,55 +1652,88 @@ SMX_Z static void smx_z_rows2(const float *x0, float *y0, const float *x1, float
  * passes. Slot s of a reduction takes row SMX_PF(s) / SMX_PD(s) so that lane r ends as row r.
  * nt: y streamed; the caller only sets it when every row starts a 64-byte line and n % 16 == 0. */
 #define SMX_PF(s) (4 * ((s) % 4) + (s) / 4)
+/* out[r] = the maximum (mn: minimum) of the 16 lanes of b[r], for the 16 r at once: two
+ * shuffles and a max per pair of vectors, halving the count at each level; slot s takes row
+ * SMX_PF(s) so that lane r ends as row r. */
+SMX_ZI __m512 smx_z_mm(__m512 a, __m512 b, int mn)
+{
+    return mn ? _mm512_min_ps(a, b) : _mm512_max_ps(a, b);
+}
+
+SMX_ZI void smx_z_tr16(float (*b)[16], int mn, float *out)
+{
+    __m512 a[8], c[4], d[2];
+    for (int i = 0; i < 8; i++) {
+        __m512 p = _mm512_load_ps(b[SMX_PF(2 * i)]), q = _mm512_load_ps(b[SMX_PF(2 * i + 1)]);
+        a[i] = smx_z_mm(_mm512_shuffle_f32x4(p, q, 0x44), _mm512_shuffle_f32x4(p, q, 0xEE), mn);
+    }
+    for (int i = 0; i < 4; i++)
+        c[i] = smx_z_mm(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x88),
+                        _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0xDD), mn);
+    for (int i = 0; i < 2; i++)
+        d[i] = smx_z_mm(_mm512_shuffle_ps(c[2 * i], c[2 * i + 1], 0x44),
+                        _mm512_shuffle_ps(c[2 * i], c[2 * i + 1], 0xEE), mn);
+    _mm512_store_ps(out, smx_z_mm(_mm512_shuffle_ps(d[0], d[1], 0x88),
+                                  _mm512_shuffle_ps(d[0], d[1], 0xDD), mn));
+}
 #define SMX_PD(s) (((s) & 8) + ((s) & 4 ? 2 * ((s) & 3) + 1 : 2 * ((s) & 3)))
 SMX_ZI void smx_z_rows16_nv(const int NV, const float *const *xs, float *const *ys, int64_t n,
                             int nt)
 {
-    float mb[16][16] __attribute__((aligned(64)));
+    float mb[16][16] __attribute__((aligned(64))), nb[16][16] __attribute__((aligned(64)));
     double db[16][8] __attribute__((aligned(64)));
     float eb[16][128] __attribute__((aligned(64)));
     float mx[16] __attribute__((aligned(64))), iv[16] __attribute__((aligned(64)));
+    float mnr[16] __attribute__((aligned(64))), lo16[16] __attribute__((aligned(64)));
+    float sh16[16] __attribute__((aligned(64)));
     __mmask16 mk[8];
     for (int i = 0; i < NV; i++) {
         int64_t left = n - 16 * i;
         mk[i] = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
     }
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
-    for (int r = 0; r < 16; r++) { /* vertical maxima (a NaN is skipped: see smx_z_row_reg) */
-        __m512 m = ninf;
-        for (int i = 0; i < NV; i++)
-            m = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, mk[i], xs[r] + 16 * i), m);
-        _mm512_store_ps(mb[r], m);
-    }
-    {
-        __m512 a[8], b[4], c[2];
-        for (int i = 0; i < 8; i++) {
-            __m512 p = _mm512_load_ps(mb[SMX_PF(2 * i)]), q = _mm512_load_ps(mb[SMX_PF(2 * i + 1)]);
-            a[i] =
-                _mm512_max_ps(_mm512_shuffle_f32x4(p, q, 0x44), _mm512_shuffle_f32x4(p, q, 0xEE));
+    const __m512 pinf = _mm512_set1_ps(INFINITY);
+    for (int r = 0; r < 16; r++) { /* vertical maxima (a NaN is skipped: see smx_z_row_reg) and
+                                    * minima (smx_ep) */
+        __m512 m = ninf, mn = pinf;
+        for (int i = 0; i < NV; i++) {
+            __m512 a = _mm512_mask_loadu_ps(ninf, mk[i], xs[r] + 16 * i);
+            m = _mm512_max_ps(a, m);
+            mn = _mm512_mask_min_ps(mn, mk[i], a, mn);
         }
-        for (int i = 0; i < 4; i++)
-            b[i] = _mm512_max_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x88),
-                                 _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0xDD));
-        for (int i = 0; i < 2; i++)
-            c[i] = _mm512_max_ps(_mm512_shuffle_ps(b[2 * i], b[2 * i + 1], 0x44),
-                                 _mm512_shuffle_ps(b[2 * i], b[2 * i + 1], 0xEE));
-        _mm512_store_ps(mx, _mm512_max_ps(_mm512_shuffle_ps(c[0], c[1], 0x88),
-                                          _mm512_shuffle_ps(c[0], c[1], 0xDD)));
+        _mm512_store_ps(mb[r], m);
+        _mm512_store_ps(nb[r], mn);
     }
+    smx_z_tr16(mb, 0, mx);
+    smx_z_tr16(nb, 1, mnr);
+    /* the sixteen rows' exps at once (smx_zep for lanes = rows: the same operations as smx_ep's
+     * per row, so the C path's bits); mode per row from its bit */
+    const smx_zep_t e16 =
+        smx_zep(_mm512_load_ps(mx),
+                _mm512_cmp_ps_mask(_mm512_load_ps(mnr), _mm512_load_ps(mx), _CMP_LT_OQ), 0xFFFF);
+    _mm512_store_ps(lo16, e16.lo);
+    _mm512_store_ps(sh16, e16.shr);
     for (int r = 0; r < 16; r++) { /* exps and the row's 8 double partial sums */
-        const __m512 mv = _mm512_set1_ps(mx[r]), nm = _mm512_set1_ps(-mx[r]);
         for (int i = 0; i < NV; i++) /* packed rows: the batch after next (a prefetch never
                                       * faults; other layouts just waste it) */
             __builtin_prefetch(xs[r] + 32 * n + 16 * i, 0, 3);
         __m512d lo = _mm512_setzero_pd(), hi = lo;
-        for (int i = 0; i < NV; i++) {
-            __m512 e = _mm512_maskz_mov_ps(
-                mk[i], smx_z_exp64(_mm512_maskz_loadu_ps(mk[i], xs[r] + 16 * i), mv, nm));
-            _mm512_store_ps(eb[r] + 16 * i, e);
-            lo = _mm512_add_pd(lo, smx_z_lo(e));
-            hi = _mm512_add_pd(hi, smx_z_hi(e));
+        __m512 e[8];
+        if (e16.pv >> r & 1) {
+            const __m512 lv = _mm512_set1_ps(lo16[r]), sv = _mm512_set1_ps(sh16[r]);
+            for (int i = 0; i < NV; i++)
+                e[i] = smx_z_piv64(_mm512_maskz_loadu_ps(mk[i], xs[r] + 16 * i), lv, sv);
+        } else {
+            const __m512 mv = _mm512_set1_ps(mx[r]), nm = _mm512_set1_ps(-mx[r]);
+            for (int i = 0; i < NV; i++)
+                e[i] = smx_z_exp64(_mm512_maskz_loadu_ps(mk[i], xs[r] + 16 * i), mv, nm);
         }
+        for (int i = 0; i < NV; i++) {
+            e[i] = _mm512_maskz_mov_ps(mk[i], e[i]);
+            _mm512_store_ps(eb[r] + 16 * i, e[i]);
+        }
+        for (int i = 0; i < NV; i += 2) /* vectors in pairs (smx_acc) */
+            smx_z_acc2(&lo, &hi, e[i], i + 1 < NV ? e[i + 1] : _mm512_setzero_ps());
         _mm512_store_pd(db[r], _mm512_add_pd(lo, hi));
     }
     {
@@ -1495,7 +1767,10 @@ SMX_ZI void smx_z_rows16_nv(const int NV, const float *const *xs, float *const *
     }
 }
 
-SMX_Z static void smx_z_rows16(const float *const *xs, float *const *ys, int64_t n, int nt)
+/* not inlined: inside smx_fwd_unit_z (with the exp choice of 2026-12-01) its loops compiled
+ * 25% slower where y is not streamed (NHWC n8c64h112w112, 16-byte aligned: 2.1 -> 2.7 ms) */
+__attribute__((noinline)) SMX_Z static void smx_z_rows16(const float *const *xs, float *const *ys,
+                                                         int64_t n, int nt)
 {
     switch ((n + 15) / 16) {
 #define SMX_Z_R16(nv)                                                                              \
@@ -1538,21 +1813,26 @@ SMX_Z static void smx_z_fwd_row(const float *x, float *y, int64_t n, int is_log,
     default:
         break;
     }
-    float m;
-    double sum;
+    float m, mn;
+    double sum, off = 0.0; /* as smx_fwd_row */
     const int cache = n <= SMX_CACHE && !is_log;
     if (n <= SMX_CACHE) {
-        m = smx_z_max(x, n);
-        sum = smx_z_expsum(x, n, m, cache ? ebuf : NULL);
+        m = smx_z_max(x, n, &mn);
+        const smx_zep_t ep = smx_zep_row(m, mn, &off);
+        sum = smx_z_expsum(x, n, &ep, cache ? ebuf : NULL);
     } else {
         double mm = -INFINITY;
         sum = 0.0;
         for (int64_t i = 0; i < n; i += SMX_CACHE) {
             int64_t len = n - i < SMX_CACHE ? n - i : SMX_CACHE;
-            float mc = smx_z_max(x + i, len);
+            float mc = smx_z_max(x + i, len, &mn);
             if (mc == -INFINITY)
                 continue;
-            double sc = smx_z_expsum(x + i, len, mc, NULL);
+            double oc;
+            const smx_zep_t ep = smx_zep_row(mc, mn, &oc);
+            double sc = smx_z_expsum(x + i, len, &ep, NULL);
+            if (ep.mode == 1)
+                sc *= exp(oc);
             if (mc != mc || mm != mm) {
                 mm = NAN;
             } else if (mc > mm) {
@@ -1569,9 +1849,10 @@ SMX_Z static void smx_z_fwd_row(const float *x, float *y, int64_t n, int is_log,
             sum = NAN;
     }
     if (is_log) {
-        const double ls = log(sum), md = m;
-        if (alpha == 1.0 && !beta_nz) {
-            const __m512d mdv = _mm512_set1_pd(md), lsv = _mm512_set1_pd(ls);
+        const double ls = log(sum) + off, md = m;
+        if (alpha == 1.0 && !beta_nz) { /* in float: smx_log_out */
+            const __m512 mv = _mm512_set1_ps(m), lsv = _mm512_set1_ps((float)ls);
+            const float lsf = (float)ls;
             const int al = nt && (uintptr_t)y % 64 == 0, buf = nt && !al;
             float ob[SMX_BLK];
             for (int64_t i0 = 0; i0 < n; i0 += SMX_BLK) {
@@ -1579,17 +1860,14 @@ SMX_Z static void smx_z_fwd_row(const float *x, float *y, int64_t n, int is_log,
                 float *yo = buf ? ob : y + i0; /* unaligned streamed rows: a block in L1 */
                 const float *xi = x + i0;
                 for (; i + 16 <= len; i += 16) {
-                    __m512 v = _mm512_loadu_ps(xi + i);
-                    __m512d a = _mm512_sub_pd(_mm512_sub_pd(smx_z_lo(v), mdv), lsv);
-                    __m512d b = _mm512_sub_pd(_mm512_sub_pd(smx_z_hi(v), mdv), lsv);
-                    __m512 o = smx_z_join(_mm512_cvtpd_ps(a), _mm512_cvtpd_ps(b));
+                    __m512 o = _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(xi + i), mv), lsv);
                     if (al)
                         _mm512_stream_ps(yo + i, o);
                     else
                         _mm512_storeu_ps(yo + i, o);
                 }
                 for (; i < len; i++)
-                    yo[i] = (float)(((double)xi[i] - md) - ls);
+                    yo[i] = (xi[i] - m) - lsf;
                 if (buf)
                     fd_cpu_stream_z(y + i0, ob, (size_t)len * sizeof(float));
             }
@@ -1811,8 +2089,17 @@ cudnnStatus_t fd_softmax_bwd_cpu_run(const void *problem, const void *args)
     const fd_softmax_bwd_args_t *a = args;
     const struct cudnnTensorStruct *t[3] = {&p->dx, &p->y, &p->dy};
     smx_plan_t f;
-    if (smx_plan(&f, t, 3, p->mode) && smx_bwd(&f, a, p->algo == CUDNN_SOFTMAX_LOG))
-        return CUDNN_STATUS_SUCCESS;
+    if (smx_plan(&f, t, 3, p->mode)) {
+        /* ACCURATE / FAST LANES (NCHW CHANNEL) stream dx when it shares no byte with y or dy:
+         * no read for ownership of dx (12 bytes of traffic per element instead of 16), and
+         * the unit's y and dy stay in L2 for the second pass: n8c64h112w112 3.2 -> 2.4-2.6
+         * ms (2026-12-01, eighth session; the earlier try of 2026-12-01 measured wall times
+         * on a loaded machine). LOG rows (INSTANCE) measured slower streamed (2.6 -> 3.2). */
+        f.nt = f.kind == SMX_LANES && p->algo != CUDNN_SOFTMAX_LOG && a->alpha == 1.0 &&
+               a->beta == 0.0 && smx_nt_span(t[0], a->dx, a->y) && smx_nt_span(t[0], a->dx, a->dy);
+        if (smx_bwd(&f, a, p->algo == CUDNN_SOFTMAX_LOG))
+            return CUDNN_STATUS_SUCCESS;
+    }
     sm_plan_t s;
     plan(&s, t, 3, p->mode, 0);
     const int64_t units = s.others * s.chunks;

@@ -117,12 +117,13 @@ FD_VMATH_INLINE float fd_vexpf_neg64(float xc, float lo)
     return p * s;
 }
 
-/* The same without the correction (one addition fewer where lo would be 0). */
-FD_VMATH_INLINE float fd_vexpf_neg64z(float xc)
+/* fd_vexpf_neg64's steps without the correction, for a shift shr = 1.5 2^23 + j: t's low nine
+ * bits are k + j, the power of two built from them 2^(k + j - 127), so the result is e^xc
+ * 2^(j - 127). j = 191 gives e^xc 2^64 (fd_vexpf_neg64z); fd_vexpf_piv64 takes a per-row j. */
+FD_VMATH_INLINE float fd_vexpf_shift64(float xc, float shr)
 {
-    const float shift = 0x1.8p23f + 191.0f;
-    float t = fmaf(xc, 0x1.715476p0f, shift);
-    float k = t - shift;
+    float t = fmaf(xc, 0x1.715476p0f, shr);
+    float k = t - shr;
     float r = fmaf(-k, 0x1.62e400p-1f, xc);
     r = fmaf(-k, 0x1.7f7d1cp-20f, r);
     float p = fd_vexpf_poly(r);
@@ -132,6 +133,12 @@ FD_VMATH_INLINE float fd_vexpf_neg64z(float xc)
     float s;
     memcpy(&s, &sb, sizeof s);
     return p * s;
+}
+
+/* The same without the correction (one addition fewer where lo would be 0). */
+FD_VMATH_INLINE float fd_vexpf_neg64z(float xc)
+{
+    return fd_vexpf_shift64(xc, 0x1.8p23f + 191.0f);
 }
 
 /* exp(x + lo) = m * *s2 for a tiny correction lo (|lo| <= ulp(x)): m = p 2^(k>>1) is a normal
@@ -207,6 +214,38 @@ FD_VMATH_INLINE float fd_vexpf_diff64(float x, float m)
     float err = (x - (s - bb)) + (-m - bb);
     err = s >= -128.0f ? err : 0.0f;
     return fd_vexpf_neg64(s < -104.0f ? -104.0f : s, err);
+}
+
+/* Softmax's exp(x - m) 2^64 without the subtraction (2026-12-01, eighth session): the row's
+ * max m is folded into the reduction's shift instead, e^(x - m) 2^64 = e^x 2^(64 - km) *
+ * e^(km ln2 - m) with km = round(m / ln2), and the last factor (one per row, in [e^-0.35,
+ * e^0.35]) cancels in e / sum (LOG adds its log, fd_vexpf_piv_params' off, to log(sum)). x is
+ * reduced exactly as fd_vexpf reduces it (Cody-Waite, exact for |k| <= 255), so the result is as
+ * accurate as fd_vexpf_diff64's without its TwoSum correction: 12 operations instead of 20.
+ * Valid where fd_vexpf_piv_ok(m, mn) (m the row's max, mn its min): m in [-64, 128] keeps
+ * every clamped x in [m - 110, m] within |k| <= 251 and the exponent field in [31, 191]; a
+ * constant row (mn = m) keeps fd_vexpf_diff64, whose exp(0) = 1 exactly makes it exact. NaN m
+ * fails the test. x below lo = m - 110 gives e^(lo - m) 2^64, which a product by 2^-64 / sum
+ * (sum >= e^-0.35) rounds to 0 as exp(x - m) / sum does. */
+FD_VMATH_INLINE int fd_vexpf_piv_ok(float m, float mn)
+{
+    return m >= -64.0f && m <= 128.0f && mn < m;
+}
+
+/* The row's parameters: lo, shr = 1.5 2^23 + 191 - km (t's low nine bits are then k - km + 191),
+ * off = km ln2 - m in double (the sum of the exps times 2^-64 is sum(e^(x - m)) e^-off). */
+FD_VMATH_INLINE void fd_vexpf_piv_params(float m, float *lo, float *shr, double *off)
+{
+    const float shift = 0x1.8p23f;
+    const float km = fmaf(m, 0x1.715476p0f, shift) - shift;
+    *lo = m - 110.0f;
+    *shr = (shift + 191.0f) - km;
+    *off = (double)km * 0x1.62e42fefa39efp-1 - (double)m;
+}
+
+FD_VMATH_INLINE float fd_vexpf_piv64(float x, float lo, float shr)
+{
+    return fd_vexpf_shift64(fd_vmaxkf(lo, x), shr); /* NaN x passes through the clamp */
 }
 
 /* ---- float: the activation rows' transcendental modes (activation_cpu.c) ------------------ */

@@ -42,6 +42,12 @@
  * 64-byte aligned outputs, the only one where short rows are streamed). Measured worst on these
  * (2026-11-30): backward ACCURATE 0.95 of its bound (the backward is the sixth session's C on
  * every ISA: a property of its reordered double sum).
+ * Since the pair sums and float LOG outputs (2026-12-01, eighth session) the worst seen is
+ * forward ACCURATE 0.66 of its bound (3.98u), LOG 0.47 (1.9u (|y| + 1)).
+ * The forward's exp with the row's max folded in (smx_ep, 2026-12-01, eighth session) is taken
+ * per row / lane: fill 3 shifts rows by 0, 100, 150, -100, -250 (both sides of its range) and
+ * makes every fifth position constant across channels (NCHW CHANNEL vectors mixing both
+ * exps); worst seen forward ACCURATE 0.66, LOG 0.62 of the bounds.
  * The sixteen-row batches of register rows (2026-12-01) have cases for every vector count
  * (rows of 16 to 128 elements, full and partial last vectors), 35 rows and 42 NHWC positions,
  * in place too; held to the same bounds and to bit equality with the AVX2 run.
@@ -83,7 +89,10 @@ static size_t row_of(const shape_t *s, size_t i, cudnnSoftmaxMode_t mode)
 static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_t algo,
                       cudnnSoftmaxMode_t mode, double alpha, double beta, int fillk, int inplace)
 {
-    /* fillk: 0 reals, 1 reals with specials, 2 constant rows (fwd exact) / integers (bwd) */
+    /* fillk: 0 reals, 1 reals with specials, 2 constant rows (fwd exact) / integers (bwd),
+     * 3 reals shifted per row by 0, 100, 150, -100 or -250, every fifth spatial position
+     * constant across channels (the forward's exp choice per row / lane: softmax_cpu.c smx_ep;
+     * NCHW CHANNEL gets vectors of lanes that mix both exps) */
     char what[256];
     shape_t xs = make_shape(nb, dim, l);
     cudnnTensorDescriptor_t xd = desc_of(&xs, CUDNN_DATA_FLOAT);
@@ -101,6 +110,14 @@ static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_
     } else {
         fill(CUDNN_DATA_FLOAT, x, n, 0, fillk == 1);
         fill(CUDNN_DATA_FLOAT, dy, n, 0, fillk == 1);
+        if (fillk == 3) {
+            static const float shift[5] = {0.0f, 100.0f, 150.0f, -100.0f, -250.0f};
+            size_t sp = cnt / (size_t)dim[0] / (size_t)dim[1];
+            for (size_t i = 0; i < cnt; i++) {
+                size_t o = off_of(&xs, i), r = row_of(&xs, i, mode);
+                x[o] = i % sp % 5 == 0 ? 1.5f + shift[r % 5] : x[o] + shift[r % 5];
+            }
+        }
         fill(CUDNN_DATA_FLOAT, yv, n, 0, 0);
     }
     memcpy(xc, x, xb);
@@ -382,6 +399,9 @@ int main(void)
                 test_case(5, s5, (layout_t)l, al, mo, 1, 0, 2, 0);
                 test_case(4, cls, (layout_t)l, al, mo, 1, 0, 0, 1);
                 test_case(4, s4, (layout_t)l, al, mo, 0.5, 0.25, 0, 1);
+                test_case(4, s4, (layout_t)l, al, mo, 1, 0, 3, 0);
+                test_case(4, s4w, (layout_t)l, al, mo, 1, 0, 3, 0);
+                test_case(4, s4w, (layout_t)l, al, mo, -2, 0.25, 3, 0);
             }
     /* long rows (chunked maximum and sum), many channels (no lane cache), threaded sizes */
     const int longi[4] = {2, 8, 48, 48}, longc[4] = {2, 20000, 1, 1}, manyc[4] = {1, 1100, 4, 5},
@@ -396,6 +416,8 @@ int main(void)
                     test_case(4, manyc, (layout_t)l, al, mo, 1, 0, f, 0);
                     test_case(4, mode ? big : bigi, (layout_t)l, al, mo, 1, 0, f, 0);
                 }
+                test_case(4, mode ? longc : longi, (layout_t)l, al, mo, 1, 0, 3, 0);
+                test_case(4, mode ? big : bigi, (layout_t)l, al, mo, 1, 0, 3, 0);
             }
     /* the AVX-512 kernels' edges (2026-11-30, seventh session): one channel, lane counts of a
      * partial last vector and a partial last 64-lane sub-block (65, 47), register rows of 1,
