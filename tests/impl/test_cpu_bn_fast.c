@@ -40,7 +40,7 @@
  * running statistics NULL; saved statistics NULL (training) and backward with / without them;
  * odd sizes, C above one lane tile (256), C = 64 and 96 (the rows walk's register chunks),
  * per activation with M = 1, images of 1 and 33 positions (the 16-position vector steps' tails)
- * and 16 images,
+ * and 16 images, NHWC with C a multiple of 16 (parameters transposed in 16 x 16 blocks),
  * sizes above the threading threshold and above the streaming-store threshold (4 MiB); the *Ex
  * entries with BN_ACTIVATION (RELU, ELU) and BN_ADD_ACTIVATION (declined: ref serves it).
  */
@@ -715,6 +715,24 @@ int main(void)
         k.run_null = 0, k.factor = 1.0, k.fillk = 2;
         run_bn_case(&k);
     }
+    /* per activation in NHWC order with C a multiple of 16 (the transposing kernels): a short
+     * last block of positions (S = 35, 33), two channel chunks (C = 80), 8 images, gaps between
+     * images, factor 1 (running statistics not read), no running / saved statistics, outputs
+     * off a 64-byte boundary */
+    const int d_tr[3][4] = {{3, 80, 5, 7}, {8, 16, 4, 4}, {2, 32, 3, 11}};
+    for (int ly = LY_NHWC; ly <= LY_GAP_NHWC; ly += LY_GAP_NHWC - LY_NHWC)
+        for (int i = 0; i < 3; i++) {
+            bcase_t k =
+                base_case(4, d_tr[i], ly, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION);
+            k.fillk = i & 1;
+            if (i == 2)
+                k.alpha = 0.5, k.beta = 0.25;
+            run_bn_case(&k);
+            k.factor = 1.0, k.yoff = 1 + i;
+            run_bn_case(&k);
+            k.factor = 0.25, k.run_null = 1, k.save_null = 1, k.yoff = 0;
+            run_bn_case(&k);
+        }
     /* a large mean: the shifted one-pass variance stays accurate */
     const int d_mean[4] = {4, 6, 17, 19};
     for (int ly = 0; ly < 2; ly++)
