@@ -18,7 +18,8 @@
  * - Inference applies ref's expression (scale (x - mean) inv + bias, then the blend) per
  *   element in double: bit-identical to ref, except per activation in FLOAT / DOUBLE, which
  *   folds it as training does (y = x fa + fb, a few last-bit differences in double: the
- *   tolerance in tests/impl/test_cpu_bn_fast.c): there the parameters change every position,
+ *   tolerance in tests/impl/test_cpu_bn_fast.c; FLOAT on AVX-512 computes per activation in
+ *   float, the pf_* kernels below): there the parameters change every position,
  *   so their four loads and four operations per element, not memory, set the pace (0.38 of
  *   the bandwidth). Training on the vector kernels folds it into
  *   y = x fa + fb (fa = scale inv, fb = bias - mean fa, in double), two operations instead of
@@ -75,8 +76,9 @@
  *   parameters are gathered channel by channel over the tile's positions (a short contiguous
  *   run each, not a page per element); FLOAT data and parameters with C a multiple of 16 on
  *   AVX-512 skip the tile instead (pa_nhwc_*): 16 x 16 blocks of parameters transposed in
- *   registers, the same operations per element (n8c64h8w16, data in cache, one thread:
- *   inference -42 %, training -33 %, backward -27 % of the time).
+ *   registers (n8c64h8w16, data in cache, one thread, with the double arithmetic: inference
+ *   -42 %, training -33 %, backward -27 % of the time), then in float as NCHW order's in-place
+ *   kernels.
  * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
  *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
  *   between the passes; each unit ends with an sfence.
@@ -1031,36 +1033,94 @@ BN_AVX512 static void pa_infer_f32_avx512(int L, int64_t R, const float *x, floa
 
 /* training: the shifted one-pass statistics of each position (K its value in row 0), mean,
  * inv and the unbiased variance out for the running / saved outputs, then y = x fa + fb */
-/* pa_infer_f32_avx512 with FLOAT parameters read in place (NCHW order: a position's parameter
- * index is its flat index) rather than from the tile's double arrays, and each row and
- * parameter run prefetched PA_PF floats ahead into L2, a line per 16 positions (a steady
- * stream instead of tile_prefetch's burst per tile). The same double values (float -> double
- * is exact) and expressions: the same bits. */
-/* fa = scale / sqrt(var + eps), fb = bias - mean fa of 16 positions (FLOAT, unit stride). */
+/* ---- FLOAT per activation in float (product decision of 2026-12-01, docs/testing.md) -------
+ * The in-place per-activation kernels below (NCHW order with FLOAT parameters, NHWC order with
+ * C a multiple of 16) compute in float, 16 positions per vector: the statistics over the N
+ * images, 1 / sqrt, the blends and the element passes. In double (8 lanes, a conversion each
+ * way) their arithmetic, not memory, set the pace (n8c64h8w16 in cache, one thread, per
+ * activation NCHW / NHWC: inference 0.0104 / 0.0119 -> 0.0094 / 0.0092 ms, training 0.0236 /
+ * 0.0226 -> 0.0197 / 0.0179, backward 0.0355 / 0.0305 -> 0.0274 / 0.0242). Positions past the
+ * last 16 of a tile run the same operations in scalar float (pf_*1), so a position's bits do
+ * not depend on where the tile starts. The other per-activation paths stay in double. */
+
+/* y = alpha (x a + b) [+ beta y] of one row of 16 (ntk: BN_FINISH16's streaming choice). */
 BN_AVX512 __attribute__((always_inline)) static inline void
-pa_infer_ab16(const float *sc, const float *bi, const float *mean, const float *var, __m512d E,
-              __m512d *a, __m512d *b)
+pf_out16(float *y, __m512 w, float alpha, float beta, int ntk)
 {
-    BN_LD2(sc, s0, s1);
-    BN_LD2(bi, c0, c1);
-    BN_LD2(mean, m0, m1);
-    BN_LD2(var, v0, v1);
-    a[0] = _mm512_mul_pd(s0, BN_PA_RECIP_SQRT(_mm512_add_pd(v0, E)));
-    a[1] = _mm512_mul_pd(s1, BN_PA_RECIP_SQRT(_mm512_add_pd(v1, E)));
-    b[0] = _mm512_sub_pd(c0, _mm512_mul_pd(m0, a[0]));
-    b[1] = _mm512_sub_pd(c1, _mm512_mul_pd(m1, a[1]));
+    if (alpha != 1.0f)
+        w = _mm512_mul_ps(_mm512_set1_ps(alpha), w);
+    if (beta != 0.0f)
+        w = _mm512_add_ps(w, _mm512_mul_ps(_mm512_set1_ps(beta), _mm512_loadu_ps(y)));
+    if (ntk == 2) {
+        _mm256_stream_ps(y, _mm512_castps512_ps256(w));
+        _mm256_stream_ps(y + 8, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(w), 1)));
+    } else if (ntk == 1) {
+        _mm_stream_ps(y, _mm512_castps512_ps128(w));
+        _mm_stream_ps(y + 4, _mm512_extractf32x4_ps(w, 1));
+        _mm_stream_ps(y + 8, _mm512_extractf32x4_ps(w, 2));
+        _mm_stream_ps(y + 12, _mm512_extractf32x4_ps(w, 3));
+    } else {
+        _mm512_storeu_ps(y, w);
+    }
+}
+
+/* y = alpha (x a + b) [+ beta y] of R rows (stride rs), the rows from xs when `keep`. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_apply16(int64_t R, const float *x, float *y, int64_t rs, const int keep, const __m512 *xs,
+           __m512 a, __m512 b, float alpha, float beta, int ntk)
+{
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        const __m512 xv = keep ? xs[r] : _mm512_loadu_ps(x + r * rs);
+        pf_out16(y + r * rs, _mm512_add_ps(_mm512_mul_ps(xv, a), b), alpha, beta, ntk);
+    }
+}
+
+/* fa = scale / sqrt(var + eps), fb = bias - mean fa of 16 positions (unit stride). */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_infer_ab16(const float *sc, const float *bi, const float *mean, const float *var, __m512 E,
+              __m512 *a, __m512 *b)
+{
+    const __m512 iv =
+        _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(_mm512_add_ps(_mm512_loadu_ps(var), E)));
+    *a = _mm512_mul_ps(_mm512_loadu_ps(sc), iv);
+    *b = _mm512_sub_ps(_mm512_loadu_ps(bi), _mm512_mul_ps(_mm512_loadu_ps(mean), *a));
 }
 
 /* One step of the in-place inference: 16 positions' parameters, then their R rows. */
 BN_AVX512 __attribute__((always_inline)) static inline void
-pa_infer16(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
-           const float *mean, const float *var, __m512d E, double alpha, double beta, int ntk)
+pf_infer16(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
+           const float *mean, const float *var, __m512 E, float alpha, float beta, int ntk)
 {
-    __m512d a[2], b[2];
-    pa_infer_ab16(sc, bi, mean, var, E, a, b);
-    pa_apply16(R, x, y, rs, 0, NULL, a, b, alpha, beta, ntk);
+    __m512 a, b;
+    pf_infer_ab16(sc, bi, mean, var, E, &a, &b);
+    pf_apply16(R, x, y, rs, 0, NULL, a, b, alpha, beta, ntk);
 }
 
+/* One position (R rows of stride rs) of the steps above in scalar float: the same operations
+ * in the same order as a vector lane, so a position gets the same bits whichever form runs it
+ * (the tiles' heads and tails depend on the output's alignment). */
+static inline void pf_out1(float *y, float w, float alpha, float beta)
+{
+    if (alpha != 1.0f)
+        w = alpha * w;
+    if (beta != 0.0f)
+        w = w + beta * *y;
+    *y = w;
+}
+
+static inline void pf_infer1(int64_t R, const float *x, float *y, int64_t rs, float sc, float bi,
+                             float mean, float var, float eps, float alpha, float beta)
+{
+    const float a = sc * (1.0f / __builtin_sqrtf(var + eps)), b = bi - mean * a;
+    for (int64_t r = 0; r < R; r++)
+        pf_out1(y + r * rs, x[r * rs] * a + b, alpha, beta);
+}
+
+/* Inference per activation, FLOAT NCHW: parameters read in place (a position's parameter index
+ * is its flat index) rather than from the tile's double arrays, each row and parameter run
+ * prefetched PA_PF floats ahead into L2, a line per 16 positions (a steady stream instead of
+ * tile_prefetch's burst per tile), in float (pf_infer16). */
 #define PA_PF 1024
 #define PA_PF_BWD 512 /* backward: two tensors; 256 - 768 alike, 1024 and more lost 10-20 % */
 BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *x, float *y,
@@ -1069,7 +1129,7 @@ BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *
                                                  double alpha, double beta, int nt, int pfd)
 {
     BN_NTK(y);
-    const __m512d E = _mm512_set1_pd(eps);
+    const __m512 E = _mm512_set1_ps((float)eps);
     int j = 0;
     for (; j + 16 <= L; j += 16) {
         if (pfd > 0) {
@@ -1080,13 +1140,12 @@ BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *
             _mm_prefetch((const char *)(mean + j + pfd), _MM_HINT_T1);
             _mm_prefetch((const char *)(var + j + pfd), _MM_HINT_T1);
         }
-        pa_infer16(R, x + j, y + j, rs, sc + j, bi + j, mean + j, var + j, E, alpha, beta, ntk);
+        pf_infer16(R, x + j, y + j, rs, sc + j, bi + j, mean + j, var + j, E, (float)alpha,
+                   (float)beta, ntk);
     }
-    for (; j < L; j++) {
-        double fa = (double)sc[j] * (1.0 / sqrt((double)var[j] + eps)),
-               fb = (double)bi[j] - (double)mean[j] * fa;
-        pa_tail_apply(R, x + j, y + j, rs, fa, fb, alpha, beta);
-    }
+    for (; j < L; j++)
+        pf_infer1(R, x + j, y + j, rs, sc[j], bi[j], mean[j], var[j], (float)eps, (float)alpha,
+                  (float)beta);
 }
 
 #define PA_KEEP 8 /* rows kept in registers between the two passes (R == PA_KEEP) */
@@ -1164,76 +1223,115 @@ typedef struct {
     double factor;
 } pa_outs_t;
 
-/* The training step's constants. */
-typedef struct {
-    __m512d E, RM, MM, M1;
-} pa_consts_t;
+/* (float)(al v + be old) at p (old read only when be != 0), in float. */
+#define PF_STORE16(p, v, al, be)                                                                   \
+    do {                                                                                           \
+        __m512 r_ = _mm512_mul_ps(_mm512_set1_ps((float)(al)), (v));                               \
+        if ((be) != 0.0)                                                                           \
+            r_ =                                                                                   \
+                _mm512_add_ps(r_, _mm512_mul_ps(_mm512_set1_ps((float)(be)), _mm512_loadu_ps(p))); \
+        _mm512_storeu_ps((p), r_);                                                                 \
+    } while (0)
 
-BN_AVX512 __attribute__((always_inline)) static inline pa_consts_t pa_consts(double eps, double M)
+/* The training step's constants: eps, 1 / M, M / (M - 1) (M = 1: inf, so the unbiased variance
+ * 0 * inf = NaN, as cuDNN). */
+typedef struct {
+    __m512 E, RM, UB;
+} pf_consts_t;
+
+BN_AVX512 __attribute__((always_inline)) static inline pf_consts_t pf_consts(double eps, double M)
 {
-    pa_consts_t c = {_mm512_set1_pd(eps), _mm512_set1_pd(1.0 / M), _mm512_set1_pd(M),
-                     _mm512_set1_pd(M - 1.0)};
+    pf_consts_t c = {_mm512_set1_ps((float)eps), _mm512_set1_ps((float)(1.0 / M)),
+                     _mm512_set1_ps((float)(M / (M - 1.0)))};
     return c;
 }
 
-/* The statistics of 16 positions (rows R of stride rs from x, shifted by row 0, kept in xs
- * when `keep`; FLOAT scale / bias at sc, bi), the running / saved outputs blended in place at
- * rm, rv, sm, si (NULL: not written), and y's factors a, b. */
+/* The statistics of 16 positions (R rows of stride rs from x, shifted by row 0, kept in xs
+ * when `keep`; scale / bias at sc, bi): mean = K + s1 / M, var = (s2 - s1 s1 / M) / M clamped
+ * at 0, the running / saved outputs blended in place at rm, rv, sm, si (NULL: not written),
+ * and y's factors a = scale inv, b = bias - mean a. */
 BN_AVX512 __attribute__((always_inline)) static inline void
-pa_train_ab16(int64_t R, const float *x, int64_t rs, const float *sc, const float *bi,
-              const pa_consts_t *st, float *rm, float *rv, float *sm, float *si, double f,
-              const int keep, __m512d (*xs)[2], __m512d *a, __m512d *b)
+pf_train_ab16(int64_t R, const float *x, int64_t rs, const float *sc, const float *bi,
+              const pf_consts_t *st, float *rm, float *rv, float *sm, float *si, double f,
+              const int keep, __m512 *xs, __m512 *a, __m512 *b)
 {
-    const __m512d Z = _mm512_setzero_pd();
-    BN_LD2(x, k0, k1);
-    __m512d s10, s11, s20, s21;
-    pa_moments16(R, x, rs, k0, k1, keep, xs, &s10, &s11, &s20, &s21);
-    __m512d mu[2], iv[2], ub[2];
-    const __m512d k[2] = {k0, k1}, s1[2] = {s10, s11}, s2[2] = {s20, s21};
-    BN_LD2(sc, sc0, sc1);
-    BN_LD2(bi, bi0, bi1);
-    const __m512d scv[2] = {sc0, sc1}, biv[2] = {bi0, bi1};
-    for (int h = 0; h < 2; h++) {
-        __m512d m1 = _mm512_mul_pd(s1[h], st->RM);
-        __m512d v = _mm512_mul_pd(_mm512_sub_pd(s2[h], _mm512_mul_pd(s1[h], m1)), st->RM);
-        v = _mm512_mask_mov_pd(v, _mm512_cmp_pd_mask(v, Z, _CMP_LT_OQ), Z); /* NaN stays */
-        mu[h] = _mm512_add_pd(k[h], m1);
-        iv[h] = BN_PA_RECIP_SQRT(_mm512_add_pd(v, st->E));
-        ub[h] = _mm512_div_pd(_mm512_mul_pd(v, st->MM), st->M1);
-        a[h] = _mm512_mul_pd(scv[h], iv[h]);
-        b[h] = _mm512_sub_pd(biv[h], _mm512_mul_pd(mu[h], a[h]));
+    const __m512 Z = _mm512_setzero_ps(), K = _mm512_loadu_ps(x);
+    __m512 s1 = Z, s2 = Z;
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        const __m512 xv = _mm512_loadu_ps(x + r * rs);
+        if (keep)
+            xs[r] = xv;
+        const __m512 d = _mm512_sub_ps(xv, K);
+        s1 = _mm512_add_ps(s1, d);
+        s2 = _mm512_add_ps(s2, _mm512_mul_ps(d, d));
     }
+    const __m512 m1 = _mm512_mul_ps(s1, st->RM);
+    __m512 v = _mm512_mul_ps(_mm512_sub_ps(s2, _mm512_mul_ps(s1, m1)), st->RM);
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, Z, _CMP_LT_OQ), Z); /* NaN stays */
+    const __m512 mu = _mm512_add_ps(K, m1);
+    const __m512 iv = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(_mm512_add_ps(v, st->E)));
+    *a = _mm512_mul_ps(_mm512_loadu_ps(sc), iv);
+    *b = _mm512_sub_ps(_mm512_loadu_ps(bi), _mm512_mul_ps(mu, *a));
     if (rm != NULL)
-        PA_STORE16(rm, mu, f, 1.0 - f);
+        PF_STORE16(rm, mu, f, 1.0 - f);
     if (rv != NULL)
-        PA_STORE16(rv, ub, f, 1.0 - f);
+        PF_STORE16(rv, _mm512_mul_ps(v, st->UB), f, 1.0 - f);
     if (sm != NULL) {
-        PA_STORE16(sm, mu, 1.0, 0.0);
-        PA_STORE16(si, iv, 1.0, 0.0);
+        _mm512_storeu_ps(sm, mu);
+        _mm512_storeu_ps(si, iv);
     }
 }
 
-/* One step of the in-place training: pa_train_ab16, then y. */
-BN_AVX512 __attribute__((always_inline)) static inline void
-pa_train16(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
-           const pa_consts_t *st, float *rm, float *rv, float *sm, float *si, double f,
-           double alpha, double beta, int ntk, const int keep)
+/* pf_train16 of one position in scalar float (see pf_out1). */
+static inline void pf_train1(int64_t R, const float *x, float *y, int64_t rs, float sc, float bi,
+                             double eps, double M, float *rm, float *rv, float *sm, float *si,
+                             double f, float alpha, float beta)
 {
-    __m512d a[2], b[2], xs[PA_KEEP][2];
-    pa_train_ab16(R, x, rs, sc, bi, st, rm, rv, sm, si, f, keep, xs, a, b);
-    pa_apply16(R, x, y, rs, keep, xs, a, b, alpha, beta, ntk);
+    const float K = x[0], RM = (float)(1.0 / M), UB = (float)(M / (M - 1.0));
+    const float ff = (float)f, gf = (float)(1.0 - f);
+    float s1 = 0.0f, s2 = 0.0f;
+    for (int64_t r = 0; r < R; r++) {
+        const float d = x[r * rs] - K;
+        s1 = s1 + d;
+        s2 = s2 + d * d;
+    }
+    const float m1 = s1 * RM;
+    float v = (s2 - s1 * m1) * RM;
+    v = v < 0.0f ? 0.0f : v; /* NaN stays */
+    const float mu = K + m1, iv = 1.0f / __builtin_sqrtf(v + (float)eps);
+    const float a = sc * iv, b = bi - mu * a;
+    if (rm != NULL)
+        *rm = 1.0 - f != 0.0 ? ff * mu + gf * *rm : ff * mu;
+    if (rv != NULL)
+        *rv = 1.0 - f != 0.0 ? ff * (v * UB) + gf * *rv : ff * (v * UB);
+    if (sm != NULL)
+        *sm = mu, *si = iv;
+    for (int64_t r = 0; r < R; r++)
+        pf_out1(y + r * rs, x[r * rs] * a + b, alpha, beta);
 }
 
-/* pa_train_body with FLOAT parameters and statistics outputs in place (NCHW order) and the
- * steady prefetch of pa_infer_direct_f32_avx512: the same operations, so the same bits. */
+/* One step of the in-place training: pf_train_ab16, then y. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_train16(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
+           const pf_consts_t *st, float *rm, float *rv, float *sm, float *si, double f, float alpha,
+           float beta, int ntk, const int keep)
+{
+    __m512 a, b, xs[PA_KEEP];
+    pf_train_ab16(R, x, rs, sc, bi, st, rm, rv, sm, si, f, keep, xs, &a, &b);
+    pf_apply16(R, x, y, rs, keep, xs, a, b, alpha, beta, ntk);
+}
+
+/* Training per activation, FLOAT NCHW: parameters read and statistics written in place and
+ * the steady prefetch of pa_infer_direct_f32_avx512, in float (pf_train16). */
 BN_AVX512 __attribute__((always_inline)) static inline void
 pa_train_direct_body(int L, int64_t R, const float *x, float *y, int64_t rs, const float *sc,
                      const float *bi, double eps, double M, const pa_outs_t *o, double alpha,
                      double beta, int nt, int pfd, const int keep)
 {
     BN_NTK(y);
-    const double rM = 1.0 / M, f = o->factor;
-    const pa_consts_t st = pa_consts(eps, M);
+    const double f = o->factor;
+    const pf_consts_t st = pf_consts(eps, M);
     int j = 0;
     for (; j + 16 <= L; j += 16) {
         if (pfd > 0) {
@@ -1242,95 +1340,94 @@ pa_train_direct_body(int L, int64_t R, const float *x, float *y, int64_t rs, con
             _mm_prefetch((const char *)(sc + j + pfd), _MM_HINT_T1);
             _mm_prefetch((const char *)(bi + j + pfd), _MM_HINT_T1);
         }
-        pa_train16(R, x + j, y + j, rs, sc + j, bi + j, &st, o->run_mean ? o->run_mean + j : NULL,
+        pf_train16(R, x + j, y + j, rs, sc + j, bi + j, &st, o->run_mean ? o->run_mean + j : NULL,
                    o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
-                   o->save_mean ? o->save_inv + j : NULL, f, alpha, beta, ntk, keep);
+                   o->save_mean ? o->save_inv + j : NULL, f, (float)alpha, (float)beta, ntk, keep);
     }
-    for (; j < L; j++) {
-        double kk, m1, v;
-        pa_tail_moments(R, x + j, rs, rM, &kk, &m1, &v);
-        const double mean = kk + m1, inv = 1.0 / sqrt(v + eps), unb = v * M / (M - 1.0);
-        if (o->run_mean != NULL)
-            o->run_mean[j] = (float)(f == 1.0 ? f * mean : f * mean + (1.0 - f) * o->run_mean[j]);
-        if (o->run_var != NULL)
-            o->run_var[j] = (float)(f == 1.0 ? f * unb : f * unb + (1.0 - f) * o->run_var[j]);
-        if (o->save_mean != NULL)
-            o->save_mean[j] = (float)(1.0 * mean), o->save_inv[j] = (float)(1.0 * inv);
-        double fa = (double)sc[j] * inv, fb = (double)bi[j] - mean * fa;
-        pa_tail_apply(R, x + j, y + j, rs, fa, fb, alpha, beta);
-    }
+    for (; j < L; j++)
+        pf_train1(R, x + j, y + j, rs, sc[j], bi[j], eps, M, o->run_mean ? o->run_mean + j : NULL,
+                  o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
+                  o->save_mean ? o->save_inv + j : NULL, f, (float)alpha, (float)beta);
 }
 
 /* Backward per activation, FLOAT NCHW with the saved statistics, in place and prefetched as
  * above: per 16 positions the saved mean / inv and scale, the sums of dy and dy xhat over the
- * rows (from 0, rows in order, as bsum_), mg = sg / M, mgx = sgx / M, coef = scale inv, then
- * dx per row (the rows again, from L1) and dscale / dbias blended as store_grads: the same
- * operations as the tile arrays' path, so the same bits. */
+ * rows (from 0, rows in order), mg = sg / M, mgx = sgx / M, coef = scale inv, then dx per row
+ * (the rows again, from L1) and dscale / dbias blended as store_grads, in float (pf_bwd16). */
 typedef struct {
     const float *mean, *inv, *sc;
     float *dscale, *dbias;
     double ap, bp; /* alpha_param, beta_param */
 } pa_bwd_t;
 
-/* The backward sums of 16 positions: saved mean / inv (FLOAT, unit stride), the sums of dy
- * and dy xhat over the R rows (from 0, rows in order), mg = sum dy / M, mx = sum dy xhat / M,
- * and dscale / dbias blended in place (alpha_param ap, beta_param bp). */
+/* The backward sums of 16 positions: saved mean / inv (unit stride), the sums of dy and
+ * dy xhat over the R rows (from 0, rows in order), mg = sum dy / M, mx = sum dy xhat / M (RM =
+ * 1 / M), and dscale / dbias blended in place (alpha_param ap, beta_param bp). */
 BN_AVX512 __attribute__((always_inline)) static inline void
-pa_bwd_sums16(int64_t R, const float *x, const float *dy, int64_t rs, __m512d MV, const float *mean,
-              const float *inv, float *dscale, float *dbias, double ap, double bp, __m512d *mg,
-              __m512d *mx)
+pf_bwd_sums16(int64_t R, const float *x, const float *dy, int64_t rs, __m512 RM, const float *mean,
+              const float *inv, float *dscale, float *dbias, double ap, double bp, __m512 *mg,
+              __m512 *mx)
 {
-    const __m512d Z = _mm512_setzero_pd();
-    BN_LD2(mean, m0, m1);
-    BN_LD2(inv, i0, i1);
-    __m512d g0 = Z, g1 = Z, h0 = Z, h1 = Z;
-    for (int64_t r = 0; r < R; r++) {
-        BN_LD2(dy + r * rs, e0, e1);
-        BN_LD2(x + r * rs, x0, x1);
-        x0 = _mm512_mul_pd(_mm512_sub_pd(x0, m0), i0);
-        x1 = _mm512_mul_pd(_mm512_sub_pd(x1, m1), i1);
-        g0 = _mm512_add_pd(g0, e0), g1 = _mm512_add_pd(g1, e1);
-        h0 = _mm512_add_pd(h0, _mm512_mul_pd(e0, x0));
-        h1 = _mm512_add_pd(h1, _mm512_mul_pd(e1, x1));
+    const __m512 m = _mm512_loadu_ps(mean), iv = _mm512_loadu_ps(inv);
+    __m512 g = _mm512_setzero_ps(), h = _mm512_setzero_ps();
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        const __m512 e = _mm512_loadu_ps(dy + r * rs);
+        const __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + r * rs), m), iv);
+        g = _mm512_add_ps(g, e);
+        h = _mm512_add_ps(h, _mm512_mul_ps(e, xh));
     }
-    mg[0] = _mm512_div_pd(g0, MV), mg[1] = _mm512_div_pd(g1, MV);
-    mx[0] = _mm512_div_pd(h0, MV), mx[1] = _mm512_div_pd(h1, MV);
-    const __m512d sgx[2] = {h0, h1}, sg[2] = {g0, g1};
-    PA_STORE16(dscale, sgx, ap, bp);
-    PA_STORE16(dbias, sg, ap, bp);
+    *mg = _mm512_mul_ps(g, RM), *mx = _mm512_mul_ps(h, RM);
+    PF_STORE16(dscale, h, ap, bp);
+    PF_STORE16(dbias, g, ap, bp);
 }
 
-/* dx of 16 positions' R rows: coef = scale inv, dx = alpha (coef ((dy - mg) - xhat mx)) [+ beta
- * dx]. */
+/* dx of 16 positions' R rows: dx = alpha (scale inv ((dy - mg) - xhat mx)) [+ beta dx]. */
 BN_AVX512 __attribute__((always_inline)) static inline void
-pa_bwd_dx16(int64_t R, const float *x, const float *dy, float *dx, int64_t rs, const float *mean,
-            const float *inv, const float *sc, const __m512d *mg, const __m512d *mx, double alpha,
-            double beta, int ntk)
+pf_bwd_dx16(int64_t R, const float *x, const float *dy, float *dx, int64_t rs, const float *mean,
+            const float *inv, const float *sc, __m512 mg, __m512 mx, float alpha, float beta,
+            int ntk)
 {
-    BN_LD2(mean, m0, m1);
-    BN_LD2(inv, i0, i1);
-    BN_LD2(sc, s0, s1);
-    const __m512d f0 = _mm512_mul_pd(s0, i0), f1 = _mm512_mul_pd(s1, i1);
+    const __m512 m = _mm512_loadu_ps(mean), iv = _mm512_loadu_ps(inv);
+    const __m512 f = _mm512_mul_ps(_mm512_loadu_ps(sc), iv);
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        const __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + r * rs), m), iv);
+        const __m512 e = _mm512_sub_ps(_mm512_loadu_ps(dy + r * rs), mg);
+        pf_out16(dx + r * rs, _mm512_mul_ps(f, _mm512_sub_ps(e, _mm512_mul_ps(xh, mx))), alpha,
+                 beta, ntk);
+    }
+}
+
+/* pf_bwd16 of one position in scalar float (see pf_out1). */
+static inline void pf_bwd1(int64_t R, const float *x, const float *dy, float *dx, int64_t rs,
+                           float RM, float m, float iv, float sc, float *dscale, float *dbias,
+                           double ap, double bp, float alpha, float beta)
+{
+    float g = 0.0f, h = 0.0f;
     for (int64_t r = 0; r < R; r++) {
-        BN_LD2(x + r * rs, x0, x1);
-        BN_LD2(dy + r * rs, e0, e1);
-        x0 = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(x0, m0), i0), mx[0]);
-        x1 = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(x1, m1), i1), mx[1]);
-        __m512d w0 = _mm512_mul_pd(f0, _mm512_sub_pd(_mm512_sub_pd(e0, mg[0]), x0));
-        __m512d w1 = _mm512_mul_pd(f1, _mm512_sub_pd(_mm512_sub_pd(e1, mg[1]), x1));
-        BN_FINISH16(dx + r * rs, w0, w1);
+        const float e = dy[r * rs], xh = (x[r * rs] - m) * iv;
+        g = g + e;
+        h = h + e * xh;
+    }
+    const float mg = g * RM, mx = h * RM, f = sc * iv;
+    *dscale = bp != 0.0 ? (float)ap * h + (float)bp * *dscale : (float)ap * h;
+    *dbias = bp != 0.0 ? (float)ap * g + (float)bp * *dbias : (float)ap * g;
+    for (int64_t r = 0; r < R; r++) {
+        const float xh = (x[r * rs] - m) * iv, e = dy[r * rs] - mg;
+        pf_out1(dx + r * rs, f * (e - xh * mx), alpha, beta);
     }
 }
 
 /* One step of the in-place backward: the sums, then dx. */
 BN_AVX512 __attribute__((always_inline)) static inline void
-pa_bwd16(int64_t R, const float *x, const float *dy, float *dx, int64_t rs, __m512d MV,
+pf_bwd16(int64_t R, const float *x, const float *dy, float *dx, int64_t rs, __m512 RM,
          const float *mean, const float *inv, const float *sc, float *dscale, float *dbias,
-         double ap, double bp, double alpha, double beta, int ntk)
+         double ap, double bp, float alpha, float beta, int ntk)
 {
-    __m512d mg[2], mx[2];
-    pa_bwd_sums16(R, x, dy, rs, MV, mean, inv, dscale, dbias, ap, bp, mg, mx);
-    pa_bwd_dx16(R, x, dy, dx, rs, mean, inv, sc, mg, mx, alpha, beta, ntk);
+    __m512 mg, mx;
+    pf_bwd_sums16(R, x, dy, rs, RM, mean, inv, dscale, dbias, ap, bp, &mg, &mx);
+    pf_bwd_dx16(R, x, dy, dx, rs, mean, inv, sc, mg, mx, alpha, beta, ntk);
 }
 
 BN_AVX512 static void pa_bwd_direct_f32_avx512(int L, int64_t R, const float *x, const float *dy,
@@ -1338,7 +1435,7 @@ BN_AVX512 static void pa_bwd_direct_f32_avx512(int L, int64_t R, const float *x,
                                                double alpha, double beta, int nt, int pfd)
 {
     BN_NTK(dx);
-    const __m512d MV = _mm512_set1_pd(M);
+    const __m512 RM = _mm512_set1_ps((float)(1.0 / M));
     int j = 0;
     for (; j + 16 <= L; j += 16) {
         if (pfd > 0) {
@@ -1350,29 +1447,12 @@ BN_AVX512 static void pa_bwd_direct_f32_avx512(int L, int64_t R, const float *x,
             _mm_prefetch((const char *)(g->inv + j + pfd), _MM_HINT_T1);
             _mm_prefetch((const char *)(g->sc + j + pfd), _MM_HINT_T1);
         }
-        pa_bwd16(R, x + j, dy + j, dx + j, rs, MV, g->mean + j, g->inv + j, g->sc + j,
-                 g->dscale + j, g->dbias + j, g->ap, g->bp, alpha, beta, ntk);
+        pf_bwd16(R, x + j, dy + j, dx + j, rs, RM, g->mean + j, g->inv + j, g->sc + j,
+                 g->dscale + j, g->dbias + j, g->ap, g->bp, (float)alpha, (float)beta, ntk);
     }
-    for (; j < L; j++) {
-        const double mean = g->mean[j], inv = g->inv[j];
-        double sg = 0.0, sgx = 0.0;
-        for (int64_t r = 0; r < R; r++) {
-            double e = (double)dy[r * rs + j];
-            double xh = ((double)x[r * rs + j] - mean) * inv;
-            sg += e;
-            sgx += e * xh;
-        }
-        const double mg = sg / M, mgx = sgx / M, coef = (double)g->sc[j] * inv;
-        for (int64_t r = 0; r < R; r++) {
-            double xh = ((double)x[r * rs + j] - mean) * inv;
-            double w = alpha * (coef * ((double)dy[r * rs + j] - mg - xh * mgx));
-            if (beta != 0.0)
-                w += beta * (double)dx[r * rs + j];
-            dx[r * rs + j] = (float)w;
-        }
-        g->dscale[j] = (float)(g->bp == 0.0 ? g->ap * sgx : g->ap * sgx + g->bp * g->dscale[j]);
-        g->dbias[j] = (float)(g->bp == 0.0 ? g->ap * sg : g->ap * sg + g->bp * g->dbias[j]);
-    }
+    for (; j < L; j++)
+        pf_bwd1(R, x + j, dy + j, dx + j, rs, (float)(1.0 / M), g->mean[j], g->inv[j], g->sc[j],
+                g->dscale + j, g->dbias + j, g->ap, g->bp, (float)alpha, (float)beta);
 }
 
 BN_AVX512 static void pa_train_direct_f32_avx512(int L, int64_t R, const float *x, float *y,
@@ -1390,10 +1470,9 @@ BN_AVX512 static void pa_train_direct_f32_avx512(int L, int64_t R, const float *
  * 1 x C x H x W (channel c, position s at c S + s) while x holds a position's channels side
  * by side. A block of 16 positions x 16 channels of each parameter (16 runs of one line) is
  * transposed in registers into 16 vectors of 16 channels, one per position, whose rows then
- * run the in-place steps above (pa_infer16, pa_train16, pa_bwd16); the statistics and
- * gradients go back the same way (old values transposed in first where blended). The same
- * operations per element as the tile arrays' path (params_io's scalar gather, ~40 % of the
- * time there), so the same bits; a block of positions is independent of the others. */
+ * run the in-place float steps above (pf_*); the statistics and gradients go back the same
+ * way (old values transposed in first where blended). No scalar gather (params_io's, ~40 %
+ * of the time of the tile arrays' path); a block of positions is independent of the others. */
 #define PA_NB 16 /* positions per block */
 #define PA_NPF 2 /* parameter runs prefetched this many blocks ahead */
 
@@ -1472,7 +1551,7 @@ static pa_blk_t pa_blk(const bn_plan_t *b, int64_t k)
 
 /* Chunks of up to PA_CB channels: every parameter block of a chunk is transposed first; then
  * per position and 16 channels the statistics / sums over the rows and the factors of the
- * element pass (in doubles on the stack); then the element pass rows outer, so that each
+ * element pass (on the stack); then the element pass rows outer, so that each
  * image's stretch of the block (C = 64: 16 positions, 4 KiB) is read again from L1 / L2 and
  * written in order: the streaming stores fill whole lines even where y sits off a 64-byte
  * boundary (positions outer, a line shared by two positions waited for the other rows' stores
@@ -1526,10 +1605,6 @@ static pa_blk_t pa_blk(const bn_plan_t *b, int64_t k)
                     pa_tout((pout)[i] + (cc + 16 * g) * (q).S, (q).S, (q).s0, (q).ns, (q).m,       \
                             OUT(i, g));                                                            \
     }
-/* a pair of double vectors (16 lanes) in a [PA_CB / 16][PA_NB][16] buffer and back */
-#define PA_PUT2(buf, v) (_mm512_storeu_pd((buf), (v)[0]), _mm512_storeu_pd((buf) + 8, (v)[1]))
-#define PA_GET2(buf, v) ((v)[0] = _mm512_loadu_pd(buf), (v)[1] = _mm512_loadu_pd((buf) + 8))
-
 BN_AVX512 static void pa_nhwc_infer_f32_avx512(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
                                                int nt)
 {
@@ -1538,25 +1613,24 @@ BN_AVX512 static void pa_nhwc_infer_f32_avx512(const bn_plan_t *b, const fd_bn_a
     const float *x = a->x;
     float *y = a->y;
     BN_NTK(y); /* C * 4 bytes a multiple of 64: every (position, 16 channels) at y's phase */
-    const __m512d E = _mm512_set1_pd(b->p->epsilon);
+    const __m512 E = _mm512_set1_ps((float)b->p->epsilon);
+    const float alpha = (float)a->alpha, beta = (float)a->beta;
     const float *pin[4] = {a->scale, a->bias, a->mean, a->var};
-    float t[4][PA_CB / 16][PA_NB][16];
-    double fa[PA_CB / 16][PA_NB][16], fb[PA_CB / 16][PA_NB][16];
+    float t[4][PA_CB / 16][PA_NB][16], fa[PA_CB / 16][PA_NB][16], fb[PA_CB / 16][PA_NB][16];
     float *const *pout = NULL;
 #define IN_(i, g) t[i][g]
 #define OUT_(i, g) NULL
 #define SUMS_                                                                                      \
     {                                                                                              \
-        __m512d av[2], bv[2];                                                                      \
+        __m512 av, bv;                                                                             \
         PA_NHWC_PF_ROWS(q, x, o);                                                                  \
-        pa_infer_ab16(t[0][g][s], t[1][g][s], t[2][g][s], t[3][g][s], E, av, bv);                  \
-        PA_PUT2(fa[g][s], av), PA_PUT2(fb[g][s], bv);                                              \
+        pf_infer_ab16(t[0][g][s], t[1][g][s], t[2][g][s], t[3][g][s], E, &av, &bv);                \
+        _mm512_storeu_ps(fa[g][s], av), _mm512_storeu_ps(fb[g][s], bv);                            \
     }
 #define APPLY_                                                                                     \
     {                                                                                              \
-        __m512d av[2], bv[2];                                                                      \
-        PA_GET2(fa[g][s], av), PA_GET2(fb[g][s], bv);                                              \
-        pa_apply16(R, x + o, y + o, rs, 0, NULL, av, bv, a->alpha, a->beta, ntk);                  \
+        pf_apply16(R, x + o, y + o, rs, 0, NULL, _mm512_loadu_ps(fa[g][s]),                        \
+                   _mm512_loadu_ps(fb[g][s]), alpha, beta, ntk);                                   \
     }
     PA_NHWC_LOOP(q, 4, pin, IN_, 0, pout, OUT_, SUMS_, APPLY_);
 #undef SUMS_
@@ -1574,31 +1648,31 @@ BN_AVX512 static void pa_nhwc_train_f32_avx512(const bn_plan_t *b, const fd_bn_a
     float *y = a->y;
     BN_NTK(y);
     const double f = a->factor;
-    const pa_consts_t st_ = pa_consts(b->p->epsilon, (double)b->M);
+    const float alpha = (float)a->alpha, beta = (float)a->beta;
+    const pf_consts_t st_ = pf_consts(b->p->epsilon, (double)b->M);
     /* inputs: scale, bias, old running mean / variance (read when blended); outputs: running
      * mean / variance, saved mean / inv (NULL: not written) */
     const float *pin[4] = {a->scale, a->bias, f != 1.0 ? a->run_mean : NULL,
                            f != 1.0 ? a->run_var : NULL};
     float *pout[4] = {a->run_mean, a->run_var, a->save_mean, a->save_inv};
     float t[2][PA_CB / 16][PA_NB][16], ob[4][PA_CB / 16][PA_NB][16];
-    double fa[PA_CB / 16][PA_NB][16], fb[PA_CB / 16][PA_NB][16];
+    float fa[PA_CB / 16][PA_NB][16], fb[PA_CB / 16][PA_NB][16];
     memset(ob, 0, sizeof ob); /* positions past ns are transposed out too (masked off) */
 #define IN_(i, g) ((i) < 2 ? t[i][g] : ob[(i)-2][g])
 #define OUT_(i, g) ob[i][g]
 #define SUMS_                                                                                      \
     {                                                                                              \
-        __m512d av[2], bv[2];                                                                      \
+        __m512 av, bv;                                                                             \
         PA_NHWC_PF_ROWS(q, x, o);                                                                  \
-        pa_train_ab16(q.R, x + o, rs, t[0][g][s], t[1][g][s], &st_, pout[0] ? ob[0][g][s] : NULL,  \
+        pf_train_ab16(q.R, x + o, rs, t[0][g][s], t[1][g][s], &st_, pout[0] ? ob[0][g][s] : NULL,  \
                       pout[1] ? ob[1][g][s] : NULL, pout[2] ? ob[2][g][s] : NULL,                  \
-                      pout[2] ? ob[3][g][s] : NULL, f, 0, NULL, av, bv);                           \
-        PA_PUT2(fa[g][s], av), PA_PUT2(fb[g][s], bv);                                              \
+                      pout[2] ? ob[3][g][s] : NULL, f, 0, NULL, &av, &bv);                         \
+        _mm512_storeu_ps(fa[g][s], av), _mm512_storeu_ps(fb[g][s], bv);                            \
     }
 #define APPLY_                                                                                     \
     {                                                                                              \
-        __m512d av[2], bv[2];                                                                      \
-        PA_GET2(fa[g][s], av), PA_GET2(fb[g][s], bv);                                              \
-        pa_apply16(R, x + o, y + o, rs, 0, NULL, av, bv, a->alpha, a->beta, ntk);                  \
+        pf_apply16(R, x + o, y + o, rs, 0, NULL, _mm512_loadu_ps(fa[g][s]),                        \
+                   _mm512_loadu_ps(fb[g][s]), alpha, beta, ntk);                                   \
     }
     PA_NHWC_LOOP(q, 4, pin, IN_, 4, pout, OUT_, SUMS_, APPLY_);
 #undef SUMS_
@@ -1615,31 +1689,30 @@ BN_AVX512 static void pa_nhwc_bwd_f32_avx512(const bn_plan_t *b, const fd_bn_arg
     const float *x = a->x, *dy = a->dy;
     float *dx = a->dx;
     BN_NTK(dx);
-    const __m512d MV = _mm512_set1_pd((double)b->M);
+    const __m512 RM = _mm512_set1_ps((float)(1.0 / (double)b->M));
+    const float alpha = (float)a->alpha, beta = (float)a->beta;
     const double bp = a->beta_param;
     const float *pin[5] = {a->mean, a->var, a->scale, bp != 0.0 ? a->dscale : NULL,
                            bp != 0.0 ? a->dbias : NULL};
     float *pout[2] = {a->dscale, a->dbias};
     float t[3][PA_CB / 16][PA_NB][16], ob[2][PA_CB / 16][PA_NB][16];
-    double mg[PA_CB / 16][PA_NB][16], mx[PA_CB / 16][PA_NB][16];
+    float mg[PA_CB / 16][PA_NB][16], mx[PA_CB / 16][PA_NB][16];
     memset(ob, 0, sizeof ob);
 #define IN_(i, g) ((i) < 3 ? t[i][g] : ob[(i)-3][g])
 #define OUT_(i, g) ob[i][g]
 #define SUMS_                                                                                      \
     {                                                                                              \
-        __m512d gv[2], hv[2];                                                                      \
+        __m512 gv, hv;                                                                             \
         PA_NHWC_PF_ROWS(q, x, o);                                                                  \
         PA_NHWC_PF_ROWS(q, dy, o);                                                                 \
-        pa_bwd_sums16(q.R, x + o, dy + o, rs, MV, t[0][g][s], t[1][g][s], ob[0][g][s],             \
-                      ob[1][g][s], a->alpha_param, bp, gv, hv);                                    \
-        PA_PUT2(mg[g][s], gv), PA_PUT2(mx[g][s], hv);                                              \
+        pf_bwd_sums16(q.R, x + o, dy + o, rs, RM, t[0][g][s], t[1][g][s], ob[0][g][s],             \
+                      ob[1][g][s], a->alpha_param, bp, &gv, &hv);                                  \
+        _mm512_storeu_ps(mg[g][s], gv), _mm512_storeu_ps(mx[g][s], hv);                            \
     }
 #define APPLY_                                                                                     \
     {                                                                                              \
-        __m512d gv[2], hv[2];                                                                      \
-        PA_GET2(mg[g][s], gv), PA_GET2(mx[g][s], hv);                                              \
-        pa_bwd_dx16(R, x + o, dy + o, dx + o, rs, t[0][g][s], t[1][g][s], t[2][g][s], gv, hv,      \
-                    a->alpha, a->beta, ntk);                                                       \
+        pf_bwd_dx16(R, x + o, dy + o, dx + o, rs, t[0][g][s], t[1][g][s], t[2][g][s],              \
+                    _mm512_loadu_ps(mg[g][s]), _mm512_loadu_ps(mx[g][s]), alpha, beta, ntk);       \
     }
     PA_NHWC_LOOP(q, 5, pin, IN_, 2, pout, OUT_, SUMS_, APPLY_);
 #undef SUMS_
