@@ -491,8 +491,31 @@ typedef float v8f __attribute__((vector_size(32)));
                                          const double *mean, const double *inv, double *sg,        \
                                          double *sgx, int pf)                                      \
     {                                                                                              \
-        if (L > PLANE_LANES) { /* rows outer over chunks of 32 lanes, as stats_ */                 \
-            for (int j0 = 0; j0 < L; j0 += 32) {                                                   \
+        if (L > PLANE_LANES) { /* rows outer over chunks of 64 or 32 lanes, as stats_ */           \
+            int j0 = 0;                                                                            \
+            for (; j0 + 64 <= L; j0 += 64) {                                                       \
+                /* 16 sums in registers, mean / inv from L1: one stream of whole lines */          \
+                v8d g[8], h[8];                                                                    \
+                for (int u = 0; u < 8; u++)                                                        \
+                    g[u] = LDD(sg + j0 + 8 * u), h[u] = LDD(sgx + j0 + 8 * u);                     \
+                for (int64_t r = 0; r < R; r++) {                                                  \
+                    const T *q = x + r * rs + j0, *e = dy + r * rs + j0;                           \
+                    if (pf) {                                                                      \
+                        PREFETCH_ROW(q + R * rs, 64 * (int)sizeof(T));                             \
+                        PREFETCH_ROW(e + R * rs, 64 * (int)sizeof(T));                             \
+                    }                                                                              \
+                    _Pragma("GCC unroll 8") for (int u = 0; u < 8; u++)                            \
+                    {                                                                              \
+                        v8d e0 = LD_##SFX(e + 8 * u);                                              \
+                        v8d x0 = (LD_##SFX(q + 8 * u) - LDD(mean + j0 + 8 * u)) *                  \
+                                 LDD(inv + j0 + 8 * u);                                            \
+                        g[u] += e0, h[u] += e0 * x0;                                               \
+                    }                                                                              \
+                }                                                                                  \
+                for (int u = 0; u < 8; u++)                                                        \
+                    STD(sg + j0 + 8 * u, g[u]), STD(sgx + j0 + 8 * u, h[u]);                       \
+            }                                                                                      \
+            for (; j0 < L; j0 += 32) {                                                             \
                 const int w = L - j0 < 32 ? L - j0 : 32;                                           \
                 if (w == 32) {                                                                     \
                     v8d m[4], iv[4], g[4], h[4];                                                   \
@@ -1201,20 +1224,6 @@ BN_AVX512 static void pa_train_f32_avx512(int L, int64_t R, const float *x, floa
     else
         pa_train_body(L, R, x, y, rs, sc, bi, eps, M, mean, inv, unb, alpha, beta, nt, 0);
 }
-
-/* The training statistics outputs of 16 positions in place (FLOAT), as stats_outputs /
- * params_io / fd_cpu_store: (float)(alpha v) or (float)(alpha v + beta old). */
-#define PA_STORE16(p, v, al, be)                                                                   \
-    do {                                                                                           \
-        for (int h_ = 0; h_ < 2; h_++) {                                                           \
-            __m512d r_ = _mm512_mul_pd(_mm512_set1_pd(al), (v)[h_]);                               \
-            if ((be) != 0.0)                                                                       \
-                r_ = _mm512_add_pd(r_,                                                             \
-                                   _mm512_mul_pd(_mm512_set1_pd(be),                               \
-                                                 _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8 * h_)))); \
-            _mm256_storeu_ps((p) + 8 * h_, _mm512_cvtpd_ps(r_));                                   \
-        }                                                                                          \
-    } while (0)
 
 /* Where the training statistics go (FLOAT, in place at the tile's first position; NULL: not
  * written). */
