@@ -18,8 +18,8 @@
  * - Inference applies ref's expression (scale (x - mean) inv + bias, then the blend) per
  *   element in double: bit-identical to ref, except per activation in FLOAT / DOUBLE, which
  *   folds it as training does (y = x fa + fb, a few last-bit differences in double: the
- *   tolerance in tests/impl/test_cpu_bn_fast.c; FLOAT on AVX-512 computes per activation in
- *   float, the pf_* kernels below): there the parameters change every position,
+ *   tolerance in tests/impl/test_cpu_bn_fast.c; FLOAT on AVX-512 in NHWC order computes it
+ *   in float, the pf_* kernels below): there the parameters change every position,
  *   so their four loads and four operations per element, not memory, set the pace (0.38 of
  *   the bandwidth). Training on the vector kernels folds it into
  *   y = x fa + fb (fa = scale inv, fb = bias - mean fa, in double), two operations instead of
@@ -1059,14 +1059,15 @@ BN_AVX512 static void pa_infer_f32_avx512(int L, int64_t R, const float *x, floa
 /* training: the shifted one-pass statistics of each position (K its value in row 0), mean,
  * inv and the unbiased variance out for the running / saved outputs, then y = x fa + fb */
 /* ---- FLOAT per activation in float (product decision of 2026-12-01, docs/testing.md) -------
- * The in-place per-activation kernels below (NCHW order with FLOAT parameters, NHWC order with
- * C a multiple of 16) compute in float, 16 positions per vector: the statistics over the N
- * images, 1 / sqrt, the blends and the element passes. In double (8 lanes, a conversion each
- * way) their arithmetic, not memory, set the pace (n8c64h8w16 in cache, one thread, per
- * activation NCHW / NHWC: inference 0.0104 / 0.0119 -> 0.0094 / 0.0092 ms, training 0.0236 /
- * 0.0226 -> 0.0197 / 0.0179, backward 0.0355 / 0.0305 -> 0.0274 / 0.0242). Positions past the
- * last 16 of a tile run the same operations in scalar float (pf_*1), so a position's bits do
- * not depend on where the tile starts. The other per-activation paths stay in double. */
+ * The in-place per-activation kernels below (training and backward in NCHW order with FLOAT
+ * parameters; every direction in NHWC order with C a multiple of 16) compute in float, 16
+ * positions per vector: the statistics over the N images, 1 / sqrt, the blends and the
+ * element passes. In double (8 lanes, a conversion each way) their arithmetic, not memory,
+ * set the pace (n8c64h8w8 in cache, one thread, NCHW / NHWC, ms: training 0.0118 / 0.0172 ->
+ * 0.0095 / 0.0091, backward 0.0163 / 0.0209 -> 0.0113 / 0.0103, NHWC inference 0.0102 ->
+ * 0.0051). Positions past the last 16 of a tile run the same operations in scalar float
+ * (pf_*1), so a position's bits do not depend on where the tile starts. NCHW inference and the
+ * other per-activation paths stay in double. */
 
 /* y = alpha (x a + b) [+ beta y] of one row of 16 (ntk: BN_FINISH16's streaming choice). */
 BN_AVX512 __attribute__((always_inline)) static inline void
@@ -1112,16 +1113,6 @@ pf_infer_ab16(const float *sc, const float *bi, const float *mean, const float *
     *b = _mm512_sub_ps(_mm512_loadu_ps(bi), _mm512_mul_ps(_mm512_loadu_ps(mean), *a));
 }
 
-/* One step of the in-place inference: 16 positions' parameters, then their R rows. */
-BN_AVX512 __attribute__((always_inline)) static inline void
-pf_infer16(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
-           const float *mean, const float *var, __m512 E, float alpha, float beta, int ntk)
-{
-    __m512 a, b;
-    pf_infer_ab16(sc, bi, mean, var, E, &a, &b);
-    pf_apply16(R, x, y, rs, 0, NULL, a, b, alpha, beta, ntk);
-}
-
 /* One position (R rows of stride rs) of the steps above in scalar float: the same operations
  * in the same order as a vector lane, so a position gets the same bits whichever form runs it
  * (the tiles' heads and tails depend on the output's alignment). */
@@ -1134,19 +1125,13 @@ static inline void pf_out1(float *y, float w, float alpha, float beta)
     *y = w;
 }
 
-static inline void pf_infer1(int64_t R, const float *x, float *y, int64_t rs, float sc, float bi,
-                             float mean, float var, float eps, float alpha, float beta)
-{
-    const float a = sc * (1.0f / __builtin_sqrtf(var + eps)), b = bi - mean * a;
-    for (int64_t r = 0; r < R; r++)
-        pf_out1(y + r * rs, x[r * rs] * a + b, alpha, beta);
-}
-
 /* Inference per activation, FLOAT NCHW: parameters read in place (a position's parameter index
  * is its flat index) rather than from the tile's double arrays, each row and parameter run
  * prefetched PA_PF floats ahead into L2, a line per 16 positions (a steady stream instead of
- * tile_prefetch's burst per tile), in float (pf_infer16). */
-#define PA_PF 1024
+ * tile_prefetch's burst per tile). In double, as pa_infer_f32_avx512 (the same bits): in float
+ * it ran 7-10 % slower from memory (2.0 -> 2.2 ms, n8c64h112w112, one thread), though faster
+ * in cache. */
+#define PA_PF 2048
 #define PA_PF_BWD 512 /* backward: two tensors; 256 - 768 alike, 1024 and more lost 10-20 % */
 BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *x, float *y,
                                                  int64_t rs, const float *sc, const float *bi,
@@ -1154,7 +1139,7 @@ BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *
                                                  double alpha, double beta, int nt, int pfd)
 {
     BN_NTK(y);
-    const __m512 E = _mm512_set1_ps((float)eps);
+    const __m512d E = _mm512_set1_pd(eps);
     int j = 0;
     for (; j + 16 <= L; j += 16) {
         if (pfd > 0) {
@@ -1165,12 +1150,22 @@ BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *
             _mm_prefetch((const char *)(mean + j + pfd), _MM_HINT_T1);
             _mm_prefetch((const char *)(var + j + pfd), _MM_HINT_T1);
         }
-        pf_infer16(R, x + j, y + j, rs, sc + j, bi + j, mean + j, var + j, E, (float)alpha,
-                   (float)beta, ntk);
+        BN_LD2(sc + j, s0, s1);
+        BN_LD2(bi + j, c0, c1);
+        BN_LD2(mean + j, m0, m1);
+        BN_LD2(var + j, v0, v1);
+        __m512d a[2], b[2];
+        a[0] = _mm512_mul_pd(s0, BN_PA_RECIP_SQRT(_mm512_add_pd(v0, E)));
+        a[1] = _mm512_mul_pd(s1, BN_PA_RECIP_SQRT(_mm512_add_pd(v1, E)));
+        b[0] = _mm512_sub_pd(c0, _mm512_mul_pd(m0, a[0]));
+        b[1] = _mm512_sub_pd(c1, _mm512_mul_pd(m1, a[1]));
+        pa_apply16(R, x + j, y + j, rs, 0, NULL, a, b, alpha, beta, ntk);
     }
-    for (; j < L; j++)
-        pf_infer1(R, x + j, y + j, rs, sc[j], bi[j], mean[j], var[j], (float)eps, (float)alpha,
-                  (float)beta);
+    for (; j < L; j++) {
+        double fa = (double)sc[j] * (1.0 / sqrt((double)var[j] + eps)),
+               fb = (double)bi[j] - (double)mean[j] * fa;
+        pa_tail_apply(R, x + j, y + j, rs, fa, fb, alpha, beta);
+    }
 }
 
 #define PA_KEEP 8 /* rows kept in registers between the two passes (R == PA_KEEP) */
