@@ -18,7 +18,8 @@
  * - Inference applies ref's expression (scale (x - mean) inv + bias, then the blend) per
  *   element in double: bit-identical to ref, except per activation in FLOAT / DOUBLE, which
  *   folds it as training does (y = x fa + fb, a few last-bit differences in double: the
- *   tolerance in tests/impl/test_cpu_bn_fast.c): there the parameters change every position,
+ *   tolerance in tests/impl/test_cpu_bn_fast.c; FLOAT on AVX-512 in NHWC order computes it
+ *   in float, the pf_* kernels below): there the parameters change every position,
  *   so their four loads and four operations per element, not memory, set the pace (0.38 of
  *   the bandwidth). Training on the vector kernels folds it into
  *   y = x fa + fb (fa = scale inv, fb = bias - mean fa, in double), two operations instead of
@@ -57,9 +58,11 @@
  *     0.33 -> 0.5: its double arithmetic, not memory, sets that pace: 0.33 ns per element
  *     with the data in cache).
  * - The sums over rows wider than one line (rows and tile walks) go rows outer over chunks of
- *   64 lanes (statistics) or 32 (backward sums) with the sums in registers: a packed NHWC
- *   tensor is then read as one stream (lanes outer read one line per row per lane group, and
- *   NHWC training / backward ran at a third of the bandwidth); software prefetch one block
+ *   64 lanes (statistics; backward sums too, mean / inv from L1, then 32 for the rest) with
+ *   the sums in registers: a packed NHWC tensor is then read as one stream (lanes outer read
+ *   one line per row per lane group, and NHWC training / backward ran at a third of the
+ *   bandwidth; backward sums over two 32-lane halves of each line: n8c64h112w112 backward
+ *   4.2 -> 3.0 ms, best of 20 on a loaded machine); software prefetch one block
  *   ahead only where the rows are not packed. Each lane still adds its rows in order, so the
  *   bits are those of the lanes-outer form.
  * - float / double data with ops BN run vector kernels (GCC vector extensions, compiled per
@@ -73,7 +76,11 @@
  *   AVX-512 are explicit too (whole-vector conversions; the clones split each into halves and
  *   extracts): the same expressions, the same bits. Per activation in NHWC order, FLOAT
  *   parameters are gathered channel by channel over the tile's positions (a short contiguous
- *   run each, not a page per element).
+ *   run each, not a page per element); FLOAT data and parameters with C a multiple of 16 on
+ *   AVX-512 skip the tile instead (pa_nhwc_*): 16 x 16 blocks of parameters transposed in
+ *   registers (n8c64h8w16, data in cache, one thread, with the double arithmetic: inference
+ *   -42 %, training -33 %, backward -27 % of the time), then in float as NCHW order's in-place
+ *   kernels.
  * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
  *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
  *   between the passes; each unit ends with an sfence.
@@ -486,8 +493,31 @@ typedef float v8f __attribute__((vector_size(32)));
                                          const double *mean, const double *inv, double *sg,        \
                                          double *sgx, int pf)                                      \
     {                                                                                              \
-        if (L > PLANE_LANES) { /* rows outer over chunks of 32 lanes, as stats_ */                 \
-            for (int j0 = 0; j0 < L; j0 += 32) {                                                   \
+        if (L > PLANE_LANES) { /* rows outer over chunks of 64 or 32 lanes, as stats_ */           \
+            int j0 = 0;                                                                            \
+            for (; j0 + 64 <= L; j0 += 64) {                                                       \
+                /* 16 sums in registers, mean / inv from L1: one stream of whole lines */          \
+                v8d g[8], h[8];                                                                    \
+                for (int u = 0; u < 8; u++)                                                        \
+                    g[u] = LDD(sg + j0 + 8 * u), h[u] = LDD(sgx + j0 + 8 * u);                     \
+                for (int64_t r = 0; r < R; r++) {                                                  \
+                    const T *q = x + r * rs + j0, *e = dy + r * rs + j0;                           \
+                    if (pf) {                                                                      \
+                        PREFETCH_ROW(q + R * rs, 64 * (int)sizeof(T));                             \
+                        PREFETCH_ROW(e + R * rs, 64 * (int)sizeof(T));                             \
+                    }                                                                              \
+                    _Pragma("GCC unroll 8") for (int u = 0; u < 8; u++)                            \
+                    {                                                                              \
+                        v8d e0 = LD_##SFX(e + 8 * u);                                              \
+                        v8d x0 = (LD_##SFX(q + 8 * u) - LDD(mean + j0 + 8 * u)) *                  \
+                                 LDD(inv + j0 + 8 * u);                                            \
+                        g[u] += e0, h[u] += e0 * x0;                                               \
+                    }                                                                              \
+                }                                                                                  \
+                for (int u = 0; u < 8; u++)                                                        \
+                    STD(sg + j0 + 8 * u, g[u]), STD(sgx + j0 + 8 * u, h[u]);                       \
+            }                                                                                      \
+            for (; j0 < L; j0 += 32) {                                                             \
                 const int w = L - j0 < 32 ? L - j0 : 32;                                           \
                 if (w == 32) {                                                                     \
                     v8d m[4], iv[4], g[4], h[4];                                                   \
@@ -1028,12 +1058,80 @@ BN_AVX512 static void pa_infer_f32_avx512(int L, int64_t R, const float *x, floa
 
 /* training: the shifted one-pass statistics of each position (K its value in row 0), mean,
  * inv and the unbiased variance out for the running / saved outputs, then y = x fa + fb */
-/* pa_infer_f32_avx512 with FLOAT parameters read in place (NCHW order: a position's parameter
- * index is its flat index) rather than from the tile's double arrays, and each row and
- * parameter run prefetched PA_PF floats ahead into L2, a line per 16 positions (a steady
- * stream instead of tile_prefetch's burst per tile). The same double values (float -> double
- * is exact) and expressions: the same bits. */
-#define PA_PF 1024
+/* ---- FLOAT per activation in float (product decision of 2026-12-01, docs/testing.md) -------
+ * The in-place per-activation kernels below (training and backward in NCHW order with FLOAT
+ * parameters; every direction in NHWC order with C a multiple of 16) compute in float, 16
+ * positions per vector: the statistics over the N images, 1 / sqrt, the blends and the
+ * element passes. In double (8 lanes, a conversion each way) their arithmetic, not memory,
+ * set the pace (n8c64h8w8 in cache, one thread, NCHW / NHWC, ms: training 0.0118 / 0.0172 ->
+ * 0.0095 / 0.0091, backward 0.0163 / 0.0209 -> 0.0113 / 0.0103, NHWC inference 0.0102 ->
+ * 0.0051). Positions past the last 16 of a tile run the same operations in scalar float
+ * (pf_*1), so a position's bits do not depend on where the tile starts. NCHW inference and the
+ * other per-activation paths stay in double. */
+
+/* y = alpha (x a + b) [+ beta y] of one row of 16 (ntk: BN_FINISH16's streaming choice). */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_out16(float *y, __m512 w, float alpha, float beta, int ntk)
+{
+    if (alpha != 1.0f)
+        w = _mm512_mul_ps(_mm512_set1_ps(alpha), w);
+    if (beta != 0.0f)
+        w = _mm512_add_ps(w, _mm512_mul_ps(_mm512_set1_ps(beta), _mm512_loadu_ps(y)));
+    if (ntk == 2) {
+        _mm256_stream_ps(y, _mm512_castps512_ps256(w));
+        _mm256_stream_ps(y + 8, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(w), 1)));
+    } else if (ntk == 1) {
+        _mm_stream_ps(y, _mm512_castps512_ps128(w));
+        _mm_stream_ps(y + 4, _mm512_extractf32x4_ps(w, 1));
+        _mm_stream_ps(y + 8, _mm512_extractf32x4_ps(w, 2));
+        _mm_stream_ps(y + 12, _mm512_extractf32x4_ps(w, 3));
+    } else {
+        _mm512_storeu_ps(y, w);
+    }
+}
+
+/* y = alpha (x a + b) [+ beta y] of R rows (stride rs), the rows from xs when `keep`. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_apply16(int64_t R, const float *x, float *y, int64_t rs, const int keep, const __m512 *xs,
+           __m512 a, __m512 b, float alpha, float beta, int ntk)
+{
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        const __m512 xv = keep ? xs[r] : _mm512_loadu_ps(x + r * rs);
+        pf_out16(y + r * rs, _mm512_add_ps(_mm512_mul_ps(xv, a), b), alpha, beta, ntk);
+    }
+}
+
+/* fa = scale / sqrt(var + eps), fb = bias - mean fa of 16 positions (unit stride). */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_infer_ab16(const float *sc, const float *bi, const float *mean, const float *var, __m512 E,
+              __m512 *a, __m512 *b)
+{
+    const __m512 iv =
+        _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(_mm512_add_ps(_mm512_loadu_ps(var), E)));
+    *a = _mm512_mul_ps(_mm512_loadu_ps(sc), iv);
+    *b = _mm512_sub_ps(_mm512_loadu_ps(bi), _mm512_mul_ps(_mm512_loadu_ps(mean), *a));
+}
+
+/* One position (R rows of stride rs) of the steps above in scalar float: the same operations
+ * in the same order as a vector lane, so a position gets the same bits whichever form runs it
+ * (the tiles' heads and tails depend on the output's alignment). */
+static inline void pf_out1(float *y, float w, float alpha, float beta)
+{
+    if (alpha != 1.0f)
+        w = alpha * w;
+    if (beta != 0.0f)
+        w = w + beta * *y;
+    *y = w;
+}
+
+/* Inference per activation, FLOAT NCHW: parameters read in place (a position's parameter index
+ * is its flat index) rather than from the tile's double arrays, each row and parameter run
+ * prefetched PA_PF floats ahead into L2, a line per 16 positions (a steady stream instead of
+ * tile_prefetch's burst per tile). In double, as pa_infer_f32_avx512 (the same bits): in float
+ * it ran 7-10 % slower from memory (2.0 -> 2.2 ms, n8c64h112w112, one thread), though faster
+ * in cache. */
+#define PA_PF 2048
 #define PA_PF_BWD 512 /* backward: two tensors; 256 - 768 alike, 1024 and more lost 10-20 % */
 BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *x, float *y,
                                                  int64_t rs, const float *sc, const float *bi,
@@ -1056,11 +1154,11 @@ BN_AVX512 static void pa_infer_direct_f32_avx512(int L, int64_t R, const float *
         BN_LD2(bi + j, c0, c1);
         BN_LD2(mean + j, m0, m1);
         BN_LD2(var + j, v0, v1);
-        __m512d a0 = _mm512_mul_pd(s0, BN_PA_RECIP_SQRT(_mm512_add_pd(v0, E)));
-        __m512d a1 = _mm512_mul_pd(s1, BN_PA_RECIP_SQRT(_mm512_add_pd(v1, E)));
-        __m512d b0 = _mm512_sub_pd(c0, _mm512_mul_pd(m0, a0));
-        __m512d b1 = _mm512_sub_pd(c1, _mm512_mul_pd(m1, a1));
-        const __m512d a[2] = {a0, a1}, b[2] = {b0, b1};
+        __m512d a[2], b[2];
+        a[0] = _mm512_mul_pd(s0, BN_PA_RECIP_SQRT(_mm512_add_pd(v0, E)));
+        a[1] = _mm512_mul_pd(s1, BN_PA_RECIP_SQRT(_mm512_add_pd(v1, E)));
+        b[0] = _mm512_sub_pd(c0, _mm512_mul_pd(m0, a[0]));
+        b[1] = _mm512_sub_pd(c1, _mm512_mul_pd(m1, a[1]));
         pa_apply16(R, x + j, y + j, rs, 0, NULL, a, b, alpha, beta, ntk);
     }
     for (; j < L; j++) {
@@ -1124,20 +1222,6 @@ BN_AVX512 static void pa_train_f32_avx512(int L, int64_t R, const float *x, floa
         pa_train_body(L, R, x, y, rs, sc, bi, eps, M, mean, inv, unb, alpha, beta, nt, 0);
 }
 
-/* The training statistics outputs of 16 positions in place (FLOAT), as stats_outputs /
- * params_io / fd_cpu_store: (float)(alpha v) or (float)(alpha v + beta old). */
-#define PA_STORE16(p, v, al, be)                                                                   \
-    do {                                                                                           \
-        for (int h_ = 0; h_ < 2; h_++) {                                                           \
-            __m512d r_ = _mm512_mul_pd(_mm512_set1_pd(al), (v)[h_]);                               \
-            if ((be) != 0.0)                                                                       \
-                r_ = _mm512_add_pd(r_,                                                             \
-                                   _mm512_mul_pd(_mm512_set1_pd(be),                               \
-                                                 _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8 * h_)))); \
-            _mm256_storeu_ps((p) + 8 * h_, _mm512_cvtpd_ps(r_));                                   \
-        }                                                                                          \
-    } while (0)
-
 /* Where the training statistics go (FLOAT, in place at the tile's first position; NULL: not
  * written). */
 typedef struct {
@@ -1145,17 +1229,115 @@ typedef struct {
     double factor;
 } pa_outs_t;
 
-/* pa_train_body with FLOAT parameters and statistics outputs in place (NCHW order) and the
- * steady prefetch of pa_infer_direct_f32_avx512: the same operations, so the same bits. */
+/* (float)(al v + be old) at p (old read only when be != 0), in float. */
+#define PF_STORE16(p, v, al, be)                                                                   \
+    do {                                                                                           \
+        __m512 r_ = _mm512_mul_ps(_mm512_set1_ps((float)(al)), (v));                               \
+        if ((be) != 0.0)                                                                           \
+            r_ =                                                                                   \
+                _mm512_add_ps(r_, _mm512_mul_ps(_mm512_set1_ps((float)(be)), _mm512_loadu_ps(p))); \
+        _mm512_storeu_ps((p), r_);                                                                 \
+    } while (0)
+
+/* The training step's constants: eps, 1 / M, M / (M - 1) (M = 1: inf, so the unbiased variance
+ * 0 * inf = NaN, as cuDNN). */
+typedef struct {
+    __m512 E, RM, UB;
+} pf_consts_t;
+
+BN_AVX512 __attribute__((always_inline)) static inline pf_consts_t pf_consts(double eps, double M)
+{
+    pf_consts_t c = {_mm512_set1_ps((float)eps), _mm512_set1_ps((float)(1.0 / M)),
+                     _mm512_set1_ps((float)(M / (M - 1.0)))};
+    return c;
+}
+
+/* The statistics of 16 positions (R rows of stride rs from x, shifted by row 0, kept in xs
+ * when `keep`; scale / bias at sc, bi): mean = K + s1 / M, var = (s2 - s1 s1 / M) / M clamped
+ * at 0, the running / saved outputs blended in place at rm, rv, sm, si (NULL: not written),
+ * and y's factors a = scale inv, b = bias - mean a. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_train_ab16(int64_t R, const float *x, int64_t rs, const float *sc, const float *bi,
+              const pf_consts_t *st, float *rm, float *rv, float *sm, float *si, double f,
+              const int keep, __m512 *xs, __m512 *a, __m512 *b)
+{
+    const __m512 Z = _mm512_setzero_ps(), K = _mm512_loadu_ps(x);
+    __m512 s1 = Z, s2 = Z;
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        const __m512 xv = _mm512_loadu_ps(x + r * rs);
+        if (keep)
+            xs[r] = xv;
+        const __m512 d = _mm512_sub_ps(xv, K);
+        s1 = _mm512_add_ps(s1, d);
+        s2 = _mm512_add_ps(s2, _mm512_mul_ps(d, d));
+    }
+    const __m512 m1 = _mm512_mul_ps(s1, st->RM);
+    __m512 v = _mm512_mul_ps(_mm512_sub_ps(s2, _mm512_mul_ps(s1, m1)), st->RM);
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, Z, _CMP_LT_OQ), Z); /* NaN stays */
+    const __m512 mu = _mm512_add_ps(K, m1);
+    const __m512 iv = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(_mm512_add_ps(v, st->E)));
+    *a = _mm512_mul_ps(_mm512_loadu_ps(sc), iv);
+    *b = _mm512_sub_ps(_mm512_loadu_ps(bi), _mm512_mul_ps(mu, *a));
+    if (rm != NULL)
+        PF_STORE16(rm, mu, f, 1.0 - f);
+    if (rv != NULL)
+        PF_STORE16(rv, _mm512_mul_ps(v, st->UB), f, 1.0 - f);
+    if (sm != NULL) {
+        _mm512_storeu_ps(sm, mu);
+        _mm512_storeu_ps(si, iv);
+    }
+}
+
+/* pf_train16 of one position in scalar float (see pf_out1). */
+static inline void pf_train1(int64_t R, const float *x, float *y, int64_t rs, float sc, float bi,
+                             double eps, double M, float *rm, float *rv, float *sm, float *si,
+                             double f, float alpha, float beta)
+{
+    const float K = x[0], RM = (float)(1.0 / M), UB = (float)(M / (M - 1.0));
+    const float ff = (float)f, gf = (float)(1.0 - f);
+    float s1 = 0.0f, s2 = 0.0f;
+    for (int64_t r = 0; r < R; r++) {
+        const float d = x[r * rs] - K;
+        s1 = s1 + d;
+        s2 = s2 + d * d;
+    }
+    const float m1 = s1 * RM;
+    float v = (s2 - s1 * m1) * RM;
+    v = v < 0.0f ? 0.0f : v; /* NaN stays */
+    const float mu = K + m1, iv = 1.0f / __builtin_sqrtf(v + (float)eps);
+    const float a = sc * iv, b = bi - mu * a;
+    if (rm != NULL)
+        *rm = 1.0 - f != 0.0 ? ff * mu + gf * *rm : ff * mu;
+    if (rv != NULL)
+        *rv = 1.0 - f != 0.0 ? ff * (v * UB) + gf * *rv : ff * (v * UB);
+    if (sm != NULL)
+        *sm = mu, *si = iv;
+    for (int64_t r = 0; r < R; r++)
+        pf_out1(y + r * rs, x[r * rs] * a + b, alpha, beta);
+}
+
+/* One step of the in-place training: pf_train_ab16, then y. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_train16(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
+           const pf_consts_t *st, float *rm, float *rv, float *sm, float *si, double f, float alpha,
+           float beta, int ntk, const int keep)
+{
+    __m512 a, b, xs[PA_KEEP];
+    pf_train_ab16(R, x, rs, sc, bi, st, rm, rv, sm, si, f, keep, xs, &a, &b);
+    pf_apply16(R, x, y, rs, keep, xs, a, b, alpha, beta, ntk);
+}
+
+/* Training per activation, FLOAT NCHW: parameters read and statistics written in place and
+ * the steady prefetch of pa_infer_direct_f32_avx512, in float (pf_train16). */
 BN_AVX512 __attribute__((always_inline)) static inline void
 pa_train_direct_body(int L, int64_t R, const float *x, float *y, int64_t rs, const float *sc,
                      const float *bi, double eps, double M, const pa_outs_t *o, double alpha,
                      double beta, int nt, int pfd, const int keep)
 {
     BN_NTK(y);
-    const double rM = 1.0 / M, f = o->factor;
-    const __m512d E = _mm512_set1_pd(eps), RM = _mm512_set1_pd(rM), MM = _mm512_set1_pd(M),
-                  M1 = _mm512_set1_pd(M - 1.0), Z = _mm512_setzero_pd();
+    const double f = o->factor;
+    const pf_consts_t st = pf_consts(eps, M);
     int j = 0;
     for (; j + 16 <= L; j += 16) {
         if (pfd > 0) {
@@ -1164,66 +1346,102 @@ pa_train_direct_body(int L, int64_t R, const float *x, float *y, int64_t rs, con
             _mm_prefetch((const char *)(sc + j + pfd), _MM_HINT_T1);
             _mm_prefetch((const char *)(bi + j + pfd), _MM_HINT_T1);
         }
-        BN_LD2(x + j, k0, k1);
-        __m512d s10, s11, s20, s21, xs[PA_KEEP][2];
-        pa_moments16(R, x + j, rs, k0, k1, keep, xs, &s10, &s11, &s20, &s21);
-        __m512d a[2], b[2], mu[2], iv[2], ub[2];
-        const __m512d k[2] = {k0, k1}, s1[2] = {s10, s11}, s2[2] = {s20, s21};
-        BN_LD2(sc + j, sc0, sc1);
-        BN_LD2(bi + j, bi0, bi1);
-        const __m512d scv[2] = {sc0, sc1}, biv[2] = {bi0, bi1};
-        for (int h = 0; h < 2; h++) {
-            __m512d m1 = _mm512_mul_pd(s1[h], RM);
-            __m512d v = _mm512_mul_pd(_mm512_sub_pd(s2[h], _mm512_mul_pd(s1[h], m1)), RM);
-            v = _mm512_mask_mov_pd(v, _mm512_cmp_pd_mask(v, Z, _CMP_LT_OQ), Z); /* NaN stays */
-            mu[h] = _mm512_add_pd(k[h], m1);
-            iv[h] = BN_PA_RECIP_SQRT(_mm512_add_pd(v, E));
-            ub[h] = _mm512_div_pd(_mm512_mul_pd(v, MM), M1);
-            a[h] = _mm512_mul_pd(scv[h], iv[h]);
-            b[h] = _mm512_sub_pd(biv[h], _mm512_mul_pd(mu[h], a[h]));
-        }
-        if (o->run_mean != NULL)
-            PA_STORE16(o->run_mean + j, mu, f, 1.0 - f);
-        if (o->run_var != NULL)
-            PA_STORE16(o->run_var + j, ub, f, 1.0 - f);
-        if (o->save_mean != NULL) {
-            PA_STORE16(o->save_mean + j, mu, 1.0, 0.0);
-            PA_STORE16(o->save_inv + j, iv, 1.0, 0.0);
-        }
-        pa_apply16(R, x + j, y + j, rs, keep, xs, a, b, alpha, beta, ntk);
+        pf_train16(R, x + j, y + j, rs, sc + j, bi + j, &st, o->run_mean ? o->run_mean + j : NULL,
+                   o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
+                   o->save_mean ? o->save_inv + j : NULL, f, (float)alpha, (float)beta, ntk, keep);
     }
-    for (; j < L; j++) {
-        double kk, m1, v;
-        pa_tail_moments(R, x + j, rs, rM, &kk, &m1, &v);
-        const double mean = kk + m1, inv = 1.0 / sqrt(v + eps), unb = v * M / (M - 1.0);
-        if (o->run_mean != NULL)
-            o->run_mean[j] = (float)(f == 1.0 ? f * mean : f * mean + (1.0 - f) * o->run_mean[j]);
-        if (o->run_var != NULL)
-            o->run_var[j] = (float)(f == 1.0 ? f * unb : f * unb + (1.0 - f) * o->run_var[j]);
-        if (o->save_mean != NULL)
-            o->save_mean[j] = (float)(1.0 * mean), o->save_inv[j] = (float)(1.0 * inv);
-        double fa = (double)sc[j] * inv, fb = (double)bi[j] - mean * fa;
-        pa_tail_apply(R, x + j, y + j, rs, fa, fb, alpha, beta);
-    }
+    for (; j < L; j++)
+        pf_train1(R, x + j, y + j, rs, sc[j], bi[j], eps, M, o->run_mean ? o->run_mean + j : NULL,
+                  o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
+                  o->save_mean ? o->save_inv + j : NULL, f, (float)alpha, (float)beta);
 }
 
 /* Backward per activation, FLOAT NCHW with the saved statistics, in place and prefetched as
  * above: per 16 positions the saved mean / inv and scale, the sums of dy and dy xhat over the
- * rows (from 0, rows in order, as bsum_), mg = sg / M, mgx = sgx / M, coef = scale inv, then
- * dx per row (the rows again, from L1) and dscale / dbias blended as store_grads: the same
- * operations as the tile arrays' path, so the same bits. */
+ * rows (from 0, rows in order), mg = sg / M, mgx = sgx / M, coef = scale inv, then dx per row
+ * (the rows again, from L1) and dscale / dbias blended as store_grads, in float (pf_bwd16). */
 typedef struct {
     const float *mean, *inv, *sc;
     float *dscale, *dbias;
     double ap, bp; /* alpha_param, beta_param */
 } pa_bwd_t;
 
+/* The backward sums of 16 positions: saved mean / inv (unit stride), the sums of dy and
+ * dy xhat over the R rows (from 0, rows in order), mg = sum dy / M, mx = sum dy xhat / M (RM =
+ * 1 / M), and dscale / dbias blended in place (alpha_param ap, beta_param bp). */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_bwd_sums16(int64_t R, const float *x, const float *dy, int64_t rs, __m512 RM, const float *mean,
+              const float *inv, float *dscale, float *dbias, double ap, double bp, __m512 *mg,
+              __m512 *mx)
+{
+    const __m512 m = _mm512_loadu_ps(mean), iv = _mm512_loadu_ps(inv);
+    __m512 g = _mm512_setzero_ps(), h = _mm512_setzero_ps();
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        const __m512 e = _mm512_loadu_ps(dy + r * rs);
+        const __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + r * rs), m), iv);
+        g = _mm512_add_ps(g, e);
+        h = _mm512_add_ps(h, _mm512_mul_ps(e, xh));
+    }
+    *mg = _mm512_mul_ps(g, RM), *mx = _mm512_mul_ps(h, RM);
+    PF_STORE16(dscale, h, ap, bp);
+    PF_STORE16(dbias, g, ap, bp);
+}
+
+/* dx of 16 positions' R rows: dx = alpha (scale inv ((dy - mg) - xhat mx)) [+ beta dx]. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_bwd_dx16(int64_t R, const float *x, const float *dy, float *dx, int64_t rs, const float *mean,
+            const float *inv, const float *sc, __m512 mg, __m512 mx, float alpha, float beta,
+            int ntk)
+{
+    const __m512 m = _mm512_loadu_ps(mean), iv = _mm512_loadu_ps(inv);
+    const __m512 f = _mm512_mul_ps(_mm512_loadu_ps(sc), iv);
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++)
+    {
+        const __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + r * rs), m), iv);
+        const __m512 e = _mm512_sub_ps(_mm512_loadu_ps(dy + r * rs), mg);
+        pf_out16(dx + r * rs, _mm512_mul_ps(f, _mm512_sub_ps(e, _mm512_mul_ps(xh, mx))), alpha,
+                 beta, ntk);
+    }
+}
+
+/* pf_bwd16 of one position in scalar float (see pf_out1). */
+static inline void pf_bwd1(int64_t R, const float *x, const float *dy, float *dx, int64_t rs,
+                           float RM, float m, float iv, float sc, float *dscale, float *dbias,
+                           double ap, double bp, float alpha, float beta)
+{
+    float g = 0.0f, h = 0.0f;
+    for (int64_t r = 0; r < R; r++) {
+        const float e = dy[r * rs], xh = (x[r * rs] - m) * iv;
+        g = g + e;
+        h = h + e * xh;
+    }
+    const float mg = g * RM, mx = h * RM, f = sc * iv;
+    *dscale = bp != 0.0 ? (float)ap * h + (float)bp * *dscale : (float)ap * h;
+    *dbias = bp != 0.0 ? (float)ap * g + (float)bp * *dbias : (float)ap * g;
+    for (int64_t r = 0; r < R; r++) {
+        const float xh = (x[r * rs] - m) * iv, e = dy[r * rs] - mg;
+        pf_out1(dx + r * rs, f * (e - xh * mx), alpha, beta);
+    }
+}
+
+/* One step of the in-place backward: the sums, then dx. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+pf_bwd16(int64_t R, const float *x, const float *dy, float *dx, int64_t rs, __m512 RM,
+         const float *mean, const float *inv, const float *sc, float *dscale, float *dbias,
+         double ap, double bp, float alpha, float beta, int ntk)
+{
+    __m512 mg, mx;
+    pf_bwd_sums16(R, x, dy, rs, RM, mean, inv, dscale, dbias, ap, bp, &mg, &mx);
+    pf_bwd_dx16(R, x, dy, dx, rs, mean, inv, sc, mg, mx, alpha, beta, ntk);
+}
+
 BN_AVX512 static void pa_bwd_direct_f32_avx512(int L, int64_t R, const float *x, const float *dy,
                                                float *dx, int64_t rs, double M, const pa_bwd_t *g,
                                                double alpha, double beta, int nt, int pfd)
 {
     BN_NTK(dx);
-    const __m512d Z = _mm512_setzero_pd(), MV = _mm512_set1_pd(M);
+    const __m512 RM = _mm512_set1_ps((float)(1.0 / M));
     int j = 0;
     for (; j + 16 <= L; j += 16) {
         if (pfd > 0) {
@@ -1235,55 +1453,12 @@ BN_AVX512 static void pa_bwd_direct_f32_avx512(int L, int64_t R, const float *x,
             _mm_prefetch((const char *)(g->inv + j + pfd), _MM_HINT_T1);
             _mm_prefetch((const char *)(g->sc + j + pfd), _MM_HINT_T1);
         }
-        BN_LD2(g->mean + j, m0, m1);
-        BN_LD2(g->inv + j, i0, i1);
-        __m512d g0 = Z, g1 = Z, h0 = Z, h1 = Z;
-        for (int64_t r = 0; r < R; r++) {
-            BN_LD2(dy + r * rs + j, e0, e1);
-            BN_LD2(x + r * rs + j, x0, x1);
-            x0 = _mm512_mul_pd(_mm512_sub_pd(x0, m0), i0);
-            x1 = _mm512_mul_pd(_mm512_sub_pd(x1, m1), i1);
-            g0 = _mm512_add_pd(g0, e0), g1 = _mm512_add_pd(g1, e1);
-            h0 = _mm512_add_pd(h0, _mm512_mul_pd(e0, x0));
-            h1 = _mm512_add_pd(h1, _mm512_mul_pd(e1, x1));
-        }
-        BN_LD2(g->sc + j, s0, s1);
-        const __m512d mg0 = _mm512_div_pd(g0, MV), mg1 = _mm512_div_pd(g1, MV);
-        const __m512d mx0 = _mm512_div_pd(h0, MV), mx1 = _mm512_div_pd(h1, MV);
-        const __m512d f0 = _mm512_mul_pd(s0, i0), f1 = _mm512_mul_pd(s1, i1);
-        for (int64_t r = 0; r < R; r++) {
-            BN_LD2(x + r * rs + j, x0, x1);
-            BN_LD2(dy + r * rs + j, e0, e1);
-            x0 = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(x0, m0), i0), mx0);
-            x1 = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(x1, m1), i1), mx1);
-            __m512d w0 = _mm512_mul_pd(f0, _mm512_sub_pd(_mm512_sub_pd(e0, mg0), x0));
-            __m512d w1 = _mm512_mul_pd(f1, _mm512_sub_pd(_mm512_sub_pd(e1, mg1), x1));
-            BN_FINISH16(dx + r * rs + j, w0, w1);
-        }
-        const __m512d sgx[2] = {h0, h1}, sg[2] = {g0, g1};
-        PA_STORE16(g->dscale + j, sgx, g->ap, g->bp);
-        PA_STORE16(g->dbias + j, sg, g->ap, g->bp);
+        pf_bwd16(R, x + j, dy + j, dx + j, rs, RM, g->mean + j, g->inv + j, g->sc + j,
+                 g->dscale + j, g->dbias + j, g->ap, g->bp, (float)alpha, (float)beta, ntk);
     }
-    for (; j < L; j++) {
-        const double mean = g->mean[j], inv = g->inv[j];
-        double sg = 0.0, sgx = 0.0;
-        for (int64_t r = 0; r < R; r++) {
-            double e = (double)dy[r * rs + j];
-            double xh = ((double)x[r * rs + j] - mean) * inv;
-            sg += e;
-            sgx += e * xh;
-        }
-        const double mg = sg / M, mgx = sgx / M, coef = (double)g->sc[j] * inv;
-        for (int64_t r = 0; r < R; r++) {
-            double xh = ((double)x[r * rs + j] - mean) * inv;
-            double w = alpha * (coef * ((double)dy[r * rs + j] - mg - xh * mgx));
-            if (beta != 0.0)
-                w += beta * (double)dx[r * rs + j];
-            dx[r * rs + j] = (float)w;
-        }
-        g->dscale[j] = (float)(g->bp == 0.0 ? g->ap * sgx : g->ap * sgx + g->bp * g->dscale[j]);
-        g->dbias[j] = (float)(g->bp == 0.0 ? g->ap * sg : g->ap * sg + g->bp * g->dbias[j]);
-    }
+    for (; j < L; j++)
+        pf_bwd1(R, x + j, dy + j, dx + j, rs, (float)(1.0 / M), g->mean[j], g->inv[j], g->sc[j],
+                g->dscale + j, g->dbias + j, g->ap, g->bp, (float)alpha, (float)beta);
 }
 
 BN_AVX512 static void pa_train_direct_f32_avx512(int L, int64_t R, const float *x, float *y,
@@ -1295,6 +1470,258 @@ BN_AVX512 static void pa_train_direct_f32_avx512(int L, int64_t R, const float *
         pa_train_direct_body(L, PA_KEEP, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 1);
     else
         pa_train_direct_body(L, R, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 0);
+}
+
+/* Per activation in NHWC order, FLOAT, C a multiple of 16 (pa_nhwc_*): a parameter tensor is
+ * 1 x C x H x W (channel c, position s at c S + s) while x holds a position's channels side
+ * by side. A block of 16 positions x 16 channels of each parameter (16 runs of one line) is
+ * transposed in registers into 16 vectors of 16 channels, one per position, whose rows then
+ * run the in-place float steps above (pf_*); the statistics and gradients go back the same
+ * way (old values transposed in first where blended). No scalar gather (params_io's, ~40 %
+ * of the time of the tile arrays' path); a block of positions is independent of the others. */
+#define PA_NB 16 /* positions per block */
+#define PA_NPF 2 /* parameter runs prefetched this many blocks ahead */
+
+/* r[i][j] <-> r[j][i] (16 x 16 floats) */
+BN_AVX512 __attribute__((always_inline)) static inline void pa_tr16(__m512 *r)
+{
+    __m512 t[16], u[16];
+    for (int i = 0; i < 8; i++) { /* lane k of t[2i], t[2i+1]: rows 2i, 2i+1 interleaved */
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) { /* lane k of u[4i + j]: column 4k + j of rows 4i..4i+3 */
+        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]),
+                      c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+        u[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+        u[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+        u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+        u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    for (int j = 0; j < 4; j++) { /* column 4k + j gathers lane k of u[j], u[4+j], ... */
+        const __m512 w0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+        const __m512 w1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xDD);
+        const __m512 w2 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+        const __m512 w3 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xDD);
+        r[j] = _mm512_shuffle_f32x4(w0, w2, 0x88);
+        r[4 + j] = _mm512_shuffle_f32x4(w1, w3, 0x88);
+        r[8 + j] = _mm512_shuffle_f32x4(w0, w2, 0xDD);
+        r[12 + j] = _mm512_shuffle_f32x4(w1, w3, 0xDD);
+    }
+}
+
+/* t[s][i] = p[(c0 + i) S + s0 + s] for s < ns (0 past ns); m = the ns low bits. Full runs are
+ * plain loads (masked loads that miss the cache are slow on Zen 5). */
+BN_AVX512 static void pa_tin(const float *p, int64_t S, int64_t s0, int ns, __mmask16 m,
+                             float (*t)[16])
+{
+    __m512 r[16];
+    for (int i = 0; i < 16; i++)
+        r[i] = ns == PA_NB ? _mm512_loadu_ps(p + i * S + s0)
+                           : _mm512_maskz_loadu_ps(m, p + i * S + s0);
+    pa_tr16(r);
+    for (int i = 0; i < 16; i++)
+        _mm512_storeu_ps(t[i], r[i]);
+}
+
+/* The inverse: p[(c0 + i) S + s0 + s] = t[s][i] for s < ns. */
+BN_AVX512 static void pa_tout(float *p, int64_t S, int64_t s0, int ns, __mmask16 m, float (*t)[16])
+{
+    __m512 r[16];
+    for (int i = 0; i < 16; i++)
+        r[i] = _mm512_loadu_ps(t[i]);
+    pa_tr16(r);
+    for (int i = 0; i < 16; i++) {
+        if (ns == PA_NB)
+            _mm512_storeu_ps(p + i * S + s0, r[i]);
+        else
+            _mm512_mask_storeu_ps(p + i * S + s0, m, r[i]);
+    }
+}
+
+/* The blocks' common frame: positions [s0, s0 + ns) of every image, rows of stride rs. */
+typedef struct {
+    int64_t S, C, R, rs, s0;
+    int ns;
+    __mmask16 m;
+} pa_blk_t;
+
+static pa_blk_t pa_blk(const bn_plan_t *b, int64_t k)
+{
+    pa_blk_t q = {b->S, b->C, b->N, b->v.n, k * PA_NB, PA_NB, 0};
+    if (b->S - q.s0 < PA_NB)
+        q.ns = (int)(b->S - q.s0);
+    q.m = (__mmask16)((1u << q.ns) - 1u);
+    return q;
+}
+
+/* Chunks of up to PA_CB channels: every parameter block of a chunk is transposed first; then
+ * per position and 16 channels the statistics / sums over the rows and the factors of the
+ * element pass (on the stack); then the element pass rows outer, so that each
+ * image's stretch of the block (C = 64: 16 positions, 4 KiB) is read again from L1 / L2 and
+ * written in order: the streaming stores fill whole lines even where y sits off a 64-byte
+ * boundary (positions outer, a line shared by two positions waited for the other rows' stores
+ * and left the write-combining buffers half full). Step st of the positions loop prefetches
+ * (into L2; outputs for writing) channel st's runs PA_NPF blocks ahead, so the chunk's
+ * parameter lines arrive spread over the block; the rows go PA_PF floats ahead as in NCHW
+ * order. */
+#define PA_CB 64
+#define PA_NHWC_PF_CH(q, p, ch, w)                                                                 \
+    do {                                                                                           \
+        if ((p) != NULL)                                                                           \
+            __builtin_prefetch((p) + (ch) * (q).S + (q).s0 + PA_NPF * PA_NB, (w), 2);              \
+    } while (0)
+#define PA_NHWC_PF_ROWS(q, p, o)                                                                   \
+    do {                                                                                           \
+        for (int64_t r_ = 0; r_ < (q).R; r_++)                                                     \
+            _mm_prefetch((const char *)((p) + r_ * (q).rs + (o) + PA_PF), _MM_HINT_T1);            \
+    } while (0)
+/* The loops of a block: per chunk of channels [cc, cc + 16 ng), NIN inputs transposed into
+ * IN(i, g) (g: 16-channel group), SUMS per position s and group g (data offset o), APPLY per
+ * row r, position s and group g (data offset o), NOUT outputs transposed back from OUT(i, g). */
+#define PA_NHWC_LOOP(q, NIN, pin, IN, NOUT, pout, OUT, SUMS, APPLY)                                \
+    for (int64_t cc = 0; cc < (q).C; cc += PA_CB) {                                                \
+        const int ng = (int)(((q).C - cc < PA_CB ? (q).C - cc : PA_CB) / 16);                      \
+        for (int g = 0; g < ng; g++)                                                               \
+            for (int i = 0; i < (NIN); i++)                                                        \
+                if ((pin)[i] != NULL)                                                              \
+                    pa_tin((pin)[i] + (cc + 16 * g) * (q).S, (q).S, (q).s0, (q).ns, (q).m,         \
+                           IN(i, g));                                                              \
+        for (int s = 0; s < (q).ns; s++)                                                           \
+            for (int g = 0; g < ng; g++) {                                                         \
+                const int st = s * ng + g;                                                         \
+                if (st < 16 * ng) {                                                                \
+                    for (int i = 0; i < (NIN); i++)                                                \
+                        PA_NHWC_PF_CH(q, (pin)[i], cc + st, 0);                                    \
+                    for (int i = 0; i < (NOUT); i++)                                               \
+                        PA_NHWC_PF_CH(q, (pout)[i], cc + st, 1);                                   \
+                }                                                                                  \
+                const int64_t o = ((q).s0 + s) * (q).C + cc + 16 * g;                              \
+                SUMS;                                                                              \
+            }                                                                                      \
+        for (int64_t r = 0; r < (q).R; r++)                                                        \
+            for (int s = 0; s < (q).ns; s++)                                                       \
+                for (int g = 0; g < ng; g++) {                                                     \
+                    const int64_t o = r * (q).rs + ((q).s0 + s) * (q).C + cc + 16 * g;             \
+                    APPLY;                                                                         \
+                }                                                                                  \
+        for (int g = 0; g < ng; g++)                                                               \
+            for (int i = 0; i < (NOUT); i++)                                                       \
+                if ((pout)[i] != NULL)                                                             \
+                    pa_tout((pout)[i] + (cc + 16 * g) * (q).S, (q).S, (q).s0, (q).ns, (q).m,       \
+                            OUT(i, g));                                                            \
+    }
+/* The forward element pass of a block: y = x fa + fb per row, factors from the stack. */
+#define PA_NHWC_APPLY_AB                                                                           \
+    {                                                                                              \
+        pf_apply16(R, x + o, y + o, rs, 0, NULL, _mm512_loadu_ps(fa[g][s]),                        \
+                   _mm512_loadu_ps(fb[g][s]), alpha, beta, ntk);                                   \
+    }
+
+BN_AVX512 static void pa_nhwc_infer_f32_avx512(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
+                                               int nt)
+{
+    const pa_blk_t q = pa_blk(b, k);
+    const int64_t R = 1, rs = q.rs;
+    const float *x = a->x;
+    float *y = a->y;
+    BN_NTK(y); /* C * 4 bytes a multiple of 64: every (position, 16 channels) at y's phase */
+    const __m512 E = _mm512_set1_ps((float)b->p->epsilon);
+    const float alpha = (float)a->alpha, beta = (float)a->beta;
+    const float *pin[4] = {a->scale, a->bias, a->mean, a->var};
+    float t[4][PA_CB / 16][PA_NB][16], fa[PA_CB / 16][PA_NB][16], fb[PA_CB / 16][PA_NB][16];
+    float *const *pout = NULL;
+#define IN_(i, g) t[i][g]
+#define OUT_(i, g) NULL
+#define SUMS_                                                                                      \
+    {                                                                                              \
+        __m512 av, bv;                                                                             \
+        PA_NHWC_PF_ROWS(q, x, o);                                                                  \
+        pf_infer_ab16(t[0][g][s], t[1][g][s], t[2][g][s], t[3][g][s], E, &av, &bv);                \
+        _mm512_storeu_ps(fa[g][s], av), _mm512_storeu_ps(fb[g][s], bv);                            \
+    }
+    PA_NHWC_LOOP(q, 4, pin, IN_, 0, pout, OUT_, SUMS_, PA_NHWC_APPLY_AB);
+#undef SUMS_
+#undef IN_
+#undef OUT_
+}
+
+BN_AVX512 static void pa_nhwc_train_f32_avx512(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
+                                               int nt)
+{
+    const pa_blk_t q = pa_blk(b, k);
+    const int64_t R = 1, rs = q.rs;
+    const float *x = a->x;
+    float *y = a->y;
+    BN_NTK(y);
+    const double f = a->factor;
+    const float alpha = (float)a->alpha, beta = (float)a->beta;
+    const pf_consts_t st_ = pf_consts(b->p->epsilon, (double)b->M);
+    /* inputs: scale, bias, old running mean / variance (read when blended); outputs: running
+     * mean / variance, saved mean / inv (NULL: not written) */
+    const float *pin[4] = {a->scale, a->bias, f != 1.0 ? a->run_mean : NULL,
+                           f != 1.0 ? a->run_var : NULL};
+    float *pout[4] = {a->run_mean, a->run_var, a->save_mean, a->save_inv};
+    float t[2][PA_CB / 16][PA_NB][16], ob[4][PA_CB / 16][PA_NB][16];
+    float fa[PA_CB / 16][PA_NB][16], fb[PA_CB / 16][PA_NB][16];
+    if (q.ns < PA_NB) /* positions past ns are transposed out too (masked off) */
+        memset(ob, 0, sizeof ob);
+#define IN_(i, g) ((i) < 2 ? t[i][g] : ob[(i)-2][g])
+#define OUT_(i, g) ob[i][g]
+#define SUMS_                                                                                      \
+    {                                                                                              \
+        __m512 av, bv;                                                                             \
+        PA_NHWC_PF_ROWS(q, x, o);                                                                  \
+        pf_train_ab16(q.R, x + o, rs, t[0][g][s], t[1][g][s], &st_, pout[0] ? ob[0][g][s] : NULL,  \
+                      pout[1] ? ob[1][g][s] : NULL, pout[2] ? ob[2][g][s] : NULL,                  \
+                      pout[2] ? ob[3][g][s] : NULL, f, 0, NULL, &av, &bv);                         \
+        _mm512_storeu_ps(fa[g][s], av), _mm512_storeu_ps(fb[g][s], bv);                            \
+    }
+    PA_NHWC_LOOP(q, 4, pin, IN_, 4, pout, OUT_, SUMS_, PA_NHWC_APPLY_AB);
+#undef SUMS_
+#undef IN_
+#undef OUT_
+}
+
+BN_AVX512 static void pa_nhwc_bwd_f32_avx512(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
+                                             int nt)
+{
+    const pa_blk_t q = pa_blk(b, k);
+    const int64_t R = 1, rs = q.rs;
+    const float *x = a->x, *dy = a->dy;
+    float *dx = a->dx;
+    BN_NTK(dx);
+    const __m512 RM = _mm512_set1_ps((float)(1.0 / (double)b->M));
+    const float alpha = (float)a->alpha, beta = (float)a->beta;
+    const double bp = a->beta_param;
+    const float *pin[5] = {a->mean, a->var, a->scale, bp != 0.0 ? a->dscale : NULL,
+                           bp != 0.0 ? a->dbias : NULL};
+    float *pout[2] = {a->dscale, a->dbias};
+    float t[3][PA_CB / 16][PA_NB][16], ob[2][PA_CB / 16][PA_NB][16];
+    float mg[PA_CB / 16][PA_NB][16], mx[PA_CB / 16][PA_NB][16];
+    if (q.ns < PA_NB)
+        memset(ob, 0, sizeof ob);
+#define IN_(i, g) ((i) < 3 ? t[i][g] : ob[(i)-3][g])
+#define OUT_(i, g) ob[i][g]
+#define SUMS_                                                                                      \
+    {                                                                                              \
+        __m512 gv, hv;                                                                             \
+        PA_NHWC_PF_ROWS(q, x, o);                                                                  \
+        PA_NHWC_PF_ROWS(q, dy, o);                                                                 \
+        pf_bwd_sums16(q.R, x + o, dy + o, rs, RM, t[0][g][s], t[1][g][s], ob[0][g][s],             \
+                      ob[1][g][s], a->alpha_param, bp, &gv, &hv);                                  \
+        _mm512_storeu_ps(mg[g][s], gv), _mm512_storeu_ps(mx[g][s], hv);                            \
+    }
+#define APPLY_                                                                                     \
+    {                                                                                              \
+        pf_bwd_dx16(R, x + o, dy + o, dx + o, rs, t[0][g][s], t[1][g][s], t[2][g][s],              \
+                    _mm512_loadu_ps(mg[g][s]), _mm512_loadu_ps(mx[g][s]), alpha, beta, ntk);       \
+    }
+    PA_NHWC_LOOP(q, 5, pin, IN_, 2, pout, OUT_, SUMS_, APPLY_);
+#undef SUMS_
+#undef APPLY_
+#undef IN_
+#undef OUT_
 }
 #endif
 
@@ -1329,6 +1756,13 @@ static int pa_direct(const bn_plan_t *b)
 static int pa_avx512(const bn_plan_t *b)
 {
     return b->eng == ENG_TILE && b->fast && b->dt == CUDNN_DATA_FLOAT && bn_avx512();
+}
+
+/* ... in NHWC order with C a multiple of 16 and FLOAT parameters: the transposing kernels. */
+static int pa_nhwc(const bn_plan_t *b)
+{
+    return pa_avx512(b) && b->tile_nhwc && b->C % 16 == 0 && b->p->sb.dtype == CUDNN_DATA_FLOAT &&
+           b->p->mv.dtype == CUDNN_DATA_FLOAT;
 }
 #endif
 
@@ -2104,6 +2538,17 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
             rows_apply(&b, a, &ls, 0, &q, nt);
         }
     } else {
+#if BN_HAVE_NT
+        if (pa_nhwc(&b)) {
+            const int64_t nblk = (b.S + PA_NB - 1) / PA_NB;
+#pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
+            for (int64_t k = 0; k < nblk; k++) {
+                pa_nhwc_infer_f32_avx512(&b, a, k, nt);
+                nt_fence(nt);
+            }
+            return CUDNN_STATUS_SUCCESS;
+        }
+#endif
         const int direct = pa_direct(&b);
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
@@ -2187,6 +2632,17 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
             rows_apply(&b, a, &ls, 0, &q, nt);
         }
     } else {
+#if BN_HAVE_NT
+        if (pa_nhwc(&b)) {
+            const int64_t nblk = (b.S + PA_NB - 1) / PA_NB;
+#pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
+            for (int64_t k = 0; k < nblk; k++) {
+                pa_nhwc_train_f32_avx512(&b, a, k, nt);
+                nt_fence(nt);
+            }
+            return CUDNN_STATUS_SUCCESS;
+        }
+#endif
         const int direct = pa_direct(&b);
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
@@ -2282,6 +2738,17 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
             store_grads(&b, a, &ls, sg, sgx);
         }
     } else {
+#if BN_HAVE_NT
+        if (pa_nhwc(&b) && a->mean != NULL) {
+            const int64_t nblk = (b.S + PA_NB - 1) / PA_NB;
+#pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
+            for (int64_t k = 0; k < nblk; k++) {
+                pa_nhwc_bwd_f32_avx512(&b, a, k, nt);
+                nt_fence(nt);
+            }
+            return CUDNN_STATUS_SUCCESS;
+        }
+#endif
         const int direct = pa_direct(&b) && a->mean != NULL;
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
