@@ -22,10 +22,9 @@
 # settings, named <run>+e1, <run>+e2, ... (env.txt maps them), right after the plain run, so the
 # old and new kernels are timed minutes apart: ENVS='FREEDNN_GPU_BW2=0' times the kernels that
 # switch turns off (the 16-byte transpose: tensor op=transform; the 2 x 2 average NCHW kernels
-# and the NCHW stride-2 backward at 5 blocks an SM: pool; the FLOAT LRN NCHW channel chunks:
-# lrn; the cheap zero test of the NHWC max-pool
-# forward, which the real fill never reaches). Unset (the default): each row runs once.
-# E.g. ONLY='tensor_f|pool_f32_nchw|lrn_f32_nchw' ENVS='FREEDNN_GPU_BW2=0' (6 runs).
+# and the NCHW stride-2 backward at 5 blocks an SM: pool; the cheap zero test of the NHWC
+# max-pool forward, which the real fill never reaches). Unset (the default): each row runs once.
+# E.g. ONLY='tensor_f|pool_f32_nchw' ENVS='FREEDNN_GPU_BW2=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -203,22 +203,6 @@ static double time_calls(int dir, const setup_t *s, int query, cudaStream_t st, 
     return median(v, WINDOWS);
 }
 
-static double empty_launch_us(cudaStream_t st)
-{
-    double v[WINDOWS];
-    for (int i = 0; i < 50; i++)
-        empty_kernel<<<1, 32, 0, st>>>();
-    cudaStreamSynchronize(st);
-    for (int wi = 0; wi < WINDOWS; wi++) {
-        const double t0 = now_us();
-        for (int i = 0; i < CALLS; i++)
-            empty_kernel<<<1, 32, 0, st>>>();
-        v[wi] = (now_us() - t0) / CALLS;
-        cudaStreamSynchronize(st);
-    }
-    return median(v, WINDOWS);
-}
-
 /* Median over windows of microseconds per call of `body` (CALLS per window). */
 #define TIME_BODY(result, ...)                                                   \
     do {                                                                         \
@@ -237,6 +221,13 @@ static double empty_launch_us(cudaStream_t st)
         }                                                                        \
         result = median(v_, WINDOWS);                                            \
     } while (0)
+
+static double empty_launch_us(cudaStream_t st)
+{
+    double t;
+    TIME_BODY(t, empty_kernel<<<1, 32, 0, st>>>());
+    return t;
+}
 
 typedef CUresult (*encode_fn_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                 const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,

@@ -45,8 +45,10 @@ extern "C" cudnnStatus_t fd_cuda_check(cudaError_t err, const char *file, int li
 
 /* A kernel launch through the driver's cuLaunchKernel (found once through the runtime's
  * entry-point query: the library links no libcuda), for the convolution rows whose host time is
- * issue 7.3's measure: on the H200 host an empty kernel costs 3.6-4.1 us that way against
- * 4.1-4.5 us through <<<>>> / cudaLaunchKernel (bench/host_overhead HOST_PROBES=1, 2026-12-01).
+ * issue 7.3's measure. On the H200 host an empty kernel cost 3.6-4.1 us that way against
+ * 4.1-4.5 us through <<<>>> in one run and 4.11 against 4.17 us in the next (bench/host_overhead
+ * HOST_PROBES=1, docs/perf/gpu-host-2026-12-01.md): no gain shown on the rows' host time, none
+ * lost; the path stays as the place to cut launch cost.
  * func: the __global__ function's address; fcache: FD_CUDA_FCACHE function handles of it, one
  * per device (a zeroed static array of the launch site: handles belong to a device's context);
  * args: the addresses of the kernel's parameters in order. Whenever the driver path is not
