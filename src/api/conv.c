@@ -48,16 +48,10 @@ static const int *rank_of(fd_conv_dir_t dir)
     return dir == FD_CONV_FWD ? rank_fwd : dir == FD_CONV_BWD_DATA ? rank_bwd_data : rank_bwd_filter;
 }
 
-/* Bytes [first, last] a tensor addresses, for the aliasing check. */
-static void span_of(const struct cudnnTensorStruct *t, const void *p, uintptr_t *lo, uintptr_t *hi)
+/* Bytes a tensor addresses (its extent), for the aliasing check. */
+static size_t tensor_bytes(const struct cudnnTensorStruct *t)
 {
-    *lo = (uintptr_t)p;
-    *hi = *lo + (uintptr_t)fd_tensor_extent(t) * fd_dtype_size(t->dtype) - 1;
-}
-
-static int spans_overlap(uintptr_t a0, uintptr_t a1, uintptr_t b0, uintptr_t b1)
-{
-    return a0 <= b1 && b0 <= a1;
+    return (size_t)fd_tensor_extent(t) * fd_dtype_size(t->dtype);
 }
 
 static size_t filter_bytes(const struct cudnnFilterStruct *f)
@@ -72,44 +66,78 @@ static size_t filter_bytes(const struct cudnnFilterStruct *f)
 }
 
 /* The output of a direction (y, dx or dw) may share no byte with its two inputs: convolution
- * is never computed in place (cuDNN 9.19 answers NOT_SUPPORTED for y == x). */
-static cudnnStatus_t check_not_in_place(fd_conv_dir_t dir, const struct cudnnTensorStruct *xd, const void *x,
-                                        const struct cudnnFilterStruct *wd, const void *w,
-                                        const struct cudnnTensorStruct *yd, const void *y)
+ * is never computed in place (cuDNN 9.19 answers NOT_SUPPORTED for y == x). ptr and bytes: x,
+ * w, y in that order, whatever the direction. */
+static cudnnStatus_t check_not_in_place(fd_conv_dir_t dir, const void *const ptr[3], const size_t bytes[3])
 {
     static const char *const names[3][3] = {{"y", "x", "w"}, {"dx", "dy", "w"}, {"dw", "x", "dy"}};
-    uintptr_t s[3][2]; /* x, w, y */
-    span_of(xd, x, &s[0][0], &s[0][1]);
-    s[1][0] = (uintptr_t)w, s[1][1] = (uintptr_t)w + filter_bytes(wd) - 1;
-    span_of(yd, y, &s[2][0], &s[2][1]);
+    uintptr_t s[3][2];
+    for (int i = 0; i < 3; i++)
+        s[i][0] = (uintptr_t)ptr[i], s[i][1] = (uintptr_t)ptr[i] + bytes[i] - 1;
     int out = dir == FD_CONV_FWD ? 2 : dir == FD_CONV_BWD_DATA ? 0 : 1;
     int in[2] = {dir == FD_CONV_FWD ? 0 : dir == FD_CONV_BWD_DATA ? 2 : 0,
                  dir == FD_CONV_FWD ? 1 : dir == FD_CONV_BWD_DATA ? 1 : 2};
     for (int i = 0; i < 2; i++)
-        FD_CHECK(!spans_overlap(s[out][0], s[out][1], s[in[i]][0], s[in[i]][1]),
-                 CUDNN_STATUS_NOT_SUPPORTED,
+        FD_CHECK(s[out][0] > s[in[i]][1] || s[in[i]][0] > s[out][1], CUDNN_STATUS_NOT_SUPPORTED,
                  "%s overlaps %s; convolution is not computed in place", names[dir][0], names[dir][1 + i]);
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* Everything after the problem is built: algorithm, implementation, workspace, run. */
-static cudnnStatus_t conv_execute(cudnnHandle_t handle, const fd_conv_problem_t *p, int algo,
-                                  const fd_conv_args_t *args)
+/* The workspace checks and the run of a planned call. */
+static cudnnStatus_t conv_run(const fd_conv_problem_t *p, int algo, const fd_conv_impl_t *impl, size_t need,
+                              const fd_conv_args_t *args, unsigned log)
 {
-    FD_CHECK(algo >= 0 && algo < fd_conv_algo_count(p->dir), CUDNN_STATUS_NOT_SUPPORTED,
-             "algo %d is not an algorithm of this direction (0..%d)", algo,
-             fd_conv_algo_count(p->dir) - 1);
-    char why[512];
-    const fd_conv_impl_t *impl = fd_conv_select(p, handle->backend, algo, why, sizeof why);
-    FD_CHECK(impl != NULL, CUDNN_STATUS_NOT_SUPPORTED, "%s: %s", fd_conv_algo_name(p->dir, algo), why);
-    fd_log_cmd_conv(p, algo, handle->backend);
-    size_t need = impl->workspace(p);
+    if (log & FD_LOG_CMD_BIT)
+        fd_log_cmd_conv_line(p, algo, args->handle->backend);
     FD_CHECK(args->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "workSpaceSizeInBytes is %zu but %s (%s) needs %zu", args->workspace_size,
              fd_conv_algo_name(p->dir, algo), impl->name, need);
     FD_CHECK(need == 0 || args->workspace != NULL, CUDNN_STATUS_BAD_PARAM,
              "workSpace is NULL but %s needs %zu bytes", impl->name, need);
     return impl->run(p, args);
+}
+
+/* The three compute calls: descriptors and pointers in problem_init's order (x, w, y, whatever
+ * the direction names them), the output the one `dir` writes. A call on descriptors the handle
+ * has planned before (core/conv_plan.c) skips the problem, the selection and the workspace
+ * query; with FREEDNN_LOG_DISPATCH set every call takes the checked path (it logs the choice). */
+static cudnnStatus_t conv_call(cudnnHandle_t handle, fd_conv_dir_t dir, int algo, cudnnTensorDescriptor_t xd,
+                               const void *x, cudnnFilterDescriptor_t wd, const void *w,
+                               cudnnConvolutionDescriptor_t cd, cudnnTensorDescriptor_t yd, const void *y,
+                               const void *alpha, const void *beta, void *workspace, size_t workspace_size)
+{
+    const void *const ptr[3] = {x, w, y};
+    fd_conv_args_t a = {handle, dir == FD_CONV_BWD_DATA ? NULL : x, dir == FD_CONV_BWD_FILTER ? NULL : w,
+                        dir == FD_CONV_FWD ? NULL : y, (void *)ptr[dir == FD_CONV_FWD ? 2 : dir == FD_CONV_BWD_DATA ? 0 : 1],
+                        0.0, 0.0, workspace, workspace_size, NULL};
+    const unsigned log = fd_env_log_flags();
+    const int logged = (log & FD_LOG_DISPATCH_BIT) != 0;
+    fd_conv_plan_t *pl = logged ? NULL : fd_conv_plan_find(handle, dir, algo, xd, wd, cd, yd);
+    if (pl != NULL) {
+        FD_TRY(check_not_in_place(dir, ptr, pl->bytes));
+        const cudnnDataType_t st = dir == FD_CONV_FWD ? pl->p.ydt : dir == FD_CONV_BWD_DATA ? pl->p.xdt : pl->p.wdt;
+        a.alpha = fd_scale_value(alpha, st), a.beta = fd_scale_value(beta, st);
+        a.state = pl->state;
+        return conv_run(&pl->p, algo, pl->impl, pl->need, &a, log);
+    }
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, dir, xd, wd, cd, yd));
+    const size_t bytes[3] = {tensor_bytes(xd), filter_bytes(wd), tensor_bytes(yd)};
+    FD_TRY(check_not_in_place(dir, ptr, bytes));
+    const cudnnDataType_t st = dir == FD_CONV_FWD ? p.ydt : dir == FD_CONV_BWD_DATA ? p.xdt : p.wdt;
+    a.alpha = fd_scale_value(alpha, st), a.beta = fd_scale_value(beta, st);
+    FD_CHECK(algo >= 0 && algo < fd_conv_algo_count(dir), CUDNN_STATUS_NOT_SUPPORTED,
+             "algo %d is not an algorithm of this direction (0..%d)", algo, fd_conv_algo_count(dir) - 1);
+    char why[512];
+    const fd_conv_impl_t *impl = fd_conv_select(&p, handle->backend, algo, why, sizeof why);
+    FD_CHECK(impl != NULL, CUDNN_STATUS_NOT_SUPPORTED, "%s: %s", fd_conv_algo_name(dir, algo), why);
+    const size_t need = impl->workspace(&p);
+    pl = logged ? NULL : fd_conv_plan_store(handle, dir, algo, xd, wd, cd, yd, &p, impl, need);
+    if (pl == NULL)
+        return conv_run(&p, algo, impl, need, &a, log);
+    memcpy(pl->bytes, bytes, sizeof bytes);
+    a.state = pl->state;
+    return conv_run(&pl->p, algo, impl, need, &a, log);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
@@ -124,12 +152,8 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionForward(cudnnHandle_t handle, const vo
     FD_TRY(fd_handle_check(handle));
     FD_CHECK(alpha && beta && x && w && y, CUDNN_STATUS_BAD_PARAM,
              "a data pointer is NULL (alpha %p, beta %p, x %p, w %p, y %p)", alpha, beta, x, w, y);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
-    FD_TRY(check_not_in_place(FD_CONV_FWD, xDesc, x, wDesc, w, yDesc, y));
-    fd_conv_args_t a = {handle, x, w, NULL, y, fd_scale_value(alpha, p.ydt), fd_scale_value(beta, p.ydt),
-                        workSpace, workSpaceSizeInBytes};
-    return conv_execute(handle, &p, (int)algo, &a);
+    return conv_call(handle, FD_CONV_FWD, (int)algo, xDesc, x, wDesc, w, convDesc, yDesc, y, alpha, beta,
+                     workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha,
@@ -144,12 +168,8 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardData(cudnnHandle_t handle, con
     FD_TRY(fd_handle_check(handle));
     FD_CHECK(alpha && beta && w && dy && dx, CUDNN_STATUS_BAD_PARAM,
              "a data pointer is NULL (alpha %p, beta %p, w %p, dy %p, dx %p)", alpha, beta, w, dy, dx);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
-    FD_TRY(check_not_in_place(FD_CONV_BWD_DATA, dxDesc, dx, wDesc, w, dyDesc, dy));
-    fd_conv_args_t a = {handle, NULL, w, dy, dx, fd_scale_value(alpha, p.xdt), fd_scale_value(beta, p.xdt),
-                        workSpace, workSpaceSizeInBytes};
-    return conv_execute(handle, &p, (int)algo, &a);
+    return conv_call(handle, FD_CONV_BWD_DATA, (int)algo, dxDesc, dx, wDesc, w, convDesc, dyDesc, dy, alpha,
+                     beta, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha,
@@ -165,12 +185,8 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardFilter(cudnnHandle_t handle, c
     FD_TRY(fd_handle_check(handle));
     FD_CHECK(alpha && beta && x && dy && dw, CUDNN_STATUS_BAD_PARAM,
              "a data pointer is NULL (alpha %p, beta %p, x %p, dy %p, dw %p)", alpha, beta, x, dy, dw);
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, dwDesc, convDesc, dyDesc));
-    FD_TRY(check_not_in_place(FD_CONV_BWD_FILTER, xDesc, x, dwDesc, dw, dyDesc, dy));
-    fd_conv_args_t a = {handle, x, NULL, dy, dw, fd_scale_value(alpha, p.wdt), fd_scale_value(beta, p.wdt),
-                        workSpace, workSpaceSizeInBytes};
-    return conv_execute(handle, &p, (int)algo, &a);
+    return conv_call(handle, FD_CONV_BWD_FILTER, (int)algo, xDesc, x, dwDesc, dw, convDesc, dyDesc, dy, alpha,
+                     beta, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha,
@@ -197,10 +213,9 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardBias(cudnnHandle_t handle, con
                  dyDesc->dtype == CUDNN_DATA_HALF || dyDesc->dtype == CUDNN_DATA_BFLOAT16,
              CUDNN_STATUS_NOT_SUPPORTED, "bias gradient on %s data is not implemented",
              fd_dtype_name(dyDesc->dtype));
-    uintptr_t a0, a1, b0, b1;
-    span_of(dyDesc, dy, &a0, &a1);
-    span_of(dbDesc, db, &b0, &b1);
-    FD_CHECK(!spans_overlap(a0, a1, b0, b1), CUDNN_STATUS_NOT_SUPPORTED, "db overlaps dy");
+    const uintptr_t a0 = (uintptr_t)dy, a1 = a0 + tensor_bytes(dyDesc) - 1;
+    const uintptr_t b0 = (uintptr_t)db, b1 = b0 + tensor_bytes(dbDesc) - 1;
+    FD_CHECK(a0 > b1 || b0 > a1, CUDNN_STATUS_NOT_SUPPORTED, "db overlaps dy");
     fd_bias_problem_t p = {*dyDesc, *dbDesc};
     fd_bias_args_t a = {handle, dy, db, fd_scale_value(alpha, dbDesc->dtype),
                         fd_scale_value(beta, dbDesc->dtype)};
@@ -905,7 +920,7 @@ static cudnnStatus_t find_scratch(cudnnHandle_t handle, const fd_conv_problem_t 
         st = fd_backend_alloc(handle, ws, &work);
     if (st != CUDNN_STATUS_SUCCESS)
         goto cleanup;
-    fd_conv_args_t a = {handle, x, w, y, NULL, 1.0, 0.0, work, ws};
+    fd_conv_args_t a = {handle, x, w, y, NULL, 1.0, 0.0, work, ws, NULL};
     a.out = p->dir == FD_CONV_FWD ? y : p->dir == FD_CONV_BWD_DATA ? x : w;
     if (p->dir == FD_CONV_FWD)
         a.y = NULL;
@@ -919,12 +934,6 @@ cleanup:
     fd_backend_free(handle, work);
     return st;
 }
-
-static size_t tensor_bytes(const struct cudnnTensorStruct *t)
-{
-    return (size_t)fd_tensor_extent(t) * fd_dtype_size(t->dtype);
-}
-
 
 /* Find without caller buffers, shared by the three directions. */
 static cudnnStatus_t find_plain(cudnnHandle_t handle, fd_conv_dir_t dir, cudnnTensorDescriptor_t xDesc,
@@ -999,8 +1008,10 @@ static cudnnStatus_t find_ex(cudnnHandle_t handle, fd_conv_dir_t dir, cudnnTenso
              "workSpace is NULL but workSpaceSizeInBytes is %zu", workSpaceSizeInBytes);
     fd_conv_problem_t p;
     FD_TRY(fd_conv_problem_init(&p, dir, xDesc, wDesc, convDesc, yDesc));
-    FD_TRY(check_not_in_place(dir, xDesc, x, wDesc, w, yDesc, y));
-    fd_conv_args_t a = {handle, x, w, y, NULL, 1.0, 0.0, workSpace, workSpaceSizeInBytes};
+    const void *const ptr[3] = {x, w, y};
+    const size_t bytes[3] = {tensor_bytes(xDesc), filter_bytes(wDesc), tensor_bytes(yDesc)};
+    FD_TRY(check_not_in_place(dir, ptr, bytes));
+    fd_conv_args_t a = {handle, x, w, y, NULL, 1.0, 0.0, workSpace, workSpaceSizeInBytes, NULL};
     if (dir == FD_CONV_FWD)
         a.out = (void *)y, a.y = NULL;
     else if (dir == FD_CONV_BWD_DATA)

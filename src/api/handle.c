@@ -8,6 +8,7 @@
 
 #include "../core/fd.h"
 #include "../core/backend.h"
+#include "../core/conv.h"
 #include "../core/tunecache.h"
 
 static const char *const backend_names[FD_BACKEND_COUNT] = {"ref", "cpu", "cuda"};
@@ -50,8 +51,14 @@ static cudnnStatus_t create_handle(cudnnHandle_t *handle, fd_backend_t backend)
     h->backend = backend;
     h->stream = NULL;
     h->runtime_error = CUDNN_STATUS_SUCCESS;
-    const cudnnStatus_t st = fd_backend_handle_init(h);
+    cudnnStatus_t st = fd_conv_plans_create(h);
     if (st != CUDNN_STATUS_SUCCESS) {
+        free(h);
+        return st;
+    }
+    st = fd_backend_handle_init(h);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        fd_conv_plans_free(h);
         free(h);
         return st;
     }
@@ -90,6 +97,7 @@ cudnnStatus_t CUDNNWINAPI cudnnDestroy(cudnnHandle_t handle)
         return CUDNN_STATUS_SUCCESS;
     FD_TRY(fd_handle_check(handle));
     fd_tunecache_free(handle);
+    fd_conv_plans_free(handle);
     fd_backend_handle_fini(handle);
     handle->magic = 0;
     free(handle);

@@ -9,6 +9,8 @@
 #ifndef FD_CORE_CONV_H_
 #define FD_CORE_CONV_H_
 
+#include <string.h>
+
 #include "fd.h"
 
 typedef enum { FD_CONV_FWD = 0, FD_CONV_BWD_DATA = 1, FD_CONV_BWD_FILTER = 2, FD_CONV_DIR_COUNT } fd_conv_dir_t;
@@ -53,7 +55,64 @@ typedef struct fd_conv_args {
     double alpha, beta;
     void *workspace;
     size_t workspace_size;
+    /* The call's plan state (core/conv_plan.c: FD_CONV_PLAN_STATE bytes, 64-byte aligned, zeroed
+     * when the plan was made) where the call came through a handle's plan cache, else NULL: a
+     * row may keep what it derived from the problem there (launch geometry, tensor maps for the
+     * pointers of the last call) and reuse it while its own check of the call still matches. */
+    void *state;
 } fd_conv_args_t;
+
+/* ---- plans: a handle's memo of a compute call's problem, implementation and workspace ---- */
+
+#define FD_CONV_PLAN_STATE 1024
+typedef struct fd_conv_plan {
+    fd_conv_problem_t p;
+    const struct fd_conv_impl *impl;
+    size_t need;                 /* impl->workspace(&p) */
+    size_t bytes[3];             /* what x, w and y (problem_init's order) address, for the overlap check */
+    unsigned char state[FD_CONV_PLAN_STATE] __attribute__((aligned(64)));
+} fd_conv_plan_t;
+
+/* The plan of a call on these descriptors (problem_init's argument order) and algorithm, or NULL:
+ * a plan matches while every descriptor holds the same bytes it held when the plan was made, so
+ * a changed or destroyed descriptor misses. NULL descriptors miss. */
+fd_conv_plan_t *fd_conv_plan_find(cudnnHandle_t h, fd_conv_dir_t dir, int algo, cudnnTensorDescriptor_t x,
+                                  cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t c,
+                                  cudnnTensorDescriptor_t y);
+/* The head of a row's plan state: what the values the row keeps after it were derived from.
+ * A row that calls itself on derived problems or pointers (a split, a transposed problem) stays
+ * correct because the whole problem and every pointer and scale are compared. */
+typedef struct fd_conv_state_key {
+    const void *tag; /* the row's own static object: whose state this is */
+    const void *x, *w, *y, *out, *workspace;
+    double alpha, beta;
+    fd_conv_problem_t p;
+} fd_conv_state_key_t;
+
+static inline int fd_conv_state_hit(const fd_conv_state_key_t *k, const void *tag, const fd_conv_problem_t *p,
+                                    const fd_conv_args_t *a)
+{
+    return k->tag == tag && k->x == a->x && k->w == a->w && k->y == a->y && k->out == a->out &&
+           k->workspace == a->workspace && memcmp(&k->alpha, &a->alpha, sizeof a->alpha) == 0 &&
+           memcmp(&k->beta, &a->beta, sizeof a->beta) == 0 && memcmp(&k->p, p, sizeof *p) == 0;
+}
+
+static inline void fd_conv_state_set(fd_conv_state_key_t *k, const void *tag, const fd_conv_problem_t *p,
+                                     const fd_conv_args_t *a)
+{
+    k->tag = tag, k->x = a->x, k->w = a->w, k->y = a->y, k->out = a->out, k->workspace = a->workspace;
+    k->alpha = a->alpha, k->beta = a->beta;
+    k->p = *p;
+}
+
+/* Remembers a checked call (replacing the least recently used plan); its state zeroed. */
+fd_conv_plan_t *fd_conv_plan_store(cudnnHandle_t h, fd_conv_dir_t dir, int algo, cudnnTensorDescriptor_t x,
+                                   cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t c,
+                                   cudnnTensorDescriptor_t y, const fd_conv_problem_t *p,
+                                   const struct fd_conv_impl *impl, size_t need);
+/* The handle's plan cache, made and freed with the handle (cudnnCreate / cudnnDestroy). */
+cudnnStatus_t fd_conv_plans_create(cudnnHandle_t h);
+void fd_conv_plans_free(cudnnHandle_t h);
 
 /* One implementation (a row of src/impls.def). */
 typedef struct fd_conv_impl {

@@ -84,6 +84,11 @@ void fd_log_warning(const char *fmt, ...) FD_PRINTF(1, 2);
 /* A free-form info record (FREEDNN_LOG_DISPATCH and similar); written to CUDNN_LOGDEST_DBG. */
 void fd_log_info(const char *fmt, ...) FD_PRINTF(1, 2);
 int fd_env_flag(const char *name); /* 1 when the variable is set to a non-zero number */
+/* fd_env_flag of FREEDNN_LOG_DISPATCH (bit 0) and FREEDNN_LOG_CMD (bit 1) in one pass over the
+ * environment (a convolution call asks at every call, so setenv between calls takes effect). */
+#define FD_LOG_DISPATCH_BIT 1u
+#define FD_LOG_CMD_BIT 2u
+unsigned fd_env_log_flags(void);
 
 /* ---- descriptors ------------------------------------------------------------------------ */
 
@@ -113,6 +118,7 @@ struct cudnnContext {
      * handle, a ring of slots; splitk_next picks a call's slot. NULL elsewhere. */
     unsigned *splitk_ctr;
     unsigned splitk_next;
+    struct fd_conv_plans *plans; /* convolution calls' plans (core/conv_plan.c), made with the handle */
 };
 
 struct cudnnTensorStruct {

@@ -44,6 +44,26 @@ int fd_env_flag(const char *name)
     return v != NULL && atoi(v) != 0;
 }
 
+unsigned fd_env_log_flags(void)
+{
+    static const char *const names[2] = {"DISPATCH=", "CMD="};
+    unsigned seen = 0, bits = 0;
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        const char *v = *e;
+        if (v[0] != 'F' || v[1] != 'R' || strncmp(v, "FREEDNN_LOG_", 12) != 0)
+            continue;
+        for (unsigned i = 0; i < 2; i++) {
+            const size_t len = strlen(names[i]);
+            if (!(seen & (1u << i)) && strncmp(v + 12, names[i], len) == 0) {
+                seen |= 1u << i; /* the first definition counts, as getenv's */
+                if (atoi(v + 12 + len) != 0)
+                    bits |= 1u << i;
+            }
+        }
+    }
+    return bits;
+}
+
 static int env_int(const char *name, int fallback)
 {
     const char *v = getenv(name);

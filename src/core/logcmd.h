@@ -13,5 +13,7 @@
  * express (odd strides, 3-d, an accumulation type dnnbench does not use) follows it as a shell
  * comment, so the line can still be pasted as it is. */
 void fd_log_cmd_conv(const fd_conv_problem_t *p, int algo, fd_backend_t backend);
+/* The same line whatever FREEDNN_LOG_CMD says (the caller has read it). */
+void fd_log_cmd_conv_line(const fd_conv_problem_t *p, int algo, fd_backend_t backend);
 
 #endif /* FD_CORE_LOGCMD_H_ */

@@ -892,10 +892,10 @@ typedef void (*ww_kernel_t)(const CUtensorMap, const CUtensorMap, const ww_args_
 
 /* Sets the dynamic shared-memory limit of kernel K once per device (attributes are per device;
  * repeating the call is harmless, so racing first calls are too). */
-template <ww_kernel_t K> static cudnnStatus_t ww_prepare(size_t smem, int bn)
+template <ww_kernel_t K> static cudnnStatus_t ww_prepare(size_t smem, int bn, int &dev)
 {
     static int done[WW_MAX_DEV];
-    int dev = -1;
+    dev = -1;
     FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma backward filter row");
     const int cached = dev >= 0 && dev < WW_MAX_DEV;
     if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
@@ -937,15 +937,16 @@ static cudnnStatus_t ww_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
                                const CUtensorMap &tmx, const CUtensorMap &tmdy, ww_args_t ka,
                                const ww_plan_t &pl)
 {
+    int dev = -1;
     const cudnnStatus_t prep =
-        ww_prepare<conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>>(ww_smem_bytes(BN), BN);
+        ww_prepare<conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>>(ww_smem_bytes(BN), BN, dev);
     if (prep != CUDNN_STATUS_SUCCESS)
         return prep;
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ntiles * pl.splits);
     ka.ctr = ww_counters(a, pl, BN);
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>, fc, dim3(blocks),
+    const cudaError_t le = fd_cuda_launch_on(dev, conv_wgrad_wgmma<T, BN, TAP, KS, BN == 256>, fc, dim3(blocks),
                                             dim3(WW_THREADS), (unsigned)ww_smem_bytes(BN), s, tmx, tmdy, ka);
     FD_CUDA_LAUNCHED_AS(le,
         "conv_wgrad_wgmma on %s data (BN %d, %s of %d rows, %d k16 steps, %u blocks, %d splits, "
@@ -960,14 +961,15 @@ static cudnnStatus_t wt_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
                                const CUtensorMap &tmx, const CUtensorMap &tmdy, ww_args_t ka,
                                const ww_plan_t &pl)
 {
-    const cudnnStatus_t prep = ww_prepare<conv_wgrad_wgmma_tf32<BN, TAP>>(wt_smem_bytes(BN), BN);
+    int dev = -1;
+    const cudnnStatus_t prep = ww_prepare<conv_wgrad_wgmma_tf32<BN, TAP>>(wt_smem_bytes(BN), BN, dev);
     if (prep != CUDNN_STATUS_SUCCESS)
         return prep;
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = (unsigned)(pl.mtiles * pl.ntiles * pl.splits);
     ka.ctr = ww_counters(a, pl, BN);
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_wgrad_wgmma_tf32<BN, TAP>, fc, dim3(blocks), dim3(WW_THREADS),
+    const cudaError_t le = fd_cuda_launch_on(dev, conv_wgrad_wgmma_tf32<BN, TAP>, fc, dim3(blocks), dim3(WW_THREADS),
                                             (unsigned)wt_smem_bytes(BN), s, tmx, tmdy, ka);
     FD_CUDA_LAUNCHED_AS(le, "conv_wgrad_wgmma_tf32 (BN %d, %s of %d rows, %u blocks, %d splits, %s, "
                      "stream %p)",
@@ -1005,21 +1007,19 @@ static cudnnStatus_t wt_dispatch(const fd_conv_problem_t *p, const fd_conv_args_
                         : wt_launch<64, false>(p, a, tmx, tmdy, ka, pl);
 }
 
-/* Both rows: the data type (p->xdt) picks the kernels. */
-static cudnnStatus_t ww_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+/* The plan, the two maps and the kernel arguments of problem p on a's x, dy, dw, workspace and
+ * scales (x and dy 16-byte aligned). */
+static cudnnStatus_t ww_derive(const fd_conv_problem_t *p, const fd_conv_args_t *a, ww_plan_t &pl,
+                               CUtensorMap &tmx, CUtensorMap &tmdy, ww_args_t &ka)
 {
-    if ((((uintptr_t)a->x | (uintptr_t)a->y) % 16) != 0)
-        return fd_conv_bwd_filter_direct_run(p, a); /* TMA reads 16-byte aligned addresses only */
     FD_CHECK(wgx_encode() != NULL, CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER,
              "the driver has no cuTensorMapEncodeTiled (the wgmma row needs a CUDA 12 driver)");
-    ww_plan_t pl;
     ww_plan(p, &pl);
     const size_t need = ww_workspace(p);
     FD_CHECK(a->workspace != NULL && a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "the wgmma backward filter row needs %zu bytes of workspace (%d splits), got %zu",
              need, pl.splits, a->workspace_size);
     const int64_t c = p->c, k = p->k, h = p->in[1], w = p->in[2], pp = p->out[1], q = p->out[2];
-    CUtensorMap tmx, tmdy;
     int res = 0;
     if (pl.tap) {
         FD_CHECK(ww_map4(&tmx, p->xdt, a->x, c, h, w, p->n, p->xs, pl, pl.esw, pl.esh, &res),
@@ -1043,7 +1043,6 @@ static cudnnStatus_t ww_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
                  "cuTensorMapEncodeTiled(dy: %lldx%lld, box of %d rows) returned %d", (long long)k,
                  (long long)m, pl.rows, res);
     }
-    ww_args_t ka;
     memset(&ka, 0, sizeof ka);
     ka.part = (float *)a->workspace;
     ka.rsc = c * p->flt[1] * p->flt[2];
@@ -1064,11 +1063,37 @@ static cudnnStatus_t ww_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
     ka.ws0 = p->ws[0], ka.ws1 = p->ws[1], ka.ws3 = p->ws[3], ka.ws4 = p->ws[4];
     ka.alpha = a->alpha, ka.beta = a->beta;
     ka.ctr = NULL; /* the launch picks the one-launch form's counters */
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* What a plan keeps for these rows (fd_conv_args_t.state, core/conv_plan.c): ww_derive's results
+ * for the call its key describes, launched as they are by a call with the same problem, pointers
+ * and scales (the split-K counters are still picked per launch). */
+typedef struct {
+    fd_conv_state_key_t key;
+    ww_plan_t pl;
+    ww_args_t ka;
+    CUtensorMap tmx, tmdy;
+} ww_state_t;
+static_assert(sizeof(ww_state_t) <= FD_CONV_PLAN_STATE, "the backward filter rows' plan state");
+static const char ww_tag = 0;
+
+/* Both rows: the data type (p->xdt) picks the kernels. */
+static cudnnStatus_t ww_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+    if ((((uintptr_t)a->x | (uintptr_t)a->y) % 16) != 0)
+        return fd_conv_bwd_filter_direct_run(p, a); /* TMA reads 16-byte aligned addresses only */
+    ww_state_t local, *st = a->state != NULL ? (ww_state_t *)a->state : &local;
+    if (st == &local || !fd_conv_state_hit(&st->key, &ww_tag, p, a)) {
+        st->key.tag = NULL;
+        FD_TRY(ww_derive(p, a, st->pl, st->tmx, st->tmdy, st->ka));
+        fd_conv_state_set(&st->key, &ww_tag, p, a);
+    }
     if (p->xdt == CUDNN_DATA_HALF)
-        return ww_dispatch<__half>(p, a, pl, tmx, tmdy, ka);
+        return ww_dispatch<__half>(p, a, st->pl, st->tmx, st->tmdy, st->ka);
     if (p->xdt == CUDNN_DATA_FLOAT)
-        return wt_dispatch(p, a, pl, tmx, tmdy, ka);
-    return ww_dispatch<__nv_bfloat16>(p, a, pl, tmx, tmdy, ka);
+        return wt_dispatch(p, a, st->pl, st->tmx, st->tmdy, st->ka);
+    return ww_dispatch<__nv_bfloat16>(p, a, st->pl, st->tmx, st->tmdy, st->ka);
 }
 
 extern "C" cudnnStatus_t

@@ -671,7 +671,7 @@ static cudnnStatus_t wg_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
                   "for conv_fwd_wgmma BN %d", wg_smem_bytes(BN), BN);
     cudaStream_t s = a->handle->stream;
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_fwd_wgmma<T, BN, TAP, BN == 256, BT>, fc, dim3(blocks),
+    const cudaError_t le = fd_cuda_launch_on(dev, conv_fwd_wgmma<T, BN, TAP, BN == 256, BT>, fc, dim3(blocks),
                                             dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, tmx, tmw, ka);
     FD_CUDA_LAUNCHED_AS(le, "conv_fwd_wgmma on %s data (BN %d, %s, B %s, %u blocks, stream %p)",
                         fd_dtype_name(p->xdt), BN, TAP ? "4-d tap boxes" : "[M][C] boxes",
@@ -767,19 +767,34 @@ static cudnnStatus_t wg_fwd_prepare(const fd_conv_problem_t *p, const fd_conv_ar
 }
 
 /* Both forward rows: the element type (p->xdt) picks the kernel; ke elements make a k-block. */
+/* What a plan keeps for the forward rows (fd_conv_args_t.state, core/conv_plan.c): the launch
+ * geometry, the two tensor maps and the kernel arguments of the call its key describes; a call
+ * with the same problem, pointers and scales launches with them as they are. The MN-major
+ * backward data adds its filter map. */
+typedef struct {
+    fd_conv_state_key_t key;
+    wg_plan_t pl;
+    wg_args_t ka;
+    CUtensorMap tmx, tmw, tmb;
+} wg_state_t;
+static_assert(sizeof(wg_state_t) <= FD_CONV_PLAN_STATE, "the forward rows' plan state");
+static const char wg_fwd_tag = 0, wg_tnsp_tag = 0;
+
 static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
     if ((((uintptr_t)a->x | (uintptr_t)a->w) % 16) != 0)
         return fd_conv_fwd_tc_igemm_run(p, a); /* TMA reads from 16-byte aligned addresses only */
-    wg_plan_t pl;
-    CUtensorMap tmx, tmw;
-    wg_args_t ka;
-    FD_TRY(wg_fwd_prepare(p, a, pl, tmx, tmw, ka));
+    wg_state_t local, *st = a->state != NULL ? (wg_state_t *)a->state : &local;
+    if (st == &local || !fd_conv_state_hit(&st->key, &wg_fwd_tag, p, a)) {
+        st->key.tag = NULL;
+        FD_TRY(wg_fwd_prepare(p, a, st->pl, st->tmx, st->tmw, st->ka));
+        fd_conv_state_set(&st->key, &wg_fwd_tag, p, a);
+    }
     if (p->xdt == CUDNN_DATA_HALF)
-        return wg_dispatch<__half>(p, a, pl, tmx, tmw, ka);
+        return wg_dispatch<__half>(p, a, st->pl, st->tmx, st->tmw, st->ka);
     if (p->xdt == CUDNN_DATA_FLOAT)
-        return wg_dispatch<float>(p, a, pl, tmx, tmw, ka);
-    return wg_dispatch<__nv_bfloat16>(p, a, pl, tmx, tmw, ka);
+        return wg_dispatch<float>(p, a, st->pl, st->tmx, st->tmw, st->ka);
+    return wg_dispatch<__nv_bfloat16>(p, a, st->pl, st->tmx, st->tmw, st->ka);
 }
 
 extern "C" cudnnStatus_t fd_conv_fwd_implicit_gemm_f16_128xN__sm90_run(const fd_conv_problem_t *p,
@@ -960,18 +975,23 @@ static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args
     const size_t need = wg_dgrad_workspace(p);
     FD_CHECK(a->workspace != NULL && a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "the wgmma backward data row needs %zu bytes of workspace, got %zu", need, a->workspace_size);
-    CUtensorMap tmb;
-    if (wg_dgrad_tnsp_map(p, a, &tmb)) {
-        fd_conv_args_t b = *a;
-        b.x = a->y, b.y = NULL; /* b.w: the K-major map made below is replaced by tmb */
-        b.workspace = NULL, b.workspace_size = 0;
-        wg_plan_t pl;
-        CUtensorMap tmx, tmw;
-        wg_args_t ka;
-        FD_TRY(wg_fwd_prepare(&q, &b, pl, tmx, tmw, ka));
+    wg_state_t local, *st = a->state != NULL ? (wg_state_t *)a->state : &local;
+    fd_conv_args_t b = *a;
+    b.x = a->y, b.y = NULL; /* b.w: the K-major map made below is replaced by tmb */
+    b.workspace = NULL, b.workspace_size = 0, b.state = NULL;
+    int tnsp = st != &local && fd_conv_state_hit(&st->key, &wg_tnsp_tag, p, a);
+    if (!tnsp) {
+        tnsp = wg_dgrad_tnsp_map(p, a, &st->tmb); /* tmb is no part of the forward row's state */
+        if (tnsp) {
+            st->key.tag = NULL;
+            FD_TRY(wg_fwd_prepare(&q, &b, st->pl, st->tmx, st->tmw, st->ka));
+            fd_conv_state_set(&st->key, &wg_tnsp_tag, p, a);
+        }
+    }
+    if (tnsp) {
         if (p->xdt == CUDNN_DATA_HALF)
-            return wg_dispatch<__half, true>(&q, &b, pl, tmx, tmb, ka);
-        return wg_dispatch<__nv_bfloat16, true>(&q, &b, pl, tmx, tmb, ka);
+            return wg_dispatch<__half, true>(&q, &b, st->pl, st->tmx, st->tmb, st->ka);
+        return wg_dispatch<__nv_bfloat16, true>(&q, &b, st->pl, st->tmx, st->tmb, st->ka);
     }
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = fd_cuda_blocks(total, 256);
@@ -980,9 +1000,8 @@ static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args
                                                         : wg_dgrad_filter_launch<__nv_bfloat16>(p, a, total, blocks, s);
     FD_CUDA_LAUNCHED_AS(le, "wg_dgrad_filter on %s data (%lld elements, stream %p)", fd_dtype_name(p->xdt),
                         (long long)total, (void *)s);
-    fd_conv_args_t b = *a;
-    b.x = a->y, b.w = a->workspace, b.y = NULL;
-    b.workspace = NULL, b.workspace_size = 0;
+    b.w = a->workspace;
+    b.state = a->state; /* the forward row's state, keyed by q and the workspace's filter */
     return wg_fwd_run(&q, &b);
 }
 
@@ -1027,7 +1046,7 @@ static cudnnStatus_t wg_grouped_launch(const wg_group_t &g, cudnnDataType_t dt, 
                   "BN %d", wg_smem_bytes(BN), BN);
     const unsigned blocks = g.start[g.ncls];
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_dgrad_wgmma_grouped<T, BN, BN == 256>, fc, dim3(blocks),
+    const cudaError_t le = fd_cuda_launch_on(dev, conv_dgrad_wgmma_grouped<T, BN, BN == 256>, fc, dim3(blocks),
                                             dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, g);
     FD_CUDA_LAUNCHED_AS(le, "conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, %u blocks, stream %p)",
                         fd_dtype_name(dt), BN, g.ncls, blocks, (void *)s);
@@ -1073,7 +1092,7 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t 
             return 0;
         fd_conv_args_t b = *a;
         b.x = a->y, b.w = conv[c] ? wt[c] : a->y, b.y = NULL, b.out = dx[c];
-        b.workspace = NULL, b.workspace_size = 0;
+        b.workspace = NULL, b.workspace_size = 0, b.state = NULL;
         wg_plan_t pl;
         if (wg_fwd_prepare(&f, &b, pl, g.tmx[c], g.tmw[c], g.a[c]) != CUDNN_STATUS_SUCCESS)
             return 0;

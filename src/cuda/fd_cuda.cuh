@@ -55,26 +55,34 @@ extern "C" cudnnStatus_t fd_cuda_check(cudaError_t err, const char *file, int li
  * available or refuses (no current context on this thread, a bad configuration, a sticky fault),
  * the same launch goes through cudaLaunchKernel, so errors and their text are the runtime's. */
 #define FD_CUDA_FCACHE 64
-extern "C" cudaError_t fd_cuda_launch(const void *func, void **fcache, dim3 grid, dim3 block, unsigned smem,
-                                      cudaStream_t s, void **args);
+extern "C" cudaError_t fd_cuda_launch(const void *func, void **fcache, int dev, dim3 grid, dim3 block,
+                                      unsigned smem, cudaStream_t s, void **args);
 
 /* fd_cuda_launch for a kernel and its arguments: each argument converted to the kernel's
  * parameter type (as <<<>>> does), the addresses handed over in order. One fcache per launch
- * site: `static void *fc[FD_CUDA_FCACHE];` in the (template) function that launches. */
+ * site: `static void *fc[FD_CUDA_FCACHE];` in the (template) function that launches. dev: the
+ * current device where the caller has just asked for it (a runtime call saved), else -1. */
 template <typename... V>
-static inline cudaError_t fd_cuda_launch_v(const void *f, void **fc, dim3 grid, dim3 block, unsigned smem,
-                                           cudaStream_t s, V... v)
+static inline cudaError_t fd_cuda_launch_v(const void *f, void **fc, int dev, dim3 grid, dim3 block,
+                                           unsigned smem, cudaStream_t s, V... v)
 {
     void *args[] = {(void *)&v..., nullptr}; /* the parameters' copies live in this frame */
-    return fd_cuda_launch(f, fc, grid, block, smem, s, args);
+    return fd_cuda_launch(f, fc, dev, grid, block, smem, s, args);
+}
+
+template <typename... P, typename... A>
+static inline cudaError_t fd_cuda_launch_on(int dev, void (*kernel)(P...), void **fc, dim3 grid, dim3 block,
+                                            unsigned smem, cudaStream_t s, A &&...a)
+{
+    return fd_cuda_launch_v((const void *)kernel, fc, dev, grid, block, smem, s,
+                            typename std::decay<P>::type(std::forward<A>(a))...);
 }
 
 template <typename... P, typename... A>
 static inline cudaError_t fd_cuda_launch_k(void (*kernel)(P...), void **fc, dim3 grid, dim3 block, unsigned smem,
                                            cudaStream_t s, A &&...a)
 {
-    return fd_cuda_launch_v((const void *)kernel, fc, grid, block, smem, s,
-                            typename std::decay<P>::type(std::forward<A>(a))...);
+    return fd_cuda_launch_on(-1, kernel, fc, grid, block, smem, s, std::forward<A>(a)...);
 }
 
 /* After fd_cuda_launch_k: its error, else the runtime's last error (a sticky earlier fault). */

@@ -55,12 +55,11 @@ static fd_cu_launch_fn_t launch_lookup(void)
     return (fd_cu_launch_fn_t)fn;
 }
 
-extern "C" cudaError_t fd_cuda_launch(const void *func, void **fcache, dim3 grid, dim3 block, unsigned smem,
-                                      cudaStream_t s, void **args)
+extern "C" cudaError_t fd_cuda_launch(const void *func, void **fcache, int dev, dim3 grid, dim3 block,
+                                      unsigned smem, cudaStream_t s, void **args)
 {
     static const fd_cu_launch_fn_t launch = launch_lookup();
-    int dev = -1;
-    if (launch != NULL && cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < FD_CUDA_FCACHE) {
+    if (launch != NULL && (dev >= 0 || cudaGetDevice(&dev) == cudaSuccess) && dev >= 0 && dev < FD_CUDA_FCACHE) {
         void *f = __atomic_load_n(&fcache[dev], __ATOMIC_ACQUIRE);
         if (f == NULL) {
             cudaFunction_t cf = NULL;
