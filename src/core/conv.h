@@ -64,7 +64,7 @@ typedef struct fd_conv_args {
 
 /* ---- plans: a handle's memo of a compute call's problem, implementation and workspace ---- */
 
-#define FD_CONV_PLAN_STATE 1024
+#define FD_CONV_PLAN_STATE 4096
 typedef struct fd_conv_plan {
     fd_conv_problem_t p;
     const struct fd_conv_impl *impl;

@@ -1061,6 +1061,26 @@ static cudnnStatus_t wg_grouped_dispatch(const wg_group_t &g, int bn, cudnnDataT
                        : wg_grouped_launch<T, 64>(g, dt, s);
 }
 
+static cudnnStatus_t wg_grouped_run(const wg_group_t &g, int bn, cudnnDataType_t dt, cudaStream_t s)
+{
+    return dt == CUDNN_DATA_HALF    ? wg_grouped_dispatch<__half>(g, bn, dt, s)
+           : dt == CUDNN_DATA_FLOAT ? wg_grouped_dispatch<float>(g, bn, dt, s)
+                                    : wg_grouped_dispatch<__nv_bfloat16>(g, bn, dt, s);
+}
+
+/* What a plan keeps for the grouped launch: its maps, arguments and tile split. */
+typedef struct {
+    fd_conv_state_key_t key; /* q[0] and a's pointers and scales */
+    fd_conv_problem_t q[WG_GROUP_MAX];
+    int conv[WG_GROUP_MAX];
+    void *dx[WG_GROUP_MAX];
+    const void *wt[WG_GROUP_MAX];
+    wg_group_t g;
+    int bn, ncls;
+} wg_group_state_t;
+static_assert(sizeof(wg_group_state_t) <= FD_CONV_PLAN_STATE, "the grouped backward data's plan state");
+static const char wg_group_tag = 0;
+
 /* ncls stride-1 backward data classes q[c] (conv[c]: with taps, its transposed sub-filter, packed
  * CRSK, at wt[c]; else tap-less, flt 0 somewhere) writing dx[c], on a's dy, alpha and beta.
  * Returns 0 when the classes do not fit one launch (nothing launched: the caller runs them one
@@ -1072,6 +1092,17 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t 
 {
     if (!fd_conv_bwd_data_wgmma_grouped_on() || ncls < 1 || ncls > WG_GROUP_MAX || (uintptr_t)a->y % 16 != 0)
         return 0;
+    /* a plan's state: reused when every input of this function is what it was */
+    wg_group_state_t *gs = (wg_group_state_t *)a->state;
+    const size_t n = (size_t)ncls;
+    if (gs != NULL && gs->ncls == ncls && fd_conv_state_hit(&gs->key, &wg_group_tag, &q[0], a) &&
+        memcmp(gs->q, q, n * sizeof *q) == 0 && memcmp(gs->conv, conv, n * sizeof *conv) == 0 &&
+        memcmp(gs->dx, dx, n * sizeof *dx) == 0 && memcmp(gs->wt, wt, n * sizeof *wt) == 0) {
+        *st = before(ctx);
+        if (*st == CUDNN_STATUS_SUCCESS)
+            *st = wg_grouped_run(gs->g, gs->bn, q[0].xdt, a->handle->stream);
+        return 1;
+    }
     wg_group_t g;
     memset(&g, 0, sizeof g);
     int bn = 0, any = 0;
@@ -1112,13 +1143,14 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t 
         return 0;
     g.start[ncls] = (unsigned)start;
     g.ncls = ncls;
+    if (gs != NULL) {
+        gs->g = g, gs->bn = bn, gs->ncls = ncls;
+        memcpy(gs->q, q, n * sizeof *q), memcpy(gs->conv, conv, n * sizeof *conv);
+        memcpy(gs->dx, dx, n * sizeof *dx), memcpy(gs->wt, wt, n * sizeof *wt);
+        fd_conv_state_set(&gs->key, &wg_group_tag, &q[0], a);
+    }
     *st = before(ctx);
-    if (*st != CUDNN_STATUS_SUCCESS)
-        return 1;
-    cudaStream_t s = a->handle->stream;
-    const cudnnDataType_t dt = q[0].xdt;
-    *st = dt == CUDNN_DATA_HALF    ? wg_grouped_dispatch<__half>(g, bn, dt, s)
-          : dt == CUDNN_DATA_FLOAT ? wg_grouped_dispatch<float>(g, bn, dt, s)
-                                   : wg_grouped_dispatch<__nv_bfloat16>(g, bn, dt, s);
+    if (*st == CUDNN_STATUS_SUCCESS)
+        *st = wg_grouped_run(g, bn, q[0].xdt, a->handle->stream);
     return 1;
 }
