@@ -40,6 +40,12 @@
  * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose).
  */
 #define _GNU_SOURCE
+/* Two programs share this file (the tier runs them side by side): this one, part 1, the forward
+ * cases of f16 / bf16 and child "1"; test_gpu_conv_wgmma_bwd.c, part 2, everything else. */
+#ifndef WG_PART
+#define WG_PART 1
+#endif
+
 #include <cuda.h>
 #include <math.h>
 #include <stdio.h>
@@ -853,7 +859,7 @@ int main(int argc, char **argv)
     unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     setenv("FREEDNN_SMALLC", "0", 1); /* C = 4 cases test the wgmma rows, not conv_smallc.cu's */
-    gm_init(argc, argv, "test_gpu_conv_wgmma");
+    gm_init(argc, argv, WG_PART == 1 ? "test_gpu_conv_wgmma" : "test_gpu_conv_wgmma_bwd");
     gm_watch_dispatch();
     int dev = 0, major = 0, minor = 0;
     cudaGetDevice(&dev);
@@ -865,7 +871,7 @@ int main(int argc, char **argv)
                "compared with ref)\n", major, minor);
     const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     wg_case_t t;
-    for (int di = 0; di < 2; di++) {
+    for (int di = 0; di < 2 && WG_PART == 1; di++) {
         const cudnnDataType_t dt = dts[di];
         /* the sandbox's check problems: 1x1 partial M/N tiles with beta, 3x3 pad 1 and pad 0,
          * 5x5 pad 2 with five images per tile, 1x1 K = 320 (BN 256 partial tile) */
@@ -939,6 +945,10 @@ int main(int argc, char **argv)
         if (di == 0)
             run_case(base(dt, 4, 64, 256, 64, 64, 1, 1, 0), 1);
     }
+    if (WG_PART == 1) /* the forward cases and the child with the rows off */
+        run_child(argv, "1");
+    if (WG_PART == 1)
+        return gm_finish();
     /* backward data (stride 1) on the forward row: dy is the forward x with K channels (K % 64),
      * dx its y with C channels (C % 8); padding R-1-pad, both modes, partial tiles, layouts */
     for (int di = 0; di < 2; di++) {
@@ -977,7 +987,6 @@ int main(int argc, char **argv)
     strided_fwd_cases();
     if (!gm_smoke)
         host_cost();
-    run_child(argv, "1");
     run_child(argv, "2");
     run_child(argv, "3");
     for (int i = 0; i < launch_idx; i++) { /* the dx files of the bit comparison */
