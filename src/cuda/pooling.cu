@@ -242,6 +242,19 @@ extern "C" int fd_cuda_bw2_on(void)
     return on;
 }
 
+/* FREEDNN_GPU_BW3=0 turns off the third round (2026-12-01, issue 7.4: the FLOAT 3x3 / 2 pad 1
+ * max-pool backward gather pool_s2g_max_bwd_f32, ...); read once per process, as above. */
+static int bw3_env_on(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW3");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+extern "C" int fd_cuda_bw3_on(void)
+{
+    static const int on = bw3_env_on();
+    return on;
+}
+
 /* The divisor of window (i, j) whose readable cells are the bits of ok: pool_window_t's
  * readable or padded count (the same doubles: products of small integers). */
 static __device__ __forceinline__ double pool_s2_count(const pool_s2_t &q, int i, int j, int ok)
@@ -310,6 +323,7 @@ static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_
 
 #define FD_STAMP_FILE "pooling_kernels.cuh"
 #include "stamp_types.cuh"
+#include "pooling_s2g.cuh"
 
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
@@ -524,6 +538,28 @@ static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, con
     return 1;
 }
 
+/* 1 (and *groups, *pairs: the thread grid) when a max backward pool_s2_ok accepted (q, W
+ * innermost) takes pool_s2g_max_bwd_f32 (pooling_s2g.cuh, FREEDNN_GPU_BW3): FLOAT, 3 x 3
+ * windows, pad 1 in H and W, W stride 1 in x and dx, their other strides multiples of 4 and the
+ * pointers 16-byte aligned (dy: any strides), fewer than 2^31 threads. */
+static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
+                       const void *x, const void *dx, int *groups, int *pairs)
+{
+    if (!fd_cuda_bw3_on() || p->dt != CUDNN_DATA_FLOAT || !g->is_max || q->win_h != 3 ||
+        q->win_w != 3 || q->pad_h != 1 || q->pad_w != 1 || p->xs[4] != 1 || p->dxs[4] != 1 ||
+        !fd_cuda_aligned16(x) || !fd_cuda_aligned16(dx))
+        return 0;
+    const int64_t *ss[2] = {p->xs, p->dxs};
+    for (int k = 0; k < 2; k++)
+        if (ss[k][0] % 4 != 0 || ss[k][1] % 4 != 0 || ss[k][3] % 4 != 0)
+            return 0;
+    const int64_t gr = (p->in[2] + 3) / 4, pr = (p->in[1] + 1) / 2;
+    if ((int64_t)q->planes * pr * gr >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
+        return 0;
+    *groups = (int)gr, *pairs = (int)pr;
+    return 1;
+}
+
 /* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31); vec as there. */
 static unsigned pool_s2_blocks(const fd_pool_problem_t *p, const pool_s2_t *q, int vec)
 {
@@ -705,6 +741,15 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
         return CUDNN_STATUS_SUCCESS;
     }
     if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
+        int groups, pairs;
+        if (!vec_ok && pool_s2g_ok(p, &g, &s2, a->x, a->out, &groups, &pairs)) {
+            const int64_t th = (int64_t)s2.planes * pairs * groups;
+            const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+            pool_s2g_max_bwd_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
+                s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
+            FD_CUDA_LAUNCHED("pool_s2g_max_bwd_f32 (%u blocks)", blocks);
+            return CUDNN_STATUS_SUCCESS;
+        }
         if (vec_ok)
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
                                  FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->dy, a->out,
