@@ -94,11 +94,16 @@ static __global__ void FD_K(lrn_bwd)(const lrn_geom_t g, const lrn_params_t q, c
  * few 1e-6 for s >= k >= 1e-5 and |e| <= 10, against the 2^-11 / 2^-8 of the final rounding;
  * s = +inf gives 0 and NaN NaN as powf). powf's ~40 instructions and the IEEE division were
  * most of a 16-bit element's work (f16 fwd / bwd ran 0.72x / 0.74x NVIDIA's rate on the
- * H200, 2026-12-01, at fewer elements a second than f32). FLOAT keeps powf and the division. */
+ * H200, 2026-12-01, at fewer elements a second than f32). FLOAT keeps the division and powf,
+ * or under FREEDNN_GPU_BW3 (fast: q.fastpow) lrn.cu's lrn_pow_fast. */
 #define LRN_FAST16 (sizeof(FD_T) == 2)
-static __device__ __forceinline__ FD_ACC FD_K(lrn_col_pow)(FD_ACC s, FD_ACC e)
+static __device__ __forceinline__ FD_ACC FD_K(lrn_col_pow)(FD_ACC s, FD_ACC e, int fast)
 {
-    return LRN_FAST16 ? (FD_ACC)__powf((float)s, (float)e) : fd_cuda_pow(s, e);
+    if (LRN_FAST16)
+        return (FD_ACC)__powf((float)s, (float)e);
+    /* FLOAT under FREEDNN_GPU_BW3 (lrn.cu's lrn_pow_fast; q.fastpow) */
+    return sizeof(FD_ACC) == 4 && fast ? (FD_ACC)lrn_pow_fast((float)s, (float)e)
+                                       : fd_cuda_pow(s, e);
 }
 static __device__ __forceinline__ FD_ACC FD_K(lrn_col_div)(FD_ACC a, FD_ACC s)
 {
@@ -167,7 +172,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
                     for (int k = 0; k < W; k++)
                         sum += win[k] * win[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
-                    const FD_ACC v = win[LB] * FD_K(lrn_col_pow)(sc, (FD_ACC)-q.beta);
+                    const FD_ACC v =
+                        win[LB] * FD_K(lrn_col_pow)(sc, (FD_ACC)-q.beta, q.fastpow);
                     if (plain)
                         lrn_st_acc(yc, c * ysc, v);
                     else
@@ -260,7 +266,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
                         sum += xw[k] * xw[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
                     t = FD_K(lrn_col_div)(ag[u] * ay[u], sc);
-                    pw = FD_K(lrn_col_pow)(sc, nbeta);
+                    pw = FD_K(lrn_col_pow)(sc, nbeta, q.fastpow);
                 }
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
