@@ -541,7 +541,8 @@ static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, con
 /* 1 (and *groups, *pairs: the thread grid) when a max backward pool_s2_ok accepted (q, W
  * innermost) takes pool_s2g_max_bwd_f32 (pooling_s2g.cuh, FREEDNN_GPU_BW3): FLOAT, 3 x 3
  * windows, pad 1 in H and W, W stride 1 in x and dx, their other strides multiples of 4 and the
- * pointers 16-byte aligned (dy: any strides), fewer than 2^31 threads. */
+ * pointers 16-byte aligned (dy: any strides), fewer than 2^31 threads. (Its max chain assumes
+ * FLOAT's start value -FLT_MAX, lowest_finite's.) */
 static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
                        const void *x, const void *dx, int *groups, int *pairs)
 {

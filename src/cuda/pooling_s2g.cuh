@@ -17,10 +17,9 @@
  *   4m + 4 and 4m + 5 from the lane to its right by shuffles; the warp's end lanes load them):
  *   windows are evaluated up to twice per row and 1.5 times per column across threads (compute
  *   is cheap here: the kernel reads x once from DRAM, the rest from L1 / registers).
- * - Each window's argmax is s2_max_f32's (window_max's scan: first max, PROPAGATE_NAN's first
- *   NaN, unreadable cells skipped, -1 when nothing is found); a window with all nine cells
- *   readable, a first cell >= lowest and (propagating) no NaN takes the plain chain `e > m`,
- *   which gives the same cell under those conditions. Each dx cell adds the dy of the windows
+ * - Each window's argmax is window_max's (first max, PROPAGATE_NAN's first NaN, unreadable
+ *   cells skipped, -1 when nothing is found) by a branch-free chain (pool_s2g_code), so the
+ *   border lanes of a warp do not run a second path. Each dx cell adds the dy of the windows
  *   routing to it in ascending (i, j) order, in double from 0.0, then the alpha / beta blend:
  *   src/ref's sums, the same bits.
  * - Rows need x's and dx's 16-byte alignment (pool_s2g_ok); a row's last vector when W is not a
@@ -28,26 +27,32 @@
  */
 
 #define POOL_S2G_MINB 3 /* blocks of 256 an SM: at most 85 registers a thread */
+#define POOL_S2G_NINF __int_as_float(0xff800000) /* -inf */
 
-/* The max of one 3 x 3 image (row-major, bit k of ok: cell k readable): s2_max_f32's cell. */
-static __device__ __forceinline__ int pool_s2g_code(const float *v, int ok, int propagate,
-                                                    float lowest)
+/* The cell of one 3 x 3 image (row-major, bit k of ok: cell k readable) that window_max picks
+ * (s2_max_f32's code; -1 when it finds none), without branches: with PROPAGATE_NAN the first
+ * readable NaN; else the chain e > m from m = -inf over the readable cells, which is the scan's
+ * rule with FLOAT's start value -FLT_MAX (its first pick is the first e >= -FLT_MAX, i.e.
+ * e > -inf, and e > m after that; NaN compares false in both; -inf is never picked). */
+static __device__ __forceinline__ int pool_s2g_code(const float *v, int ok, int propagate)
 {
-    bool nan = false;
+    if (propagate) {
+        int nm = 0;
 #pragma unroll
-    for (int k = 1; k < 9; k++)
-        nan |= v[k] != v[k];
-    if (ok == 0x1ff && v[0] >= lowest && !(propagate && nan)) {
-        float m = v[0];
-        int cd = 0;
-#pragma unroll
-        for (int k = 1; k < 9; k++)
-            if (v[k] > m)
-                m = v[k], cd = k;
-        return cd;
+        for (int k = 0; k < 9; k++)
+            nm |= v[k] != v[k] ? 1 << k : 0;
+        nm &= ok;
+        if (nm != 0)
+            return __ffs(nm) - 1;
     }
-    int cd;
-    s2_max_f32(v, ok, propagate, lowest, &cd);
+    float m = POOL_S2G_NINF;
+    int cd = -1;
+#pragma unroll
+    for (int k = 0; k < 9; k++) {
+        const float e = (ok >> k) & 1 ? v[k] : POOL_S2G_NINF;
+        if (e > m)
+            m = e, cd = k;
+    }
     return cd;
 }
 
@@ -183,7 +188,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
                     for (int cc = 0; cc < 3; cc++)
                         img[3 * rr + cc] = v[2 * di + rr][2 * dj + cc];
                 }
-                code[di][dj] = pool_s2g_code(img, ok, q.propagate, (float)q.lowest);
+                code[di][dj] = pool_s2g_code(img, ok, q.propagate);
             }
         }
 
