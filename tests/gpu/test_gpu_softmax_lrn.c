@@ -20,7 +20,8 @@
  * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
  * and the backward tile kernel (NHWC dx, C up to 1024, 1025 left to lrn_bwd), with the LRN
  * descriptor's alpha / beta / k varied (1e-4 / 0.75 / 2, 0.5 / 0.5 / 1, 1e-3 / 2 / 1); FLOAT's
- * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks), rerun with it off.
+ * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks), rerun with it off (softmax
+ * too: softmax_wreg's FLOAT forward divides again).
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -609,7 +610,9 @@ static void lrn_tests(void)
 int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_softmax_lrn");
-    if (getenv("FD_GM_RERUN") == NULL) /* the reruns below: LRN is what their switches touch */
+    /* the reruns below: LRN is what their switches touch, and FREEDNN_GPU_BW3 softmax_wreg's
+     * FLOAT forward division too */
+    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW3") != NULL)
         sm_tests();
     lrn_tests();
     /* the same cases on the earlier kernels, then FLOAT's column kernels in chunks of 5
