@@ -18,8 +18,9 @@
  *   windows are evaluated up to twice per row and 1.5 times per column across threads (compute
  *   is cheap here: the kernel reads x once from DRAM, the rest from L1 / registers).
  * - Each window's argmax is window_max's (first max, PROPAGATE_NAN's first NaN, unreadable
- *   cells skipped, -1 when nothing is found) by a branch-free chain (pool_s2g_code), so the
- *   border lanes of a warp do not run a second path. Each dx cell adds the dy of the windows
+ *   cells skipped, -1 when nothing is found) by a branch-free chain (pool_s2g_code) over cells
+ *   that hold -inf where they lie outside x (which the chain never picks: no masks, and the
+ *   border lanes of a warp run no second path). Each dx cell adds the dy of the windows
  *   routing to it in ascending (i, j) order, in double from 0.0, then the alpha / beta blend:
  *   src/ref's sums, the same bits.
  * - Rows need x's and dx's 16-byte alignment (pool_s2g_ok); a row's last vector when W is not a
@@ -29,56 +30,40 @@
 #define POOL_S2G_MINB 3 /* blocks of 256 an SM: at most 85 registers a thread */
 #define POOL_S2G_NINF __int_as_float(0xff800000) /* -inf */
 
-/* The cell of one 3 x 3 image (row-major, bit k of ok: cell k readable) that window_max picks
+/* The cell of one 3 x 3 image (row-major; unreadable cells hold -inf) that window_max picks
  * (s2_max_f32's code; -1 when it finds none), without branches: with PROPAGATE_NAN the first
- * readable NaN; else the chain e > m from m = -inf over the readable cells, which is the scan's
- * rule with FLOAT's start value -FLT_MAX (its first pick is the first e >= -FLT_MAX, i.e.
- * e > -inf, and e > m after that; NaN compares false in both; -inf is never picked). */
-static __device__ __forceinline__ int pool_s2g_code(const float *v, int ok, int propagate)
+ * NaN; else the chain e > m from m = -inf, which is the scan's rule with FLOAT's start value
+ * -FLT_MAX (its first pick is the first e >= -FLT_MAX, i.e. e > -inf, and e > m after that;
+ * NaN compares false in both; -inf, so an unreadable cell, is never picked). */
+static __device__ __forceinline__ int pool_s2g_code(const float *v, int propagate)
 {
     if (propagate) {
         int nm = 0;
 #pragma unroll
         for (int k = 0; k < 9; k++)
             nm |= v[k] != v[k] ? 1 << k : 0;
-        nm &= ok;
         if (nm != 0)
             return __ffs(nm) - 1;
     }
     float m = POOL_S2G_NINF;
     int cd = -1;
 #pragma unroll
-    for (int k = 0; k < 9; k++) {
-        const float e = (ok >> k) & 1 ? v[k] : POOL_S2G_NINF;
-        if (e > m)
-            m = e, cd = k;
-    }
+    for (int k = 0; k < 9; k++)
+        if (v[k] > m)
+            m = v[k], cd = k;
     return cd;
 }
 
-/* x row `row` of the plane xc at columns 4m - 1 .. 4m + 5 into v[0..6] (unreadable cells 0);
- * the caller passes the row's own vector o (loaded by pool_s2g_load) and the end lanes' loads
- * hl (column 4m - 1, lane 0) and hr (4m + 4, 4m + 5, lane 31). */
-static __device__ __forceinline__ void pool_s2g_cols(const float4 &o, float hl, float2 hr,
-                                                     int lane, float *v)
-{
-    const float l = __shfl_up_sync(POOL_S2_FULL, o.w, 1);
-    const float r0 = __shfl_down_sync(POOL_S2_FULL, o.x, 1);
-    const float r1 = __shfl_down_sync(POOL_S2_FULL, o.y, 1);
-    v[0] = lane == 0 ? hl : l;
-    v[1] = o.x, v[2] = o.y, v[3] = o.z, v[4] = o.w;
-    v[5] = lane == 31 ? hr.x : r0;
-    v[6] = lane == 31 ? hr.y : r1;
-}
-
 /* The loads of one x row (rok: the row is readable and the thread live): its vector at column
- * c0 = 4m (per element in the row's partial last vector) and the end lanes' neighbours. */
+ * c0 = 4m (per element in the row's partial last vector) and the end lanes' neighbours hl
+ * (column c0 - 1, lane 0) and hr (c0 + 4, c0 + 5, lane 31); cells outside x hold -inf. */
 static __device__ __forceinline__ void pool_s2g_load(const float *xr, bool rok, int c0, int in_w,
                                                      int lane, float4 *o, float *hl, float2 *hr)
 {
-    *o = make_float4(0.f, 0.f, 0.f, 0.f);
-    *hl = 0.f;
-    *hr = make_float2(0.f, 0.f);
+    const float ni = POOL_S2G_NINF;
+    *o = make_float4(ni, ni, ni, ni);
+    *hl = ni;
+    *hr = make_float2(ni, ni);
     if (!rok)
         return;
     if (c0 + 3 < in_w) {
@@ -97,6 +82,21 @@ static __device__ __forceinline__ void pool_s2g_load(const float *xr, bool rok, 
         if (c0 + 5 < in_w)
             hr->y = xr[c0 + 5];
     }
+}
+
+/* x row at columns 4m - 1 .. 4m + 5 into v[0..6] from the row's vector o (pool_s2g_load) and
+ * the neighbours' by shuffles (the end lanes' own loads hl, hr); a neighbour's cell outside the
+ * row (the lane to the left or right holds another row) is -inf. */
+static __device__ __forceinline__ void pool_s2g_cols(const float4 &o, float hl, float2 hr,
+                                                     int lane, int c0, int in_w, float *v)
+{
+    const float l = __shfl_up_sync(POOL_S2_FULL, o.w, 1);
+    const float r0 = __shfl_down_sync(POOL_S2_FULL, o.x, 1);
+    const float r1 = __shfl_down_sync(POOL_S2_FULL, o.y, 1);
+    v[0] = c0 == 0 ? POOL_S2G_NINF : lane == 0 ? hl : l;
+    v[1] = o.x, v[2] = o.y, v[3] = o.z, v[4] = o.w;
+    v[5] = c0 + 4 >= in_w ? POOL_S2G_NINF : lane == 31 ? hr.x : r0;
+    v[6] = c0 + 5 >= in_w ? POOL_S2G_NINF : lane == 31 ? hr.y : r1;
 }
 
 /* dx = alpha * acc + beta * dx (fd_cuda_blend's rule and roundings) for a whole vector. */
@@ -142,12 +142,11 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
     float4 o[5];
     float hl[5];
     float2 hr[5];
-    bool rok[5];
 #pragma unroll
     for (int k = 0; k < 5; k++) {
         const int row = x0 + k;
-        rok[k] = live && row >= 0 && row < q.in_h;
-        pool_s2g_load(xc + (rok[k] ? row * q.xs_h : 0), rok[k], c0, q.in_w, lane, &o[k], &hl[k],
+        const bool rok = live && row >= 0 && row < q.in_h;
+        pool_s2g_load(xc + (rok ? row * q.xs_h : 0), rok, c0, q.in_w, lane, &o[k], &hl[k],
                       &hr[k]);
     }
     float g[2][3];
@@ -161,35 +160,23 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
             g[di][dj] = wok[di][dj] ? dyc[i * q.gs_h + j * q.gs_w] : 0.f;
         }
 
-    /* readable columns 4m - 1 + k: bit k */
-    int colok = 0;
-#pragma unroll
-    for (int k = 0; k < 7; k++)
-        colok |= (c0 - 1 + k >= 0 && c0 - 1 + k < q.in_w) ? 1 << k : 0;
-    float v[5][7];
+    float v[5][7]; /* x rows 2t - 1 .. 2t + 3, columns 4m - 1 .. 4m + 5 */
 #pragma unroll
     for (int k = 0; k < 5; k++)
-        pool_s2g_cols(o[k], hl[k], hr[k], lane, v[k]);
+        pool_s2g_cols(o[k], hl[k], hr[k], lane, c0, q.in_w, v[k]);
 
     int code[2][3];
 #pragma unroll
     for (int di = 0; di < 2; di++)
 #pragma unroll
         for (int dj = 0; dj < 3; dj++) {
-            code[di][dj] = -1;
-            if (wok[di][dj]) {
-                const int cm = (colok >> (2 * dj)) & 7;
-                float img[9];
-                int ok = 0;
+            float img[9];
 #pragma unroll
-                for (int rr = 0; rr < 3; rr++) {
-                    ok |= rok[2 * di + rr] ? cm << (3 * rr) : 0;
+            for (int rr = 0; rr < 3; rr++)
 #pragma unroll
-                    for (int cc = 0; cc < 3; cc++)
-                        img[3 * rr + cc] = v[2 * di + rr][2 * dj + cc];
-                }
-                code[di][dj] = pool_s2g_code(img, ok, q.propagate);
-            }
+                for (int cc = 0; cc < 3; cc++)
+                    img[3 * rr + cc] = v[2 * di + rr][2 * dj + cc];
+            code[di][dj] = wok[di][dj] ? pool_s2g_code(img, q.propagate) : -1;
         }
 
     /* dx row 2t + a is image row a + 1, column 4m + b image column b + 1 */
