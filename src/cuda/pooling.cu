@@ -538,6 +538,19 @@ static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, con
     return 1;
 }
 
+/* FREEDNN_GPU_BW3_S2G_MINB=3: pool_s2g's 3-blocks-an-SM instantiation (the A/B of its
+ * occupancy); read once. */
+static int s2g_minb_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW3_S2G_MINB");
+    return e != NULL && strcmp(e, "3") == 0 ? 3 : 4;
+}
+static int s2g_minb(void)
+{
+    static const int b = s2g_minb_env();
+    return b;
+}
+
 /* 1 (and *groups, *pairs: the thread grid) when a max backward pool_s2_ok accepted (q, W
  * innermost) takes pool_s2g_max_bwd_f32 (pooling_s2g.cuh, FREEDNN_GPU_BW3): FLOAT, 3 x 3
  * windows, pad 1 in H and W, W stride 1 in x and dx, their other strides multiples of 4 and the
@@ -746,9 +759,13 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
         if (!vec_ok && pool_s2g_ok(p, &g, &s2, a->x, a->out, &groups, &pairs)) {
             const int64_t th = (int64_t)s2.planes * pairs * groups;
             const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
-            pool_s2g_max_bwd_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
-                s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
-            FD_CUDA_LAUNCHED("pool_s2g_max_bwd_f32 (%u blocks)", blocks);
+            if (s2g_minb() == 3)
+                pool_s2g_max_bwd3_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
+                    s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
+            else
+                pool_s2g_max_bwd_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
+                    s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
+            FD_CUDA_LAUNCHED("pool_s2g_max_bwd_f32 (%u blocks, %d an SM)", blocks, s2g_minb());
             return CUDNN_STATUS_SUCCESS;
         }
         if (vec_ok)

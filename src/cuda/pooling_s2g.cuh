@@ -27,7 +27,10 @@
  *   multiple of 4 is read and written per element (nothing past the row is touched).
  */
 
-#define POOL_S2G_MINB 3 /* blocks of 256 an SM: at most 85 registers a thread */
+/* Blocks of 256 an SM: 4 (64 registers, 0 spills, sm_80 / sm_90: 1024 threads an SM);
+ * pool_s2g_max_bwd3_f32 (FREEDNN_GPU_BW3_S2G_MINB=3, for the A/B) 3 (72 registers). */
+#define POOL_S2G_MINB 4
+#define POOL_S2G_MINB3 3
 #define POOL_S2G_NINF __int_as_float(0xff800000) /* -inf */
 
 /* The cell of one 3 x 3 image (row-major; unreadable cells hold -inf) that window_max picks
@@ -120,9 +123,9 @@ static __device__ __forceinline__ void pool_s2g_store4(float *p, double alpha, d
 
 /* Thread e: column group m = e % groups, row pair t, plane; lanes along m. Threads past the
  * last plane load nothing and store nothing but take part in the shuffles. */
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
-    pool_s2g_max_bwd_f32(const pool_s2_t q, int groups, int pairs, const void *xv,
-                         const void *dyv, void *dxv, double alpha, double beta)
+static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int groups, int pairs,
+                                                     const void *xv, const void *dyv, void *dxv,
+                                                     double alpha, double beta)
 {
     const float *__restrict__ x = (const float *)xv;
     const float *__restrict__ dy = (const float *)dyv;
@@ -208,4 +211,17 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
                     fd_cuda_blend(p, b, alpha, beta, acc[b]);
         }
     }
+}
+
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
+    pool_s2g_max_bwd_f32(const pool_s2_t q, int groups, int pairs, const void *xv,
+                         const void *dyv, void *dxv, double alpha, double beta)
+{
+    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta);
+}
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB3)
+    pool_s2g_max_bwd3_f32(const pool_s2_t q, int groups, int pairs, const void *xv,
+                          const void *dyv, void *dxv, double alpha, double beta)
+{
+    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta);
 }

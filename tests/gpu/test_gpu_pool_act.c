@@ -13,7 +13,8 @@
  * stride-2 sweeps (pool_s2_*: windows 2 and 3, pads 0-2, every mode, NCHW and channels-last,
  * 56 x 56, odd, one-row and wider-than-a-warp planes, NaN / -inf fills); the FLOAT 3x3 / 2 pad 1
  * max backward gather (pool_s2g_max_bwd_f32: partial row vectors, rows across warps and warps
- * across rows, ReLU zeros). Reruns itself with FREEDNN_GPU_BW2=0 and FREEDNN_GPU_BW3=0. The cuda
+ * across rows, ReLU zeros). Reruns itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0 and
+ * FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's other occupancy). The cuda
  * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
  * (a NaN-carrying output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
@@ -576,5 +577,6 @@ int main(int argc, char **argv)
         act_tests();
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* and without the third round's */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW3_S2G_MINB", "3"); /* pool_s2g at 3 blocks an SM */
     return gm_finish();
 }
