@@ -230,6 +230,20 @@ static int lrn_col_chunk(const lrn_geom_t *g, cudnnDataType_t dt)
     return one;
 }
 
+/* FLOAT lrn_fwd_col (one chunk) with 16 channels of look-ahead instead of 8 for windows up to 11
+ * (16 spilled at 3 blocks an SM) (FREEDNN_GPU_BW3; FREEDNN_GPU_BW3_LRN_U=8 keeps 8 with the
+ * rest of the round, for the A/B); read once. */
+static int lrn_u_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW3_LRN_U");
+    return fd_cuda_bw3_on() && (e == NULL || strcmp(e, "8") != 0);
+}
+static int lrn_fwd_u16(void)
+{
+    static const int on = lrn_u_env();
+    return on;
+}
+
 extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     return lrn_applicable(&((const fd_lrn_problem_t *)problem)->x, why, why_size);
@@ -261,6 +275,9 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
     case W:                                                                                        \
         if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
             lrn_fwd_col_f32<W, true>                                                               \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
+        else if (dt == CUDNN_DATA_FLOAT && lrn_fwd_u16())                                          \
+            lrn_fwd_col_f32<W, false, (W <= 11 ? 16 : 8)>                                          \
                 <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
         else if (dt == CUDNN_DATA_FLOAT)                                                           \
             lrn_fwd_col_f32<W, false>                                                              \

@@ -123,8 +123,12 @@ static __device__ __forceinline__ FD_ACC FD_K(lrn_col_div)(FD_ACC a, FD_ACC s)
 #define LRN_COL_BWD_MINB(W) ((W) <= 5 ? 3 : 1)
 #define LRN_COL_BWD_U ((W) <= 5 ? 4 : 8)
 
-template <int W, bool CH>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
+/* U: the look-ahead in channels (LRN_COL_U; lrn.cu launches FLOAT with 16 under
+ * FREEDNN_GPU_BW3: the power there takes a few instructions, so 8 channels of arithmetic hide
+ * less of the load latency; 3 blocks an SM: it spilled at 4, and the benchmark's 392 blocks fill
+ * 396 slots then); the same arithmetic in the same order whatever U. */
+template <int W, bool CH, int U = LRN_COL_U>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, U > LRN_COL_U ? 3 : LRN_COL_FWD_MINB)
     FD_K(lrn_fwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, void *yv,
                       double alpha, double beta, int cc)
 {
@@ -156,15 +160,15 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
             const int64_t j = cs + k - LB;
             win[k] = j >= 0 && j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
         }
-        FD_ACC ahead[LRN_COL_U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
+        FD_ACC ahead[U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
 #pragma unroll
-        for (int u = 0; u < LRN_COL_U; u++) {
+        for (int u = 0; u < U; u++) {
             const int64_t j = cs + u + LA + 1;
             ahead[u] = j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
         }
-        for (int64_t c0 = cs; c0 < ce; c0 += LRN_COL_U) {
+        for (int64_t c0 = cs; c0 < ce; c0 += U) {
 #pragma unroll
-            for (int u = 0; u < LRN_COL_U; u++) {
+            for (int u = 0; u < U; u++) {
                 const int64_t c = c0 + u;
                 if (c < ce) {
                     FD_ACC sum = 0;
@@ -183,7 +187,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
                 for (int k = 0; k + 1 < W; k++)
                     win[k] = win[k + 1];
                 win[W - 1] = ahead[u];
-                const int64_t j = c + LRN_COL_U + LA + 1; /* the slot's next use: c + U */
+                const int64_t j = c + U + LA + 1; /* the slot's next use: c + U */
                 ahead[u] = j < jend ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
             }
         }

@@ -20,8 +20,9 @@
  * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
  * and the backward tile kernel (NHWC dx, C up to 1024, 1025 left to lrn_bwd), with the LRN
  * descriptor's alpha / beta / k varied (1e-4 / 0.75 / 2, 0.5 / 0.5 / 1, 1e-3 / 2 / 1); FLOAT's
- * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks), rerun with it off (softmax
- * too: softmax_wreg's FLOAT forward divides again).
+ * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks) and lrn_fwd_col's 16-channel
+ * look-ahead (C of 3 to 128 above: partial batches), rerun with it off (softmax too:
+ * softmax_wreg's FLOAT forward divides again) and with FREEDNN_GPU_BW3_LRN_U=8.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -621,5 +622,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0");
     gm_rerun_with(argv, "FREEDNN_GPU_BW2_LRN_CHUNK", "5");
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* FLOAT's column kernels with powf */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW3_LRN_U", "8"); /* lrn_fwd_col's 8-channel look-ahead */
     return gm_finish();
 }
