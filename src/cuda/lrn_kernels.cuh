@@ -176,8 +176,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, U > LRN_COL_U ? 3 : LRN_
                     for (int k = 0; k < W; k++)
                         sum += win[k] * win[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
-                    const FD_ACC v =
-                        win[LB] * FD_K(lrn_col_pow)(sc, (FD_ACC)-q.beta, q.fastpow);
+                    const FD_ACC v = win[LB] * FD_K(lrn_col_pow)(sc, (FD_ACC)-q.beta, q.fastpow);
                     if (plain)
                         lrn_st_acc(yc, c * ysc, v);
                     else

@@ -90,8 +90,8 @@ static __device__ __forceinline__ void pool_s2g_load(const float *xr, bool rok, 
 /* x row at columns 4m - 1 .. 4m + 5 into v[0..6] from the row's vector o (pool_s2g_load) and
  * the neighbours' by shuffles (the end lanes' own loads hl, hr); a neighbour's cell outside the
  * row (the lane to the left or right holds another row) is -inf. */
-static __device__ __forceinline__ void pool_s2g_cols(const float4 &o, float hl, float2 hr,
-                                                     int lane, int c0, int in_w, float *v)
+static __device__ __forceinline__ void pool_s2g_cols(const float4 &o, float hl, float2 hr, int lane,
+                                                     int c0, int in_w, float *v)
 {
     const float l = __shfl_up_sync(POOL_S2_FULL, o.w, 1);
     const float r0 = __shfl_down_sync(POOL_S2_FULL, o.x, 1);
@@ -149,8 +149,7 @@ static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int gro
     for (int k = 0; k < 5; k++) {
         const int row = x0 + k;
         const bool rok = live && row >= 0 && row < q.in_h;
-        pool_s2g_load(xc + (rok ? row * q.xs_h : 0), rok, c0, q.in_w, lane, &o[k], &hl[k],
-                      &hr[k]);
+        pool_s2g_load(xc + (rok ? row * q.xs_h : 0), rok, c0, q.in_w, lane, &o[k], &hl[k], &hr[k]);
     }
     float g[2][3];
     bool wok[2][3];
@@ -182,9 +181,9 @@ static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int gro
             code[di][dj] = wok[di][dj] ? pool_s2g_code(img, q.propagate) : -1;
         }
 
-    /* dx row 2t + a is image row a + 1, column 4m + b image column b + 1 */
 #pragma unroll
     for (int a = 0; a < 2; a++) {
+        /* dx row 2t + a is image row a + 1, column 4m + b image column b + 1 */
         const int row = 2 * t + a;
         if (!live || row >= q.in_h)
             continue;
@@ -214,14 +213,14 @@ static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int gro
 }
 
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
-    pool_s2g_max_bwd_f32(const pool_s2_t q, int groups, int pairs, const void *xv,
-                         const void *dyv, void *dxv, double alpha, double beta)
+    pool_s2g_max_bwd_f32(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
+                         void *dxv, double alpha, double beta)
 {
     pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta);
 }
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB3)
-    pool_s2g_max_bwd3_f32(const pool_s2_t q, int groups, int pairs, const void *xv,
-                          const void *dyv, void *dxv, double alpha, double beta)
+    pool_s2g_max_bwd3_f32(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
+                          void *dxv, double alpha, double beta)
 {
     pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta);
 }
