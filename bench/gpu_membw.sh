@@ -30,8 +30,10 @@
 # kernels' power by ex2 / lg2 instead of powf; softmax: the FLOAT NHWC forward's 1 / sum product;
 # tensor op=transform: the pipelined transpose tensor_transpose_pipe;
 # FREEDNN_GPU_BW3_S2G_MINB=3 runs the pool gather at 3 blocks an SM instead of 4,
-# FREEDNN_GPU_BW3_LRN_U=8 the LRN forward with 8 channels of look-ahead instead of 16), e.g.
-# ONLY='pool_f32_nchw|lrn_f32_nchw|softmax_f32_nhwc|tensor_f32' ENVS='FREEDNN_GPU_BW3=0;FREEDNN_GPU_BW3_S2G_MINB=3 FREEDNN_GPU_BW3_LRN_U=8'.
+# FREEDNN_GPU_BW3_LRN_AHEAD=0 the FLOAT LRN column kernels with their earlier look-aheads (8
+# channels forward, a ring of 4 backward) instead of 16 and 6), e.g.
+# ONLY='pool_f32_nchw|lrn_f32_nchw|softmax_f32_nhwc|tensor_f32'
+# ENVS='FREEDNN_GPU_BW3=0;FREEDNN_GPU_BW3_S2G_MINB=3 FREEDNN_GPU_BW3_LRN_AHEAD=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

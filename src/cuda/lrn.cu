@@ -230,17 +230,18 @@ static int lrn_col_chunk(const lrn_geom_t *g, cudnnDataType_t dt)
     return one;
 }
 
-/* FLOAT lrn_fwd_col (one chunk) with 16 channels of look-ahead instead of 8 for windows up to 11
- * (16 spilled at 3 blocks an SM) (FREEDNN_GPU_BW3; FREEDNN_GPU_BW3_LRN_U=8 keeps 8 with the
- * rest of the round, for the A/B); read once. */
-static int lrn_u_env(void)
+/* FLOAT column kernels (one chunk) with more channels of look-ahead: lrn_fwd_col 16 instead of 8
+ * for windows up to 11 (16 spilled at 3 blocks an SM), lrn_bwd_col a ring of 6 instead of 4 for
+ * windows up to 5 (FREEDNN_GPU_BW3; FREEDNN_GPU_BW3_LRN_AHEAD=0 keeps 8 and 4 with the rest of
+ * the round on, for the A/B); read once. */
+static int lrn_ahead_env(void)
 {
-    const char *e = getenv("FREEDNN_GPU_BW3_LRN_U");
-    return fd_cuda_bw3_on() && (e == NULL || strcmp(e, "8") != 0);
+    const char *e = getenv("FREEDNN_GPU_BW3_LRN_AHEAD");
+    return fd_cuda_bw3_on() && (e == NULL || strcmp(e, "0") != 0);
 }
-static int lrn_fwd_u16(void)
+static int lrn_ahead(void)
 {
-    static const int on = lrn_u_env();
+    static const int on = lrn_ahead_env();
     return on;
 }
 
@@ -276,7 +277,7 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
         if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
             lrn_fwd_col_f32<W, true>                                                               \
                 <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
-        else if (dt == CUDNN_DATA_FLOAT && lrn_fwd_u16())                                          \
+        else if (dt == CUDNN_DATA_FLOAT && lrn_ahead())                                            \
             lrn_fwd_col_f32<W, false, (W <= 11 ? 16 : 8)>                                          \
                 <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
         else if (dt == CUDNN_DATA_FLOAT)                                                           \
@@ -344,6 +345,9 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
     case W:                                                                                        \
         if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
             lrn_bwd_col_f32<W, true><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                           \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
+        else if (dt == CUDNN_DATA_FLOAT && W <= 5 && lrn_ahead())                                  \
+            lrn_bwd_col_f32<W, false, (W <= 5 ? 6 : 8)><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(        \
                 g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
         else if (dt == CUDNN_DATA_FLOAT)                                                           \
             lrn_bwd_col_f32<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                          \

@@ -197,7 +197,10 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, U > LRN_COL_U ? 3 : LRN_
  * x[i + W - 1], dy[i + LB] and y[i + LB]; then xw = x[i .. i + W - 1], the window of
  * s[i + LB], gives t[i + LB] = dy y / s and s[i + LB]^-beta; tw = t[i - LA .. i + LB] is the
  * window of dx[i] (the adjoint one), and dy[i], s[i]^-beta wait LB steps in gr / pr. */
-template <int W, bool CH>
+/* UB: the ring's channels (LRN_COL_BWD_U; lrn.cu launches FLOAT windows up to 5 without chunks
+ * with 6 under FREEDNN_GPU_BW3: 18 loads in flight a thread at the same 3 blocks an SM, 80
+ * registers, 0 spills; 8 spilled, and 6 with chunks); the same arithmetic whatever UB. */
+template <int W, bool CH, int UB = LRN_COL_BWD_U>
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     FD_K(lrn_bwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, const void *yv,
                       const void *dyv, void *dxv, double alpha, double beta, int cc)
@@ -244,18 +247,18 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
             gr[k] = pr[k] = 0;
         /* ring slot u holds step i's loads for i = i0 + u: x[i + W - 1], dy[i + LB],
          * y[i + LB] (both indices >= 0), refilled for step i + U once consumed */
-        FD_ACC ax[LRN_COL_BWD_U], ag[LRN_COL_BWD_U], ay[LRN_COL_BWD_U];
+        FD_ACC ax[UB], ag[UB], ay[UB];
 #pragma unroll
-        for (int u = 0; u < LRN_COL_BWD_U; u++) {
+        for (int u = 0; u < UB; u++) {
             const int64_t jx = i_s + u + W - 1, jg = i_s + u + LB; /* jx >= 0 */
             const bool gin = (!CH || jg >= 0) && jg < C;
             ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
             ag[u] = gin ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
             ay[u] = gin ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
         }
-        for (int64_t i0 = i_s; i0 < ce; i0 += LRN_COL_BWD_U) {
+        for (int64_t i0 = i_s; i0 < ce; i0 += UB) {
 #pragma unroll
-            for (int u = 0; u < LRN_COL_BWD_U; u++) {
+            for (int u = 0; u < UB; u++) {
                 const int64_t i = i0 + u;
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
@@ -283,7 +286,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
                 gr[LB] = ag[u];
                 pr[LB] = pw;
                 {
-                    const int64_t jx = i + LRN_COL_BWD_U + W - 1, jg = i + LRN_COL_BWD_U + LB;
+                    const int64_t jx = i + UB + W - 1, jg = i + UB + LB;
                     ax[u] = jx < xend ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
                     ag[u] = jg < gend ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
                     ay[u] = jg < gend ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;

@@ -297,7 +297,8 @@ static __global__ void __launch_bounds__(XV_THREADS)
     tensor_transpose_vec(const U *__restrict__ x, U *__restrict__ y, int64_t rows, int64_t cols,
                          int64_t ctiles)
 {
-    constexpr int NV = XV_TILE * (XV_TILE * (int)sizeof(U) / 16) / XV_THREADS; /* vectors a thread */
+    /* vectors a thread */
+    constexpr int NV = XV_TILE * (XV_TILE * (int)sizeof(U) / 16) / XV_THREADS;
     __shared__ U tile[XV_TILE][XV_TILE + 1];
     const int64_t img = (int64_t)blockIdx.y * rows * cols;
     const int64_t r0 = (int64_t)(blockIdx.x / ctiles) * XV_TILE;
@@ -759,7 +760,8 @@ extern "C" cudnnStatus_t fd_tensor_transform_cuda_run(const void *problem, const
                 const int64_t cap = (int64_t)fd_cuda_sm_count() *
                                     XP_PIPE_MINB((int64_t)fd_dtype_size(p->y.dtype));
                 const unsigned pg = (unsigned)(tiles < cap ? tiles : cap);
-                XP_LAUNCH(tensor_transpose_pipe, pg, XV_THREADS, rows, cols, ct, (int64_t)p->y.dim[0]);
+                XP_LAUNCH(tensor_transpose_pipe, pg, XV_THREADS, rows, cols, ct,
+                          (int64_t)p->y.dim[0]);
                 LAUNCHED("tensor_transpose_pipe", pg, st);
                 return CUDNN_STATUS_SUCCESS;
             }

@@ -383,8 +383,8 @@ static void pool_tests(void)
         }
         pool_zsign = 0;
         /* the benchmark's problem (n32 c128 56 x 56) */
-        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, gin[0], 3, 1,
-                  2, 0, L_NCHW, 1, 1, 0, F_REAL, seed++);
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, gin[0], 3,
+                  1, 2, 0, L_NCHW, 1, 1, 0, F_REAL, seed++);
     }
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};

@@ -20,9 +20,10 @@
  * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
  * and the backward tile kernel (NHWC dx, C up to 1024, 1025 left to lrn_bwd), with the LRN
  * descriptor's alpha / beta / k varied (1e-4 / 0.75 / 2, 0.5 / 0.5 / 1, 1e-3 / 2 / 1); FLOAT's
- * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks) and lrn_fwd_col's 16-channel
- * look-ahead (C of 3 to 128 above: partial batches), rerun with it off (softmax too:
- * softmax_wreg's FLOAT forward divides again) and with FREEDNN_GPU_BW3_LRN_U=8.
+ * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks), lrn_fwd_col's 16-channel
+ * look-ahead and lrn_bwd_col's 6-channel ring (C of 3 to 128 above: partial batches), rerun
+ * with it off (softmax too: softmax_wreg's FLOAT forward divides again) and with
+ * FREEDNN_GPU_BW3_LRN_AHEAD=0.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -595,9 +596,9 @@ static void lrn_tests(void)
             for (int k = 0; k < 3; k++)
                 for (int bwd = 0; bwd < 2; bwd++) {
                     const int blend = (pi + k + bwd) % 2;
-                    lrn_case_p(CUDNN_DATA_FLOAT, 0, fn[k], 4, c128, (layout_t)((pi + k) % 2), L_NCHW,
-                               bwd, 0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++, fp[pi][0],
-                               fp[pi][1], fp[pi][2]);
+                    lrn_case_p(CUDNN_DATA_FLOAT, 0, fn[k], 4, c128, (layout_t)((pi + k) % 2),
+                               L_NCHW, bwd, 0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++,
+                               fp[pi][0], fp[pi][1], fp[pi][2]);
                 }
     }
     /* large: 4M elements (NCHW: the column kernels; NHWC backward: the tile kernel) */
@@ -622,6 +623,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0");
     gm_rerun_with(argv, "FREEDNN_GPU_BW2_LRN_CHUNK", "5");
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* FLOAT's column kernels with powf */
-    gm_rerun_with(argv, "FREEDNN_GPU_BW3_LRN_U", "8"); /* lrn_fwd_col's 8-channel look-ahead */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW3_LRN_AHEAD", "0"); /* the 8 / 4-channel look-aheads */
     return gm_finish();
 }
