@@ -24,7 +24,16 @@
 # switch turns off (the 16-byte transpose: tensor op=transform; the 2 x 2 average NCHW kernels
 # and the NCHW stride-2 backward at 5 blocks an SM: pool; the cheap zero test of the NHWC
 # max-pool forward, which the real fill never reaches). Unset (the default): each row runs once.
-# E.g. ONLY='tensor_f|pool_f32_nchw' ENVS='FREEDNN_GPU_BW2=0'.
+# E.g. ONLY='tensor_f|pool_f32_nchw' ENVS='FREEDNN_GPU_BW2=0'. ENVS='FREEDNN_GPU_BW3=0' times the
+# third round's variants against the kernels before them (pool: the FLOAT 3x3 / 2 pad 1 NCHW
+# max backward gather pool_s2g_max_bwd_f32 against pool_s2_bwd_occ; lrn: the FLOAT column
+# kernels' power by ex2 / lg2 instead of powf; softmax: the FLOAT NHWC forward's 1 / sum product;
+# tensor op=transform: the pipelined transpose tensor_transpose_pipe;
+# FREEDNN_GPU_BW3_S2G_MINB=3 runs the pool gather at 3 blocks an SM instead of 4,
+# FREEDNN_GPU_BW3_LRN_AHEAD=0 the FLOAT LRN column kernels with their earlier look-aheads (8
+# channels forward, a ring of 4 backward) instead of 16 and 6), e.g.
+# ONLY='pool_f32_nchw|lrn_f32_nchw|softmax_f32_nhwc|tensor_f32'
+# ENVS='FREEDNN_GPU_BW3=0;FREEDNN_GPU_BW3_S2G_MINB=3 FREEDNN_GPU_BW3_LRN_AHEAD=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -59,6 +59,7 @@ typedef struct {
     double k, beta; /* of the descriptor */
     double alpha_n; /* alpha / n (LRN) or alpha / n^d (divisive normalization) */
     double coef;    /* 2 beta alpha_n */
+    int fastpow;    /* FLOAT column kernels: s^-beta by lrn_pow_fast (lrn_fast_on) */
 } lrn_params_t;
 
 static __device__ __forceinline__ void lrn_unflatten(const lrn_geom_t &g, int64_t e, int64_t *n,
@@ -114,6 +115,20 @@ static __device__ __forceinline__ void lrn_st_acc(__nv_bfloat16 *p, int64_t i, f
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
+/* FLOAT s^e for the column kernels under FREEDNN_GPU_BW3 (2026-12-01: f32 NCHW ran 0.84x / 0.65x
+ * NVIDIA's rate forward / backward on the H200 where the 16-bit kernels, with __powf, moved 2.4x
+ * the elements a second; powf is ~40 dependent instructions per element): p = e log2 s by
+ * lg2.approx (__log2f: absolute error <= 2^-22 for s in [0.5, 2], 2 ulp of log2 s outside)
+ * and 2^p by ex2.approx (exp2f, 2 ulp) when |p| <= 4 (the host also holds |e| <= 4), powf
+ * otherwise (s NaN, inf, 0, negative, denormal or far from 1: p is then NaN, inf or large).
+ * Relative error of the power: ln 2 (2^-22 max(|e|, |p|) + 2^-24 |p|) + 2^-23 <= 16 * 2^-24,
+ * against powf's few ulp; docs/testing.md's cuda LRN row. */
+static __device__ __forceinline__ float lrn_pow_fast(float s, float e)
+{
+    const float p = e * __log2f(s);
+    return fabsf(p) <= 4.0f ? exp2f(p) : powf(s, e);
+}
+
 #define FD_STAMP_FILE "lrn_kernels.cuh"
 #include "stamp_types.cuh"
 
@@ -150,6 +165,7 @@ static lrn_params_t params_of(unsigned n, double alpha, double beta, double k, i
     /* as src/ref: alpha / n, resp. alpha / pow(n, d) */
     q.alpha_n = d == 0 ? alpha / n : alpha / pow((double)n, d);
     q.coef = d == 0 ? 2.0 * beta * alpha / n : 2.0 * beta * alpha / pow((double)n, d);
+    q.fastpow = 0;
     return q;
 }
 
@@ -170,6 +186,14 @@ static int lrn_applicable(const struct cudnnTensorStruct *x, char *why, size_t w
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 extern "C" int fd_cuda_bw2_on(void); /* pooling.cu: FREEDNN_GPU_BW2, read once */
+extern "C" int fd_cuda_bw3_on(void); /* pooling.cu: FREEDNN_GPU_BW3, read once */
+
+/* 1 when the FLOAT column kernels take s^-beta from lrn_pow_fast (FREEDNN_GPU_BW3): |beta| <= 4
+ * (the error bound below holds for |beta log2 s| <= 4 and |beta| <= 4). */
+static int lrn_fast_on(cudnnDataType_t dt, double beta)
+{
+    return fd_cuda_bw3_on() && dt == CUDNN_DATA_FLOAT && fabs(beta) <= 4.0;
+}
 
 /* The column kernels' channel chunk (lrn_fwd_col / lrn_bwd_col's cc): C, one thread a column.
  * Chunks of fewer channels (grid y; a chunk re-reads the n - 1 channels before it, the backward
@@ -206,6 +230,21 @@ static int lrn_col_chunk(const lrn_geom_t *g, cudnnDataType_t dt)
     return one;
 }
 
+/* FLOAT column kernels (one chunk) with more channels of look-ahead: lrn_fwd_col 16 instead of 8
+ * for windows up to 11 (16 spilled at 3 blocks an SM), lrn_bwd_col a ring of 6 instead of 4 for
+ * windows up to 5 (FREEDNN_GPU_BW3; FREEDNN_GPU_BW3_LRN_AHEAD=0 keeps 8 and 4 with the rest of
+ * the round on, for the A/B); read once. */
+static int lrn_ahead_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW3_LRN_AHEAD");
+    return fd_cuda_bw3_on() && (e == NULL || strcmp(e, "0") != 0);
+}
+static int lrn_ahead(void)
+{
+    static const int on = lrn_ahead_env();
+    return on;
+}
+
 extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     return lrn_applicable(&((const fd_lrn_problem_t *)problem)->x, why, why_size);
@@ -221,8 +260,9 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
     const fd_lrn_args_t *a = (const fd_lrn_args_t *)args;
     const struct cudnnTensorStruct *t[2] = {&p->x, &p->y};
     const lrn_geom_t g = geom_of(t, 2, 1);
-    const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
     const cudnnDataType_t dt = p->x.dtype;
+    lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
+    q.fastpow = lrn_fast_on(dt, p->beta);
     if (!g.c_inner && dt != CUDNN_DATA_DOUBLE) {
         /* lrn_fwd_col: a column of channels (a chunk of cc) per thread, the window in
          * registers */
@@ -236,6 +276,9 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
     case W:                                                                                        \
         if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
             lrn_fwd_col_f32<W, true>                                                               \
+                <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
+        else if (dt == CUDNN_DATA_FLOAT && lrn_ahead())                                            \
+            lrn_fwd_col_f32<W, false, (W <= 11 ? 16 : 8)>                                          \
                 <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->out, a->alpha, a->beta, cc);    \
         else if (dt == CUDNN_DATA_FLOAT)                                                           \
             lrn_fwd_col_f32<W, false>                                                              \
@@ -286,8 +329,9 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
     const fd_lrn_args_t *a = (const fd_lrn_args_t *)args;
     const struct cudnnTensorStruct *t[4] = {&p->x, &p->y, &p->dy, &p->dx};
     const lrn_geom_t g = geom_of(t, 4, 3);
-    const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
     const cudnnDataType_t dt = p->x.dtype;
+    lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, 0);
+    q.fastpow = lrn_fast_on(dt, p->beta);
     if (!g.c_inner && dt != CUDNN_DATA_DOUBLE) {
         /* lrn_bwd_col: a column of channels (a chunk of cc) per thread, the windows in
          * registers */
@@ -301,6 +345,9 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
     case W:                                                                                        \
         if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
             lrn_bwd_col_f32<W, true><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                           \
+                g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
+        else if (dt == CUDNN_DATA_FLOAT && W <= 5 && lrn_ahead())                                  \
+            lrn_bwd_col_f32<W, false, (W <= 5 ? 6 : 8)><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(        \
                 g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
         else if (dt == CUDNN_DATA_FLOAT)                                                           \
             lrn_bwd_col_f32<W, false><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                          \

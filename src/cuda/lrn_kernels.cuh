@@ -94,11 +94,16 @@ static __global__ void FD_K(lrn_bwd)(const lrn_geom_t g, const lrn_params_t q, c
  * few 1e-6 for s >= k >= 1e-5 and |e| <= 10, against the 2^-11 / 2^-8 of the final rounding;
  * s = +inf gives 0 and NaN NaN as powf). powf's ~40 instructions and the IEEE division were
  * most of a 16-bit element's work (f16 fwd / bwd ran 0.72x / 0.74x NVIDIA's rate on the
- * H200, 2026-12-01, at fewer elements a second than f32). FLOAT keeps powf and the division. */
+ * H200, 2026-12-01, at fewer elements a second than f32). FLOAT keeps the division and powf,
+ * or under FREEDNN_GPU_BW3 (fast: q.fastpow) lrn.cu's lrn_pow_fast. */
 #define LRN_FAST16 (sizeof(FD_T) == 2)
-static __device__ __forceinline__ FD_ACC FD_K(lrn_col_pow)(FD_ACC s, FD_ACC e)
+static __device__ __forceinline__ FD_ACC FD_K(lrn_col_pow)(FD_ACC s, FD_ACC e, int fast)
 {
-    return LRN_FAST16 ? (FD_ACC)__powf((float)s, (float)e) : fd_cuda_pow(s, e);
+    if (LRN_FAST16)
+        return (FD_ACC)__powf((float)s, (float)e);
+    /* FLOAT under FREEDNN_GPU_BW3 (lrn.cu's lrn_pow_fast; q.fastpow) */
+    return sizeof(FD_ACC) == 4 && fast ? (FD_ACC)lrn_pow_fast((float)s, (float)e)
+                                       : fd_cuda_pow(s, e);
 }
 static __device__ __forceinline__ FD_ACC FD_K(lrn_col_div)(FD_ACC a, FD_ACC s)
 {
@@ -118,8 +123,12 @@ static __device__ __forceinline__ FD_ACC FD_K(lrn_col_div)(FD_ACC a, FD_ACC s)
 #define LRN_COL_BWD_MINB(W) ((W) <= 5 ? 3 : 1)
 #define LRN_COL_BWD_U ((W) <= 5 ? 4 : 8)
 
-template <int W, bool CH>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
+/* U: the look-ahead in channels (LRN_COL_U; lrn.cu launches FLOAT with 16 under
+ * FREEDNN_GPU_BW3: the power there takes a few instructions, so 8 channels of arithmetic hide
+ * less of the load latency; 3 blocks an SM: it spilled at 4, and the benchmark's 392 blocks fill
+ * 396 slots then); the same arithmetic in the same order whatever U. */
+template <int W, bool CH, int U = LRN_COL_U>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, U > LRN_COL_U ? 3 : LRN_COL_FWD_MINB)
     FD_K(lrn_fwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, void *yv,
                       double alpha, double beta, int cc)
 {
@@ -151,15 +160,15 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
             const int64_t j = cs + k - LB;
             win[k] = j >= 0 && j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
         }
-        FD_ACC ahead[LRN_COL_U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
+        FD_ACC ahead[U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
 #pragma unroll
-        for (int u = 0; u < LRN_COL_U; u++) {
+        for (int u = 0; u < U; u++) {
             const int64_t j = cs + u + LA + 1;
             ahead[u] = j < g.C ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
         }
-        for (int64_t c0 = cs; c0 < ce; c0 += LRN_COL_U) {
+        for (int64_t c0 = cs; c0 < ce; c0 += U) {
 #pragma unroll
-            for (int u = 0; u < LRN_COL_U; u++) {
+            for (int u = 0; u < U; u++) {
                 const int64_t c = c0 + u;
                 if (c < ce) {
                     FD_ACC sum = 0;
@@ -167,7 +176,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
                     for (int k = 0; k < W; k++)
                         sum += win[k] * win[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
-                    const FD_ACC v = win[LB] * FD_K(lrn_col_pow)(sc, (FD_ACC)-q.beta);
+                    const FD_ACC v = win[LB] * FD_K(lrn_col_pow)(sc, (FD_ACC)-q.beta, q.fastpow);
                     if (plain)
                         lrn_st_acc(yc, c * ysc, v);
                     else
@@ -177,7 +186,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
                 for (int k = 0; k + 1 < W; k++)
                     win[k] = win[k + 1];
                 win[W - 1] = ahead[u];
-                const int64_t j = c + LRN_COL_U + LA + 1; /* the slot's next use: c + U */
+                const int64_t j = c + U + LA + 1; /* the slot's next use: c + U */
                 ahead[u] = j < jend ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
             }
         }
@@ -188,7 +197,10 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_FWD_MINB)
  * x[i + W - 1], dy[i + LB] and y[i + LB]; then xw = x[i .. i + W - 1], the window of
  * s[i + LB], gives t[i + LB] = dy y / s and s[i + LB]^-beta; tw = t[i - LA .. i + LB] is the
  * window of dx[i] (the adjoint one), and dy[i], s[i]^-beta wait LB steps in gr / pr. */
-template <int W, bool CH>
+/* UB: the ring's channels (LRN_COL_BWD_U; lrn.cu launches FLOAT windows up to 5 without chunks
+ * with 6 under FREEDNN_GPU_BW3: 18 loads in flight a thread at the same 3 blocks an SM, 80
+ * registers, 0 spills; 8 spilled, and 6 with chunks); the same arithmetic whatever UB. */
+template <int W, bool CH, int UB = LRN_COL_BWD_U>
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     FD_K(lrn_bwd_col)(const lrn_geom_t g, const lrn_params_t q, const void *xv, const void *yv,
                       const void *dyv, void *dxv, double alpha, double beta, int cc)
@@ -235,18 +247,18 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
             gr[k] = pr[k] = 0;
         /* ring slot u holds step i's loads for i = i0 + u: x[i + W - 1], dy[i + LB],
          * y[i + LB] (both indices >= 0), refilled for step i + U once consumed */
-        FD_ACC ax[LRN_COL_BWD_U], ag[LRN_COL_BWD_U], ay[LRN_COL_BWD_U];
+        FD_ACC ax[UB], ag[UB], ay[UB];
 #pragma unroll
-        for (int u = 0; u < LRN_COL_BWD_U; u++) {
+        for (int u = 0; u < UB; u++) {
             const int64_t jx = i_s + u + W - 1, jg = i_s + u + LB; /* jx >= 0 */
             const bool gin = (!CH || jg >= 0) && jg < C;
             ax[u] = jx < C ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
             ag[u] = gin ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
             ay[u] = gin ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;
         }
-        for (int64_t i0 = i_s; i0 < ce; i0 += LRN_COL_BWD_U) {
+        for (int64_t i0 = i_s; i0 < ce; i0 += UB) {
 #pragma unroll
-            for (int u = 0; u < LRN_COL_BWD_U; u++) {
+            for (int u = 0; u < UB; u++) {
                 const int64_t i = i0 + u;
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
@@ -260,7 +272,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
                         sum += xw[k] * xw[k];
                     const FD_ACC sc = (FD_ACC)(q.k + q.alpha_n * (double)sum);
                     t = FD_K(lrn_col_div)(ag[u] * ay[u], sc);
-                    pw = FD_K(lrn_col_pow)(sc, nbeta);
+                    pw = FD_K(lrn_col_pow)(sc, nbeta, q.fastpow);
                 }
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
@@ -274,7 +286,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
                 gr[LB] = ag[u];
                 pr[LB] = pw;
                 {
-                    const int64_t jx = i + LRN_COL_BWD_U + W - 1, jg = i + LRN_COL_BWD_U + LB;
+                    const int64_t jx = i + UB + W - 1, jg = i + UB + LB;
                     ax[u] = jx < xend ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;
                     ag[u] = jg < gend ? fd_cuda_ld(gc, jg * gsc) : (FD_ACC)0;
                     ay[u] = jg < gend ? fd_cuda_ld(yc, jg * ysc) : (FD_ACC)0;

@@ -228,17 +228,26 @@ static __device__ __forceinline__ bool pool_avg22_item(const pool_s2_t &q, int v
     return pl < q.planes;
 }
 
+/* 1 unless the environment variable `name` is "0" (the rounds' switches below). */
+static int env_not_zero(const char *name)
+{
+    const char *e = getenv(name);
+    return e == NULL || strcmp(e, "0") != 0;
+}
 /* FREEDNN_GPU_BW2=0 turns off the second round of bandwidth variants (2026-12-01: the 16-byte
  * transpose of tensor_ops.cu, the zero test of pool_s2_max_fwd_vec, ...); read once per
  * process (a function-local static: C++ initialises it once, thread-safely). */
-static int bw2_env_on(void)
-{
-    const char *e = getenv("FREEDNN_GPU_BW2");
-    return e == NULL || strcmp(e, "0") != 0;
-}
 extern "C" int fd_cuda_bw2_on(void)
 {
-    static const int on = bw2_env_on();
+    static const int on = env_not_zero("FREEDNN_GPU_BW2");
+    return on;
+}
+/* FREEDNN_GPU_BW3=0 turns off the third round (2026-12-01, issue 7.4: the FLOAT 3x3 / 2 pad 1
+ * max-pool backward gather pool_s2g_max_bwd_f32, the FLOAT LRN column kernels' power in lrn.cu,
+ * softmax_wreg's FLOAT reciprocal in softmax.cu); read once per process, as above. */
+extern "C" int fd_cuda_bw3_on(void)
+{
+    static const int on = env_not_zero("FREEDNN_GPU_BW3");
     return on;
 }
 
@@ -310,6 +319,7 @@ static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_
 
 #define FD_STAMP_FILE "pooling_kernels.cuh"
 #include "stamp_types.cuh"
+#include "pooling_s2g.cuh"
 
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
@@ -524,6 +534,42 @@ static int pool_s2_rows_ok(const fd_pool_problem_t *p, const pool_geom_t *g, con
     return 1;
 }
 
+/* FREEDNN_GPU_BW3_S2G_MINB=3: pool_s2g's 3-blocks-an-SM instantiation (the A/B of its
+ * occupancy); read once. */
+static int s2g_minb_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW3_S2G_MINB");
+    return e != NULL && strcmp(e, "3") == 0 ? 3 : 4;
+}
+static int s2g_minb(void)
+{
+    static const int b = s2g_minb_env();
+    return b;
+}
+
+/* 1 (and *groups, *pairs: the thread grid) when a max backward pool_s2_ok accepted (q, W
+ * innermost) takes pool_s2g_max_bwd_f32 (pooling_s2g.cuh, FREEDNN_GPU_BW3): FLOAT, 3 x 3
+ * windows, pad 1 in H and W, W stride 1 in x and dx, their other strides multiples of 4 and the
+ * pointers 16-byte aligned (dy: any strides), fewer than 2^31 threads. (Its max chain assumes
+ * FLOAT's start value -FLT_MAX, lowest_finite's.) */
+static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
+                       const void *x, const void *dx, int *groups, int *pairs)
+{
+    if (!fd_cuda_bw3_on() || p->dt != CUDNN_DATA_FLOAT || !g->is_max || q->win_h != 3 ||
+        q->win_w != 3 || q->pad_h != 1 || q->pad_w != 1 || p->xs[4] != 1 || p->dxs[4] != 1 ||
+        !fd_cuda_aligned16(x) || !fd_cuda_aligned16(dx))
+        return 0;
+    const int64_t *ss[2] = {p->xs, p->dxs};
+    for (int k = 0; k < 2; k++)
+        if (ss[k][0] % 4 != 0 || ss[k][1] % 4 != 0 || ss[k][3] % 4 != 0)
+            return 0;
+    const int64_t gr = (p->in[2] + 3) / 4, pr = (p->in[1] + 1) / 2;
+    if ((int64_t)q->planes * pr * gr >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
+        return 0;
+    *groups = (int)gr, *pairs = (int)pr;
+    return 1;
+}
+
 /* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31); vec as there. */
 static unsigned pool_s2_blocks(const fd_pool_problem_t *p, const pool_s2_t *q, int vec)
 {
@@ -705,6 +751,19 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
         return CUDNN_STATUS_SUCCESS;
     }
     if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
+        int groups, pairs;
+        if (!vec_ok && pool_s2g_ok(p, &g, &s2, a->x, a->out, &groups, &pairs)) {
+            const int64_t th = (int64_t)s2.planes * pairs * groups;
+            const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+            if (s2g_minb() == 3)
+                pool_s2g_max_bwd3_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
+                    s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
+            else
+                pool_s2g_max_bwd_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
+                    s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
+            FD_CUDA_LAUNCHED("pool_s2g_max_bwd_f32 (%u blocks, %d an SM)", blocks, s2g_minb());
+            return CUDNN_STATUS_SUCCESS;
+        }
         if (vec_ok)
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_bwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
                                  FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->dy, a->out,

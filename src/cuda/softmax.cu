@@ -55,7 +55,10 @@ typedef struct {
     int64_t rdim[SM_DIMS], odim[SM_DIMS];
     int64_t rst[SM_TENSORS][SM_DIMS], ost[SM_TENSORS][SM_DIMS];
     int64_t row_len, rows;
+    int mul_inv; /* softmax_wreg forward, FLOAT: e * (1 / s) instead of e / s (FREEDNN_GPU_BW3) */
 } sm_geom_t;
+
+extern "C" int fd_cuda_bw3_on(void); /* pooling.cu: FREEDNN_GPU_BW3, read once */
 
 /* Offset of element r of a row in tensor t, relative to the row's base. */
 static __device__ __forceinline__ int64_t sm_inner(const sm_geom_t &g, int t, int64_t r)
@@ -398,9 +401,10 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     const fd_softmax_fwd_problem_t *p = (const fd_softmax_fwd_problem_t *)problem;
     const fd_softmax_fwd_args_t *a = (const fd_softmax_fwd_args_t *)args;
     const struct cudnnTensorStruct *t[SM_TENSORS] = {&p->x, &p->y, &p->y};
-    const sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 1);
+    sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 1);
     const cudaStream_t stream = a->handle->stream;
     const void *ptrs[2] = {a->x, a->y};
+    g.mul_inv = fd_cuda_bw3_on() && p->x.dtype == CUDNN_DATA_FLOAT;
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->x.dtype, ptrs, 2, &nv);
     if (lpr)

@@ -335,7 +335,9 @@ FD_CUDA_VEC_OF(FD_T, FD_K(sm_vec_t));
  * row sum as a product with its reciprocal (one more float rounding), so a lane's 32 elements
  * (f16 C = 256) cost a few instructions each instead of ~20 (f16 ran 0.76x NVIDIA's rate on
  * the H200, 2026-12-01, where f32 with 16 elements a lane was >= 1x: predicted issue-bound, not
- * yet profiled). FLOAT and DOUBLE keep expf / exp and the division. */
+ * yet profiled). FLOAT and DOUBLE keep expf / exp and the division; FLOAT's softmax_wreg forward
+ * multiplies by the reciprocal too under FREEDNN_GPU_BW3 (g.mul_inv: one more rounding, <= 1.5
+ * ulp against 0.5, inside gm_tol; f32 NHWC ran 0.92x NVIDIA's rate, 2026-12-01). */
 #define SM_FAST16 (sizeof(FD_T) == 2)
 static __device__ __forceinline__ FD_ACC FD_K(sm_exp_fwd)(FD_ACC v)
 {
@@ -440,7 +442,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                     const FD_ACC v = BWD ? FD_K(sm_bwd_acc)(g.is_log, fd_cuda_ld(ra[i].e, l),
                                                             fd_cuda_ld(rb[BWD ? i : 0].e, l), s)
                                          : g.is_log ? va[BWD ? 0 : i][l] - m - log_s
-                                         : SM_FAST16 ? va[BWD ? 0 : i][l] * inv_s
+                                         : SM_FAST16 || g.mul_inv ? va[BWD ? 0 : i][l] * inv_s
                                                      : va[BWD ? 0 : i][l] / s;
                     if (plain)
                         sm_st_acc(w.e, l, v);

@@ -234,21 +234,16 @@ static __global__ void tensor_transpose_kernel(const U *__restrict__ x, U *__res
  * 32 x 32 kernel's. */
 #define XV_TILE 64
 #define XV_THREADS 256
-template <typename U>
-static __global__ void __launch_bounds__(XV_THREADS)
-    tensor_transpose_vec(const U *__restrict__ x, U *__restrict__ y, int64_t rows, int64_t cols,
-                         int64_t ctiles)
+
+/* tensor_transpose_vec's per-thread steps on the tile (r0, c0) of one image's rows x cols matrix
+ * x (y its transpose): the loads of its NV vectors, their elements into the shared tile, and
+ * its NV vectors of y from the tile. */
+template <typename U, int NV>
+static __device__ __forceinline__ void xv_load(const U *__restrict__ x, int64_t rows, int64_t cols,
+                                               int64_t r0, int64_t c0, uint4 *v)
 {
-    constexpr int VN = 16 / (int)sizeof(U);       /* elements a vector */
-    constexpr int VR = XV_TILE / VN;              /* vectors along a tile row */
-    constexpr int NV = XV_TILE * VR / XV_THREADS; /* vectors a thread */
-    __shared__ U tile[XV_TILE][XV_TILE + 1];
-    const int64_t img = (int64_t)blockIdx.y * rows * cols;
-    const int64_t r0 = (int64_t)(blockIdx.x / ctiles) * XV_TILE;
-    const int64_t c0 = (int64_t)(blockIdx.x % ctiles) * XV_TILE;
-    x += img, y += img;
+    constexpr int VN = 16 / (int)sizeof(U), VR = XV_TILE / VN;
     const int t = (int)threadIdx.x;
-    uint4 v[NV];
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         const int q = k * XV_THREADS + t, i = q / VR, cq = (q % VR) * VN;
@@ -256,6 +251,13 @@ static __global__ void __launch_bounds__(XV_THREADS)
         if (r < rows && c < cols)
             v[k] = *(const uint4 *)(x + (r * cols + c));
     }
+}
+template <typename U, int NV>
+static __device__ __forceinline__ void xv_put(U (*tile)[XV_TILE + 1], int64_t rows, int64_t cols,
+                                              int64_t r0, int64_t c0, const uint4 *v)
+{
+    constexpr int VN = 16 / (int)sizeof(U), VR = XV_TILE / VN;
+    const int t = (int)threadIdx.x;
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         const int q = k * XV_THREADS + t, i = q / VR, cq = (q % VR) * VN;
@@ -267,7 +269,13 @@ static __global__ void __launch_bounds__(XV_THREADS)
                 tile[i][cq + l] = e[l];
         }
     }
-    __syncthreads();
+}
+template <typename U, int NV>
+static __device__ __forceinline__ void xv_store(U *__restrict__ y, int64_t rows, int64_t cols,
+                                                int64_t r0, int64_t c0, U (*tile)[XV_TILE + 1])
+{
+    constexpr int VN = 16 / (int)sizeof(U), VR = XV_TILE / VN;
+    const int t = (int)threadIdx.x;
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         const int q = k * XV_THREADS + t, i = q / VR, rq = (q % VR) * VN;
@@ -284,9 +292,69 @@ static __global__ void __launch_bounds__(XV_THREADS)
     }
 }
 
+template <typename U>
+static __global__ void __launch_bounds__(XV_THREADS)
+    tensor_transpose_vec(const U *__restrict__ x, U *__restrict__ y, int64_t rows, int64_t cols,
+                         int64_t ctiles)
+{
+    /* vectors a thread */
+    constexpr int NV = XV_TILE * (XV_TILE * (int)sizeof(U) / 16) / XV_THREADS;
+    __shared__ U tile[XV_TILE][XV_TILE + 1];
+    const int64_t img = (int64_t)blockIdx.y * rows * cols;
+    const int64_t r0 = (int64_t)(blockIdx.x / ctiles) * XV_TILE;
+    const int64_t c0 = (int64_t)(blockIdx.x % ctiles) * XV_TILE;
+    uint4 v[NV];
+    xv_load<U, NV>(x + img, rows, cols, r0, c0, v);
+    xv_put<U, NV>(tile, rows, cols, r0, c0, v);
+    __syncthreads();
+    xv_store<U, NV>(y + img, rows, cols, r0, c0, tile);
+}
+
+/* The same tiles walked by a grid of a few blocks an SM, each loading its next tile into
+ * registers before it writes the current one out (FREEDNN_GPU_BW3, 2026-12-01: one tile a block
+ * ran 0.91-0.93x NVIDIA's rate on the H200, n32 C 128 56 x 56 f32): its loads stay in flight
+ * through the shared-memory pass and the stores, and no block waits on a fresh launch between
+ * tiles. Tile k of the grid: image k / tpi, then as above; the same bits. */
+#define XP_PIPE_MINB(size) ((size) == 8 ? 2 : 4) /* blocks an SM: its loads in flight, 2 tiles */
+template <typename U>
+static __global__ void __launch_bounds__(XV_THREADS, XP_PIPE_MINB(sizeof(U)))
+    tensor_transpose_pipe(const U *__restrict__ x, U *__restrict__ y, int64_t rows, int64_t cols,
+                          int64_t ctiles, int64_t nimg)
+{
+    constexpr int NV = XV_TILE * (XV_TILE * (int)sizeof(U) / 16) / XV_THREADS;
+    __shared__ U tile[XV_TILE][XV_TILE + 1];
+    const int64_t tpi = ((rows + XV_TILE - 1) / XV_TILE) * ctiles, all = tpi * nimg;
+    uint4 v[NV], w[NV];
+    int64_t k = blockIdx.x;
+    if (k >= all)
+        return;
+    int64_t img = k / tpi * rows * cols, tl = k % tpi;
+    int64_t r0 = tl / ctiles * XV_TILE, c0 = tl % ctiles * XV_TILE;
+    xv_load<U, NV>(x + img, rows, cols, r0, c0, v);
+    for (;;) {
+        xv_put<U, NV>(tile, rows, cols, r0, c0, v);
+        __syncthreads();
+        const int64_t kn = k + gridDim.x;
+        const int64_t imgn = kn / tpi * rows * cols, tn = kn % tpi;
+        const int64_t rn = tn / ctiles * XV_TILE, cn = tn % ctiles * XV_TILE;
+        if (kn < all)
+            xv_load<U, NV>(x + imgn, rows, cols, rn, cn, w);
+        xv_store<U, NV>(y + img, rows, cols, r0, c0, tile);
+        if (kn >= all)
+            break;
+        __syncthreads(); /* the tile is read before the next pass writes it */
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+            v[j] = w[j];
+        k = kn, img = imgn, r0 = rn, c0 = cn;
+    }
+}
+
 /* FREEDNN_GPU_BW2=0 turns off the second round of bandwidth kernels (this transpose, the
  * pooling / softmax / LRN variants that name it); read once per process (pooling.cu). */
 extern "C" int fd_cuda_bw2_on(void);
+/* FREEDNN_GPU_BW3=0: the third round's (tensor_transpose_pipe here); pooling.cu. */
+extern "C" int fd_cuda_bw3_on(void);
 
 /* ---- packed fast paths, once per storage type --------------------------------------------- */
 
@@ -616,26 +684,26 @@ static int transform_transpose(const fd_tensor_transform_problem_t *p, double al
     return 0;
 }
 
-/* K<U> (a transpose kernel) on the raw elements of y's size, x -> y as rows x cols (ct column
- * tiles); in fd_tensor_transform_cuda_run's scope (p, a, st, rows, cols, ct). */
-#define XP_LAUNCH(K, GRID, BLOCK)                                                                  \
+/* K<U> (a transpose kernel) on the raw elements of y's size: K(x, y, the rest of its arguments);
+ * in fd_tensor_transform_cuda_run's scope (p, a, st). */
+#define XP_LAUNCH(K, GRID, BLOCK, ...)                                                             \
     do {                                                                                           \
         switch (fd_dtype_size(p->y.dtype)) {                                                       \
         case 1:                                                                                    \
-            K<uint8_t>                                                                             \
-                <<<GRID, BLOCK, 0, st>>>((const uint8_t *)a->x, (uint8_t *)a->y, rows, cols, ct);  \
+            K<uint8_t><<<GRID, BLOCK, 0, st>>>((const uint8_t *)a->x, (uint8_t *)a->y,            \
+                                               __VA_ARGS__);                                       \
             break;                                                                                 \
         case 2:                                                                                    \
-            K<uint16_t><<<GRID, BLOCK, 0, st>>>((const uint16_t *)a->x, (uint16_t *)a->y, rows,    \
-                                                cols, ct);                                         \
+            K<uint16_t><<<GRID, BLOCK, 0, st>>>((const uint16_t *)a->x, (uint16_t *)a->y,         \
+                                                __VA_ARGS__);                                      \
             break;                                                                                 \
         case 4:                                                                                    \
-            K<uint32_t><<<GRID, BLOCK, 0, st>>>((const uint32_t *)a->x, (uint32_t *)a->y, rows,    \
-                                                cols, ct);                                         \
+            K<uint32_t><<<GRID, BLOCK, 0, st>>>((const uint32_t *)a->x, (uint32_t *)a->y,         \
+                                                __VA_ARGS__);                                      \
             break;                                                                                 \
         default:                                                                                   \
-            K<uint64_t><<<GRID, BLOCK, 0, st>>>((const uint64_t *)a->x, (uint64_t *)a->y, rows,    \
-                                                cols, ct);                                         \
+            K<uint64_t><<<GRID, BLOCK, 0, st>>>((const uint64_t *)a->x, (uint64_t *)a->y,         \
+                                                __VA_ARGS__);                                      \
             break;                                                                                 \
         }                                                                                          \
     } while (0)
@@ -686,7 +754,18 @@ extern "C" cudnnStatus_t fd_tensor_transform_cuda_run(const void *problem, const
         if (rows % vn == 0 && cols % vn == 0 && ((uintptr_t)a->x | (uintptr_t)a->y) % 16 == 0 &&
             rt * ct <= INT32_MAX) {
             const dim3 grid((unsigned)(rt * ct), (unsigned)p->y.dim[0]);
-            XP_LAUNCH(tensor_transpose_vec, grid, XV_THREADS);
+            if (fd_cuda_bw3_on()) {
+                /* tensor_transpose_pipe: the blocks resident at its bound, at most a tile each */
+                const int64_t tiles = rt * ct * (int64_t)p->y.dim[0];
+                const int64_t cap = (int64_t)fd_cuda_sm_count() *
+                                    XP_PIPE_MINB((int64_t)fd_dtype_size(p->y.dtype));
+                const unsigned pg = (unsigned)(tiles < cap ? tiles : cap);
+                XP_LAUNCH(tensor_transpose_pipe, pg, XV_THREADS, rows, cols, ct,
+                          (int64_t)p->y.dim[0]);
+                LAUNCHED("tensor_transpose_pipe", pg, st);
+                return CUDNN_STATUS_SUCCESS;
+            }
+            XP_LAUNCH(tensor_transpose_vec, grid, XV_THREADS, rows, cols, ct);
             LAUNCHED("tensor_transpose_vec", grid.x, st);
             return CUDNN_STATUS_SUCCESS;
         }
@@ -695,7 +774,7 @@ extern "C" cudnnStatus_t fd_tensor_transform_cuda_run(const void *problem, const
         const int64_t rt = (rows + XP_TILE - 1) / XP_TILE, ct = (cols + XP_TILE - 1) / XP_TILE;
         if (rt * ct <= INT32_MAX) {
             const dim3 grid((unsigned)(rt * ct), (unsigned)p->y.dim[0]), block(XP_TILE, XP_ROWS);
-            XP_LAUNCH(tensor_transpose_kernel, grid, block);
+            XP_LAUNCH(tensor_transpose_kernel, grid, block, rows, cols, ct);
             LAUNCHED("tensor_transpose_kernel", grid.x, st);
             return CUDNN_STATUS_SUCCESS;
         }

@@ -11,7 +11,10 @@
  * several 32 x 64 tiles (pool_bwd_tile) in every geometry; the lean 2-d max forward
  * (pool_max2d_*) over 56 x 56 and odd planes, C = 16 (128-bit vectors channels-last); the
  * stride-2 sweeps (pool_s2_*: windows 2 and 3, pads 0-2, every mode, NCHW and channels-last,
- * 56 x 56, odd, one-row and wider-than-a-warp planes, NaN / -inf fills). The cuda
+ * 56 x 56, odd, one-row and wider-than-a-warp planes, NaN / -inf fills); the FLOAT 3x3 / 2 pad 1
+ * max backward gather (pool_s2g_max_bwd_f32: partial row vectors, rows across warps and warps
+ * across rows, ReLU zeros). Reruns itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0 and
+ * FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's other occupancy). The cuda
  * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
  * (a NaN-carrying output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
@@ -183,6 +186,12 @@ static void pool_tests(void)
         static const int odd29[3] = {17, 29, 1}; /* pool_s2_max_fwd_rows' partial row vectors */
         pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 3, odd29, 3, 1, 2,
                   0, L_ODD, 0, 1, 0, F_SPECIAL, seed++);
+        /* pool_s2g_max_bwd_f32: partial last vectors, a blend; then 56 x 56 without */
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 3, odd29, 3, 1, 2,
+                  0, L_ODD, 1, 0.5, 0.25, F_SPECIAL, seed++);
+        static const int r56s[3] = {56, 56, 1};
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_NOT_PROPAGATE_NAN, 2, 1,
+                  2, r56s, 3, 1, 2, 0, L_NCHW, 1, 1, 0, F_INT, seed++);
         return;
     }
     /* max backward by tiles (pool_bwd_tile: 32 x 64 dx per block): planes of several tiles
@@ -345,6 +354,38 @@ static void pool_tests(void)
     pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
               CUDNN_NOT_PROPAGATE_NAN, 2, 32, 128, s2in[0], 2, 0, 2, 0, L_NCHW, 0, 1, 0, F_REAL,
               seed++);
+    /* pool_s2g_max_bwd_f32 (FLOAT 3x3 / 2 pad 1 max backward as a gather of 2 x 4 dx blocks,
+     * FREEDNN_GPU_BW3): max and max_det, both NaN options and blends (beta 0 over the poisoned
+     * dx), ties (integer fills), reals, NaN / -inf, ReLU outputs with +0 / -0 ties; NCHW planes
+     * of 56 x 56 (14 vectors a row: warps across rows), 8 x 200 (50: rows across warps, the end
+     * lanes' own loads), 4 x 8, one row, two rows, odd heights, ceil sizes; the padded layout's
+     * rows whose last vector is partial (W 29, 61, 125 in rows of 32, 64, 128; H 17, 9, 5) */
+    {
+        static const int gin[8][3] = {{56, 56, 1}, {8, 200, 1}, {4, 8, 1}, {1, 12, 1},
+                                      {2, 16, 1},  {17, 29, 1}, {9, 61, 1}, {5, 125, 1}};
+        for (int k = 0; k < 8; k++)
+            for (int v = 0; v < 4; v++) {
+                const int nan = (k + v) % 2, blend = (k + v) % 3 == 1, ceil = v == 3;
+                const fill_t f = v == 0 ? F_INT : v == 1 ? F_SPECIAL : v == 2 ? F_REAL : F_INT;
+                pool_case(CUDNN_DATA_FLOAT, modes[(k + v) % 2], (cudnnNanPropagation_t)nan, 2,
+                          k == 0 ? 2 : 3, k == 1 ? 2 : 5, gin[k], 3, 1, 2, ceil,
+                          k >= 5 ? L_ODD : L_NCHW, 1, blend ? 0.5 : 1, blend ? 0.25 : 0, f,
+                          seed++);
+            }
+        for (int zs = 0; zs < 2; zs++) {
+            pool_zsign = zs;
+            pool_relu = 1;
+            for (int k = 0; k < 8; k += 5)
+                pool_case(CUDNN_DATA_FLOAT, modes[zs], (cudnnNanPropagation_t)zs, 2, 2, 3, gin[k],
+                          3, 1, 2, 0, k >= 5 ? L_ODD : L_NCHW, 1, zs ? 0.5 : 1, zs ? 0.25 : 0,
+                          F_REAL, seed++);
+            pool_relu = 0;
+        }
+        pool_zsign = 0;
+        /* the benchmark's problem (n32 c128 56 x 56) */
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, gin[0], 3,
+                  1, 2, 0, L_NCHW, 1, 1, 0, F_REAL, seed++);
+    }
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {
@@ -535,5 +576,7 @@ int main(int argc, char **argv)
     if (getenv("FD_GM_RERUN") == NULL) /* the rerun below: FREEDNN_GPU_BW2 touches pooling only */
         act_tests();
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* and without the third round's */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW3_S2G_MINB", "3"); /* pool_s2g at 3 blocks an SM */
     return gm_finish();
 }

@@ -19,7 +19,11 @@
  * the forward column kernel with every window it is stamped for, C below the window and past
  * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
  * and the backward tile kernel (NHWC dx, C up to 1024, 1025 left to lrn_bwd), with the LRN
- * descriptor's alpha / beta / k varied (1e-4 / 0.75 / 2, 0.5 / 0.5 / 1, 1e-3 / 2 / 1).
+ * descriptor's alpha / beta / k varied (1e-4 / 0.75 / 2, 0.5 / 0.5 / 1, 1e-3 / 2 / 1); FLOAT's
+ * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks), lrn_fwd_col's 16-channel
+ * look-ahead and lrn_bwd_col's 6-channel ring (C of 3 to 128 above: partial batches), rerun
+ * with it off (softmax too: softmax_wreg's FLOAT forward divides again) and with
+ * FREEDNN_GPU_BW3_LRN_AHEAD=0.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -578,6 +582,25 @@ static void lrn_tests(void)
     for (int t = 0; t < 4; t++)
         lrn_case_p(dtypes[t], 0, 5, 5, t5, L_NHWC, L_NHWC, 1, 0, 0, 0, 1, 0, seed++, 1e-4, 0.75,
                    2.0);
+    /* FLOAT column kernels' power under FREEDNN_GPU_BW3 (lrn_pow_fast: exp2(beta log2 s) when
+     * |beta log2 s| <= 4 and |beta| <= 4, powf otherwise): the benchmark's parameters on C = 128
+     * (n 5), s ~ 50 (k 50: |p| > 4, powf per element), beta 2 and s in [3.9, 4.3] (|p| on both
+     * sides of 4 in one tensor), beta 4.5 (powf for the whole call), n 1 and 16, both
+     * directions and blends (x in [-2, 2]: the backward's terms stay small, as above) */
+    {
+        static const double fp[4][3] = {{1e-4, 0.75, 2.0}, {1e-4, 0.75, 50.0}, {0.1, 2.0, 3.9},
+                                        {1e-3, 4.5, 1.0}};
+        static const unsigned fn[3] = {5, 1, 16};
+        static const int c128[4] = {2, 128, 7, 9};
+        for (int pi = 0; pi < 4; pi++)
+            for (int k = 0; k < 3; k++)
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    const int blend = (pi + k + bwd) % 2;
+                    lrn_case_p(CUDNN_DATA_FLOAT, 0, fn[k], 4, c128, (layout_t)((pi + k) % 2),
+                               L_NCHW, bwd, 0, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, seed++,
+                               fp[pi][0], fp[pi][1], fp[pi][2]);
+                }
+    }
     /* large: 4M elements (NCHW: the column kernels; NHWC backward: the tile kernel) */
     static const int big[4] = {8, 32, 128, 128}, bigc[4] = {8, 128, 64, 64};
     for (int bwd = 0; bwd < 2; bwd++)
@@ -589,7 +612,9 @@ static void lrn_tests(void)
 int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_softmax_lrn");
-    if (getenv("FD_GM_RERUN") == NULL) /* the reruns below: LRN is what their switches touch */
+    /* the reruns below: LRN is what their switches touch, and FREEDNN_GPU_BW3 softmax_wreg's
+     * FLOAT forward division too */
+    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW3") != NULL)
         sm_tests();
     lrn_tests();
     /* the same cases on the earlier kernels, then FLOAT's column kernels in chunks of 5
@@ -597,5 +622,7 @@ int main(int argc, char **argv)
      * multiple, the last chunk short; the benchmark's size picks them by itself) */
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0");
     gm_rerun_with(argv, "FREEDNN_GPU_BW2_LRN_CHUNK", "5");
+    gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* FLOAT's column kernels with powf */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW3_LRN_AHEAD", "0"); /* the 8 / 4-channel look-aheads */
     return gm_finish();
 }

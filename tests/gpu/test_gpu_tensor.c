@@ -391,14 +391,17 @@ int main(int argc, char **argv)
     /* the 16-byte transpose (tensor_transpose_vec, 64 x 64 tiles; FREEDNN_GPU_BW2=0 keeps the
      * 32 x 32 kernel, run again below): C and spatial sizes multiples of every type's vector
      * but not of the tile (edge tiles), one whole tile, 5-d, and C = 68 / H W = 60 (multiples
-     * of 4 elements: FLOAT takes it, 16-bit types fall back to the 32 x 32 kernel) */
+     * of 4 elements: FLOAT takes it, 16-bit types fall back to the 32 x 32 kernel); under
+     * FREEDNN_GPU_BW3 tensor_transpose_pipe (the 16-byte kernel in that child): 12 x 72 x 36 x 44
+     * has more tiles (600, edge tiles in both dims) than its grid's blocks on 132 SMs, so blocks
+     * walk several tiles across images */
     {
         static const int v4[4] = {2, 72, 6, 20}, vt[4] = {1, 64, 8, 8}, v5[5] = {2, 16, 2, 4, 6},
-                         v68[4] = {3, 68, 5, 12};
-        const int *vd[4] = {v4, vt, v5, v68};
+                         v68[4] = {3, 68, 5, 12}, vp[4] = {12, 72, 36, 44};
+        const int *vd[5] = {v4, vt, v5, v68, vp};
         for (int t = 0; t < 4; t++)
             for (int l = 0; l < 2; l++)
-                for (int k = 0; k < 4; k++) {
+                for (int k = 0; k < 5; k++) {
                     if (gm_smoke && (t % 2 || k % 2))
                         continue;
                     tcase_t c = base(OP_XFORM);
@@ -507,5 +510,6 @@ int main(int argc, char **argv)
         }
     }
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* tensor_transpose_vec instead of _pipe */
     return gm_finish();
 }
