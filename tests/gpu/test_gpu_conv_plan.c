@@ -36,6 +36,7 @@ static void fill(fd_rng_t *rng, cudnnDataType_t dt, void *dev, size_t elems)
 {
     fd_fill_int(rng, dt, h_fill, (int64_t)elems, -2, 2, 0.7);
     cudaMemcpy(dev, h_fill, elems * fd_test_dtype_size(dt), cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize(); /* the calls run on gm_stream, which does not wait for the legacy stream */
 }
 
 /* One call on h into `out` after resetting it to the shared initial output; the output bytes
@@ -45,6 +46,7 @@ static cudnnStatus_t run_on(cudnnHandle_t h, int dir, int algo, cudnnTensorDescr
                             const set_t *s, size_t out_bytes, unsigned char *host)
 {
     cudaMemcpy(s->out, d_init, out_bytes, cudaMemcpyDeviceToDevice);
+    cudaDeviceSynchronize(); /* a device-to-device copy returns before it lands; gm_stream does not wait */
     void *ptr[4] = {s->in0, s->in1, s->out, d_ws};
     const cudnnStatus_t st = gm_conv_call(h, dir, algo, xd, wd, cd, yd, alpha, beta, ptr, ws_size);
     cudaDeviceSynchronize();
