@@ -627,6 +627,35 @@ static inline uint32_t pf_pair_mask(__mmask16 lanes)
     return len == 0 ? 0u : (uint32_t)((1ull << (2 * len - 1)) - 1u);
 }
 
+/* Stores under a lane mask, as a plain store when every lane is on (fd_cpu_mstore_*), and lane
+ * by lane when the vector's 64 bytes cross a 4 KiB page: Zen 5 takes a microcode assist for a
+ * masked store that spans two pages (whatever its lanes: 5.3 vs 0.3 ns in a loop, and it
+ * drains the misses in flight in a stream). 3x3 stride-2 max backward NCHW had one thread at
+ * half the other's speed because a ring row on its stack ended 4 bytes before a page. */
+PF_AVX512 static inline void pf_mstore_ps(float *p, __mmask16 m, __m512 v)
+{
+    if (m == (__mmask16)0xFFFF || ((uintptr_t)p & 4095) <= 4096 - 64) {
+        fd_cpu_mstore_ps(p, m, v);
+        return;
+    }
+    float t[16];
+    _mm512_storeu_ps(t, v);
+    for (; m; m &= (__mmask16)(m - 1))
+        p[__builtin_ctz(m)] = t[__builtin_ctz(m)];
+}
+
+PF_AVX512 static inline void pf_mstore_pd(double *p, __mmask8 m, __m512d v)
+{
+    if (m == (__mmask8)0xFF || ((uintptr_t)p & 4095) <= 4096 - 64) {
+        fd_cpu_mstore_pd(p, m, v);
+        return;
+    }
+    double t[8];
+    _mm512_storeu_pd(t, v);
+    for (unsigned b = m; b; b &= b - 1)
+        p[__builtin_ctz(b)] = t[__builtin_ctz(b)];
+}
+
 /* 8 floats under mask m, as a plain load when every lane is on (fd_cpu_mload_ps's reason). */
 PF_AVX512 static inline __m256 pf_mload8(__mmask8 m, const float *p)
 {
@@ -658,7 +687,7 @@ PF_AVX512 static inline void pf_store_d(float *y, __mmask16 m, __m512d lo, __m51
     }
     __m512 r =
         _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-    fd_cpu_mstore_ps(y, m, r);
+    pf_mstore_ps(y, m, r);
 }
 
 /* A max result (float, -inf when nothing was taken) blended and stored. */
@@ -668,7 +697,7 @@ PF_AVX512 static inline void pf_store_max(float *y, __mmask16 m, __m512 acc, __m
     acc = _mm512_max_ps(acc, _mm512_set1_ps(-FLT_MAX));
     acc = _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN));
     if (alpha == 1.0 && beta == 0.0)
-        fd_cpu_mstore_ps(y, m, acc);
+        pf_mstore_ps(y, m, acc);
     else
         pf_store_d(y, m, pf_lo(acc), pf_hi(acc), alpha, beta);
 }
@@ -853,7 +882,7 @@ PF_AVX512 static void pf_fwd_row_w(const fd_pool_problem_t *p, const fd_pool_arg
 #undef PF_TAP
         const __mmask16 bad = _mm512_mask_fpclass_ps_mask(lanes, sum, 0x99); /* NaN, +-inf */
         if (plain)
-            fd_cpu_mstore_ps(y + ow0, lanes & ~bad, pf_divf(sum, cf, vf));
+            pf_mstore_ps(y + ow0, lanes & ~bad, pf_divf(sum, cf, vf));
         else
             pf_box_out(y + ow0, lanes & ~bad, sum, vc, vc, rc, rc, a->alpha, a->beta);
         for (__mmask16 b = bad; b; b &= (__mmask16)(b - 1)) /* the ref's formula there */
@@ -970,7 +999,7 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
                 nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
         }
 #undef PF_TAP
-        fd_cpu_mstore_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
+        pf_mstore_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
     }
 }
 
@@ -1030,7 +1059,7 @@ PF_AVX512 static void pf_rowmax_plane(const float *x, int64_t j1, int64_t j2, in
         __m512 m = _mm512_max_ps(t0, ninf); /* a NaN first tap drops */
         m = _mm512_max_ps(_mm512_permutex2var_ps(a, odd, b), m);
         m = _mm512_max_ps(_mm512_permutex2var_ps(a2, even, b2), m);
-        fd_cpu_mstore_ps(h + j0, pf_lanes(0, min64(16, j2 - j0)), m);
+        pf_mstore_ps(h + j0, pf_lanes(0, min64(16, j2 - j0)), m);
     }
 }
 
@@ -1347,7 +1376,7 @@ PF_AVX512 static void pf_fwd_c_rows(const fd_pool_problem_t *p, const fd_pool_ar
                         const __m512 v = _mm512_loadu_ps(sums + ow * cr + c);
                         const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
                         if (plain)
-                            fd_cpu_mstore_ps(y + ow * t[4] + c, m & ~bad, pf_divf(v, cf, vf));
+                            pf_mstore_ps(y + ow * t[4] + c, m & ~bad, pf_divf(v, cf, vf));
                         else
                             pf_box_out(y + ow * t[4] + c, m & ~bad, v, vc, vc, rc, rc, alpha,
                                        beta);
@@ -1557,7 +1586,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, o1 - ow0));
                             double *d = slot + ow0 - pw + kx;
                             __m512d r = fd_cpu_mload_pd(m8, d);
-                            fd_cpu_mstore_pd(d, m8,
+                            pf_mstore_pd(d, m8,
                                                   _mm512_add_pd(r, _mm512_loadu_pd(vals + ow0)));
                         }
                     } else if (sw == 2) {
@@ -1570,10 +1599,10 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             double *d = slot + 2 * ow0 - pw + kx;
                             __m512d r0 = fd_cpu_mload_pd((__mmask8)m16, d);
                             __m512d r1 = fd_cpu_mload_pd((__mmask8)(m16 >> 8), d + 8);
-                            fd_cpu_mstore_pd(
+                            pf_mstore_pd(
                                 d, (__mmask8)m16,
                                 _mm512_add_pd(r0, _mm512_permutexvar_pd(dup0, v)));
-                            fd_cpu_mstore_pd(
+                            pf_mstore_pd(
                                 d + 8, (__mmask8)(m16 >> 8),
                                 _mm512_add_pd(r1, _mm512_permutexvar_pd(dup1, v)));
                         }
@@ -1655,9 +1684,9 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 for (int64_t j0 = 0; 2 * j0 < W; j0 += 16) {
                     const __m512 v =
                         fd_cpu_mload_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
-                    fd_cpu_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
+                    pf_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
                                           _mm512_permutexvar_ps(d0, v));
-                    fd_cpu_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
+                    pf_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
                                           _mm512_permutexvar_ps(d1, v));
                 }
                 continue;
@@ -1737,7 +1766,9 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                     }
                 }
             for (int qq = 0; qq < 4; qq++)
-                if (cm[qq])
+                if (cm[qq] == (__mmask16)0xFFFF) /* pf_mstore_ps's reason */
+                    _mm_storeu_si128((__m128i *)(codes + ow * C + c0 + 16 * qq), code[qq]);
+                else if (cm[qq])
                     _mm_mask_storeu_epi8(codes + ow * C + c0 + 16 * qq, cm[qq], code[qq]);
         }
     }
@@ -1808,7 +1839,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                         const __mmask16 m = pf_lanes(0, min64(16, C - c));
                         const __m512 v = ok ? pf_divf(fd_cpu_mload_ps(m, g + c), fc, fi)
                                             : _mm512_setzero_ps();
-                        fd_cpu_mstore_ps(dx + c, m, _mm512_add_ps(_mm512_setzero_ps(), v));
+                        pf_mstore_ps(dx + c, m, _mm512_add_ps(_mm512_setzero_ps(), v));
                     }
                     continue;
                 }
@@ -1893,7 +1924,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
  * Taken for 2-d max pooling with sw = 2, kw <= 8, 0 <= pw and ph. */
 #define PF_CODES_W 4096 /* int32 codes of the ring of output rows (16 KiB of stack) */
 #define PF_MAX2_R 16     /* output rows sharing a dx row, at most */
-#define PF_ARING 2048    /* floats (and int32 taps) of the ring of input-row maxima */
+#define PF_ARING 2560    /* floats (and int32 taps) of the ring of input-row maxima */
 
 /* The row part of a window's argmax (pf_argmax_one's rule): the first maximum of output column
  * ow's readable taps in one input row (the first NaN when PROPAGATE_NAN), its tap kx in *k (-1:
@@ -1929,8 +1960,6 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
     const int prop = p->propagate_nan;
     for (int64_t ow = 0; ow < owa; ow++)
         hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
-    for (int64_t ow = owb; ow < OW; ow++)
-        hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
     const __m512i even =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
@@ -1961,9 +1990,13 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
             m = _mm512_mask_mov_ps(m, gt, v);
             code = _mm512_mask_mov_epi32(code, gt, _mm512_set1_epi32((int)kx));
         }
-        fd_cpu_mstore_ps(hv + ow0, lanes, m);
-        _mm512_mask_storeu_epi32(hk + ow0, lanes, code);
+        /* whole vectors into the ring (its rows are a vector longer than OW): masked stores
+         * whose off lanes cross a page took a microcode assist on Zen 5 */
+        _mm512_storeu_ps(hv + ow0, m);
+        _mm512_storeu_si512(hk + ow0, code);
     }
+    for (int64_t ow = owb; ow < OW; ow++) /* after the vectors, whose last one reaches here */
+        hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
 }
 
 /* Codes of output row oh (window rows [lo, hi), the first at h0) from the row maxima in the
@@ -1983,8 +2016,8 @@ PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv,
         __mmask16 done = 0;
         for (int64_t ih = lo, sl = sl0; ih < hi; ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
             const int64_t slot = sl * rs + ow0;
-            const __m512 v = fd_cpu_mload_ps(lanes, rv + slot);
-            const __m512i k = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, rk + slot),
+            const __m512 v = _mm512_loadu_ps(rv + slot); /* whole vectors (pf_rowarg's) */
+            const __m512i k = _mm512_add_epi32(_mm512_loadu_si512(rk + slot),
                                                _mm512_set1_epi32((int)((ih - h0) * kw)));
             __mmask16 gt;
             if (prop) {
@@ -1998,7 +2031,8 @@ PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv,
             m = _mm512_mask_mov_ps(m, gt, v);
             code = _mm512_mask_mov_epi32(code, gt, k);
         }
-        _mm512_mask_storeu_epi32(crow + ow0, lanes, code);
+        /* a whole vector, -1 past OW (the code rows have room) */
+        _mm512_storeu_si512(crow + ow0, _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), lanes, code));
     }
 }
 
@@ -2009,7 +2043,7 @@ static int pf_max2_ok(const fd_pool_problem_t *p)
     return is_max(p) && p->stride[2] == 2 && p->win[2] <= 8 && p->pad[2] >= 0 && p->pad[1] >= 0 &&
            R <= PF_MAX2_R && p->pad[2] < p->win[2] && R * (p->out[2] + 32) <= PF_CODES_W &&
            p->in[2] + p->pad[2] + 48 <= PF_VALS &&
-           p->win[1] * ((p->out[2] + 15) / 16 * 16) <= PF_ARING;
+           p->win[1] * ((p->out[2] + 15) / 16 * 16 + 16) <= PF_ARING;
 }
 
 PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -2030,7 +2064,10 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
     float rv[PF_ARING], gbuf[PF_CODES_W]; /* gbuf: the dy rows of the codes, zeros around */
     for (int64_t i = 0; i < R * cs; i++)
         gbuf[i] = 0.0f;
-    const int64_t rs = (OW + 15) / 16 * 16, kh = p->win[1];
+    /* ring rows of the row maxima: a vector longer than OW, whole-vector stores from owa */
+    const int64_t rs = (OW + 15) / 16 * 16 + 16, kh = p->win[1];
+    for (int64_t i = 0; i < kh * rs; i++)
+        rv[i] = 0.0f, rk[i] = -1;
     for (int64_t pl = u0; pl < u1; pl++) {
         const int64_t n = pl / p->c, c = pl % p->c;
         const float *xp = (const float *)a->x + n * s[0] + c * s[1];
@@ -2055,9 +2092,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                 /* its dy row beside them: the taps below load whole vectors and select */
                 const float *gsrc = gp + oh * t[3];
                 float *gdst = gbuf + (oh % R) * cs + 8;
-                for (int64_t i0 = 0; i0 < OW; i0 += 16) {
+                for (int64_t i0 = 0; i0 < OW; i0 += 16) { /* whole vectors into the row */
                     const __mmask16 m = pf_lanes(0, min64(16, OW - i0));
-                    fd_cpu_mstore_ps(gdst + i0, m, fd_cpu_mload_ps(m, gsrc + i0));
+                    _mm512_storeu_ps(gdst + i0, fd_cpu_mload_ps(m, gsrc + i0));
                 }
             }
             have_hi = max64(have_hi, ohi + 1);
@@ -2097,9 +2134,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         _mm512_add_ps(z, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c0, k1),
                                                              _mm512_loadu_ps(g)));
                     const int64_t c = 2 * j0 - pw;
-                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    pf_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    fd_cpu_mstore_ps(dx + c + 16,
+                    pf_mstore_ps(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -2138,9 +2175,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
                                                         _mm512_cvtpd_ps(e1), 1);
                     const int64_t c = 2 * j0 - pw;
-                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    pf_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    fd_cpu_mstore_ps(dx + c + 16,
+                    pf_mstore_ps(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -2303,7 +2340,7 @@ PF_AVX512 static inline __mmask16 pf_store_f(float *y, __mmask16 m, __m512 v, fl
     if (beta != 0.0f)
         v = _mm512_fmadd_ps(_mm512_set1_ps(beta), fd_cpu_mload_ps(m, y), v);
     const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
-    fd_cpu_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
+    pf_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
     return bad;
 }
 
@@ -2424,7 +2461,7 @@ PF_AVX512 static int pf_box_row3(const float *r0, const float *r1, const float *
         if (o + 16 <= OW)
             _mm512_storeu_ps(y + o, q);
         else
-            fd_cpu_mstore_ps(y + o, pf_lanes(0, OW - o), q);
+            pf_mstore_ps(y + o, pf_lanes(0, OW - o), q);
     }
     return bad != 0;
 }
@@ -2444,7 +2481,7 @@ PF_AVX512 static int pf_box_sum3(const float *r0, const float *r1, const float *
         if (o + 16 <= n)
             _mm512_storeu_ps(y + o, v);
         else
-            fd_cpu_mstore_ps(y + o, pf_lanes(0, n - o), v);
+            pf_mstore_ps(y + o, pf_lanes(0, n - o), v);
     }
     return bad != 0;
 }
@@ -2568,7 +2605,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                     const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, OW - ow0)), v);
                     const __mmask16 m = pf_lanes(0, min64(16, OW - ow0)) & ~bad;
                     if (plain) {
-                        fd_cpu_mstore_ps(yr + ow0, m,
+                        pf_mstore_ps(yr + ow0, m,
                                               pf_divf(v, fd_cpu_mload_ps(m, cf + ow0),
                                                       fd_cpu_mload_ps(m, vf + ow0)));
                     } else {
@@ -2592,7 +2629,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, C - c)), v);
                         const __mmask16 m = pf_lanes(0, min64(16, C - c)) & ~bad;
                         if (plain)
-                            fd_cpu_mstore_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
+                            pf_mstore_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
                         else
                             pf_box_out(yr + ow * t[4] + c, m, v, vc, vc, vi, vi, alpha, beta);
                         for (int j = 0; bad && j < 16; j++)
@@ -2664,7 +2701,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                      * with pad kw - 1 - pw */
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                         const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
-                        fd_cpu_mstore_ps(row + ow0, m,
+                        pf_mstore_ps(row + ow0, m,
                                               pf_divf(fd_cpu_mload_ps(m, gr + ow0),
                                                       _mm512_load_ps(cf + ow0),
                                                       _mm512_load_ps(vf + ow0)));
@@ -2676,7 +2713,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __m512 vc = _mm512_set1_ps(cf[ow]), vi = _mm512_set1_ps(vf[ow]);
                         for (int64_t c = 0; c < C; c += 16) {
                             const __mmask16 m = pf_lanes(0, min64(16, C - c));
-                            fd_cpu_mstore_ps(
+                            pf_mstore_ps(
                                 row + (ow - g0) * cb + c, m,
                                 pf_divf(fd_cpu_mload_ps(m, gr + ow * t[4] + c), vc, vi));
                         }

@@ -288,10 +288,12 @@ static void checks(void)
                          {2, {3, 3}, {0, 2}, {2, 2}, 1},
                          {2, {3, 3}, {2, 0}, {3, 2}, 1},
                          {2, {2, 2}, {0, 0}, {2, 2}, 1}};
-    const int ms[][4] = {{2, 3, 13, 47}, {1, 5, 8, 64}, {1, 2, 9, 97}};
+    /* (the last: 160 rows of 113 floats, so masked row ends fall across pages, which the
+     * paths store lane by lane: pf_mstore_ps) */
+    const int ms[][4] = {{2, 3, 13, 47}, {1, 5, 8, 64}, {1, 2, 9, 97}, {1, 4, 40, 113}};
     for (int lx = 0; lx < 3; lx++) /* NHWC too: non-overlapping average backward's -0 dy */
         for (int gi = 0; gi < 4; gi++)
-            for (int si = 0; si < 3; si++)
+            for (int si = 0; si < 4; si++)
                 for (int m = 0; m < 4; m++)
                     for (int nan = 0; nan < (m < 2 ? 2 : 1); nan++) {
                         one(4, ms[si], lx, CUDNN_DATA_FLOAT, &gm[gi], (cudnnPoolingMode_t)m,
