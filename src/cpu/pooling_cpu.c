@@ -521,8 +521,12 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   forward NCHW 1.75 -> 0.9 ms, NHWC 1.8 -> 1.0-1.2, NHWC 3x3 stride-2 max 1.6 -> 1.2-1.3).
  *   2-wide windows at stride 2 (NCHW forward averages) load each row's pairs once and take
  *   taps 0 / 1 from the even / odd lanes (the same sums in the same order).
- * - dx and y are written with plain stores: streaming stores measured 3x slower on the
- *   development VM (and no faster on Zen 5).
+ * - dx and y are written with plain stores (streaming stores measured 3x slower on the
+ *   development VM), except NHWC backward's packed dx runs larger than half the L3 with beta
+ *   0 (stride-1 averages, max through pf_bwd_c_px4): computed into a stack run and streamed
+ *   with line-aligned 64-byte stores (pf_stream), no read-for-ownership (NHWC 3x3 stride-1
+ *   average backward, n8c64h112w112, one thread: 2.6 -> 1.9 ms). The NHWC rows of dy / count
+ *   prefetch ahead (pf_ahead): 3.5 -> 2.6 ms there.
  * - Full vectors of x / dy are loaded with plain loads (fd_cpu_mload_ps / pf_mload8; stride-2
  *   pairs through contiguous masks), and per-lane selections (argmax hits) load whole vectors
  *   and select in registers: Zen 5 ran masked loads that miss the cache at a fraction of
@@ -625,6 +629,37 @@ static inline uint32_t pf_pair_mask(__mmask16 lanes)
 {
     const int len = __builtin_popcount(lanes);
     return len == 0 ? 0u : (uint32_t)((1ull << (2 * len - 1)) - 1u);
+}
+
+#define PF_NT 1024 /* floats of a dx run computed before it is streamed (pf_stream) */
+
+/* 1 when dx (FLOAT) is written with streaming stores: beta 0 and dx larger than
+ * FD_CPU_NT_MIN (half the L3), where the read-for-ownership of each dx line is a third of
+ * the traffic and the lines are not read again soon; 64-byte stores aligned to the line. */
+static int pf_nt_ok(const fd_pool_problem_t *p, const fd_pool_args_t *a, const int64_t *q)
+{
+#ifdef FD_CPU_HAVE_STREAM_Z
+    int64_t ext = 1;
+    for (int d = 0; d < 5; d++) {
+        const int64_t dim = d == 0 ? p->n : d == 1 ? p->c : p->in[d - 2];
+        ext += (dim - 1) * q[d];
+    }
+    return a->beta == 0.0 && (size_t)ext * sizeof(float) >= FD_CPU_NT_MIN;
+#else
+    (void)p, (void)a, (void)q;
+    return 0;
+#endif
+}
+
+/* n floats from src to dst with streaming stores (the unaligned head and tail in 16-byte
+ * pieces, fd_cpu_stream_z); the caller fences once per unit. */
+static void pf_stream(float *dst, const float *src, int64_t n)
+{
+#ifdef FD_CPU_HAVE_STREAM_Z
+    fd_cpu_stream_z(dst, src, (size_t)n * sizeof(float));
+#else
+    memcpy(dst, src, (size_t)n * sizeof(float));
+#endif
 }
 
 /* Stores under a lane mask, as a plain store when every lane is on (fd_cpu_mstore_*), and lane
@@ -1738,6 +1773,9 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                 m[qq] = _mm512_set1_ps(-INFINITY);
                 code[qq] = _mm_set1_epi8(-1);
             }
+            for (int64_t i1 = lo1; i1 < hi1; i1++) /* the window rows side by side: ahead */
+                for (int qq = 0; qq < 4; qq++)
+                    pf_ahead(xb + i1 * s[3] + (hi2 - 1) * s[4] + c0 + 16 * qq);
             for (int64_t i1 = lo1; !prop && i1 < hi1; i1++) /* no NaN to track: fewer masks */
                 for (int64_t i2 = lo2; i2 < hi2; i2++) {
                     const float *src = xb + i1 * s[3] + i2 * s[4] + c0;
@@ -1774,6 +1812,48 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
     }
 }
 
+/* One dx pixel of max backward with alpha 1, beta 0 and at most 4 windows (nw; code rows cr,
+ * dy pixels gr, this pixel's tap in each kk, in ascending window order): per 16 channels the
+ * hits of every window, then the sum of the hit dy from +0.0 in window order. A sum of at
+ * most two floats rounded once from double is their float sum (pf_bwd_w_max2: double
+ * rounding is innocuous for one addition), so pixels in at most two windows (3x3 stride 2:
+ * three in four) sum in float, 16 lanes a vector, with the ref's bits; the others in double,
+ * as the general loop of pf_bwd_c (a test per vector for lanes with three hits mispredicted:
+ * a shared corner is often the maximum of all its windows). The double sums and blend had kept
+ * NHWC 3x3 stride-2 max backward compute-bound (n8c64h112w112, one thread 4.5 ms). */
+PF_AVX512 static void pf_bwd_c_px4(int nw, const int8_t *const *cr, const float *const *gr,
+                                   const int8_t *kk, int64_t C, float *dx)
+{
+    for (int64_t c = 0; c < C; c += 16) {
+        const __mmask16 m = pf_lanes(0, min64(16, C - c));
+        __m512 v[4];
+        for (int i = 0; i < nw; i++) {
+            const __m128i cv = m == (__mmask16)0xFFFF
+                                   ? _mm_loadu_si128((const __m128i *)(cr[i] + c))
+                                   : _mm_maskz_loadu_epi8(m, cr[i] + c);
+            const __mmask16 h = _mm_mask_cmpeq_epi8_mask(m, cv, _mm_set1_epi8((char)kk[i]));
+            __m512 g = fd_cpu_mload_ps(m, gr[i] + c);
+            __asm__("" : "+v"(g)); /* a whole load, not folded into a masked one (slow) */
+            v[i] = _mm512_maskz_mov_ps(h, g);
+        }
+        if (nw <= 2) {
+            __m512 acc = _mm512_setzero_ps();
+            for (int i = 0; i < nw; i++)
+                acc = _mm512_add_ps(acc, v[i]);
+            pf_mstore_ps(dx + c, m, acc);
+            continue;
+        }
+        __m512d lo = _mm512_setzero_pd(), hi = lo;
+        for (int i = 0; i < nw; i++) {
+            lo = _mm512_add_pd(lo, pf_lo(v[i]));
+            hi = _mm512_add_pd(hi, pf_hi(v[i]));
+        }
+        pf_mstore_ps(dx + c, m,
+                     _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)),
+                                        _mm512_cvtpd_ps(hi), 1));
+    }
+}
+
 PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
                                int64_t u1)
 {
@@ -1790,6 +1870,11 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
      * quotient (or +0), in float, the same bits (NHWC 2x2 stride 2: the double sums and blend
      * had kept the row compute-bound) */
     const int direct = !mx && kw <= sw && kh <= sh && alpha == 1.0 && beta == 0.0;
+    const int fmax = mx && alpha == 1.0 && beta == 0.0; /* pf_bwd_c_px4's float sums */
+    /* every pixel through pf_bwd_c_px4, dx packed along C and large: rows of pixels into tmp,
+     * streamed (pf_stream) */
+    const int nt = fmax && R * ((kw + sw - 1) / sw) <= 4 && C <= PF_NT && q[4] == C &&
+                   pf_nt_ok(p, a, q);
     for (int64_t oh = 0; !mx && oh < OH; oh++) {
         int64_t l, h, rh, pdh;
         win_dim(p, 1, oh, &l, &h, &rh, &pdh);
@@ -1824,10 +1909,29 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                     pf_codes_row(p, xb, have_hi, codes + (have_hi % R) * OW * C);
                 have_lo = olo;
             }
-            for (int64_t iw = 0; iw < W; iw++) {
+            float tmp[PF_NT] __attribute__((aligned(64)));
+            for (int64_t iw = 0, i0 = 0; iw < W; iw++) {
                 const int64_t wl = wlo[iw], wh = whi[iw];
                 const int ok = rows_ok && wl <= wh;
-                float *dx = dxb + ih * q[3] + iw * q[4];
+                float *dx = nt ? tmp + (iw - i0) * C : dxb + ih * q[3] + iw * q[4];
+                if (fmax && (!ok || (ohi - olo + 1) * (wh - wl + 1) <= 4)) {
+                    const int8_t *cr[4];
+                    const float *gr[4];
+                    int8_t kk[4];
+                    int nw = 0;
+                    for (int64_t oh = olo; ok && oh <= ohi; oh++)
+                        for (int64_t ow = wl; ow <= wh; ow++, nw++) {
+                            cr[nw] = codes + (oh % R) * OW * C + ow * C;
+                            gr[nw] = gb + oh * t[3] + ow * t[4];
+                            kk[nw] = (int8_t)((ih - (oh * sh - ph)) * kw + (iw - (ow * sw - pw)));
+                        }
+                    pf_bwd_c_px4(nw, cr, gr, kk, C, dx);
+                    if (nt && (iw + 1 - i0 == PF_NT / C || iw + 1 == W)) {
+                        pf_stream(dxb + ih * q[3] + i0 * C, tmp, (iw + 1 - i0) * C);
+                        i0 = iw + 1;
+                    }
+                    continue;
+                }
                 if (direct && (!ok || chv[olo] * cw[wl] > 0)) {
                     /* at most one window: +0 + dy / count, rounded once (pf_divf: the float
                      * quotient, correctly rounded, is the double one rounded to float; its
@@ -1897,6 +2001,8 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
             }
         }
     }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 
 /* ---- NCHW max backward with stride 2 along W: argmax codes, dx rows gathered ---- */
@@ -2658,6 +2764,8 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
     float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     double cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
     float *const row = ring + kh * rs; /* dy / count of one row */
+    /* NHWC packed dx, beta 0, larger than half the L3: streaming stores (pf_stream) */
+    const int nt = cb > 1 && pf_nt_ok(p, a, q) && C % 16 == 0 && C <= PF_NT && q[4] == C;
     for (int64_t u = u0; u < u1; u++) {
         const int64_t n = cb == 1 ? u / C : u / nck;
         const int64_t c0 = cb == 1 ? u % C : 0;
@@ -2713,6 +2821,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __m512 vc = _mm512_set1_ps(cf[ow]), vi = _mm512_set1_ps(vf[ow]);
                         for (int64_t c = 0; c < C; c += 16) {
                             const __mmask16 m = pf_lanes(0, min64(16, C - c));
+                            pf_ahead(gr + ow * t[4] + c);
                             pf_mstore_ps(
                                 row + (ow - g0) * cb + c, m,
                                 pf_divf(fd_cpu_mload_ps(m, gr + ow * t[4] + c), vc, vi));
@@ -2738,6 +2847,27 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                         if (bad >> j & 1)
                             pf_box_bwd_exact(p, a, n, c0, ih, i0 + j);
                 }
+            } else if (nt) {
+                /* pixels [i0, i1) into tmp, streamed to the dx run, then the ref's lanes */
+                for (int64_t i0 = w0; i0 < w1; i0 += PF_NT / C) {
+                    const int64_t i1 = min64(w1, i0 + PF_NT / C);
+                    float tmp[PF_NT] __attribute__((aligned(64)));
+                    __mmask16 bad[PF_NT / 16], any = 0;
+                    for (int64_t iw = i0, k = 0; iw < i1; iw++)
+                        for (int64_t c = 0; c < C; c += 16, k++) {
+                            const int64_t o = (iw - w0) * cb + c;
+                            bad[k] = pf_store_f(tmp + (iw - i0) * C + c, (__mmask16)0xFFFF,
+                                                nr == 3 ? pf_vsum3(rp, o) : pf_vsum(rp, nr, o),
+                                                alpha, 0.0f);
+                            any |= bad[k];
+                        }
+                    pf_stream(dr + i0 * C, tmp, (i1 - i0) * C);
+                    for (int64_t iw = i0, k = 0; any && iw < i1; iw++)
+                        for (int64_t c = 0; c < C; c += 16, k++)
+                            for (int j = 0; j < 16; j++)
+                                if (bad[k] >> j & 1)
+                                    pf_box_bwd_exact(p, a, n, c + j, ih, iw);
+                }
             } else {
                 for (int64_t iw = w0; iw < w1; iw++)
                     for (int64_t c = 0; c < C; c += 16) {
@@ -2752,6 +2882,8 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
             }
         }
     }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 
 #endif /* PF_X86 */

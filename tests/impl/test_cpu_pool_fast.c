@@ -308,6 +308,18 @@ static void checks(void)
     for (int lx = 1; lx < 4; lx += 2)
         for (int gi = 0; gi < 3; gi++)
             modes(4, wide, lx, CUDNN_DATA_FLOAT, &geoms[gi], turn++);
+    /* dx above FD_CPU_NT_MIN (16 MiB) with beta 0: streamed dx rows (pf_stream), NCHW and
+     * NHWC, fills with inf / NaN (the ref's formula on those lanes after the stream) */
+    const int huge[4] = {2, 64, 130, 260};
+    for (int lx = 0; lx < 2 && !getenv("FREEDNN_CPU_ISA"); lx++)
+        for (int gi = 0; gi < 3; gi += 2) { /* 3x3 stride-2 max, 3x3 stride-1 average */
+            const cudnnPoolingMode_t m =
+                gi == 0 ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+            one(4, huge, lx, CUDNN_DATA_FLOAT, &geoms[gi], m, CUDNN_NOT_PROPAGATE_NAN, 1.0, 0.0,
+                F_MAX);
+            one(4, huge, lx, CUDNN_DATA_FLOAT, &geoms[gi], m, CUDNN_NOT_PROPAGATE_NAN, 0.5, 0.0,
+                F_REAL);
+        }
     /* above the threading threshold, several units per thread */
     const int big[4] = {2, 32, 66, 70}, bigw[4] = {1, 4, 130, 600};
     for (int lx = 0; lx < 2; lx++) {
