@@ -1821,7 +1821,7 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
  * as the general loop of pf_bwd_c (a test per vector for lanes with three hits mispredicted:
  * a shared corner is often the maximum of all its windows). The double sums and blend had kept
  * NHWC 3x3 stride-2 max backward compute-bound (n8c64h112w112, one thread 4.5 ms). */
-PF_AVX512 static void pf_bwd_c_px4(int nw, const int8_t *const *cr, const float *const *gr,
+PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_px4(int nw, const int8_t *const *cr, const float *const *gr,
                                    const int8_t *kk, int64_t C, float *dx)
 {
     for (int64_t c = 0; c < C; c += 16) {
@@ -1997,6 +1997,172 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                         if (cm[qq])
                             pf_store_d(dx + c0 + 16 * qq, cm[qq], acc[2 * qq], acc[2 * qq + 1],
                                        alpha, beta);
+                }
+            }
+        }
+    }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
+}
+
+/* NHWC max backward, alpha 1, beta 0, no NaN propagation, at most 4 windows a pixel (3x3
+ * stride 2): pf_bwd_c's units and gather (pf_bwd_c_px4), but the argmax codes come from the
+ * input rows read once each, in order: each row's maximum over every output column's taps
+ * (kx of the first maximum) is folded into the running maximum and code of every open output
+ * row that holds it (strict >, rows ascending: the window's first maximum, as pf_codes_row's
+ * chain; a window without a taken tap keeps -1). pf_codes_row read the kh window rows side by
+ * side, which Zen 5 ran at a fraction of the bandwidth (n8c64h112w112, one thread: codes ~2.5
+ * of 4.4 ms). Open rows' maxima: a ring of R rows (oh % R); codes: a ring of 2 R rows (oh %
+ * 2R: a dx row's output rows stay while the rows after them start). Rows of cb (C rounded up
+ * to 16) channels. */
+#define PF_RUN 7168    /* floats of the open rows' maxima (28 KiB) */
+#define PF_RCODES 16384 /* int8 codes of the 2 R code rows */
+#define PF_RCOLS 1024   /* dx columns */
+
+static int pf_bwd_c_max_ok(const fd_pool_problem_t *p, const fd_pool_args_t *a)
+{
+    const int64_t R = (p->win[1] + p->stride[1] - 1) / p->stride[1];
+    const int64_t cb = (p->c + 15) / 16 * 16, OW = p->out[2];
+    return is_max(p) && !p->propagate_nan && a->alpha == 1.0 && a->beta == 0.0 &&
+           R * ((p->win[2] + p->stride[2] - 1) / p->stride[2]) <= 4 && p->win[1] * p->win[2] <= 127 &&
+           R * OW * cb <= PF_RUN && 2 * R * OW * cb <= PF_RCODES && p->in[2] <= PF_RCOLS;
+}
+
+/* Folds input row r (at xr) into the open output rows [olo, ohi] (those from ofirst on). */
+PF_AVX512 static void pf_max_row_fold(const fd_pool_problem_t *p, const float *xr, int64_t r,
+                                      int64_t olo, int64_t ohi, float *run, int8_t *codes,
+                                      int64_t R, int64_t cb)
+{
+    const int64_t OW = p->out[2], C = p->c, kw = p->win[2], sh = p->stride[1], ph = p->pad[1];
+    const int64_t s4 = p->xs[4];
+    if (ohi - olo + 1 > 4)
+        return; /* not taken (pf_bwd_c_max_ok: R <= 4) */
+    float *mrow[4];
+    int8_t *crow[4];
+    int8_t koff[4];
+    int first[4];
+    const int no = (int)(ohi - olo + 1);
+    for (int i = 0; i < no; i++) {
+        const int64_t oh = olo + i, h0 = oh * sh - ph;
+        mrow[i] = run + (oh % R) * OW * cb;
+        crow[i] = codes + (oh % (2 * R)) * OW * cb;
+        koff[i] = (int8_t)((r - h0) * kw);
+        first[i] = r == max64(h0, max64(0, -ph)); /* the window's first readable row */
+    }
+    int64_t ahead = 0; /* pixels below: prefetched */
+    for (int64_t ow = 0; ow < OW; ow++) {
+        int64_t lo2, hi2, rd, pd;
+        win_dim(p, 2, ow, &lo2, &hi2, &rd, &pd);
+        const int64_t w0 = ow * p->stride[2] - p->pad[2];
+        for (; ahead < hi2; ahead++)
+            for (int64_t c = 0; c < C; c += 16)
+                pf_ahead(xr + ahead * s4 + c);
+        for (int64_t c = 0; c < C; c += 16) {
+            const __mmask16 m = pf_lanes(0, min64(16, C - c));
+            __m512 v = _mm512_set1_ps(-INFINITY);
+            __m128i k = _mm_set1_epi8(-1);
+            for (int64_t i2 = lo2; i2 < hi2; i2++) {
+                const __m512 x = fd_cpu_mload_ps(m, xr + i2 * s4 + c);
+                const __mmask16 gt = _mm512_cmp_ps_mask(x, v, _CMP_GT_OQ);
+                v = _mm512_mask_mov_ps(v, gt, x);
+                k = _mm_mask_mov_epi8(k, gt, _mm_set1_epi8((char)(i2 - w0)));
+            }
+            for (int i = 0; i < no; i++) {
+                float *mv = mrow[i] + ow * cb + c;
+                int8_t *cv = crow[i] + ow * cb + c;
+                const __m128i kc = _mm_add_epi8(k, _mm_set1_epi8((char)koff[i]));
+                if (first[i]) {
+                    /* a lane whose row took no tap (k -1, v -inf) keeps -1 */
+                    const __mmask16 taken =
+                        _mm512_cmp_ps_mask(v, _mm512_set1_ps(-INFINITY), _CMP_GT_OQ);
+                    _mm512_storeu_ps(mv, v);
+                    _mm_storeu_si128((__m128i *)cv, _mm_mask_mov_epi8(_mm_set1_epi8(-1), taken, kc));
+                    continue;
+                }
+                const __m512 old = _mm512_loadu_ps(mv);
+                const __mmask16 gt = _mm512_cmp_ps_mask(v, old, _CMP_GT_OQ);
+                _mm512_storeu_ps(mv, _mm512_mask_mov_ps(old, gt, v));
+                _mm_storeu_si128((__m128i *)cv,
+                                 _mm_mask_mov_epi8(_mm_loadu_si128((const __m128i *)cv), gt, kc));
+            }
+        }
+    }
+}
+
+PF_AVX512 static void pf_bwd_c_max(const fd_pool_problem_t *p, const fd_pool_args_t *a,
+                                   int64_t u0, int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OW = p->out[2], C = p->c;
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], sw = p->stride[2];
+    const int64_t ph = p->pad[1], pw = p->pad[2];
+    const int64_t nband = (H + PF_BAND - 1) / PF_BAND;
+    const int64_t R = (kh + sh - 1) / sh, cb = (C + 15) / 16 * 16;
+    const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
+    const int nt = C <= PF_NT && q[4] == C && pf_nt_ok(p, a, q);
+    float run[PF_RUN] __attribute__((aligned(64)));
+    int8_t codes[PF_RCODES] __attribute__((aligned(64)));
+    float tmp[PF_NT] __attribute__((aligned(64)));
+    int16_t wlo[PF_RCOLS], whi[PF_RCOLS]; /* the windows of each column; whi < wlo: none */
+    for (int64_t iw = 0; iw < W; iw++) {
+        int64_t l, h;
+        const int ok = windows_of(p, 2, iw, &l, &h);
+        wlo[iw] = (int16_t)(ok ? l : 1), whi[iw] = (int16_t)(ok ? h : 0);
+    }
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t n = u / nband, ih0 = (u % nband) * PF_BAND, ih1 = min64(H, ih0 + PF_BAND);
+        const float *xb = (const float *)a->x + n * s[0];
+        const float *gb = (const float *)a->dy + n * t[0];
+        float *dxb = (float *)a->out + n * q[0];
+        int64_t ofirst = -1, rnext = 0; /* output rows from ofirst; input rows below rnext done */
+        for (int64_t ih = ih0; ih < ih1; ih++) {
+            int64_t olo, ohi;
+            const int rows_ok = windows_of(p, 1, ih, &olo, &ohi);
+            if (rows_ok) {
+                if (ofirst < 0) { /* the band's first output row: its window's rows from the top */
+                    ofirst = olo;
+                    rnext = max64(0, ofirst * sh - ph);
+                }
+                /* input rows through the last window row of ohi */
+                const int64_t need = min64(H, min64(ohi * sh - ph + kh, H + ph));
+                for (; rnext < need; rnext++) {
+                    int64_t rlo, rhi;
+                    if (!windows_of(p, 1, rnext, &rlo, &rhi))
+                        continue;
+                    pf_max_row_fold(p, xb + rnext * s[3], rnext, max64(rlo, ofirst), rhi, run,
+                                    codes, R, cb);
+                }
+            }
+            const int8_t *crh[4];
+            const float *grh[4];
+            int kyh[4];
+            const int nrow = rows_ok ? (int)(ohi - olo + 1) : 0;
+            for (int i = 0; i < nrow; i++) {
+                const int64_t oh = olo + i;
+                crh[i] = codes + (oh % (2 * R)) * OW * cb;
+                grh[i] = gb + oh * t[3];
+                kyh[i] = (int)((ih - (oh * sh - ph)) * kw);
+            }
+            int64_t gahead = 0; /* dy pixels of the last output row below: prefetched */
+            for (int64_t iw = 0, i0 = 0; iw < W; iw++) {
+                const int64_t wl = wlo[iw], wh = whi[iw];
+                for (; nrow > 0 && gahead <= wh; gahead++) /* dy rows are read here first */
+                    for (int64_t c = 0; c < C; c += 16)
+                        pf_ahead(grh[nrow - 1] + gahead * t[4] + c);
+                const int8_t *cr[4];
+                const float *gr[4];
+                int8_t kk[4];
+                int nw = 0;
+                for (int i = 0; wl <= wh && i < nrow; i++)
+                    for (int64_t ow = wl; ow <= wh && nw < 4; ow++, nw++) {
+                        cr[nw] = crh[i] + ow * cb;
+                        gr[nw] = grh[i] + ow * t[4];
+                        kk[nw] = (int8_t)(kyh[i] + (iw - (ow * sw - pw)));
+                    }
+                float *dx = nt ? tmp + (iw - i0) * C : dxb + ih * q[3] + iw * q[4];
+                pf_bwd_c_px4(nw, cr, gr, kk, C, dx);
+                if (nt && (iw + 1 - i0 == PF_NT / C || iw + 1 == W)) {
+                    pf_stream(dxb + ih * q[3] + i0 * C, tmp, (iw + 1 - i0) * C);
+                    i0 = iw + 1;
                 }
             }
         }
@@ -2942,6 +3108,8 @@ static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
         pf_par(pf_bwd_w_max2, p, a, planes);
     else if (kind == 1)
         pf_par(pf_bwd_w, p, a, planes);
+    else if (pf_bwd_c_max_ok(p, a))
+        pf_par(pf_bwd_c_max, p, a, p->n * ((p->in[1] + PF_BAND - 1) / PF_BAND));
     else
         pf_par(pf_bwd_c, p, a, p->n * ((p->in[1] + PF_BAND - 1) / PF_BAND));
     return 1;
