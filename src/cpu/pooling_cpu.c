@@ -1821,7 +1821,7 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
  * as the general loop of pf_bwd_c (a test per vector for lanes with three hits mispredicted:
  * a shared corner is often the maximum of all its windows). The double sums and blend had kept
  * NHWC 3x3 stride-2 max backward compute-bound (n8c64h112w112, one thread 4.5 ms). */
-PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_px4(int nw, const int8_t *const *cr, const float *const *gr,
+PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_pxn(int nw, const int8_t *const *cr, const float *const *gr,
                                    const int8_t *kk, int64_t C, float *dx)
 {
     for (int64_t c = 0; c < C; c += 16) {
@@ -1851,6 +1851,32 @@ PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_px4(int nw,
         pf_mstore_ps(dx + c, m,
                      _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)),
                                         _mm512_cvtpd_ps(hi), 1));
+    }
+}
+
+/* pf_bwd_c_pxn with the window count a constant (unrolled, the vectors in registers). */
+PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_px4(int nw,
+                                                                          const int8_t *const *cr,
+                                                                          const float *const *gr,
+                                                                          const int8_t *kk,
+                                                                          int64_t C, float *dx)
+{
+    switch (nw) {
+    case 0:
+        pf_bwd_c_pxn(0, cr, gr, kk, C, dx);
+        break;
+    case 1:
+        pf_bwd_c_pxn(1, cr, gr, kk, C, dx);
+        break;
+    case 2:
+        pf_bwd_c_pxn(2, cr, gr, kk, C, dx);
+        break;
+    case 3:
+        pf_bwd_c_pxn(3, cr, gr, kk, C, dx);
+        break;
+    default:
+        pf_bwd_c_pxn(4, cr, gr, kk, C, dx);
+        break;
     }
 }
 
