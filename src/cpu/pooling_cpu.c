@@ -522,10 +522,12 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   2-wide windows at stride 2 (NCHW forward averages) load each row's pairs once and take
  *   taps 0 / 1 from the even / odd lanes (the same sums in the same order).
  * - dx and y are written with plain stores (streaming stores measured 3x slower on the
- *   development VM), except NHWC backward's packed dx runs larger than half the L3 with beta
- *   0 (stride-1 averages, max through pf_bwd_c_px4): computed into a stack run and streamed
- *   with line-aligned 64-byte stores (pf_stream), no read-for-ownership (NHWC 3x3 stride-1
- *   average backward, n8c64h112w112, one thread: 2.6 -> 1.9 ms). The NHWC rows of dy / count
+ *   development VM), except NHWC packed runs larger than half the L3 with beta 0: backward's
+ *   dx (stride-1 averages, max through pf_bwd_c_px4) and the stride-1 average forward's y
+ *   (alpha 1): computed into a stack run and streamed with line-aligned 64-byte stores
+ *   (pf_stream), no read-for-ownership (n8c64h112w112 3x3 stride 1, one thread: backward 2.6
+ *   -> 1.9 ms, forward 2.55 -> 1.5 ms). NCHW dx rows streamed the same way ran slower (2.9 ->
+ *   3.5 ms, 3x3 stride-2 max: a partial line at every row end). The NHWC rows of dy / count
  *   prefetch ahead (pf_ahead): 3.5 -> 2.6 ms there.
  * - Full vectors of x / dy are loaded with plain loads (fd_cpu_mload_ps / pf_mload8; stride-2
  *   pairs through contiguous masks), and per-lane selections (argmax hits) load whole vectors
@@ -633,20 +635,22 @@ static inline uint32_t pf_pair_mask(__mmask16 lanes)
 
 #define PF_NT 1024 /* floats of a dx run computed before it is streamed (pf_stream) */
 
-/* 1 when dx (FLOAT) is written with streaming stores: beta 0 and dx larger than
- * FD_CPU_NT_MIN (half the L3), where the read-for-ownership of each dx line is a third of
- * the traffic and the lines are not read again soon; 64-byte stores aligned to the line. */
-static int pf_nt_ok(const fd_pool_problem_t *p, const fd_pool_args_t *a, const int64_t *q)
+/* 1 when the output (FLOAT; strides q, spatial dims sp) is written with streaming stores:
+ * beta 0 and the output larger than FD_CPU_NT_MIN (half the L3), where the read-for-ownership
+ * of each line is a third of the traffic and the lines are not read again soon; 64-byte
+ * stores aligned to the line. */
+static int pf_nt_ok(const fd_pool_problem_t *p, const fd_pool_args_t *a, const int64_t *q,
+                    const int64_t *sp)
 {
 #ifdef FD_CPU_HAVE_STREAM_Z
     int64_t ext = 1;
     for (int d = 0; d < 5; d++) {
-        const int64_t dim = d == 0 ? p->n : d == 1 ? p->c : p->in[d - 2];
+        const int64_t dim = d == 0 ? p->n : d == 1 ? p->c : sp[d - 2];
         ext += (dim - 1) * q[d];
     }
     return a->beta == 0.0 && (size_t)ext * sizeof(float) >= FD_CPU_NT_MIN;
 #else
-    (void)p, (void)a, (void)q;
+    (void)p, (void)a, (void)q, (void)sp;
     return 0;
 #endif
 }
@@ -1900,7 +1904,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
     /* every pixel through pf_bwd_c_px4, dx packed along C and large: rows of pixels into tmp,
      * streamed (pf_stream) */
     const int nt = fmax && R * ((kw + sw - 1) / sw) <= 4 && C <= PF_NT && q[4] == C &&
-                   pf_nt_ok(p, a, q);
+                   pf_nt_ok(p, a, q, p->in);
     for (int64_t oh = 0; !mx && oh < OH; oh++) {
         int64_t l, h, rh, pdh;
         win_dim(p, 1, oh, &l, &h, &rh, &pdh);
@@ -2124,7 +2128,7 @@ PF_AVX512 static void pf_bwd_c_max(const fd_pool_problem_t *p, const fd_pool_arg
     const int64_t nband = (H + PF_BAND - 1) / PF_BAND;
     const int64_t R = (kh + sh - 1) / sh, cb = (C + 15) / 16 * 16;
     const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
-    const int nt = C <= PF_NT && q[4] == C && pf_nt_ok(p, a, q);
+    const int nt = C <= PF_NT && q[4] == C && pf_nt_ok(p, a, q, p->in);
     float run[PF_RUN] __attribute__((aligned(64)));
     int8_t codes[PF_RCODES] __attribute__((aligned(64)));
     float tmp[PF_NT] __attribute__((aligned(64)));
@@ -2853,6 +2857,9 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
     const int64_t *s = p->xs, *t = p->ys;
     const double alpha = a->alpha, beta = a->beta;
     const int plain = alpha == 1.0 && beta == 0.0; /* the quotient in float is the result */
+    /* NHWC packed y, alpha 1, beta 0, larger than half the L3: streamed (pf_stream) */
+    const int nt = cb > 1 && plain && C % 16 == 0 && C <= PF_NT && t[4] == C &&
+                   pf_nt_ok(p, a, t, p->out);
     float ring[PF_BOX] __attribute__((aligned(64)));
     float cf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
@@ -2917,6 +2924,29 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                         if (bad >> j & 1)
                             pf_box_fwd_exact(p, a, n, c0, oh, ow0 + j);
                 }
+            } else if (nt) {
+                /* outputs [i0, i1) into tmp, streamed to the y run, then the ref's lanes */
+                for (int64_t i0 = w0; i0 < w1; i0 += PF_NT / C) {
+                    const int64_t i1 = min64(w1, i0 + PF_NT / C);
+                    float tmp[PF_NT] __attribute__((aligned(64)));
+                    __mmask16 bad[PF_NT / 16], any = 0;
+                    for (int64_t ow = i0, k = 0; ow < i1; ow++) {
+                        const __m512 fc = _mm512_set1_ps(cf[ow]), fi = _mm512_set1_ps(vf[ow]);
+                        for (int64_t c = 0; c < C; c += 16, k++) {
+                            const __m512 v = nr == 3 ? pf_vsum3(rp, (ow - w0) * cb + c)
+                                                     : pf_vsum(rp, nr, (ow - w0) * cb + c);
+                            bad[k] = pf_nonfinite((__mmask16)0xFFFF, v);
+                            any |= bad[k];
+                            _mm512_store_ps(tmp + (ow - i0) * C + c, pf_divf(v, fc, fi));
+                        }
+                    }
+                    pf_stream(yr + i0 * C, tmp, (i1 - i0) * C);
+                    for (int64_t ow = i0, k = 0; any && ow < i1; ow++)
+                        for (int64_t c = 0; c < C; c += 16, k++)
+                            for (int j = 0; j < 16; j++)
+                                if (bad[k] >> j & 1)
+                                    pf_box_fwd_exact(p, a, n, c + j, oh, ow);
+                }
             } else {
                 for (int64_t ow = w0; ow < w1; ow++) {
                     const __m512 fc = _mm512_set1_ps(cf[ow]), fi = _mm512_set1_ps(vf[ow]);
@@ -2938,6 +2968,8 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
             }
         }
     }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 
 PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -2957,7 +2989,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
     double cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
     float *const row = ring + kh * rs; /* dy / count of one row */
     /* NHWC packed dx, beta 0, larger than half the L3: streaming stores (pf_stream) */
-    const int nt = cb > 1 && pf_nt_ok(p, a, q) && C % 16 == 0 && C <= PF_NT && q[4] == C;
+    const int nt = cb > 1 && pf_nt_ok(p, a, q, p->in) && C % 16 == 0 && C <= PF_NT && q[4] == C;
     for (int64_t u = u0; u < u1; u++) {
         const int64_t n = cb == 1 ? u / C : u / nck;
         const int64_t c0 = cb == 1 ? u % C : 0;
