@@ -671,28 +671,31 @@ static void pf_stream(float *dst, const float *src, int64_t n)
  * masked store that spans two pages (whatever its lanes: 5.3 vs 0.3 ns in a loop, and it
  * drains the misses in flight in a stream). 3x3 stride-2 max backward NCHW had one thread at
  * half the other's speed because a ring row on its stack ended 4 bytes before a page. */
-PF_AVX512 static inline void pf_mstore_ps(float *p, __mmask16 m, __m512 v)
+static inline int pf_one_page(const void *p) /* the 64 bytes at p lie in one 4 KiB page */
 {
-    if (m == (__mmask16)0xFFFF || ((uintptr_t)p & 4095) <= 4096 - 64) {
-        fd_cpu_mstore_ps(p, m, v);
-        return;
-    }
-    float t[16];
-    _mm512_storeu_ps(t, v);
-    for (; m; m &= (__mmask16)(m - 1))
-        p[__builtin_ctz(m)] = t[__builtin_ctz(m)];
+    return ((uintptr_t)p & 4095) <= 4096 - 64;
 }
 
+/* The lanes of m (elements of esz bytes) from t to p, one by one. */
+static void pf_store_lanes(void *p, const void *t, unsigned m, size_t esz)
+{
+    for (; m; m &= m - 1)
+        memcpy((char *)p + __builtin_ctz(m) * esz, (const char *)t + __builtin_ctz(m) * esz, esz);
+}
+
+PF_AVX512 static inline void pf_mstore_ps(float *p, __mmask16 m, __m512 v)
+{
+    float t[16];
+    if (m == (__mmask16)0xFFFF || pf_one_page(p))
+        fd_cpu_mstore_ps(p, m, v);
+    else
+        _mm512_storeu_ps(t, v), pf_store_lanes(p, t, m, sizeof *t);
+}
+
+/* pf_mstore_ps of the 8 doubles' bits (lane j: float lanes 2j, 2j + 1). */
 PF_AVX512 static inline void pf_mstore_pd(double *p, __mmask8 m, __m512d v)
 {
-    if (m == (__mmask8)0xFF || ((uintptr_t)p & 4095) <= 4096 - 64) {
-        fd_cpu_mstore_pd(p, m, v);
-        return;
-    }
-    double t[8];
-    _mm512_storeu_pd(t, v);
-    for (unsigned b = m; b; b &= b - 1)
-        p[__builtin_ctz(b)] = t[__builtin_ctz(b)];
+    pf_mstore_ps((float *)(void *)p, (__mmask16)(_pdep_u32(m, 0x5555u) * 3u), _mm512_castpd_ps(v));
 }
 
 /* 8 floats under mask m, as a plain load when every lane is on (fd_cpu_mload_ps's reason). */
@@ -1865,23 +1868,14 @@ PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_px4(int nw,
                                                                           const int8_t *kk,
                                                                           int64_t C, float *dx)
 {
-    switch (nw) {
-    case 0:
-        pf_bwd_c_pxn(0, cr, gr, kk, C, dx);
-        break;
-    case 1:
+    if (nw == 1) /* the common counts as constants; 0 and 3 (borders) as they come */
         pf_bwd_c_pxn(1, cr, gr, kk, C, dx);
-        break;
-    case 2:
+    else if (nw == 2)
         pf_bwd_c_pxn(2, cr, gr, kk, C, dx);
-        break;
-    case 3:
-        pf_bwd_c_pxn(3, cr, gr, kk, C, dx);
-        break;
-    default:
+    else if (nw == 4)
         pf_bwd_c_pxn(4, cr, gr, kk, C, dx);
-        break;
-    }
+    else
+        pf_bwd_c_pxn(nw, cr, gr, kk, C, dx);
 }
 
 PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -2845,6 +2839,17 @@ PF_AVX512 static inline __mmask16 pf_nonfinite(__mmask16 m, __m512 v)
     return _mm512_mask_fpclass_ps_mask(m, v, 0x99);
 }
 
+/* The lanes a streamed NHWC run left to the ref's formula (bad: one mask per 16 channels of
+ * the pixels [i0, i1) of row h, C a multiple of 16), recomputed after the stream. */
+static void pf_box_redo(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd, int64_t n,
+                        int64_t h, int64_t i0, int64_t i1, const __mmask16 *bad)
+{
+    for (int64_t i = i0, k = 0; i < i1; i++)
+        for (int64_t c = 0; c < p->c; c += 16, k++)
+            for (unsigned b = bad[k]; b; b &= b - 1)
+                (bwd ? pf_box_bwd_exact : pf_box_fwd_exact)(p, a, n, c + __builtin_ctz(b), h, i);
+}
+
 PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
                                  int64_t u1)
 {
@@ -2941,11 +2946,8 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                         }
                     }
                     pf_stream(yr + i0 * C, tmp, (i1 - i0) * C);
-                    for (int64_t ow = i0, k = 0; any && ow < i1; ow++)
-                        for (int64_t c = 0; c < C; c += 16, k++)
-                            for (int j = 0; j < 16; j++)
-                                if (bad[k] >> j & 1)
-                                    pf_box_fwd_exact(p, a, n, c + j, oh, ow);
+                    if (any)
+                        pf_box_redo(p, a, 0, n, oh, i0, i1, bad);
                 }
             } else {
                 for (int64_t ow = w0; ow < w1; ow++) {
@@ -3086,11 +3088,8 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                             any |= bad[k];
                         }
                     pf_stream(dr + i0 * C, tmp, (i1 - i0) * C);
-                    for (int64_t iw = i0, k = 0; any && iw < i1; iw++)
-                        for (int64_t c = 0; c < C; c += 16, k++)
-                            for (int j = 0; j < 16; j++)
-                                if (bad[k] >> j & 1)
-                                    pf_box_bwd_exact(p, a, n, c + j, ih, iw);
+                    if (any)
+                        pf_box_redo(p, a, 1, n, ih, i0, i1, bad);
                 }
             } else {
                 for (int64_t iw = w0; iw < w1; iw++)
