@@ -515,7 +515,9 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   directly; 2-wide windows at stride 2 from column 0 with alpha 1 and beta 0 store each
  *   window's rounded dy / count into its two columns with a permute, 16 windows at a time.
  *   NHWC gathers per dx pixel: averages directly, max through int8 argmax codes of the output
- *   rows it needs (a ring on the stack).
+ *   rows it needs (a ring on the stack); with alpha 1, beta 0, no NaN propagation and at most
+ *   4 windows a pixel (3x3 stride 2) the codes come from the input rows read once in order
+ *   and pixels in at most two windows sum in float (pf_bwd_c_max, same bits).
  * - The streamed reads of x prefetch PF_AHEAD bytes ahead (pf_ahead): Zen 5's hardware
  *   prefetchers left them waiting on memory (n8c64h112w112, one thread: 2x2 stride-2 average
  *   forward NCHW 1.75 -> 0.9 ms, NHWC 1.8 -> 1.0-1.2, NHWC 3x3 stride-2 max 1.6 -> 1.2-1.3).
