@@ -515,14 +515,22 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   directly; 2-wide windows at stride 2 from column 0 with alpha 1 and beta 0 store each
  *   window's rounded dy / count into its two columns with a permute, 16 windows at a time.
  *   NHWC gathers per dx pixel: averages directly, max through int8 argmax codes of the output
- *   rows it needs (a ring on the stack).
+ *   rows it needs (a ring on the stack); with alpha 1, beta 0, no NaN propagation and at most
+ *   4 windows a pixel (3x3 stride 2) the codes come from the input rows read once in order
+ *   and pixels in at most two windows sum in float (pf_bwd_c_max, same bits).
  * - The streamed reads of x prefetch PF_AHEAD bytes ahead (pf_ahead): Zen 5's hardware
  *   prefetchers left them waiting on memory (n8c64h112w112, one thread: 2x2 stride-2 average
  *   forward NCHW 1.75 -> 0.9 ms, NHWC 1.8 -> 1.0-1.2, NHWC 3x3 stride-2 max 1.6 -> 1.2-1.3).
  *   2-wide windows at stride 2 (NCHW forward averages) load each row's pairs once and take
  *   taps 0 / 1 from the even / odd lanes (the same sums in the same order).
- * - dx and y are written with plain stores: streaming stores measured 3x slower on the
- *   development VM (and no faster on Zen 5).
+ * - dx and y are written with plain stores (streaming stores measured 3x slower on the
+ *   development VM), except NHWC packed runs larger than half the L3 with beta 0: backward's
+ *   dx (stride-1 averages, max through pf_bwd_c_px4) and the stride-1 average forward's y
+ *   (alpha 1): computed into a stack run and streamed with line-aligned 64-byte stores
+ *   (pf_stream), no read-for-ownership (n8c64h112w112 3x3 stride 1, one thread: backward 2.6
+ *   -> 1.9 ms, forward 2.55 -> 1.5 ms). NCHW dx rows streamed the same way ran slower (2.9 ->
+ *   3.5 ms, 3x3 stride-2 max: a partial line at every row end). The NHWC rows of dy / count
+ *   prefetch ahead (pf_ahead): 3.5 -> 2.6 ms there.
  * - Full vectors of x / dy are loaded with plain loads (fd_cpu_mload_ps / pf_mload8; stride-2
  *   pairs through contiguous masks), and per-lane selections (argmax hits) load whole vectors
  *   and select in registers: Zen 5 ran masked loads that miss the cache at a fraction of
@@ -627,6 +635,71 @@ static inline uint32_t pf_pair_mask(__mmask16 lanes)
     return len == 0 ? 0u : (uint32_t)((1ull << (2 * len - 1)) - 1u);
 }
 
+#define PF_NT 1024 /* floats of a dx run computed before it is streamed (pf_stream) */
+
+/* 1 when the output (FLOAT; strides q, spatial dims sp) is written with streaming stores:
+ * beta 0 and the output larger than FD_CPU_NT_MIN (half the L3), where the read-for-ownership
+ * of each line is a third of the traffic and the lines are not read again soon; 64-byte
+ * stores aligned to the line. */
+static int pf_nt_ok(const fd_pool_problem_t *p, const fd_pool_args_t *a, const int64_t *q,
+                    const int64_t *sp)
+{
+#ifdef FD_CPU_HAVE_STREAM_Z
+    int64_t ext = 1;
+    for (int d = 0; d < 5; d++) {
+        const int64_t dim = d == 0 ? p->n : d == 1 ? p->c : sp[d - 2];
+        ext += (dim - 1) * q[d];
+    }
+    return a->beta == 0.0 && (size_t)ext * sizeof(float) >= FD_CPU_NT_MIN;
+#else
+    (void)p, (void)a, (void)q, (void)sp;
+    return 0;
+#endif
+}
+
+/* n floats from src to dst with streaming stores (the unaligned head and tail in 16-byte
+ * pieces, fd_cpu_stream_z); the caller fences once per unit. */
+static void pf_stream(float *dst, const float *src, int64_t n)
+{
+#ifdef FD_CPU_HAVE_STREAM_Z
+    fd_cpu_stream_z(dst, src, (size_t)n * sizeof(float));
+#else
+    memcpy(dst, src, (size_t)n * sizeof(float));
+#endif
+}
+
+/* Stores under a lane mask, as a plain store when every lane is on (fd_cpu_mstore_*), and lane
+ * by lane when the vector's 64 bytes cross a 4 KiB page: Zen 5 takes a microcode assist for a
+ * masked store that spans two pages (whatever its lanes: 5.3 vs 0.3 ns in a loop, and it
+ * drains the misses in flight in a stream). 3x3 stride-2 max backward NCHW had one thread at
+ * half the other's speed because a ring row on its stack ended 4 bytes before a page. */
+static inline int pf_one_page(const void *p) /* the 64 bytes at p lie in one 4 KiB page */
+{
+    return ((uintptr_t)p & 4095) <= 4096 - 64;
+}
+
+/* The lanes of m (elements of esz bytes) from t to p, one by one. */
+static void pf_store_lanes(void *p, const void *t, unsigned m, size_t esz)
+{
+    for (; m; m &= m - 1)
+        memcpy((char *)p + __builtin_ctz(m) * esz, (const char *)t + __builtin_ctz(m) * esz, esz);
+}
+
+PF_AVX512 static inline void pf_mstore_ps(float *p, __mmask16 m, __m512 v)
+{
+    float t[16];
+    if (m == (__mmask16)0xFFFF || pf_one_page(p))
+        fd_cpu_mstore_ps(p, m, v);
+    else
+        _mm512_storeu_ps(t, v), pf_store_lanes(p, t, m, sizeof *t);
+}
+
+/* pf_mstore_ps of the 8 doubles' bits (lane j: float lanes 2j, 2j + 1). */
+PF_AVX512 static inline void pf_mstore_pd(double *p, __mmask8 m, __m512d v)
+{
+    pf_mstore_ps((float *)(void *)p, (__mmask16)(_pdep_u32(m, 0x5555u) * 3u), _mm512_castpd_ps(v));
+}
+
 /* 8 floats under mask m, as a plain load when every lane is on (fd_cpu_mload_ps's reason). */
 PF_AVX512 static inline __m256 pf_mload8(__mmask8 m, const float *p)
 {
@@ -658,7 +731,7 @@ PF_AVX512 static inline void pf_store_d(float *y, __mmask16 m, __m512d lo, __m51
     }
     __m512 r =
         _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-    fd_cpu_mstore_ps(y, m, r);
+    pf_mstore_ps(y, m, r);
 }
 
 /* A max result (float, -inf when nothing was taken) blended and stored. */
@@ -668,7 +741,7 @@ PF_AVX512 static inline void pf_store_max(float *y, __mmask16 m, __m512 acc, __m
     acc = _mm512_max_ps(acc, _mm512_set1_ps(-FLT_MAX));
     acc = _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN));
     if (alpha == 1.0 && beta == 0.0)
-        fd_cpu_mstore_ps(y, m, acc);
+        pf_mstore_ps(y, m, acc);
     else
         pf_store_d(y, m, pf_lo(acc), pf_hi(acc), alpha, beta);
 }
@@ -853,7 +926,7 @@ PF_AVX512 static void pf_fwd_row_w(const fd_pool_problem_t *p, const fd_pool_arg
 #undef PF_TAP
         const __mmask16 bad = _mm512_mask_fpclass_ps_mask(lanes, sum, 0x99); /* NaN, +-inf */
         if (plain)
-            fd_cpu_mstore_ps(y + ow0, lanes & ~bad, pf_divf(sum, cf, vf));
+            pf_mstore_ps(y + ow0, lanes & ~bad, pf_divf(sum, cf, vf));
         else
             pf_box_out(y + ow0, lanes & ~bad, sum, vc, vc, rc, rc, a->alpha, a->beta);
         for (__mmask16 b = bad; b; b &= (__mmask16)(b - 1)) /* the ref's formula there */
@@ -970,7 +1043,7 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
                 nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
         }
 #undef PF_TAP
-        fd_cpu_mstore_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
+        pf_mstore_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
     }
 }
 
@@ -1030,7 +1103,7 @@ PF_AVX512 static void pf_rowmax_plane(const float *x, int64_t j1, int64_t j2, in
         __m512 m = _mm512_max_ps(t0, ninf); /* a NaN first tap drops */
         m = _mm512_max_ps(_mm512_permutex2var_ps(a, odd, b), m);
         m = _mm512_max_ps(_mm512_permutex2var_ps(a2, even, b2), m);
-        fd_cpu_mstore_ps(h + j0, pf_lanes(0, min64(16, j2 - j0)), m);
+        pf_mstore_ps(h + j0, pf_lanes(0, min64(16, j2 - j0)), m);
     }
 }
 
@@ -1347,7 +1420,7 @@ PF_AVX512 static void pf_fwd_c_rows(const fd_pool_problem_t *p, const fd_pool_ar
                         const __m512 v = _mm512_loadu_ps(sums + ow * cr + c);
                         const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
                         if (plain)
-                            fd_cpu_mstore_ps(y + ow * t[4] + c, m & ~bad, pf_divf(v, cf, vf));
+                            pf_mstore_ps(y + ow * t[4] + c, m & ~bad, pf_divf(v, cf, vf));
                         else
                             pf_box_out(y + ow * t[4] + c, m & ~bad, v, vc, vc, rc, rc, alpha,
                                        beta);
@@ -1557,7 +1630,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, o1 - ow0));
                             double *d = slot + ow0 - pw + kx;
                             __m512d r = fd_cpu_mload_pd(m8, d);
-                            fd_cpu_mstore_pd(d, m8,
+                            pf_mstore_pd(d, m8,
                                                   _mm512_add_pd(r, _mm512_loadu_pd(vals + ow0)));
                         }
                     } else if (sw == 2) {
@@ -1570,10 +1643,10 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             double *d = slot + 2 * ow0 - pw + kx;
                             __m512d r0 = fd_cpu_mload_pd((__mmask8)m16, d);
                             __m512d r1 = fd_cpu_mload_pd((__mmask8)(m16 >> 8), d + 8);
-                            fd_cpu_mstore_pd(
+                            pf_mstore_pd(
                                 d, (__mmask8)m16,
                                 _mm512_add_pd(r0, _mm512_permutexvar_pd(dup0, v)));
-                            fd_cpu_mstore_pd(
+                            pf_mstore_pd(
                                 d + 8, (__mmask8)(m16 >> 8),
                                 _mm512_add_pd(r1, _mm512_permutexvar_pd(dup1, v)));
                         }
@@ -1655,9 +1728,9 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 for (int64_t j0 = 0; 2 * j0 < W; j0 += 16) {
                     const __m512 v =
                         fd_cpu_mload_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
-                    fd_cpu_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
+                    pf_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
                                           _mm512_permutexvar_ps(d0, v));
-                    fd_cpu_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
+                    pf_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
                                           _mm512_permutexvar_ps(d1, v));
                 }
                 continue;
@@ -1709,6 +1782,9 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                 m[qq] = _mm512_set1_ps(-INFINITY);
                 code[qq] = _mm_set1_epi8(-1);
             }
+            for (int64_t i1 = lo1; i1 < hi1; i1++) /* the window rows side by side: ahead */
+                for (int qq = 0; qq < 4; qq++)
+                    pf_ahead(xb + i1 * s[3] + (hi2 - 1) * s[4] + c0 + 16 * qq);
             for (int64_t i1 = lo1; !prop && i1 < hi1; i1++) /* no NaN to track: fewer masks */
                 for (int64_t i2 = lo2; i2 < hi2; i2++) {
                     const float *src = xb + i1 * s[3] + i2 * s[4] + c0;
@@ -1737,10 +1813,71 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                     }
                 }
             for (int qq = 0; qq < 4; qq++)
-                if (cm[qq])
+                if (cm[qq] == (__mmask16)0xFFFF) /* pf_mstore_ps's reason */
+                    _mm_storeu_si128((__m128i *)(codes + ow * C + c0 + 16 * qq), code[qq]);
+                else if (cm[qq])
                     _mm_mask_storeu_epi8(codes + ow * C + c0 + 16 * qq, cm[qq], code[qq]);
         }
     }
+}
+
+/* One dx pixel of max backward with alpha 1, beta 0 and at most 4 windows (nw; code rows cr,
+ * dy pixels gr, this pixel's tap in each kk, in ascending window order): per 16 channels the
+ * hits of every window, then the sum of the hit dy from +0.0 in window order. A sum of at
+ * most two floats rounded once from double is their float sum (pf_bwd_w_max2: double
+ * rounding is innocuous for one addition), so pixels in at most two windows (3x3 stride 2:
+ * three in four) sum in float, 16 lanes a vector, with the ref's bits; the others in double,
+ * as the general loop of pf_bwd_c (a test per vector for lanes with three hits mispredicted:
+ * a shared corner is often the maximum of all its windows). The double sums and blend had kept
+ * NHWC 3x3 stride-2 max backward compute-bound (n8c64h112w112, one thread 4.5 ms). */
+PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_pxn(int nw, const int8_t *const *cr, const float *const *gr,
+                                   const int8_t *kk, int64_t C, float *dx)
+{
+    for (int64_t c = 0; c < C; c += 16) {
+        const __mmask16 m = pf_lanes(0, min64(16, C - c));
+        __m512 v[4];
+        for (int i = 0; i < nw; i++) {
+            const __m128i cv = m == (__mmask16)0xFFFF
+                                   ? _mm_loadu_si128((const __m128i *)(cr[i] + c))
+                                   : _mm_maskz_loadu_epi8(m, cr[i] + c);
+            const __mmask16 h = _mm_mask_cmpeq_epi8_mask(m, cv, _mm_set1_epi8((char)kk[i]));
+            __m512 g = fd_cpu_mload_ps(m, gr[i] + c);
+            __asm__("" : "+v"(g)); /* a whole load, not folded into a masked one (slow) */
+            v[i] = _mm512_maskz_mov_ps(h, g);
+        }
+        if (nw <= 2) {
+            __m512 acc = _mm512_setzero_ps();
+            for (int i = 0; i < nw; i++)
+                acc = _mm512_add_ps(acc, v[i]);
+            pf_mstore_ps(dx + c, m, acc);
+            continue;
+        }
+        __m512d lo = _mm512_setzero_pd(), hi = lo;
+        for (int i = 0; i < nw; i++) {
+            lo = _mm512_add_pd(lo, pf_lo(v[i]));
+            hi = _mm512_add_pd(hi, pf_hi(v[i]));
+        }
+        pf_mstore_ps(dx + c, m,
+                     _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)),
+                                        _mm512_cvtpd_ps(hi), 1));
+    }
+}
+
+/* pf_bwd_c_pxn with the window count a constant (unrolled, the vectors in registers). */
+PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_px4(int nw,
+                                                                          const int8_t *const *cr,
+                                                                          const float *const *gr,
+                                                                          const int8_t *kk,
+                                                                          int64_t C, float *dx)
+{
+    if (nw == 1) /* the common counts as constants; 0 and 3 (borders) as they come */
+        pf_bwd_c_pxn(1, cr, gr, kk, C, dx);
+    else if (nw == 2)
+        pf_bwd_c_pxn(2, cr, gr, kk, C, dx);
+    else if (nw == 4)
+        pf_bwd_c_pxn(4, cr, gr, kk, C, dx);
+    else
+        pf_bwd_c_pxn(nw, cr, gr, kk, C, dx);
 }
 
 PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -1759,6 +1896,11 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
      * quotient (or +0), in float, the same bits (NHWC 2x2 stride 2: the double sums and blend
      * had kept the row compute-bound) */
     const int direct = !mx && kw <= sw && kh <= sh && alpha == 1.0 && beta == 0.0;
+    const int fmax = mx && alpha == 1.0 && beta == 0.0; /* pf_bwd_c_px4's float sums */
+    /* every pixel through pf_bwd_c_px4, dx packed along C and large: rows of pixels into tmp,
+     * streamed (pf_stream) */
+    const int nt = fmax && R * ((kw + sw - 1) / sw) <= 4 && C <= PF_NT && q[4] == C &&
+                   pf_nt_ok(p, a, q, p->in);
     for (int64_t oh = 0; !mx && oh < OH; oh++) {
         int64_t l, h, rh, pdh;
         win_dim(p, 1, oh, &l, &h, &rh, &pdh);
@@ -1793,10 +1935,29 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                     pf_codes_row(p, xb, have_hi, codes + (have_hi % R) * OW * C);
                 have_lo = olo;
             }
-            for (int64_t iw = 0; iw < W; iw++) {
+            float tmp[PF_NT] __attribute__((aligned(64)));
+            for (int64_t iw = 0, i0 = 0; iw < W; iw++) {
                 const int64_t wl = wlo[iw], wh = whi[iw];
                 const int ok = rows_ok && wl <= wh;
-                float *dx = dxb + ih * q[3] + iw * q[4];
+                float *dx = nt ? tmp + (iw - i0) * C : dxb + ih * q[3] + iw * q[4];
+                if (fmax && (!ok || (ohi - olo + 1) * (wh - wl + 1) <= 4)) {
+                    const int8_t *cr[4];
+                    const float *gr[4];
+                    int8_t kk[4];
+                    int nw = 0;
+                    for (int64_t oh = olo; ok && oh <= ohi; oh++)
+                        for (int64_t ow = wl; ow <= wh; ow++, nw++) {
+                            cr[nw] = codes + (oh % R) * OW * C + ow * C;
+                            gr[nw] = gb + oh * t[3] + ow * t[4];
+                            kk[nw] = (int8_t)((ih - (oh * sh - ph)) * kw + (iw - (ow * sw - pw)));
+                        }
+                    pf_bwd_c_px4(nw, cr, gr, kk, C, dx);
+                    if (nt && (iw + 1 - i0 == PF_NT / C || iw + 1 == W)) {
+                        pf_stream(dxb + ih * q[3] + i0 * C, tmp, (iw + 1 - i0) * C);
+                        i0 = iw + 1;
+                    }
+                    continue;
+                }
                 if (direct && (!ok || chv[olo] * cw[wl] > 0)) {
                     /* at most one window: +0 + dy / count, rounded once (pf_divf: the float
                      * quotient, correctly rounded, is the double one rounded to float; its
@@ -1808,7 +1969,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                         const __mmask16 m = pf_lanes(0, min64(16, C - c));
                         const __m512 v = ok ? pf_divf(fd_cpu_mload_ps(m, g + c), fc, fi)
                                             : _mm512_setzero_ps();
-                        fd_cpu_mstore_ps(dx + c, m, _mm512_add_ps(_mm512_setzero_ps(), v));
+                        pf_mstore_ps(dx + c, m, _mm512_add_ps(_mm512_setzero_ps(), v));
                     }
                     continue;
                 }
@@ -1866,6 +2027,174 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
             }
         }
     }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
+}
+
+/* NHWC max backward, alpha 1, beta 0, no NaN propagation, at most 4 windows a pixel (3x3
+ * stride 2): pf_bwd_c's units and gather (pf_bwd_c_px4), but the argmax codes come from the
+ * input rows read once each, in order: each row's maximum over every output column's taps
+ * (kx of the first maximum) is folded into the running maximum and code of every open output
+ * row that holds it (strict >, rows ascending: the window's first maximum, as pf_codes_row's
+ * chain; a window without a taken tap keeps -1). pf_codes_row read the kh window rows side by
+ * side, which Zen 5 ran at a fraction of the bandwidth (n8c64h112w112, one thread: codes ~2.5
+ * of 4.4 ms). Open rows' maxima: a ring of R rows (oh % R); codes: a ring of 2 R rows (oh %
+ * 2R: a dx row's output rows stay while the rows after them start). Rows of cb (C rounded up
+ * to 16) channels. */
+#define PF_RUN 7168    /* floats of the open rows' maxima (28 KiB) */
+#define PF_RCODES 16384 /* int8 codes of the 2 R code rows */
+#define PF_RCOLS 1024   /* dx columns */
+
+static int pf_bwd_c_max_ok(const fd_pool_problem_t *p, const fd_pool_args_t *a)
+{
+    const int64_t R = (p->win[1] + p->stride[1] - 1) / p->stride[1];
+    const int64_t cb = (p->c + 15) / 16 * 16, OW = p->out[2];
+    return is_max(p) && !p->propagate_nan && a->alpha == 1.0 && a->beta == 0.0 &&
+           R * ((p->win[2] + p->stride[2] - 1) / p->stride[2]) <= 4 && p->win[1] * p->win[2] <= 127 &&
+           R * OW * cb <= PF_RUN && 2 * R * OW * cb <= PF_RCODES && p->in[2] <= PF_RCOLS;
+}
+
+/* Folds input row r (at xr) into the open output rows [olo, ohi] (those from ofirst on). */
+PF_AVX512 static void pf_max_row_fold(const fd_pool_problem_t *p, const float *xr, int64_t r,
+                                      int64_t olo, int64_t ohi, float *run, int8_t *codes,
+                                      int64_t R, int64_t cb)
+{
+    const int64_t OW = p->out[2], C = p->c, kw = p->win[2], sh = p->stride[1], ph = p->pad[1];
+    const int64_t s4 = p->xs[4];
+    if (ohi - olo + 1 > 4)
+        return; /* not taken (pf_bwd_c_max_ok: R <= 4) */
+    float *mrow[4];
+    int8_t *crow[4];
+    int8_t koff[4];
+    int first[4];
+    const int no = (int)(ohi - olo + 1);
+    for (int i = 0; i < no; i++) {
+        const int64_t oh = olo + i, h0 = oh * sh - ph;
+        mrow[i] = run + (oh % R) * OW * cb;
+        crow[i] = codes + (oh % (2 * R)) * OW * cb;
+        koff[i] = (int8_t)((r - h0) * kw);
+        first[i] = r == max64(h0, max64(0, -ph)); /* the window's first readable row */
+    }
+    int64_t ahead = 0; /* pixels below: prefetched */
+    for (int64_t ow = 0; ow < OW; ow++) {
+        int64_t lo2, hi2, rd, pd;
+        win_dim(p, 2, ow, &lo2, &hi2, &rd, &pd);
+        const int64_t w0 = ow * p->stride[2] - p->pad[2];
+        for (; ahead < hi2; ahead++)
+            for (int64_t c = 0; c < C; c += 16)
+                pf_ahead(xr + ahead * s4 + c);
+        for (int64_t c = 0; c < C; c += 16) {
+            const __mmask16 m = pf_lanes(0, min64(16, C - c));
+            __m512 v = _mm512_set1_ps(-INFINITY);
+            __m128i k = _mm_set1_epi8(-1);
+            for (int64_t i2 = lo2; i2 < hi2; i2++) {
+                const __m512 x = fd_cpu_mload_ps(m, xr + i2 * s4 + c);
+                const __mmask16 gt = _mm512_cmp_ps_mask(x, v, _CMP_GT_OQ);
+                v = _mm512_mask_mov_ps(v, gt, x);
+                k = _mm_mask_mov_epi8(k, gt, _mm_set1_epi8((char)(i2 - w0)));
+            }
+            for (int i = 0; i < no; i++) {
+                float *mv = mrow[i] + ow * cb + c;
+                int8_t *cv = crow[i] + ow * cb + c;
+                const __m128i kc = _mm_add_epi8(k, _mm_set1_epi8((char)koff[i]));
+                if (first[i]) {
+                    /* a lane whose row took no tap (k -1, v -inf) keeps -1 */
+                    const __mmask16 taken =
+                        _mm512_cmp_ps_mask(v, _mm512_set1_ps(-INFINITY), _CMP_GT_OQ);
+                    _mm512_storeu_ps(mv, v);
+                    _mm_storeu_si128((__m128i *)cv, _mm_mask_mov_epi8(_mm_set1_epi8(-1), taken, kc));
+                    continue;
+                }
+                const __m512 old = _mm512_loadu_ps(mv);
+                const __mmask16 gt = _mm512_cmp_ps_mask(v, old, _CMP_GT_OQ);
+                _mm512_storeu_ps(mv, _mm512_mask_mov_ps(old, gt, v));
+                _mm_storeu_si128((__m128i *)cv,
+                                 _mm_mask_mov_epi8(_mm_loadu_si128((const __m128i *)cv), gt, kc));
+            }
+        }
+    }
+}
+
+PF_AVX512 static void pf_bwd_c_max(const fd_pool_problem_t *p, const fd_pool_args_t *a,
+                                   int64_t u0, int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OW = p->out[2], C = p->c;
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], sw = p->stride[2];
+    const int64_t ph = p->pad[1], pw = p->pad[2];
+    const int64_t nband = (H + PF_BAND - 1) / PF_BAND;
+    const int64_t R = (kh + sh - 1) / sh, cb = (C + 15) / 16 * 16;
+    const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
+    const int nt = C <= PF_NT && q[4] == C && pf_nt_ok(p, a, q, p->in);
+    float run[PF_RUN] __attribute__((aligned(64)));
+    int8_t codes[PF_RCODES] __attribute__((aligned(64)));
+    float tmp[PF_NT] __attribute__((aligned(64)));
+    int16_t wlo[PF_RCOLS], whi[PF_RCOLS]; /* the windows of each column; whi < wlo: none */
+    for (int64_t iw = 0; iw < W; iw++) {
+        int64_t l, h;
+        const int ok = windows_of(p, 2, iw, &l, &h);
+        wlo[iw] = (int16_t)(ok ? l : 1), whi[iw] = (int16_t)(ok ? h : 0);
+    }
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t n = u / nband, ih0 = (u % nband) * PF_BAND, ih1 = min64(H, ih0 + PF_BAND);
+        const float *xb = (const float *)a->x + n * s[0];
+        const float *gb = (const float *)a->dy + n * t[0];
+        float *dxb = (float *)a->out + n * q[0];
+        int64_t ofirst = -1, rnext = 0; /* output rows from ofirst; input rows below rnext done */
+        for (int64_t ih = ih0; ih < ih1; ih++) {
+            int64_t olo, ohi;
+            const int rows_ok = windows_of(p, 1, ih, &olo, &ohi);
+            if (rows_ok) {
+                if (ofirst < 0) { /* the band's first output row: its window's rows from the top */
+                    ofirst = olo;
+                    rnext = max64(0, ofirst * sh - ph);
+                }
+                /* input rows through the last window row of ohi */
+                const int64_t need = min64(H, min64(ohi * sh - ph + kh, H + ph));
+                for (; rnext < need; rnext++) {
+                    int64_t rlo, rhi;
+                    if (!windows_of(p, 1, rnext, &rlo, &rhi))
+                        continue;
+                    pf_max_row_fold(p, xb + rnext * s[3], rnext, max64(rlo, ofirst), rhi, run,
+                                    codes, R, cb);
+                }
+            }
+            const int8_t *crh[4];
+            const float *grh[4];
+            int kyh[4];
+            const int nrow = rows_ok ? (int)(ohi - olo + 1) : 0;
+            for (int i = 0; i < nrow; i++) {
+                const int64_t oh = olo + i;
+                crh[i] = codes + (oh % (2 * R)) * OW * cb;
+                grh[i] = gb + oh * t[3];
+                kyh[i] = (int)((ih - (oh * sh - ph)) * kw);
+            }
+            int64_t gahead = 0; /* dy pixels of the last output row below: prefetched */
+            for (int64_t iw = 0, i0 = 0; iw < W; iw++) {
+                const int64_t wl = wlo[iw], wh = whi[iw];
+                for (; nrow > 0 && gahead <= wh; gahead++) /* dy rows are read here first */
+                    for (int64_t c = 0; c < C; c += 16)
+                        pf_ahead(grh[nrow - 1] + gahead * t[4] + c);
+                const int8_t *cr[4];
+                const float *gr[4];
+                int8_t kk[4];
+                int nw = 0;
+                for (int i = 0; wl <= wh && i < nrow; i++)
+                    for (int64_t ow = wl; ow <= wh && nw < 4; ow++, nw++) {
+                        cr[nw] = crh[i] + ow * cb;
+                        gr[nw] = grh[i] + ow * t[4];
+                        kk[nw] = (int8_t)(kyh[i] + (iw - (ow * sw - pw)));
+                    }
+                float *dx = nt ? tmp + (iw - i0) * C : dxb + ih * q[3] + iw * q[4];
+                pf_bwd_c_px4(nw, cr, gr, kk, C, dx);
+                if (nt && (iw + 1 - i0 == PF_NT / C || iw + 1 == W)) {
+                    pf_stream(dxb + ih * q[3] + i0 * C, tmp, (iw + 1 - i0) * C);
+                    i0 = iw + 1;
+                }
+            }
+        }
+    }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 
 /* ---- NCHW max backward with stride 2 along W: argmax codes, dx rows gathered ---- */
@@ -1893,7 +2222,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
  * Taken for 2-d max pooling with sw = 2, kw <= 8, 0 <= pw and ph. */
 #define PF_CODES_W 4096 /* int32 codes of the ring of output rows (16 KiB of stack) */
 #define PF_MAX2_R 16     /* output rows sharing a dx row, at most */
-#define PF_ARING 2048    /* floats (and int32 taps) of the ring of input-row maxima */
+#define PF_ARING 2560    /* floats (and int32 taps) of the ring of input-row maxima */
 
 /* The row part of a window's argmax (pf_argmax_one's rule): the first maximum of output column
  * ow's readable taps in one input row (the first NaN when PROPAGATE_NAN), its tap kx in *k (-1:
@@ -1929,8 +2258,6 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
     const int prop = p->propagate_nan;
     for (int64_t ow = 0; ow < owa; ow++)
         hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
-    for (int64_t ow = owb; ow < OW; ow++)
-        hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
     const __m512i even =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
@@ -1961,9 +2288,13 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
             m = _mm512_mask_mov_ps(m, gt, v);
             code = _mm512_mask_mov_epi32(code, gt, _mm512_set1_epi32((int)kx));
         }
-        fd_cpu_mstore_ps(hv + ow0, lanes, m);
-        _mm512_mask_storeu_epi32(hk + ow0, lanes, code);
+        /* whole vectors into the ring (its rows are a vector longer than OW): masked stores
+         * whose off lanes cross a page took a microcode assist on Zen 5 */
+        _mm512_storeu_ps(hv + ow0, m);
+        _mm512_storeu_si512(hk + ow0, code);
     }
+    for (int64_t ow = owb; ow < OW; ow++) /* after the vectors, whose last one reaches here */
+        hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
 }
 
 /* Codes of output row oh (window rows [lo, hi), the first at h0) from the row maxima in the
@@ -1983,8 +2314,8 @@ PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv,
         __mmask16 done = 0;
         for (int64_t ih = lo, sl = sl0; ih < hi; ih++, sl = sl + 1 == kh ? 0 : sl + 1) {
             const int64_t slot = sl * rs + ow0;
-            const __m512 v = fd_cpu_mload_ps(lanes, rv + slot);
-            const __m512i k = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, rk + slot),
+            const __m512 v = _mm512_loadu_ps(rv + slot); /* whole vectors (pf_rowarg's) */
+            const __m512i k = _mm512_add_epi32(_mm512_loadu_si512(rk + slot),
                                                _mm512_set1_epi32((int)((ih - h0) * kw)));
             __mmask16 gt;
             if (prop) {
@@ -1998,7 +2329,8 @@ PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv,
             m = _mm512_mask_mov_ps(m, gt, v);
             code = _mm512_mask_mov_epi32(code, gt, k);
         }
-        _mm512_mask_storeu_epi32(crow + ow0, lanes, code);
+        /* a whole vector, -1 past OW (the code rows have room) */
+        _mm512_storeu_si512(crow + ow0, _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), lanes, code));
     }
 }
 
@@ -2009,7 +2341,7 @@ static int pf_max2_ok(const fd_pool_problem_t *p)
     return is_max(p) && p->stride[2] == 2 && p->win[2] <= 8 && p->pad[2] >= 0 && p->pad[1] >= 0 &&
            R <= PF_MAX2_R && p->pad[2] < p->win[2] && R * (p->out[2] + 32) <= PF_CODES_W &&
            p->in[2] + p->pad[2] + 48 <= PF_VALS &&
-           p->win[1] * ((p->out[2] + 15) / 16 * 16) <= PF_ARING;
+           p->win[1] * ((p->out[2] + 15) / 16 * 16 + 16) <= PF_ARING;
 }
 
 PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -2030,7 +2362,10 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
     float rv[PF_ARING], gbuf[PF_CODES_W]; /* gbuf: the dy rows of the codes, zeros around */
     for (int64_t i = 0; i < R * cs; i++)
         gbuf[i] = 0.0f;
-    const int64_t rs = (OW + 15) / 16 * 16, kh = p->win[1];
+    /* ring rows of the row maxima: a vector longer than OW, whole-vector stores from owa */
+    const int64_t rs = (OW + 15) / 16 * 16 + 16, kh = p->win[1];
+    for (int64_t i = 0; i < kh * rs; i++)
+        rv[i] = 0.0f, rk[i] = -1;
     for (int64_t pl = u0; pl < u1; pl++) {
         const int64_t n = pl / p->c, c = pl % p->c;
         const float *xp = (const float *)a->x + n * s[0] + c * s[1];
@@ -2055,9 +2390,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                 /* its dy row beside them: the taps below load whole vectors and select */
                 const float *gsrc = gp + oh * t[3];
                 float *gdst = gbuf + (oh % R) * cs + 8;
-                for (int64_t i0 = 0; i0 < OW; i0 += 16) {
+                for (int64_t i0 = 0; i0 < OW; i0 += 16) { /* whole vectors into the row */
                     const __mmask16 m = pf_lanes(0, min64(16, OW - i0));
-                    fd_cpu_mstore_ps(gdst + i0, m, fd_cpu_mload_ps(m, gsrc + i0));
+                    _mm512_storeu_ps(gdst + i0, fd_cpu_mload_ps(m, gsrc + i0));
                 }
             }
             have_hi = max64(have_hi, ohi + 1);
@@ -2097,9 +2432,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         _mm512_add_ps(z, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c0, k1),
                                                              _mm512_loadu_ps(g)));
                     const int64_t c = 2 * j0 - pw;
-                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    pf_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    fd_cpu_mstore_ps(dx + c + 16,
+                    pf_mstore_ps(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -2138,9 +2473,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
                                                         _mm512_cvtpd_ps(e1), 1);
                     const int64_t c = 2 * j0 - pw;
-                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    pf_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    fd_cpu_mstore_ps(dx + c + 16,
+                    pf_mstore_ps(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -2303,7 +2638,7 @@ PF_AVX512 static inline __mmask16 pf_store_f(float *y, __mmask16 m, __m512 v, fl
     if (beta != 0.0f)
         v = _mm512_fmadd_ps(_mm512_set1_ps(beta), fd_cpu_mload_ps(m, y), v);
     const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
-    fd_cpu_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
+    pf_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
     return bad;
 }
 
@@ -2424,7 +2759,7 @@ PF_AVX512 static int pf_box_row3(const float *r0, const float *r1, const float *
         if (o + 16 <= OW)
             _mm512_storeu_ps(y + o, q);
         else
-            fd_cpu_mstore_ps(y + o, pf_lanes(0, OW - o), q);
+            pf_mstore_ps(y + o, pf_lanes(0, OW - o), q);
     }
     return bad != 0;
 }
@@ -2444,7 +2779,7 @@ PF_AVX512 static int pf_box_sum3(const float *r0, const float *r1, const float *
         if (o + 16 <= n)
             _mm512_storeu_ps(y + o, v);
         else
-            fd_cpu_mstore_ps(y + o, pf_lanes(0, n - o), v);
+            pf_mstore_ps(y + o, pf_lanes(0, n - o), v);
     }
     return bad != 0;
 }
@@ -2506,6 +2841,17 @@ PF_AVX512 static inline __mmask16 pf_nonfinite(__mmask16 m, __m512 v)
     return _mm512_mask_fpclass_ps_mask(m, v, 0x99);
 }
 
+/* The lanes a streamed NHWC run left to the ref's formula (bad: one mask per 16 channels of
+ * the pixels [i0, i1) of row h, C a multiple of 16), recomputed after the stream. */
+static void pf_box_redo(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd, int64_t n,
+                        int64_t h, int64_t i0, int64_t i1, const __mmask16 *bad)
+{
+    for (int64_t i = i0, k = 0; i < i1; i++)
+        for (int64_t c = 0; c < p->c; c += 16, k++)
+            for (unsigned b = bad[k]; b; b &= b - 1)
+                (bwd ? pf_box_bwd_exact : pf_box_fwd_exact)(p, a, n, c + __builtin_ctz(b), h, i);
+}
+
 PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
                                  int64_t u1)
 {
@@ -2518,6 +2864,9 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
     const int64_t *s = p->xs, *t = p->ys;
     const double alpha = a->alpha, beta = a->beta;
     const int plain = alpha == 1.0 && beta == 0.0; /* the quotient in float is the result */
+    /* NHWC packed y, alpha 1, beta 0, larger than half the L3: streamed (pf_stream) */
+    const int nt = cb > 1 && plain && C % 16 == 0 && C <= PF_NT && t[4] == C &&
+                   pf_nt_ok(p, a, t, p->out);
     float ring[PF_BOX] __attribute__((aligned(64)));
     float cf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
@@ -2568,7 +2917,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                     const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, OW - ow0)), v);
                     const __mmask16 m = pf_lanes(0, min64(16, OW - ow0)) & ~bad;
                     if (plain) {
-                        fd_cpu_mstore_ps(yr + ow0, m,
+                        pf_mstore_ps(yr + ow0, m,
                                               pf_divf(v, fd_cpu_mload_ps(m, cf + ow0),
                                                       fd_cpu_mload_ps(m, vf + ow0)));
                     } else {
@@ -2582,6 +2931,26 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                         if (bad >> j & 1)
                             pf_box_fwd_exact(p, a, n, c0, oh, ow0 + j);
                 }
+            } else if (nt) {
+                /* outputs [i0, i1) into tmp, streamed to the y run, then the ref's lanes */
+                for (int64_t i0 = w0; i0 < w1; i0 += PF_NT / C) {
+                    const int64_t i1 = min64(w1, i0 + PF_NT / C);
+                    float tmp[PF_NT] __attribute__((aligned(64)));
+                    __mmask16 bad[PF_NT / 16], any = 0;
+                    for (int64_t ow = i0, k = 0; ow < i1; ow++) {
+                        const __m512 fc = _mm512_set1_ps(cf[ow]), fi = _mm512_set1_ps(vf[ow]);
+                        for (int64_t c = 0; c < C; c += 16, k++) {
+                            const __m512 v = nr == 3 ? pf_vsum3(rp, (ow - w0) * cb + c)
+                                                     : pf_vsum(rp, nr, (ow - w0) * cb + c);
+                            bad[k] = pf_nonfinite((__mmask16)0xFFFF, v);
+                            any |= bad[k];
+                            _mm512_store_ps(tmp + (ow - i0) * C + c, pf_divf(v, fc, fi));
+                        }
+                    }
+                    pf_stream(yr + i0 * C, tmp, (i1 - i0) * C);
+                    if (any)
+                        pf_box_redo(p, a, 0, n, oh, i0, i1, bad);
+                }
             } else {
                 for (int64_t ow = w0; ow < w1; ow++) {
                     const __m512 fc = _mm512_set1_ps(cf[ow]), fi = _mm512_set1_ps(vf[ow]);
@@ -2592,7 +2961,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, C - c)), v);
                         const __mmask16 m = pf_lanes(0, min64(16, C - c)) & ~bad;
                         if (plain)
-                            fd_cpu_mstore_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
+                            pf_mstore_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
                         else
                             pf_box_out(yr + ow * t[4] + c, m, v, vc, vc, vi, vi, alpha, beta);
                         for (int j = 0; bad && j < 16; j++)
@@ -2603,6 +2972,8 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
             }
         }
     }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 
 PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -2621,6 +2992,8 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
     float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     double cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
     float *const row = ring + kh * rs; /* dy / count of one row */
+    /* NHWC packed dx, beta 0, larger than half the L3: streaming stores (pf_stream) */
+    const int nt = cb > 1 && pf_nt_ok(p, a, q, p->in) && C % 16 == 0 && C <= PF_NT && q[4] == C;
     for (int64_t u = u0; u < u1; u++) {
         const int64_t n = cb == 1 ? u / C : u / nck;
         const int64_t c0 = cb == 1 ? u % C : 0;
@@ -2664,7 +3037,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                      * with pad kw - 1 - pw */
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                         const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
-                        fd_cpu_mstore_ps(row + ow0, m,
+                        pf_mstore_ps(row + ow0, m,
                                               pf_divf(fd_cpu_mload_ps(m, gr + ow0),
                                                       _mm512_load_ps(cf + ow0),
                                                       _mm512_load_ps(vf + ow0)));
@@ -2676,7 +3049,8 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __m512 vc = _mm512_set1_ps(cf[ow]), vi = _mm512_set1_ps(vf[ow]);
                         for (int64_t c = 0; c < C; c += 16) {
                             const __mmask16 m = pf_lanes(0, min64(16, C - c));
-                            fd_cpu_mstore_ps(
+                            pf_ahead(gr + ow * t[4] + c);
+                            pf_mstore_ps(
                                 row + (ow - g0) * cb + c, m,
                                 pf_divf(fd_cpu_mload_ps(m, gr + ow * t[4] + c), vc, vi));
                         }
@@ -2701,6 +3075,24 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                         if (bad >> j & 1)
                             pf_box_bwd_exact(p, a, n, c0, ih, i0 + j);
                 }
+            } else if (nt) {
+                /* pixels [i0, i1) into tmp, streamed to the dx run, then the ref's lanes */
+                for (int64_t i0 = w0; i0 < w1; i0 += PF_NT / C) {
+                    const int64_t i1 = min64(w1, i0 + PF_NT / C);
+                    float tmp[PF_NT] __attribute__((aligned(64)));
+                    __mmask16 bad[PF_NT / 16], any = 0;
+                    for (int64_t iw = i0, k = 0; iw < i1; iw++)
+                        for (int64_t c = 0; c < C; c += 16, k++) {
+                            const int64_t o = (iw - w0) * cb + c;
+                            bad[k] = pf_store_f(tmp + (iw - i0) * C + c, (__mmask16)0xFFFF,
+                                                nr == 3 ? pf_vsum3(rp, o) : pf_vsum(rp, nr, o),
+                                                alpha, 0.0f);
+                            any |= bad[k];
+                        }
+                    pf_stream(dr + i0 * C, tmp, (i1 - i0) * C);
+                    if (any)
+                        pf_box_redo(p, a, 1, n, ih, i0, i1, bad);
+                }
             } else {
                 for (int64_t iw = w0; iw < w1; iw++)
                     for (int64_t c = 0; c < C; c += 16) {
@@ -2715,6 +3107,8 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
             }
         }
     }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 
 #endif /* PF_X86 */
@@ -2773,6 +3167,8 @@ static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
         pf_par(pf_bwd_w_max2, p, a, planes);
     else if (kind == 1)
         pf_par(pf_bwd_w, p, a, planes);
+    else if (pf_bwd_c_max_ok(p, a))
+        pf_par(pf_bwd_c_max, p, a, p->n * ((p->in[1] + PF_BAND - 1) / PF_BAND));
     else
         pf_par(pf_bwd_c, p, a, p->n * ((p->in[1] + PF_BAND - 1) / PF_BAND));
     return 1;

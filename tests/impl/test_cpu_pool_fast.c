@@ -288,10 +288,12 @@ static void checks(void)
                          {2, {3, 3}, {0, 2}, {2, 2}, 1},
                          {2, {3, 3}, {2, 0}, {3, 2}, 1},
                          {2, {2, 2}, {0, 0}, {2, 2}, 1}};
-    const int ms[][4] = {{2, 3, 13, 47}, {1, 5, 8, 64}, {1, 2, 9, 97}};
+    /* (the last: 160 rows of 113 floats, so masked row ends fall across pages, which the
+     * paths store lane by lane: pf_mstore_ps) */
+    const int ms[][4] = {{2, 3, 13, 47}, {1, 5, 8, 64}, {1, 2, 9, 97}, {1, 4, 40, 113}};
     for (int lx = 0; lx < 3; lx++) /* NHWC too: non-overlapping average backward's -0 dy */
         for (int gi = 0; gi < 4; gi++)
-            for (int si = 0; si < 3; si++)
+            for (int si = 0; si < 4; si++)
                 for (int m = 0; m < 4; m++)
                     for (int nan = 0; nan < (m < 2 ? 2 : 1); nan++) {
                         one(4, ms[si], lx, CUDNN_DATA_FLOAT, &gm[gi], (cudnnPoolingMode_t)m,
@@ -306,6 +308,18 @@ static void checks(void)
     for (int lx = 1; lx < 4; lx += 2)
         for (int gi = 0; gi < 3; gi++)
             modes(4, wide, lx, CUDNN_DATA_FLOAT, &geoms[gi], turn++);
+    /* dx above FD_CPU_NT_MIN (16 MiB) with beta 0: streamed dx rows (pf_stream), NCHW and
+     * NHWC, fills with inf / NaN (the ref's formula on those lanes after the stream) */
+    const int huge[4] = {2, 64, 130, 260};
+    for (int lx = 0; lx < 2 && !getenv("FREEDNN_CPU_ISA"); lx++)
+        for (int gi = 0; gi < 3; gi += 2) { /* 3x3 stride-2 max, 3x3 stride-1 average */
+            const cudnnPoolingMode_t m =
+                gi == 0 ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+            one(4, huge, lx, CUDNN_DATA_FLOAT, &geoms[gi], m, CUDNN_NOT_PROPAGATE_NAN, 1.0, 0.0,
+                F_MAX);
+            one(4, huge, lx, CUDNN_DATA_FLOAT, &geoms[gi], m, CUDNN_NOT_PROPAGATE_NAN, 0.5, 0.0,
+                F_REAL);
+        }
     /* above the threading threshold, several units per thread */
     const int big[4] = {2, 32, 66, 70}, bigw[4] = {1, 4, 130, 600};
     for (int lx = 0; lx < 2; lx++) {
