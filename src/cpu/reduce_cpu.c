@@ -35,8 +35,8 @@
  * - Threads: units are groups of lanes, runs or fixed pieces; an output (or piece) is computed
  *   by one thread in a fixed order, so results do not depend on OMP_NUM_THREADS. FLOAT lanes
  *   with fewer units than threads (per channel on NHWC: one unit of 64 lanes) split the lanes
- *   across the team (whole cache lines each, each lane's order unchanged: the same bits for any
- *   split). No workspace, nothing allocated.
+ *   across the team on A's cache-line boundaries (rx_split; each lane's order unchanged: the
+ *   same bits for any split). No workspace, nothing allocated.
  * FLOAT, DOUBLE, HALF, BFLOAT16 for A and C; declines integer and vectorised int8 views and
  * negative strides (ref serves).
  */
@@ -327,7 +327,8 @@ static void run_unit(const rd_plan_t *s, const fd_tensor_reduce_problem_t *p,
 #define RX_MAXP 256 /* piece partials on the stack */
 #define RX_PIECE 65536
 #define RX_W 256         /* lanes per unit (lanes kind) */
-#define RX_LPF 16384     /* bytes a lane-split unit prefetches ahead (rx_plan) */
+#define RX_LPF 16384     /* bytes a lane-split unit prefetches ahead (rx_split) */
+#define RX_TEAM_MAX 16   /* lanes split across at most this many threads */
 #define RX_ROWS_MAX 1024 /* short rows: slices up to this long */
 #define RX_ROWS_G 64     /* short rows: outputs per unit */
 
@@ -345,9 +346,10 @@ typedef struct {
     int64_t kcm[FD_DIM_MAX];                                    /* kept: row-major C index */
     int64_t count, outputs, pieces, plen, n;
     int64_t ll, lcs, lcm, w, chunks; /* lanes: the lane dim (A stride 1), C stride, C index */
-    int64_t lpf; /* lanes split across the team: prefetch distance (elements) along the last
-                  * reduced dim, 0 otherwise */
-    int rows;    /* short rows: RX_ROWS_G outputs per unit (rx_rows_unit) */
+    int64_t lpf; /* lanes split across the team (rx_split): prefetch distance (elements) along
+                  * the last reduced dim, 0 otherwise */
+    int64_t lbd[RX_TEAM_MAX + 1]; /* lanes split: unit k takes lanes [lbd[k], lbd[k + 1]) */
+    int rows;                     /* short rows: RX_ROWS_G outputs per unit (rx_rows_unit) */
 } rx_plan_t;
 
 static int rx_plan(rx_plan_t *s, const fd_tensor_reduce_problem_t *p)
@@ -410,25 +412,6 @@ static int rx_plan(rx_plan_t *s, const fd_tensor_reduce_problem_t *p)
         s->outputs /= s->ll;
         s->w = s->ll < RX_W ? s->ll : RX_W;
         s->chunks = (s->ll + s->w - 1) / s->w;
-#ifdef _OPENMP
-        const int team = omp_in_parallel() ? 1 : omp_get_max_threads();
-#else
-        const int team = 1;
-#endif
-        if (s->outputs * s->chunks < team && s->ll >= 32 && s->n >= FD_CPU_PAR_MIN) {
-            /* fewer units than threads (a per-channel reduction of NHWC: 64 lanes, one
-             * output row): the lanes split into whole cache lines per thread. Each lane keeps
-             * its order, so any split gives the same bits. Each unit then reads part of every
-             * row: its own lines are prefetched RX_LPF bytes ahead along the last reduced dim
-             * (n8c64h112w112, 2 threads: without it 1.3-1.5 ms, 4 KiB ahead 0.8-1.0, 16 KiB
-             * 0.46-0.79, against 0.82-0.86 for one unit of 64 lanes). */
-            int64_t per = (s->ll + team - 1) / team;
-            per = (per + 15) / 16 * 16;
-            s->w = per;
-            s->chunks = (s->ll + per - 1) / per;
-            const int64_t st = s->rst[s->nr - 1] * (int64_t)sizeof(float);
-            s->lpf = st > 0 && st <= RX_LPF / 4 ? (RX_LPF / st) * s->rst[s->nr - 1] : 0;
-        }
         s->pieces = 1;
         return 1;
     }
@@ -750,12 +733,14 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
     const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
     const int is_min = op == CUDNN_REDUCE_TENSOR_MIN, amax = op == CUDNN_REDUCE_TENSOR_AMAX;
     const int prop = p->nan == CUDNN_PROPAGATE_NAN;
-    int64_t o = u / s->chunks, l0 = (u % s->chunks) * s->w, base = l0, t = o;
+    int64_t o = u / s->chunks, l0 = s->lpf ? s->lbd[u % s->chunks] : (u % s->chunks) * s->w;
+    int64_t base = l0, t = o;
     for (int k = s->nk - 1; k >= 0; k--) {
         base += (t % s->kdim[k]) * s->kst[k];
         t /= s->kdim[k];
     }
-    const int w = (int)(s->ll - l0 < s->w ? s->ll - l0 : s->w);
+    const int w = s->lpf ? (int)(s->lbd[u % s->chunks + 1] - l0)
+                         : (int)(s->ll - l0 < s->w ? s->ll - l0 : s->w);
     const float *a0 = (const float *)a->a + base;
     double acc[RX_W];
     float bv[RX_W];
@@ -1129,6 +1114,56 @@ static rx_unit_fn rx_pick(void)
     return rx_unit_base;
 }
 
+/* Lanes with fewer units than threads (a per-channel reduction of NHWC: 64 lanes, one output
+ * row) split the lanes across the team, each lane in its order: the same bits for any split.
+ * Each unit then reads part of every row, so the split points sit on A's 64-byte line
+ * boundaries (lane addresses, every row at the same phase: all A strides multiples of 16
+ * floats; otherwise no split): a line read by two threads (a 16-byte aligned A split in the
+ * middle of lines) took 1.8 ms where one unit took 1.0 (n8c64h112w112, 2 threads). Each unit's
+ * lines are prefetched RX_LPF bytes ahead along the last reduced dim (0.82-0.90 ms in one unit
+ * -> 0.45-0.65 split; without the prefetch 1.3-1.5, 4 KiB ahead 0.8-1.0). */
+static void rx_split(rx_plan_t *s, const fd_tensor_reduce_args_t *a)
+{
+#ifdef _OPENMP
+    int team = omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+    int team = 1;
+#endif
+    team = team < RX_TEAM_MAX ? team : RX_TEAM_MAX;
+    if (!s->lanes || s->outputs * s->chunks >= team || s->ll < 32 || s->n < FD_CPU_PAR_MIN ||
+        ((uintptr_t)a->a & 3) != 0)
+        return;
+    for (int d = 0; d < s->nr; d++)
+        if (s->rst[d] % 16 != 0)
+            return;
+    for (int k = 0; k < s->nk; k++)
+        if (s->kst[k] % 16 != 0)
+            return;
+    const int64_t st = s->rst[s->nr - 1] * (int64_t)sizeof(float);
+    if (st <= 0 || st > RX_LPF / 4)
+        return;
+    /* lanes before A's first line boundary; splits on boundaries nearest equal shares */
+    const int64_t lead = (int64_t)((64 - ((uintptr_t)a->a & 63)) & 63) / 4;
+    int64_t n = 0, prev = 0;
+    s->lbd[0] = 0;
+    for (int k = 1; k < team; k++) {
+        int64_t want = k * s->ll / team, q = lead + (want - lead + 8) / 16 * 16;
+        if (want < lead)
+            q = lead;
+        if (q - prev < 16 || s->ll - q < 16)
+            continue;
+        s->lbd[++n] = q, prev = q;
+    }
+    s->lbd[++n] = s->ll;
+    for (int64_t k = 0; k < n; k++)
+        if (s->lbd[k + 1] - s->lbd[k] > RX_W)
+            return;
+    if (n < 2)
+        return;
+    s->chunks = n;
+    s->lpf = (RX_LPF / st) * s->rst[s->nr - 1];
+}
+
 static void rx_run(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
                    const fd_tensor_reduce_args_t *a)
 {
@@ -1195,6 +1230,7 @@ cudnnStatus_t fd_tensor_reduce_cpu_run(const void *problem, const void *args)
     const fd_tensor_reduce_args_t *a = args;
     rx_plan_t x;
     if (rx_plan(&x, p)) {
+        rx_split(&x, a);
         rx_run(&x, p, a);
         return CUDNN_STATUS_SUCCESS;
     }
