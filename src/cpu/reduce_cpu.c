@@ -725,7 +725,7 @@ static void rx_finish(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
 /* Lanes kind: w outputs contiguous in A advance together; each lane's slice in canonical
  * order with the ref's steps, so the results are the ref's bit for bit. */
 RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
-                             const fd_tensor_reduce_args_t *a, int64_t u)
+                             const fd_tensor_reduce_args_t *a, int64_t u, int64_t l0, const int w)
 {
     const cudnnReduceTensorOp_t op = p->op;
     const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
@@ -733,14 +733,11 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
     const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
     const int is_min = op == CUDNN_REDUCE_TENSOR_MIN, amax = op == CUDNN_REDUCE_TENSOR_AMAX;
     const int prop = p->nan == CUDNN_PROPAGATE_NAN;
-    int64_t o = u / s->chunks, l0 = s->lpf ? s->lbd[u % s->chunks] : (u % s->chunks) * s->w;
-    int64_t base = l0, t = o;
+    int64_t o = u / s->chunks, base = l0, t = o;
     for (int k = s->nk - 1; k >= 0; k--) {
         base += (t % s->kdim[k]) * s->kst[k];
         t /= s->kdim[k];
     }
-    const int w = s->lpf ? (int)(s->lbd[u % s->chunks + 1] - l0)
-                         : (int)(s->ll - l0 < s->w ? s->ll - l0 : s->w);
     const float *a0 = (const float *)a->a + base;
     double acc[RX_W];
     float bv[RX_W];
@@ -986,7 +983,10 @@ RX_INLINE void rx_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
                        const fd_tensor_reduce_args_t *a, int64_t u, double *psum, rx_sel_t *psel)
 {
     if (s->lanes) {
-        rx_lanes_unit(s, p, a, u);
+        /* lanes [l0, l0 + w) of output row u / chunks (rx_split's points when split) */
+        const int64_t k = u % s->chunks, l0 = s->lpf ? s->lbd[k] : k * s->w;
+        const int64_t l1 = s->lpf ? s->lbd[k + 1] : l0 + s->w < s->ll ? l0 + s->w : s->ll;
+        rx_lanes_unit(s, p, a, u, l0, (int)(l1 - l0));
         return;
     }
     if (s->rows) {
