@@ -283,8 +283,13 @@ static void suite(void)
      * (whole-line streaming stores from the first line boundary, 16-byte ones around it; rows
      * of 8192 positions, the last one partial) with lanes to redo; the backward too; NHWC: the
      * pixel rows' outputs, streamed through a pixel buffer when a pixel starts inside a line */
-    const int huge[4] = {1, 64, 256, 257};
+    const int huge[4] = {1, 64, 256, 257}, odd[4] = {1, 64, 257, 257};
     one(4, huge, LX_NCHW, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
+    /* plain reals: the common backward's steady rows (no lanes to redo) stream their outputs;
+     * an odd plane starts the channel rows at every 4-byte phase of a line (streamed through
+     * memop.h's 16-byte stores there) */
+    one(4, huge, LX_NCHW, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 0);
+    one(4, odd, LX_NCHW, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 0);
     one(4, huge, LX_NHWC, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
 }
 

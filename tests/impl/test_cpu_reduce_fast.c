@@ -19,6 +19,11 @@
  *   rounding: test_cpu_smx_fast.c holds those to a tolerance.)
  * Shapes: C in {16, 37, 64, 100, 1024 (the short-rows bound), 1030 (beyond it: the runs
  * kind)}, NHWC and NCHW, reduced over C, alpha / beta (1, 0) and (0.5, 0.25).
+ * - Per channel (reduced over N, H and W) on NHWC: the lanes kind keeps each lane's slice in
+ *   the ref's order, and with fewer units than threads splits the channels across them on A's
+ *   line boundaries (rx_split): every operator, real-valued fills, byte for byte against ref,
+ *   C in {32, 37, 64, 80, 100} above the threading threshold (one and two threads), A aligned
+ *   to 64 bytes and 16 and 48 bytes past it.
  */
 #define _GNU_SOURCE
 #include "memops_case.h"
@@ -26,8 +31,8 @@
 static const char *op_name_f[] = {"add", "mul",   "min",   "max",         "amax",
                                   "avg", "norm1", "norm2", "mul_no_zeros"};
 
-enum { F_INT, F_EQUAL, F_ZEROS, F_SPECIAL, F_ALLNAN, F_COUNT };
-static const char *fill_name[] = {"int", "equal", "zeros", "specials", "all-nan"};
+enum { F_INT, F_EQUAL, F_ZEROS, F_SPECIAL, F_ALLNAN, F_COUNT, F_REAL = F_COUNT };
+static const char *fill_name[] = {"int", "equal", "zeros", "specials", "all-nan", "real"};
 
 static void fill_kind(float *p, size_t n, int kind)
 {
@@ -49,6 +54,9 @@ static void fill_kind(float *p, size_t n, int kind)
         case F_ALLNAN:
             v = urand() < 0.9 ? NAN : v;
             break;
+        case F_REAL: /* products of many stay finite: magnitudes around 1 */
+            v = (urand() < 0.5 ? -1.0 : 1.0) * (0.75 + 0.5 * urand());
+            break;
         default:
             break;
         }
@@ -56,12 +64,15 @@ static void fill_kind(float *p, size_t n, int kind)
     }
 }
 
+/* chan: reduced over N, H and W (kept C); otherwise over C. A starts aoff floats past a
+ * 64-byte boundary. */
 static void test_one(int n, int c, int h, int w, layout_t l, cudnnReduceTensorOp_t op,
                      cudnnNanPropagation_t nan, int kind, double alpha, double beta,
-                     const char *isa)
+                     const char *isa, int chan, int aoff)
 {
     char what[256];
-    const int dim[4] = {n, c, h, w}, cdim[4] = {n, 1, h, w};
+    const int dim[4] = {n, c, h, w},
+              cdim[4] = {chan ? 1 : n, chan ? c : 1, chan ? 1 : h, chan ? 1 : w};
     shape_t as = make_shape(4, dim, l), cs = make_shape(4, cdim, L_NCHW);
     cudnnTensorDescriptor_t ad = desc_of(&as, CUDNN_DATA_FLOAT);
     cudnnTensorDescriptor_t cd = desc_of(&cs, CUDNN_DATA_FLOAT);
@@ -76,7 +87,10 @@ static void test_one(int n, int c, int h, int w, layout_t l, cudnnReduceTensorOp
     size_t ab = as.extent * sizeof(float), ib = 0, wb = 0;
     CHECK(cudnnGetReductionIndicesSize(h_cpu, rd, ad, cd, &ib));
     CHECK(cudnnGetReductionWorkspaceSize(h_cpu, rd, ad, cd, &wb));
-    float *a = malloc(ab), *ac = malloc(ab);
+    void *araw = NULL;
+    if (posix_memalign(&araw, 64, ab + 64) != 0)
+        abort();
+    float *a = (float *)araw + aoff, *ac = malloc(ab);
     void *ws = malloc(wb + 1);
     fill_kind(a, as.extent, kind); /* all-NaN: 90% NaN, so that short slices are often all NaN */
     memcpy(ac, a, ab);
@@ -84,9 +98,9 @@ static void test_one(int n, int c, int h, int w, layout_t l, cudnnReduceTensorOp
     scal(CUDNN_DATA_FLOAT, alpha, a8), scal(CUDNN_DATA_FLOAT, beta, b8);
     cur_dt = CUDNN_DATA_FLOAT;
     snprintf(what, sizeof what,
-             "reduce %s nan %d %s [%d %d %d %d] over C, %s fill, a %g b %g, isa %s", op_name_f[op],
-             (int)nan, layout_name[l], n, c, h, w, fill_name[kind], alpha, beta,
-             isa ? isa : "default");
+             "reduce %s nan %d %s [%d %d %d %d] %s, %s fill, a %g b %g, isa %s, A at +%d",
+             op_name_f[op], (int)nan, layout_name[l], n, c, h, w, chan ? "per channel" : "over C",
+             fill_name[kind], alpha, beta, isa ? isa : "default", 4 * aoff);
     outbuf_t o;
     out_init(&o, CUDNN_DATA_FLOAT, cs.extent, beta, 1);
     void *idx[3];
@@ -111,7 +125,7 @@ static void test_one(int n, int c, int h, int w, layout_t l, cudnnReduceTensorOp
     }
     for (int r = 0; r < 3; r++)
         free(idx[r]);
-    free(a), free(ac), free(ws);
+    free(araw), free(ac), free(ws);
     cudnnDestroyReduceTensorDescriptor(rd);
     cudnnDestroyTensorDescriptor(ad), cudnnDestroyTensorDescriptor(cd);
 }
@@ -144,12 +158,27 @@ int main(void)
                         for (int k = 0; k < F_COUNT; k++)
                             test_one(d[0], d[1], d[2], d[3], (layout_t)l, sel[oi],
                                      (cudnnNanPropagation_t)nan, k, ab[k & 1][0], ab[k & 1][1],
-                                     isas[ii]);
+                                     isas[ii], 0, 0);
                 for (int oi = 0; oi < 4; oi++)
-                    test_one(d[0], d[1], d[2], d[3], (layout_t)l, sums[oi],
-                             CUDNN_NOT_PROPAGATE_NAN, F_INT, ab[oi & 1][0], ab[oi & 1][1],
-                             isas[ii]);
+                    test_one(d[0], d[1], d[2], d[3], (layout_t)l, sums[oi], CUDNN_NOT_PROPAGATE_NAN,
+                             F_INT, ab[oi & 1][0], ab[oi & 1][1], isas[ii], 0, 0);
             }
+    /* per channel on NHWC, above the threading threshold: the lanes split across threads on
+     * A's line boundaries where every row has one phase (C a multiple of 16), A aligned or
+     * 16 / 48 bytes past a line; C 37 and 100 (no split) */
+    const int cshapes[][4] = {
+        {4, 32, 24, 25}, {3, 37, 30, 31}, {4, 64, 17, 16}, {2, 100, 19, 20}, {3, 80, 17, 17}};
+    const int aoffs[3] = {0, 4, 12};
+    for (int si = 0; si < 5; si++)
+        for (int ii = 0; ii < 3; ii++)
+            for (int op = 0; op < 9; op++)
+                for (int ai = 0; ai < 3; ai++) {
+                    const int *d = cshapes[si];
+                    const int k = op >= 2 && op <= 4 && si == 1 ? F_SPECIAL : F_REAL;
+                    test_one(d[0], d[1], d[2], d[3], L_NHWC, (cudnnReduceTensorOp_t)op,
+                             (cudnnNanPropagation_t)(op & 1), k, ab[si & 1][0], ab[si & 1][1],
+                             isas[ii], 1, aoffs[ai]);
+                }
     printf("test_cpu_reduce_fast: %d cases, %d failures\n", cases, failures);
     cudnnDestroy(h_ref);
     cudnnDestroy(h_cpu);
