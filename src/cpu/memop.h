@@ -270,26 +270,47 @@ static inline void fd_cpu_stream(void *dst, const void *src, size_t bytes)
 }
 
 #if defined(FD_CPU_X86) && defined(__GNUC__)
+/* 1 when the 64 bytes at p lie in one 4 KiB page. */
+static inline int fd_cpu_one_page(const void *p)
+{
+    return ((uintptr_t)p & 4095) <= 4096 - 64;
+}
+
+/* The lanes of m (elements of esz bytes) from t to p, one by one. */
+static inline void fd_cpu_store_lanes(void *p, const void *t, unsigned m, size_t esz)
+{
+    for (; m; m &= m - 1)
+        memcpy((char *)p + (size_t)__builtin_ctz(m) * esz, (const char *)t + (size_t)__builtin_ctz(m) * esz, esz);
+}
+
 /* A 16-float (8-double) store under mask m, as a plain store when every lane is on: AMD Zen 4
  * runs 512-bit masked stores far slower than plain ones and does not forward them to later
- * loads (measured in the pooling rows there: NCHW max forward 5.6 -> 2.0 ms). Same memory
- * effect. */
+ * loads (measured in the pooling rows there: NCHW max forward 5.6 -> 2.0 ms). A partial store
+ * whose 64 bytes cross a 4 KiB page goes lane by lane: Zen 5 takes a microcode assist for such
+ * a masked store (5.3 against 0.3 ns, and the loads in flight stall; it kept the NCHW max-pool
+ * backward from scaling to two threads, cpu-pool3). Same memory effect. */
 __attribute__((target("avx512f"), unused)) static inline void fd_cpu_mstore_ps(float *p, __mmask16 m,
                                                                              __m512 v)
 {
+    float t[16];
     if (m == (__mmask16)0xFFFF)
         _mm512_storeu_ps(p, v);
-    else
+    else if (fd_cpu_one_page(p))
         _mm512_mask_storeu_ps(p, m, v);
+    else
+        _mm512_storeu_ps(t, v), fd_cpu_store_lanes(p, t, m, sizeof *t);
 }
 
 __attribute__((target("avx512f"), unused)) static inline void fd_cpu_mstore_pd(double *p, __mmask8 m,
                                                                              __m512d v)
 {
+    double t[8];
     if (m == (__mmask8)0xFF)
         _mm512_storeu_pd(p, v);
-    else
+    else if (fd_cpu_one_page(p))
         _mm512_mask_storeu_pd(p, m, v);
+    else
+        _mm512_storeu_pd(t, v), fd_cpu_store_lanes(p, t, m, sizeof *t);
 }
 #endif
 

@@ -668,38 +668,6 @@ static void pf_stream(float *dst, const float *src, int64_t n)
 #endif
 }
 
-/* Stores under a lane mask, as a plain store when every lane is on (fd_cpu_mstore_*), and lane
- * by lane when the vector's 64 bytes cross a 4 KiB page: Zen 5 takes a microcode assist for a
- * masked store that spans two pages (whatever its lanes: 5.3 vs 0.3 ns in a loop, and it
- * drains the misses in flight in a stream). 3x3 stride-2 max backward NCHW had one thread at
- * half the other's speed because a ring row on its stack ended 4 bytes before a page. */
-static inline int pf_one_page(const void *p) /* the 64 bytes at p lie in one 4 KiB page */
-{
-    return ((uintptr_t)p & 4095) <= 4096 - 64;
-}
-
-/* The lanes of m (elements of esz bytes) from t to p, one by one. */
-static void pf_store_lanes(void *p, const void *t, unsigned m, size_t esz)
-{
-    for (; m; m &= m - 1)
-        memcpy((char *)p + __builtin_ctz(m) * esz, (const char *)t + __builtin_ctz(m) * esz, esz);
-}
-
-PF_AVX512 static inline void pf_mstore_ps(float *p, __mmask16 m, __m512 v)
-{
-    float t[16];
-    if (m == (__mmask16)0xFFFF || pf_one_page(p))
-        fd_cpu_mstore_ps(p, m, v);
-    else
-        _mm512_storeu_ps(t, v), pf_store_lanes(p, t, m, sizeof *t);
-}
-
-/* pf_mstore_ps of the 8 doubles' bits (lane j: float lanes 2j, 2j + 1). */
-PF_AVX512 static inline void pf_mstore_pd(double *p, __mmask8 m, __m512d v)
-{
-    pf_mstore_ps((float *)(void *)p, (__mmask16)(_pdep_u32(m, 0x5555u) * 3u), _mm512_castpd_ps(v));
-}
-
 /* 8 floats under mask m, as a plain load when every lane is on (fd_cpu_mload_ps's reason). */
 PF_AVX512 static inline __m256 pf_mload8(__mmask8 m, const float *p)
 {
@@ -731,7 +699,7 @@ PF_AVX512 static inline void pf_store_d(float *y, __mmask16 m, __m512d lo, __m51
     }
     __m512 r =
         _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-    pf_mstore_ps(y, m, r);
+    fd_cpu_mstore_ps(y, m, r);
 }
 
 /* A max result (float, -inf when nothing was taken) blended and stored. */
@@ -741,7 +709,7 @@ PF_AVX512 static inline void pf_store_max(float *y, __mmask16 m, __m512 acc, __m
     acc = _mm512_max_ps(acc, _mm512_set1_ps(-FLT_MAX));
     acc = _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN));
     if (alpha == 1.0 && beta == 0.0)
-        pf_mstore_ps(y, m, acc);
+        fd_cpu_mstore_ps(y, m, acc);
     else
         pf_store_d(y, m, pf_lo(acc), pf_hi(acc), alpha, beta);
 }
@@ -926,7 +894,7 @@ PF_AVX512 static void pf_fwd_row_w(const fd_pool_problem_t *p, const fd_pool_arg
 #undef PF_TAP
         const __mmask16 bad = _mm512_mask_fpclass_ps_mask(lanes, sum, 0x99); /* NaN, +-inf */
         if (plain)
-            pf_mstore_ps(y + ow0, lanes & ~bad, pf_divf(sum, cf, vf));
+            fd_cpu_mstore_ps(y + ow0, lanes & ~bad, pf_divf(sum, cf, vf));
         else
             pf_box_out(y + ow0, lanes & ~bad, sum, vc, vc, rc, rc, a->alpha, a->beta);
         for (__mmask16 b = bad; b; b &= (__mmask16)(b - 1)) /* the ref's formula there */
@@ -1043,7 +1011,7 @@ PF_AVX512 static void pf_rowmax(const fd_pool_problem_t *p, const float *row, in
                 nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
         }
 #undef PF_TAP
-        pf_mstore_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
+        fd_cpu_mstore_ps(h + ow0, lanes, _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN)));
     }
 }
 
@@ -1103,7 +1071,7 @@ PF_AVX512 static void pf_rowmax_plane(const float *x, int64_t j1, int64_t j2, in
         __m512 m = _mm512_max_ps(t0, ninf); /* a NaN first tap drops */
         m = _mm512_max_ps(_mm512_permutex2var_ps(a, odd, b), m);
         m = _mm512_max_ps(_mm512_permutex2var_ps(a2, even, b2), m);
-        pf_mstore_ps(h + j0, pf_lanes(0, min64(16, j2 - j0)), m);
+        fd_cpu_mstore_ps(h + j0, pf_lanes(0, min64(16, j2 - j0)), m);
     }
 }
 
@@ -1420,7 +1388,7 @@ PF_AVX512 static void pf_fwd_c_rows(const fd_pool_problem_t *p, const fd_pool_ar
                         const __m512 v = _mm512_loadu_ps(sums + ow * cr + c);
                         const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
                         if (plain)
-                            pf_mstore_ps(y + ow * t[4] + c, m & ~bad, pf_divf(v, cf, vf));
+                            fd_cpu_mstore_ps(y + ow * t[4] + c, m & ~bad, pf_divf(v, cf, vf));
                         else
                             pf_box_out(y + ow * t[4] + c, m & ~bad, v, vc, vc, rc, rc, alpha,
                                        beta);
@@ -1630,7 +1598,7 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             const __mmask8 m8 = (__mmask8)pf_lanes(0, min64(8, o1 - ow0));
                             double *d = slot + ow0 - pw + kx;
                             __m512d r = fd_cpu_mload_pd(m8, d);
-                            pf_mstore_pd(d, m8,
+                            fd_cpu_mstore_pd(d, m8,
                                                   _mm512_add_pd(r, _mm512_loadu_pd(vals + ow0)));
                         }
                     } else if (sw == 2) {
@@ -1643,10 +1611,10 @@ PF_AVX512 static void pf_bwd_w(const fd_pool_problem_t *p, const fd_pool_args_t 
                             double *d = slot + 2 * ow0 - pw + kx;
                             __m512d r0 = fd_cpu_mload_pd((__mmask8)m16, d);
                             __m512d r1 = fd_cpu_mload_pd((__mmask8)(m16 >> 8), d + 8);
-                            pf_mstore_pd(
+                            fd_cpu_mstore_pd(
                                 d, (__mmask8)m16,
                                 _mm512_add_pd(r0, _mm512_permutexvar_pd(dup0, v)));
-                            pf_mstore_pd(
+                            fd_cpu_mstore_pd(
                                 d + 8, (__mmask8)(m16 >> 8),
                                 _mm512_add_pd(r1, _mm512_permutexvar_pd(dup1, v)));
                         }
@@ -1728,9 +1696,9 @@ PF_AVX512 static void pf_bwd_w_avg1(const fd_pool_problem_t *p, const fd_pool_ar
                 for (int64_t j0 = 0; 2 * j0 < W; j0 += 16) {
                     const __m512 v =
                         fd_cpu_mload_ps(pf_lanes(0, min64(16, OW - j0)), valsf + j0);
-                    pf_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
+                    fd_cpu_mstore_ps(dx + 2 * j0, pf_lanes(0, min64(16, W - 2 * j0)),
                                           _mm512_permutexvar_ps(d0, v));
-                    pf_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
+                    fd_cpu_mstore_ps(dx + 2 * j0 + 16, pf_lanes(0, min64(16, W - 2 * j0 - 16)),
                                           _mm512_permutexvar_ps(d1, v));
                 }
                 continue;
@@ -1813,7 +1781,7 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
                     }
                 }
             for (int qq = 0; qq < 4; qq++)
-                if (cm[qq] == (__mmask16)0xFFFF) /* pf_mstore_ps's reason */
+                if (cm[qq] == (__mmask16)0xFFFF) /* fd_cpu_mstore_ps's reason */
                     _mm_storeu_si128((__m128i *)(codes + ow * C + c0 + 16 * qq), code[qq]);
                 else if (cm[qq])
                     _mm_mask_storeu_epi8(codes + ow * C + c0 + 16 * qq, cm[qq], code[qq]);
@@ -1849,7 +1817,7 @@ PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_pxn(int nw,
             __m512 acc = _mm512_setzero_ps();
             for (int i = 0; i < nw; i++)
                 acc = _mm512_add_ps(acc, v[i]);
-            pf_mstore_ps(dx + c, m, acc);
+            fd_cpu_mstore_ps(dx + c, m, acc);
             continue;
         }
         __m512d lo = _mm512_setzero_pd(), hi = lo;
@@ -1857,7 +1825,7 @@ PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_pxn(int nw,
             lo = _mm512_add_pd(lo, pf_lo(v[i]));
             hi = _mm512_add_pd(hi, pf_hi(v[i]));
         }
-        pf_mstore_ps(dx + c, m,
+        fd_cpu_mstore_ps(dx + c, m,
                      _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)),
                                         _mm512_cvtpd_ps(hi), 1));
     }
@@ -1969,7 +1937,7 @@ PF_AVX512 static void pf_bwd_c(const fd_pool_problem_t *p, const fd_pool_args_t 
                         const __mmask16 m = pf_lanes(0, min64(16, C - c));
                         const __m512 v = ok ? pf_divf(fd_cpu_mload_ps(m, g + c), fc, fi)
                                             : _mm512_setzero_ps();
-                        pf_mstore_ps(dx + c, m, _mm512_add_ps(_mm512_setzero_ps(), v));
+                        fd_cpu_mstore_ps(dx + c, m, _mm512_add_ps(_mm512_setzero_ps(), v));
                     }
                     continue;
                 }
@@ -2432,9 +2400,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         _mm512_add_ps(z, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c0, k1),
                                                              _mm512_loadu_ps(g)));
                     const int64_t c = 2 * j0 - pw;
-                    pf_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    pf_mstore_ps(dx + c + 16,
+                    fd_cpu_mstore_ps(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -2473,9 +2441,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
                                                         _mm512_cvtpd_ps(e1), 1);
                     const int64_t c = 2 * j0 - pw;
-                    pf_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
+                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
-                    pf_mstore_ps(dx + c + 16,
+                    fd_cpu_mstore_ps(dx + c + 16,
                                           pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
                                           _mm512_permutex2var_ps(e, hi16, o));
                 }
@@ -2638,7 +2606,7 @@ PF_AVX512 static inline __mmask16 pf_store_f(float *y, __mmask16 m, __m512 v, fl
     if (beta != 0.0f)
         v = _mm512_fmadd_ps(_mm512_set1_ps(beta), fd_cpu_mload_ps(m, y), v);
     const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, 0x99);
-    pf_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
+    fd_cpu_mstore_ps(y, m & ~bad, v); /* y stays the old value where the ref's is due */
     return bad;
 }
 
@@ -2759,7 +2727,7 @@ PF_AVX512 static int pf_box_row3(const float *r0, const float *r1, const float *
         if (o + 16 <= OW)
             _mm512_storeu_ps(y + o, q);
         else
-            pf_mstore_ps(y + o, pf_lanes(0, OW - o), q);
+            fd_cpu_mstore_ps(y + o, pf_lanes(0, OW - o), q);
     }
     return bad != 0;
 }
@@ -2779,7 +2747,7 @@ PF_AVX512 static int pf_box_sum3(const float *r0, const float *r1, const float *
         if (o + 16 <= n)
             _mm512_storeu_ps(y + o, v);
         else
-            pf_mstore_ps(y + o, pf_lanes(0, n - o), v);
+            fd_cpu_mstore_ps(y + o, pf_lanes(0, n - o), v);
     }
     return bad != 0;
 }
@@ -2917,7 +2885,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                     const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, OW - ow0)), v);
                     const __mmask16 m = pf_lanes(0, min64(16, OW - ow0)) & ~bad;
                     if (plain) {
-                        pf_mstore_ps(yr + ow0, m,
+                        fd_cpu_mstore_ps(yr + ow0, m,
                                               pf_divf(v, fd_cpu_mload_ps(m, cf + ow0),
                                                       fd_cpu_mload_ps(m, vf + ow0)));
                     } else {
@@ -2961,7 +2929,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                         const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, C - c)), v);
                         const __mmask16 m = pf_lanes(0, min64(16, C - c)) & ~bad;
                         if (plain)
-                            pf_mstore_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
+                            fd_cpu_mstore_ps(yr + ow * t[4] + c, m, pf_divf(v, fc, fi));
                         else
                             pf_box_out(yr + ow * t[4] + c, m, v, vc, vc, vi, vi, alpha, beta);
                         for (int j = 0; bad && j < 16; j++)
@@ -3037,7 +3005,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                      * with pad kw - 1 - pw */
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                         const __mmask16 m = pf_lanes(0, min64(16, OW - ow0));
-                        pf_mstore_ps(row + ow0, m,
+                        fd_cpu_mstore_ps(row + ow0, m,
                                               pf_divf(fd_cpu_mload_ps(m, gr + ow0),
                                                       _mm512_load_ps(cf + ow0),
                                                       _mm512_load_ps(vf + ow0)));
@@ -3050,7 +3018,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                         for (int64_t c = 0; c < C; c += 16) {
                             const __mmask16 m = pf_lanes(0, min64(16, C - c));
                             pf_ahead(gr + ow * t[4] + c);
-                            pf_mstore_ps(
+                            fd_cpu_mstore_ps(
                                 row + (ow - g0) * cb + c, m,
                                 pf_divf(fd_cpu_mload_ps(m, gr + ow * t[4] + c), vc, vi));
                         }
