@@ -6,7 +6,9 @@
 # bench/memops_extra (min of ITERS calls, cold cache). f32, n8c64h112w112 (6.4 M elements, 25.7 MB
 # per tensor: larger than the L3), NCHW and NHWC, one thread unless THREADS says otherwise.
 # Usage: bench/cpu_memops.sh BUILD_DIR [OUT_DIR]   (BUILD_DIR holds tools/dnnbench/dnnbench)
-# Prints one line per (op, direction, layout): ms, GB/s, fraction; ends with the bandwidth used.
+# Prints one line per (op, direction, layout): ms, GB/s, fraction of the reading taken first, and
+# the fraction of the larger of two readings taken just before and after the line's family
+# (localBW, lfrac: this shared machine's bandwidth moves within minutes); ends with the counts.
 set -u
 build=${1:?usage: bench/cpu_memops.sh BUILD_DIR [OUT_DIR]}
 out=${2:-/tmp/cpu-memops}
@@ -20,11 +22,22 @@ OMP_NUM_THREADS=$threads bench/membw/membw --reps=5 | tee "$out/membw.txt"
 bw=$(awk -v t="$threads" '$1 == "threads=" t { if ($3 > b) b = $3 } END { print b + 0 }' "$out/membw.txt")
 dnb="$build/tools/dnnbench/dnnbench"
 P=n8c64h112w112
+# The bandwidth of this shared machine moves between minutes (two-core triad 45-86 GB/s in one
+# afternoon), so each family's lines are also held to a reading taken just before and just after
+# them (bench/membw --reps=3, the larger of the two: "local"), besides the one reading above.
+bw_now() { # tag: appends "tag GB/s" to $out/bw-local.txt
+    OMP_NUM_THREADS=$threads bench/membw/membw --reps=3 |
+        awk -v t="$threads" -v tag="$1" '$1 == "threads=" t { if ($3 > b) b = $3 } END { print tag, b + 0 }' \
+            >>"$out/bw-local.txt"
+}
+: >"$out/bw-local.txt"
 run() { # name op dirs layout problems...
     local name=$1 op=$2 dirs=$3 layout=$4
     shift 4
+    bw_now "$name-$layout"
     OMP_NUM_THREADS=$threads "$dnb" --backend=cpu --op="$op" --dir="$dirs" --layout="$layout" --mode=perf \
         --iters="$iters" --csv="$out/$name-$layout.csv" "$@" >"$out/$name-$layout.txt" 2>&1
+    bw_now "$name-$layout"
 }
 for layout in nchw nhwc; do
     run act act all $layout "$P mode=relu" "$P mode=clipped_relu" "$P mode=sigmoid" "$P mode=tanh" \
@@ -49,31 +62,45 @@ if [ -n "$extra" ]; then
         for a in "reduce add chan" "reduce add overc" "reduce add all" "reduce norm2 chan" "reduce max overc" \
             "dropout fwd" "dropout bwd"; do
             set -- $a
+            bw_now "extra-$layout-$1-$2-${3:-}"
             OMP_NUM_THREADS=$threads "$extra" --backend=cpu --reps="$iters" "$1" "$2" ${3:+"$3"} "$layout" 8 64 112 112 \
                 >>"$out/extra.txt" 2>&1
+            bw_now "extra-$layout-$1-$2-${3:-}"
         done
     done
 fi
 python3 - "$out" "$bw" <<'PY'
-import csv, glob, os, sys
+import csv, glob, os, re, sys
 out, bw = sys.argv[1], float(sys.argv[2])
-print(f"{'op':8} {'dir':10} {'layout':6} {'problem':44} {'ms':>8} {'GB/s':>7} {'frac':>5}")
+local = {}  # tag -> the larger reading around that family's lines
+for line in open(os.path.join(out, 'bw-local.txt')):
+    tag, v = line.split()
+    local[tag] = max(local.get(tag, 0.0), float(v))
+ok = [0, 0, 0]  # lines, at 0.7 of the one reading, at 0.7 of the local one
+def show(op, d, lay, prob, ms, g, tag):
+    lb = local.get(tag) or bw
+    ok[0] += 1
+    ok[1] += g / bw >= 0.7
+    ok[2] += g / lb >= 0.7
+    print(f"{op:8} {d:10} {lay:6} {prob[:44]:44} {ms:8.3f} {g:7.1f} {g / bw:5.2f} {lb:7.1f} {g / lb:5.2f}")
+print(f"{'op':8} {'dir':10} {'layout':6} {'problem':44} {'ms':>8} {'GB/s':>7} {'frac':>5} {'localBW':>7} {'lfrac':>5}")
 for f in sorted(glob.glob(os.path.join(out, '*.csv'))):
+    tag = os.path.basename(f)[:-4]
     for r in csv.DictReader(open(f)):
         if r.get('status') != 'EXECUTED' or not r.get('gbps'):
             continue
-        g = float(r['gbps'])
-        print(f"{r['op']:8} {r['dir']:10} {r['layout']:6} {r['problem'][:44]:44} {float(r['ms_median']):8.3f} {g:7.1f} {g / bw:5.2f}")
-import re
+        show(r['op'], r['dir'], r['layout'], r['problem'], float(r['ms_median']), float(r['gbps']), tag)
 for line in open(os.path.join(out, 'extra.txt')):
     m = re.match(r'(\w+)\s+(.*) (nchw|nhwc) (\d+ \d+ \d+ \d+).*: cpu, min of \d+: wall ([\d.]+) ms \(([\d.]+) GB/s\)', line)
     if not m:
         continue
     op, what, lay, dims, ms, g = m.groups()
+    tag = 'extra-%s-%s-%s' % (lay, op, '-'.join(what.split() + ([''] if len(what.split()) < 2 else [])))
     d = 'all'
     if op == 'dropout':
         d, what = what.split()[0], ''
     prob = 'n%sc%sh%sw%s %s' % (*dims.split(), what)
-    print(f"{op:8} {d:10} {lay:6} {prob.strip()[:44]:44} {float(ms):8.3f} {float(g):7.1f} {float(g) / bw:5.2f}")
+    show(op, d, lay, prob.strip(), float(ms), float(g), tag)
 print(f"bandwidth used for the fractions: {bw} GB/s (bench/membw, best of copy/scale/triad, {os.environ.get('THREADS', '1')} thread(s))")
+print(f"lines at >= 0.7: {ok[1]} of {ok[0]} against that reading, {ok[2]} of {ok[0]} against the readings just before and after each family (localBW)")
 PY
