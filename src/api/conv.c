@@ -237,6 +237,25 @@ static cudnnStatus_t workspace_size(cudnnHandle_t handle, const fd_conv_problem_
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* The three workspace queries: a plan of the handle for these descriptors and algorithm answers
+ * without the checks (the plan was made by a checked compute call), else the checked path. */
+static cudnnStatus_t workspace_query(cudnnHandle_t handle, fd_conv_dir_t dir, int algo, cudnnTensorDescriptor_t xd,
+                                     cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd,
+                                     cudnnTensorDescriptor_t yd, size_t *sizeInBytes)
+{
+    const fd_conv_plan_t *pl = (fd_env_log_flags() & FD_LOG_DISPATCH_BIT) != 0
+                                   ? NULL
+                                   : fd_conv_plan_find(handle, dir, algo, xd, wd, cd, yd);
+    if (pl != NULL) {
+        FD_CHECK_NOT_NULL(sizeInBytes);
+        *sizeInBytes = pl->need;
+        return CUDNN_STATUS_SUCCESS;
+    }
+    fd_conv_problem_t p;
+    FD_TRY(fd_conv_problem_init(&p, dir, xd, wd, cd, yd));
+    return workspace_size(handle, &p, algo, sizeInBytes);
+}
+
 cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle,
                                                                   const cudnnTensorDescriptor_t xDesc,
                                                                   const cudnnFilterDescriptor_t wDesc,
@@ -247,9 +266,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t 
 {
     FD_API(handle);
     FD_TRY(fd_handle_check(handle));
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_FWD, xDesc, wDesc, convDesc, yDesc));
-    return workspace_size(handle, &p, (int)algo, sizeInBytes);
+    return workspace_query(handle, FD_CONV_FWD, (int)algo, xDesc, wDesc, convDesc, yDesc, sizeInBytes);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle,
@@ -262,9 +279,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHand
 {
     FD_API(handle);
     FD_TRY(fd_handle_check(handle));
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_DATA, dxDesc, wDesc, convDesc, dyDesc));
-    return workspace_size(handle, &p, (int)algo, sizeInBytes);
+    return workspace_query(handle, FD_CONV_BWD_DATA, (int)algo, dxDesc, wDesc, convDesc, dyDesc, sizeInBytes);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle,
@@ -277,9 +292,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHa
 {
     FD_API(handle);
     FD_TRY(fd_handle_check(handle));
-    fd_conv_problem_t p;
-    FD_TRY(fd_conv_problem_init(&p, FD_CONV_BWD_FILTER, xDesc, gradDesc, convDesc, dyDesc));
-    return workspace_size(handle, &p, (int)algo, sizeInBytes);
+    return workspace_query(handle, FD_CONV_BWD_FILTER, (int)algo, xDesc, gradDesc, convDesc, dyDesc, sizeInBytes);
 }
 
 /* ---- algorithm choice ------------------------------------------------------------------ */

@@ -10,7 +10,8 @@
  * one of two buffer sets with alpha/beta {1, 0} or {0.5, 0.25}; descriptors changed in place
  * between calls (padding, the output shape, the mode alone, the math type) must miss; after a hit, an in-place
  * call must still be NOT_SUPPORTED and a short workspace BAD_PARAM, the output untouched; with
- * FREEDNN_LOG_DISPATCH set every call logs its choice again.
+ * FREEDNN_LOG_DISPATCH set every call logs its choice again. The workspace-size queries, which a
+ * plan answers after a call, must give a fresh handle's status, size and message too.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdlib.h>
@@ -101,6 +102,40 @@ static int compare(cudnnHandle_t h, int dir, int algo, const descs_t *d, const b
     return sa;
 }
 
+static cudnnStatus_t query(cudnnHandle_t h, int dir, int algo, const descs_t *d, size_t *size)
+{
+    if (dir == 0)
+        return cudnnGetConvolutionForwardWorkspaceSize(h, d->x, d->w, d->cv, d->y, (cudnnConvolutionFwdAlgo_t)algo,
+                                                       size);
+    if (dir == 1)
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d->w, d->y, d->cv, d->x,
+                                                            (cudnnConvolutionBwdDataAlgo_t)algo, size);
+    return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d->x, d->y, d->cv, d->w,
+                                                          (cudnnConvolutionBwdFilterAlgo_t)algo, size);
+}
+
+/* The workspace query on the shared handle (answered by its plan after a call) against a fresh
+ * handle's: status, size, message; and a NULL size pointer refused the same way. */
+static void compare_query(cudnnHandle_t h, int dir, int algo, const descs_t *d, const char *what)
+{
+    size_t sa = 0, sb = 0;
+    char msg_a[512] = "", msg_b[512] = "";
+    const cudnnStatus_t qa = query(h, dir, algo, d, &sa);
+    if (qa != CUDNN_STATUS_SUCCESS)
+        cudnnGetLastErrorString(msg_a, sizeof msg_a);
+    cudnnHandle_t fresh;
+    FD_EXPECT_STATUS(freednnCreateWithBackend(&fresh, FREEDNN_BACKEND_CPU), CUDNN_STATUS_SUCCESS);
+    const cudnnStatus_t qb = query(fresh, dir, algo, d, &sb);
+    if (qb != CUDNN_STATUS_SUCCESS)
+        cudnnGetLastErrorString(msg_b, sizeof msg_b);
+    FD_EXPECT(qa == qb && sa == sb && strcmp(msg_a, msg_b) == 0,
+              "%s: dir %d algo %d: workspace query %d %zu \"%s\", a fresh handle %d %zu \"%s\"", what, dir, algo, qa,
+              sa, msg_a, qb, sb, msg_b);
+    const cudnnStatus_t na = query(h, dir, algo, d, NULL), nb = query(fresh, dir, algo, d, NULL);
+    FD_EXPECT(na == nb, "%s: dir %d algo %d: a NULL size gave %d, a fresh handle %d", what, dir, algo, na, nb);
+    cudnnDestroy(fresh);
+}
+
 static int dispatch_lines;
 
 static void on_log(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg)
@@ -150,6 +185,7 @@ int main(void)
                     const int set = (round + i + dir) % 2, sc = (round + algo) % 2;
                     ok += compare(h, dir, algo, &descs[i], &sets[set], scales[sc], WS_BYTES, "rounds") ==
                           CUDNN_STATUS_SUCCESS;
+                    compare_query(h, dir, algo, &descs[i], "rounds");
                     calls++;
                 }
     FD_EXPECT(ok > calls / 2, "only %d of %d calls succeeded", ok, calls);
@@ -163,8 +199,10 @@ int main(void)
     }
     p.pad = !p.pad, p.h += 1;
     set_descs(&p, d);
-    for (int dir = 0; dir < 3; dir++)
+    for (int dir = 0; dir < 3; dir++) {
+        compare_query(h, dir, 0, d, "padding and shape changed, before the call");
         compare(h, dir, 0, d, &sets[1], scales[1], WS_BYTES, "padding and shape changed");
+    }
     /* only the convolution descriptor changes: the mode (the filter flipped) */
     FD_EXPECT_STATUS(cudnnSetConvolution2dDescriptor(d->cv, p.pad, p.pad, p.str, p.str, 1, 1, CUDNN_CONVOLUTION,
                                                      CUDNN_DATA_FLOAT),
