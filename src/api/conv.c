@@ -88,7 +88,7 @@ static cudnnStatus_t conv_run(const fd_conv_problem_t *p, int algo, const fd_con
                               const fd_conv_args_t *args, unsigned log)
 {
     if (log & FD_LOG_CMD_BIT)
-        fd_log_cmd_conv_line(p, algo, args->handle->backend);
+        fd_log_cmd_conv(p, algo, args->handle->backend);
     FD_CHECK(args->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "workSpaceSizeInBytes is %zu but %s (%s) needs %zu", args->workspace_size,
              fd_conv_algo_name(p->dir, algo), impl->name, need);

@@ -132,12 +132,6 @@ static void format_line(const fd_conv_problem_t *p, int algo, fd_backend_t backe
 
 void fd_log_cmd_conv(const fd_conv_problem_t *p, int algo, fd_backend_t backend)
 {
-    if (fd_env_flag("FREEDNN_LOG_CMD"))
-        fd_log_cmd_conv_line(p, algo, backend);
-}
-
-void fd_log_cmd_conv_line(const fd_conv_problem_t *p, int algo, fd_backend_t backend)
-{
     char line[1024];
     format_line(p, algo, backend, line, sizeof line);
     fprintf(stderr, "freednn: %s\n", line);

@@ -8,12 +8,10 @@
 
 #include "conv.h"
 
-/* Writes "freednn: dnnbench --op=conv --dir=... PROBLEM" for `p` run with `algo` on `backend`,
- * when FREEDNN_LOG_CMD is set to a non-zero number; nothing otherwise. What the line cannot
+/* Writes "freednn: dnnbench --op=conv --dir=... PROBLEM" for `p` run with `algo` on `backend`
+ * to stderr; the caller asks FREEDNN_LOG_CMD first (fd_env_log_flags). What the line cannot
  * express (odd strides, 3-d, an accumulation type dnnbench does not use) follows it as a shell
  * comment, so the line can still be pasted as it is. */
 void fd_log_cmd_conv(const fd_conv_problem_t *p, int algo, fd_backend_t backend);
-/* The same line whatever FREEDNN_LOG_CMD says (the caller has read it). */
-void fd_log_cmd_conv_line(const fd_conv_problem_t *p, int algo, fd_backend_t backend);
 
 #endif /* FD_CORE_LOGCMD_H_ */

@@ -3,7 +3,8 @@
  * test_conv_plan.c - a handle's convolution plans (src/core/conv_plan.c) must be invisible: a
  * call whose descriptors the handle has planned before skips the problem checks, the selection
  * and the workspace query, and must still give what a fresh handle (no plans) gives, bit for
- * bit (the same implementation runs), with the same statuses and messages.
+ * bit (the same implementation runs), with the same statuses and messages; and every output
+ * must equal the ref backend's (small-integer fills: exact sums).
  *
  * Checked on the cpu handle, three directions: 20 problems (more than the 16 plans a handle
  * keeps, so plans are evicted and made again) x algorithms 0 and 1, three rounds, each call on
@@ -78,7 +79,11 @@ static const fd_buf_t *out_of(const bufs_t *b, int dir)
     return dir == 0 ? &b->y : dir == 1 ? &b->x : &b->w;
 }
 
-/* The call on the shared handle against the same call on a fresh one: status, message, bits. */
+static cudnnHandle_t ref; /* the oracle of every successful call */
+static int ref_checked;
+
+/* The call on the shared handle against the same call on a fresh one: status, message, bits;
+ * a successful call's output also against the ref backend's. */
 static int compare(cudnnHandle_t h, int dir, int algo, const descs_t *d, const bufs_t *b, const float *ab,
                    size_t ws_size, const char *what)
 {
@@ -99,6 +104,15 @@ static int compare(cudnnHandle_t h, int dir, int algo, const descs_t *d, const b
                      memcmp(out_a.data, out_b.data, BUF_ELEMS * sizeof(float)) == 0;
     FD_EXPECT(same, "%s: dir %d algo %d: status %d \"%s\", a fresh handle %d \"%s\"%s", what, dir, algo, sa, msg_a,
               sb, msg_b, sa == sb ? " (outputs differ)" : "");
+    if (sa == CUDNN_STATUS_SUCCESS) {
+        /* and the oracle: the ref backend (small-integer data: every sum is exact, so the bits agree) */
+        memcpy(out_b.data, o->data, BUF_ELEMS * sizeof(float));
+        FD_EXPECT_STATUS(call(ref, dir, algo, d, b, out_b.data, ab, ws_size),
+                         CUDNN_STATUS_SUCCESS);
+        FD_EXPECT(memcmp(out_a.data, out_b.data, BUF_ELEMS * sizeof(float)) == 0,
+                  "%s: dir %d algo %d: output differs from the ref backend's", what, dir, algo);
+        ref_checked++;
+    }
     return sa;
 }
 
@@ -175,6 +189,7 @@ int main(void)
     static const float scales[2][2] = {{1, 0}, {0.5f, 0.25f}};
     cudnnHandle_t h;
     FD_EXPECT_STATUS(freednnCreateWithBackend(&h, FREEDNN_BACKEND_CPU), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(freednnCreateWithBackend(&ref, FREEDNN_BACKEND_REF), CUDNN_STATUS_SUCCESS);
 
     /* rounds over more problems than plans, pointers and scales varying between hits */
     int calls = 0, ok = 0;
@@ -266,6 +281,8 @@ int main(void)
     unsetenv("FREEDNN_LOG_DISPATCH");
 
     cudnnDestroy(h);
+    cudnnDestroy(ref);
+    FD_EXPECT(ref_checked > calls / 2, "only %d calls were checked against the ref backend", ref_checked);
     for (int i = 0; i < NPROB; i++) {
         cudnnDestroyTensorDescriptor(descs[i].x), cudnnDestroyTensorDescriptor(descs[i].y);
         cudnnDestroyFilterDescriptor(descs[i].w), cudnnDestroyConvolutionDescriptor(descs[i].cv);
@@ -273,6 +290,6 @@ int main(void)
     for (int i = 0; i < 2; i++)
         fd_buf_free(&sets[i].x), fd_buf_free(&sets[i].w), fd_buf_free(&sets[i].y);
     fd_buf_free(&ws), fd_buf_free(&out_a), fd_buf_free(&out_b);
-    printf("%d calls compared with a fresh handle\n", calls);
+    printf("%d calls compared with a fresh handle, %d outputs with the ref backend\n", calls, ref_checked);
     return fd_test_finish();
 }
