@@ -110,7 +110,8 @@ usage)
         "--backend=tpu n1c1h4k1r1" "--mode=fast n1c1h4k1r1" "--iters=0 n1c1h4k1r1" "--op=dropout n1c1h4k1r1" \
         "--op=nonsense n1c1h4k1r1" "--backend=cpu" "n1c1h4z3k1r1" "n1c3h4k1r1g2" "n1c1h2k1r5" \
         "--batch=/nonexistent.txt" "--impl=fd_no_such_impl n1c1h4k1r1" "--algo=1 --impl=fd_conv_fwd_ref n1c1h4k1r1" \
-        "--ref=gpu n1c1h4k1r1" "--ref=best n1c1h4k1r1" "--graph=0 n1c1h4k1r1" "1"; do
+        "--ref=gpu n1c1h4k1r1" "--ref=best n1c1h4k1r1" "--graph=0 n1c1h4k1r1" \
+        "--host-burst=0 n1c1h4k1r1" "--host-burst=501 n1c1h4k1r1" "1"; do
         # shellcheck disable=SC2086
         run usage $args
         expect_rc 2 "dnnbench $args"
@@ -331,10 +332,11 @@ modes)
     ;;
 graph)
     # --graph on a host backend: said once, plain timing, empty graph columns, kept in the repro
-    run graph --backend=cpu --mode=both --iters=2 --cache=hot --graph=4 --csv="$out/graph.csv" n2c16h14w14k32r3s3p1u1l1g1
+    run graph --backend=cpu --mode=both --iters=2 --cache=hot --graph=4 --host-burst=3 --csv="$out/graph.csv" n2c16h14w14k32r3s3p1u1l1g1
     expect_rc 0 "--graph on cpu"
     expect_grep graph '^dnnbench: --graph: SKIPPED: no GPU \(backend cpu runs on the host\); plain timing only$'
-    expect_grep graph '^ +0 PASSED +fwd .* --graph=4 n2c16h14w14k32r3s3p1u1l1g1$'
+    expect_grep graph '^dnnbench: --host-burst: SKIPPED: no GPU \(backend cpu runs on the host\); no host_ms column$'
+    expect_grep graph '^ +0 PASSED +fwd .* --graph=4 --host-burst=3 n2c16h14w14k32r3s3p1u1l1g1$'
     sed 's/"[^"]*"/Q/g' "$out/graph.csv" |
         awk -F, 'NR > 1 && (NF != 42 || $36 != "ref" || $37 != "" || $38 != "" || $34 != "") { bad = 1 } END { exit bad }' ||
         fail "the CSV's reference / graph / host columns: $(cat "$out/graph.csv")"
@@ -345,7 +347,7 @@ gpu)
     # the cuda-only parts: CUDA events on dnnbench's own streams, host time per call, --graph,
     # the naive GPU rows checked against ref, and those rows as the reference (--ref=gpu, or
     # above --ref-max-gflop). Without a GPU every line is "SKIPPED: no GPU" and the exit is 0.
-    run cuda --backend=cuda --batch=smoke --dir=all --mode=both --iters=2 --graph=5 --csv="$out/cuda.csv"
+    run cuda --backend=cuda --batch=smoke --dir=all --mode=both --iters=2 --graph=5 --host-burst=3 --csv="$out/cuda.csv"
     expect_rc 0 "--backend=cuda --graph"
     if grep -q '^dnnbench: SKIPPED: no GPU' "$out/cuda.txt"; then
         expect_grep cuda '^tests:18 passed:0 skipped:18 mistrusted:0 failed:0 executed:0$'

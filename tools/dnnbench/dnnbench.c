@@ -78,6 +78,7 @@ static const char usage_text[] =
     "      --ref=auto|host|gpu (conv on cuda: the naive GPU kernels check what ref is too slow "
     "for)\n"
     "      --graph[=CALLS] (cuda: also time a captured CUDA graph of CALLS calls, default 20)\n"
+    "      --host-burst[=CALLS] (cuda: host_ms per call over bursts of CALLS back-to-back calls, default 50)\n"
     "      --verbose --inject-error[=ours|vs] (test hook); conv: "
     "--math=default|tensor_op|tensor_op_allow_conversion|fma\n"
     "      --conv-mode=xcorr|conv; --impl=list lists the implementations of src/impls.def\n"
@@ -546,6 +547,8 @@ static void repro_line(const dnb_opts_t *o, const char *backend, const char *dir
         appendf(buf, size, " --ref=%s", o->ref_kind == DNB_REF_HOST ? "host" : "gpu");
     if (o->graph)
         appendf(buf, size, " --graph=%d", o->graph);
+    if (o->host_burst)
+        appendf(buf, size, " --host-burst=%d", o->host_burst);
     /* problems with fields ("n2c16h28w28k3s2p1 mode=max") are one quoted shell word */
     appendf(buf, size, strchr(problem, ' ') ? " '%s'" : " %s", problem);
 }
@@ -685,6 +688,10 @@ int main(int argc, char **argv)
             o.graph = 20;
         } else if ((v = value_of(a, "--graph"))) {
             o.graph = (int)parse_int(v, a, 1, 1000);
+        } else if (strcmp(a, "--host-burst") == 0) {
+            o.host_burst = 50;
+        } else if ((v = value_of(a, "--host-burst"))) {
+            o.host_burst = (int)parse_int(v, a, 1, 500);
         } else if ((v = value_of(a, "--vs"))) {
             o.vs = v;
         } else if ((v = value_of(a, "--csv"))) {
@@ -785,6 +792,9 @@ int main(int argc, char **argv)
     if (o.graph && ctx.dev && ctx.dev->graph_begin == NULL)
         printf("dnnbench: --graph: SKIPPED: no GPU (backend %s runs on the host); plain timing "
                "only\n",
+               backend_name(ctx.backend));
+    if (o.host_burst && ctx.dev && ctx.dev->host_ms == NULL)
+        printf("dnnbench: --host-burst: SKIPPED: no GPU (backend %s runs on the host); no host_ms column\n",
                backend_name(ctx.backend));
     if (o.vs != NULL && !ctx.no_gpu) {
         if ((ctx.vs = dnb_lib_load(o.vs, err, sizeof err)) == NULL) {

@@ -196,6 +196,7 @@ typedef struct dnb_opts {
     double vs_check_max_gflop; /* --mode=perf with --vs: agreement checked up to this size */
     int ref_kind;         /* DNB_REF_AUTO, _HOST or _GPU (--ref) */
     int graph;            /* --graph[=CALLS]: calls per captured CUDA graph, 0 off */
+    int host_burst;       /* --host-burst[=CALLS]: host_ms over bursts of CALLS calls, 0 off */
     int inject_error;     /* test hook: perturb one output element after the library call:
                            * 1 ours, 2 the --vs library's */
     int verbose;
