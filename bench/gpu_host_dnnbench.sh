@@ -7,7 +7,9 @@
 # (after the device-wide sync dnnbench does between samples, the two libraries' calls
 # alternating), median over ITERS samples after WARMUP calls; "burst" (--host-burst=50), the host
 # clock around 50 back-to-back calls as a training loop issues them, per call, median over 21
-# bursts. The first call of each direction made the plan.
+# bursts; "alone", the single-call samples without --vs (NVIDIA's calls, 25-240 us of host code
+# each, no longer run between ours and take the CPU caches). The first call of each direction
+# made the plan.
 # Usage: bench/gpu_host_dnnbench.sh NVIDIA_LIBCUDNN BUILD_GPU [OUT]
 set -u
 nv=${1:?NVIDIA libcudnn.so.9}
@@ -16,7 +18,7 @@ out=${3:-${OUT:-.}}
 bench=$build/tools/dnnbench/dnnbench
 iters=${ITERS:-300}
 mkdir -p "$out"
-rm -f "$out"/host_[pb]*.csv
+rm -f "$out"/host_[pba]*.csv
 i=0
 # "label|dnnbench flags|problem" (host_overhead.cu's list)
 while IFS='|' read -r label flags prob; do
@@ -29,6 +31,10 @@ while IFS='|' read -r label flags prob; do
     "$bench" --op=conv --backend=cuda --dir=all --mode=perf --cache=hot --algo=heur --iters=21 \
         --warmup="${WARMUP:-50}" --max-ms=0 --vs="$nv" --host-burst=50 $flags --csv="$out/host_b$i.csv" "$prob" \
         >"$out/one.log" 2>&1 || { echo "dnnbench --host-burst failed on $label:"; tail -n 5 "$out/one.log"; }
+    # shellcheck disable=SC2086
+    "$bench" --op=conv --backend=cuda --dir=all --mode=perf --cache=hot --algo=heur --iters="$iters" \
+        --warmup="${WARMUP:-50}" --max-ms=0 $flags --csv="$out/host_a$i.csv" "$prob" \
+        >"$out/one.log" 2>&1 || { echo "dnnbench (alone) failed on $label:"; tail -n 5 "$out/one.log"; }
     labels[i]=$label
     i=$((i + 1))
 done <<'LIST'
@@ -49,22 +55,22 @@ def load(kind):
         for r in (csv.DictReader(open(f)) if os.path.exists(f) else []):
             rows[(label, r["dir"])] = r
     return rows
-single, burst = load("p"), load("b")
+single, burst, alone = load("p"), load("b"), load("a")
 if not single and not burst:
     sys.exit("no results")
 def us(r, col):
     v = r.get(col, "") if r else ""
     return float(v) * 1e3 if v not in ("", None) else float("nan")
-print("%-32s %-10s %9s %9s %9s %9s %9s %9s" % ("problem", "dir", "host_us", "vs_host", "burst_us", "vs_burst",
-                                             "gpu_us", "vs_gpu"))
-cols = {"host_us": [], "vs_host": [], "burst_us": [], "vs_burst": []}
+print("%-32s %-10s %9s %9s %9s %9s %9s %9s %9s" % ("problem", "dir", "host_us", "vs_host", "burst_us", "vs_burst",
+                                                 "alone_us", "gpu_us", "vs_gpu"))
+cols = {"host_us": [], "vs_host": [], "burst_us": [], "vs_burst": [], "alone_us": []}
 for key in sorted(set(single) | set(burst), key=lambda k: (sys.argv[2:].index(k[0]), k[1] != "fwd", k[1])):
     s, b = single.get(key), burst.get(key)
-    v = [us(s, "host_ms"), us(s, "vs_host_ms"), us(b, "host_ms"), us(b, "vs_host_ms")]
+    v = [us(s, "host_ms"), us(s, "vs_host_ms"), us(b, "host_ms"), us(b, "vs_host_ms"), us(alone.get(key), "host_ms")]
     for name, x in zip(cols, v):
         if x == x:
             cols[name].append(x)
-    print("%-32s %-10s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f" % (key[0], key[1], *v, us(s or b, "ms_median"),
+    print("%-32s %-10s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f" % (key[0], key[1], *v, us(s or b, "ms_median"),
                                                                 us(s or b, "vs_ms_median")))
 for name, xs in cols.items():
     if xs:
