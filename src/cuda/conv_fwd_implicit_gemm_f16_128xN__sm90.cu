@@ -415,13 +415,14 @@ typedef struct {
 } wg_group_t;
 static_assert(sizeof(wg_group_t) <= 4000, "the grouped kernel's parameters must fit 4 KiB");
 
-template <typename T, int BN, bool REGS>
+/* BT: every class's B is a strided view of the KRSC filter read MN-major (16-bit types only) */
+template <typename T, int BN, bool REGS, bool BT>
 static __global__ void __launch_bounds__(WG_THREADS, 1) conv_dgrad_wgmma_grouped(const __grid_constant__ wg_group_t g)
 {
     int c = 0;
     while (c + 1 < g.ncls && blockIdx.x >= g.start[c + 1])
         c++;
-    wg_body<T, BN, 2, REGS, false>(&g.tmx[c], &g.tmw[c], g.a[c], blockIdx.x - g.start[c]);
+    wg_body<T, BN, 2, REGS, BT>(&g.tmx[c], &g.tmw[c], g.a[c], blockIdx.x - g.start[c]);
 }
 
 /* ---- host: gate, plan, tensor maps --------------------------------------------------------- */
@@ -651,7 +652,7 @@ static cudaError_t wg_prepare(int dev)
     const int cached = dev >= 0 && dev < WG_MAX_DEV;
     if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
         return cudaSuccess;
-    const void *fn = G == 2 ? (const void *)conv_dgrad_wgmma_grouped<T, BN, BN == 256>
+    const void *fn = G == 2 ? (const void *)conv_dgrad_wgmma_grouped<T, BN, BN == 256, BT>
                             : (const void *)conv_fwd_wgmma<T, BN, G == 1, BN == 256, BT>;
     const cudaError_t e =
         cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)wg_smem_bytes(BN));
@@ -946,11 +947,13 @@ static int wg_tnsp_enabled(void)
     return on;
 }
 
-/* The 4-d map of p's KRSC filter for the MN-major B; 0 when this path does not take p. */
-static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a, CUtensorMap *map)
+/* The 4-d map {C, S, R, K} of the filter at w with p's strides (the KRSC filter, or a strided
+ * view of it: the grouped strided launch below) for the MN-major B, dy at dy; 0 when the map
+ * cannot take them (not 16-bit, channels not contiguous, misaligned pointers or strides). */
+static int wg_krsc_mn_map(const fd_conv_problem_t *p, const void *w, const void *dy, CUtensorMap *map)
 {
-    if (!wg_tnsp_enabled() || (p->xdt != CUDNN_DATA_HALF && p->xdt != CUDNN_DATA_BFLOAT16) || p->ws[1] != 1 ||
-        (((uintptr_t)a->w | (uintptr_t)a->y) % 16) != 0)
+    if ((p->xdt != CUDNN_DATA_HALF && p->xdt != CUDNN_DATA_BFLOAT16) || p->ws[1] != 1 ||
+        (((uintptr_t)w | (uintptr_t)dy) % 16) != 0)
         return 0;
     const int64_t es = 2, c = p->c, r = p->flt[1], s = p->flt[2], k = p->k;
     /* a dim of one element, never stepped, gets the dense stride over the dims inside it */
@@ -963,7 +966,13 @@ static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a
     const cuuint64_t str[3] = {(cuuint64_t)st[0], (cuuint64_t)st[1], (cuuint64_t)st[2]};
     const cuuint32_t box[4] = {64, 1, 1, 64};
     int res = 0;
-    return wgx_encode() != NULL && wg_map(map, p->xdt, 4, a->w, dims, str, box, NULL, &res);
+    return wgx_encode() != NULL && wg_map(map, p->xdt, 4, w, dims, str, box, NULL, &res);
+}
+
+/* The 4-d map of p's KRSC filter for the MN-major B; 0 when this path does not take p. */
+static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a, CUtensorMap *map)
+{
+    return wg_tnsp_enabled() && wg_krsc_mn_map(p, a->w, a->y, map);
 }
 
 static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
@@ -1029,6 +1038,14 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(con
  * plus two per class (and one per tap-less class). Taken when every class fits (at most
  * WG_GROUP_MAX, one BN, dy and the sub-filters 16-byte aligned); FREEDNN_WGMMA_DGRAD_GROUPED=0
  * (read once) keeps the per-class launches.
+ * Without the gather (16-bit types, bt = 1): class (a, b)'s sub-filter is a strided view of the
+ * KRSC filter (conv_tc_dgrad.cu's grouped_run: its taps w[k][b_h + s_h*i][b_w + s_w*j][c], the
+ * tap strides times the convolution strides, the base tap b per dim, the class's mode chosen so
+ * that its flip reads the gather's sub-filter tap), read MN-major with one map per class as the
+ * stride-1 row reads the whole filter (wg_dgrad_tnsp_map): the same B tile in every k-block, so
+ * the same products in the same order, one launch per call. FREEDNN_WGMMA_DGRAD_NOGATHER=0 (read
+ * once) keeps the gather; so does a filter whose views TMA cannot map (channels not contiguous,
+ * a view not 16-byte aligned).
  */
 extern "C" int fd_conv_bwd_data_wgmma_grouped_on(void)
 {
@@ -1036,36 +1053,48 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped_on(void)
     return on;
 }
 
-template <typename T, int BN>
+extern "C" int fd_conv_bwd_data_wgmma_nogather_on(void)
+{
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD_NOGATHER");
+    return on;
+}
+
+template <typename T, int BN, bool BT>
 static cudnnStatus_t wg_grouped_launch(const wg_group_t &g, cudnnDataType_t dt, cudaStream_t s)
 {
     int dev = -1;
     FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
-    const cudaError_t prep = wg_prepare<T, BN, 2, false>(dev);
+    const cudaError_t prep = wg_prepare<T, BN, 2, BT>(dev);
     FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) for conv_dgrad_wgmma_grouped "
                   "BN %d", wg_smem_bytes(BN), BN);
     const unsigned blocks = g.start[g.ncls];
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_on(dev, conv_dgrad_wgmma_grouped<T, BN, BN == 256>, fc, dim3(blocks),
+    const cudaError_t le = fd_cuda_launch_on(dev, conv_dgrad_wgmma_grouped<T, BN, BN == 256, BT>, fc, dim3(blocks),
                                             dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, g);
-    FD_CUDA_LAUNCHED_AS(le, "conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, %u blocks, stream %p)",
-                        fd_dtype_name(dt), BN, g.ncls, blocks, (void *)s);
+    FD_CUDA_LAUNCHED_AS(le, "conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, B %s, %u blocks, stream %p)",
+                        fd_dtype_name(dt), BN, g.ncls, BT ? "the KRSC filter's views MN-major" : "K-major", blocks,
+                        (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
 
-template <typename T>
+template <typename T, bool BT>
 static cudnnStatus_t wg_grouped_dispatch(const wg_group_t &g, int bn, cudnnDataType_t dt, cudaStream_t s)
 {
-    return bn == 256 ? wg_grouped_launch<T, 256>(g, dt, s)
-           : bn == 128 ? wg_grouped_launch<T, 128>(g, dt, s)
-                       : wg_grouped_launch<T, 64>(g, dt, s);
+    return bn == 256 ? wg_grouped_launch<T, 256, BT>(g, dt, s)
+           : bn == 128 ? wg_grouped_launch<T, 128, BT>(g, dt, s)
+                       : wg_grouped_launch<T, 64, BT>(g, dt, s);
 }
 
-static cudnnStatus_t wg_grouped_run(const wg_group_t &g, int bn, cudnnDataType_t dt, cudaStream_t s)
+/* bt: the MN-major filter views (16-bit types only; fd_conv_bwd_data_wgmma_grouped never asks it
+ * of FLOAT) */
+static cudnnStatus_t wg_grouped_run(const wg_group_t &g, int bn, int bt, cudnnDataType_t dt, cudaStream_t s)
 {
-    return dt == CUDNN_DATA_HALF    ? wg_grouped_dispatch<__half>(g, bn, dt, s)
-           : dt == CUDNN_DATA_FLOAT ? wg_grouped_dispatch<float>(g, bn, dt, s)
-                                    : wg_grouped_dispatch<__nv_bfloat16>(g, bn, dt, s);
+    if (dt == CUDNN_DATA_FLOAT)
+        return wg_grouped_dispatch<float, false>(g, bn, dt, s);
+    if (dt == CUDNN_DATA_HALF)
+        return bt ? wg_grouped_dispatch<__half, true>(g, bn, dt, s) : wg_grouped_dispatch<__half, false>(g, bn, dt, s);
+    return bt ? wg_grouped_dispatch<__nv_bfloat16, true>(g, bn, dt, s)
+              : wg_grouped_dispatch<__nv_bfloat16, false>(g, bn, dt, s);
 }
 
 /* What a plan keeps for the grouped launch: its maps, arguments and tile split. */
@@ -1079,28 +1108,33 @@ typedef struct {
     int bn, ncls;
 } wg_group_state_t;
 static_assert(sizeof(wg_group_state_t) <= FD_CONV_PLAN_STATE, "the grouped backward data's plan state");
-static const char wg_group_tag = 0;
+static const char wg_group_tag = 0, wg_group_bt_tag = 0; /* the gathered / the viewed sub-filters */
 
-/* ncls stride-1 backward data classes q[c] (conv[c]: with taps, its transposed sub-filter, packed
- * CRSK, at wt[c]; else tap-less, flt 0 somewhere) writing dx[c], on a's dy, alpha and beta.
- * Returns 0 when the classes do not fit one launch (nothing launched: the caller runs them one
- * by one); else 1, having called before(ctx) (the sub-filter gather) and launched the GEMM, the
- * status in *st. Every class with taps must be one the wgmma backward data row takes. */
-extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t *q, const int *conv,
+/* ncls stride-1 backward data classes q[c] (conv[c]: with taps; else tap-less, flt 0 somewhere)
+ * writing dx[c], on a's dy, alpha and beta. bt 0: class c's transposed sub-filter, packed CRSK, is
+ * at wt[c] (written by before(ctx), the sub-filter gather); bt 1 (16-bit types): its KRSC
+ * sub-filter is the view at wt[c] with q[c]'s filter strides, read MN-major (before may be NULL).
+ * Returns 0 when the classes do not fit one launch (nothing launched: the caller runs them
+ * another way); else 1, having called before(ctx) (if any) and launched the GEMM, the status in
+ * *st. Every class with taps must be one the wgmma backward data row takes. */
+extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, int bt, const fd_conv_problem_t *q, const int *conv,
                                               void *const *dx, const void *const *wt, const fd_conv_args_t *a,
                                               cudnnStatus_t (*before)(void *), void *ctx, cudnnStatus_t *st)
 {
     if (!fd_conv_bwd_data_wgmma_grouped_on() || ncls < 1 || ncls > WG_GROUP_MAX || (uintptr_t)a->y % 16 != 0)
         return 0;
+    if (bt && (!fd_conv_bwd_data_wgmma_nogather_on() || q[0].xdt == CUDNN_DATA_FLOAT))
+        return 0;
+    const char *tag = bt ? &wg_group_bt_tag : &wg_group_tag;
     /* a plan's state: reused when every input of this function is what it was */
     wg_group_state_t *gs = (wg_group_state_t *)a->state;
     const size_t n = (size_t)ncls;
-    if (gs != NULL && gs->ncls == ncls && fd_conv_state_hit(&gs->key, &wg_group_tag, &q[0], a) &&
+    if (gs != NULL && gs->ncls == ncls && fd_conv_state_hit(&gs->key, tag, &q[0], a) &&
         memcmp(gs->q, q, n * sizeof *q) == 0 && memcmp(gs->conv, conv, n * sizeof *conv) == 0 &&
         memcmp(gs->dx, dx, n * sizeof *dx) == 0 && memcmp(gs->wt, wt, n * sizeof *wt) == 0) {
-        *st = before(ctx);
+        *st = before != NULL ? before(ctx) : CUDNN_STATUS_SUCCESS;
         if (*st == CUDNN_STATUS_SUCCESS)
-            *st = wg_grouped_run(gs->g, gs->bn, q[0].xdt, a->handle->stream);
+            *st = wg_grouped_run(gs->g, gs->bn, bt, q[0].xdt, a->handle->stream);
         return 1;
     }
     wg_group_t g;
@@ -1127,6 +1161,9 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t 
         wg_plan_t pl;
         if (wg_fwd_prepare(&f, &b, pl, g.tmx[c], g.tmw[c], g.a[c]) != CUDNN_STATUS_SUCCESS)
             return 0;
+        /* the view's map replaces the K-major one made above (a tap-less class reads no B) */
+        if (bt && conv[c] && !wg_krsc_mn_map(&q[c], wt[c], a->y, &g.tmw[c]))
+            return 0;
         if (pl.tap && pl.bw == 0)
             return 0;
         if (!conv[c])
@@ -1147,10 +1184,10 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t 
         gs->g = g, gs->bn = bn, gs->ncls = ncls;
         memcpy(gs->q, q, n * sizeof *q), memcpy(gs->conv, conv, n * sizeof *conv);
         memcpy(gs->dx, dx, n * sizeof *dx), memcpy(gs->wt, wt, n * sizeof *wt);
-        fd_conv_state_set(&gs->key, &wg_group_tag, &q[0], a);
+        fd_conv_state_set(&gs->key, tag, &q[0], a);
     }
-    *st = before(ctx);
+    *st = before != NULL ? before(ctx) : CUDNN_STATUS_SUCCESS;
     if (*st == CUDNN_STATUS_SUCCESS)
-        *st = wg_grouped_run(g, bn, q[0].xdt, a->handle->stream);
+        *st = wg_grouped_run(g, bn, bt, q[0].xdt, a->handle->stream);
     return 1;
 }

@@ -37,7 +37,11 @@
  * fills from the parent to child "3" through a file in $TMPDIR: the two paths must agree bit for
  * bit (the same GEMM per class, the same products in the same order). Stride-1 backward
  * data in HALF / BFLOAT16 reads the KRSC filter MN-major (FREEDNN_WGMMA_DGRAD_TNSP, on by
- * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose).
+ * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose). The
+ * grouped strided launch in HALF / BFLOAT16 reads each class's sub-filter as a strided view of
+ * the filter, MN-major, without the gather (FREEDNN_WGMMA_DGRAD_NOGATHER, on by default): 1
+ * launch; child "4" runs the grouped cases, ResNet-50's stride-2 layers and the launch cases with
+ * it off (the gather + GEMM), against ref and against the parent's bits.
  */
 #define _GNU_SOURCE
 /* Two programs share this file (the tier runs them side by side): this one, part 1, the forward
@@ -455,28 +459,45 @@ static void strided_launches(wg_case_t t, int want)
     teardown(&t);
 }
 
-/* The launch counts of backward data (on: 1 with the grouped strided launch and the stride-1
- * MN-major filter read, FREEDNN_WGMMA_DGRAD_GROUPED / _TNSP; 0 with both off). */
-static void strided_launch_cases(int grouped)
+/* The launch counts of backward data. sw 1 (the parent): every switch on, 1 launch with the
+ * gather-free grouped strided launch (16-bit) and the stride-1 MN-major filter read, 2 for the
+ * FLOAT (tf32) grouped strided launch (gather + GEMM); 0 (child "3": FREEDNN_WGMMA_DGRAD_GROUPED
+ * and _TNSP off): the transpose / per-class launches; 4 (child "4": FREEDNN_WGMMA_DGRAD_NOGATHER
+ * off): the grouped launch after its gather. Each case's dx bits (real fills) are the parent's
+ * in every child (bits_check). */
+static void strided_launch_cases(int sw)
 {
+    const int s16 = sw == 1 ? 1 : sw == 4 ? 2 : -2; /* strided, 16-bit */
     wg_case_t s1 = base(CUDNN_DATA_HALF, 4, 256, 256, 14, 14, 3, 3, 1);
     s1.dir = 1;
-    strided_launches(s1, grouped ? 1 : -1); /* stride 1: the GEMM alone, else transpose + GEMM */
+    strided_launches(s1, sw ? 1 : -1); /* stride 1: the GEMM alone, else transpose + GEMM */
     s1 = base(CUDNN_DATA_BFLOAT16, 2, 64, 64, 56, 56, 1, 1, 0);
     s1.dir = 1;
-    strided_launches(s1, grouped ? 1 : -1);
+    strided_launches(s1, sw ? 1 : -1);
     s1 = base(CUDNN_DATA_FLOAT, 4, 256, 256, 14, 14, 3, 3, 1);
     s1.dir = 1;
     strided_launches(s1, 2); /* tf32 reads B K-major only: transpose + GEMM */
     wg_case_t t = base(CUDNN_DATA_HALF, 1, 64, 64, 14, 14, 3, 3, 1);
     t.dir = 1, t.u = 2;
-    strided_launches(t, grouped ? 2 : -2); /* per class: 1 + 4 x 2 */
+    strided_launches(t, s16); /* per class: 1 + 4 x 2 */
     t = base(CUDNN_DATA_HALF, 2, 256, 512, 28, 28, 1, 1, 0);
     t.dir = 1, t.u = 2;
-    strided_launches(t, grouped ? 2 : -2); /* per class: 1 + 2 + 3 blends */
+    strided_launches(t, s16); /* per class: 1 + 2 + 3 blends */
     t = base(CUDNN_DATA_FLOAT, 1, 64, 64, 14, 14, 3, 3, 1);
     t.dir = 1, t.u = 2;
-    strided_launches(t, grouped ? 2 : -2);
+    strided_launches(t, sw ? 2 : -2);
+    /* CUDNN_CONVOLUTION (the views' flipped base taps), odd sizes (classes of 3x3 / 1x3 / 3x1 /
+     * 1x1 positions... of 2x2 / 2x1 / 1x2 / 1x1 taps), alpha / beta over dx */
+    t = base(CUDNN_DATA_BFLOAT16, 2, 64, 128, 13, 11, 3, 3, 1);
+    t.dir = 1, t.u = 2, t.mode = CUDNN_CONVOLUTION, t.alpha = 0.5, t.beta = 0.25;
+    strided_launches(t, s16);
+    t = base(CUDNN_DATA_HALF, 1, 72, 64, 12, 9, 5, 3, 2);
+    t.dir = 1, t.u = 2, t.mode = CUDNN_CONVOLUTION, t.pad_w = 1;
+    strided_launches(t, s16);
+    /* ResNet-50's 3x3 stride-2 layer of 28x28 input at N = 2 */
+    t = base(CUDNN_DATA_HALF, 2, 256, 256, 28, 28, 3, 3, 1);
+    t.dir = 1, t.u = 2;
+    strided_launches(t, s16);
 }
 
 /* How the tf32 row turns its float inputs into TF32, on the device: x = 1 + 3 * 2^-12 (bits
@@ -519,6 +540,7 @@ static void tf32_probe(void)
 }
 
 static void grouped_cases(cudnnDataType_t dt);
+static void resnet_s2_cases(cudnnDataType_t dt, int dir);
 
 /* The children. "1": FREEDNN_WGMMA=0, so the rows must decline and another row run the call.
  * "2": NVIDIA_TF32_OVERRIDE=0, so FLOAT must leave the tf32 rows (plain float: the exact fill
@@ -530,6 +552,7 @@ static int child_main(int argc, char **argv, const char *which)
     const int tf32_off = strcmp(which, "2") == 0;
     gm_init(argc, argv, tf32_off                    ? "test_gpu_conv_wgmma (child, NVIDIA_TF32_OVERRIDE=0)"
                         : strcmp(which, "3") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0)"
+                        : strcmp(which, "4") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_NOGATHER=0)"
                                                   : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
     gm_watch_dispatch();
     if (tf32_off) {
@@ -543,6 +566,18 @@ static int child_main(int argc, char **argv, const char *which)
         wg_case_t t = base(CUDNN_DATA_FLOAT, 2, 32, 64, 9, 11, 3, 3, 1);
         t.math = CUDNN_TENSOR_OP_MATH, t.dir = 1;
         run_case(t, 0);
+    } else if (strcmp(which, "4") == 0) {
+        int dev = 0, major = 0, minor = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        on_sm90 = major == 9 && minor == 0;
+        /* the grouped strided launch after its sub-filter gather (the parent: the filter views) */
+        grouped_cases(CUDNN_DATA_HALF);
+        grouped_cases(CUDNN_DATA_BFLOAT16);
+        strided_launch_cases(4);
+        if (!gm_smoke)
+            resnet_s2_cases(CUDNN_DATA_HALF, 1);
     } else if (strcmp(which, "3") == 0) {
         int dev = 0, major = 0, minor = 0;
         cudaGetDevice(&dev);
@@ -578,6 +613,8 @@ static void run_child(char **argv, const char *which)
             setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
         else if (strcmp(which, "3") == 0)
             setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TNSP", "0", 1);
+        else if (strcmp(which, "4") == 0)
+            setenv("FREEDNN_WGMMA_DGRAD_NOGATHER", "0", 1);
         else
             setenv("FREEDNN_WGMMA", "0", 1);
         setenv("FD_WGMMA_TEST_CHILD", which, 1);
@@ -589,6 +626,7 @@ static void run_child(char **argv, const char *which)
     FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child with %s failed (status 0x%x)",
               strcmp(which, "2") == 0   ? "NVIDIA_TF32_OVERRIDE=0"
               : strcmp(which, "3") == 0 ? "FREEDNN_WGMMA_DGRAD_GROUPED=0 FREEDNN_WGMMA_DGRAD_TNSP=0"
+              : strcmp(which, "4") == 0 ? "FREEDNN_WGMMA_DGRAD_NOGATHER=0"
                                         : "FREEDNN_WGMMA=0",
               status);
 }
@@ -856,6 +894,7 @@ int main(int argc, char **argv)
     unsetenv("FREEDNN_WGMMA_DGRAD"); /* both rows are on by default */
     unsetenv("FREEDNN_WGMMA_DGRAD_GROUPED"); /* so is the grouped strided launch */
     unsetenv("FREEDNN_WGMMA_DGRAD_TNSP"); /* and stride 1's MN-major filter read */
+    unsetenv("FREEDNN_WGMMA_DGRAD_NOGATHER"); /* and the strided 16-bit one's filter views */
     unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     setenv("FREEDNN_SMALLC", "0", 1); /* C = 4 cases test the wgmma rows, not conv_smallc.cu's */
@@ -989,6 +1028,7 @@ int main(int argc, char **argv)
         host_cost();
     run_child(argv, "2");
     run_child(argv, "3");
+    run_child(argv, "4");
     for (int i = 0; i < launch_idx; i++) { /* the dx files of the bit comparison */
         char path[512];
         bits_path(path, sizeof path, i, 0);
