@@ -41,11 +41,12 @@
  * wgmma row's own layout) and one GEMM launch runs every residue, the tap-less ones blending in
  * its epilogue (fd_conv_bwd_data_wgmma_grouped): 2 launches per call instead of 1 + 2 per residue
  * with taps + 1 per tap-less residue, each residue the same GEMM as alone (the same bits).
- * FREEDNN_WGMMA_DGRAD_GROUPED=0 (read once) keeps the per-residue launches. HALF / BFLOAT16 with
- * the filter's channels contiguous skip the gather too (1 launch per call): each residue's
- * sub-filter is a strided view of the filter itself (view_filter), which the wgmma row reads
- * MN-major as its stride-1 path reads the whole filter; the same tiles, the same bits.
- * FREEDNN_WGMMA_DGRAD_NOGATHER=0 (read once, in that file) keeps the gather.
+ * FREEDNN_WGMMA_DGRAD_GROUPED=0 (read once) keeps the per-residue launches. With the filter's
+ * channels contiguous the gather goes too (1 launch per call): each residue's sub-filter is a
+ * strided view of the filter itself (view_filter), which the wgmma row reads as its stride-1
+ * path reads the whole filter (HALF / BFLOAT16: MN-major by TMA; FLOAT: loaded into the K-major
+ * tile by its producer warpgroup); the same tiles, the same bits. FREEDNN_WGMMA_DGRAD_NOGATHER=0
+ * (and, for FLOAT, FREEDNN_WGMMA_DGRAD_TF32_1L=0; read once, in that file) keeps the gather.
  *
  * The same split runs FLOAT on the FFMA row (conv_simt.cu) as row fd_conv_bwd_data_simt_strided:
  * FMA math, or FLOAT problems the tensor-core rows decline. That row gathers dy over every tap
@@ -486,7 +487,7 @@ static const void *view_filter(const fd_conv_problem_t *p, int res, fd_conv_prob
 
 /* 1 when every residue with positions ran in one wgmma GEMM launch (status in *st), after one
  * sub-filter gather unless the residues' sub-filters could be read as views of the filter
- * (view_filter: 16-bit types): the residues with taps must all be ones the wgmma row takes (as
+ * (view_filter): the residues with taps must all be ones the wgmma row takes (as
  * sub_run would route them), the tap-less ones blend in that launch's epilogue. 0: nothing
  * launched. */
 static int grouped_run(const fd_conv_problem_t *p, const dg_plan_t *l, const fd_conv_args_t *a, cudnnStatus_t *st)
@@ -513,7 +514,7 @@ static int grouped_run(const fd_conv_problem_t *p, const dg_plan_t *l, const fd_
         wv[n] = conv[n] ? view_filter(p, res, &v[n], a->w) : NULL;
         n++;
     }
-    if (p->xdt != CUDNN_DATA_FLOAT && fd_conv_bwd_data_wgmma_grouped(n, 1, v, conv, dx, wv, a, NULL, NULL, st))
+    if (fd_conv_bwd_data_wgmma_grouped(n, 1, v, conv, dx, wv, a, NULL, NULL, st))
         return 1;
     dg_group_ctx_t ctx = {p, l, a};
     return fd_conv_bwd_data_wgmma_grouped(n, 0, q, conv, dx, wt, a, group_gather, &ctx, st);
