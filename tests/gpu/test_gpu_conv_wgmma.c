@@ -557,6 +557,16 @@ static void tf32_dgrad_cases(void);
  * is exact whichever row runs) while HALF still takes the f16 row. "3":
  * FREEDNN_WGMMA_DGRAD_GROUPED=0: the grouped strided backward data cases on the per-class
  * launches (against ref, and more than 2 launches per call). */
+/* 1 when the current device is compute capability 9.0 (the children's on_sm90). */
+static int device_sm90(void)
+{
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    return major == 9 && minor == 0;
+}
+
 static int child_main(int argc, char **argv, const char *which)
 {
     const int tf32_off = strcmp(which, "2") == 0;
@@ -567,22 +577,14 @@ static int child_main(int argc, char **argv, const char *which)
                                       : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
     gm_watch_dispatch();
     if (tf32_off) {
-        int dev = 0, major = 0, minor = 0;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-        on_sm90 = major == 9 && minor == 0;
+        on_sm90 = device_sm90();
         run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 1);
         run_case(base(CUDNN_DATA_FLOAT, 2, 64, 128, 9, 11, 3, 3, 1), 0);
         wg_case_t t = base(CUDNN_DATA_FLOAT, 2, 32, 64, 9, 11, 3, 3, 1);
         t.math = CUDNN_TENSOR_OP_MATH, t.dir = 1;
         run_case(t, 0);
     } else if (strcmp(which, "4") == 0) {
-        int dev = 0, major = 0, minor = 0;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-        on_sm90 = major == 9 && minor == 0;
+        on_sm90 = device_sm90();
         /* the grouped strided launch after its sub-filter gather (the parent: the filter views),
          * tf32 stride 1 after the transpose (the parent: the producers' B) */
         grouped_cases(CUDNN_DATA_HALF);
@@ -593,11 +595,7 @@ static int child_main(int argc, char **argv, const char *which)
         if (!gm_smoke)
             resnet_s2_cases(CUDNN_DATA_HALF, 1);
     } else if (strcmp(which, "3") == 0) {
-        int dev = 0, major = 0, minor = 0;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-        on_sm90 = major == 9 && minor == 0;
+        on_sm90 = device_sm90();
         grouped_cases(CUDNN_DATA_HALF);
         grouped_cases(CUDNN_DATA_FLOAT);
         /* stride 1 with the transpose launch */
