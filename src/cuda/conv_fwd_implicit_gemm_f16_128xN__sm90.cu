@@ -1208,7 +1208,7 @@ static cudnnStatus_t wg_grouped_run(const wg_group_t &g, int bn, int bt, cudnnDa
 
 /* What a plan keeps for the grouped launch: its maps, arguments and tile split. */
 typedef struct {
-    fd_conv_state_key_t key; /* q[0] and a's pointers and scales */
+    fd_conv_state_key_t key; /* the strided problem and a's pointers and scales */
     fd_conv_problem_t q[WG_GROUP_MAX];
     int conv[WG_GROUP_MAX];
     void *dx[WG_GROUP_MAX];
@@ -1219,16 +1219,17 @@ typedef struct {
 static_assert(sizeof(wg_group_state_t) <= FD_CONV_PLAN_STATE, "the grouped backward data's plan state");
 static const char wg_group_tag = 0, wg_group_bt_tag = 0; /* the gathered / the viewed sub-filters */
 
-/* ncls stride-1 backward data classes q[c] (conv[c]: with taps; else tap-less, flt 0 somewhere)
- * writing dx[c], on a's dy, alpha and beta. bt 0: class c's transposed sub-filter, packed CRSK, is
+/* ncls stride-1 backward data classes q[c] of strided problem p (conv[c]: with taps; else
+ * tap-less, flt 0 somewhere) writing dx[c], on a's dy, alpha and beta. bt 0: class c's transposed sub-filter, packed CRSK, is
  * at wt[c] (written by before(ctx), the sub-filter gather); bt 1 (16-bit types): its KRSC
  * sub-filter is the view at wt[c] with q[c]'s filter strides, read MN-major (before may be NULL).
  * Returns 0 when the classes do not fit one launch (nothing launched: the caller runs them
  * another way); else 1, having called before(ctx) (if any) and launched the GEMM, the status in
  * *st. Every class with taps must be one the wgmma backward data row takes. */
-extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, int bt, const fd_conv_problem_t *q, const int *conv,
-                                              void *const *dx, const void *const *wt, const fd_conv_args_t *a,
-                                              cudnnStatus_t (*before)(void *), void *ctx, cudnnStatus_t *st)
+extern "C" int fd_conv_bwd_data_wgmma_grouped(const fd_conv_problem_t *p, int ncls, int bt, const fd_conv_problem_t *q,
+                                              const int *conv, void *const *dx, const void *const *wt,
+                                              const fd_conv_args_t *a, cudnnStatus_t (*before)(void *), void *ctx,
+                                              cudnnStatus_t *st)
 {
     if (!fd_conv_bwd_data_wgmma_grouped_on() || ncls < 1 || ncls > WG_GROUP_MAX || (uintptr_t)a->y % 16 != 0)
         return 0;
@@ -1238,7 +1239,7 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, int bt, const fd_conv_pr
     /* a plan's state: reused when every input of this function is what it was */
     wg_group_state_t *gs = (wg_group_state_t *)a->state;
     const size_t n = (size_t)ncls;
-    if (gs != NULL && gs->ncls == ncls && fd_conv_state_hit(&gs->key, tag, &q[0], a) &&
+    if (gs != NULL && gs->ncls == ncls && fd_conv_state_hit(&gs->key, tag, p, a) &&
         memcmp(gs->q, q, n * sizeof *q) == 0 && memcmp(gs->conv, conv, n * sizeof *conv) == 0 &&
         memcmp(gs->dx, dx, n * sizeof *dx) == 0 && memcmp(gs->wt, wt, n * sizeof *wt) == 0) {
         *st = before != NULL ? before(ctx) : CUDNN_STATUS_SUCCESS;
@@ -1295,10 +1296,25 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, int bt, const fd_conv_pr
         gs->g = g, gs->bn = bn, gs->ncls = ncls;
         memcpy(gs->q, q, n * sizeof *q), memcpy(gs->conv, conv, n * sizeof *conv);
         memcpy(gs->dx, dx, n * sizeof *dx), memcpy(gs->wt, wt, n * sizeof *wt);
-        fd_conv_state_set(&gs->key, tag, &q[0], a);
+        fd_conv_state_set(&gs->key, tag, p, a);
     }
     *st = before != NULL ? before(ctx) : CUDNN_STATUS_SUCCESS;
     if (*st == CUDNN_STATUS_SUCCESS)
         *st = wg_grouped_run(g, bn, bt, q[0].xdt, a->handle->stream);
+    return 1;
+}
+
+/* The one-launch call of a plan: when a->state holds the gather-free grouped launch made for
+ * strided problem p on a's pointers and scales (everything it derived the classes, maps and
+ * arguments from: the switches are read once, the device is the plan's), launches it as it is
+ * and returns 1, the status in *st, skipping the split's per-class checks; else 0, nothing
+ * launched. */
+extern "C" int fd_conv_bwd_data_wgmma_grouped_hit(const fd_conv_problem_t *p, const fd_conv_args_t *a,
+                                                  cudnnStatus_t *st)
+{
+    const wg_group_state_t *gs = (const wg_group_state_t *)a->state;
+    if (gs == NULL || !fd_conv_state_hit(&gs->key, &wg_group_bt_tag, p, a))
+        return 0;
+    *st = wg_grouped_run(gs->g, gs->bn, 1, p->xdt, a->handle->stream);
     return 1;
 }

@@ -75,9 +75,10 @@ cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(const fd_conv_
 int fd_conv_bwd_data_simt_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
 cudnnStatus_t fd_conv_bwd_data_simt_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
 int fd_conv_bwd_data_wgmma_grouped_on(void);
-int fd_conv_bwd_data_wgmma_grouped(int ncls, int bt, const fd_conv_problem_t *q, const int *conv, void *const *dx,
-                                   const void *const *wt, const fd_conv_args_t *a, cudnnStatus_t (*before)(void *),
-                                   void *ctx, cudnnStatus_t *st);
+int fd_conv_bwd_data_wgmma_grouped(const fd_conv_problem_t *p, int ncls, int bt, const fd_conv_problem_t *q,
+                                   const int *conv, void *const *dx, const void *const *wt, const fd_conv_args_t *a,
+                                   cudnnStatus_t (*before)(void *), void *ctx, cudnnStatus_t *st);
+int fd_conv_bwd_data_wgmma_grouped_hit(const fd_conv_problem_t *p, const fd_conv_args_t *a, cudnnStatus_t *st);
 }
 
 /* The stride-1 engine the residues run on: the tensor-core rows (fd_conv_bwd_data_tc_strided)
@@ -514,14 +515,20 @@ static int grouped_run(const fd_conv_problem_t *p, const dg_plan_t *l, const fd_
         wv[n] = conv[n] ? view_filter(p, res, &v[n], a->w) : NULL;
         n++;
     }
-    if (fd_conv_bwd_data_wgmma_grouped(n, 1, v, conv, dx, wv, a, NULL, NULL, st))
+    /* the views need the filter's channels contiguous (else the gather, which takes any strides) */
+    if (p->ws[1] == 1 && fd_conv_bwd_data_wgmma_grouped(p, n, 1, v, conv, dx, wv, a, NULL, NULL, st))
         return 1;
     dg_group_ctx_t ctx = {p, l, a};
-    return fd_conv_bwd_data_wgmma_grouped(n, 0, q, conv, dx, wt, a, group_gather, &ctx, st);
+    return fd_conv_bwd_data_wgmma_grouped(p, n, 0, q, conv, dx, wt, a, group_gather, &ctx, st);
 }
 
 static cudnnStatus_t strided_run(const fd_conv_problem_t *p, dg_engine_t eng, const fd_conv_args_t *a)
 {
+    /* a plan's gather-free grouped launch for this very call: its one launch, nothing else (the
+     * workspace size was checked against the row's need by the caller, core's conv_run) */
+    cudnnStatus_t hit = CUDNN_STATUS_SUCCESS;
+    if (eng == DG_TC && a->state != NULL && fd_conv_bwd_data_wgmma_grouped_hit(p, a, &hit))
+        return hit;
     dg_plan_t l;
     plan(p, eng, &l);
     FD_CHECK(l.nres <= DG_MAX_RES, CUDNN_STATUS_NOT_SUPPORTED,
