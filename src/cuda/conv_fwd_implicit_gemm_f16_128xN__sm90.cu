@@ -219,8 +219,8 @@ template <> struct wg_mma<true> {
  * threads from the float KRSC filter at tap (tr, ts) into the layout the 128B-swizzled TMA box
  * would land: row n at n * 128 bytes, its 16-byte chunk q at (q ^ (n % 8)) * 16 (the stage is
  * 1024-byte aligned). A thread's unit: 4 rows x 4 k, four 16-byte loads along c (L2-resident),
- * transposed in registers, four 16-byte shared stores; one unit at a time (BN 256's producers
- * keep 40 registers: no spill). Rows of c >= C are zeros (TMA's fill).
+ * transposed in registers, four 16-byte shared stores (all units' loads first, but BN 256's one
+ * at a time: its producers keep 40 registers). Rows of c >= C are zeros (TMA's fill).
  * The bits are copied, so the tensor core reads the same TF32 as from the transposed filter. */
 template <int BN>
 static __device__ __forceinline__ void wg_fill_b(uint32_t dst, const wg_args_t &a, int nk0, int tr, int ts, int k0,
@@ -228,31 +228,44 @@ static __device__ __forceinline__ void wg_fill_b(uint32_t dst, const wg_args_t &
 {
     const float *w = (const float *)a.wb + tr * a.wbs[1] + ts * a.wbs[2] + nk0;
     const int64_t ks = a.wbs[0];
+    /* units per thread, and those loaded together: all (BN 64: 1, 128: 2), or one at a time where
+     * the producers keep 40 registers (BN 256: no spill) */
+    constexpr int UNITS = BN / 64, U = BN == 256 ? 1 : UNITS;
 #pragma unroll 1
-    for (int u = tid; u < BN * 2; u += 128) {
-        const int i4 = u % (BN / 4), q = u / (BN / 4); /* rows 4*i4.., k 4q.. */
-        float4 v0 = make_float4(0.f, 0.f, 0.f, 0.f), v1 = v0, v2 = v0, v3 = v0;
-        if (nk0 + 4 * i4 < a.k) {
-            const float *p = w + (k0 + 4 * q) * ks + 4 * i4;
-            v0 = __ldg((const float4 *)p);
-            v1 = __ldg((const float4 *)(p + ks));
-            v2 = __ldg((const float4 *)(p + 2 * ks));
-            v3 = __ldg((const float4 *)(p + 3 * ks));
+    for (int r0 = 0; r0 < UNITS; r0 += U) {
+        float4 v[U][4];
+#pragma unroll
+        for (int uu = 0; uu < U; uu++) {
+            const int u = tid + 128 * (r0 + uu), i4 = u % (BN / 4), q = u / (BN / 4); /* rows 4*i4.., k 4q.. */
+            if (nk0 + 4 * i4 < a.k) {
+                const float *p = w + (k0 + 4 * q) * ks + 4 * i4;
+                v[uu][0] = __ldg((const float4 *)p);
+                v[uu][1] = __ldg((const float4 *)(p + ks));
+                v[uu][2] = __ldg((const float4 *)(p + 2 * ks));
+                v[uu][3] = __ldg((const float4 *)(p + 3 * ks));
+            } else {
+                v[uu][0] = v[uu][1] = v[uu][2] = v[uu][3] = make_float4(0.f, 0.f, 0.f, 0.f);
+            }
         }
-        const uint32_t d = dst + (4 * i4) * 128;
-        const uint32_t x = (uint32_t)(4 * i4) & 7u; /* rows 4*i4 + ii: (x + ii) % 8 == x + ii */
-        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + ((q ^ x) << 4)), "f"(v0.x), "f"(v1.x),
-                     "f"(v2.x), "f"(v3.x)
-                     : "memory");
-        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 128 + ((q ^ (x + 1)) << 4)), "f"(v0.y),
-                     "f"(v1.y), "f"(v2.y), "f"(v3.y)
-                     : "memory");
-        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 256 + ((q ^ (x + 2)) << 4)), "f"(v0.z),
-                     "f"(v1.z), "f"(v2.z), "f"(v3.z)
-                     : "memory");
-        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 384 + ((q ^ (x + 3)) << 4)), "f"(v0.w),
-                     "f"(v1.w), "f"(v2.w), "f"(v3.w)
-                     : "memory");
+#pragma unroll
+        for (int uu = 0; uu < U; uu++) {
+            const int u = tid + 128 * (r0 + uu), i4 = u % (BN / 4), q = u / (BN / 4);
+            const uint32_t d = dst + (4 * i4) * 128;
+            const uint32_t x = (uint32_t)(4 * i4) & 7u; /* rows 4*i4 + ii: (x + ii) % 8 == x + ii */
+            const float4 *vv = v[uu];
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + ((q ^ x) << 4)), "f"(vv[0].x),
+                         "f"(vv[1].x), "f"(vv[2].x), "f"(vv[3].x)
+                         : "memory");
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 128 + ((q ^ (x + 1)) << 4)),
+                         "f"(vv[0].y), "f"(vv[1].y), "f"(vv[2].y), "f"(vv[3].y)
+                         : "memory");
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 256 + ((q ^ (x + 2)) << 4)),
+                         "f"(vv[0].z), "f"(vv[1].z), "f"(vv[2].z), "f"(vv[3].z)
+                         : "memory");
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 384 + ((q ^ (x + 3)) << 4)),
+                         "f"(vv[0].w), "f"(vv[1].w), "f"(vv[2].w), "f"(vv[3].w)
+                         : "memory");
+        }
     }
 }
 #endif
