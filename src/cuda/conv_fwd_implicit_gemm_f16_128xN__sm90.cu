@@ -487,7 +487,8 @@ typedef struct {
 } wg_group_t;
 static_assert(sizeof(wg_group_t) <= 4000, "the grouped kernel's parameters must fit 4 KiB");
 
-/* BT: every class's B is a strided view of the KRSC filter read MN-major (16-bit types only) */
+/* BT 1 / 2: every class's B is a strided view of the KRSC filter, read MN-major by TMA (16-bit
+ * types) or loaded K-major by the producers (FLOAT) */
 template <typename T, int BN, bool REGS, int BT>
 static __global__ void __launch_bounds__(WG_THREADS, 1) conv_dgrad_wgmma_grouped(const __grid_constant__ wg_group_t g)
 {
@@ -1158,14 +1159,16 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(con
  * plus two per class (and one per tap-less class). Taken when every class fits (at most
  * WG_GROUP_MAX, one BN, dy and the sub-filters 16-byte aligned); FREEDNN_WGMMA_DGRAD_GROUPED=0
  * (read once) keeps the per-class launches.
- * Without the gather (16-bit types, bt = 1): class (a, b)'s sub-filter is a strided view of the
- * KRSC filter (conv_tc_dgrad.cu's grouped_run: its taps w[k][b_h + s_h*i][b_w + s_w*j][c], the
- * tap strides times the convolution strides, the base tap b per dim, the class's mode chosen so
- * that its flip reads the gather's sub-filter tap), read MN-major with one map per class as the
- * stride-1 row reads the whole filter (wg_dgrad_tnsp_map): the same B tile in every k-block, so
- * the same products in the same order, one launch per call. FREEDNN_WGMMA_DGRAD_NOGATHER=0 (read
- * once) keeps the gather; so does a filter whose views TMA cannot map (channels not contiguous,
- * a view not 16-byte aligned).
+ * Without the gather (bt = 1): class (a, b)'s sub-filter is a strided view of the KRSC filter
+ * (conv_tc_dgrad.cu's view_filter: its taps w[k][b_h + s_h*i][b_w + s_w*j][c], the tap strides
+ * times the convolution strides, the base tap b per dim, the class's mode chosen so that its flip
+ * reads the gather's sub-filter tap), read as the stride-1 row reads the whole filter: HALF /
+ * BFLOAT16 MN-major with one map per class (wg_krsc_mn_map), FLOAT by the producers (wg_b_source,
+ * BT 2; also under FREEDNN_WGMMA_DGRAD_TF32_1L): the same B tile in every k-block, so the same
+ * products in the same order, one launch per call. FREEDNN_WGMMA_DGRAD_NOGATHER=0 (read once)
+ * keeps the gather; so does a filter whose views cannot be read so (channels not contiguous, a
+ * view not 16-byte aligned). A plan keeps the whole launch, keyed by the strided problem and every
+ * pointer and scale: its calls launch it straight away (fd_conv_bwd_data_wgmma_grouped_hit).
  */
 extern "C" int fd_conv_bwd_data_wgmma_grouped_on(void)
 {
