@@ -96,6 +96,8 @@ typedef struct {
     int plain;         /* alpha == 1 and beta == 0 */
     int tap;           /* the tap boxes (the grouped kernel's per-class choice; else the template's) */
     double alpha, beta;
+    const void *wb;    /* BT 2: the float KRSC filter (or a view of it) the producers read B from */
+    int64_t wbs[3];    /* its K, R and S strides (elements; C's is 1) */
 } wg_args_t;
 
 static size_t wg_smem_bytes(int bn)
@@ -211,8 +213,67 @@ template <> struct wg_mma<true> {
 };
 #endif
 
-/* BT: B is the backward data's KRSC filter itself, read MN-major (see the backward data part) */
-template <typename T, int BN, int TAPM, bool REGS, bool BT>
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* BT 2: the K-major B tile of one k-block, [BN rows n][32 floats kk] (n = nk0 + row: the GEMM's
+ * column, the filter's c; kk = k0 + j: the filter's k), written by the producer warpgroup's 128
+ * threads from the float KRSC filter at tap (tr, ts) into the layout the 128B-swizzled TMA box
+ * would land: row n at n * 128 bytes, its 16-byte chunk q at (q ^ (n % 8)) * 16 (the stage is
+ * 1024-byte aligned). A thread's unit: 4 rows x 4 k, four 16-byte loads along c (L2-resident),
+ * transposed in registers, four 16-byte shared stores (all units' loads first, but BN 256's one
+ * at a time: its producers keep 40 registers). Rows of c >= C are zeros (TMA's fill).
+ * The bits are copied, so the tensor core reads the same TF32 as from the transposed filter. */
+template <int BN>
+static __device__ __forceinline__ void wg_fill_b(uint32_t dst, const wg_args_t &a, int nk0, int tr, int ts, int k0,
+                                                 int tid)
+{
+    const float *w = (const float *)a.wb + tr * a.wbs[1] + ts * a.wbs[2] + nk0;
+    const int64_t ks = a.wbs[0];
+    /* units per thread, and those loaded together: all (BN 64: 1, 128: 2), or one at a time where
+     * the producers keep 40 registers (BN 256: no spill) */
+    constexpr int UNITS = BN / 64, U = BN == 256 ? 1 : UNITS;
+#pragma unroll 1
+    for (int r0 = 0; r0 < UNITS; r0 += U) {
+        float4 v[U][4];
+#pragma unroll
+        for (int uu = 0; uu < U; uu++) {
+            const int u = tid + 128 * (r0 + uu), i4 = u % (BN / 4), q = u / (BN / 4); /* rows 4*i4.., k 4q.. */
+            if (nk0 + 4 * i4 < a.k) {
+                const float *p = w + (k0 + 4 * q) * ks + 4 * i4;
+                v[uu][0] = __ldg((const float4 *)p);
+                v[uu][1] = __ldg((const float4 *)(p + ks));
+                v[uu][2] = __ldg((const float4 *)(p + 2 * ks));
+                v[uu][3] = __ldg((const float4 *)(p + 3 * ks));
+            } else {
+                v[uu][0] = v[uu][1] = v[uu][2] = v[uu][3] = make_float4(0.f, 0.f, 0.f, 0.f);
+            }
+        }
+#pragma unroll
+        for (int uu = 0; uu < U; uu++) {
+            const int u = tid + 128 * (r0 + uu), i4 = u % (BN / 4), q = u / (BN / 4);
+            const uint32_t d = dst + (4 * i4) * 128;
+            const uint32_t x = (uint32_t)(4 * i4) & 7u; /* rows 4*i4 + ii: (x + ii) % 8 == x + ii */
+            const float4 *vv = v[uu];
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + ((q ^ x) << 4)), "f"(vv[0].x),
+                         "f"(vv[1].x), "f"(vv[2].x), "f"(vv[3].x)
+                         : "memory");
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 128 + ((q ^ (x + 1)) << 4)),
+                         "f"(vv[0].y), "f"(vv[1].y), "f"(vv[2].y), "f"(vv[3].y)
+                         : "memory");
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 256 + ((q ^ (x + 2)) << 4)),
+                         "f"(vv[0].z), "f"(vv[1].z), "f"(vv[2].z), "f"(vv[3].z)
+                         : "memory");
+            asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(d + 384 + ((q ^ (x + 3)) << 4)),
+                         "f"(vv[0].w), "f"(vv[1].w), "f"(vv[2].w), "f"(vv[3].w)
+                         : "memory");
+        }
+    }
+}
+#endif
+
+/* BT 0: B K-major by TMA (a packed KRSC filter); 1: B MN-major by TMA (the backward data's KRSC
+ * filter itself, 16-bit types); 2: B K-major, written by the producer warpgroup from the float
+ * KRSC filter (wg_fill_b: the tf32 backward data without its transpose launch) */
+template <typename T, int BN, int TAPM, bool REGS, int BT>
 static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUtensorMap *tmw, const wg_args_t &a,
                                                unsigned tile)
 {
@@ -254,7 +315,8 @@ static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUt
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int st = 0; st < WG_STAGES; st++) {
-            wgx_mbar_init(bar_full + 8 * st, 1);    /* the producer's arrive.expect_tx */
+            /* the producer's arrive.expect_tx (BT 2: and every producer thread's B tile) */
+            wgx_mbar_init(bar_full + 8 * st, BT == 2 ? 129 : 1);
             wgx_mbar_init(bar_empty + 8 * st, 256); /* every consumer thread */
         }
         /* the initialised barriers must be visible to the async proxy (TMA complete_tx) */
@@ -265,31 +327,41 @@ static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUt
     __syncthreads();
 
     if (wg == 0) {
-        /* ---- producer: one thread walks (r, s, c-chunk), the order of w's reduction index ---- */
+        /* ---- producer: one thread walks (r, s, c-chunk), the order of w's reduction index (BT 2: the
+         * whole warpgroup, which writes B) ---- */
         if (REGS)
             asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-        if (tid == 0) {
+        if (tid == 0 || BT == 2) {
             int r = 0, s = 0, cc = 0;
             for (int kb = 0; kb < a.kblocks; kb++) {
                 const int st = kb % WG_STAGES;
                 const uint32_t full = bar_full + 8 * st;
                 /* round 0 waits on parity 1 of a fresh barrier, which counts as completed */
                 wgx_mbar_wait(bar_empty + 8 * st, ((kb / WG_STAGES) & 1) ^ 1);
-                wgx_mbar_arrive_expect_tx(full, a.tx_bytes);
-                if (TAP)
-                    wgx_tma_4d(sA + st * WG_A_STAGE, tmx, full, cc * KE, ow0 * a.str_w + s - a.pad_w,
-                               oh0 * a.str_h + r - a.pad_h, n0);
-                else
-                    wgx_tma_2d(sA + st * WG_A_STAGE, tmx, full, cc * KE, (int)m0);
-                if (BT) {
-                    /* BN / 64 boxes {64 c, 1, 1, 64 k} of w at (c, tap s, tap r, k) */
-                    const int tr = a.cross ? r : a.r - 1 - r, ts = a.cross ? s : a.s - 1 - s;
+                const int tr = a.cross ? r : a.r - 1 - r, ts = a.cross ? s : a.s - 1 - s;
+                if (tid == 0) {
+                    wgx_mbar_arrive_expect_tx(full, a.tx_bytes);
+                    if (TAP)
+                        wgx_tma_4d(sA + st * WG_A_STAGE, tmx, full, cc * KE, ow0 * a.str_w + s - a.pad_w,
+                                   oh0 * a.str_h + r - a.pad_h, n0);
+                    else
+                        wgx_tma_2d(sA + st * WG_A_STAGE, tmx, full, cc * KE, (int)m0);
+                    if (BT == 1) {
+                        /* BN / 64 boxes {64 c, 1, 1, 64 k} of w at (c, tap s, tap r, k) */
 #pragma unroll
-                    for (int g = 0; g < BN / 64; g++)
-                        wgx_tma_4d(sB + st * BN * 128 + g * WG_BT_CHUNK, tmw, full, nk0 + 64 * g, ts, tr, cc * KE);
-                } else {
-                    const int tap = a.cross ? r * a.s + s : (a.r - 1 - r) * a.s + (a.s - 1 - s);
-                    wgx_tma_2d(sB + st * BN * 128, tmw, full, (tap * a.cchunks + cc) * KE, nk0);
+                        for (int g = 0; g < BN / 64; g++)
+                            wgx_tma_4d(sB + st * BN * 128 + g * WG_BT_CHUNK, tmw, full, nk0 + 64 * g, ts, tr,
+                                       cc * KE);
+                    } else if (BT == 0) {
+                        wgx_tma_2d(sB + st * BN * 128, tmw, full, ((tr * a.s + ts) * a.cchunks + cc) * KE, nk0);
+                    }
+                }
+                if (BT == 2) {
+                    /* every producer thread: its part of B, published to the async proxy (wgmma
+                     * reads through it), then its arrival (a.tx_bytes counts A alone) */
+                    wg_fill_b<BN>(sB + st * BN * 128, a, nk0, tr, ts, cc * KE, tid);
+                    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+                    wgx_mbar_arrive(full);
                 }
                 if (++cc == a.cchunks) {
                     cc = 0;
@@ -317,11 +389,11 @@ static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUt
         wgx_mbar_wait(bar_full + 8 * st, (kb / WG_STAGES) & 1);
         const uint64_t da = wgx_desc(sA + st * WG_A_STAGE + cw * 64 * 128, 1);
         /* MN-major B: LBO = one 64-column chunk, a k16 step = 16 rows = 2048 bytes */
-        const uint64_t db = wgx_desc(sB + st * BN * 128, BT ? WG_BT_CHUNK >> 4 : 1);
+        const uint64_t db = wgx_desc(sB + st * BN * 128, BT == 1 ? WG_BT_CHUNK >> 4 : 1);
         wgx_fence();
 #pragma unroll
         for (int j = 0; j < 4; j++) /* 4 x 32 bytes (k16 of 16-bit, k8 of tf32) = the 128-byte rows */
-            wg_mma<BT>::template step<T>(acc, da + 2 * j, db + (BT ? (2048 >> 4) : 2) * j);
+            wg_mma<BT == 1>::template step<T>(acc, da + 2 * j, db + (BT == 1 ? (2048 >> 4) : 2) * j);
         wgx_commit();
         /* one batch stays in flight: the previous one has completed, its stage is free */
         wgx_wait<1>();
@@ -395,7 +467,7 @@ static __device__ __forceinline__ void wg_body(const CUtensorMap *tmx, const CUt
 #endif
 }
 
-template <typename T, int BN, bool TAP, bool REGS, bool BT>
+template <typename T, int BN, bool TAP, bool REGS, int BT>
 static __global__ void __launch_bounds__(WG_THREADS, 1)
     conv_fwd_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
                    const __grid_constant__ wg_args_t a)
@@ -415,13 +487,15 @@ typedef struct {
 } wg_group_t;
 static_assert(sizeof(wg_group_t) <= 4000, "the grouped kernel's parameters must fit 4 KiB");
 
-template <typename T, int BN, bool REGS>
+/* BT 1 / 2: every class's B is a strided view of the KRSC filter, read MN-major by TMA (16-bit
+ * types) or loaded K-major by the producers (FLOAT) */
+template <typename T, int BN, bool REGS, int BT>
 static __global__ void __launch_bounds__(WG_THREADS, 1) conv_dgrad_wgmma_grouped(const __grid_constant__ wg_group_t g)
 {
     int c = 0;
     while (c + 1 < g.ncls && blockIdx.x >= g.start[c + 1])
         c++;
-    wg_body<T, BN, 2, REGS, false>(&g.tmx[c], &g.tmw[c], g.a[c], blockIdx.x - g.start[c]);
+    wg_body<T, BN, 2, REGS, BT>(&g.tmx[c], &g.tmw[c], g.a[c], blockIdx.x - g.start[c]);
 }
 
 /* ---- host: gate, plan, tensor maps --------------------------------------------------------- */
@@ -644,14 +718,14 @@ static int wg_map(CUtensorMap *map, cudnnDataType_t dt, int rank, const void *pt
 
 /* Sets the dynamic shared-memory limit of one kernel once per device (attributes are per
  * device; repeating the call is harmless, so racing first calls are too). */
-template <typename T, int BN, int G, bool BT> /* G 0 / 1: conv_fwd_wgmma without / with TAP; 2: the grouped */
+template <typename T, int BN, int G, int BT> /* G 0 / 1: conv_fwd_wgmma without / with TAP; 2: the grouped */
 static cudaError_t wg_prepare(int dev)
 {
     static int done[WG_MAX_DEV];
     const int cached = dev >= 0 && dev < WG_MAX_DEV;
     if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
         return cudaSuccess;
-    const void *fn = G == 2 ? (const void *)conv_dgrad_wgmma_grouped<T, BN, BN == 256>
+    const void *fn = G == 2 ? (const void *)conv_dgrad_wgmma_grouped<T, BN, BN == 256, BT>
                             : (const void *)conv_fwd_wgmma<T, BN, G == 1, BN == 256, BT>;
     const cudaError_t e =
         cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)wg_smem_bytes(BN));
@@ -660,7 +734,7 @@ static cudaError_t wg_prepare(int dev)
     return e;
 }
 
-template <typename T, int BN, bool TAP, bool BT>
+template <typename T, int BN, bool TAP, int BT>
 static cudnnStatus_t wg_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const CUtensorMap &tmx,
                                const CUtensorMap &tmw, const wg_args_t &ka, unsigned blocks)
 {
@@ -675,11 +749,14 @@ static cudnnStatus_t wg_launch(const fd_conv_problem_t *p, const fd_conv_args_t 
                                             dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, tmx, tmw, ka);
     FD_CUDA_LAUNCHED_AS(le, "conv_fwd_wgmma on %s data (BN %d, %s, B %s, %u blocks, stream %p)",
                         fd_dtype_name(p->xdt), BN, TAP ? "4-d tap boxes" : "[M][C] boxes",
-                        BT ? "the KRSC filter MN-major" : "K-major", blocks, (void *)s);
+                        BT == 1   ? "the KRSC filter MN-major"
+                        : BT == 2 ? "K-major from the KRSC filter by the producers"
+                                  : "K-major",
+                        blocks, (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
 
-template <typename T, bool BT = false>
+template <typename T, int BT = 0>
 static cudnnStatus_t wg_dispatch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const wg_plan_t &pl,
                                  const CUtensorMap &tmx, const CUtensorMap &tmw, const wg_args_t &ka)
 {
@@ -778,7 +855,7 @@ typedef struct {
     CUtensorMap tmx, tmw, tmb;
 } wg_state_t;
 static_assert(sizeof(wg_state_t) <= FD_CONV_PLAN_STATE, "the forward rows' plan state");
-static const char wg_fwd_tag = 0, wg_tnsp_tag = 0;
+static const char wg_fwd_tag = 0, wg_tnsp_tag = 0, wg_tf32_tag = 0;
 
 static cudnnStatus_t wg_fwd_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
@@ -946,11 +1023,13 @@ static int wg_tnsp_enabled(void)
     return on;
 }
 
-/* The 4-d map of p's KRSC filter for the MN-major B; 0 when this path does not take p. */
-static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a, CUtensorMap *map)
+/* The 4-d map {C, S, R, K} of the filter at w with p's strides (the KRSC filter, or a strided
+ * view of it: the grouped strided launch below) for the MN-major B, dy at dy; 0 when the map
+ * cannot take them (not 16-bit, channels not contiguous, misaligned pointers or strides). */
+static int wg_krsc_mn_map(const fd_conv_problem_t *p, const void *w, const void *dy, CUtensorMap *map)
 {
-    if (!wg_tnsp_enabled() || (p->xdt != CUDNN_DATA_HALF && p->xdt != CUDNN_DATA_BFLOAT16) || p->ws[1] != 1 ||
-        (((uintptr_t)a->w | (uintptr_t)a->y) % 16) != 0)
+    if ((p->xdt != CUDNN_DATA_HALF && p->xdt != CUDNN_DATA_BFLOAT16) || p->ws[1] != 1 ||
+        (((uintptr_t)w | (uintptr_t)dy) % 16) != 0)
         return 0;
     const int64_t es = 2, c = p->c, r = p->flt[1], s = p->flt[2], k = p->k;
     /* a dim of one element, never stepped, gets the dense stride over the dims inside it */
@@ -963,7 +1042,49 @@ static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a
     const cuuint64_t str[3] = {(cuuint64_t)st[0], (cuuint64_t)st[1], (cuuint64_t)st[2]};
     const cuuint32_t box[4] = {64, 1, 1, 64};
     int res = 0;
-    return wgx_encode() != NULL && wg_map(map, p->xdt, 4, a->w, dims, str, box, NULL, &res);
+    return wgx_encode() != NULL && wg_map(map, p->xdt, 4, w, dims, str, box, NULL, &res);
+}
+
+/* The 4-d map of p's KRSC filter for the MN-major B; 0 when this path does not take p. */
+static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a, CUtensorMap *map)
+{
+    return wg_tnsp_enabled() && wg_krsc_mn_map(p, a->w, a->y, map);
+}
+
+/*
+ * Without the transpose (FLOAT as TF32): wgmma reads TF32 B K-major only, so the producer
+ * warpgroup writes each stage's B tile itself (wg_fill_b, BT 2): for k-block (tap, 32 k) and
+ * columns c, B[c][k] = w[k][tap][c], read with 16-byte loads along c from the KRSC filter and
+ * stored transposed into the 128B-swizzled K-major layout TMA would have landed from the
+ * transposed filter; its stage's full barrier counts those 128 threads' arrivals besides the A
+ * box's bytes. The same tile, the same products in the same order: the transpose path's bits,
+ * one launch. Taken for FLOAT with the filter's channels contiguous, its other strides multiples
+ * of 4 elements, w and dy 16-byte aligned; FREEDNN_WGMMA_DGRAD_TF32_1L=0 (read once) keeps the
+ * transpose launch (it also keeps the strided FLOAT grouped launch's gather).
+ */
+static int wg_tf32_1l_enabled(void)
+{
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD_TF32_1L");
+    return on;
+}
+
+/* 1 when BT 2 can read p's float filter at w (strides p->ws: the filter, or a view of it) with
+ * 16-byte loads. */
+static int wg_b_ok(const fd_conv_problem_t *p, const void *w)
+{
+    return p->xdt == CUDNN_DATA_FLOAT && p->ws[1] == 1 && (uintptr_t)w % 16 == 0 && p->c % 4 == 0 &&
+           p->ws[0] % 4 == 0 && p->ws[3] % 4 == 0 && p->ws[4] % 4 == 0;
+}
+
+/* wg_b_ok, and then ka's B source set to w. */
+static int wg_b_source(const fd_conv_problem_t *p, const void *w, wg_args_t *ka)
+{
+    if (!wg_b_ok(p, w))
+        return 0;
+    ka->wb = w;
+    ka->wbs[0] = p->ws[0], ka->wbs[1] = p->ws[3], ka->wbs[2] = p->ws[4];
+    ka->tx_bytes = ka->a_bytes; /* B arrives by the producers' stores, not by TMA */
+    return 1;
 }
 
 static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
@@ -990,9 +1111,18 @@ static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args
     }
     if (tnsp) {
         if (p->xdt == CUDNN_DATA_HALF)
-            return wg_dispatch<__half, true>(&q, &b, st->pl, st->tmx, st->tmb, st->ka);
-        return wg_dispatch<__nv_bfloat16, true>(&q, &b, st->pl, st->tmx, st->tmb, st->ka);
+            return wg_dispatch<__half, 1>(&q, &b, st->pl, st->tmx, st->tmb, st->ka);
+        return wg_dispatch<__nv_bfloat16, 1>(&q, &b, st->pl, st->tmx, st->tmb, st->ka);
     }
+    int f1 = st != &local && fd_conv_state_hit(&st->key, &wg_tf32_tag, p, a);
+    if (!f1 && wg_tf32_1l_enabled() && (uintptr_t)a->y % 16 == 0 && wg_b_ok(p, a->w)) {
+        st->key.tag = NULL;
+        FD_TRY(wg_fwd_prepare(&q, &b, st->pl, st->tmx, st->tmw, st->ka)); /* its tmw is never read */
+        f1 = wg_b_source(p, a->w, &st->ka);
+        fd_conv_state_set(&st->key, &wg_tf32_tag, p, a);
+    }
+    if (f1)
+        return wg_dispatch<float, 2>(&q, &b, st->pl, st->tmx, st->tmw, st->ka);
     cudaStream_t s = a->handle->stream;
     const unsigned blocks = fd_cuda_blocks(total, 256);
     const cudaError_t le = p->xdt == CUDNN_DATA_HALF    ? wg_dgrad_filter_launch<__half>(p, a, total, blocks, s)
@@ -1029,6 +1159,16 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(con
  * plus two per class (and one per tap-less class). Taken when every class fits (at most
  * WG_GROUP_MAX, one BN, dy and the sub-filters 16-byte aligned); FREEDNN_WGMMA_DGRAD_GROUPED=0
  * (read once) keeps the per-class launches.
+ * Without the gather (bt = 1): class (a, b)'s sub-filter is a strided view of the KRSC filter
+ * (conv_tc_dgrad.cu's view_filter: its taps w[k][b_h + s_h*i][b_w + s_w*j][c], the tap strides
+ * times the convolution strides, the base tap b per dim, the class's mode chosen so that its flip
+ * reads the gather's sub-filter tap), read as the stride-1 row reads the whole filter: HALF /
+ * BFLOAT16 MN-major with one map per class (wg_krsc_mn_map), FLOAT by the producers (wg_b_source,
+ * BT 2; also under FREEDNN_WGMMA_DGRAD_TF32_1L): the same B tile in every k-block, so the same
+ * products in the same order, one launch per call. FREEDNN_WGMMA_DGRAD_NOGATHER=0 (read once)
+ * keeps the gather; so does a filter whose views cannot be read so (channels not contiguous, a
+ * view not 16-byte aligned). A plan keeps the whole launch, keyed by the strided problem and every
+ * pointer and scale: its calls launch it straight away (fd_conv_bwd_data_wgmma_grouped_hit).
  */
 extern "C" int fd_conv_bwd_data_wgmma_grouped_on(void)
 {
@@ -1036,41 +1176,55 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped_on(void)
     return on;
 }
 
-template <typename T, int BN>
+extern "C" int fd_conv_bwd_data_wgmma_nogather_on(void)
+{
+    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD_NOGATHER");
+    return on;
+}
+
+template <typename T, int BN, int BT>
 static cudnnStatus_t wg_grouped_launch(const wg_group_t &g, cudnnDataType_t dt, cudaStream_t s)
 {
     int dev = -1;
     FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the wgmma row");
-    const cudaError_t prep = wg_prepare<T, BN, 2, false>(dev);
+    const cudaError_t prep = wg_prepare<T, BN, 2, BT>(dev);
     FD_CUDA_CHECK(prep, "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) for conv_dgrad_wgmma_grouped "
                   "BN %d", wg_smem_bytes(BN), BN);
     const unsigned blocks = g.start[g.ncls];
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_on(dev, conv_dgrad_wgmma_grouped<T, BN, BN == 256>, fc, dim3(blocks),
+    const cudaError_t le = fd_cuda_launch_on(dev, conv_dgrad_wgmma_grouped<T, BN, BN == 256, BT>, fc, dim3(blocks),
                                             dim3(WG_THREADS), (unsigned)wg_smem_bytes(BN), s, g);
-    FD_CUDA_LAUNCHED_AS(le, "conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, %u blocks, stream %p)",
-                        fd_dtype_name(dt), BN, g.ncls, blocks, (void *)s);
+    FD_CUDA_LAUNCHED_AS(le, "conv_dgrad_wgmma_grouped on %s data (BN %d, %d classes, B %s, %u blocks, stream %p)",
+                        fd_dtype_name(dt), BN, g.ncls, BT == 1   ? "the KRSC filter's views MN-major"
+                        : BT == 2 ? "K-major from the KRSC filter's views by the producers"
+                                  : "K-major",
+                        blocks,
+                        (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
 
-template <typename T>
+template <typename T, int BT>
 static cudnnStatus_t wg_grouped_dispatch(const wg_group_t &g, int bn, cudnnDataType_t dt, cudaStream_t s)
 {
-    return bn == 256 ? wg_grouped_launch<T, 256>(g, dt, s)
-           : bn == 128 ? wg_grouped_launch<T, 128>(g, dt, s)
-                       : wg_grouped_launch<T, 64>(g, dt, s);
+    return bn == 256 ? wg_grouped_launch<T, 256, BT>(g, dt, s)
+           : bn == 128 ? wg_grouped_launch<T, 128, BT>(g, dt, s)
+                       : wg_grouped_launch<T, 64, BT>(g, dt, s);
 }
 
-static cudnnStatus_t wg_grouped_run(const wg_group_t &g, int bn, cudnnDataType_t dt, cudaStream_t s)
+/* bt: the filter views (16-bit: MN-major by TMA, BT 1; FLOAT: by the producers, BT 2) */
+static cudnnStatus_t wg_grouped_run(const wg_group_t &g, int bn, int bt, cudnnDataType_t dt, cudaStream_t s)
 {
-    return dt == CUDNN_DATA_HALF    ? wg_grouped_dispatch<__half>(g, bn, dt, s)
-           : dt == CUDNN_DATA_FLOAT ? wg_grouped_dispatch<float>(g, bn, dt, s)
-                                    : wg_grouped_dispatch<__nv_bfloat16>(g, bn, dt, s);
+    if (dt == CUDNN_DATA_FLOAT)
+        return bt ? wg_grouped_dispatch<float, 2>(g, bn, dt, s) : wg_grouped_dispatch<float, 0>(g, bn, dt, s);
+    if (dt == CUDNN_DATA_HALF)
+        return bt ? wg_grouped_dispatch<__half, 1>(g, bn, dt, s) : wg_grouped_dispatch<__half, 0>(g, bn, dt, s);
+    return bt ? wg_grouped_dispatch<__nv_bfloat16, 1>(g, bn, dt, s)
+              : wg_grouped_dispatch<__nv_bfloat16, 0>(g, bn, dt, s);
 }
 
 /* What a plan keeps for the grouped launch: its maps, arguments and tile split. */
 typedef struct {
-    fd_conv_state_key_t key; /* q[0] and a's pointers and scales */
+    fd_conv_state_key_t key; /* the strided problem and a's pointers and scales */
     fd_conv_problem_t q[WG_GROUP_MAX];
     int conv[WG_GROUP_MAX];
     void *dx[WG_GROUP_MAX];
@@ -1079,28 +1233,34 @@ typedef struct {
     int bn, ncls;
 } wg_group_state_t;
 static_assert(sizeof(wg_group_state_t) <= FD_CONV_PLAN_STATE, "the grouped backward data's plan state");
-static const char wg_group_tag = 0;
+static const char wg_group_tag = 0, wg_group_bt_tag = 0; /* the gathered / the viewed sub-filters */
 
-/* ncls stride-1 backward data classes q[c] (conv[c]: with taps, its transposed sub-filter, packed
- * CRSK, at wt[c]; else tap-less, flt 0 somewhere) writing dx[c], on a's dy, alpha and beta.
- * Returns 0 when the classes do not fit one launch (nothing launched: the caller runs them one
- * by one); else 1, having called before(ctx) (the sub-filter gather) and launched the GEMM, the
- * status in *st. Every class with taps must be one the wgmma backward data row takes. */
-extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t *q, const int *conv,
-                                              void *const *dx, const void *const *wt, const fd_conv_args_t *a,
-                                              cudnnStatus_t (*before)(void *), void *ctx, cudnnStatus_t *st)
+/* ncls stride-1 backward data classes q[c] of strided problem p (conv[c]: with taps; else
+ * tap-less, flt 0 somewhere) writing dx[c], on a's dy, alpha and beta. bt 0: class c's transposed sub-filter, packed CRSK, is
+ * at wt[c] (written by before(ctx), the sub-filter gather); bt 1 (16-bit types): its KRSC
+ * sub-filter is the view at wt[c] with q[c]'s filter strides, read MN-major (before may be NULL).
+ * Returns 0 when the classes do not fit one launch (nothing launched: the caller runs them
+ * another way); else 1, having called before(ctx) (if any) and launched the GEMM, the status in
+ * *st. Every class with taps must be one the wgmma backward data row takes. */
+extern "C" int fd_conv_bwd_data_wgmma_grouped(const fd_conv_problem_t *p, int ncls, int bt, const fd_conv_problem_t *q,
+                                              const int *conv, void *const *dx, const void *const *wt,
+                                              const fd_conv_args_t *a, cudnnStatus_t (*before)(void *), void *ctx,
+                                              cudnnStatus_t *st)
 {
     if (!fd_conv_bwd_data_wgmma_grouped_on() || ncls < 1 || ncls > WG_GROUP_MAX || (uintptr_t)a->y % 16 != 0)
         return 0;
+    if (bt && (!fd_conv_bwd_data_wgmma_nogather_on() || (q[0].xdt == CUDNN_DATA_FLOAT && !wg_tf32_1l_enabled())))
+        return 0;
+    const char *tag = bt ? &wg_group_bt_tag : &wg_group_tag;
     /* a plan's state: reused when every input of this function is what it was */
     wg_group_state_t *gs = (wg_group_state_t *)a->state;
     const size_t n = (size_t)ncls;
-    if (gs != NULL && gs->ncls == ncls && fd_conv_state_hit(&gs->key, &wg_group_tag, &q[0], a) &&
+    if (gs != NULL && gs->ncls == ncls && fd_conv_state_hit(&gs->key, tag, p, a) &&
         memcmp(gs->q, q, n * sizeof *q) == 0 && memcmp(gs->conv, conv, n * sizeof *conv) == 0 &&
         memcmp(gs->dx, dx, n * sizeof *dx) == 0 && memcmp(gs->wt, wt, n * sizeof *wt) == 0) {
-        *st = before(ctx);
+        *st = before != NULL ? before(ctx) : CUDNN_STATUS_SUCCESS;
         if (*st == CUDNN_STATUS_SUCCESS)
-            *st = wg_grouped_run(gs->g, gs->bn, q[0].xdt, a->handle->stream);
+            *st = wg_grouped_run(gs->g, gs->bn, bt, q[0].xdt, a->handle->stream);
         return 1;
     }
     wg_group_t g;
@@ -1127,6 +1287,11 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t 
         wg_plan_t pl;
         if (wg_fwd_prepare(&f, &b, pl, g.tmx[c], g.tmw[c], g.a[c]) != CUDNN_STATUS_SUCCESS)
             return 0;
+        /* the view's map replaces the K-major one made above (a tap-less class reads no B) */
+        if (bt && conv[c] &&
+            !(q[c].xdt == CUDNN_DATA_FLOAT ? wg_b_source(&q[c], wt[c], &g.a[c])
+                                           : wg_krsc_mn_map(&q[c], wt[c], a->y, &g.tmw[c])))
+            return 0;
         if (pl.tap && pl.bw == 0)
             return 0;
         if (!conv[c])
@@ -1147,10 +1312,25 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t 
         gs->g = g, gs->bn = bn, gs->ncls = ncls;
         memcpy(gs->q, q, n * sizeof *q), memcpy(gs->conv, conv, n * sizeof *conv);
         memcpy(gs->dx, dx, n * sizeof *dx), memcpy(gs->wt, wt, n * sizeof *wt);
-        fd_conv_state_set(&gs->key, &wg_group_tag, &q[0], a);
+        fd_conv_state_set(&gs->key, tag, p, a);
     }
-    *st = before(ctx);
+    *st = before != NULL ? before(ctx) : CUDNN_STATUS_SUCCESS;
     if (*st == CUDNN_STATUS_SUCCESS)
-        *st = wg_grouped_run(g, bn, q[0].xdt, a->handle->stream);
+        *st = wg_grouped_run(g, bn, bt, q[0].xdt, a->handle->stream);
+    return 1;
+}
+
+/* The one-launch call of a plan: when a->state holds the gather-free grouped launch made for
+ * strided problem p on a's pointers and scales (everything it derived the classes, maps and
+ * arguments from: the switches are read once, the device is the plan's), launches it as it is
+ * and returns 1, the status in *st, skipping the split's per-class checks; else 0, nothing
+ * launched. */
+extern "C" int fd_conv_bwd_data_wgmma_grouped_hit(const fd_conv_problem_t *p, const fd_conv_args_t *a,
+                                                  cudnnStatus_t *st)
+{
+    const wg_group_state_t *gs = (const wg_group_state_t *)a->state;
+    if (gs == NULL || !fd_conv_state_hit(&gs->key, &wg_group_bt_tag, p, a))
+        return 0;
+    *st = wg_grouped_run(gs->g, gs->bn, 1, p->xdt, a->handle->stream);
     return 1;
 }

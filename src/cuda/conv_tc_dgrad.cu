@@ -41,7 +41,12 @@
  * wgmma row's own layout) and one GEMM launch runs every residue, the tap-less ones blending in
  * its epilogue (fd_conv_bwd_data_wgmma_grouped): 2 launches per call instead of 1 + 2 per residue
  * with taps + 1 per tap-less residue, each residue the same GEMM as alone (the same bits).
- * FREEDNN_WGMMA_DGRAD_GROUPED=0 (read once) keeps the per-residue launches.
+ * FREEDNN_WGMMA_DGRAD_GROUPED=0 (read once) keeps the per-residue launches. With the filter's
+ * channels contiguous the gather goes too (1 launch per call): each residue's sub-filter is a
+ * strided view of the filter itself (view_filter), which the wgmma row reads as its stride-1
+ * path reads the whole filter (HALF / BFLOAT16: MN-major by TMA; FLOAT: loaded into the K-major
+ * tile by its producer warpgroup); the same tiles, the same bits. FREEDNN_WGMMA_DGRAD_NOGATHER=0
+ * (and, for FLOAT, FREEDNN_WGMMA_DGRAD_TF32_1L=0; read once, in that file) keeps the gather.
  *
  * The same split runs FLOAT on the FFMA row (conv_simt.cu) as row fd_conv_bwd_data_simt_strided:
  * FMA math, or FLOAT problems the tensor-core rows decline. That row gathers dy over every tap
@@ -70,9 +75,10 @@ cudnnStatus_t fd_conv_bwd_data_implicit_gemm_tf32_128xN__sm90_run(const fd_conv_
 int fd_conv_bwd_data_simt_igemm_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);
 cudnnStatus_t fd_conv_bwd_data_simt_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);
 int fd_conv_bwd_data_wgmma_grouped_on(void);
-int fd_conv_bwd_data_wgmma_grouped(int ncls, const fd_conv_problem_t *q, const int *conv, void *const *dx,
-                                   const void *const *wt, const fd_conv_args_t *a, cudnnStatus_t (*before)(void *),
-                                   void *ctx, cudnnStatus_t *st);
+int fd_conv_bwd_data_wgmma_grouped(const fd_conv_problem_t *p, int ncls, int bt, const fd_conv_problem_t *q,
+                                   const int *conv, void *const *dx, const void *const *wt, const fd_conv_args_t *a,
+                                   cudnnStatus_t (*before)(void *), void *ctx, cudnnStatus_t *st);
+int fd_conv_bwd_data_wgmma_grouped_hit(const fd_conv_problem_t *p, const fd_conv_args_t *a, cudnnStatus_t *st);
 }
 
 /* The stride-1 engine the residues run on: the tensor-core rows (fd_conv_bwd_data_tc_strided)
@@ -457,15 +463,40 @@ static cudnnStatus_t group_gather(void *ctx)
     return gather(g->p, g->l, g->a->w, g->a->workspace, 1, g->a->handle->stream);
 }
 
-/* 1 when every residue with positions ran in one sub-filter gather and one wgmma GEMM launch
- * (status in *st): the residues with taps must all be ones the wgmma row takes (as sub_run would
- * route them), the tap-less ones blend in that launch's epilogue. 0: nothing launched. */
+/* Residue res's sub-filter (sub-problem q, with taps) as a view of p's filter w, no gather:
+ * sub-tap j of dim d is logical tap t = t0 + s * j (t0 = (r + pad) mod s), memory tap t0 + s * j
+ * (cross-correlation) or R - 1 - t0 - s * j (CUDNN_CONVOLUTION). Both step the memory taps by s:
+ * the view starts at memory tap b (t0, or R - 1 - t0 - s * (R' - 1), the sub-tap R' - 1) and
+ * steps s taps, and under CUDNN_CONVOLUTION the view is the sub-filter flipped, so q keeps p's
+ * mode (the flip the gather applied is q's own). q's filter strides become the view's (tap
+ * strides times s); returns its first element. */
+static const void *view_filter(const fd_conv_problem_t *p, int res, fd_conv_problem_t *q, const void *w)
+{
+    int64_t r[3], at = 0;
+    residue_of(p, res, r);
+    for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++) {
+        const int64_t s = p->stride[d], t0 = (r[d] + p->pad[d]) % s;
+        const int64_t b = p->cross_correlation ? t0 : p->flt[d] - 1 - t0 - s * (q->flt[d] - 1);
+        at += b * p->ws[2 + d];
+        q->ws[2 + d] = p->ws[2 + d] * s;
+    }
+    q->ws[0] = p->ws[0], q->ws[1] = p->ws[1];
+    q->wformat = p->wformat;
+    q->cross_correlation = p->cross_correlation;
+    return (const char *)w + at * (int64_t)fd_dtype_size(p->wdt);
+}
+
+/* 1 when every residue with positions ran in one wgmma GEMM launch (status in *st), after one
+ * sub-filter gather unless the residues' sub-filters could be read as views of the filter
+ * (view_filter): the residues with taps must all be ones the wgmma row takes (as
+ * sub_run would route them), the tap-less ones blend in that launch's epilogue. 0: nothing
+ * launched. */
 static int grouped_run(const fd_conv_problem_t *p, const dg_plan_t *l, const fd_conv_args_t *a, cudnnStatus_t *st)
 {
-    fd_conv_problem_t q[DG_GROUP_MAX];
+    fd_conv_problem_t q[DG_GROUP_MAX], v[DG_GROUP_MAX];
     int conv[DG_GROUP_MAX];
     void *dx[DG_GROUP_MAX];
-    const void *wt[DG_GROUP_MAX];
+    const void *wt[DG_GROUP_MAX], *wv[DG_GROUP_MAX];
     const size_t esz = fd_dtype_size(p->xdt);
     int n = 0;
     if (l->nres > DG_GROUP_MAX)
@@ -480,14 +511,24 @@ static int grouped_run(const fd_conv_problem_t *p, const dg_plan_t *l, const fd_
         conv[n] = kind == DG_CONV;
         dx[n] = (char *)a->out + off * (int64_t)esz;
         wt[n] = conv[n] ? (const char *)a->workspace + (size_t)l->woff[res] * esz : NULL;
+        v[n] = q[n];
+        wv[n] = conv[n] ? view_filter(p, res, &v[n], a->w) : NULL;
         n++;
     }
+    /* the views need the filter's channels contiguous (else the gather, which takes any strides) */
+    if (p->ws[1] == 1 && fd_conv_bwd_data_wgmma_grouped(p, n, 1, v, conv, dx, wv, a, NULL, NULL, st))
+        return 1;
     dg_group_ctx_t ctx = {p, l, a};
-    return fd_conv_bwd_data_wgmma_grouped(n, q, conv, dx, wt, a, group_gather, &ctx, st);
+    return fd_conv_bwd_data_wgmma_grouped(p, n, 0, q, conv, dx, wt, a, group_gather, &ctx, st);
 }
 
 static cudnnStatus_t strided_run(const fd_conv_problem_t *p, dg_engine_t eng, const fd_conv_args_t *a)
 {
+    /* a plan's gather-free grouped launch for this very call: its one launch, nothing else (the
+     * workspace size was checked against the row's need by the caller, core's conv_run) */
+    cudnnStatus_t hit = CUDNN_STATUS_SUCCESS;
+    if (eng == DG_TC && a->state != NULL && fd_conv_bwd_data_wgmma_grouped_hit(p, a, &hit))
+        return hit;
     dg_plan_t l;
     plan(p, eng, &l);
     FD_CHECK(l.nres <= DG_MAX_RES, CUDNN_STATUS_NOT_SUPPORTED,

@@ -16,7 +16,9 @@
  * name the expected row: the strided row, or for the problems it declines (stride 1, dilation,
  * C not a multiple of 8, ALGO_0) the row that serves them instead. FLOAT under FMA math runs the
  * same split on the FFMA row (fd_conv_bwd_data_simt_strided): its cases add NCHW dy and
- * ResNet-50's stride-2 layers in NCHW. --smoke: a few small cases.
+ * ResNet-50's stride-2 layers in NCHW. --smoke: a few small cases. On sm_90 the grouped wgmma
+ * launch reads each class's sub-filter as a view of the filter (no gather); a rerun with
+ * FREEDNN_WGMMA_DGRAD_NOGATHER=0 repeats the cases (but the ResNet-50 ones) with the gather.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -409,7 +411,7 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (!gm_smoke) {
+    if (!gm_smoke && !getenv("FD_GM_RERUN")) {
         /* ResNet-50's stride-2 layers at N = 2..4 (all six in HALF, two in BFLOAT16; the ref
          * side costs about 0.2-0.5 G multiply-adds each, most of the program's time) */
         static const int resnet_n[6] = {2, 3, 4, 2, 2, 3};
@@ -422,5 +424,8 @@ int main(int argc, char **argv)
         t.pad[0] = t.pad[1] = 0, t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
         run(t);
     }
+    /* the same cases with the sub-filter gather (the grouped wgmma launch reads the filter's
+     * views without it by default; test_gpu_conv_wgmma_bwd's child "4" runs ResNet-50's layers) */
+    gm_rerun_with(argv, "FREEDNN_WGMMA_DGRAD_NOGATHER", "0");
     return gm_finish();
 }

@@ -9,8 +9,10 @@
  * every sum exact, so the comparison does not depend on the order of the additions.
  *
  * Problems: HALF and FLOAT (TF32 math) NHWC, a 3x3 stride-1 layer (forward, the MN-major
- * backward data, backward filter), a 3x3 stride-2 layer (the grouped strided backward data),
- * a 1x1 layer; every algorithm the handle accepts for each direction.
+ * backward data, backward filter), a 3x3 stride-2 layer (the grouped strided backward data:
+ * gather-free: MN-major filter views in HALF / BFLOAT16, B loaded by the producers in FLOAT),
+ * a 1x1 layer, stride 2 under CUDNN_CONVOLUTION, BFLOAT16, 1x1 and C = 36; every algorithm the
+ * handle accepts for each direction.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 typedef struct {
     cudnnDataType_t dt;
     int n, c, k, h, w, r, pad, str;
+    int conv; /* CUDNN_CONVOLUTION (else cross-correlation) */
 } plan_case_t;
 
 typedef struct {
@@ -65,8 +68,8 @@ static void one(const plan_case_t *pc, fd_rng_t *rng)
     cudnnCreateFilterDescriptor(&wd), cudnnCreateConvolutionDescriptor(&cd);
     cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, pc->dt, pc->n, pc->c, pc->h, pc->w);
     cudnnSetFilter4dDescriptor(wd, pc->dt, CUDNN_TENSOR_NHWC, pc->k, pc->c, pc->r, pc->r);
-    cudnnSetConvolution2dDescriptor(cd, pc->pad, pc->pad, pc->str, pc->str, 1, 1, CUDNN_CROSS_CORRELATION,
-                                    CUDNN_DATA_FLOAT);
+    cudnnSetConvolution2dDescriptor(cd, pc->pad, pc->pad, pc->str, pc->str, 1, 1,
+                                    pc->conv ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
     cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH);
     int on, oc, oh, ow;
     cudnnGetConvolution2dForwardOutputDim(cd, xd, wd, &on, &oc, &oh, &ow);
@@ -149,9 +152,13 @@ int main(int argc, char **argv)
     fd_rng_t rng;
     fd_rng_seed(&rng, 0x91a7);
     static const plan_case_t cases[] = {
-        {CUDNN_DATA_HALF, 2, 64, 64, 10, 10, 3, 1, 1},  {CUDNN_DATA_HALF, 2, 64, 128, 13, 11, 3, 1, 2},
-        {CUDNN_DATA_HALF, 1, 128, 64, 7, 7, 1, 0, 1},   {CUDNN_DATA_BFLOAT16, 1, 64, 64, 9, 9, 3, 1, 1},
-        {CUDNN_DATA_FLOAT, 2, 64, 64, 10, 10, 3, 1, 1}, {CUDNN_DATA_FLOAT, 2, 64, 64, 13, 11, 3, 1, 2},
+        {CUDNN_DATA_HALF, 2, 64, 64, 10, 10, 3, 1, 1, 0},  {CUDNN_DATA_HALF, 2, 64, 128, 13, 11, 3, 1, 2, 0},
+        {CUDNN_DATA_HALF, 1, 128, 64, 7, 7, 1, 0, 1, 0},   {CUDNN_DATA_BFLOAT16, 1, 64, 64, 9, 9, 3, 1, 1, 0},
+        {CUDNN_DATA_FLOAT, 2, 64, 64, 10, 10, 3, 1, 1, 0}, {CUDNN_DATA_FLOAT, 2, 64, 64, 13, 11, 3, 1, 2, 0},
+        /* the gather-free grouped strided backward data (16-bit: MN-major views; FLOAT: the
+         * producers' B): flipped views, bfloat16, 1x1, C = 36 */
+        {CUDNN_DATA_HALF, 2, 64, 64, 13, 11, 3, 1, 2, 1},   {CUDNN_DATA_BFLOAT16, 1, 64, 128, 9, 12, 3, 1, 2, 0},
+        {CUDNN_DATA_HALF, 2, 64, 128, 14, 14, 1, 0, 2, 0},  {CUDNN_DATA_FLOAT, 2, 36, 64, 11, 9, 3, 1, 2, 1},
     };
     const int ncase = gm_smoke ? 2 : (int)(sizeof cases / sizeof *cases);
     for (int i = 0; i < ncase; i++)

@@ -37,7 +37,14 @@
  * fills from the parent to child "3" through a file in $TMPDIR: the two paths must agree bit for
  * bit (the same GEMM per class, the same products in the same order). Stride-1 backward
  * data in HALF / BFLOAT16 reads the KRSC filter MN-major (FREEDNN_WGMMA_DGRAD_TNSP, on by
- * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose).
+ * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose). The
+ * grouped strided launch in HALF / BFLOAT16 reads each class's sub-filter as a strided view of
+ * the filter, MN-major, without the gather (FREEDNN_WGMMA_DGRAD_NOGATHER, on by default): 1
+ * launch; child "4" runs the grouped cases, ResNet-50's stride-2 layers and the launch cases with
+ * it off (the gather + GEMM), against ref and against the parent's bits. TF32 backward data
+ * (stride 1, and the strided grouped launch's views) loads B into shared memory by the producer
+ * warpgroup (FREEDNN_WGMMA_DGRAD_TF32_1L, on by default): 1 launch; child "4" runs
+ * tf32_dgrad_cases and the FLOAT launch cases with it off (transpose / gather + GEMM).
  */
 #define _GNU_SOURCE
 /* Two programs share this file (the tier runs them side by side): this one, part 1, the forward
@@ -455,28 +462,51 @@ static void strided_launches(wg_case_t t, int want)
     teardown(&t);
 }
 
-/* The launch counts of backward data (on: 1 with the grouped strided launch and the stride-1
- * MN-major filter read, FREEDNN_WGMMA_DGRAD_GROUPED / _TNSP; 0 with both off). */
-static void strided_launch_cases(int grouped)
+/* The launch counts of backward data. sw 1 (the parent): every switch on, 1 launch (the
+ * gather-free grouped strided launch, the stride-1 MN-major filter read, tf32's producer-loaded
+ * B); 0 (child "3": FREEDNN_WGMMA_DGRAD_GROUPED, _TNSP and _TF32_1L off): the transpose /
+ * per-class launches; 4 (child "4": FREEDNN_WGMMA_DGRAD_NOGATHER and _TF32_1L off): the grouped
+ * launch after its gather, tf32's transpose + GEMM. Each case's dx bits (real fills) are the parent's
+ * in every child (bits_check). */
+static void strided_launch_cases(int sw)
 {
+    const int one = sw == 1 ? 1 : sw == 4 ? 2 : -2; /* strided; stride-1 FLOAT: 1 or 2 */
     wg_case_t s1 = base(CUDNN_DATA_HALF, 4, 256, 256, 14, 14, 3, 3, 1);
     s1.dir = 1;
-    strided_launches(s1, grouped ? 1 : -1); /* stride 1: the GEMM alone, else transpose + GEMM */
+    strided_launches(s1, sw ? 1 : -1); /* stride 1: the GEMM alone, else transpose + GEMM */
     s1 = base(CUDNN_DATA_BFLOAT16, 2, 64, 64, 56, 56, 1, 1, 0);
     s1.dir = 1;
-    strided_launches(s1, grouped ? 1 : -1);
+    strided_launches(s1, sw ? 1 : -1);
     s1 = base(CUDNN_DATA_FLOAT, 4, 256, 256, 14, 14, 3, 3, 1);
     s1.dir = 1;
-    strided_launches(s1, 2); /* tf32 reads B K-major only: transpose + GEMM */
+    strided_launches(s1, sw == 1 ? 1 : 2); /* tf32: the producers' B, else transpose + GEMM */
+    s1 = base(CUDNN_DATA_FLOAT, 2, 320, 64, 9, 9, 3, 3, 1); /* BN 256 (C = 320) */
+    s1.dir = 1, s1.mode = CUDNN_CONVOLUTION;
+    strided_launches(s1, sw == 1 ? 1 : 2);
     wg_case_t t = base(CUDNN_DATA_HALF, 1, 64, 64, 14, 14, 3, 3, 1);
     t.dir = 1, t.u = 2;
-    strided_launches(t, grouped ? 2 : -2); /* per class: 1 + 4 x 2 */
+    strided_launches(t, one); /* per class: 1 + 4 x 2 */
     t = base(CUDNN_DATA_HALF, 2, 256, 512, 28, 28, 1, 1, 0);
     t.dir = 1, t.u = 2;
-    strided_launches(t, grouped ? 2 : -2); /* per class: 1 + 2 + 3 blends */
+    strided_launches(t, one); /* per class: 1 + 2 + 3 blends */
     t = base(CUDNN_DATA_FLOAT, 1, 64, 64, 14, 14, 3, 3, 1);
     t.dir = 1, t.u = 2;
-    strided_launches(t, grouped ? 2 : -2);
+    strided_launches(t, one);
+    t = base(CUDNN_DATA_FLOAT, 2, 36, 64, 11, 9, 3, 3, 1); /* C = 36: partial tile, odd sizes */
+    t.dir = 1, t.u = 2, t.mode = CUDNN_CONVOLUTION, t.alpha = -2.0, t.beta = 1.0;
+    strided_launches(t, one);
+    /* CUDNN_CONVOLUTION (the views' flipped base taps), odd sizes (classes of 3x3 / 1x3 / 3x1 /
+     * 1x1 positions... of 2x2 / 2x1 / 1x2 / 1x1 taps), alpha / beta over dx */
+    t = base(CUDNN_DATA_BFLOAT16, 2, 64, 128, 13, 11, 3, 3, 1);
+    t.dir = 1, t.u = 2, t.mode = CUDNN_CONVOLUTION, t.alpha = 0.5, t.beta = 0.25;
+    strided_launches(t, one);
+    t = base(CUDNN_DATA_HALF, 1, 72, 64, 12, 9, 5, 3, 2);
+    t.dir = 1, t.u = 2, t.mode = CUDNN_CONVOLUTION, t.pad_w = 1;
+    strided_launches(t, one);
+    /* ResNet-50's 3x3 stride-2 layer of 28x28 input at N = 2 */
+    t = base(CUDNN_DATA_HALF, 2, 256, 256, 28, 28, 3, 3, 1);
+    t.dir = 1, t.u = 2;
+    strided_launches(t, one);
 }
 
 /* How the tf32 row turns its float inputs into TF32, on the device: x = 1 + 3 * 2^-12 (bits
@@ -519,36 +549,53 @@ static void tf32_probe(void)
 }
 
 static void grouped_cases(cudnnDataType_t dt);
+static void resnet_s2_cases(cudnnDataType_t dt, int dir);
+static void tf32_dgrad_cases(void);
 
 /* The children. "1": FREEDNN_WGMMA=0, so the rows must decline and another row run the call.
  * "2": NVIDIA_TF32_OVERRIDE=0, so FLOAT must leave the tf32 rows (plain float: the exact fill
  * is exact whichever row runs) while HALF still takes the f16 row. "3":
  * FREEDNN_WGMMA_DGRAD_GROUPED=0: the grouped strided backward data cases on the per-class
  * launches (against ref, and more than 2 launches per call). */
+/* 1 when the current device is compute capability 9.0 (the children's on_sm90). */
+static int device_sm90(void)
+{
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    return major == 9 && minor == 0;
+}
+
 static int child_main(int argc, char **argv, const char *which)
 {
     const int tf32_off = strcmp(which, "2") == 0;
-    gm_init(argc, argv, tf32_off                    ? "test_gpu_conv_wgmma (child, NVIDIA_TF32_OVERRIDE=0)"
-                        : strcmp(which, "3") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0)"
-                                                  : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
+    gm_init(argc, argv,
+            tf32_off                  ? "test_gpu_conv_wgmma (child, NVIDIA_TF32_OVERRIDE=0)"
+            : strcmp(which, "3") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0 _TF32_1L=0)"
+            : strcmp(which, "4") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_NOGATHER=0 _TF32_1L=0)"
+                                      : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
     gm_watch_dispatch();
     if (tf32_off) {
-        int dev = 0, major = 0, minor = 0;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-        on_sm90 = major == 9 && minor == 0;
+        on_sm90 = device_sm90();
         run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), 1);
         run_case(base(CUDNN_DATA_FLOAT, 2, 64, 128, 9, 11, 3, 3, 1), 0);
         wg_case_t t = base(CUDNN_DATA_FLOAT, 2, 32, 64, 9, 11, 3, 3, 1);
         t.math = CUDNN_TENSOR_OP_MATH, t.dir = 1;
         run_case(t, 0);
+    } else if (strcmp(which, "4") == 0) {
+        on_sm90 = device_sm90();
+        /* the grouped strided launch after its sub-filter gather (the parent: the filter views),
+         * tf32 stride 1 after the transpose (the parent: the producers' B) */
+        grouped_cases(CUDNN_DATA_HALF);
+        grouped_cases(CUDNN_DATA_BFLOAT16);
+        grouped_cases(CUDNN_DATA_FLOAT);
+        tf32_dgrad_cases();
+        strided_launch_cases(4);
+        if (!gm_smoke)
+            resnet_s2_cases(CUDNN_DATA_HALF, 1);
     } else if (strcmp(which, "3") == 0) {
-        int dev = 0, major = 0, minor = 0;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-        on_sm90 = major == 9 && minor == 0;
+        on_sm90 = device_sm90();
         grouped_cases(CUDNN_DATA_HALF);
         grouped_cases(CUDNN_DATA_FLOAT);
         /* stride 1 with the transpose launch */
@@ -577,7 +624,10 @@ static void run_child(char **argv, const char *which)
         if (strcmp(which, "2") == 0)
             setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
         else if (strcmp(which, "3") == 0)
-            setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TNSP", "0", 1);
+            setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TNSP", "0", 1),
+                setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1);
+        else if (strcmp(which, "4") == 0)
+            setenv("FREEDNN_WGMMA_DGRAD_NOGATHER", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1);
         else
             setenv("FREEDNN_WGMMA", "0", 1);
         setenv("FD_WGMMA_TEST_CHILD", which, 1);
@@ -588,7 +638,8 @@ static void run_child(char **argv, const char *which)
     FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the child failed");
     FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child with %s failed (status 0x%x)",
               strcmp(which, "2") == 0   ? "NVIDIA_TF32_OVERRIDE=0"
-              : strcmp(which, "3") == 0 ? "FREEDNN_WGMMA_DGRAD_GROUPED=0 FREEDNN_WGMMA_DGRAD_TNSP=0"
+              : strcmp(which, "3") == 0 ? "FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0 _TF32_1L=0"
+              : strcmp(which, "4") == 0 ? "FREEDNN_WGMMA_DGRAD_NOGATHER=0 _TF32_1L=0"
                                         : "FREEDNN_WGMMA=0",
               status);
 }
@@ -721,6 +772,46 @@ static void strided_fwd_cases(void)
     }
 }
 
+/* Stride-1 backward data as TF32 (K % 32, C % 4): one launch, the producers loading B from the
+ * filter (FREEDNN_WGMMA_DGRAD_TF32_1L, on in the parent), or the transpose launch + GEMM (child
+ * "4"): 3x3 pad 1 and a 1x1 with beta, then filters, C = 4 and C = 132 (partial column tiles),
+ * BN 256 (C = 320), modes, layouts, ResNet-50. */
+static void tf32_dgrad_cases(void)
+{
+    const cudnnDataType_t F = CUDNN_DATA_FLOAT;
+    const cudnnMathType_t T = CUDNN_TENSOR_OP_MATH, A = CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    wg_case_t t;
+    t = base(F, 2, 64, 128, 9, 11, 3, 3, 1), t.dir = 1;
+    run_case(t, 1);
+    t = base(F, 3, 36, 96, 7, 9, 1, 1, 0), t.dir = 1;
+    t.math = T, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    if (gm_smoke)
+        return;
+    t = base(F, 3, 256, 64, 10, 6, 3, 3, 0), t.dir = 1;
+    run_case(t, 1);
+    t = base(F, 2, 4, 32, 7, 6, 5, 5, 2), t.dir = 1;
+    run_case(t, 1);
+    t = base(F, 2, 132, 64, 8, 10, 3, 2, 0), t.dir = 1;
+    t.mode = CUDNN_CONVOLUTION, t.pad_w = 1, t.alpha = -2.0, t.beta = 1.0, t.math = A;
+    run_case(t, 1);
+    t = base(F, 2, 320, 64, 9, 9, 3, 3, 1), t.dir = 1; /* BN 256, a partial column tile */
+    t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(F, 2, 64, 320, 9, 9, 3, 3, 1), t.dir = 1;
+    t.mode = CUDNN_CONVOLUTION;
+    run_case(t, 1);
+    t = base(F, 2, 64, 96, 9, 10, 3, 3, 1), t.dir = 1;
+    t.ylay = Y_PADDED, t.xlay = X_PIXPAD, t.alpha = 0.5, t.beta = 0.25;
+    run_case(t, 1);
+    t = base(F, 2, 64, 64, 56, 56, 3, 3, 1), t.dir = 1;
+    run_case(t, 1);
+    t = base(F, 4, 256, 256, 14, 14, 3, 3, 1), t.dir = 1, t.exact = 0, t.math = T;
+    run_case(t, 1);
+    t = base(F, 2, 64, 256, 56, 56, 1, 1, 0), t.dir = 1, t.exact = 0;
+    run_case(t, 1);
+}
+
 /* FLOAT as TF32 (the tf32 rows): the f16 program's shapes with C and K of the float k-block
  * (32 channels) and chunk (4), the three math types that allow TF32, then the declines. */
 static void tf32_cases(void)
@@ -739,12 +830,7 @@ static void tf32_cases(void)
     t = base(F, 3, 96, 256, 10, 6, 3, 3, 0);
     t.math = A, t.alpha = 0.5, t.beta = 0.25;
     run_case(t, 1);
-    /* backward data (K % 32, C % 4): 3x3 pad 1 and a 1x1 with beta */
-    t = base(F, 2, 64, 128, 9, 11, 3, 3, 1), t.dir = 1;
-    run_case(t, 1);
-    t = base(F, 3, 36, 96, 7, 9, 1, 1, 0), t.dir = 1;
-    t.math = T, t.alpha = 0.5, t.beta = 0.25;
-    run_case(t, 1);
+    tf32_dgrad_cases();
     if (gm_smoke)
         return;
     /* 5x5 pad 2 with five images per tile; 1x1 K = 320 (BN 256 partial tile), 5 k-blocks */
@@ -814,26 +900,6 @@ static void tf32_cases(void)
     t = base(F, 2, 64, 256, 56, 56, 1, 1, 0);
     t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
     run_case(t, 1);
-    /* backward data: filters, modes, layouts, ResNet-50 */
-    t = base(F, 3, 256, 64, 10, 6, 3, 3, 0), t.dir = 1;
-    run_case(t, 1);
-    t = base(F, 2, 4, 32, 7, 6, 5, 5, 2), t.dir = 1;
-    run_case(t, 1);
-    t = base(F, 2, 132, 64, 8, 10, 3, 2, 0), t.dir = 1;
-    t.mode = CUDNN_CONVOLUTION, t.pad_w = 1, t.alpha = -2.0, t.beta = 1.0, t.math = A;
-    run_case(t, 1);
-    t = base(F, 2, 64, 320, 9, 9, 3, 3, 1), t.dir = 1;
-    t.mode = CUDNN_CONVOLUTION;
-    run_case(t, 1);
-    t = base(F, 2, 64, 96, 9, 10, 3, 3, 1), t.dir = 1;
-    t.ylay = Y_PADDED, t.xlay = X_PIXPAD, t.alpha = 0.5, t.beta = 0.25;
-    run_case(t, 1);
-    t = base(F, 2, 64, 64, 56, 56, 3, 3, 1), t.dir = 1;
-    run_case(t, 1);
-    t = base(F, 4, 256, 256, 14, 14, 3, 3, 1), t.dir = 1, t.exact = 0, t.math = T;
-    run_case(t, 1);
-    t = base(F, 2, 64, 256, 56, 56, 1, 1, 0), t.dir = 1, t.exact = 0;
-    run_case(t, 1);
     /* declined: FMA_MATH (plain float), C % 32 != 0 (the mma.sync row), K % 32 != 0 backward */
     t = base(F, 2, 64, 128, 9, 11, 3, 3, 1);
     t.math = CUDNN_FMA_MATH;
@@ -856,6 +922,8 @@ int main(int argc, char **argv)
     unsetenv("FREEDNN_WGMMA_DGRAD"); /* both rows are on by default */
     unsetenv("FREEDNN_WGMMA_DGRAD_GROUPED"); /* so is the grouped strided launch */
     unsetenv("FREEDNN_WGMMA_DGRAD_TNSP"); /* and stride 1's MN-major filter read */
+    unsetenv("FREEDNN_WGMMA_DGRAD_NOGATHER"); /* and the strided one's filter views */
+    unsetenv("FREEDNN_WGMMA_DGRAD_TF32_1L"); /* and tf32's B loaded by the producers */
     unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     setenv("FREEDNN_SMALLC", "0", 1); /* C = 4 cases test the wgmma rows, not conv_smallc.cu's */
@@ -989,6 +1057,7 @@ int main(int argc, char **argv)
         host_cost();
     run_child(argv, "2");
     run_child(argv, "3");
+    run_child(argv, "4");
     for (int i = 0; i < launch_idx; i++) { /* the dx files of the bit comparison */
         char path[512];
         bits_path(path, sizeof path, i, 0);
