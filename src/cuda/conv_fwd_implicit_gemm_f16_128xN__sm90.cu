@@ -1059,13 +1059,30 @@ static int wg_dgrad_tnsp_map(const fd_conv_problem_t *p, const fd_conv_args_t *a
  * transposed filter; its stage's full barrier counts those 128 threads' arrivals besides the A
  * box's bytes. The same tile, the same products in the same order: the transpose path's bits,
  * one launch. Taken for FLOAT with the filter's channels contiguous, its other strides multiples
- * of 4 elements, w and dy 16-byte aligned; FREEDNN_WGMMA_DGRAD_TF32_1L=0 (read once) keeps the
- * transpose launch (it also keeps the strided FLOAT grouped launch's gather).
+ * of 4 elements, w and dy 16-byte aligned, on small problems (below); otherwise, and under
+ * FREEDNN_WGMMA_DGRAD_TF32_1L=0 (read once), the transpose launch (and the strided FLOAT grouped
+ * launch's gather).
  */
-static int wg_tf32_1l_enabled(void)
+/*
+ * Only for small problems, by default: the producers' 16-byte loads keep fewer bytes in flight
+ * than TMA, so on the H200 (2026-12-01, bench/gpu_conv_ab.sh, ResNet-50 N = 32, docs/perf/
+ * gpu-host-2026-12-01.md) the GEMM ran at 0.46-0.92x the transpose path's speed from 3.3 GFLOP
+ * up, and 1.2x at 0.8 GFLOP, where the transpose launch (a launch floor of host time and ~3 us on
+ * the GPU) is what costs. So: FREEDNN_WGMMA_DGRAD_TF32_1L unset, the one launch up to 2^30 flop
+ * (2 N K C R S P Q of the whole problem); "0" never; "1" always (the tests' setting).
+ */
+static int wg_tf32_1l_takes(const fd_conv_problem_t *p)
 {
-    static const int on = wg_env_not0("FREEDNN_WGMMA_DGRAD_TF32_1L");
-    return on;
+    static const int mode = [] {
+        const char *e = getenv("FREEDNN_WGMMA_DGRAD_TF32_1L");
+        return e == NULL ? 2 : strcmp(e, "0") == 0 ? 0 : strcmp(e, "1") == 0 ? 1 : 2;
+    }();
+    if (mode != 2)
+        return mode;
+    double flop = 2.0 * (double)p->n * (double)p->k * (double)(p->c / p->groups);
+    for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++)
+        flop *= (double)p->out[d] * (double)p->flt[d];
+    return flop <= 1073741824.0;
 }
 
 /* 1 when BT 2 can read p's float filter at w (strides p->ws: the filter, or a view of it) with
@@ -1115,7 +1132,7 @@ static cudnnStatus_t wg_dgrad_run(const fd_conv_problem_t *p, const fd_conv_args
         return wg_dispatch<__nv_bfloat16, 1>(&q, &b, st->pl, st->tmx, st->tmb, st->ka);
     }
     int f1 = st != &local && fd_conv_state_hit(&st->key, &wg_tf32_tag, p, a);
-    if (!f1 && wg_tf32_1l_enabled() && (uintptr_t)a->y % 16 == 0 && wg_b_ok(p, a->w)) {
+    if (!f1 && wg_tf32_1l_takes(p) && (uintptr_t)a->y % 16 == 0 && wg_b_ok(p, a->w)) {
         st->key.tag = NULL;
         FD_TRY(wg_fwd_prepare(&q, &b, st->pl, st->tmx, st->tmw, st->ka)); /* its tmw is never read */
         f1 = wg_b_source(p, a->w, &st->ka);
@@ -1249,7 +1266,7 @@ extern "C" int fd_conv_bwd_data_wgmma_grouped(const fd_conv_problem_t *p, int nc
 {
     if (!fd_conv_bwd_data_wgmma_grouped_on() || ncls < 1 || ncls > WG_GROUP_MAX || (uintptr_t)a->y % 16 != 0)
         return 0;
-    if (bt && (!fd_conv_bwd_data_wgmma_nogather_on() || (q[0].xdt == CUDNN_DATA_FLOAT && !wg_tf32_1l_enabled())))
+    if (bt && (!fd_conv_bwd_data_wgmma_nogather_on() || (q[0].xdt == CUDNN_DATA_FLOAT && !wg_tf32_1l_takes(p))))
         return 0;
     const char *tag = bt ? &wg_group_bt_tag : &wg_group_tag;
     /* a plan's state: reused when every input of this function is what it was */

@@ -923,7 +923,8 @@ int main(int argc, char **argv)
     unsetenv("FREEDNN_WGMMA_DGRAD_GROUPED"); /* so is the grouped strided launch */
     unsetenv("FREEDNN_WGMMA_DGRAD_TNSP"); /* and stride 1's MN-major filter read */
     unsetenv("FREEDNN_WGMMA_DGRAD_NOGATHER"); /* and the strided one's filter views */
-    unsetenv("FREEDNN_WGMMA_DGRAD_TF32_1L"); /* and tf32's B loaded by the producers */
+    /* tf32's B loaded by the producers: on by default for small problems only; here always */
+    setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "1", 1);
     unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     setenv("FREEDNN_SMALLC", "0", 1); /* C = 4 cases test the wgmma rows, not conv_smallc.cu's */
