@@ -25,7 +25,8 @@
  * too: still deterministic and held to the ref within gm_tol. FLOAT takes softmax_wpipe instead
  * under FREEDNN_GPU_BW4 (default on): the same row arithmetic on a grid of resident blocks
  * only, each lane group loading its next row before it reduces and stores this one (backward
- * by default in twice the lanes with half the vectors: FREEDNN_GPU_BW4_SM_SPLIT).
+ * by default in twice the lanes with half the vectors: FREEDNN_GPU_BW4_SM_SPLIT), its output
+ * stored evict-first (FREEDNN_GPU_BW4_SM_CS=0: plain stores).
  * Backward rows walked by one thread (strided: NCHW CHANNEL) of up to 256 elements whose
  * pixels are stride 1, FLOAT / HALF / BFLOAT16, take softmax_bwd_cols: a block of channel
  * groups over 32 (HALF pairs: 64) pixels holds y and dy in registers, so each is read once
@@ -317,15 +318,28 @@ static int sm_split(int bwd)
     return v < 0 ? bwd : v;
 }
 
-/* Launches softmax_wpipe_f32<L, N, B> on min(the blocks the rows need, the blocks resident at
+/* FREEDNN_GPU_BW4_SM_CS=0: softmax_wpipe stores its output plainly instead of evict-first (the
+ * A/B of the cache hint alone); read once. */
+static int sm_cs_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BW4_SM_CS");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+static int sm_cs(void)
+{
+    static const int on = sm_cs_env();
+    return on;
+}
+
+/* Launches softmax_wpipe_f32<L, N, B, CS> on min(the blocks the rows need, the blocks resident at
  * once: the occupancy query, asked once per shape); returns the blocks. */
-template <int L, int N, int B>
+template <int L, int N, int B, bool CS>
 static unsigned sm_wpipe_go(unsigned need, const sm_geom_t &g, const void *a, const void *b,
                             void *o, double alpha, double beta, cudaStream_t stream)
 {
     static const unsigned resident = [] {
         int per = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, softmax_wpipe_f32<L, N, B>,
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, softmax_wpipe_f32<L, N, B, CS>,
                                                           FD_CUDA_BLOCK, 0) != cudaSuccess ||
             per < 1) {
             (void)cudaGetLastError();
@@ -334,7 +348,8 @@ static unsigned sm_wpipe_go(unsigned need, const sm_geom_t &g, const void *a, co
         return (unsigned)per * (unsigned)fd_cuda_sm_count();
     }();
     const unsigned blocks = need < resident ? need : resident;
-    softmax_wpipe_f32<L, N, B><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha, beta);
+    softmax_wpipe_f32<L, N, B, CS><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha,
+                                                                         beta);
     return blocks;
 }
 
@@ -343,6 +358,7 @@ static cudnnStatus_t sm_wpipe_launch(int lpr, int nv, int bwd, const sm_geom_t &
                                      const void *b, void *o, double alpha, double beta,
                                      cudaStream_t stream)
 {
+    const int cs = sm_cs();
     if (sm_split(bwd) && nv >= 2 && lpr < 32) {
         lpr *= 2;
         nv /= 2;
@@ -352,8 +368,10 @@ static cudnnStatus_t sm_wpipe_launch(int lpr, int nv, int bwd, const sm_geom_t &
     switch (lpr * 16 + nv) {
 #define SM_WPIPE_CASE(L, N)                                                                    \
     case L * 16 + N:                                                                           \
-        blocks = bwd ? sm_wpipe_go<L, N, 1>(need, g, a, b, o, alpha, beta, stream)             \
-                     : sm_wpipe_go<L, N, 0>(need, g, a, b, o, alpha, beta, stream);            \
+        blocks = bwd && cs ? sm_wpipe_go<L, N, 1, true>(need, g, a, b, o, alpha, beta, stream)  \
+                 : bwd     ? sm_wpipe_go<L, N, 1, false>(need, g, a, b, o, alpha, beta, stream) \
+                 : cs      ? sm_wpipe_go<L, N, 0, true>(need, g, a, b, o, alpha, beta, stream)  \
+                           : sm_wpipe_go<L, N, 0, false>(need, g, a, b, o, alpha, beta, stream); \
         break;
         SM_WREG_SHAPES(SM_WPIPE_CASE)
         SM_WPIPE_CASE(8, 1)
@@ -365,8 +383,9 @@ static cudnnStatus_t sm_wpipe_launch(int lpr, int nv, int bwd, const sm_geom_t &
         return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
                         "softmax: no pipelined register shape %d x %d", lpr, nv);
     }
-    FD_CUDA_LAUNCHED("softmax_wpipe (%s) on FLOAT data (%u blocks, %d lanes x %d vectors a row)",
-                     bwd ? "backward" : "forward", blocks, lpr, nv);
+    FD_CUDA_LAUNCHED("softmax_wpipe (%s) on FLOAT data (%u blocks, %d lanes x %d vectors a row, "
+                     "stores%s)",
+                     bwd ? "backward" : "forward", blocks, lpr, nv, cs ? " .cs" : "");
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -386,9 +386,9 @@ static __device__ __forceinline__ void FD_K(sm_wreg_load)(const sm_geom_t &g, in
         }
 }
 
-/* The row's reductions over its LPR lanes and the lane's stores, from the raw vectors
- * sm_wreg_load gave. */
-template <int LPR, int NV, int BWD>
+/* The row's reductions over its LPR lanes and the lane's stores (CS: evict-first), from the raw
+ * vectors sm_wreg_load gave. */
+template <int LPR, int NV, int BWD, bool CS = false>
 static __device__ __forceinline__ void FD_K(sm_wreg_row)(const sm_geom_t &g, int64_t row,
                                                          bool valid, int lane,
                                                          const FD_K(sm_vec_t) * ra,
@@ -457,7 +457,14 @@ static __device__ __forceinline__ void FD_K(sm_wreg_row)(const sm_geom_t &g, int
                 else
                     fd_cuda_blend(w.e, l, alpha, beta, (double)v);
             }
-            *(FD_K(sm_vec_t) *)op = w;
+            if (CS) { /* softmax_wpipe: evict-first (st.global.cs) */
+                const unsigned *wu = (const unsigned *)w.e;
+                asm volatile("st.global.cs.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(op), "r"(wu[0]),
+                             "r"(wu[1]), "r"(wu[2]), "r"(wu[3])
+                             : "memory");
+            } else {
+                *(FD_K(sm_vec_t) *)op = w;
+            }
         }
 }
 
@@ -490,9 +497,15 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
  * (sm_wreg_row): softmax_wreg's bits for the same (LPR, NV); softmax.cu may split a shape into
  * twice the lanes with half the vectors (fewer registers for the two rows in flight), whose
  * reduction order (and so last bits) differ, within gm_tol. In place: a lane group reads row r
- * + stride (never written by anyone before its own group writes it) while storing row r. */
-template <int LPR, int NV, int BWD>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+ * + stride (never written by anyone before its own group writes it) while storing row r. The
+ * output is stored evict-first (CS: st.global.cs; FREEDNN_GPU_BW4_SM_CS=0 plain stores),
+ * so the 50 MB L2 keeps the input's lines rather than the output's: a later read of the input
+ * (the next layer's, or the benchmark's next replay) finds more of it there. The plain-store
+ * forward of up to 4 vectors a lane is held at 4 blocks an SM (64 registers, 0 spills); with
+ * the evict-first stores ptxas takes 74 (3 blocks an SM at 8 x 4; it spills at 64), so
+ * FREEDNN_GPU_BW4_SM_SPLIT=1 (16 x 2: 54) is the A/B for that. */
+template <int LPR, int NV, int BWD, bool CS>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, BWD || NV > 4 || CS ? 1 : 4)
     FD_K(softmax_wpipe)(const sm_geom_t g, const void *av, const void *bv, void *ov,
                         double alpha, double beta)
 {
@@ -517,7 +530,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                 rb[BWD ? i : 0] = nb[BWD ? i : 0];
         }
         FD_K(sm_wreg_load)<LPR, NV, BWD>(g, row + step, row + step < g.rows, lane, a, b, na, nb);
-        FD_K(sm_wreg_row)<LPR, NV, BWD>(g, row, row < g.rows, lane, ra, rb, o, alpha, beta);
+        FD_K(sm_wreg_row)<LPR, NV, BWD, CS>(g, row, row < g.rows, lane, ra, rb, o, alpha, beta);
     }
 }
 

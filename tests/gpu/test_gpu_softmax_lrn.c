@@ -26,7 +26,7 @@
  * FREEDNN_GPU_BW3_LRN_AHEAD=0. The fourth round (FREEDNN_GPU_BW4: FLOAT softmax_wpipe, the
  * LRN backward's shared-memory ring lrn_bwd_ring_f32) on every case above by default, NHWC
  * FLOAT rows past the resident grid with odd C and strided pixels, rerun with it off, with
- * FREEDNN_GPU_BW4_SM_SPLIT=0 and =1 and with FREEDNN_GPU_BW4_LRN_RING=8.
+ * FREEDNN_GPU_BW4_SM_SPLIT=0 and =1, FREEDNN_GPU_BW4_SM_CS=0 and FREEDNN_GPU_BW4_LRN_RING=8.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -323,7 +323,8 @@ static void sm_tests(void)
                     L_NHWC, 0, 0, 1, 0, F_SPECIAL, seed++);
         }
     /* softmax_wpipe (FLOAT rows in registers with the next row in flight, FREEDNN_GPU_BW4; the
-     * children rerun these with it off and with FREEDNN_GPU_BW4_SM_SPLIT 0 / 1): row counts past
+     * children rerun these with it off, with FREEDNN_GPU_BW4_SM_SPLIT 0 / 1 and with plain
+     * stores, FREEDNN_GPU_BW4_SM_CS=0): row counts past
      * one trip of the resident grid for each shape, split or not, on the H200's 132 SMs at the
      * occupancy of ptxas -v's registers (lanes x vectors, C 16: 4 x 1; 32: 4 x 2; 64: 4 x 4;
      * 128: 8 x 4, the benchmark's; 256: 16 x 4; 512: 32 x 4; 1000: 32 x 8) and odd, so the last
@@ -672,7 +673,8 @@ int main(int argc, char **argv)
     /* the reruns below: LRN is what their switches touch, and FREEDNN_GPU_BW3 softmax_wreg's
      * FLOAT forward division too */
     if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW3") != NULL ||
-        getenv("FREEDNN_GPU_BW4") != NULL || getenv("FREEDNN_GPU_BW4_SM_SPLIT") != NULL)
+        getenv("FREEDNN_GPU_BW4") != NULL || getenv("FREEDNN_GPU_BW4_SM_SPLIT") != NULL ||
+        getenv("FREEDNN_GPU_BW4_SM_CS") != NULL)
         sm_tests();
     lrn_tests();
     /* the same cases on the earlier kernels, then FLOAT's column kernels in chunks of 5
@@ -687,6 +689,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW4", "0");
     gm_rerun_with(argv, "FREEDNN_GPU_BW4_SM_SPLIT", "0");
     gm_rerun_with(argv, "FREEDNN_GPU_BW4_SM_SPLIT", "1");
+    gm_rerun_with(argv, "FREEDNN_GPU_BW4_SM_CS", "0"); /* softmax_wpipe's plain stores */
     gm_rerun_with(argv, "FREEDNN_GPU_BW4_LRN_RING", "8");
     return gm_finish();
 }
