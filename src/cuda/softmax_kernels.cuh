@@ -361,17 +361,115 @@ static __device__ __forceinline__ FD_ACC FD_K(sm_grp_sum)(FD_ACC v)
     return __shfl_sync(0xffffffffu, v, 0, LPR);
 }
 
-/* Lane `lane`'s vectors of row `row` (all zero where the lane has none or !valid) into ra (a)
- * and rb (b, backward). */
 template <int LPR, int NV, int BWD>
-static __device__ __forceinline__ void FD_K(sm_wreg_load)(const sm_geom_t &g, int64_t row,
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(softmax_wreg)(const sm_geom_t g, const void *av, const void *bv, void *ov, double alpha,
+                       double beta)
+{
+    const FD_T *a = (const FD_T *)av; /* forward x, backward y */
+    const FD_T *b = (const FD_T *)bv; /* backward dy (forward: unused) */
+    FD_T *o = (FD_T *)ov; /* may alias a or b: the row is in registers before any store */
+    constexpr int OT = BWD ? 2 : 1; /* the output's tensor in sm_geom_t */
+    const bool plain = alpha == 1.0 && beta == 0.0;
+    const int lane = threadIdx.x % LPR;
+    const int64_t rpb = FD_CUDA_BLOCK / LPR, rv = g.row_len / SM_VEC;
+    for (int64_t r0 = (int64_t)blockIdx.x * rpb; r0 < g.rows; r0 += (int64_t)gridDim.x * rpb) {
+        const int64_t row = r0 + threadIdx.x / LPR;
+        const bool valid = row < g.rows;
+        int64_t ob[SM_TENSORS];
+        sm_outer(g, valid ? row : 0, ob);
+        /* raw vectors (16-bit data: half the registers of floats; backward converts at use) */
+        FD_K(sm_vec_t) ra[NV], rb[BWD ? NV : 1];
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv) {
+                const int64_t k = (int64_t)(lane + i * LPR) * SM_VEC;
+                ra[i] = *(const FD_K(sm_vec_t) *)(a + ob[0] + k);
+                if (BWD)
+                    rb[BWD ? i : 0] = *(const FD_K(sm_vec_t) *)(b + ob[1] + k);
+            } else {
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++)
+                    fd_cuda_st(ra[i].e, l, 0.0); /* never used: defined all the same */
+            }
+        /* forward: x widened, then exp(x - m) in its place (not LOG) */
+        FD_ACC va[BWD ? 1 : NV][SM_VEC];
+        FD_ACC m = 0, s = 0, log_s = 0, inv_s = 0;
+        if (!BWD) {
+            m = -(FD_ACC)CUDART_INF;
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++) {
+                    va[BWD ? 0 : i][l] = fd_cuda_ld(ra[i].e, l);
+                    if (valid && lane + i * LPR < rv)
+                        m = FD_K(sm_max)(m, va[BWD ? 0 : i][l]);
+                }
+            m = FD_K(sm_grp_max)<LPR>(m);
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+                if (valid && lane + i * LPR < rv)
+#pragma unroll
+                    for (int l = 0; l < SM_VEC; l++) {
+                        const FD_ACC e = FD_K(sm_exp_fwd)(va[BWD ? 0 : i][l] - m);
+                        s += e;
+                        if (!g.is_log)
+                            va[BWD ? 0 : i][l] = e;
+                    }
+            s = FD_K(sm_grp_sum)<LPR>(s);
+            log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+            inv_s = (FD_ACC)1 / s;
+        } else {
+#pragma unroll
+            for (int i = 0; i < NV; i++)
+                if (valid && lane + i * LPR < rv)
+#pragma unroll
+                    for (int l = 0; l < SM_VEC; l++)
+                        s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(ra[i].e, l),
+                                               fd_cuda_ld(rb[BWD ? i : 0].e, l));
+            s = FD_K(sm_grp_sum)<LPR>(s);
+        }
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv) {
+                FD_T *op = o + ob[OT] + (int64_t)(lane + i * LPR) * SM_VEC;
+                FD_K(sm_vec_t) w;
+                if (beta != 0.0)
+                    w = *(const FD_K(sm_vec_t) *)op;
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++) {
+                    /* forward: the softmax (va holds exp(x - m)) or x - m - log(s) */
+                    const FD_ACC v = BWD ? FD_K(sm_bwd_acc)(g.is_log, fd_cuda_ld(ra[i].e, l),
+                                                            fd_cuda_ld(rb[BWD ? i : 0].e, l), s)
+                                         : g.is_log ? va[BWD ? 0 : i][l] - m - log_s
+                                         : SM_FAST16 || g.mul_inv ? va[BWD ? 0 : i][l] * inv_s
+                                                     : va[BWD ? 0 : i][l] / s;
+                    if (plain)
+                        sm_st_acc(w.e, l, v);
+                    else
+                        fd_cuda_blend(w.e, l, alpha, beta, (double)v);
+                }
+                *(FD_K(sm_vec_t) *)op = w;
+            }
+    }
+}
+
+/* ---- softmax_wreg's row as helpers, for softmax_wpipe ----------------------------------------
+ * The same loads and arithmetic as softmax_wreg above, split into a load and a row step so that
+ * softmax_wpipe can load the next row between them. softmax_wreg keeps its own text: built on
+ * these helpers, ptxas (sm_90) gave it 56 registers instead of 40 (f32 8 x 4 forward: 4 blocks
+ * an SM instead of 6) and spilled the 16-bit backward, so FREEDNN_GPU_BW4=0 and the HALF /
+ * BFLOAT16 rows would not have been the earlier kernels. */
+
+/* Lane `lane`'s vectors of the row at offsets ob (all zero where the lane has none or !valid)
+ * into ra (a) and rb (b, backward). */
+template <int LPR, int NV, int BWD>
+static __device__ __forceinline__ void FD_K(sm_wreg_load)(const sm_geom_t &g, const int64_t *ob,
                                                           bool valid, int lane, const FD_T *a,
                                                           const FD_T *b, FD_K(sm_vec_t) * ra,
                                                           FD_K(sm_vec_t) * rb)
 {
     const int64_t rv = g.row_len / SM_VEC;
-    int64_t ob[SM_TENSORS];
-    sm_outer(g, valid ? row : 0, ob);
 #pragma unroll
     for (int i = 0; i < NV; i++)
         if (valid && lane + i * LPR < rv) {
@@ -389,7 +487,7 @@ static __device__ __forceinline__ void FD_K(sm_wreg_load)(const sm_geom_t &g, in
 /* The row's reductions over its LPR lanes and the lane's stores (CS: evict-first), from the raw
  * vectors sm_wreg_load gave. */
 template <int LPR, int NV, int BWD, bool CS = false>
-static __device__ __forceinline__ void FD_K(sm_wreg_row)(const sm_geom_t &g, int64_t row,
+static __device__ __forceinline__ void FD_K(sm_wreg_row)(const sm_geom_t &g, const int64_t *ob,
                                                          bool valid, int lane,
                                                          const FD_K(sm_vec_t) * ra,
                                                          const FD_K(sm_vec_t) * rb, FD_T *o,
@@ -398,8 +496,6 @@ static __device__ __forceinline__ void FD_K(sm_wreg_row)(const sm_geom_t &g, int
     constexpr int OT = BWD ? 2 : 1; /* the output's tensor in sm_geom_t */
     const bool plain = alpha == 1.0 && beta == 0.0;
     const int64_t rv = g.row_len / SM_VEC;
-    int64_t ob[SM_TENSORS];
-    sm_outer(g, valid ? row : 0, ob);
     /* forward: x widened, then exp(x - m) in its place (not LOG) */
     FD_ACC va[BWD ? 1 : NV][SM_VEC];
     FD_ACC m = 0, s = 0, log_s = 0, inv_s = 0;
@@ -468,26 +564,6 @@ static __device__ __forceinline__ void FD_K(sm_wreg_row)(const sm_geom_t &g, int
         }
 }
 
-template <int LPR, int NV, int BWD>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
-    FD_K(softmax_wreg)(const sm_geom_t g, const void *av, const void *bv, void *ov, double alpha,
-                       double beta)
-{
-    const FD_T *a = (const FD_T *)av; /* forward x, backward y */
-    const FD_T *b = (const FD_T *)bv; /* backward dy (forward: unused) */
-    FD_T *o = (FD_T *)ov; /* may alias a or b: the row is in registers before any store */
-    const int lane = threadIdx.x % LPR;
-    const int64_t rpb = FD_CUDA_BLOCK / LPR;
-    for (int64_t r0 = (int64_t)blockIdx.x * rpb; r0 < g.rows; r0 += (int64_t)gridDim.x * rpb) {
-        const int64_t row = r0 + threadIdx.x / LPR;
-        const bool valid = row < g.rows;
-        /* raw vectors (16-bit data: half the registers of floats; backward converts at use) */
-        FD_K(sm_vec_t) ra[NV], rb[BWD ? NV : 1];
-        FD_K(sm_wreg_load)<LPR, NV, BWD>(g, row, valid, lane, a, b, ra, rb);
-        FD_K(sm_wreg_row)<LPR, NV, BWD>(g, row, valid, lane, ra, rb, o, alpha, beta);
-    }
-}
-
 /* softmax_wreg with the next row in flight (FREEDNN_GPU_BW4; softmax.cu launches FLOAT on it):
  * a grid of resident blocks only (softmax.cu sizes it by the occupancy), each lane group loads
  * row r + stride's vectors before it reduces and stores row r, so the loads of the next row
@@ -516,9 +592,11 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, BWD || NV > 4 || CS ? 1 
     const int64_t rpb = FD_CUDA_BLOCK / LPR, step = (int64_t)gridDim.x * rpb;
     int64_t r0 = (int64_t)blockIdx.x * rpb;
     FD_K(sm_vec_t) na[NV], nb[BWD ? NV : 1];
+    int64_t ob[SM_TENSORS];
     {
         const int64_t row = r0 + threadIdx.x / LPR;
-        FD_K(sm_wreg_load)<LPR, NV, BWD>(g, row, row < g.rows, lane, a, b, na, nb);
+        sm_outer(g, row < g.rows ? row : 0, ob);
+        FD_K(sm_wreg_load)<LPR, NV, BWD>(g, ob, row < g.rows, lane, a, b, na, nb);
     }
     for (; r0 < g.rows; r0 += step) { /* uniform across the block: every lane shuffles */
         const int64_t row = r0 + threadIdx.x / LPR;
@@ -529,8 +607,13 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, BWD || NV > 4 || CS ? 1 
             if (BWD)
                 rb[BWD ? i : 0] = nb[BWD ? i : 0];
         }
-        FD_K(sm_wreg_load)<LPR, NV, BWD>(g, row + step, row + step < g.rows, lane, a, b, na, nb);
-        FD_K(sm_wreg_row)<LPR, NV, BWD, CS>(g, row, row < g.rows, lane, ra, rb, o, alpha, beta);
+        int64_t nob[SM_TENSORS];
+        sm_outer(g, row + step < g.rows ? row + step : 0, nob);
+        FD_K(sm_wreg_load)<LPR, NV, BWD>(g, nob, row + step < g.rows, lane, a, b, na, nb);
+        FD_K(sm_wreg_row)<LPR, NV, BWD, CS>(g, ob, row < g.rows, lane, ra, rb, o, alpha, beta);
+#pragma unroll
+        for (int t = 0; t < SM_TENSORS; t++)
+            ob[t] = nob[t];
     }
 }
 
