@@ -676,7 +676,9 @@ int main(int argc, char **argv)
         getenv("FREEDNN_GPU_BW4") != NULL || getenv("FREEDNN_GPU_BW4_SM_SPLIT") != NULL ||
         getenv("FREEDNN_GPU_BW4_SM_CS") != NULL)
         sm_tests();
-    lrn_tests();
+    /* softmax_wpipe's own switches leave LRN as it is */
+    if (getenv("FREEDNN_GPU_BW4_SM_SPLIT") == NULL && getenv("FREEDNN_GPU_BW4_SM_CS") == NULL)
+        lrn_tests();
     /* the same cases on the earlier kernels, then FLOAT's column kernels in chunks of 5
      * channels (lrn_fwd_col / lrn_bwd_col <W, true>: chunks shorter than the window, C not a
      * multiple, the last chunk short; the benchmark's size picks them by itself) */
