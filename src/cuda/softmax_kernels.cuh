@@ -454,6 +454,169 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
     }
 }
 
+/* ---- softmax_wreg's row as helpers, for softmax_wpipe ----------------------------------------
+ * The same loads and arithmetic as softmax_wreg above, split into a load and a row step so that
+ * softmax_wpipe can load the next row between them. softmax_wreg keeps its own text: built on
+ * these helpers, ptxas (sm_90) gave it 56 registers instead of 40 (f32 8 x 4 forward: 4 blocks
+ * an SM instead of 6) and spilled the 16-bit backward, so FREEDNN_GPU_BW4=0 and the HALF /
+ * BFLOAT16 rows would not have been the earlier kernels. */
+
+/* Lane `lane`'s vectors of the row at offsets ob (all zero where the lane has none or !valid)
+ * into ra (a) and rb (b, backward). */
+template <int LPR, int NV, int BWD>
+static __device__ __forceinline__ void FD_K(sm_wreg_load)(const sm_geom_t &g, const int64_t *ob,
+                                                          bool valid, int lane, const FD_T *a,
+                                                          const FD_T *b, FD_K(sm_vec_t) * ra,
+                                                          FD_K(sm_vec_t) * rb)
+{
+    const int64_t rv = g.row_len / SM_VEC;
+#pragma unroll
+    for (int i = 0; i < NV; i++)
+        if (valid && lane + i * LPR < rv) {
+            const int64_t k = (int64_t)(lane + i * LPR) * SM_VEC;
+            ra[i] = *(const FD_K(sm_vec_t) *)(a + ob[0] + k);
+            if (BWD)
+                rb[BWD ? i : 0] = *(const FD_K(sm_vec_t) *)(b + ob[1] + k);
+        } else {
+#pragma unroll
+            for (int l = 0; l < SM_VEC; l++)
+                fd_cuda_st(ra[i].e, l, 0.0); /* never used: defined all the same */
+        }
+}
+
+/* The row's reductions over its LPR lanes and the lane's stores (CS: evict-first), from the raw
+ * vectors sm_wreg_load gave. */
+template <int LPR, int NV, int BWD, bool CS = false>
+static __device__ __forceinline__ void FD_K(sm_wreg_row)(const sm_geom_t &g, const int64_t *ob,
+                                                         bool valid, int lane,
+                                                         const FD_K(sm_vec_t) * ra,
+                                                         const FD_K(sm_vec_t) * rb, FD_T *o,
+                                                         double alpha, double beta)
+{
+    constexpr int OT = BWD ? 2 : 1; /* the output's tensor in sm_geom_t */
+    const bool plain = alpha == 1.0 && beta == 0.0;
+    const int64_t rv = g.row_len / SM_VEC;
+    /* forward: x widened, then exp(x - m) in its place (not LOG) */
+    FD_ACC va[BWD ? 1 : NV][SM_VEC];
+    FD_ACC m = 0, s = 0, log_s = 0, inv_s = 0;
+    if (!BWD) {
+        m = -(FD_ACC)CUDART_INF;
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+#pragma unroll
+            for (int l = 0; l < SM_VEC; l++) {
+                va[BWD ? 0 : i][l] = fd_cuda_ld(ra[i].e, l);
+                if (valid && lane + i * LPR < rv)
+                    m = FD_K(sm_max)(m, va[BWD ? 0 : i][l]);
+            }
+        m = FD_K(sm_grp_max)<LPR>(m);
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv)
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++) {
+                    const FD_ACC e = FD_K(sm_exp_fwd)(va[BWD ? 0 : i][l] - m);
+                    s += e;
+                    if (!g.is_log)
+                        va[BWD ? 0 : i][l] = e;
+                }
+        s = FD_K(sm_grp_sum)<LPR>(s);
+        log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+        inv_s = (FD_ACC)1 / s;
+    } else {
+#pragma unroll
+        for (int i = 0; i < NV; i++)
+            if (valid && lane + i * LPR < rv)
+#pragma unroll
+                for (int l = 0; l < SM_VEC; l++)
+                    s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(ra[i].e, l),
+                                           fd_cuda_ld(rb[BWD ? i : 0].e, l));
+        s = FD_K(sm_grp_sum)<LPR>(s);
+    }
+#pragma unroll
+    for (int i = 0; i < NV; i++)
+        if (valid && lane + i * LPR < rv) {
+            FD_T *op = o + ob[OT] + (int64_t)(lane + i * LPR) * SM_VEC;
+            FD_K(sm_vec_t) w;
+            if (beta != 0.0)
+                w = *(const FD_K(sm_vec_t) *)op;
+#pragma unroll
+            for (int l = 0; l < SM_VEC; l++) {
+                /* forward: the softmax (va holds exp(x - m)) or x - m - log(s) */
+                const FD_ACC v = BWD ? FD_K(sm_bwd_acc)(g.is_log, fd_cuda_ld(ra[i].e, l),
+                                                        fd_cuda_ld(rb[BWD ? i : 0].e, l), s)
+                                 : g.is_log ? va[BWD ? 0 : i][l] - m - log_s
+                                 : SM_FAST16 || g.mul_inv ? va[BWD ? 0 : i][l] * inv_s
+                                             : va[BWD ? 0 : i][l] / s;
+                if (plain)
+                    sm_st_acc(w.e, l, v);
+                else
+                    fd_cuda_blend(w.e, l, alpha, beta, (double)v);
+            }
+            if (CS) { /* softmax_wpipe: evict-first (st.global.cs) */
+                const unsigned *wu = (const unsigned *)w.e;
+                asm volatile("st.global.cs.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(op), "r"(wu[0]),
+                             "r"(wu[1]), "r"(wu[2]), "r"(wu[3])
+                             : "memory");
+            } else {
+                *(FD_K(sm_vec_t) *)op = w;
+            }
+        }
+}
+
+/* softmax_wreg with the next row in flight (FREEDNN_GPU_BW4; softmax.cu launches FLOAT on it):
+ * a grid of resident blocks only (softmax.cu sizes it by the occupancy), each lane group loads
+ * row r + stride's vectors before it reduces and stores row r, so the loads of the next row
+ * overlap the shuffles, the arithmetic and the stores of this one (softmax_wreg's groups load,
+ * wait, compute and retire: f32 NHWC C = 128 ran 0.93x NVIDIA's rate forward, 0.98x backward
+ * on the H200, 2026-12-01, at 3.6-4.0 TB/s). The same loads, the same row arithmetic
+ * (sm_wreg_row): softmax_wreg's bits for the same (LPR, NV); softmax.cu may split a shape into
+ * twice the lanes with half the vectors (fewer registers for the two rows in flight), whose
+ * reduction order (and so last bits) differ, within gm_tol. In place: a lane group reads row r
+ * + stride (never written by anyone before its own group writes it) while storing row r. The
+ * output is stored evict-first (CS: st.global.cs; FREEDNN_GPU_BW4_SM_CS=0 plain stores),
+ * so the 50 MB L2 keeps the input's lines rather than the output's: a later read of the input
+ * (the next layer's, or the benchmark's next replay) finds more of it there. The plain-store
+ * forward of up to 4 vectors a lane is held at 4 blocks an SM (64 registers, 0 spills); with
+ * the evict-first stores ptxas takes 74 (3 blocks an SM at 8 x 4; it spills at 64), so
+ * FREEDNN_GPU_BW4_SM_SPLIT=1 (16 x 2: 54) is the A/B for that. */
+template <int LPR, int NV, int BWD, bool CS>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, BWD || NV > 4 || CS ? 1 : 4)
+    FD_K(softmax_wpipe)(const sm_geom_t g, const void *av, const void *bv, void *ov,
+                        double alpha, double beta)
+{
+    const FD_T *a = (const FD_T *)av;
+    const FD_T *b = (const FD_T *)bv;
+    FD_T *o = (FD_T *)ov;
+    const int lane = threadIdx.x % LPR;
+    const int64_t rpb = FD_CUDA_BLOCK / LPR, step = (int64_t)gridDim.x * rpb;
+    int64_t r0 = (int64_t)blockIdx.x * rpb;
+    FD_K(sm_vec_t) na[NV], nb[BWD ? NV : 1];
+    int64_t ob[SM_TENSORS];
+    {
+        const int64_t row = r0 + threadIdx.x / LPR;
+        sm_outer(g, row < g.rows ? row : 0, ob);
+        FD_K(sm_wreg_load)<LPR, NV, BWD>(g, ob, row < g.rows, lane, a, b, na, nb);
+    }
+    for (; r0 < g.rows; r0 += step) { /* uniform across the block: every lane shuffles */
+        const int64_t row = r0 + threadIdx.x / LPR;
+        FD_K(sm_vec_t) ra[NV], rb[BWD ? NV : 1];
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            ra[i] = na[i];
+            if (BWD)
+                rb[BWD ? i : 0] = nb[BWD ? i : 0];
+        }
+        int64_t nob[SM_TENSORS];
+        sm_outer(g, row + step < g.rows ? row + step : 0, nob);
+        FD_K(sm_wreg_load)<LPR, NV, BWD>(g, nob, row + step < g.rows, lane, a, b, na, nb);
+        FD_K(sm_wreg_row)<LPR, NV, BWD, CS>(g, ob, row < g.rows, lane, ra, rb, o, alpha, beta);
+#pragma unroll
+        for (int t = 0; t < SM_TENSORS; t++)
+            ob[t] = nob[t];
+    }
+}
+
 #undef SM_VEC
 #undef SM_FAST16
 
