@@ -4,7 +4,8 @@
 # everything it writes packed into few files under $OUT (the device tool brings back a handful of
 # files only): $OUT/summary.txt (every step's tail), $OUT/logs.tar.gz (the full logs).
 # STEPS (in order, default "build programs onnx host"): build (tests/gpu/run.sh's configure and
-# build), programs / onnx / r50 / sanitizers (tests/gpu/run.sh's parts, PROGRAMS narrows),
+# build), programs / onnx / r50 / sanitizers (tests/gpu/run.sh's parts, PROGRAMS narrows;
+# programs:X / sanitizers:X take the list PROGRAMS_X),
 # host (bench/gpu_host_dnnbench.sh and bench/host_overhead on both libraries), membw
 # (bench/gpu_membw.sh with MEMBW_ONLY / MEMBW_ENVS / MEMBW_BUDGET), extra (the command line
 # EXTRA, with OUT set to the log folder). DEADLINE (seconds from the
@@ -22,13 +23,14 @@ deadline=${DEADLINE:-570}
 sum=$out/summary.txt
 say() { echo "$*" >>"$sum"; }
 left() { echo $((deadline - SECONDS)); }
-tier() { # parts, cut at the deadline
-    BUILD_GPU=$build LOG_DIR=$logs/tier JOBS=$(nproc) PAR=${PAR:-8} PARTS="$1" ONNX_CASES=$PWD/build-data/cases \
+tier() { # part [name], cut at the deadline; the programs of $PROGRAMS
+    local f=$logs/tier-${2:-$1}.txt
+    BUILD_GPU=$build LOG_DIR=$logs/tier-${2:-$1} JOBS=$(nproc) PAR=${PAR:-8} PARTS="$1" ONNX_CASES=$PWD/build-data/cases \
         TEST_TIMEOUT=${TEST_TIMEOUT:-300} SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-150} R50_TIMEOUT=${R50_TIMEOUT:-150} \
-        timeout "$(left)" stdbuf -oL tests/gpu/run.sh >"$logs/tier-${1// /-}.txt" 2>&1
-    echo "tier $1: exit $?" >>"$logs/tier-${1// /-}.txt"
-    grep -vE '^PASS ' "$logs/tier-${1// /-}.txt" >>"$sum"
-    grep -cE '^PASS ' "$logs/tier-${1// /-}.txt" | sed 's/^/PASS lines: /' >>"$sum"
+        timeout "$(left)" stdbuf -oL tests/gpu/run.sh >"$f" 2>&1
+    echo "tier $1: exit $?" >>"$f"
+    grep -vE '^PASS ' "$f" >>"$sum"
+    grep -E '^PASS ' "$f" | cut -c1-150 >>"$sum"
 }
 say "session_call: $(date -u '+%F %T') $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -n 1); NVIDIA cuDNN: ${nv:-none}"
 if [ -f build-data/onnx-cases.tar.xz ] && [ ! -d build-data/cases ]; then
@@ -46,6 +48,9 @@ for s in ${STEPS:-build programs onnx host}; do
         BUILD_GPU=$build LOG_DIR=$logs/build JOBS=$(nproc) PARTS=none tests/gpu/run.sh >"$logs/build.txt" 2>&1
         tail -n 3 "$logs/build.txt" >>"$sum" ;;
     programs | onnx | r50 | sanitizers) tier "$s" ;;
+    programs:* | sanitizers:*) # the list PROGRAMS_<suffix>: "programs:a" runs $PROGRAMS_a
+        v=PROGRAMS_${s#*:}
+        PROGRAMS=${!v:-} tier "${s%%:*}" "${s/:/-}" ;;
     host)
         bash bench/gpu_host_dnnbench.sh "$nv" "$build" "$logs/host" >"$logs/host.txt" 2>&1
         cat "$logs/host.txt" >>"$sum"
