@@ -34,15 +34,6 @@
 # channels forward, a ring of 4 backward) instead of 16 and 6), e.g.
 # ONLY='pool_f32_nchw|lrn_f32_nchw|softmax_f32_nhwc|tensor_f32'
 # ENVS='FREEDNN_GPU_BW3=0;FREEDNN_GPU_BW3_S2G_MINB=3 FREEDNN_GPU_BW3_LRN_AHEAD=0'.
-# ENVS='FREEDNN_GPU_BW4=0' times the fourth round's variants against the third's (lrn: the
-# FLOAT NCHW backward lrn_bwd_ring_f32, its look-ahead of 16 channels of x, y, dy in shared
-# memory by cp.async, against lrn_bwd_col's 6-channel register ring; softmax: the FLOAT rows in
-# registers with the next row in flight, softmax_wpipe, against softmax_wreg, forward and
-# backward); FREEDNN_GPU_BW4_SM_SPLIT=1 runs softmax_wpipe's forward in twice the lanes with
-# half the vectors too (the backward's default), =0 neither; FREEDNN_GPU_BW4_SM_CS=0 stores
-# softmax_wpipe's output plainly instead of evict-first (st.global.cs); FREEDNN_GPU_BW4_LRN_RING=8
-# the LRN ring at 8 channels (24 KB a block), e.g. ONLY='lrn_f32_nchw|softmax_f32_nhwc'
-# ENVS='FREEDNN_GPU_BW4=0;FREEDNN_GPU_BW4_SM_SPLIT=1;FREEDNN_GPU_BW4_SM_CS=0;FREEDNN_GPU_BW4_SM_SPLIT=0 FREEDNN_GPU_BW4_LRN_RING=8'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -26,9 +26,7 @@
  * C <= 1024 takes lrn_bwd_tile (whole pixels in shared memory, each s, term and power once per
  * element: 0.59x before). Both add the same terms in lrn_bwd's order: its bits. lrn_bwd_col
  * holds windows up to 5 at 3 blocks an SM with a 4-channel ring (2026-12-01: at 2 blocks the
- * benchmark's 392 blocks ran in 1.5 waves, 0.49x NVIDIA's rate); FLOAT under FREEDNN_GPU_BW4
- * (default on) takes lrn_bwd_ring_f32 instead, its look-ahead of 16 channels in shared memory
- * filled by cp.async (the same bits; FREEDNN_GPU_BW4_LRN_RING=8 for 8). For HALF / BFLOAT16 both
+ * benchmark's 392 blocks ran in 1.5 waves, 0.49x NVIDIA's rate). For HALF / BFLOAT16 both
  * column kernels take the power from __powf and the backward's quotient from __fdividef (not
  * lrn_fwd's / lrn_bwd's bits then: within gm_tol of the ref, far below the 16-bit rounding).
  */
@@ -115,22 +113,6 @@ static __device__ __forceinline__ void lrn_st_acc(__nv_bfloat16 *p, int64_t i, f
     p[i] = __float2bfloat16_rn(v);
 }
 
-/* The column kernels' column e (n S + the spatial index, s[0] outermost): the offsets of its
- * channel 0 in tensors 0 .. nt - 1. */
-static __device__ __forceinline__ void lrn_col_base(const lrn_geom_t &g, int64_t e, int64_t S,
-                                                    int nt, int64_t *off)
-{
-    int64_t s[3];
-    const int64_t n = e / S;
-    int64_t r = e - n * S;
-    s[2] = r % g.sz[2];
-    r /= g.sz[2];
-    s[1] = r % g.sz[1];
-    s[0] = r / g.sz[1];
-    for (int t = 0; t < nt; t++)
-        off[t] = lrn_offset(g, t, n, 0, s);
-}
-
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
 /* FLOAT s^e for the column kernels under FREEDNN_GPU_BW3 (2026-12-01: f32 NCHW ran 0.84x / 0.65x
@@ -149,134 +131,6 @@ static __device__ __forceinline__ float lrn_pow_fast(float s, float e)
 
 #define FD_STAMP_FILE "lrn_kernels.cuh"
 #include "stamp_types.cuh"
-
-/* ---- FLOAT backward column kernel with its look-ahead in shared memory (FREEDNN_GPU_BW4) -----
- * lrn_bwd_col_f32's ring lives in registers: 6 channels of x, y, dy ahead (18 loads of 4 B a
- * thread) at 80 registers, 3 blocks an SM; the benchmark's N H W = 100352 columns are 392
- * blocks, so about 760 threads an SM whatever the occupancy allows, and the only lever left is
- * the bytes each thread keeps in flight (about 55 KB an SM: LRN bwd NCHW f32 ran 0.87x NVIDIA's
- * rate on the H200, 2026-12-01). Here the ring is D channels of x, y and dy in shared memory
- * filled by cp.async (4-byte copies with zero fill past C; each thread copies and later reads
- * only its own words, so no barrier: cp.async.wait_group orders a thread's own copies), so the
- * look-ahead costs no registers: D = 16 is 48 loads (192 B) in flight a thread, 48 KB of shared
- * memory a block (3 blocks: 144 KB an SM; windows of 11 and 16 bound at 2 blocks, as 3 spilled).
- * The arithmetic is lrn_bwd_col's, step for step (the same sums in the same order, the same power
- * and division): its bits. Its text is repeated here, not shared: moving lrn_bwd_col's step into
- * helpers made ptxas spill lrn_bwd_col_f16 / _f32 at their 80-register bound (sm_90). */
-static __device__ __forceinline__ void lrn_cp4(unsigned dst, const float *src, bool in)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(in ? 4 : 0)
-                 : "memory");
-}
-static __device__ __forceinline__ void lrn_cp_commit(void)
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N> static __device__ __forceinline__ void lrn_cp_wait(void)
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-template <int W, int D>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, W <= 9 ? 3 : 2)
-    lrn_bwd_ring_f32(const lrn_geom_t g, const lrn_params_t q, const void *xv, const void *yv,
-                     const void *dyv, void *dxv, double alpha, double beta)
-{
-    __shared__ float ring[D][3][FD_CUDA_BLOCK]; /* step slot u: x, dy, y */
-    const float *__restrict__ x = (const float *)xv;
-    const float *__restrict__ y = (const float *)yv;
-    const float *__restrict__ dy = (const float *)dyv;
-    float *__restrict__ dx = (float *)dxv;
-    constexpr int LB = (W - 1) / 2, LA = W - 1 - LB;
-    const bool plain = alpha == 1.0 && beta == 0.0;
-    const float nbeta = (float)-q.beta;
-    const int64_t C = g.C, S = g.sz[0] * g.sz[1] * g.sz[2], cols = g.N * S;
-    const int64_t xsc = g.st[0][1], ysc = g.st[1][1], gsc = g.st[2][1], dsc = g.st[3][1];
-    const unsigned sh0 = (unsigned)__cvta_generic_to_shared(&ring[0][0][threadIdx.x]);
-    /* slot u, tensor k (0 x, 1 dy, 2 y) of this thread */
-#define LRN_SLOT(u, k) (sh0 + (unsigned)(((u) * 3 + (k)) * FD_CUDA_BLOCK * 4))
-    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < cols;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        int64_t ob[4]; /* column e's channel 0 in x, y, dy, dx */
-        lrn_col_base(g, e, S, 4, ob);
-        const float *xc = x + ob[0], *yc = y + ob[1], *gc = dy + ob[2];
-        /* lrn_bwd_col's state before step -LB: xw[k] = x[k - LB - 1] (0 before channel 0) */
-        float xw[W], tw[W], gr[LB + 1], pr[LB + 1];
-#pragma unroll
-        for (int k = 0; k < W; k++) {
-            const int64_t j = k - LB - 1;
-            xw[k] = j >= 0 && j < C ? xc[j * xsc] : 0.0f;
-            tw[k] = 0;
-        }
-#pragma unroll
-        for (int k = 0; k <= LB; k++)
-            gr[k] = pr[k] = 0;
-        /* slot u holds step i = -LB + u's x[i + W - 1] = x[u + LA], dy[i + LB] = dy[u], y[u] */
-#pragma unroll
-        for (int u = 0; u < D; u++) {
-            const int64_t jx = u + LA, jg = u;
-            lrn_cp4(LRN_SLOT(u, 0), jx < C ? xc + jx * xsc : xc, jx < C);
-            lrn_cp4(LRN_SLOT(u, 1), jg < C ? gc + jg * gsc : gc, jg < C);
-            lrn_cp4(LRN_SLOT(u, 2), jg < C ? yc + jg * ysc : yc, jg < C);
-            lrn_cp_commit();
-        }
-        for (int64_t i0 = -LB; i0 < C; i0 += D) {
-#pragma unroll
-            for (int u = 0; u < D; u++) {
-                const int64_t i = i0 + u;
-                lrn_cp_wait<D - 1>(); /* step i's group (the oldest) has landed */
-                const float ax = ring[u][0][threadIdx.x], ag = ring[u][1][threadIdx.x],
-                            ay = ring[u][2][threadIdx.x];
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    xw[k] = xw[k + 1];
-                xw[W - 1] = ax;
-                float t = 0, pw = 0;
-                if (i + LB < C) {
-                    float sum = 0;
-#pragma unroll
-                    for (int k = 0; k < W; k++)
-                        sum += xw[k] * xw[k];
-                    const float sc = (float)(q.k + q.alpha_n * (double)sum);
-                    t = lrn_col_div_f32(ag * ay, sc);
-                    pw = lrn_col_pow_f32(sc, nbeta, q.fastpow);
-                }
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    tw[k] = tw[k + 1];
-                tw[W - 1] = t;
-#pragma unroll
-                for (int k = 0; k < LB; k++) {
-                    gr[k] = gr[k + 1];
-                    pr[k] = pr[k + 1];
-                }
-                gr[LB] = ag;
-                pr[LB] = pw;
-                { /* refill the slot for step i + D (read above, by this thread only) */
-                    const int64_t jx = i + D + W - 1, jg = i + D + LB;
-                    lrn_cp4(LRN_SLOT(u, 0), jx < C ? xc + jx * xsc : xc, jx < C);
-                    lrn_cp4(LRN_SLOT(u, 1), jg < C ? gc + jg * gsc : gc, jg < C);
-                    lrn_cp4(LRN_SLOT(u, 2), jg < C ? yc + jg * ysc : yc, jg < C);
-                    lrn_cp_commit();
-                }
-                if (i >= 0 && i < C) {
-                    float acc = 0;
-#pragma unroll
-                    for (int k = 0; k < W; k++)
-                        acc += tw[k];
-                    const float v = gr[0] * pr[0] - (float)q.coef * xw[0] * acc;
-                    if (plain)
-                        lrn_st_acc(dx + ob[3], i * dsc, v);
-                    else
-                        fd_cuda_blend(dx + ob[3], i * dsc, alpha, beta, (double)v);
-                }
-            }
-        }
-        lrn_cp_wait<0>(); /* the zero fills past C land before the next column reuses the slots */
-    }
-#undef LRN_SLOT
-}
 
 /* ---- host ------------------------------------------------------------------------------------ */
 
@@ -391,48 +245,6 @@ static int lrn_ahead(void)
     return on;
 }
 
-extern "C" int fd_cuda_bw4_on(void); /* softmax.cu: FREEDNN_GPU_BW4, read once */
-
-/* lrn_bwd_ring_f32's ring: 16 channels, FREEDNN_GPU_BW4_LRN_RING=8 for 8 (24 KB a block; the
- * A/B of the depth), read once. */
-static int lrn_ring_env(void)
-{
-    const char *e = getenv("FREEDNN_GPU_BW4_LRN_RING");
-    return e != NULL && atoi(e) == 8 ? 8 : 16;
-}
-static int lrn_ring_depth(void)
-{
-    static const int d = lrn_ring_env();
-    return d;
-}
-
-/* Asks for the largest shared-memory carveout for kernel k once (3 blocks of 48 KB an SM);
- * a refusal only costs occupancy, so its error is cleared. */
-template <typename K> static void lrn_max_shared(K k)
-{
-    if (cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
-                             cudaSharedmemCarveoutMaxShared) != cudaSuccess)
-        (void)cudaGetLastError();
-}
-
-/* Launches lrn_bwd_ring_f32<W, depth> (one channel chunk). */
-template <int W>
-static void lrn_bwd_ring_launch(dim3 blocks, cudaStream_t st, const lrn_geom_t &g,
-                                const lrn_params_t &q, const fd_lrn_args_t *a)
-{
-    if (lrn_ring_depth() == 8) {
-        static const int once = (lrn_max_shared(lrn_bwd_ring_f32<W, 8>), 1);
-        (void)once;
-        lrn_bwd_ring_f32<W, 8><<<blocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy, a->out,
-                                                                 a->alpha, a->beta);
-    } else {
-        static const int once = (lrn_max_shared(lrn_bwd_ring_f32<W, 16>), 1);
-        (void)once;
-        lrn_bwd_ring_f32<W, 16><<<blocks, FD_CUDA_BLOCK, 0, st>>>(g, q, a->x, a->y, a->dy,
-                                                                  a->out, a->alpha, a->beta);
-    }
-}
-
 extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     return lrn_applicable(&((const fd_lrn_problem_t *)problem)->x, why, why_size);
@@ -534,8 +346,6 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
         if (dt == CUDNN_DATA_FLOAT && cc < g.C)                                                    \
             lrn_bwd_col_f32<W, true><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(                           \
                 g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \
-        else if (dt == CUDNN_DATA_FLOAT && fd_cuda_bw4_on())                                       \
-            lrn_bwd_ring_launch<W>(cblocks, st, g, q, a);                                          \
         else if (dt == CUDNN_DATA_FLOAT && W <= 5 && lrn_ahead())                                  \
             lrn_bwd_col_f32<W, false, (W <= 5 ? 6 : 8)><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(        \
                 g, q, a->x, a->y, a->dy, a->out, a->alpha, a->beta, cc);                           \

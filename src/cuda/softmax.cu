@@ -22,11 +22,7 @@
  * the shuffles dominating), each row read once and written once with 128-bit accesses (the
  * block kernels read x three times), exp evaluated once per element. Their reduction order
  * differs from the block kernels' (per-lane partial, then a butterfly), so their last bits may
- * too: still deterministic and held to the ref within gm_tol. FLOAT takes softmax_wpipe instead
- * under FREEDNN_GPU_BW4 (default on): the same row arithmetic on a grid of resident blocks
- * only, each lane group loading its next row before it reduces and stores this one (backward
- * by default in twice the lanes with half the vectors: FREEDNN_GPU_BW4_SM_SPLIT), its output
- * stored evict-first (FREEDNN_GPU_BW4_SM_CS=0: plain stores).
+ * too: still deterministic and held to the ref within gm_tol.
  * Backward rows walked by one thread (strided: NCHW CHANNEL) of up to 256 elements whose
  * pixels are stride 1, FLOAT / HALF / BFLOAT16, take softmax_bwd_cols: a block of channel
  * groups over 32 (HALF pairs: 64) pixels holds y and dy in registers, so each is read once
@@ -39,7 +35,6 @@
  * from DRAM; the rescaling rounds differently (within gm_tol), NaN / inf rows as the ref.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "elem.cuh"
@@ -64,19 +59,6 @@ typedef struct {
 } sm_geom_t;
 
 extern "C" int fd_cuda_bw3_on(void); /* pooling.cu: FREEDNN_GPU_BW3, read once */
-
-/* FREEDNN_GPU_BW4=0 turns off the fourth round (2026-12-01, issue 7.4: lrn.cu's
- * lrn_bwd_ring_f32, softmax_wpipe here); read once per process (a function-local static). */
-static int sm_bw4_env(void)
-{
-    const char *e = getenv("FREEDNN_GPU_BW4");
-    return e == NULL || strcmp(e, "0") != 0;
-}
-extern "C" int fd_cuda_bw4_on(void)
-{
-    static const int on = sm_bw4_env();
-    return on;
-}
 
 /* Offset of element r of a row in tensor t, relative to the row's base. */
 static __device__ __forceinline__ int64_t sm_inner(const sm_geom_t &g, int t, int64_t r)
@@ -301,94 +283,6 @@ static cudnnStatus_t sm_wreg_launch(cudnnDataType_t dt, int lpr, int nv, int bwd
 }
 #undef SM_WREG_TYPED
 
-/* ---- rows in registers, the next row in flight (softmax_kernels.cuh, softmax_wpipe) --------- */
-
-/* FREEDNN_GPU_BW4_SM_SPLIT: softmax_wpipe's shape against sm_wreg_shape's (lpr, nv): unset,
- * the backward takes (2 lpr, nv / 2) where nv >= 2 and lpr < 32 (two rows of y and dy in
- * flight: 64 floats a lane at 8 x 4) and the forward keeps it; 1 splits both, 0 neither (the
- * A/B on the card); read once. */
-static int sm_split_env(void)
-{
-    const char *e = getenv("FREEDNN_GPU_BW4_SM_SPLIT");
-    return e == NULL ? -1 : atoi(e) != 0;
-}
-static int sm_split(int bwd)
-{
-    static const int v = sm_split_env();
-    return v < 0 ? bwd : v;
-}
-
-/* FREEDNN_GPU_BW4_SM_CS=0: softmax_wpipe stores its output plainly instead of evict-first (the
- * A/B of the cache hint alone); read once. */
-static int sm_cs_env(void)
-{
-    const char *e = getenv("FREEDNN_GPU_BW4_SM_CS");
-    return e == NULL || strcmp(e, "0") != 0;
-}
-static int sm_cs(void)
-{
-    static const int on = sm_cs_env();
-    return on;
-}
-
-/* Launches softmax_wpipe_f32<L, N, B, CS> on min(the blocks the rows need, the blocks resident at
- * once: the occupancy query, asked once per shape); returns the blocks. */
-template <int L, int N, int B, bool CS>
-static unsigned sm_wpipe_go(unsigned need, const sm_geom_t &g, const void *a, const void *b,
-                            void *o, double alpha, double beta, cudaStream_t stream)
-{
-    static const unsigned resident = [] {
-        int per = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, softmax_wpipe_f32<L, N, B, CS>,
-                                                          FD_CUDA_BLOCK, 0) != cudaSuccess ||
-            per < 1) {
-            (void)cudaGetLastError();
-            per = 1;
-        }
-        return (unsigned)per * (unsigned)fd_cuda_sm_count();
-    }();
-    const unsigned blocks = need < resident ? need : resident;
-    softmax_wpipe_f32<L, N, B, CS><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha,
-                                                                         beta);
-    return blocks;
-}
-
-/* FLOAT only: softmax_wpipe in shape (lpr, nv) of sm_wreg_shape, split as sm_split says. */
-static cudnnStatus_t sm_wpipe_launch(int lpr, int nv, int bwd, const sm_geom_t &g, const void *a,
-                                     const void *b, void *o, double alpha, double beta,
-                                     cudaStream_t stream)
-{
-    const int cs = sm_cs();
-    if (sm_split(bwd) && nv >= 2 && lpr < 32) {
-        lpr *= 2;
-        nv /= 2;
-    }
-    const unsigned need = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / lpr);
-    unsigned blocks = 0;
-    switch (lpr * 16 + nv) {
-#define SM_WPIPE_CASE(L, N)                                                                    \
-    case L * 16 + N:                                                                           \
-        blocks = bwd && cs ? sm_wpipe_go<L, N, 1, true>(need, g, a, b, o, alpha, beta, stream)  \
-                 : bwd     ? sm_wpipe_go<L, N, 1, false>(need, g, a, b, o, alpha, beta, stream) \
-                 : cs      ? sm_wpipe_go<L, N, 0, true>(need, g, a, b, o, alpha, beta, stream)  \
-                           : sm_wpipe_go<L, N, 0, false>(need, g, a, b, o, alpha, beta, stream); \
-        break;
-        SM_WREG_SHAPES(SM_WPIPE_CASE)
-        SM_WPIPE_CASE(8, 1)
-        SM_WPIPE_CASE(8, 2)
-        SM_WPIPE_CASE(16, 2)
-        SM_WPIPE_CASE(32, 2)
-#undef SM_WPIPE_CASE
-    default:
-        return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
-                        "softmax: no pipelined register shape %d x %d", lpr, nv);
-    }
-    FD_CUDA_LAUNCHED("softmax_wpipe (%s) on FLOAT data (%u blocks, %d lanes x %d vectors a row, "
-                     "stores%s)",
-                     bwd ? "backward" : "forward", blocks, lpr, nv, cs ? " .cs" : "");
-    return CUDNN_STATUS_SUCCESS;
-}
-
 /* ---- backward, strided rows (softmax_kernels.cuh, softmax_bwd_cols) -------------------------- */
 
 /* Channels per thread of softmax_bwd_cols (0: the path does not serve the call), *pv pixels
@@ -513,8 +407,6 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     g.mul_inv = fd_cuda_bw3_on() && p->x.dtype == CUDNN_DATA_FLOAT;
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->x.dtype, ptrs, 2, &nv);
-    if (lpr && p->x.dtype == CUDNN_DATA_FLOAT && fd_cuda_bw4_on())
-        return sm_wpipe_launch(lpr, nv, 0, g, a->x, NULL, a->y, a->alpha, a->beta, stream);
     if (lpr)
         return sm_wreg_launch(p->x.dtype, lpr, nv, 0, g, a->x, NULL, a->y, a->alpha, a->beta,
                               stream);
@@ -558,8 +450,6 @@ extern "C" cudnnStatus_t fd_softmax_bwd_cuda_run(const void *problem, const void
     const void *ptrs[3] = {a->y, a->dy, a->dx};
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->y.dtype, ptrs, 3, &nv);
-    if (lpr && p->y.dtype == CUDNN_DATA_FLOAT && fd_cuda_bw4_on())
-        return sm_wpipe_launch(lpr, nv, 1, g, a->y, a->dy, a->dx, a->alpha, a->beta, stream);
     if (lpr)
         return sm_wreg_launch(p->y.dtype, lpr, nv, 1, g, a->y, a->dy, a->dx, a->alpha, a->beta,
                               stream);

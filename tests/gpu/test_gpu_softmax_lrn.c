@@ -23,10 +23,7 @@
  * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks), lrn_fwd_col's 16-channel
  * look-ahead and lrn_bwd_col's 6-channel ring (C of 3 to 128 above: partial batches), rerun
  * with it off (softmax too: softmax_wreg's FLOAT forward divides again) and with
- * FREEDNN_GPU_BW3_LRN_AHEAD=0. The fourth round (FREEDNN_GPU_BW4: FLOAT softmax_wpipe, the
- * LRN backward's shared-memory ring lrn_bwd_ring_f32) on every case above by default, NHWC
- * FLOAT rows past the resident grid with odd C and strided pixels, rerun with it off, with
- * FREEDNN_GPU_BW4_SM_SPLIT=0 and =1, FREEDNN_GPU_BW4_SM_CS=0 and FREEDNN_GPU_BW4_LRN_RING=8.
+ * FREEDNN_GPU_BW3_LRN_AHEAD=0.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -89,9 +86,6 @@ static cudnnStatus_t sm_call(cudnnHandle_t h, void *const *ptr, void *ctx)
 
 static const char *const sm_algo_names[3] = {"fast", "accurate", "log"};
 
-/* > 0: sm_case's 4-d NHWC tensors get a pixel stride of C + sm_pixel_pad (a strided row walk) */
-static int sm_pixel_pad;
-
 static void sm_case(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
                     int nd, const int *dims, layout_t l, int bwd, int inplace, double alpha,
                     double beta, fill_t fill, uint64_t seed)
@@ -99,14 +93,6 @@ static void sm_case(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftm
     sm_case_t c;
     memset(&c, 0, sizeof c);
     c.dt = dt, c.algo = algo, c.mode = mode, c.t = shape_of(l, nd, dims);
-    if (sm_pixel_pad > 0 && l == L_NHWC && nd == 4) { /* NHWC, pixels C + pad apart */
-        const int ps = dims[1] + sm_pixel_pad;
-        c.t.stride[1] = 1, c.t.stride[3] = ps, c.t.stride[2] = ps * dims[3];
-        c.t.stride[0] = c.t.stride[2] * dims[2];
-        c.t.ext = 1;
-        for (int d = 0; d < nd; d++)
-            c.t.ext += (int64_t)(dims[d] - 1) * c.t.stride[d];
-    }
     c.bwd = bwd, c.inplace = inplace, c.alpha = alpha, c.beta = beta, c.fill = fill;
     c.seed = seed;
     int64_t row = 1;
@@ -120,12 +106,11 @@ static void sm_case(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftm
     gm_case_t g;
     memset(&g, 0, sizeof g);
     char label[256];
-    snprintf(label, sizeof label,
-             "softmax %s %s %s %s %dd %dx%dx%dx%d%s %s pad%d inplace%d a%g b%g fill%d",
+    snprintf(label, sizeof label, "softmax %s %s %s %s %dd %dx%dx%dx%d%s %s inplace%d a%g b%g fill%d",
              bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), sm_algo_names[algo],
              mode == CUDNN_SOFTMAX_MODE_INSTANCE ? "instance" : "channel", nd, dims[0], dims[1],
-             dims[2], dims[3], nd > 4 ? "x.." : "", layout_names[l], sm_pixel_pad, inplace, alpha,
-             beta, (int)fill);
+             dims[2], dims[3], nd > 4 ? "x.." : "", layout_names[l], inplace, alpha, beta,
+             (int)fill);
     g.label = label;
     g.det = 1;
     g.fill = sm_fill;
@@ -322,49 +307,6 @@ static void sm_tests(void)
             sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, bh,
                     L_NHWC, 0, 0, 1, 0, F_SPECIAL, seed++);
         }
-    /* softmax_wpipe (FLOAT rows in registers with the next row in flight, FREEDNN_GPU_BW4; the
-     * children rerun these with it off, with FREEDNN_GPU_BW4_SM_SPLIT 0 / 1 and with plain
-     * stores, FREEDNN_GPU_BW4_SM_CS=0): row counts past
-     * one trip of the resident grid for each shape, split or not, on the H200's 132 SMs at the
-     * occupancy of ptxas -v's registers (lanes x vectors, C 16: 4 x 1; 32: 4 x 2; 64: 4 x 4;
-     * 128: 8 x 4, the benchmark's; 256: 16 x 4; 512: 32 x 4; 1000: 32 x 8) and odd, so the last
-     * trip is partial; odd C (1, 3, 17, 127, 129: the old kernels); every algo, both directions,
-     * alpha / beta blends, beta 0 over the poisoned output, NaN / -inf rows, in place, and
-     * pixels C + 4 apart (the strided row walk: still whole aligned vectors) and C + 2 (not: the
-     * old kernels) */
-    {
-        static const int wp[12][4] = {{2, 16, 191, 197}, {2, 32, 191, 197}, {2, 64, 151, 149},
-                                      {7, 128, 61, 53},  {6, 256, 37, 41},  {3, 512, 37, 41},
-                                      {3, 1000, 37, 41}, {2, 1, 37, 41},    {2, 3, 37, 41},
-                                      {2, 17, 37, 41},   {2, 127, 37, 41},  {2, 129, 37, 41}};
-        for (int i = 0; i < 12; i++)
-            for (int a = 0; a < 3; a++)
-                for (int bwd = 0; bwd < 2; bwd++) {
-                    const int blend = (i + a + bwd) % 2;
-                    sm_case(CUDNN_DATA_FLOAT, (cudnnSoftmaxAlgorithm_t)a,
-                            CUDNN_SOFTMAX_MODE_CHANNEL, 4, wp[i], L_NHWC, bwd, 0, blend ? 0.5 : 1,
-                            blend ? 0.25 : 0, F_REAL, seed++);
-                }
-        for (int i = 0; i < 7; i++) {
-            sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, wp[i],
-                    L_NHWC, 0, 0, 1, 0, F_SPECIAL, seed++);
-            sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 4, wp[i],
-                    L_NHWC, 0, 1, 0.5, 0.25, F_REAL, seed++);
-            sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, wp[i],
-                    L_NHWC, 1, 1 + i % 2, 1, 0, F_REAL, seed++);
-        }
-        static const int pads[2] = {4, 2};
-        for (int k = 0; k < 2; k++) {
-            sm_pixel_pad = pads[k];
-            for (int bwd = 0; bwd < 2; bwd++) {
-                sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
-                        wp[3], L_NHWC, bwd, 0, 1, 0, F_REAL, seed++);
-                sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 4, wp[4],
-                        L_NHWC, bwd, 0, 0.5, 0.25, F_REAL, seed++);
-            }
-            sm_pixel_pad = 0;
-        }
-    }
     /* large: 4M elements through each kernel */
     static const int big_rows[4] = {4096, 1024, 1, 1}, big_ch[4] = {8, 32, 128, 128};
     for (int bwd = 0; bwd < 2; bwd++) {
@@ -672,13 +614,9 @@ int main(int argc, char **argv)
     gm_init(argc, argv, "test_gpu_softmax_lrn");
     /* the reruns below: LRN is what their switches touch, and FREEDNN_GPU_BW3 softmax_wreg's
      * FLOAT forward division too */
-    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW3") != NULL ||
-        getenv("FREEDNN_GPU_BW4") != NULL || getenv("FREEDNN_GPU_BW4_SM_SPLIT") != NULL ||
-        getenv("FREEDNN_GPU_BW4_SM_CS") != NULL)
+    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW3") != NULL)
         sm_tests();
-    /* softmax_wpipe's own switches leave LRN as it is */
-    if (getenv("FREEDNN_GPU_BW4_SM_SPLIT") == NULL && getenv("FREEDNN_GPU_BW4_SM_CS") == NULL)
-        lrn_tests();
+    lrn_tests();
     /* the same cases on the earlier kernels, then FLOAT's column kernels in chunks of 5
      * channels (lrn_fwd_col / lrn_bwd_col <W, true>: chunks shorter than the window, C not a
      * multiple, the last chunk short; the benchmark's size picks them by itself) */
@@ -686,12 +624,5 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW2_LRN_CHUNK", "5");
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* FLOAT's column kernels with powf */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_LRN_AHEAD", "0"); /* the 8 / 4-channel look-aheads */
-    /* FREEDNN_GPU_BW4: softmax_wpipe and lrn_bwd_ring_f32 off (softmax_wreg, lrn_bwd_col), then
-     * softmax_wpipe's other shapes (the backward unsplit, the forward split) and the ring of 8 */
-    gm_rerun_with(argv, "FREEDNN_GPU_BW4", "0");
-    gm_rerun_with(argv, "FREEDNN_GPU_BW4_SM_SPLIT", "0");
-    gm_rerun_with(argv, "FREEDNN_GPU_BW4_SM_SPLIT", "1");
-    gm_rerun_with(argv, "FREEDNN_GPU_BW4_SM_CS", "0"); /* softmax_wpipe's plain stores */
-    gm_rerun_with(argv, "FREEDNN_GPU_BW4_LRN_RING", "8");
     return gm_finish();
 }
