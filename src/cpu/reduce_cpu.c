@@ -9,7 +9,10 @@
  *   three). "Lanes": a kept dim contiguous in A (per-channel on NHWC, over C on NCHW): up to
  *   RX_W outputs advance together, each lane's slice in the ref's canonical order, 4 rows per
  *   sweep (same order), the next unit's rows prefetched into L2: bit-identical to the ref for
- *   every operator. "Runs": the innermost reduced dim (in memory order) contiguous in A
+ *   every operator, except that fewer than RX_LUNITS units of a large tensor (per channel on
+ *   NHWC: one unit of 64 lanes) cut each slice into up to 16 fixed pieces merged in piece
+ *   order (rx_lpieces): sums and products reordered in double as in "runs", the select
+ *   operators still exact. "Runs": the innermost reduced dim (in memory order) contiguous in A
  *   (per-channel on NCHW, over C on NHWC, full reductions): each run folded with RX_ACC
  *   partials (RX_SEL for the select operators) merged in a fixed order, few outputs cut into
  *   a fixed number of pieces (stack partials, merged in piece order): sums and products are
@@ -20,7 +23,9 @@
  *   setup; the same sums as runs; the select operators from 16 partials merged by a tree, or
  *   on AVX-512 from a vector max / min and a compare mask for the first position (a slice of
  *   up to 64 takes no data-dependent branch). Lanes fold their select operators four rows per
- *   sweep, the state in registers between them (the order of the rows unchanged).
+ *   sweep, the state in registers between them (the order of the rows unchanged); on AVX-512
+ *   with explicit mask compares and blends (rx_lanes_sel_avx512: MAX over C of NCHW
+ *   n8c64h112w112, 2 threads 0.76 -> 0.69-0.72 ms, 1 thread 1.55 -> 1.40).
  * - Other dtypes and FLOAT shapes that are neither: bit-identical to src/ref/reduce_ref.c:
  *   every output accumulates its slice in double in the row-major order of the reduced dims,
  *   with the ref's operator steps (the select operators' first-occurrence and NaN rules
@@ -33,10 +38,8 @@
  *   NHWC) go up to RD_LANES so that a unit owns whole cache lines; their blocks are folded
  *   lane-parallel (each lane's order unchanged).
  * - Threads: units are groups of lanes, runs or fixed pieces; an output (or piece) is computed
- *   by one thread in a fixed order, so results do not depend on OMP_NUM_THREADS. FLOAT lanes
- *   with fewer units than threads (per channel on NHWC: one unit of 64 lanes) split the lanes
- *   across the team on A's cache-line boundaries (rx_split; each lane's order unchanged: the
- *   same bits for any split). No workspace, nothing allocated.
+ *   by one thread in a fixed order, so results do not depend on OMP_NUM_THREADS (the lanes
+ *   kind's pieces depend on the shape alone). No workspace, nothing allocated.
  * FLOAT, DOUBLE, HALF, BFLOAT16 for A and C; declines integer and vectorised int8 views and
  * negative strides (ref serves).
  */
@@ -326,17 +329,28 @@ static void run_unit(const rd_plan_t *s, const fd_tensor_reduce_problem_t *p,
                      * run side by side */
 #define RX_MAXP 256 /* piece partials on the stack */
 #define RX_PIECE 65536
-#define RX_W 256         /* lanes per unit (lanes kind) */
-#define RX_LPF 16384     /* bytes a lane-split unit prefetches ahead (rx_split) */
-#define RX_TEAM_MAX 16   /* lanes split across at most this many threads */
-#define RX_ROWS_MAX 1024 /* short rows: slices up to this long */
-#define RX_ROWS_G 64     /* short rows: outputs per unit */
+#define RX_W 256           /* lanes per unit (lanes kind) */
+#define RX_LPF 16384       /* bytes a lanes piece prefetches ahead (rx_lpieces) */
+#define RX_LUNITS 8        /* lanes reductions of fewer units are cut into pieces (rx_lpieces) */
+#define RX_LPIECES 16      /* ... at most this many per unit */
+#define RX_LPIECE_MIN 1024 /* ... of at least this many reduced elements */
+#define RX_LSLOTS 1024     /* lane partials of the pieces on the stack */
+#define RX_ROWS_MAX 1024   /* short rows: slices up to this long */
+#define RX_ROWS_G 64       /* short rows: outputs per unit */
 
 typedef struct {
     double v;
     uint32_t idx;
     int found, nan;
 } rx_sel_t;
+
+/* A lane's partial state over one piece of the lanes kind (rx_lpieces). */
+typedef struct {
+    double acc;
+    float bv;
+    uint32_t bi;
+    int32_t st;
+} rx_lpart_t;
 
 typedef struct {
     int nr, nk, lanes;
@@ -346,10 +360,10 @@ typedef struct {
     int64_t kcm[FD_DIM_MAX];                                    /* kept: row-major C index */
     int64_t count, outputs, pieces, plen, n;
     int64_t ll, lcs, lcm, w, chunks; /* lanes: the lane dim (A stride 1), C stride, C index */
-    int64_t lpf; /* lanes split across the team (rx_split): prefetch distance (elements) along
-                  * the last reduced dim, 0 otherwise */
-    int64_t lbd[RX_TEAM_MAX + 1]; /* lanes split: unit k takes lanes [lbd[k], lbd[k + 1]) */
-    int rows;                     /* short rows: RX_ROWS_G outputs per unit (rx_rows_unit) */
+    int64_t lpf;     /* lanes pieces (rx_lpieces): prefetch distance (elements) along the last
+                      * reduced dim, 0 otherwise */
+    int64_t lpieces; /* lanes: pieces of the reduced walk per unit (1: whole slices) */
+    int rows;        /* short rows: RX_ROWS_G outputs per unit (rx_rows_unit) */
 } rx_plan_t;
 
 static int rx_plan(rx_plan_t *s, const fd_tensor_reduce_problem_t *p)
@@ -620,7 +634,8 @@ RX_INLINE void rx_piece(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
         if (select)
             rx_run_sel(op, p->nan == CUDNN_PROPAGATE_NAN, x, len,
                        (uint32_t)(pbase + j * s->rcm[kr]), (uint32_t)s->rcm[kr], bv, bi, st);
-        else if (len >= 4 * RX_PF && (op == CUDNN_REDUCE_TENSOR_ADD || op == CUDNN_REDUCE_TENSOR_AVG))
+        else if (len >= 4 * RX_PF &&
+                 (op == CUDNN_REDUCE_TENSOR_ADD || op == CUDNN_REDUCE_TENSOR_AVG))
             rx_run_add_pf(x, len, acc);
         else
             rx_run_sum(op, x, len, acc);
@@ -724,12 +739,58 @@ static void rx_finish(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
 
 /* Lanes kind: w outputs contiguous in A advance together; each lane's slice in canonical
  * order with the ref's steps, so the results are the ref's bit for bit. */
+static void rx_lanes_store(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                           const fd_tensor_reduce_args_t *a, int64_t o, int64_t l0, int w,
+                           const double *acc, const float *bv, const uint32_t *bi,
+                           const int32_t *st);
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+/* The lanes kind's select sweep on AVX-512: the rows x[0 .. nx) (positions pos, pos + 1, ...)
+ * folded into the states of lanes [0, w), 16 at a time, the states in registers across the
+ * rows; the steps of RX_LANE_SEL below (the same values, indices and states): a row's
+ * element is taken where the state holds no NaN and it is a NaN with prop set, or a number
+ * that beats the value (strictly) or the first number met. Full vectors use plain loads. */
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static void
+rx_lanes_sel_avx512(const float *const *x, int nx, int w, float *bv, uint32_t *bi, int32_t *st,
+                    uint32_t pos, int is_min, int amax, int prop)
+{
+    const __m512i one = _mm512_set1_epi32(1), two = _mm512_set1_epi32(2);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512 absm = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+    const __mmask16 pm = prop ? 0xffff : 0;
+    for (int l = 0; l < w; l += 16) {
+        const __mmask16 m = w - l >= 16 ? 0xffff : (__mmask16)((1u << (w - l)) - 1);
+        __m512 cv = _mm512_maskz_loadu_ps(m, bv + l);
+        __m512i ci = _mm512_maskz_loadu_epi32(m, bi + l), cs = _mm512_maskz_loadu_epi32(m, st + l);
+        for (int i = 0; i < nx; i++) {
+            const __m512 v =
+                m == 0xffff ? _mm512_loadu_ps(x[i] + l) : _mm512_maskz_loadu_ps(m, x[i] + l);
+            const __mmask16 isn = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            const __m512 q = amax ? _mm512_and_ps(v, absm) : v;
+            const __mmask16 better = _mm512_cmp_ps_mask(q, cv, is_min ? _CMP_LT_OQ : _CMP_GT_OQ) |
+                                     _mm512_cmpeq_epi32_mask(cs, zero);
+            const __mmask16 take =
+                _mm512_cmpneq_epi32_mask(cs, two) & (__mmask16)((isn & pm) | (~isn & better));
+            cv = _mm512_mask_mov_ps(cv, take, q);
+            ci = _mm512_mask_mov_epi32(ci, take, _mm512_set1_epi32((int)(pos + (uint32_t)i)));
+            cs = _mm512_mask_mov_epi32(cs, take, _mm512_mask_mov_epi32(one, isn, two));
+        }
+        _mm512_mask_storeu_ps(bv + l, m, cv);
+        _mm512_mask_storeu_epi32(bi + l, m, ci);
+        _mm512_mask_storeu_epi32(st + l, m, cs);
+    }
+}
+#define RX_LANES_SEL512 1
+#endif
+
+/* ... over the canonical positions [pos0, pos1) of each slice; the whole slice writes the
+ * outputs, a piece its partial states to part[0 .. w). */
 RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
-                             const fd_tensor_reduce_args_t *a, int64_t u, int64_t l0, const int w)
+                             const fd_tensor_reduce_args_t *a, int64_t u, int64_t l0, const int w,
+                             int64_t pos0, int64_t pos1, rx_lpart_t *part, const int x512)
 {
     const cudnnReduceTensorOp_t op = p->op;
-    const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
-                       op == CUDNN_REDUCE_TENSOR_AMAX;
     const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
     const int is_min = op == CUDNN_REDUCE_TENSOR_MIN, amax = op == CUDNN_REDUCE_TENSOR_AMAX;
     const int prop = p->nan == CUDNN_PROPAGATE_NAN;
@@ -745,10 +806,14 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
     int32_t st[RX_W];
     for (int l = 0; l < w; l++)
         acc[l] = mul ? 1.0 : 0.0, bv[l] = 0.0f, bi[l] = 0, st[l] = 0;
-    int64_t idx[FD_DIM_MAX] = {0}, off = 0;
+    int64_t idx[FD_DIM_MAX] = {0}, off = 0, left = pos1 - pos0;
     const int kr = s->nr - 1;
-    uint32_t pos = 0;
-    for (int more = 1; more;) {
+    for (int64_t d = kr, r = pos0; d >= 0; d--) {
+        idx[d] = r % s->rdim[d], r /= s->rdim[d];
+        off += idx[d] * s->rst[d];
+    }
+    uint32_t pos = (uint32_t)pos0;
+    for (int more = left > 0; more;) {
         /* up to 4 consecutive reduced elements per sweep over the lanes: the accumulators
          * make one trip through memory per 4 rows, in the same order */
         const float *x[4];
@@ -763,7 +828,7 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
                 idx[d] = 0;
                 off -= s->rdim[d] * s->rst[d];
             }
-            more = d >= 0;
+            more = d >= 0 && --left > 0;
         }
         if (s->lpf)
             for (int i = 0; i < nx; i++)
@@ -819,6 +884,14 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
             break;
         default: /* the ref's select_step, branch-free; the rows of a sweep in order, the
                   * state in registers between them */
+#ifdef RX_LANES_SEL512
+            if (x512) {
+                rx_lanes_sel_avx512(x, nx, w, bv, bi, st, pos, is_min, amax, prop);
+                break;
+            }
+#else
+            (void)x512;
+#endif
 #define RX_LANE_SEL(xr, pr)                                                                        \
     do {                                                                                           \
         float v = (xr)[l];                                                                         \
@@ -855,8 +928,24 @@ RX_INLINE void rx_lanes_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_
         }
         pos += (uint32_t)nx;
     }
-    int64_t coff = 0, cidx = 0;
-    t = o;
+    if (part != NULL) {
+        for (int l = 0; l < w; l++)
+            part[l].acc = acc[l], part[l].bv = bv[l], part[l].bi = bi[l], part[l].st = st[l];
+        return;
+    }
+    rx_lanes_store(s, p, a, o, l0, w, acc, bv, bi, st);
+}
+
+/* The outputs of lanes [l0, l0 + w) of output row o from their final states. */
+static void rx_lanes_store(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                           const fd_tensor_reduce_args_t *a, int64_t o, int64_t l0, int w,
+                           const double *acc, const float *bv, const uint32_t *bi,
+                           const int32_t *st)
+{
+    const cudnnReduceTensorOp_t op = p->op;
+    const int select = op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX ||
+                       op == CUDNN_REDUCE_TENSOR_AMAX;
+    int64_t coff = 0, cidx = 0, t = o;
     for (int k = s->nk - 1; k >= 0; k--) {
         int64_t i = t % s->kdim[k];
         t /= s->kdim[k];
@@ -936,7 +1025,7 @@ RX_INLINE void rx_rows_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t
         uint32_t pos = (uint32_t)(jj);                                                             \
         int32_t isn = v != v;                                                                      \
         float w = amax ? fabsf(v) : v;                                                             \
-        int32_t take = (1 - isn) & ((is_min ? w < bv[l] : w > bv[l]) | (bi[l] == UINT32_MAX));   \
+        int32_t take = (1 - isn) & ((is_min ? w < bv[l] : w > bv[l]) | (bi[l] == UINT32_MAX));     \
         bv[l] = take ? w : bv[l];                                                                  \
         bi[l] = take ? pos : bi[l];                                                                \
         ni[l] = (isn & (ni[l] == UINT32_MAX)) ? pos : ni[l];                                       \
@@ -951,8 +1040,8 @@ RX_INLINE void rx_rows_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t
             for (int h = 8; h > 0; h /= 2)
                 for (int l = 0; l < h; l++) {
                     float w = bv[l + h];
-                    int32_t take = (is_min ? w < bv[l] : w > bv[l]) |
-                                   ((w == bv[l]) & (bi[l + h] < bi[l]));
+                    int32_t take =
+                        (is_min ? w < bv[l] : w > bv[l]) | ((w == bv[l]) & (bi[l + h] < bi[l]));
                     bv[l] = take ? w : bv[l];
                     bi[l] = take ? bi[l + h] : bi[l];
                     ni[l] = ni[l + h] < ni[l] ? ni[l + h] : ni[l];
@@ -980,13 +1069,15 @@ RX_INLINE void rx_rows_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t
 
 /* Units: (output, piece); one piece per output finishes it at once. */
 RX_INLINE void rx_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
-                       const fd_tensor_reduce_args_t *a, int64_t u, double *psum, rx_sel_t *psel)
+                       const fd_tensor_reduce_args_t *a, int64_t u, double *psum, rx_sel_t *psel,
+                       rx_lpart_t *lpart, const int x512)
 {
     if (s->lanes) {
-        /* lanes [l0, l0 + w) of output row u / chunks (rx_split's points when split) */
-        const int64_t k = u % s->chunks, l0 = s->lpf ? s->lbd[k] : k * s->w;
-        const int64_t l1 = s->lpf ? s->lbd[k + 1] : l0 + s->w < s->ll ? l0 + s->w : s->ll;
-        rx_lanes_unit(s, p, a, u, l0, (int)(l1 - l0));
+        /* lanes [l0, l0 + w) of output row g / chunks, piece pc of its slices */
+        const int64_t P = s->lpieces, g = u / P, pc = u % P;
+        const int64_t l0 = (g % s->chunks) * s->w, l1 = l0 + s->w < s->ll ? l0 + s->w : s->ll;
+        rx_lanes_unit(s, p, a, g, l0, (int)(l1 - l0), s->count * pc / P, s->count * (pc + 1) / P,
+                      P > 1 ? lpart + u * s->w : NULL, x512);
         return;
     }
     if (s->rows) {
@@ -1004,21 +1095,22 @@ RX_INLINE void rx_unit(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
 }
 
 typedef void (*rx_unit_fn)(const rx_plan_t *, const fd_tensor_reduce_problem_t *,
-                           const fd_tensor_reduce_args_t *, int64_t, double *, rx_sel_t *);
-#define RX_VARIANT(suffix, attr)                                                                   \
+                           const fd_tensor_reduce_args_t *, int64_t, double *, rx_sel_t *,
+                           rx_lpart_t *);
+#define RX_VARIANT(suffix, attr, x512)                                                             \
     attr static void rx_unit_##suffix(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,     \
                                       const fd_tensor_reduce_args_t *a, int64_t u, double *psum,   \
-                                      rx_sel_t *psel)                                              \
+                                      rx_sel_t *psel, rx_lpart_t *lpart)                           \
     {                                                                                              \
-        rx_unit(s, p, a, u, psum, psel);                                                           \
+        rx_unit(s, p, a, u, psum, psel, lpart, x512);                                              \
     }
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 RX_VARIANT(avx512,
-           __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512"))))
-RX_VARIANT(avx2, __attribute__((target("avx2"))))
+           __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512"))), 1)
+RX_VARIANT(avx2, __attribute__((target("avx2"))), 0)
 #define RX_X86 1
 #endif
-RX_VARIANT(base, )
+RX_VARIANT(base, , 0)
 
 #ifdef RX_X86
 /* Short rows, select operators, AVX-512: the same results as rx_rows_unit's select (value,
@@ -1062,8 +1154,7 @@ rx_rows_sel_avx512(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
             uint64_t m64 = 0;
             for (int q = 0; q < 4 && j0 + 16 * q < len; q++) {
                 const int64_t j = j0 + 16 * q;
-                const __mmask16 valid =
-                    len - j >= 16 ? 0xffff : (__mmask16)((1u << (len - j)) - 1);
+                const __mmask16 valid = len - j >= 16 ? 0xffff : (__mmask16)((1u << (len - j)) - 1);
                 __m512 v = _mm512_maskz_loadu_ps(valid, x + j);
                 __mmask16 m;
                 if (nan_mode) {
@@ -1114,54 +1205,65 @@ static rx_unit_fn rx_pick(void)
     return rx_unit_base;
 }
 
-/* Lanes with fewer units than threads (a per-channel reduction of NHWC: 64 lanes, one output
- * row) split the lanes across the team, each lane in its order: the same bits for any split.
- * Each unit then reads part of every row, so the split points sit on A's 64-byte line
- * boundaries (lane addresses, every row at the same phase: all A strides multiples of 16
- * floats; otherwise no split): a line read by two threads (a 16-byte aligned A split in the
- * middle of lines) took 1.8 ms where one unit took 1.0 (n8c64h112w112, 2 threads). Each unit's
- * lines are prefetched RX_LPF bytes ahead along the last reduced dim (0.82-0.90 ms in one unit
- * -> 0.45-0.65 split; without the prefetch 1.3-1.5, 4 KiB ahead 0.8-1.0). */
-static void rx_split(rx_plan_t *s, const fd_tensor_reduce_args_t *a)
+/* Lanes with few units (a per-channel reduction of NHWC: 64 lanes, one output row) cut each
+ * unit's slices into a fixed number of pieces of the canonical walk (not the thread count):
+ * every piece reads whole rows of its own range of A, its partial states sit on the caller's
+ * stack and merge in piece order (rx_lpieces_merge). Sums and products are then reordered in
+ * double as in the runs kind; the select operators keep the ref's value and first index
+ * exactly. The lanes split across the team that this replaces (each lane's order, the ref's
+ * bits) read part of every row on each thread: n8c64h112w112 ADD, 2 threads, 0.65-0.93 ms
+ * against 0.50-0.56 for the full reduction of the same tensor. Each piece prefetches RX_LPF
+ * bytes ahead along the last reduced dim. */
+static void rx_lpieces(rx_plan_t *s)
 {
-#ifdef _OPENMP
-    int team = omp_in_parallel() ? 1 : omp_get_max_threads();
-#else
-    int team = 1;
-#endif
-    team = team < RX_TEAM_MAX ? team : RX_TEAM_MAX;
-    if (!s->lanes || s->outputs * s->chunks >= team || s->ll < 32 || s->n < FD_CPU_PAR_MIN ||
-        ((uintptr_t)a->a & 3) != 0)
+    s->lpieces = 1;
+    const int64_t units = s->outputs * s->chunks;
+    if (!s->lanes || units >= RX_LUNITS || s->n < FD_CPU_PAR_MIN)
         return;
-    for (int d = 0; d < s->nr; d++)
-        if (s->rst[d] % 16 != 0)
-            return;
-    for (int k = 0; k < s->nk; k++)
-        if (s->kst[k] % 16 != 0)
-            return;
+    int64_t pc = s->count / RX_LPIECE_MIN, cap = RX_LSLOTS / (units * s->w);
+    pc = pc < RX_LPIECES ? pc : RX_LPIECES;
+    pc = pc < cap ? pc : cap;
+    if (pc < 2)
+        return;
+    s->lpieces = pc;
     const int64_t st = s->rst[s->nr - 1] * (int64_t)sizeof(float);
-    if (st <= 0 || st > RX_LPF / 4)
-        return;
-    /* lanes before A's first line boundary; splits on boundaries nearest equal shares */
-    const int64_t lead = (int64_t)((64 - ((uintptr_t)a->a & 63)) & 63) / 4;
-    int64_t n = 0, prev = 0;
-    s->lbd[0] = 0;
-    for (int k = 1; k < team; k++) {
-        int64_t want = k * s->ll / team, q = lead + (want - lead + 8) / 16 * 16;
-        if (want < lead)
-            q = lead;
-        if (q - prev < 16 || s->ll - q < 16)
-            continue;
-        s->lbd[++n] = q, prev = q;
+    if (st > 0 && st <= RX_LPF / 4)
+        s->lpf = (RX_LPF / st) * s->rst[s->nr - 1];
+}
+
+/* The pieces' partial states of every lanes unit merged in piece order, then written. */
+static void rx_lpieces_merge(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                             const fd_tensor_reduce_args_t *a, const rx_lpart_t *lpart)
+{
+    const cudnnReduceTensorOp_t op = p->op;
+    const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+    const int is_min = op == CUDNN_REDUCE_TENSOR_MIN;
+    const int64_t P = s->lpieces;
+    double acc[RX_W];
+    float bv[RX_W];
+    uint32_t bi[RX_W];
+    int32_t st[RX_W];
+    for (int64_t g = 0; g < s->outputs * s->chunks; g++) {
+        const int64_t l0 = (g % s->chunks) * s->w;
+        const int w = (int)(l0 + s->w < s->ll ? s->w : s->ll - l0);
+        for (int l = 0; l < w; l++) {
+            const rx_lpart_t *q = lpart + g * P * s->w + l;
+            double v = q->acc;
+            rx_lpart_t b = *q;
+            for (int64_t pc = 1; pc < P; pc++) {
+                const rx_lpart_t *n = q + pc * s->w;
+                v = mul ? v * n->acc : v + n->acc;
+                /* the state a sequential walk would reach: a propagated NaN stays, a later
+                 * piece's wins on a strict improvement (first occurrence) or a NaN */
+                if (b.st != 2 &&
+                    (n->st == 2 ||
+                     (n->st == 1 && (b.st == 0 || (is_min ? n->bv < b.bv : n->bv > b.bv)))))
+                    b = *n;
+            }
+            acc[l] = v, bv[l] = b.bv, bi[l] = b.bi, st[l] = b.st;
+        }
+        rx_lanes_store(s, p, a, g / s->chunks, l0, w, acc, bv, bi, st);
     }
-    s->lbd[++n] = s->ll;
-    for (int64_t k = 0; k < n; k++)
-        if (s->lbd[k + 1] - s->lbd[k] > RX_W)
-            return;
-    if (n < 2)
-        return;
-    s->chunks = n;
-    s->lpf = (RX_LPF / st) * s->rst[s->nr - 1];
 }
 
 static void rx_run(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
@@ -1169,8 +1271,10 @@ static void rx_run(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
 {
     double psum[RX_MAXP];
     rx_sel_t psel[RX_MAXP];
+    rx_lpart_t lpart[RX_LSLOTS];
     const rx_unit_fn fn = rx_pick();
-    const int64_t units = s->rows ? s->chunks : s->outputs * (s->lanes ? s->chunks : s->pieces);
+    const int64_t units =
+        s->rows ? s->chunks : s->outputs * (s->lanes ? s->chunks * s->lpieces : s->pieces);
 #ifdef RX_X86
     if (s->rows && fn == rx_unit_avx512 &&
         (p->op == CUDNN_REDUCE_TENSOR_MIN || p->op == CUDNN_REDUCE_TENSOR_MAX ||
@@ -1183,7 +1287,9 @@ static void rx_run(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
 #endif
 #pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && units > 1)
     for (int64_t u = 0; u < units; u++)
-        fn(s, p, a, u, psum, psel);
+        fn(s, p, a, u, psum, psel, lpart);
+    if (s->lanes && s->lpieces > 1)
+        rx_lpieces_merge(s, p, a, lpart);
     if (s->lanes || s->rows || s->pieces == 1)
         return;
     const int mul = p->op == CUDNN_REDUCE_TENSOR_MUL || p->op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
@@ -1230,7 +1336,7 @@ cudnnStatus_t fd_tensor_reduce_cpu_run(const void *problem, const void *args)
     const fd_tensor_reduce_args_t *a = args;
     rx_plan_t x;
     if (rx_plan(&x, p)) {
-        rx_split(&x, a);
+        rx_lpieces(&x);
         rx_run(&x, p, a);
         return CUDNN_STATUS_SUCCESS;
     }

@@ -19,11 +19,13 @@
  *   rounding: test_cpu_smx_fast.c holds those to a tolerance.)
  * Shapes: C in {16, 37, 64, 100, 1024 (the short-rows bound), 1030 (beyond it: the runs
  * kind)}, NHWC and NCHW, reduced over C, alpha / beta (1, 0) and (0.5, 0.25).
- * - Per channel (reduced over N, H and W) on NHWC: the lanes kind keeps each lane's slice in
- *   the ref's order, and with fewer units than threads splits the channels across them on A's
- *   line boundaries (rx_split): every operator, real-valued fills, byte for byte against ref,
- *   C in {32, 37, 64, 80, 100} above the threading threshold (one and two threads), A aligned
- *   to 64 bytes and 16 and 48 bytes past it.
+ * - Per channel (reduced over N, H and W) on NHWC above the threading threshold: the lanes
+ *   kind with few units cuts each slice into a fixed number of pieces merged in piece order
+ *   (rx_lpieces: 2 or 16 pieces here, whole slices below 2048 elements): the select
+ *   operators (real fills, and NaN / inf specials for C 37 and 100) byte for byte against
+ *   ref, ADD / AVG / NORM1 / NORM2 on small-integer fills (exact), C in {32, 37, 64, 80, 100,
+ *   48}, one and two threads, A aligned to 64 bytes and 16 and 48 bytes past it. (MUL /
+ *   MUL_NO_ZEROS and real-valued sums reorder in double: test_cpu_smx_fast.c's tolerance.)
  */
 #define _GNU_SOURCE
 #include "memops_case.h"
@@ -163,18 +165,21 @@ int main(void)
                     test_one(d[0], d[1], d[2], d[3], (layout_t)l, sums[oi], CUDNN_NOT_PROPAGATE_NAN,
                              F_INT, ab[oi & 1][0], ab[oi & 1][1], isas[ii], 0, 0);
             }
-    /* per channel on NHWC, above the threading threshold: the lanes split across threads on
-     * A's line boundaries where every row has one phase (C a multiple of 16), A aligned or
-     * 16 / 48 bytes past a line; C 37 and 100 (no split) */
-    const int cshapes[][4] = {
-        {4, 32, 24, 25}, {3, 37, 30, 31}, {4, 64, 17, 16}, {2, 100, 19, 20}, {3, 80, 17, 17}};
+    /* per channel on NHWC, above the threading threshold: pieces of the reduced walk (2, 2,
+     * none (slices under 2048: whole, the ref's order), none, none and 16 per slice), A
+     * aligned or 16 / 48 bytes past a line */
+    const int cshapes[][4] = {{4, 32, 24, 25},  {3, 37, 30, 31}, {4, 64, 17, 16},
+                              {2, 100, 19, 20}, {3, 80, 17, 17}, {1, 48, 128, 130}};
     const int aoffs[3] = {0, 4, 12};
-    for (int si = 0; si < 5; si++)
+    for (int si = 0; si < 6; si++)
         for (int ii = 0; ii < 3; ii++)
             for (int op = 0; op < 9; op++)
                 for (int ai = 0; ai < 3; ai++) {
                     const int *d = cshapes[si];
-                    const int k = op >= 2 && op <= 4 && si == 1 ? F_SPECIAL : F_REAL;
+                    const int sel = op >= 2 && op <= 4;
+                    if (op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS)
+                        continue;
+                    const int k = !sel ? F_INT : si == 1 || si == 3 ? F_SPECIAL : F_REAL;
                     test_one(d[0], d[1], d[2], d[3], L_NHWC, (cudnnReduceTensorOp_t)op,
                              (cudnnNanPropagation_t)(op & 1), k, ab[si & 1][0], ab[si & 1][1],
                              isas[ii], 1, aoffs[ai]);

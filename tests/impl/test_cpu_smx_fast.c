@@ -367,6 +367,14 @@ static void reduce_suite(void)
             for (int oi = 0; oi < 4; oi++)
                 test_reduce(4, big, bouts[oi], (layout_t)l, (cudnnReduceTensorOp_t)op,
                             CUDNN_PROPAGATE_NAN, 1, 0, oi & 1 ? 1 : 0);
+    /* per channel on NHWC with real fills: the lanes kind's pieces (reduce_cpu.c rx_lpieces:
+     * 16 and 7 per slice, C 37 not a multiple of a vector), reordered in double */
+    const int chan[2][4] = {{1, 32, 128, 130}, {2, 37, 60, 60}},
+              couts[2][4] = {{1, 32, 1, 1}, {1, 37, 1, 1}};
+    for (int si = 0; si < 2; si++)
+        for (int op = 0; op < 9; op++)
+            test_reduce(4, chan[si], couts[si], L_NHWC, (cudnnReduceTensorOp_t)op,
+                        (cudnnNanPropagation_t)(op & 1), si ? 0.5 : 1, si ? 0.25 : 0, 0);
 }
 
 int main(void)
