@@ -1075,50 +1075,60 @@ LRF_AVX512 static inline void lrf_bwd_steady5(const lrf_bstep_t *q, int64_t b0, 
     const __m512 vk = _mm512_set1_ps((float)p->k), va = _mm512_set1_ps((float)(p->alpha / p->n));
     const __m512 vcoef = _mm512_set1_ps((float)(2.0 * p->beta * p->alpha / p->n));
     const __m512 smin = _mm512_set1_ps(LRF_SMIN), smax = _mm512_set1_ps(LRF_SMAX);
-    const __m512 inf = _mm512_set1_ps(INFINITY);
-    int rb = 0;
+    /* the rows in locals (the stores below may alias *q as far as the compiler knows: it
+     * reloaded every pointer per vector); x row c - 2 is also the output's x row (q->xi) */
+    const float *const x0 = q->x[0], *const x1 = q->x[1], *const x2 = q->x[2],
+                       *const x3 = q->x[3], *const x4 = q->x[4];
+    const float *const g = q->g, *const y = q->y, *const gi = q->gi;
+    const float *const w0 = q->w[0], *const w1 = q->w[1], *const w2 = q->w[2], *const w3 = q->w[3];
+    /* prefetches of the next rows; a missing one repeats a row of this step (no branch) */
+    const float *const px = q->px ? q->px : x4, *const pg = q->pg ? q->pg : g,
+                       *const py = q->py ? q->py : y;
+    float *const wo = q->wo, *const go = q->go, *const o = q->o;
+    unsigned rb = 0;
     for (int64_t b = b0; b + 16 <= b1; b += 16, bmv++) {
-        if (q->px)
-            _mm_prefetch((const char *)(q->px + b), _MM_HINT_T0);
-        if (q->pg) {
-            _mm_prefetch((const char *)(q->pg + b), _MM_HINT_T0);
-            _mm_prefetch((const char *)(q->py + b), _MM_HINT_T0);
-        }
-        const __m512 sq = lrf_sqsum5(q->x[0], q->x[1], q->x[2], q->x[3], q->x[4], b);
-        const __m512 gv = _mm512_loadu_ps(q->g + b);
+        _mm_prefetch((const char *)(px + b), _MM_HINT_T0);
+        _mm_prefetch((const char *)(pg + b), _MM_HINT_T0);
+        _mm_prefetch((const char *)(py + b), _MM_HINT_T0);
+        const __m512 xv0 = _mm512_loadu_ps(x0 + b);
+        __m512 sq = _mm512_mul_ps(xv0, xv0);
+        sq = _mm512_fmadd_ps(_mm512_loadu_ps(x1 + b), _mm512_loadu_ps(x1 + b), sq);
+        sq = _mm512_fmadd_ps(_mm512_loadu_ps(x2 + b), _mm512_loadu_ps(x2 + b), sq);
+        sq = _mm512_fmadd_ps(_mm512_loadu_ps(x3 + b), _mm512_loadu_ps(x3 + b), sq);
+        sq = _mm512_fmadd_ps(_mm512_loadu_ps(x4 + b), _mm512_loadu_ps(x4 + b), sq);
+        const __m512 gv = _mm512_loadu_ps(g + b);
         const __m512 sv = _mm512_fmadd_ps(va, sq, vk);
-        _mm512_storeu_ps(q->go + b, _mm512_mul_ps(gv, lrf_pow34f(sv)));
-        const __m512 wv =
-            _mm512_mul_ps(_mm512_mul_ps(gv, _mm512_loadu_ps(q->y + b)), lrf_rcp(sv));
-        _mm512_storeu_ps(q->wo + b, wv);
-        const __mmask16 ok = _mm512_cmp_ps_mask(sv, smin, _CMP_GE_OQ) &
-                             _mm512_cmp_ps_mask(sv, smax, _CMP_LE_OQ) &
-                             _mm512_cmp_ps_mask(_mm512_abs_ps(wv), inf, _CMP_LT_OQ);
+        _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, lrf_pow34f(sv)));
+        const __m512 wv = _mm512_mul_ps(_mm512_mul_ps(gv, _mm512_loadu_ps(y + b)), lrf_rcp(sv));
+        _mm512_storeu_ps(wo + b, wv);
+        /* lanes to redo: a scale outside [LRF_SMIN, LRF_SMAX] or NaN, a non-finite term
+         * (fpclass 0x99: NaN, +inf, -inf) */
+        const __mmask16 ok = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(sv, smax, _CMP_LE_OQ), sv,
+                                                     smin, _CMP_GE_OQ) &
+                             (__mmask16)~_mm512_fpclass_ps_mask(wv, 0x99);
         const __mmask16 tb = (__mmask16)~ok;
         *bmv = tb;
-        rb |= tb != 0;
-        __m512 acc = _mm512_loadu_ps(q->w[0] + b);
-        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[1] + b));
-        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[2] + b));
-        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[3] + b));
+        rb |= tb;
+        __m512 acc = _mm512_loadu_ps(w0 + b);
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(w1 + b));
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(w2 + b));
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(w3 + b));
         acc = _mm512_add_ps(acc, wv);
-        __m512 r = _mm512_fnmadd_ps(_mm512_mul_ps(vcoef, _mm512_loadu_ps(q->xi + b)), acc,
-                                    _mm512_loadu_ps(q->gi + b));
-        const __mmask16 bd =
-            tb | (__mmask16)~_mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
-        if (bd)
+        __m512 r = _mm512_fnmadd_ps(_mm512_mul_ps(vcoef, xv0), acc, _mm512_loadu_ps(gi + b));
+        const __mmask16 bd = tb | _mm512_fpclass_ps_mask(r, 0x99);
+        if (__builtin_expect(bd != 0, 0))
             r = lrf_fix_bwd(r, bd, p, a, t, cs, C, i, b);
-        if (nt && ((uintptr_t)(q->o + b) & 63) == 0) {
-            _mm512_stream_ps(q->o + b, r);
+        if (nt && ((uintptr_t)(o + b) & 63) == 0) {
+            _mm512_stream_ps(o + b, r);
         } else if (nt) {
             float tmp[16];
             _mm512_storeu_ps(tmp, r);
-            fd_cpu_stream(q->o + b, tmp, sizeof tmp);
+            fd_cpu_stream(o + b, tmp, sizeof tmp);
         } else {
-            _mm512_storeu_ps(q->o + b, r);
+            _mm512_storeu_ps(o + b, r);
         }
     }
-    *rowbad |= rb;
+    *rowbad |= rb != 0;
 }
 
 /* The common backward (beta 0.75, alpha 1, blend beta 0) on plane rows (mode 4): a unit is up
