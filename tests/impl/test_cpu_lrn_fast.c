@@ -191,7 +191,8 @@ static void one(int nb, const int *dim, int lx, unsigned win, double la, double 
                 } else {
                     const int c = (int)(i / S % (size_t)C);
                     const size_t i0 = i - (size_t)c * S; /* channel 0 of this position */
-                    double T = fabs(want) + fabs(beta * init[o]);
+                    /* beta 0: init is NaN, and 0 * NaN made every bound NaN (nothing checked) */
+                    double T = fabs(want) + (beta != 0.0 ? fabs(beta * init[o]) : 0.0);
                     if (dir) {
                         double A = 0;
                         for (int j = c - wla; j <= c + wlb; j++)
