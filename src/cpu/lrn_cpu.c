@@ -1246,7 +1246,9 @@ LRF_AVX512 static void lrf_bwd_plane34(const lrf_plan_t *f, const fd_lrn_problem
         }
         const int nt = f->nt && ((uintptr_t)o & 3) == 0;
         int v = 0;
-        const int steady = term && i >= 0 && nx == 5 && nw == 5 && !oldbad;
+        /* window 5 only: lrf_bwd_run5 takes x row c from xw[2] (a window of 7 over C = 6 has
+         * nx = nw = 5 at c = 4 with row c at xw[3]) */
+        const int steady = win == 5 && term && i >= 0 && nx == 5 && nw == 5 && !oldbad;
         for (int64_t b = 0; b < np; v++) {
             const int64_t len = b == 0 && h > 0 ? h : (np - b < 16 ? np - b : 16);
             if (steady && len == 16) { /* every full vector of the row at once */

@@ -304,6 +304,10 @@ static void suite(void)
      * memop.h's 16-byte stores there) */
     one(4, huge, LX_NCHW, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 0);
     one(4, odd, LX_NCHW, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 0);
+    /* window 7 over 6 channels: 5 window rows on both sides at c = 4 (the common backward's
+     * steady rows are for window 5 only) */
+    const int c6[4] = {1, 6, 9, 41};
+    one(4, c6, LX_NCHW, 7, 1e-1, 0.75, 2.0, 1.0, 0.0, 0);
     one(4, huge, LX_NHWC, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
 }
 
