@@ -42,6 +42,21 @@
  *   backward (lrf_bwd_plane34, mode 4) reads x in place too and computes the terms of channel c
  *   and the output of channel c - lb in one pass per step, straight to the output: same bits,
  *   ~10% faster (it stays compute-bound: ~0.5 ns per element with the data in L2).
+ * - The common NCHW backward (mode 4) does NOT read y (product decision 2026-12-01, cpu-lrn5):
+ *   the API's y is the forward's output of x, and mode 4 computes it again as x s^-beta from
+ *   the x row and the power it already has (one multiply per vector: y' = x * p, the
+ *   forward's own rounding, so a y from this backend's forward gives the bits of reading it).
+ *   A y from elsewhere (ref's double rounded once) differs from y' by the forward's bound
+ *   K u |y|, which enters the adjoint sum's term: docs/testing.md's cpu LRN row counts that
+ *   term twice for these rows. A y that is not the forward of x is outside the API's contract
+ *   and is ignored here. Lanes redone by lrf_slow_bwd (scales out of range, non-finite terms)
+ *   still read y (the ref's formula and bits). Why: with both cores the line was bound by its
+ *   four streams (x, y, dy, dx: 103 MB physical against dnnbench's 77 MB of compulsory
+ *   traffic, y being recomputable): a stub with the same accesses and no arithmetic took as
+ *   long as the real loop. n8c64h112w112, 2 threads, dnnbench median: 2.40-2.51 -> 2.15-2.25
+ *   ms (0.66 -> 0.75 of 47 GB/s); one thread 4.69-4.95 -> 4.18-4.36 ms. The steady loop
+ *   (lrf_bwd_run5) also has no calls left in it (lanes to redo and unaligned streaming stores
+ *   leave it): with lrf_fix_bwd inside, the compiler kept vectors and pointers on the stack.
  * - Plane rows (NCHW): a unit is up to LRF_PMAX adjacent positions of one image; channel rows
  *   pass through rings (x: n rows; backward also w and dy s^-beta rows), each row read once in
  *   a run of up to 4 KiB, the next row prefetched across the arithmetic of the current one;
@@ -1062,9 +1077,74 @@ static float *lrf_bwd_bases(const lrf_plan_t *f, const fd_lrn_args_t *a, int64_t
  * 5 for both the terms of channel c and the output of channel c - 2, no lanes to redo in the
  * four older w rows): the same operations, with this step's w row added from its register. */
 typedef struct {
-    const float *x[5], *g, *y, *w[4], *gi, *xi, *px, *pg, *py;
+    const float *x[5], *g, *w[4], *gi, *px, *pg;
     float *wo, *go, *o;
 } lrf_bstep_t;
+
+/* lrf_bwd_steady5's vectors from b on, up to the first one whose lanes need lrf_fix_bwd or a
+ * store other than a plain one (!nt) or a line-aligned streaming one (nt): returns that
+ * vector's b (its result in *rv, the lanes to redo in *bdv; b1 or past when none). No calls
+ * in the loop (they made the compiler keep the vectors on the stack). */
+LRF_AVX512 __attribute__((noinline)) static int64_t
+lrf_bwd_run5(const lrf_bstep_t *q, int64_t b, int64_t b1, __mmask16 *bmv, unsigned *rbp, int nt,
+             const float *cst, __m512 *rv, __mmask16 *bdv)
+{
+    const __m512 va = _mm512_set1_ps(cst[0]), vk = _mm512_set1_ps(cst[1]);
+    const __m512 vcoef = _mm512_set1_ps(cst[2]);
+    const __m512 smin = _mm512_set1_ps(LRF_SMIN), smax = _mm512_set1_ps(LRF_SMAX);
+    /* the rows in locals (the stores below may alias *q as far as the compiler knows); x row
+     * c - 2 is also the output's x row, x row c gives y = x s^-beta */
+    const float *const x0 = q->x[0], *const x1 = q->x[1], *const x2 = q->x[2],
+                       *const x3 = q->x[3], *const x4 = q->x[4];
+    const float *const g = q->g, *const gi = q->gi;
+    const float *const w0 = q->w[0], *const w1 = q->w[1], *const w2 = q->w[2], *const w3 = q->w[3];
+    /* prefetches of the next rows; a missing one repeats a row of this step (no branch) */
+    const float *const px = q->px ? q->px : x4, *const pg = q->pg ? q->pg : g;
+    float *const wo = q->wo, *const go = q->go, *const o = q->o;
+    unsigned rb = *rbp;
+    for (; b + 16 <= b1; b += 16, bmv++) {
+        _mm_prefetch((const char *)(px + b), _MM_HINT_T0);
+        _mm_prefetch((const char *)(pg + b), _MM_HINT_T0);
+        const __m512 xv0 = _mm512_loadu_ps(x0 + b);
+        __m512 sq = _mm512_mul_ps(xv0, xv0);
+        sq = _mm512_fmadd_ps(_mm512_loadu_ps(x1 + b), _mm512_loadu_ps(x1 + b), sq);
+        const __m512 xv2 = _mm512_loadu_ps(x2 + b);
+        sq = _mm512_fmadd_ps(xv2, xv2, sq);
+        sq = _mm512_fmadd_ps(_mm512_loadu_ps(x3 + b), _mm512_loadu_ps(x3 + b), sq);
+        sq = _mm512_fmadd_ps(_mm512_loadu_ps(x4 + b), _mm512_loadu_ps(x4 + b), sq);
+        const __m512 gv = _mm512_loadu_ps(g + b);
+        const __m512 sv = _mm512_fmadd_ps(va, sq, vk);
+        const __m512 pv = lrf_pow34f(sv);
+        _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, pv));
+        const __m512 wv = _mm512_mul_ps(_mm512_mul_ps(gv, _mm512_mul_ps(xv2, pv)), lrf_rcp(sv));
+        _mm512_storeu_ps(wo + b, wv);
+        /* lanes to redo: a scale outside [LRF_SMIN, LRF_SMAX] or NaN, a non-finite term
+         * (fpclass 0x99: NaN, +inf, -inf) */
+        const __mmask16 ok = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(sv, smax, _CMP_LE_OQ), sv,
+                                                     smin, _CMP_GE_OQ) &
+                             (__mmask16)~_mm512_fpclass_ps_mask(wv, 0x99);
+        const __mmask16 tb = (__mmask16)~ok;
+        *bmv = tb;
+        rb |= tb;
+        __m512 acc = _mm512_loadu_ps(w0 + b);
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(w1 + b));
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(w2 + b));
+        acc = _mm512_add_ps(acc, _mm512_loadu_ps(w3 + b));
+        acc = _mm512_add_ps(acc, wv);
+        const __m512 r = _mm512_fnmadd_ps(_mm512_mul_ps(vcoef, xv0), acc, _mm512_loadu_ps(gi + b));
+        const __mmask16 bd = tb | _mm512_fpclass_ps_mask(r, 0x99);
+        if (__builtin_expect(bd != 0 || (nt && ((uintptr_t)(o + b) & 63) != 0), 0)) {
+            *rv = r, *bdv = bd;
+            break;
+        }
+        if (nt)
+            _mm512_stream_ps(o + b, r);
+        else
+            _mm512_storeu_ps(o + b, r);
+    }
+    *rbp = rb;
+    return b;
+}
 
 LRF_AVX512 static inline void lrf_bwd_steady5(const lrf_bstep_t *q, int64_t b0, int64_t b1,
                                               __mmask16 *bmv, int *rowbad, int nt,
@@ -1072,40 +1152,15 @@ LRF_AVX512 static inline void lrf_bwd_steady5(const lrf_bstep_t *q, int64_t b0, 
                                               const float *const *t, const int64_t *cs,
                                               int64_t C, int64_t i)
 {
-    const __m512 vk = _mm512_set1_ps((float)p->k), va = _mm512_set1_ps((float)(p->alpha / p->n));
-    const __m512 vcoef = _mm512_set1_ps((float)(2.0 * p->beta * p->alpha / p->n));
-    const __m512 smin = _mm512_set1_ps(LRF_SMIN), smax = _mm512_set1_ps(LRF_SMAX);
-    const __m512 inf = _mm512_set1_ps(INFINITY);
-    int rb = 0;
-    for (int64_t b = b0; b + 16 <= b1; b += 16, bmv++) {
-        if (q->px)
-            _mm_prefetch((const char *)(q->px + b), _MM_HINT_T0);
-        if (q->pg) {
-            _mm_prefetch((const char *)(q->pg + b), _MM_HINT_T0);
-            _mm_prefetch((const char *)(q->py + b), _MM_HINT_T0);
-        }
-        const __m512 sq = lrf_sqsum5(q->x[0], q->x[1], q->x[2], q->x[3], q->x[4], b);
-        const __m512 gv = _mm512_loadu_ps(q->g + b);
-        const __m512 sv = _mm512_fmadd_ps(va, sq, vk);
-        _mm512_storeu_ps(q->go + b, _mm512_mul_ps(gv, lrf_pow34f(sv)));
-        const __m512 wv =
-            _mm512_mul_ps(_mm512_mul_ps(gv, _mm512_loadu_ps(q->y + b)), lrf_rcp(sv));
-        _mm512_storeu_ps(q->wo + b, wv);
-        const __mmask16 ok = _mm512_cmp_ps_mask(sv, smin, _CMP_GE_OQ) &
-                             _mm512_cmp_ps_mask(sv, smax, _CMP_LE_OQ) &
-                             _mm512_cmp_ps_mask(_mm512_abs_ps(wv), inf, _CMP_LT_OQ);
-        const __mmask16 tb = (__mmask16)~ok;
-        *bmv = tb;
-        rb |= tb != 0;
-        __m512 acc = _mm512_loadu_ps(q->w[0] + b);
-        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[1] + b));
-        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[2] + b));
-        acc = _mm512_add_ps(acc, _mm512_loadu_ps(q->w[3] + b));
-        acc = _mm512_add_ps(acc, wv);
-        __m512 r = _mm512_fnmadd_ps(_mm512_mul_ps(vcoef, _mm512_loadu_ps(q->xi + b)), acc,
-                                    _mm512_loadu_ps(q->gi + b));
-        const __mmask16 bd =
-            tb | (__mmask16)~_mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
+    const float cst[3] = {(float)(p->alpha / p->n), (float)p->k,
+                          (float)(2.0 * p->beta * p->alpha / p->n)};
+    unsigned rb = 0;
+    for (int64_t b = b0; b + 16 <= b1; b += 16) {
+        __m512 r;
+        __mmask16 bd;
+        b = lrf_bwd_run5(q, b, b1, bmv + (b - b0) / 16, &rb, nt, cst, &r, &bd);
+        if (b + 16 > b1)
+            break;
         if (bd)
             r = lrf_fix_bwd(r, bd, p, a, t, cs, C, i, b);
         if (nt && ((uintptr_t)(q->o + b) & 63) == 0) {
@@ -1118,7 +1173,7 @@ LRF_AVX512 static inline void lrf_bwd_steady5(const lrf_bstep_t *q, int64_t b0, 
             _mm512_storeu_ps(q->o + b, r);
         }
     }
-    *rowbad |= rb;
+    *rowbad |= rb != 0;
 }
 
 /* The common backward (beta 0.75, alpha 1, blend beta 0) on plane rows (mode 4): a unit is up
@@ -1161,8 +1216,9 @@ LRF_AVX512 static void lrf_bwd_plane34(const lrf_plan_t *f, const fd_lrn_problem
         int nx = 0;
         float *wo = wr + (c % win) * RP, *go = gr + (c % (lb + 1)) * RP;
         __mmask16 *bmc = bm[c % win];
-        const float *g = t[3] + c * cs[3], *yv = t[2] + c * cs[2];
-        const float *px = NULL, *pg = NULL, *py = NULL; /* the next rows, prefetched */
+        /* y is not read: y = x s^-beta again from this step's x row c and power (file header) */
+        const float *g = t[3] + c * cs[3], *xc = t[1] + c * cs[1];
+        const float *px = NULL, *pg = NULL; /* the next rows, prefetched */
         if (term) {
             for (int64_t j = c - lb < 0 ? 0 : c - lb; j <= c + la && j < C; j++)
                 xw[nx++] = t[1] + j * cs[1];
@@ -1170,7 +1226,7 @@ LRF_AVX512 static void lrf_bwd_plane34(const lrf_plan_t *f, const fd_lrn_problem
             if (c + la + 1 < C)
                 px = t[1] + (c + la + 1) * cs[1];
             if (c + 1 < C)
-                pg = t[3] + (c + 1) * cs[3], py = t[2] + (c + 1) * cs[2];
+                pg = t[3] + (c + 1) * cs[3];
         }
         /* the output of channel i = c - lb */
         const float *wrows[CUDNN_LRN_MAX_N];
@@ -1190,14 +1246,15 @@ LRF_AVX512 static void lrf_bwd_plane34(const lrf_plan_t *f, const fd_lrn_problem
         }
         const int nt = f->nt && ((uintptr_t)o & 3) == 0;
         int v = 0;
-        const int steady = term && i >= 0 && nx == 5 && nw == 5 && !oldbad;
+        /* window 5 only: lrf_bwd_run5 takes x row c from xw[2] (a window of 7 over C = 6 has
+         * nx = nw = 5 at c = 4 with row c at xw[3]) */
+        const int steady = win == 5 && term && i >= 0 && nx == 5 && nw == 5 && !oldbad;
         for (int64_t b = 0; b < np; v++) {
             const int64_t len = b == 0 && h > 0 ? h : (np - b < 16 ? np - b : 16);
             if (steady && len == 16) { /* every full vector of the row at once */
                 const int64_t nv = (np - b) / 16;
-                lrf_bstep_t q = {{xw[0], xw[1], xw[2], xw[3], xw[4]}, g, yv,
-                                 {wrows[0], wrows[1], wrows[2], wrows[3]}, gi, xi, px, pg, py,
-                                 wo, go, o};
+                lrf_bstep_t q = {{xw[0], xw[1], xw[2], xw[3], xw[4]}, g,
+                                 {wrows[0], wrows[1], wrows[2], wrows[3]}, gi, px, pg, wo, go, o};
                 lrf_bwd_steady5(&q, b, b + 16 * nv, bmc + v, &rowbad[c % win], nt, p, a, t,
                                 cs, C, i);
                 b += 16 * nv;
@@ -1210,27 +1267,26 @@ LRF_AVX512 static void lrf_bwd_plane34(const lrf_plan_t *f, const fd_lrn_problem
             if (term) {
                 if (px)
                     _mm_prefetch((const char *)(px + b), _MM_HINT_T0);
-                if (pg) {
+                if (pg)
                     _mm_prefetch((const char *)(pg + b), _MM_HINT_T0);
-                    _mm_prefetch((const char *)(py + b), _MM_HINT_T0);
-                }
-                __m512 sq, gv, yy;
+                __m512 sq, gv, xv;
                 if (full) {
                     sq = nx == 5 ? lrf_sqsum5(xw[0], xw[1], xw[2], xw[3], xw[4], b)
                                  : lrf_sqsum(xw, nx, b);
-                    gv = _mm512_loadu_ps(g + b), yy = _mm512_loadu_ps(yv + b);
+                    gv = _mm512_loadu_ps(g + b), xv = _mm512_loadu_ps(xc + b);
                 } else {
-                    __m512 xv = _mm512_maskz_loadu_ps(m, xw[0] + b);
+                    xv = _mm512_maskz_loadu_ps(m, xw[0] + b);
                     sq = _mm512_mul_ps(xv, xv);
                     for (int k = 1; k < nx; k++) {
                         xv = _mm512_maskz_loadu_ps(m, xw[k] + b);
                         sq = _mm512_fmadd_ps(xv, xv, sq);
                     }
-                    gv = _mm512_maskz_loadu_ps(m, g + b), yy = _mm512_maskz_loadu_ps(m, yv + b);
+                    gv = _mm512_maskz_loadu_ps(m, g + b), xv = _mm512_maskz_loadu_ps(m, xc + b);
                 }
-                const __m512 sv = _mm512_fmadd_ps(va, sq, vk);
-                _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, lrf_pow34f(sv)));
-                const __m512 wv = _mm512_mul_ps(_mm512_mul_ps(gv, yy), lrf_rcp(sv));
+                const __m512 sv = _mm512_fmadd_ps(va, sq, vk), pv = lrf_pow34f(sv);
+                _mm512_storeu_ps(go + b, _mm512_mul_ps(gv, pv));
+                const __m512 wv =
+                    _mm512_mul_ps(_mm512_mul_ps(gv, _mm512_mul_ps(xv, pv)), lrf_rcp(sv));
                 _mm512_storeu_ps(wo + b, wv);
                 const __mmask16 ok = _mm512_mask_cmp_ps_mask(m, sv, smin, _CMP_GE_OQ) &
                                      _mm512_cmp_ps_mask(sv, smax, _CMP_LE_OQ) &
