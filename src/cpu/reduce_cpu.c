@@ -768,8 +768,10 @@ rx_lanes_sel_avx512(const float *const *x, int nx, int w, float *bv, uint32_t *b
                 m == 0xffff ? _mm512_loadu_ps(x[i] + l) : _mm512_maskz_loadu_ps(m, x[i] + l);
             const __mmask16 isn = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
             const __m512 q = amax ? _mm512_and_ps(v, absm) : v;
-            const __mmask16 better = _mm512_cmp_ps_mask(q, cv, is_min ? _CMP_LT_OQ : _CMP_GT_OQ) |
-                                     _mm512_cmpeq_epi32_mask(cs, zero);
+            /* q < cv for MIN, cv < q otherwise: one immediate (a constant at any -O level) */
+            const __mmask16 better =
+                _mm512_cmp_ps_mask(is_min ? q : cv, is_min ? cv : q, _CMP_LT_OQ) |
+                _mm512_cmpeq_epi32_mask(cs, zero);
             const __mmask16 take =
                 _mm512_cmpneq_epi32_mask(cs, two) & (__mmask16)((isn & pm) | (~isn & better));
             cv = _mm512_mask_mov_ps(cv, take, q);
