@@ -29,21 +29,15 @@ typedef struct {
 } prob_t;
 
 typedef struct {
-    cudnnTensorDescriptor_t x, y;
-    cudnnFilterDescriptor_t w;
-    cudnnConvolutionDescriptor_t cv;
-} descs_t;
-
-typedef struct {
     fd_buf_t x, w, y;
 } bufs_t;
 
 static prob_t probs[NPROB];
-static descs_t descs[NPROB];
+static fd_conv_descs_t descs[NPROB];
 static bufs_t sets[2];
 static fd_buf_t ws, out_a, out_b;
 
-static void set_descs(const prob_t *p, descs_t *d)
+static void set_descs(const prob_t *p, fd_conv_descs_t *d)
 {
     FD_EXPECT_STATUS(cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, p->n, p->c, p->h, p->w),
                      CUDNN_STATUS_SUCCESS);
@@ -59,7 +53,7 @@ static void set_descs(const prob_t *p, descs_t *d)
 }
 
 /* One call of direction dir on handle h; out (y, dx or dw) starts as a copy of the set's. */
-static cudnnStatus_t call(cudnnHandle_t h, int dir, int algo, const descs_t *d, const bufs_t *b, void *out,
+static cudnnStatus_t call(cudnnHandle_t h, int dir, int algo, const fd_conv_descs_t *d, const bufs_t *b, void *out,
                           const float *ab, size_t ws_size)
 {
     if (dir == 0)
@@ -84,7 +78,7 @@ static int ref_checked;
 
 /* The call on the shared handle against the same call on a fresh one: status, message, bits;
  * a successful call's output also against the ref backend's. */
-static int compare(cudnnHandle_t h, int dir, int algo, const descs_t *d, const bufs_t *b, const float *ab,
+static int compare(cudnnHandle_t h, int dir, int algo, const fd_conv_descs_t *d, const bufs_t *b, const float *ab,
                    size_t ws_size, const char *what)
 {
     const fd_buf_t *o = out_of(b, dir);
@@ -116,7 +110,7 @@ static int compare(cudnnHandle_t h, int dir, int algo, const descs_t *d, const b
     return sa;
 }
 
-static cudnnStatus_t query(cudnnHandle_t h, int dir, int algo, const descs_t *d, size_t *size)
+static cudnnStatus_t query(cudnnHandle_t h, int dir, int algo, const fd_conv_descs_t *d, size_t *size)
 {
     if (dir == 0)
         return cudnnGetConvolutionForwardWorkspaceSize(h, d->x, d->w, d->cv, d->y, (cudnnConvolutionFwdAlgo_t)algo,
@@ -130,7 +124,7 @@ static cudnnStatus_t query(cudnnHandle_t h, int dir, int algo, const descs_t *d,
 
 /* The workspace query on the shared handle (answered by its plan after a call) against a fresh
  * handle's: status, size, message; and a NULL size pointer refused the same way. */
-static void compare_query(cudnnHandle_t h, int dir, int algo, const descs_t *d, const char *what)
+static void compare_query(cudnnHandle_t h, int dir, int algo, const fd_conv_descs_t *d, const char *what)
 {
     size_t sa = 0, sb = 0;
     char msg_a[512] = "", msg_b[512] = "";
@@ -180,10 +174,7 @@ int main(void)
         p->h = fd_rng_int(&rng, 3, 10), p->w = fd_rng_int(&rng, 3, 10);
         p->r = fd_rng_int(&rng, 1, 3), p->s = fd_rng_int(&rng, 1, 3);
         p->pad = fd_rng_int(&rng, 0, 1), p->str = fd_rng_int(&rng, 1, 2);
-        cudnnCreateTensorDescriptor(&descs[i].x);
-        cudnnCreateTensorDescriptor(&descs[i].y);
-        cudnnCreateFilterDescriptor(&descs[i].w);
-        cudnnCreateConvolutionDescriptor(&descs[i].cv);
+        fd_conv_descs_create(&descs[i]);
         set_descs(p, &descs[i]);
     }
     static const float scales[2][2] = {{1, 0}, {0.5f, 0.25f}};
@@ -206,7 +197,7 @@ int main(void)
     FD_EXPECT(ok > calls / 2, "only %d of %d calls succeeded", ok, calls);
 
     /* descriptors changed in place after a hit: each change must be seen */
-    descs_t *d = &descs[0];
+    fd_conv_descs_t *d = &descs[0];
     prob_t p = probs[0];
     for (int dir = 0; dir < 3; dir++) {
         compare(h, dir, 0, d, &sets[0], scales[0], WS_BYTES, "before a change");
@@ -283,10 +274,8 @@ int main(void)
     cudnnDestroy(h);
     cudnnDestroy(ref);
     FD_EXPECT(ref_checked > calls / 2, "only %d calls were checked against the ref backend", ref_checked);
-    for (int i = 0; i < NPROB; i++) {
-        cudnnDestroyTensorDescriptor(descs[i].x), cudnnDestroyTensorDescriptor(descs[i].y);
-        cudnnDestroyFilterDescriptor(descs[i].w), cudnnDestroyConvolutionDescriptor(descs[i].cv);
-    }
+    for (int i = 0; i < NPROB; i++)
+        fd_conv_descs_destroy(&descs[i]);
     for (int i = 0; i < 2; i++)
         fd_buf_free(&sets[i].x), fd_buf_free(&sets[i].w), fd_buf_free(&sets[i].y);
     fd_buf_free(&ws), fd_buf_free(&out_a), fd_buf_free(&out_b);

@@ -50,21 +50,15 @@ static const int algo_count[NDIR] = {CUDNN_CONVOLUTION_FWD_ALGO_COUNT, CUDNN_CON
                                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT};
 
 typedef struct {
-    cudnnTensorDescriptor_t x, y;
-    cudnnFilterDescriptor_t w;
-    cudnnConvolutionDescriptor_t cv;
-} descs_t;
-
-typedef struct {
     cudnnStatus_t st;
     size_t size;
     char msg[256];
 } answer_t;
 
 static cudnnHandle_t handles[2]; /* ref, cpu */
-static descs_t descs[NPROB];
+static fd_conv_descs_t descs[NPROB];
 
-static void make_descs(const prob_t *p, descs_t *d)
+static void make_descs(const prob_t *p, fd_conv_descs_t *d)
 {
     const int nd = p->nsp + 2;
     int xdim[5], wdim[5], pad[3], str[3], dil[3], ydim[5];
@@ -74,10 +68,7 @@ static void make_descs(const prob_t *p, descs_t *d)
         xdim[2 + i] = p->in[j], wdim[2 + i] = p->flt[j];
         pad[i] = p->pad[j], str[i] = p->str[j], dil[i] = p->dil[j];
     }
-    cudnnCreateTensorDescriptor(&d->x);
-    cudnnCreateTensorDescriptor(&d->y);
-    cudnnCreateFilterDescriptor(&d->w);
-    cudnnCreateConvolutionDescriptor(&d->cv);
+    fd_conv_descs_create(d);
     FD_EXPECT_STATUS(cudnnSetTensorNdDescriptorEx(d->x, p->fmt, p->dt, nd, xdim), CUDNN_STATUS_SUCCESS);
     FD_EXPECT_STATUS(cudnnSetFilterNdDescriptor(d->w, p->dt, p->fmt, nd, wdim), CUDNN_STATUS_SUCCESS);
     FD_EXPECT_STATUS(cudnnSetConvolutionNdDescriptor(d->cv, p->nsp, pad, str, dil, CUDNN_CROSS_CORRELATION,
@@ -94,7 +85,7 @@ static answer_t ask(int hi, int pi, int dir, int algo)
 {
     answer_t a;
     memset(&a, 0, sizeof a);
-    const descs_t *d = &descs[pi];
+    const fd_conv_descs_t *d = &descs[pi];
     cudnnHandle_t h = handles[hi];
     if (dir == 0)
         a.st = cudnnGetConvolutionForwardWorkspaceSize(h, d->x, d->w, d->cv, d->y, (cudnnConvolutionFwdAlgo_t)algo,
@@ -174,7 +165,7 @@ static void *fwd_run(void *arg)
 {
     fwd_t *f = arg;
     const float one = 1, zero = 0;
-    const descs_t *d = &descs[0];
+    const fd_conv_descs_t *d = &descs[0];
     FD_EXPECT_STATUS(cudnnConvolutionForward(handles[1], &one, d->x, f->x.data, d->w, f->w.data, d->cv,
                                              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, f->ws.data,
                                              f->ws_size, &zero, d->y, f->y.data),
@@ -250,5 +241,7 @@ int main(void)
     printf("selections %d, refusals %d\n", ok, failed);
     cudnnDestroy(handles[0]);
     cudnnDestroy(handles[1]);
+    for (int i = 0; i < NPROB; i++)
+        fd_conv_descs_destroy(&descs[i]);
     return fd_test_finish();
 }

@@ -100,6 +100,22 @@ void fd_buf_free(fd_buf_t *b)
     b->size = 0;
 }
 
+void fd_conv_descs_create(fd_conv_descs_t *d)
+{
+    FD_EXPECT_STATUS(cudnnCreateTensorDescriptor(&d->x), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnCreateTensorDescriptor(&d->y), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnCreateFilterDescriptor(&d->w), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnCreateConvolutionDescriptor(&d->cv), CUDNN_STATUS_SUCCESS);
+}
+
+void fd_conv_descs_destroy(fd_conv_descs_t *d)
+{
+    FD_EXPECT_STATUS(cudnnDestroyTensorDescriptor(d->x), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnDestroyTensorDescriptor(d->y), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnDestroyFilterDescriptor(d->w), CUDNN_STATUS_SUCCESS);
+    FD_EXPECT_STATUS(cudnnDestroyConvolutionDescriptor(d->cv), CUDNN_STATUS_SUCCESS);
+}
+
 void fd_buf_poison(fd_buf_t *b)
 {
     memset(b->data, 0xFF, b->size);

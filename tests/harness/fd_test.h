@@ -32,6 +32,15 @@ void fd_expect_status_at(cudnnStatus_t got, cudnnStatus_t want, const char *expr
                          int line);
 int fd_test_finish(void); /* prints the closing count line; returns 0 iff nothing failed */
 
+/* ---- the four descriptors of one convolution call ---- */
+typedef struct {
+    cudnnTensorDescriptor_t x, y;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t cv;
+} fd_conv_descs_t;
+void fd_conv_descs_create(fd_conv_descs_t *d);  /* each creation checked */
+void fd_conv_descs_destroy(fd_conv_descs_t *d); /* each destruction checked */
+
 /* ---- guarded buffers ---- */
 #define FD_GUARD_BYTES 4096
 #define FD_GUARD_BYTE 0xA5
