@@ -21,6 +21,12 @@
  * barriers + 1 KiB alignment slack (limit 227 KiB), one block per SM, the same bytes for both
  * types; a tf32 k-block is 4 wgmma k8 steps of 32 bytes, as a 16-bit one is 4 k16 steps, so the
  * descriptors, the swizzle, the barriers and the epilogue's fragment layout are shared.
+ * B's stage comes one of three ways (template BT): 0 a K-major TMA box of a packed KRSC filter
+ * (forward; backward data's transposed filter); 1 MN-major TMA boxes of the KRSC filter itself
+ * or a strided view of it (16-bit backward data: wgmma's B-transpose bit); 2 written K-major
+ * into the swizzled stage by the producer warpgroup's 128 threads from the float KRSC filter or
+ * a view (tf32 backward data, which wgmma cannot read transposed; the stage's full barrier then
+ * counts those 128 arrivals besides A's bytes). Same shared-memory budget in all three.
  * Block = 3 warpgroups: warpgroup 0 the producer (one thread walks (r, s, c-chunk) and issues
  * the TMA loads; with BN 256 it gives registers back: setmaxnreg 40), warpgroups 1-2 the
  * consumers (64 rows x BN columns each, wgmma m64nBNk16 or, tf32, m64nBNk8; one batch left in

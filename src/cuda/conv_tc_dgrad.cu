@@ -44,9 +44,10 @@
  * FREEDNN_WGMMA_DGRAD_GROUPED=0 (read once) keeps the per-residue launches. With the filter's
  * channels contiguous the gather goes too (1 launch per call): each residue's sub-filter is a
  * strided view of the filter itself (view_filter), which the wgmma row reads as its stride-1
- * path reads the whole filter (HALF / BFLOAT16: MN-major by TMA; FLOAT: loaded into the K-major
- * tile by its producer warpgroup); the same tiles, the same bits. FREEDNN_WGMMA_DGRAD_NOGATHER=0
- * (and, for FLOAT, FREEDNN_WGMMA_DGRAD_TF32_1L=0; read once, in that file) keeps the gather.
+ * path reads the whole filter (HALF / BFLOAT16: MN-major by TMA; FLOAT, on problems of at most
+ * 2^30 flop: loaded into the K-major tile by its producer warpgroup); the same tiles, the same
+ * bits. FREEDNN_WGMMA_DGRAD_NOGATHER=0 (and, for FLOAT, FREEDNN_WGMMA_DGRAD_TF32_1L=0; read
+ * once, in that file) keeps the gather, as do larger FLOAT problems.
  *
  * The same split runs FLOAT on the FFMA row (conv_simt.cu) as row fd_conv_bwd_data_simt_strided:
  * FMA math, or FLOAT problems the tensor-core rows decline. That row gathers dy over every tap
