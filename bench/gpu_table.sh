@@ -14,7 +14,8 @@
 # power draw); above 20 GFLOP a call's agreement between the two libraries is not checked
 # (dnnbench --vs-check-max-gflop) and large inputs repeat a 1 M-element random tile: both keep
 # the host from eating the trip. Each run has a cap (seconds); CAP_SCALE multiplies them;
-# TABLE_SPECS picks the "dtype layout" pairs of n32 / n256 (comma-separated).
+# TABLE_SPECS picks the "dtype layout" pairs of n32 / n256 (comma-separated); TABLE_DIRS one
+# direction (dnnbench --dir: fwd, bwd_data, bwd_filter; default all) for every set.
 # Everything lands in $OUT/gpu-table-<sets>.tar.gz (the device tool returns few files).
 # Usage: bench/gpu_table.sh LIBCUDNN_SO_9 BUILD_DIR [SET...]
 set -u
@@ -39,7 +40,7 @@ run() { # name seconds args...
     grep -E '^geomean|^tests:|^rc' "$out/$name.txt"
 }
 conv() { # name cap n-option shapes dt layout
-    run "$1" "$2" --op=conv --backend=cuda --vs="$cudnn" --dir=all --dt="$5" --layout="$6" \
+    run "$1" "$2" --op=conv --backend=cuda --vs="$cudnn" --dir="${TABLE_DIRS:-all}" --dt="$5" --layout="$6" \
         --mode=perf --fill=real $3 --iters=5 --batch="$4"
 }
 for set in $sets; do
