@@ -132,6 +132,8 @@ static __device__ __forceinline__ float lrn_pow_fast(float s, float e)
 #define FD_STAMP_FILE "lrn_kernels.cuh"
 #include "stamp_types.cuh"
 
+#include "lrn_lean.cuh"
+
 /* ---- host ------------------------------------------------------------------------------------ */
 
 /* t[0..nt) share dims; `key` is the output the walk order follows. */
@@ -245,6 +247,47 @@ static int lrn_ahead(void)
     return on;
 }
 
+/* The lean FLOAT column kernels (lrn_lean.cuh): FREEDNN_GPU_LRN_LEAN=0 keeps the stamped ones
+ * (the A/B and the tests' rerun), =6 runs the backward with a ring of 6 steps instead of 8;
+ * read once. */
+static int lrn_lean_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_LRN_LEAN");
+    return e == NULL ? 1 : atoi(e) == 6 ? 6 : strcmp(e, "0") != 0;
+}
+static int lrn_lean(void)
+{
+    static const int v = lrn_lean_env();
+    return v;
+}
+
+/* 1 when the lean kernels take the call: FLOAT, the power by lrn_pow_fast's rule (q->fastpow),
+ * windows of 1, 2, 3 or 5, the column walk (not channels-innermost) in one chunk, and each
+ * column's channel offsets of every tensor within 2^31 elements. The backward then does not
+ * read y: it takes the forward's output of x (the API's y; product decision of 2026-12-01,
+ * docs/testing.md's cuda LRN row). */
+static int lrn_lean_ok(const lrn_geom_t *g, const lrn_params_t *q, unsigned n, int cc, int nt)
+{
+    if (!lrn_lean() || !q->fastpow || g->c_inner || cc < g->C || g->C >= (1 << 30))
+        return 0;
+    if (n != 1 && n != 2 && n != 3 && n != 5)
+        return 0;
+    for (int t = 0; t < nt; t++)
+        if (g->st[t][1] < 0 || (g->C + n) * g->st[t][1] >= ((int64_t)1 << 31))
+            return 0;
+    return 1;
+}
+
+static lrn_lean_t lean_of(const lrn_params_t *q)
+{
+    lrn_lean_t l;
+    l.an = (float)q->alpha_n;
+    l.k = (float)q->k;
+    l.nbeta = (float)-q->beta;
+    l.coef = (float)q->coef;
+    return l;
+}
+
 extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     return lrn_applicable(&((const fd_lrn_problem_t *)problem)->x, why, why_size);
@@ -270,6 +313,29 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
         const dim3 cblocks(fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK),
                            (unsigned)((g.C + cc - 1) / cc));
         cudaStream_t st = a->handle->stream;
+        if (dt == CUDNN_DATA_FLOAT && lrn_lean_ok(&g, &q, p->n, cc, 2)) {
+            const lrn_lean_t l = lean_of(&q);
+            const float *x = (const float *)a->x;
+            float *y = (float *)a->out;
+            const bool plain = a->alpha == 1.0 && a->beta == 0.0;
+            switch (p->n * 2 + plain) {
+#define LRN_LEAN_FWD(W, P)                                                                         \
+    case W * 2 + P:                                                                                \
+        lrn_fwd_lean<W, 16, P><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, l, x, y, a->alpha, a->beta);  \
+        break;
+                LRN_LEAN_FWD(1, 1)
+                LRN_LEAN_FWD(2, 1)
+                LRN_LEAN_FWD(3, 1)
+                LRN_LEAN_FWD(5, 1)
+                LRN_LEAN_FWD(1, 0)
+                LRN_LEAN_FWD(2, 0)
+                LRN_LEAN_FWD(3, 0)
+                LRN_LEAN_FWD(5, 0)
+#undef LRN_LEAN_FWD
+            }
+            FD_CUDA_LAUNCHED("lrn_fwd_lean<%u> (%u blocks)", p->n, cblocks.x);
+            return CUDNN_STATUS_SUCCESS;
+        }
         int done = 1;
         switch (p->n) {
 #define LRN_COL_CASE(W)                                                                            \
@@ -339,6 +405,32 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
         const dim3 cblocks(fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK),
                            (unsigned)((g.C + cc - 1) / cc));
         cudaStream_t st = a->handle->stream;
+        if (dt == CUDNN_DATA_FLOAT && lrn_lean_ok(&g, &q, p->n, cc, 4)) {
+            const lrn_lean_t l = lean_of(&q);
+            const float *x = (const float *)a->x, *dy = (const float *)a->dy;
+            float *dx = (float *)a->out;
+            const bool plain = a->alpha == 1.0 && a->beta == 0.0;
+            switch ((p->n * 16 + (lrn_lean() == 6 ? 6 : 8)) * 2 + plain) {
+#define LRN_LEAN_BWD(W, R, P)                                                                      \
+    case (W * 16 + R) * 2 + P:                                                                     \
+        lrn_bwd_lean<W, R, P>                                                                      \
+            <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, l, x, dy, dx, a->alpha, a->beta);               \
+        break;
+#define LRN_LEAN_BWD2(W, R) LRN_LEAN_BWD(W, R, 1) LRN_LEAN_BWD(W, R, 0)
+                LRN_LEAN_BWD2(1, 8)
+                LRN_LEAN_BWD2(2, 8)
+                LRN_LEAN_BWD2(3, 8)
+                LRN_LEAN_BWD2(5, 8)
+                LRN_LEAN_BWD2(1, 6)
+                LRN_LEAN_BWD2(2, 6)
+                LRN_LEAN_BWD2(3, 6)
+                LRN_LEAN_BWD2(5, 6)
+#undef LRN_LEAN_BWD2
+#undef LRN_LEAN_BWD
+            }
+            FD_CUDA_LAUNCHED("lrn_bwd_lean<%u> (%u blocks; y not read)", p->n, cblocks.x);
+            return CUDNN_STATUS_SUCCESS;
+        }
         int done = 1;
         switch (p->n) {
 #define LRN_COL_CASE(W)                                                                            \
