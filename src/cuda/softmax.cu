@@ -55,7 +55,8 @@ typedef struct {
     int64_t rdim[SM_DIMS], odim[SM_DIMS];
     int64_t rst[SM_TENSORS][SM_DIMS], ost[SM_TENSORS][SM_DIMS];
     int64_t row_len, rows;
-    int mul_inv; /* softmax_wreg forward, FLOAT: e * (1 / s) instead of e / s (FREEDNN_GPU_BW3) */
+    int mul_inv;  /* softmax_wreg forward, FLOAT: e * (1 / s) instead of e / s (FREEDNN_GPU_BW3) */
+    int fast_exp; /* softmax_wreg forward, FLOAT, not LOG: e = __expf(x - max) (sm_fast_exp) */
 } sm_geom_t;
 
 extern "C" int fd_cuda_bw3_on(void); /* pooling.cu: FREEDNN_GPU_BW3, read once */
@@ -197,8 +198,52 @@ static unsigned block_threads(const sm_geom_t *g, int key)
 
 /* ---- rows in registers (softmax_kernels.cuh, softmax_wreg) ---------------------------------- */
 
+/* FLOAT forward (not LOG) of softmax_wreg with exp(x - max) from the SFU, __expf, as the 16-bit
+ * types already do: x - max <= 0, so the error is at most 2^-22 relative plus |x - max| 2^-24
+ * from the argument's scaling, and after the division by the sum (>= 1) at most
+ * (4 y + 1 / e) 2^-24 absolute in y (t e^-t <= 1 / e), inside gm_tol's (36 + 2 C) 2^-24 for any
+ * C; product decision of 2026-12-01 (docs/testing.md's cuda softmax row). expf's range
+ * reduction was ~10 instructions an element of the row (f32 NHWC ran 0.93x NVIDIA's rate at
+ * C = 128). FREEDNN_GPU_SM_FASTEXP=0 keeps expf; read once. */
+static int sm_fast_exp_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_SM_FASTEXP");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+static int sm_fast_exp(void)
+{
+    static const int on = sm_fast_exp_env();
+    return on;
+}
+
 /* The (lanes per row, vectors per lane) shapes stamped. */
-#define SM_WREG_SHAPES(X) X(4, 1) X(4, 2) X(4, 4) X(8, 4) X(16, 4) X(32, 4) X(32, 8)
+#define SM_WREG_SHAPES(X)                                                                      \
+    X(4, 1) X(4, 2) X(4, 4) X(8, 4) X(16, 4) X(32, 4) X(32, 8) X(4, 8) X(16, 2) X(32, 1)
+
+/* FREEDNN_GPU_SM_WREG=L,N: every softmax_wreg call in shape (L lanes, N vectors) where that is
+ * stamped and holds the row (the A/B of shapes on the H200; unset: sm_wreg_shape's rule);
+ * read once. */
+static int sm_wreg_forced_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_SM_WREG");
+    int l = 0, n = 0;
+    if (e == NULL || sscanf(e, "%d,%d", &l, &n) != 2)
+        return 0;
+    switch (l * 16 + n) {
+#define SM_WREG_KNOWN(L, N)                                                                    \
+    case L * 16 + N:                                                                           \
+        return L * 16 + N;
+        SM_WREG_SHAPES(SM_WREG_KNOWN)
+#undef SM_WREG_KNOWN
+    default:
+        return 0;
+    }
+}
+static int sm_wreg_forced(void)
+{
+    static const int f = sm_wreg_forced_env();
+    return f;
+}
 
 /* Lanes per row (0: the path does not serve the call) and *nv, vectors per lane: FLOAT, HALF,
  * BFLOAT16; each tensor's row one stride-1 run of whole 16-byte vectors, its rows 16-byte
@@ -238,22 +283,49 @@ static int sm_wreg_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *con
         lpr = 32;
         n = 8;
     }
+    const int f = sm_wreg_forced();
+    if (f && (int64_t)(f / 16) * (f % 16) >= rv) {
+        lpr = f / 16;
+        n = f % 16;
+    }
     *nv = n;
     return lpr;
 }
 
-/* softmax_wreg<L, N, B> on dt's storage type */
-#define SM_WREG_TYPED(L, N, B)                                                                 \
+/* FREEDNN_GPU_SM_LEAN=0: softmax_wreg without its LEAN instantiations (the A/B); read once. */
+static int sm_lean_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_SM_LEAN");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+static int sm_lean(void)
+{
+    static const int on = sm_lean_env();
+    return on;
+}
+
+/* 1 when softmax_wreg's LEAN instantiation computes the call's values: not LOG, alpha 1 and
+ * beta 0, and a forward's exp and division already the SFU's and the product (16-bit types;
+ * FLOAT under g.fast_exp and g.mul_inv). */
+static int sm_lean_ok(const sm_geom_t &g, cudnnDataType_t dt, int bwd, double alpha, double beta)
+{
+    if (!sm_lean() || g.is_log || alpha != 1.0 || beta != 0.0)
+        return 0;
+    return bwd || dt != CUDNN_DATA_FLOAT || (g.fast_exp && g.mul_inv);
+}
+
+/* softmax_wreg<L, N, B, E> on dt's storage type */
+#define SM_WREG_TYPED(L, N, B, E)                                                              \
     do {                                                                                       \
         if (dt == CUDNN_DATA_FLOAT)                                                            \
-            softmax_wreg_f32<L, N, B><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha, \
-                                                                            beta);             \
+            softmax_wreg_f32<L, N, B, E>                                                       \
+                <<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha, beta);               \
         else if (dt == CUDNN_DATA_HALF)                                                        \
-            softmax_wreg_f16<L, N, B><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha, \
-                                                                            beta);             \
+            softmax_wreg_f16<L, N, B, E>                                                       \
+                <<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha, beta);               \
         else                                                                                   \
-            softmax_wreg_bf16<L, N, B><<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o,       \
-                                                                             alpha, beta);     \
+            softmax_wreg_bf16<L, N, B, E>                                                      \
+                <<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g, a, b, o, alpha, beta);               \
     } while (0)
 
 /* Launches softmax_wreg in shape (lpr, nv): forward (bwd 0) a = x, o = y; backward a = y,
@@ -263,13 +335,18 @@ static cudnnStatus_t sm_wreg_launch(cudnnDataType_t dt, int lpr, int nv, int bwd
                                     double alpha, double beta, cudaStream_t stream)
 {
     const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / lpr);
+    const int lean = sm_lean_ok(g, dt, bwd, alpha, beta);
     switch (lpr * 16 + nv) {
 #define SM_WREG_CASE(L, N)                                                                     \
     case L * 16 + N:                                                                           \
-        if (bwd)                                                                               \
-            SM_WREG_TYPED(L, N, 1);                                                            \
+        if (bwd && lean)                                                                       \
+            SM_WREG_TYPED(L, N, 1, true);                                                      \
+        else if (bwd)                                                                          \
+            SM_WREG_TYPED(L, N, 1, false);                                                     \
+        else if (lean)                                                                         \
+            SM_WREG_TYPED(L, N, 0, true);                                                      \
         else                                                                                   \
-            SM_WREG_TYPED(L, N, 0);                                                            \
+            SM_WREG_TYPED(L, N, 0, false);                                                     \
         break;
         SM_WREG_SHAPES(SM_WREG_CASE)
 #undef SM_WREG_CASE
@@ -277,8 +354,9 @@ static cudnnStatus_t sm_wreg_launch(cudnnDataType_t dt, int lpr, int nv, int bwd
         return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
                         "softmax: no register shape %d x %d", lpr, nv);
     }
-    FD_CUDA_LAUNCHED("softmax_wreg (%s) on %s data (%u blocks, %d lanes x %d vectors a row)",
-                     bwd ? "backward" : "forward", fd_dtype_name(dt), blocks, lpr, nv);
+    FD_CUDA_LAUNCHED("softmax_wreg (%s%s) on %s data (%u blocks, %d lanes x %d vectors a row)",
+                     bwd ? "backward" : "forward", lean ? ", lean" : "", fd_dtype_name(dt), blocks,
+                     lpr, nv);
     return CUDNN_STATUS_SUCCESS;
 }
 #undef SM_WREG_TYPED
@@ -405,6 +483,7 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     const cudaStream_t stream = a->handle->stream;
     const void *ptrs[2] = {a->x, a->y};
     g.mul_inv = fd_cuda_bw3_on() && p->x.dtype == CUDNN_DATA_FLOAT;
+    g.fast_exp = sm_fast_exp() && p->x.dtype == CUDNN_DATA_FLOAT && !g.is_log;
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->x.dtype, ptrs, 2, &nv);
     if (lpr)

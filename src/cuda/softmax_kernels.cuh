@@ -361,8 +361,23 @@ static __device__ __forceinline__ FD_ACC FD_K(sm_grp_sum)(FD_ACC v)
     return __shfl_sync(0xffffffffu, v, 0, LPR);
 }
 
-template <int LPR, int NV, int BWD>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+/* LEAN (softmax.cu's sm_lean_ok): not LOG, alpha 1 and beta 0, and in the forward the product
+ * by 1 / sum with exp(x - max) by __expf (what the 16-bit types and FLOAT under g.fast_exp and
+ * g.mul_inv compute): the same values with the runtime tests, the blend and the exact exp out
+ * of the code, and the registers held to SM_LEAN_MINB blocks an SM (Nsight Compute, H200,
+ * 2026-12-01, f32 n32c128h56w56 NHWC forward: 48 registers, 52% of the warps an SM resident,
+ * 2.3 cycles a issued instruction waiting for instructions; NVIDIA's kernel 32 registers, 80%;
+ * backward 56 registers, 41%, against 37 and 64%). Blocks of 256 threads an SM (ptxas -v,
+ * sm_80 / sm_90, no spills): FLOAT forward rows of up to 4 vectors a lane 6 (at most 40
+ * registers), 8 vectors 4; backward up to 2 vectors 5, 4 vectors 4, 8 unbounded; the 16-bit
+ * types (8 elements a vector) as FLOAT with half the vectors. */
+#define SM_LEAN_MINB32(NV, BWD)                                                                \
+    ((BWD) ? ((NV) <= 2 ? 5 : (NV) <= 4 ? 4 : 1) : (NV) <= 4 ? 6 : (NV) <= 8 ? 4 : 1)
+#define SM_LEAN_MINB(NV, BWD)                                                                  \
+    (sizeof(FD_T) == 4 ? SM_LEAN_MINB32(NV, BWD) : (NV) >= 2 ? SM_LEAN_MINB32((NV) * 2, BWD) : \
+                                                  (BWD) ? 5 : 6)
+template <int LPR, int NV, int BWD, bool LEAN = false>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LEAN ? SM_LEAN_MINB(NV, BWD) : 1)
     FD_K(softmax_wreg)(const sm_geom_t g, const void *av, const void *bv, void *ov, double alpha,
                        double beta)
 {
@@ -370,7 +385,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
     const FD_T *b = (const FD_T *)bv; /* backward dy (forward: unused) */
     FD_T *o = (FD_T *)ov; /* may alias a or b: the row is in registers before any store */
     constexpr int OT = BWD ? 2 : 1; /* the output's tensor in sm_geom_t */
-    const bool plain = alpha == 1.0 && beta == 0.0;
+    const bool plain = LEAN || (alpha == 1.0 && beta == 0.0);
+    const int is_log = LEAN ? 0 : g.is_log;
     const int lane = threadIdx.x % LPR;
     const int64_t rpb = FD_CUDA_BLOCK / LPR, rv = g.row_len / SM_VEC;
     for (int64_t r0 = (int64_t)blockIdx.x * rpb; r0 < g.rows; r0 += (int64_t)gridDim.x * rpb) {
@@ -411,13 +427,15 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                 if (valid && lane + i * LPR < rv)
 #pragma unroll
                     for (int l = 0; l < SM_VEC; l++) {
-                        const FD_ACC e = FD_K(sm_exp_fwd)(va[BWD ? 0 : i][l] - m);
+                        const FD_ACC d = va[BWD ? 0 : i][l] - m;
+                        const FD_ACC e = LEAN || g.fast_exp ? (FD_ACC)__expf((float)d)
+                                                            : FD_K(sm_exp_fwd)(d);
                         s += e;
-                        if (!g.is_log)
+                        if (!is_log)
                             va[BWD ? 0 : i][l] = e;
                     }
             s = FD_K(sm_grp_sum)<LPR>(s);
-            log_s = g.is_log ? fd_cuda_log(s) : (FD_ACC)0;
+            log_s = is_log ? fd_cuda_log(s) : (FD_ACC)0;
             inv_s = (FD_ACC)1 / s;
         } else {
 #pragma unroll
@@ -425,7 +443,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
                 if (valid && lane + i * LPR < rv)
 #pragma unroll
                     for (int l = 0; l < SM_VEC; l++)
-                        s += FD_K(sm_bwd_term)(g.is_log, fd_cuda_ld(ra[i].e, l),
+                        s += FD_K(sm_bwd_term)(is_log, fd_cuda_ld(ra[i].e, l),
                                                fd_cuda_ld(rb[BWD ? i : 0].e, l));
             s = FD_K(sm_grp_sum)<LPR>(s);
         }
@@ -434,15 +452,16 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
             if (valid && lane + i * LPR < rv) {
                 FD_T *op = o + ob[OT] + (int64_t)(lane + i * LPR) * SM_VEC;
                 FD_K(sm_vec_t) w;
-                if (beta != 0.0)
+                if (!LEAN && beta != 0.0)
                     w = *(const FD_K(sm_vec_t) *)op;
 #pragma unroll
                 for (int l = 0; l < SM_VEC; l++) {
                     /* forward: the softmax (va holds exp(x - m)) or x - m - log(s) */
-                    const FD_ACC v = BWD ? FD_K(sm_bwd_acc)(g.is_log, fd_cuda_ld(ra[i].e, l),
+                    const FD_ACC v = BWD ? FD_K(sm_bwd_acc)(is_log, fd_cuda_ld(ra[i].e, l),
                                                             fd_cuda_ld(rb[BWD ? i : 0].e, l), s)
-                                         : g.is_log ? va[BWD ? 0 : i][l] - m - log_s
-                                         : SM_FAST16 || g.mul_inv ? va[BWD ? 0 : i][l] * inv_s
+                                         : is_log ? va[BWD ? 0 : i][l] - m - log_s
+                                         : SM_FAST16 || LEAN || g.mul_inv
+                                             ? va[BWD ? 0 : i][l] * inv_s
                                                      : va[BWD ? 0 : i][l] / s;
                     if (plain)
                         sm_st_acc(w.e, l, v);
@@ -456,6 +475,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 
 #undef SM_VEC
 #undef SM_FAST16
+#undef SM_LEAN_MINB
+#undef SM_LEAN_MINB32
 
 /* ---- backward, strided rows: channel groups over a pixel tile (softmax.cu sm_cols_shape) ----
  * NCHW CHANNEL backward: the rows' elements are C channels H * W apart, the pixels (the
