@@ -35,8 +35,8 @@
 # ONLY='pool_f32_nchw|lrn_f32_nchw|softmax_f32_nhwc|tensor_f32'
 # ENVS='FREEDNN_GPU_BW3=0;FREEDNN_GPU_BW3_S2G_MINB=3 FREEDNN_GPU_BW3_LRN_AHEAD=0'.
 # Thirteenth session's switches (each default on): FREEDNN_GPU_LRN_LEAN=0 (lrn: the stamped
-# FLOAT column kernels instead of lrn_lean.cuh's, whose backward does not read y; =6 the lean
-# backward with a ring of 6), FREEDNN_GPU_SM_LEAN=0 (softmax: softmax_wreg without its LEAN
+# FLOAT column kernels instead of lrn_lean.cuh's, whose backward does not read y),
+# FREEDNN_GPU_SM_LEAN=0 (softmax: softmax_wreg without its LEAN
 # instantiations), FREEDNN_GPU_SM_FASTEXP=0 (softmax: the FLOAT forward's expf instead of
 # __expf), FREEDNN_GPU_SM_WREG=L,N (softmax: every softmax_wreg call in L lanes x N vectors).
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int

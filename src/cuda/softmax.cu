@@ -249,7 +249,12 @@ static int sm_wreg_forced(void)
  * BFLOAT16; each tensor's row one stride-1 run of whole 16-byte vectors, its rows 16-byte
  * aligned; 4 to 256 vectors a row. Four vectors a lane where the row has them (fewer
  * shuffles per element and 64 B of loads in flight a lane): rows of 4 to 16 vectors take 4
- * lanes x 1, 2 or 4; 17 to 128 take 8, 16 or 32 lanes x 4; longer ones 32 x 8. */
+ * lanes x 1, 2 or 4; 17 to 128 take 8, 16 or 32 lanes x 4; longer ones 32 x 8. FLOAT rows of
+ * 17 to 32 vectors take 16 x 2: the LEAN forward then holds 34 registers, 7 blocks an SM, as
+ * NVIDIA's kernel runs that row (16 threads a row, 80% of the warps resident); H200,
+ * 2026-12-01, f32 NHWC n32c128h56w56 forward in one run: 16 x 2 0.99x NVIDIA's rate, 8 x 4
+ * 0.96x, backward 0.99x both; HALF's C = 256 (32 vectors) ran 1.12x at 8 x 4 and 1.04x at 16 x 2,
+ * so the 16-bit types keep 8 x 4. */
 static int sm_wreg_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *const *ptr, int nt,
                          int *nv)
 {
@@ -274,6 +279,9 @@ static int sm_wreg_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *con
         n = 1;
         while (4 * n < rv)
             n *= 2;
+    } else if (rv <= 32 && dt == CUDNN_DATA_FLOAT) {
+        lpr = 16; /* 16 x 2 (FLOAT rows of 17 to 32 vectors, e.g. C = 128) */
+        n = 2;
     } else if (rv <= 128) {
         n = 4;
         lpr = 8;
