@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pooling_s2g.cuh - FLOAT max-pool backward of ResNet's 3x3 / 2 pad 1 window with W innermost
- * as a gather (FREEDNN_GPU_BW3; pooling.cu includes it once, after the stamped kernels, and
- * pool_s2g_ok decides). The H-sweep (pool_s2_bwd / _occ) ran 0.65x NVIDIA's rate on the H200
+ * pooling_s2g.cuh - max-pool backward of ResNet's 3x3 / 2 pad 1 window as a gather: W innermost
+ * for FLOAT (FREEDNN_GPU_BW3) and HALF / BFLOAT16 (FREEDNN_GPU_BW5), channels-last for FLOAT,
+ * HALF, BFLOAT16 (FREEDNN_GPU_BW5, the second part of this file). pooling.cu includes it once,
+ * after the stamped kernels; pool_s2g_ok / pool_s2g_nhwc_ok decide. The H-sweep (pool_s2_bwd / _occ) ran 0.65x NVIDIA's rate on the H200
  * (1334 vs 2041 GB/s, 2026-12-01) whatever its occupancy or look-ahead: each step waits on its
  * loads, its scalar loads and stores touch every other element of a row per instruction.
  *
@@ -25,13 +26,77 @@
  *   src/ref's sums, the same bits.
  * - Rows need x's and dx's 16-byte alignment (pool_s2g_ok); a row's last vector when W is not a
  *   multiple of 4 is read and written per element (nothing past the row is touched).
+ * - HALF / BFLOAT16 (FREEDNN_GPU_BW5; pool_s2_bwd_occ ran 0.89x NVIDIA's rate for f16 n32 C 256
+ *   56 x 56 on the H200, 683 vs 771 GB/s, 2026-12-01): the same code on 4 elements a lane (one
+ *   8-byte load a row, widened to float: comparisons and dy exact), rows 8-byte aligned. Kept
+ *   at 4 elements, not 8: the instructions per element are the chains' and the routing's
+ *   whatever the width, and 8 would double the registers of x; a warp still moves 2 x 256
+ *   contiguous bytes of dx. Expected: FLOAT's ~2 TB/s instruction rate per element over half the
+ *   bytes, ~1 TB/s (1.3x NVIDIA), not measured yet.
  */
 
-/* Blocks of 256 an SM: 4 (64 registers, 0 spills, sm_80 / sm_90: 1024 threads an SM);
- * pool_s2g_max_bwd3_f32 (FREEDNN_GPU_BW3_S2G_MINB=3, for the A/B) 3 (72 registers). */
+/* Blocks of 256 an SM: 4 (64 registers, 0 spills, sm_80 / sm_90: 1024 threads an SM; the
+ * HALF / BFLOAT16 kernels 62-64); pool_s2g_max_bwd3_f32 (FREEDNN_GPU_BW3_S2G_MINB=3, for the
+ * A/B) 3 (70 registers). */
 #define POOL_S2G_MINB 4
 #define POOL_S2G_MINB3 3
 #define POOL_S2G_NINF __int_as_float(0xff800000) /* -inf */
+
+/* Storage types of the gathers, a literal at every call (the inlined bodies fold it): FLOAT,
+ * HALF, BFLOAT16. Values are compared and routed as float (exact for the 16-bit types). */
+#define POOL_S2G_F32 0
+#define POOL_S2G_F16 1
+#define POOL_S2G_BF16 2
+
+/* Element i of p widened to float. */
+static __device__ __forceinline__ float pool_s2g_ld(const void *p, int i, const int ty)
+{
+    return ty == POOL_S2G_F32   ? fd_cuda_ld((const float *)p, i)
+           : ty == POOL_S2G_F16 ? fd_cuda_ld((const __half *)p, i)
+                                : fd_cuda_ld((const __nv_bfloat16 *)p, i);
+}
+
+/* p + i elements. */
+static __device__ __forceinline__ const void *pool_s2g_at(const void *p, int i, const int ty)
+{
+    return ty == POOL_S2G_F32 ? (const void *)((const float *)p + i)
+                              : (const void *)((const __half *)p + i);
+}
+
+static __device__ __forceinline__ void *pool_s2g_atw(void *p, int i, const int ty)
+{
+    return ty == POOL_S2G_F32 ? (void *)((float *)p + i) : (void *)((__half *)p + i);
+}
+
+/* fd_cuda_blend of element i of p. */
+static __device__ __forceinline__ void pool_s2g_blend1(void *p, int i, double alpha, double beta,
+                                                       double v, const int ty)
+{
+    if (ty == POOL_S2G_F32)
+        fd_cuda_blend((float *)p, i, alpha, beta, v);
+    else if (ty == POOL_S2G_F16)
+        fd_cuda_blend((__half *)p, i, alpha, beta, v);
+    else
+        fd_cuda_blend((__nv_bfloat16 *)p, i, alpha, beta, v);
+}
+
+/* Lane l of a packed word of 16-bit elements (two a word) widened to float. */
+static __device__ __forceinline__ float pool_s2g_w16(unsigned w, int l, const int ty)
+{
+    const unsigned h = l & 1 ? w >> 16 : w & 0xffffu;
+    return ty == POOL_S2G_F16 ? __half2float(__ushort_as_half((unsigned short)h))
+                              : __uint_as_float(h << 16);
+}
+
+/* The storage bits of v rounded once to the type (fd_cuda_st's rounding), in the low bits. */
+static __device__ __forceinline__ unsigned pool_s2g_bits(double v, const int ty)
+{
+    if (ty == POOL_S2G_F32)
+        return __float_as_uint((float)v);
+    if (ty == POOL_S2G_F16)
+        return __half_as_ushort(__double2half(v));
+    return __bfloat16_as_ushort(__double2bfloat16(v));
+}
 
 /* The cell of one 3 x 3 image (row-major; unreadable cells hold -inf) that window_max picks
  * (s2_max_f32's code; -1 when it finds none), without branches: with PROPAGATE_NAN the first
@@ -58,10 +123,12 @@ static __device__ __forceinline__ int pool_s2g_code(const float *v, int propagat
 }
 
 /* The loads of one x row (rok: the row is readable and the thread live): its vector at column
- * c0 = 4m (per element in the row's partial last vector) and the end lanes' neighbours hl
- * (column c0 - 1, lane 0) and hr (c0 + 4, c0 + 5, lane 31); cells outside x hold -inf. */
-static __device__ __forceinline__ void pool_s2g_load(const float *xr, bool rok, int c0, int in_w,
-                                                     int lane, float4 *o, float *hl, float2 *hr)
+ * c0 = 4m (16 bytes of FLOAT, 8 of a 16-bit type; per element in the row's partial last vector)
+ * and the end lanes' neighbours hl (column c0 - 1, lane 0) and hr (c0 + 4, c0 + 5, lane 31);
+ * cells outside x hold -inf. */
+static __device__ __forceinline__ void pool_s2g_load(const void *xr, bool rok, int c0, int in_w,
+                                                     int lane, float4 *o, float *hl, float2 *hr,
+                                                     const int ty)
 {
     const float ni = POOL_S2G_NINF;
     *o = make_float4(ni, ni, ni, ni);
@@ -70,20 +137,26 @@ static __device__ __forceinline__ void pool_s2g_load(const float *xr, bool rok, 
     if (!rok)
         return;
     if (c0 + 3 < in_w) {
-        *o = *(const float4 *)(xr + c0);
+        if (ty == POOL_S2G_F32) {
+            *o = *(const float4 *)pool_s2g_at(xr, c0, ty);
+        } else {
+            const uint2 u = *(const uint2 *)pool_s2g_at(xr, c0, ty);
+            *o = make_float4(pool_s2g_w16(u.x, 0, ty), pool_s2g_w16(u.x, 1, ty),
+                             pool_s2g_w16(u.y, 0, ty), pool_s2g_w16(u.y, 1, ty));
+        }
     } else {
-        o->x = xr[c0]; /* c0 < in_w: the thread's group exists */
+        o->x = pool_s2g_ld(xr, c0, ty); /* c0 < in_w: the thread's group exists */
         if (c0 + 1 < in_w)
-            o->y = xr[c0 + 1];
+            o->y = pool_s2g_ld(xr, c0 + 1, ty);
         if (c0 + 2 < in_w)
-            o->z = xr[c0 + 2];
+            o->z = pool_s2g_ld(xr, c0 + 2, ty);
     }
     if (lane == 0 && c0 > 0)
-        *hl = xr[c0 - 1];
+        *hl = pool_s2g_ld(xr, c0 - 1, ty);
     if (lane == 31 && c0 + 4 < in_w) {
-        hr->x = xr[c0 + 4];
+        hr->x = pool_s2g_ld(xr, c0 + 4, ty);
         if (c0 + 5 < in_w)
-            hr->y = xr[c0 + 5];
+            hr->y = pool_s2g_ld(xr, c0 + 5, ty);
     }
 }
 
@@ -102,43 +175,52 @@ static __device__ __forceinline__ void pool_s2g_cols(const float4 &o, float hl, 
     v[6] = c0 + 5 >= in_w ? POOL_S2G_NINF : lane == 31 ? hr.y : r1;
 }
 
-/* dx = alpha * acc + beta * dx (fd_cuda_blend's rule and roundings) for a whole vector. */
-static __device__ __forceinline__ void pool_s2g_store4(float *p, double alpha, double beta,
-                                                       const double *acc)
+/* dx = alpha * acc + beta * dx (fd_cuda_blend's rule and roundings) for a whole vector of 4
+ * (16 bytes of FLOAT, 8 of a 16-bit type). */
+static __device__ __forceinline__ void pool_s2g_store4(void *p, double alpha, double beta,
+                                                       const double *acc, const int ty)
 {
-    float4 old = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (beta != 0.0)
-        old = *(const float4 *)p;
-    const float ov[4] = {old.x, old.y, old.z, old.w};
-    float r[4];
+    float ov[4] = {0.f, 0.f, 0.f, 0.f};
+    if (beta != 0.0) {
+        if (ty == POOL_S2G_F32) {
+            const float4 old = *(const float4 *)p;
+            ov[0] = old.x, ov[1] = old.y, ov[2] = old.z, ov[3] = old.w;
+        } else {
+            const uint2 u = *(const uint2 *)p;
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+                ov[b] = pool_s2g_w16(b < 2 ? u.x : u.y, b, ty);
+        }
+    }
+    unsigned r[4];
 #pragma unroll
     for (int b = 0; b < 4; b++) {
         double s = __dmul_rn(alpha, acc[b]);
         if (beta != 0.0)
             s = __dadd_rn(s, __dmul_rn(beta, (double)ov[b]));
-        r[b] = (float)s;
+        r[b] = pool_s2g_bits(s, ty);
     }
-    *(float4 *)p = make_float4(r[0], r[1], r[2], r[3]);
+    if (ty == POOL_S2G_F32)
+        *(uint4 *)p = make_uint4(r[0], r[1], r[2], r[3]);
+    else
+        *(uint2 *)p = make_uint2(r[0] | r[1] << 16, r[2] | r[3] << 16);
 }
 
 /* Thread e: column group m = e % groups, row pair t, plane; lanes along m. Threads past the
  * last plane load nothing and store nothing but take part in the shuffles. */
 static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int groups, int pairs,
                                                      const void *xv, const void *dyv, void *dxv,
-                                                     double alpha, double beta)
+                                                     double alpha, double beta, const int ty)
 {
-    const float *__restrict__ x = (const float *)xv;
-    const float *__restrict__ dy = (const float *)dyv;
-    float *__restrict__ dx = (float *)dxv;
     const int lane = (int)(threadIdx.x & 31);
     const int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     const int m = e % groups, r = e / groups, t = r % pairs, pl0 = r / pairs;
     const bool live = pl0 < q.planes;
     const int pl = live ? pl0 : 0;
     const int n = pl / q.c, c = pl - n * q.c;
-    const float *xc = x + (n * q.xs_n + c * q.xs_c);
-    const float *dyc = dy + (n * q.gs_n + c * q.gs_c);
-    float *dxc = dx + (n * q.ds_n + c * q.ds_c);
+    const void *xc = pool_s2g_at(xv, n * q.xs_n + c * q.xs_c, ty);
+    const void *dyc = pool_s2g_at(dyv, n * q.gs_n + c * q.gs_c, ty);
+    void *dxc = pool_s2g_atw(dxv, n * q.ds_n + c * q.ds_c, ty);
     const int c0 = 4 * m, x0 = 2 * t - 1; /* x row of image row 0 */
 
     /* every load first: five x rows, six dy */
@@ -149,7 +231,8 @@ static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int gro
     for (int k = 0; k < 5; k++) {
         const int row = x0 + k;
         const bool rok = live && row >= 0 && row < q.in_h;
-        pool_s2g_load(xc + (rok ? row * q.xs_h : 0), rok, c0, q.in_w, lane, &o[k], &hl[k], &hr[k]);
+        pool_s2g_load(pool_s2g_at(xc, rok ? row * q.xs_h : 0, ty), rok, c0, q.in_w, lane, &o[k],
+                      &hl[k], &hr[k], ty);
     }
     float g[2][3];
     bool wok[2][3];
@@ -159,7 +242,7 @@ static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int gro
         for (int dj = 0; dj < 3; dj++) {
             const int i = t + di, j = 2 * m + dj;
             wok[di][dj] = live && i < q.out_h && j < q.out_w;
-            g[di][dj] = wok[di][dj] ? dyc[i * q.gs_h + j * q.gs_w] : 0.f;
+            g[di][dj] = wok[di][dj] ? pool_s2g_ld(dyc, i * q.gs_h + j * q.gs_w, ty) : 0.f;
         }
 
     float v[5][7]; /* x rows 2t - 1 .. 2t + 3, columns 4m - 1 .. 4m + 5 */
@@ -200,14 +283,14 @@ static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int gro
                         acc[b] += (double)g[di][dj];
                 }
         }
-        float *p = dxc + row * q.ds_h + c0;
+        void *p = pool_s2g_atw(dxc, row * q.ds_h + c0, ty);
         if (c0 + 3 < q.in_w) {
-            pool_s2g_store4(p, alpha, beta, acc);
+            pool_s2g_store4(p, alpha, beta, acc, ty);
         } else {
 #pragma unroll
             for (int b = 0; b < 4; b++)
                 if (c0 + b < q.in_w)
-                    fd_cuda_blend(p, b, alpha, beta, acc[b]);
+                    pool_s2g_blend1(p, b, alpha, beta, acc[b], ty);
         }
     }
 }
@@ -216,11 +299,189 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
     pool_s2g_max_bwd_f32(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
                          void *dxv, double alpha, double beta)
 {
-    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta);
+    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F32);
 }
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB3)
     pool_s2g_max_bwd3_f32(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
                           void *dxv, double alpha, double beta)
 {
-    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta);
+    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F32);
+}
+/* HALF / BFLOAT16 (FREEDNN_GPU_BW5): 4 elements (8 bytes) a row per lane, the same code */
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
+    pool_s2g_max_bwd_f16(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
+                         void *dxv, double alpha, double beta)
+{
+    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F16);
+}
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
+    pool_s2g_max_bwd_bf16(const pool_s2_t q, int groups, int pairs, const void *xv,
+                          const void *dyv, void *dxv, double alpha, double beta)
+{
+    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_BF16);
+}
+
+/* ---- channels-last (NHWC) 3x3 / 2 pad 1 max backward gather (FREEDNN_GPU_BW5) -------------
+ * pool_s2_bwd_vec (the H-sweep with 8-byte vectors) ran 0.79x NVIDIA's rate on the H200 (f32
+ * n32 C 128 56 x 56: 769 vs 974 GB/s, 2026-12-01): 10 vector loads a step issued only when the
+ * step begins, one step's loads in flight per thread. Here, for FLOAT, HALF, BFLOAT16:
+ * - Thread = (n, row pair t, column pair s, 16-byte channel vector cv), cv fastest: its dx
+ *   block is rows 2t, 2t + 1 x columns 2s, 2s + 1 of one vector (4 full 16-byte stores; a warp
+ *   stores 512 contiguous bytes a cell). No loop and no state shared between threads: all 25
+ *   x loads (rows 2t - 1 .. 2t + 3 x columns 2s - 1 .. 2s + 3) and 4 dy loads are issued at
+ *   once. Row 2t lies in window row t only, row 2t + 1 in t and t + 1 (columns likewise), so
+ *   the four windows (t + di, s + dj) are all that route to the block; each is evaluated by
+ *   the four threads whose blocks it touches (x re-reads are L1 / L2 hits: the block's 8 warps
+ *   are 8 neighbouring column pairs of one row pair when C is one warp's vectors).
+ * - Per lane each window's argmax is pool_s2g_code's (window_max's first max / first NaN,
+ *   cells outside x hold -inf), kept as code + 1 in 4 bits a lane; each dx cell adds the dy of
+ *   the windows routing to it in ascending (i, j) order, in double from 0.0, then the alpha /
+ *   beta blend: src/ref's sums, the same bits.
+ * - The loads come in two halves: x rows 2t - 1 .. 2t + 1 and window row t's dy, its codes,
+ *   then rows 2t + 2, 2t + 3 (row 2t + 1 kept) and window row t + 1's (all 25 cells at once
+ *   took ~150 registers: spills at 2 blocks an SM). The first half holds every compulsory x
+ *   cell of the block (rows 2t, 2t + 1): 512 threads an SM x ~15 x 16-byte loads in flight
+ *   (~120 KB of L1 requests, ~32 KB of them first touches of DRAM lines).
+ * Bytes: per 4 dx vectors 1 dy vector and 4 x vectors compulsory (x requested 25 / 4 times
+ * through L1, the block's 8 warps share columns); instructions: per dx element one window
+ * code of 9 cells (~27) plus its routing and blend (~15), against the sweep's 8-byte vectors
+ * and one step's loads in flight. Expected >= 1.5 TB/s f32 (1.5x NVIDIA), not measured yet.
+ * No shared memory. ptxas (CUDA 13): sm_90 f32 112, f16 / bf16 108 registers, sm_80 108-110,
+ * 0 spills: 2 blocks of 256 an SM. */
+#define POOL_S2G_NHWC_MINB 2
+
+/* The 16-byte vector of -inf cells of the type. */
+static __device__ __forceinline__ uint4 pool_s2g_ninf16(const int ty)
+{
+    const unsigned w = ty == POOL_S2G_F32 ? 0xff800000u : ty == POOL_S2G_F16 ? 0xfc00fc00u
+                                                                              : 0xff80ff80u;
+    return make_uint4(w, w, w, w);
+}
+
+/* Lane l of a 16-byte vector of the type, widened to float. */
+static __device__ __forceinline__ float pool_s2g_lane16(const uint4 &u, int l, const int ty)
+{
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+    if (ty == POOL_S2G_F32)
+        return __uint_as_float(w[l]);
+    return pool_s2g_w16(w[l >> 1], l, ty);
+}
+
+static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, int cvn, int spairs,
+                                                          int tpairs, const void *xv,
+                                                          const void *dyv, void *dxv,
+                                                          double alpha, double beta, const int ty)
+{
+    const int L = ty == POOL_S2G_F32 ? 4 : 8; /* lanes of a 16-byte vector */
+    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int cv = e % cvn;
+    e /= cvn;
+    const int s = e % spairs;
+    e /= spairs;
+    const int t = e % tpairs, n = e / tpairs;
+    if (n >= q.planes)
+        return; /* planes = N here */
+    const void *xc = pool_s2g_at(xv, n * q.xs_n + cv * L, ty);
+    const void *dyc = pool_s2g_at(dyv, n * q.gs_n + cv * L, ty);
+    void *dxc = pool_s2g_atw(dxv, n * q.ds_n + cv * L, ty);
+
+    /* two halves (di): x rows 2t - 1 + 2di .. 2t + 1 + 2di (row 2t + 1 loaded once), window
+     * row t + di's dy and codes */
+    uint4 xr[5][5], g[2][2];
+    unsigned cw[2][2]; /* code + 1 of window (t + di, s + dj) in bits 4l .. 4l + 3 of lane l */
+#pragma unroll
+    for (int di = 0; di < 2; di++) {
+#pragma unroll
+        for (int k = 2 * di + (di ? 1 : 0); k < 2 * di + 3; k++)
+#pragma unroll
+            for (int l = 0; l < 5; l++) {
+                const int row = 2 * t - 1 + k, col = 2 * s - 1 + l;
+                xr[k][l] = pool_s2g_ninf16(ty);
+                if (row >= 0 && row < q.in_h && col >= 0 && col < q.in_w)
+                    xr[k][l] = *(const uint4 *)pool_s2g_at(xc, row * q.xs_h + col * q.xs_w, ty);
+            }
+        bool wok[2];
+#pragma unroll
+        for (int dj = 0; dj < 2; dj++) {
+            const int i = t + di, j = s + dj;
+            wok[dj] = i < q.out_h && j < q.out_w;
+            g[di][dj] = make_uint4(0u, 0u, 0u, 0u);
+            if (wok[dj])
+                g[di][dj] = *(const uint4 *)pool_s2g_at(dyc, i * q.gs_h + j * q.gs_w, ty);
+        }
+#pragma unroll
+        for (int dj = 0; dj < 2; dj++) {
+            cw[di][dj] = 0u;
+#pragma unroll
+            for (int l = 0; l < 8; l++) {
+                if (l >= L || !wok[dj])
+                    continue;
+                float img[9];
+#pragma unroll
+                for (int rr = 0; rr < 3; rr++)
+#pragma unroll
+                    for (int cc = 0; cc < 3; cc++)
+                        img[3 * rr + cc] = pool_s2g_lane16(xr[2 * di + rr][2 * dj + cc], l, ty);
+                cw[di][dj] |= (unsigned)(pool_s2g_code(img, q.propagate) + 1) << (4 * l);
+            }
+        }
+    }
+
+#pragma unroll
+    for (int a = 0; a < 2; a++)
+#pragma unroll
+        for (int b = 0; b < 2; b++) {
+            /* dx cell (2t + a, 2s + b): image row a + 1 of window t, a - 1 of window t + 1 */
+            const int row = 2 * t + a, col = 2 * s + b;
+            if (row >= q.in_h || col >= q.in_w)
+                continue;
+            void *p = pool_s2g_atw(dxc, row * q.ds_h + col * q.ds_w, ty);
+            uint4 old = make_uint4(0u, 0u, 0u, 0u);
+            if (beta != 0.0)
+                old = *(const uint4 *)p;
+            unsigned r[8];
+#pragma unroll
+            for (int l = 0; l < 8; l++) {
+                if (l >= L)
+                    continue;
+                double acc = 0.0;
+#pragma unroll
+                for (int di = 0; di < 2; di++)
+#pragma unroll
+                    for (int dj = 0; dj < 2; dj++) {
+                        const int rr = a + 1 - 2 * di, cc = b + 1 - 2 * dj;
+                        if (rr >= 0 && cc >= 0 &&
+                            ((cw[di][dj] >> (4 * l)) & 15u) == (unsigned)(3 * rr + cc + 1))
+                            acc += (double)pool_s2g_lane16(g[di][dj], l, ty);
+                    }
+                double v = __dmul_rn(alpha, acc);
+                if (beta != 0.0)
+                    v = __dadd_rn(v, __dmul_rn(beta, (double)pool_s2g_lane16(old, l, ty)));
+                r[l] = pool_s2g_bits(v, ty);
+            }
+            if (ty == POOL_S2G_F32)
+                *(uint4 *)p = make_uint4(r[0], r[1], r[2], r[3]);
+            else
+                *(uint4 *)p = make_uint4(r[0] | r[1] << 16, r[2] | r[3] << 16, r[4] | r[5] << 16,
+                                         r[6] | r[7] << 16);
+        }
+}
+
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_NHWC_MINB)
+    pool_s2g_max_bwd_nhwc_f32(const pool_s2_t q, int cvn, int spairs, int tpairs, const void *xv,
+                              const void *dyv, void *dxv, double alpha, double beta)
+{
+    pool_s2g_nhwc_body(q, cvn, spairs, tpairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F32);
+}
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_NHWC_MINB)
+    pool_s2g_max_bwd_nhwc_f16(const pool_s2_t q, int cvn, int spairs, int tpairs, const void *xv,
+                              const void *dyv, void *dxv, double alpha, double beta)
+{
+    pool_s2g_nhwc_body(q, cvn, spairs, tpairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F16);
+}
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_NHWC_MINB)
+    pool_s2g_max_bwd_nhwc_bf16(const pool_s2_t q, int cvn, int spairs, int tpairs, const void *xv,
+                               const void *dyv, void *dxv, double alpha, double beta)
+{
+    pool_s2g_nhwc_body(q, cvn, spairs, tpairs, xv, dyv, dxv, alpha, beta, POOL_S2G_BF16);
 }
