@@ -334,7 +334,10 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
  *   the four threads whose blocks it touches (x re-reads are L1 / L2 hits: the block's 8 warps
  *   are 8 neighbouring column pairs of one row pair when C is one warp's vectors).
  * - Per lane each window's argmax is pool_s2g_code's (window_max's first max / first NaN,
- *   cells outside x hold -inf), kept as code + 1 in 4 bits a lane; each dx cell adds the dy of
+ *   cells outside x hold -inf), kept as code + 1 in 4 bits a lane; HALF / BFLOAT16 find it two
+ *   lanes at a time (pool_s2g_code2: a packed max chain, then the first cell equal to the max by
+ *   packed compares and bit selects: ~31 instructions a pair against ~70 a lane for the widened
+ *   chain, the same picks); each dx cell adds the dy of
  *   the windows routing to it in ascending (i, j) order, in double from 0.0, then the alpha /
  *   beta blend: src/ref's sums, the same bits.
  * - The loads come in two halves: x rows 2t - 1 .. 2t + 1 and window row t's dy, its codes,
@@ -344,10 +347,10 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
  *   (~120 KB of L1 requests, ~32 KB of them first touches of DRAM lines).
  * Bytes: per 4 dx vectors 1 dy vector and 4 x vectors compulsory (x requested 25 / 4 times
  * through L1, the block's 8 warps share columns); instructions: per dx element one window
- * code of 9 cells (~27) plus its routing and blend (~15), against the sweep's 8-byte vectors
+ * code of 9 cells (~27 for FLOAT, ~16 for the 16-bit pairs) plus its routing and blend (~15), against the sweep's 8-byte vectors
  * and one step's loads in flight. Expected >= 1.5 TB/s f32 (1.5x NVIDIA), not measured yet.
- * No shared memory. ptxas (CUDA 13): sm_90 f32 112, f16 / bf16 108 registers, sm_80 108-110,
- * 0 spills: 2 blocks of 256 an SM. */
+ * No shared memory. ptxas (CUDA 13): sm_90 f32 112, f16 / bf16 96 registers (sm_80: 110, 96,
+ * 116), 0 spills: 2 blocks of 256 an SM. */
 #define POOL_S2G_NHWC_MINB 2
 
 /* The 16-byte vector of -inf cells of the type. */
@@ -365,6 +368,85 @@ static __device__ __forceinline__ float pool_s2g_lane16(const uint4 &u, int l, c
     if (ty == POOL_S2G_F32)
         return __uint_as_float(w[l]);
     return pool_s2g_w16(w[l >> 1], l, ty);
+}
+
+/* Word p of a 16-byte vector (p a literal). */
+static __device__ __forceinline__ unsigned pool_s2g_word(const uint4 &u, int p)
+{
+    return p == 0 ? u.x : p == 1 ? u.y : p == 2 ? u.z : u.w;
+}
+
+/* Lane-wise max of two words of 16-bit pairs (NaN-ignoring; nan: NaN-propagating). */
+static __device__ __forceinline__ unsigned pool_s2g_max2(unsigned a, unsigned b, const bool nan,
+                                                         const int ty)
+{
+    unsigned r;
+    if (ty == POOL_S2G_F16) {
+        __half2 x, y, z;
+        memcpy(&x, &a, 4);
+        memcpy(&y, &b, 4);
+        z = nan ? __hmax2_nan(x, y) : __hmax2(x, y);
+        memcpy(&r, &z, 4);
+    } else {
+        __nv_bfloat162 x, y, z;
+        memcpy(&x, &a, 4);
+        memcpy(&y, &b, 4);
+        z = nan ? __hmax2_nan(x, y) : __hmax2(x, y);
+        memcpy(&r, &z, 4);
+    }
+    return r;
+}
+
+/* 0xffff in each 16-bit lane where a == b (ordered: NaN never equal; +0 == -0). */
+static __device__ __forceinline__ unsigned pool_s2g_eq2(unsigned a, unsigned b, const int ty)
+{
+    if (ty == POOL_S2G_F16) {
+        __half2 x, y;
+        memcpy(&x, &a, 4);
+        memcpy(&y, &b, 4);
+        return __heq2_mask(x, y);
+    }
+    __nv_bfloat162 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return __heq2_mask(x, y);
+}
+
+/* 0xffff in each 16-bit lane of a that is NaN. */
+static __device__ __forceinline__ unsigned pool_s2g_nan2(unsigned a, const int ty)
+{
+    if (ty == POOL_S2G_F16) {
+        __half2 x;
+        memcpy(&x, &a, 4);
+        return __hneu2_mask(x, x);
+    }
+    __nv_bfloat162 x;
+    memcpy(&x, &a, 4);
+    return __hneu2_mask(x, x);
+}
+
+/* pool_s2g_code + 1 of one window for the two lanes of 16-bit pairs (c[9]: the window's cells
+ * in scan order, -inf outside x), lane h's in bits 16h .. 16h + 3, packed: the lane-wise max m
+ * (nan: NaN-propagating), then the first cell equal to m (with nan, or NaN: a lane whose m is
+ * NaN holds a NaN, a lane whose m is not holds none), none where m is -inf (every cell -inf or,
+ * without nan, NaN). The chain's pick: its first e > -inf, then each e > m, is the first cell
+ * holding the largest non-NaN value (+0 == -0: the first zero); 9 selects by bit masks. */
+static __device__ __forceinline__ unsigned pool_s2g_code2(const unsigned *c, const bool nan,
+                                                          const int ty)
+{
+    unsigned m = c[0];
+#pragma unroll
+    for (int k = 1; k < 9; k++)
+        m = pool_s2g_max2(m, c[k], nan, ty);
+    unsigned cd = 0u;
+#pragma unroll
+    for (int k = 8; k >= 0; k--) {
+        unsigned hit = pool_s2g_eq2(c[k], m, ty);
+        if (nan)
+            hit |= pool_s2g_nan2(c[k], ty);
+        cd = (hit & (unsigned)(k + 1) * 0x00010001u) | (~hit & cd);
+    }
+    return cd & ~pool_s2g_eq2(m, pool_s2g_ninf16(ty).x, ty);
 }
 
 static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, int cvn, int spairs,
@@ -412,9 +494,23 @@ static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, in
 #pragma unroll
         for (int dj = 0; dj < 2; dj++) {
             cw[di][dj] = 0u;
+            if (ty != POOL_S2G_F32 && wok[dj]) { /* 16-bit: lane pairs (pool_s2g_code2) */
+#pragma unroll
+                for (int p = 0; p < 4; p++) {
+                    unsigned c[9];
+#pragma unroll
+                    for (int rr = 0; rr < 3; rr++)
+#pragma unroll
+                        for (int cc = 0; cc < 3; cc++)
+                            c[3 * rr + cc] = pool_s2g_word(xr[2 * di + rr][2 * dj + cc], p);
+                    const unsigned cd =
+                        q.propagate ? pool_s2g_code2(c, true, ty) : pool_s2g_code2(c, false, ty);
+                    cw[di][dj] |= ((cd & 0xfu) | (cd >> 12 & 0xf0u)) << (8 * p);
+                }
+            }
 #pragma unroll
             for (int l = 0; l < 8; l++) {
-                if (l >= L || !wok[dj])
+                if (ty != POOL_S2G_F32 || l >= L || !wok[dj])
                     continue;
                 float img[9];
 #pragma unroll
