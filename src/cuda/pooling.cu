@@ -596,19 +596,21 @@ static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const p
     return 1;
 }
 
-/* 1 (and the thread grid: *cvn vectors a pixel, *sp column pairs, *tp row pairs) when a
+/* 1 (and the thread grid: *cvn vectors a pixel, *sp column pairs, *tp row pairs, *th threads
+ * in tiles of 4 x 2 pairs) when a
  * channels-last max backward (pool_vec_ok: C stride 1, C and the other strides multiples of
  * the 16-byte vector, aligned pointers) that pool_s2_ok accepted takes
  * pool_s2g_max_bwd_nhwc_{f32,f16,bf16} (pooling_s2g.cuh, FREEDNN_GPU_BW5): FLOAT, HALF or
  * BFLOAT16, pool_s2g_common_ok, fewer than 2^31 threads. */
 static int pool_s2g_nhwc_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
-                            int *cvn, int *sp, int *tp)
+                            int *cvn, int *sp, int *tp, int64_t *th)
 {
     if (!fd_cuda_bw5_on() || p->dt == CUDNN_DATA_DOUBLE || !pool_s2g_common_ok(p, g, q))
         return 0;
     const int64_t v = p->c / (FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt));
     const int64_t s = (p->in[2] + 1) / 2, t = (p->in[1] + 1) / 2;
-    if (p->n * t * s * v >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
+    *th = p->n * ((t + 3) / 4) * ((s + 1) / 2) * 8 * v;
+    if (*th >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
         return 0;
     *cvn = (int)v, *sp = (int)s, *tp = (int)t;
     return 1;
@@ -820,8 +822,8 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
             return CUDNN_STATUS_SUCCESS;
         }
         int cvn, sp, tp;
-        if (vec_ok && pool_s2g_nhwc_ok(p, &g, &s2, &cvn, &sp, &tp)) {
-            const int64_t th = p->n * tp * sp * (int64_t)cvn;
+        int64_t th;
+        if (vec_ok && pool_s2g_nhwc_ok(p, &g, &s2, &cvn, &sp, &tp, &th)) {
             const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
             cudaStream_t st = a->handle->stream;
             if (p->dt == CUDNN_DATA_FLOAT)

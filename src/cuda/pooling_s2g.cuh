@@ -325,14 +325,15 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
  * pool_s2_bwd_vec (the H-sweep with 8-byte vectors) ran 0.79x NVIDIA's rate on the H200 (f32
  * n32 C 128 56 x 56: 769 vs 974 GB/s, 2026-12-01): 10 vector loads a step issued only when the
  * step begins, one step's loads in flight per thread. Here, for FLOAT, HALF, BFLOAT16:
- * - Thread = (n, row pair t, column pair s, 16-byte channel vector cv), cv fastest: its dx
- *   block is rows 2t, 2t + 1 x columns 2s, 2s + 1 of one vector (4 full 16-byte stores; a warp
- *   stores 512 contiguous bytes a cell). No loop and no state shared between threads: all 25
+ * - Thread = (n, tile of 4 row pairs x 2 column pairs, its row pair t and column pair s,
+ *   16-byte channel vector cv), cv fastest: its dx block is rows 2t, 2t + 1 x columns 2s,
+ *   2s + 1 of one vector (4 full 16-byte stores; a warp stores 512 contiguous bytes a cell). No loop and no state shared between threads: all 25
  *   x loads (rows 2t - 1 .. 2t + 3 x columns 2s - 1 .. 2s + 3) and 4 dy loads are issued at
  *   once. Row 2t lies in window row t only, row 2t + 1 in t and t + 1 (columns likewise), so
  *   the four windows (t + di, s + dj) are all that route to the block; each is evaluated by
- *   the four threads whose blocks it touches (x re-reads are L1 / L2 hits: the block's 8 warps
- *   are 8 neighbouring column pairs of one row pair when C is one warp's vectors).
+ *   the four threads whose blocks it touches (x re-reads are L1 / L2 hits). When C is one
+ *   warp's vectors (f32 C 128, f16 C 256) a block is one tile: its 8 x 4 dx cells read 9 x 5 x
+ *   cells, 1.4x the compulsory ones (8 column pairs of one row pair: 5 x 17, 2.7x).
  * - Per lane each window's argmax is pool_s2g_code's (window_max's first max / first NaN,
  *   cells outside x hold -inf), kept as code + 1 in 4 bits a lane; HALF / BFLOAT16 find it two
  *   lanes at a time (pool_s2g_code2: a packed max chain, then the first cell equal to the max by
@@ -458,10 +459,13 @@ static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, in
     int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     const int cv = e % cvn;
     e /= cvn;
-    const int s = e % spairs;
-    e /= spairs;
-    const int t = e % tpairs, n = e / tpairs;
-    if (n >= q.planes)
+    const int ls = e & 1, lt = e >> 1 & 3; /* the thread's place in its 4 x 2 tile of pairs */
+    e >>= 3;
+    const int nts = (spairs + 1) / 2, ntt = (tpairs + 3) / 4;
+    const int s = 2 * (e % nts) + ls;
+    e /= nts;
+    const int t = 4 * (e % ntt) + lt, n = e / ntt;
+    if (n >= q.planes || s >= spairs || t >= tpairs)
         return; /* planes = N here */
     const void *xc = pool_s2g_at(xv, n * q.xs_n + cv * L, ty);
     const void *dyc = pool_s2g_at(dyv, n * q.gs_n + cv * L, ty);
