@@ -561,28 +561,27 @@ static int s2g_minb(void)
     return b;
 }
 
-/* 1 when a max backward pool_s2_ok accepted takes a gather of pooling_s2g.cuh: 3 x 3 windows,
- * pad 1 in H and W, FLOAT (FREEDNN_GPU_BW3) or, FREEDNN_GPU_BW5, HALF / BFLOAT16. (Their max
- * chain starts at -inf: no value of these types lies between -inf and lowest_finite's start
- * value, so the first pick is the same.) */
+/* 1 when a max backward pool_s2_ok accepted has the gathers' window (pooling_s2g.cuh): 3 x 3,
+ * pad 1 in H and W, of FLOAT, HALF or BFLOAT16. (Their max chain starts at -inf: no value of
+ * these types lies between -inf and lowest_finite's start value, so the first pick is the
+ * same.) */
 static int pool_s2g_common_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q)
 {
-    const int dt_ok = p->dt == CUDNN_DATA_FLOAT ? fd_cuda_bw3_on()
-                      : p->dt == CUDNN_DATA_HALF || p->dt == CUDNN_DATA_BFLOAT16 ? fd_cuda_bw5_on()
-                                                                                 : 0;
-    return dt_ok && g->is_max && q->win_h == 3 && q->win_w == 3 && q->pad_h == 1 && q->pad_w == 1;
+    return p->dt != CUDNN_DATA_DOUBLE && g->is_max && q->win_h == 3 && q->win_w == 3 &&
+           q->pad_h == 1 && q->pad_w == 1;
 }
 
 /* 1 (and *groups, *pairs: the thread grid) when a max backward pool_s2_ok accepted (q, W
- * innermost) takes pool_s2g_max_bwd_{f32,f16,bf16} (pooling_s2g.cuh): pool_s2g_common_ok, W
- * stride 1 in x and dx, their other strides multiples of 4 and the pointers aligned to a lane's
- * 4 elements (16 bytes for FLOAT, 8 for the 16-bit types; dy: any strides), fewer than 2^31
- * threads. */
+ * innermost) takes pool_s2g_max_bwd_{f32,f16,bf16} (pooling_s2g.cuh): pool_s2g_common_ok,
+ * FLOAT under FREEDNN_GPU_BW3, HALF / BFLOAT16 under FREEDNN_GPU_BW5, W stride 1 in x and dx,
+ * their other strides multiples of 4 and the pointers aligned to a lane's 4 elements (16 bytes
+ * for FLOAT, 8 for the 16-bit types; dy: any strides), fewer than 2^31 threads. */
 static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
                        const void *x, const void *dx, int *groups, int *pairs)
 {
     const uintptr_t al = 4 * (uintptr_t)fd_dtype_size(p->dt) - 1;
-    if (!pool_s2g_common_ok(p, g, q) || p->xs[4] != 1 || p->dxs[4] != 1 ||
+    const int on = p->dt == CUDNN_DATA_FLOAT ? fd_cuda_bw3_on() : fd_cuda_bw5_on();
+    if (!on || !pool_s2g_common_ok(p, g, q) || p->xs[4] != 1 || p->dxs[4] != 1 ||
         ((uintptr_t)x & al) != 0 || ((uintptr_t)dx & al) != 0)
         return 0;
     const int64_t *ss[2] = {p->xs, p->dxs};
@@ -597,15 +596,14 @@ static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const p
 }
 
 /* 1 (and the thread grid: *cvn vectors a pixel, *sp column pairs, *tp row pairs, *th threads
- * in tiles of 4 x 2 pairs) when a
- * channels-last max backward (pool_vec_ok: C stride 1, C and the other strides multiples of
- * the 16-byte vector, aligned pointers) that pool_s2_ok accepted takes
- * pool_s2g_max_bwd_nhwc_{f32,f16,bf16} (pooling_s2g.cuh, FREEDNN_GPU_BW5): FLOAT, HALF or
- * BFLOAT16, pool_s2g_common_ok, fewer than 2^31 threads. */
+ * in tiles of 4 x 2 pairs) when a channels-last max backward (pool_vec_ok: C stride 1, C and
+ * the other strides multiples of the 16-byte vector, aligned pointers) that pool_s2_ok
+ * accepted takes pool_s2g_max_bwd_nhwc_{f32,f16,bf16} (pooling_s2g.cuh, FREEDNN_GPU_BW5):
+ * pool_s2g_common_ok, fewer than 2^31 threads. */
 static int pool_s2g_nhwc_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
                             int *cvn, int *sp, int *tp, int64_t *th)
 {
-    if (!fd_cuda_bw5_on() || p->dt == CUDNN_DATA_DOUBLE || !pool_s2g_common_ok(p, g, q))
+    if (!fd_cuda_bw5_on() || !pool_s2g_common_ok(p, g, q))
         return 0;
     const int64_t v = p->c / (FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt));
     const int64_t s = (p->in[2] + 1) / 2, t = (p->in[1] + 1) / 2;
