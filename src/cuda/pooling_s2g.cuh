@@ -501,12 +501,10 @@ static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, in
             if (ty != POOL_S2G_F32 && wok[dj]) { /* 16-bit: lane pairs (pool_s2g_code2) */
 #pragma unroll
                 for (int p = 0; p < 4; p++) {
-                    unsigned c[9];
+                    unsigned c[9]; /* cell k: x row 2 di + k / 3, column 2 dj + k % 3 */
 #pragma unroll
-                    for (int rr = 0; rr < 3; rr++)
-#pragma unroll
-                        for (int cc = 0; cc < 3; cc++)
-                            c[3 * rr + cc] = pool_s2g_word(xr[2 * di + rr][2 * dj + cc], p);
+                    for (int k = 0; k < 9; k++)
+                        c[k] = pool_s2g_word(xr[2 * di + k / 3][2 * dj + k % 3], p);
                     const unsigned cd =
                         q.propagate ? pool_s2g_code2(c, true, ty) : pool_s2g_code2(c, false, ty);
                     cw[di][dj] |= ((cd & 0xfu) | (cd >> 12 & 0xf0u)) << (8 * p);
@@ -518,10 +516,8 @@ static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, in
                     continue;
                 float img[9];
 #pragma unroll
-                for (int rr = 0; rr < 3; rr++)
-#pragma unroll
-                    for (int cc = 0; cc < 3; cc++)
-                        img[3 * rr + cc] = pool_s2g_lane16(xr[2 * di + rr][2 * dj + cc], l, ty);
+                for (int k = 0; k < 9; k++)
+                    img[k] = pool_s2g_lane16(xr[2 * di + k / 3][2 * dj + k % 3], l, ty);
                 cw[di][dj] |= (unsigned)(pool_s2g_code(img, q.propagate) + 1) << (4 * l);
             }
         }
