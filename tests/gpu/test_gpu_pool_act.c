@@ -194,6 +194,11 @@ static void pool_tests(void)
         static const int r56s[3] = {56, 56, 1};
         pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_NOT_PROPAGATE_NAN, 2, 1,
                   2, r56s, 3, 1, 2, 0, L_NCHW, 1, 1, 0, F_INT, seed++);
+        /* FREEDNN_GPU_BW5's gathers: channels-last f16, W-innermost bf16 partial vectors */
+        pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 16, odd29, 3, 1, 2,
+                  0, L_NHWC, 1, 0.5, 0.25, F_SPECIAL, seed++);
+        pool_case(CUDNN_DATA_BFLOAT16, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 3, odd29, 3,
+                  1, 2, 0, L_ODD, 1, 1, 0, F_INT, seed++);
         return;
     }
     /* max backward by tiles (pool_bwd_tile: 32 x 64 dx per block): planes of several tiles
@@ -395,8 +400,10 @@ static void pool_tests(void)
      * even and odd H and W, one and two rows, ceil sizes, rows across warps; channels-last C of
      * 1, 2 and 3 vectors, and C not a multiple of the vector (f32 C 6, f16 / bf16 C 12: the
      * kernel declines, the sweeps take them); the padded layout's partial row vectors (NCHW
-     * 16-bit); the benchmark's problems (n32, f32 C 128 NHWC, f16 C 256 NHWC and NCHW) */
-    {
+     * 16-bit); the benchmark's problems (n32, f32 C 128 NHWC, f16 C 256 NHWC and NCHW). Run
+     * in the parent and the FREEDNN_GPU_BW5=0 child only (the other switches leave these
+     * kernels alone). */
+    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW5") != NULL) {
         static const int hin[8][3] = {{56, 56, 1}, {8, 200, 1}, {4, 8, 1}, {1, 12, 1},
                                       {2, 16, 1},  {17, 29, 1}, {9, 61, 1}, {5, 125, 1}};
         static const int t3[3] = {0, 2, 3}; /* FLOAT, HALF, BFLOAT16 */
