@@ -341,17 +341,17 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
  *   chain, the same picks); each dx cell adds the dy of
  *   the windows routing to it in ascending (i, j) order, in double from 0.0, then the alpha /
  *   beta blend: src/ref's sums, the same bits.
- * - The loads come in two halves: x rows 2t - 1 .. 2t + 1 and window row t's dy, its codes,
- *   then rows 2t + 2, 2t + 3 (row 2t + 1 kept) and window row t + 1's (all 25 cells at once
- *   took ~150 registers: spills at 2 blocks an SM). The first half holds every compulsory x
+ * - The loads come in two halves: the four dy vectors and x rows 2t - 1 .. 2t + 1, window row
+ *   t's codes, then rows 2t + 2, 2t + 3 (row 2t + 1 kept) and window row t + 1's codes (all 25
+ *   cells at once took ~150 registers: spills at 2 blocks an SM). The first half holds every compulsory x
  *   cell of the block (rows 2t, 2t + 1): 512 threads an SM x ~15 x 16-byte loads in flight
  *   (~120 KB of L1 requests, ~32 KB of them first touches of DRAM lines).
  * Bytes: per 4 dx vectors 1 dy vector and 4 x vectors compulsory (x requested 25 / 4 times
  * through L1, the block's 8 warps share columns); instructions: per dx element one window
  * code of 9 cells (~27 for FLOAT, ~16 for the 16-bit pairs) plus its routing and blend (~15), against the sweep's 8-byte vectors
  * and one step's loads in flight. Expected >= 1.5 TB/s f32 (1.5x NVIDIA), not measured yet.
- * No shared memory. ptxas (CUDA 13): sm_90 f32 112, f16 / bf16 96 registers (sm_80: 110, 96,
- * 116), 0 spills: 2 blocks of 256 an SM. */
+ * No shared memory. ptxas (CUDA 13): sm_90 f32 122, f16 / bf16 104 registers (sm_80: 120,
+ * 102, 124), 0 spills: 2 blocks of 256 an SM (3 spilled 84-300 bytes). */
 #define POOL_S2G_NHWC_MINB 2
 
 /* The 16-byte vector of -inf cells of the type. */
@@ -471,9 +471,20 @@ static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, in
     const void *dyc = pool_s2g_at(dyv, n * q.gs_n + cv * L, ty);
     void *dxc = pool_s2g_atw(dxv, n * q.ds_n + cv * L, ty);
 
-    /* two halves (di): x rows 2t - 1 + 2di .. 2t + 1 + 2di (row 2t + 1 loaded once), window
-     * row t + di's dy and codes */
+    /* the four windows' dy, then two halves (di): x rows 2t - 1 + 2di .. 2t + 1 + 2di (row
+     * 2t + 1 loaded once) and window row t + di's codes */
     uint4 xr[5][5], g[2][2];
+    bool wok[2][2];
+#pragma unroll
+    for (int di = 0; di < 2; di++)
+#pragma unroll
+        for (int dj = 0; dj < 2; dj++) {
+            const int i = t + di, j = s + dj;
+            wok[di][dj] = i < q.out_h && j < q.out_w;
+            g[di][dj] = make_uint4(0u, 0u, 0u, 0u);
+            if (wok[di][dj])
+                g[di][dj] = *(const uint4 *)pool_s2g_at(dyc, i * q.gs_h + j * q.gs_w, ty);
+        }
     unsigned cw[2][2]; /* code + 1 of window (t + di, s + dj) in bits 4l .. 4l + 3 of lane l */
 #pragma unroll
     for (int di = 0; di < 2; di++) {
@@ -486,19 +497,10 @@ static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, in
                 if (row >= 0 && row < q.in_h && col >= 0 && col < q.in_w)
                     xr[k][l] = *(const uint4 *)pool_s2g_at(xc, row * q.xs_h + col * q.xs_w, ty);
             }
-        bool wok[2];
-#pragma unroll
-        for (int dj = 0; dj < 2; dj++) {
-            const int i = t + di, j = s + dj;
-            wok[dj] = i < q.out_h && j < q.out_w;
-            g[di][dj] = make_uint4(0u, 0u, 0u, 0u);
-            if (wok[dj])
-                g[di][dj] = *(const uint4 *)pool_s2g_at(dyc, i * q.gs_h + j * q.gs_w, ty);
-        }
 #pragma unroll
         for (int dj = 0; dj < 2; dj++) {
             cw[di][dj] = 0u;
-            if (ty != POOL_S2G_F32 && wok[dj]) { /* 16-bit: lane pairs (pool_s2g_code2) */
+            if (ty != POOL_S2G_F32 && wok[di][dj]) { /* 16-bit: lane pairs (pool_s2g_code2) */
 #pragma unroll
                 for (int p = 0; p < 4; p++) {
                     unsigned c[9]; /* cell k: x row 2 di + k / 3, column 2 dj + k % 3 */
@@ -512,7 +514,7 @@ static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, in
             }
 #pragma unroll
             for (int l = 0; l < 8; l++) {
-                if (ty != POOL_S2G_F32 || l >= L || !wok[dj])
+                if (ty != POOL_S2G_F32 || l >= L || !wok[di][dj])
                     continue;
                 float img[9];
 #pragma unroll
