@@ -3,9 +3,10 @@
  * pooling_s2g.cuh - max-pool backward of ResNet's 3x3 / 2 pad 1 window as a gather: W innermost
  * for FLOAT (FREEDNN_GPU_BW3) and HALF / BFLOAT16 (FREEDNN_GPU_BW5), channels-last for FLOAT,
  * HALF, BFLOAT16 (FREEDNN_GPU_BW5, the second part of this file). pooling.cu includes it once,
- * after the stamped kernels; pool_s2g_ok / pool_s2g_nhwc_ok decide. The H-sweep (pool_s2_bwd / _occ) ran 0.65x NVIDIA's rate on the H200
- * (1334 vs 2041 GB/s, 2026-12-01) whatever its occupancy or look-ahead: each step waits on its
- * loads, its scalar loads and stores touch every other element of a row per instruction.
+ * after the stamped kernels; pool_s2g_ok / pool_s2g_nhwc_ok decide. The H-sweep (pool_s2_bwd /
+ * _occ) ran 0.65x NVIDIA's rate on the H200 for FLOAT (1334 vs 2041 GB/s, 2026-12-01) whatever
+ * its occupancy or look-ahead: each step waits on its loads, its scalar loads and stores touch
+ * every other element of a row per instruction.
  *
  * Decisions:
  * - One thread per 2 x 4 block of dx: rows 2t, 2t + 1 and the 16-byte vector of columns
@@ -315,8 +316,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
     pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F16);
 }
 static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
-    pool_s2g_max_bwd_bf16(const pool_s2_t q, int groups, int pairs, const void *xv,
-                          const void *dyv, void *dxv, double alpha, double beta)
+    pool_s2g_max_bwd_bf16(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
+                          void *dxv, double alpha, double beta)
 {
     pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_BF16);
 }
@@ -327,38 +328,39 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
  * step begins, one step's loads in flight per thread. Here, for FLOAT, HALF, BFLOAT16:
  * - Thread = (n, tile of 4 row pairs x 2 column pairs, its row pair t and column pair s,
  *   16-byte channel vector cv), cv fastest: its dx block is rows 2t, 2t + 1 x columns 2s,
- *   2s + 1 of one vector (4 full 16-byte stores; a warp stores 512 contiguous bytes a cell). No loop and no state shared between threads: all 25
- *   x loads (rows 2t - 1 .. 2t + 3 x columns 2s - 1 .. 2s + 3) and 4 dy loads are issued at
- *   once. Row 2t lies in window row t only, row 2t + 1 in t and t + 1 (columns likewise), so
- *   the four windows (t + di, s + dj) are all that route to the block; each is evaluated by
- *   the four threads whose blocks it touches (x re-reads are L1 / L2 hits). When C is one
- *   warp's vectors (f32 C 128, f16 C 256) a block is one tile: its 8 x 4 dx cells read 9 x 5 x
- *   cells, 1.4x the compulsory ones (8 column pairs of one row pair: 5 x 17, 2.7x).
+ *   2s + 1 of one vector (4 full 16-byte stores; a warp stores 512 contiguous bytes a cell).
+ *   No loop and no state shared between threads. Row 2t lies in window row t only, row
+ *   2t + 1 in t and t + 1 (columns likewise), so the four windows (t + di, s + dj) are all
+ *   that route to the block: x rows 2t - 1 .. 2t + 3 x columns 2s - 1 .. 2s + 3 (25 cells).
+ *   Each window is evaluated by the four threads whose blocks it touches (x re-reads are L1 /
+ *   L2 hits). When C is one warp's vectors (f32 C 128, f16 C 256) a block is one tile: its
+ *   8 x 4 dx cells read 9 x 5 x cells, 1.4x the compulsory ones (8 column pairs of one row
+ *   pair would read 5 x 17, 2.7x).
+ * - Loads in two halves: the four dy vectors and x rows 2t - 1 .. 2t + 1 (every compulsory x
+ *   cell of the block), window row t's codes; then rows 2t + 2, 2t + 3 (row 2t + 1 kept) and
+ *   window row t + 1's codes. All 25 cells at once took ~150 registers (spills at 2 blocks an
+ *   SM); this way 512 threads an SM keep ~19 16-byte loads each in flight (~150 KB of L1
+ *   requests an SM, ~40 KB of them first touches of DRAM lines).
  * - Per lane each window's argmax is pool_s2g_code's (window_max's first max / first NaN,
- *   cells outside x hold -inf), kept as code + 1 in 4 bits a lane; HALF / BFLOAT16 find it two
- *   lanes at a time (pool_s2g_code2: a packed max chain, then the first cell equal to the max by
- *   packed compares and bit selects: ~31 instructions a pair against ~70 a lane for the widened
- *   chain, the same picks); each dx cell adds the dy of
- *   the windows routing to it in ascending (i, j) order, in double from 0.0, then the alpha /
- *   beta blend: src/ref's sums, the same bits.
- * - The loads come in two halves: the four dy vectors and x rows 2t - 1 .. 2t + 1, window row
- *   t's codes, then rows 2t + 2, 2t + 3 (row 2t + 1 kept) and window row t + 1's codes (all 25
- *   cells at once took ~150 registers: spills at 2 blocks an SM). The first half holds every compulsory x
- *   cell of the block (rows 2t, 2t + 1): 512 threads an SM x ~15 x 16-byte loads in flight
- *   (~120 KB of L1 requests, ~32 KB of them first touches of DRAM lines).
- * Bytes: per 4 dx vectors 1 dy vector and 4 x vectors compulsory (x requested 25 / 4 times
- * through L1, the block's 8 warps share columns); instructions: per dx element one window
- * code of 9 cells (~27 for FLOAT, ~16 for the 16-bit pairs) plus its routing and blend (~15), against the sweep's 8-byte vectors
- * and one step's loads in flight. Expected >= 1.5 TB/s f32 (1.5x NVIDIA), not measured yet.
- * No shared memory. ptxas (CUDA 13): sm_90 f32 122, f16 / bf16 104 registers (sm_80: 120,
- * 102, 124), 0 spills: 2 blocks of 256 an SM (3 spilled 84-300 bytes). */
+ *   cells outside x hold -inf), kept as code + 1 in 4 bits a lane; HALF / BFLOAT16 find it
+ *   two lanes at a time (pool_s2g_code2: a packed max chain, then the first cell equal to the
+ *   max by packed compares and bit selects, ~31 instructions a pair against ~70 a lane for
+ *   the widened chain; the same picks). Each dx cell adds the dy of the windows routing to it
+ *   in ascending (i, j) order, in double from 0.0, then the alpha / beta blend: src/ref's
+ *   sums, the same bits.
+ * Per dx element: 1.25 x and 0.25 dy cells compulsory, ~6 x cells requested through L1; one
+ * window code (~27 instructions for FLOAT, ~16 for the 16-bit pairs) plus routing and blend
+ * (~15). Expected >= 1.5 TB/s for f32 (1.5x NVIDIA), not measured yet. No shared memory.
+ * ptxas (CUDA 13): sm_90 f32 122, f16 / bf16 104 registers (sm_80: 120, 102, 124), 0 spills:
+ * 2 blocks of 256 an SM (a bound of 3 spilled 84-300 bytes). */
 #define POOL_S2G_NHWC_MINB 2
 
 /* The 16-byte vector of -inf cells of the type. */
 static __device__ __forceinline__ uint4 pool_s2g_ninf16(const int ty)
 {
-    const unsigned w = ty == POOL_S2G_F32 ? 0xff800000u : ty == POOL_S2G_F16 ? 0xfc00fc00u
-                                                                              : 0xff80ff80u;
+    const unsigned w = ty == POOL_S2G_F32   ? 0xff800000u
+                       : ty == POOL_S2G_F16 ? 0xfc00fc00u
+                                            : 0xff80ff80u;
     return make_uint4(w, w, w, w);
 }
 
@@ -452,8 +454,8 @@ static __device__ __forceinline__ unsigned pool_s2g_code2(const unsigned *c, con
 
 static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, int cvn, int spairs,
                                                           int tpairs, const void *xv,
-                                                          const void *dyv, void *dxv,
-                                                          double alpha, double beta, const int ty)
+                                                          const void *dyv, void *dxv, double alpha,
+                                                          double beta, const int ty)
 {
     const int L = ty == POOL_S2G_F32 ? 4 : 8; /* lanes of a 16-byte vector */
     int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
