@@ -101,8 +101,8 @@ static inline void fd_cuda_st(__nv_bfloat16 *p, int64_t i, double v)
 BL(float)
 BL(__half)
 BL(__nv_bfloat16)
-    // warp emulation for shuffles: 32 threads, a barrier
-    static int emu_lane()
+// warp emulation for shuffles: 32 threads, a barrier
+static int emu_lane()
 {
     return threadIdx.x & 31;
 }
@@ -299,18 +299,11 @@ static void run_case(int ty, int nhwc, int N, int C, int H, int W, int ceil, int
     q.pad_h = q.pad_w = 1;
     q.is_max = 1;
     q.propagate = prop;
-    q.xs_n = xs[0];
-    q.xs_c = xs[1];
-    q.xs_h = xs[2];
-    q.xs_w = xs[3];
-    q.gs_n = ys[0];
-    q.gs_c = ys[1];
-    q.gs_h = ys[2];
-    q.gs_w = ys[3];
-    q.ds_n = xs[0];
-    q.ds_c = xs[1];
-    q.ds_h = xs[2];
-    q.ds_w = xs[3];
+    int *qs[3][4] = {{&q.xs_n, &q.xs_c, &q.xs_h, &q.xs_w},
+                     {&q.gs_n, &q.gs_c, &q.gs_h, &q.gs_w},
+                     {&q.ds_n, &q.ds_c, &q.ds_h, &q.ds_w}};
+    for (int k = 0; k < 12; k++)
+        *qs[k / 4][k % 4] = (int)(k / 4 == 1 ? ys : xs)[k % 4];
     if (nhwc) {
         q.planes = N;
         int L = 16 / es, cvn = C / L, sp = (W + 1) / 2, tp = (H + 1) / 2;

@@ -296,31 +296,21 @@ static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int gro
     }
 }
 
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
-    pool_s2g_max_bwd_f32(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
-                         void *dxv, double alpha, double beta)
-{
-    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F32);
-}
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB3)
-    pool_s2g_max_bwd3_f32(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
-                          void *dxv, double alpha, double beta)
-{
-    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F32);
-}
-/* HALF / BFLOAT16 (FREEDNN_GPU_BW5): 4 elements (8 bytes) a row per lane, the same code */
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
-    pool_s2g_max_bwd_f16(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
-                         void *dxv, double alpha, double beta)
-{
-    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F16);
-}
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_MINB)
-    pool_s2g_max_bwd_bf16(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,
-                          void *dxv, double alpha, double beta)
-{
-    pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, POOL_S2G_BF16);
-}
+/* The W-innermost gather kernels: pool_s2g_max_bwd_f32, pool_s2g_max_bwd3_f32 (the 3 blocks
+ * an SM A/B), HALF / BFLOAT16 (FREEDNN_GPU_BW5: 4 elements = 8 bytes a row per lane, the same
+ * code). */
+#define POOL_S2G_KERNEL(name, minb, ty)                                                            \
+    static __global__ void __launch_bounds__(FD_CUDA_BLOCK, minb)                                  \
+        name(const pool_s2_t q, int groups, int pairs, const void *xv, const void *dyv,            \
+             void *dxv, double alpha, double beta)                                                 \
+    {                                                                                              \
+        pool_s2g_body(q, groups, pairs, xv, dyv, dxv, alpha, beta, ty);                            \
+    }
+POOL_S2G_KERNEL(pool_s2g_max_bwd_f32, POOL_S2G_MINB, POOL_S2G_F32)
+POOL_S2G_KERNEL(pool_s2g_max_bwd3_f32, POOL_S2G_MINB3, POOL_S2G_F32)
+POOL_S2G_KERNEL(pool_s2g_max_bwd_f16, POOL_S2G_MINB, POOL_S2G_F16)
+POOL_S2G_KERNEL(pool_s2g_max_bwd_bf16, POOL_S2G_MINB, POOL_S2G_BF16)
+#undef POOL_S2G_KERNEL
 
 /* ---- channels-last (NHWC) 3x3 / 2 pad 1 max backward gather (FREEDNN_GPU_BW5) -------------
  * pool_s2_bwd_vec (the H-sweep with 8-byte vectors) ran 0.79x NVIDIA's rate on the H200 (f32
@@ -567,21 +557,15 @@ static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, in
         }
 }
 
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_NHWC_MINB)
-    pool_s2g_max_bwd_nhwc_f32(const pool_s2_t q, int cvn, int spairs, int tpairs, const void *xv,
-                              const void *dyv, void *dxv, double alpha, double beta)
-{
-    pool_s2g_nhwc_body(q, cvn, spairs, tpairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F32);
-}
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_NHWC_MINB)
-    pool_s2g_max_bwd_nhwc_f16(const pool_s2_t q, int cvn, int spairs, int tpairs, const void *xv,
-                              const void *dyv, void *dxv, double alpha, double beta)
-{
-    pool_s2g_nhwc_body(q, cvn, spairs, tpairs, xv, dyv, dxv, alpha, beta, POOL_S2G_F16);
-}
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_NHWC_MINB)
-    pool_s2g_max_bwd_nhwc_bf16(const pool_s2_t q, int cvn, int spairs, int tpairs, const void *xv,
-                               const void *dyv, void *dxv, double alpha, double beta)
-{
-    pool_s2g_nhwc_body(q, cvn, spairs, tpairs, xv, dyv, dxv, alpha, beta, POOL_S2G_BF16);
-}
+/* The channels-last kernels: pool_s2g_max_bwd_nhwc_{f32,f16,bf16}. */
+#define POOL_S2G_NHWC_KERNEL(name, ty)                                                             \
+    static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2G_NHWC_MINB)                    \
+        name(const pool_s2_t q, int cvn, int spairs, int tpairs, const void *xv, const void *dyv,  \
+             void *dxv, double alpha, double beta)                                                 \
+    {                                                                                              \
+        pool_s2g_nhwc_body(q, cvn, spairs, tpairs, xv, dyv, dxv, alpha, beta, ty);                 \
+    }
+POOL_S2G_NHWC_KERNEL(pool_s2g_max_bwd_nhwc_f32, POOL_S2G_F32)
+POOL_S2G_NHWC_KERNEL(pool_s2g_max_bwd_nhwc_f16, POOL_S2G_F16)
+POOL_S2G_NHWC_KERNEL(pool_s2g_max_bwd_nhwc_bf16, POOL_S2G_BF16)
+#undef POOL_S2G_NHWC_KERNEL
