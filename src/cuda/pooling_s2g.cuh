@@ -29,15 +29,17 @@
  *   multiple of 4 is read and written per element (nothing past the row is touched).
  * - HALF / BFLOAT16 (FREEDNN_GPU_BW5; pool_s2_bwd_occ ran 0.89x NVIDIA's rate for f16 n32 C 256
  *   56 x 56 on the H200, 683 vs 771 GB/s, 2026-12-01): the same code on 4 elements a lane (one
- *   8-byte load a row, widened to float: comparisons and dy exact), rows 8-byte aligned. Kept
- *   at 4 elements, not 8: the instructions per element are the chains' and the routing's
- *   whatever the width, and 8 would double the registers of x; a warp still moves 2 x 256
- *   contiguous bytes of dx. Expected: FLOAT's ~2 TB/s instruction rate per element over half the
- *   bytes, ~1 TB/s (1.3x NVIDIA), not measured yet.
+ *   8-byte load a row, widened to float: comparisons and dy exact), rows 8-byte aligned; the
+ *   argmaxes of windows (t, j) and (t + 1, j) as the two lanes of one packed chain
+ *   (pool_s2g_code2 on the cells packed back to 16-bit pairs: ~39 instructions for the two
+ *   against ~54). Kept at 4 elements, not 8: the instructions per element are the chains' and
+ *   the routing's whatever the width, and 8 would double the registers of x; a warp still
+ *   moves 2 x 256 contiguous bytes of dx. Expected: near FLOAT's elements per second (half
+ *   the bytes), ~1 TB/s (1.3x NVIDIA), not measured yet.
  */
 
 /* Blocks of 256 an SM: 4 (64 registers, 0 spills, sm_80 / sm_90: 1024 threads an SM; the
- * HALF / BFLOAT16 kernels 62-64); pool_s2g_max_bwd3_f32 (FREEDNN_GPU_BW3_S2G_MINB=3, for the
+ * HALF / BFLOAT16 kernels 64); pool_s2g_max_bwd3_f32 (FREEDNN_GPU_BW3_S2G_MINB=3, for the
  * A/B) 3 (70 registers). */
 #define POOL_S2G_MINB 4
 #define POOL_S2G_MINB3 3
@@ -121,6 +123,103 @@ static __device__ __forceinline__ int pool_s2g_code(const float *v, int propagat
         if (v[k] > m)
             m = v[k], cd = k;
     return cd;
+}
+
+/* The 16-byte vector of -inf cells of the type. */
+static __device__ __forceinline__ uint4 pool_s2g_ninf16(const int ty)
+{
+    const unsigned w = ty == POOL_S2G_F32   ? 0xff800000u
+                       : ty == POOL_S2G_F16 ? 0xfc00fc00u
+                                            : 0xff80ff80u;
+    return make_uint4(w, w, w, w);
+}
+
+/* Lane-wise max of two words of 16-bit pairs (NaN-ignoring; nan: NaN-propagating). */
+static __device__ __forceinline__ unsigned pool_s2g_max2(unsigned a, unsigned b, const bool nan,
+                                                         const int ty)
+{
+    unsigned r;
+    if (ty == POOL_S2G_F16) {
+        __half2 x, y, z;
+        memcpy(&x, &a, 4);
+        memcpy(&y, &b, 4);
+        z = nan ? __hmax2_nan(x, y) : __hmax2(x, y);
+        memcpy(&r, &z, 4);
+    } else {
+        __nv_bfloat162 x, y, z;
+        memcpy(&x, &a, 4);
+        memcpy(&y, &b, 4);
+        z = nan ? __hmax2_nan(x, y) : __hmax2(x, y);
+        memcpy(&r, &z, 4);
+    }
+    return r;
+}
+
+/* 0xffff in each 16-bit lane where a == b (ordered: NaN never equal; +0 == -0). */
+static __device__ __forceinline__ unsigned pool_s2g_eq2(unsigned a, unsigned b, const int ty)
+{
+    if (ty == POOL_S2G_F16) {
+        __half2 x, y;
+        memcpy(&x, &a, 4);
+        memcpy(&y, &b, 4);
+        return __heq2_mask(x, y);
+    }
+    __nv_bfloat162 x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return __heq2_mask(x, y);
+}
+
+/* 0xffff in each 16-bit lane of a that is NaN. */
+static __device__ __forceinline__ unsigned pool_s2g_nan2(unsigned a, const int ty)
+{
+    if (ty == POOL_S2G_F16) {
+        __half2 x;
+        memcpy(&x, &a, 4);
+        return __hneu2_mask(x, x);
+    }
+    __nv_bfloat162 x;
+    memcpy(&x, &a, 4);
+    return __hneu2_mask(x, x);
+}
+
+/* pool_s2g_code + 1 of one window for the two lanes of 16-bit pairs (c[9]: the window's cells
+ * in scan order, -inf outside x), lane h's in bits 16h .. 16h + 3, packed: the lane-wise max m
+ * (nan: NaN-propagating), then the first cell equal to m (with nan, or NaN: a lane whose m is
+ * NaN holds a NaN, a lane whose m is not holds none), none where m is -inf (every cell -inf or,
+ * without nan, NaN). The chain's pick: its first e > -inf, then each e > m, is the first cell
+ * holding the largest non-NaN value (+0 == -0: the first zero); 9 selects by bit masks. */
+static __device__ __forceinline__ unsigned pool_s2g_code2(const unsigned *c, const bool nan,
+                                                          const int ty)
+{
+    unsigned m = c[0];
+#pragma unroll
+    for (int k = 1; k < 9; k++)
+        m = pool_s2g_max2(m, c[k], nan, ty);
+    unsigned cd = 0u;
+#pragma unroll
+    for (int k = 8; k >= 0; k--) {
+        unsigned hit = pool_s2g_eq2(c[k], m, ty);
+        if (nan)
+            hit |= pool_s2g_nan2(c[k], ty);
+        cd = (hit & (unsigned)(k + 1) * 0x00010001u) | (~hit & cd);
+    }
+    return cd & ~pool_s2g_eq2(m, pool_s2g_ninf16(ty).x, ty);
+}
+
+/* The 16-bit pair (lo, hi) of two floats that hold values of the type (exact: one cvt; a NaN
+ * stays a NaN, its payload aside). */
+static __device__ __forceinline__ unsigned pool_s2g_pack2(float lo, float hi, const int ty)
+{
+    unsigned r;
+    if (ty == POOL_S2G_F16) {
+        const __half2 h = __floats2half2_rn(lo, hi);
+        memcpy(&r, &h, 4);
+    } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        memcpy(&r, &h, 4);
+    }
+    return r;
 }
 
 /* The loads of one x row (rok: the row is readable and the thread live): its vector at column
@@ -253,7 +352,19 @@ static __device__ __forceinline__ void pool_s2g_body(const pool_s2_t &q, int gro
 
     int code[2][3];
 #pragma unroll
-    for (int di = 0; di < 2; di++)
+    for (int dj = 0; dj < 3 && ty != POOL_S2G_F32; dj++) {
+        /* 16-bit: windows (t, 2m + dj) and (t + 1, 2m + dj) as the lanes of one packed chain */
+        unsigned c[9];
+#pragma unroll
+        for (int k = 0; k < 9; k++)
+            c[k] = pool_s2g_pack2(v[k / 3][2 * dj + k % 3], v[2 + k / 3][2 * dj + k % 3], ty);
+        const unsigned cd =
+            q.propagate ? pool_s2g_code2(c, true, ty) : pool_s2g_code2(c, false, ty);
+        code[0][dj] = wok[0][dj] ? (int)(cd & 15u) - 1 : -1;
+        code[1][dj] = wok[1][dj] ? (int)(cd >> 16) - 1 : -1;
+    }
+#pragma unroll
+    for (int di = 0; di < 2 && ty == POOL_S2G_F32; di++)
 #pragma unroll
         for (int dj = 0; dj < 3; dj++) {
             float img[9];
@@ -345,15 +456,6 @@ POOL_S2G_KERNEL(pool_s2g_max_bwd_bf16, POOL_S2G_MINB, POOL_S2G_BF16)
  * 2 blocks of 256 an SM (a bound of 3 spilled 84-300 bytes). */
 #define POOL_S2G_NHWC_MINB 2
 
-/* The 16-byte vector of -inf cells of the type. */
-static __device__ __forceinline__ uint4 pool_s2g_ninf16(const int ty)
-{
-    const unsigned w = ty == POOL_S2G_F32   ? 0xff800000u
-                       : ty == POOL_S2G_F16 ? 0xfc00fc00u
-                                            : 0xff80ff80u;
-    return make_uint4(w, w, w, w);
-}
-
 /* Lane l of a 16-byte vector of the type, widened to float. */
 static __device__ __forceinline__ float pool_s2g_lane16(const uint4 &u, int l, const int ty)
 {
@@ -367,79 +469,6 @@ static __device__ __forceinline__ float pool_s2g_lane16(const uint4 &u, int l, c
 static __device__ __forceinline__ unsigned pool_s2g_word(const uint4 &u, int p)
 {
     return p == 0 ? u.x : p == 1 ? u.y : p == 2 ? u.z : u.w;
-}
-
-/* Lane-wise max of two words of 16-bit pairs (NaN-ignoring; nan: NaN-propagating). */
-static __device__ __forceinline__ unsigned pool_s2g_max2(unsigned a, unsigned b, const bool nan,
-                                                         const int ty)
-{
-    unsigned r;
-    if (ty == POOL_S2G_F16) {
-        __half2 x, y, z;
-        memcpy(&x, &a, 4);
-        memcpy(&y, &b, 4);
-        z = nan ? __hmax2_nan(x, y) : __hmax2(x, y);
-        memcpy(&r, &z, 4);
-    } else {
-        __nv_bfloat162 x, y, z;
-        memcpy(&x, &a, 4);
-        memcpy(&y, &b, 4);
-        z = nan ? __hmax2_nan(x, y) : __hmax2(x, y);
-        memcpy(&r, &z, 4);
-    }
-    return r;
-}
-
-/* 0xffff in each 16-bit lane where a == b (ordered: NaN never equal; +0 == -0). */
-static __device__ __forceinline__ unsigned pool_s2g_eq2(unsigned a, unsigned b, const int ty)
-{
-    if (ty == POOL_S2G_F16) {
-        __half2 x, y;
-        memcpy(&x, &a, 4);
-        memcpy(&y, &b, 4);
-        return __heq2_mask(x, y);
-    }
-    __nv_bfloat162 x, y;
-    memcpy(&x, &a, 4);
-    memcpy(&y, &b, 4);
-    return __heq2_mask(x, y);
-}
-
-/* 0xffff in each 16-bit lane of a that is NaN. */
-static __device__ __forceinline__ unsigned pool_s2g_nan2(unsigned a, const int ty)
-{
-    if (ty == POOL_S2G_F16) {
-        __half2 x;
-        memcpy(&x, &a, 4);
-        return __hneu2_mask(x, x);
-    }
-    __nv_bfloat162 x;
-    memcpy(&x, &a, 4);
-    return __hneu2_mask(x, x);
-}
-
-/* pool_s2g_code + 1 of one window for the two lanes of 16-bit pairs (c[9]: the window's cells
- * in scan order, -inf outside x), lane h's in bits 16h .. 16h + 3, packed: the lane-wise max m
- * (nan: NaN-propagating), then the first cell equal to m (with nan, or NaN: a lane whose m is
- * NaN holds a NaN, a lane whose m is not holds none), none where m is -inf (every cell -inf or,
- * without nan, NaN). The chain's pick: its first e > -inf, then each e > m, is the first cell
- * holding the largest non-NaN value (+0 == -0: the first zero); 9 selects by bit masks. */
-static __device__ __forceinline__ unsigned pool_s2g_code2(const unsigned *c, const bool nan,
-                                                          const int ty)
-{
-    unsigned m = c[0];
-#pragma unroll
-    for (int k = 1; k < 9; k++)
-        m = pool_s2g_max2(m, c[k], nan, ty);
-    unsigned cd = 0u;
-#pragma unroll
-    for (int k = 8; k >= 0; k--) {
-        unsigned hit = pool_s2g_eq2(c[k], m, ty);
-        if (nan)
-            hit |= pool_s2g_nan2(c[k], ty);
-        cd = (hit & (unsigned)(k + 1) * 0x00010001u) | (~hit & cd);
-    }
-    return cd & ~pool_s2g_eq2(m, pool_s2g_ninf16(ty).x, ty);
 }
 
 static __device__ __forceinline__ void pool_s2g_nhwc_body(const pool_s2_t &q, int cvn, int spairs,
