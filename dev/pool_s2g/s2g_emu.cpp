@@ -290,15 +290,11 @@ static void run_case(int ty, int nhwc, int N, int C, int H, int W, int ceil, int
                 }
     pool_s2_t q;
     memset(&q, 0, sizeof q);
-    q.c = C;
-    q.in_h = H;
-    q.in_w = W;
-    q.out_h = OH;
-    q.out_w = OW;
-    q.win_h = q.win_w = 3;
-    q.pad_h = q.pad_w = 1;
-    q.is_max = 1;
-    q.propagate = prop;
+    const int geo[11] = {C, H, W, OH, OW, 3, 3, 1, 1, 1, prop};
+    int *qg[11] = {&q.c,     &q.in_h,  &q.in_w,  &q.out_h,  &q.out_w,    &q.win_h,
+                   &q.win_w, &q.pad_h, &q.pad_w, &q.is_max, &q.propagate};
+    for (int k = 0; k < 11; k++)
+        *qg[k] = geo[k];
     int *qs[3][4] = {{&q.xs_n, &q.xs_c, &q.xs_h, &q.xs_w},
                      {&q.gs_n, &q.gs_c, &q.gs_h, &q.gs_w},
                      {&q.ds_n, &q.ds_c, &q.ds_h, &q.ds_w}};
