@@ -449,7 +449,8 @@ POOL_S2G_KERNEL(pool_s2g_max_bwd_bf16, POOL_S2G_MINB, POOL_S2G_BF16)
  *   the widened chain; the same picks). Each dx cell adds the dy of the windows routing to it
  *   in ascending (i, j) order, in double from 0.0, then the alpha / beta blend: src/ref's
  *   sums, the same bits.
- * Per dx element: 1.25 x and 0.25 dy cells compulsory, ~6 x cells requested through L1; one
+ * Per dx element: 1 x and 0.25 dy elements read, 1 written (compulsory), 6.25 x requested
+ * through L1 (the block's threads share most of them in L1 / L2); one
  * window code (~27 instructions for FLOAT, ~16 for the 16-bit pairs) plus routing and blend
  * (~15). Expected >= 1.5 TB/s for f32 (1.5x NVIDIA), not measured yet. No shared memory.
  * ptxas (CUDA 13): sm_90 f32 122, f16 / bf16 104 registers (sm_80: 120, 102, 124), 0 spills:
