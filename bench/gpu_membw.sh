@@ -34,10 +34,15 @@
 # channels forward, a ring of 4 backward) instead of 16 and 6), e.g.
 # ONLY='pool_f32_nchw|lrn_f32_nchw|softmax_f32_nhwc|tensor_f32'
 # ENVS='FREEDNN_GPU_BW3=0;FREEDNN_GPU_BW3_S2G_MINB=3 FREEDNN_GPU_BW3_LRN_AHEAD=0'.
+# ENVS='FREEDNN_GPU_BW5=0' times the fifth round's 3x3 / 2 pad 1 max-pool backward gathers
+# (pooling_s2g.cuh) against the kernels before them: pool_f16_nchw / bf16 NCHW
+# pool_s2g_max_bwd_f16 (4 elements a lane) against pool_s2_bwd_occ, pool_*_nhwc
+# pool_s2g_max_bwd_nhwc_{f32,f16,bf16} (a 2 x 2 dx block of one 16-byte channel vector a thread)
+# against the sweep pool_s2_bwd_vec, e.g. ONLY='pool' ENVS='FREEDNN_GPU_BW5=0'.
 # Thirteenth session's switches (each default on): FREEDNN_GPU_LRN_LEAN=0 (lrn: the stamped
 # FLOAT column kernels instead of lrn_lean.cuh's, whose backward does not read y),
-# FREEDNN_GPU_SM_LEAN=0 (softmax: softmax_wreg without its LEAN
-# instantiations), FREEDNN_GPU_SM_FASTEXP=0 (softmax: the FLOAT forward's expf instead of
+# FREEDNN_GPU_SM_LEAN=0 (softmax: softmax_wreg without its LEAN instantiations),
+# FREEDNN_GPU_SM_FASTEXP=0 (softmax: the FLOAT forward's expf instead of
 # __expf), FREEDNN_GPU_SM_WREG=L,N (softmax: every softmax_wreg call in L lanes x N vectors).
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.

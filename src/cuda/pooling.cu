@@ -41,6 +41,11 @@
  * neighbouring columns by shuffles, the same chains and redo; FLOAT / DOUBLE averages
  * pool_s2_avg_fwd_rows (0.74x for f32 2x2): the same rows, partial sums in double in
  * window_sum's order.
+ * Max backward of 3x3 / 2 pad 1 takes the gathers of pooling_s2g.cuh (a thread per dx block,
+ * every covering window's argmax recomputed from x, no loop, every load in flight): W innermost
+ * FLOAT (FREEDNN_GPU_BW3, 0.65x -> 0.99x NVIDIA's rate) and HALF / BFLOAT16 (FREEDNN_GPU_BW5),
+ * channels-last FLOAT / HALF / BFLOAT16 (FREEDNN_GPU_BW5: a 2 x 2 dx block of one 16-byte
+ * channel vector a thread); the same sums in the same order, the same bits.
  */
 #include <float.h>
 #include <stdio.h>
@@ -248,6 +253,15 @@ extern "C" int fd_cuda_bw2_on(void)
 extern "C" int fd_cuda_bw3_on(void)
 {
     static const int on = env_not_zero("FREEDNN_GPU_BW3");
+    return on;
+}
+
+/* FREEDNN_GPU_BW5=0 turns off the fifth round (2026-12-01, issue 7.4: the 3x3 / 2 pad 1 max-pool
+ * backward gathers of pooling_s2g.cuh for HALF / BFLOAT16 with W innermost and for FLOAT /
+ * HALF / BFLOAT16 channels-last); read once per process, as above. */
+extern "C" int fd_cuda_bw5_on(void)
+{
+    static const int on = env_not_zero("FREEDNN_GPU_BW5");
     return on;
 }
 
@@ -547,17 +561,28 @@ static int s2g_minb(void)
     return b;
 }
 
+/* 1 when a max backward pool_s2_ok accepted has the gathers' window (pooling_s2g.cuh): 3 x 3,
+ * pad 1 in H and W, of FLOAT, HALF or BFLOAT16. (Their max chain starts at -inf: no value of
+ * these types lies between -inf and lowest_finite's start value, so the first pick is the
+ * same.) */
+static int pool_s2g_common_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q)
+{
+    return p->dt != CUDNN_DATA_DOUBLE && g->is_max && q->win_h == 3 && q->win_w == 3 &&
+           q->pad_h == 1 && q->pad_w == 1;
+}
+
 /* 1 (and *groups, *pairs: the thread grid) when a max backward pool_s2_ok accepted (q, W
- * innermost) takes pool_s2g_max_bwd_f32 (pooling_s2g.cuh, FREEDNN_GPU_BW3): FLOAT, 3 x 3
- * windows, pad 1 in H and W, W stride 1 in x and dx, their other strides multiples of 4 and the
- * pointers 16-byte aligned (dy: any strides), fewer than 2^31 threads. (Its max chain assumes
- * FLOAT's start value -FLT_MAX, lowest_finite's.) */
+ * innermost) takes pool_s2g_max_bwd_{f32,f16,bf16} (pooling_s2g.cuh): pool_s2g_common_ok,
+ * FLOAT under FREEDNN_GPU_BW3, HALF / BFLOAT16 under FREEDNN_GPU_BW5, W stride 1 in x and dx,
+ * their other strides multiples of 4 and the pointers aligned to a lane's 4 elements (16 bytes
+ * for FLOAT, 8 for the 16-bit types; dy: any strides), fewer than 2^31 threads. */
 static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
                        const void *x, const void *dx, int *groups, int *pairs)
 {
-    if (!fd_cuda_bw3_on() || p->dt != CUDNN_DATA_FLOAT || !g->is_max || q->win_h != 3 ||
-        q->win_w != 3 || q->pad_h != 1 || q->pad_w != 1 || p->xs[4] != 1 || p->dxs[4] != 1 ||
-        !fd_cuda_aligned16(x) || !fd_cuda_aligned16(dx))
+    const uintptr_t al = 4 * (uintptr_t)fd_dtype_size(p->dt) - 1;
+    const int on = p->dt == CUDNN_DATA_FLOAT ? fd_cuda_bw3_on() : fd_cuda_bw5_on();
+    if (!on || !pool_s2g_common_ok(p, g, q) || p->xs[4] != 1 || p->dxs[4] != 1 ||
+        ((uintptr_t)x & al) != 0 || ((uintptr_t)dx & al) != 0)
         return 0;
     const int64_t *ss[2] = {p->xs, p->dxs};
     for (int k = 0; k < 2; k++)
@@ -567,6 +592,25 @@ static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const p
     if ((int64_t)q->planes * pr * gr >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
         return 0;
     *groups = (int)gr, *pairs = (int)pr;
+    return 1;
+}
+
+/* 1 (and the thread grid: *cvn vectors a pixel, *sp column pairs, *tp row pairs, *th threads
+ * in tiles of 4 x 2 pairs) when a channels-last max backward (pool_vec_ok: C stride 1, C and
+ * the other strides multiples of the 16-byte vector, aligned pointers) that pool_s2_ok
+ * accepted takes pool_s2g_max_bwd_nhwc_{f32,f16,bf16} (pooling_s2g.cuh, FREEDNN_GPU_BW5):
+ * pool_s2g_common_ok, fewer than 2^31 threads. */
+static int pool_s2g_nhwc_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
+                            int *cvn, int *sp, int *tp, int64_t *th)
+{
+    if (!fd_cuda_bw5_on() || !pool_s2g_common_ok(p, g, q))
+        return 0;
+    const int64_t v = p->c / (FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt));
+    const int64_t s = (p->in[2] + 1) / 2, t = (p->in[1] + 1) / 2;
+    *th = p->n * ((t + 3) / 4) * ((s + 1) / 2) * 8 * v;
+    if (*th >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
+        return 0;
+    *cvn = (int)v, *sp = (int)s, *tp = (int)t;
     return 1;
 }
 
@@ -755,6 +799,17 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
         if (!vec_ok && pool_s2g_ok(p, &g, &s2, a->x, a->out, &groups, &pairs)) {
             const int64_t th = (int64_t)s2.planes * pairs * groups;
             const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+            if (p->dt == CUDNN_DATA_HALF || p->dt == CUDNN_DATA_BFLOAT16) {
+                if (p->dt == CUDNN_DATA_HALF)
+                    pool_s2g_max_bwd_f16<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
+                        s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
+                else
+                    pool_s2g_max_bwd_bf16<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
+                        s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
+                FD_CUDA_LAUNCHED("pool_s2g_max_bwd on %s data (%u blocks)", fd_dtype_name(p->dt),
+                                 blocks);
+                return CUDNN_STATUS_SUCCESS;
+            }
             if (s2g_minb() == 3)
                 pool_s2g_max_bwd3_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
                     s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
@@ -762,6 +817,24 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
                 pool_s2g_max_bwd_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
                     s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
             FD_CUDA_LAUNCHED("pool_s2g_max_bwd_f32 (%u blocks, %d an SM)", blocks, s2g_minb());
+            return CUDNN_STATUS_SUCCESS;
+        }
+        int cvn, sp, tp;
+        int64_t th;
+        if (vec_ok && pool_s2g_nhwc_ok(p, &g, &s2, &cvn, &sp, &tp, &th)) {
+            const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+            cudaStream_t st = a->handle->stream;
+            if (p->dt == CUDNN_DATA_FLOAT)
+                pool_s2g_max_bwd_nhwc_f32<<<blocks, FD_CUDA_BLOCK, 0, st>>>(
+                    s2, cvn, sp, tp, a->x, a->dy, a->out, a->alpha, a->beta);
+            else if (p->dt == CUDNN_DATA_HALF)
+                pool_s2g_max_bwd_nhwc_f16<<<blocks, FD_CUDA_BLOCK, 0, st>>>(
+                    s2, cvn, sp, tp, a->x, a->dy, a->out, a->alpha, a->beta);
+            else
+                pool_s2g_max_bwd_nhwc_bf16<<<blocks, FD_CUDA_BLOCK, 0, st>>>(
+                    s2, cvn, sp, tp, a->x, a->dy, a->out, a->alpha, a->beta);
+            FD_CUDA_LAUNCHED("pool_s2g_max_bwd_nhwc on %s data (%u blocks)", fd_dtype_name(p->dt),
+                             blocks);
             return CUDNN_STATUS_SUCCESS;
         }
         if (vec_ok)

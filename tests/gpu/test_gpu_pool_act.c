@@ -13,8 +13,10 @@
  * stride-2 sweeps (pool_s2_*: windows 2 and 3, pads 0-2, every mode, NCHW and channels-last,
  * 56 x 56, odd, one-row and wider-than-a-warp planes, NaN / -inf fills); the FLOAT 3x3 / 2 pad 1
  * max backward gather (pool_s2g_max_bwd_f32: partial row vectors, rows across warps and warps
- * across rows, ReLU zeros). Reruns itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0 and
- * FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's other occupancy). The cuda
+ * across rows, ReLU zeros); its HALF / BFLOAT16 twins and the channels-last FLOAT / HALF /
+ * BFLOAT16 gather (pool_s2g_max_bwd_nhwc_*: 2 x 2 dx blocks, C not a multiple of the vector
+ * declined). Reruns itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0,
+ * FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's other occupancy) and FREEDNN_GPU_BW5=0. The cuda
  * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
  * (a NaN-carrying output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
@@ -192,6 +194,11 @@ static void pool_tests(void)
         static const int r56s[3] = {56, 56, 1};
         pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_NOT_PROPAGATE_NAN, 2, 1,
                   2, r56s, 3, 1, 2, 0, L_NCHW, 1, 1, 0, F_INT, seed++);
+        /* FREEDNN_GPU_BW5's gathers: channels-last f16, W-innermost bf16 partial vectors */
+        pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 16, odd29, 3, 1, 2,
+                  0, L_NHWC, 1, 0.5, 0.25, F_SPECIAL, seed++);
+        pool_case(CUDNN_DATA_BFLOAT16, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 3, odd29, 3,
+                  1, 2, 0, L_ODD, 1, 1, 0, F_INT, seed++);
         return;
     }
     /* max backward by tiles (pool_bwd_tile: 32 x 64 dx per block): planes of several tiles
@@ -386,6 +393,64 @@ static void pool_tests(void)
         pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, gin[0], 3,
                   1, 2, 0, L_NCHW, 1, 1, 0, F_REAL, seed++);
     }
+    /* FREEDNN_GPU_BW5: pool_s2g_max_bwd_{f16,bf16} (W innermost, 4 elements = 8 bytes a lane)
+     * and pool_s2g_max_bwd_nhwc_{f32,f16,bf16} (channels-last, a 2 x 2 dx block of one 16-byte
+     * channel vector a thread): max and max_det, both NaN options and blends (beta 0 over the
+     * poisoned dx), ties (integer fills), reals, NaN / -inf, ReLU outputs with +0 / -0 ties;
+     * even and odd H and W, one and two rows, ceil sizes, rows across warps; channels-last C of
+     * 1, 2 and 3 vectors, and C not a multiple of the vector (f32 C 6, f16 / bf16 C 12: the
+     * kernel declines, the sweeps take them); the padded layout's partial row vectors (NCHW
+     * 16-bit); the benchmark's problems (n32, f32 C 128 NHWC, f16 C 256 NHWC and NCHW). Run
+     * in the parent and the FREEDNN_GPU_BW5=0 child only (the other switches leave these
+     * kernels alone). */
+    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW5") != NULL) {
+        static const int hin[8][3] = {{56, 56, 1}, {8, 200, 1}, {4, 8, 1}, {1, 12, 1},
+                                      {2, 16, 1},  {17, 29, 1}, {9, 61, 1}, {5, 125, 1}};
+        static const int t3[3] = {0, 2, 3}; /* FLOAT, HALF, BFLOAT16 */
+        for (int ti = 0; ti < 3; ti++) {
+            const cudnnDataType_t dt = dtypes[t3[ti]];
+            const int vec = 16 / (int)fd_test_dtype_size(dt);
+            for (int k = 0; k < 8; k++)
+                for (int v = 0; v < 4; v++) {
+                    const int nan = (k + v + ti) % 2, blend = (k + v + ti) % 3 == 1;
+                    const fill_t f = v == 0 ? F_INT : v == 1 ? F_SPECIAL : v == 2 ? F_REAL : F_INT;
+                    pool_case(dt, modes[(k + v + ti) % 2], (cudnnNanPropagation_t)nan, 2,
+                              k == 0 ? 2 : 3, vec * (1 + (k + v) % 3), hin[k], 3, 1, 2, v == 3,
+                              L_NHWC, 1, blend ? 0.5 : 1, blend ? 0.25 : 0, f, seed++);
+                    if (ti > 0) /* NCHW 16-bit */
+                        pool_case(dt, modes[(k + v) % 2], (cudnnNanPropagation_t)(1 - nan), 2,
+                                  k == 0 ? 2 : 3, k == 1 ? 2 : 5, hin[k], 3, 1, 2, v == 3,
+                                  k >= 5 ? L_ODD : L_NCHW, 1, blend ? 1 : 0.5, blend ? 0 : 0.25, f,
+                                  seed++);
+                }
+            for (int k = 0; k < 2; k++) /* C not a multiple of the vector: declined */
+                pool_case(dt, modes[k], (cudnnNanPropagation_t)k, 2, 2, ti ? 12 : 6, hin[k * 5], 3,
+                          1, 2, 0, L_NHWC, 1, k ? 0.5 : 1, k ? 0.25 : 0, F_INT, seed++);
+            for (int zs = 0; zs < 2; zs++) {
+                pool_zsign = zs;
+                pool_relu = 1;
+                for (int k = 0; k < 8; k += 5) {
+                    pool_case(dt, modes[zs], (cudnnNanPropagation_t)zs, 2, 2, 2 * vec, hin[k], 3, 1,
+                              2, 0, L_NHWC, 1, zs ? 0.5 : 1, zs ? 0.25 : 0, F_REAL, seed++);
+                    if (ti > 0)
+                        pool_case(dt, modes[1 - zs], (cudnnNanPropagation_t)(1 - zs), 2, 2, 3,
+                                  hin[k], 3, 1, 2, 0, k >= 5 ? L_ODD : L_NCHW, 1, zs ? 1 : 0.5,
+                                  zs ? 0 : 0.25, F_REAL, seed++);
+                }
+                pool_relu = 0;
+            }
+            pool_zsign = 0;
+        }
+        /* the benchmark's problems */
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 128, hin[0], 3, 1,
+                  2, 0, L_NHWC, 1, 1, 0, F_REAL, seed++);
+        pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, hin[0], 3,
+                  1, 2, 0, L_NHWC, 1, 1, 0, F_INT, seed++);
+        pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 32, 256, hin[0], 3, 1,
+                  2, 0, L_NCHW, 1, 1, 0, F_REAL, seed++);
+        pool_case(CUDNN_DATA_BFLOAT16, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_NOT_PROPAGATE_NAN, 2,
+                  8, 64, hin[0], 3, 1, 2, 0, L_NHWC, 1, 0.5, 0.25, F_SPECIAL, seed++);
+    }
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
     for (int bwd = 0; bwd < 2; bwd++) {
@@ -578,5 +643,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* and without the third round's */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_S2G_MINB", "3"); /* pool_s2g at 3 blocks an SM */
+    gm_rerun_with(argv, "FREEDNN_GPU_BW5", "0"); /* without the fifth round's gathers */
     return gm_finish();
 }
