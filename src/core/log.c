@@ -44,6 +44,12 @@ int fd_env_flag(const char *name)
     return v != NULL && atoi(v) != 0;
 }
 
+int fd_env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v == NULL || strcmp(v, "0") != 0;
+}
+
 unsigned fd_env_log_flags(void)
 {
     static const char *const names[2] = {"DISPATCH=", "CMD="};

@@ -129,6 +129,31 @@ static __device__ __forceinline__ float lrn_pow_fast(float s, float e)
     return fabsf(p) <= 4.0f ? exp2f(p) : powf(s, e);
 }
 
+/* The column kernels' column e: its image n (returned) and spatial position s, S pixels an
+ * image (lrn_kernels.cuh and lrn_lean.cuh) */
+static __device__ __forceinline__ int64_t lrn_col_pos(const lrn_geom_t &g, int64_t S, int64_t e,
+                                                      int64_t *s)
+{
+    const int64_t n = e / S;
+    int64_t r = e - n * S;
+    s[2] = r % g.sz[2];
+    r /= g.sz[2];
+    s[1] = r % g.sz[1];
+    s[0] = r / g.sz[1];
+    return n;
+}
+
+/* w[0 .. N - 1] <- w[1 .. N - 1], v: the column kernels' register windows moved one channel
+ * (unrolled; lrn_kernels.cuh and lrn_lean.cuh) */
+template <int N, typename T>
+static __device__ __forceinline__ void lrn_push(T (&w)[N], T v)
+{
+#pragma unroll
+    for (int k = 0; k + 1 < N; k++)
+        w[k] = w[k + 1];
+    w[N - 1] = v;
+}
+
 #define FD_STAMP_FILE "lrn_kernels.cuh"
 #include "stamp_types.cuh"
 
@@ -251,15 +276,10 @@ static int lrn_ahead(void)
  * (the A/B and the tests' rerun); read once. H200, 2026-12-01, n32c128h56w56 n 5 against NVIDIA
  * cuDNN 9.19 in the same run: forward 1.08x -> 1.88x, backward 0.86x -> 1.46x (3.42 TB/s); the
  * backward's ring of 6 steps instead of 8 measured 1.41x. */
-static int lrn_lean_env(void)
-{
-    const char *e = getenv("FREEDNN_GPU_LRN_LEAN");
-    return e == NULL || strcmp(e, "0") != 0;
-}
 static int lrn_lean(void)
 {
-    static const int v = lrn_lean_env();
-    return v;
+    static const int on = fd_env_on("FREEDNN_GPU_LRN_LEAN");
+    return on;
 }
 
 /* 1 when the lean kernels take the call: FLOAT, the power by lrn_pow_fast's rule (q->fastpow),
@@ -278,6 +298,9 @@ static int lrn_lean_ok(const lrn_geom_t *g, const lrn_params_t *q, unsigned n, i
             return 0;
     return 1;
 }
+
+/* X(window, plain) for the lean kernels' windows, both blends */
+#define LRN_LEAN_WINDOWS(X) X(1, 1) X(2, 1) X(3, 1) X(5, 1) X(1, 0) X(2, 0) X(3, 0) X(5, 0)
 
 static lrn_lean_t lean_of(const lrn_params_t *q)
 {
@@ -324,14 +347,7 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
     case W * 2 + P:                                                                                \
         lrn_fwd_lean<W, 16, P><<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, l, x, y, a->alpha, a->beta);  \
         break;
-                LRN_LEAN_FWD(1, 1)
-                LRN_LEAN_FWD(2, 1)
-                LRN_LEAN_FWD(3, 1)
-                LRN_LEAN_FWD(5, 1)
-                LRN_LEAN_FWD(1, 0)
-                LRN_LEAN_FWD(2, 0)
-                LRN_LEAN_FWD(3, 0)
-                LRN_LEAN_FWD(5, 0)
+                LRN_LEAN_WINDOWS(LRN_LEAN_FWD)
 #undef LRN_LEAN_FWD
             }
             FD_CUDA_LAUNCHED("lrn_fwd_lean<%u> (%u blocks)", p->n, cblocks.x);
@@ -417,14 +433,7 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
         lrn_bwd_lean<W, 8, P>                                                                      \
             <<<cblocks, FD_CUDA_BLOCK, 0, st>>>(g, l, x, dy, dx, a->alpha, a->beta);               \
         break;
-                LRN_LEAN_BWD(1, 1)
-                LRN_LEAN_BWD(2, 1)
-                LRN_LEAN_BWD(3, 1)
-                LRN_LEAN_BWD(5, 1)
-                LRN_LEAN_BWD(1, 0)
-                LRN_LEAN_BWD(2, 0)
-                LRN_LEAN_BWD(3, 0)
-                LRN_LEAN_BWD(5, 0)
+                LRN_LEAN_WINDOWS(LRN_LEAN_BWD)
 #undef LRN_LEAN_BWD
             }
             FD_CUDA_LAUNCHED("lrn_bwd_lean<%u> (%u blocks; y not read)", p->n, cblocks.x);

@@ -144,12 +144,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, U > LRN_COL_U ? 3 : LRN_
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < cols;
          e += (int64_t)gridDim.x * blockDim.x) {
         int64_t s[3];
-        const int64_t n = e / S;
-        int64_t r = e - n * S;
-        s[2] = r % g.sz[2];
-        r /= g.sz[2];
-        s[1] = r % g.sz[1];
-        s[0] = r / g.sz[1];
+        const int64_t n = lrn_col_pos(g, S, e, s);
         const FD_T *xc = x + lrn_offset(g, 0, n, 0, s);
         FD_T *yc = y + lrn_offset(g, 1, n, 0, s);
         const int64_t xsc = g.st[0][1], ysc = g.st[1][1];
@@ -182,10 +177,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, U > LRN_COL_U ? 3 : LRN_
                     else
                         fd_cuda_blend(yc, c * ysc, alpha, beta, (double)v);
                 }
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    win[k] = win[k + 1];
-                win[W - 1] = ahead[u];
+                lrn_push(win, ahead[u]);
                 const int64_t j = c + U + LA + 1; /* the slot's next use: c + U */
                 ahead[u] = j < jend ? fd_cuda_ld(xc, j * xsc) : (FD_ACC)0;
             }
@@ -223,12 +215,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < cols;
          e += (int64_t)gridDim.x * blockDim.x) {
         int64_t s[3];
-        const int64_t n = e / S;
-        int64_t r = e - n * S;
-        s[2] = r % g.sz[2];
-        r /= g.sz[2];
-        s[1] = r % g.sz[1];
-        s[0] = r / g.sz[1];
+        const int64_t n = lrn_col_pos(g, S, e, s);
         const FD_T *xc = x + lrn_offset(g, 0, n, 0, s);
         const FD_T *yc = y + lrn_offset(g, 1, n, 0, s);
         const FD_T *gc = dy + lrn_offset(g, 2, n, 0, s);
@@ -260,10 +247,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
 #pragma unroll
             for (int u = 0; u < UB; u++) {
                 const int64_t i = i0 + u;
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    xw[k] = xw[k + 1];
-                xw[W - 1] = ax[u];
+                lrn_push(xw, ax[u]);
                 FD_ACC t = 0, pw = 0;
                 if ((!CH || i + LB >= 0) && i + LB < C) {
                     FD_ACC sum = 0;
@@ -274,17 +258,9 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN_COL_BWD_MINB(W))
                     t = FD_K(lrn_col_div)(ag[u] * ay[u], sc);
                     pw = FD_K(lrn_col_pow)(sc, nbeta, q.fastpow);
                 }
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    tw[k] = tw[k + 1];
-                tw[W - 1] = t;
-#pragma unroll
-                for (int k = 0; k < LB; k++) {
-                    gr[k] = gr[k + 1];
-                    pr[k] = pr[k + 1];
-                }
-                gr[LB] = ag[u];
-                pr[LB] = pw;
+                lrn_push(tw, t);
+                lrn_push(gr, ag[u]);
+                lrn_push(pr, pw);
                 {
                     const int64_t jx = i + UB + W - 1, jg = i + UB + LB;
                     ax[u] = jx < xend ? fd_cuda_ld(xc, jx * xsc) : (FD_ACC)0;

@@ -62,17 +62,11 @@ typedef struct {
     float an, k, nbeta, coef;
 } lrn_lean_t;
 
-/* Column e's element offsets (64-bit, once a column) of tensor t at channel 0. */
+/* Column e's element offset (64-bit, once a column) in tensor t at channel 0. */
 static __device__ __forceinline__ int64_t lrn_lean_base(const lrn_geom_t &g, int t, int64_t e)
 {
     int64_t s[3];
-    const int64_t S = g.sz[0] * g.sz[1] * g.sz[2];
-    const int64_t n = e / S;
-    int64_t r = e - n * S;
-    s[2] = r % g.sz[2];
-    r /= g.sz[2];
-    s[1] = r % g.sz[1];
-    s[0] = r / g.sz[1];
+    const int64_t n = lrn_col_pos(g, g.sz[0] * g.sz[1] * g.sz[2], e, s);
     return lrn_offset(g, t, n, 0, s);
 }
 
@@ -121,10 +115,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 3)
                         fd_cuda_blend(py, 0, alpha, beta, (double)v);
                     py += ysc;
                 }
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    win[k] = win[k + 1];
-                win[W - 1] = ahead[u];
+                lrn_push(win, ahead[u]);
                 ahead[u] = jn < C ? *pn : 0.0f;
                 jn++;
                 pn += xsc;
@@ -176,10 +167,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 3)
 #pragma unroll
             for (int u = 0; u < UB; u++) {
                 const int i = i0 + u;
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    xw[k] = xw[k + 1];
-                xw[W - 1] = ax[u];
+                lrn_push(xw, ax[u]);
                 float t = 0.0f, pw = 0.0f;
                 if (i + LB < C) {
                     float sum = 0.0f;
@@ -190,17 +178,9 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 3)
                     pw = lrn_pow_lean(sc, q.nbeta);
                     t = ag[u] * (xw[LB] * pw) * lrn_rcp_ftz(sc);
                 }
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    tw[k] = tw[k + 1];
-                tw[W - 1] = t;
-#pragma unroll
-                for (int k = 0; k < LB; k++) {
-                    gr[k] = gr[k + 1];
-                    pr[k] = pr[k + 1];
-                }
-                gr[LB] = ag[u];
-                pr[LB] = pw;
+                lrn_push(tw, t);
+                lrn_push(gr, ag[u]);
+                lrn_push(pr, pw);
                 ax[u] = jx < C ? *px : 0.0f;
                 ag[u] = jg < C ? *pg : 0.0f;
                 jx++, px += xsc;

@@ -233,18 +233,12 @@ static __device__ __forceinline__ bool pool_avg22_item(const pool_s2_t &q, int v
     return pl < q.planes;
 }
 
-/* 1 unless the environment variable `name` is "0" (the rounds' switches below). */
-static int env_not_zero(const char *name)
-{
-    const char *e = getenv(name);
-    return e == NULL || strcmp(e, "0") != 0;
-}
 /* FREEDNN_GPU_BW2=0 turns off the second round of bandwidth variants (2026-12-01: the 16-byte
  * transpose of tensor_ops.cu, the zero test of pool_s2_max_fwd_vec, ...); read once per
  * process (a function-local static: C++ initialises it once, thread-safely). */
 extern "C" int fd_cuda_bw2_on(void)
 {
-    static const int on = env_not_zero("FREEDNN_GPU_BW2");
+    static const int on = fd_env_on("FREEDNN_GPU_BW2");
     return on;
 }
 /* FREEDNN_GPU_BW3=0 turns off the third round (2026-12-01, issue 7.4: the FLOAT 3x3 / 2 pad 1
@@ -252,7 +246,7 @@ extern "C" int fd_cuda_bw2_on(void)
  * softmax_wreg's FLOAT reciprocal in softmax.cu); read once per process, as above. */
 extern "C" int fd_cuda_bw3_on(void)
 {
-    static const int on = env_not_zero("FREEDNN_GPU_BW3");
+    static const int on = fd_env_on("FREEDNN_GPU_BW3");
     return on;
 }
 
@@ -261,7 +255,7 @@ extern "C" int fd_cuda_bw3_on(void)
  * HALF / BFLOAT16 channels-last); read once per process, as above. */
 extern "C" int fd_cuda_bw5_on(void)
 {
-    static const int on = env_not_zero("FREEDNN_GPU_BW5");
+    static const int on = fd_env_on("FREEDNN_GPU_BW5");
     return on;
 }
 

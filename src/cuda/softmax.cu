@@ -205,14 +205,9 @@ static unsigned block_threads(const sm_geom_t *g, int key)
  * C; product decision of 2026-12-01 (docs/testing.md's cuda softmax row). expf's range
  * reduction was ~10 instructions an element of the row (f32 NHWC ran 0.93x NVIDIA's rate at
  * C = 128). FREEDNN_GPU_SM_FASTEXP=0 keeps expf; read once. */
-static int sm_fast_exp_env(void)
-{
-    const char *e = getenv("FREEDNN_GPU_SM_FASTEXP");
-    return e == NULL || strcmp(e, "0") != 0;
-}
 static int sm_fast_exp(void)
 {
-    static const int on = sm_fast_exp_env();
+    static const int on = fd_env_on("FREEDNN_GPU_SM_FASTEXP");
     return on;
 }
 
@@ -301,14 +296,9 @@ static int sm_wreg_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *con
 }
 
 /* FREEDNN_GPU_SM_LEAN=0: softmax_wreg without its LEAN instantiations (the A/B); read once. */
-static int sm_lean_env(void)
-{
-    const char *e = getenv("FREEDNN_GPU_SM_LEAN");
-    return e == NULL || strcmp(e, "0") != 0;
-}
 static int sm_lean(void)
 {
-    static const int on = sm_lean_env();
+    static const int on = fd_env_on("FREEDNN_GPU_SM_LEAN");
     return on;
 }
 
