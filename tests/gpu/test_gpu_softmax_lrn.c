@@ -23,7 +23,10 @@
  * power under FREEDNN_GPU_BW3 (lrn_pow_fast and its powf fallbacks), lrn_fwd_col's 16-channel
  * look-ahead and lrn_bwd_col's 6-channel ring (C of 3 to 128 above: partial batches), rerun
  * with it off (softmax too: softmax_wreg's FLOAT forward divides again) and with
- * FREEDNN_GPU_BW3_LRN_AHEAD=0.
+ * FREEDNN_GPU_BW3_LRN_AHEAD=0. FLOAT NCHW windows of 1, 2, 3 and 5 with |beta| <= 4 run the lean
+ * kernels of lrn_lean.cuh in the parent (their backward does not read y: FLOAT backward cases
+ * fill y as the forward of x, lrn_fill_y) and the stamped ones in the FREEDNN_GPU_LRN_LEAN=0
+ * child; softmax_wreg's LEAN instantiations serve every plain non-LOG case.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
