@@ -55,8 +55,7 @@ typedef struct {
     int64_t rdim[SM_DIMS], odim[SM_DIMS];
     int64_t rst[SM_TENSORS][SM_DIMS], ost[SM_TENSORS][SM_DIMS];
     int64_t row_len, rows;
-    int mul_inv;  /* softmax_wreg forward, FLOAT: e * (1 / s) instead of e / s (FREEDNN_GPU_BW3) */
-    int fast_exp; /* softmax_wreg forward, FLOAT, not LOG: e = __expf(x - max) (sm_fast_exp) */
+    int mul_inv; /* softmax_wreg forward, FLOAT: e * (1 / s) instead of e / s (FREEDNN_GPU_BW3) */
 } sm_geom_t;
 
 extern "C" int fd_cuda_bw3_on(void); /* pooling.cu: FREEDNN_GPU_BW3, read once */
@@ -198,13 +197,16 @@ static unsigned block_threads(const sm_geom_t *g, int key)
 
 /* ---- rows in registers (softmax_kernels.cuh, softmax_wreg) ---------------------------------- */
 
-/* FLOAT forward (not LOG) of softmax_wreg with exp(x - max) from the SFU, __expf, as the 16-bit
- * types already do: x - max <= 0, so the error is at most 2^-22 relative plus |x - max| 2^-24
- * from the argument's scaling, and after the division by the sum (>= 1) at most
+/* The FLOAT forward of softmax_wreg's LEAN instantiations (not LOG, alpha 1, beta 0: sm_lean_ok
+ * takes FLOAT forwards only under this switch) with exp(x - max) from the SFU, __expf, as the
+ * 16-bit types already do; blended FLOAT forwards keep expf in the generic instantiation.
+ * x - max <= 0, so the error is at most 2^-22 relative plus |x - max| 2^-24 from the
+ * argument's scaling, and after the division by the sum (>= 1) at most
  * (4 y + 1 / e) 2^-24 absolute in y (t e^-t <= 1 / e), inside gm_tol's (36 + 2 C) 2^-24 for any
  * C; product decision of 2026-12-01 (docs/testing.md's cuda softmax row). expf's range
  * reduction was ~10 instructions an element of the row (f32 NHWC ran 0.93x NVIDIA's rate at
- * C = 128). FREEDNN_GPU_SM_FASTEXP=0 keeps expf; read once. */
+ * C = 128). FREEDNN_GPU_SM_FASTEXP=0 keeps expf (FLOAT forwards then take the generic
+ * instantiation); read once. */
 static int sm_fast_exp(void)
 {
     static const int on = fd_env_on("FREEDNN_GPU_SM_FASTEXP");
@@ -304,12 +306,12 @@ static int sm_lean(void)
 
 /* 1 when softmax_wreg's LEAN instantiation computes the call's values: not LOG, alpha 1 and
  * beta 0, and a forward's exp and division already the SFU's and the product (16-bit types;
- * FLOAT under g.fast_exp and g.mul_inv). */
+ * FLOAT under sm_fast_exp and g.mul_inv). */
 static int sm_lean_ok(const sm_geom_t &g, cudnnDataType_t dt, int bwd, double alpha, double beta)
 {
     if (!sm_lean() || g.is_log || alpha != 1.0 || beta != 0.0)
         return 0;
-    return bwd || dt != CUDNN_DATA_FLOAT || (g.fast_exp && g.mul_inv);
+    return bwd || dt != CUDNN_DATA_FLOAT || (sm_fast_exp() && g.mul_inv);
 }
 
 /* softmax_wreg<L, N, B, E> on dt's storage type */
@@ -481,7 +483,6 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     const cudaStream_t stream = a->handle->stream;
     const void *ptrs[2] = {a->x, a->y};
     g.mul_inv = fd_cuda_bw3_on() && p->x.dtype == CUDNN_DATA_FLOAT;
-    g.fast_exp = sm_fast_exp() && p->x.dtype == CUDNN_DATA_FLOAT && !g.is_log;
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->x.dtype, ptrs, 2, &nv);
     if (lpr)

@@ -362,7 +362,7 @@ static __device__ __forceinline__ FD_ACC FD_K(sm_grp_sum)(FD_ACC v)
 }
 
 /* LEAN (softmax.cu's sm_lean_ok): not LOG, alpha 1 and beta 0, and in the forward the product
- * by 1 / sum with exp(x - max) by __expf (what the 16-bit types and FLOAT under g.fast_exp and
+ * by 1 / sum with exp(x - max) by __expf (what the 16-bit types and FLOAT under sm_fast_exp and
  * g.mul_inv compute): the same values with the runtime tests, the blend and the exact exp out
  * of the code, and the registers held to SM_LEAN_MINB blocks an SM (Nsight Compute, H200,
  * 2026-12-01, f32 n32c128h56w56 NHWC forward: 48 registers, 52% of the warps an SM resident,
@@ -428,8 +428,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LEAN ? SM_LEAN_MINB(NV, 
 #pragma unroll
                     for (int l = 0; l < SM_VEC; l++) {
                         const FD_ACC d = va[BWD ? 0 : i][l] - m;
-                        const FD_ACC e = LEAN || g.fast_exp ? (FD_ACC)__expf((float)d)
-                                                            : FD_K(sm_exp_fwd)(d);
+                        const FD_ACC e = LEAN ? (FD_ACC)__expf((float)d) : FD_K(sm_exp_fwd)(d);
                         s += e;
                         if (!is_log)
                             va[BWD ? 0 : i][l] = e;
