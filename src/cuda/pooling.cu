@@ -636,10 +636,11 @@ static int pool_applicable(const void *problem, char *why, size_t why_size)
  * (pooling_s2.cuh, FREEDNN_GPU_BW2): 2 x 2 windows without padding, W strides 1 in x and y
  * (forward) or dx (backward), the output's rows of whole 16-byte vectors (forward: out_w; backward:
  * in_w = 2 out_w and in_h = 2 out_h, every dx cell inside a window), those rows, planes and
- * pointers vector-aligned, at most 2^28 threads (one an item, no grid-stride loop). *items: the
- * threads. */
+ * pointers vector-aligned, at most 2^28 threads (one an item, no grid-stride loop). A forward
+ * whose y rows, planes and pointer are only whole 8-byte half vectors (x's still 16-byte) takes
+ * pool_avg22h_fwd: *half = 1. *items: the threads. */
 static int pool_avg22_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
-                         int bwd, const void *x, const void *out, int64_t *items)
+                         int bwd, const void *x, const void *out, int64_t *items, int *half)
 {
     if (!fd_cuda_bw2_on() || g->is_max || q->win_h != 2 || q->win_w != 2 || q->pad_h != 0 ||
         q->pad_w != 0)
@@ -647,15 +648,20 @@ static int pool_avg22_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const
     const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt);
     const int64_t *os = bwd ? p->dxs : p->ys; /* the written tensor: vectors */
     const int64_t row = bwd ? q->in_w : q->out_w;
-    if (os[4] != 1 || row % vec != 0 || os[3] % vec != 0 || os[1] % vec != 0 || os[0] % vec != 0 ||
-        !fd_cuda_aligned16(out))
+    *half = 0;
+    if (!bwd && vec > 1 && row % vec != 0 && row % (vec / 2) == 0 &&
+        ((uintptr_t)out & (FD_CUDA_VEC_BYTES / 2 - 1)) == 0)
+        *half = 1;
+    const int64_t ov = *half ? vec / 2 : vec; /* outputs a thread */
+    if (os[4] != 1 || row % ov != 0 || os[3] % ov != 0 || os[1] % ov != 0 || os[0] % ov != 0 ||
+        (!*half && !fd_cuda_aligned16(out)))
         return 0;
     if (bwd && (q->in_w != 2 * q->out_w || q->in_h != 2 * q->out_h))
         return 0;
     if (!bwd && (p->xs[4] != 1 || p->xs[3] % vec != 0 || p->xs[1] % vec != 0 ||
                  p->xs[0] % vec != 0 || !fd_cuda_aligned16(x)))
         return 0;
-    *items = (int64_t)q->planes * q->out_h * (row / vec);
+    *items = (int64_t)q->planes * q->out_h * (row / ov);
     return *items <= ((int64_t)1 << 28); /* one thread an item: fd_cuda_blocks' cap */
 }
 
@@ -678,10 +684,17 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const int vec_ok = pool_vec_ok(p, ts, ptr, 2);
     pool_s2_t s2;
     int64_t items;
+    int half;
     if (!vec_ok && !g.is_max && pool_s2_ok(p, &g, 0, 0, &s2) &&
-        pool_avg22_ok(p, &g, &s2, 0, a->x, a->out, &items)) {
-        FD_CUDA_TYPED_LAUNCH(p->dt, pool_avg22_fwd, fd_cuda_blocks(items, FD_CUDA_BLOCK),
-                             FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
+        pool_avg22_ok(p, &g, &s2, 0, a->x, a->out, &items, &half)) {
+        if (half)
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_avg22h_fwd, fd_cuda_blocks(items, FD_CUDA_BLOCK),
+                                 FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha,
+                                 a->beta);
+        else
+            FD_CUDA_TYPED_LAUNCH(p->dt, pool_avg22_fwd, fd_cuda_blocks(items, FD_CUDA_BLOCK),
+                                 FD_CUDA_BLOCK, a->handle->stream, s2, a->x, a->out, a->alpha,
+                                 a->beta);
         return CUDNN_STATUS_SUCCESS;
     }
     if (vec_ok && g.is_max && pool_s2_ok(p, &g, 0, FD_CUDA_VEC_BYTES, &s2)) {
@@ -781,8 +794,9 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     const int vec_ok = pool_vec_ok(p, ts, ptr, 3);
     pool_s2_t s2;
     int64_t items;
+    int half; /* backward: always 0 */
     if (!vec_ok && !g.is_max && pool_s2_ok(p, &g, 1, 0, &s2) &&
-        pool_avg22_ok(p, &g, &s2, 1, a->x, a->out, &items)) {
+        pool_avg22_ok(p, &g, &s2, 1, a->x, a->out, &items, &half)) {
         FD_CUDA_TYPED_LAUNCH(p->dt, pool_avg22_bwd, fd_cuda_blocks(items, FD_CUDA_BLOCK),
                              FD_CUDA_BLOCK, a->handle->stream, s2, a->dy, a->out, a->alpha,
                              a->beta);

@@ -926,32 +926,58 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, POOL_S2_ROWS_AVG_MINB)
  * FD_VEC / 2 dy values; dx = 0.0 + dy / 4.0 in double, blended: pool_s2_bwd's value for a cell
  * routed from one window (its sum starts at 0.0), the same bits. The caller guarantees
  * in = 2 out (no uncovered dx cell), W strides 1, rows, planes and pointers vector-aligned. */
+/* OV outputs a thread (FD_VEC, or FD_VEC / 2 for rows of whole half vectors: pool_avg22h_fwd),
+ * one OV-wide store of y; x's 2 OV cells of each of the window rows as whole 16-byte vectors. */
+template <int OV> struct alignas(OV * sizeof(FD_T)) FD_K(pool_ovec_t) {
+    FD_T e[OV];
+};
+template <int OV>
+static __device__ __forceinline__ void FD_K(avg22_fwd_at)(const pool_s2_t &q, const void *xv,
+                                                          void *yv, double alpha, double beta)
+{
+    typedef FD_K(pool_vec_t) V;
+    typedef FD_K(pool_ovec_t)<OV> W;
+    constexpr int NV = 2 * OV / FD_VEC; /* x vectors a window row */
+    int v, i, n, c;
+    if (!pool_avg22_item(q, q.out_w / OV, &v, &i, &n, &c))
+        return;
+    const FD_T *xr = (const FD_T *)xv + (n * q.xs_n + c * q.xs_c + 2 * i * q.xs_h + 2 * v * OV);
+    FD_T *yp = (FD_T *)yv + (n * q.gs_n + c * q.gs_c + i * q.gs_h + v * OV);
+    V a[NV], b[NV];
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        a[k] = *(const V *)(xr + k * FD_VEC), b[k] = *(const V *)(xr + q.xs_h + k * FD_VEC);
+    W w;
+    if (beta != 0.0)
+        w = *(const W *)yp;
+#pragma unroll
+    for (int o = 0; o < OV; o++) {
+        const V &ra = a[2 * o / FD_VEC], &rb = b[2 * o / FD_VEC];
+        const int l = 2 * o % FD_VEC;
+        double sum = 0.0;
+        sum += (double)fd_cuda_ld(ra.e, l);
+        sum += (double)fd_cuda_ld(ra.e, l + 1);
+        sum += (double)fd_cuda_ld(rb.e, l);
+        sum += (double)fd_cuda_ld(rb.e, l + 1);
+        fd_cuda_blend(w.e, o, alpha, beta, sum / 4.0);
+    }
+    *(W *)yp = w;
+}
+
 static __global__ void FD_K(pool_avg22_fwd)(const pool_s2_t q, const void *xv, void *yv,
                                             double alpha, double beta)
 {
-    typedef FD_K(pool_vec_t) V;
-    int v, i, n, c;
-    if (!pool_avg22_item(q, q.out_w / FD_VEC, &v, &i, &n, &c))
-        return;
-    const FD_T *xr = (const FD_T *)xv + (n * q.xs_n + c * q.xs_c + 2 * i * q.xs_h + 2 * v * FD_VEC);
-    FD_T *yp = (FD_T *)yv + (n * q.gs_n + c * q.gs_c + i * q.gs_h + v * FD_VEC);
-    const V a0 = *(const V *)xr, a1 = *(const V *)(xr + FD_VEC);
-    const V b0 = *(const V *)(xr + q.xs_h), b1 = *(const V *)(xr + q.xs_h + FD_VEC);
-    V w;
-    if (beta != 0.0)
-        w = *(const V *)yp;
-#pragma unroll
-    for (int o = 0; o < FD_VEC; o++) {
-        const V &a = o < FD_VEC / 2 ? a0 : a1, &b = o < FD_VEC / 2 ? b0 : b1;
-        const int l = 2 * (o % (FD_VEC / 2));
-        double sum = 0.0;
-        sum += (double)fd_cuda_ld(a.e, l);
-        sum += (double)fd_cuda_ld(a.e, l + 1);
-        sum += (double)fd_cuda_ld(b.e, l);
-        sum += (double)fd_cuda_ld(b.e, l + 1);
-        fd_cuda_blend(w.e, o, alpha, beta, sum / 4.0);
-    }
-    *(V *)yp = w;
+    FD_K(avg22_fwd_at)<FD_VEC>(q, xv, yv, alpha, beta);
+}
+
+/* 2026-12-01, fourteenth session (under FREEDNN_GPU_BW2, as the kernels above): f16 NCHW n32
+ * C 256 56 x 56 (rows of 28 outputs, not whole 8-half vectors) took the general pool_s2_fwd at
+ * 0.68x NVIDIA's rate; rows of whole half vectors (8 bytes) take this: FD_VEC / 2 outputs a
+ * thread, one 16-byte x vector of each window row, the same sums and bits. */
+static __global__ void FD_K(pool_avg22h_fwd)(const pool_s2_t q, const void *xv, void *yv,
+                                             double alpha, double beta)
+{
+    FD_K(avg22_fwd_at)<(FD_VEC > 1 ? FD_VEC / 2 : 1)>(q, xv, yv, alpha, beta);
 }
 
 static __global__ void FD_K(pool_avg22_bwd)(const pool_s2_t q, const void *dyv, void *dxv,

@@ -330,9 +330,10 @@ static void pool_tests(void)
     pool_zsign = 0;
     /* pool_avg22_fwd / _bwd (2 x 2 / 2 averages without padding, W innermost, whole vectors,
      * FREEDNN_GPU_BW2): both modes, the four types, both blends, real / integer / NaN and -inf
-     * fills; 8 x 16 (every type's vectors), 56 x 56 (f32 and f64 forward, every backward),
-     * 12 x 20 (forward f32 / f64, backward every type but f16 / bf16 rows of 20), 9 x 17 (odd:
-     * the general kernels) and the padded layout (forward rows of 16 + 3: the general
+     * fills; 8 x 16 (every type's vectors), 56 x 56 (f32 and f64 forward, every backward; the
+     * f16 / bf16 forward's rows of 28 outputs: pool_avg22h_fwd's half vectors), 12 x 20
+     * (forward f64, f32 by half vectors; backward every type but f16 / bf16 rows of 20), 9 x 17
+     * (odd: the general kernels) and the padded layout (forward rows of 16 + 3: the general
      * kernels) */
     {
         static const int a22[5][3] = {{8, 16, 1}, {56, 56, 1}, {12, 20, 1}, {9, 17, 1}, {8, 16, 1}};
