@@ -14,6 +14,15 @@ cudnnHandle_t gm_ref, gm_cuda;
 cudaStream_t gm_stream;
 static const char *gm_prog = "gpu_mirror";
 static int gm_cases, gm_case_failures;
+static char gm_prog_tagged[256];
+
+/* gm_rerun_with's children, running side by side until gm_finish waits for them. */
+#define GM_CHILDREN_MAX 8
+static struct {
+    pid_t pid;
+    char what[96]; /* name=value */
+} gm_child[GM_CHILDREN_MAX];
+static int gm_nchild;
 
 static int cuda_ok(cudaError_t e, const char *expr, const char *label)
 {
@@ -24,7 +33,15 @@ static int cuda_ok(cudaError_t e, const char *expr, const char *label)
 
 void gm_init(int argc, char **argv, const char *prog)
 {
+    /* whole lines, so the side-by-side children's lines and the parent's do not cut each other
+     * (the processes share one file offset; each line is one write) */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     gm_prog = prog;
+    const char *rerun = getenv("FD_GM_RERUN");
+    if (rerun != NULL) { /* a child: its lines name its switch */
+        snprintf(gm_prog_tagged, sizeof gm_prog_tagged, "%s[%s]", prog, rerun);
+        gm_prog = prog = gm_prog_tagged;
+    }
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--smoke") == 0)
             gm_smoke = 1;
@@ -283,6 +300,14 @@ int gm_run(const gm_case_t *c)
 
 int gm_finish(void)
 {
+    for (int k = 0; k < gm_nchild; k++) {
+        int status = 0;
+        const pid_t got = waitpid(gm_child[k].pid, &status, 0);
+        FD_EXPECT(got == gm_child[k].pid, "waitpid of the %s child failed", gm_child[k].what);
+        FD_EXPECT(got != gm_child[k].pid || (WIFEXITED(status) && WEXITSTATUS(status) == 0),
+                  "the child with %s failed (status 0x%x)", gm_child[k].what, status);
+    }
+    gm_nchild = 0;
     printf("%s: %d cases, %d failed\n", gm_prog, gm_cases, gm_case_failures);
     if (gm_cuda)
         cudnnDestroy(gm_cuda);
@@ -297,19 +322,25 @@ void gm_rerun_with(char **argv, const char *name, const char *value)
 {
     if (getenv(name) != NULL || getenv("FD_GM_RERUN") != NULL)
         return;
-    printf("%s: again with %s=%s\n", gm_prog, name, value);
+    FD_EXPECT(gm_nchild < GM_CHILDREN_MAX, "more than %d gm_rerun_with children", GM_CHILDREN_MAX);
+    if (gm_nchild >= GM_CHILDREN_MAX)
+        return;
+    char what[96];
+    snprintf(what, sizeof what, "%s=%s", name, value);
+    printf("%s: again with %s (side by side)\n", gm_prog, what);
     fflush(stdout);
     fflush(stderr);
     const pid_t pid = fork();
     if (pid == 0) {
         setenv(name, value, 1);
-        setenv("FD_GM_RERUN", "1", 1); /* a child reruns nothing itself */
+        setenv("FD_GM_RERUN", what, 1); /* a child reruns nothing itself */
         execv("/proc/self/exe", argv);
         _exit(127);
     }
-    int status = 0;
-    FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the %s=%s child failed",
-              name, value);
-    FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "the child with %s=%s failed (status 0x%x)", name, value, status);
+    FD_EXPECT(pid > 0, "fork of the %s child failed", what);
+    if (pid > 0) {
+        gm_child[gm_nchild].pid = pid;
+        snprintf(gm_child[gm_nchild].what, sizeof gm_child[gm_nchild].what, "%s", what);
+        gm_nchild++;
+    }
 }

@@ -105,12 +105,13 @@ size_t gm_conv_workspace(cudnnHandle_t h, int dir, int algo, cudnnTensorDescript
 void gm_tol(gm_buf_t *b, cudnnDataType_t dt, int64_t k);
 
 /* Runs this program again (/proc/self/exe, the same arguments) with name=value in its
- * environment and waits for it: one check, that it exited 0. Call it before gm_finish (the
- * child's own summary lines come first, the parent's closing count line stays last). Does
- * nothing when name is already set (the caller chose a value) or in such a child, so an
- * environment switch read once per process (e.g. FREEDNN_GPU_BW2=0) gets its old path tested
- * by the same cases. The child also has FD_GM_RERUN=1 (a program may skip there what the switch
- * does not touch). */
+ * environment, in the background: the children of one program run side by side (each its own
+ * process and CUDA context; stdout is line-buffered, the child's lines carry "[name=value]"), and
+ * gm_finish waits for them: one check each, that it exited 0. Call it before gm_finish (the
+ * parent's closing count line stays last). Does nothing when name is already set (the caller
+ * chose a value) or in such a child, so an environment switch read once per process (e.g.
+ * FREEDNN_GPU_BW2=0) gets its old path tested by the same cases. The child also has
+ * FD_GM_RERUN=name=value (a program may skip there what the switch does not touch). */
 void gm_rerun_with(char **argv, const char *name, const char *value);
 
 #endif /* FD_TESTS_GPU_MIRROR_H_ */
