@@ -57,6 +57,15 @@
  *   ms (0.66 -> 0.75 of 47 GB/s); one thread 4.69-4.95 -> 4.18-4.36 ms. The steady loop
  *   (lrf_bwd_run5) also has no calls left in it (lanes to redo and unaligned streaming stores
  *   leave it): with lrf_fix_bwd inside, the compiler kept vectors and pointers on the stack.
+ * - The common NHWC backward (beta 0.75, alpha 1, blend beta 0, window 5, C <= 64: pixel rows
+ *   of up to four vectors; lrf_bwd_pix5) keeps the pixel's vectors, powers and terms in
+ *   registers instead of lrf_bwd_unit's stack buffers and does NOT read y either (the same
+ *   product decision as mode 4: y' = x s^-beta from the power it already has, the window-5
+ *   pixel forward's own operations and bits). n8c64h112w112, dnnbench median, 2026-12-01,
+ *   interleaved with the previous library: one thread 4.57-4.71 -> 3.73-3.83 ms (the general
+ *   pixel loop was bound by its arithmetic and its reloads from a large frame), two threads
+ *   2.41-2.56 -> 1.89-2.10 ms (0.65 -> 0.78-0.87 of 47 GB/s); the same loop reading y ran
+ *   2.24-2.56 ms at two threads.
  * - Plane rows (NCHW): a unit is up to LRF_PMAX adjacent positions of one image; channel rows
  *   pass through rings (x: n rows; backward also w and dy s^-beta rows), each row read once in
  *   a run of up to 4 KiB, the next row prefetched across the arithmetic of the current one;
@@ -1326,6 +1335,93 @@ LRF_AVX512 static void lrf_bwd_plane34(const lrf_plan_t *f, const fd_lrn_problem
 
 /* bwd tensors: 0 = dx, 1 = x, 2 = y, 3 = dy.
  * dx_i = dy_i s_i^-beta - 2 beta alpha / n * x_i * sum_{c = i - la .. i + lb} dy_c y_c / s_c */
+/* Pixel sp of image n in the backward's tensors: t[] = dx, x, y, dy there (the t[] order of
+ * lrf_slow_bwd); returns dx's. */
+static float *lrf_pix_bases(const lrf_plan_t *f, const fd_lrn_args_t *a, int64_t n, int64_t sp,
+                            const float **t)
+{
+    const void *base[4] = {a->out, a->x, a->y, a->dy};
+    for (int i = 0; i < 4; i++)
+        t[i] = (const float *)base[i] + n * f->s0[i] + sp * f->ps[i];
+    return (float *)a->out + n * f->s0[0] + sp * f->ps[0];
+}
+
+/* The common backward (beta 0.75, alpha 1, blend beta 0, window 5) of pixel rows of up to 64
+ * channels (four vectors), pixels [sp0, sp1) of image n: lrf_bwd_unit's pixel loops with the
+ * pixel's vectors, powers and terms kept in registers instead of its stack buffers (there the
+ * window index vectors and pointers were reloaded from a large frame: the line was bound by its
+ * arithmetic, 4.3 ms for n8c64h112w112 on one thread), and y not read: y' = x s^-beta from the
+ * power this loop already has (the window-5 pixel forward's own operations, so its bits: the
+ * product decision of mode 4, lrn_cpu.c's header). Lanes to redo as there: a pixel whose scale,
+ * power or term is out of range takes the ref's double formula (which reads y) whole, a
+ * non-finite output lane alone. */
+LRF_AVX512 static void lrf_bwd_pix5(const lrf_plan_t *f, const fd_lrn_problem_t *p,
+                                    const fd_lrn_args_t *a, int64_t n, int64_t sp0, int64_t sp1)
+{
+    const int64_t C = f->C, nv = (C + 15) / 16;
+    const __m512 vk = _mm512_set1_ps((float)p->k), va = _mm512_set1_ps((float)(p->alpha / p->n));
+    const __m512 vcoef = _mm512_set1_ps((float)(2.0 * p->beta * p->alpha / p->n));
+    const __m512 inf = _mm512_set1_ps(INFINITY), zero = _mm512_setzero_ps();
+    const int64_t one[4] = {1, 1, 1, 1};
+    __m512i idx[CUDNN_LRN_MAX_N];
+    lrf_shift_idx(idx, 5, 2); /* window 5: the adjoint window's shifts are the same */
+    for (int64_t sp = sp0; sp < sp1; sp++) {
+        const float *t[4];
+        float *dx = lrf_pix_bases(f, a, n, sp, t);
+        __m512 xv[4], g[4], pv[4], q[6], w[6];
+        __mmask16 m[4];
+        q[0] = w[0] = zero;
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++) {
+            m[i] = i < nv ? lrf_lanes(C - 16 * i) : 0;
+            xv[i] = i < nv ? fd_cpu_mload_ps(m[i], t[1] + 16 * i) : zero;
+            g[i] = i < nv ? fd_cpu_mload_ps(m[i], t[3] + 16 * i) : zero;
+            q[i + 1] = _mm512_mul_ps(xv[i], xv[i]);
+            w[i + 1] = pv[i] = zero;
+        }
+        q[5] = w[5] = zero;
+        __mmask16 bad = 0;
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++) {
+            if (i >= nv)
+                break;
+            const __m512 s = _mm512_fmadd_ps(va, lrf_pixsum5(q[i], q[i + 1], q[i + 2], idx), vk);
+            pv[i] = lrf_pow34f(s);
+            /* lanes past C: 0 * 0 / s = +0, the zero padding the windows need */
+            const __m512 wv =
+                _mm512_mul_ps(_mm512_mul_ps(g[i], _mm512_mul_ps(xv[i], pv[i])), lrf_rcp(s));
+            w[i + 1] = wv;
+            bad |= m[i] & ~(lrf_sok(m[i], s, pv[i], 0) &
+                            _mm512_cmp_ps_mask(_mm512_abs_ps(wv), inf, _CMP_LT_OQ));
+        }
+        if (bad) {
+            float v[64];
+            for (int64_t c = 0; c < C; c++)
+                v[c] = lrf_slow_bwd(p, a, t, one, C, c);
+            memcpy(dx, v, (size_t)C * sizeof(float));
+            continue;
+        }
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++) {
+            if (i >= nv)
+                break;
+            const __m512 acc = lrf_pixsum5(w[i], w[i + 1], w[i + 2], idx);
+            __m512 r =
+                _mm512_fnmadd_ps(_mm512_mul_ps(vcoef, xv[i]), acc, _mm512_mul_ps(g[i], pv[i]));
+            const __mmask16 fin = _mm512_cmp_ps_mask(_mm512_abs_ps(r), inf, _CMP_LT_OQ);
+            if ((fin & m[i]) != m[i]) {
+                float v[16];
+                _mm512_storeu_ps(v, r);
+                for (int l = 0; l < 16; l++)
+                    if ((m[i] & ~fin) >> l & 1)
+                        v[l] = lrf_slow_bwd(p, a, t, one, C, 16 * i + l);
+                r = _mm512_loadu_ps(v);
+            }
+            lrf_st(dx + 16 * i, m[i], r, f->nt);
+        }
+    }
+}
+
 LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t *p,
                                     const fd_lrn_args_t *a, int64_t u)
 {
@@ -1434,10 +1530,14 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
         }
         return;
     }
+    const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S, nv = (C + 15) / 16;
+    if (p->beta == 0.75 && al == 1.0f && be == 0.0f && win == 5 && nv <= 4) {
+        lrf_bwd_pix5(f, p, a, n, sp0, sp1);
+        return;
+    }
     __m512i idx[CUDNN_LRN_MAX_N], adj[CUDNN_LRN_MAX_N];
     lrf_shift_idx(idx, win, lb);
     lrf_shift_idx(adj, win, la);
-    const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S, nv = (C + 15) / 16;
     const int64_t one[4] = {1, 1, 1, 1};
     float w[LRF_BUF], pwb[LRF_BUF];
     /* the common case (beta 0.75, alpha 1, blend beta 0, win 5): the same operations with the
@@ -1445,13 +1545,7 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
     const int c5 = p->beta == 0.75 && al == 1.0f && be == 0.0f && win == 5;
     for (int64_t sp = sp0; sp < sp1; sp++) {
         const float *t[4];
-        for (int i = 0; i < 4; i++)
-            t[i] = (const float *)(i == 0   ? (const void *)a->out
-                                   : i == 1 ? a->x
-                                   : i == 2 ? a->y
-                                            : a->dy) +
-                   n * f->s0[i] + sp * f->ps[i];
-        float *dx = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
+        float *dx = lrf_pix_bases(f, a, n, sp, t);
         __m512 xn = nv > 1 ? fd_cpu_mload_ps(lrf_lanes(C - 16), t[1] + 16) : _mm512_setzero_ps();
         __m512 xc = fd_cpu_mload_ps(lrf_lanes(C), t[1]);
         __m512 qp = _mm512_setzero_ps(), qc = _mm512_mul_ps(xc, xc), qn = _mm512_mul_ps(xn, xn);

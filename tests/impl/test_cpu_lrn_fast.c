@@ -12,8 +12,9 @@
  *   |got - want| <= K u T + 2^-140,   K = 6 + beta (n + 2),
  *   T = |want| + |beta_blend y_old|  (+ |alpha dy| s^-beta + |alpha 2 beta alpha_lrn / n x|
  *       sum_{adjoint window} |dy y / s| backward; s the ref's scale, computed here in double;
- *       that last term counts twice for the common NCHW backward's AVX-512 runs, which use their
- *       own y = x s^-beta, within the forward's K u |y| of ref's). The backward's y is ref's
+ *       that last term counts twice for the common backward's AVX-512 runs of the NCHW plane rows
+ *       and of the NHWC pixel rows with window 5 and C <= 64, which use their own
+ *       y = x s^-beta, within the forward's K u |y| of ref's). The backward's y is ref's
  *       forward output of x (the API's y; random y made those rows fail, as they should).
  * Why: the AVX-512 rows compute in float (product decision 2026-11-30): the window sum of
  * n squares (relative error <= n u, all terms >= 0) and the scale move s^-beta by about
@@ -167,8 +168,8 @@ static void one(int nb, const int *dim, int lx, unsigned win, double la, double 
     cudnnLRNDescriptor_t ld;
     CHECK(cudnnCreateLRNDescriptor(&ld));
     CHECK(cudnnSetLRNDescriptor(ld, win, la, lbeta, lk));
-    /* the backward's y is the forward's output of x (the API's contract; the common NCHW rows
-     * compute it again from x instead of reading it): ref's, alpha 1, beta 0 */
+    /* the backward's y is the forward's output of x (the API's contract; the common NCHW and
+     * window-5 NHWC rows compute it again from x instead of reading it): ref's, alpha 1, beta 0 */
     {
         const float one1 = 1.0f, zero = 0.0f;
         CHECK(cudnnLRNCrossChannelForward(h_ref, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &one1, xd, x,
@@ -191,10 +192,13 @@ static void one(int nb, const int *dim, int lx, unsigned win, double la, double 
         const int C = dim[1], wlb = (int)(win - 1) / 2, wla = (int)win - 1 - wlb;
         /* per-element bound of the float rows (header): K u T + 2^-140 */
         const double K = 6.0 + lbeta * (win + 2), coef = 2.0 * lbeta * la / win;
-        /* the common NCHW backward (beta 0.75, alpha 1, blend beta 0; AVX-512 runs 1 and 4)
-         * uses its own y = x s^-beta, within the forward's bound K u |y| of ref's: the
-         * adjoint sum's term counts twice */
-        const int yown = dir && lx == LX_NCHW && lbeta == 0.75 && alpha == 1.0 && beta == 0.0;
+        /* the common backward (beta 0.75, alpha 1, blend beta 0; AVX-512 runs 1 and 4) of the
+         * NCHW plane rows and of the NHWC pixel rows with window 5 and C <= 64 uses its own
+         * y = x s^-beta, within the forward's bound K u |y| of ref's: the adjoint sum's term
+         * counts twice */
+        const int yown =
+            dir && lbeta == 0.75 && alpha == 1.0 && beta == 0.0 &&
+            (lx == LX_NCHW || ((lx == LX_NHWC || lx == LX_NHWC_GAP) && win == 5 && dim[1] <= 64));
         for (int r = 1; r < NRUN && !bad; r++)
             for (size_t i = 0; i < cnt && !bad; i++) {
                 size_t o = off_of(&xs, i);
