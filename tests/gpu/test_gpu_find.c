@@ -142,7 +142,9 @@ static void check_ranking(const found_t *f, int dir)
         }
         successes++;
         CHECK(!seen_fail, "dir %d: a SUCCESS result (algo %d) after a failed one", dir, f->algo[i]);
-        CHECK(f->time[i] > 0.0f && f->time[i] < 1000.0f, "dir %d: algo %d time %g ms", dir,
+        /* a sane event time, not garbage; the bound leaves room for compute-sanitizer's
+         * racecheck, which ran this smoke set's backward filter at 1.2 s a call (H200) */
+        CHECK(f->time[i] > 0.0f && f->time[i] < 60000.0f, "dir %d: algo %d time %g ms", dir,
               f->algo[i], (double)f->time[i]);
         CHECK(i == 0 || f->status[i - 1] != CUDNN_STATUS_SUCCESS || f->time[i - 1] <= f->time[i],
               "dir %d: times not sorted at %d (%g > %g)", dir, i, (double)f->time[i - 1],
