@@ -114,6 +114,19 @@ static __device__ __forceinline__ void sm_st_acc(__nv_bfloat16 *p, int i, float 
     p[i] = __float2bfloat16_rn(v);
 }
 
+/* sm_word_of<N>::t: the unsigned integer of N bytes, so a group of PV elements (HALF pairs) is
+ * stored as one access. */
+template <int N>
+struct sm_word_of;
+template <>
+struct sm_word_of<2> {
+    typedef unsigned short t;
+};
+template <>
+struct sm_word_of<4> {
+    typedef unsigned int t;
+};
+
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
 #define FD_STAMP_FILE "softmax_kernels.cuh"

@@ -608,10 +608,11 @@ static __global__ void __launch_bounds__(32 * SM_COLS_CG_MAX)
  * ptxas -v -warn-spills (CUDA 13), LEAN, sm_90 (sm_80): FLOAT C = 64 CPT 8 x CG 8 (256 threads)
  * 40 (34) registers, 6 blocks = 75% of an SM's 2048 threads; C = 128 CPT 16 x CG 8 47 (40),
  * 5 blocks = 62%; C = 256 CPT 16 x CG 16 (512) 47 (40), 2 blocks = 50%; HALF / BFLOAT16 pairs
- * C = 64 CPT 8 x CG 8 x PV 2 52 / 48 (46), 4 blocks = 50%; C = 128 CPT 8 x CG 16 52 / 48,
- * 2 blocks = 50%; C = 256 CPT 16 x CG 16 x PV 2 64 / 63 (63), 2 blocks = 50%; generic (blend,
- * LOG; __launch_bounds__(512, 1)) 34 to 81; no spills anywhere; shared memory 2 x 16 x 32 PV x
- * 4 B = 4 KiB (PV 1), 8 KiB (PV 2) a block. */
+ * C = 64 CPT 8 x CG 8 x PV 2 48 (48), 5 blocks = 62%; C = 128 CPT 8 x CG 16 the same 48,
+ * 2 blocks = 50%; C = 256 CPT 16 x CG 16 x PV 2 62 / 61 (64), 2 blocks = 50%; one element a
+ * lane (odd pixel counts) CPT 16 64; generic (blend, LOG; __launch_bounds__(512, 1)) 34 to 80;
+ * no spills anywhere; shared memory 2 x 16 x 32 PV x 4 B = 4 KiB (PV 1), 8 KiB (PV 2) a block,
+ * laid out [group][q][lane] (no bank conflicts); 16-bit pairs stored as one 32-bit access. */
 
 #define SM_FCOLS_CG_MAX 16
 
@@ -672,13 +673,13 @@ static __global__ void __launch_bounds__(32 * SM_FCOLS_CG_MAX, LEAN ? 2 : 1)
     }
 #pragma unroll
     for (int q = 0; q < PV; q++)
-        red_m[cg][lane * PV + q] = m[q];
+        red_m[cg][q * 32 + lane] = m[q];
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < PV; q++) {
-        m[q] = red_m[0][lane * PV + q];
+        m[q] = red_m[0][q * 32 + lane];
         for (int j = 1; j < ncg; j++)
-            m[q] = FD_K(sm_max)(m[q], red_m[j][lane * PV + q]);
+            m[q] = FD_K(sm_max)(m[q], red_m[j][q * 32 + lane]);
     }
     FD_ACC s[PV];
 #pragma unroll
@@ -696,14 +697,14 @@ static __global__ void __launch_bounds__(32 * SM_FCOLS_CG_MAX, LEAN ? 2 : 1)
             }
 #pragma unroll
     for (int q = 0; q < PV; q++)
-        red_s[cg][lane * PV + q] = s[q];
+        red_s[cg][q * 32 + lane] = s[q];
     __syncthreads();
     FD_ACC lsi[PV]; /* LOG: log(sum); else 1 / sum */
 #pragma unroll
     for (int q = 0; q < PV; q++) {
-        s[q] = red_s[0][lane * PV + q];
+        s[q] = red_s[0][q * 32 + lane];
         for (int j = 1; j < ncg; j++)
-            s[q] += red_s[j][lane * PV + q];
+            s[q] += red_s[j][q * 32 + lane];
         lsi[q] = is_log ? fd_cuda_log(s[q]) : (FD_ACC)1 / s[q];
     }
     FD_T *yp = y + oy + p + c0 * ys;
@@ -724,7 +725,11 @@ static __global__ void __launch_bounds__(32 * SM_FCOLS_CG_MAX, LEAN ? 2 : 1)
                 else
                     fd_cuda_blend(w.e, q, alpha, beta, (double)v);
             }
-            *op = w;
+            /* one access (16-bit pairs: the struct copy was two 16-bit stores) */
+            typedef typename sm_word_of<sizeof(pix_t)>::t word_t;
+            word_t u;
+            memcpy(&u, &w, sizeof u);
+            *(word_t *)op = u;
         }
 }
 
