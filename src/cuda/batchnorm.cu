@@ -26,6 +26,23 @@
  * combine per channel, a 128-bit apply pass. The one-pass statistics there are shifted by each
  * channel's first element, in the same accumulator types.
  *
+ * Training forward of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data, packed NCHW
+ * (H * W a multiple of the vector), ops BN or BN_ACTIVATION, 16-byte aligned x and y, y != x,
+ * on compute capability 9.0+ (the legacy entry too, and ahead of bn_pk_*) takes bn_cl_train
+ * (FREEDNN_GPU_BN_CLUSTER=0: off): one thread-block cluster of K CTAs per channel, K the
+ * smallest of 2, 4, 8, 16 whose equal shares of the channel's N * H * W members fit
+ * BN_CL_CTA_BYTES (104 KiB: 2 CTAs of 256 threads an SM); each CTA cp.async-copies its share
+ * from DRAM into shared memory once, the two-pass statistics run over that copy (per-CTA
+ * partials in a fixed tree, exchanged through distributed shared memory and added in rank
+ * order 0..K-1, so every CTA gets the same bits), and y is written from it with 128-bit stores:
+ * per channel N * H * W * size bytes read and as many written (plus y's when beta != 0),
+ * against twice the reads of the per-tile and packed paths. Channels past 16 shares
+ * (FLOAT 1.66 MB), devices that hold no such cluster (cudaOccupancyMaxActiveClusters 0) and
+ * everything else keep the paths above. ptxas (sm_90): FLOAT 50 registers, HALF / BFLOAT16 40,
+ * no spills, 96 / 48 bytes of static shared memory. The accumulator types and the statistics
+ * formula are bn_stats'; the reduction order differs, so the bits differ from the per-tile
+ * kernels' (within the tests' tolerance), and a Hopper GPU gives other bits than an sm_80 one.
+ *
  * Inference of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data with x, y (and z) packed
  * NCHW (H * W a multiple of the vector) or NHWC (C a multiple of it), 16-byte aligned, takes
  * bn_iv_* (batchnorm_kernels.cuh, end): one 128-bit pass, each thread keeping its channel's (or
@@ -79,6 +96,67 @@ typedef struct {
     double eps;
     int64_t sbs, mvs; /* parameter strides along C */
 } bn_pk_t;
+
+/* The cluster training forward (batchnorm_kernels.cuh, end): P as the packed NCHW path fills
+ * it (c, s, m, ops, act, eps, parameter strides; the chunk fields unused), a cluster of k CTAs
+ * per channel, CTA rank r holding member vectors [r * vpc, min((r + 1) * vpc, nv)). */
+typedef struct {
+    bn_pk_t P;
+    int k;             /* CTAs per cluster (channel): 2, 4, 8 or 16 */
+    uint32_t nv, vpc;  /* 16-byte vectors per channel, per CTA (at most) */
+} bn_cl_t;
+
+#define BN_CL_THREADS 256                /* threads per CTA of bn_cl_train */
+#define BN_CL_CTA_BYTES (104 * 1024)     /* x share per CTA at most: 2 CTAs fit an SM's 228 KiB */
+#define BN_CL_KS 4                       /* cluster sizes 2, 4, 8, 16 */
+
+/* y[l] = v for alpha 1, beta 0: sd_blend's bits (alpha * v rounded is v; one rounding of v,
+ * which the 16-bit types' accumulator float holds exactly, to the storage type; a NaN as
+ * sd_st's canonical one with v's sign) without its double arithmetic, whose conversions run
+ * at the FP64 rate. */
+static __device__ __forceinline__ void bn_cl_st(float *p, int l, double v)
+{
+    p[l] = (float)v;
+}
+static __device__ __forceinline__ void bn_cl_st(__half *p, int l, float v)
+{
+    if (isnan(v))
+        sd_st(p, l, (double)v);
+    else
+        p[l] = __float2half_rn(v);
+}
+static __device__ __forceinline__ void bn_cl_st(__nv_bfloat16 *p, int l, float v)
+{
+    if (isnan(v))
+        sd_st(p, l, (double)v);
+    else
+        p[l] = __float2bfloat16_rn(v);
+}
+
+/* The cluster calls of bn_cl_train: the sm_90 intrinsics that cooperative_groups'
+ * cluster_group wraps (this_cluster().sync() is arrive + wait, map_shared_rank and block_rank
+ * the same intrinsics); its header needs C++17 (libcu++), the library builds CUDA as C++11.
+ * barrier.cluster.arrive has release semantics and wait acquire (no .relaxed), so a CTA's
+ * shared-memory writes before its arrive are seen through DSMEM after the others' wait. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+static __device__ __forceinline__ void bn_cl_sync(void)
+{
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
+}
+
+/* cp.async (sm_80+): 16 bytes global -> shared without registers, then wait for all of this
+ * thread's copies. Only bn_cl_train's sm_90 body calls them (compiled for sm_90 only). */
+static __device__ __forceinline__ void bn_cl_cp16(void *smem, const void *gmem)
+{
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gmem) : "memory");
+}
+static __device__ __forceinline__ void bn_cl_cp_wait(void)
+{
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+#endif
 
 /* The packed inference pass (batchnorm_kernels.cuh, end): SPATIAL FLOAT / HALF / BFLOAT16,
  * x, y (and z) packed NCHW with H * W a multiple of the vector, or NHWC with C one. */
@@ -262,6 +340,7 @@ BN_GRAD_IN(double)
 
 /* ---- the kernels, once per data type -------------------------------------------------------- */
 
+#define FD_BN_CLUSTER /* bn_cl_train for FLOAT, HALF, BFLOAT16 */
 #define FD_T float
 #define FD_P float
 #define FD_A double /* as ref: float statistics of a few ill-conditioned values drift visibly */
@@ -271,6 +350,7 @@ BN_GRAD_IN(double)
 #undef FD_P
 #undef FD_A
 #undef FD_SFX
+#undef FD_BN_CLUSTER
 
 #define FD_T double
 #define FD_P double
@@ -282,6 +362,7 @@ BN_GRAD_IN(double)
 #undef FD_A
 #undef FD_SFX
 
+#define FD_BN_CLUSTER
 #define FD_T __half
 #define FD_P float
 #define FD_A float
@@ -302,6 +383,7 @@ BN_GRAD_IN(double)
 #undef FD_P
 #undef FD_A
 #undef FD_SFX
+#undef FD_BN_CLUSTER
 
 /* Launches kernel_<dtype> (blocks of FD_CUDA_BLOCK) on the stream and checks the launch. */
 #define BN_LAUNCH(dt, kernel, blocks, stream, ...)                                             \
@@ -323,6 +405,17 @@ static void bn_slots(const fd_bn_problem_t *p, const struct cudnnTensorStruct *t
     t[BN_DY] = &p->dy;
 }
 
+/* The fused activation's parameters as the kernels take them. */
+static bn_act_t bn_act_of(const fd_bn_problem_t *p)
+{
+    bn_act_t a;
+    a.mode = (int)p->act.mode;
+    a.propagate_nan = p->act.propagate_nan;
+    a.coef = p->act.coef;
+    a.swish_beta = p->act.swish_beta;
+    return a;
+}
+
 static void bn_geom(bn_geom_t *G, const fd_bn_problem_t *p)
 {
     memset(G, 0, sizeof *G);
@@ -331,10 +424,7 @@ static void bn_geom(bn_geom_t *G, const fd_bn_problem_t *p)
     const int nb = x->nb_dims;
     G->per_act = p->per_activation;
     G->ops = p->ops;
-    G->act.mode = (int)p->act.mode;
-    G->act.propagate_nan = p->act.propagate_nan;
-    G->act.coef = p->act.coef;
-    G->act.swish_beta = p->act.swish_beta;
+    G->act = bn_act_of(p);
     G->eps = p->epsilon;
     G->n = x->dim[0], G->c = x->dim[1], G->s = 1;
     for (int i = 2; i < nb; i++)
@@ -481,6 +571,17 @@ static int bn_pk_packed(const struct cudnnTensorStruct *t, const struct cudnnTen
     return x->dim[0] == 1 || t->stride[0] == want;
 }
 
+/* The fields of *P that do not depend on the chunking: ops, activation, epsilon, parameter
+ * strides. */
+static void bn_pk_params(const fd_bn_problem_t *p, bn_pk_t *P)
+{
+    P->ops = p->ops;
+    P->act = bn_act_of(p);
+    P->eps = p->epsilon;
+    P->sbs = p->sb.stride[1];
+    P->mvs = p->mv.stride[1];
+}
+
 /* Fills *P and returns 1 when the packed path serves p (pointer alignment aside). */
 static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
 {
@@ -531,14 +632,7 @@ static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
     }
     if (P->nch < 2)
         return 0; /* one chunk: the per-tile kernels already give it a whole block */
-    P->ops = p->ops;
-    P->act.mode = (int)p->act.mode;
-    P->act.propagate_nan = p->act.propagate_nan;
-    P->act.coef = p->act.coef;
-    P->act.swish_beta = p->act.swish_beta;
-    P->eps = p->epsilon;
-    P->sbs = p->sb.stride[1];
-    P->mvs = p->mv.stride[1];
+    bn_pk_params(p, P);
     return 1;
 }
 
@@ -609,6 +703,152 @@ static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* ---- the cluster training forward ------------------------------------------------------------
+ * Training forward (the legacy entry, which passes no workspace, and the *Ex / v8 ones) of
+ * SPATIAL FLOAT / HALF / BFLOAT16 packed NCHW data on compute capability 9.0+: bn_cl_train (batchnorm_kernels.cuh, end) reads x once into the
+ * shared memory of a cluster of K CTAs per channel. K is the smallest of 2, 4, 8, 16 whose
+ * shares fit BN_CL_CTA_BYTES: a rule of the shape, so the bits do not depend on scheduling
+ * (they do on the device kind: other GPUs keep the per-tile or packed kernels).
+ * FREEDNN_GPU_BN_CLUSTER=0 turns it off (read once). */
+
+typedef void (*bn_cl_kernel_t)(const bn_cl_t, const void *, void *, const void *, const void *,
+                               void *, void *, void *, void *, double, double, double);
+
+static bn_cl_kernel_t bn_cl_kernel(cudnnDataType_t dt, int *ti)
+{
+    switch (dt) {
+    case CUDNN_DATA_FLOAT:
+        *ti = 0;
+        return bn_cl_train_f32;
+    case CUDNN_DATA_HALF:
+        *ti = 1;
+        return bn_cl_train_f16;
+    case CUDNN_DATA_BFLOAT16:
+        *ti = 2;
+        return bn_cl_train_bf16;
+    default:
+        return NULL;
+    }
+}
+
+/* A launch of `grid` CTAs of BN_CL_THREADS in clusters of k, smem bytes of dynamic shared
+ * memory each; *at holds the cluster attribute the configuration points at. */
+static cudaLaunchConfig_t bn_cl_config(cudaLaunchAttribute *at, unsigned k, unsigned grid,
+                                       size_t smem, cudaStream_t st)
+{
+    cudaLaunchConfig_t cfg = {};
+    *at = cudaLaunchAttribute{};
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = k, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(BN_CL_THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+#define BN_CL_MAX_DEV 64
+
+/* The cluster sizes (bit j: 2 << j CTAs) of kernel f (type index ti) that can be resident on
+ * the current device with BN_CL_CTA_BYTES of shared memory each: 0 below compute capability
+ * 9.0. Asked once per (device, type); that first call also raises f's dynamic shared-memory
+ * limit and allows 16-CTA clusters (cudaFuncSetAttribute, per device), so racing first calls
+ * store the same answer after the same settings. */
+static int bn_cl_device_ks(bn_cl_kernel_t f, int ti)
+{
+    static int cache[BN_CL_MAX_DEV][3]; /* 0 unknown, else 1 + the mask */
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= BN_CL_MAX_DEV) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    int v = __atomic_load_n(&cache[dev][ti], __ATOMIC_ACQUIRE);
+    if (v != 0)
+        return v - 1;
+    int major = 0, mask = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        major >= 9 &&
+        cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, BN_CL_CTA_BYTES) ==
+            cudaSuccess &&
+        cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
+        for (int j = 0; j < BN_CL_KS; j++) {
+            cudaLaunchAttribute at;
+            const cudaLaunchConfig_t cfg =
+                bn_cl_config(&at, 2u << j, 2u << j, BN_CL_CTA_BYTES, (cudaStream_t)0);
+            int clusters = 0;
+            if (cudaOccupancyMaxActiveClusters(&clusters, f, &cfg) == cudaSuccess && clusters > 0)
+                mask |= 1 << j;
+        }
+    }
+    (void)cudaGetLastError(); /* a refused query is an answer (0), not the next launch's error */
+    __atomic_store_n(&cache[dev][ti], 1 + mask, __ATOMIC_RELEASE);
+    return mask;
+}
+
+static int bn_cl_env(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_BN_CLUSTER");
+    return on;
+}
+
+/* Fills *Q, *f and returns 1 when bn_cl_train serves the training call: SPATIAL, ops BN or
+ * BN_ACTIVATION, FLOAT / HALF / BFLOAT16, x and y packed NCHW with H * W a multiple of the
+ * vector, 16-byte aligned, y != x, below 2^31 elements, a channel within 16 shares of
+ * BN_CL_CTA_BYTES, a device that holds such a cluster. */
+static int bn_cl_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_cl_t *Q,
+                        bn_cl_kernel_t *f)
+{
+    int ti = 0;
+    if (!bn_cl_env() || p->dir != FD_BN_TRAIN || p->per_activation ||
+        (p->ops != CUDNN_BATCHNORM_OPS_BN && p->ops != CUDNN_BATCHNORM_OPS_BN_ACTIVATION) ||
+        (*f = bn_cl_kernel(p->x.dtype, &ti)) == NULL)
+        return 0;
+    if (a->x == a->y || !fd_cuda_aligned16(a->x) || !fd_cuda_aligned16(a->y) ||
+        a->scale == NULL || a->bias == NULL)
+        return 0;
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->x.dtype);
+    int64_t c = p->x.dim[1], sp = 1;
+    for (int i = 2; i < p->x.nb_dims; i++)
+        sp *= p->x.dim[i];
+    const int64_t m = p->x.dim[0] * sp;
+    if (sp % vec != 0 || m * c >= ((int64_t)1 << 31) || !bn_pk_packed(&p->x, &p->x, 0) ||
+        !bn_pk_packed(&p->y, &p->x, 0))
+        return 0;
+    const int64_t nv = m / vec;
+    int j = 0;
+    while (j < BN_CL_KS && (nv + (2 << j) - 1) / (2 << j) * FD_CUDA_VEC_BYTES > BN_CL_CTA_BYTES)
+        j++;
+    if (j == BN_CL_KS || !(bn_cl_device_ks(*f, ti) >> j & 1))
+        return 0;
+    memset(Q, 0, sizeof *Q);
+    Q->P.c = c, Q->P.s = sp, Q->P.m = m;
+    bn_pk_params(p, &Q->P);
+    Q->k = 2 << j;
+    Q->nv = (uint32_t)nv;
+    Q->vpc = (uint32_t)((nv + Q->k - 1) / Q->k);
+    return 1;
+}
+
+/* One launch: C clusters of k CTAs, vpc vectors of dynamic shared memory each. */
+static cudnnStatus_t bn_cl_run(const fd_bn_problem_t *p, const bn_cl_t &Q, bn_cl_kernel_t f,
+                               const fd_bn_args_t *a)
+{
+    cudaLaunchAttribute at;
+    const cudaLaunchConfig_t cfg =
+        bn_cl_config(&at, (unsigned)Q.k, (unsigned)(Q.P.c * Q.k),
+                     (size_t)Q.vpc * FD_CUDA_VEC_BYTES, a->handle->stream);
+    const cudaError_t err =
+        cudaLaunchKernelEx(&cfg, f, Q, a->x, a->y, a->scale, a->bias, a->run_mean, a->run_var,
+                           a->save_mean, a->save_inv, a->factor, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED_AS(err, "bn_cl_train on %s data (%lld clusters of %d x %d threads, %zu "
+                        "bytes of shared memory each, stream %p)",
+                        fd_dtype_name(p->x.dtype), (long long)Q.P.c, Q.k, BN_CL_THREADS,
+                        cfg.dynamicSmemBytes, (void *)cfg.stream);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* ---- the packed inference pass ----------------------------------------------------------- */
 
 /* Fills *V and returns 1 when bn_iv_* serve the inference call: SPATIAL, FLOAT / HALF /
@@ -662,10 +902,7 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
         V->tpp = tpp;
     }
     V->ops = p->ops;
-    V->act.mode = (int)p->act.mode;
-    V->act.propagate_nan = p->act.propagate_nan;
-    V->act.coef = p->act.coef;
-    V->act.swish_beta = p->act.swish_beta;
+    V->act = bn_act_of(p);
     V->eps = p->epsilon;
     V->sbs = p->sb.stride[1];
     V->mvs = p->mv.stride[1];
@@ -754,6 +991,10 @@ extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const voi
     FD_CHECK(need == 0 || (a->workspace != NULL && a->workspace_size >= need),
              CUDNN_STATUS_BAD_PARAM, "the workspace is %p with %zu bytes; this call needs %zu",
              a->workspace, a->workspace_size, need);
+    bn_cl_t Q;
+    bn_cl_kernel_t f;
+    if (need == 0 && bn_cl_usable(p, a, &Q, &f))
+        return bn_cl_run(p, Q, f, a);
     bn_pk_t P;
     fd_bn_args_t b;
     if (bn_pk_usable(p, a, &P, &b)) {

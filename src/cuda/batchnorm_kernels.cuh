@@ -79,6 +79,26 @@ static __global__ void FD_K(bn_fwd_infer)(const bn_geom_t G, const sd_nd_t w, co
     }
 }
 
+/* The running statistics (blended with factor: mean and the unbiased variance var * M /
+ * (M - 1), NaN for M = 1 as the ref and cuDNN 9.19) and the saved mean and 1 / std of one
+ * group at parameter offset po; NULL outputs are skipped. */
+static __device__ __forceinline__ void FD_K(bn_put_stats)(int64_t po, int64_t m, FD_A mean,
+                                                          FD_A var, double inv_d, double factor,
+                                                          void *run_meanv, void *run_varv,
+                                                          void *save_meanv, void *save_invv)
+{
+    const double keep = 1.0 - factor;
+    const double unbiased = (double)var * (double)m / (double)(m - 1);
+    if (run_meanv != NULL)
+        sd_blend((FD_P *)run_meanv, po, factor, keep, (double)mean);
+    if (run_varv != NULL)
+        sd_blend((FD_P *)run_varv, po, factor, keep, unbiased);
+    if (save_meanv != NULL) {
+        sd_st((FD_P *)save_meanv, po, (double)mean);
+        sd_st((FD_P *)save_invv, po, inv_d);
+    }
+}
+
 /* Training forward, one tile of groups per block: statistics (or, with from_ws, the mean and
  * 1 / std the first launch left in ws), the running / saved statistics (write_stats), ws
  * (write_ws), then y and the smooth activations' reserve (apply). */
@@ -114,19 +134,9 @@ static __global__ void FD_K(bn_fwd_train)(const bn_geom_t G, const void *xv, con
         }
         if (valid && ty == 0) {
             const int64_t po = bn_param_off(G, G.mv, g);
-            if (write_stats) {
-                const double keep = 1.0 - factor;
-                /* unbiased: var * M / (M - 1), NaN for M = 1 as the ref and cuDNN 9.19 */
-                const double unbiased = (double)var * (double)G.m / (double)(G.m - 1);
-                if (run_meanv != NULL)
-                    sd_blend((FD_P *)run_meanv, po, factor, keep, (double)mean);
-                if (run_varv != NULL)
-                    sd_blend((FD_P *)run_varv, po, factor, keep, unbiased);
-                if (save_meanv != NULL) {
-                    sd_st((FD_P *)save_meanv, po, (double)mean);
-                    sd_st((FD_P *)save_invv, po, inv_d);
-                }
-            }
+            if (write_stats)
+                FD_K(bn_put_stats)(po, G.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                                   save_meanv, save_invv);
             if (write_ws) {
                 ws[2 * g] = mean;
                 ws[2 * g + 1] = inv;
@@ -522,19 +532,9 @@ static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void
         const double inv_d = 1.0 / sqrt((double)var + P.eps);
         ws[4 * ch] = mean;
         ws[4 * ch + 1] = (FD_A)inv_d;
-        if (write_stats) {
-            const int64_t po = ch * P.mvs;
-            const double keep = 1.0 - factor;
-            const double unbiased = (double)var * (double)P.m / (double)(P.m - 1);
-            if (run_meanv != NULL)
-                sd_blend((FD_P *)run_meanv, po, factor, keep, (double)mean);
-            if (run_varv != NULL)
-                sd_blend((FD_P *)run_varv, po, factor, keep, unbiased);
-            if (save_meanv != NULL) {
-                sd_st((FD_P *)save_meanv, po, (double)mean);
-                sd_st((FD_P *)save_invv, po, inv_d);
-            }
-        }
+        if (write_stats)
+            FD_K(bn_put_stats)(ch * P.mvs, P.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                               save_meanv, save_invv);
     } else {
         const int64_t so = ch * P.sbs;
         sd_blend((FD_P *)dscalev, so, alpha_p, beta_p, (double)s2);
@@ -761,6 +761,157 @@ FD_BN_IV_KERNEL(bn_iv_nhwc, bn_iv_nhwc_body, false, 2)
 FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, FD_BN_NHWC_BN_MINB)
 #undef FD_BN_NHWC_BN_MINB
 #undef FD_BN_IV_KERNEL
+
+#ifdef FD_BN_CLUSTER
+/* ---- the cluster training forward (bn_cl_t in batchnorm.cu; FLOAT, HALF, BFLOAT16 only) ----
+ * Mapping: a cluster of Q.k CTAs (2..16) per channel, cluster c = channel c, CTA rank r takes
+ * the channel's member vectors [r * vpc, min((r + 1) * vpc, nv)) in N, H * W order (the last
+ * CTAs may get fewer, or none): a split fixed by the shape alone. BN_CL_THREADS threads, 2 CTAs
+ * an SM (launch bounds), dynamic shared memory vpc * 16 bytes (<= BN_CL_CTA_BYTES, 104 KiB) plus
+ * a few static words.
+ * 1. cp.async 16-byte copies of the share, DRAM -> shared memory, all in flight at once: x is
+ *    read from DRAM once.
+ * 2. Two-pass statistics as bn_stats, over the shared copy: each thread sums its vectors
+ *    (i = t, t + 256, ...; lanes 0..VEC-1 in order) in FD_A, a fixed warp butterfly, warps 0..7
+ *    in order, the CTA's partial into red[0]; a cluster sync (bn_cl_sync); thread 0 adds the K
+ *    partials of ranks 0..K-1 (DSMEM, __cluster_map_shared_rank) in that order: every CTA gets the same mean. The
+ *    centred squares the same way (red[1], a second cluster sync).
+ *    Rank 0's thread 0 writes the running and saved statistics (bn_fwd_train's formulas).
+ * 3. A cluster barrier arrive (this CTA is done reading the others' shared memory), y from the
+ *    shared copy with 128-bit stores (bn_pk_out's arithmetic, mode 0; alpha 1, beta 0 in the
+ *    accumulator type only: bn_cl_out), the barrier's wait: no
+ *    CTA leaves while another may still read its red[] words.
+ * Traffic per channel: N * H * W * size bytes read once, as many written (and read, beta != 0).
+ * ptxas sm_90: FLOAT 50 registers, HALF / BFLOAT16 40, no spills, 96 / 48 bytes of static
+ * shared memory besides the share. On sm_80 the body is a trap: the host launches it on
+ * compute capability 9.0+ only. */
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* The cluster's sum of v over all its threads, in thread 0 of every CTA (the others get 0): a
+ * warp butterfly, the warps 0..7 in order, the CTA's total into *red, a cluster sync, then the
+ * totals of ranks 0..k-1 in that order through DSMEM. Every thread of the cluster calls it. */
+static __device__ __forceinline__ FD_A FD_K(bn_cl_sum)(FD_A v, FD_A *wpart, FD_A *red, int k)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0)
+        wpart[threadIdx.x >> 5] = v;
+    __syncthreads();
+    FD_A t = 0;
+    if (threadIdx.x == 0) {
+        for (int w = 0; w < BN_CL_THREADS / 32; w++)
+            t += wpart[w];
+        *red = t;
+    }
+    bn_cl_sync();
+    t = 0;
+    if (threadIdx.x == 0)
+        for (int r = 0; r < k; r++)
+            t += *(const FD_A *)__cluster_map_shared_rank(red, (unsigned)r);
+    return t;
+}
+#endif
+
+/* y element l of a vector: bn_pk_out's mode 0, or with plain (alpha 1, beta 0) the same bits
+ * stored by bn_cl_st without the double blend. */
+static __device__ __forceinline__ void FD_K(bn_cl_out)(const bn_pk_t &P, FD_T *o, int l, FD_A xv,
+                                                       const FD_K(bn_chan_t) & q, double alpha,
+                                                       double beta, int plain)
+{
+    if (!plain) {
+        FD_K(bn_pk_out)(P, 0, o, l, xv, (FD_A)0, q, alpha, beta);
+        return;
+    }
+    const FD_A u = q.sc * (xv - q.mean) * q.inv + q.bi;
+    bn_cl_st(o, l, P.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(P.act, u));
+}
+
+static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
+    FD_K(bn_cl_train)(const bn_cl_t Q, const void *xv, void *yv, const void *scalev,
+                      const void *biasv, void *run_meanv, void *run_varv, void *save_meanv,
+                      void *save_invv, double factor, double alpha, double beta)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ FD_K(bn_vec_t) FD_K(bn_cl_buf)[]; /* the CTA's share of x */
+    __shared__ FD_A wpart[BN_CL_THREADS / 32];
+    __shared__ FD_A red[2];  /* this CTA's partials: sum x, sum (x - mean)^2 (read via DSMEM) */
+    __shared__ FD_A stat[2]; /* the channel's mean and 1 / std, for this CTA's threads */
+    FD_K(bn_vec_t) *buf = FD_K(bn_cl_buf);
+    const FD_T *__restrict__ x = (const FD_T *)xv;
+    FD_T *__restrict__ y = (FD_T *)yv;
+    const unsigned rank = __clusterRelativeBlockRank();
+    const int64_t ch = blockIdx.x / (unsigned)Q.k;
+    const uint32_t v0 = rank * Q.vpc;
+    const uint32_t v1 = v0 + Q.vpc < Q.nv ? v0 + Q.vpc : Q.nv;
+    const int nvl = v0 < v1 ? (int)(v1 - v0) : 0;
+    const int t = threadIdx.x;
+
+    for (int i = t; i < nvl; i += BN_CL_THREADS)
+        bn_cl_cp16(&buf[i], x + FD_K(bn_pk_off_nchw)(Q.P, ch, v0 + (uint32_t)i));
+    bn_cl_cp_wait();
+    __syncthreads();
+
+    FD_A s = 0;
+    for (int i = t; i < nvl; i += BN_CL_THREADS) {
+        const FD_K(bn_vec_t) a = buf[i];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            s += (FD_A)fd_cuda_ld(a.e, l);
+    }
+    s = FD_K(bn_cl_sum)(s, wpart, &red[0], Q.k);
+    if (t == 0)
+        stat[0] = s / (FD_A)Q.P.m;
+    __syncthreads();
+    const FD_A mean = stat[0];
+
+    FD_A q = 0;
+    for (int i = t; i < nvl; i += BN_CL_THREADS) {
+        const FD_K(bn_vec_t) a = buf[i];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            const FD_A d = (FD_A)fd_cuda_ld(a.e, l) - mean;
+            q += d * d;
+        }
+    }
+    q = FD_K(bn_cl_sum)(q, wpart, &red[1], Q.k);
+    if (t == 0) {
+        const FD_A var = q / (FD_A)Q.P.m;
+        const double inv_d = 1.0 / sqrt((double)var + Q.P.eps);
+        stat[1] = (FD_A)inv_d;
+        if (rank == 0)
+            FD_K(bn_put_stats)(ch * Q.P.mvs, Q.P.m, mean, var, inv_d, factor, run_meanv,
+                               run_varv, save_meanv, save_invv);
+    }
+    /* this CTA is done with the others' shared memory (release: after thread 0's reads) */
+    __cluster_barrier_arrive();
+    __syncthreads();
+
+    FD_K(bn_chan_t) qc;
+    qc.mean = mean;
+    qc.inv = stat[1];
+    qc.sc = (FD_A)((const FD_P *)scalev)[ch * Q.P.sbs];
+    qc.bi = (FD_A)((const FD_P *)biasv)[ch * Q.P.sbs];
+    qc.mg = 0, qc.mgx = 0;
+    const int plain = alpha == 1.0 && beta == 0.0;
+    for (int i = t; i < nvl; i += BN_CL_THREADS) {
+        const int64_t off = FD_K(bn_pk_off_nchw)(Q.P, ch, v0 + (uint32_t)i);
+        const FD_K(bn_vec_t) a = buf[i];
+        FD_K(bn_vec_t) o;
+        if (beta != 0.0)
+            o = *(const FD_K(bn_vec_t) *)(y + off);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_cl_out)(Q.P, o.e, l, (FD_A)fd_cuda_ld(a.e, l), qc, alpha, beta, plain);
+        *(FD_K(bn_vec_t) *)(y + off) = o;
+    }
+    __cluster_barrier_wait();
+#else
+    (void)Q, (void)xv, (void)yv, (void)scalev, (void)biasv, (void)run_meanv, (void)run_varv;
+    (void)save_meanv, (void)save_invv, (void)factor, (void)alpha, (void)beta;
+    __trap(); /* the host launches it on compute capability 9.0 and later only */
+#endif
+}
+#endif /* FD_BN_CLUSTER */
 
 #undef FD_VEC
 
