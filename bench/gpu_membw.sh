@@ -50,6 +50,9 @@
 # capability 9.0: the per-tile / packed multi-block kernels instead of bn_cl_train, a cluster
 # of 2..16 CTAs per channel that reads x once into shared memory), e.g. ONLY='bn_f(32|16)_nchw'
 # ENVS='FREEDNN_GPU_BN_CLUSTER=0'.
+# FREEDNN_GPU_BN_CLUSTER_BWD=0 (bn bwd, the same data: the packed multi-block / per-tile
+# kernels instead of bn_cl_bwd, whose clusters read x and dy once into shared memory), e.g.
+# ONLY='bn_f(32|16)_nchw' ENVS='FREEDNN_GPU_BN_CLUSTER_BWD=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

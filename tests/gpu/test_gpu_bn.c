@@ -11,8 +11,10 @@
  * dx = dy, odd and large (4M elements) shapes; the packed inference pass (NCHW / NHWC
  * 16-byte vectors, every ops value, the edges of its thread mapping); the cluster training
  * forward (bn_cl_train: every cluster size, uneven shares, blends, NULL statistics, epsilons,
- * offset / constant / Inf-NaN x) and shapes just outside it; every case re-run for
- * determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0.
+ * offset / constant / Inf-NaN x), the cluster backward (bn_cl_bwd: the same shapes, blends of
+ * dx and of dscale / dbias, saved statistics given and NULL) and shapes just outside both;
+ * every case re-run for determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0
+ * and with FREEDNN_GPU_BN_CLUSTER_BWD=0.
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
 #include <math.h>
@@ -460,15 +462,20 @@ int main(int argc, char **argv)
     {
         /* K FLOAT / HALF: 2 / 2, 2 / 2 (HALF uneven), 2 / 2 (HALF: an empty CTA), 4 / 2, 8 / 4,
          * 16 / 8, 16 / 8 (uneven), packed path / 16, 8 / 4, 2 (uneven) / -, 2 (an empty CTA)
-         * / - (HALF: H * W not a vector multiple) */
-        static const int cl[11][4] = {{2, 3, 4, 6},      {5, 3, 1, 8},      {1, 3, 1, 8},
+         * / - (HALF: H * W not a vector multiple), 2 / 2, 2 (exactly 104 KiB a CTA) / 2.
+         * Backward (bn_cl_bwd, x and dy in shared memory: 32 bytes a vector): 2 / 2, 2 / 2
+         * (uneven), 2 / 2 (an empty CTA), 8 / 4, 16 / 8, packed / 16, packed / 16 (uneven),
+         * packed / packed, 16 / 8, 2 (uneven) / -, 2 (an empty CTA) / -, 4 / 2, 4 / 2 (both
+         * exactly 104 KiB a CTA). */
+        static const int cl[13][4] = {{2, 3, 4, 6},      {5, 3, 1, 8},      {1, 3, 1, 8},
                                       {4, 2, 128, 128},  {8, 2, 128, 128},  {16, 2, 128, 128},
                                       {13, 2, 100, 196}, {32, 1, 128, 128}, {2, 1, 224, 240},
-                                      {5, 3, 1, 12},     {1, 3, 1, 4}};
+                                      {5, 3, 1, 12},     {1, 3, 1, 4},      {2, 2, 128, 128},
+                                      {1, 2, 208, 256}};
         static const double ab[3][2] = {{1, 0}, {0.5, 0.25}, {0.75, 0}};
         static const double eps[3] = {1e-5, 1e-3, 0.5};
         int ci = 0;
-        for (int s = 0; s < 11; s++)
+        for (int s = 0; s < 13; s++)
             for (int t = 0; t < 4; t++) {
                 if (t == 1)
                     continue; /* DOUBLE keeps the per-tile kernels */
@@ -491,11 +498,46 @@ int main(int argc, char **argv)
                 }
                 run_case(c);
             }
-        /* just outside: H * W not a vector multiple, y = x, PER_ACTIVATION, NHWC, z */
-        for (int t = 0; t < 4; t++) {
+        /* the cluster backward (bn_cl_bwd): the shapes above (K per row above), blends of dx
+         * (beta 0 over the NaN-poisoned dx) and of dscale / dbias, saved statistics given and
+         * NULL (recomputed with the rotating epsilon), the same x fills (dy uniform), BN and
+         * BN_ACTIVATION (cudnnBatchNormalizationBackwardEx) with a rotating activation. The
+         * smoke subset keeps five (K = 2 with an empty CTA in HALF and in FLOAT, K = 4 FLOAT,
+         * K = 8 BFLOAT16, K = 16 HALF with uneven shares). */
+        static const double abp[3][2] = {{1, 0}, {0.75, 0.5}, {0.5, 0}};
+        ci = 0;
+        for (int s = 0; s < 13; s++)
+            for (int t = 0; t < 4; t++) {
+                if (t == 1)
+                    continue;
+                ci++;
+                if (gm_smoke && !((s == 2 && t == 2) || (s == 10 && t == 0) ||
+                                  (s == 11 && t == 0) || (s == 8 && t == 3) || (s == 6 && t == 2)))
+                    continue;
+                bn_case_t c = base(
+                    DIR_BWD, ci % 2 ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+                    dts[t], LAY_NCHW, 0);
+                memcpy(c.dim, cl[s], sizeof cl[s]);
+                c.alpha = ab[(ci + s) % 3][0], c.beta = ab[(ci + s) % 3][1];
+                c.alpha_p = abp[(ci / 2 + s) % 3][0], c.beta_p = abp[(ci / 2 + s) % 3][1];
+                c.saved = (s + t) % 2;
+                c.eps = eps[(s + t / 2) % 3];
+                c.xfill = s < 3 || (s > 8 && s < 11) ? (ci + 2 * s) % 4 : ci % 5 == 0 ? 1 : 0;
+                if ((ci + s / 2) % 3 == 1) {
+                    c.ops = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+                    c.act = acts[(ci / 4 + s) % 6];
+                    c.coef = 0.75;
+                }
+                run_case(c);
+            }
+        /* just outside, forward and backward: H * W not a vector multiple, y = x / dx = dy,
+         * PER_ACTIVATION, NHWC, z / dz */
+        for (int i = 0; i < 8; i++) {
+            const int d = i < 4 ? DIR_TRAIN : DIR_BWD, t = i % 4;
             if (t == 1 || (gm_smoke && t != 2))
                 continue;
-            bn_case_t c = base(DIR_TRAIN, CUDNN_BATCHNORM_SPATIAL, dts[t], LAY_NCHW, 0);
+            bn_case_t c = base((dir_t)d, CUDNN_BATCHNORM_SPATIAL, dts[t], LAY_NCHW, 0);
+            c.saved = t != 2; /* backward: HALF recomputes the statistics */
             c.dim[0] = 4, c.dim[1] = 3, c.dim[2] = 3, c.dim[3] = t == 0 ? 6 : 12; /* H * W 18, 36 */
             run_case(c);
             memcpy(c.dim, cl[3], sizeof cl[3]);
@@ -590,5 +632,6 @@ int main(int argc, char **argv)
                 }
     }
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER", "0"); /* the same cases on the earlier paths */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER_BWD", "0"); /* and the earlier backward */
     return gm_finish();
 }
