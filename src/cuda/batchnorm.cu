@@ -26,6 +26,38 @@
  * combine per channel, a 128-bit apply pass. The one-pass statistics there are shifted by each
  * channel's first element, in the same accumulator types.
  *
+ * Training forward of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data, packed NCHW
+ * (H * W a multiple of the vector), ops BN or BN_ACTIVATION, 16-byte aligned x and y, y != x,
+ * on compute capability 9.0+ (the legacy entry too, and ahead of bn_pk_*) takes bn_cl_train
+ * (FREEDNN_GPU_BN_CLUSTER=0: off): one thread-block cluster of K CTAs per channel, K the
+ * smallest of 2, 4, 8, 16 whose equal shares of the channel's N * H * W members fit
+ * BN_CL_CTA_BYTES (104 KiB: 2 CTAs of 256 threads an SM); each CTA cp.async-copies its share
+ * from DRAM into shared memory once, the two-pass statistics run over that copy (per-CTA
+ * partials in a fixed tree, exchanged through distributed shared memory and added in rank
+ * order 0..K-1, so every CTA gets the same bits), and y is written from it with 128-bit stores:
+ * per channel N * H * W * size bytes read and as many written (plus y's when beta != 0),
+ * against twice the reads of the per-tile and packed paths. Channels past 16 shares
+ * (FLOAT 1.66 MB), devices that hold no such cluster (cudaOccupancyMaxActiveClusters 0) and
+ * everything else keep the paths above. ptxas (sm_90): FLOAT 52 registers, HALF / BFLOAT16 40,
+ * no spills, 96 / 48 bytes of static shared memory. The accumulator types and the statistics
+ * formula are bn_stats'; the reduction order differs, so the bits differ from the per-tile
+ * kernels' (within the tests' tolerance), and a Hopper GPU gives other bits than an sm_80 one.
+ *
+ * Backward of the same data (SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16, packed NCHW x,
+ * dy, dx with H * W a multiple of the vector, ops BN or BN_ACTIVATION, 16-byte aligned,
+ * dx != x, dx != dy), every entry, on compute capability 9.0+ takes bn_cl_bwd ahead of bn_pk_*
+ * (FREEDNN_GPU_BN_CLUSTER_BWD=0: off): the forward's clusters and rules, each CTA copying its
+ * share of x AND dy (32 bytes a vector, so K is the smallest of 2, 4, 8, 16 whose shares of
+ * both fit BN_CL_CTA_BYTES: f16 n32 56x56 K = 4, f32 K = 8, 98 KiB a CTA); the saved mean and
+ * 1 / std, or when NULL bn_bwd's two-pass statistics recomputed over the x copy (two more
+ * cluster syncs); bn_bwd's sums of g = dy * act'(u) and g * xhat through DSMEM in rank order
+ * (one cluster sync), rank 0 blending dscale / dbias; dx from the copies with 128-bit stores.
+ * Per channel x and dy are read once and dx written: 3 N H W size bytes (plus dx's when
+ * beta != 0), against 5 for the per-tile and packed paths. Channels of more than 832 KiB of x
+ * (16 shares) keep the paths above. ptxas (sm_90): FLOAT 59 registers, HALF 48, BFLOAT16 52, no
+ * spills, 192 / 96 bytes of static shared memory. The bits differ from the other paths' as the
+ * forward's do.
+ *
  * Inference of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data with x, y (and z) packed
  * NCHW (H * W a multiple of the vector) or NHWC (C a multiple of it), 16-byte aligned, takes
  * bn_iv_* (batchnorm_kernels.cuh, end): one 128-bit pass, each thread keeping its channel's (or
@@ -79,6 +111,75 @@ typedef struct {
     double eps;
     int64_t sbs, mvs; /* parameter strides along C */
 } bn_pk_t;
+
+/* The cluster training forward (batchnorm_kernels.cuh, end): P as the packed NCHW path fills
+ * it (c, s, m, ops, act, eps, parameter strides; the chunk fields unused), a cluster of k CTAs
+ * per channel, CTA rank r holding member vectors [r * vpc, min((r + 1) * vpc, nv)). */
+typedef struct {
+    bn_pk_t P;
+    int k;             /* CTAs per cluster (channel): 2, 4, 8 or 16 */
+    uint32_t nv, vpc;  /* 16-byte vectors per channel, per CTA (at most) */
+} bn_cl_t;
+
+#define BN_CL_THREADS 256                /* threads per CTA of bn_cl_train */
+#define BN_CL_CTA_BYTES (104 * 1024)     /* x share per CTA at most: 2 CTAs fit an SM's 228 KiB */
+#define BN_CL_KS 4                       /* cluster sizes 2, 4, 8, 16 */
+
+/* y[l] = v for alpha 1, beta 0: sd_blend's bits (alpha * v rounded is v; one rounding of v,
+ * which the 16-bit types' accumulator float holds exactly, to the storage type; a NaN as
+ * sd_st's canonical one with v's sign) without its double arithmetic, whose conversions run
+ * at the FP64 rate. */
+static __device__ __forceinline__ void bn_cl_st(float *p, int l, double v)
+{
+    p[l] = (float)v;
+}
+static __device__ __forceinline__ void bn_cl_st(__half *p, int l, float v)
+{
+    if (isnan(v))
+        sd_st(p, l, (double)v);
+    else
+        p[l] = __float2half_rn(v);
+}
+static __device__ __forceinline__ void bn_cl_st(__nv_bfloat16 *p, int l, float v)
+{
+    if (isnan(v))
+        sd_st(p, l, (double)v);
+    else
+        p[l] = __float2bfloat16_rn(v);
+}
+
+/* The cluster calls of bn_cl_train: the sm_90 intrinsics that cooperative_groups'
+ * cluster_group wraps (this_cluster().sync() is arrive + wait, map_shared_rank and block_rank
+ * the same intrinsics); its header needs C++17 (libcu++), the library builds CUDA as C++11.
+ * barrier.cluster.arrive has release semantics and wait acquire (no .relaxed), so a CTA's
+ * shared-memory writes before its arrive are seen through DSMEM after the others' wait. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+static __device__ __forceinline__ void bn_cl_sync(void)
+{
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
+}
+
+/* cp.async (sm_80+): 16 bytes global -> shared without registers, then wait for all of this
+ * thread's copies. Only the sm_90 bodies of bn_cl_train / bn_cl_bwd call them. */
+static __device__ __forceinline__ void bn_cl_cp16(void *smem, const void *gmem)
+{
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gmem) : "memory");
+}
+static __device__ __forceinline__ void bn_cl_cp_wait(void)
+{
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+/* CTA rank's share of its channel: member vectors [*v0, *v0 + the result), possibly none. */
+static __device__ __forceinline__ int bn_cl_share(const bn_cl_t &Q, unsigned rank, uint32_t *v0)
+{
+    *v0 = rank * Q.vpc;
+    const uint32_t v1 = *v0 + Q.vpc < Q.nv ? *v0 + Q.vpc : Q.nv;
+    return *v0 < v1 ? (int)(v1 - *v0) : 0;
+}
+#endif
 
 /* The packed inference pass (batchnorm_kernels.cuh, end): SPATIAL FLOAT / HALF / BFLOAT16,
  * x, y (and z) packed NCHW with H * W a multiple of the vector, or NHWC with C one. */
@@ -262,6 +363,7 @@ BN_GRAD_IN(double)
 
 /* ---- the kernels, once per data type -------------------------------------------------------- */
 
+#define FD_BN_CLUSTER /* bn_cl_train, bn_cl_bwd for FLOAT, HALF, BFLOAT16 */
 #define FD_T float
 #define FD_P float
 #define FD_A double /* as ref: float statistics of a few ill-conditioned values drift visibly */
@@ -271,6 +373,7 @@ BN_GRAD_IN(double)
 #undef FD_P
 #undef FD_A
 #undef FD_SFX
+#undef FD_BN_CLUSTER
 
 #define FD_T double
 #define FD_P double
@@ -282,6 +385,7 @@ BN_GRAD_IN(double)
 #undef FD_A
 #undef FD_SFX
 
+#define FD_BN_CLUSTER
 #define FD_T __half
 #define FD_P float
 #define FD_A float
@@ -302,6 +406,7 @@ BN_GRAD_IN(double)
 #undef FD_P
 #undef FD_A
 #undef FD_SFX
+#undef FD_BN_CLUSTER
 
 /* Launches kernel_<dtype> (blocks of FD_CUDA_BLOCK) on the stream and checks the launch. */
 #define BN_LAUNCH(dt, kernel, blocks, stream, ...)                                             \
@@ -323,6 +428,17 @@ static void bn_slots(const fd_bn_problem_t *p, const struct cudnnTensorStruct *t
     t[BN_DY] = &p->dy;
 }
 
+/* The fused activation's parameters as the kernels take them. */
+static bn_act_t bn_act_of(const fd_bn_problem_t *p)
+{
+    bn_act_t a;
+    a.mode = (int)p->act.mode;
+    a.propagate_nan = p->act.propagate_nan;
+    a.coef = p->act.coef;
+    a.swish_beta = p->act.swish_beta;
+    return a;
+}
+
 static void bn_geom(bn_geom_t *G, const fd_bn_problem_t *p)
 {
     memset(G, 0, sizeof *G);
@@ -331,10 +447,7 @@ static void bn_geom(bn_geom_t *G, const fd_bn_problem_t *p)
     const int nb = x->nb_dims;
     G->per_act = p->per_activation;
     G->ops = p->ops;
-    G->act.mode = (int)p->act.mode;
-    G->act.propagate_nan = p->act.propagate_nan;
-    G->act.coef = p->act.coef;
-    G->act.swish_beta = p->act.swish_beta;
+    G->act = bn_act_of(p);
     G->eps = p->epsilon;
     G->n = x->dim[0], G->c = x->dim[1], G->s = 1;
     for (int i = 2; i < nb; i++)
@@ -481,6 +594,17 @@ static int bn_pk_packed(const struct cudnnTensorStruct *t, const struct cudnnTen
     return x->dim[0] == 1 || t->stride[0] == want;
 }
 
+/* The fields of *P that do not depend on the chunking: ops, activation, epsilon, parameter
+ * strides. */
+static void bn_pk_params(const fd_bn_problem_t *p, bn_pk_t *P)
+{
+    P->ops = p->ops;
+    P->act = bn_act_of(p);
+    P->eps = p->epsilon;
+    P->sbs = p->sb.stride[1];
+    P->mvs = p->mv.stride[1];
+}
+
 /* Fills *P and returns 1 when the packed path serves p (pointer alignment aside). */
 static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
 {
@@ -531,14 +655,7 @@ static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
     }
     if (P->nch < 2)
         return 0; /* one chunk: the per-tile kernels already give it a whole block */
-    P->ops = p->ops;
-    P->act.mode = (int)p->act.mode;
-    P->act.propagate_nan = p->act.propagate_nan;
-    P->act.coef = p->act.coef;
-    P->act.swish_beta = p->act.swish_beta;
-    P->eps = p->epsilon;
-    P->sbs = p->sb.stride[1];
-    P->mvs = p->mv.stride[1];
+    bn_pk_params(p, P);
     return 1;
 }
 
@@ -609,6 +726,204 @@ static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* ---- the cluster kernels ---------------------------------------------------------------------
+ * Training forward (the legacy entry, which passes no workspace, and the *Ex / v8 ones) and
+ * backward (every entry; ops BN or BN_ACTIVATION) of SPATIAL FLOAT / HALF / BFLOAT16 packed
+ * NCHW data on compute capability 9.0+: bn_cl_train / bn_cl_bwd (batchnorm_kernels.cuh, end)
+ * read x (backward: x and dy) once into the shared memory of a cluster of K CTAs per channel.
+ * K is the smallest of 2, 4, 8, 16 whose shares fit BN_CL_CTA_BYTES: a rule of the shape, so
+ * the bits do not depend on scheduling (they do on the device kind: other GPUs keep the
+ * per-tile or packed kernels). FREEDNN_GPU_BN_CLUSTER=0 turns the forward off,
+ * FREEDNN_GPU_BN_CLUSTER_BWD=0 the backward (each read once). */
+
+typedef void (*bn_cl_kernel_t)(const bn_cl_t, const void *, void *, const void *, const void *,
+                               void *, void *, void *, void *, double, double, double);
+typedef void (*bn_clb_kernel_t)(const bn_cl_t, const void *, const void *, void *, const void *,
+                                const void *, const void *, const void *, void *, void *, double,
+                                double, double, double);
+
+static const bn_cl_kernel_t bn_cl_fwd_k[3] = {bn_cl_train_f32, bn_cl_train_f16, bn_cl_train_bf16};
+static const bn_clb_kernel_t bn_cl_bwd_k[3] = {bn_cl_bwd_f32, bn_cl_bwd_f16, bn_cl_bwd_bf16};
+
+/* The cluster kernels' type index: 0 FLOAT, 1 HALF, 2 BFLOAT16; -1 for the other types. */
+static int bn_cl_type(cudnnDataType_t dt)
+{
+    return dt == CUDNN_DATA_FLOAT      ? 0
+           : dt == CUDNN_DATA_HALF     ? 1
+           : dt == CUDNN_DATA_BFLOAT16 ? 2
+                                       : -1;
+}
+
+/* A launch of `grid` CTAs of BN_CL_THREADS in clusters of k, smem bytes of dynamic shared
+ * memory each; *at holds the cluster attribute the configuration points at. */
+static cudaLaunchConfig_t bn_cl_config(cudaLaunchAttribute *at, unsigned k, unsigned grid,
+                                       size_t smem, cudaStream_t st)
+{
+    cudaLaunchConfig_t cfg = {};
+    *at = cudaLaunchAttribute{};
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = k, at->val.clusterDim.y = 1, at->val.clusterDim.z = 1;
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(BN_CL_THREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+#define BN_CL_MAX_DEV 64
+
+/* The cluster sizes (bit j: 2 << j CTAs) of kernel f (cache slot ti: the type index, + 3 for
+ * the backward) that can be resident on the current device with BN_CL_CTA_BYTES of shared
+ * memory each: 0 below compute capability 9.0. Asked once per (device, slot); that first call
+ * also raises f's dynamic shared-memory limit and allows 16-CTA clusters (cudaFuncSetAttribute,
+ * per device), so racing first calls store the same answer after the same settings. */
+static int bn_cl_device_ks(const void *f, int ti)
+{
+    static int cache[BN_CL_MAX_DEV][6]; /* 0 unknown, else 1 + the mask */
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= BN_CL_MAX_DEV) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    int v = __atomic_load_n(&cache[dev][ti], __ATOMIC_ACQUIRE);
+    if (v != 0)
+        return v - 1;
+    int major = 0, mask = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        major >= 9 &&
+        cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, BN_CL_CTA_BYTES) ==
+            cudaSuccess &&
+        cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
+        for (int j = 0; j < BN_CL_KS; j++) {
+            cudaLaunchAttribute at;
+            const cudaLaunchConfig_t cfg =
+                bn_cl_config(&at, 2u << j, 2u << j, BN_CL_CTA_BYTES, (cudaStream_t)0);
+            int clusters = 0;
+            if (cudaOccupancyMaxActiveClusters(&clusters, f, &cfg) == cudaSuccess && clusters > 0)
+                mask |= 1 << j;
+        }
+    }
+    (void)cudaGetLastError(); /* a refused query is an answer (0), not the next launch's error */
+    __atomic_store_n(&cache[dev][ti], 1 + mask, __ATOMIC_RELEASE);
+    return mask;
+}
+
+/* FREEDNN_GPU_BN_CLUSTER (forward, bwd 0) or FREEDNN_GPU_BN_CLUSTER_BWD (bwd 1), read once. */
+static int bn_cl_env(int bwd)
+{
+    static const int fwd_on = fd_env_on("FREEDNN_GPU_BN_CLUSTER");
+    static const int bwd_on = fd_env_on("FREEDNN_GPU_BN_CLUSTER_BWD");
+    return bwd ? bwd_on : fwd_on;
+}
+
+/* Fills *Q and returns 1 when cluster kernel f (cache slot ti) serves p: SPATIAL, ops BN or
+ * BN_ACTIVATION, the nt tensors t[] packed NCHW with H * W a multiple of the vector, below
+ * 2^31 elements, `copies` tensors' shares (x; x and dy) of a channel within 16 CTAs of
+ * BN_CL_CTA_BYTES, a device that holds such a cluster. */
+static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *const *t, int nt,
+                      int copies, const void *f, int ti, bn_cl_t *Q)
+{
+    if (p->per_activation ||
+        (p->ops != CUDNN_BATCHNORM_OPS_BN && p->ops != CUDNN_BATCHNORM_OPS_BN_ACTIVATION))
+        return 0;
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->x.dtype);
+    int64_t c = p->x.dim[1], sp = 1;
+    for (int i = 2; i < p->x.nb_dims; i++)
+        sp *= p->x.dim[i];
+    const int64_t m = p->x.dim[0] * sp;
+    if (sp % vec != 0 || m * c >= ((int64_t)1 << 31))
+        return 0;
+    for (int i = 0; i < nt; i++)
+        if (!bn_pk_packed(t[i], &p->x, 0))
+            return 0;
+    const int64_t nv = m / vec, share = copies * FD_CUDA_VEC_BYTES; /* bytes per vector */
+    int j = 0;
+    while (j < BN_CL_KS && (nv + (2 << j) - 1) / (2 << j) * share > BN_CL_CTA_BYTES)
+        j++;
+    if (j == BN_CL_KS || !(bn_cl_device_ks(f, ti) >> j & 1))
+        return 0;
+    memset(Q, 0, sizeof *Q);
+    Q->P.c = c, Q->P.s = sp, Q->P.m = m;
+    bn_pk_params(p, &Q->P);
+    Q->k = 2 << j;
+    Q->nv = (uint32_t)nv;
+    Q->vpc = (uint32_t)((nv + Q->k - 1) / Q->k);
+    return 1;
+}
+
+/* Fills *Q, *f and returns 1 when bn_cl_train serves the training call: bn_cl_plan's shapes
+ * of x and y, FLOAT / HALF / BFLOAT16, 16-byte aligned, y != x. */
+static int bn_cl_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_cl_t *Q,
+                        bn_cl_kernel_t *f)
+{
+    const int ti = bn_cl_type(p->x.dtype);
+    if (!bn_cl_env(0) || p->dir != FD_BN_TRAIN || ti < 0 || a->x == a->y ||
+        !fd_cuda_aligned16(a->x) || !fd_cuda_aligned16(a->y) || a->scale == NULL || a->bias == NULL)
+        return 0;
+    *f = bn_cl_fwd_k[ti];
+    const struct cudnnTensorStruct *t[2] = {&p->x, &p->y};
+    return bn_cl_plan(p, t, 2, 1, (const void *)*f, ti, Q);
+}
+
+/* Fills *Q, *f and returns 1 when bn_cl_bwd serves the backward call: bn_cl_plan's shapes of
+ * x, dy and dx, FLOAT / HALF / BFLOAT16, 16-byte aligned, dx != x, dx != dy. */
+static int bn_clb_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_cl_t *Q,
+                         bn_clb_kernel_t *f)
+{
+    const int ti = bn_cl_type(p->x.dtype);
+    if (!bn_cl_env(1) || p->dir != FD_BN_BWD || ti < 0 || a->dx == a->x || a->dx == a->dy ||
+        !fd_cuda_aligned16(a->x) || !fd_cuda_aligned16(a->dy) || !fd_cuda_aligned16(a->dx) ||
+        a->scale == NULL)
+        return 0;
+    *f = bn_cl_bwd_k[ti];
+    const struct cudnnTensorStruct *t[3] = {&p->x, &p->dy, &p->dx};
+    return bn_cl_plan(p, t, 3, 2, (const void *)*f, 3 + ti, Q);
+}
+
+/* The launch of C clusters of k CTAs, copies * vpc vectors of dynamic shared memory each. */
+static cudaLaunchConfig_t bn_cl_grid(cudaLaunchAttribute *at, const bn_cl_t &Q, int copies,
+                                     const fd_bn_args_t *a)
+{
+    return bn_cl_config(at, (unsigned)Q.k, (unsigned)(Q.P.c * Q.k),
+                        (size_t)copies * Q.vpc * FD_CUDA_VEC_BYTES, a->handle->stream);
+}
+
+/* The launch's error (cudaLaunchKernelEx's, else a sticky earlier one) as a status. */
+static cudnnStatus_t bn_cl_launched(cudaError_t err, const char *name, const fd_bn_problem_t *p,
+                                    const bn_cl_t &Q, const cudaLaunchConfig_t &cfg)
+{
+    FD_CUDA_LAUNCHED_AS(err,
+                        "%s on %s data (%lld clusters of %d x %d threads, %zu bytes of "
+                        "shared memory each, stream %p)",
+                        name, fd_dtype_name(p->x.dtype), (long long)Q.P.c, Q.k, BN_CL_THREADS,
+                        cfg.dynamicSmemBytes, (void *)cfg.stream);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static cudnnStatus_t bn_cl_run(const fd_bn_problem_t *p, const bn_cl_t &Q, bn_cl_kernel_t f,
+                               const fd_bn_args_t *a)
+{
+    cudaLaunchAttribute at;
+    const cudaLaunchConfig_t cfg = bn_cl_grid(&at, Q, 1, a);
+    return bn_cl_launched(cudaLaunchKernelEx(&cfg, f, Q, a->x, a->y, a->scale, a->bias, a->run_mean,
+                                             a->run_var, a->save_mean, a->save_inv, a->factor,
+                                             a->alpha, a->beta),
+                          "bn_cl_train", p, Q, cfg);
+}
+
+static cudnnStatus_t bn_clb_run(const fd_bn_problem_t *p, const bn_cl_t &Q, bn_clb_kernel_t f,
+                                const fd_bn_args_t *a)
+{
+    cudaLaunchAttribute at;
+    const cudaLaunchConfig_t cfg = bn_cl_grid(&at, Q, 2, a);
+    return bn_cl_launched(cudaLaunchKernelEx(&cfg, f, Q, a->x, a->dy, a->dx, a->scale, a->bias,
+                                             a->mean, a->var, a->dscale, a->dbias, a->alpha,
+                                             a->beta, a->alpha_param, a->beta_param),
+                          "bn_cl_bwd", p, Q, cfg);
+}
+
 /* ---- the packed inference pass ----------------------------------------------------------- */
 
 /* Fills *V and returns 1 when bn_iv_* serve the inference call: SPATIAL, FLOAT / HALF /
@@ -662,10 +977,7 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
         V->tpp = tpp;
     }
     V->ops = p->ops;
-    V->act.mode = (int)p->act.mode;
-    V->act.propagate_nan = p->act.propagate_nan;
-    V->act.coef = p->act.coef;
-    V->act.swish_beta = p->act.swish_beta;
+    V->act = bn_act_of(p);
     V->eps = p->epsilon;
     V->sbs = p->sb.stride[1];
     V->mvs = p->mv.stride[1];
@@ -754,6 +1066,10 @@ extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const voi
     FD_CHECK(need == 0 || (a->workspace != NULL && a->workspace_size >= need),
              CUDNN_STATUS_BAD_PARAM, "the workspace is %p with %zu bytes; this call needs %zu",
              a->workspace, a->workspace_size, need);
+    bn_cl_t Q;
+    bn_cl_kernel_t f;
+    if (need == 0 && bn_cl_usable(p, a, &Q, &f))
+        return bn_cl_run(p, Q, f, a);
     bn_pk_t P;
     fd_bn_args_t b;
     if (bn_pk_usable(p, a, &P, &b)) {
@@ -804,6 +1120,10 @@ extern "C" cudnnStatus_t fd_bn_bwd_cuda_run(const void *problem, const void *arg
     bn_geom(&G, p);
     const void *reserve = a->reserve_size > 0 ? a->reserve : NULL;
     G.reserve_aligned = ((uintptr_t)reserve % sizeof(double)) == 0;
+    bn_cl_t Q;
+    bn_clb_kernel_t f;
+    if (bn_clb_usable(p, a, &Q, &f))
+        return bn_clb_run(p, Q, f, a);
     bn_pk_t P;
     fd_bn_args_t b;
     if (bn_pk_usable(p, a, &P, &b)) {

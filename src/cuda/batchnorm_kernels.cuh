@@ -79,6 +79,26 @@ static __global__ void FD_K(bn_fwd_infer)(const bn_geom_t G, const sd_nd_t w, co
     }
 }
 
+/* The running statistics (blended with factor: mean and the unbiased variance var * M /
+ * (M - 1), NaN for M = 1 as the ref and cuDNN 9.19) and the saved mean and 1 / std of one
+ * group at parameter offset po; NULL outputs are skipped. */
+static __device__ __forceinline__ void FD_K(bn_put_stats)(int64_t po, int64_t m, FD_A mean,
+                                                          FD_A var, double inv_d, double factor,
+                                                          void *run_meanv, void *run_varv,
+                                                          void *save_meanv, void *save_invv)
+{
+    const double keep = 1.0 - factor;
+    const double unbiased = (double)var * (double)m / (double)(m - 1);
+    if (run_meanv != NULL)
+        sd_blend((FD_P *)run_meanv, po, factor, keep, (double)mean);
+    if (run_varv != NULL)
+        sd_blend((FD_P *)run_varv, po, factor, keep, unbiased);
+    if (save_meanv != NULL) {
+        sd_st((FD_P *)save_meanv, po, (double)mean);
+        sd_st((FD_P *)save_invv, po, inv_d);
+    }
+}
+
 /* Training forward, one tile of groups per block: statistics (or, with from_ws, the mean and
  * 1 / std the first launch left in ws), the running / saved statistics (write_stats), ws
  * (write_ws), then y and the smooth activations' reserve (apply). */
@@ -114,19 +134,9 @@ static __global__ void FD_K(bn_fwd_train)(const bn_geom_t G, const void *xv, con
         }
         if (valid && ty == 0) {
             const int64_t po = bn_param_off(G, G.mv, g);
-            if (write_stats) {
-                const double keep = 1.0 - factor;
-                /* unbiased: var * M / (M - 1), NaN for M = 1 as the ref and cuDNN 9.19 */
-                const double unbiased = (double)var * (double)G.m / (double)(G.m - 1);
-                if (run_meanv != NULL)
-                    sd_blend((FD_P *)run_meanv, po, factor, keep, (double)mean);
-                if (run_varv != NULL)
-                    sd_blend((FD_P *)run_varv, po, factor, keep, unbiased);
-                if (save_meanv != NULL) {
-                    sd_st((FD_P *)save_meanv, po, (double)mean);
-                    sd_st((FD_P *)save_invv, po, inv_d);
-                }
-            }
+            if (write_stats)
+                FD_K(bn_put_stats)(po, G.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                                   save_meanv, save_invv);
             if (write_ws) {
                 ws[2 * g] = mean;
                 ws[2 * g + 1] = inv;
@@ -327,20 +337,25 @@ static __device__ __forceinline__ void FD_K(bn_pk_acc)(const bn_pk_t &P, int mod
     }
 }
 
-/* Mode 0: alpha * act(scale * xhat + bias) + beta * y; mode 1: alpha * dx + beta * dx. */
+/* Mode 0: y = act(scale * xhat + bias); mode 1: dx = scale * inv * (g - mg - xhat * mgx). */
+static __device__ __forceinline__ FD_A FD_K(bn_pk_val)(const bn_pk_t &P, int mode, FD_A xv,
+                                                       FD_A dyv, const FD_K(bn_chan_t) & q)
+{
+    if (mode == 0) {
+        const FD_A u = q.sc * (xv - q.mean) * q.inv + q.bi;
+        return P.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(P.act, u);
+    }
+    const FD_A xhat = (xv - q.mean) * q.inv;
+    const FD_A gi = FD_K(bn_pk_grad)(P, dyv, xhat, q);
+    return q.sc * q.inv * (gi - q.mg - xhat * q.mgx);
+}
+
+/* Mode 0: alpha * y + beta * y; mode 1: alpha * dx + beta * dx (bn_pk_val's y, dx). */
 static __device__ __forceinline__ void FD_K(bn_pk_out)(const bn_pk_t &P, int mode, FD_T *o, int j,
                                                        FD_A xv, FD_A dyv, const FD_K(bn_chan_t) & q,
                                                        double alpha, double beta)
 {
-    if (mode == 0) {
-        const FD_A u = q.sc * (xv - q.mean) * q.inv + q.bi;
-        const FD_A v = P.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(P.act, u);
-        sd_blend(o, j, alpha, beta, (double)v);
-    } else {
-        const FD_A xhat = (xv - q.mean) * q.inv;
-        const FD_A gi = FD_K(bn_pk_grad)(P, dyv, xhat, q);
-        sd_blend(o, j, alpha, beta, (double)(q.sc * q.inv * (gi - q.mg - xhat * q.mgx)));
-    }
+    sd_blend(o, j, alpha, beta, (double)FD_K(bn_pk_val)(P, mode, xv, dyv, q));
 }
 
 /* NCHW member vector vi of channel ch: its element offset. */
@@ -522,19 +537,9 @@ static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void
         const double inv_d = 1.0 / sqrt((double)var + P.eps);
         ws[4 * ch] = mean;
         ws[4 * ch + 1] = (FD_A)inv_d;
-        if (write_stats) {
-            const int64_t po = ch * P.mvs;
-            const double keep = 1.0 - factor;
-            const double unbiased = (double)var * (double)P.m / (double)(P.m - 1);
-            if (run_meanv != NULL)
-                sd_blend((FD_P *)run_meanv, po, factor, keep, (double)mean);
-            if (run_varv != NULL)
-                sd_blend((FD_P *)run_varv, po, factor, keep, unbiased);
-            if (save_meanv != NULL) {
-                sd_st((FD_P *)save_meanv, po, (double)mean);
-                sd_st((FD_P *)save_invv, po, inv_d);
-            }
-        }
+        if (write_stats)
+            FD_K(bn_put_stats)(ch * P.mvs, P.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                               save_meanv, save_invv);
     } else {
         const int64_t so = ch * P.sbs;
         sd_blend((FD_P *)dscalev, so, alpha_p, beta_p, (double)s2);
@@ -761,6 +766,292 @@ FD_BN_IV_KERNEL(bn_iv_nhwc, bn_iv_nhwc_body, false, 2)
 FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, FD_BN_NHWC_BN_MINB)
 #undef FD_BN_NHWC_BN_MINB
 #undef FD_BN_IV_KERNEL
+
+#ifdef FD_BN_CLUSTER
+/* ---- the cluster kernels (bn_cl_t in batchnorm.cu; FLOAT, HALF, BFLOAT16 only) ---------------
+ * bn_cl_train (training forward) and bn_cl_bwd (backward) share the mapping and the helpers
+ * below. Mapping: a cluster of Q.k CTAs (2..16) per channel, cluster c = channel c, CTA rank r
+ * takes the channel's member vectors [r * vpc, min((r + 1) * vpc, nv)) in N, H * W order (the
+ * last CTAs may get fewer, or none): a split fixed by the shape alone. BN_CL_THREADS threads,
+ * 2 CTAs an SM (launch bounds), dynamic shared memory vpc * 16 bytes per copied tensor (x for
+ * the forward, x and dy for the backward: vpc * 32), at most BN_CL_CTA_BYTES (104 KiB), plus a
+ * few static words; K (host: bn_cl_plan) the smallest of 2, 4, 8, 16 that fits (n32 56x56:
+ * forward f16 K = 2, f32 K = 4; backward f16 K = 4, f32 K = 8; 98 KiB a CTA each). Every CTA,
+ * an empty one too, reaches every cluster barrier.
+ * bn_cl_train:
+ * 1. cp.async 16-byte copies of the share, DRAM -> shared memory, all in flight at once: x is
+ *    read from DRAM once (bn_cl_load).
+ * 2. Two-pass statistics as bn_stats, over the shared copy (bn_cl_stats): each thread sums its
+ *    vectors (i = t, t + 256, ...; lanes 0..VEC-1 in order) in FD_A, a fixed warp butterfly,
+ *    warps 0..7 in order, the CTA's partial into red[0]; a cluster sync (bn_cl_sync); thread 0
+ *    adds the K partials of ranks 0..K-1 (DSMEM, __cluster_map_shared_rank) in that order:
+ *    every CTA gets the same mean. The centred squares the same way (red[1], a second cluster
+ *    sync). Rank 0's thread 0 writes the running and saved statistics (bn_fwd_train's formulas).
+ * 3. A cluster barrier arrive (this CTA is done reading the others' shared memory), y from the
+ *    shared copy with 128-bit stores (bn_pk_val's mode 0; alpha 1, beta 0 in the accumulator
+ *    type only: bn_cl_out), the barrier's wait: no CTA leaves while another may still read its
+ *    red[] words.
+ *    Traffic per channel: N * H * W * size bytes read once, as many written (and read,
+ *    beta != 0). ptxas sm_90: FLOAT 52 registers, HALF / BFLOAT16 40, no spills, 96 / 48 bytes
+ *    of static shared memory besides the share.
+ * bn_cl_bwd:
+ * 1. cp.async copies of the share of x (buf[0, vpc)) and of dy (buf[vpc, 2 vpc)): both read
+ *    from DRAM once.
+ * 2. Saved mean and 1 / std given: read; NULL: recomputed as bn_bwd does (bn_stats' two-pass
+ *    statistics, inv = 1 / sqrt(var + epsilon) rounded to FD_A), by bn_cl_stats over the x copy
+ *    (red[0], red[1], two cluster syncs).
+ * 3. bn_bwd's gradient sums (g = dy * act'(u), sum g, sum g * xhat) over both copies, per thread
+ *    in FD_A, both through one bn_cl_sum (red[2], red[3], one cluster sync); rank 0's thread 0
+ *    blends dscale / dbias with alpha_param / beta_param (bn_bwd's sd_blend); each CTA's thread
+ *    0 puts the means of g and g * xhat in stat[].
+ * 4. Arrive, dx from the two copies with 128-bit stores (bn_pk_val's mode 1; alpha 1, beta 0 in
+ *    the accumulator type only), wait.
+ *    Traffic per channel: N * H * W * size bytes of x and of dy read once, dx written (and read,
+ *    beta != 0): 3 N H W size against 5 for the per-tile and packed paths. ptxas sm_90: FLOAT
+ *    59 registers, HALF 48, BFLOAT16 52, no spills, 192 / 96 bytes of static shared memory
+ *    besides the shares.
+ * On sm_80 the bodies are traps: the host launches them on compute capability 9.0+ only. */
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* The cluster's sums of v[0..N) over all its threads, in thread 0 of every CTA (the others
+ * get 0): per value a warp butterfly, the warps 0..7 in order, the CTA's totals into
+ * red[0..N), one cluster sync, then the totals of ranks 0..k-1 in that order through DSMEM.
+ * Every thread of the cluster calls it; wpart holds N * BN_CL_THREADS / 32 words. */
+template <int N>
+static __device__ __forceinline__ void FD_K(bn_cl_sum)(FD_A *v, FD_A *wpart, FD_A *red, int k)
+{
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        for (int o = 16; o > 0; o >>= 1)
+            v[j] += __shfl_xor_sync(0xffffffffu, v[j], o);
+        if ((threadIdx.x & 31) == 0)
+            wpart[j * (BN_CL_THREADS / 32) + (threadIdx.x >> 5)] = v[j];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            FD_A t = 0;
+            for (int w = 0; w < BN_CL_THREADS / 32; w++)
+                t += wpart[j * (BN_CL_THREADS / 32) + w];
+            red[j] = t;
+        }
+    bn_cl_sync();
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        FD_A t = 0;
+        if (threadIdx.x == 0)
+            for (int r = 0; r < k; r++)
+                t += *(const FD_A *)__cluster_map_shared_rank(&red[j], (unsigned)r);
+        v[j] = t;
+    }
+}
+
+/* The CTA's share of x (and of dy, dy != NULL) into buf[0, nvl) (and buf[vpc, vpc + nvl)):
+ * cp.async copies, all in flight at once, then the CTA's barrier. */
+static __device__ __forceinline__ void FD_K(bn_cl_load)(const bn_cl_t &Q, int64_t ch, uint32_t v0,
+                                                        int nvl, FD_K(bn_vec_t) * buf,
+                                                        const FD_T *x, const FD_T *dy)
+{
+    for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
+        const int64_t off = FD_K(bn_pk_off_nchw)(Q.P, ch, v0 + (uint32_t)i);
+        bn_cl_cp16(&buf[i], x + off);
+        if (dy != NULL)
+            bn_cl_cp16(&buf[Q.vpc + i], dy + off);
+    }
+    bn_cl_cp_wait();
+    __syncthreads();
+}
+
+/* The channel's two-pass mean and biased variance over the cluster's copies of x, bn_stats'
+ * formula in FD_A (bn_cl_sum into red[0], then red[1]): the mean to every thread; thread 0
+ * gets *var and *inv_d = 1 / sqrt(var + epsilon) and sets stat[0] = mean, stat[1] = (FD_A)
+ * *inv_d (seen by the CTA's threads after their next barrier). */
+static __device__ __forceinline__ FD_A FD_K(bn_cl_stats)(const bn_cl_t &Q,
+                                                         const FD_K(bn_vec_t) * buf, int nvl,
+                                                         FD_A *wpart, FD_A *red, FD_A *stat,
+                                                         FD_A *var, double *inv_d)
+{
+    FD_A s[1] = {0};
+    for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
+        const FD_K(bn_vec_t) a = buf[i];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            s[0] += (FD_A)fd_cuda_ld(a.e, l);
+    }
+    FD_K(bn_cl_sum)<1>(s, wpart, &red[0], Q.k);
+    if (threadIdx.x == 0)
+        stat[0] = s[0] / (FD_A)Q.P.m;
+    __syncthreads();
+    const FD_A mean = stat[0];
+
+    FD_A q[1] = {0};
+    for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
+        const FD_K(bn_vec_t) a = buf[i];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            const FD_A d = (FD_A)fd_cuda_ld(a.e, l) - mean;
+            q[0] += d * d;
+        }
+    }
+    FD_K(bn_cl_sum)<1>(q, wpart, &red[1], Q.k);
+    if (threadIdx.x == 0) {
+        *var = q[0] / (FD_A)Q.P.m;
+        *inv_d = 1.0 / sqrt((double)*var + Q.P.eps);
+        stat[1] = (FD_A)*inv_d;
+    }
+    return mean;
+}
+#endif
+
+/* y (mode 0) or dx (mode 1) element l of a vector: bn_pk_out, or with plain (alpha 1, beta 0)
+ * the same bits stored by bn_cl_st without the double blend. */
+static __device__ __forceinline__ void FD_K(bn_cl_out)(const bn_pk_t &P, int mode, FD_T *o, int l,
+                                                       FD_A xv, FD_A dyv,
+                                                       const FD_K(bn_chan_t) & q, double alpha,
+                                                       double beta, int plain)
+{
+    const FD_A v = FD_K(bn_pk_val)(P, mode, xv, dyv, q);
+    if (plain)
+        bn_cl_st(o, l, v);
+    else
+        sd_blend(o, l, alpha, beta, (double)v);
+}
+
+/* y (mode 0) or dx (mode 1) of the CTA's share from its shared copies, 128-bit stores (out
+ * read first when beta != 0). */
+static __device__ __forceinline__ void FD_K(bn_cl_apply)(const bn_cl_t &Q, int mode, int64_t ch,
+                                                         uint32_t v0, int nvl,
+                                                         const FD_K(bn_vec_t) * buf,
+                                                         FD_T *__restrict__ out,
+                                                         const FD_K(bn_chan_t) & q, double alpha,
+                                                         double beta)
+{
+    const int plain = alpha == 1.0 && beta == 0.0;
+    for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
+        const int64_t off = FD_K(bn_pk_off_nchw)(Q.P, ch, v0 + (uint32_t)i);
+        const FD_K(bn_vec_t) a = buf[i];
+        FD_K(bn_vec_t) d, o;
+        if (mode == 1)
+            d = buf[Q.vpc + i];
+        if (beta != 0.0)
+            o = *(const FD_K(bn_vec_t) *)(out + off);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_cl_out)(Q.P, mode, o.e, l, (FD_A)fd_cuda_ld(a.e, l),
+                            mode == 1 ? (FD_A)fd_cuda_ld(d.e, l) : (FD_A)0, q, alpha, beta,
+                            plain);
+        *(FD_K(bn_vec_t) *)(out + off) = o;
+    }
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+extern __shared__ FD_K(bn_vec_t) FD_K(bn_cl_buf)[]; /* the CTA's share of x (and of dy) */
+#endif
+
+static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
+    FD_K(bn_cl_train)(const bn_cl_t Q, const void *xv, void *yv, const void *scalev,
+                      const void *biasv, void *run_meanv, void *run_varv, void *save_meanv,
+                      void *save_invv, double factor, double alpha, double beta)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ FD_A wpart[BN_CL_THREADS / 32];
+    __shared__ FD_A red[2];  /* this CTA's partials: sum x, sum (x - mean)^2 (read via DSMEM) */
+    __shared__ FD_A stat[2]; /* the channel's mean and 1 / std, for this CTA's threads */
+    FD_K(bn_vec_t) *buf = FD_K(bn_cl_buf);
+    const unsigned rank = __clusterRelativeBlockRank();
+    const int64_t ch = blockIdx.x / (unsigned)Q.k;
+    uint32_t v0;
+    const int nvl = bn_cl_share(Q, rank, &v0);
+
+    FD_K(bn_cl_load)(Q, ch, v0, nvl, buf, (const FD_T *)xv, NULL);
+    FD_A var = 0;
+    double inv_d = 0;
+    const FD_A mean = FD_K(bn_cl_stats)(Q, buf, nvl, wpart, red, stat, &var, &inv_d);
+    if (threadIdx.x == 0 && rank == 0)
+        FD_K(bn_put_stats)(ch * Q.P.mvs, Q.P.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                           save_meanv, save_invv);
+    /* this CTA is done with the others' shared memory (release: after thread 0's reads) */
+    __cluster_barrier_arrive();
+    __syncthreads();
+
+    FD_K(bn_chan_t) qc;
+    qc.mean = mean;
+    qc.inv = stat[1];
+    qc.sc = (FD_A)((const FD_P *)scalev)[ch * Q.P.sbs];
+    qc.bi = (FD_A)((const FD_P *)biasv)[ch * Q.P.sbs];
+    qc.mg = 0, qc.mgx = 0;
+    FD_K(bn_cl_apply)(Q, 0, ch, v0, nvl, buf, (FD_T *)yv, qc, alpha, beta);
+    __cluster_barrier_wait();
+#else
+    (void)Q, (void)xv, (void)yv, (void)scalev, (void)biasv, (void)run_meanv, (void)run_varv;
+    (void)save_meanv, (void)save_invv, (void)factor, (void)alpha, (void)beta;
+    __trap(); /* the host launches it on compute capability 9.0 and later only */
+#endif
+}
+
+static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
+    FD_K(bn_cl_bwd)(const bn_cl_t Q, const void *xv, const void *dyv, void *dxv,
+                    const void *scalev, const void *biasv, const void *meanv, const void *invv,
+                    void *dscalev, void *dbiasv, double alpha, double beta, double alpha_p,
+                    double beta_p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ FD_A wpart[2 * BN_CL_THREADS / 32];
+    __shared__ FD_A red[4];  /* sum x, sum (x - mean)^2 (NULL saved statistics), sum g, g xhat */
+    __shared__ FD_A stat[4]; /* mean, 1 / std, the means of g and g * xhat */
+    FD_K(bn_vec_t) *buf = FD_K(bn_cl_buf);
+    const unsigned rank = __clusterRelativeBlockRank();
+    const int64_t ch = blockIdx.x / (unsigned)Q.k;
+    uint32_t v0;
+    const int nvl = bn_cl_share(Q, rank, &v0);
+
+    FD_K(bn_cl_load)(Q, ch, v0, nvl, buf, (const FD_T *)xv, (const FD_T *)dyv);
+    FD_K(bn_chan_t) qc;
+    if (meanv != NULL) {
+        qc.mean = (FD_A)((const FD_P *)meanv)[ch * Q.P.mvs];
+        qc.inv = (FD_A)((const FD_P *)invv)[ch * Q.P.mvs];
+    } else {
+        FD_A var = 0;
+        double inv_d = 0;
+        qc.mean = FD_K(bn_cl_stats)(Q, buf, nvl, wpart, red, stat, &var, &inv_d);
+        __syncthreads();
+        qc.inv = stat[1];
+    }
+    qc.sc = (FD_A)((const FD_P *)scalev)[ch * Q.P.sbs];
+    qc.bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * Q.P.sbs] : (FD_A)0;
+    qc.mg = 0, qc.mgx = 0;
+    FD_A g[2] = {0, 0}; /* sum g, sum g * xhat */
+    for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
+        const FD_K(bn_vec_t) a = buf[i], d = buf[Q.vpc + i];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_pk_acc)(Q.P, 1, (FD_A)fd_cuda_ld(a.e, l), (FD_A)fd_cuda_ld(d.e, l), (FD_A)0,
+                            qc, &g[0], &g[1]);
+    }
+    FD_K(bn_cl_sum)<2>(g, wpart, &red[2], Q.k);
+    if (threadIdx.x == 0) {
+        if (rank == 0) {
+            sd_blend((FD_P *)dscalev, ch * Q.P.sbs, alpha_p, beta_p, (double)g[1]);
+            sd_blend((FD_P *)dbiasv, ch * Q.P.sbs, alpha_p, beta_p, (double)g[0]);
+        }
+        stat[2] = g[0] / (FD_A)Q.P.m;
+        stat[3] = g[1] / (FD_A)Q.P.m;
+    }
+    /* this CTA is done with the others' shared memory (release: after thread 0's reads) */
+    __cluster_barrier_arrive();
+    __syncthreads();
+
+    qc.mg = stat[2], qc.mgx = stat[3];
+    FD_K(bn_cl_apply)(Q, 1, ch, v0, nvl, buf, (FD_T *)dxv, qc, alpha, beta);
+    __cluster_barrier_wait();
+#else
+    (void)Q, (void)xv, (void)dyv, (void)dxv, (void)scalev, (void)biasv, (void)meanv, (void)invv;
+    (void)dscalev, (void)dbiasv, (void)alpha, (void)beta, (void)alpha_p, (void)beta_p;
+    __trap(); /* the host launches it on compute capability 9.0 and later only */
+#endif
+}
+#endif /* FD_BN_CLUSTER */
 
 #undef FD_VEC
 

@@ -9,10 +9,15 @@
  * cudnnNormalization* entries, saved statistics or recomputed ones, NULL running / saved
  * outputs, exponentialAverageFactor 1 over NaN-poisoned running statistics, in-place y = x and
  * dx = dy, odd and large (4M elements) shapes; the packed inference pass (NCHW / NHWC
- * 16-byte vectors, every ops value, the edges of its thread mapping); every case re-run for
- * determinism.
+ * 16-byte vectors, every ops value, the edges of its thread mapping); the cluster training
+ * forward (bn_cl_train: every cluster size, uneven shares, blends, NULL statistics, epsilons,
+ * offset / constant / Inf-NaN x), the cluster backward (bn_cl_bwd: the same shapes, blends of
+ * dx and of dscale / dbias, saved statistics given and NULL) and shapes just outside both;
+ * every case re-run for determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0
+ * and with FREEDNN_GPU_BN_CLUSTER_BWD=0.
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +38,9 @@ typedef struct {
     double alpha, beta, alpha_p, beta_p, factor, eps;
     int saved;      /* bwd: pass saved mean / inv */
     int null_stats; /* train: NULL running and saved outputs */
+    int null_run;   /* train: NULL running mean / variance only */
+    int null_save;  /* train: NULL saved mean / inv only */
+    int xfill;      /* x: 0 uniform, 1 offset (99..101), 2 one constant (variance 0), 3 +Inf / NaN */
     int in_place;   /* y = x (fwd) / dx = dy (bwd) */
     int v8;         /* cudnnNormalization* entries */
     int stride[5];
@@ -129,7 +137,15 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
     }
     switch (role) {
     case B_X:
-        fd_fill_real(&r, c->dt, payload, dn, -1.5, 2.5);
+        if (c->xfill == 2) {
+            fd_fill_real(&r, c->dt, payload, dn, 0.75, 0.75);
+            break;
+        }
+        fd_fill_real(&r, c->dt, payload, dn, c->xfill == 1 ? 99.0 : -1.5, c->xfill == 1 ? 101.0 : 2.5);
+        if (c->xfill == 3) { /* channel 0's first member +Inf, the last element NaN */
+            fd_test_store(c->dt, payload, 0, INFINITY);
+            fd_test_store(c->dt, payload, dn - 1, NAN);
+        }
         break;
     case B_Z:
     case B_DY:
@@ -314,10 +330,12 @@ static void run_case(bn_case_t c)
         ADD(B_MEAN, "mean", psz, pdt, GM_IN);
         ADD(B_VAR, "var", psz, pdt, GM_IN);
     }
-    if (c.dir == DIR_TRAIN && !c.null_stats) {
+    if (c.dir == DIR_TRAIN && !c.null_stats && !c.null_run) {
         gm_role_t rr = c.factor == 1.0 ? GM_OUT : GM_INOUT;
         ADD(B_RMEAN, "runMean", psz, pdt, rr);
         ADD(B_RVAR, "runVar", psz, pdt, rr);
+    }
+    if (c.dir == DIR_TRAIN && !c.null_stats && !c.null_save) {
         ADD(B_SMEAN, "saveMean", psz, pdt, GM_OUT);
         ADD(B_SINV, "saveInv", psz, pdt, GM_OUT);
     }
@@ -353,12 +371,14 @@ static void run_case(bn_case_t c)
         if (!fwd && (i == c.idx[B_MEAN] || i == c.idx[B_VAR]))
             b->abs_tol *= 4;
     }
-    char label[200];
-    snprintf(label, sizeof label, "bn %s mode %d ops %d act %d %s %s %dd %dx%dx%dx%dx%d a/b %g/%g%s%s%s%s",
+    char label[256];
+    snprintf(label, sizeof label,
+             "bn %s mode %d ops %d act %d %s %s %dd %dx%dx%dx%dx%d a/b %g/%g f %g eps %g%s%s%s%s%s%s x%d",
              dir_name(c.dir), (int)c.mode, (int)c.ops, (int)c.act, fd_test_dtype_short(c.dt),
              c.lay == LAY_NCHW ? "nchw" : c.lay == LAY_NHWC ? "nhwc" : "padded", c.nb, c.dim[0], c.dim[1],
-             c.dim[2], c.dim[3], c.nb > 4 ? c.dim[4] : 1, c.alpha, c.beta, c.saved ? " saved" : "",
-             c.null_stats ? " null-stats" : "", c.in_place ? " in-place" : "", c.v8 ? " v8" : "");
+             c.dim[2], c.dim[3], c.nb > 4 ? c.dim[4] : 1, c.alpha, c.beta, c.factor, c.eps,
+             c.saved ? " saved" : "", c.null_stats ? " null-stats" : "", c.null_run ? " null-run" : "",
+             c.null_save ? " null-save" : "", c.in_place ? " in-place" : "", c.v8 ? " v8" : "", c.xfill);
     g.label = label;
     g.det = 1;
     g.fill = fill;
@@ -430,6 +450,113 @@ int main(int argc, char **argv)
                 c.saved = a != 3;
                 run_case(c);
             }
+    /* the cluster training forward (batchnorm.cu, bn_cl_train; compute capability 9.0+):
+     * SPATIAL / SPATIAL_PERSISTENT, BN and BN_ACTIVATION, FLOAT / HALF / BFLOAT16 packed NCHW
+     * with H * W a multiple of the 16-byte vector. Channel sizes that give every cluster size
+     * (FLOAT: K = 2 up to 212992 bytes a channel, 4, 8, 16 up to 1703936 bytes; HALF / BFLOAT16
+     * twice the members), shares that do not divide evenly (the last CTAs fewer vectors, or
+     * none), one channel past 16 shares (FLOAT 32x128x128: the packed path); blends incl. beta 0
+     * over the NaN-poisoned y, factor 1 and 0.3, NULL running and / or saved statistics,
+     * epsilons, uniform / offset / constant / Inf-NaN x. The smoke subset keeps four (K = 2
+     * with an empty CTA in HALF and in FLOAT, K = 4, K = 16 with uneven shares). */
+    {
+        /* K FLOAT / HALF: 2 / 2, 2 / 2 (HALF uneven), 2 / 2 (HALF: an empty CTA), 4 / 2, 8 / 4,
+         * 16 / 8, 16 / 8 (uneven), packed path / 16, 8 / 4, 2 (uneven) / -, 2 (an empty CTA)
+         * / - (HALF: H * W not a vector multiple), 2 / 2, 2 (exactly 104 KiB a CTA) / 2.
+         * Backward (bn_cl_bwd, x and dy in shared memory: 32 bytes a vector): 2 / 2, 2 / 2
+         * (uneven), 2 / 2 (an empty CTA), 8 / 4, 16 / 8, packed / 16, packed / 16 (uneven),
+         * packed / packed, 16 / 8, 2 (uneven) / -, 2 (an empty CTA) / -, 4 / 2, 4 / 2 (both
+         * exactly 104 KiB a CTA). */
+        static const int cl[13][4] = {{2, 3, 4, 6},      {5, 3, 1, 8},      {1, 3, 1, 8},
+                                      {4, 2, 128, 128},  {8, 2, 128, 128},  {16, 2, 128, 128},
+                                      {13, 2, 100, 196}, {32, 1, 128, 128}, {2, 1, 224, 240},
+                                      {5, 3, 1, 12},     {1, 3, 1, 4},      {2, 2, 128, 128},
+                                      {1, 2, 208, 256}};
+        static const double ab[3][2] = {{1, 0}, {0.5, 0.25}, {0.75, 0}};
+        static const double eps[3] = {1e-5, 1e-3, 0.5};
+        int ci = 0;
+        for (int s = 0; s < 13; s++)
+            for (int t = 0; t < 4; t++) {
+                if (t == 1)
+                    continue; /* DOUBLE keeps the per-tile kernels */
+                ci++;
+                if (gm_smoke && !((s == 2 && t == 2) || (s == 8 && t == 3) || (s == 6 && t == 0) ||
+                                  (s == 10 && t == 0)))
+                    continue;
+                bn_case_t c = base(DIR_TRAIN, ci % 2 ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+                                   dts[t], LAY_NCHW, 0);
+                memcpy(c.dim, cl[s], sizeof cl[s]);
+                c.alpha = ab[(ci + s) % 3][0], c.beta = ab[(ci + s) % 3][1];
+                c.factor = ci / 2 % 2 ? 0.3 : 1.0; /* with running statistics: ci % 4 0 and 2 */
+                c.null_run = ci % 4 == 1, c.null_save = ci % 4 == 2, c.null_stats = ci % 4 == 3;
+                c.eps = eps[(ci / 3 + s) % 3];
+                c.xfill = s < 3 || s > 8 ? (ci + 2 * s) % 4 : ci % 5 == 0 ? 1 : 0; /* specials: small */
+                if ((ci + s / 2) % 3 == 1) {
+                    c.ops = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+                    c.act = acts[(ci / 4 + s) % 6];
+                    c.coef = 0.75;
+                }
+                run_case(c);
+            }
+        /* the cluster backward (bn_cl_bwd): the shapes above (K per row above), blends of dx
+         * (beta 0 over the NaN-poisoned dx) and of dscale / dbias, saved statistics given and
+         * NULL (recomputed with the rotating epsilon), the same x fills (dy uniform), BN and
+         * BN_ACTIVATION (cudnnBatchNormalizationBackwardEx) with a rotating activation. The
+         * smoke subset keeps five (K = 2 with an empty CTA in HALF and in FLOAT, K = 4 FLOAT,
+         * K = 8 BFLOAT16, K = 16 HALF with uneven shares). */
+        static const double abp[3][2] = {{1, 0}, {0.75, 0.5}, {0.5, 0}};
+        ci = 0;
+        for (int s = 0; s < 13; s++)
+            for (int t = 0; t < 4; t++) {
+                if (t == 1)
+                    continue;
+                ci++;
+                if (gm_smoke && !((s == 2 && t == 2) || (s == 10 && t == 0) ||
+                                  (s == 11 && t == 0) || (s == 8 && t == 3) || (s == 6 && t == 2)))
+                    continue;
+                bn_case_t c = base(
+                    DIR_BWD, ci % 2 ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+                    dts[t], LAY_NCHW, 0);
+                memcpy(c.dim, cl[s], sizeof cl[s]);
+                c.alpha = ab[(ci + s) % 3][0], c.beta = ab[(ci + s) % 3][1];
+                c.alpha_p = abp[(ci / 2 + s) % 3][0], c.beta_p = abp[(ci / 2 + s) % 3][1];
+                c.saved = (s + t) % 2;
+                c.eps = eps[(s + t / 2) % 3];
+                c.xfill = s < 3 || (s > 8 && s < 11) ? (ci + 2 * s) % 4 : ci % 5 == 0 ? 1 : 0;
+                if ((ci + s / 2) % 3 == 1) {
+                    c.ops = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+                    c.act = acts[(ci / 4 + s) % 6];
+                    c.coef = 0.75;
+                }
+                run_case(c);
+            }
+        /* just outside, forward and backward: H * W not a vector multiple, y = x / dx = dy,
+         * PER_ACTIVATION, NHWC, z / dz */
+        for (int i = 0; i < 8; i++) {
+            const int d = i < 4 ? DIR_TRAIN : DIR_BWD, t = i % 4;
+            if (t == 1 || (gm_smoke && t != 2))
+                continue;
+            bn_case_t c = base((dir_t)d, CUDNN_BATCHNORM_SPATIAL, dts[t], LAY_NCHW, 0);
+            c.saved = t != 2; /* backward: HALF recomputes the statistics */
+            c.dim[0] = 4, c.dim[1] = 3, c.dim[2] = 3, c.dim[3] = t == 0 ? 6 : 12; /* H * W 18, 36 */
+            run_case(c);
+            memcpy(c.dim, cl[3], sizeof cl[3]);
+            c.in_place = 1;
+            run_case(c);
+            c.in_place = 0;
+            c.mode = CUDNN_BATCHNORM_PER_ACTIVATION;
+            c.dim[0] = 64, c.dim[2] = 8, c.dim[3] = 8;
+            run_case(c);
+            c.mode = CUDNN_BATCHNORM_SPATIAL;
+            c.lay = LAY_NHWC;
+            c.dim[1] = 8;
+            run_case(c);
+            c.lay = LAY_NCHW;
+            c.ops = CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+            c.act = CUDNN_ACTIVATION_RELU;
+            run_case(c);
+        }
+    }
     if (!gm_smoke) {
         /* v8 entries */
         for (int d = 0; d < 3; d++) {
@@ -504,5 +631,7 @@ int main(int argc, char **argv)
                     }
                 }
     }
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER", "0"); /* the same cases on the earlier paths */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER_BWD", "0"); /* and the earlier backward */
     return gm_finish();
 }
