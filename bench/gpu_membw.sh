@@ -44,6 +44,8 @@
 # FREEDNN_GPU_SM_LEAN=0 (softmax: softmax_wreg without its LEAN instantiations),
 # FREEDNN_GPU_SM_FASTEXP=0 (softmax: the FLOAT forward's expf instead of
 # __expf), FREEDNN_GPU_SM_WREG=L,N (softmax: every softmax_wreg call in L lanes x N vectors).
+# FREEDNN_GPU_SM_FCOLS=0 (softmax: the NCHW forward on softmax_fwd_rows_online instead of
+# softmax_fwd_cols, x in registers), e.g. ONLY='softmax_f(16|32)_nchw' ENVS='FREEDNN_GPU_SM_FCOLS=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -29,8 +29,14 @@
  * (softmax_bwd_rows read them twice from DRAM: 0.43-0.67x); the partial sums meet in shared
  * memory in a fixed order (its own rounding, within gm_tol). alpha 1, beta 0 stores the value
  * rounded once without the double blend (the same bits) in these kernels.
- * Forward rows walked by one thread (strided: NCHW CHANNEL) of at least 32 elements in one
- * collapsed dim, FLOAT / HALF / BFLOAT16, take softmax_fwd_rows_online: max and sum in one
+ * Forward rows of the same kind (strided, up to 256 elements, pixels stride 1; FLOAT / HALF /
+ * BFLOAT16; at most 65535 outer indices) take its twin softmax_fwd_cols: channel groups over
+ * 32 (HALF / BFLOAT16 pairs: 64) pixels hold x, then exp(x - max), in registers, so x is read
+ * once (softmax_fwd_rows_online: twice; f16 NCHW C = 64 ran 0.90x NVIDIA's rate), the max and
+ * the sum meet in shared memory in a fixed order (its own rounding of the sum, within gm_tol),
+ * the values those of softmax_wreg's forward; FREEDNN_GPU_SM_FCOLS=0 turns it off.
+ * Other forward rows walked by one thread (strided: NCHW CHANNEL) of at least 32 elements in
+ * one collapsed dim, FLOAT / HALF / BFLOAT16, take softmax_fwd_rows_online: max and sum in one
  * pass (the sum rescaled when the max grows), then the write: x read twice, not three times
  * from DRAM; the rescaling rounds differently (within gm_tol), NaN / inf rows as the ref.
  */
@@ -107,6 +113,19 @@ static __device__ __forceinline__ void sm_st_acc(__nv_bfloat16 *p, int i, float 
 {
     p[i] = __float2bfloat16_rn(v);
 }
+
+/* sm_word_of<N>::t: the unsigned integer of N bytes, so a group of PV elements (HALF pairs) is
+ * stored as one access. */
+template <int N>
+struct sm_word_of;
+template <>
+struct sm_word_of<2> {
+    typedef unsigned short t;
+};
+template <>
+struct sm_word_of<4> {
+    typedef unsigned int t;
+};
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
@@ -363,17 +382,11 @@ static cudnnStatus_t sm_wreg_launch(cudnnDataType_t dt, int lpr, int nv, int bwd
 
 /* ---- backward, strided rows (softmax_kernels.cuh, softmax_bwd_cols) -------------------------- */
 
-/* Channels per thread of softmax_bwd_cols (0: the path does not serve the call), *pv pixels
- * per lane and *cg channel groups (warps a block): FLOAT, HALF, BFLOAT16; the row one
- * collapsed dim of at most 32 * SM_COLS_CG_MAX elements (any stride); the innermost
- * row-enumerating dim stride 1 in y, dy and dx and at least 16 long (the pixels of NCHW).
- * CPT is the smallest of 2 .. 32 that needs at most SM_COLS_CG_MAX = 8 groups (C = 128:
- * 16 x 8; C up to 256: longer rows keep softmax_bwd_rows). HALF takes PV 2 (a 32-bit access
- * a lane) where the pixel count, the strides and the pointers allow it; BFLOAT16 and HALF
- * with PV 1 stop at CPT 16 (C <= 128), as ptxas -v showed spills for CPT 32 one element
- * at a time and for BFLOAT16 pairs. */
-static int sm_cols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *const *ptr, int *pv,
-                         int *cg)
+/* 1 when the rows are the strided rows of softmax_bwd_cols / softmax_fwd_cols: FLOAT, HALF,
+ * BFLOAT16; the row one collapsed dim of at most 32 * SM_COLS_CG_MAX = 256 elements (any
+ * stride); the innermost row-enumerating dim stride 1 in every tensor and at least 16 long
+ * (the pixels of NCHW). */
+static int sm_cols_geom(const sm_geom_t *g, cudnnDataType_t dt)
 {
     if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16)
         return 0;
@@ -383,21 +396,39 @@ static int sm_cols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *con
     for (int t = 0; t < SM_TENSORS; t++)
         if (g->ost[t][in] != 1)
             return 0;
+    return 1;
+}
+
+/* 1 when every tensor's pixel pairs are one 32-bit access (16-bit data): an even pixel count,
+ * 4-byte aligned pointers, even channel and outer strides. */
+static int sm_cols_pairs(const sm_geom_t *g, const void *const *ptr)
+{
+    const int in = g->no - 1;
+    int ok = g->odim[in] % 2 == 0;
+    for (int t = 0; t < SM_TENSORS; t++) {
+        ok = ok && ((uintptr_t)ptr[t] & 3) == 0 && g->rst[t][0] % 2 == 0;
+        for (int d = 0; d < in; d++)
+            ok = ok && (g->odim[d] == 1 || g->ost[t][d] % 2 == 0);
+    }
+    return ok;
+}
+
+/* Channels per thread of softmax_bwd_cols (0: the path does not serve the call), *pv pixels
+ * per lane and *cg channel groups (warps a block), for sm_cols_geom's rows. CPT is the
+ * smallest of 2 .. 32 that needs at most SM_COLS_CG_MAX = 8 groups (C = 128: 16 x 8; C up to
+ * 256: longer rows keep softmax_bwd_rows). HALF takes PV 2 (a 32-bit access a lane) where
+ * sm_cols_pairs allows it; BFLOAT16 and HALF with PV 1 stop at CPT 16 (C <= 128), as ptxas -v
+ * showed spills for CPT 32 one element at a time and for BFLOAT16 pairs. */
+static int sm_cols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *const *ptr, int *pv,
+                         int *cg)
+{
+    if (!sm_cols_geom(g, dt))
+        return 0;
     int cpt = 2;
     while (cpt < 32 && (g->row_len + cpt - 1) / cpt > SM_COLS_CG_MAX)
         cpt *= 2;
     *cg = (int)((g->row_len + cpt - 1) / cpt);
-    *pv = 1;
-    if (dt == CUDNN_DATA_HALF) {
-        int ok = g->odim[in] % 2 == 0;
-        for (int t = 0; t < SM_TENSORS; t++) {
-            ok = ok && ((uintptr_t)ptr[t] & 3) == 0 && g->rst[t][0] % 2 == 0;
-            for (int d = 0; d < in; d++)
-                ok = ok && (g->odim[d] == 1 || g->ost[t][d] % 2 == 0);
-        }
-        if (ok)
-            *pv = 2;
-    }
+    *pv = dt == CUDNN_DATA_HALF && sm_cols_pairs(g, ptr) ? 2 : 1;
     if (dt != CUDNN_DATA_FLOAT && *pv == 1 && cpt > 16)
         return 0; /* 32 16-bit channels a thread one by one spill registers (ptxas -v) */
     return cpt;
@@ -448,6 +479,89 @@ static cudnnStatus_t sm_cols_launch(cudnnDataType_t dt, int cpt, int pv, int cg,
 }
 #undef SM_COLS_CPT1
 
+/* ---- forward, strided rows (softmax_kernels.cuh, softmax_fwd_cols) -------------------------- */
+
+/* FREEDNN_GPU_SM_FCOLS=0: the strided-row forward back on softmax_fwd_rows_online /
+ * softmax_fwd_rows (the A/B); read once. */
+static int sm_fcols(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_SM_FCOLS");
+    return on;
+}
+
+/* Channels per thread of softmax_fwd_cols (0: the path does not serve the call), *pv pixels
+ * per lane and *cg channel groups (warps a block, at most SM_FCOLS_CG_MAX = 16), for
+ * sm_cols_geom's rows (the backward's calls, forward). HALF and BFLOAT16 take pixel pairs
+ * where sm_cols_pairs allows them. CPT (2 .. 16) grows while the groups exceed 16, or exceed 8
+ * with fewer than 16 elements (CPT x PV) a thread: FLOAT C = 64 8 x 8, C = 128 16 x 8,
+ * C = 256 16 x 16; HALF pairs C = 64 8 x 8 (16 elements), C = 128 8 x 16, C = 256 16 x 16
+ * (32 elements, 512 threads). */
+static int sm_fcols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *const *ptr,
+                          int *pv, int *cg)
+{
+    if (!sm_fcols() || !sm_cols_geom(g, dt) || g->rows / g->odim[g->no - 1] > 65535 ||
+        g->odim[g->no - 1] > ((int64_t)1 << 35))
+        return 0; /* a block a tile: at most 65535 outer indices (grid y), 2^30 tiles (x) */
+    *pv = dt != CUDNN_DATA_FLOAT && sm_cols_pairs(g, ptr) ? 2 : 1;
+    const int64_t C = g->row_len;
+    int cpt = 2;
+    while (cpt < 16 && ((C + cpt - 1) / cpt > SM_FCOLS_CG_MAX ||
+                        ((C + cpt - 1) / cpt > 8 && cpt * *pv < 16)))
+        cpt *= 2;
+    *cg = (int)((C + cpt - 1) / cpt);
+    return cpt;
+}
+
+/* Launches softmax_fwd_cols<cpt, pv> with (32, cg) blocks. */
+static cudnnStatus_t sm_fcols_launch(cudnnDataType_t dt, int cpt, int pv, int cg,
+                                     const sm_geom_t &g, const void *x, void *y, double alpha,
+                                     double beta, cudaStream_t stream)
+{
+    const int64_t S = g.odim[g.no - 1];
+    const dim3 blocks((unsigned)((S + 32 * pv - 1) / (32 * pv)), (unsigned)(g.rows / S));
+    const dim3 threads(32, (unsigned)cg);
+    const int lean = !g.is_log && alpha == 1.0 && beta == 0.0;
+    switch (cpt) {
+#define SM_FCOLS_TYPED(CPT, L)                                                                 \
+    do {                                                                                       \
+        if (dt == CUDNN_DATA_FLOAT)                                                            \
+            softmax_fwd_cols_f32<CPT, 1, L><<<blocks, threads, 0, stream>>>(g, x, y, alpha,    \
+                                                                            beta);             \
+        else if (dt == CUDNN_DATA_HALF && pv == 2)                                             \
+            softmax_fwd_cols_f16<CPT, 2, L><<<blocks, threads, 0, stream>>>(g, x, y, alpha,    \
+                                                                            beta);             \
+        else if (dt == CUDNN_DATA_HALF)                                                        \
+            softmax_fwd_cols_f16<CPT, 1, L><<<blocks, threads, 0, stream>>>(g, x, y, alpha,    \
+                                                                            beta);             \
+        else if (pv == 2)                                                                      \
+            softmax_fwd_cols_bf16<CPT, 2, L><<<blocks, threads, 0, stream>>>(g, x, y, alpha,   \
+                                                                             beta);            \
+        else                                                                                   \
+            softmax_fwd_cols_bf16<CPT, 1, L><<<blocks, threads, 0, stream>>>(g, x, y, alpha,   \
+                                                                             beta);            \
+    } while (0)
+#define SM_FCOLS_CASE(CPT)                                                                     \
+    case CPT:                                                                                  \
+        if (lean)                                                                              \
+            SM_FCOLS_TYPED(CPT, true);                                                         \
+        else                                                                                   \
+            SM_FCOLS_TYPED(CPT, false);                                                        \
+        break;
+        SM_FCOLS_CASE(2)
+        SM_FCOLS_CASE(4)
+        SM_FCOLS_CASE(8)
+        SM_FCOLS_CASE(16)
+#undef SM_FCOLS_CASE
+#undef SM_FCOLS_TYPED
+    default:
+        return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
+                        "softmax: no forward column shape %d", cpt);
+    }
+    FD_CUDA_LAUNCHED("softmax_fwd_cols<%d, %d%s> on %s data (%u x %u blocks of 32 x %d)", cpt,
+                     pv, lean ? ", lean" : "", fd_dtype_name(dt), blocks.x, blocks.y, cg);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 static int sm_applicable(const struct cudnnTensorStruct *t, char *why, size_t why_size)
@@ -481,7 +595,7 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     const struct cudnnTensorStruct *t[SM_TENSORS] = {&p->x, &p->y, &p->y};
     sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 1);
     const cudaStream_t stream = a->handle->stream;
-    const void *ptrs[2] = {a->x, a->y};
+    const void *ptrs[SM_TENSORS] = {a->x, a->y, a->y};
     g.mul_inv = fd_cuda_bw3_on() && p->x.dtype == CUDNN_DATA_FLOAT;
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->x.dtype, ptrs, 2, &nv);
@@ -489,6 +603,8 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
         return sm_wreg_launch(p->x.dtype, lpr, nv, 0, g, a->x, NULL, a->y, a->alpha, a->beta,
                               stream);
     const unsigned threads = block_threads(&g, 1);
+    int pv = 0, cg = 0;
+    const int cpt = threads ? 0 : sm_fcols_shape(&g, p->x.dtype, ptrs, &pv, &cg);
     if (threads == 32) {
         const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK / 32);
         FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_warp, blocks, FD_CUDA_BLOCK, stream, g,
@@ -497,6 +613,9 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
         const unsigned blocks = fd_cuda_blocks(g.rows, 1);
         FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_block, blocks, threads, stream, g, a->x, a->y,
                              a->alpha, a->beta);
+    } else if (cpt) {
+        return sm_fcols_launch(p->x.dtype, cpt, pv, cg, g, a->x, a->y, a->alpha, a->beta,
+                               stream);
     } else if (g.nr == 1 && g.row_len >= 32 && p->x.dtype != CUDNN_DATA_DOUBLE) {
         const unsigned blocks = fd_cuda_blocks(g.rows, FD_CUDA_BLOCK);
         FD_CUDA_TYPED_LAUNCH(p->x.dtype, softmax_fwd_rows_online, blocks, FD_CUDA_BLOCK, stream,

@@ -473,7 +473,6 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LEAN ? SM_LEAN_MINB(NV, 
 }
 
 #undef SM_VEC
-#undef SM_FAST16
 #undef SM_LEAN_MINB
 #undef SM_LEAN_MINB32
 
@@ -581,5 +580,159 @@ static __global__ void __launch_bounds__(32 * SM_COLS_CG_MAX)
     }
 }
 
+/* ---- forward, strided rows: channel groups over a pixel tile (softmax.cu sm_fcols_shape) ----
+ * The forward twin of softmax_bwd_cols for the same calls (NCHW CHANNEL: C <= 256 channels
+ * H * W apart, the pixels stride 1 in x and y), behind FREEDNN_GPU_SM_FCOLS.
+ * softmax_fwd_rows_online read each row twice from DRAM (the columns x C do not stay in L2)
+ * and a warp's access was 32 pixels (64 B for 16-bit data). Mapping: block (32, CG) = one tile
+ * of 32 * PV pixels of one outer index (blockIdx.x the tile, blockIdx.y the outer index: one
+ * tile a block, no grid-stride loop, so no per-channel address stays live across tiles; with
+ * the loop ptxas held them and spilled); thread (lane, cg) holds pixels lane * PV .. + PV - 1
+ * of the tile, channels [cg * CPT, cg * CPT + CPT), loaded all at once (CPT loads in flight a
+ * thread; HALF and BFLOAT16 pairs are one 32-bit load, 128 B a warp), widened to FD_ACC, then
+ * exp(x - max) in their place (x - max for LOG): x read once, y written once, each exp
+ * evaluated once. Max: each thread's channels in order, the CG partials through shared memory
+ * read in group order by every thread (exact; the ref's NaN rule by sm_max); sum: the same with
+ * the exp values. The passes are the ref's (max, sum of exp(x - max), write), so a NaN makes
+ * its pixel's column NaN, +inf gives NaN (inf - inf) and a column of -inf NaN (0 / 0), as
+ * src/ref; only the sum's grouping differs (per thread, then the groups in order: within
+ * gm_tol). Values as softmax_wreg's generic forward: the 16-bit types take exp from the SFU and
+ * multiply by 1 / sum; FLOAT expf and the division (the product under g.mul_inv,
+ * FREEDNN_GPU_BW3); LOG (x - max) - log(sum). alpha 1, beta 0 stores the value rounded once
+ * without the double blend; LEAN (not LOG, alpha 1, beta 0; the same values) drops the blend
+ * and LOG code and holds the registers to 2 blocks of 512 threads an SM. Barriers: max and sum
+ * have their own shared arrays (two barriers, the block ends after the second); every thread
+ * reaches both (tail pixels: nk = 0, no loads or stores, partials -inf / 0 in their own
+ * columns, which no valid pixel reads). In place (y == x): each element is written by the
+ * thread that read it, after its read.
+ * ptxas -v -warn-spills (CUDA 13), LEAN, sm_90 (sm_80): FLOAT C = 64 CPT 8 x CG 8 (256 threads)
+ * 40 (34) registers, 6 blocks = 75% of an SM's 2048 threads; C = 128 CPT 16 x CG 8 47 (40),
+ * 5 blocks = 62%; C = 256 CPT 16 x CG 16 (512) 47 (40), 2 blocks = 50%; HALF / BFLOAT16 pairs
+ * C = 64 CPT 8 x CG 8 x PV 2 48 (48), 5 blocks = 62%; C = 128 CPT 8 x CG 16 the same 48,
+ * 2 blocks = 50%; C = 256 CPT 16 x CG 16 x PV 2 62 / 61 (64), 2 blocks = 50%; one element a
+ * lane (odd pixel counts) CPT 16 64; generic (blend, LOG; __launch_bounds__(512, 1)) 34 to 80;
+ * no spills anywhere; shared memory 2 x 16 x 32 PV x 4 B = 4 KiB (PV 1), 8 KiB (PV 2) a block,
+ * laid out [group][q][lane] (no bank conflicts); 16-bit pairs stored as one 32-bit access. */
+
+#define SM_FCOLS_CG_MAX 16
+
+template <int CPT, int PV, bool LEAN>
+static __global__ void __launch_bounds__(32 * SM_FCOLS_CG_MAX, LEAN ? 2 : 1)
+    FD_K(softmax_fwd_cols)(const sm_geom_t g, const void *xv, void *yv, double alpha,
+                           double beta)
+{
+    __shared__ FD_ACC red_m[SM_FCOLS_CG_MAX][32 * PV], red_s[SM_FCOLS_CG_MAX][32 * PV];
+    typedef FD_K(sm_pix_t)<PV> pix_t;
+    const FD_T *x = (const FD_T *)xv; /* y may be x */
+    FD_T *y = (FD_T *)yv;
+    const bool plain = LEAN || (alpha == 1.0 && beta == 0.0);
+    const int is_log = LEAN ? 0 : g.is_log;
+    const int lane = threadIdx.x, cg = threadIdx.y, ncg = blockDim.y;
+    const int64_t C = g.row_len, S = g.odim[g.no - 1];
+    const int64_t xs = g.rst[0][0], ys = g.rst[1][0];
+    const int c0 = cg * CPT;
+    /* nk: channels c0 .. c0 + nk - 1 of a valid pixel (the last group may hold fewer) */
+    const int nkv = (int)(C - c0 < CPT ? C - c0 : CPT);
+    /* one tile a block: blockIdx.x the tile of pixels, blockIdx.y the outer index (softmax.cu
+     * takes at most 65535 of them); no loop, so no per-channel address is held across tiles */
+    const int64_t outer = blockIdx.y;
+    /* the outer dims' offsets (the outermost index is what remains of `outer`) */
+    int64_t ox = 0, oy = 0, r = outer;
+    for (int d = g.no - 2; d > 0; d--) {
+        const int64_t i = r % g.odim[d];
+        r /= g.odim[d];
+        ox += i * g.ost[0][d];
+        oy += i * g.ost[1][d];
+    }
+    if (g.no > 1) {
+        ox += r * g.ost[0][0];
+        oy += r * g.ost[1][0];
+    }
+    const int64_t p = (int64_t)blockIdx.x * (32 * PV) + lane * PV;
+    const bool valid = p < S; /* PV divides S */
+    const int nk = valid ? nkv : 0;
+    const FD_T *xp = x + ox + p + c0 * xs;
+    FD_ACC e[CPT][PV], m[PV];
+    {
+        pix_t vx[CPT];
+#pragma unroll
+        for (int k = 0; k < CPT; k++)
+            if (k < nk)
+                vx[k] = *(const pix_t *)(xp + k * xs);
+#pragma unroll
+        for (int q = 0; q < PV; q++)
+            m[q] = -(FD_ACC)CUDART_INF;
+#pragma unroll
+        for (int k = 0; k < CPT; k++)
+            if (k < nk)
+#pragma unroll
+                for (int q = 0; q < PV; q++) {
+                    e[k][q] = fd_cuda_ld(vx[k].e, q);
+                    m[q] = FD_K(sm_max)(m[q], e[k][q]);
+                }
+    }
+#pragma unroll
+    for (int q = 0; q < PV; q++)
+        red_m[cg][q * 32 + lane] = m[q];
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < PV; q++) {
+        m[q] = red_m[0][q * 32 + lane];
+        for (int j = 1; j < ncg; j++)
+            m[q] = FD_K(sm_max)(m[q], red_m[j][q * 32 + lane]);
+    }
+    FD_ACC s[PV];
+#pragma unroll
+    for (int q = 0; q < PV; q++)
+        s[q] = 0;
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+        if (k < nk)
+#pragma unroll
+            for (int q = 0; q < PV; q++) {
+                const FD_ACC d = e[k][q] - m[q];
+                const FD_ACC ex = FD_K(sm_exp_fwd)(d);
+                s[q] += ex;
+                e[k][q] = is_log ? d : ex;
+            }
+#pragma unroll
+    for (int q = 0; q < PV; q++)
+        red_s[cg][q * 32 + lane] = s[q];
+    __syncthreads();
+    FD_ACC lsi[PV]; /* LOG: log(sum); else 1 / sum */
+#pragma unroll
+    for (int q = 0; q < PV; q++) {
+        s[q] = red_s[0][q * 32 + lane];
+        for (int j = 1; j < ncg; j++)
+            s[q] += red_s[j][q * 32 + lane];
+        lsi[q] = is_log ? fd_cuda_log(s[q]) : (FD_ACC)1 / s[q];
+    }
+    FD_T *yp = y + oy + p + c0 * ys;
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+        if (k < nk) {
+            pix_t *op = (pix_t *)(yp + k * ys);
+            pix_t w;
+            if (!LEAN && beta != 0.0)
+                w = *op;
+#pragma unroll
+            for (int q = 0; q < PV; q++) {
+                const FD_ACC v = is_log ? e[k][q] - lsi[q]
+                                 : SM_FAST16 || g.mul_inv ? e[k][q] * lsi[q]
+                                                          : e[k][q] / s[q];
+                if (plain)
+                    sm_st_acc(w.e, q, v);
+                else
+                    fd_cuda_blend(w.e, q, alpha, beta, (double)v);
+            }
+            /* one access (16-bit pairs: the struct copy was two 16-bit stores) */
+            typedef typename sm_word_of<sizeof(pix_t)>::t word_t;
+            word_t u;
+            memcpy(&u, &w, sizeof u);
+            *(word_t *)op = u;
+        }
+}
+
+#undef SM_FAST16
 #undef SM_WARP_ROWS
 #undef FD_K

@@ -14,7 +14,9 @@
  * (lanes, vectors) shape of softmax_wreg over NHWC C = 1 .. 2048; the strided-row backward
  * softmax_bwd_cols (NCHW CHANNEL, C = 1 .. 256, pixel counts below, at and past its tiles,
  * HALF pairs, in place, NaN / -inf) and the rows it leaves to softmax_bwd_rows (C 257, 1000,
- * 15 pixels).
+ * 15 pixels); its forward twin softmax_fwd_cols (sm_fcols_tests: C = 1 .. 256 over 1 to 12544
+ * pixels, HALF / BFLOAT16 pairs, the padded layout, 5-d, the grid's 65535 outer indices, the
+ * benchmark problems), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0.
  * LRN: window n in {1, 2, 5, 16}, 4-d and 5-d, the three layouts, both blends, the four types;
  * the forward column kernel with every window it is stamped for, C below the window and past
  * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
@@ -143,6 +145,74 @@ static void sm_case(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftm
     gm_run(&g);
 }
 
+/* the strided-row forward (softmax_fwd_cols; the FREEDNN_GPU_SM_FCOLS=0 child runs the same
+ * cases on softmax_fwd_rows_online / softmax_fwd_rows): NCHW CHANNEL with C = 1, 3, 17, 64, 100,
+ * 256 (channel groups of 2 to 16 channels, a last group short) over 1 pixel (other kernels),
+ * 31 and 33 (odd: one pixel a lane, a partial tile; a tile and one pixel), 36 (HALF / BFLOAT16
+ * pairs, a partial tile) and 112 x 112 = 12544 (the benchmark's plane, one algo a C and type);
+ * every algo, both blends (beta 0 over the poisoned y), real and NaN / -inf fills; in place;
+ * the padded layout (outer index split over N and H: the kernel's divisions), 5-d; 65535 outer
+ * indices (grid y) and 65536 (the old kernels); the benchmark problems once (full mode).
+ * FLOAT / HALF / BFLOAT16. */
+static void sm_fcols_tests(void)
+{
+    static const cudnnDataType_t ft[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    uint64_t seed = 2600;
+    if (gm_smoke) {
+        static const int s1[4] = {2, 64, 6, 6}, s2[4] = {3, 17, 1, 31}, s3[4] = {1, 256, 3, 11};
+        sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s1, L_NCHW,
+                0, 0, 1, 0, F_REAL, seed++);
+        sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s2, L_NCHW, 0,
+                0, 0.5, 0.25, F_REAL, seed++);
+        sm_case(CUDNN_DATA_BFLOAT16, CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s3, L_NCHW,
+                0, 0, 1, 0, F_SPECIAL, seed++);
+        return;
+    }
+    static const int fc[6] = {1, 3, 17, 64, 100, 256};
+    static const int fs[5][2] = {{1, 1}, {1, 31}, {3, 11}, {6, 6}, {112, 112}};
+    for (int t = 0; t < 3; t++)
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 5; j++)
+                for (int a = 0; a < 3; a++) {
+                    if (j == 4 && a != (i + t) % 3)
+                        continue; /* the 112 x 112 plane: one algo each */
+                    const int blend = (t + i + j + a) % 2;
+                    const fill_t fill = (i + j + a) % 3 == 0 ? F_SPECIAL : F_REAL;
+                    const int dims[4] = {j == 4 ? 1 : i % 2 ? 2 : 3, fc[i], fs[j][0], fs[j][1]};
+                    sm_case(ft[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, dims,
+                            L_NCHW, 0, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, fill, seed++);
+                }
+    static const int ip[3][4] = {{2, 64, 6, 6}, {2, 256, 1, 33}, {3, 100, 4, 5}};
+    static const int od[3][4] = {{2, 64, 3, 20}, {3, 17, 2, 33}, {2, 256, 2, 16}};
+    static const int f5[2][5] = {{2, 64, 2, 3, 6}, {2, 20, 2, 3, 17}};
+    for (int t = 0; t < 3; t++) {
+        for (int i = 0; i < 3; i++)
+            for (int a = 0; a < 3; a++) {
+                sm_case(ft[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, ip[i],
+                        L_NCHW, 0, 1, a == 1 ? 0.5 : 1, a == 1 ? 0.25 : 0,
+                        a == 2 ? F_SPECIAL : F_REAL, seed++);
+                sm_case(ft[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, od[i],
+                        L_ODD, 0, 0, (i + a) % 2 ? 0.5 : 1, (i + a) % 2 ? 0.25 : 0,
+                        a == 0 ? F_SPECIAL : F_REAL, seed++);
+            }
+        for (int i = 0; i < 2; i++) {
+            sm_case(ft[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 5, f5[i], L_NCHW, 0,
+                    0, 1, 0, F_REAL, seed++);
+            sm_case(ft[t], CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 5, f5[i], L_ODD, 0, 0,
+                    0.5, 0.25, F_SPECIAL, seed++);
+        }
+    }
+    static const int gy[2][4] = {{65535, 2, 4, 4}, {65536, 2, 4, 4}};
+    for (int i = 0; i < 2; i++)
+        sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, gy[i],
+                L_NCHW, 0, 0, 1, 0, F_REAL, seed++);
+    static const int b16[4] = {32, 64, 112, 112}, b32[4] = {16, 64, 112, 112};
+    sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, b16, L_NCHW, 0,
+            0, 1, 0, F_REAL, seed++);
+    sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, b32, L_NCHW, 0,
+            0, 1, 0, F_REAL, seed++);
+}
+
 static void sm_tests(void)
 {
     static const int d4[4] = {2, 5, 3, 4}, d4w[4] = {3, 40, 5, 6}, d5[5] = {2, 6, 3, 4, 5};
@@ -162,6 +232,7 @@ static void sm_tests(void)
                     L_NHWC, bwd, 0, 1, 0, F_REAL, seed++);
         sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s64, L_NCHW,
                 1, 0, 0.5, 0.25, F_REAL, seed++);
+        sm_fcols_tests();
         return;
     }
     for (int bwd = 0; bwd < 2; bwd++)
@@ -318,6 +389,7 @@ static void sm_tests(void)
         sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 4, big_ch, L_NCHW,
                 bwd, 0, 1, 0, F_REAL, seed++);
     }
+    sm_fcols_tests();
 }
 
 /* ================================ LRN ====================================================== */
@@ -665,8 +737,14 @@ int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_softmax_lrn");
     /* the reruns below: LRN is what their switches touch, and FREEDNN_GPU_BW3 softmax_wreg's
-     * FLOAT forward division too */
-    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW3") != NULL)
+     * FLOAT forward division too; the FREEDNN_GPU_SM_FCOLS=0 child runs the strided-row
+     * forward cases only */
+    const char *rerun = getenv("FD_GM_RERUN");
+    if (rerun != NULL && strncmp(rerun, "FREEDNN_GPU_SM_FCOLS=", 21) == 0) {
+        sm_fcols_tests();
+        return gm_finish();
+    }
+    if (rerun == NULL || getenv("FREEDNN_GPU_BW3") != NULL)
         sm_tests();
     lrn_tests();
     /* the same cases on the earlier kernels, then FLOAT's column kernels in chunks of 5
@@ -677,5 +755,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* FLOAT's column kernels with powf */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_LRN_AHEAD", "0"); /* the 8 / 4-channel look-aheads */
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_LEAN", "0"); /* the stamped column kernels (y read) */
+    gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS", "0"); /* softmax_fwd_rows_online / _rows */
     return gm_finish();
 }
