@@ -260,6 +260,34 @@ BN_GRAD_IN(float)
 BN_GRAD_IN(double)
 #undef BN_GRAD_IN
 
+/* out[l] = v for alpha 1, beta 0 (bn_st1): sd_blend's bits without its double arithmetic, whose
+ * conversions run at the FP64 rate (the packed apply and inference passes of 16-bit data were
+ * issue-bound on them: ncu, math_pipe_throttle). alpha * v rounded is v; the 16-bit types'
+ * accumulator float holds v exactly, so one rounding from float is sd_st's one rounding from
+ * double; a NaN is stored as sd_st's canonical one with v's sign. */
+static __device__ __forceinline__ void bn_st1(float *p, int l, double v)
+{
+    p[l] = (float)v;
+}
+static __device__ __forceinline__ void bn_st1(double *p, int l, double v)
+{
+    p[l] = v;
+}
+static __device__ __forceinline__ void bn_st1(__half *p, int l, float v)
+{
+    if (isnan(v))
+        sd_st(p, l, (double)v);
+    else
+        p[l] = __float2half_rn(v);
+}
+static __device__ __forceinline__ void bn_st1(__nv_bfloat16 *p, int l, float v)
+{
+    if (isnan(v))
+        sd_st(p, l, (double)v);
+    else
+        p[l] = __float2bfloat16_rn(v);
+}
+
 /* ---- the kernels, once per data type -------------------------------------------------------- */
 
 #define FD_T float

@@ -327,20 +327,25 @@ static __device__ __forceinline__ void FD_K(bn_pk_acc)(const bn_pk_t &P, int mod
     }
 }
 
-/* Mode 0: alpha * act(scale * xhat + bias) + beta * y; mode 1: alpha * dx + beta * dx. */
+/* Mode 0: alpha * act(scale * xhat + bias) + beta * y; mode 1: alpha * dx + beta * dx (alpha 1,
+ * beta 0: bn_st1, the same bits). */
 static __device__ __forceinline__ void FD_K(bn_pk_out)(const bn_pk_t &P, int mode, FD_T *o, int j,
                                                        FD_A xv, FD_A dyv, const FD_K(bn_chan_t) & q,
                                                        double alpha, double beta)
 {
+    FD_A v;
     if (mode == 0) {
         const FD_A u = q.sc * (xv - q.mean) * q.inv + q.bi;
-        const FD_A v = P.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(P.act, u);
-        sd_blend(o, j, alpha, beta, (double)v);
+        v = P.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(P.act, u);
     } else {
         const FD_A xhat = (xv - q.mean) * q.inv;
         const FD_A gi = FD_K(bn_pk_grad)(P, dyv, xhat, q);
-        sd_blend(o, j, alpha, beta, (double)(q.sc * q.inv * (gi - q.mg - xhat * q.mgx)));
+        v = q.sc * q.inv * (gi - q.mg - xhat * q.mgx);
     }
+    if (alpha == 1.0 && beta == 0.0)
+        bn_st1(o, j, v);
+    else
+        sd_blend(o, j, alpha, beta, (double)v);
 }
 
 /* NCHW member vector vi of channel ch: its element offset. */
@@ -645,7 +650,10 @@ static __device__ __forceinline__ void FD_K(bn_iv_out)(const bn_iv_t &V, FD_T *o
     if (!PLAIN && V.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
         u += zv;
     const FD_A v = PLAIN || V.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(V.act, u);
-    sd_blend(o, l, alpha, beta, (double)v);
+    if (alpha == 1.0 && beta == 0.0)
+        bn_st1(o, l, v);
+    else
+        sd_blend(o, l, alpha, beta, (double)v);
 }
 
 /* Vectors off0 and off1 (off1 < 0: none) of one channel set q[] (NCHW: q[0] for every lane). */
