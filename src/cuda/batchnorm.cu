@@ -67,6 +67,7 @@
  * the activation code compiled out (registers). Everything else keeps bn_fwd_infer.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elem.cuh"
@@ -124,29 +125,6 @@ typedef struct {
 #define BN_CL_THREADS 256                /* threads per CTA of bn_cl_train */
 #define BN_CL_CTA_BYTES (104 * 1024)     /* x share per CTA at most: 2 CTAs fit an SM's 228 KiB */
 #define BN_CL_KS 4                       /* cluster sizes 2, 4, 8, 16 */
-
-/* y[l] = v for alpha 1, beta 0: sd_blend's bits (alpha * v rounded is v; one rounding of v,
- * which the 16-bit types' accumulator float holds exactly, to the storage type; a NaN as
- * sd_st's canonical one with v's sign) without its double arithmetic, whose conversions run
- * at the FP64 rate. */
-static __device__ __forceinline__ void bn_cl_st(float *p, int l, double v)
-{
-    p[l] = (float)v;
-}
-static __device__ __forceinline__ void bn_cl_st(__half *p, int l, float v)
-{
-    if (isnan(v))
-        sd_st(p, l, (double)v);
-    else
-        p[l] = __float2half_rn(v);
-}
-static __device__ __forceinline__ void bn_cl_st(__nv_bfloat16 *p, int l, float v)
-{
-    if (isnan(v))
-        sd_st(p, l, (double)v);
-    else
-        p[l] = __float2bfloat16_rn(v);
-}
 
 /* The cluster calls of bn_cl_train: the sm_90 intrinsics that cooperative_groups'
  * cluster_group wraps (this_cluster().sync() is arrive + wait, map_shared_rank and block_rank
@@ -360,6 +338,34 @@ static __device__ __forceinline__ double bn_reserve_get_u(const bn_geom_t &G, co
 BN_GRAD_IN(float)
 BN_GRAD_IN(double)
 #undef BN_GRAD_IN
+
+/* out[l] = v for alpha 1, beta 0 (bn_st1): sd_blend's bits without its double arithmetic, whose
+ * conversions run at the FP64 rate (the packed apply and inference passes of 16-bit data were
+ * issue-bound on them: ncu, math_pipe_throttle). alpha * v rounded is v; the 16-bit types'
+ * accumulator float holds v exactly, so one rounding from float is sd_st's one rounding from
+ * double; a NaN is stored as sd_st's canonical one with v's sign. */
+static __device__ __forceinline__ void bn_st1(float *p, int l, double v)
+{
+    p[l] = (float)v;
+}
+static __device__ __forceinline__ void bn_st1(double *p, int l, double v)
+{
+    p[l] = v;
+}
+static __device__ __forceinline__ void bn_st1(__half *p, int l, float v)
+{
+    if (isnan(v))
+        sd_st(p, l, (double)v);
+    else
+        p[l] = __float2half_rn(v);
+}
+static __device__ __forceinline__ void bn_st1(__nv_bfloat16 *p, int l, float v)
+{
+    if (isnan(v))
+        sd_st(p, l, (double)v);
+    else
+        p[l] = __float2bfloat16_rn(v);
+}
 
 /* ---- the kernels, once per data type -------------------------------------------------------- */
 
@@ -818,10 +824,25 @@ static int bn_cl_env(int bwd)
     return bwd ? bwd_on : fwd_on;
 }
 
+/* The largest share of a CTA, in bytes: FREEDNN_GPU_BN_CL_KIB KiB (16..104; default 104, 2 CTAs
+ * an SM; 52: 4, whose phases can overlap on one SM), read once. The split (K) follows from it and
+ * the shape, so a given setting keeps the bits fixed. */
+static int64_t bn_cl_cap_env(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BN_CL_KIB");
+    const long k = e != NULL ? strtol(e, NULL, 10) : 0;
+    return k >= 16 && k <= BN_CL_CTA_BYTES / 1024 ? (int64_t)k * 1024 : BN_CL_CTA_BYTES;
+}
+static int64_t bn_cl_cap(void)
+{
+    static const int64_t cap = bn_cl_cap_env();
+    return cap;
+}
+
 /* Fills *Q and returns 1 when cluster kernel f (cache slot ti) serves p: SPATIAL, ops BN or
  * BN_ACTIVATION, the nt tensors t[] packed NCHW with H * W a multiple of the vector, below
  * 2^31 elements, `copies` tensors' shares (x; x and dy) of a channel within 16 CTAs of
- * BN_CL_CTA_BYTES, a device that holds such a cluster. */
+ * bn_cl_cap() bytes, a device that holds such a cluster. */
 static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *const *t, int nt,
                       int copies, const void *f, int ti, bn_cl_t *Q)
 {
@@ -840,7 +861,7 @@ static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *
             return 0;
     const int64_t nv = m / vec, share = copies * FD_CUDA_VEC_BYTES; /* bytes per vector */
     int j = 0;
-    while (j < BN_CL_KS && (nv + (2 << j) - 1) / (2 << j) * share > BN_CL_CTA_BYTES)
+    while (j < BN_CL_KS && (nv + (2 << j) - 1) / (2 << j) * share > bn_cl_cap())
         j++;
     if (j == BN_CL_KS || !(bn_cl_device_ks(f, ti) >> j & 1))
         return 0;

@@ -350,12 +350,17 @@ static __device__ __forceinline__ FD_A FD_K(bn_pk_val)(const bn_pk_t &P, int mod
     return q.sc * q.inv * (gi - q.mg - xhat * q.mgx);
 }
 
-/* Mode 0: alpha * y + beta * y; mode 1: alpha * dx + beta * dx (bn_pk_val's y, dx). */
+/* Mode 0: alpha * y + beta * y; mode 1: alpha * dx + beta * dx (bn_pk_val's y, dx; alpha 1,
+ * beta 0: bn_st1, the same bits). */
 static __device__ __forceinline__ void FD_K(bn_pk_out)(const bn_pk_t &P, int mode, FD_T *o, int j,
                                                        FD_A xv, FD_A dyv, const FD_K(bn_chan_t) & q,
                                                        double alpha, double beta)
 {
-    sd_blend(o, j, alpha, beta, (double)FD_K(bn_pk_val)(P, mode, xv, dyv, q));
+    const FD_A v = FD_K(bn_pk_val)(P, mode, xv, dyv, q);
+    if (alpha == 1.0 && beta == 0.0)
+        bn_st1(o, j, v);
+    else
+        sd_blend(o, j, alpha, beta, (double)v);
 }
 
 /* NCHW member vector vi of channel ch: its element offset. */
@@ -650,7 +655,10 @@ static __device__ __forceinline__ void FD_K(bn_iv_out)(const bn_iv_t &V, FD_T *o
     if (!PLAIN && V.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
         u += zv;
     const FD_A v = PLAIN || V.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(V.act, u);
-    sd_blend(o, l, alpha, beta, (double)v);
+    if (alpha == 1.0 && beta == 0.0)
+        bn_st1(o, l, v);
+    else
+        sd_blend(o, l, alpha, beta, (double)v);
 }
 
 /* Vectors off0 and off1 (off1 < 0: none) of one channel set q[] (NCHW: q[0] for every lane). */
@@ -904,20 +912,6 @@ static __device__ __forceinline__ FD_A FD_K(bn_cl_stats)(const bn_cl_t &Q,
 }
 #endif
 
-/* y (mode 0) or dx (mode 1) element l of a vector: bn_pk_out, or with plain (alpha 1, beta 0)
- * the same bits stored by bn_cl_st without the double blend. */
-static __device__ __forceinline__ void FD_K(bn_cl_out)(const bn_pk_t &P, int mode, FD_T *o, int l,
-                                                       FD_A xv, FD_A dyv,
-                                                       const FD_K(bn_chan_t) & q, double alpha,
-                                                       double beta, int plain)
-{
-    const FD_A v = FD_K(bn_pk_val)(P, mode, xv, dyv, q);
-    if (plain)
-        bn_cl_st(o, l, v);
-    else
-        sd_blend(o, l, alpha, beta, (double)v);
-}
-
 /* y (mode 0) or dx (mode 1) of the CTA's share from its shared copies, 128-bit stores (out
  * read first when beta != 0). */
 static __device__ __forceinline__ void FD_K(bn_cl_apply)(const bn_cl_t &Q, int mode, int64_t ch,
@@ -927,7 +921,6 @@ static __device__ __forceinline__ void FD_K(bn_cl_apply)(const bn_cl_t &Q, int m
                                                          const FD_K(bn_chan_t) & q, double alpha,
                                                          double beta)
 {
-    const int plain = alpha == 1.0 && beta == 0.0;
     for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
         const int64_t off = FD_K(bn_pk_off_nchw)(Q.P, ch, v0 + (uint32_t)i);
         const FD_K(bn_vec_t) a = buf[i];
@@ -938,9 +931,8 @@ static __device__ __forceinline__ void FD_K(bn_cl_apply)(const bn_cl_t &Q, int m
             o = *(const FD_K(bn_vec_t) *)(out + off);
 #pragma unroll
         for (int l = 0; l < FD_VEC; l++)
-            FD_K(bn_cl_out)(Q.P, mode, o.e, l, (FD_A)fd_cuda_ld(a.e, l),
-                            mode == 1 ? (FD_A)fd_cuda_ld(d.e, l) : (FD_A)0, q, alpha, beta,
-                            plain);
+            FD_K(bn_pk_out)(Q.P, mode, o.e, l, (FD_A)fd_cuda_ld(a.e, l),
+                            mode == 1 ? (FD_A)fd_cuda_ld(d.e, l) : (FD_A)0, q, alpha, beta);
         *(FD_K(bn_vec_t) *)(out + off) = o;
     }
 }

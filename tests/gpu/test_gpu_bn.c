@@ -13,8 +13,9 @@
  * forward (bn_cl_train: every cluster size, uneven shares, blends, NULL statistics, epsilons,
  * offset / constant / Inf-NaN x), the cluster backward (bn_cl_bwd: the same shapes, blends of
  * dx and of dscale / dbias, saved statistics given and NULL) and shapes just outside both;
- * every case re-run for determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0
- * and with FREEDNN_GPU_BN_CLUSTER_BWD=0.
+ * every case re-run for determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0,
+ * with FREEDNN_GPU_BN_CLUSTER_BWD=0 and with FREEDNN_GPU_BN_CL_KIB=16 (16-KiB shares: the
+ * largest clusters).
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
 #include <math.h>
@@ -633,5 +634,6 @@ int main(int argc, char **argv)
     }
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER", "0"); /* the same cases on the earlier paths */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER_BWD", "0"); /* and the earlier backward */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_KIB", "16"); /* the clusters at their largest K */
     return gm_finish();
 }
