@@ -340,10 +340,12 @@ BN_GRAD_IN(double)
 #undef BN_GRAD_IN
 
 /* out[l] = v for alpha 1, beta 0 (bn_st1): sd_blend's bits without its double arithmetic, whose
- * conversions run at the FP64 rate (the packed apply and inference passes of 16-bit data were
- * issue-bound on them: ncu, math_pipe_throttle). alpha * v rounded is v; the 16-bit types'
- * accumulator float holds v exactly, so one rounding from float is sd_st's one rounding from
- * double; a NaN is stored as sd_st's canonical one with v's sign. */
+ * conversions run at the FP64 rate: the packed apply pass (bn_pk_out) and the cluster kernels.
+ * alpha * v rounded is v; the 16-bit types' accumulator float holds v exactly, so one rounding
+ * from float is sd_st's one rounding from double; a NaN is stored as sd_st's canonical one with
+ * v's sign. The inference pass keeps sd_blend: with bn_st1 its f16 NCHW row ran 2682 GB/s
+ * against 2878 in an earlier call of the same session (NVIDIA 1637 / 1685), a loss within
+ * reach of noise that no same-run A/B settled. */
 static __device__ __forceinline__ void bn_st1(float *p, int l, double v)
 {
     p[l] = (float)v;

@@ -655,10 +655,7 @@ static __device__ __forceinline__ void FD_K(bn_iv_out)(const bn_iv_t &V, FD_T *o
     if (!PLAIN && V.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
         u += zv;
     const FD_A v = PLAIN || V.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(V.act, u);
-    if (alpha == 1.0 && beta == 0.0)
-        bn_st1(o, l, v);
-    else
-        sd_blend(o, l, alpha, beta, (double)v);
+    sd_blend(o, l, alpha, beta, (double)v);
 }
 
 /* Vectors off0 and off1 (off1 < 0: none) of one channel set q[] (NCHW: q[0] for every lane). */
