@@ -30,8 +30,10 @@
  * (H * W a multiple of the vector), ops BN or BN_ACTIVATION, 16-byte aligned x and y, y != x,
  * on compute capability 9.0+ (the legacy entry too, and ahead of bn_pk_*) takes bn_cl_train
  * (FREEDNN_GPU_BN_CLUSTER=0: off): one thread-block cluster of K CTAs per channel, K the
- * smallest of 2, 4, 8, 16 whose equal shares of the channel's N * H * W members fit
- * BN_CL_CTA_BYTES (104 KiB: 2 CTAs of 256 threads an SM); each CTA cp.async-copies its share
+ * smallest of 2, 4, 8, 16 whose equal shares of the channel's N * H * W members fit 52 KiB
+ * (4 CTAs of 256 threads an SM, whose phases overlap: 1.16-1.20x the 104-KiB shares of 2 CTAs
+ * an SM on the H200, docs/perf/gpu-membw-2026-12-01.md), else 104 KiB (BN_CL_CTA_BYTES;
+ * FREEDNN_GPU_BN_CL_KIB sets the first cap, 16..104); each CTA cp.async-copies its share
  * from DRAM into shared memory once, the two-pass statistics run over that copy (per-CTA
  * partials in a fixed tree, exchanged through distributed shared memory and added in rank
  * order 0..K-1, so every CTA gets the same bits), and y is written from it with 128-bit stores:
@@ -48,7 +50,7 @@
  * dx != x, dx != dy), every entry, on compute capability 9.0+ takes bn_cl_bwd ahead of bn_pk_*
  * (FREEDNN_GPU_BN_CLUSTER_BWD=0: off): the forward's clusters and rules, each CTA copying its
  * share of x AND dy (32 bytes a vector, so K is the smallest of 2, 4, 8, 16 whose shares of
- * both fit BN_CL_CTA_BYTES: f16 n32 56x56 K = 4, f32 K = 8, 98 KiB a CTA); the saved mean and
+ * both fit the forward's caps: f16 n32 56x56 K = 8, f32 K = 16, 49 KiB a CTA); the saved mean and
  * 1 / std, or when NULL bn_bwd's two-pass statistics recomputed over the x copy (two more
  * cluster syncs); bn_bwd's sums of g = dy * act'(u) and g * xhat through DSMEM in rank order
  * (one cluster sync), rank 0 blending dscale / dbias; dx from the copies with 128-bit stores.
@@ -124,6 +126,7 @@ typedef struct {
 
 #define BN_CL_THREADS 256                /* threads per CTA of bn_cl_train */
 #define BN_CL_CTA_BYTES (104 * 1024)     /* x share per CTA at most: 2 CTAs fit an SM's 228 KiB */
+#define BN_CL_CAP_BYTES (52 * 1024)      /* tried first (bn_cl_cap): 4 CTAs an SM */
 #define BN_CL_KS 4                       /* cluster sizes 2, 4, 8, 16 */
 
 /* The cluster calls of bn_cl_train: the sm_90 intrinsics that cooperative_groups'
@@ -739,7 +742,8 @@ static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
  * backward (every entry; ops BN or BN_ACTIVATION) of SPATIAL FLOAT / HALF / BFLOAT16 packed
  * NCHW data on compute capability 9.0+: bn_cl_train / bn_cl_bwd (batchnorm_kernels.cuh, end)
  * read x (backward: x and dy) once into the shared memory of a cluster of K CTAs per channel.
- * K is the smallest of 2, 4, 8, 16 whose shares fit BN_CL_CTA_BYTES: a rule of the shape, so
+ * K is the smallest of 2, 4, 8, 16 whose shares fit 52 KiB (bn_cl_cap), else BN_CL_CTA_BYTES
+ * (104 KiB): a rule of the shape (and of FREEDNN_GPU_BN_CL_KIB), so
  * the bits do not depend on scheduling (they do on the device kind: other GPUs keep the
  * per-tile or packed kernels). FREEDNN_GPU_BN_CLUSTER=0 turns the forward off,
  * FREEDNN_GPU_BN_CLUSTER_BWD=0 the backward (each read once). */
@@ -826,14 +830,15 @@ static int bn_cl_env(int bwd)
     return bwd ? bwd_on : fwd_on;
 }
 
-/* The largest share of a CTA, in bytes: FREEDNN_GPU_BN_CL_KIB KiB (16..104; default 104, 2 CTAs
- * an SM; 52: 4, whose phases can overlap on one SM), read once. The split (K) follows from it and
- * the shape, so a given setting keeps the bits fixed. */
+/* The first cap on a CTA's share, in bytes: FREEDNN_GPU_BN_CL_KIB KiB (16..104; default 52: 4
+ * CTAs an SM, whose load, statistics and store phases overlap; 104: 2), read once. Channels that
+ * 16 shares of it do not hold take BN_CL_CTA_BYTES. The split (K) follows from the caps and the
+ * shape, so a given setting keeps the bits fixed. */
 static int64_t bn_cl_cap_env(void)
 {
     const char *e = getenv("FREEDNN_GPU_BN_CL_KIB");
     const long k = e != NULL ? strtol(e, NULL, 10) : 0;
-    return k >= 16 && k <= BN_CL_CTA_BYTES / 1024 ? (int64_t)k * 1024 : BN_CL_CTA_BYTES;
+    return k >= 16 && k <= BN_CL_CTA_BYTES / 1024 ? (int64_t)k * 1024 : BN_CL_CAP_BYTES;
 }
 static int64_t bn_cl_cap(void)
 {
@@ -844,7 +849,7 @@ static int64_t bn_cl_cap(void)
 /* Fills *Q and returns 1 when cluster kernel f (cache slot ti) serves p: SPATIAL, ops BN or
  * BN_ACTIVATION, the nt tensors t[] packed NCHW with H * W a multiple of the vector, below
  * 2^31 elements, `copies` tensors' shares (x; x and dy) of a channel within 16 CTAs of
- * bn_cl_cap() bytes, a device that holds such a cluster. */
+ * bn_cl_cap() bytes, else of BN_CL_CTA_BYTES, a device that holds such a cluster. */
 static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *const *t, int nt,
                       int copies, const void *f, int ti, bn_cl_t *Q)
 {
@@ -865,6 +870,9 @@ static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *
     int j = 0;
     while (j < BN_CL_KS && (nv + (2 << j) - 1) / (2 << j) * share > bn_cl_cap())
         j++;
+    if (j == BN_CL_KS) /* a channel too large for 16 shares of the first cap */
+        for (j = 0; j < BN_CL_KS && (nv + (2 << j) - 1) / (2 << j) * share > BN_CL_CTA_BYTES;)
+            j++;
     if (j == BN_CL_KS || !(bn_cl_device_ks(f, ti) >> j & 1))
         return 0;
     memset(Q, 0, sizeof *Q);

@@ -778,11 +778,12 @@ FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, FD_BN_NHWC_BN_MINB)
  * below. Mapping: a cluster of Q.k CTAs (2..16) per channel, cluster c = channel c, CTA rank r
  * takes the channel's member vectors [r * vpc, min((r + 1) * vpc, nv)) in N, H * W order (the
  * last CTAs may get fewer, or none): a split fixed by the shape alone. BN_CL_THREADS threads,
- * 2 CTAs an SM (launch bounds), dynamic shared memory vpc * 16 bytes per copied tensor (x for
- * the forward, x and dy for the backward: vpc * 32), at most BN_CL_CTA_BYTES (104 KiB), plus a
- * few static words; K (host: bn_cl_plan) the smallest of 2, 4, 8, 16 that fits (n32 56x56:
- * forward f16 K = 2, f32 K = 4; backward f16 K = 4, f32 K = 8; 98 KiB a CTA each). Every CTA,
- * an empty one too, reaches every cluster barrier.
+ * at least 2 CTAs an SM (launch bounds; at <= 64 registers and 52-KiB shares 4 fit), dynamic
+ * shared memory vpc * 16 bytes per copied tensor (x for the forward, x and dy for the backward:
+ * vpc * 32), at most 52 KiB (host: bn_cl_cap) or for larger channels BN_CL_CTA_BYTES (104 KiB),
+ * plus a few static words; K (host: bn_cl_plan) the smallest of 2, 4, 8, 16 that fits (n32
+ * 56x56: forward f16 K = 4, f32 K = 8; backward f16 K = 8, f32 K = 16; 49 KiB a CTA each).
+ * Every CTA, an empty one too, reaches every cluster barrier.
  * bn_cl_train:
  * 1. cp.async 16-byte copies of the share, DRAM -> shared memory, all in flight at once: x is
  *    read from DRAM once (bn_cl_load).

@@ -142,7 +142,8 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
             fd_fill_real(&r, c->dt, payload, dn, 0.75, 0.75);
             break;
         }
-        fd_fill_real(&r, c->dt, payload, dn, c->xfill == 1 ? 99.0 : -1.5, c->xfill == 1 ? 101.0 : 2.5);
+        fd_fill_real(&r, c->dt, payload, dn, c->xfill == 1 ? 99.0 : -1.5,
+                     c->xfill == 1 ? 101.0 : 2.5);
         if (c->xfill == 3) { /* channel 0's first member +Inf, the last element NaN */
             fd_test_store(c->dt, payload, 0, INFINITY);
             fd_test_store(c->dt, payload, dn - 1, NAN);
