@@ -53,6 +53,9 @@
 # FREEDNN_GPU_BN_CLUSTER_BWD=0 (bn bwd, the same data: the packed multi-block / per-tile
 # kernels instead of bn_cl_bwd, whose clusters read x and dy once into shared memory), e.g.
 # ONLY='bn_f(32|16)_nchw' ENVS='FREEDNN_GPU_BN_CLUSTER_BWD=0'.
+# FREEDNN_GPU_BN_CL_KIB=K (both cluster kernels: shares of at most K KiB first, 16..104; the
+# default 52 puts 4 CTAs on an SM, 104 two), e.g. ONLY='bn_f(32|16)_nchw'
+# ENVS='FREEDNN_GPU_BN_CL_KIB=104;FREEDNN_GPU_BN_CL_KIB=34'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).
