@@ -29,6 +29,16 @@
  * benchmark's 392 blocks ran in 1.5 waves, 0.49x NVIDIA's rate). For HALF / BFLOAT16 both
  * column kernels take the power from __powf and the backward's quotient from __fdividef (not
  * lrn_fwd's / lrn_bwd's bits then: within gm_tol of the ref, far below the 16-bit rounding).
+ * LRN forward with the channels innermost in x and y (C stride 1; FLOAT, HALF, BFLOAT16; C a
+ * multiple of the 16-byte vector's V = 4 / 8 channels, at most 256 vectors; pixel strides
+ * multiples of V; 16-byte aligned pointers; any window) takes lrn_fwd_nhwc (lrn_nhwc.cuh;
+ * FREEDNN_GPU_LRN_NHWC=0 keeps lrn_fwd): a 16-byte channel vector a thread, whole pixels a
+ * tile, the neighbours' vectors through 8 KiB of shared memory, x read and y written once
+ * with 16-byte accesses (lrn_fwd read each x n times and blended in double: 249 / 494 GB/s
+ * f16 / f32 on the H200, 2026-12-01). lrn_fwd_col's arithmetic term by term: FLOAT its bits
+ * (lrn_fwd's with FREEDNN_GPU_BW3=0), HALF / BFLOAT16 its __powf. ptxas (sm_90 / sm_80):
+ * alpha 1, beta 0 instantiations 40-48 registers, bounded at 5 blocks of 256 an SM (62.5%
+ * occupancy; f16 n <= 5: 6 blocks), blended ones 48-64 at 4 (50%), 0 spills.
  */
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +163,17 @@ static __device__ __forceinline__ void lrn_push(T (&w)[N], T v)
         w[k] = w[k + 1];
     w[N - 1] = v;
 }
+
+/* lrn_fwd_nhwc's plan (lrn_nhwc.cuh): npix pixels (N times the spatial sizes) of nv 16-byte
+ * channel vectors, P pixels a tile; flat: pixel e's channel 0 is at e * xps in x, e * yps in y
+ * (else lrn_col_pos / lrn_offset) */
+typedef struct {
+    int64_t npix, xps, yps;
+    int nv, P, flat;
+} lrn_nhwc_t;
+#define LRN_NHWC_BLOCK 256 /* lrn_fwd_nhwc's threads (a tile's vectors), at most */
+#define LRN_NHWC_U 2       /* its tiles a trip: two 16-byte loads a thread in flight */
+#define LRN_NHWC_MINB 4    /* its blocks an SM, at least (<= 64 registers: 50% occupancy) */
 
 #define FD_STAMP_FILE "lrn_kernels.cuh"
 #include "stamp_types.cuh"
@@ -312,6 +333,65 @@ static lrn_lean_t lean_of(const lrn_params_t *q)
     return l;
 }
 
+/* lrn_fwd_nhwc (lrn_nhwc.cuh) for channels-innermost FLOAT / HALF / BFLOAT16 forward calls:
+ * FREEDNN_GPU_LRN_NHWC=0 keeps lrn_fwd (the A/B and the tests' rerun); read once. */
+static int lrn_nhwc_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_LRN_NHWC");
+    return on;
+}
+
+/* Pixel e's offset in tensor t as e * *ps when the non-unit dims among N and the spatial ones
+ * nest densely (each stride the next inner one's times its size: NHWC, also with padded
+ * pixels); 0 otherwise. */
+static int lrn_flat_pixels(const lrn_geom_t *g, int t, int64_t *ps)
+{
+    const int64_t size[4] = {g->N, g->sz[0], g->sz[1], g->sz[2]};
+    const int64_t st[4] = {g->st[t][0], g->st[t][2], g->st[t][3], g->st[t][4]};
+    int64_t unit = 0, next = 0;
+    for (int d = 3; d >= 0; d--) {
+        if (size[d] == 1)
+            continue;
+        if (unit == 0)
+            unit = st[d], next = st[d];
+        else if (st[d] != next)
+            return 0;
+        next *= size[d];
+    }
+    *ps = unit;
+    return 1;
+}
+
+/* 1 (and *m) when lrn_fwd_nhwc takes the forward call: FLOAT / HALF / BFLOAT16, x and y with
+ * C stride 1, C a multiple of the 16-byte vector's V channels and at most LRN_NHWC_BLOCK
+ * vectors (FLOAT 1024, 16-bit 2048), every pixel stride (of N and the spatial dims of size
+ * above 1) a multiple of V, both pointers 16-byte aligned. */
+static int lrn_nhwc_ok(const lrn_geom_t *g, cudnnDataType_t dt, const void *x, const void *y,
+                       lrn_nhwc_t *m)
+{
+    if (!lrn_nhwc_on() || !g->c_inner || dt == CUDNN_DATA_DOUBLE)
+        return 0;
+    const int64_t V = FD_CUDA_VEC_BYTES / (dt == CUDNN_DATA_FLOAT ? 4 : 2);
+    if (g->C % V != 0 || g->C / V > LRN_NHWC_BLOCK || !fd_cuda_aligned16(x) ||
+        !fd_cuda_aligned16(y))
+        return 0;
+    const int64_t size[4] = {g->N, g->sz[0], g->sz[1], g->sz[2]};
+    for (int t = 0; t < 2; t++) {
+        if (g->st[t][1] != 1)
+            return 0;
+        for (int d = 0; d < 4; d++)
+            if (size[d] > 1 && g->st[t][d == 0 ? 0 : d + 1] % V != 0)
+                return 0;
+    }
+    m->npix = g->total / g->C;
+    m->nv = (int)(g->C / V);
+    m->P = LRN_NHWC_BLOCK / m->nv;
+    m->flat = lrn_flat_pixels(g, 0, &m->xps) && lrn_flat_pixels(g, 1, &m->yps);
+    if (!m->flat)
+        m->xps = m->yps = 0;
+    return 1;
+}
+
 extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
     return lrn_applicable(&((const fd_lrn_problem_t *)problem)->x, why, why_size);
@@ -390,6 +470,57 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
                              fd_dtype_name(dt), cblocks.x * cblocks.y, cc);
             return CUDNN_STATUS_SUCCESS;
         }
+    }
+    lrn_nhwc_t m;
+    if (g.total > 0 && lrn_nhwc_ok(&g, dt, a->x, a->out, &m)) {
+        /* lrn_fwd_nhwc: a 16-byte channel vector a thread, P pixels a tile, U tiles a trip */
+        const unsigned threads = (unsigned)((m.P * m.nv + 31) / 32 * 32);
+        const unsigned nb = fd_cuda_blocks(m.npix, (int64_t)LRN_NHWC_U * m.P);
+        cudaStream_t st = a->handle->stream;
+        const bool plain = a->alpha == 1.0 && a->beta == 0.0;
+        switch (p->n) {
+#define LRN_NHWC_CASE(W)                                                                           \
+    case W:                                                                                        \
+        if (dt == CUDNN_DATA_FLOAT && plain)                                                       \
+            lrn_fwd_nhwc_f32<W, true><<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, 1.0, 0.0);    \
+        else if (dt == CUDNN_DATA_FLOAT)                                                           \
+            lrn_fwd_nhwc_f32<W, false>                                                             \
+                <<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, a->alpha, a->beta);                \
+        else if (dt == CUDNN_DATA_HALF && plain)                                                   \
+            lrn_fwd_nhwc_f16<W, true><<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, 1.0, 0.0);    \
+        else if (dt == CUDNN_DATA_HALF)                                                            \
+            lrn_fwd_nhwc_f16<W, false>                                                             \
+                <<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, a->alpha, a->beta);                \
+        else if (plain)                                                                            \
+            lrn_fwd_nhwc_bf16<W, true><<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, 1.0, 0.0);   \
+        else                                                                                       \
+            lrn_fwd_nhwc_bf16<W, false>                                                            \
+                <<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, a->alpha, a->beta);                \
+        break;
+            LRN_NHWC_CASE(1)
+            LRN_NHWC_CASE(2)
+            LRN_NHWC_CASE(3)
+            LRN_NHWC_CASE(4)
+            LRN_NHWC_CASE(5)
+            LRN_NHWC_CASE(6)
+            LRN_NHWC_CASE(7)
+            LRN_NHWC_CASE(8)
+            LRN_NHWC_CASE(9)
+            LRN_NHWC_CASE(10)
+            LRN_NHWC_CASE(11)
+            LRN_NHWC_CASE(12)
+            LRN_NHWC_CASE(13)
+            LRN_NHWC_CASE(14)
+            LRN_NHWC_CASE(15)
+            LRN_NHWC_CASE(16)
+#undef LRN_NHWC_CASE
+        default:
+            return fd_error(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__,
+                            "LRN window %u outside [1, 16]", p->n);
+        }
+        FD_CUDA_LAUNCHED("lrn_fwd_nhwc<%u> on %s data (%u blocks of %u, %d pixels a tile%s)",
+                         p->n, fd_dtype_name(dt), nb, threads, m.P, m.flat ? "" : ", strided");
+        return CUDNN_STATUS_SUCCESS;
     }
     const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
     FD_CUDA_TYPED_LAUNCH(p->x.dtype, lrn_fwd, blocks, FD_CUDA_BLOCK, a->handle->stream, g, q, a->x,

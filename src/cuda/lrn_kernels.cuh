@@ -475,4 +475,7 @@ static __global__ void FD_K(dn_bwd)(const lrn_geom_t g, const lrn_params_t q, co
     }
 }
 
+/* ---- cross-channel LRN forward, channels innermost: 16-byte channel vectors -------------- */
+#include "lrn_nhwc.cuh"
+
 #undef FD_K

@@ -28,7 +28,10 @@
  * FREEDNN_GPU_BW3_LRN_AHEAD=0. FLOAT NCHW windows of 1, 2, 3 and 5 with |beta| <= 4 run the lean
  * kernels of lrn_lean.cuh in the parent (their backward does not read y: FLOAT backward cases
  * fill y as the forward of x, lrn_fill_y) and the stamped ones in the FREEDNN_GPU_LRN_LEAN=0
- * child; softmax_wreg's LEAN instantiations serve every plain non-LOG case.
+ * child; softmax_wreg's LEAN instantiations serve every plain non-LOG case. The
+ * channels-innermost forward lrn_fwd_nhwc (lrn_nhwc_tests: C, windows, pixel counts, padded
+ * pixels and rows, 5-d, blends, integer / NaN / -inf fills, C just outside its limits, the
+ * benchmark problems) runs in the parent, lrn_fwd in the FREEDNN_GPU_LRN_NHWC=0 child.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -403,6 +406,7 @@ typedef struct {
                                                  2 dx == dy */
     double alpha, beta;
     uint64_t seed;
+    fill_t fill; /* x (and dy, a blended output): F_REAL in [-2, 2], F_INT, F_SPECIAL */
 } lrn_case_t;
 
 /* LRN buffers: fwd x, y; bwd x, y, dy, dx.
@@ -466,7 +470,7 @@ static void lrn_fill(int i, void *p, size_t bytes, void *ctx)
     const lrn_case_t *c = ctx;
     if (lrn_is_out(c, i) && c->beta == 0)
         return;
-    fill_buf(c->dt, p, bytes, F_REAL, c->seed * 17 + (uint64_t)i, -2, 2);
+    fill_buf(c->dt, p, bytes, c->fill, c->seed * 17 + (uint64_t)i, -2, 2);
     if (i == 1 && lrn_y_of_x(c))
         lrn_fill_y(c, p);
 }
@@ -510,6 +514,9 @@ static cudnnStatus_t lrn_call(cudnnHandle_t h, void *const *ptr, void *ctx)
     return st;
 }
 
+static void lrn_run(const lrn_case_t *c, const char *lay);
+static const char *const lrn_fill_names[3] = {" int", "", " special"}; /* by fill_t */
+
 /* lrn_case with the descriptor's alpha, beta and k given */
 static void lrn_case_p(cudnnDataType_t dt, int divnorm, unsigned n, int nd, const int *dims,
                        layout_t lx, layout_t lo, int bwd, int means, int dmeans, int inplace,
@@ -522,7 +529,20 @@ static void lrn_case_p(cudnnDataType_t dt, int divnorm, unsigned n, int nd, cons
     c.x = shape_of(lx, nd, dims);
     c.out = shape_of(inplace ? lx : lo, nd, dims);
     c.divnorm = divnorm, c.bwd = bwd, c.means = means, c.dmeans = dmeans, c.inplace = inplace;
-    c.alpha = alpha, c.beta = beta, c.seed = seed;
+    c.alpha = alpha, c.beta = beta, c.seed = seed, c.fill = F_REAL;
+    char lay[32];
+    snprintf(lay, sizeof lay, "%s/%s", layout_names[lx], layout_names[lo]);
+    lrn_run(&c, lay);
+}
+
+/* Runs case c (shapes, parameters and fill set; lay names the layouts in the label). */
+static void lrn_run(const lrn_case_t *cp, const char *lay)
+{
+    lrn_case_t c = *cp;
+    const cudnnDataType_t dt = c.dt;
+    const unsigned n = c.n;
+    const int nd = c.x.nd, *dims = c.x.dim, divnorm = c.divnorm, bwd = c.bwd, inplace = c.inplace;
+    const double beta = c.beta;
     const size_t es = fd_test_dtype_size(dt);
     const size_t xb = (size_t)c.x.ext * es, ob = (size_t)c.out.ext * es;
     int64_t terms = divnorm ? 1 : 2 * (int64_t)n;
@@ -537,11 +557,11 @@ static void lrn_case_p(cudnnDataType_t dt, int divnorm, unsigned n, int nd, cons
     memset(&g, 0, sizeof g);
     char label[256];
     snprintf(label, sizeof label,
-             "%s %s %s n%u %dd %dx%dx%dx%d %s/%s means%d dmeans%d inplace%d a%g b%g "
-             "lrn(a%g b%g k%g)",
+             "%s %s %s n%u %dd %dx%dx%dx%d%s %s means%d dmeans%d inplace%d a%g b%g "
+             "lrn(a%g b%g k%g)%s",
              divnorm ? "divnorm" : "lrn", bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), n, nd,
-             dims[0], dims[1], dims[2], dims[3], layout_names[lx], layout_names[lo], means, dmeans,
-             inplace, alpha, beta, lalpha, lbeta, lk);
+             dims[0], dims[1], dims[2], dims[3], nd > 4 ? "x.." : "", lay, c.means, c.dmeans,
+             inplace, c.alpha, beta, c.lalpha, c.lbeta, c.lk, lrn_fill_names[c.fill]);
     g.label = label;
     g.det = 1;
     g.fill = lrn_fill;
@@ -569,7 +589,7 @@ static void lrn_case_p(cudnnDataType_t dt, int divnorm, unsigned n, int nd, cons
         if (bwd) {
             g.buf[DN_DY] = (gm_buf_t){"dy", xb, dt, GM_IN, 0, 0};
             g.buf[DN_DMEANS] = out, g.buf[DN_DMEANS].name = "dmeans";
-            if (!dmeans)
+            if (!c.dmeans)
                 g.buf[DN_DMEANS].role = GM_IN; /* unused by the call: stays as filled */
         }
         /* in place: the aliased input becomes the compared output (filled as that input) */
@@ -591,6 +611,116 @@ static void lrn_case(cudnnDataType_t dt, int divnorm, unsigned n, int nd, const 
                0.75, 0.75, 2.0);
 }
 
+/* A channels-innermost shape of dims[nd]: C stride 1, each pixel cpad elements past its C
+ * channels, each W row rowpad pixels past its W pixels (rowpad 0: the pixels nest densely,
+ * lrn_fwd_nhwc's flat walk; else its strided one), the outer dims dense over those. */
+static tshape_t lrn_nhwc_shape(int nd, const int *dims, int cpad, int rowpad)
+{
+    tshape_t t;
+    t.nd = nd;
+    memcpy(t.dim, dims, sizeof(int) * (size_t)nd);
+    t.stride[1] = 1;
+    int64_t s = dims[1] + cpad;
+    for (int d = nd - 1; d >= 2; d--) {
+        t.stride[d] = (int)s;
+        s *= dims[d] + (d == nd - 1 ? rowpad : 0);
+    }
+    t.stride[0] = (int)s;
+    t.ext = 1;
+    for (int d = 0; d < nd; d++)
+        t.ext += (int64_t)(dims[d] - 1) * t.stride[d];
+    return t;
+}
+
+/* LRN forward with channels-innermost x and y (lrn_fwd_nhwc where C, the strides and the
+ * pointers allow, else lrn_fwd): x padded by (xc, xr), y by (yc, yr) (lrn_nhwc_shape), the
+ * descriptor's (alpha, beta, k) = lp, fill f */
+static void lrn_nhwc_case(cudnnDataType_t dt, unsigned n, int nd, const int *dims, int xc, int xr,
+                          int yc, int yr, double alpha, double beta, uint64_t seed,
+                          const double *lp, fill_t f)
+{
+    lrn_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dt = dt, c.n = n, c.lalpha = lp[0], c.lbeta = lp[1], c.lk = lp[2];
+    c.x = lrn_nhwc_shape(nd, dims, xc, xr);
+    c.out = lrn_nhwc_shape(nd, dims, yc, yr);
+    c.alpha = alpha, c.beta = beta, c.seed = seed, c.fill = f;
+    char lay[64];
+    snprintf(lay, sizeof lay, "nhwc+%d+%d/nhwc+%d+%d", xc, xr, yc, yr);
+    lrn_run(&c, lay);
+}
+
+/* lrn_fwd_nhwc (src/cuda/lrn_nhwc.cuh: a 16-byte vector of channels a thread, the neighbours'
+ * vectors through shared memory; FLOAT, HALF, BFLOAT16, C a multiple of the vector's V = 4 / 8
+ * channels and at most 256 vectors, pixel strides multiples of V): C of 4, 8, 12, 64, 256,
+ * 1024 and just outside (not a multiple of V; 257 vectors: lrn_fwd), windows 1, 2, 3, 5, 7, 16
+ * (lb / la of 0 / 0 up to 7 / 8: up to two neighbour vectors a side for FLOAT), pixel counts
+ * 1, 7, 33 and 3137 (partial tiles), padded pixels (flat) and padded rows (the strided walk),
+ * x and y padded differently, 5-d, both blends (alpha 1 beta 0 over the poisoned y, alpha 2
+ * beta 0 through the blend, alpha 0.5 beta 0.25), integer and special (NaN, -inf) fills, the
+ * descriptor's parameters varied (FLOAT: the fast power's powf fallback at k 50, beta 4.5
+ * without it); the benchmark problems in full mode. The FREEDNN_GPU_LRN_NHWC=0 child runs them
+ * on lrn_fwd. */
+static void lrn_nhwc_tests(uint64_t *seed)
+{
+    static const double lp[5][3] = {
+        {1e-4, 0.75, 2.0}, {0.5, 0.5, 1.0}, {1e-3, 2.0, 1.0}, {1e-4, 0.75, 50.0}, {1e-3, 4.5, 1.0}};
+    static const double bl[3][2] = {{1, 0}, {0.5, 0.25}, {2, 0}};
+    static const int pix[4][3] = {{1, 1, 1}, {1, 7, 1}, {3, 1, 11}, {1, 1, 3137}};
+    static const fill_t fills[3] = {F_REAL, F_INT, F_SPECIAL};
+    const cudnnDataType_t t3[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    if (gm_smoke) {
+        static const int s1[4] = {1, 64, 1, 7}, s2[4] = {3, 256, 1, 11}, s3[4] = {1, 12, 3, 5};
+        lrn_nhwc_case(CUDNN_DATA_FLOAT, 5, 4, s1, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+        lrn_nhwc_case(CUDNN_DATA_HALF, 5, 4, s2, 0, 0, 8, 1, 0.5, 0.25, (*seed)++, lp[1], F_INT);
+        lrn_nhwc_case(CUDNN_DATA_FLOAT, 16, 4, s3, 4, 1, 0, 0, 1, 0, (*seed)++, lp[2], F_REAL);
+        lrn_nhwc_case(CUDNN_DATA_BFLOAT16, 16, 4, s1, 8, 0, 0, 0, 2, 0, (*seed)++, lp[0],
+                      F_SPECIAL);
+        return;
+    }
+    static const int cs[6] = {4, 8, 12, 64, 256, 1024};
+    static const unsigned ws[6] = {1, 2, 3, 5, 7, 16};
+    int k = 0;
+    for (int t = 0; t < 3; t++)
+        for (int ci = 0; ci < 6; ci++)
+            for (int wi = 0; wi < 6; wi++, k++) {
+                const int *px = pix[cs[ci] >= 256 && k % 4 == 3 ? 2 : k % 4];
+                const int dims[4] = {px[0], cs[ci], px[1], px[2]};
+                const int V = t == 0 ? 4 : 8;
+                /* every third case pads x's pixels by a vector, every fourth y's rows */
+                lrn_nhwc_case(t3[t], ws[wi], 4, dims, k % 3 == 1 ? V : 0, 0, 0, k % 4 == 2,
+                              bl[k % 3][0], bl[k % 3][1], (*seed)++, lp[k % (t == 0 ? 5 : 3)],
+                              fills[(k / 3) % 3]);
+            }
+    /* just outside: C not a multiple of V, pixel strides not multiples of V, 257 vectors (and
+     * 256 for the 16-bit types: the largest tile) */
+    for (int t = 0; t < 3; t++) {
+        const int V = t == 0 ? 4 : 8;
+        const int c1[4] = {2, V + 2, 3, 5}, c2[4] = {1, 257 * V, 1, 5}, c3[4] = {1, 256 * V, 2, 3};
+        lrn_nhwc_case(t3[t], 5, 4, c1, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+        lrn_nhwc_case(t3[t], 5, 4, c2, 0, 0, 0, 0, 0.5, 0.25, (*seed)++, lp[1], F_REAL);
+        lrn_nhwc_case(t3[t], 7, 4, c3, 0, 0, 0, 0, 1, 0, (*seed)++, lp[2], F_INT);
+        const int c4[4] = {2, 4 * V, 3, 5};
+        lrn_nhwc_case(t3[t], 5, 4, c4, 1, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+        lrn_nhwc_case(t3[t], 3, 4, c4, 0, 0, 2, 0, 2, 0, (*seed)++, lp[0], F_REAL);
+    }
+    /* 5-d (flat and with padded rows), every window 1 .. 16 on C = 32 (FLOAT: 8 vectors) */
+    static const int d5[5] = {2, 32, 3, 4, 5};
+    for (int t = 0; t < 3; t++)
+        for (int r = 0; r < 2; r++)
+            lrn_nhwc_case(t3[t], 5, 5, d5, 0, r, 0, r, r ? 0.5 : 1, r ? 0.25 : 0, (*seed)++, lp[0],
+                          F_REAL);
+    static const int c32[4] = {2, 32, 5, 7};
+    for (int t = 0; t < 3; t++)
+        for (unsigned w = 1; w <= 16; w++)
+            lrn_nhwc_case(t3[t], w, 4, c32, 0, 0, 0, 0, w % 2 ? 1 : 0.5, w % 2 ? 0 : 0.25,
+                          (*seed)++, lp[w % 3], F_REAL);
+    /* the benchmark problems (bench/gpu_membw.sh), once */
+    static const int b16[4] = {32, 256, 56, 56}, b32[4] = {32, 128, 56, 56};
+    lrn_nhwc_case(CUDNN_DATA_HALF, 5, 4, b16, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+    lrn_nhwc_case(CUDNN_DATA_FLOAT, 5, 4, b32, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+}
+
 static void lrn_tests(void)
 {
     static const int d4[4] = {2, 7, 5, 6}, d4c[4] = {2, 20, 3, 4}, d5[5] = {2, 6, 3, 4, 5};
@@ -605,8 +735,10 @@ static void lrn_tests(void)
         }
         /* lrn_bwd_col (NCHW dx) */
         lrn_case(CUDNN_DATA_FLOAT, 0, 5, 4, d4c, L_NCHW, L_NCHW, 1, 0, 0, 0, 1, 0, seed++);
+        lrn_nhwc_tests(&seed);
         return;
     }
+    lrn_nhwc_tests(&seed);
     for (int bwd = 0; bwd < 2; bwd++)
         for (int t = 0; t < 4; t++)
             for (int k = 0; k < 4; k++)
@@ -755,6 +887,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* FLOAT's column kernels with powf */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_LRN_AHEAD", "0"); /* the 8 / 4-channel look-aheads */
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_LEAN", "0"); /* the stamped column kernels (y read) */
+    gm_rerun_with(argv, "FREEDNN_GPU_LRN_NHWC", "0"); /* NHWC forward on lrn_fwd */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS", "0"); /* softmax_fwd_rows_online / _rows */
     return gm_finish();
 }
