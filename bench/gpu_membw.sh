@@ -56,9 +56,10 @@
 # FREEDNN_GPU_BN_CL_KIB=K (both cluster kernels: shares of at most K KiB first, 16..104; the
 # default 52 puts 4 CTAs on an SM, 104 two), e.g. ONLY='bn_f(32|16)_nchw'
 # ENVS='FREEDNN_GPU_BN_CL_KIB=104;FREEDNN_GPU_BN_CL_KIB=34'.
-# FREEDNN_GPU_LRN_NHWC=0 (lrn: the NHWC forward on the per-element lrn_fwd instead of
-# lrn_nhwc.cuh's lrn_fwd_nhwc, 16-byte channel vectors), e.g. ONLY='lrn_f(16|32)_nhwc'
-# ENVS='FREEDNN_GPU_LRN_NHWC=0'.
+# FREEDNN_GPU_LRN_NHWC=0 (lrn: the NHWC forward on the per-element lrn_fwd and the backward on
+# lrn_bwd_tile instead of lrn_nhwc.cuh's lrn_fwd_nhwc / lrn_bwd_nhwc, 16-byte channel vectors;
+# FREEDNN_GPU_LRN_NHWC_BWD=0: the backward alone), e.g. ONLY='lrn_f(16|32)_nhwc'
+# ENVS='FREEDNN_GPU_LRN_NHWC=0;FREEDNN_GPU_LRN_NHWC_BWD=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -37,8 +37,16 @@
  * with 16-byte accesses (lrn_fwd read each x n times and blended in double: 249 / 494 GB/s
  * f16 / f32 on the H200, 2026-12-01). lrn_fwd_col's arithmetic term by term: FLOAT its bits
  * (lrn_fwd's with FREEDNN_GPU_BW3=0), HALF / BFLOAT16 its __powf. ptxas (sm_90 / sm_80):
- * alpha 1, beta 0 instantiations 40-48 registers, bounded at 5 blocks of 256 an SM (62.5%
- * occupancy; f16 n <= 5: 6 blocks), blended ones 48-64 at 4 (50%), 0 spills.
+ * alpha 1, beta 0 instantiations 38-48 registers, bounded at 5 blocks of 256 an SM (62.5%
+ * occupancy), blended ones 48-64 at 4 (50%), 0 spills.
+ * The backward with x, y, dy and dx so (the same limits) takes lrn_bwd_nhwc there (the same
+ * mapping, one tile a trip: x, y, dy read and dx written once with 16-byte accesses; s, t and
+ * s^-beta once per element, t through shared memory; FREEDNN_GPU_LRN_NHWC_BWD=0 keeps
+ * lrn_bwd_tile, which staged whole pixels of x, y, dy as floats with 64-bit pixel offsets in
+ * shared memory, 4 passes, scalar accesses: 646 / 337 GB/s f32 / f16): lrn_bwd_col's arithmetic
+ * (FLOAT its bits, 16-bit __powf / __fdividef, where lrn_bwd_tile took powf and the division);
+ * 8 KiB (FLOAT) / 12 KiB shared, 39-56 registers FLOAT, 48-64 16-bit, bounded at 4 blocks of
+ * 256 an SM (50%; FLOAT n 5: 44 registers, 5 blocks), 0 spills.
  */
 #include <math.h>
 #include <stdio.h>
@@ -164,16 +172,17 @@ static __device__ __forceinline__ void lrn_push(T (&w)[N], T v)
     w[N - 1] = v;
 }
 
-/* lrn_fwd_nhwc's plan (lrn_nhwc.cuh): npix pixels (N times the spatial sizes) of nv 16-byte
- * channel vectors, P pixels a tile; flat: pixel e's channel 0 is at e * xps in x, e * yps in y
- * (else lrn_col_pos / lrn_offset) */
+/* lrn_{fwd,bwd}_nhwc's plan (lrn_nhwc.cuh): npix pixels (N times the spatial sizes) of nv
+ * 16-byte channel vectors, P pixels a tile; flat: pixel e's channel 0 is at e * ps[t] in
+ * tensor t (else lrn_col_pos / lrn_offset) */
 typedef struct {
-    int64_t npix, xps, yps;
+    int64_t npix, ps[LRN_TENSORS];
     int nv, P, flat;
 } lrn_nhwc_t;
 #define LRN_NHWC_BLOCK 256 /* lrn_fwd_nhwc's threads (a tile's vectors), at most */
 #define LRN_NHWC_U 2       /* its tiles a trip: two 16-byte loads a thread in flight */
 #define LRN_NHWC_MINB 4    /* its blocks an SM, at least (<= 64 registers: 50% occupancy) */
+#define LRN_NHWC_BWD_MINB 4 /* lrn_bwd_nhwc's */
 
 #define FD_STAMP_FILE "lrn_kernels.cuh"
 #include "stamp_types.cuh"
@@ -341,6 +350,15 @@ static int lrn_nhwc_on(void)
     return on;
 }
 
+/* lrn_bwd_nhwc for channels-innermost backward calls too (FREEDNN_GPU_LRN_NHWC on):
+ * FREEDNN_GPU_LRN_NHWC_BWD=0 keeps lrn_bwd_tile there (the A/B of the backward alone); read
+ * once. */
+static int lrn_nhwc_bwd(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_LRN_NHWC_BWD");
+    return on;
+}
+
 /* Pixel e's offset in tensor t as e * *ps when the non-unit dims among N and the spatial ones
  * nest densely (each stride the next inner one's times its size: NHWC, also with padded
  * pixels); 0 otherwise. */
@@ -362,35 +380,74 @@ static int lrn_flat_pixels(const lrn_geom_t *g, int t, int64_t *ps)
     return 1;
 }
 
-/* 1 (and *m) when lrn_fwd_nhwc takes the forward call: FLOAT / HALF / BFLOAT16, x and y with
- * C stride 1, C a multiple of the 16-byte vector's V channels and at most LRN_NHWC_BLOCK
- * vectors (FLOAT 1024, 16-bit 2048), every pixel stride (of N and the spatial dims of size
- * above 1) a multiple of V, both pointers 16-byte aligned. */
-static int lrn_nhwc_ok(const lrn_geom_t *g, cudnnDataType_t dt, const void *x, const void *y,
+/* 1 (and *m) when lrn_{fwd,bwd}_nhwc take the call on the nt tensors p[0 .. nt) (forward x,
+ * y; backward x, y, dy, dx): FLOAT / HALF / BFLOAT16, each with C stride 1, C a multiple of
+ * the 16-byte vector's V channels and at most LRN_NHWC_BLOCK vectors (FLOAT 1024, 16-bit
+ * 2048), every pixel stride (of N and the spatial dims of size above 1) a multiple of V, every
+ * pointer 16-byte aligned. */
+static int lrn_nhwc_ok(const lrn_geom_t *g, cudnnDataType_t dt, const void *const *p, int nt,
                        lrn_nhwc_t *m)
 {
-    if (!lrn_nhwc_on() || !g->c_inner || dt == CUDNN_DATA_DOUBLE)
+    if (!lrn_nhwc_on() || !g->c_inner || dt == CUDNN_DATA_DOUBLE || g->total <= 0)
         return 0;
     const int64_t V = FD_CUDA_VEC_BYTES / (dt == CUDNN_DATA_FLOAT ? 4 : 2);
-    if (g->C % V != 0 || g->C / V > LRN_NHWC_BLOCK || !fd_cuda_aligned16(x) ||
-        !fd_cuda_aligned16(y))
+    if (g->C % V != 0 || g->C / V > LRN_NHWC_BLOCK)
         return 0;
     const int64_t size[4] = {g->N, g->sz[0], g->sz[1], g->sz[2]};
-    for (int t = 0; t < 2; t++) {
-        if (g->st[t][1] != 1)
+    m->flat = 1;
+    for (int t = 0; t < nt; t++) {
+        if (!fd_cuda_aligned16(p[t]) || g->st[t][1] != 1)
             return 0;
         for (int d = 0; d < 4; d++)
             if (size[d] > 1 && g->st[t][d == 0 ? 0 : d + 1] % V != 0)
                 return 0;
+        m->flat = m->flat && lrn_flat_pixels(g, t, &m->ps[t]);
     }
     m->npix = g->total / g->C;
     m->nv = (int)(g->C / V);
     m->P = LRN_NHWC_BLOCK / m->nv;
-    m->flat = lrn_flat_pixels(g, 0, &m->xps) && lrn_flat_pixels(g, 1, &m->yps);
-    if (!m->flat)
-        m->xps = m->yps = 0;
     return 1;
 }
+
+/* K_<type><W, alpha 1 and beta 0> for the call's window p->n, type dt and blend (plain), on nb
+ * blocks of `threads` on stream st, arguments ... then alpha, beta (lrn_{fwd,bwd}_nhwc) */
+#define LRN_NHWC_GO(K, W, ...)                                                                     \
+    do {                                                                                           \
+        if (dt == CUDNN_DATA_FLOAT && plain)                                                       \
+            K##_f32<W, true><<<nb, threads, 0, st>>>(__VA_ARGS__, 1.0, 0.0);                       \
+        else if (dt == CUDNN_DATA_FLOAT)                                                           \
+            K##_f32<W, false><<<nb, threads, 0, st>>>(__VA_ARGS__, a->alpha, a->beta);             \
+        else if (dt == CUDNN_DATA_HALF && plain)                                                   \
+            K##_f16<W, true><<<nb, threads, 0, st>>>(__VA_ARGS__, 1.0, 0.0);                       \
+        else if (dt == CUDNN_DATA_HALF)                                                            \
+            K##_f16<W, false><<<nb, threads, 0, st>>>(__VA_ARGS__, a->alpha, a->beta);             \
+        else if (plain)                                                                            \
+            K##_bf16<W, true><<<nb, threads, 0, st>>>(__VA_ARGS__, 1.0, 0.0);                      \
+        else                                                                                       \
+            K##_bf16<W, false><<<nb, threads, 0, st>>>(__VA_ARGS__, a->alpha, a->beta);            \
+    } while (0)
+#define LRN_NHWC_SWITCH(K, ...)                                                                    \
+    switch (p->n) {                                                                                \
+    case 1: LRN_NHWC_GO(K, 1, __VA_ARGS__); break;                                                 \
+    case 2: LRN_NHWC_GO(K, 2, __VA_ARGS__); break;                                                 \
+    case 3: LRN_NHWC_GO(K, 3, __VA_ARGS__); break;                                                 \
+    case 4: LRN_NHWC_GO(K, 4, __VA_ARGS__); break;                                                 \
+    case 5: LRN_NHWC_GO(K, 5, __VA_ARGS__); break;                                                 \
+    case 6: LRN_NHWC_GO(K, 6, __VA_ARGS__); break;                                                 \
+    case 7: LRN_NHWC_GO(K, 7, __VA_ARGS__); break;                                                 \
+    case 8: LRN_NHWC_GO(K, 8, __VA_ARGS__); break;                                                 \
+    case 9: LRN_NHWC_GO(K, 9, __VA_ARGS__); break;                                                 \
+    case 10: LRN_NHWC_GO(K, 10, __VA_ARGS__); break;                                               \
+    case 11: LRN_NHWC_GO(K, 11, __VA_ARGS__); break;                                               \
+    case 12: LRN_NHWC_GO(K, 12, __VA_ARGS__); break;                                               \
+    case 13: LRN_NHWC_GO(K, 13, __VA_ARGS__); break;                                               \
+    case 14: LRN_NHWC_GO(K, 14, __VA_ARGS__); break;                                               \
+    case 15: LRN_NHWC_GO(K, 15, __VA_ARGS__); break;                                               \
+    case 16: LRN_NHWC_GO(K, 16, __VA_ARGS__); break;                                               \
+    default:                                                                                       \
+        return fd_error(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__,                            \
+                        "LRN window %u outside [1, 16]", p->n);                                    \
+    }
 
 extern "C" int fd_lrn_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
@@ -472,52 +529,14 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
         }
     }
     lrn_nhwc_t m;
-    if (g.total > 0 && lrn_nhwc_ok(&g, dt, a->x, a->out, &m)) {
+    const void *tp[2] = {a->x, a->out};
+    if (lrn_nhwc_ok(&g, dt, tp, 2, &m)) {
         /* lrn_fwd_nhwc: a 16-byte channel vector a thread, P pixels a tile, U tiles a trip */
         const unsigned threads = (unsigned)((m.P * m.nv + 31) / 32 * 32);
         const unsigned nb = fd_cuda_blocks(m.npix, (int64_t)LRN_NHWC_U * m.P);
         cudaStream_t st = a->handle->stream;
         const bool plain = a->alpha == 1.0 && a->beta == 0.0;
-        switch (p->n) {
-#define LRN_NHWC_CASE(W)                                                                           \
-    case W:                                                                                        \
-        if (dt == CUDNN_DATA_FLOAT && plain)                                                       \
-            lrn_fwd_nhwc_f32<W, true><<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, 1.0, 0.0);    \
-        else if (dt == CUDNN_DATA_FLOAT)                                                           \
-            lrn_fwd_nhwc_f32<W, false>                                                             \
-                <<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, a->alpha, a->beta);                \
-        else if (dt == CUDNN_DATA_HALF && plain)                                                   \
-            lrn_fwd_nhwc_f16<W, true><<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, 1.0, 0.0);    \
-        else if (dt == CUDNN_DATA_HALF)                                                            \
-            lrn_fwd_nhwc_f16<W, false>                                                             \
-                <<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, a->alpha, a->beta);                \
-        else if (plain)                                                                            \
-            lrn_fwd_nhwc_bf16<W, true><<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, 1.0, 0.0);   \
-        else                                                                                       \
-            lrn_fwd_nhwc_bf16<W, false>                                                            \
-                <<<nb, threads, 0, st>>>(g, q, m, a->x, a->out, a->alpha, a->beta);                \
-        break;
-            LRN_NHWC_CASE(1)
-            LRN_NHWC_CASE(2)
-            LRN_NHWC_CASE(3)
-            LRN_NHWC_CASE(4)
-            LRN_NHWC_CASE(5)
-            LRN_NHWC_CASE(6)
-            LRN_NHWC_CASE(7)
-            LRN_NHWC_CASE(8)
-            LRN_NHWC_CASE(9)
-            LRN_NHWC_CASE(10)
-            LRN_NHWC_CASE(11)
-            LRN_NHWC_CASE(12)
-            LRN_NHWC_CASE(13)
-            LRN_NHWC_CASE(14)
-            LRN_NHWC_CASE(15)
-            LRN_NHWC_CASE(16)
-#undef LRN_NHWC_CASE
-        default:
-            return fd_error(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__,
-                            "LRN window %u outside [1, 16]", p->n);
-        }
+        LRN_NHWC_SWITCH(lrn_fwd_nhwc, g, q, m, a->x, a->out);
         FD_CUDA_LAUNCHED("lrn_fwd_nhwc<%u> on %s data (%u blocks of %u, %d pixels a tile%s)",
                          p->n, fd_dtype_name(dt), nb, threads, m.P, m.flat ? "" : ", strided");
         return CUDNN_STATUS_SUCCESS;
@@ -607,6 +626,19 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
                              fd_dtype_name(dt), cblocks.x * cblocks.y, cc);
             return CUDNN_STATUS_SUCCESS;
         }
+    }
+    lrn_nhwc_t m;
+    const void *tp[4] = {a->x, a->y, a->dy, a->out};
+    if (lrn_nhwc_bwd() && lrn_nhwc_ok(&g, dt, tp, 4, &m)) {
+        /* lrn_bwd_nhwc: a 16-byte channel vector a thread, P pixels a tile */
+        const unsigned threads = (unsigned)((m.P * m.nv + 31) / 32 * 32);
+        const unsigned nb = fd_cuda_blocks(m.npix, m.P);
+        cudaStream_t st = a->handle->stream;
+        const bool plain = a->alpha == 1.0 && a->beta == 0.0;
+        LRN_NHWC_SWITCH(lrn_bwd_nhwc, g, q, m, a->x, a->y, a->dy, a->out);
+        FD_CUDA_LAUNCHED("lrn_bwd_nhwc<%u> on %s data (%u blocks of %u, %d pixels a tile%s)",
+                         p->n, fd_dtype_name(dt), nb, threads, m.P, m.flat ? "" : ", strided");
+        return CUDNN_STATUS_SUCCESS;
     }
     if (g.c_inner && g.C <= LRN_TILE_ELEMS) {
         /* lrn_bwd_tile: whole pixels (P of them, P * C <= LRN_TILE_ELEMS) in shared memory */

@@ -632,16 +632,17 @@ static tshape_t lrn_nhwc_shape(int nd, const int *dims, int cpad, int rowpad)
     return t;
 }
 
-/* LRN forward with channels-innermost x and y (lrn_fwd_nhwc where C, the strides and the
- * pointers allow, else lrn_fwd): x padded by (xc, xr), y by (yc, yr) (lrn_nhwc_shape), the
- * descriptor's (alpha, beta, k) = lp, fill f */
-static void lrn_nhwc_case(cudnnDataType_t dt, unsigned n, int nd, const int *dims, int xc, int xr,
-                          int yc, int yr, double alpha, double beta, uint64_t seed,
+/* LRN forward (bwd 0) or backward (1) with channels-innermost tensors (lrn_{fwd,bwd}_nhwc where
+ * C, the strides and the pointers allow, else lrn_fwd / lrn_bwd_tile / lrn_bwd): x padded by
+ * (xc, xr), y (and dy, dx) by (yc, yr) (lrn_nhwc_shape), the descriptor's (alpha, beta, k) =
+ * lp, fill f */
+static void lrn_nhwc_case(cudnnDataType_t dt, int bwd, unsigned n, int nd, const int *dims, int xc,
+                          int xr, int yc, int yr, double alpha, double beta, uint64_t seed,
                           const double *lp, fill_t f)
 {
     lrn_case_t c;
     memset(&c, 0, sizeof c);
-    c.dt = dt, c.n = n, c.lalpha = lp[0], c.lbeta = lp[1], c.lk = lp[2];
+    c.dt = dt, c.n = n, c.lalpha = lp[0], c.lbeta = lp[1], c.lk = lp[2], c.bwd = bwd;
     c.x = lrn_nhwc_shape(nd, dims, xc, xr);
     c.out = lrn_nhwc_shape(nd, dims, yc, yr);
     c.alpha = alpha, c.beta = beta, c.seed = seed, c.fill = f;
@@ -650,17 +651,18 @@ static void lrn_nhwc_case(cudnnDataType_t dt, unsigned n, int nd, const int *dim
     lrn_run(&c, lay);
 }
 
-/* lrn_fwd_nhwc (src/cuda/lrn_nhwc.cuh: a 16-byte vector of channels a thread, the neighbours'
- * vectors through shared memory; FLOAT, HALF, BFLOAT16, C a multiple of the vector's V = 4 / 8
- * channels and at most 256 vectors, pixel strides multiples of V): C of 4, 8, 12, 64, 256,
+/* lrn_fwd_nhwc and lrn_bwd_nhwc (src/cuda/lrn_nhwc.cuh: a 16-byte vector of channels a
+ * thread, the neighbours' vectors through shared memory; FLOAT, HALF, BFLOAT16, C a multiple of
+ * the vector's V = 4 / 8 channels and at most 256 vectors, pixel strides multiples of V), both
+ * directions (the backward's windows: x for s, the adjoint one of t): C of 4, 8, 12, 64, 256,
  * 1024 and just outside (not a multiple of V; 257 vectors: lrn_fwd), windows 1, 2, 3, 5, 7, 16
  * (lb / la of 0 / 0 up to 7 / 8: up to two neighbour vectors a side for FLOAT), pixel counts
  * 1, 7, 33 and 3137 (partial tiles), padded pixels (flat) and padded rows (the strided walk),
  * x and y padded differently, 5-d, both blends (alpha 1 beta 0 over the poisoned y, alpha 2
  * beta 0 through the blend, alpha 0.5 beta 0.25), integer and special (NaN, -inf) fills, the
  * descriptor's parameters varied (FLOAT: the fast power's powf fallback at k 50, beta 4.5
- * without it); the benchmark problems in full mode. The FREEDNN_GPU_LRN_NHWC=0 child runs them
- * on lrn_fwd. */
+ * without it); the forward benchmark problems in full mode. The FREEDNN_GPU_LRN_NHWC=0 child
+ * runs them on lrn_fwd and lrn_bwd_tile / lrn_bwd. */
 static void lrn_nhwc_tests(uint64_t *seed)
 {
     static const double lp[5][3] = {
@@ -671,11 +673,16 @@ static void lrn_nhwc_tests(uint64_t *seed)
     const cudnnDataType_t t3[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     if (gm_smoke) {
         static const int s1[4] = {1, 64, 1, 7}, s2[4] = {3, 256, 1, 11}, s3[4] = {1, 12, 3, 5};
-        lrn_nhwc_case(CUDNN_DATA_FLOAT, 5, 4, s1, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
-        lrn_nhwc_case(CUDNN_DATA_HALF, 5, 4, s2, 0, 0, 8, 1, 0.5, 0.25, (*seed)++, lp[1], F_INT);
-        lrn_nhwc_case(CUDNN_DATA_FLOAT, 16, 4, s3, 4, 1, 0, 0, 1, 0, (*seed)++, lp[2], F_REAL);
-        lrn_nhwc_case(CUDNN_DATA_BFLOAT16, 16, 4, s1, 8, 0, 0, 0, 2, 0, (*seed)++, lp[0],
-                      F_SPECIAL);
+        for (int bwd = 0; bwd < 2; bwd++) {
+            lrn_nhwc_case(CUDNN_DATA_FLOAT, bwd, 5, 4, s1, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0],
+                          F_REAL);
+            lrn_nhwc_case(CUDNN_DATA_HALF, bwd, 5, 4, s2, 0, 0, 8, 1, 0.5, 0.25, (*seed)++, lp[1],
+                          F_INT);
+            lrn_nhwc_case(CUDNN_DATA_FLOAT, bwd, 16, 4, s3, 4, 1, 0, 0, 1, 0, (*seed)++, lp[2],
+                          F_REAL);
+            lrn_nhwc_case(CUDNN_DATA_BFLOAT16, bwd, 16, 4, s1, 8, 0, 0, 0, 2, 0, (*seed)++, lp[0],
+                          F_SPECIAL);
+        }
         return;
     }
     static const int cs[6] = {4, 8, 12, 64, 256, 1024};
@@ -688,37 +695,45 @@ static void lrn_nhwc_tests(uint64_t *seed)
                 const int dims[4] = {px[0], cs[ci], px[1], px[2]};
                 const int V = t == 0 ? 4 : 8;
                 /* every third case pads x's pixels by a vector, every fourth y's rows */
-                lrn_nhwc_case(t3[t], ws[wi], 4, dims, k % 3 == 1 ? V : 0, 0, 0, k % 4 == 2,
-                              bl[k % 3][0], bl[k % 3][1], (*seed)++, lp[k % (t == 0 ? 5 : 3)],
-                              fills[(k / 3) % 3]);
+                for (int bwd = 0; bwd < 2; bwd++)
+                    lrn_nhwc_case(t3[t], bwd, ws[wi], 4, dims, k % 3 == 1 ? V : 0, 0, 0, k % 4 == 2,
+                                  bl[(k + bwd) % 3][0], bl[(k + bwd) % 3][1], (*seed)++,
+                                  lp[k % (t == 0 ? 5 : 3)], fills[(k / 3) % 3]);
             }
     /* just outside: C not a multiple of V, pixel strides not multiples of V, 257 vectors (and
      * 256 for the 16-bit types: the largest tile) */
     for (int t = 0; t < 3; t++) {
         const int V = t == 0 ? 4 : 8;
         const int c1[4] = {2, V + 2, 3, 5}, c2[4] = {1, 257 * V, 1, 5}, c3[4] = {1, 256 * V, 2, 3};
-        lrn_nhwc_case(t3[t], 5, 4, c1, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
-        lrn_nhwc_case(t3[t], 5, 4, c2, 0, 0, 0, 0, 0.5, 0.25, (*seed)++, lp[1], F_REAL);
-        lrn_nhwc_case(t3[t], 7, 4, c3, 0, 0, 0, 0, 1, 0, (*seed)++, lp[2], F_INT);
         const int c4[4] = {2, 4 * V, 3, 5};
-        lrn_nhwc_case(t3[t], 5, 4, c4, 1, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
-        lrn_nhwc_case(t3[t], 3, 4, c4, 0, 0, 2, 0, 2, 0, (*seed)++, lp[0], F_REAL);
+        for (int bwd = 0; bwd < 2; bwd++) {
+            lrn_nhwc_case(t3[t], bwd, 5, 4, c1, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+            lrn_nhwc_case(t3[t], bwd, 5, 4, c2, 0, 0, 0, 0, 0.5, 0.25, (*seed)++, lp[1], F_REAL);
+            lrn_nhwc_case(t3[t], bwd, 7, 4, c3, 0, 0, 0, 0, 1, 0, (*seed)++, lp[2], F_INT);
+            lrn_nhwc_case(t3[t], bwd, 5, 4, c4, 1, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+            lrn_nhwc_case(t3[t], bwd, 3, 4, c4, 0, 0, 2, 0, 2, 0, (*seed)++, lp[0], F_REAL);
+        }
     }
     /* 5-d (flat and with padded rows), every window 1 .. 16 on C = 32 (FLOAT: 8 vectors) */
     static const int d5[5] = {2, 32, 3, 4, 5};
     for (int t = 0; t < 3; t++)
-        for (int r = 0; r < 2; r++)
-            lrn_nhwc_case(t3[t], 5, 5, d5, 0, r, 0, r, r ? 0.5 : 1, r ? 0.25 : 0, (*seed)++, lp[0],
-                          F_REAL);
+        for (int r = 0; r < 4; r++)
+            lrn_nhwc_case(t3[t], r / 2, 5, 5, d5, 0, r % 2, 0, r % 2, r % 2 ? 0.5 : 1,
+                          r % 2 ? 0.25 : 0, (*seed)++, lp[0], F_REAL);
     static const int c32[4] = {2, 32, 5, 7};
     for (int t = 0; t < 3; t++)
         for (unsigned w = 1; w <= 16; w++)
-            lrn_nhwc_case(t3[t], w, 4, c32, 0, 0, 0, 0, w % 2 ? 1 : 0.5, w % 2 ? 0 : 0.25,
-                          (*seed)++, lp[w % 3], F_REAL);
+            for (int bwd = 0; bwd < 2; bwd++)
+                lrn_nhwc_case(t3[t], bwd, w, 4, c32, 0, 0, 0, 0, w % 2 ? 1 : 0.5, w % 2 ? 0 : 0.25,
+                              (*seed)++, lp[w % 3], F_REAL);
     /* the benchmark problems (bench/gpu_membw.sh), once */
     static const int b16[4] = {32, 256, 56, 56}, b32[4] = {32, 128, 56, 56};
-    lrn_nhwc_case(CUDNN_DATA_HALF, 5, 4, b16, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
-    lrn_nhwc_case(CUDNN_DATA_FLOAT, 5, 4, b32, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+    lrn_nhwc_case(CUDNN_DATA_HALF, 0, 5, 4, b16, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+    lrn_nhwc_case(CUDNN_DATA_FLOAT, 0, 5, 4, b32, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+    /* the backward's, scaled down (the ref's backward takes n^2 terms an element) */
+    static const int b16s[4] = {2, 256, 28, 28}, b32s[4] = {4, 128, 28, 28};
+    lrn_nhwc_case(CUDNN_DATA_HALF, 1, 5, 4, b16s, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
+    lrn_nhwc_case(CUDNN_DATA_FLOAT, 1, 5, 4, b32s, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
 }
 
 static void lrn_tests(void)
