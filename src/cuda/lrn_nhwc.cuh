@@ -57,6 +57,35 @@ static __device__ __forceinline__ void FD_K(lrn_nhwc_pix)(const lrn_geom_t &g, c
         o[t] = lrn_offset(g, t, n, 0, s);
 }
 
+/* w[HL V + j] = x[v V + j] for j in [-HL V, (HR + 1) V): thread i's own vector xr (channel
+ * vector v of its pixel, nv of them) and its neighbours' from sh, +0 outside [0, C) */
+template <int HL, int HR>
+static __device__ __forceinline__ void FD_K(lrn_nhwc_xwin)(const FD_K(lrn_vec_t) * sh, int i, int v,
+                                                           int nv, const FD_K(lrn_vec_t) & xr,
+                                                           FD_ACC *w)
+{
+    constexpr int V = FD_CUDA_VEC_BYTES / (int)sizeof(FD_T), O = HL * V;
+#pragma unroll
+    for (int h = 1; h <= HL; h++) {
+        const bool in = v - h >= 0;
+        const FD_K(lrn_vec_t) nb = sh[in ? i - h : i];
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            w[O - h * V + k] = in ? FD_K(lrn_vec_ld)(nb, k) : (FD_ACC)0;
+    }
+#pragma unroll
+    for (int k = 0; k < V; k++)
+        w[O + k] = FD_K(lrn_vec_ld)(xr, k);
+#pragma unroll
+    for (int h = 1; h <= HR; h++) {
+        const bool in = v + h < nv;
+        const FD_K(lrn_vec_t) nb = sh[in ? i + h : i];
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            w[O + h * V + k] = in ? FD_K(lrn_vec_ld)(nb, k) : (FD_ACC)0;
+    }
+}
+
 template <int W, bool PLAIN>
 static __global__ void __launch_bounds__(LRN_NHWC_BLOCK, PLAIN ? LRN_NHWC_MINB + 1 : LRN_NHWC_MINB)
     FD_K(lrn_fwd_nhwc)(const lrn_geom_t g, const lrn_params_t q, const lrn_nhwc_t m,
@@ -97,27 +126,8 @@ static __global__ void __launch_bounds__(LRN_NHWC_BLOCK, PLAIN ? LRN_NHWC_MINB +
         for (int u = 0; u < U; u++) {
             if (yo[u] < 0)
                 continue;
-            /* w[O + j] = x[v V + j] for j in [-HL V, (HR + 1) V), +0 outside [0, C) */
-            FD_ACC w[(HL + 1 + HR) * V];
-#pragma unroll
-            for (int h = 1; h <= HL; h++) {
-                const bool in = v - h >= 0;
-                const FD_K(lrn_vec_t) nb = sh[u][in ? i - h : i];
-#pragma unroll
-                for (int k = 0; k < V; k++)
-                    w[O - h * V + k] = in ? FD_K(lrn_vec_ld)(nb, k) : (FD_ACC)0;
-            }
-#pragma unroll
-            for (int k = 0; k < V; k++)
-                w[O + k] = FD_K(lrn_vec_ld)(xr[u], k);
-#pragma unroll
-            for (int h = 1; h <= HR; h++) {
-                const bool in = v + h < m.nv;
-                const FD_K(lrn_vec_t) nb = sh[u][in ? i + h : i];
-#pragma unroll
-                for (int k = 0; k < V; k++)
-                    w[O + h * V + k] = in ? FD_K(lrn_vec_ld)(nb, k) : (FD_ACC)0;
-            }
+            FD_ACC w[(HL + 1 + HR) * V]; /* w[O + j] = x[v V + j] */
+            FD_K(lrn_nhwc_xwin)<HL, HR>(sh[u], i, v, m.nv, xr[u], w);
             FD_K(lrn_vec_t) out;
             const int64_t yb = yo[u] + (int64_t)v * V;
 #pragma unroll
@@ -198,27 +208,8 @@ static __global__ void __launch_bounds__(LRN_NHWC_BLOCK, LRN_NHWC_BWD_MINB)
         FD_K(lrn_tvec_t) tr;
         FD_ACC pw[V];
         {
-            /* w[O + j] = x[v V + j] for j in [-HL V, (HR + 1) V), +0 outside [0, C) */
-            FD_ACC w[(HL + 1 + HR) * V];
-#pragma unroll
-            for (int h = 1; h <= HL; h++) {
-                const bool in = v - h >= 0;
-                const FD_K(lrn_vec_t) nb = xsh[in ? i - h : i];
-#pragma unroll
-                for (int k = 0; k < V; k++)
-                    w[O - h * V + k] = in ? FD_K(lrn_vec_ld)(nb, k) : (FD_ACC)0;
-            }
-#pragma unroll
-            for (int k = 0; k < V; k++)
-                w[O + k] = FD_K(lrn_vec_ld)(xr, k);
-#pragma unroll
-            for (int h = 1; h <= HR; h++) {
-                const bool in = v + h < m.nv;
-                const FD_K(lrn_vec_t) nb = xsh[in ? i + h : i];
-#pragma unroll
-                for (int k = 0; k < V; k++)
-                    w[O + h * V + k] = in ? FD_K(lrn_vec_ld)(nb, k) : (FD_ACC)0;
-            }
+            FD_ACC w[(HL + 1 + HR) * V]; /* w[O + j] = x[v V + j] */
+            FD_K(lrn_nhwc_xwin)<HL, HR>(xsh, i, v, m.nv, xr, w);
 #pragma unroll
             for (int c = 0; c < V; c++) {
                 FD_ACC sum = 0; /* the forward's fma chain */
