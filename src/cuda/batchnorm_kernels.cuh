@@ -795,12 +795,12 @@ FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, FD_BN_NHWC_BN_MINB)
  * Stampings: _bn0 (ops BN, beta 0: no y loads, no blend-with-y code, the fewest registers), _bn
  * (ops BN) and the general one. ptxas registers FLOAT / HALF / BFLOAT16, sm_90 (sm_80), no
  * spills, and the 256-thread blocks an SM they leave:
- *   nchw_bn0  48 / 56 / 72   (48 / 56 / 56):     5 / 4 / 3 blocks;
- *   nchw_bn   70 / 78 / 111  (64 / 78 / 96):     3 / 3 / 2;
- *   nchw      90 / 88 / 138  (82 / 84 / 102):    2 / 2 / 1;
- *   nhwc_bn0  80 / 76 / 100  (79 / 74 / 76):     3 / 3 / 2;
- *   nhwc_bn  104 / 101 / 141 (95 / 105 / 122):   2 / 2 / 1;
- *   nhwc     114 / 104 / 160 (108 / 106 / 124):  2 / 2 / 1.
+ *   nchw_bn0  48 / 56 / 72   (48 / 56 / 64):     5 / 4 / 3 blocks;
+ *   nchw_bn   70 / 78 / 112  (70 / 75 / 78):     3 / 3 / 2;
+ *   nchw      94 / 84 / 139  (88 / 82 / 86):     2 / 2 / 1;
+ *   nhwc_bn0  80 / 76 / 99   (79 / 74 / 80):     3 / 3 / 2;
+ *   nhwc_bn  103 / 106 / 142 (94 / 105 / 128):   2 / 2 / 1;
+ *   nhwc     115 / 104 / 162 (112 / 106 / 110):  2 / 2 / 1.
  * (The first mapping, ops BN: nchw_bn 56 / 64 / 72 -> 4 / 4 / 3, nhwc_bn 80 / 80 / 102 -> 3 /
  * 3 / 2 blocks, but 1.5 vectors a thread and plane at n32 h56 w56 and, NHWC, FD_VEC 1 / sqrt
  * per thread for about 3 rows.) At HALF n32c256h56w56, NCHW: about 4 * 256 threads of 3-4
@@ -844,12 +844,17 @@ static __device__ __forceinline__ void FD_K(bn_iv2_store)(const bn_iv_t &V, FD_T
 #pragma unroll
     for (int k = 0; k < BN_IV2_K; k++)
         if (k < n) {
+            FD_K(bn_vec_t) o;
+            if (!B0)
+                o = b.o[k];
 #pragma unroll
             for (int l = 0; l < FD_VEC; l++)
-                FD_K(bn_iv_out)<PLAIN>(V, b.o[k].e, l, (FD_A)fd_cuda_ld(b.x[k].e, l),
+                FD_K(bn_iv_out)<PLAIN>(V, o.e, l, (FD_A)fd_cuda_ld(b.x[k].e, l),
                                        has_z ? (FD_A)fd_cuda_ld(b.z[k].e, l) : (FD_A)0,
                                        q[per_lane ? l : 0], alpha, B0 ? 0.0 : beta);
-            *(FD_K(bn_vec_t) *)(y + off + k * step) = b.o[k];
+            uint4 u; /* one 128-bit store: nvcc split the NCHW kernels' struct store in 4-8 */
+            memcpy(&u, &o, sizeof u);
+            __stwb((uint4 *)(y + off + k * step), u);
         }
 }
 
