@@ -60,6 +60,12 @@
 # lrn_bwd_tile instead of lrn_nhwc.cuh's lrn_fwd_nhwc / lrn_bwd_nhwc, 16-byte channel vectors;
 # FREEDNN_GPU_LRN_NHWC_BWD=0: the backward alone), e.g. ONLY='lrn_f(16|32)_nhwc'
 # ENVS='FREEDNN_GPU_LRN_NHWC=0;FREEDNN_GPU_LRN_NHWC_BWD=0'.
+# FREEDNN_GPU_BN_IV2=0 (bn fwd_infer, SPATIAL packed NCHW / NHWC f32 / f16 / bf16: the first
+# bn_iv_* mapping instead of bn_iv2_*, whose threads load 4 vectors before the parameter math and
+# whose NHWC blocks compute their channels' parameters once, in shared memory),
+# FREEDNN_GPU_BN_IV2_BLOCKS=B (bn_iv2_*'s grid cap in blocks; default 4 full-occupancy waves,
+# 4224 on the H200), e.g. ONLY='bn_f(32|16)_(nchw|nhwc)'
+# ENVS='FREEDNN_GPU_BN_IV2=0;FREEDNN_GPU_BN_IV2_BLOCKS=2112'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

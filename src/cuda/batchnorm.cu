@@ -67,6 +67,16 @@
  * once per thread and plane instead of once per element and no N-d walker divides; the
  * per-element arithmetic is bn_fwd_infer's, the same bits. Ops BN gets its own stamping with
  * the activation code compiled out (registers). Everything else keeps bn_fwd_infer.
+ * By default (FREEDNN_GPU_BN_IV2=0: the mapping above) the same data takes bn_iv2_*, the same
+ * per-element arithmetic and store with more bytes in flight: every thread loads 4 vectors a
+ * trip (x, z, y when beta != 0) before its parameter math; NCHW pieces (a plane, or a segment
+ * of whole trips of one when the planes are fewer than two full-occupancy waves of blocks) of
+ * tpp threads, the smallest power of two with 4 tpp >= the piece's vectors, each thread one
+ * 1 / sqrt per piece; NHWC blocks of at most 32 vector columns (spread evenly) x 4 rpp rows a
+ * trip, the block's channels' parameters computed once (a channel a thread) into shared memory.
+ * Ops BN with beta 0 gets a third stamping (_bn0: no y loads). Grid: at most FD_CUDA_WAVES
+ * full-occupancy waves (FREEDNN_GPU_BN_IV2_BLOCKS=B: B blocks, a timing and test knob).
+ * Registers and occupancy: batchnorm_kernels.cuh.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,16 +175,20 @@ static __device__ __forceinline__ int bn_cl_share(const bn_cl_t &Q, unsigned ran
 /* The packed inference pass (batchnorm_kernels.cuh, end): SPATIAL FLOAT / HALF / BFLOAT16,
  * x, y (and z) packed NCHW with H * W a multiple of the vector, or NHWC with C one. */
 typedef struct {
-    int nhwc;
-    int tpp;                       /* NCHW: threads per plane, a power of two, 32..256 */
+    int nhwc, v2;                  /* v2: the bn_iv2_* mapping (FREEDNN_GPU_BN_IV2) */
+    int tpp;                       /* NCHW: threads per plane (v2: piece), a power of two */
     int cols, cpb, rpp, ncg, nrb;  /* NHWC: as bn_pk_t, and the row blocks */
     int64_t c, s, planes, vps;     /* NCHW: channels, plane size, N * C, vectors per plane */
+    int64_t nseg, segl, pieces;    /* NCHW v2: segments per plane, vectors per segment, total */
+    int64_t grid;                  /* v2: blocks */
     int64_t rows;                  /* NHWC: N * spatial */
     cudnnBatchNormOps_t ops;
     bn_act_t act;
     double eps;
     int64_t sbs, mvs; /* parameter strides along C */
 } bn_iv_t;
+#define BN_IV2_K 4     /* bn_iv2_*: vectors per thread per trip */
+#define BN_IV2_COLS 32 /* bn_iv2_nhwc*: vector columns per block, at most */
 
 static __device__ __forceinline__ int64_t bn_sp(const bn_geom_t &G, const int64_t *sst, int64_t s)
 {
@@ -412,6 +426,7 @@ static __device__ __forceinline__ void bn_st1(__nv_bfloat16 *p, int l, float v)
 #define FD_A float
 #define FD_SFX bf16
 #define FD_BN_NHWC_BN_MINB 2
+#define FD_BN_IV2_MINB_LESS 1
 #include "batchnorm_kernels.cuh"
 #undef FD_T
 #undef FD_P
@@ -957,6 +972,28 @@ static cudnnStatus_t bn_clb_run(const fd_bn_problem_t *p, const bn_cl_t &Q, bn_c
 
 /* ---- the packed inference pass ----------------------------------------------------------- */
 
+/* FREEDNN_GPU_BN_IV2 (default on; 0: the first bn_iv_* mapping), read once. */
+static int bn_iv2_env(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_BN_IV2");
+    return on;
+}
+
+/* The bn_iv2_* grid cap in blocks: FREEDNN_GPU_BN_IV2_BLOCKS when set to a positive count (a
+ * knob for timing and for the tests: a small cap makes threads walk several pieces / trips),
+ * else FD_CUDA_WAVES full-occupancy waves (fd_cuda_wave_blocks); read once. */
+static int64_t bn_iv2_cap_read(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BN_IV2_BLOCKS");
+    const long v = e != NULL ? strtol(e, NULL, 10) : 0;
+    return v > 0 && v < (1L << 30) ? (int64_t)v : (int64_t)fd_cuda_wave_blocks(INT64_MAX / 2);
+}
+static int64_t bn_iv2_cap(void)
+{
+    static const int64_t cap = bn_iv2_cap_read();
+    return cap;
+}
+
 /* Fills *V and returns 1 when bn_iv_* serve the inference call: SPATIAL, FLOAT / HALF /
  * BFLOAT16, x, y (z with BN_ADD_ACTIVATION) packed in one layout whose vectors stay in one
  * channel (NCHW) or one row (NHWC), 16-byte aligned, below 2^31 elements. */
@@ -990,7 +1027,40 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
     memset(V, 0, sizeof *V);
     V->nhwc = lay;
     V->c = c, V->s = sp, V->rows = rows;
-    if (lay) {
+    V->v2 = bn_iv2_env();
+    const int64_t full = V->v2 ? bn_iv2_cap() : 0;
+    if (V->v2 && lay) {
+        /* column groups of at most BN_IV2_COLS columns, spread evenly; 4 rpp rows a block trip */
+        V->cols = (int)(c / vec);
+        V->ncg = (V->cols + BN_IV2_COLS - 1) / BN_IV2_COLS;
+        V->cpb = (V->cols + V->ncg - 1) / V->ncg;
+        V->rpp = FD_CUDA_BLOCK / V->cpb;
+        const int64_t cap = full / V->ncg;
+        const int64_t want = (rows + BN_IV2_K * V->rpp - 1) / (BN_IV2_K * V->rpp);
+        V->nrb = (int)(want < 1 ? 1 : want > cap ? (cap < 1 ? 1 : cap) : want);
+        V->grid = (int64_t)V->ncg * V->nrb;
+    } else if (V->v2) {
+        V->planes = p->x.dim[0] * c;
+        V->vps = sp / vec;
+        int tpp = 1;
+        while (tpp < FD_CUDA_BLOCK && BN_IV2_K * tpp < V->vps)
+            tpp *= 2;
+        V->tpp = tpp;
+        /* planes of more than a trip split into segments of whole trips while the pieces are
+         * fewer than two full-occupancy waves of blocks */
+        const int64_t trip = (int64_t)BN_IV2_K * tpp, trips = (V->vps + trip - 1) / trip;
+        int64_t nseg = 1;
+        if (trips > 1 && V->planes < full / 2) {
+            const int64_t want = (full / 2 + V->planes - 1) / V->planes;
+            nseg = want < trips ? want : trips;
+        }
+        V->segl = (V->vps + nseg - 1) / nseg;
+        V->segl = (V->segl + trip - 1) / trip * trip;
+        V->nseg = (V->vps + V->segl - 1) / V->segl;
+        V->pieces = V->planes * V->nseg;
+        const int64_t ppb = FD_CUDA_BLOCK / tpp, want = (V->pieces + ppb - 1) / ppb;
+        V->grid = want < full ? want : full;
+    } else if (lay) {
         V->cols = (int)(c / vec);
         V->cpb = V->cols < FD_CUDA_BLOCK ? V->cols : FD_CUDA_BLOCK;
         V->rpp = FD_CUDA_BLOCK / V->cpb;
@@ -1049,9 +1119,29 @@ extern "C" cudnnStatus_t fd_bn_fwd_infer_cuda_run(const void *problem, const voi
     if (bn_iv_usable(p, a, &V)) {
         cudaStream_t st = a->handle->stream;
         const cudnnDataType_t dt = p->x.dtype;
-        const unsigned blocks =
-            V.nhwc ? (unsigned)(V.ncg * V.nrb) : fd_cuda_wave_blocks(V.planes * V.tpp);
-        if (V.nhwc && V.ops == CUDNN_BATCHNORM_OPS_BN)
+        const unsigned blocks = V.v2     ? (unsigned)V.grid
+                                : V.nhwc ? (unsigned)(V.ncg * V.nrb)
+                                         : fd_cuda_wave_blocks(V.planes * V.tpp);
+        const int bn0 = V.ops == CUDNN_BATCHNORM_OPS_BN && a->beta == 0.0;
+        if (V.v2 && V.nhwc && bn0)
+            BN_LAUNCH(dt, bn_iv2_nhwc_bn0, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
+                      a->mean, a->var, a->alpha, a->beta);
+        else if (V.v2 && V.nhwc && V.ops == CUDNN_BATCHNORM_OPS_BN)
+            BN_LAUNCH(dt, bn_iv2_nhwc_bn, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
+                      a->mean, a->var, a->alpha, a->beta);
+        else if (V.v2 && V.nhwc)
+            BN_LAUNCH(dt, bn_iv2_nhwc, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias, a->mean,
+                      a->var, a->alpha, a->beta);
+        else if (V.v2 && bn0)
+            BN_LAUNCH(dt, bn_iv2_nchw_bn0, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
+                      a->mean, a->var, a->alpha, a->beta);
+        else if (V.v2 && V.ops == CUDNN_BATCHNORM_OPS_BN)
+            BN_LAUNCH(dt, bn_iv2_nchw_bn, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
+                      a->mean, a->var, a->alpha, a->beta);
+        else if (V.v2)
+            BN_LAUNCH(dt, bn_iv2_nchw, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias, a->mean,
+                      a->var, a->alpha, a->beta);
+        else if (V.nhwc && V.ops == CUDNN_BATCHNORM_OPS_BN)
             BN_LAUNCH(dt, bn_iv_nhwc_bn, blocks, st, V, a->x, a->z, a->y, a->scale, a->bias,
                       a->mean, a->var, a->alpha, a->beta);
         else if (V.nhwc)

@@ -770,6 +770,202 @@ FD_BN_IV_KERNEL(bn_iv_nhwc, bn_iv_nhwc_body, false, 2)
 #endif
 FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, FD_BN_NHWC_BN_MINB)
 #undef FD_BN_NHWC_BN_MINB
+
+/* ---- the packed inference pass, second mapping (FREEDNN_GPU_BN_IV2, default on) -------------
+ * Same per-element arithmetic and store as above (bn_iv_chan, bn_iv_out: the same bits), more
+ * bytes in flight and fewer 1 / sqrt per vector. Every trip a thread loads BN_IV2_K (4)
+ * vectors of x (and z, and y when beta != 0), all before the parameter math of its first trip
+ * and before any store (in place, y == x, the trip's vectors are distinct addresses), so 4
+ * 16-byte loads per operand are in flight; later trips reuse the parameters.
+ * NCHW (bn_iv2_nchw*): a piece is one (n, c) plane, or a segment of V.segl vectors of one when
+ * the planes are too few to fill the device (V.nseg per plane, multiples of a trip); V.tpp
+ * threads per piece (a power of two, 1..256, the smallest with 4 * tpp >= the vectors of a
+ * piece, so a piece is mostly one trip), FD_CUDA_BLOCK / V.tpp pieces per block, grid-striding
+ * over pieces; each thread computes its plane's parameters once per piece (after issuing the
+ * loads). n32c256h56w56 HALF: 392 vectors a plane, tpp 128, two planes a block, threads of 3 or
+ * 4 vectors; FLOAT 784, tpp 256.
+ * NHWC (bn_iv2_nhwc*): block (column group b % ncg, row block b / ncg), at most BN_IV2_COLS
+ * (32) vector columns a group, spread evenly (cpb = ceil(cols / ncg)), rpp = FD_CUDA_BLOCK / cpb
+ * threads per column; thread (tx, ty) takes column cg * cpb + tx, rows rb * 4 rpp + ty + k rpp
+ * (k = 0..3: the block's trip is 4 rpp consecutive rows), then + nrb * 4 rpp. The block's
+ * cpb * FD_VEC channels' parameters are computed once per block, one channel per thread (HALF
+ * cols 32: every thread one), into shared memory after the first trip's loads, and each thread
+ * copies its FD_VEC channels' into registers. The grid: bn_iv_t.grid (batchnorm.cu: at most
+ * FD_CUDA_WAVES full-occupancy waves, or FREEDNN_GPU_BN_IV2_BLOCKS).
+ * Stampings: _bn0 (ops BN, beta 0: no y loads, no blend-with-y code, the fewest registers), _bn
+ * (ops BN) and the general one. ptxas registers FLOAT / HALF / BFLOAT16, sm_90 (sm_80), no
+ * spills, and the 256-thread blocks an SM they leave:
+ *   nchw_bn0  48 / 56 / 72   (48 / 56 / 64):     5 / 4 / 3 blocks;
+ *   nchw_bn   70 / 78 / 112  (70 / 75 / 78):     3 / 3 / 2;
+ *   nchw      94 / 84 / 139  (88 / 82 / 86):     2 / 2 / 1;
+ *   nhwc_bn0  80 / 76 / 99   (79 / 74 / 80):     3 / 3 / 2;
+ *   nhwc_bn  103 / 106 / 142 (94 / 105 / 128):   2 / 2 / 1;
+ *   nhwc     115 / 104 / 162 (112 / 106 / 110):  2 / 2 / 1.
+ * (The first mapping, ops BN: nchw_bn 56 / 64 / 72 -> 4 / 4 / 3, nhwc_bn 80 / 80 / 102 -> 3 /
+ * 3 / 2 blocks, but 1.5 vectors a thread and plane at n32 h56 w56 and, NHWC, FD_VEC 1 / sqrt
+ * per thread for about 3 rows.) At HALF n32c256h56w56, NCHW: about 4 * 256 threads of 3-4
+ * vectors in flight an SM (50 KiB) against 4 * 256 of 1-2 (25 KiB); NHWC (32 columns, rpp 8,
+ * 3136 blocks of one trip): 3 * 256 * 4 vectors (48 KiB), one 1 / sqrt per thread against 8. */
+
+typedef struct {
+    FD_K(bn_vec_t) x[BN_IV2_K], z[BN_IV2_K], o[BN_IV2_K];
+} FD_K(bn_iv2_buf_t);
+
+/* Loads the first n vectors at off, off + step, ... (x, z with BN_ADD_ACTIVATION, y when
+ * beta != 0; B0: beta is 0). */
+template <bool PLAIN, bool B0>
+static __device__ __forceinline__ void FD_K(bn_iv2_load)(const bn_iv_t &V, const FD_T *x,
+                                                         const FD_T *z, const FD_T *y,
+                                                         int64_t off, int64_t step, int n,
+                                                         double beta, FD_K(bn_iv2_buf_t) & b)
+{
+    const int has_z = !PLAIN && V.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+#pragma unroll
+    for (int k = 0; k < BN_IV2_K; k++)
+        if (k < n) {
+            b.x[k] = *(const FD_K(bn_vec_t) *)(x + off + k * step);
+            if (has_z)
+                b.z[k] = *(const FD_K(bn_vec_t) *)(z + off + k * step);
+            if (!B0 && beta != 0.0)
+                b.o[k] = *(const FD_K(bn_vec_t) *)(y + off + k * step);
+        }
+}
+
+/* y of the first n vectors at off, off + step, ... from b, channel set q[] (NCHW: q[0] for
+ * every lane). */
+template <bool PLAIN, bool B0>
+static __device__ __forceinline__ void FD_K(bn_iv2_store)(const bn_iv_t &V, FD_T *y, int64_t off,
+                                                          int64_t step, int n,
+                                                          FD_K(bn_iv2_buf_t) & b,
+                                                          const FD_K(bn_chan_t) * q, int per_lane,
+                                                          double alpha, double beta)
+{
+    const int has_z = !PLAIN && V.ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+#pragma unroll
+    for (int k = 0; k < BN_IV2_K; k++)
+        if (k < n) {
+            FD_K(bn_vec_t) o;
+            if (!B0)
+                o = b.o[k];
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++)
+                FD_K(bn_iv_out)<PLAIN>(V, o.e, l, (FD_A)fd_cuda_ld(b.x[k].e, l),
+                                       has_z ? (FD_A)fd_cuda_ld(b.z[k].e, l) : (FD_A)0,
+                                       q[per_lane ? l : 0], alpha, B0 ? 0.0 : beta);
+            uint4 u; /* one 128-bit store: nvcc split the NCHW kernels' struct store in 4-8 */
+            memcpy(&u, &o, sizeof u);
+            __stwb((uint4 *)(y + off + k * step), u);
+        }
+}
+
+template <bool PLAIN, bool B0>
+static __device__ __forceinline__ void
+    FD_K(bn_iv2_nchw_body)(const bn_iv_t &V, const FD_T *x, const FD_T *z, FD_T *y,
+                          const void *scalev, const void *biasv, const void *meanv,
+                          const void *varv, double alpha, double beta)
+{
+    const int ppb = FD_CUDA_BLOCK / V.tpp;
+    const int lane = threadIdx.x % V.tpp;
+    const int64_t step = (int64_t)V.tpp * FD_VEC; /* elements between a thread's vectors */
+    for (int64_t pc = (int64_t)blockIdx.x * ppb + threadIdx.x / V.tpp; pc < V.pieces;
+         pc += (int64_t)gridDim.x * ppb) {
+        const uint32_t pl = (uint32_t)pc / (uint32_t)V.nseg;
+        const int64_t v0 = (int64_t)((uint32_t)pc - pl * (uint32_t)V.nseg) * V.segl;
+        const int64_t v1 = v0 + V.segl < V.vps ? v0 + V.segl : V.vps;
+        int64_t v = v0 + lane;
+        if (v >= v1)
+            continue;
+        int64_t off = (int64_t)pl * V.s + v * FD_VEC;
+        int n = (int)((v1 - v + V.tpp - 1) / V.tpp); /* this thread's vectors left */
+        FD_K(bn_iv2_buf_t) b;
+        FD_K(bn_iv2_load)<PLAIN, B0>(V, x, z, y, off, step, n, beta, b);
+        const FD_K(bn_chan_t) q = FD_K(bn_iv_chan)(V, (int64_t)(pl % (uint32_t)V.c), scalev,
+                                                   biasv, meanv, varv);
+        for (;;) {
+            FD_K(bn_iv2_store)<PLAIN, B0>(V, y, off, step, n, b, &q, 0, alpha, beta);
+            n -= BN_IV2_K;
+            if (n <= 0)
+                break;
+            off += BN_IV2_K * step;
+            FD_K(bn_iv2_load)<PLAIN, B0>(V, x, z, y, off, step, n, beta, b);
+        }
+    }
+}
+
+template <bool PLAIN, bool B0>
+static __device__ __forceinline__ void
+    FD_K(bn_iv2_nhwc_body)(const bn_iv_t &V, const FD_T *x, const FD_T *z, FD_T *y,
+                          const void *scalev, const void *biasv, const void *meanv,
+                          const void *varv, double alpha, double beta)
+{
+    __shared__ FD_A par[4][BN_IV2_COLS * FD_VEC]; /* mean, 1 / std, scale, bias */
+    const int cg = (int)(blockIdx.x % (unsigned)V.ncg);
+    const int64_t rb = blockIdx.x / (unsigned)V.ncg;
+    const int tx = threadIdx.x % V.cpb, ty = threadIdx.x / V.cpb;
+    const int64_t col = (int64_t)cg * V.cpb + tx;
+    const int64_t rpt = (int64_t)BN_IV2_K * V.rpp; /* rows of a block trip */
+    const int64_t step = (int64_t)V.rpp * V.c;     /* elements between a thread's vectors */
+    int64_t r = rb * rpt + ty;
+    int64_t off = r * V.c + col * FD_VEC;
+    /* this thread's rows left (0: idle) */
+    int64_t n = ty < V.rpp && col < V.cols && r < V.rows ? (V.rows - r + V.rpp - 1) / V.rpp : 0;
+    FD_K(bn_iv2_buf_t) b;
+    FD_K(bn_iv2_load)<PLAIN, B0>(V, x, z, y, off, step, (int)(n < BN_IV2_K ? n : BN_IV2_K), beta,
+                                 b);
+    const int c0 = cg * V.cpb * FD_VEC;
+    const int c1 = (cg * V.cpb + V.cpb < V.cols ? cg * V.cpb + V.cpb : V.cols) * FD_VEC;
+    for (int i = threadIdx.x; i < c1 - c0; i += FD_CUDA_BLOCK) {
+        const FD_K(bn_chan_t) t = FD_K(bn_iv_chan)(V, c0 + i, scalev, biasv, meanv, varv);
+        par[0][i] = t.mean, par[1][i] = t.inv, par[2][i] = t.sc, par[3][i] = t.bi;
+    }
+    __syncthreads();
+    if (n <= 0)
+        return;
+    FD_K(bn_chan_t) q[FD_VEC];
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++) {
+        const int i = tx * FD_VEC + l;
+        q[l].mean = par[0][i], q[l].inv = par[1][i], q[l].sc = par[2][i], q[l].bi = par[3][i];
+        q[l].mg = 0, q[l].mgx = 0;
+    }
+    const int64_t skip = (int64_t)V.nrb * rpt; /* rows between a thread's trips */
+    for (;;) {
+        FD_K(bn_iv2_store)<PLAIN, B0>(V, y, off, step, (int)(n < BN_IV2_K ? n : BN_IV2_K), b, q, 1,
+                                      alpha, beta);
+        r += skip;
+        if (r >= V.rows)
+            break;
+        off += skip * V.c;
+        n = (V.rows - r + V.rpp - 1) / V.rpp;
+        FD_K(bn_iv2_load)<PLAIN, B0>(V, x, z, y, off, step, (int)(n < BN_IV2_K ? n : BN_IV2_K),
+                                     beta, b);
+    }
+}
+
+/* _bn0: ops BN and beta 0 (no y loads, no blend code); _bn: ops BN; the general ones the
+ * activations, z and any beta. */
+#define FD_BN_IV2_KERNEL(name, body, plain, b0, minb)                                          \
+    static __global__ void __launch_bounds__(FD_CUDA_BLOCK, minb)                               \
+        FD_K(name)(const bn_iv_t V, const void *xv, const void *zv, void *yv,                  \
+                   const void *scalev, const void *biasv, const void *meanv, const void *varv, \
+                   double alpha, double beta)                                                  \
+    {                                                                                          \
+        FD_K(body)<plain, b0>(V, (const FD_T *)xv, (const FD_T *)zv, (FD_T *)yv, scalev, biasv, \
+                              meanv, varv, alpha, beta);                                       \
+    }
+/* BFLOAT16 (its double -> bfloat16 rounding takes more registers) one block an SM fewer:
+ * batchnorm.cu sets FD_BN_IV2_MINB_LESS 1 for that type */
+#ifndef FD_BN_IV2_MINB_LESS
+#define FD_BN_IV2_MINB_LESS 0
+#endif
+FD_BN_IV2_KERNEL(bn_iv2_nchw, bn_iv2_nchw_body, false, false, 2 - FD_BN_IV2_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nchw_bn, bn_iv2_nchw_body, true, false, 3 - FD_BN_IV2_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nchw_bn0, bn_iv2_nchw_body, true, true, 4 - FD_BN_IV2_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nhwc, bn_iv2_nhwc_body, false, false, 2 - FD_BN_IV2_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn, bn_iv2_nhwc_body, true, false, 2 - FD_BN_IV2_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn0, bn_iv2_nhwc_body, true, true, 3 - FD_BN_IV2_MINB_LESS)
+#undef FD_BN_IV2_MINB_LESS
+#undef FD_BN_IV2_KERNEL
 #undef FD_BN_IV_KERNEL
 
 #ifdef FD_BN_CLUSTER

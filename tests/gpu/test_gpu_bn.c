@@ -14,8 +14,9 @@
  * offset / constant / Inf-NaN x), the cluster backward (bn_cl_bwd: the same shapes, blends of
  * dx and of dscale / dbias, saved statistics given and NULL) and shapes just outside both;
  * every case re-run for determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0,
- * with FREEDNN_GPU_BN_CLUSTER_BWD=0 and with FREEDNN_GPU_BN_CL_KIB=16 (16-KiB shares: the
- * largest clusters).
+ * with FREEDNN_GPU_BN_CLUSTER_BWD=0, with FREEDNN_GPU_BN_CL_KIB=16 (16-KiB shares: the
+ * largest clusters), with FREEDNN_GPU_BN_IV2=0 (the first packed inference mapping) and with
+ * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops).
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
 #include <math.h>
@@ -587,10 +588,20 @@ int main(int argc, char **argv)
          * NHWC with C one (C past one block of vector columns: 1040 FLOAT), shapes only one
          * layout fits (H * W = 81; C = 8 in HALF), 5-d, SPATIAL and SPATIAL_PERSISTENT, every
          * ops value through the v8 entry with a rotating activation, both blends, in place;
-         * DOUBLE keeps the elementwise kernel. */
-        const int iv[6][5] = {{3, 8, 4, 6, 1},   {2, 16, 5, 8, 1},    {2, 24, 9, 9, 1},
-                              {4, 64, 28, 28, 1}, {2, 1040, 2, 2, 1}, {2, 8, 3, 4, 4}};
-        for (int s = 0; s < 6; s++)
+         * DOUBLE keeps the elementwise kernel. The second mapping (bn_iv2_*, 4 vectors a
+         * thread and trip): NCHW planes of 1 (HALF) and 2 (FLOAT) vectors (tpp 1), of a
+         * number of vectors no multiple of 4 (3, 5, 6, 10, 98, 196...), planes of more than a
+         * trip split in segments (1x2x96x96: FLOAT 2304 vectors, three segments, the last a
+         * quarter trip; HALF 1152, two); NHWC odd column counts (C 24 HALF: 3 columns, 255
+         * threads of 256 busy; C 264 HALF 33 columns: two groups of 17 and 16, FLOAT 66: three
+         * of 22; C 1040: FLOAT 9 groups of 29 columns, an idle one in the last, HALF 5 of
+         * 26); the whole program again with FREEDNN_GPU_BN_IV2_BLOCKS=7 (every thread several
+         * pieces / trips, segments of two trips) and with FREEDNN_GPU_BN_IV2=0 (the first
+         * mapping). */
+        const int iv[9][5] = {{3, 8, 4, 6, 1},    {2, 16, 5, 8, 1},   {2, 24, 9, 9, 1},
+                              {4, 64, 28, 28, 1}, {2, 1040, 2, 2, 1}, {2, 8, 3, 4, 4},
+                              {2, 3, 2, 4, 1},    {1, 2, 96, 96, 1},  {3, 264, 3, 5, 1}};
+        for (int s = 0; s < 9; s++)
             for (int t = 0; t < 4; t++)
                 for (int l = 0; l < 2; l++) {
                     c = base(DIR_INFER,
@@ -636,5 +647,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER", "0"); /* the same cases on the earlier paths */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER_BWD", "0"); /* and the earlier backward */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_KIB", "16"); /* the clusters at their largest K */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2", "0");     /* the first inference mapping */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2_BLOCKS", "7"); /* bn_iv2_*: grid-stride walks */
     return gm_finish();
 }
