@@ -63,9 +63,9 @@
 # FREEDNN_GPU_BN_IV2=0 (bn fwd_infer, SPATIAL packed NCHW / NHWC f32 / f16 / bf16: the first
 # bn_iv_* mapping instead of bn_iv2_*, whose threads load 4 vectors before the parameter math and
 # whose NHWC blocks compute their channels' parameters once, in shared memory),
-# FREEDNN_GPU_BN_IV2_BLOCKS=B (bn_iv2_*'s grid cap in blocks; default 4 full-occupancy waves,
-# 4224 on the H200), e.g. ONLY='bn_f(32|16)_(nchw|nhwc)'
-# ENVS='FREEDNN_GPU_BN_IV2=0;FREEDNN_GPU_BN_IV2_BLOCKS=2112'.
+# FREEDNN_GPU_BN_IV2_BLOCKS=B (bn_iv2_*'s grid cap in blocks; default 2 full-occupancy waves,
+# 2112 on the H200), e.g. ONLY='bn_f(32|16)_(nchw|nhwc)'
+# ENVS='FREEDNN_GPU_BN_IV2=0;FREEDNN_GPU_BN_IV2_BLOCKS=4224'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -74,7 +74,7 @@
  * tpp threads, the smallest power of two with 4 tpp >= the piece's vectors, each thread one
  * 1 / sqrt per piece; NHWC blocks of at most 32 vector columns (spread evenly) x 4 rpp rows a
  * trip, the block's channels' parameters computed once (a channel a thread) into shared memory.
- * Ops BN with beta 0 gets a third stamping (_bn0: no y loads). Grid: at most FD_CUDA_WAVES
+ * Ops BN with beta 0 gets a third stamping (_bn0: no y loads). Grid: at most BN_IV2_WAVES (2)
  * full-occupancy waves (FREEDNN_GPU_BN_IV2_BLOCKS=B: B blocks, a timing and test knob).
  * Registers and occupancy: batchnorm_kernels.cuh.
  */
@@ -189,6 +189,7 @@ typedef struct {
 } bn_iv_t;
 #define BN_IV2_K 4     /* bn_iv2_*: vectors per thread per trip */
 #define BN_IV2_COLS 32 /* bn_iv2_nhwc*: vector columns per block, at most */
+#define BN_IV2_WAVES 2 /* bn_iv2_*: grid cap in full-occupancy waves */
 
 static __device__ __forceinline__ int64_t bn_sp(const bn_geom_t &G, const int64_t *sst, int64_t s)
 {
@@ -981,12 +982,15 @@ static int bn_iv2_env(void)
 
 /* The bn_iv2_* grid cap in blocks: FREEDNN_GPU_BN_IV2_BLOCKS when set to a positive count (a
  * knob for timing and for the tests: a small cap makes threads walk several pieces / trips),
- * else FD_CUDA_WAVES full-occupancy waves (fd_cuda_wave_blocks); read once. */
+ * else BN_IV2_WAVES full-occupancy waves (2112 blocks on the H200: f16 NCHW 3015 -> 3273 GB/s,
+ * f16 NHWC 2792 -> 2866, f32 NHWC 3573 -> 3609, f32 NCHW 3715 -> 3667 against 4 waves,
+ * docs/perf/gpu-membw-2026-12-02.md); read once. */
 static int64_t bn_iv2_cap_read(void)
 {
     const char *e = getenv("FREEDNN_GPU_BN_IV2_BLOCKS");
     const long v = e != NULL ? strtol(e, NULL, 10) : 0;
-    return v > 0 && v < (1L << 30) ? (int64_t)v : (int64_t)fd_cuda_wave_blocks(INT64_MAX / 2);
+    return v > 0 && v < (1L << 30) ? (int64_t)v
+                                   : (int64_t)fd_cuda_sm_count() * (2048 / FD_CUDA_BLOCK) * BN_IV2_WAVES;
 }
 static int64_t bn_iv2_cap(void)
 {

@@ -791,7 +791,7 @@ FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, FD_BN_NHWC_BN_MINB)
  * cpb * FD_VEC channels' parameters are computed once per block, one channel per thread (HALF
  * cols 32: every thread one), into shared memory after the first trip's loads, and each thread
  * copies its FD_VEC channels' into registers. The grid: bn_iv_t.grid (batchnorm.cu: at most
- * FD_CUDA_WAVES full-occupancy waves, or FREEDNN_GPU_BN_IV2_BLOCKS).
+ * BN_IV2_WAVES (2) full-occupancy waves, or FREEDNN_GPU_BN_IV2_BLOCKS).
  * Stampings: _bn0 (ops BN, beta 0: no y loads, no blend-with-y code, the fewest registers), _bn
  * (ops BN) and the general one. ptxas registers FLOAT / HALF / BFLOAT16, sm_90 (sm_80), no
  * spills, and the 256-thread blocks an SM they leave:
