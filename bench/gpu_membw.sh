@@ -39,6 +39,8 @@
 # pool_s2g_max_bwd_f16 (4 elements a lane) against pool_s2_bwd_occ, pool_*_nhwc
 # pool_s2g_max_bwd_nhwc_{f32,f16,bf16} (a 2 x 2 dx block of one 16-byte channel vector a thread)
 # against the sweep pool_s2_bwd_vec, e.g. ONLY='pool' ENVS='FREEDNN_GPU_BW5=0'.
+# FREEDNN_GPU_POOL_AVGV=0 (pool_*_nhwc avg_excl: the sweeps pool_s2_{fwd,bwd}_vec instead of
+# pooling_avgv.cuh's, e.g. ONLY='pool_f(16|32)_nhwc' ENVS='FREEDNN_GPU_POOL_AVGV=0').
 # Thirteenth session's switches (each default on): FREEDNN_GPU_LRN_LEAN=0 (lrn: the stamped
 # FLOAT column kernels instead of lrn_lean.cuh's, whose backward does not read y),
 # FREEDNN_GPU_SM_LEAN=0 (softmax: softmax_wreg without its LEAN instantiations),

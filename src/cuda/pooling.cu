@@ -46,6 +46,14 @@
  * FLOAT (FREEDNN_GPU_BW3, 0.65x -> 0.99x NVIDIA's rate) and HALF / BFLOAT16 (FREEDNN_GPU_BW5),
  * channels-last FLOAT / HALF / BFLOAT16 (FREEDNN_GPU_BW5: a 2 x 2 dx block of one 16-byte
  * channel vector a thread); the same sums in the same order, the same bits.
+ * Channels-last averages of those (FLOAT / HALF / BFLOAT16, 16-byte vectors) take the gathers
+ * of pooling_avgv.cuh (FREEDNN_GPU_POOL_AVGV, 2026-12-02: the sweeps pool_s2_{fwd,bwd}_vec ran
+ * f16 n32c256h56w56 2x2 / 2 at 1574 / 378 GB/s on the H200, 8-byte vectors, one step's loads in
+ * flight, and the backward read and masked x it does not need): a thread per y vector
+ * forward (every window cell loaded before the sums), per 2 x 2 dx block backward (the dy of
+ * the up to four covering windows loaded at once, each dy / count taken once per lane, added
+ * per cell in ascending window order; 2x2 pad 0: one dy vector stored to four dx vectors),
+ * 32-bit indices, no loops; the same sums in the same order, the same bits.
  */
 #include <float.h>
 #include <stdio.h>
@@ -329,6 +337,9 @@ static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_
 #include "stamp_types.cuh"
 #include "pooling_s2g.cuh"
 
+/* after pooling_s2g.cuh: its lane helpers */
+#include "pooling_avgv.cuh"
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 static double lowest_finite(cudnnDataType_t dt)
@@ -608,6 +619,70 @@ static int pool_s2g_nhwc_ok(const fd_pool_problem_t *p, const pool_geom_t *g, co
     return 1;
 }
 
+/* 1 (and *q, the grid filled) when an average takes pool_avgv_{fwd,bwd}[22]_* (pooling_avgv.cuh,
+ * FREEDNN_GPU_POOL_AVGV): FLOAT / HALF / BFLOAT16 channels-last calls (the caller checked
+ * pool_vec_ok) that pool_s2_ok accepts with 16-byte vectors, fewer than 2^31 - 256 threads (one
+ * per y vector forward, per 2 x 2 dx block of vectors backward). *lean: 2x2 windows, pad 0. */
+static int pool_avgv_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd, pool_s2_t *q,
+                        int *cvn, int *sp, int *tp, int64_t *th, int *lean)
+{
+    if (g->is_max || p->dt == CUDNN_DATA_DOUBLE || !pool_avgv_on() ||
+        !pool_s2_ok(p, g, bwd, FD_CUDA_VEC_BYTES, q))
+        return 0;
+    const int64_t v = p->c / (FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt));
+    const int64_t s = bwd ? (p->in[2] + 1) / 2 : p->out[2];
+    const int64_t t = bwd ? (p->in[1] + 1) / 2 : p->out[1];
+    *th = p->n * t * s * v;
+    if (*th >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
+        return 0;
+    *cvn = (int)v, *sp = (int)s, *tp = (int)t;
+    *lean = q->win_h == 2 && q->win_w == 2 && q->pad_h == 0 && q->pad_w == 0;
+    return 1;
+}
+
+/* Launches pool_avgv_ok's kernel: forward (dy, dx) = (x, y), backward (dy, dx). */
+static cudnnStatus_t pool_avgv_launch(const fd_pool_problem_t *p, const fd_pool_args_t *a,
+                                      const pool_s2_t *q, int bwd, int cvn, int sp, int tp,
+                                      int64_t th, int lean)
+{
+    const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+    cudaStream_t st = a->handle->stream;
+    const int k = (p->dt == CUDNN_DATA_FLOAT  ? 0
+                   : p->dt == CUDNN_DATA_HALF ? 1
+                                              : 2) +
+                  3 * lean + 6 * bwd;
+    switch (k) {
+#define POOL_AVGV_FWD(n, kern)                                                                     \
+    case n:                                                                                        \
+        kern<<<blocks, FD_CUDA_BLOCK, 0, st>>>(*q, cvn, a->x, a->out, a->alpha, a->beta);          \
+        break;
+#define POOL_AVGV_BWD(n, kern)                                                                     \
+    case n:                                                                                        \
+        kern<<<blocks, FD_CUDA_BLOCK, 0, st>>>(*q, cvn, sp, tp, a->dy, a->out, a->alpha, a->beta); \
+        break;
+        POOL_AVGV_FWD(0, pool_avgv_fwd_f32)
+        POOL_AVGV_FWD(1, pool_avgv_fwd_f16)
+        POOL_AVGV_FWD(2, pool_avgv_fwd_bf16)
+        POOL_AVGV_FWD(3, pool_avgv_fwd22_f32)
+        POOL_AVGV_FWD(4, pool_avgv_fwd22_f16)
+        POOL_AVGV_FWD(5, pool_avgv_fwd22_bf16)
+        POOL_AVGV_BWD(6, pool_avgv_bwd_f32)
+        POOL_AVGV_BWD(7, pool_avgv_bwd_f16)
+        POOL_AVGV_BWD(8, pool_avgv_bwd_bf16)
+        POOL_AVGV_BWD(9, pool_avgv_bwd22_f32)
+        POOL_AVGV_BWD(10, pool_avgv_bwd22_f16)
+    default:
+        pool_avgv_bwd22_bf16<<<blocks, FD_CUDA_BLOCK, 0, st>>>(*q, cvn, sp, tp, a->dy, a->out,
+                                                               a->alpha, a->beta);
+        break;
+#undef POOL_AVGV_FWD
+#undef POOL_AVGV_BWD
+    }
+    FD_CUDA_LAUNCHED("pool_avgv_%s%s on %s data (%u blocks)", bwd ? "bwd" : "fwd", lean ? "22" : "",
+                     fd_dtype_name(p->dt), blocks);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31); vec as there. */
 static unsigned pool_s2_blocks(const fd_pool_problem_t *p, const pool_s2_t *q, int vec)
 {
@@ -715,6 +790,10 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
                                  a->handle->stream, s2, a->x, a->out, a->alpha, a->beta);
         return CUDNN_STATUS_SUCCESS;
     }
+    int cvn, sp, tp, lean;
+    int64_t th;
+    if (vec_ok && pool_avgv_ok(p, &g, 0, &s2, &cvn, &sp, &tp, &th, &lean))
+        return pool_avgv_launch(p, a, &s2, 0, cvn, sp, tp, th, lean);
     if (pool_s2_ok(p, &g, 0, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
         if (vec_ok)
             FD_CUDA_TYPED_LAUNCH(p->dt, pool_s2_fwd_vec, pool_s2_blocks(p, &s2, POOL_S2_VEC_BYTES),
@@ -802,6 +881,10 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
                              a->beta);
         return CUDNN_STATUS_SUCCESS;
     }
+    int cvn, sp, tp, lean;
+    int64_t th;
+    if (vec_ok && pool_avgv_ok(p, &g, 1, &s2, &cvn, &sp, &tp, &th, &lean))
+        return pool_avgv_launch(p, a, &s2, 1, cvn, sp, tp, th, lean);
     if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
         int groups, pairs;
         if (!vec_ok && pool_s2g_ok(p, &g, &s2, a->x, a->out, &groups, &pairs)) {
@@ -827,8 +910,6 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
             FD_CUDA_LAUNCHED("pool_s2g_max_bwd_f32 (%u blocks, %d an SM)", blocks, s2g_minb());
             return CUDNN_STATUS_SUCCESS;
         }
-        int cvn, sp, tp;
-        int64_t th;
         if (vec_ok && pool_s2g_nhwc_ok(p, &g, &s2, &cvn, &sp, &tp, &th)) {
             const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
             cudaStream_t st = a->handle->stream;

@@ -15,8 +15,9 @@
  * max backward gather (pool_s2g_max_bwd_f32: partial row vectors, rows across warps and warps
  * across rows, ReLU zeros); its HALF / BFLOAT16 twins and the channels-last FLOAT / HALF /
  * BFLOAT16 gather (pool_s2g_max_bwd_nhwc_*: 2 x 2 dx blocks, C not a multiple of the vector
- * declined). Reruns itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0,
- * FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's other occupancy) and FREEDNN_GPU_BW5=0. The cuda
+ * declined); the channels-last averages of stride 2 (pool_avgv_*: pool_avgv_tests). Reruns
+ * itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0, FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's
+ * other occupancy), FREEDNN_GPU_BW5=0 and FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only). The cuda
  * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
  * (a NaN-carrying output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
@@ -463,6 +464,72 @@ static void pool_tests(void)
     }
 }
 
+/* FREEDNN_GPU_POOL_AVGV: pool_avgv_{fwd,bwd}[22]_* (channels-last averages of stride 2, windows
+ * of 2 or 3, 16-byte channel vectors; a thread per y vector forward, per 2 x 2 dx block
+ * backward): FLOAT / HALF / BFLOAT16, both average modes, 2x2 pad 0 (the lean kernels), 3x3
+ * pad 1, 2x2 pad 1, 3x3 pad 0 ceil, 3x3 pad 2; even, odd (floor-mode uncovered edge cells and
+ * ceil-mode partial windows), one-row and wide planes; C of 1, 2, 3 and 32 vectors; both blends
+ * (beta 0 over the poisoned outputs); integer, real and NaN / -inf fills; DOUBLE and C not a
+ * multiple of the vector (declined: the sweeps take them); the benchmark's problems (n32 f16
+ * C 256 and f32 C 128, 56 x 56, 2x2 / 2). Run in the parent and the FREEDNN_GPU_POOL_AVGV=0
+ * child (the old sweeps on the same cases); that child runs nothing else. */
+static void pool_avgv_tests(void)
+{
+    const cudnnPoolingMode_t am[2] = {CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                      CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING};
+    const cudnnDataType_t t3[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    /* window, pad, stride, ceil */
+    static const int ag[5][4] = {
+        {2, 0, 2, 0}, {3, 1, 2, 0}, {2, 1, 2, 0}, {3, 0, 2, 1}, {3, 2, 2, 0}};
+    static const int ain[6][3] = {{56, 56, 1}, {29, 31, 1}, {17, 29, 1},
+                                  {1, 12, 1},  {8, 9, 1},   {6, 70, 1}};
+    static const int nv[4] = {1, 2, 3, 32}; /* channel vectors */
+    uint64_t seed = 9001;
+    if (gm_smoke) { /* lean and general kernels, odd edges, both blends */
+        for (int bwd = 0; bwd < 2; bwd++)
+            for (int gi = 0; gi < 2; gi++)
+                pool_case(t3[gi + bwd], am[gi], CUDNN_NOT_PROPAGATE_NAN, 2, 2, 16, ain[4],
+                          ag[gi ? 3 : 0][0], ag[gi ? 3 : 0][1], 2, ag[gi ? 3 : 0][3], L_NHWC, bwd,
+                          gi ? 0.5 : 1, gi ? 0.25 : 0, F_INT, seed++);
+        return;
+    }
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int ti = 0; ti < 3; ti++) {
+            const int vec = 16 / (int)fd_test_dtype_size(t3[ti]);
+            for (int m = 0; m < 2; m++)
+                for (int gi = 0; gi < 5; gi++) {
+                    const int k = (bwd + ti + m + gi) % 6;
+                    /* one row only where the padded row holds a window */
+                    const int *in = ain[k == 3 && 1 + 2 * ag[gi][1] < ag[gi][0] ? 4 : k];
+                    const int blend = (ti + m + gi + bwd) % 2;
+                    const int v = nv[(ti + gi + bwd) % 3 + (k == 4 ? 1 : 0)];
+                    const fill_t f = (gi + m + ti) % 3 == 0   ? F_INT
+                                     : (gi + m + ti) % 3 == 1 ? F_REAL
+                                                              : F_SPECIAL;
+                    pool_case(t3[ti], am[m], (cudnnNanPropagation_t)(gi % 2), 2, 2, v * vec, in,
+                              ag[gi][0], ag[gi][1], ag[gi][2], ag[gi][3], L_NHWC, bwd,
+                              blend ? 0.5 : 1, blend ? 0.25 : 0, f, seed++);
+                    if (gi < 2) /* the other blend and 32 vectors of C on a small plane */
+                        pool_case(t3[ti], am[1 - m], CUDNN_NOT_PROPAGATE_NAN, 2, 1, nv[3] * vec,
+                                  ain[4], ag[gi][0], ag[gi][1], ag[gi][2], ag[gi][3], L_NHWC, bwd,
+                                  blend ? 1 : 0.5, blend ? 0 : 0.25, F_REAL, seed++);
+                }
+            /* C not a multiple of the vector: declined */
+            pool_case(t3[ti], am[bwd], CUDNN_NOT_PROPAGATE_NAN, 2, 2, vec + vec / 2, ain[1], 2, 0,
+                      2, 0, L_NHWC, bwd, 1, 0, F_INT, seed++);
+        }
+    for (int bwd = 0; bwd < 2; bwd++) {
+        /* DOUBLE: declined */
+        pool_case(CUDNN_DATA_DOUBLE, am[bwd], CUDNN_NOT_PROPAGATE_NAN, 2, 2, 4, ain[1], 2, 0, 2, 0,
+                  L_NHWC, bwd, 0.5, 0.25, F_REAL, seed++);
+        /* the benchmark's problems */
+        pool_case(CUDNN_DATA_HALF, am[1], CUDNN_NOT_PROPAGATE_NAN, 2, 32, 256, ain[0], 2, 0, 2, 0,
+                  L_NHWC, bwd, 1, 0, F_REAL, seed++);
+        pool_case(CUDNN_DATA_FLOAT, am[bwd], CUDNN_NOT_PROPAGATE_NAN, 2, 32, 128, ain[0], 2, 0, 2,
+                  0, L_NHWC, bwd, 1, 0, F_INT, seed++);
+    }
+}
+
 /* ================================ activation =============================================== */
 
 typedef struct {
@@ -638,12 +705,17 @@ static void act_tests(void)
 int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_pool_act");
-    pool_tests();
+    const int avgv_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_POOL_AVGV") != NULL;
+    if (!avgv_child)
+        pool_tests();
+    if (getenv("FD_GM_RERUN") == NULL || avgv_child)
+        pool_avgv_tests();
     if (getenv("FD_GM_RERUN") == NULL) /* the rerun below: FREEDNN_GPU_BW2 touches pooling only */
         act_tests();
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* and without the third round's */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_S2G_MINB", "3"); /* pool_s2g at 3 blocks an SM */
     gm_rerun_with(argv, "FREEDNN_GPU_BW5", "0"); /* without the fifth round's gathers */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_AVGV", "0"); /* pool_avgv_tests on the old sweeps */
     return gm_finish();
 }
