@@ -37,7 +37,7 @@
  * 56x56 HALF, c128 FLOAT: 1046 blocks of 32 columns x 8 lanes, 3 trips a lane, 4 vectors (x)
  * or 8 (x, dy) in flight a thread, against the first mapping's 512 blocks of 25 rows a lane
  * and one vector (96 registers: 2 blocks an SM). ptxas sm_80 / sm_90, no spills: statistics
- * 56-64 registers (4 blocks an SM; BFLOAT16 72: 3), gradient sums 80-116 (2), apply 85-128
+ * 56-64 registers (4 blocks an SM; BFLOAT16 72: 3), gradient sums 80-116 (2), apply 83-127
  * (2). Same per-element arithmetic and trees; other chunks, so other bits (within the tests'
  * tolerance). The workspace queries report its partials (the Ex / v8 entries reject less);
  * where they fit neither the caller's workspace nor the handle's scratch (legacy entries, large

@@ -652,8 +652,8 @@ static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const v
  * ptxas (no spills; registers sm_80 / sm_90 for FLOAT, HALF, BFLOAT16 -> blocks of 256 an SM):
  *   bn_pk2_part0_nhwc  62/64, 56/56, 56/72 -> 4 (BFLOAT16 sm_90: 3; launch bounds 4, BF16 3)
  *   bn_pk2_part1_nhwc  104/114, 80/86, 80/116 -> 2 (sm_80 HALF / BF16: 3)
- *   bn_pk2_apply0_nhwc 88/96, 90/96, 92/108 -> 2
- *   bn_pk2_apply1_nhwc 126/128, 96/96, 96/128 -> 2
+ *   bn_pk2_apply0_nhwc 88/96, 83/88, 85/102 -> 2
+ *   bn_pk2_apply1_nhwc 126/126, 103/106, 105/127 -> 2
  * Shared memory 16 KiB (the rows' tree) + 6 KiB (mode 1 parameters) / 6 KiB (apply). The first
  * mapping: 90-96 registers (2 blocks an SM), 512 blocks, one vector in flight a thread. */
 
@@ -673,6 +673,27 @@ static __device__ __forceinline__ void FD_K(bn_pk2_params)(const bn_pk_t &P, int
         sp[4][t] = q.mg, sp[5][t] = q.mgx;
     }
     __syncthreads();
+}
+
+/* A trip's loads, all issued before any arithmetic: rows r + i * rpp < r1 (i < BN_PK2_R) of
+ * the thread's column (xc, dc, oc: x, dy, out at the column), x, dy in mode 1, out when
+ * ld_out. */
+template <int MODE>
+static __device__ __forceinline__ void
+    FD_K(bn_pk2_load)(const FD_T *xc, const FD_T *dc, const FD_T *oc, int r, int r1, int rpp,
+                      int c, int ld_out, FD_K(bn_vec_t) * xa, FD_K(bn_vec_t) * da,
+                      FD_K(bn_vec_t) * o)
+{
+#pragma unroll
+    for (int i = 0; i < BN_PK2_R; i++)
+        if (r + i * rpp < r1) {
+            const int off = (r + i * rpp) * c;
+            xa[i] = *(const FD_K(bn_vec_t) *)(xc + off);
+            if (MODE == 1)
+                da[i] = *(const FD_K(bn_vec_t) *)(dc + off);
+            if (ld_out)
+                o[i] = *(const FD_K(bn_vec_t) *)(oc + off);
+        }
 }
 
 template <int MODE>
@@ -703,14 +724,7 @@ static __device__ __forceinline__ void
         const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
         for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
             FD_K(bn_vec_t) xa[BN_PK2_R], da[BN_PK2_R];
-#pragma unroll
-            for (int i = 0; i < BN_PK2_R; i++)
-                if (r + i * P.rpp < r1) {
-                    const int off = (r + i * P.rpp) * c;
-                    xa[i] = *(const FD_K(bn_vec_t) *)(xc + off);
-                    if (MODE == 1)
-                        da[i] = *(const FD_K(bn_vec_t) *)(dc + off);
-                }
+            FD_K(bn_pk2_load)<MODE>(xc, dc, NULL, r, r1, P.rpp, c, 0, xa, da, NULL);
 #pragma unroll
             for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
                 const int e = tx * FD_VEC + l;
@@ -750,16 +764,7 @@ static __device__ __forceinline__ void
     FD_T *oc = out + col * FD_VEC;
     for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
         FD_K(bn_vec_t) xa[BN_PK2_R], da[BN_PK2_R], o[BN_PK2_R];
-#pragma unroll
-        for (int i = 0; i < BN_PK2_R; i++)
-            if (r + i * P.rpp < r1) {
-                const int off = (r + i * P.rpp) * c;
-                xa[i] = *(const FD_K(bn_vec_t) *)(xc + off);
-                if (MODE == 1)
-                    da[i] = *(const FD_K(bn_vec_t) *)(dc + off);
-                if (beta != 0.0)
-                    o[i] = *(const FD_K(bn_vec_t) *)(oc + off);
-            }
+        FD_K(bn_pk2_load)<MODE>(xc, dc, oc, r, r1, P.rpp, c, beta != 0.0, xa, da, o);
 #pragma unroll
         for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
             const int k = tx * FD_VEC + l;
