@@ -26,6 +26,23 @@
  * combine per channel, a 128-bit apply pass. The one-pass statistics there are shifted by each
  * channel's first element, in the same accumulator types.
  *
+ * NHWC data on that path by default (FREEDNN_GPU_BN_PK2=0: the first mapping) takes bn_pk2_*
+ * (batchnorm_kernels.cuh, after bn_pk_apply_nhwc): blocks of at most 32 vector columns (spread
+ * evenly) x rpp = 256 / columns row lanes, chunks of 96 rows rounded up to whole trips of 4
+ * rows x rpp (FREEDNN_GPU_BN_PK2_ROWS=R: R rows, a timing and test knob; at most 2048 chunks),
+ * every thread loading its trip's 4 rows (x; dy; out when beta != 0) before their arithmetic,
+ * the mode a template parameter (the statistics kernel holds no parameters, the others read
+ * the block's channels' from shared memory once per trip and channel), the apply pass walking
+ * the chunks against the pass before it so that pass's last rows are still in L2. n32 c256
+ * 56x56 HALF, c128 FLOAT: 1046 blocks of 32 columns x 8 lanes, 3 trips a lane, 4 vectors (x)
+ * or 8 (x, dy) in flight a thread, against the first mapping's 512 blocks of 25 rows a lane
+ * and one vector (96 registers: 2 blocks an SM). ptxas sm_80 / sm_90, no spills: statistics
+ * 56-64 registers (4 blocks an SM; BFLOAT16 72: 3), gradient sums 80-116 (2), apply 83-127
+ * (2). Same per-element arithmetic and trees; other chunks, so other bits (within the tests'
+ * tolerance). The workspace queries report its partials (the Ex / v8 entries reject less);
+ * where they fit neither the caller's workspace nor the handle's scratch (legacy entries, large
+ * C) the call takes the first mapping's chunks, then the per-tile kernels.
+ *
  * Training forward of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data, packed NCHW
  * (H * W a multiple of the vector), ops BN or BN_ACTIVATION, 16-byte aligned x and y, y != x,
  * on compute capability 9.0+ (the legacy entry too, and ahead of bn_pk_*) takes bn_cl_train
@@ -116,6 +133,7 @@ typedef struct {
  * NHWC packed data split into fixed chunks of members. */
 typedef struct {
     int nhwc;
+    int v2; /* NHWC: the second mapping (bn_pk2_*, FREEDNN_GPU_BN_PK2) */
     int cols, cpb, rpp, ncg; /* NHWC: vector columns, columns per block, rows per pass, groups */
     int64_t nch;             /* chunks per channel */
     int64_t c, s, m, cm;     /* channels, spatial size, members (N * S), members per chunk */
@@ -124,6 +142,11 @@ typedef struct {
     double eps;
     int64_t sbs, mvs; /* parameter strides along C */
 } bn_pk_t;
+
+#define BN_PK2_R 4             /* bn_pk2_*: rows (16-byte vectors per operand) a thread and trip */
+#define BN_PK2_COLS 32         /* bn_pk2_*: vector columns per block, at most */
+#define BN_PK2_ROWS 96         /* bn_pk2_*: rows a chunk, rounded up to BN_PK2_R * rpp */
+#define BN_PK2_MAX_CHUNKS 2048 /* bn_pk2_*: chunks per channel at most */
 
 /* The cluster training forward (batchnorm_kernels.cuh, end): P as the packed NCHW path fills
  * it (c, s, m, ops, act, eps, parameter strides; the chunk fields unused), a cluster of k CTAs
@@ -632,8 +655,31 @@ static void bn_pk_params(const fd_bn_problem_t *p, bn_pk_t *P)
     P->mvs = p->mv.stride[1];
 }
 
-/* Fills *P and returns 1 when the packed path serves p (pointer alignment aside). */
-static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
+/* FREEDNN_GPU_BN_PK2 (default on; 0: the first NHWC mapping), read once. */
+static int bn_pk2_env(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_BN_PK2");
+    return on;
+}
+
+/* bn_pk2_*'s rows a chunk before rounding: FREEDNN_GPU_BN_PK2_ROWS when set to a positive
+ * count (a knob for timing and for the tests; it changes the chunking, so the bits), else
+ * BN_PK2_ROWS; read once. */
+static int64_t bn_pk2_rows_read(void)
+{
+    const char *e = getenv("FREEDNN_GPU_BN_PK2_ROWS");
+    const long v = e != NULL ? strtol(e, NULL, 10) : 0;
+    return v > 0 && v < (1L << 24) ? (int64_t)v : BN_PK2_ROWS;
+}
+static int64_t bn_pk2_rows(void)
+{
+    static const int64_t rows = bn_pk2_rows_read();
+    return rows;
+}
+
+/* Fills *P and returns 1 when the packed path serves p (pointer alignment aside); v2: NHWC
+ * data takes bn_pk2_*'s mapping and chunks. */
+static int bn_pk_plan_v(const fd_bn_problem_t *p, bn_pk_t *P, int v2)
 {
     const cudnnDataType_t dt = p->x.dtype;
     if (p->per_activation || p->dir == FD_BN_INFER ||
@@ -664,7 +710,16 @@ static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
     memset(P, 0, sizeof *P);
     P->nhwc = lay;
     P->c = c, P->s = sp, P->m = m;
-    if (lay) {
+    int64_t unit = lay ? 1 : BN_PK_CHUNK_NCHW, most = BN_PK_MAX_CHUNKS;
+    if (lay && v2) { /* groups of <= BN_PK2_COLS columns spread evenly, whole trips a chunk */
+        P->v2 = 1;
+        P->cols = (int)(c / vec);
+        P->ncg = (P->cols + BN_PK2_COLS - 1) / BN_PK2_COLS;
+        P->cpb = (P->cols + P->ncg - 1) / P->ncg;
+        P->rpp = FD_CUDA_BLOCK / P->cpb;
+        unit = (int64_t)BN_PK2_R * P->rpp, most = BN_PK2_MAX_CHUNKS;
+        P->cm = (bn_pk2_rows() + unit - 1) / unit * unit;
+    } else if (lay) {
         P->cols = (int)(c / vec);
         P->cpb = P->cols < FD_CUDA_BLOCK ? P->cols : FD_CUDA_BLOCK;
         P->rpp = FD_CUDA_BLOCK / P->cpb;
@@ -674,9 +729,8 @@ static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
         P->cm = BN_PK_CHUNK_NCHW;
     }
     P->nch = (m + P->cm - 1) / P->cm;
-    if (P->nch > BN_PK_MAX_CHUNKS) { /* longer chunks, same multiple (NCHW: of the vector) */
-        const int64_t unit = lay ? 1 : BN_PK_CHUNK_NCHW;
-        const int64_t want = (m + BN_PK_MAX_CHUNKS - 1) / BN_PK_MAX_CHUNKS;
+    if (P->nch > most) { /* longer chunks, same multiple (NCHW: of the vector; v2: of a trip) */
+        const int64_t want = (m + most - 1) / most;
         P->cm = (want + unit - 1) / unit * unit;
         P->nch = (m + P->cm - 1) / P->cm;
     }
@@ -684,6 +738,10 @@ static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
         return 0; /* one chunk: the per-tile kernels already give it a whole block */
     bn_pk_params(p, P);
     return 1;
+}
+static int bn_pk_plan(const fd_bn_problem_t *p, bn_pk_t *P)
+{
+    return bn_pk_plan_v(p, P, bn_pk2_env());
 }
 
 /* Per channel 4 statistics (mean, 1 / std, mean of g, mean of g * xhat), then 2 partial sums
@@ -694,7 +752,8 @@ static size_t bn_pk_workspace(const fd_bn_problem_t *p, const bn_pk_t *P)
 }
 
 /* 1 when a call may take the packed path: a plan, enough workspace (the caller's, else the
- * handle's scratch: *b is then a's copy pointing at it), 16-byte aligned data. */
+ * handle's scratch: *b is then a's copy pointing at it), 16-byte aligned data. A bn_pk2_* plan
+ * whose partials fit neither falls back to the first mapping's (fewer chunks), then to none. */
 static int bn_pk_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_pk_t *P, fd_bn_args_t *b)
 {
     if (!bn_pk_plan(p, P))
@@ -702,24 +761,35 @@ static int bn_pk_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_pk_t
     const int bwd = p->dir == FD_BN_BWD;
     if (!fd_cuda_aligned16(a->x) || !fd_cuda_aligned16(bwd ? a->dx : a->y) || (bwd && !fd_cuda_aligned16(a->dy)))
         return 0;
-    const size_t need = bn_pk_workspace(p, P);
-    *b = *a;
-    if (a->workspace != NULL && a->workspace_size >= need && fd_cuda_aligned16(a->workspace))
-        return 1;
     const cudnnHandle_t h = a->handle;
-    if (h->scratch == NULL || h->scratch_size < need)
-        return 0;
-    b->workspace = h->scratch, b->workspace_size = h->scratch_size;
-    return 1;
+    for (;;) {
+        const size_t need = bn_pk_workspace(p, P);
+        *b = *a;
+        if (a->workspace != NULL && a->workspace_size >= need && fd_cuda_aligned16(a->workspace))
+            return 1;
+        if (h->scratch != NULL && h->scratch_size >= need) {
+            b->workspace = h->scratch, b->workspace_size = h->scratch_size;
+            return 1;
+        }
+        if (!P->v2 || !bn_pk_plan_v(p, P, 0))
+            return 0;
+    }
 }
 
+/* rev: bn_pk2_* walk the chunks last to first (the other mappings ignore it). */
 static cudnnStatus_t bn_pk_pass(const fd_bn_problem_t *p, const bn_pk_t &P, const fd_bn_args_t *a,
-                                int mode, const void *smean, const void *sinv)
+                                int mode, const void *smean, const void *sinv, int rev)
 {
     const cudnnDataType_t dt = p->x.dtype;
     cudaStream_t st = a->handle->stream;
     const unsigned blocks = (unsigned)((P.nhwc ? P.ncg : P.c) * P.nch);
-    if (P.nhwc)
+    if (P.v2 && mode == 0)
+        BN_LAUNCH(dt, bn_pk2_part0_nhwc, blocks, st, P, rev, a->x, a->dy, a->scale, a->bias, smean,
+                  sinv, a->workspace);
+    else if (P.v2)
+        BN_LAUNCH(dt, bn_pk2_part1_nhwc, blocks, st, P, rev, a->x, a->dy, a->scale, a->bias, smean,
+                  sinv, a->workspace);
+    else if (P.nhwc)
         BN_LAUNCH(dt, bn_pk_part_nhwc, blocks, st, P, mode, a->x, a->dy, a->scale, a->bias, smean,
                   sinv, a->workspace);
     else
@@ -738,13 +808,19 @@ static cudnnStatus_t bn_pk_pass(const fd_bn_problem_t *p, const bn_pk_t &P, cons
 
 static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
                                  const fd_bn_args_t *a, int mode, const void *smean,
-                                 const void *sinv)
+                                 const void *sinv, int rev)
 {
     const cudnnDataType_t dt = p->x.dtype;
     cudaStream_t st = a->handle->stream;
     const unsigned blocks = (unsigned)((P.nhwc ? P.ncg : P.c) * P.nch);
     void *out = mode == 0 ? a->y : a->dx;
-    if (P.nhwc)
+    if (P.v2 && mode == 0)
+        BN_LAUNCH(dt, bn_pk2_apply0_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
+                  smean, sinv, a->workspace, a->alpha, a->beta);
+    else if (P.v2)
+        BN_LAUNCH(dt, bn_pk2_apply1_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
+                  smean, sinv, a->workspace, a->alpha, a->beta);
+    else if (P.nhwc)
         BN_LAUNCH(dt, bn_pk_apply_nhwc, blocks, st, P, mode, a->x, a->dy, out, a->scale, a->bias,
                   smean, sinv, a->workspace, a->alpha, a->beta);
     else
@@ -1198,8 +1274,8 @@ extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const voi
     bn_pk_t P;
     fd_bn_args_t b;
     if (bn_pk_usable(p, a, &P, &b)) {
-        FD_TRY(bn_pk_pass(p, P, &b, 0, NULL, NULL));
-        return bn_pk_apply(p, P, &b, 0, NULL, NULL);
+        FD_TRY(bn_pk_pass(p, P, &b, 0, NULL, NULL, 0));
+        return bn_pk_apply(p, P, &b, 0, NULL, NULL, 1);
     }
     const int64_t tiles = (G.groups + G.gx - 1) / G.gx;
     const unsigned blocks = fd_cuda_blocks(tiles, 1);
@@ -1252,10 +1328,11 @@ extern "C" cudnnStatus_t fd_bn_bwd_cuda_run(const void *problem, const void *arg
     bn_pk_t P;
     fd_bn_args_t b;
     if (bn_pk_usable(p, a, &P, &b)) {
+        const int rev = b.mean == NULL; /* each pass walks the chunks against the one before */
         if (b.mean == NULL)
-            FD_TRY(bn_pk_pass(p, P, &b, 0, NULL, NULL));
-        FD_TRY(bn_pk_pass(p, P, &b, 1, b.mean, b.var));
-        return bn_pk_apply(p, P, &b, 1, b.mean, b.var);
+            FD_TRY(bn_pk_pass(p, P, &b, 0, NULL, NULL, 0));
+        FD_TRY(bn_pk_pass(p, P, &b, 1, b.mean, b.var, rev));
+        return bn_pk_apply(p, P, &b, 1, b.mean, b.var, !rev);
     }
     const int64_t tiles = (G.groups + G.gx - 1) / G.gx;
     const unsigned blocks = fd_cuda_blocks(tiles, 1);

@@ -429,6 +429,42 @@ static __global__ void FD_K(bn_pk_part_nchw)(const bn_pk_t P, int mode, const vo
     }
 }
 
+/* NHWC pass 1's end: the rows of one column meet in a fixed tree over ty (shared slot
+ * (ty * cpb + tx) * FD_VEC + l), row 0 writes chunk j's partials of the column's channels.
+ * Every thread of the block calls it (it synchronises). */
+static __device__ __forceinline__ void FD_K(bn_pk_rows_out)(const bn_pk_t &P, int64_t j, int tx,
+                                                            int ty, int64_t col, const FD_A *s1,
+                                                            const FD_A *s2, FD_A *p1, FD_A *p2,
+                                                            FD_A *ws)
+{
+    if (ty < P.rpp)
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            p1[(ty * P.cpb + tx) * FD_VEC + l] = s1[l];
+            p2[(ty * P.cpb + tx) * FD_VEC + l] = s2[l];
+        }
+    int p2n = 1;
+    while (p2n < P.rpp)
+        p2n <<= 1;
+    for (int h = p2n / 2; h > 0; h >>= 1) {
+        __syncthreads();
+        if (ty < h && ty + h < P.rpp)
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++) {
+                p1[(ty * P.cpb + tx) * FD_VEC + l] += p1[((ty + h) * P.cpb + tx) * FD_VEC + l];
+                p2[(ty * P.cpb + tx) * FD_VEC + l] += p2[((ty + h) * P.cpb + tx) * FD_VEC + l];
+            }
+    }
+    __syncthreads();
+    if (ty == 0 && col < P.cols)
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            FD_A *part = ws + 4 * P.c + ((col * FD_VEC + l) * P.nch + j) * 2;
+            part[0] = p1[tx * FD_VEC + l];
+            part[1] = p2[tx * FD_VEC + l];
+        }
+}
+
 /* Pass 1 (NHWC): per (column group, chunk); each thread sums FD_VEC channels over its rows,
  * the rows of one column meet in a fixed tree. */
 static __global__ void FD_K(bn_pk_part_nhwc)(const bn_pk_t P, int mode, const void *xv,
@@ -476,33 +512,7 @@ static __global__ void FD_K(bn_pk_part_nhwc)(const bn_pk_t P, int mode, const vo
                                 &s1[l], &s2[l]);
         }
     }
-    /* rows of one column: shared slot (ty * cpb + tx) * FD_VEC + l, a tree over ty */
-    if (ty < P.rpp)
-#pragma unroll
-        for (int l = 0; l < FD_VEC; l++) {
-            p1[(ty * P.cpb + tx) * FD_VEC + l] = s1[l];
-            p2[(ty * P.cpb + tx) * FD_VEC + l] = s2[l];
-        }
-    int p2n = 1;
-    while (p2n < P.rpp)
-        p2n <<= 1;
-    for (int h = p2n / 2; h > 0; h >>= 1) {
-        __syncthreads();
-        if (ty < h && ty + h < P.rpp)
-#pragma unroll
-            for (int l = 0; l < FD_VEC; l++) {
-                p1[(ty * P.cpb + tx) * FD_VEC + l] += p1[((ty + h) * P.cpb + tx) * FD_VEC + l];
-                p2[(ty * P.cpb + tx) * FD_VEC + l] += p2[((ty + h) * P.cpb + tx) * FD_VEC + l];
-            }
-    }
-    __syncthreads();
-    if (ty == 0 && col < P.cols)
-#pragma unroll
-        for (int l = 0; l < FD_VEC; l++) {
-            FD_A *part = ws + 4 * P.c + ((col * FD_VEC + l) * P.nch + j) * 2;
-            part[0] = p1[tx * FD_VEC + l];
-            part[1] = p2[tx * FD_VEC + l];
-        }
+    FD_K(bn_pk_rows_out)(P, j, tx, ty, col, s1, s2, p1, p2, ws);
 }
 
 /* Pass 2: one warp per channel adds its chunks' partials (lane i: chunks i, i + 32, ..., then
@@ -622,6 +632,190 @@ static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const v
         *(FD_K(bn_vec_t) *)(out + off) = o;
     }
 }
+
+/* ---- the second NHWC mapping of the packed path (bn_pk_t.v2; FREEDNN_GPU_BN_PK2) ------------
+ * The blocks of the two passes above with more bytes in flight. Block b is (column group
+ * b % ncg, chunk b / ncg; rev: chunk nch - 1 - b / ncg), at most BN_PK2_COLS vector columns a
+ * group (spread evenly: cpb = ceil(cols / ncg)), rpp = 256 / cpb row lanes; a chunk is cm rows,
+ * a multiple of BN_PK2_R * rpp (host: bn_pk_plan), so a row lane takes cm / (BN_PK2_R * rpp)
+ * trips, each loading BN_PK2_R rows' 16-byte vectors (x; dy in mode 1; out when beta != 0 in
+ * the apply pass) before any of their arithmetic (the last chunk's tail predicated). Rows are
+ * accumulated in the order of the first mapping (r, r + rpp, ...), the per-element arithmetic
+ * is bn_pk_acc / bn_pk_out's, and the rows of a column meet in bn_pk_rows_out's tree: the
+ * chunking alone (a rule of the shape) sets the bits. The mode is a template parameter, so the
+ * statistics kernel (mode 0) holds no per-channel parameters. The apply pass walks the chunks
+ * in reverse of the pass before it (rev), so the rows that pass read last are still in L2.
+ * n32 c256 56x56 HALF / c128 FLOAT: 1 group of 32 columns x 8 row lanes, cm 96 rows (3 trips
+ * of 4 rows), 1046 blocks; a thread keeps 4 vectors (x) or 8 (x, dy; apply with beta != 0: 12)
+ * in flight. The mode 1 kernels and the apply kernels read the block's channels' parameters
+ * from shared memory (bn_pk2_params, a channel a thread), once per trip and channel.
+ * ptxas (no spills; registers sm_80 / sm_90 for FLOAT, HALF, BFLOAT16 -> blocks of 256 an SM):
+ *   bn_pk2_part0_nhwc  62/64, 56/56, 56/72 -> 4 (BFLOAT16 sm_90: 3; launch bounds 4, BF16 3)
+ *   bn_pk2_part1_nhwc  104/114, 80/86, 80/116 -> 2 (sm_80 HALF / BF16: 3)
+ *   bn_pk2_apply0_nhwc 88/96, 83/88, 85/102 -> 2
+ *   bn_pk2_apply1_nhwc 126/126, 103/106, 105/127 -> 2
+ * Shared memory 16 KiB (the rows' tree) + 6 KiB (mode 1 parameters) / 6 KiB (apply). The first
+ * mapping: 90-96 registers (2 blocks an SM), 512 blocks, one vector in flight a thread. */
+
+/* The block's channels' parameters into sp (a channel a thread; every thread calls it, it
+ * synchronises): mean, inv, sc, bi, and with with_mg mg, mgx. Column group cg. */
+static __device__ __forceinline__ void FD_K(bn_pk2_params)(const bn_pk_t &P, int cg,
+                                                           const void *scalev, const void *biasv,
+                                                           const void *smeanv, const void *sinvv,
+                                                           const FD_A *ws, int with_mg,
+                                                           FD_A (*sp)[BN_PK2_COLS * FD_VEC])
+{
+    const int t = threadIdx.x, ch0 = cg * P.cpb * FD_VEC;
+    if (t < P.cpb * FD_VEC && ch0 + t < P.c) {
+        const FD_K(bn_chan_t) q =
+            FD_K(bn_pk_chan)(P, ch0 + t, scalev, biasv, smeanv, sinvv, ws, with_mg);
+        sp[0][t] = q.mean, sp[1][t] = q.inv, sp[2][t] = q.sc, sp[3][t] = q.bi;
+        sp[4][t] = q.mg, sp[5][t] = q.mgx;
+    }
+    __syncthreads();
+}
+
+/* A trip's loads, all issued before any arithmetic: rows r + i * rpp < r1 (i < BN_PK2_R) of
+ * the thread's column (xc, dc, oc: x, dy, out at the column), x, dy in mode 1, out when
+ * ld_out. */
+template <int MODE>
+static __device__ __forceinline__ void
+    FD_K(bn_pk2_load)(const FD_T *xc, const FD_T *dc, const FD_T *oc, int r, int r1, int rpp,
+                      int c, int ld_out, FD_K(bn_vec_t) * xa, FD_K(bn_vec_t) * da,
+                      FD_K(bn_vec_t) * o)
+{
+#pragma unroll
+    for (int i = 0; i < BN_PK2_R; i++)
+        if (r + i * rpp < r1) {
+            const int off = (r + i * rpp) * c;
+            xa[i] = *(const FD_K(bn_vec_t) *)(xc + off);
+            if (MODE == 1)
+                da[i] = *(const FD_K(bn_vec_t) *)(dc + off);
+            if (ld_out)
+                o[i] = *(const FD_K(bn_vec_t) *)(oc + off);
+        }
+}
+
+template <int MODE>
+static __device__ __forceinline__ void
+    FD_K(bn_pk2_part_body)(const bn_pk_t &P, int rev, const FD_T *__restrict__ x,
+                           const FD_T *__restrict__ dy, const void *scalev, const void *biasv,
+                           const void *smeanv, const void *sinvv, FD_A *ws)
+{
+    __shared__ FD_A p1[FD_CUDA_BLOCK * FD_VEC], p2[FD_CUDA_BLOCK * FD_VEC];
+    __shared__ FD_A sp[MODE == 1 ? 6 : 1][BN_PK2_COLS * FD_VEC]; /* mode 1: bn_pk2_params */
+    const int cg = (int)(blockIdx.x % (unsigned)P.ncg);
+    const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
+    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
+    const int col = cg * P.cpb + tx;
+    if (MODE == 1)
+        FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, 0, sp);
+    FD_A s1[FD_VEC], s2[FD_VEC];
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        s1[l] = 0, s2[l] = 0;
+    if (ty < P.rpp && col < P.cols) {
+        FD_A k[FD_VEC]; /* mode 0: the shifts */
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            k[l] = MODE == 0 ? (FD_A)fd_cuda_ld(x, col * FD_VEC + l) : (FD_A)0;
+        const int c = (int)P.c, step = BN_PK2_R * P.rpp;
+        const int r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
+        const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
+        for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
+            FD_K(bn_vec_t) xa[BN_PK2_R], da[BN_PK2_R];
+            FD_K(bn_pk2_load)<MODE>(xc, dc, NULL, r, r1, P.rpp, c, 0, xa, da, NULL);
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
+                const int e = tx * FD_VEC + l;
+                const FD_K(bn_chan_t) q = {MODE == 1 ? sp[0][e] : (FD_A)0,
+                                           MODE == 1 ? sp[1][e] : (FD_A)0,
+                                           MODE == 1 ? sp[2][e] : (FD_A)0,
+                                           MODE == 1 ? sp[3][e] : (FD_A)0, 0, 0};
+#pragma unroll
+                for (int i = 0; i < BN_PK2_R; i++)
+                    if (r + i * P.rpp < r1)
+                        FD_K(bn_pk_acc)(P, MODE, (FD_A)fd_cuda_ld(xa[i].e, l),
+                                        MODE == 1 ? (FD_A)fd_cuda_ld(da[i].e, l) : (FD_A)0, k[l],
+                                        q, &s1[l], &s2[l]);
+            }
+        }
+    }
+    FD_K(bn_pk_rows_out)(P, j, tx, ty, col, s1, s2, p1, p2, ws);
+}
+
+template <int MODE>
+static __device__ __forceinline__ void
+    FD_K(bn_pk2_apply_body)(const bn_pk_t &P, int rev, const FD_T *x, const FD_T *dy, FD_T *out,
+                            const void *scalev, const void *biasv, const void *smeanv,
+                            const void *sinvv, const FD_A *ws, double alpha, double beta)
+{
+    __shared__ FD_A sp[6][BN_PK2_COLS * FD_VEC]; /* bn_pk2_params */
+    const int cg = (int)(blockIdx.x % (unsigned)P.ncg);
+    const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
+    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
+    const int col = cg * P.cpb + tx;
+    FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, MODE, sp);
+    if (ty >= P.rpp || col >= P.cols)
+        return;
+    const int c = (int)P.c, step = BN_PK2_R * P.rpp;
+    const int r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
+    const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
+    FD_T *oc = out + col * FD_VEC;
+    for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
+        FD_K(bn_vec_t) xa[BN_PK2_R], da[BN_PK2_R], o[BN_PK2_R];
+        FD_K(bn_pk2_load)<MODE>(xc, dc, oc, r, r1, P.rpp, c, beta != 0.0, xa, da, o);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
+            const int k = tx * FD_VEC + l;
+            const FD_K(bn_chan_t) q = {sp[0][k], sp[1][k], sp[2][k], sp[3][k], sp[4][k], sp[5][k]};
+#pragma unroll
+            for (int i = 0; i < BN_PK2_R; i++)
+                if (r + i * P.rpp < r1)
+                    FD_K(bn_pk_out)(P, MODE, o[i].e, l, (FD_A)fd_cuda_ld(xa[i].e, l),
+                                    MODE == 1 ? (FD_A)fd_cuda_ld(da[i].e, l) : (FD_A)0, q,
+                                    alpha, beta);
+        }
+#pragma unroll
+        for (int i = 0; i < BN_PK2_R; i++)
+            if (r + i * P.rpp < r1)
+                *(FD_K(bn_vec_t) *)(oc + (r + i * P.rpp) * c) = o[i];
+    }
+}
+
+/* Pass 1 (mode 0: the shifted statistics; mode 1: the gradient sums), pass 3 (mode 0: y;
+ * mode 1: dx; outv may be xv or dyv: a trip loads its rows before it stores them). */
+#define FD_BN_PK2_PART(name, mode, minb)                                                           \
+    static __global__ void __launch_bounds__(FD_CUDA_BLOCK, minb)                                  \
+        FD_K(name)(const bn_pk_t P, int rev, const void *xv, const void *dyv,                      \
+                   const void *scalev, const void *biasv, const void *smeanv,                      \
+                   const void *sinvv, void *wsv)                                                   \
+    {                                                                                              \
+        FD_K(bn_pk2_part_body)<mode>(P, rev, (const FD_T *)xv, (const FD_T *)dyv, scalev,          \
+                                     biasv, smeanv, sinvv, (FD_A *)wsv);                           \
+    }
+#define FD_BN_PK2_APPLY(name, mode, minb)                                                          \
+    static __global__ void __launch_bounds__(FD_CUDA_BLOCK, minb)                                  \
+        FD_K(name)(const bn_pk_t P, int rev, const void *xv, const void *dyv, void *outv,          \
+                   const void *scalev, const void *biasv, const void *smeanv,                      \
+                   const void *sinvv, const void *wsv, double alpha, double beta)                  \
+    {                                                                                              \
+        FD_K(bn_pk2_apply_body)<mode>(P, rev, (const FD_T *)xv, (const FD_T *)dyv,                 \
+                                      (FD_T *)outv, scalev, biasv, smeanv, sinvv,                  \
+                                      (const FD_A *)wsv, alpha, beta);                             \
+    }
+/* BFLOAT16 (FD_BN_IV2_MINB_LESS 1: its conversions take more registers) one block an SM
+ * fewer in the statistics kernel */
+#if defined(FD_BN_IV2_MINB_LESS) && FD_BN_IV2_MINB_LESS
+FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 3)
+#else
+FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 4)
+#endif
+FD_BN_PK2_PART(bn_pk2_part1_nhwc, 1, 2)
+FD_BN_PK2_APPLY(bn_pk2_apply0_nhwc, 0, 2)
+FD_BN_PK2_APPLY(bn_pk2_apply1_nhwc, 1, 2)
+#undef FD_BN_PK2_PART
+#undef FD_BN_PK2_APPLY
 
 /* ---- the packed inference pass (bn_iv_t in batchnorm.cu) ------------------------------------
  * One read of x (and z), one write of y, 128-bit vectors. Each thread keeps one channel's

@@ -16,7 +16,9 @@
  * every case re-run for determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0,
  * with FREEDNN_GPU_BN_CLUSTER_BWD=0, with FREEDNN_GPU_BN_CL_KIB=16 (16-KiB shares: the
  * largest clusters), with FREEDNN_GPU_BN_IV2=0 (the first packed inference mapping) and with
- * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops).
+ * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops), with FREEDNN_GPU_BN_PK2=0
+ * (the first packed NHWC training / backward mapping) and with FREEDNN_GPU_BN_PK2_ROWS=1 (the
+ * second one's chunks of one trip).
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
 #include <math.h>
@@ -45,6 +47,8 @@ typedef struct {
     int xfill;      /* x: 0 uniform, 1 offset (99..101), 2 one constant (variance 0), 3 +Inf / NaN */
     int in_place;   /* y = x (fwd) / dx = dy (bwd) */
     int v8;         /* cudnnNormalization* entries */
+    int legacy;     /* train: the legacy entry even where the Ex one reports a workspace */
+    int bwd_ws;     /* bwd: the Ex entry with the workspace it reports */
     int stride[5];
     int64_t extent, elems, groups, m;
     size_t ws, reserve;
@@ -230,7 +234,7 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
                 h, nm, nops, CUDNN_NORM_ALGO_STANDARD, al, be, xd, x, pd, P(B_SCALE), P(B_BIAS), c->factor,
                 pd, P(B_RMEAN), P(B_RVAR), c->eps, P(B_SMEAN), P(B_SINV), ad, xd, P(B_Z), xd, y, P(B_WS),
                 c->ws, P(B_RES), c->reserve, 1);
-        else if (c->ops != CUDNN_BATCHNORM_OPS_BN || c->ws)
+        else if (c->ops != CUDNN_BATCHNORM_OPS_BN || (c->ws && !c->legacy))
             st = cudnnBatchNormalizationForwardTrainingEx(
                 h, c->mode, c->ops, al, be, xd, x, xd, P(B_Z), xd, y, pd, P(B_SCALE), P(B_BIAS), c->factor,
                 P(B_RMEAN), P(B_RVAR), c->eps, P(B_SMEAN), P(B_SINV), ad, P(B_WS), c->ws, P(B_RES),
@@ -246,7 +250,7 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
                                             xd, NULL, xd, dy, xd, P(B_DZ), xd, dx, pd, P(B_SCALE),
                                             P(B_BIAS), P(B_MEAN), P(B_VAR), c->eps, pd, P(B_SMEAN),
                                             P(B_SINV), ad, P(B_WS), c->ws, P(B_RES), c->reserve, 1);
-        else if (c->ops != CUDNN_BATCHNORM_OPS_BN)
+        else if (c->ops != CUDNN_BATCHNORM_OPS_BN || c->ws)
             st = cudnnBatchNormalizationBackwardEx(h, c->mode, c->ops, al, be, alp, bep, xd, x, NULL, NULL, xd,
                                                    dy, xd, P(B_DZ), xd, dx, pd, P(B_SCALE), P(B_BIAS),
                                                    P(B_MEAN), P(B_VAR), c->eps, P(B_SMEAN), P(B_SINV), ad,
@@ -287,6 +291,10 @@ static void run_case(bn_case_t c)
                              xd, pd, ad, &c.ws),
                          CUDNN_STATUS_SUCCESS);
     }
+    if (c.dir == DIR_BWD && c.bwd_ws)
+        FD_EXPECT_STATUS(cudnnGetBatchNormalizationBackwardExWorkspaceSize(
+                             gm_cuda, c.mode, c.ops, xd, NULL, xd, NULL, xd, pd, ad, &c.ws),
+                         CUDNN_STATUS_SUCCESS);
     if (c.dir != DIR_INFER)
         FD_EXPECT_STATUS(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(gm_cuda, c.mode, c.ops, ad, xd,
                                                                               &c.reserve),
@@ -560,6 +568,56 @@ int main(int argc, char **argv)
             run_case(c);
         }
     }
+    /* the packed NHWC path (batchnorm.cu, bn_pk2_*; FREEDNN_GPU_BN_PK2=0: bn_pk_*): SPATIAL /
+     * SPATIAL_PERSISTENT training (the Ex entry with its workspace, the legacy entry on the
+     * handle's scratch) and backward (the Ex entry with its workspace, the legacy one on the
+     * scratch) of FLOAT / HALF / BFLOAT16 NHWC data. bn_pk2_* chunks of 96 rows rounded up to
+     * whole trips of 4 rows x rpp row lanes: HALF C 256 (32 columns, 8 row lanes, 96-row
+     * chunks) over 231 rows (two chunks and a tail of 39: a full trip and one of 7), C 24 (3
+     * columns, 85 lanes, 340-row chunks) over 722, C 8 (one column, 256 lanes, 1024-row
+     * chunks) over 2178, C 264 (2 groups of 17 columns, 15 lanes, 120-row chunks) over 243,
+     * C 2048 (8 groups of 32) over 200; FLOAT C 128 (32 columns) over 338, C 12 (3 columns)
+     * over 800, C 1040 (9 groups of 29, the last 28) over 198; BFLOAT16 C 256 and C 8. Blends
+     * (beta 0 over the NaN-poisoned output), BN_ACTIVATION with a rotating activation, saved
+     * statistics given and NULL, offset x, in place. The whole program runs again with
+     * FREEDNN_GPU_BN_PK2_ROWS=1 (one trip a chunk: many chunks) and FREEDNN_GPU_BN_PK2=0. */
+    {
+        static const int pk[10][4] = {
+            {3, 256, 7, 11},  {2, 24, 19, 19}, {2, 8, 33, 33},   {3, 264, 9, 9},  {2, 2048, 10, 10},
+            {2, 128, 13, 13}, {2, 12, 20, 20}, {2, 1040, 9, 11}, {3, 256, 7, 11}, {2, 8, 33, 33}};
+        static const cudnnDataType_t pkt[10] = {
+            CUDNN_DATA_HALF,     CUDNN_DATA_HALF,    CUDNN_DATA_HALF,  CUDNN_DATA_HALF,
+            CUDNN_DATA_HALF,     CUDNN_DATA_FLOAT,   CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+            CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16};
+        static const double ab[3][2] = {{1, 0}, {0.5, 0.25}, {0.75, 0}};
+        int ci = 0;
+        for (int s = 0; s < 10; s++)
+            for (int d = DIR_TRAIN; d <= DIR_BWD; d++)
+                for (int v = 0; v < 3; v++) {
+                    ci++;
+                    if (gm_smoke && !(v == 0 && (s == 0 || s == 5)))
+                        continue;
+                    bn_case_t c =
+                        base((dir_t)d,
+                             ci % 2 ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+                             pkt[s], LAY_NHWC, 0);
+                    memcpy(c.dim, pk[s], sizeof pk[s]);
+                    c.alpha = ab[(ci + v) % 3][0], c.beta = ab[(ci + v) % 3][1];
+                    if (d == DIR_BWD)
+                        c.alpha_p = ab[(ci + 1) % 3][0], c.beta_p = ab[(ci + 1) % 3][1];
+                    c.saved = (s + v) % 2;
+                    c.xfill = ci % 5 == 0 ? 1 : 0;
+                    c.legacy = d == DIR_TRAIN && v == 1;
+                    c.bwd_ws = d == DIR_BWD && v != 1;
+                    if (v == 2) {
+                        c.ops = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+                        c.act = acts[(ci + s) % 6];
+                        c.coef = 0.75;
+                    }
+                    c.in_place = v == 1 && s % 3 == 0;
+                    run_case(c);
+                }
+    }
     if (!gm_smoke) {
         /* v8 entries */
         for (int d = 0; d < 3; d++) {
@@ -649,5 +707,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_KIB", "16"); /* the clusters at their largest K */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2", "0");     /* the first inference mapping */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2_BLOCKS", "7"); /* bn_iv2_*: grid-stride walks */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2", "0");        /* the first packed NHWC mapping */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_ROWS", "1");   /* bn_pk2_*: a trip a chunk */
     return gm_finish();
 }
