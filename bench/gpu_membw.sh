@@ -87,8 +87,10 @@ dts=${DTS:-f32 f16} layouts=${LAYOUTS:-nchw nhwc}
 IFS=';' read -r -a envsets <<<"${ENVS:-}"
 out=${OUT:-.}/membw
 mkdir -p "$out"
-cmake --build "$build" -j "$(nproc)" --target dnnbench freednn >"$out/build.log" 2>&1 ||
-    { tail -n 20 "$out/build.log"; exit 1; }
+if [ -z "${PREBUILT:-}" ]; then # PREBUILT: BUILD_DIR holds a dnnbench built elsewhere
+    cmake --build "$build" -j "$(nproc)" --target dnnbench freednn >"$out/build.log" 2>&1 ||
+        { tail -n 20 "$out/build.log"; exit 1; }
+fi
 dnb="$build/tools/dnnbench/dnnbench"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader \
     >"$out/card.txt" 2>&1

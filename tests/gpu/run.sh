@@ -18,7 +18,8 @@
 # pairs of that pass, comma-separated), PARTS (which parts run after the build, default
 # "programs onnx r50 sanitizers"; PROGRAMS="find conv_tc" narrows the programs and sanitizer
 # runs to those tests/gpu/test_gpu_<name> programs), PAR (programs and sanitizer runs at a
-# time, default 4: their host-side references are the slow part).
+# time, default 4: their host-side references are the slow part), PREBUILT (non-empty: $BUILD_GPU
+# holds binaries built elsewhere, e.g. carried to the GPU machine; no configure or build).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 build=${BUILD_GPU:-build-gpu}
@@ -57,17 +58,21 @@ if command -v nvidia-smi >/dev/null 2>&1; then
 fi
 
 # ---- configure and build ------------------------------------------------------------------
-t0=$(date +%s)
-# shellcheck disable=SC2086 # CMAKE_FLAGS is a list of flags
-cmake -S . -B "$build" -DFREEDNN_CUDA=ON -DFREEDNN_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    ${CMAKE_FLAGS:-} >"$logs/configure.log" 2>&1
-st=$?
-tally configure $st "$(grep -m1 'freednn: cuda backend' "$logs/configure.log" | sed 's/^-- //')"
-if [ $st -ne 0 ]; then tail -n 30 "$logs/configure.log"; finish; fi
-cmake --build "$build" -j "$jobs" --target gpu_tests onnx_conv onnx_ops dnnbench >"$logs/build.log" 2>&1
-st=$?
-tally build $st "library and tests/gpu in $(($(date +%s) - t0)) s (-j $jobs; warnings: $(grep -c 'warning' "$logs/build.log"))"
-if [ $st -ne 0 ]; then grep -E 'error|Error' "$logs/build.log" | head -n 30; finish; fi
+if [ -n "${PREBUILT:-}" ]; then # built elsewhere for this GPU and carried: no configure / build
+    say "gpu tier: prebuilt $build (PREBUILT)"
+else
+    t0=$(date +%s)
+    # shellcheck disable=SC2086 # CMAKE_FLAGS is a list of flags
+    cmake -S . -B "$build" -DFREEDNN_CUDA=ON -DFREEDNN_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        ${CMAKE_FLAGS:-} >"$logs/configure.log" 2>&1
+    st=$?
+    tally configure $st "$(grep -m1 'freednn: cuda backend' "$logs/configure.log" | sed 's/^-- //')"
+    if [ $st -ne 0 ]; then tail -n 30 "$logs/configure.log"; finish; fi
+    cmake --build "$build" -j "$jobs" --target gpu_tests onnx_conv onnx_ops dnnbench >"$logs/build.log" 2>&1
+    st=$?
+    tally build $st "library and tests/gpu in $(($(date +%s) - t0)) s (-j $jobs; warnings: $(grep -c 'warning' "$logs/build.log"))"
+    if [ $st -ne 0 ]; then grep -E 'error|Error' "$logs/build.log" | head -n 30; finish; fi
+fi
 tests=$(ls "$build"/tests/gpu/gpu_test_gpu_* 2>/dev/null | sort)
 if [ -n "${PROGRAMS:-}" ]; then
     tests=$(for p in $PROGRAMS; do ls "$build/tests/gpu/gpu_test_gpu_$p" 2>/dev/null; done)
