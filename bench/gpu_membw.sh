@@ -70,9 +70,9 @@
 # ENVS='FREEDNN_GPU_BN_IV2=0;FREEDNN_GPU_BN_IV2_BLOCKS=4224'.
 # FREEDNN_GPU_BN_PK2=0 (bn fwd_train / bwd, SPATIAL packed NHWC f32 / f16 / bf16 with a workspace
 # or the handle's scratch: the first bn_pk_* NHWC mapping instead of bn_pk2_*, 4 rows' loads a
-# thread and trip, 96-row chunks), FREEDNN_GPU_BN_PK2_ROWS=R (bn_pk2_*'s chunk rows before
-# rounding to whole trips; default 96), e.g. ONLY='bn_f(16|32)_nhwc'
-# ENVS='FREEDNN_GPU_BN_PK2=0;FREEDNN_GPU_BN_PK2_ROWS=192;FREEDNN_GPU_BN_PK2_ROWS=64'.
+# thread and trip, 192-row chunks), FREEDNN_GPU_BN_PK2_ROWS=R (bn_pk2_*'s chunk rows before
+# rounding to whole trips; default 192), e.g. ONLY='bn_f(16|32)_nhwc'
+# ENVS='FREEDNN_GPU_BN_PK2=0;FREEDNN_GPU_BN_PK2_ROWS=96;FREEDNN_GPU_BN_PK2_ROWS=384'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -28,13 +28,15 @@
  *
  * NHWC data on that path by default (FREEDNN_GPU_BN_PK2=0: the first mapping) takes bn_pk2_*
  * (batchnorm_kernels.cuh, after bn_pk_apply_nhwc): blocks of at most 32 vector columns (spread
- * evenly) x rpp = 256 / columns row lanes, chunks of 96 rows rounded up to whole trips of 4
- * rows x rpp (FREEDNN_GPU_BN_PK2_ROWS=R: R rows, a timing and test knob; at most 2048 chunks),
+ * evenly) x rpp = 256 / columns row lanes, chunks of 192 rows rounded up to whole trips of 4
+ * rows x rpp (FREEDNN_GPU_BN_PK2_ROWS=R: R rows, a timing and test knob; at most 2048 chunks;
+ * f16 n32c256h56w56 on the H200, 2026-12-02: 64 rows training 952 GB/s / backward 1024, 96
+ * rows 1051 / 1124, 192 rows 1127 / 1229, docs/perf/gpu-membw-2026-12-02.md),
  * every thread loading its trip's 4 rows (x; dy; out when beta != 0) before their arithmetic,
  * the mode a template parameter (the statistics kernel holds no parameters, the others read
  * the block's channels' from shared memory once per trip and channel), the apply pass walking
  * the chunks against the pass before it so that pass's last rows are still in L2. n32 c256
- * 56x56 HALF, c128 FLOAT: 1046 blocks of 32 columns x 8 lanes, 3 trips a lane, 4 vectors (x)
+ * 56x56 HALF, c128 FLOAT: 523 blocks of 32 columns x 8 lanes, 6 trips a lane, 4 vectors (x)
  * or 8 (x, dy) in flight a thread, against the first mapping's 512 blocks of 25 rows a lane
  * and one vector (96 registers: 2 blocks an SM). ptxas sm_80 / sm_90, no spills: statistics
  * 56-64 registers (4 blocks an SM; BFLOAT16 72: 3), gradient sums 80-116 (2), apply 83-127
@@ -145,7 +147,7 @@ typedef struct {
 
 #define BN_PK2_R 4             /* bn_pk2_*: rows (16-byte vectors per operand) a thread and trip */
 #define BN_PK2_COLS 32         /* bn_pk2_*: vector columns per block, at most */
-#define BN_PK2_ROWS 96         /* bn_pk2_*: rows a chunk, rounded up to BN_PK2_R * rpp */
+#define BN_PK2_ROWS 192        /* bn_pk2_*: rows a chunk, rounded up to BN_PK2_R * rpp */
 #define BN_PK2_MAX_CHUNKS 2048 /* bn_pk2_*: chunks per channel at most */
 
 /* The cluster training forward (batchnorm_kernels.cuh, end): P as the packed NCHW path fills

@@ -645,8 +645,8 @@ static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const v
  * chunking alone (a rule of the shape) sets the bits. The mode is a template parameter, so the
  * statistics kernel (mode 0) holds no per-channel parameters. The apply pass walks the chunks
  * in reverse of the pass before it (rev), so the rows that pass read last are still in L2.
- * n32 c256 56x56 HALF / c128 FLOAT: 1 group of 32 columns x 8 row lanes, cm 96 rows (3 trips
- * of 4 rows), 1046 blocks; a thread keeps 4 vectors (x) or 8 (x, dy; apply with beta != 0: 12)
+ * n32 c256 56x56 HALF / c128 FLOAT: 1 group of 32 columns x 8 row lanes, cm 192 rows (6 trips
+ * of 4 rows), 523 blocks; a thread keeps 4 vectors (x) or 8 (x, dy; apply with beta != 0: 12)
  * in flight. The mode 1 kernels and the apply kernels read the block's channels' parameters
  * from shared memory (bn_pk2_params, a channel a thread), once per trip and channel.
  * ptxas (no spills; registers sm_80 / sm_90 for FLOAT, HALF, BFLOAT16 -> blocks of 256 an SM):

@@ -571,11 +571,11 @@ int main(int argc, char **argv)
     /* the packed NHWC path (batchnorm.cu, bn_pk2_*; FREEDNN_GPU_BN_PK2=0: bn_pk_*): SPATIAL /
      * SPATIAL_PERSISTENT training (the Ex entry with its workspace, the legacy entry on the
      * handle's scratch) and backward (the Ex entry with its workspace, the legacy one on the
-     * scratch) of FLOAT / HALF / BFLOAT16 NHWC data. bn_pk2_* chunks of 96 rows rounded up to
-     * whole trips of 4 rows x rpp row lanes: HALF C 256 (32 columns, 8 row lanes, 96-row
-     * chunks) over 231 rows (two chunks and a tail of 39: a full trip and one of 7), C 24 (3
+     * scratch) of FLOAT / HALF / BFLOAT16 NHWC data. bn_pk2_* chunks of 192 rows rounded up to
+     * whole trips of 4 rows x rpp row lanes: HALF C 256 (32 columns, 8 row lanes, 192-row
+     * chunks) over 231 rows (a chunk and a tail of 39: a full trip and one of 7), C 24 (3
      * columns, 85 lanes, 340-row chunks) over 722, C 8 (one column, 256 lanes, 1024-row
-     * chunks) over 2178, C 264 (2 groups of 17 columns, 15 lanes, 120-row chunks) over 243,
+     * chunks) over 2178, C 264 (2 groups of 17 columns, 15 lanes, 240-row chunks) over 243,
      * C 2048 (8 groups of 32) over 200; FLOAT C 128 (32 columns) over 338, C 12 (3 columns)
      * over 800, C 1040 (9 groups of 29, the last 28) over 198; BFLOAT16 C 256 and C 8. Blends
      * (beta 0 over the NaN-poisoned output), BN_ACTIVATION with a rotating activation, saved
