@@ -63,7 +63,7 @@ typedef struct {
 
 static tshape_t shape_of(layout_t l, int nd, const int *dims)
 {
-    tshape_t t;
+    tshape_t t = {0};
     t.nd = nd;
     memcpy(t.dim, dims, sizeof(int) * (size_t)nd);
     t.ext = layout_strides(l, nd, dims, t.stride);
