@@ -999,7 +999,8 @@ FD_BN_IV_KERNEL(bn_iv_nhwc_bn, bn_iv_nhwc_body, true, FD_BN_NHWC_BN_MINB)
  * 3 / 2 blocks, but 1.5 vectors a thread and plane at n32 h56 w56 and, NHWC, FD_VEC 1 / sqrt
  * per thread for about 3 rows.) At HALF n32c256h56w56, NCHW: about 4 * 256 threads of 3-4
  * vectors in flight an SM (50 KiB) against 4 * 256 of 1-2 (25 KiB); NHWC (32 columns, rpp 8,
- * 3136 blocks of one trip): 3 * 256 * 4 vectors (48 KiB), one 1 / sqrt per thread against 8. */
+ * 3136 trips over the 2112 blocks of the 2-wave cap): 3 * 256 * 4 vectors (48 KiB), one
+ * 1 / sqrt per thread against 8. */
 
 typedef struct {
     FD_K(bn_vec_t) x[BN_IV2_K], z[BN_IV2_K], o[BN_IV2_K];
