@@ -803,6 +803,29 @@ static __device__ __forceinline__ void
     FD_K(bn_pk_rows_out)(P, j, tx, ty, col, s1, s2, p1, p2, ws);
 }
 
+/* The apply passes' start: the parameters of the block's columns into sp (every thread calls
+ * it, it synchronises), the thread's rows r0, r0 + rpp, ... < r1 of the block's chunk, its
+ * column lane *tx and vector column *col; 0 for a thread with no column or row lane. */
+static __device__ __forceinline__ int FD_K(bn_pk2_apply_at)(const bn_pk_t &P, int rev, int mode,
+                                                            const void *scalev, const void *biasv,
+                                                            const void *smeanv, const void *sinvv,
+                                                            const FD_A *ws,
+                                                            FD_A (*sp)[BN_PK2_COLS * FD_VEC],
+                                                            int *r0, int *r1, int *tx, int *col)
+{
+    const int cg = (int)(blockIdx.x % (unsigned)P.ncg);
+    const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
+    *tx = threadIdx.x % P.cpb;
+    const int ty = threadIdx.x / P.cpb;
+    *col = cg * P.cpb + *tx;
+    FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, mode, sp);
+    if (ty >= P.rpp || *col >= P.cols)
+        return 0;
+    *r0 = (int)(j * P.cm) + ty;
+    *r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
+    return 1;
+}
+
 template <int MODE>
 static __device__ __forceinline__ void
     FD_K(bn_pk2_apply_body)(const bn_pk_t &P, int rev, const FD_T *x, const FD_T *dy, FD_T *out,
@@ -810,18 +833,14 @@ static __device__ __forceinline__ void
                             const void *sinvv, const FD_A *ws, double alpha, double beta)
 {
     __shared__ FD_A sp[6][BN_PK2_COLS * FD_VEC]; /* bn_pk2_params */
-    const int cg = (int)(blockIdx.x % (unsigned)P.ncg);
-    const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
-    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
-    const int col = cg * P.cpb + tx;
-    FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, MODE, sp);
-    if (ty >= P.rpp || col >= P.cols)
+    int r0, r1, tx, col;
+    if (!FD_K(bn_pk2_apply_at)(P, rev, MODE, scalev, biasv, smeanv, sinvv, ws, sp, &r0, &r1, &tx,
+                               &col))
         return;
     const int c = (int)P.c, step = BN_PK2_R * P.rpp;
-    const int r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
     const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
     FD_T *oc = out + col * FD_VEC;
-    for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
+    for (int r = r0; r < r1; r += step) {
         FD_K(bn_vec_t) xa[BN_PK2_R], da[BN_PK2_R], o[BN_PK2_R];
         FD_K(bn_pk2_load)<MODE, BN_PK2_R>(xc, dc, oc, r, r1, P.rpp, c, beta != 0.0, xa, da, o);
 #pragma unroll
@@ -854,18 +873,14 @@ static __device__ __forceinline__ void
                            const void *sinvv, const FD_A *ws)
 {
     __shared__ FD_A sp[6][BN_PK2_COLS * FD_VEC]; /* bn_pk2_params */
-    const int cg = (int)(blockIdx.x % (unsigned)P.ncg);
-    const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
-    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
-    const int col = cg * P.cpb + tx;
-    FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, MODE, sp);
-    if (ty >= P.rpp || col >= P.cols)
+    int r0, r1, tx, col;
+    if (!FD_K(bn_pk2_apply_at)(P, rev, MODE, scalev, biasv, smeanv, sinvv, ws, sp, &r0, &r1, &tx,
+                               &col))
         return;
     const int c = (int)P.c, rpp = P.rpp, step = NR * rpp;
-    const int r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
-    const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
     FD_T *oc = out + col * FD_VEC;
-    for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
+    const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
+    for (int r = r0; r < r1; r += step) {
         FD_K(bn_vec_t) xa[NR], da[NR];
         FD_K(bn_pk2_load)<MODE, NR>(xc, dc, NULL, r, r1, rpp, c, 0, xa, da, NULL);
 #pragma unroll
