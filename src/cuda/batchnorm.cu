@@ -40,7 +40,15 @@
  * or 8 (x, dy) in flight a thread, against the first mapping's 512 blocks of 25 rows a lane
  * and one vector (96 registers: 2 blocks an SM). ptxas sm_80 / sm_90, no spills: statistics
  * 56-64 registers (4 blocks an SM; BFLOAT16 72: 3), gradient sums 80-116 (2), apply 83-127
- * (2). Same per-element arithmetic and trees; other chunks, so other bits (within the tests'
+ * (2). Ops BN with alpha 1, beta 0 (the common call) take the lean apply stampings
+ * bn_pk2_lean0_nhwc / bn_pk2_lean1_nhwc (FREEDNN_GPU_BN_PK2_LEAN=0: off): no blend, no out
+ * loads, 4 (x) / 2 (x, dy) rows a trip, parameters re-read from shared memory each trip,
+ * 56-64 registers (launch bounds 4 blocks an SM: n32c256h56w56's 523 blocks in one wave), the
+ * same expressions (bn_pk_u / bn_pk_dx), so the same bits: folding scale * inv and bias - mean
+ * * scale * inv into 2 values would round otherwise. bn_pk2_* combine with bn_pk2_combine
+ * (FREEDNN_GPU_BN_PK2_COMB=0: bn_pk_combine, a warp per channel, 32 blocks for C 256): a block
+ * per channel, its chunks' partials in a fixed tree (other bits than the warp's, fixed ones).
+ * Same per-element arithmetic and trees; other chunks, so other bits (within the tests'
  * tolerance). The workspace queries report its partials (the Ex / v8 entries reject less);
  * where they fit neither the caller's workspace nor the handle's scratch (legacy entries, large
  * C) the call takes the first mapping's chunks, then the per-tile kernels.
@@ -149,6 +157,8 @@ typedef struct {
 #define BN_PK2_COLS 32         /* bn_pk2_*: vector columns per block, at most */
 #define BN_PK2_ROWS 192        /* bn_pk2_*: rows a chunk, rounded up to BN_PK2_R * rpp */
 #define BN_PK2_MAX_CHUNKS 2048 /* bn_pk2_*: chunks per channel at most */
+#define BN_PK2_LR0 4           /* bn_pk2_lean0_nhwc: rows a thread and trip (x) */
+#define BN_PK2_LR1 2           /* bn_pk2_lean1_nhwc: rows a thread and trip (x, dy) */
 
 /* The cluster training forward (batchnorm_kernels.cuh, end): P as the packed NCHW path fills
  * it (c, s, m, ops, act, eps, parameter strides; the chunk fields unused), a cluster of k CTAs
@@ -411,6 +421,28 @@ static __device__ __forceinline__ void bn_st1(__nv_bfloat16 *p, int l, float v)
     else
         p[l] = __float2bfloat16_rn(v);
 }
+/* bn_st1's bits without its branch (the NaN a select; the lean apply pass, whose branches per
+ * element held registers): sd_st's canonical NaN 0x7e00 / 0x7fc0 with v's sign. */
+static __device__ __forceinline__ void bn_st1s(float *p, int l, double v)
+{
+    bn_st1(p, l, v);
+}
+static __device__ __forceinline__ void bn_st1s(double *p, int l, double v)
+{
+    bn_st1(p, l, v);
+}
+static __device__ __forceinline__ void bn_st1s(__half *p, int l, float v)
+{
+    const unsigned short h = __half_as_ushort(__float2half_rn(v));
+    const unsigned short q = (unsigned short)((__float_as_uint(v) >> 16 & 0x8000u) | 0x7e00u);
+    p[l] = __ushort_as_half(isnan(v) ? q : h);
+}
+static __device__ __forceinline__ void bn_st1s(__nv_bfloat16 *p, int l, float v)
+{
+    const unsigned short h = __bfloat16_as_ushort(__float2bfloat16_rn(v));
+    const unsigned short q = (unsigned short)((__float_as_uint(v) >> 16 & 0x8000u) | 0x7fc0u);
+    p[l] = __ushort_as_bfloat16(isnan(v) ? q : h);
+}
 
 /* ---- the kernels, once per data type -------------------------------------------------------- */
 
@@ -664,6 +696,19 @@ static int bn_pk2_env(void)
     return on;
 }
 
+/* FREEDNN_GPU_BN_PK2_LEAN (default on; 0: bn_pk2_apply*_nhwc for every call) and
+ * FREEDNN_GPU_BN_PK2_COMB (default on; 0: bn_pk_combine for bn_pk2_* too), read once. */
+static int bn_pk2_lean_env(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_BN_PK2_LEAN");
+    return on;
+}
+static int bn_pk2_comb_env(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_BN_PK2_COMB");
+    return on;
+}
+
 /* bn_pk2_*'s rows a chunk before rounding: FREEDNN_GPU_BN_PK2_ROWS when set to a positive
  * count (a knob for timing and for the tests; it changes the chunking, so the bits), else
  * BN_PK2_ROWS; read once. */
@@ -797,6 +842,16 @@ static cudnnStatus_t bn_pk_pass(const fd_bn_problem_t *p, const bn_pk_t &P, cons
     else
         BN_LAUNCH(dt, bn_pk_part_nchw, blocks, st, P, mode, a->x, a->dy, a->scale, a->bias, smean,
                   sinv, a->workspace);
+    if (P.v2 && bn_pk2_comb_env()) { /* a block per channel */
+        if (mode == 0)
+            BN_LAUNCH(dt, bn_pk2_combine, (unsigned)P.c, st, P, 0, a->x, a->workspace,
+                      p->dir == FD_BN_TRAIN, a->run_mean, a->run_var, a->save_mean, a->save_inv,
+                      a->factor, NULL, NULL, 0.0, 0.0);
+        else
+            BN_LAUNCH(dt, bn_pk2_combine, (unsigned)P.c, st, P, 1, a->x, a->workspace, 0, NULL,
+                      NULL, NULL, NULL, 0.0, a->dscale, a->dbias, a->alpha_param, a->beta_param);
+        return CUDNN_STATUS_SUCCESS;
+    }
     const unsigned cblocks = (unsigned)((P.c + FD_CUDA_BLOCK / 32 - 1) / (FD_CUDA_BLOCK / 32));
     if (mode == 0)
         BN_LAUNCH(dt, bn_pk_combine, cblocks, st, P, 0, a->x, a->workspace, p->dir == FD_BN_TRAIN,
@@ -816,7 +871,15 @@ static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
     cudaStream_t st = a->handle->stream;
     const unsigned blocks = (unsigned)((P.nhwc ? P.ncg : P.c) * P.nch);
     void *out = mode == 0 ? a->y : a->dx;
-    if (P.v2 && mode == 0)
+    const int lean = P.v2 && P.ops == CUDNN_BATCHNORM_OPS_BN && a->alpha == 1.0 &&
+                     a->beta == 0.0 && bn_pk2_lean_env();
+    if (lean && mode == 0)
+        BN_LAUNCH(dt, bn_pk2_lean0_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
+                  smean, sinv, a->workspace);
+    else if (lean)
+        BN_LAUNCH(dt, bn_pk2_lean1_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
+                  smean, sinv, a->workspace);
+    else if (P.v2 && mode == 0)
         BN_LAUNCH(dt, bn_pk2_apply0_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
                   smean, sinv, a->workspace, a->alpha, a->beta);
     else if (P.v2)

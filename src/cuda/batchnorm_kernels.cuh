@@ -337,17 +337,29 @@ static __device__ __forceinline__ void FD_K(bn_pk_acc)(const bn_pk_t &P, int mod
     }
 }
 
+/* The two halves of bn_pk_val, shared with the lean apply pass (the same expressions in the
+ * same order, so the same bits): u = scale * (x - mean) * inv + bias; dx = scale * inv * (g -
+ * mg - xhat * mgx). */
+static __device__ __forceinline__ FD_A FD_K(bn_pk_u)(FD_A xv, const FD_K(bn_chan_t) & q)
+{
+    return q.sc * (xv - q.mean) * q.inv + q.bi;
+}
+static __device__ __forceinline__ FD_A FD_K(bn_pk_dx)(FD_A xhat, FD_A gi, const FD_K(bn_chan_t) & q)
+{
+    return q.sc * q.inv * (gi - q.mg - xhat * q.mgx);
+}
+
 /* Mode 0: y = act(scale * xhat + bias); mode 1: dx = scale * inv * (g - mg - xhat * mgx). */
 static __device__ __forceinline__ FD_A FD_K(bn_pk_val)(const bn_pk_t &P, int mode, FD_A xv,
                                                        FD_A dyv, const FD_K(bn_chan_t) & q)
 {
     if (mode == 0) {
-        const FD_A u = q.sc * (xv - q.mean) * q.inv + q.bi;
+        const FD_A u = FD_K(bn_pk_u)(xv, q);
         return P.ops == CUDNN_BATCHNORM_OPS_BN ? u : bn_act_fwd(P.act, u);
     }
     const FD_A xhat = (xv - q.mean) * q.inv;
     const FD_A gi = FD_K(bn_pk_grad)(P, dyv, xhat, q);
-    return q.sc * q.inv * (gi - q.mg - xhat * q.mgx);
+    return FD_K(bn_pk_dx)(xhat, gi, q);
 }
 
 /* Mode 0: alpha * y + beta * y; mode 1: alpha * dx + beta * dx (bn_pk_val's y, dx; alpha 1,
@@ -515,10 +527,41 @@ static __global__ void FD_K(bn_pk_part_nhwc)(const bn_pk_t P, int mode, const vo
     FD_K(bn_pk_rows_out)(P, j, tx, ty, col, s1, s2, p1, p2, ws);
 }
 
+/* Pass 2's end for channel ch, given the totals s1, s2 of its chunks' partials. Mode 0: mean,
+ * variance, 1 / std (ws, running and saved statistics when write_stats); mode 1: dscale,
+ * dbias and the means of g and g * xhat (ws). */
+static __device__ __forceinline__ void FD_K(bn_pk_fin)(const bn_pk_t &P, int mode, int64_t ch,
+                                                       FD_A s1, FD_A s2, const void *xv, FD_A *ws,
+                                                       int write_stats, void *run_meanv,
+                                                       void *run_varv, void *save_meanv,
+                                                       void *save_invv, double factor,
+                                                       void *dscalev, void *dbiasv, double alpha_p,
+                                                       double beta_p)
+{
+    const FD_A m = (FD_A)P.m;
+    if (mode == 0) {
+        const FD_A k = (FD_A)fd_cuda_ld((const FD_T *)xv, P.nhwc ? ch : ch * P.s);
+        const FD_A d = s1 / m;
+        FD_A var = s2 / m - d * d;
+        var = var < (FD_A)0 ? (FD_A)0 : var; /* rounding only; NaN passes */
+        const FD_A mean = k + d;
+        const double inv_d = 1.0 / sqrt((double)var + P.eps);
+        ws[4 * ch] = mean;
+        ws[4 * ch + 1] = (FD_A)inv_d;
+        if (write_stats)
+            FD_K(bn_put_stats)(ch * P.mvs, P.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                               save_meanv, save_invv);
+    } else {
+        const int64_t so = ch * P.sbs;
+        sd_blend((FD_P *)dscalev, so, alpha_p, beta_p, (double)s2);
+        sd_blend((FD_P *)dbiasv, so, alpha_p, beta_p, (double)s1);
+        ws[4 * ch + 2] = s1 / m;
+        ws[4 * ch + 3] = s2 / m;
+    }
+}
+
 /* Pass 2: one warp per channel adds its chunks' partials (lane i: chunks i, i + 32, ..., then
- * a fixed butterfly; lane 0's total is used). Mode 0: mean, variance, 1 / std (ws, running
- * and saved statistics when write_stats); mode 1: dscale, dbias and the means of g and
- * g * xhat (ws). */
+ * a fixed butterfly; lane 0's total is used), then bn_pk_fin. */
 static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void *xv, void *wsv,
                                            int write_stats, void *run_meanv, void *run_varv,
                                            void *save_meanv, void *save_invv, double factor,
@@ -540,28 +583,37 @@ static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void
         s1 += __shfl_xor_sync(0xffffffffu, s1, o);
         s2 += __shfl_xor_sync(0xffffffffu, s2, o);
     }
-    if (lane != 0)
-        return;
-    const FD_A m = (FD_A)P.m;
-    if (mode == 0) {
-        const FD_A k = (FD_A)fd_cuda_ld((const FD_T *)xv, P.nhwc ? ch : ch * P.s);
-        const FD_A d = s1 / m;
-        FD_A var = s2 / m - d * d;
-        var = var < (FD_A)0 ? (FD_A)0 : var; /* rounding only; NaN passes */
-        const FD_A mean = k + d;
-        const double inv_d = 1.0 / sqrt((double)var + P.eps);
-        ws[4 * ch] = mean;
-        ws[4 * ch + 1] = (FD_A)inv_d;
-        if (write_stats)
-            FD_K(bn_put_stats)(ch * P.mvs, P.m, mean, var, inv_d, factor, run_meanv, run_varv,
-                               save_meanv, save_invv);
-    } else {
-        const int64_t so = ch * P.sbs;
-        sd_blend((FD_P *)dscalev, so, alpha_p, beta_p, (double)s2);
-        sd_blend((FD_P *)dbiasv, so, alpha_p, beta_p, (double)s1);
-        ws[4 * ch + 2] = s1 / m;
-        ws[4 * ch + 3] = s2 / m;
+    if (lane == 0)
+        FD_K(bn_pk_fin)(P, mode, ch, s1, s2, xv, ws, write_stats, run_meanv, run_varv, save_meanv,
+                        save_invv, factor, dscalev, dbiasv, alpha_p, beta_p);
+}
+
+/* Pass 2 of bn_pk2_* (FREEDNN_GPU_BN_PK2_COMB): a block per channel (blockIdx.x); thread t adds
+ * chunks t, t + 256, ... in order, the threads' sums meet in bn_pk_tree2's fixed tree over
+ * min(nch, 256) slots, thread 0 runs bn_pk_fin. Other additions than bn_pk_combine's, so other
+ * bits; fixed ones (a rule of nch). */
+static __global__ void FD_K(bn_pk2_combine)(const bn_pk_t P, int mode, const void *xv, void *wsv,
+                                            int write_stats, void *run_meanv, void *run_varv,
+                                            void *save_meanv, void *save_invv, double factor,
+                                            void *dscalev, void *dbiasv, double alpha_p,
+                                            double beta_p)
+{
+    __shared__ FD_A p1[FD_CUDA_BLOCK], p2[FD_CUDA_BLOCK];
+    FD_A *ws = (FD_A *)wsv;
+    const int64_t ch = blockIdx.x;
+    const int t = threadIdx.x;
+    const FD_A *part = ws + 4 * P.c + ch * P.nch * 2;
+    FD_A s1 = 0, s2 = 0;
+    for (int64_t j = t; j < P.nch; j += FD_CUDA_BLOCK) {
+        s1 += part[2 * j];
+        s2 += part[2 * j + 1];
     }
+    p1[t] = s1;
+    p2[t] = s2;
+    FD_K(bn_pk_tree2)(p1, p2, t, P.nch < FD_CUDA_BLOCK ? (int)P.nch : FD_CUDA_BLOCK);
+    if (t == 0)
+        FD_K(bn_pk_fin)(P, mode, ch, p1[0], p2[0], xv, ws, write_stats, run_meanv, run_varv,
+                        save_meanv, save_invv, factor, dscalev, dbiasv, alpha_p, beta_p);
 }
 
 /* Pass 3 (NCHW): y (mode 0) or dx (mode 1) of the block's chunk, one vector per thread per
@@ -654,6 +706,14 @@ static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const v
  *   bn_pk2_part1_nhwc  104/114, 80/86, 80/116 -> 2 (sm_80 HALF / BF16: 3)
  *   bn_pk2_apply0_nhwc 88/96, 83/88, 85/102 -> 2
  *   bn_pk2_apply1_nhwc 126/126, 103/106, 105/127 -> 2
+ *   bn_pk2_lean0_nhwc  56/56, 61/62, 63/64 -> 4 (launch bounds 4; 523 blocks: one wave)
+ *   bn_pk2_lean1_nhwc  60/60, 61/60, 61/62 -> 4 (launch bounds 4)
+ *   bn_pk2_combine     35/34, 30/30, 30/30 (a block per channel; bn_pk_combine 36, 30-31)
+ * The lean apply kernels (ops BN, alpha 1, beta 0; FREEDNN_GPU_BN_PK2_LEAN) read the channel
+ * parameters from shared memory through a volatile pointer, so the compiler does not hoist all
+ * FD_VEC channels' of them out of the row loop (4 to 6 x FD_VEC registers), and store with the
+ * select form of bn_st1 (bn_st1s: its per-element branches held registers); 4 rows a trip (x;
+ * 8 spilled at 64 registers for HALF / BFLOAT16) and 2 in mode 1 (x, dy; 4 spilled BFLOAT16).
  * Shared memory 16 KiB (the rows' tree) + 6 KiB (mode 1 parameters) / 6 KiB (apply). The first
  * mapping: 90-96 registers (2 blocks an SM), 512 blocks, one vector in flight a thread. */
 
@@ -675,17 +735,16 @@ static __device__ __forceinline__ void FD_K(bn_pk2_params)(const bn_pk_t &P, int
     __syncthreads();
 }
 
-/* A trip's loads, all issued before any arithmetic: rows r + i * rpp < r1 (i < BN_PK2_R) of
- * the thread's column (xc, dc, oc: x, dy, out at the column), x, dy in mode 1, out when
- * ld_out. */
-template <int MODE>
+/* A trip's loads, all issued before any arithmetic: rows r + i * rpp < r1 (i < NR) of the
+ * thread's column (xc, dc, oc: x, dy, out at the column), x, dy in mode 1, out when ld_out. */
+template <int MODE, int NR>
 static __device__ __forceinline__ void
     FD_K(bn_pk2_load)(const FD_T *xc, const FD_T *dc, const FD_T *oc, int r, int r1, int rpp,
                       int c, int ld_out, FD_K(bn_vec_t) * xa, FD_K(bn_vec_t) * da,
                       FD_K(bn_vec_t) * o)
 {
 #pragma unroll
-    for (int i = 0; i < BN_PK2_R; i++)
+    for (int i = 0; i < NR; i++)
         if (r + i * rpp < r1) {
             const int off = (r + i * rpp) * c;
             xa[i] = *(const FD_K(bn_vec_t) *)(xc + off);
@@ -724,7 +783,7 @@ static __device__ __forceinline__ void
         const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
         for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
             FD_K(bn_vec_t) xa[BN_PK2_R], da[BN_PK2_R];
-            FD_K(bn_pk2_load)<MODE>(xc, dc, NULL, r, r1, P.rpp, c, 0, xa, da, NULL);
+            FD_K(bn_pk2_load)<MODE, BN_PK2_R>(xc, dc, NULL, r, r1, P.rpp, c, 0, xa, da, NULL);
 #pragma unroll
             for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
                 const int e = tx * FD_VEC + l;
@@ -744,6 +803,29 @@ static __device__ __forceinline__ void
     FD_K(bn_pk_rows_out)(P, j, tx, ty, col, s1, s2, p1, p2, ws);
 }
 
+/* The apply passes' start: the parameters of the block's columns into sp (every thread calls
+ * it, it synchronises), the thread's rows r0, r0 + rpp, ... < r1 of the block's chunk, its
+ * column lane *tx and vector column *col; 0 for a thread with no column or row lane. */
+static __device__ __forceinline__ int FD_K(bn_pk2_apply_at)(const bn_pk_t &P, int rev, int mode,
+                                                            const void *scalev, const void *biasv,
+                                                            const void *smeanv, const void *sinvv,
+                                                            const FD_A *ws,
+                                                            FD_A (*sp)[BN_PK2_COLS * FD_VEC],
+                                                            int *r0, int *r1, int *tx, int *col)
+{
+    const int cg = (int)(blockIdx.x % (unsigned)P.ncg);
+    const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
+    *tx = threadIdx.x % P.cpb;
+    const int ty = threadIdx.x / P.cpb;
+    *col = cg * P.cpb + *tx;
+    FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, mode, sp);
+    if (ty >= P.rpp || *col >= P.cols)
+        return 0;
+    *r0 = (int)(j * P.cm) + ty;
+    *r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
+    return 1;
+}
+
 template <int MODE>
 static __device__ __forceinline__ void
     FD_K(bn_pk2_apply_body)(const bn_pk_t &P, int rev, const FD_T *x, const FD_T *dy, FD_T *out,
@@ -751,20 +833,16 @@ static __device__ __forceinline__ void
                             const void *sinvv, const FD_A *ws, double alpha, double beta)
 {
     __shared__ FD_A sp[6][BN_PK2_COLS * FD_VEC]; /* bn_pk2_params */
-    const int cg = (int)(blockIdx.x % (unsigned)P.ncg);
-    const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
-    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
-    const int col = cg * P.cpb + tx;
-    FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, MODE, sp);
-    if (ty >= P.rpp || col >= P.cols)
+    int r0, r1, tx, col;
+    if (!FD_K(bn_pk2_apply_at)(P, rev, MODE, scalev, biasv, smeanv, sinvv, ws, sp, &r0, &r1, &tx,
+                               &col))
         return;
     const int c = (int)P.c, step = BN_PK2_R * P.rpp;
-    const int r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
     const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
     FD_T *oc = out + col * FD_VEC;
-    for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
+    for (int r = r0; r < r1; r += step) {
         FD_K(bn_vec_t) xa[BN_PK2_R], da[BN_PK2_R], o[BN_PK2_R];
-        FD_K(bn_pk2_load)<MODE>(xc, dc, oc, r, r1, P.rpp, c, beta != 0.0, xa, da, o);
+        FD_K(bn_pk2_load)<MODE, BN_PK2_R>(xc, dc, oc, r, r1, P.rpp, c, beta != 0.0, xa, da, o);
 #pragma unroll
         for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
             const int k = tx * FD_VEC + l;
@@ -780,6 +858,56 @@ static __device__ __forceinline__ void
         for (int i = 0; i < BN_PK2_R; i++)
             if (r + i * P.rpp < r1)
                 *(FD_K(bn_vec_t) *)(oc + (r + i * P.rpp) * c) = o[i];
+    }
+}
+
+/* The lean apply pass (FREEDNN_GPU_BN_PK2_LEAN; the host takes it for ops BN, alpha 1, beta
+ * 0): bn_pk2_apply_body without the blend (bn_st1 stores), the activations and out's loads,
+ * NR rows a trip (the trip's rows all loaded before any store; each element's value is
+ * bn_pk_u / bn_pk_dx of bn_pk_val, so the general pass's bits whatever the rows a trip). y (dx)
+ * is written over the loaded x vectors. */
+template <int MODE, int NR>
+static __device__ __forceinline__ void
+    FD_K(bn_pk2_lean_body)(const bn_pk_t &P, int rev, const FD_T *x, const FD_T *dy, FD_T *out,
+                           const void *scalev, const void *biasv, const void *smeanv,
+                           const void *sinvv, const FD_A *ws)
+{
+    __shared__ FD_A sp[6][BN_PK2_COLS * FD_VEC]; /* bn_pk2_params */
+    int r0, r1, tx, col;
+    if (!FD_K(bn_pk2_apply_at)(P, rev, MODE, scalev, biasv, smeanv, sinvv, ws, sp, &r0, &r1, &tx,
+                               &col))
+        return;
+    const int c = (int)P.c, rpp = P.rpp, step = NR * rpp;
+    FD_T *oc = out + col * FD_VEC;
+    const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
+    for (int r = r0; r < r1; r += step) {
+        FD_K(bn_vec_t) xa[NR], da[NR];
+        FD_K(bn_pk2_load)<MODE, NR>(xc, dc, NULL, r, r1, rpp, c, 0, xa, da, NULL);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
+            const int k = tx * FD_VEC + l;
+            const volatile FD_A(*vp)[BN_PK2_COLS * FD_VEC] = sp; /* read each trip: not hoisted */
+            const FD_K(bn_chan_t) q = {vp[0][k], vp[1][k], vp[2][k],
+                                       MODE == 0 ? vp[3][k] : (FD_A)0,
+                                       MODE == 1 ? vp[4][k] : (FD_A)0,
+                                       MODE == 1 ? vp[5][k] : (FD_A)0};
+#pragma unroll
+            for (int i = 0; i < NR; i++)
+                if (r + i * rpp < r1) {
+                    const FD_A xv = (FD_A)fd_cuda_ld(xa[i].e, l);
+                    FD_A v;
+                    if (MODE == 0)
+                        v = FD_K(bn_pk_u)(xv, q);
+                    else
+                        v = FD_K(bn_pk_dx)((xv - q.mean) * q.inv, (FD_A)fd_cuda_ld(da[i].e, l),
+                                           q);
+                    bn_st1s(xa[i].e, l, v);
+                }
+        }
+#pragma unroll
+        for (int i = 0; i < NR; i++)
+            if (r + i * rpp < r1)
+                *(FD_K(bn_vec_t) *)(oc + (r + i * rpp) * c) = xa[i];
     }
 }
 
@@ -814,8 +942,21 @@ FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 4)
 FD_BN_PK2_PART(bn_pk2_part1_nhwc, 1, 2)
 FD_BN_PK2_APPLY(bn_pk2_apply0_nhwc, 0, 2)
 FD_BN_PK2_APPLY(bn_pk2_apply1_nhwc, 1, 2)
+#define FD_BN_PK2_LEAN(name, mode, nr, minb)                                                      \
+    static __global__ void __launch_bounds__(FD_CUDA_BLOCK, minb)                                  \
+        FD_K(name)(const bn_pk_t P, int rev, const void *xv, const void *dyv, void *outv,          \
+                   const void *scalev, const void *biasv, const void *smeanv,                      \
+                   const void *sinvv, const void *wsv)                                             \
+    {                                                                                              \
+        FD_K(bn_pk2_lean_body)<mode, nr>(P, rev, (const FD_T *)xv, (const FD_T *)dyv,              \
+                                         (FD_T *)outv, scalev, biasv, smeanv, sinvv,               \
+                                         (const FD_A *)wsv);                                       \
+    }
+FD_BN_PK2_LEAN(bn_pk2_lean0_nhwc, 0, BN_PK2_LR0, 4)
+FD_BN_PK2_LEAN(bn_pk2_lean1_nhwc, 1, BN_PK2_LR1, 4)
 #undef FD_BN_PK2_PART
 #undef FD_BN_PK2_APPLY
+#undef FD_BN_PK2_LEAN
 
 /* ---- the packed inference pass (bn_iv_t in batchnorm.cu) ------------------------------------
  * One read of x (and z), one write of y, 128-bit vectors. Each thread keeps one channel's

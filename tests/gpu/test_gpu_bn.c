@@ -17,8 +17,9 @@
  * with FREEDNN_GPU_BN_CLUSTER_BWD=0, with FREEDNN_GPU_BN_CL_KIB=16 (16-KiB shares: the
  * largest clusters), with FREEDNN_GPU_BN_IV2=0 (the first packed inference mapping) and with
  * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops), with FREEDNN_GPU_BN_PK2=0
- * (the first packed NHWC training / backward mapping) and with FREEDNN_GPU_BN_PK2_ROWS=1 (the
- * second one's chunks of one trip).
+ * (the first packed NHWC training / backward mapping), with FREEDNN_GPU_BN_PK2_ROWS=1 (the
+ * second one's chunks of one trip), with FREEDNN_GPU_BN_PK2_LEAN=0 (its general apply pass for
+ * every case) and with FREEDNN_GPU_BN_PK2_COMB=0 (its warp-per-channel combine).
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
 #include <math.h>
@@ -617,6 +618,47 @@ int main(int argc, char **argv)
                     c.in_place = v == 1 && s % 3 == 0;
                     run_case(c);
                 }
+        /* the lean apply pass (bn_pk2_lean0_nhwc / bn_pk2_lean1_nhwc; FREEDNN_GPU_BN_PK2_LEAN=0:
+         * bn_pk2_apply*_nhwc): ops BN, alpha 1, beta 0 over the NaN-poisoned output, every shape
+         * above (tails of a trip of 4 / 2 rows, one column of 256 lanes, groups of 17 / 29
+         * columns), both directions, saved statistics given and NULL, offset x, in place, the
+         * legacy entry; and next to each the same case where the host must keep the general
+         * pass (BN_ACTIVATION; beta 0.25; alpha 0.5): the lean pass there would be wrong. The
+         * per-channel combine (bn_pk2_combine; FREEDNN_GPU_BN_PK2_COMB=0: bn_pk_combine) serves
+         * every bn_pk2_* case. */
+        for (int s = 0; s < 10; s++)
+            for (int d = DIR_TRAIN; d <= DIR_BWD; d++)
+                for (int v = 0; v < 2; v++) {
+                    if (gm_smoke && !(s == 0 || s == 5 || s == 8))
+                        continue;
+                    bn_case_t c = base((dir_t)d, CUDNN_BATCHNORM_SPATIAL, pkt[s], LAY_NHWC, 0);
+                    memcpy(c.dim, pk[s], sizeof pk[s]);
+                    c.saved = (s + d) % 2;
+                    c.xfill = s % 4 == 1 ? 1 : 0;
+                    c.legacy = d == DIR_TRAIN && s % 3 == 2;
+                    c.bwd_ws = d == DIR_BWD && s % 3 != 2;
+                    if (d == DIR_BWD)
+                        c.alpha_p = ab[s % 3][0], c.beta_p = ab[s % 3][1];
+                    if (v == 0) {
+                        c.in_place = s % 4 == 3;
+                        run_case(c);
+                        continue;
+                    }
+                    switch ((s + d) % 3) {
+                    case 0:
+                        c.ops = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+                        c.act = acts[s % 6];
+                        c.coef = 0.75;
+                        break;
+                    case 1:
+                        c.beta = 0.25;
+                        break;
+                    default:
+                        c.alpha = 0.5;
+                        break;
+                    }
+                    run_case(c);
+                }
     }
     if (!gm_smoke) {
         /* v8 entries */
@@ -709,5 +751,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2_BLOCKS", "7"); /* bn_iv2_*: grid-stride walks */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2", "0");        /* the first packed NHWC mapping */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_ROWS", "1");   /* bn_pk2_*: a trip a chunk */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_LEAN", "0");   /* bn_pk2_*: the general apply */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_COMB", "0");   /* bn_pk2_*: the warp combine */
     return gm_finish();
 }
