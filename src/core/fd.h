@@ -85,6 +85,8 @@ void fd_log_warning(const char *fmt, ...) FD_PRINTF(1, 2);
 void fd_log_info(const char *fmt, ...) FD_PRINTF(1, 2);
 int fd_env_flag(const char *name); /* 1 when the variable is set to a non-zero number */
 int fd_env_on(const char *name);   /* 1 unless the variable is set to "0" (default-on switches) */
+/* The variable's value when it is a whole decimal number in [lo, hi], else dflt (knobs). */
+long fd_env_long(const char *name, long lo, long hi, long dflt);
 /* fd_env_flag of FREEDNN_LOG_DISPATCH (bit 0) and FREEDNN_LOG_CMD (bit 1) in one pass over the
  * environment (a convolution call asks at every call, so setenv between calls takes effect). */
 #define FD_LOG_DISPATCH_BIT 1u

@@ -8,6 +8,7 @@
  * existing log parsers read them. cudnnSetCallback routes the same records to user code.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,17 @@ int fd_env_on(const char *name)
 {
     const char *v = getenv(name);
     return v == NULL || strcmp(v, "0") != 0;
+}
+
+long fd_env_long(const char *name, long lo, long hi, long dflt)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0')
+        return dflt;
+    char *end = NULL;
+    errno = 0;
+    const long x = strtol(v, &end, 10);
+    return errno == 0 && *end == '\0' && x >= lo && x <= hi ? x : dflt;
 }
 
 unsigned fd_env_log_flags(void)

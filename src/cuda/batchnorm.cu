@@ -484,7 +484,7 @@ static __device__ __forceinline__ void bn_st1s(__nv_bfloat16 *p, int l, float v)
 #define FD_A float
 #define FD_SFX bf16
 #define FD_BN_NHWC_BN_MINB 2
-#define FD_BN_IV2_MINB_LESS 1
+#define FD_BN_BF16_MINB_LESS 1
 #include "batchnorm_kernels.cuh"
 #undef FD_T
 #undef FD_P
@@ -714,14 +714,22 @@ static int bn_pk2_comb_env(void)
  * BN_PK2_ROWS; read once. */
 static int64_t bn_pk2_rows_read(void)
 {
-    const char *e = getenv("FREEDNN_GPU_BN_PK2_ROWS");
-    const long v = e != NULL ? strtol(e, NULL, 10) : 0;
-    return v > 0 && v < (1L << 24) ? (int64_t)v : BN_PK2_ROWS;
+    return fd_env_long("FREEDNN_GPU_BN_PK2_ROWS", 1, (1L << 24) - 1, BN_PK2_ROWS);
 }
 static int64_t bn_pk2_rows(void)
 {
     static const int64_t rows = bn_pk2_rows_read();
     return rows;
+}
+
+/* NHWC vector columns split into ncg groups of at most `most` columns spread evenly: cpb columns
+ * a block, rpp = FD_CUDA_BLOCK / cpb rows a pass (bn_pk2_* and bn_iv2_nhwc*). */
+static void bn_col_groups(int64_t cols, int most, int *ncols, int *ncg, int *cpb, int *rpp)
+{
+    *ncols = (int)cols;
+    *ncg = (*ncols + most - 1) / most;
+    *cpb = (*ncols + *ncg - 1) / *ncg;
+    *rpp = FD_CUDA_BLOCK / *cpb;
 }
 
 /* Fills *P and returns 1 when the packed path serves p (pointer alignment aside); v2: NHWC
@@ -760,10 +768,7 @@ static int bn_pk_plan_v(const fd_bn_problem_t *p, bn_pk_t *P, int v2)
     int64_t unit = lay ? 1 : BN_PK_CHUNK_NCHW, most = BN_PK_MAX_CHUNKS;
     if (lay && v2) { /* groups of <= BN_PK2_COLS columns spread evenly, whole trips a chunk */
         P->v2 = 1;
-        P->cols = (int)(c / vec);
-        P->ncg = (P->cols + BN_PK2_COLS - 1) / BN_PK2_COLS;
-        P->cpb = (P->cols + P->ncg - 1) / P->ncg;
-        P->rpp = FD_CUDA_BLOCK / P->cpb;
+        bn_col_groups(c / vec, BN_PK2_COLS, &P->cols, &P->ncg, &P->cpb, &P->rpp);
         unit = (int64_t)BN_PK2_R * P->rpp, most = BN_PK2_MAX_CHUNKS;
         P->cm = (bn_pk2_rows() + unit - 1) / unit * unit;
     } else if (lay) {
@@ -993,9 +998,7 @@ static int bn_cl_env(int bwd)
  * shape, so a given setting keeps the bits fixed. */
 static int64_t bn_cl_cap_env(void)
 {
-    const char *e = getenv("FREEDNN_GPU_BN_CL_KIB");
-    const long k = e != NULL ? strtol(e, NULL, 10) : 0;
-    return k >= 16 && k <= BN_CL_CTA_BYTES / 1024 ? (int64_t)k * 1024 : BN_CL_CAP_BYTES;
+    return (int64_t)fd_env_long("FREEDNN_GPU_BN_CL_KIB", 16, BN_CL_CTA_BYTES / 1024, BN_CL_CAP_BYTES / 1024) * 1024;
 }
 static int64_t bn_cl_cap(void)
 {
@@ -1128,10 +1131,8 @@ static int bn_iv2_env(void)
  * docs/perf/gpu-membw-2026-12-02.md); read once. */
 static int64_t bn_iv2_cap_read(void)
 {
-    const char *e = getenv("FREEDNN_GPU_BN_IV2_BLOCKS");
-    const long v = e != NULL ? strtol(e, NULL, 10) : 0;
-    return v > 0 && v < (1L << 30) ? (int64_t)v
-                                   : (int64_t)fd_cuda_sm_count() * (2048 / FD_CUDA_BLOCK) * BN_IV2_WAVES;
+    return fd_env_long("FREEDNN_GPU_BN_IV2_BLOCKS", 1, (1L << 30) - 1,
+                       (long)fd_cuda_sm_count() * (2048 / FD_CUDA_BLOCK) * BN_IV2_WAVES);
 }
 static int64_t bn_iv2_cap(void)
 {
@@ -1176,10 +1177,7 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
     const int64_t full = V->v2 ? bn_iv2_cap() : 0;
     if (V->v2 && lay) {
         /* column groups of at most BN_IV2_COLS columns, spread evenly; 4 rpp rows a block trip */
-        V->cols = (int)(c / vec);
-        V->ncg = (V->cols + BN_IV2_COLS - 1) / BN_IV2_COLS;
-        V->cpb = (V->cols + V->ncg - 1) / V->ncg;
-        V->rpp = FD_CUDA_BLOCK / V->cpb;
+        bn_col_groups(c / vec, BN_IV2_COLS, &V->cols, &V->ncg, &V->cpb, &V->rpp);
         const int64_t cap = full / V->ncg;
         const int64_t want = (rows + BN_IV2_K * V->rpp - 1) / (BN_IV2_K * V->rpp);
         V->nrb = (int)(want < 1 ? 1 : want > cap ? (cap < 1 ? 1 : cap) : want);

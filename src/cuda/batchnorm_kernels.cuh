@@ -932,9 +932,9 @@ static __device__ __forceinline__ void
                                       (FD_T *)outv, scalev, biasv, smeanv, sinvv,                  \
                                       (const FD_A *)wsv, alpha, beta);                             \
     }
-/* BFLOAT16 (FD_BN_IV2_MINB_LESS 1: its conversions take more registers) one block an SM
+/* BFLOAT16 (FD_BN_BF16_MINB_LESS 1: its conversions take more registers) one block an SM
  * fewer in the statistics kernel */
-#if defined(FD_BN_IV2_MINB_LESS) && FD_BN_IV2_MINB_LESS
+#if defined(FD_BN_BF16_MINB_LESS) && FD_BN_BF16_MINB_LESS
 FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 3)
 #else
 FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 4)
@@ -1290,17 +1290,17 @@ static __device__ __forceinline__ void
                               meanv, varv, alpha, beta);                                       \
     }
 /* BFLOAT16 (its double -> bfloat16 rounding takes more registers) one block an SM fewer:
- * batchnorm.cu sets FD_BN_IV2_MINB_LESS 1 for that type */
-#ifndef FD_BN_IV2_MINB_LESS
-#define FD_BN_IV2_MINB_LESS 0
+ * batchnorm.cu sets FD_BN_BF16_MINB_LESS 1 for that type */
+#ifndef FD_BN_BF16_MINB_LESS
+#define FD_BN_BF16_MINB_LESS 0
 #endif
-FD_BN_IV2_KERNEL(bn_iv2_nchw, bn_iv2_nchw_body, false, false, 2 - FD_BN_IV2_MINB_LESS)
-FD_BN_IV2_KERNEL(bn_iv2_nchw_bn, bn_iv2_nchw_body, true, false, 3 - FD_BN_IV2_MINB_LESS)
-FD_BN_IV2_KERNEL(bn_iv2_nchw_bn0, bn_iv2_nchw_body, true, true, 4 - FD_BN_IV2_MINB_LESS)
-FD_BN_IV2_KERNEL(bn_iv2_nhwc, bn_iv2_nhwc_body, false, false, 2 - FD_BN_IV2_MINB_LESS)
-FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn, bn_iv2_nhwc_body, true, false, 2 - FD_BN_IV2_MINB_LESS)
-FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn0, bn_iv2_nhwc_body, true, true, 3 - FD_BN_IV2_MINB_LESS)
-#undef FD_BN_IV2_MINB_LESS
+FD_BN_IV2_KERNEL(bn_iv2_nchw, bn_iv2_nchw_body, false, false, 2 - FD_BN_BF16_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nchw_bn, bn_iv2_nchw_body, true, false, 3 - FD_BN_BF16_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nchw_bn0, bn_iv2_nchw_body, true, true, 4 - FD_BN_BF16_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nhwc, bn_iv2_nhwc_body, false, false, 2 - FD_BN_BF16_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn, bn_iv2_nhwc_body, true, false, 2 - FD_BN_BF16_MINB_LESS)
+FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn0, bn_iv2_nhwc_body, true, true, 3 - FD_BN_BF16_MINB_LESS)
+#undef FD_BN_BF16_MINB_LESS
 #undef FD_BN_IV2_KERNEL
 #undef FD_BN_IV_KERNEL
 

@@ -81,9 +81,7 @@ static int64_t wg_round64(int64_t v)
 
 static int64_t wg_chunk_floats(void)
 {
-    const char *e = getenv("FREEDNN_WINOGRAD_CHUNK_MIB");
-    const long mib = e != NULL ? strtol(e, NULL, 10) : WG_CHUNK_MIB;
-    return (int64_t)(mib >= 1 && mib <= 65536 ? mib : WG_CHUNK_MIB) * (1024 * 1024 / 4);
+    return (int64_t)fd_env_long("FREEDNN_WINOGRAD_CHUNK_MIB", 1, 65536, WG_CHUNK_MIB) * (1024 * 1024 / 4);
 }
 
 /* 0 when a size does not fit the kernels' index arithmetic. */
