@@ -75,9 +75,7 @@
 # ENVS='FREEDNN_GPU_BN_PK2=0;FREEDNN_GPU_BN_PK2_ROWS=96;FREEDNN_GPU_BN_PK2_ROWS=384'.
 # FREEDNN_GPU_BN_PK2_LEAN=0 (bn fwd_train / bwd on bn_pk2_*, ops BN, alpha 1, beta 0: the general
 # apply pass bn_pk2_apply*_nhwc instead of the lean bn_pk2_lean*_nhwc, 56-64 registers, 4 blocks
-# an SM), FREEDNN_GPU_BN_PK2_COMB=0 (bn_pk2_*: the warp-per-channel bn_pk_combine instead of
-# bn_pk2_combine's block per channel), e.g. ONLY='bn_f(16|32)_nhwc'
-# ENVS='FREEDNN_GPU_BN_PK2_LEAN=0;FREEDNN_GPU_BN_PK2_COMB=0'.
+# an SM), e.g. ONLY='bn_f(16|32)_nhwc' ENVS='FREEDNN_GPU_BN_PK2_LEAN=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -42,12 +42,13 @@
  * 56-64 registers (4 blocks an SM; BFLOAT16 72: 3), gradient sums 80-116 (2), apply 83-127
  * (2). Ops BN with alpha 1, beta 0 (the common call) take the lean apply stampings
  * bn_pk2_lean0_nhwc / bn_pk2_lean1_nhwc (FREEDNN_GPU_BN_PK2_LEAN=0: off): no blend, no out
- * loads, 4 (x) / 2 (x, dy) rows a trip, parameters re-read from shared memory each trip,
+ * loads, 4 (x) / 2 (x, dy) rows a trip, parameters re-read from shared memory each trip (a
+ * channel's four in one 128-bit load),
  * 56-64 registers (launch bounds 4 blocks an SM: n32c256h56w56's 523 blocks in one wave), the
  * same expressions (bn_pk_u / bn_pk_dx), so the same bits: folding scale * inv and bias - mean
- * * scale * inv into 2 values would round otherwise. bn_pk2_* combine with bn_pk2_combine
- * (FREEDNN_GPU_BN_PK2_COMB=0: bn_pk_combine, a warp per channel, 32 blocks for C 256): a block
- * per channel, its chunks' partials in a fixed tree (other bits than the warp's, fixed ones).
+ * * scale * inv into 2 values would round otherwise. bn_pk2_* combine with bn_pk_combine (a
+ * warp per channel); a block per channel with a fixed tree measured the same on the H200
+ * (n32c256h56w56 f16 training 1535 / 1522 GB/s, 2026-12-02) and was dropped.
  * Same per-element arithmetic and trees; other chunks, so other bits (within the tests'
  * tolerance). The workspace queries report its partials (the Ex / v8 entries reject less);
  * where they fit neither the caller's workspace nor the handle's scratch (legacy entries, large
@@ -444,6 +445,24 @@ static __device__ __forceinline__ void bn_st1s(__nv_bfloat16 *p, int l, float v)
     p[l] = __ushort_as_bfloat16(isnan(v) ? q : h);
 }
 
+/* Four consecutive shared words at p (16-byte aligned for float, 32 for double) with 128-bit
+ * shared loads, re-read each call (volatile asm: never hoisted out of a loop, so the lean
+ * passes keep no parameter registers across their rows). */
+static __device__ __forceinline__ void bn_lds4(const float *p, float *o)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(o[0]), "=f"(o[1]), "=f"(o[2]), "=f"(o[3])
+                 : "r"(a));
+}
+static __device__ __forceinline__ void bn_lds4(const double *p, double *o)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ld.shared.v2.f64 {%0, %1}, [%4];\n\tld.shared.v2.f64 {%2, %3}, [%4+16];"
+                 : "=d"(o[0]), "=d"(o[1]), "=d"(o[2]), "=d"(o[3])
+                 : "r"(a));
+}
+
 /* ---- the kernels, once per data type -------------------------------------------------------- */
 
 #define FD_BN_CLUSTER /* bn_cl_train, bn_cl_bwd for FLOAT, HALF, BFLOAT16 */
@@ -696,16 +715,10 @@ static int bn_pk2_env(void)
     return on;
 }
 
-/* FREEDNN_GPU_BN_PK2_LEAN (default on; 0: bn_pk2_apply*_nhwc for every call) and
- * FREEDNN_GPU_BN_PK2_COMB (default on; 0: bn_pk_combine for bn_pk2_* too), read once. */
+/* FREEDNN_GPU_BN_PK2_LEAN (default on; 0: bn_pk2_apply*_nhwc for every call), read once. */
 static int bn_pk2_lean_env(void)
 {
     static const int on = fd_env_on("FREEDNN_GPU_BN_PK2_LEAN");
-    return on;
-}
-static int bn_pk2_comb_env(void)
-{
-    static const int on = fd_env_on("FREEDNN_GPU_BN_PK2_COMB");
     return on;
 }
 
@@ -847,16 +860,6 @@ static cudnnStatus_t bn_pk_pass(const fd_bn_problem_t *p, const bn_pk_t &P, cons
     else
         BN_LAUNCH(dt, bn_pk_part_nchw, blocks, st, P, mode, a->x, a->dy, a->scale, a->bias, smean,
                   sinv, a->workspace);
-    if (P.v2 && bn_pk2_comb_env()) { /* a block per channel */
-        if (mode == 0)
-            BN_LAUNCH(dt, bn_pk2_combine, (unsigned)P.c, st, P, 0, a->x, a->workspace,
-                      p->dir == FD_BN_TRAIN, a->run_mean, a->run_var, a->save_mean, a->save_inv,
-                      a->factor, NULL, NULL, 0.0, 0.0);
-        else
-            BN_LAUNCH(dt, bn_pk2_combine, (unsigned)P.c, st, P, 1, a->x, a->workspace, 0, NULL,
-                      NULL, NULL, NULL, 0.0, a->dscale, a->dbias, a->alpha_param, a->beta_param);
-        return CUDNN_STATUS_SUCCESS;
-    }
     const unsigned cblocks = (unsigned)((P.c + FD_CUDA_BLOCK / 32 - 1) / (FD_CUDA_BLOCK / 32));
     if (mode == 0)
         BN_LAUNCH(dt, bn_pk_combine, cblocks, st, P, 0, a->x, a->workspace, p->dir == FD_BN_TRAIN,

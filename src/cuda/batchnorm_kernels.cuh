@@ -588,34 +588,6 @@ static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void
                         save_invv, factor, dscalev, dbiasv, alpha_p, beta_p);
 }
 
-/* Pass 2 of bn_pk2_* (FREEDNN_GPU_BN_PK2_COMB): a block per channel (blockIdx.x); thread t adds
- * chunks t, t + 256, ... in order, the threads' sums meet in bn_pk_tree2's fixed tree over
- * min(nch, 256) slots, thread 0 runs bn_pk_fin. Other additions than bn_pk_combine's, so other
- * bits; fixed ones (a rule of nch). */
-static __global__ void FD_K(bn_pk2_combine)(const bn_pk_t P, int mode, const void *xv, void *wsv,
-                                            int write_stats, void *run_meanv, void *run_varv,
-                                            void *save_meanv, void *save_invv, double factor,
-                                            void *dscalev, void *dbiasv, double alpha_p,
-                                            double beta_p)
-{
-    __shared__ FD_A p1[FD_CUDA_BLOCK], p2[FD_CUDA_BLOCK];
-    FD_A *ws = (FD_A *)wsv;
-    const int64_t ch = blockIdx.x;
-    const int t = threadIdx.x;
-    const FD_A *part = ws + 4 * P.c + ch * P.nch * 2;
-    FD_A s1 = 0, s2 = 0;
-    for (int64_t j = t; j < P.nch; j += FD_CUDA_BLOCK) {
-        s1 += part[2 * j];
-        s2 += part[2 * j + 1];
-    }
-    p1[t] = s1;
-    p2[t] = s2;
-    FD_K(bn_pk_tree2)(p1, p2, t, P.nch < FD_CUDA_BLOCK ? (int)P.nch : FD_CUDA_BLOCK);
-    if (t == 0)
-        FD_K(bn_pk_fin)(P, mode, ch, p1[0], p2[0], xv, ws, write_stats, run_meanv, run_varv,
-                        save_meanv, save_invv, factor, dscalev, dbiasv, alpha_p, beta_p);
-}
-
 /* Pass 3 (NCHW): y (mode 0) or dx (mode 1) of the block's chunk, one vector per thread per
  * trip; outv may be xv or dyv (in place: each element is read before it is written). */
 static __global__ void FD_K(bn_pk_apply_nchw)(const bn_pk_t P, int mode, const void *xv,
@@ -706,15 +678,20 @@ static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const v
  *   bn_pk2_part1_nhwc  104/114, 80/86, 80/116 -> 2 (sm_80 HALF / BF16: 3)
  *   bn_pk2_apply0_nhwc 88/96, 83/88, 85/102 -> 2
  *   bn_pk2_apply1_nhwc 126/126, 103/106, 105/127 -> 2
- *   bn_pk2_lean0_nhwc  56/56, 61/62, 63/64 -> 4 (launch bounds 4; 523 blocks: one wave)
- *   bn_pk2_lean1_nhwc  60/60, 61/60, 61/62 -> 4 (launch bounds 4)
- *   bn_pk2_combine     35/34, 30/30, 30/30 (a block per channel; bn_pk_combine 36, 30-31)
- * The lean apply kernels (ops BN, alpha 1, beta 0; FREEDNN_GPU_BN_PK2_LEAN) read the channel
- * parameters from shared memory through a volatile pointer, so the compiler does not hoist all
- * FD_VEC channels' of them out of the row loop (4 to 6 x FD_VEC registers), and store with the
- * select form of bn_st1 (bn_st1s: its per-element branches held registers); 4 rows a trip (x;
- * 8 spilled at 64 registers for HALF / BFLOAT16) and 2 in mode 1 (x, dy; 4 spilled BFLOAT16).
- * Shared memory 16 KiB (the rows' tree) + 6 KiB (mode 1 parameters) / 6 KiB (apply). The first
+ *   bn_pk2_lean0_nhwc  56/56, 59/54, 64/64 -> 4 (launch bounds 4; 523 blocks: one wave)
+ *   bn_pk2_lean1_nhwc  62/60, 62/60, 64/64 -> 4 (launch bounds 4)
+ * The lean apply kernels (ops BN, alpha 1, beta 0; FREEDNN_GPU_BN_PK2_LEAN) re-read the channel
+ * parameters from shared memory each trip, so the compiler does not hoist all FD_VEC channels'
+ * of them out of the row loop (4 to 6 x FD_VEC registers): mean, inv, sc, bi (mode 1: mg) of a
+ * channel side by side, one 128-bit load (FLOAT's doubles: two) in volatile asm (bn_lds4),
+ * mgx through a volatile pointer; lanes of a warp read consecutive 16-byte entries. The first
+ * form, four 32-bit volatile loads a channel, was MIO-bound on HALF (Nsight Compute: 36 us,
+ * mio_throttle the top stall) and ran training 1535 -> 1725 GB/s, backward 1268 -> 1738 with
+ * these loads (n32c256h56w56 f16, H200, 2026-12-02; FLOAT 1933 -> 1934, 1829 -> 1914). They
+ * store with the select form of bn_st1 (bn_st1s: its per-element branches held registers); 4
+ * rows a trip (x; 8 spilled at 64 registers for HALF / BFLOAT16) and 2 in mode 1 (x, dy; 4
+ * spilled BFLOAT16). Shared memory 16 KiB (the rows' tree) + 6 KiB (mode 1 parameters) / 6 KiB
+ * (apply; the lean passes 4 KiB more for the side-by-side copy). The first
  * mapping: 90-96 registers (2 blocks an SM), 512 blocks, one vector in flight a thread. */
 
 /* The block's channels' parameters into sp (a channel a thread; every thread calls it, it
@@ -873,9 +850,18 @@ static __device__ __forceinline__ void
                            const void *sinvv, const FD_A *ws)
 {
     __shared__ FD_A sp[6][BN_PK2_COLS * FD_VEC]; /* bn_pk2_params */
-    int r0, r1, tx, col;
-    if (!FD_K(bn_pk2_apply_at)(P, rev, MODE, scalev, biasv, smeanv, sinvv, ws, sp, &r0, &r1, &tx,
-                               &col))
+    /* mean, inv, sc and bi (mode 1: mg) of channel tx * FD_VEC + l side by side at
+     * sq[l * BN_PK2_COLS + tx], for bn_lds4: a warp's lanes read consecutive entries */
+    __shared__ __align__(4 * sizeof(FD_A)) FD_A sq[BN_PK2_COLS * FD_VEC][4];
+    int r0 = 0, r1 = 0, tx = 0, col = 0;
+    const int busy = FD_K(bn_pk2_apply_at)(P, rev, MODE, scalev, biasv, smeanv, sinvv, ws, sp,
+                                           &r0, &r1, &tx, &col);
+    for (int t = threadIdx.x; t < P.cpb * FD_VEC; t += FD_CUDA_BLOCK) {
+        FD_A *e = sq[t % FD_VEC * BN_PK2_COLS + t / FD_VEC];
+        e[0] = sp[0][t], e[1] = sp[1][t], e[2] = sp[2][t], e[3] = sp[MODE == 0 ? 3 : 4][t];
+    }
+    __syncthreads();
+    if (!busy)
         return;
     const int c = (int)P.c, rpp = P.rpp, step = NR * rpp;
     FD_T *oc = out + col * FD_VEC;
@@ -885,12 +871,12 @@ static __device__ __forceinline__ void
         FD_K(bn_pk2_load)<MODE, NR>(xc, dc, NULL, r, r1, rpp, c, 0, xa, da, NULL);
 #pragma unroll
         for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
-            const int k = tx * FD_VEC + l;
-            const volatile FD_A(*vp)[BN_PK2_COLS * FD_VEC] = sp; /* read each trip: not hoisted */
-            const FD_K(bn_chan_t) q = {vp[0][k], vp[1][k], vp[2][k],
-                                       MODE == 0 ? vp[3][k] : (FD_A)0,
-                                       MODE == 1 ? vp[4][k] : (FD_A)0,
-                                       MODE == 1 ? vp[5][k] : (FD_A)0};
+            const volatile FD_A *mgx = sp[5]; /* read each trip: not hoisted */
+            FD_A w[4];
+            bn_lds4(sq[l * BN_PK2_COLS + tx], w); /* volatile asm: not hoisted either */
+            const FD_K(bn_chan_t) q = {w[0], w[1], w[2], MODE == 0 ? w[3] : (FD_A)0,
+                                       MODE == 1 ? w[3] : (FD_A)0,
+                                       MODE == 1 ? mgx[tx * FD_VEC + l] : (FD_A)0};
 #pragma unroll
             for (int i = 0; i < NR; i++)
                 if (r + i * rpp < r1) {
@@ -942,7 +928,7 @@ FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 4)
 FD_BN_PK2_PART(bn_pk2_part1_nhwc, 1, 2)
 FD_BN_PK2_APPLY(bn_pk2_apply0_nhwc, 0, 2)
 FD_BN_PK2_APPLY(bn_pk2_apply1_nhwc, 1, 2)
-#define FD_BN_PK2_LEAN(name, mode, nr, minb)                                                      \
+#define FD_BN_PK2_LEAN(name, mode, nr, minb)                                                        \
     static __global__ void __launch_bounds__(FD_CUDA_BLOCK, minb)                                  \
         FD_K(name)(const bn_pk_t P, int rev, const void *xv, const void *dyv, void *outv,          \
                    const void *scalev, const void *biasv, const void *smeanv,                      \

@@ -19,7 +19,7 @@
  * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops), with FREEDNN_GPU_BN_PK2=0
  * (the first packed NHWC training / backward mapping), with FREEDNN_GPU_BN_PK2_ROWS=1 (the
  * second one's chunks of one trip), with FREEDNN_GPU_BN_PK2_LEAN=0 (its general apply pass for
- * every case) and with FREEDNN_GPU_BN_PK2_COMB=0 (its warp-per-channel combine).
+ * every case).
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
 #include <math.h>
@@ -623,9 +623,7 @@ int main(int argc, char **argv)
          * above (tails of a trip of 4 / 2 rows, one column of 256 lanes, groups of 17 / 29
          * columns), both directions, saved statistics given and NULL, offset x, in place, the
          * legacy entry; and next to each the same case where the host must keep the general
-         * pass (BN_ACTIVATION; beta 0.25; alpha 0.5): the lean pass there would be wrong. The
-         * per-channel combine (bn_pk2_combine; FREEDNN_GPU_BN_PK2_COMB=0: bn_pk_combine) serves
-         * every bn_pk2_* case. */
+         * pass (BN_ACTIVATION; beta 0.25; alpha 0.5): the lean pass there would be wrong. */
         for (int s = 0; s < 10; s++)
             for (int d = DIR_TRAIN; d <= DIR_BWD; d++)
                 for (int v = 0; v < 2; v++) {
@@ -752,6 +750,5 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2", "0");        /* the first packed NHWC mapping */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_ROWS", "1");   /* bn_pk2_*: a trip a chunk */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_LEAN", "0");   /* bn_pk2_*: the general apply */
-    gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_COMB", "0");   /* bn_pk2_*: the warp combine */
     return gm_finish();
 }
