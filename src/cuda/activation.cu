@@ -142,6 +142,59 @@ static int act_exact(const fd_act_params_t *act, double alpha, double beta)
            (act->mode == CUDNN_ACTIVATION_CLIPPED_RELU && (double)(float)act->coef == act->coef);
 }
 
+/* FREEDNN_GPU_ACT_LEAN=U (1 or 2; default 0: off): the `exact` calls take act_*_lean<U>, U
+ * vectors a thread, no grid-stride loop; read once. */
+static int act_lean_u(void)
+{
+    static const int u = (int)fd_env_long("FREEDNN_GPU_ACT_LEAN", 0, 2, 0);
+    return u;
+}
+
+/* The lean kernels' grid: blocks of FD_CUDA_BLOCK threads of u vectors covering `total`
+ * elements of dt; 0 when it would not fit the grid's x dimension. */
+static unsigned act_lean_blocks(int64_t total, cudnnDataType_t dt, int u)
+{
+    const int64_t nv = total / (FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt));
+    const int64_t b = (nv + (int64_t)FD_CUDA_BLOCK * u - 1) / ((int64_t)FD_CUDA_BLOCK * u);
+    return b >= INT32_MAX ? 0u : (unsigned)(b < 1 ? 1 : b);
+}
+
+/* act_fwd_lean<U> / act_bwd_lean<U> of dt (one of act_applicable's four) on g blocks. */
+template <int U>
+static cudnnStatus_t act_fwd_lean_go(cudnnDataType_t dt, unsigned g, cudaStream_t s,
+                                     const fd_act_params_t &act, int64_t total, const void *x,
+                                     void *y)
+{
+    if (dt == CUDNN_DATA_FLOAT)
+        act_fwd_lean_f32<U><<<g, FD_CUDA_BLOCK, 0, s>>>(act, total, x, y);
+    else if (dt == CUDNN_DATA_DOUBLE)
+        act_fwd_lean_f64<U><<<g, FD_CUDA_BLOCK, 0, s>>>(act, total, x, y);
+    else if (dt == CUDNN_DATA_HALF)
+        act_fwd_lean_f16<U><<<g, FD_CUDA_BLOCK, 0, s>>>(act, total, x, y);
+    else
+        act_fwd_lean_bf16<U><<<g, FD_CUDA_BLOCK, 0, s>>>(act, total, x, y);
+    FD_CUDA_LAUNCHED("act_fwd_lean<%d> on %s data (%u blocks, stream %p)", U, fd_dtype_name(dt), g,
+                     (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+template <int U>
+static cudnnStatus_t act_bwd_lean_go(cudnnDataType_t dt, unsigned g, cudaStream_t s,
+                                     const fd_act_params_t &act, int64_t total, const void *dy,
+                                     const void *x, void *dx)
+{
+    if (dt == CUDNN_DATA_FLOAT)
+        act_bwd_lean_f32<U><<<g, FD_CUDA_BLOCK, 0, s>>>(act, total, dy, x, dx);
+    else if (dt == CUDNN_DATA_DOUBLE)
+        act_bwd_lean_f64<U><<<g, FD_CUDA_BLOCK, 0, s>>>(act, total, dy, x, dx);
+    else if (dt == CUDNN_DATA_HALF)
+        act_bwd_lean_f16<U><<<g, FD_CUDA_BLOCK, 0, s>>>(act, total, dy, x, dx);
+    else
+        act_bwd_lean_bf16<U><<<g, FD_CUDA_BLOCK, 0, s>>>(act, total, dy, x, dx);
+    FD_CUDA_LAUNCHED("act_bwd_lean<%d> on %s data (%u blocks, stream %p)", U, fd_dtype_name(dt), g,
+                     (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 static int act_applicable(const void *problem, char *why, size_t why_size)
@@ -171,6 +224,13 @@ extern "C" cudnnStatus_t fd_act_fwd_cuda_run(const void *problem, const void *ar
     const int64_t *const strides[2] = {p->xs, p->ys};
     const act_geom_t g = geom_of(p, strides, 2, 1);
     if (geom_packed(&g, 2) && fd_cuda_aligned16(a->x) && fd_cuda_aligned16(a->out)) {
+        const int u = act_exact(&g.act, a->alpha, a->beta) ? act_lean_u() : 0;
+        const unsigned lb = u > 0 ? act_lean_blocks(g.total, p->dt, u) : 0;
+        if (lb > 0)
+            return u == 1 ? act_fwd_lean_go<1>(p->dt, lb, a->handle->stream, g.act, g.total,
+                                               a->x, a->out)
+                          : act_fwd_lean_go<2>(p->dt, lb, a->handle->stream, g.act, g.total,
+                                               a->x, a->out);
         FD_CUDA_TYPED_LAUNCH(p->dt, act_fwd_packed, packed_blocks(&g, p->dt), FD_CUDA_BLOCK,
                              a->handle->stream, g.act, g.total, a->x, a->out, a->alpha, a->beta,
                              act_exact(&g.act, a->alpha, a->beta));
@@ -199,6 +259,13 @@ extern "C" cudnnStatus_t fd_act_bwd_cuda_run(const void *problem, const void *ar
     const act_geom_t g = geom_of(p, strides, 4, 3);
     if (geom_packed(&g, 4) && fd_cuda_aligned16(a->y) && fd_cuda_aligned16(a->dy) &&
         fd_cuda_aligned16(a->x) && fd_cuda_aligned16(a->out)) {
+        const int u = act_exact(&g.act, a->alpha, a->beta) ? act_lean_u() : 0;
+        const unsigned lb = u > 0 ? act_lean_blocks(g.total, p->dt, u) : 0;
+        if (lb > 0)
+            return u == 1 ? act_bwd_lean_go<1>(p->dt, lb, a->handle->stream, g.act, g.total,
+                                               a->dy, a->x, a->out)
+                          : act_bwd_lean_go<2>(p->dt, lb, a->handle->stream, g.act, g.total,
+                                               a->dy, a->x, a->out);
         FD_CUDA_TYPED_LAUNCH(p->dt, act_bwd_packed, packed_blocks(&g, p->dt), FD_CUDA_BLOCK,
                              a->handle->stream, g.act, g.total, a->y, a->dy, a->x, a->out,
                              a->alpha, a->beta, act_exact(&g.act, a->alpha, a->beta));

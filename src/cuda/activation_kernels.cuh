@@ -265,5 +265,75 @@ if (exact) {
                                           fd_cuda_ld((const FD_T *)xv, t)));
 }
 
+/* The lean packed kernels (activation.cu: FREEDNN_GPU_ACT_LEAN=U, the `exact` calls only:
+ * alpha 1, beta 0, RELU / IDENTITY / CLIPPED_RELU with a coefficient exact in FD_ACC): no blend
+ * code and no grid-stride loop, U vectors a thread, the grid covering the tensor, so few
+ * registers and full occupancy; each element's value is act_fwd_exact / act_bwd_exact's, as in
+ * act_*_packed's exact branch: the same bits. Block 0 takes the < ACT_VN elements past the last
+ * whole vector. y may be x; dx may be dy or x (each thread reads its vectors before it writes). */
+template <int U>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(act_fwd_lean)(const fd_act_params_t act, int64_t total, const void *xv, void *yv)
+{
+    typedef FD_K(act_vec_t) V;
+    const V *x = (const V *)xv;
+    V *y = (V *)yv;
+    const int64_t nv = total / ACT_VN, i0 = (int64_t)blockIdx.x * (FD_CUDA_BLOCK * U) + threadIdx.x;
+    V a[U];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        if (i0 + u * FD_CUDA_BLOCK < nv)
+            a[u] = x[i0 + u * FD_CUDA_BLOCK];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        if (i0 + u * FD_CUDA_BLOCK < nv) {
+#pragma unroll
+            for (int j = 0; j < ACT_VN; j++)
+                fd_cuda_st_acc(a[u].e, j, FD_K(act_fwd_exact)(act, fd_cuda_ld(a[u].e, j)));
+            y[i0 + u * FD_CUDA_BLOCK] = a[u];
+        }
+    const int64_t t = nv * ACT_VN + threadIdx.x;
+    if (blockIdx.x == 0 && t < total)
+        fd_cuda_st_acc((FD_T *)yv, t, FD_K(act_fwd_exact)(act, fd_cuda_ld((const FD_T *)xv, t)));
+}
+
+template <int U>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(act_bwd_lean)(const fd_act_params_t act, int64_t total, const void *dyv, const void *xv,
+                       void *dxv)
+{
+    typedef FD_K(act_vec_t) V;
+    const V *dy = (const V *)dyv;
+    const V *x = (const V *)xv;
+    V *dx = (V *)dxv;
+    const int need_x = act.mode != CUDNN_ACTIVATION_IDENTITY; /* the exact modes' derivatives */
+    const int64_t nv = total / ACT_VN, i0 = (int64_t)blockIdx.x * (FD_CUDA_BLOCK * U) + threadIdx.x;
+    V d[U], v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        if (i0 + u * FD_CUDA_BLOCK < nv) {
+            d[u] = dy[i0 + u * FD_CUDA_BLOCK];
+            if (need_x)
+                v[u] = x[i0 + u * FD_CUDA_BLOCK];
+            else
+                memset(&v[u], 0, sizeof v[u]);
+        }
+#pragma unroll
+    for (int u = 0; u < U; u++)
+        if (i0 + u * FD_CUDA_BLOCK < nv) {
+#pragma unroll
+            for (int j = 0; j < ACT_VN; j++)
+                fd_cuda_st_acc(d[u].e, j,
+                               FD_K(act_bwd_exact)(act, fd_cuda_ld(d[u].e, j),
+                                                   fd_cuda_ld(v[u].e, j)));
+            dx[i0 + u * FD_CUDA_BLOCK] = d[u];
+        }
+    const int64_t t = nv * ACT_VN + threadIdx.x;
+    if (blockIdx.x == 0 && t < total)
+        fd_cuda_st_acc((FD_T *)dxv, t,
+                       FD_K(act_bwd_exact)(act, fd_cuda_ld((const FD_T *)dyv, t),
+                                           need_x ? fd_cuda_ld((const FD_T *)xv, t) : 0));
+}
+
 #undef ACT_VN
 #undef FD_K

@@ -17,7 +17,9 @@
  * BFLOAT16 gather (pool_s2g_max_bwd_nhwc_*: 2 x 2 dx blocks, C not a multiple of the vector
  * declined); the channels-last averages of stride 2 (pool_avgv_*: pool_avgv_tests). Reruns
  * itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0, FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's
- * other occupancy), FREEDNN_GPU_BW5=0 and FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only). The cuda
+ * other occupancy), FREEDNN_GPU_BW5=0, FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only) and
+ * FREEDNN_GPU_ACT_LEAN=1 / 2 (act_tests only: the lean exact kernels, 1 or 2 vectors a thread,
+ * whose tails and in-place cases the activation block covers). The cuda
  * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
  * (a NaN-carrying output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
@@ -706,16 +708,19 @@ int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_pool_act");
     const int avgv_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_POOL_AVGV") != NULL;
-    if (!avgv_child)
+    const int act_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_ACT_LEAN") != NULL;
+    if (!avgv_child && !act_child)
         pool_tests();
     if (getenv("FD_GM_RERUN") == NULL || avgv_child)
         pool_avgv_tests();
-    if (getenv("FD_GM_RERUN") == NULL) /* the rerun below: FREEDNN_GPU_BW2 touches pooling only */
+    if (getenv("FD_GM_RERUN") == NULL || act_child) /* the pooling switches leave activation */
         act_tests();
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* and without the third round's */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_S2G_MINB", "3"); /* pool_s2g at 3 blocks an SM */
     gm_rerun_with(argv, "FREEDNN_GPU_BW5", "0"); /* without the fifth round's gathers */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_AVGV", "0"); /* pool_avgv_tests on the old sweeps */
+    gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "1"); /* act_tests on act_*_lean<1> */
+    gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "2"); /* and on act_*_lean<2> */
     return gm_finish();
 }
