@@ -75,7 +75,9 @@
 # ENVS='FREEDNN_GPU_BN_PK2=0;FREEDNN_GPU_BN_PK2_ROWS=96;FREEDNN_GPU_BN_PK2_ROWS=384'.
 # FREEDNN_GPU_BN_PK2_LEAN=0 (bn fwd_train / bwd on bn_pk2_*, ops BN, alpha 1, beta 0: the general
 # apply pass bn_pk2_apply*_nhwc instead of the lean bn_pk2_lean*_nhwc, 56-64 registers, 4 blocks
-# an SM), e.g. ONLY='bn_f(16|32)_nhwc' ENVS='FREEDNN_GPU_BN_PK2_LEAN=0'.
+# an SM), e.g. ONLY='bn_f(16|32)_nhwc' ENVS='FREEDNN_GPU_BN_PK2_LEAN=0'. FREEDNN_GPU_ACT_LEAN=0|2
+# (ReLU at alpha 1, beta 0: the packed kernels instead of act_*_lean<1>, or two vectors a
+# thread), e.g. ONLY='act_' ENVS='FREEDNN_GPU_ACT_LEAN=0;FREEDNN_GPU_ACT_LEAN=2'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -142,11 +142,16 @@ static int act_exact(const fd_act_params_t *act, double alpha, double beta)
            (act->mode == CUDNN_ACTIVATION_CLIPPED_RELU && (double)(float)act->coef == act->coef);
 }
 
-/* FREEDNN_GPU_ACT_LEAN=U (1 or 2; default 0: off): the `exact` calls take act_*_lean<U>, U
- * vectors a thread, no grid-stride loop; read once. */
+/* The `exact` calls (alpha 1, beta 0, a piecewise mode: the common ReLU) take act_*_lean<U>,
+ * U vectors a thread, no grid-stride loop, 21-34 registers (full occupancy): U = 1 by default,
+ * FREEDNN_GPU_ACT_LEAN=2 two vectors, =0 the packed kernels' exact branch (act_*_packed, 4
+ * waves of 2 vectors a thread and trip, 50-64 registers); read once. H200, 2026-12-02, graph
+ * GB/s of ReLU n32c256h56w56 f16 / n32c128h56w56 f32, NCHW (NHWC the same), against the
+ * packed kernels: f16 forward 3293 -> 3895 (U = 2: 3786), backward 3772 -> 4121; f32 forward
+ * 3760 -> 3905 (3794), backward 4102 -> 4116 (docs/perf/gpu-membw-2026-12-02.md). */
 static int act_lean_u(void)
 {
-    static const int u = (int)fd_env_long("FREEDNN_GPU_ACT_LEAN", 0, 2, 0);
+    static const int u = (int)fd_env_long("FREEDNN_GPU_ACT_LEAN", 0, 2, 1);
     return u;
 }
 

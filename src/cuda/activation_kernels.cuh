@@ -265,7 +265,7 @@ if (exact) {
                                           fd_cuda_ld((const FD_T *)xv, t)));
 }
 
-/* The lean packed kernels (activation.cu: FREEDNN_GPU_ACT_LEAN=U, the `exact` calls only:
+/* The lean packed kernels (activation.cu: act_lean_u, the `exact` calls only:
  * alpha 1, beta 0, RELU / IDENTITY / CLIPPED_RELU with a coefficient exact in FD_ACC): no blend
  * code and no grid-stride loop, U vectors a thread, the grid covering the tensor, so few
  * registers and full occupancy; each element's value is act_fwd_exact / act_bwd_exact's, as in

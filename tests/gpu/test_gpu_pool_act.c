@@ -18,8 +18,8 @@
  * declined); the channels-last averages of stride 2 (pool_avgv_*: pool_avgv_tests). Reruns
  * itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0, FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's
  * other occupancy), FREEDNN_GPU_BW5=0, FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only) and
- * FREEDNN_GPU_ACT_LEAN=1 / 2 (act_tests only: the lean exact kernels, 1 or 2 vectors a thread,
- * whose tails and in-place cases the activation block covers). The cuda
+ * FREEDNN_GPU_ACT_LEAN=0 / 2 (act_tests only: the packed kernels' exact branch, and the lean
+ * exact kernels at 2 vectors a thread; the parent runs them at 1). The cuda
  * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
  * (a NaN-carrying output compares NaN positions instead of payload bits).
  * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
@@ -720,7 +720,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_S2G_MINB", "3"); /* pool_s2g at 3 blocks an SM */
     gm_rerun_with(argv, "FREEDNN_GPU_BW5", "0"); /* without the fifth round's gathers */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_AVGV", "0"); /* pool_avgv_tests on the old sweeps */
-    gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "1"); /* act_tests on act_*_lean<1> */
+    gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "0");  /* act_tests on act_*_packed alone */
     gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "2"); /* and on act_*_lean<2> */
     return gm_finish();
 }
