@@ -107,7 +107,7 @@
  * Registers and occupancy: batchnorm_kernels.cuh.
  * The common call of that data (ops BN, alpha 1, beta 0; NHWC C at most BN_IV3_NHWC_C: 512
  * HALF / BFLOAT16, 256 FLOAT) takes bn_iv3_* by default (FREEDNN_GPU_BN_IV3=0: the kernels
- * above), act_fwd_lean's shape: one 16-byte vector a thread, the grid covering the tensor, the
+ * above; =1 NCHW only, =2 NHWC only), act_fwd_lean's shape: one 16-byte vector a thread, the grid covering the tensor, the
  * block's channels' parameters computed once into shared memory, 27-32 registers (full
  * occupancy against bn_iv2_*'s 48-99), the same bits. Untimed (2026-12-02): the H200 rows to
  * beat are f16 NCHW n32c256h56w56 3.23-3.31 TB/s, NHWC 2.87-2.89, f32 NCHW 3.69-3.71, NHWC
@@ -1246,20 +1246,23 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
     return 1;
 }
 
-/* FREEDNN_GPU_BN_IV3 (default on; 0: bn_iv2_* / bn_iv_* for every call they take), read once. */
+/* FREEDNN_GPU_BN_IV3, the layouts bn_iv3_* take: 1 NCHW, 2 NHWC, 3 both (the default), 0
+ * none (bn_iv2_* / bn_iv_* for every call they take, as before), so one device trip can time
+ * each layout against bn_iv2_*; read once. */
 static int bn_iv3_env(void)
 {
-    static const int on = fd_env_on("FREEDNN_GPU_BN_IV3");
-    return on;
+    static const int mask = (int)fd_env_long("FREEDNN_GPU_BN_IV3", 0, 3, 3);
+    return mask;
 }
 
 /* For a call bn_iv_usable accepted (V filled): 1, V's bn_iv3 fields and the grid in *blocks
- * when bn_iv3_* serve it (the switch on, ops BN, alpha 1, beta 0; NHWC C at most
- * BN_IV3_NHWC_C). */
+ * when bn_iv3_* serve it (the switch on for its layout, ops BN, alpha 1, beta 0; NHWC C at
+ * most BN_IV3_NHWC_C). */
 static int bn_iv3_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t *V,
                          unsigned *blocks)
 {
-    if (!bn_iv3_env() || V->ops != CUDNN_BATCHNORM_OPS_BN || a->alpha != 1.0 || a->beta != 0.0)
+    if (!(bn_iv3_env() & (V->nhwc ? 2 : 1)) || V->ops != CUDNN_BATCHNORM_OPS_BN ||
+        a->alpha != 1.0 || a->beta != 0.0)
         return 0;
     const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->x.dtype);
     const int64_t nv = V->rows * V->c / vec; /* below 2^31: bn_iv_usable */
