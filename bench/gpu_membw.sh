@@ -78,6 +78,10 @@
 # an SM), e.g. ONLY='bn_f(16|32)_nhwc' ENVS='FREEDNN_GPU_BN_PK2_LEAN=0'. FREEDNN_GPU_ACT_LEAN=0|2
 # (ReLU at alpha 1, beta 0: the packed kernels instead of act_*_lean<1>, or two vectors a
 # thread), e.g. ONLY='act_' ENVS='FREEDNN_GPU_ACT_LEAN=0;FREEDNN_GPU_ACT_LEAN=2'.
+# FREEDNN_GPU_BN_IV3=0 (bn fwd_infer, SPATIAL packed NCHW / NHWC f32 / f16 / bf16, ops BN, alpha
+# 1, beta 0: bn_iv2_* instead of the lean bn_iv3_*, one vector a thread, 27-32 registers; =1 the
+# lean kernel for NCHW only, =2 NHWC only), e.g. ONLY='bn_f(32|16)_(nchw|nhwc)'
+# ENVS='FREEDNN_GPU_BN_IV3=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -105,6 +105,13 @@
  * Ops BN with beta 0 gets a third stamping (_bn0: no y loads). Grid: at most BN_IV2_WAVES (2)
  * full-occupancy waves (FREEDNN_GPU_BN_IV2_BLOCKS=B: B blocks, a timing and test knob).
  * Registers and occupancy: batchnorm_kernels.cuh.
+ * The common call of that data (ops BN, alpha 1, beta 0; NHWC C at most BN_IV3_NHWC_C: 512
+ * HALF / BFLOAT16, 256 FLOAT) takes bn_iv3_* by default (FREEDNN_GPU_BN_IV3=0: the kernels
+ * above; =1 NCHW only, =2 NHWC only), act_fwd_lean's shape: one 16-byte vector a thread, the grid covering the tensor, the
+ * block's channels' parameters computed once into shared memory, 27-32 registers (full
+ * occupancy against bn_iv2_*'s 48-99), the same bits. Untimed (2026-12-02): the H200 rows to
+ * beat are f16 NCHW n32c256h56w56 3.23-3.31 TB/s, NHWC 2.87-2.89, f32 NCHW 3.69-3.71, NHWC
+ * 3.60-3.64.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,8 +229,12 @@ typedef struct {
     bn_act_t act;
     double eps;
     int64_t sbs, mvs; /* parameter strides along C */
+    uint32_t nv3, div3; /* bn_iv3_*: vectors; vectors a plane (NCHW) / a row (NHWC) */
 } bn_iv_t;
 #define BN_IV2_K 4     /* bn_iv2_*: vectors per thread per trip */
+/* bn_iv3_nhwc: channels at most, FD_CUDA_BLOCK * vec / 4 (one parameter set per 4 elements of a
+ * block at most; HALF / BFLOAT16 512, FLOAT 256: an 8-KiB table) */
+#define BN_IV3_NHWC_C(vec) (FD_CUDA_BLOCK * (vec) / 4)
 #define BN_IV2_COLS 32 /* bn_iv2_nhwc*: vector columns per block, at most */
 #define BN_IV2_WAVES 2 /* bn_iv2_*: grid cap in full-occupancy waves */
 
@@ -466,6 +477,7 @@ static __device__ __forceinline__ void bn_lds4(const double *p, double *o)
 /* ---- the kernels, once per data type -------------------------------------------------------- */
 
 #define FD_BN_CLUSTER /* bn_cl_train, bn_cl_bwd for FLOAT, HALF, BFLOAT16 */
+#define FD_BN_IV3     /* bn_iv3_* for the same three */
 #define FD_T float
 #define FD_P float
 #define FD_A double /* as ref: float statistics of a few ill-conditioned values drift visibly */
@@ -476,6 +488,7 @@ static __device__ __forceinline__ void bn_lds4(const double *p, double *o)
 #undef FD_A
 #undef FD_SFX
 #undef FD_BN_CLUSTER
+#undef FD_BN_IV3
 
 #define FD_T double
 #define FD_P double
@@ -488,6 +501,7 @@ static __device__ __forceinline__ void bn_lds4(const double *p, double *o)
 #undef FD_SFX
 
 #define FD_BN_CLUSTER
+#define FD_BN_IV3
 #define FD_T __half
 #define FD_P float
 #define FD_A float
@@ -510,6 +524,7 @@ static __device__ __forceinline__ void bn_lds4(const double *p, double *o)
 #undef FD_A
 #undef FD_SFX
 #undef FD_BN_CLUSTER
+#undef FD_BN_IV3
 
 /* Launches kernel_<dtype> (blocks of FD_CUDA_BLOCK) on the stream and checks the launch. */
 #define BN_LAUNCH(dt, kernel, blocks, stream, ...)                                             \
@@ -1231,6 +1246,47 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
     return 1;
 }
 
+/* FREEDNN_GPU_BN_IV3, the layouts bn_iv3_* take: 1 NCHW, 2 NHWC, 3 both (the default), 0
+ * none (bn_iv2_* / bn_iv_* for every call they take, as before), so one device trip can time
+ * each layout against bn_iv2_*; read once. */
+static int bn_iv3_env(void)
+{
+    static const int mask = (int)fd_env_long("FREEDNN_GPU_BN_IV3", 0, 3, 3);
+    return mask;
+}
+
+/* For a call bn_iv_usable accepted (V filled): 1, V's bn_iv3 fields and the grid in *blocks
+ * when bn_iv3_* serve it (the switch on for its layout, ops BN, alpha 1, beta 0; NHWC C at
+ * most BN_IV3_NHWC_C). */
+static int bn_iv3_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t *V,
+                         unsigned *blocks)
+{
+    if (!(bn_iv3_env() & (V->nhwc ? 2 : 1)) || V->ops != CUDNN_BATCHNORM_OPS_BN ||
+        a->alpha != 1.0 || a->beta != 0.0)
+        return 0;
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->x.dtype);
+    const int64_t nv = V->rows * V->c / vec; /* below 2^31: bn_iv_usable */
+    if (nv < 1 || (V->nhwc && V->c > BN_IV3_NHWC_C(vec)))
+        return 0;
+    V->nv3 = (uint32_t)nv;
+    V->div3 = (uint32_t)((V->nhwc ? V->c : V->s) / vec);
+    *blocks = (unsigned)((nv + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+    return 1;
+}
+
+/* bn_iv3_nchw / bn_iv3_nhwc of dt (FLOAT, HALF or BFLOAT16) on `blocks` blocks. */
+#define BN_IV3_LAUNCH(dt, kernel, blocks, stream, ...)                                         \
+    do {                                                                                       \
+        if ((dt) == CUDNN_DATA_FLOAT)                                                          \
+            kernel##_f32<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);               \
+        else if ((dt) == CUDNN_DATA_HALF)                                                      \
+            kernel##_f16<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);               \
+        else                                                                                   \
+            kernel##_bf16<<<(blocks), FD_CUDA_BLOCK, 0, (stream)>>>(__VA_ARGS__);              \
+        FD_CUDA_LAUNCHED("%s on %s data (%u blocks, stream %p)", #kernel, fd_dtype_name(dt),   \
+                         (unsigned)(blocks), (void *)(stream));                                \
+    } while (0)
+
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
 extern "C" int fd_bn_fwd_infer_cuda_applicable(const void *problem, char *why, size_t why_size)
@@ -1265,6 +1321,16 @@ extern "C" cudnnStatus_t fd_bn_fwd_infer_cuda_run(const void *problem, const voi
     if (bn_iv_usable(p, a, &V)) {
         cudaStream_t st = a->handle->stream;
         const cudnnDataType_t dt = p->x.dtype;
+        unsigned lb = 0;
+        if (bn_iv3_usable(p, a, &V, &lb)) {
+            if (V.nhwc)
+                BN_IV3_LAUNCH(dt, bn_iv3_nhwc, lb, st, V, a->x, a->y, a->scale, a->bias, a->mean,
+                              a->var);
+            else
+                BN_IV3_LAUNCH(dt, bn_iv3_nchw, lb, st, V, a->x, a->y, a->scale, a->bias, a->mean,
+                              a->var);
+            return CUDNN_STATUS_SUCCESS;
+        }
         const unsigned blocks = V.v2     ? (unsigned)V.grid
                                 : V.nhwc ? (unsigned)(V.ncg * V.nrb)
                                          : fd_cuda_wave_blocks(V.planes * V.tpp);

@@ -1290,6 +1290,107 @@ FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn0, bn_iv2_nhwc_body, true, true, 3 - FD_BN_BF16_M
 #undef FD_BN_IV2_KERNEL
 #undef FD_BN_IV_KERNEL
 
+#ifdef FD_BN_IV3
+/* ---- the lean inference pass (FREEDNN_GPU_BN_IV3, default 3: on; FLOAT, HALF, BFLOAT16) ------
+ * The common call only (batchnorm.cu, bn_iv3_usable: ops BN, alpha 1, beta 0, the data
+ * bn_iv_usable takes; NHWC C at most BN_IV3_NHWC_C): act_fwd_lean's shape, one 16-byte vector a
+ * thread, the grid covering the tensor (no grid-stride loop, no blend code), so few registers
+ * and full occupancy. Each thread loads its vector first; the block's parameters are computed
+ * once per block into shared memory meanwhile (bn_iv_chan: the same expressions), and each
+ * thread reads its channel's four with one 128-bit shared load (bn_lds4). The value is
+ * bn_iv_out's u written identically, stored with bn_st1s: sd_blend's bits at alpha 1, beta 0
+ * (one rounding of u), so the bits of bn_iv_* / bn_iv2_* / bn_fwd_infer. y may be x (each
+ * vector is read and written by its own thread).
+ * NCHW (bn_iv3_nchw): a vector lies in one plane; the block's FD_CUDA_BLOCK vectors span
+ * planes p0 .. p1 (at most FD_CUDA_BLOCK of them: 2 at 56x56 HALF / FLOAT), thread t < p1 - p0
+ * + 1 computes plane p0 + t's channel's parameters into slot t.
+ * NHWC (bn_iv3_nhwc): a vector holds FD_VEC consecutive channels of vector column v % cols; the
+ * block computes all C channels' into sq[l * cols + col] (channel col * FD_VEC + l), so a
+ * warp's lanes (consecutive columns) read consecutive 16-byte entries.
+ * Channels and planes in 32-bit arithmetic (bn_iv_usable: below 2^31 elements).
+ * ptxas (CUDA 13) registers FLOAT / HALF / BFLOAT16, no spills, static shared memory:
+ *   bn_iv3_nchw  sm_90 30 / 28 / 31, sm_80 30 / 27 / 27; 8 / 4 / 4 KiB;
+ *   bn_iv3_nhwc  sm_90 32 / 32 / 32, sm_80 32 / 32 / 32; 8 / 8 / 8 KiB;
+ * so 8 blocks of 256 an SM (full occupancy; 64 KiB of shared memory at most). One 128-bit
+ * global load and store a thread (PTX ld / st.global.v4). */
+
+/* Element l of a (x on entry) becomes y, with parameters w = (mean, inv, sc,
+ * bi): bn_iv_out's u, written identically (the same contraction: sub, mul, fma). */
+static __device__ __forceinline__ void FD_K(bn_iv3_apply)(FD_K(bn_vec_t) & a, const FD_A *w,
+                                                         int l)
+{
+    const FD_K(bn_chan_t) q = {w[0], w[1], w[2], w[3], 0, 0};
+    const FD_A xv = (FD_A)fd_cuda_ld(a.e, l);
+    const FD_A u = q.sc * (xv - q.mean) * q.inv + q.bi;
+    bn_st1s(a.e, l, u);
+}
+
+/* The 128-bit store of a to y[v] (one store: see bn_iv2_store). */
+static __device__ __forceinline__ void FD_K(bn_iv3_put)(void *yv, uint32_t v,
+                                                       const FD_K(bn_vec_t) & a)
+{
+    uint4 u;
+    memcpy(&u, &a, sizeof u);
+    ((uint4 *)yv)[v] = u;
+}
+
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(bn_iv3_nchw)(const bn_iv_t V, const void *xv, void *yv, const void *scalev,
+                      const void *biasv, const void *meanv, const void *varv)
+{
+    __shared__ __align__(4 * sizeof(FD_A)) FD_A sq[FD_CUDA_BLOCK][4]; /* mean, inv, sc, bi */
+    const uint32_t nv = V.nv3, vps = V.div3, v0 = blockIdx.x * FD_CUDA_BLOCK;
+    const uint32_t v = v0 + threadIdx.x, p0 = v0 / vps;
+    FD_K(bn_vec_t) a;
+    if (v < nv)
+        a = ((const FD_K(bn_vec_t) *)xv)[v];
+    const uint32_t last = (nv - v0 < FD_CUDA_BLOCK ? nv - 1 : v0 + FD_CUDA_BLOCK - 1) / vps;
+    if (p0 + threadIdx.x <= last) {
+        const uint32_t ch = (p0 + threadIdx.x) % (uint32_t)V.c;
+        const FD_K(bn_chan_t) t = FD_K(bn_iv_chan)(V, ch, scalev, biasv, meanv, varv);
+        sq[threadIdx.x][0] = t.mean, sq[threadIdx.x][1] = t.inv;
+        sq[threadIdx.x][2] = t.sc, sq[threadIdx.x][3] = t.bi;
+    }
+    __syncthreads();
+    if (v >= nv)
+        return;
+    FD_A w[4];
+    bn_lds4(sq[v / vps - p0], w);
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        FD_K(bn_iv3_apply)(a, w, l);
+    FD_K(bn_iv3_put)(yv, v, a);
+}
+
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+    FD_K(bn_iv3_nhwc)(const bn_iv_t V, const void *xv, void *yv, const void *scalev,
+                      const void *biasv, const void *meanv, const void *varv)
+{
+    /* channel col * FD_VEC + l's mean, inv, sc, bi at sq[l * cols + col] */
+    __shared__ __align__(4 * sizeof(FD_A)) FD_A sq[BN_IV3_NHWC_C(FD_VEC)][4];
+    const uint32_t nv = V.nv3, cols = V.div3, v = blockIdx.x * FD_CUDA_BLOCK + threadIdx.x;
+    FD_K(bn_vec_t) a;
+    if (v < nv)
+        a = ((const FD_K(bn_vec_t) *)xv)[v];
+    for (uint32_t ch = threadIdx.x; ch < (uint32_t)V.c; ch += FD_CUDA_BLOCK) {
+        const FD_K(bn_chan_t) t = FD_K(bn_iv_chan)(V, ch, scalev, biasv, meanv, varv);
+        FD_A *e = sq[ch % FD_VEC * cols + ch / FD_VEC];
+        e[0] = t.mean, e[1] = t.inv, e[2] = t.sc, e[3] = t.bi;
+    }
+    __syncthreads();
+    if (v >= nv)
+        return;
+    const uint32_t col = v % cols;
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++) {
+        FD_A w[4];
+        bn_lds4(sq[l * cols + col], w);
+        FD_K(bn_iv3_apply)(a, w, l);
+    }
+    FD_K(bn_iv3_put)(yv, v, a);
+}
+#endif /* FD_BN_IV3 */
+
 #ifdef FD_BN_CLUSTER
 /* ---- the cluster kernels (bn_cl_t in batchnorm.cu; FLOAT, HALF, BFLOAT16 only) ---------------
  * bn_cl_train (training forward) and bn_cl_bwd (backward) share the mapping and the helpers

@@ -19,9 +19,12 @@
  * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops), with FREEDNN_GPU_BN_PK2=0
  * (the first packed NHWC training / backward mapping), with FREEDNN_GPU_BN_PK2_ROWS=1 (the
  * second one's chunks of one trip), with FREEDNN_GPU_BN_PK2_LEAN=0 (its general apply pass for
- * every case).
+ * every case); the lean inference pass (bn_iv3_*: iv3_tests) in the parent and, on the earlier
+ * kernels, in a FREEDNN_GPU_BN_IV3=0 child that runs only those (the FREEDNN_GPU_BN_IV2* children
+ * set it to 0 too, so their inference calls keep bn_iv_* / bn_iv2_*).
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,7 @@ typedef struct {
     int v8;         /* cudnnNormalization* entries */
     int legacy;     /* train: the legacy entry even where the Ex one reports a workspace */
     int bwd_ws;     /* bwd: the Ex entry with the workspace it reports */
+    int misalign;   /* x and y one element into their buffers: not 16-byte aligned */
     int stride[5];
     int64_t extent, elems, groups, m;
     size_t ws, reserve;
@@ -210,7 +214,14 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
     cudnnTensorDescriptor_t xd = data_desc(c), pd = param_desc(c);
     cudnnActivationDescriptor_t ad = c->ops != CUDNN_BATCHNORM_OPS_BN ? act_desc(c) : NULL;
     cudnnStatus_t st;
-    void *x = P(B_X), *y = c->in_place ? x : P(B_Y), *dy = P(B_DY), *dx = c->in_place ? dy : P(B_DX);
+    void *x = P(B_X), *y = P(B_Y), *dy = P(B_DY), *dx = c->in_place ? dy : P(B_DX);
+    if (c->misalign) { /* forward only: one element in */
+        x = (char *)x + fd_test_dtype_size(c->dt);
+        if (y != NULL)
+            y = (char *)y + fd_test_dtype_size(c->dt);
+    }
+    if (c->in_place)
+        y = x;
     float fa = (float)c->alpha, fb = (float)c->beta, fap = (float)c->alpha_p, fbp = (float)c->beta_p;
     double da = c->alpha, db = c->beta, dap = c->alpha_p, dbp = c->beta_p;
     int dbl = c->dt == CUDNN_DATA_DOUBLE;
@@ -309,7 +320,7 @@ static void run_case(bn_case_t c)
     memset(&g, 0, sizeof g);
     for (int k = 0; k < 16; k++)
         c.idx[k] = -1;
-    const size_t dsz = fd_test_dtype_size(c.dt) * (size_t)c.extent;
+    const size_t dsz = fd_test_dtype_size(c.dt) * (size_t)(c.extent + (c.misalign ? 1 : 0));
     const cudnnDataType_t pdt = param_dt(c.dt);
     const size_t psz = fd_test_dtype_size(pdt) * (size_t)(c.mode == CUDNN_BATCHNORM_PER_ACTIVATION
                                                               ? c.groups
@@ -385,12 +396,17 @@ static void run_case(bn_case_t c)
     }
     char label[256];
     snprintf(label, sizeof label,
-             "bn %s mode %d ops %d act %d %s %s %dd %dx%dx%dx%dx%d a/b %g/%g f %g eps %g%s%s%s%s%s%s x%d",
+             "bn %s mode %d ops %d act %d %s %s %dd %dx%dx%dx%dx%d a/b %g/%g f %g eps "
+             "%g%s%s%s%s%s%s%s x%d",
              dir_name(c.dir), (int)c.mode, (int)c.ops, (int)c.act, fd_test_dtype_short(c.dt),
-             c.lay == LAY_NCHW ? "nchw" : c.lay == LAY_NHWC ? "nhwc" : "padded", c.nb, c.dim[0], c.dim[1],
-             c.dim[2], c.dim[3], c.nb > 4 ? c.dim[4] : 1, c.alpha, c.beta, c.factor, c.eps,
-             c.saved ? " saved" : "", c.null_stats ? " null-stats" : "", c.null_run ? " null-run" : "",
-             c.null_save ? " null-save" : "", c.in_place ? " in-place" : "", c.v8 ? " v8" : "", c.xfill);
+             c.lay == LAY_NCHW   ? "nchw"
+             : c.lay == LAY_NHWC ? "nhwc"
+                                 : "padded",
+             c.nb, c.dim[0], c.dim[1], c.dim[2], c.dim[3], c.nb > 4 ? c.dim[4] : 1, c.alpha, c.beta,
+             c.factor, c.eps, c.saved ? " saved" : "", c.null_stats ? " null-stats" : "",
+             c.null_run ? " null-run" : "", c.null_save ? " null-save" : "",
+             c.in_place ? " in-place" : "", c.v8 ? " v8" : "", c.misalign ? " misaligned" : "",
+             c.xfill);
     g.label = label;
     g.det = 1;
     g.fill = fill;
@@ -420,8 +436,76 @@ static bn_case_t base(dir_t dir, cudnnBatchNormMode_t mode, cudnnDataType_t dt, 
     return c;
 }
 
+/* The lean inference pass (batchnorm.cu, bn_iv3_*; FREEDNN_GPU_BN_IV3=0: bn_iv2_* / the
+ * elementwise kernel): ops BN, alpha 1, beta 0 over the NaN-poisoned y, SPATIAL and
+ * SPATIAL_PERSISTENT, FLOAT / HALF / BFLOAT16 (DOUBLE alongside: never bn_iv3). NCHW 56x56
+ * planes with odd N (HALF 392 vectors a plane, FLOAT 784: blocks across plane ends), C = 1,
+ * C = 3 with 8 members a plane (HALF one vector a plane: 256 planes a block, channels
+ * wrapping; FLOAT two), odd C with a block tail, 5-d; NHWC 56x56, C 256 (HALF 32 vector
+ * columns, FLOAT 64: its cap), C 8 (HALF one column), C 16 with a block tail, C 24 (HALF 3
+ * columns: warps wrap rows), C 512 (HALF / BFLOAT16 at the cap, FLOAT above: bn_iv2), C 520
+ * (above every cap); uniform, offset and Inf / NaN x; epsilons; in place. Next to each a
+ * neighbour the host must keep off bn_iv3 (alpha 0.5; beta 0.25; BN_ACTIVATION through the v8
+ * entry; x and y misaligned), and shapes outside bn_iv_* (NCHW 9 members a plane, NHWC C 3).
+ * Runs in the parent and in the FREEDNN_GPU_BN_IV3=0 child (the same cases on the earlier
+ * kernels). */
+static void iv3_tests(const cudnnDataType_t *dts)
+{
+    static const int sh[14][6] = {
+        /* layout, 5-d, dims */
+        {0, 0, 3, 64, 56, 56}, {0, 0, 5, 1, 8, 8},    {0, 0, 301, 3, 2, 4},  {0, 0, 3, 37, 12, 12},
+        {0, 1, 2, 4, 3, 5},    {1, 0, 3, 64, 56, 56}, {1, 0, 3, 256, 7, 11}, {1, 0, 5, 8, 9, 9},
+        {1, 0, 3, 16, 5, 7},   {1, 0, 2, 24, 9, 9},   {1, 0, 2, 512, 3, 5},  {1, 0, 2, 520, 3, 3},
+        {0, 0, 2, 8, 3, 3},    {1, 0, 2, 3, 4, 4}};
+    static const double eps[3] = {1e-5, 1e-3, 0.5};
+    static const int xf[3] = {0, 1, 3}; /* uniform, offset, +Inf / NaN */
+    for (int s = 0; s < 14; s++)
+        for (int t = 0; t < 4; t++) {
+            if (gm_smoke && (4 * s + t) % 5 != 0)
+                continue;
+            bn_case_t c =
+                base(DIR_INFER,
+                     (s + t) % 2 ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+                     dts[t], sh[s][0] ? LAY_NHWC : LAY_NCHW, sh[s][1]);
+            for (int i = 0; i < 4; i++)
+                c.dim[i] = sh[s][2 + i];
+            if (sh[s][1])
+                c.dim[4] = 8; /* 5-d: 2x4x3x5x8, 120 members a plane */
+            c.eps = eps[(s + t) % 3];
+            c.xfill = xf[(s + 2 * t) % 3];
+            run_case(c);
+            if (s % 3 == t) {
+                c.in_place = 1;
+                run_case(c);
+                c.in_place = 0;
+            }
+            switch ((s + t) % 4) {
+            case 0:
+                c.alpha = 0.5;
+                break;
+            case 1:
+                c.beta = 0.25;
+                break;
+            case 2:
+                c.v8 = 1;
+                c.ops = CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
+                c.act = CUDNN_ACTIVATION_RELU;
+                break;
+            default:
+                c.misalign = 1;
+                break;
+            }
+            run_case(c);
+        }
+}
+
 int main(int argc, char **argv)
 {
+    /* the children of the earlier inference mappings keep every inference call on them */
+    const int iv3_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_BN_IV3") != NULL;
+    if (getenv("FD_GM_RERUN") != NULL &&
+        (getenv("FREEDNN_GPU_BN_IV2") != NULL || getenv("FREEDNN_GPU_BN_IV2_BLOCKS") != NULL))
+        setenv("FREEDNN_GPU_BN_IV3", "0", 1);
     gm_init(argc, argv, "test_gpu_bn");
     const cudnnDataType_t dts[4] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     const cudnnBatchNormMode_t modes[3] = {CUDNN_BATCHNORM_PER_ACTIVATION, CUDNN_BATCHNORM_SPATIAL,
@@ -429,6 +513,10 @@ int main(int argc, char **argv)
     const cudnnActivationMode_t acts[6] = {CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
                                            CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_TANH,
                                            CUDNN_ACTIVATION_ELU, CUDNN_ACTIVATION_SWISH};
+    if (iv3_child) { /* the other cases take the kernels they took before bn_iv3 */
+        iv3_tests(dts);
+        return gm_finish();
+    }
     int n = 0;
     /* every direction x mode x dtype x layout, 4-d and 5-d, both alpha/beta pairs */
     for (int d = 0; d < 3; d++)
@@ -742,6 +830,8 @@ int main(int argc, char **argv)
                     }
                 }
     }
+    if (getenv("FD_GM_RERUN") == NULL) /* last: the cases above keep their seeds */
+        iv3_tests(dts);
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER", "0"); /* the same cases on the earlier paths */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER_BWD", "0"); /* and the earlier backward */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_KIB", "16"); /* the clusters at their largest K */
@@ -750,5 +840,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2", "0");        /* the first packed NHWC mapping */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_ROWS", "1");   /* bn_pk2_*: a trip a chunk */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_LEAN", "0");   /* bn_pk2_*: the general apply */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "0");        /* iv3_tests on bn_iv2_* */
     return gm_finish();
 }
