@@ -78,6 +78,10 @@
 # an SM), e.g. ONLY='bn_f(16|32)_nhwc' ENVS='FREEDNN_GPU_BN_PK2_LEAN=0'. FREEDNN_GPU_ACT_LEAN=0|2
 # (ReLU at alpha 1, beta 0: the packed kernels instead of act_*_lean<1>, or two vectors a
 # thread), e.g. ONLY='act_' ENVS='FREEDNN_GPU_ACT_LEAN=0;FREEDNN_GPU_ACT_LEAN=2'.
+# FREEDNN_GPU_TO_LEAN=0 (tensor add_tensor, alpha 1 and beta 1 or 0, f32 / f16 / bf16: the packed
+# kernel tensor_add_packed instead of tensor_bias_lean<B, M>; tensor op add, alphas 1, beta 0:
+# tensor_op_dense's exact branch instead of tensor_op_lean, one vector a thread), e.g.
+# ONLY='tensor_' ENVS='FREEDNN_GPU_TO_LEAN=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).
