@@ -82,6 +82,10 @@
 # 1, beta 0: bn_iv2_* instead of the lean bn_iv3_*, one vector a thread, 27-32 registers; =1 the
 # lean kernel for NCHW only, =2 NHWC only), e.g. ONLY='bn_f(32|16)_(nchw|nhwc)'
 # ENVS='FREEDNN_GPU_BN_IV3=0'.
+# FREEDNN_GPU_TO_LEAN=0 (tensor add_tensor, alpha 1 and beta 1 or 0, f32 / f16 / bf16: the packed
+# kernel tensor_add_packed instead of tensor_bias_lean<B, M>; tensor op add, alphas 1, beta 0:
+# tensor_op_dense's exact branch instead of tensor_op_lean, one vector a thread), e.g.
+# ONLY='tensor_' ENVS='FREEDNN_GPU_TO_LEAN=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -367,6 +367,11 @@ typedef struct {
 
 #define TO_DENSE_U 4 /* vectors per thread per trip of tensor_op_dense */
 
+/* How tensor_bias_lean<B, M> reads A (tensor_ops_kernels.cuh) */
+#define TO_LEAN_PLANE 0 /* one element a vector (NCHW per-channel bias, a scalar) */
+#define TO_LEAN_RUNV 1  /* a run of consecutive elements, one 16-byte load (NHWC bias) */
+#define TO_LEAN_RUNS 2  /* the same run, A misaligned: scalar loads */
+
 /* 1 when tensor_op_dense may add or multiply in float and round once to the storage type:
  * alphas 1, beta 0, FLOAT / HALF / BFLOAT16. The double path rounds the exact-or-53-bit result
  * once; one float operation on p-bit inputs rounds the exact result to 24 bits, then to p: for
@@ -498,6 +503,111 @@ static int view_ok(const fd_tview_t *v, const char *name, char *why, size_t why_
 #define LAUNCHED(what, blocks, stream)                                                         \
     FD_CUDA_LAUNCHED("%s (%u blocks, stream %p)", what, (unsigned)(blocks), (void *)(stream))
 
+/* FREEDNN_GPU_TO_LEAN=0 turns off the lean tensor-op kernels (tensor_ops_kernels.cuh:
+ * tensor_bias_lean, tensor_op_lean); read once. On, cudnnAddTensor with alpha 1 and beta 1 (a
+ * bias add) or 0 (a broadcast copy) of FLOAT / HALF / BFLOAT16 whose A reaches C one element a
+ * vector or by vector runs (bias_lean_plan) takes tensor_bias_lean instead of tensor_add_packed
+ * (64-bit (e / div) % mod gathers and a double blend in a grid-stride loop over 4 waves), and
+ * cudnnOpTensor ADD / MUL of one dense layout with alphas 1, beta 0 takes tensor_op_lean
+ * instead of tensor_op_dense's exact branch (4 vectors a thread and trip): one vector a thread,
+ * the grid covering C, the same bits (the kernels' comment). H200 before (graph GB/s,
+ * n32c256h56w56): bias add f16 NCHW 2474, NHWC 3327, f32 NHWC 3560; OpTensor ADD f16 3728,
+ * f32 4060-4080. Registers: by the kernels (12-32, 8 blocks of 256 an SM). */
+static int to_lean_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_TO_LEAN");
+    return on;
+}
+
+/* The lean grid: one thread a vector, blocks of FD_CUDA_BLOCK (nv < 2^31: fits the x dim). */
+static unsigned lean_blocks(int64_t nv)
+{
+    return (unsigned)((nv + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+}
+
+/* tensor_bias_lean<B, M>'s arguments for an add of `total` elements of dt whose A reaches the
+ * dense output by ab: 1 with the read mode (*m), dq and mq, else 0 (tensor_add_packed then). */
+static int bias_lean_plan(int64_t total, cudnnDataType_t dt, const to_bcast_t *ab, int *m,
+                          uint32_t *dq, uint32_t *mq)
+{
+    const int64_t vn = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt);
+    if (total < vn || total % vn != 0 || total / vn > INT32_MAX)
+        return 0;
+    if (ab->mod == 1 || (ab->div % vn == 0 && ab->div / vn <= UINT32_MAX && ab->mod <= UINT32_MAX)) {
+        *m = TO_LEAN_PLANE;
+        *dq = ab->mod == 1 ? 1u : (uint32_t)(ab->div / vn);
+        *mq = ab->mod == 1 ? 1u : (uint32_t)ab->mod;
+        return 1;
+    }
+    if (ab->div == 1 && ab->mod % vn == 0) { /* mod <= total: fits */
+        *m = ab->vec ? TO_LEAN_RUNV : TO_LEAN_RUNS;
+        *dq = 1u;
+        *mq = (uint32_t)(ab->mod / vn);
+        return 1;
+    }
+    return 0;
+}
+
+template <int B, int M>
+static cudnnStatus_t bias_lean_go(cudnnDataType_t dt, int64_t nv, uint32_t dq, uint32_t mq,
+                                  const void *A, void *C, double alpha, double beta, cudaStream_t s)
+{
+    const unsigned g = lean_blocks(nv);
+    if (dt == CUDNN_DATA_FLOAT)
+        tensor_bias_lean_f32<B, M><<<g, FD_CUDA_BLOCK, 0, s>>>((uint32_t)nv, dq, mq, A, C, alpha, beta);
+    else if (dt == CUDNN_DATA_HALF)
+        tensor_bias_lean_f16<B, M><<<g, FD_CUDA_BLOCK, 0, s>>>((uint32_t)nv, dq, mq, A, C, alpha, beta);
+    else
+        tensor_bias_lean_bf16<B, M><<<g, FD_CUDA_BLOCK, 0, s>>>((uint32_t)nv, dq, mq, A, C, alpha, beta);
+    FD_CUDA_LAUNCHED("tensor_bias_lean<%d, %d> on %s data (%u blocks, stream %p)", B, M,
+                     fd_dtype_name(dt), g, (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* The lean bias add / broadcast copy when it takes the call (see to_lean_on): 1 with *status
+ * set, else 0. */
+static int bias_lean(const fd_tensor_add_problem_t *p, const fd_tensor_add_args_t *a,
+                     int64_t total, const to_bcast_t *ab, cudaStream_t s, cudnnStatus_t *status)
+{
+    const cudnnDataType_t dt = p->c.dtype;
+    int m;
+    uint32_t dq, mq;
+    if (!to_lean_on() || a->alpha != 1.0 || (a->beta != 1.0 && a->beta != 0.0) ||
+        (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16) ||
+        !bias_lean_plan(total, dt, ab, &m, &dq, &mq))
+        return 0;
+    const int64_t nv = total / (FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt));
+    const double al = a->alpha, be = a->beta;
+#define TO_BIAS_GO(B_, M_) bias_lean_go<B_, M_>(dt, nv, dq, mq, a->a, a->c, al, be, s)
+    if (be == 1.0)
+        *status = m == TO_LEAN_PLANE ? TO_BIAS_GO(1, TO_LEAN_PLANE)
+                  : m == TO_LEAN_RUNV ? TO_BIAS_GO(1, TO_LEAN_RUNV)
+                                      : TO_BIAS_GO(1, TO_LEAN_RUNS);
+    else
+        *status = m == TO_LEAN_PLANE ? TO_BIAS_GO(0, TO_LEAN_PLANE)
+                  : m == TO_LEAN_RUNV ? TO_BIAS_GO(0, TO_LEAN_RUNV)
+                                      : TO_BIAS_GO(0, TO_LEAN_RUNS);
+#undef TO_BIAS_GO
+    return 1;
+}
+
+/* tensor_op_lean<MUL> of dt (FLOAT, HALF, BFLOAT16) over nv (< 2^31) vectors. */
+template <int MUL>
+static cudnnStatus_t op_lean_go(cudnnDataType_t dt, int64_t nv, const void *A, const void *B,
+                                void *C, cudaStream_t s)
+{
+    const unsigned g = lean_blocks(nv);
+    if (dt == CUDNN_DATA_FLOAT)
+        tensor_op_lean_f32<MUL><<<g, FD_CUDA_BLOCK, 0, s>>>((uint32_t)nv, A, B, C);
+    else if (dt == CUDNN_DATA_HALF)
+        tensor_op_lean_f16<MUL><<<g, FD_CUDA_BLOCK, 0, s>>>((uint32_t)nv, A, B, C);
+    else
+        tensor_op_lean_bf16<MUL><<<g, FD_CUDA_BLOCK, 0, s>>>((uint32_t)nv, A, B, C);
+    FD_CUDA_LAUNCHED("tensor_op_lean<%d> on %s data (%u blocks, stream %p)", MUL,
+                     fd_dtype_name(dt), g, (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* ---- rows (src/impls.def) --------------------------------------------------------------- */
 
 extern "C" int fd_tensor_add_cuda_applicable(const void *problem, char *why, size_t why_size)
@@ -521,6 +631,9 @@ extern "C" cudnnStatus_t fd_tensor_add_cuda_run(const void *problem, const void 
     to_bcast_t ab;
     if (p->a.dtype == p->c.dtype && packed_out(&w, &p->c, a->c) &&
         walk_bcast(&w, 1, a->a, p->a.dtype, &ab)) {
+        cudnnStatus_t status;
+        if (bias_lean(p, a, w.total, &ab, st, &status))
+            return status;
         FD_CUDA_TYPED_LAUNCH(p->c.dtype, tensor_add_packed, packed_blocks(w.total, p->c.dtype),
                              FD_CUDA_BLOCK, st, w.total, ab, a->a, a->c, a->alpha, a->beta);
         return CUDNN_STATUS_SUCCESS;
@@ -559,6 +672,9 @@ extern "C" cudnnStatus_t fd_tensor_op_cuda_run(const void *problem, const void *
         if (ab.vec && ab.mod == w.total && (unary || (bb.vec && bb.mod == w.total)) &&
             w.total % vn == 0) {
             const int64_t nv = w.total / vn;
+            if (to_lean_on() && dense_exact(p, a) && nv <= INT32_MAX)
+                return p->op == CUDNN_OP_TENSOR_MUL ? op_lean_go<1>(p->c.dtype, nv, a->a, a->b, a->c, st)
+                                                    : op_lean_go<0>(p->c.dtype, nv, a->a, a->b, a->c, st);
             FD_CUDA_TYPED_LAUNCH(p->c.dtype, tensor_op_dense,
                                  fd_cuda_wave_blocks((nv + TO_DENSE_U - 1) / TO_DENSE_U),
                                  FD_CUDA_BLOCK, st, nv, p->op, p->nan == CUDNN_PROPAGATE_NAN,

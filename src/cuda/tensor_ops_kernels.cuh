@@ -210,6 +210,122 @@ static __global__ void FD_K(tensor_scale_packed)(int64_t total, void *yv, double
         sd_st((FD_T *)yv, t, __dmul_rn(alpha, sd_ld((const FD_T *)yv, t)));
 }
 
+/* ---- the lean kernels (tensor_ops.cu: to_lean_on, FREEDNN_GPU_TO_LEAN=0 turns them off) ----
+ * One 16-byte vector a thread, the grid covering the nv vectors of C (no grid-stride loop, no
+ * tail: the host takes only totals that are a multiple of the vector), 32-bit indices (nv <
+ * 2^31), only the common case's code, so few registers and full occupancy (the shape of
+ * activation_kernels.cuh's act_fwd_lean). Each output vector is read and written by one thread.
+ *
+ * tensor_bias_lean<B, M>: cudnnAddTensor with alpha 1 and beta B (1: c = c + a, the bias add;
+ * 0: c = a, a broadcast copy that never reads C), tensor_add_packed's cases where A reaches
+ * output element e at (e / div) % mod with, for M:
+ *   0 (TO_LEAN_PLANE): one element of A a vector, at (i / dq) % mq (dq = div / VN, mq = mod;
+ *     div a multiple of the vector: NCHW's per-channel bias, H W a multiple of it; or mod 1, a
+ *     scalar A, dq = mq = 1);
+ *   1 (TO_LEAN_RUNV): div 1, mod a multiple of the vector, A 16-byte aligned: the VN consecutive
+ *     elements of A at (i % mq) * VN (mq = mod / VN) as one vector load (NHWC's per-channel
+ *     bias, C a multiple of the vector; an A of C's own shape);
+ *   2 (TO_LEAN_RUNS): the same with A not aligned, VN scalar loads.
+ * Same bits as tensor_add_packed (sd_blend: r = alpha * a, r = r + beta * c in double, rounded
+ * once by sd_st), argued per element where neither operand is NaN:
+ * - B = 0: r = 1 * a = a exactly (a double holds every FLOAT / HALF / BFLOAT16 value), and
+ *   rounding a value of the storage type to that type returns it (-0, subnormals, +-Inf
+ *   included): the lean kernel copies a's bits.
+ * - B = 1: r = RN53(a + c) (1 * x is exact), stored RN_p(RN53(a + c)); the lean kernel stores
+ *   RN_p(RN24(a + c)) (one float addition, then fd_cuda_st_acc's __float2half_rn /
+ *   __float2bfloat16_rn; nothing for FLOAT, p = 24). For the sum of two p-bit values, a first
+ *   rounding to q >= 2p + 2 bits never changes the second rounding to p (double rounding is
+ *   innocuous for +, -, x, /, sqrt at that margin: Figueroa 1995, the argument tensor_ops.cu's
+ *   dense_exact rests on): FLOAT p = 24, q = 53 >= 50; HALF p = 11 and BFLOAT16 p = 8 with
+ *   q = 24 >= 24 and >= 18 here, q = 53 on the old path. So both sides are RN_p(a + c), the
+ *   correctly rounded sum. Overflow: the threshold (the midpoint above the largest finite
+ *   value) has p + 1 bits, exact on both grids, so both sides overflow alike to
+ *   +-Inf; an exact sum in the subnormal range is representable (both operands are multiples
+ *   of the smallest subnormal), no rounding at all; x + (-x) is +0 and -0 + -0 is -0 on both
+ *   (round to nearest); Inf + finite is that Inf on both. The build has no flush-to-zero.
+ * - NaN (an input NaN, or Inf - Inf): the NaN bits a GPU produces in float and in double
+ *   arithmetic (and sd_st's canonical 16-bit NaN by sign) are not argued here: a thread whose
+ *   vector meets a NaN recomputes the whole vector with tensor_add_packed's exact expression
+ *   (sd_blend with the caller's alpha and beta), so those bits are the old path's by
+ *   construction. The check costs a compare per element; NaN vectors are the rare case.
+ * Registers (-Xptxas -v, CUDA 13, __launch_bounds__(256, 8): at most 32, no spills), sm_80 /
+ * sm_90 for <B, M> = <0,0> <0,1> <0,2> <1,0> <1,1> <1,2>:
+ *   f32   12/12 24/22 24/22 24/24 30/30 26/27
+ *   f16   16/17 27/28 28/28 28/31 32/32 32/32
+ *   bf16  17/16 18/27 18/28 24/29 29/32 29/32
+ * (without the 8-block bound bf16 <1, 1> took 34 on sm_90: 6 blocks an SM). */
+template <int B, int M>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
+    FD_K(tensor_bias_lean)(uint32_t nv, uint32_t dq, uint32_t mq, const void *av, void *cv,
+                           double alpha, double beta)
+{
+    typedef FD_K(to_vec_t) V;
+    const uint32_t i = blockIdx.x * FD_CUDA_BLOCK + threadIdx.x;
+    if (i >= nv)
+        return;
+    const FD_T *a = (const FD_T *)av; /* c may be a (M 1, an A of C's shape) */
+    V *c = (V *)cv;
+    V va, o;
+    if (M == TO_LEAN_PLANE) {
+        const FD_T s = a[(i / dq) % mq];
+#pragma unroll
+        for (int j = 0; j < TO_VN; j++)
+            va.e[j] = s;
+    } else if (M == TO_LEAN_RUNV) {
+        va = ((const V *)av)[i % mq];
+    } else {
+        const FD_T *r = a + (size_t)(i % mq) * TO_VN;
+#pragma unroll
+        for (int j = 0; j < TO_VN; j++)
+            va.e[j] = r[j];
+    }
+    if (B)
+        o = c[i];
+    bool nan = false;
+#pragma unroll
+    for (int j = 0; j < TO_VN; j++) {
+        if (B) {
+            const auto s = fd_cuda_ld(va.e, j) + fd_cuda_ld(o.e, j);
+            nan |= isnan(s);
+            fd_cuda_st_acc(o.e, j, s);
+        } else {
+            nan |= isnan(fd_cuda_ld(va.e, j));
+            o.e[j] = va.e[j];
+        }
+    }
+    if (nan) { /* tensor_add_packed's expression, bit for bit */
+        if (B)
+            o = c[i]; /* not written yet: this thread owns the vector */
+#pragma unroll
+        for (int j = 0; j < TO_VN; j++)
+            sd_blend(o.e, j, alpha, beta, sd_ld(va.e, j));
+    }
+    c[i] = o;
+}
+
+/* tensor_op_lean<MUL>: cudnnOpTensor ADD (MUL 0) or MUL (1) with A, B, C of one dense layout,
+ * alphas 1, beta 0 (tensor_ops.cu's dense_exact calls): tensor_op_dense's exact branch for one
+ * vector a thread, its expression per element (one float operation, fd_cuda_st_acc), so the
+ * same bits. c may be a or b. Registers (ADD and MUL alike) sm_80 / sm_90: f32 18/22,
+ * f16 26/26, bf16 26/24 (tensor_op_dense: 72-80, 127 for bf16 on sm_90). */
+template <int MUL>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
+    FD_K(tensor_op_lean)(uint32_t nv, const void *av, const void *bv, void *cv)
+{
+    typedef FD_K(to_vec_t) V;
+    const uint32_t i = blockIdx.x * FD_CUDA_BLOCK + threadIdx.x;
+    if (i >= nv)
+        return;
+    V x = ((const V *)av)[i];
+    const V y = ((const V *)bv)[i];
+#pragma unroll
+    for (int j = 0; j < TO_VN; j++) {
+        const auto p = fd_cuda_ld(x.e, j), q = fd_cuda_ld(y.e, j);
+        fd_cuda_st_acc(x.e, j, MUL ? p * q : p + q);
+    }
+    ((V *)cv)[i] = x;
+}
+
 #undef TO_PACKED_LOOP
 #undef TO_VN
 #undef FD_K

@@ -10,7 +10,9 @@
  * 5-d, alpha/beta {1, 0} and {0.5, 0.25}, odd and large (4M elements) shapes. The kernels
  * compute in double and round once like the ref, so every output must be bit-identical
  * (tolerance 0), except reductions of real fills over more than 64 elements (a tree, not the
- * ref's sequence: gm_tol); every case is re-run for determinism.
+ * ref's sequence: gm_tol); every case is re-run for determinism. The lean bias-add and OpTensor
+ * kernels (FREEDNN_GPU_TO_LEAN) get their own cases (with Inf / NaN / overflow fills and
+ * misaligned operands); a child reruns the add and op cases with the switch 0.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +37,8 @@ typedef struct {
     double alpha, alpha2, beta;
     int in_place;
     int nan_fill;
+    int special;      /* +-Inf, NaN, near-overflow and tiny values in every filled buffer */
+    int a_off, c_off; /* elements A / C start past their buffer's start (16-byte misaligned) */
     /* transform Ex */
     int pad_before[5], pad_after[5];
     unsigned fold[5];
@@ -110,6 +114,11 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
     if (c->nan_fill && !is_out)
         for (int64_t e = 0; e < n; e += 7)
             fd_test_store(s->dt, payload, e, NAN);
+    if (c->special) /* C too (beta 1): Inf - Inf, x + NaN, overflow of the 16-bit types */
+        for (int64_t e = i; e < n; e += 5) {
+            const double v[8] = {INFINITY, -INFINITY, NAN, -NAN, 6.0e4, -6.0e4, 3.0e-7, -0.0};
+            fd_test_store(s->dt, payload, e, v[(e / 5 + i) % 8]);
+        }
 }
 
 static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
@@ -122,7 +131,11 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
     const void *be = dbl ? (void *)&db : (void *)&fb;
     cudnnTensorDescriptor_t ad = desc(&c->a), bd = desc(&c->b), cd = desc(&c->c);
     cudnnStatus_t st = CUDNN_STATUS_INTERNAL_ERROR;
-    void *A = ptr[0], *C = c->in_place ? ptr[0] : ptr[c->kind == OP_OP && c->b.nb ? 2 : 1];
+    const size_t aes = fd_test_dtype_size(c->a.dt), ces = fd_test_dtype_size(c->c.dt);
+    void *A = (char *)ptr[0] + (size_t)c->a_off * aes;
+    void *C = c->in_place
+                  ? ptr[0]
+                  : (char *)ptr[c->kind == OP_OP && c->b.nb ? 2 : 1] + (size_t)c->c_off * ces;
     switch (c->kind) {
     case OP_ADD:
         st = cudnnAddTensor(h, al, ad, A, be, cd, C);
@@ -192,10 +205,15 @@ static void run(tcase_t c, const char *what)
     } else if (c.in_place) {
         g.buf[g.nbuf++] = (gm_buf_t){"A=C", bytes_of(&c.c), c.c.dt, GM_INOUT, 0, 0};
     } else {
-        g.buf[g.nbuf++] = (gm_buf_t){"A", bytes_of(&c.a), c.a.dt, GM_IN, 0, 0};
+        g.buf[g.nbuf++] = (gm_buf_t){
+            "A", bytes_of(&c.a) + (size_t)c.a_off * fd_test_dtype_size(c.a.dt), c.a.dt, GM_IN, 0,
+            0};
         if (c.kind == OP_OP && c.b.nb)
             g.buf[g.nbuf++] = (gm_buf_t){"B", bytes_of(&c.b), c.b.dt, GM_IN, 0, 0};
-        g.buf[g.nbuf++] = (gm_buf_t){"C", bytes_of(&c.c), c.c.dt, (gm_role_t)out_role, 0, 0};
+        g.buf[g.nbuf++] =
+            (gm_buf_t){"C",    bytes_of(&c.c) + (size_t)c.c_off * fd_test_dtype_size(c.c.dt),
+                       c.c.dt, (gm_role_t)out_role,
+                       0,      0};
         if (c.kind == OP_REDUCE) {
             int64_t count = 1;
             for (int i = 0; i < c.a.nb; i++)
@@ -210,10 +228,11 @@ static void run(tcase_t c, const char *what)
         }
     }
     char label[200];
-    snprintf(label, sizeof label, "%s %s->%s %dd %dx%dx%dx%dx%d a %g/%g b %g%s%s", what,
-             fd_test_dtype_short(c.a.dt), fd_test_dtype_short(c.c.dt), c.c.nb, c.c.dim[0], c.c.dim[1],
-             c.c.dim[2], c.c.dim[3], c.c.nb > 4 ? c.c.dim[4] : 1, c.alpha, c.alpha2, c.beta,
-             c.in_place ? " in-place" : "", c.nan_fill ? " nan" : "");
+    snprintf(label, sizeof label, "%s %s->%s %dd %dx%dx%dx%dx%d a %g/%g b %g%s%s%s off %d/%d", what,
+             fd_test_dtype_short(c.a.dt), fd_test_dtype_short(c.c.dt), c.c.nb, c.c.dim[0],
+             c.c.dim[1], c.c.dim[2], c.c.dim[3], c.c.nb > 4 ? c.c.dim[4] : 1, c.alpha, c.alpha2,
+             c.beta, c.in_place ? " in-place" : "", c.nan_fill ? " nan" : "",
+             c.special ? " inf" : "", c.a_off, c.c_off);
     g.label = label;
     g.det = 1;
     g.fill = fill;
@@ -239,6 +258,9 @@ int main(int argc, char **argv)
     const cudnnDataType_t dts[4] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     const int d4[4] = {3, 5, 7, 6}, d5[5] = {2, 4, 3, 5, 3};
     int n = 0;
+    /* the FREEDNN_GPU_TO_LEAN=0 child reruns the add and op cases only (the others never take
+     * the lean kernels) */
+    const int to_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_TO_LEAN") != NULL;
 
     /* AddTensor: broadcast patterns (a's dims: full, per channel, per spatial, per batch, scalar) */
     for (int t = 0; t < 4; t++)
@@ -337,6 +359,95 @@ int main(int argc, char **argv)
         c.in_place = 1, c.alpha = 0.5, c.alpha2 = 2, c.beta = 0.5;
         run(c, "op");
     }
+    /* The lean kernels (FREEDNN_GPU_TO_LEAN, on by default; the child below reruns these cases
+     * with it 0). tensor_bias_lean: AddTensor of a per-channel A with alpha 1, beta 1 (bias
+     * add) or 0 (broadcast copy; C poisoned), FLOAT / HALF / BFLOAT16, NCHW (H W a multiple
+     * of the vector: one element a vector) and NHWC (C a multiple of it: a run, one vector
+     * load; A one element past its buffer's start: scalar loads); 56 x 56, odd N, C = 1 (a
+     * scalar A), grids whose last block is partly past the vectors, Inf / NaN / overflow
+     * fills. Neighbours that must fall back and still agree: alpha 0.5, beta 0.25, H W or C not
+     * a vector multiple, C misaligned, mixed types. tensor_op_lean: OpTensor ADD / MUL of one
+     * dense layout, alphas 1, beta 0, the same types and layouts, in place (A = B = C); the
+     * fall-backs: alpha 0.5, beta 0.25, a total not a vector multiple, A misaligned. */
+    if (!gm_smoke) {
+        const cudnnDataType_t lt[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+        static const int ls[5][4] = {
+            {3, 24, 8, 8}, {1, 8, 56, 56}, {5, 16, 4, 6}, {3, 1, 8, 8}, {2, 40, 28, 28}};
+        for (int t = 0; t < 3; t++)
+            for (int l = 0; l < 2; l++)
+                for (int k = 0; k < 5; k++)
+                    for (int v = 0; v < 4;
+                         v++) { /* beta 1, beta 0, beta 1 with Inf/NaN, A misaligned */
+                        const int chan[4] = {1, ls[k][1], 1, 1};
+                        tcase_t c = base(OP_ADD);
+                        shape(&c.c, lt[t], 4, ls[k], (layout_t)l);
+                        shape(&c.a, lt[t], 4, chan, LAY_NCHW);
+                        c.beta = v == 1 ? 0.0 : 1.0;
+                        c.special = v == 2;
+                        c.nan_fill = v == 1 && k % 2;
+                        c.a_off = v == 3;
+                        run(c, "add bias lean");
+                    }
+        /* a C-shaped A (a run of the whole tensor), beta 1 and 0 */
+        for (int t = 0; t < 3; t++)
+            for (int v = 0; v < 2; v++) {
+                tcase_t c = base(OP_ADD);
+                shape(&c.c, lt[t], 4, ls[4], (layout_t)v);
+                c.a = c.c;
+                c.beta = v;
+                c.special = v;
+                run(c, "add full lean");
+            }
+        static const int fb[4][4] = {{2, 8, 5, 5}, {2, 12, 3, 4}, {3, 24, 8, 8}, {3, 24, 8, 8}};
+        for (int t = 0; t < 3; t++)
+            for (int l = 0; l < 2; l++)
+                for (int k = 0; k < 6; k++) {
+                    /* 0: H W 25, 1: H W and C 12 (FLOAT still lean), 2: alpha 0.5, 3: beta 0.25,
+                     * 4: C misaligned, 5: C padded (not dense: the generic kernel) */
+                    const int *d = fb[k < 4 ? k : 2], chan[4] = {1, d[1], 1, 1};
+                    tcase_t c = base(OP_ADD);
+                    shape(&c.c, lt[t], 4, d, k == 5 ? LAY_PAD : (layout_t)l);
+                    shape(&c.a, lt[t], 4, chan, LAY_NCHW);
+                    c.beta = k == 3 ? 0.25 : 1.0;
+                    c.alpha = k == 2 ? 0.5 : 1.0;
+                    c.c_off = k == 4;
+                    c.special = k == 1;
+                    run(c, "add bias fallback");
+                }
+        static const int os[5][4] = {
+            {4, 16, 28, 28}, {3, 8, 7, 7}, {2, 1, 8, 8}, {5, 8, 3, 3}, {1, 8, 56, 56}};
+        for (int t = 0; t < 3; t++)
+            for (int l = 0; l < 2; l++)
+                for (int k = 0; k < 5; k++)
+                    for (int o = 0; o < 2; o++) {
+                        tcase_t c = base(OP_OP);
+                        c.op = o ? CUDNN_OP_TENSOR_MUL : CUDNN_OP_TENSOR_ADD;
+                        c.nan = (k + o) % 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+                        shape(&c.c, lt[t], 4, os[k], (layout_t)l);
+                        c.a = c.b = c.c;
+                        c.special = (k + l) % 2;
+                        c.nan_fill = k == 3;
+                        c.in_place = k == 2;
+                        run(c, "op lean");
+                    }
+        static const int ot[4] = {3, 5, 7, 6};
+        for (int t = 0; t < 3; t++)
+            for (int k = 0; k < 5; k++) { /* alpha 0.5, beta 0.25, total 630, A misaligned,
+                                           * A and B of another type than C (FLOAT C) */
+                tcase_t c = base(OP_OP);
+                c.op = CUDNN_OP_TENSOR_ADD;
+                shape(&c.c, k == 4 ? CUDNN_DATA_FLOAT : lt[t], 4, k == 2 ? ot : os[0],
+                      (layout_t)(k % 2));
+                c.a = c.b = c.c;
+                if (k == 4)
+                    c.a.dt = c.b.dt = t == 0 ? CUDNN_DATA_HALF : lt[t];
+                c.alpha = k == 0 ? 0.5 : 1.0;
+                c.beta = k == 1 ? 0.25 : 0.0;
+                c.a_off = k == 3;
+                c.special = 1;
+                run(c, "op lean fallback");
+            }
+    }
     {
         tcase_t c = base(OP_OP); /* in place: A = B = C */
         c.op = CUDNN_OP_TENSOR_MUL;
@@ -347,7 +458,7 @@ int main(int argc, char **argv)
     }
 
     /* Set and Scale */
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < 4 && !to_child; t++)
         for (int l = 0; l < 3; l++) {
             if (gm_smoke && t > 0)
                 continue;
@@ -360,7 +471,7 @@ int main(int argc, char **argv)
         }
 
     /* TransformTensor: layout changes; Ex: padding, fold, unfold */
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < 4 && !to_child; t++)
         for (int l = 0; l < 3; l++) {
             if (gm_smoke && t > 0)
                 continue;
@@ -376,7 +487,7 @@ int main(int argc, char **argv)
      * C = 1 (both layouts are one) */
     {
         const int t4[4] = {3, 37, 5, 9}, t5[5] = {2, 40, 3, 5, 7}, t1[4] = {2, 1, 6, 7};
-        for (int t = 0; t < 4; t++)
+        for (int t = 0; t < 4 && !to_child; t++)
             for (int l = 0; l < 2; l++)
                 for (int k = 0; k < 3; k++) {
                     if (gm_smoke && (t > 0 || k == 2))
@@ -399,7 +510,7 @@ int main(int argc, char **argv)
         static const int v4[4] = {2, 72, 6, 20}, vt[4] = {1, 64, 8, 8}, v5[5] = {2, 16, 2, 4, 6},
                          v68[4] = {3, 68, 5, 12}, vp[4] = {12, 72, 36, 44};
         const int *vd[5] = {v4, vt, v5, v68, vp};
-        for (int t = 0; t < 4; t++)
+        for (int t = 0; t < 4 && !to_child; t++)
             for (int l = 0; l < 2; l++)
                 for (int k = 0; k < 5; k++) {
                     if (gm_smoke && (t % 2 || k % 2))
@@ -418,7 +529,7 @@ int main(int argc, char **argv)
                                            CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS};
     /* which dims of d4 are reduced: C; H, W; N, H, W; all; none */
     const int masks[5] = {0x2, 0xc, 0xd, 0xf, 0x0};
-    for (int o = 0; o < 9; o++)
+    for (int o = 0; o < 9 && !to_child; o++)
         for (int mi = 0; mi < 5; mi++)
             for (int nan = 0; nan < 2; nan++) {
                 n++;
@@ -511,5 +622,6 @@ int main(int argc, char **argv)
     }
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* tensor_transpose_vec instead of _pipe */
+    gm_rerun_with(argv, "FREEDNN_GPU_TO_LEAN", "0"); /* add / op on the packed kernels */
     return gm_finish();
 }
