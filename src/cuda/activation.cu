@@ -232,10 +232,10 @@ extern "C" cudnnStatus_t fd_act_fwd_cuda_run(const void *problem, const void *ar
         const int u = act_exact(&g.act, a->alpha, a->beta) ? act_lean_u() : 0;
         const unsigned lb = u > 0 ? act_lean_blocks(g.total, p->dt, u) : 0;
         if (lb > 0)
-            return u == 1 ? act_fwd_lean_go<1>(p->dt, lb, a->handle->stream, g.act, g.total,
-                                               a->x, a->out)
-                          : act_fwd_lean_go<2>(p->dt, lb, a->handle->stream, g.act, g.total,
-                                               a->x, a->out);
+            return u == 1 ? act_fwd_lean_go<1>(p->dt, lb, a->handle->stream, g.act, g.total, a->x,
+                                               a->out)
+                          : act_fwd_lean_go<2>(p->dt, lb, a->handle->stream, g.act, g.total, a->x,
+                                               a->out);
         FD_CUDA_TYPED_LAUNCH(p->dt, act_fwd_packed, packed_blocks(&g, p->dt), FD_CUDA_BLOCK,
                              a->handle->stream, g.act, g.total, a->x, a->out, a->alpha, a->beta,
                              act_exact(&g.act, a->alpha, a->beta));
@@ -267,10 +267,10 @@ extern "C" cudnnStatus_t fd_act_bwd_cuda_run(const void *problem, const void *ar
         const int u = act_exact(&g.act, a->alpha, a->beta) ? act_lean_u() : 0;
         const unsigned lb = u > 0 ? act_lean_blocks(g.total, p->dt, u) : 0;
         if (lb > 0)
-            return u == 1 ? act_bwd_lean_go<1>(p->dt, lb, a->handle->stream, g.act, g.total,
-                                               a->dy, a->x, a->out)
-                          : act_bwd_lean_go<2>(p->dt, lb, a->handle->stream, g.act, g.total,
-                                               a->dy, a->x, a->out);
+            return u == 1 ? act_bwd_lean_go<1>(p->dt, lb, a->handle->stream, g.act, g.total, a->dy,
+                                               a->x, a->out)
+                          : act_bwd_lean_go<2>(p->dt, lb, a->handle->stream, g.act, g.total, a->dy,
+                                               a->x, a->out);
         FD_CUDA_TYPED_LAUNCH(p->dt, act_bwd_packed, packed_blocks(&g, p->dt), FD_CUDA_BLOCK,
                              a->handle->stream, g.act, g.total, a->y, a->dy, a->x, a->out,
                              a->alpha, a->beta, act_exact(&g.act, a->alpha, a->beta));

@@ -43,10 +43,10 @@
  * (2). Ops BN with alpha 1, beta 0 (the common call) take the lean apply stampings
  * bn_pk2_lean0_nhwc / bn_pk2_lean1_nhwc (FREEDNN_GPU_BN_PK2_LEAN=0: off): no blend, no out
  * loads, 4 (x) / 2 (x, dy) rows a trip, parameters re-read from shared memory each trip (a
- * channel's four in one 128-bit load),
- * 56-64 registers (launch bounds 4 blocks an SM: n32c256h56w56's 523 blocks in one wave), the
- * same expressions (bn_pk_u / bn_pk_dx), so the same bits: folding scale * inv and bias - mean
- * * scale * inv into 2 values would round otherwise. bn_pk2_* combine with bn_pk_combine (a
+ * channel's four in one 128-bit load), 54-64 registers (launch bounds 4 blocks an SM:
+ * n32c256h56w56's 523 blocks in one wave), the same expressions (bn_pk_u / bn_pk_dx), so the
+ * same bits: folding scale * inv and bias - mean * scale * inv into 2 values would round
+ * otherwise. bn_pk2_* combine with bn_pk_combine (a
  * warp per channel); a block per channel with a fixed tree measured the same on the H200
  * (n32c256h56w56 f16 training 1535 / 1522 GB/s, 2026-12-02) and was dropped.
  * Same per-element arithmetic and trees; other chunks, so other bits (within the tests'
@@ -894,8 +894,8 @@ static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
     cudaStream_t st = a->handle->stream;
     const unsigned blocks = (unsigned)((P.nhwc ? P.ncg : P.c) * P.nch);
     void *out = mode == 0 ? a->y : a->dx;
-    const int lean = P.v2 && P.ops == CUDNN_BATCHNORM_OPS_BN && a->alpha == 1.0 &&
-                     a->beta == 0.0 && bn_pk2_lean_env();
+    const int lean = P.v2 && P.ops == CUDNN_BATCHNORM_OPS_BN && a->alpha == 1.0 && a->beta == 0.0 &&
+                     bn_pk2_lean_env();
     if (lean && mode == 0)
         BN_LAUNCH(dt, bn_pk2_lean0_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
                   smean, sinv, a->workspace);
@@ -1016,7 +1016,9 @@ static int bn_cl_env(int bwd)
  * shape, so a given setting keeps the bits fixed. */
 static int64_t bn_cl_cap_env(void)
 {
-    return (int64_t)fd_env_long("FREEDNN_GPU_BN_CL_KIB", 16, BN_CL_CTA_BYTES / 1024, BN_CL_CAP_BYTES / 1024) * 1024;
+    const long kib =
+        fd_env_long("FREEDNN_GPU_BN_CL_KIB", 16, BN_CL_CTA_BYTES / 1024, BN_CL_CAP_BYTES / 1024);
+    return (int64_t)kib * 1024;
 }
 static int64_t bn_cl_cap(void)
 {

@@ -928,7 +928,7 @@ FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 4)
 FD_BN_PK2_PART(bn_pk2_part1_nhwc, 1, 2)
 FD_BN_PK2_APPLY(bn_pk2_apply0_nhwc, 0, 2)
 FD_BN_PK2_APPLY(bn_pk2_apply1_nhwc, 1, 2)
-#define FD_BN_PK2_LEAN(name, mode, nr, minb)                                                        \
+#define FD_BN_PK2_LEAN(name, mode, nr, minb)                                                       \
     static __global__ void __launch_bounds__(FD_CUDA_BLOCK, minb)                                  \
         FD_K(name)(const bn_pk_t P, int rev, const void *xv, const void *dyv, void *outv,          \
                    const void *scalev, const void *biasv, const void *smeanv,                      \

@@ -81,7 +81,8 @@ static int64_t wg_round64(int64_t v)
 
 static int64_t wg_chunk_floats(void)
 {
-    return (int64_t)fd_env_long("FREEDNN_WINOGRAD_CHUNK_MIB", 1, 65536, WG_CHUNK_MIB) * (1024 * 1024 / 4);
+    return (int64_t)fd_env_long("FREEDNN_WINOGRAD_CHUNK_MIB", 1, 65536, WG_CHUNK_MIB) *
+           (1024 * 1024 / 4);
 }
 
 /* 0 when a size does not fit the kernels' index arithmetic. */

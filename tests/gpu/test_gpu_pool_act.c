@@ -721,6 +721,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW5", "0"); /* without the fifth round's gathers */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_AVGV", "0"); /* pool_avgv_tests on the old sweeps */
     gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "0");  /* act_tests on act_*_packed alone */
-    gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "2"); /* and on act_*_lean<2> */
+    gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "2");  /* and on act_*_lean<2> */
     return gm_finish();
 }
