@@ -1248,12 +1248,15 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
     return 1;
 }
 
-/* FREEDNN_GPU_BN_IV3, the layouts bn_iv3_* take: 1 NCHW, 2 NHWC, 3 both (the default), 0
- * none (bn_iv2_* / bn_iv_* for every call they take, as before), so one device trip can time
- * each layout against bn_iv2_*; read once. */
+/* FREEDNN_GPU_BN_IV3, the layouts bn_iv3_* take: 1 NCHW (the default), 2 NHWC, 3 both, 0 none
+ * (bn_iv2_* / bn_iv_* for every call they take, as before), so one device trip can time each
+ * layout against bn_iv2_*; read once. On the H200 (2026-12-02, gpu-membw-2026-12-02.md,
+ * eighteenth session, call 1) bn_iv3_nchw ran f16 3308 -> 3660 GB/s and f32 even (3712 / 3700);
+ * bn_iv3_nhwc f16 even (2905 / 2912) and f32 3623 -> 2439 (every block recomputes all C
+ * channels' double 1 / sqrt), so NHWC stays on bn_iv2_* by default. */
 static int bn_iv3_env(void)
 {
-    static const int mask = (int)fd_env_long("FREEDNN_GPU_BN_IV3", 0, 3, 3);
+    static const int mask = (int)fd_env_long("FREEDNN_GPU_BN_IV3", 0, 3, 1);
     return mask;
 }
 

@@ -1291,7 +1291,7 @@ FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn0, bn_iv2_nhwc_body, true, true, 3 - FD_BN_BF16_M
 #undef FD_BN_IV_KERNEL
 
 #ifdef FD_BN_IV3
-/* ---- the lean inference pass (FREEDNN_GPU_BN_IV3, default 3: on; FLOAT, HALF, BFLOAT16) ------
+/* ---- the lean inference pass (FREEDNN_GPU_BN_IV3, default 1: NCHW; FLOAT, HALF, BFLOAT16) ---
  * The common call only (batchnorm.cu, bn_iv3_usable: ops BN, alpha 1, beta 0, the data
  * bn_iv_usable takes; NHWC C at most BN_IV3_NHWC_C): act_fwd_lean's shape, one 16-byte vector a
  * thread, the grid covering the tensor (no grid-stride loop, no blend code), so few registers

@@ -447,8 +447,8 @@ static bn_case_t base(dir_t dir, cudnnBatchNormMode_t mode, cudnnDataType_t dt, 
  * (above every cap); uniform, offset and Inf / NaN x; epsilons; in place. Next to each a
  * neighbour the host must keep off bn_iv3 (alpha 0.5; beta 0.25; BN_ACTIVATION through the v8
  * entry; x and y misaligned), and shapes outside bn_iv_* (NCHW 9 members a plane, NHWC C 3).
- * Runs in the parent and in the FREEDNN_GPU_BN_IV3=0 child (the same cases on the earlier
- * kernels). */
+ * Runs in the parent (bn_iv3_nchw, the default), the FREEDNN_GPU_BN_IV3=0 child (the same
+ * cases on the earlier kernels) and the =3 child (bn_iv3_nhwc too). */
 static void iv3_tests(const cudnnDataType_t *dts)
 {
     static const int sh[14][6] = {
@@ -841,5 +841,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_ROWS", "1");   /* bn_pk2_*: a trip a chunk */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_LEAN", "0");   /* bn_pk2_*: the general apply */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "0");        /* iv3_tests on bn_iv2_* */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "3");        /* and with bn_iv3_nhwc too */
     return gm_finish();
 }
