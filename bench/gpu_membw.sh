@@ -86,6 +86,8 @@
 # kernel tensor_add_packed instead of tensor_bias_lean<B, M>; tensor op add, alphas 1, beta 0:
 # tensor_op_dense's exact branch instead of tensor_op_lean, one vector a thread), e.g.
 # ONLY='tensor_' ENVS='FREEDNN_GPU_TO_LEAN=0'.
+# FREEDNN_GPU_XP_PW=0 (tensor transform, f16 / bf16: tensor_transpose_pipe instead of the word-pair
+# transpose tensor_transpose_pw), e.g. ONLY='tensor_f16' ENVS='FREEDNN_GPU_XP_PW=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).
