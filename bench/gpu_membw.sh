@@ -17,7 +17,8 @@
 # graph_ms: no launch overhead), and their ratio. Every run is capped (CAP seconds, 14) and the
 # whole script stops starting runs after BUDGET seconds (215), so it ends within 240 s.
 # ONLY=regex runs only the matching run names (e.g. ONLY='bn|softmax'); DTS / LAYOUTS narrow
-# the types ("f32 f16") and layouts ("nchw nhwc").
+# the types ("f32 f16") and layouts ("nchw nhwc"); DIR the directions (dnnbench --dir: all, the
+# default, or fwd / bwd / fwd_infer ...: an A/B of forward kernels in half the device time).
 # ENVS='A=1 B=2;C=0' runs every selected row again once per ';'-separated set of environment
 # settings, named <run>+e1, <run>+e2, ... (env.txt maps them), right after the plain run, so the
 # old and new kernels are timed minutes apart: ENVS='FREEDNN_GPU_BW2=0' times the kernels that
@@ -97,7 +98,7 @@ cd "$(dirname "$0")/.." || exit 2
 [ $# -eq 2 ] || { echo "usage: $0 LIBCUDNN_SO_9 BUILD_DIR" >&2; exit 2; }
 cudnn=$1 build=$2
 cap=${CAP:-14} budget=${BUDGET:-215}
-size=${SIZE:-small} ref_gflop=${REF_GFLOP:-0} only=${ONLY:-.}
+size=${SIZE:-small} ref_gflop=${REF_GFLOP:-0} only=${ONLY:-.} dir=${DIR:-all}
 dts=${DTS:-f32 f16} layouts=${LAYOUTS:-nchw nhwc}
 IFS=';' read -r -a envsets <<<"${ENVS:-}"
 out=${OUT:-.}/membw
@@ -118,7 +119,7 @@ run1() { # name "env settings" op dt layout problems...
     fi
     local t0=$SECONDS
     # shellcheck disable=SC2086 # envs: whitespace-separated VAR=VALUE words
-    env $envs timeout "$cap" "$dnb" --op="$op" --backend=cuda --vs="$cudnn" --dir=all \
+    env $envs timeout "$cap" "$dnb" --op="$op" --backend=cuda --vs="$cudnn" --dir="$dir" \
         --dt="$dt" --layout="$lay" --mode=perf --graph --iters=5 --fill=real \
         --ref-max-gflop="$ref_gflop" --csv="$out/$name.csv" "$@" >"$out/$name.txt" 2>&1
     echo "rc $? in $((SECONDS - t0)) s (cap $cap)" >>"$out/$name.txt"

@@ -7,8 +7,8 @@
 # build), programs / onnx / r50 / sanitizers (tests/gpu/run.sh's parts, PROGRAMS narrows;
 # programs:X / sanitizers:X take the list PROGRAMS_X),
 # host (bench/gpu_host_dnnbench.sh and bench/host_overhead on both libraries), membw
-# (bench/gpu_membw.sh with MEMBW_ONLY / MEMBW_ENVS / MEMBW_BUDGET / MEMBW_CAP), extra (the
-# command line EXTRA, with OUT set to the log folder). DEADLINE (seconds from the
+# (bench/gpu_membw.sh with MEMBW_ONLY / MEMBW_ENVS / MEMBW_DIR / MEMBW_BUDGET / MEMBW_CAP),
+# extra (the command line EXTRA, with OUT set to the log folder). DEADLINE (seconds from the
 # start, default 570): a step that would start past it is skipped, the tier parts are cut at it.
 # ONNX cases: build-data/onnx-cases.tar.xz (carried), unpacked to build-data/cases.
 set -u
@@ -61,7 +61,7 @@ for s in ${STEPS:-build programs onnx host}; do
         cat "$logs/host_overhead.txt" >>"$sum" ;;
     membw)
         OUT=$logs/membw BUDGET=${MEMBW_BUDGET:-100} CAP=${MEMBW_CAP:-12} ONLY=${MEMBW_ONLY:-.} \
-            ENVS=${MEMBW_ENVS:-} \
+            ENVS=${MEMBW_ENVS:-} DIR=${MEMBW_DIR:-all} \
             bash bench/gpu_membw.sh "$nv" "$build" >"$logs/membw.txt" 2>&1
         tail -n 60 "$logs/membw.txt" >>"$sum" ;;
     extra) # EXTRA: a command line of its own (bash -c), its output into the summary
