@@ -5,7 +5,8 @@
 # dnnbench --vs, --mode=perf --graph --dir=all, one run per (op, dtype, layout): act (relu),
 # pool (3x3 s2 p1 max and 2x2 s2 avg), softmax (channel; C = 256 and C = 64, the warp-per-row
 # rows), bn (spatial: fwd_infer, fwd_train, bwd), tensor (add_tensor with a 1xCx1x1 bias, op
-# add), lrn; f32 and f16; NCHW and NHWC.
+# add), reduce (cudnnReduceTensor ADD per channel, keep=c, and over C, keep=nhw), lrn; f32 and
+# f16; NCHW and NHWC.
 # Problems (SIZE=small, the default): 51 MB per tensor, just over the H200's 50 MB L2, so the
 # host-side fills and checks stay short: f32 n32c128h56w56 (12.8 M elements; C = 64 rows:
 # n16c64h112w112), f16 n32c256h56w56 (25.7 M; n32c64h112w112). SIZE=big: the 103 MB problems
@@ -155,6 +156,7 @@ for dt in $dts; do
         run "softmax_${dt}_$lay" softmax $dt $lay $p $p64
         run "bn_${dt}_$lay" bn $dt $lay $p
         run "tensor_${dt}_$lay" tensor $dt $lay $p,op=add_tensor $p,op=add $p,op=transform
+        run "reduce_${dt}_$lay" tensor $dt $lay $p,op=reduce $p,op=reduce,keep=nhw
         run "lrn_${dt}_$lay" lrn $dt $lay $p
     done
 done

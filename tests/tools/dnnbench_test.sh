@@ -288,6 +288,22 @@ mem_usage)
     run transform_bcast --op=tensor "n2c5h3w7 op=transform bcast=c"
     expect_rc 2 "op=transform with a broadcast"
     expect_grep transform_bcast.err 'op=transform takes no broadcast'
+    # op=reduce: per channel (keep=c) and over C (keep=nhw), four operators, both layouts, against
+    # the ref (the workspace the library asks for); the select operators exact
+    for l in nchw nhwc; do
+        run "reduce_$l" --op=tensor --backend=cpu --layout=$l --dt=f32 --fill=real \
+            "n2c5h3w7 op=reduce" "n3c16h4w4 op=reduce keep=nhw" \
+            "n2c8h5w5 op=reduce rop=max" "n2c8h5w5 op=reduce rop=norm2 keep=nhw"
+        expect_rc 0 "op=reduce, $l"
+        expect_grep "reduce_$l" '^tests:4 passed:4 skipped:0 mistrusted:0 failed:0 executed:0$'
+        expect_grep "reduce_$l" "^ +1 PASSED +fwd +f32 +n3c16h4w4 op=reduce rop=add keep=nhw "
+    done
+    run reduce_bcast --op=tensor "n2c5h3w7 op=reduce bcast=c"
+    expect_rc 2 "op=reduce with a broadcast"
+    expect_grep reduce_bcast.err 'op=reduce takes no broadcast'
+    run reduce_rop --op=tensor "n2c5h3w7 op=add rop=max"
+    expect_rc 2 "rop= without op=reduce"
+    expect_grep reduce_rop.err 'rop= and keep= belong to op=reduce'
     run impl --op=softmax --impl=fd_softmax_bwd_ref n2c4h3
     expect_rc 0 "--impl=fd_softmax_bwd_ref"
     expect_grep impl "^ +0 PASSED +bwd .*--backend=ref --impl=fd_softmax_bwd_ref "

@@ -78,7 +78,8 @@ static const char usage_text[] =
     "      --ref=auto|host|gpu (conv on cuda: the naive GPU kernels check what ref is too slow "
     "for)\n"
     "      --graph[=CALLS] (cuda: also time a captured CUDA graph of CALLS calls, default 20)\n"
-    "      --host-burst[=CALLS] (cuda: host_ms per call over bursts of CALLS back-to-back calls, default 50)\n"
+    "      --host-burst[=CALLS] (cuda: host_ms per call over bursts of CALLS back-to-back calls, "
+    "default 50)\n"
     "      --verbose --inject-error[=ours|vs] (test hook); conv: "
     "--math=default|tensor_op|tensor_op_allow_conversion|fma\n"
     "      --conv-mode=xcorr|conv; --impl=list lists the implementations of src/impls.def\n"
@@ -92,7 +93,8 @@ static const char usage_text[] =
     "      softmax 'n2c16h28w28 algo=accurate|log|fast mode=channel|instance'\n"
     "      lrn     'n2c16h28w28 size=5 alpha=1e-4 beta=0.75 k=2'\n"
     "      bn      'n2c16h28w28 mode=spatial|per_activation|spatial_persistent [eps=] [factor=]'\n"
-    "      tensor  'n2c16h28w28 op=add_tensor|add|mul|min|max|transform [bcast=c|none]'\n"
+    "      tensor  'n2c16h28w28 op=add_tensor|add|mul|min|max|transform|reduce [bcast=c|none]\n"
+    "              [rop=add|mul|min|max|amax|avg|norm1|norm2|mul_no_zeros] [keep=c|nhw]'\n"
     "      directions fwd, bwd (bn: fwd_infer, fwd_train, bwd; tensor: fwd); bwd_data means bwd\n"
     "see docs/dnnbench.md\n";
 

@@ -85,6 +85,11 @@
     X(cudnnSetOpTensorDescriptor)                                                                  \
     X(cudnnOpTensor)                                                                               \
     X(cudnnTransformTensor)                                                                        \
+    X(cudnnCreateReduceTensorDescriptor)                                                           \
+    X(cudnnDestroyReduceTensorDescriptor)                                                          \
+    X(cudnnSetReduceTensorDescriptor)                                                              \
+    X(cudnnGetReductionWorkspaceSize)                                                              \
+    X(cudnnReduceTensor)                                                                           \
     X(freednnCreateWithBackend)                                                                    \
     X(freednnGetBackend)                                                                           \
     X(freednnGetVersion)

@@ -67,6 +67,22 @@ void dnb_mside_tensor_release(const dnb_mside_t *sd, cudnnTensorDescriptor_t *d)
     *d = NULL;
 }
 
+void *dnb_mside_scratch(const dnb_mside_t *sd, size_t bytes)
+{
+    bytes = bytes > 0 ? bytes : 1;
+    return sd->dev != NULL ? sd->dev->alloc(bytes) : malloc(bytes);
+}
+
+void dnb_mside_scratch_free(const dnb_mside_t *sd, void *ws)
+{
+    if (ws == NULL)
+        return;
+    if (sd->dev != NULL)
+        sd->dev->release(ws);
+    else
+        free(ws);
+}
+
 static cudnnDataType_t mt_dt(const dnb_mt_t *t, cudnnDataType_t dt)
 {
     return t->param ? dnb_param_dt(dt) : dt;
@@ -231,9 +247,10 @@ static void side_release(const dnb_memop_t *m, dnb_mside_t *sd)
     memset(sd, 0, sizeof *sd);
 }
 
+/* dev: the device of the side's buffers, NULL for the ref oracle's host buffers. */
 static int side_init(const dnb_memop_t *m, dnb_mside_t *sd, const dnb_lib_t *lib, cudnnHandle_t h,
-                     const dnb_problem_t *p, int dir, cudnnDataType_t dt, int nhwc,
-                     dnb_side_result_t *r)
+                     const dnb_device_t *dev, const dnb_problem_t *p, int dir, cudnnDataType_t dt,
+                     int nhwc, dnb_side_result_t *r)
 {
     memset(sd, 0, sizeof *sd);
     const char *missing = m->missing(lib, p, dir);
@@ -242,7 +259,7 @@ static int side_init(const dnb_memop_t *m, dnb_mside_t *sd, const dnb_lib_t *lib
         snprintf(r->reason, sizeof r->reason, "%s does not export %s", lib->name, missing);
         return -1;
     }
-    sd->lib = lib, sd->h = h, sd->p = p, sd->dir = dir, sd->dt = dt, sd->nhwc = nhwc;
+    sd->lib = lib, sd->h = h, sd->dev = dev, sd->p = p, sd->dir = dir, sd->dt = dt, sd->nhwc = nhwc;
     const char *what = "creating descriptors";
     cudnnStatus_t st = m->setup(sd, &what);
     if (st != CUDNN_STATUS_SUCCESS) {
@@ -388,8 +405,8 @@ static int derive(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_problem_
             fill_tensor(m, o, p, s->derive_dir, t, k, seed, tdt, host[k]);
         }
     }
-    if (side_init(m, &sd, ctx->lib, use_ref ? ctx->h_ref : ctx->h, p, s->derive_dir, dt, o->nhwc,
-                  r))
+    if (side_init(m, &sd, ctx->lib, use_ref ? ctx->h_ref : ctx->h, use_ref ? NULL : dev, p,
+                  s->derive_dir, dt, o->nhwc, r))
         goto fail;
     for (int k = 0; k < ss.n; k++) {
         if (use_ref) { /* ref is a host backend */
@@ -456,7 +473,7 @@ static int oracle_call(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_pro
     void *args[DNB_MT_MAX] = {0};
     double *tmp[DNB_MT_MAX] = {0};
     int rc = -1;
-    if (side_init(m, &sd, ctx->lib, ctx->h_ref, p, dir, CUDNN_DATA_DOUBLE, ctx->o->nhwc, r))
+    if (side_init(m, &sd, ctx->lib, ctx->h_ref, NULL, p, dir, CUDNN_DATA_DOUBLE, ctx->o->nhwc, r))
         return -1;
     for (int t = 0; t < s->n; t++) {
         const dnb_mt_t *mt = &s->t[t];
@@ -507,7 +524,7 @@ static int abs_on_ours(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_pro
     dnb_mside_t sd;
     void *d[DNB_MT_MAX] = {0}, *h = NULL;
     int rc = -1;
-    if (side_init(m, &sd, ctx->lib, ctx->h, p, dir, dt, ctx->o->nhwc, r))
+    if (side_init(m, &sd, ctx->lib, ctx->h, dev, p, dir, dt, ctx->o->nhwc, r))
         return -1;
     for (int t = 0; t < s->n; t++) {
         const dnb_mt_t *mt = &s->t[t];
@@ -642,11 +659,11 @@ void dnb_memop_run(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_problem
 
     /* 1. descriptors: ours, then theirs */
     ours->ran = 1;
-    if (side_init(m, &so, ctx->lib, ctx->h, p, dir, sdt, o->nhwc, ours))
+    if (side_init(m, &so, ctx->lib, ctx->h, ctx->dev, p, dir, sdt, o->nhwc, ours))
         goto done;
     if (ctx->vs) {
         theirs->ran = 1;
-        vs_ok = !side_init(m, &sv, ctx->vs, ctx->h_vs, p, dir, sdt, o->nhwc, theirs);
+        vs_ok = !side_init(m, &sv, ctx->vs, ctx->h_vs, ctx->dev, p, dir, sdt, o->nhwc, theirs);
         if (vs_ok) { /* until their call is checked below */
             theirs->state = DNB_SKIPPED;
             snprintf(theirs->reason, sizeof theirs->reason,

@@ -55,6 +55,8 @@ typedef struct dnb_mside {
     int dir;
     cudnnDataType_t dt; /* the data type; parameters: dnb_param_dt(dt) */
     int nhwc;
+    const dnb_device_t
+        *dev; /* where this side's buffers live; NULL: host memory (the ref oracle) */
     _Alignas(8) unsigned char priv[192];
     void *const *bufs; /* timed calls: DNB_MT_MAX pointers per buffer set */
 } dnb_mside_t;
@@ -105,6 +107,10 @@ const void *dnb_zero(cudnnDataType_t dt);
 cudnnStatus_t dnb_mside_tensor(const dnb_mside_t *sd, cudnnTensorDescriptor_t *d, int64_t n,
                                int64_t c, int64_t h, int64_t w);
 void dnb_mside_tensor_release(const dnb_mside_t *sd, cudnnTensorDescriptor_t *d);
+/* A workspace of `bytes` (at least 1) where sd's buffers live, for setup to keep in priv; NULL
+ * when it cannot be had. Freed with dnb_mside_scratch_free (NULL is ignored). */
+void *dnb_mside_scratch(const dnb_mside_t *sd, size_t bytes);
+void dnb_mside_scratch_free(const dnb_mside_t *sd, void *ws);
 
 /* Element (n, c, h, w) of a packed NCHW or NHWC tensor. */
 static inline int64_t dnb_off4(int nhwc, int64_t C, int64_t H, int64_t W, int64_t n, int64_t c,
