@@ -90,6 +90,10 @@
 # ONLY='tensor_' ENVS='FREEDNN_GPU_TO_LEAN=0'.
 # FREEDNN_GPU_XP_PW=0 (tensor transform, f16 / bf16: tensor_transpose_pipe instead of the word-pair
 # transpose tensor_transpose_pw), e.g. ONLY='tensor_f16' ENVS='FREEDNN_GPU_XP_PW=0'.
+# FREEDNN_GPU_POOL_LEAN=0 (pool_* max forward, 3x3 / 2 pad 1, alpha 1, beta 0, f32 / f16 / bf16:
+# the sweeps pool_s2_max_fwd_vec (NHWC) and pool_s2_max_fwd_rows (NCHW) instead of
+# pooling_lean.cuh's pool_lean_nhwc_* / pool_lean_nchw_*, a 16-byte channel vector or an 8-byte
+# run of a y row a thread), e.g. ONLY='pool_' ENVS='FREEDNN_GPU_POOL_LEAN=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -54,6 +54,11 @@
  * the up to four covering windows loaded at once, each dy / count taken once per lane, added
  * per cell in ascending window order; 2x2 pad 0: one dy vector stored to four dx vectors),
  * 32-bit indices, no loops; the same sums in the same order, the same bits.
+ * The common max forward of those (alpha 1, beta 0, pad 0 / 1, FLOAT / HALF / BFLOAT16, rows or
+ * channel vectors 16-byte aligned) takes pooling_lean.cuh first (FREEDNN_GPU_POOL_LEAN,
+ * 2026-12-02: the sweeps above ran at 54-110 registers, 2-4 blocks an SM): a thread per 16-byte
+ * channel vector of y, or per 8-byte run of a y row, no loop, <= 32 registers (8 blocks an SM);
+ * the same lane-wise max chains and exact-scan redo, the same bits.
  */
 #include <float.h>
 #include <stdio.h>
@@ -339,6 +344,8 @@ static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_
 
 /* after pooling_s2g.cuh: its lane helpers */
 #include "pooling_avgv.cuh"
+/* after pooling_avgv.cuh: its item helper */
+#include "pooling_lean.cuh"
 
 /* ---- rows (src/impls.def) ------------------------------------------------------------------ */
 
@@ -683,6 +690,65 @@ static cudnnStatus_t pool_avgv_launch(const fd_pool_problem_t *p, const fd_pool_
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* 1 (and *q, the grid filled: *per vectors a pixel or runs a row, *th threads) when a forward
+ * takes pool_lean_{nhwc,nchw}_* (pooling_lean.cuh, FREEDNN_GPU_POOL_LEAN): MAX /
+ * MAX_DETERMINISTIC, alpha 1, beta 0, FLOAT / HALF / BFLOAT16, what pool_s2_ok accepts with
+ * pad 0 or 1 in H and W; channels-last: vec_ok (C stride 1, C and the other strides multiples
+ * of the 16-byte vector, aligned pointers); else W stride 1 in x and y, x's other strides
+ * multiples of the vector and x 16-byte aligned (y is stored 8 bytes a run where its strides
+ * are multiples of the run and y is 8-byte aligned: q->yvec, else per element); fewer than
+ * 2^31 - 256 threads. */
+static int pool_lean_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int vec_ok,
+                        const fd_pool_args_t *a, pool_s2_t *q, int *per, int64_t *th)
+{
+    if (!g->is_max || a->alpha != 1.0 || a->beta != 0.0 ||
+        (p->dt != CUDNN_DATA_FLOAT && p->dt != CUDNN_DATA_HALF && p->dt != CUDNN_DATA_BFLOAT16) ||
+        !pool_lean_on() || !pool_s2_ok(p, g, 0, vec_ok ? FD_CUDA_VEC_BYTES : 0, q) ||
+        q->pad_h > 1 || q->pad_w > 1)
+        return 0;
+    const int64_t e = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt), run = e / 2;
+    if (vec_ok) {
+        *per = (int)(p->c / e);
+        *th = p->n * p->out[1] * p->out[2] * *per;
+    } else {
+        if (p->xs[4] != 1 || p->ys[4] != 1 || !fd_cuda_aligned16(a->x) || p->xs[0] % e != 0 ||
+            p->xs[1] % e != 0 || p->xs[3] % e != 0)
+            return 0;
+        *per = (int)((p->out[2] + run - 1) / run);
+        *th = p->n * p->c * p->out[1] * *per;
+        q->yvec = p->ys[0] % run == 0 && p->ys[1] % run == 0 && p->ys[3] % run == 0 &&
+                  ((uintptr_t)a->out & (uintptr_t)(run * fd_dtype_size(p->dt) - 1)) == 0;
+    }
+    return *th < ((int64_t)1 << 31) - FD_CUDA_BLOCK;
+}
+
+/* Launches pool_lean_ok's kernel. */
+static cudnnStatus_t pool_lean_launch(const fd_pool_problem_t *p, const fd_pool_args_t *a,
+                                      const pool_s2_t *q, int vec_ok, int per, int64_t th)
+{
+    const unsigned blocks = (unsigned)((th + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+    cudaStream_t st = a->handle->stream;
+    const int k = (p->dt == CUDNN_DATA_FLOAT ? 0 : p->dt == CUDNN_DATA_HALF ? 1 : 2) + 3 * vec_ok;
+    switch (k) {
+#define POOL_LEAN_GO(n, kern)                                                                      \
+    case n:                                                                                        \
+        kern<<<blocks, FD_CUDA_BLOCK, 0, st>>>(*q, per, a->x, a->out, a->alpha);                   \
+        break;
+        POOL_LEAN_GO(0, pool_lean_nchw_f32)
+        POOL_LEAN_GO(1, pool_lean_nchw_f16)
+        POOL_LEAN_GO(2, pool_lean_nchw_bf16)
+        POOL_LEAN_GO(3, pool_lean_nhwc_f32)
+        POOL_LEAN_GO(4, pool_lean_nhwc_f16)
+    default:
+        pool_lean_nhwc_bf16<<<blocks, FD_CUDA_BLOCK, 0, st>>>(*q, per, a->x, a->out, a->alpha);
+        break;
+#undef POOL_LEAN_GO
+    }
+    FD_CUDA_LAUNCHED("pool_lean_%s on %s data (%u blocks)", vec_ok ? "nhwc" : "nchw",
+                     fd_dtype_name(p->dt), blocks);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Threads of a pool_s2 launch (pool_s2_ok bounded them below 2^31); vec as there. */
 static unsigned pool_s2_blocks(const fd_pool_problem_t *p, const pool_s2_t *q, int vec)
 {
@@ -759,7 +825,9 @@ extern "C" cudnnStatus_t fd_pool_fwd_cuda_run(const void *problem, const void *a
     const int vec_ok = pool_vec_ok(p, ts, ptr, 2);
     pool_s2_t s2;
     int64_t items;
-    int half;
+    int half, per;
+    if (pool_lean_ok(p, &g, vec_ok, a, &s2, &per, &items))
+        return pool_lean_launch(p, a, &s2, vec_ok, per, items);
     if (!vec_ok && !g.is_max && pool_s2_ok(p, &g, 0, 0, &s2) &&
         pool_avg22_ok(p, &g, &s2, 0, a->x, a->out, &items, &half)) {
         if (half)

@@ -15,9 +15,12 @@
  * max backward gather (pool_s2g_max_bwd_f32: partial row vectors, rows across warps and warps
  * across rows, ReLU zeros); its HALF / BFLOAT16 twins and the channels-last FLOAT / HALF /
  * BFLOAT16 gather (pool_s2g_max_bwd_nhwc_*: 2 x 2 dx blocks, C not a multiple of the vector
- * declined); the channels-last averages of stride 2 (pool_avgv_*: pool_avgv_tests). Reruns
- * itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0, FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's
- * other occupancy), FREEDNN_GPU_BW5=0, FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only) and
+ * declined); the channels-last averages of stride 2 (pool_avgv_*: pool_avgv_tests); the lean
+ * max forward of stride 2 (pool_lean_*: pool_lean_tests). Reruns itself with
+ * FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0, FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's other
+ * occupancy), FREEDNN_GPU_BW5=0, FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only),
+ * FREEDNN_GPU_POOL_LEAN=0 (pool_lean_tests only: the alpha 1, beta 0 max forward of
+ * pool_tests' cases takes pool_lean_* in the parent and the other children) and
  * FREEDNN_GPU_ACT_LEAN=0 / 2 (act_tests only: the packed kernels' exact branch, and the lean
  * exact kernels at 2 vectors a thread; the parent runs them at 1). The cuda
  * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
@@ -47,6 +50,7 @@ typedef struct {
     double alpha, beta;
     fill_t fill;
     uint64_t seed;
+    int misalign; /* x and y one element into their buffers (pool_misalign) */
 } pool_case_t;
 
 /* 1: pool_fill gives every other zero of x a negative sign (the max chains' zero rule) */
@@ -54,6 +58,11 @@ static int pool_zsign;
 /* 1: pool_fill makes x a ReLU output before the signs above: every element with its sign bit
  * set, and four of every five others, become +0 (most windows all zero) */
 static int pool_relu;
+/* 1: x and y rows (W stride 1, NCHW order) padded to 16 elements, so odd widths keep 16-byte
+ * aligned rows (pool_lean_nchw_*); 2: x's only (y packed) */
+static int pool_rowpad;
+/* 1: x and y start one element into their buffers: not 16-byte aligned */
+static int pool_misalign;
 
 /* buffers: fwd x, y; bwd x, y, dy, dx */
 static void pool_fill(int i, void *p, size_t bytes, void *ctx)
@@ -101,8 +110,9 @@ static cudnnStatus_t pool_call(cudnnHandle_t h, void *const *ptr, void *ctx)
     const void *pa, *pb;
     scale_ptrs(c->dt, c->alpha, c->beta, &ad, &bd, &af, &bf, &pa, &pb);
     cudnnStatus_t st;
+    const size_t off = c->misalign ? fd_test_dtype_size(c->dt) : 0;
     if (!c->bwd)
-        st = cudnnPoolingForward(h, pd, pa, xd, ptr[0], pb, yd, ptr[1]);
+        st = cudnnPoolingForward(h, pd, pa, xd, (char *)ptr[0] + off, pb, yd, (char *)ptr[1] + off);
     else
         st = cudnnPoolingBackward(h, pd, pa, yd, ptr[1], yd, ptr[2], xd, ptr[0], pb, xd, ptr[3]);
     cudnnDestroyTensorDescriptor(xd);
@@ -133,6 +143,16 @@ static void pool_case(cudnnDataType_t dt, cudnnPoolingMode_t mode, cudnnNanPropa
     }
     c.x = shape_of(l, nsp + 2, xd);
     c.y = shape_of(l, nsp + 2, yd);
+    if (pool_rowpad && nsp == 2) /* NCHW order, rows of a multiple of 16 elements */
+        for (int k = 0; k < (pool_rowpad == 1 ? 2 : 1); k++) {
+            tshape_t *t = k ? &c.y : &c.x;
+            t->stride[3] = 1;
+            t->stride[2] = (t->dim[3] + 15) / 16 * 16;
+            t->stride[1] = t->stride[2] * t->dim[2];
+            t->stride[0] = t->stride[1] * t->dim[1];
+            t->ext = (int64_t)t->stride[0] * t->dim[0];
+        }
+    c.misalign = pool_misalign;
     const size_t es = fd_test_dtype_size(dt);
     const int nan_out = fill == F_SPECIAL;
     const double tol = nan_out ? 0x1p-1074 : 0; /* compare NaN positions, values exactly */
@@ -140,10 +160,16 @@ static void pool_case(cudnnDataType_t dt, cudnnPoolingMode_t mode, cudnnNanPropa
     memset(&g, 0, sizeof g);
     char label[256];
     snprintf(label, sizeof label,
-             "pool %s %s %s nan%d nsp%d n%d c%d in%dx%dx%d win%d pad%d str%d%s %s a%g b%g fill%d",
+             "pool %s %s %s nan%d nsp%d n%d c%d in%dx%dx%d win%d pad%d str%d%s %s%s%s a%g b%g "
+             "fill%d%s%s",
              bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), pool_mode_names[mode], (int)nan, nsp, n,
              ch, in[0], nsp > 1 ? in[1] : 1, nsp > 2 ? in[2] : 1, win, pad, stride,
-             ceil ? " ceil" : "", layout_names[l], alpha, beta, (int)fill);
+             ceil ? " ceil" : "", layout_names[l], pool_rowpad ? " rowpad" : "",
+             pool_rowpad == 2 ? "x" : "", alpha, beta, (int)fill,
+             pool_misalign ? " misaligned" : "",
+             pool_zsign  ? (pool_relu ? " relu-0" : " -0")
+             : pool_relu ? " relu"
+                         : "");
     g.label = label;
     g.det = 1;
     g.fill = pool_fill;
@@ -153,8 +179,8 @@ static void pool_case(cudnnDataType_t dt, cudnnPoolingMode_t mode, cudnnNanPropa
     gm_role_t out_role = beta != 0 ? GM_INOUT : GM_OUT;
     if (!bwd) {
         g.nbuf = 2;
-        g.buf[0] = (gm_buf_t){"x", (size_t)c.x.ext * es, dt, GM_IN, 0, 0};
-        g.buf[1] = (gm_buf_t){"y", (size_t)c.y.ext * es, dt, out_role, tol, 0};
+        g.buf[0] = (gm_buf_t){"x", (size_t)(c.x.ext + c.misalign) * es, dt, GM_IN, 0, 0};
+        g.buf[1] = (gm_buf_t){"y", (size_t)(c.y.ext + c.misalign) * es, dt, out_role, tol, 0};
     } else {
         g.nbuf = 4;
         g.buf[0] = (gm_buf_t){"x", (size_t)c.x.ext * es, dt, GM_IN, 0, 0};
@@ -466,6 +492,100 @@ static void pool_tests(void)
     }
 }
 
+/* FREEDNN_GPU_POOL_LEAN: pool_lean_{nhwc,nchw}_* (pooling_lean.cuh: max forward of stride 2,
+ * windows 2 / 3, pad 0 / 1, alpha 1, beta 0; a thread per 16-byte channel vector of y
+ * channels-last, per run of 8 bytes of a y row W innermost): FLOAT / HALF / BFLOAT16, max and
+ * max_det, both NaN options; 56 x 56 (packed NCHW rows are whole vectors), odd planes 55 x 57,
+ * 7 x 7, 1 x 1 and 2 x 61 (NCHW through rows padded to 16 elements: partial last row vectors,
+ * y runs cut by the row end, y rows stored per element when only x is padded), 3x3 pad 1,
+ * 3x3 pad 0 ceil, 2x2 pad 0, 2x2 pad 1; integer fills (ties), NaN / -inf fills, reals, +0 / -0
+ * ties and ReLU outputs (zero maxima: the exact scan only with a -0 in the window); C of 1, 2
+ * and 3 vectors channels-last, odd C (1, 3) and odd planes W innermost; the benchmark's problems
+ * (n32 f16 C 256 and f32 C 128, 56 x 56, both layouts). Neighbours that must fall back (the
+ * same cases with a blend, stride 1, average, DOUBLE, pad 2, misaligned x and y, packed odd NCHW
+ * rows, C not a multiple of the vector) run beside them. Run in the parent and in the
+ * FREEDNN_GPU_POOL_LEAN=0 child (pool_s2_max_fwd_vec / _rows on the same cases), which runs
+ * nothing else. */
+static void pool_lean_tests(void)
+{
+    const cudnnDataType_t t3[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    const cudnnPoolingMode_t mm[2] = {CUDNN_POOLING_MAX, CUDNN_POOLING_MAX_DETERMINISTIC};
+    /* window, pad, stride, ceil */
+    static const int lg[4][4] = {{3, 1, 2, 0}, {3, 0, 2, 1}, {2, 0, 2, 0}, {2, 1, 2, 0}};
+    static const int lin[5][3] = {{56, 56, 1}, {55, 57, 1}, {7, 7, 1}, {1, 1, 1}, {2, 61, 1}};
+    uint64_t seed = 7001;
+    if (gm_smoke) {
+        for (int l = 0; l < 2; l++)
+            pool_case(t3[l + 1], mm[l], (cudnnNanPropagation_t)l, 2, 2, 16, lin[1], 3, 1, 2, 0,
+                      (layout_t)l, 0, 1, 0, F_SPECIAL, seed++);
+        return;
+    }
+    for (int ti = 0; ti < 3; ti++) {
+        const int vec = 16 / (int)fd_test_dtype_size(t3[ti]);
+        for (int l = 0; l < 2; l++)
+            for (int k = 0; k < 5; k++)
+                for (int gi = 0; gi < 4; gi++) {
+                    if (k == 3 && lg[gi][1] == 0)
+                        continue; /* a 1 x 1 plane holds a window only with padding */
+                    const int nan = (ti + k + gi) % 2, v = (ti + l + k + gi) % 3;
+                    const fill_t f = v == 0 ? F_INT : v == 1 ? F_SPECIAL : F_REAL;
+                    /* NCHW: 56 x 56 packed, the odd planes in rows of 16 (x only for 2 x 61) */
+                    pool_rowpad = l == 0 && k > 0 ? (k == 4 ? 2 : 1) : 0;
+                    pool_case(t3[ti], mm[(k + gi) % 2], (cudnnNanPropagation_t)nan, 2, 2,
+                              l ? vec * (1 + (k + gi) % 3) : 1 + 2 * (gi % 2), lin[k], lg[gi][0],
+                              lg[gi][1], lg[gi][2], lg[gi][3], (layout_t)l, 0, 1, 0, f, seed++);
+                    pool_rowpad = 0;
+                }
+        /* +0 / -0 ties, then ReLU outputs (+0 only, then with -0), both layouts */
+        for (int zs = 0; zs < 3; zs++) {
+            pool_zsign = zs != 1;
+            pool_relu = zs > 0;
+            for (int l = 0; l < 2; l++) {
+                pool_rowpad = l == 0;
+                pool_case(t3[ti], mm[zs % 2], (cudnnNanPropagation_t)(zs == 2), 2, 2,
+                          l ? 2 * vec : 3, lin[l], 3, 1, 2, 0, (layout_t)l, 0, 1, 0,
+                          zs ? F_REAL : F_INT, seed++);
+                pool_rowpad = 0;
+            }
+            pool_zsign = pool_relu = 0;
+        }
+        /* neighbours that fall back: blends (beta 0 over the poisoned y, then beta 0.25),
+         * stride 1, average, pad 2, misaligned, packed odd NCHW rows, C not a vector multiple */
+        for (int l = 0; l < 2; l++) {
+            const int ch = l ? vec : 3;
+            pool_case(t3[ti], mm[l], CUDNN_PROPAGATE_NAN, 2, 2, ch, lin[0], 3, 1, 2, 0, (layout_t)l,
+                      0, 0.5, 0, F_SPECIAL, seed++);
+            pool_case(t3[ti], mm[1 - l], CUDNN_NOT_PROPAGATE_NAN, 2, 2, ch, lin[1], 3, 1, 2, 0,
+                      (layout_t)l, 0, 1, 0.25, F_INT, seed++);
+            pool_case(t3[ti], mm[l], CUDNN_NOT_PROPAGATE_NAN, 2, 2, ch, lin[2], 3, 1, 1, 0,
+                      (layout_t)l, 0, 1, 0, F_INT, seed++);
+            pool_case(t3[ti], CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, CUDNN_NOT_PROPAGATE_NAN,
+                      2, 2, ch, lin[1], 3, 1, 2, 0, (layout_t)l, 0, 1, 0, F_REAL, seed++);
+            pool_case(t3[ti], mm[l], CUDNN_PROPAGATE_NAN, 2, 2, ch, lin[2], 3, 2, 2, 0, (layout_t)l,
+                      0, 1, 0, F_SPECIAL, seed++);
+            pool_misalign = 1;
+            pool_case(t3[ti], mm[l], (cudnnNanPropagation_t)l, 2, 2, l ? 2 * vec : 4, lin[0], 3, 1,
+                      2, 0, (layout_t)l, 0, 1, 0, F_SPECIAL, seed++);
+            pool_misalign = 0;
+        }
+        pool_case(t3[ti], mm[0], CUDNN_PROPAGATE_NAN, 2, 2, 3, lin[1], 3, 1, 2, 0, L_NCHW, 0, 1, 0,
+                  F_SPECIAL, seed++);
+        pool_case(t3[ti], mm[1], CUDNN_NOT_PROPAGATE_NAN, 2, 2, vec + vec / 2, lin[1], 3, 1, 2, 0,
+                  L_NHWC, 0, 1, 0, F_INT, seed++);
+    }
+    /* DOUBLE falls back */
+    for (int l = 0; l < 2; l++)
+        pool_case(CUDNN_DATA_DOUBLE, mm[l], (cudnnNanPropagation_t)l, 2, 2, 4, lin[0], 3, 1, 2, 0,
+                  (layout_t)l, 0, 1, 0, F_SPECIAL, seed++);
+    /* the benchmark's problems */
+    for (int l = 0; l < 2; l++) {
+        pool_case(CUDNN_DATA_HALF, mm[0], (cudnnNanPropagation_t)l, 2, 32, 256, lin[0], 3, 1, 2, 0,
+                  (layout_t)l, 0, 1, 0, l ? F_INT : F_REAL, seed++);
+        pool_case(CUDNN_DATA_FLOAT, mm[0], (cudnnNanPropagation_t)(1 - l), 2, 32, 128, lin[0], 3, 1,
+                  2, 0, (layout_t)l, 0, 1, 0, l ? F_REAL : F_SPECIAL, seed++);
+    }
+}
+
 /* FREEDNN_GPU_POOL_AVGV: pool_avgv_{fwd,bwd}[22]_* (channels-last averages of stride 2, windows
  * of 2 or 3, 16-byte channel vectors; a thread per y vector forward, per 2 x 2 dx block
  * backward): FLOAT / HALF / BFLOAT16, both average modes, 2x2 pad 0 (the lean kernels), 3x3
@@ -709,8 +829,11 @@ int main(int argc, char **argv)
     gm_init(argc, argv, "test_gpu_pool_act");
     const int avgv_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_POOL_AVGV") != NULL;
     const int act_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_ACT_LEAN") != NULL;
-    if (!avgv_child && !act_child)
+    const int lean_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_POOL_LEAN") != NULL;
+    if (!avgv_child && !act_child && !lean_child)
         pool_tests();
+    if (getenv("FD_GM_RERUN") == NULL || lean_child)
+        pool_lean_tests();
     if (getenv("FD_GM_RERUN") == NULL || avgv_child)
         pool_avgv_tests();
     if (getenv("FD_GM_RERUN") == NULL || act_child) /* the pooling switches leave activation */
@@ -720,6 +843,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_S2G_MINB", "3"); /* pool_s2g at 3 blocks an SM */
     gm_rerun_with(argv, "FREEDNN_GPU_BW5", "0"); /* without the fifth round's gathers */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_AVGV", "0"); /* pool_avgv_tests on the old sweeps */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_LEAN", "0"); /* pool_lean_tests on the old sweeps */
     gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "0");  /* act_tests on act_*_packed alone */
     gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "2");  /* and on act_*_lean<2> */
     return gm_finish();
