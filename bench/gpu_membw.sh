@@ -82,8 +82,11 @@
 # thread), e.g. ONLY='act_' ENVS='FREEDNN_GPU_ACT_LEAN=0;FREEDNN_GPU_ACT_LEAN=2'.
 # FREEDNN_GPU_BN_IV3=0 (bn fwd_infer, SPATIAL packed NCHW / NHWC f32 / f16 / bf16, ops BN, alpha
 # 1, beta 0: bn_iv2_* instead of the lean bn_iv3_*, one vector a thread, 27-32 registers; =1 the
-# lean kernel for NCHW only, the default, =2 NHWC only, =3 both), e.g. ONLY='bn_f(32|16)_(nchw|nhwc)'
-# ENVS='FREEDNN_GPU_BN_IV3=0'.
+# lean kernel for NCHW only, =2 NHWC only, =3 both, the default), e.g. ONLY='bn_f(32|16)_(nchw|nhwc)'
+# ENVS='FREEDNN_GPU_BN_IV3=0'. FREEDNN_GPU_BN_IV3_NHWC_R=R (bn_iv3_nhwc: R trips of 256 vectors a
+# block, 1..64, one parameter table a block; default bn_iv3_trips' choice, 6 at n32 56x56 on 132
+# SMs; 4: 2.97 waves, 12: one), e.g. ONLY='bn_f(16|32)_nhwc'
+# ENVS='FREEDNN_GPU_BN_IV3=1;FREEDNN_GPU_BN_IV3_NHWC_R=1;FREEDNN_GPU_BN_IV3_NHWC_R=12'.
 # FREEDNN_GPU_TO_LEAN=0 (tensor add_tensor, alpha 1 and beta 1 or 0, f32 / f16 / bf16: the packed
 # kernel tensor_add_packed instead of tensor_bias_lean<B, M>; tensor op add, alphas 1, beta 0:
 # tensor_op_dense's exact branch instead of tensor_op_lean, one vector a thread), e.g.

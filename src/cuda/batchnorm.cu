@@ -107,11 +107,13 @@
  * Registers and occupancy: batchnorm_kernels.cuh.
  * The common call of that data (ops BN, alpha 1, beta 0; NHWC C at most BN_IV3_NHWC_C: 512
  * HALF / BFLOAT16, 256 FLOAT) takes bn_iv3_* by default (FREEDNN_GPU_BN_IV3=0: the kernels
- * above; =1 NCHW only, =2 NHWC only), act_fwd_lean's shape: one 16-byte vector a thread, the grid covering the tensor, the
- * block's channels' parameters computed once into shared memory, 27-32 registers (full
- * occupancy against bn_iv2_*'s 48-99), the same bits. Untimed (2026-12-02): the H200 rows to
- * beat are f16 NCHW n32c256h56w56 3.23-3.31 TB/s, NHWC 2.87-2.89, f32 NCHW 3.69-3.71, NHWC
- * 3.60-3.64.
+ * above; =1 NCHW only, =2 NHWC only, 3 both: the default), act_fwd_lean's shape: one 16-byte
+ * vector a thread and trip, NCHW the grid covering the tensor, NHWC r3 trips a block
+ * (bn_iv3_trips; FREEDNN_GPU_BN_IV3_NHWC_R=R: R) so that its C-channel parameter table is built
+ * once per r3 * 256 vectors, the block's channels' parameters computed once into shared memory,
+ * 27-32 registers (full occupancy against bn_iv2_*'s 48-99), the same bits. H200 (2026-12-02):
+ * bn_iv3_nchw f16 n32c256h56w56 3308 -> 3660 GB/s, f32 even; the one-trip bn_iv3_nhwc lost
+ * f32 3623 -> 2439 (f16 even, 2905 / 2912); the r3-trip one is untimed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,11 +232,14 @@ typedef struct {
     double eps;
     int64_t sbs, mvs; /* parameter strides along C */
     uint32_t nv3, div3; /* bn_iv3_*: vectors; vectors a plane (NCHW) / a row (NHWC) */
+    uint32_t r3, step3; /* bn_iv3_nhwc: trips a block; FD_CUDA_BLOCK % div3 */
 } bn_iv_t;
 #define BN_IV2_K 4     /* bn_iv2_*: vectors per thread per trip */
 /* bn_iv3_nhwc: channels at most, FD_CUDA_BLOCK * vec / 4 (one parameter set per 4 elements of a
  * block at most; HALF / BFLOAT16 512, FLOAT 256: an 8-KiB table) */
 #define BN_IV3_NHWC_C(vec) (FD_CUDA_BLOCK * (vec) / 4)
+#define BN_IV3_R_MAX 16 /* bn_iv3_nhwc: trips a block at most (bn_iv3_trips' choice) */
+#define BN_IV3_WAVES 2  /* bn_iv3_nhwc: full-occupancy waves at least, when it takes r > 1 */
 #define BN_IV2_COLS 32 /* bn_iv2_nhwc*: vector columns per block, at most */
 #define BN_IV2_WAVES 2 /* bn_iv2_*: grid cap in full-occupancy waves */
 
@@ -472,6 +477,37 @@ static __device__ __forceinline__ void bn_lds4(const double *p, double *o)
     asm volatile("ld.shared.v2.f64 {%0, %1}, [%4];\n\tld.shared.v2.f64 {%2, %3}, [%4+16];"
                  : "=d"(o[0]), "=d"(o[1]), "=d"(o[2]), "=d"(o[3])
                  : "r"(a));
+}
+
+/* bn_iv3_nhwc's parameter table of N entries (mean, inv, sc, bi) in 16-byte units: float one
+ * unit an entry (entry e at t + 4 e), double two ((mean, inv) at t + 2 e, (sc, bi) at
+ * t + 2 (N + e)), so a warp's lanes on consecutive entries touch consecutive 16-byte units with
+ * each 128-bit store and load: no bank conflicts either way. bn_tab_get re-reads (bn_lds4). */
+template <unsigned N>
+static __device__ __forceinline__ void bn_tab_put(float *t, uint32_t e, float m, float i, float s,
+                                                  float b)
+{
+    *(float4 *)(t + 4 * e) = make_float4(m, i, s, b);
+}
+template <unsigned N>
+static __device__ __forceinline__ void bn_tab_put(double *t, uint32_t e, double m, double i,
+                                                  double s, double b)
+{
+    *(double2 *)(t + 2 * e) = make_double2(m, i);
+    *(double2 *)(t + 2 * (N + e)) = make_double2(s, b);
+}
+template <unsigned N>
+static __device__ __forceinline__ void bn_tab_get(const float *t, uint32_t e, float *o)
+{
+    bn_lds4(t + 4 * e, o);
+}
+template <unsigned N>
+static __device__ __forceinline__ void bn_tab_get(const double *t, uint32_t e, double *o)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(t + 2 * e);
+    asm volatile("ld.shared.v2.f64 {%0, %1}, [%4];\n\tld.shared.v2.f64 {%2, %3}, [%4+%5];"
+                 : "=d"(o[0]), "=d"(o[1]), "=d"(o[2]), "=d"(o[3])
+                 : "r"(a), "n"(16 * N));
 }
 
 /* ---- the kernels, once per data type -------------------------------------------------------- */
@@ -1248,16 +1284,49 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
     return 1;
 }
 
-/* FREEDNN_GPU_BN_IV3, the layouts bn_iv3_* take: 1 NCHW (the default), 2 NHWC, 3 both, 0 none
- * (bn_iv2_* / bn_iv_* for every call they take, as before), so one device trip can time each
- * layout against bn_iv2_*; read once. On the H200 (2026-12-02, gpu-membw-2026-12-02.md,
+/* FREEDNN_GPU_BN_IV3, the layouts bn_iv3_* take: 3 both (the default), 1 NCHW only, 2 NHWC
+ * only, 0 none (bn_iv2_* / bn_iv_* for every call they take, as before), so one device trip can
+ * time each layout against bn_iv2_*; read once. On the H200 (2026-12-02, gpu-membw-2026-12-02.md,
  * eighteenth session, call 1) bn_iv3_nchw ran f16 3308 -> 3660 GB/s and f32 even (3712 / 3700);
- * bn_iv3_nhwc f16 even (2905 / 2912) and f32 3623 -> 2439 (every block recomputes all C
- * channels' double 1 / sqrt), so NHWC stays on bn_iv2_* by default. */
+ * the first bn_iv3_nhwc (one trip a block, so every 8 rows recomputed all C channels' double
+ * 1 / sqrt) f16 even (2905 / 2912) and f32 3623 -> 2439: it now takes r3 trips a block
+ * (bn_iv3_trips). Untimed: NHWC's default. */
 static int bn_iv3_env(void)
 {
-    static const int mask = (int)fd_env_long("FREEDNN_GPU_BN_IV3", 0, 3, 1);
+    static const int mask = (int)fd_env_long("FREEDNN_GPU_BN_IV3", 0, 3, 3);
     return mask;
+}
+
+/* FREEDNN_GPU_BN_IV3_NHWC_R=R (1..64): bn_iv3_nhwc takes exactly R trips a block (a timing and
+ * test knob); unset (or out of range) bn_iv3_trips chooses; read once. */
+static int bn_iv3_r_env(void)
+{
+    static const int r = (int)fd_env_long("FREEDNN_GPU_BN_IV3_NHWC_R", 1, 64, 0);
+    return r;
+}
+
+/* bn_iv3_nhwc's trips a block for nv vectors: t = ceil(nv / FD_CUDA_BLOCK) block trips over
+ * wb = SMs * 8 block slots (full occupancy: bn_iv3_nhwc's launch bounds) take ceil(t / wb)
+ * trips a slot at one trip a block; r trips a block take ceil(ceil(t / r) / wb) * r. The
+ * largest r <= BN_IV3_R_MAX that keeps that count (no longer tail than the one-trip grid) and
+ * at least BN_IV3_WAVES waves of blocks (the scheduler still balances the SMs), else 1. The
+ * parameter table (C double 1 / sqrt, 4 C loads) is built once per block: r times fewer.
+ * H200 (132 SMs, wb 1056), n32 56x56 f16 C 256 / f32 C 128 (t = 12544, 12 trips a slot):
+ * r = 6, 2091 blocks (1.98 waves); 108 SMs: r = 5, 2509 blocks. */
+static uint32_t bn_iv3_trips(int64_t nv)
+{
+    if (bn_iv3_r_env() > 0)
+        return (uint32_t)bn_iv3_r_env();
+    const int64_t t = (nv + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK;
+    const int64_t wb = (int64_t)fd_cuda_sm_count() * (2048 / FD_CUDA_BLOCK);
+    const int64_t span1 = (t + wb - 1) / wb;
+    uint32_t r = 1;
+    for (int64_t k = 2; k <= BN_IV3_R_MAX; k++) {
+        const int64_t rounds = ((t + k - 1) / k + wb - 1) / wb;
+        if (rounds >= BN_IV3_WAVES && rounds * k <= span1)
+            r = (uint32_t)k;
+    }
+    return r;
 }
 
 /* For a call bn_iv_usable accepted (V filled): 1, V's bn_iv3 fields and the grid in *blocks
@@ -1275,7 +1344,10 @@ static int bn_iv3_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_
         return 0;
     V->nv3 = (uint32_t)nv;
     V->div3 = (uint32_t)((V->nhwc ? V->c : V->s) / vec);
-    *blocks = (unsigned)((nv + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+    V->r3 = V->nhwc ? bn_iv3_trips(nv) : 1;
+    V->step3 = FD_CUDA_BLOCK % V->div3;
+    const int64_t span = (int64_t)V->r3 * FD_CUDA_BLOCK;
+    *blocks = (unsigned)((nv + span - 1) / span);
     return 1;
 }
 

@@ -1291,28 +1291,42 @@ FD_BN_IV2_KERNEL(bn_iv2_nhwc_bn0, bn_iv2_nhwc_body, true, true, 3 - FD_BN_BF16_M
 #undef FD_BN_IV_KERNEL
 
 #ifdef FD_BN_IV3
-/* ---- the lean inference pass (FREEDNN_GPU_BN_IV3, default 1: NCHW; FLOAT, HALF, BFLOAT16) ---
+/* ---- the lean inference pass (FREEDNN_GPU_BN_IV3, default 3: both; FLOAT, HALF, BFLOAT16) ---
  * The common call only (batchnorm.cu, bn_iv3_usable: ops BN, alpha 1, beta 0, the data
  * bn_iv_usable takes; NHWC C at most BN_IV3_NHWC_C): act_fwd_lean's shape, one 16-byte vector a
- * thread, the grid covering the tensor (no grid-stride loop, no blend code), so few registers
- * and full occupancy. Each thread loads its vector first; the block's parameters are computed
- * once per block into shared memory meanwhile (bn_iv_chan: the same expressions), and each
- * thread reads its channel's four with one 128-bit shared load (bn_lds4). The value is
- * bn_iv_out's u written identically, stored with bn_st1s: sd_blend's bits at alpha 1, beta 0
- * (one rounding of u), so the bits of bn_iv_* / bn_iv2_* / bn_fwd_infer. y may be x (each
- * vector is read and written by its own thread).
- * NCHW (bn_iv3_nchw): a vector lies in one plane; the block's FD_CUDA_BLOCK vectors span
- * planes p0 .. p1 (at most FD_CUDA_BLOCK of them: 2 at 56x56 HALF / FLOAT), thread t < p1 - p0
- * + 1 computes plane p0 + t's channel's parameters into slot t.
- * NHWC (bn_iv3_nhwc): a vector holds FD_VEC consecutive channels of vector column v % cols; the
- * block computes all C channels' into sq[l * cols + col] (channel col * FD_VEC + l), so a
- * warp's lanes (consecutive columns) read consecutive 16-byte entries.
+ * thread and trip, no blend code, so few registers and full occupancy. Each thread loads its
+ * first vector first; the block's parameters are computed once per block into shared memory
+ * meanwhile (bn_iv_chan: the same expressions), and each thread reads its channel's four with
+ * 128-bit shared loads. The value is bn_iv_out's u written identically, stored with bn_st1s:
+ * sd_blend's bits at alpha 1, beta 0 (one rounding of u), so the bits of bn_iv_* / bn_iv2_* /
+ * bn_fwd_infer. y may be x (each vector is read and written by its own thread).
+ * NCHW (bn_iv3_nchw): the grid covers the tensor, a vector a thread; a vector lies in one
+ * plane; the block's FD_CUDA_BLOCK vectors span planes p0 .. p1 (at most FD_CUDA_BLOCK of them:
+ * 2 at 56x56 HALF / FLOAT), thread t < p1 - p0 + 1 computes plane p0 + t's channel's
+ * parameters into slot t (bn_lds4 reads them).
+ * NHWC (bn_iv3_nhwc): block b takes V.r3 trips of FD_CUDA_BLOCK consecutive vectors from
+ * b * r3 * FD_CUDA_BLOCK (batchnorm.cu, bn_iv3_trips: n32 56x56 on the H200 r3 = 6), thread t
+ * vectors + t, + t + FD_CUDA_BLOCK, ... (one in flight, the next loaded after the store: the
+ * lean kernels' one vector a thread); a vector holds FD_VEC consecutive channels of vector
+ * column v % cols (stepped by FD_CUDA_BLOCK % cols a trip, no divide). The block builds all C
+ * channels' table once: thread e < C builds entry e = l * cols + col (channel col * FD_VEC + l)
+ * with 128-bit stores, and a warp's lanes (consecutive columns) read consecutive entries:
+ * bn_tab_put / bn_tab_get's layout, no bank conflicts, 4 shared wavefronts a warp and
+ * 128-bit load, 32 a warp's 32 vectors (one shared cycle a vector: about 45% of the SM's
+ * shared pipe at 3.6 TB/s). The first bn_iv3_nhwc (f32 3623 -> 2439 GB/s against bn_iv2_nhwc
+ * on the H200) built the table every FD_CUDA_BLOCK vectors (8 rows at C 256 HALF / 128 FLOAT:
+ * a double 1 / sqrt per 1-2 vectors), with scalar stores 8-way conflicted, and FLOAT's 32-byte
+ * entries read at a 32-byte lane stride took 8 wavefronts a 128-bit load: two shared cycles a
+ * vector, about the whole pipe (my reading; untimed). Only the first vector and the thread's
+ * vector index stay live across the table's divisions (a trip counter, not the block's end:
+ * FLOAT had 40 registers, or spilled at 32).
  * Channels and planes in 32-bit arithmetic (bn_iv_usable: below 2^31 elements).
  * ptxas (CUDA 13) registers FLOAT / HALF / BFLOAT16, no spills, static shared memory:
  *   bn_iv3_nchw  sm_90 30 / 28 / 31, sm_80 30 / 27 / 27; 8 / 4 / 4 KiB;
- *   bn_iv3_nhwc  sm_90 32 / 32 / 32, sm_80 32 / 32 / 32; 8 / 8 / 8 KiB;
+ *   bn_iv3_nhwc  sm_90 32 / 32 / 32, sm_80 32 / 32 / 32; 8 / 8 / 8 KiB (launch bounds: 8
+ *                blocks an SM, which bn_iv3_trips counts on);
  * so 8 blocks of 256 an SM (full occupancy; 64 KiB of shared memory at most). One 128-bit
- * global load and store a thread (PTX ld / st.global.v4). */
+ * global load and store a thread and trip (PTX ld / st.global.v4). */
 
 /* Element l of a (x on entry) becomes y, with parameters w = (mean, inv, sc,
  * bi): bn_iv_out's u, written identically (the same contraction: sub, mul, fma). */
@@ -1362,32 +1376,44 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
     FD_K(bn_iv3_put)(yv, v, a);
 }
 
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
     FD_K(bn_iv3_nhwc)(const bn_iv_t V, const void *xv, void *yv, const void *scalev,
                       const void *biasv, const void *meanv, const void *varv)
 {
-    /* channel col * FD_VEC + l's mean, inv, sc, bi at sq[l * cols + col] */
-    __shared__ __align__(4 * sizeof(FD_A)) FD_A sq[BN_IV3_NHWC_C(FD_VEC)][4];
-    const uint32_t nv = V.nv3, cols = V.div3, v = blockIdx.x * FD_CUDA_BLOCK + threadIdx.x;
+    enum { N = BN_IV3_NHWC_C(FD_VEC) }; /* table entries */
+    /* channel col * FD_VEC + l's parameters at entry l * cols + col (bn_tab_put) */
+    __shared__ __align__(16) FD_A sq[4 * N];
+    const FD_K(bn_vec_t) *x = (const FD_K(bn_vec_t) *)xv;
+    const uint32_t nv = V.nv3, cols = V.div3, span = V.r3 * FD_CUDA_BLOCK;
+    uint32_t v = blockIdx.x * span + threadIdx.x;
     FD_K(bn_vec_t) a;
-    if (v < nv)
-        a = ((const FD_K(bn_vec_t) *)xv)[v];
-    for (uint32_t ch = threadIdx.x; ch < (uint32_t)V.c; ch += FD_CUDA_BLOCK) {
-        const FD_K(bn_chan_t) t = FD_K(bn_iv_chan)(V, ch, scalev, biasv, meanv, varv);
-        FD_A *e = sq[ch % FD_VEC * cols + ch / FD_VEC];
-        e[0] = t.mean, e[1] = t.inv, e[2] = t.sc, e[3] = t.bi;
+    if (v < nv) /* the first trip: v < the block's end when v < nv */
+        a = x[v];
+    for (uint32_t e = threadIdx.x; e < cols * FD_VEC; e += FD_CUDA_BLOCK) {
+        const uint32_t l = e / cols, col = e - l * cols;
+        const FD_K(bn_chan_t) t =
+            FD_K(bn_iv_chan)(V, (int64_t)(col * FD_VEC + l), scalev, biasv, meanv, varv);
+        bn_tab_put<N>(sq, e, t.mean, t.inv, t.sc, t.bi);
     }
     __syncthreads();
     if (v >= nv)
         return;
-    const uint32_t col = v % cols;
+    uint32_t col = v % cols;
+    for (uint32_t k = V.r3;;) { /* k: this block's trips left, counting this one */
 #pragma unroll
-    for (int l = 0; l < FD_VEC; l++) {
-        FD_A w[4];
-        bn_lds4(sq[l * cols + col], w);
-        FD_K(bn_iv3_apply)(a, w, l);
+        for (int l = 0; l < FD_VEC; l++) {
+            FD_A w[4];
+            bn_tab_get<N>(sq, l * cols + col, w);
+            FD_K(bn_iv3_apply)(a, w, l);
+        }
+        FD_K(bn_iv3_put)(yv, v, a);
+        v += FD_CUDA_BLOCK;
+        if (--k == 0 || v >= nv)
+            return;
+        a = x[v];
+        col += V.step3; /* (v + FD_CUDA_BLOCK) % cols: step3 = FD_CUDA_BLOCK % cols */
+        col = col >= cols ? col - cols : col;
     }
-    FD_K(bn_iv3_put)(yv, v, a);
 }
 #endif /* FD_BN_IV3 */
 

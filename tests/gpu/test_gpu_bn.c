@@ -20,8 +20,10 @@
  * (the first packed NHWC training / backward mapping), with FREEDNN_GPU_BN_PK2_ROWS=1 (the
  * second one's chunks of one trip), with FREEDNN_GPU_BN_PK2_LEAN=0 (its general apply pass for
  * every case); the lean inference pass (bn_iv3_*: iv3_tests) in the parent and, on the earlier
- * kernels, in a FREEDNN_GPU_BN_IV3=0 child that runs only those (the FREEDNN_GPU_BN_IV2* children
- * set it to 0 too, so their inference calls keep bn_iv_* / bn_iv2_*).
+ * kernels, in a FREEDNN_GPU_BN_IV3=0 child that runs only those, a =1 child (NHWC on
+ * bn_iv2_nhwc*) and a FREEDNN_GPU_BN_IV3_NHWC_R=3 child (bn_iv3_nhwc's trips), the same (the
+ * FREEDNN_GPU_BN_IV2* children set FREEDNN_GPU_BN_IV3 to 0, so their inference calls keep
+ * bn_iv_* / bn_iv2_*).
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -444,22 +446,30 @@ static bn_case_t base(dir_t dir, cudnnBatchNormMode_t mode, cudnnDataType_t dt, 
  * wrapping; FLOAT two), odd C with a block tail, 5-d; NHWC 56x56, C 256 (HALF 32 vector
  * columns, FLOAT 64: its cap), C 8 (HALF one column), C 16 with a block tail, C 24 (HALF 3
  * columns: warps wrap rows), C 512 (HALF / BFLOAT16 at the cap, FLOAT above: bn_iv2), C 520
- * (above every cap); uniform, offset and Inf / NaN x; epsilons; in place. Next to each a
+ * (above every cap), and for bn_iv3_nhwc's trips (FREEDNN_GPU_BN_IV3_NHWC_R=3: 768 vectors a
+ * block): C 8 with 6 pixels (a grid of one block, one partial trip), C 64 over 429 pixels (HALF
+ * 3432 vectors, FLOAT 6864: neither a multiple of 768), C 40 (HALF 5 columns, FLOAT 10: the
+ * column steps by 256 % cols a trip and wraps), C 504 (HALF / BFLOAT16 63 columns; FLOAT
+ * above its cap); uniform, offset and Inf / NaN x; epsilons; in place. Next to each a
  * neighbour the host must keep off bn_iv3 (alpha 0.5; beta 0.25; BN_ACTIVATION through the v8
  * entry; x and y misaligned), and shapes outside bn_iv_* (NCHW 9 members a plane, NHWC C 3).
- * Runs in the parent (bn_iv3_nchw, the default), the FREEDNN_GPU_BN_IV3=0 child (the same
- * cases on the earlier kernels) and the =3 child (bn_iv3_nhwc too). */
+ * Runs in the parent (bn_iv3_* for both layouts, the default; the grids small enough that
+ * bn_iv3_trips takes one trip a block), the FREEDNN_GPU_BN_IV3=0 child (the same cases on the
+ * earlier kernels), the =1 child (NHWC on bn_iv2_nhwc*) and the FREEDNN_GPU_BN_IV3_NHWC_R=3
+ * child (three trips a block). */
 static void iv3_tests(const cudnnDataType_t *dts)
 {
-    static const int sh[14][6] = {
-        /* layout, 5-d, dims */
-        {0, 0, 3, 64, 56, 56}, {0, 0, 5, 1, 8, 8},    {0, 0, 301, 3, 2, 4},  {0, 0, 3, 37, 12, 12},
-        {0, 1, 2, 4, 3, 5},    {1, 0, 3, 64, 56, 56}, {1, 0, 3, 256, 7, 11}, {1, 0, 5, 8, 9, 9},
-        {1, 0, 3, 16, 5, 7},   {1, 0, 2, 24, 9, 9},   {1, 0, 2, 512, 3, 5},  {1, 0, 2, 520, 3, 3},
-        {0, 0, 2, 8, 3, 3},    {1, 0, 2, 3, 4, 4}};
+    static const int sh[][6] = {/* layout, 5-d, dims */
+                                {0, 0, 3, 64, 56, 56}, {0, 0, 5, 1, 8, 8},    {0, 0, 301, 3, 2, 4},
+                                {0, 0, 3, 37, 12, 12}, {0, 1, 2, 4, 3, 5},    {1, 0, 3, 64, 56, 56},
+                                {1, 0, 3, 256, 7, 11}, {1, 0, 5, 8, 9, 9},    {1, 0, 3, 16, 5, 7},
+                                {1, 0, 2, 24, 9, 9},   {1, 0, 2, 512, 3, 5},  {1, 0, 2, 520, 3, 3},
+                                {0, 0, 2, 8, 3, 3},    {1, 0, 2, 3, 4, 4},    {1, 0, 1, 8, 2, 3},
+                                {1, 0, 3, 64, 13, 11}, {1, 0, 4, 40, 15, 15}, {1, 0, 2, 504, 5, 7}};
+    const int nsh = (int)(sizeof sh / sizeof sh[0]);
     static const double eps[3] = {1e-5, 1e-3, 0.5};
     static const int xf[3] = {0, 1, 3}; /* uniform, offset, +Inf / NaN */
-    for (int s = 0; s < 14; s++)
+    for (int s = 0; s < nsh; s++)
         for (int t = 0; t < 4; t++) {
             if (gm_smoke && (4 * s + t) % 5 != 0)
                 continue;
@@ -502,7 +512,9 @@ static void iv3_tests(const cudnnDataType_t *dts)
 int main(int argc, char **argv)
 {
     /* the children of the earlier inference mappings keep every inference call on them */
-    const int iv3_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_BN_IV3") != NULL;
+    const int iv3_child =
+        getenv("FD_GM_RERUN") != NULL &&
+        (getenv("FREEDNN_GPU_BN_IV3") != NULL || getenv("FREEDNN_GPU_BN_IV3_NHWC_R") != NULL);
     if (getenv("FD_GM_RERUN") != NULL &&
         (getenv("FREEDNN_GPU_BN_IV2") != NULL || getenv("FREEDNN_GPU_BN_IV2_BLOCKS") != NULL))
         setenv("FREEDNN_GPU_BN_IV3", "0", 1);
@@ -841,6 +853,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_ROWS", "1");   /* bn_pk2_*: a trip a chunk */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_LEAN", "0");   /* bn_pk2_*: the general apply */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "0");        /* iv3_tests on bn_iv2_* */
-    gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "3");        /* and with bn_iv3_nhwc too */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "1");        /* NHWC on bn_iv2_nhwc* */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3_NHWC_R", "3"); /* bn_iv3_nhwc: 3 trips a block */
     return gm_finish();
 }
