@@ -83,9 +83,10 @@ static cudnnStatus_t sm_call(cudnnHandle_t h, void *const *ptr, void *ctx)
     const void *pa, *pb;
     scale_ptrs(c->dt, c->alpha, c->beta, &a_d, &b_d, &a_f, &b_f, &pa, &pb);
     const size_t off = c->misalign ? fd_test_dtype_size(c->dt) : 0;
-    void *p[3];
-    for (int i = 0; i < 3; i++)
-        p[i] = (char *)ptr[i] + off; /* past nbuf: never used */
+    const int nbuf = (c->bwd ? 3 : 2) - (c->inplace ? 1 : 0);
+    void *p[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < nbuf; i++)
+        p[i] = (char *)ptr[i] + off;
     cudnnStatus_t st;
     if (!c->bwd)
         st = cudnnSoftmaxForward(h, c->algo, c->mode, pa, td, p[0], pb, td,
