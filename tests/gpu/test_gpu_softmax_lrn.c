@@ -16,7 +16,10 @@
  * HALF pairs, in place, NaN / -inf) and the rows it leaves to softmax_bwd_rows (C 257, 1000,
  * 15 pixels); its forward twin softmax_fwd_cols (sm_fcols_tests: C = 1 .. 256 over 1 to 12544
  * pixels, HALF / BFLOAT16 pairs, the padded layout, 5-d, the grid's 65535 outer indices, the
- * benchmark problems), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0.
+ * benchmark problems), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0; the lean rows
+ * softmax_lean (sm_lean2_tests: NHWC rows of 4, 8, 16, 32 vectors, tails, in place, NaN / -inf,
+ * and the neighbours that must fall back: LOG, blends, padded, misaligned, other row lengths),
+ * rerun on softmax_wreg with FREEDNN_GPU_SM_LEAN2=0 and with streaming stores (=2).
  * LRN: window n in {1, 2, 5, 16}, 4-d and 5-d, the three layouts, both blends, the four types;
  * the forward column kernel with every window it is stamped for, C below the window and past
  * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
