@@ -97,6 +97,11 @@
 # the sweeps pool_s2_max_fwd_vec (NHWC) and pool_s2_max_fwd_rows (NCHW) instead of
 # pooling_lean.cuh's pool_lean_nhwc_* / pool_lean_nchw_*, a 16-byte channel vector or an 8-byte
 # run of a y row a thread), e.g. ONLY='pool_' ENVS='FREEDNN_GPU_POOL_LEAN=0'.
+# FREEDNN_GPU_SM_LEAN2=0|2 (softmax NHWC CHANNEL / packed INSTANCE rows of exactly 4, 8, 16 or 32
+# 16-byte vectors, not LOG, alpha 1, beta 0, f32 / f16 / bf16: softmax_wreg's shapes instead of
+# softmax_lean, one vector a lane, 18-30 registers; =2 softmax_lean with streaming stores,
+# st.global.cs), e.g. ONLY='softmax_f(16|32)_nhwc'
+# ENVS='FREEDNN_GPU_SM_LEAN2=0;FREEDNN_GPU_SM_LEAN2=2'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

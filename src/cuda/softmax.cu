@@ -22,7 +22,11 @@
  * the shuffles dominating), each row read once and written once with 128-bit accesses (the
  * block kernels read x three times), exp evaluated once per element. Their reduction order
  * differs from the block kernels' (per-lane partial, then a butterfly), so their last bits may
- * too: still deterministic and held to the ref within gm_tol.
+ * too: still deterministic and held to the ref within gm_tol. Of those, the calls of its LEAN
+ * instantiations (not LOG, alpha 1, beta 0) whose rows are exactly 4, 8, 16 or 32 vectors (NHWC
+ * C = 128 / 64 floats, 256 / 64 halves) take softmax_lean (FREEDNN_GPU_SM_LEAN2, default on):
+ * one vector a lane, the grid covering the rows, 18-30 registers (full occupancy), the values of
+ * softmax_wreg<L, 1> (its own grouping of the row's sum against the 16 x 2 / 8 x 4 shapes).
  * Backward rows walked by one thread (strided: NCHW CHANNEL) of up to 256 elements whose
  * pixels are stride 1, FLOAT / HALF / BFLOAT16, take softmax_bwd_cols: a block of channel
  * groups over 32 (HALF pairs: 64) pixels holds y and dy in registers, so each is read once
@@ -323,14 +327,19 @@ static int sm_lean(void)
     return on;
 }
 
-/* 1 when softmax_wreg's LEAN instantiation computes the call's values: not LOG, alpha 1 and
- * beta 0, and a forward's exp and division already the SFU's and the product (16-bit types;
- * FLOAT under sm_fast_exp and g.mul_inv). */
-static int sm_lean_ok(const sm_geom_t &g, cudnnDataType_t dt, int bwd, double alpha, double beta)
+/* 1 when softmax_wreg's LEAN instantiation (and softmax_lean) computes the call's values: not
+ * LOG, alpha 1 and beta 0, and a forward's exp and division already the SFU's and the product
+ * (16-bit types; FLOAT under sm_fast_exp and g.mul_inv). */
+static int sm_lean_values(const sm_geom_t &g, cudnnDataType_t dt, int bwd, double alpha,
+                          double beta)
 {
-    if (!sm_lean() || g.is_log || alpha != 1.0 || beta != 0.0)
+    if (g.is_log || alpha != 1.0 || beta != 0.0)
         return 0;
     return bwd || dt != CUDNN_DATA_FLOAT || (sm_fast_exp() && g.mul_inv);
+}
+static int sm_lean_ok(const sm_geom_t &g, cudnnDataType_t dt, int bwd, double alpha, double beta)
+{
+    return sm_lean() && sm_lean_values(g, dt, bwd, alpha, beta);
 }
 
 /* softmax_wreg<L, N, B, E> on dt's storage type */
@@ -379,6 +388,84 @@ static cudnnStatus_t sm_wreg_launch(cudnnDataType_t dt, int lpr, int nv, int bwd
     return CUDNN_STATUS_SUCCESS;
 }
 #undef SM_WREG_TYPED
+
+/* ---- lean rows: one vector a lane (softmax_kernels.cuh, softmax_lean) ----------------------- */
+
+/* FREEDNN_GPU_SM_LEAN2: 1 (default) softmax_lean for the rows sm_lean2_lanes takes, 2 the same
+ * with streaming stores (st.global.cs), 0 today's choice (softmax_wreg); read once. A forced
+ * FREEDNN_GPU_SM_WREG shape wins over it (the shapes' A/B). */
+static int sm_lean2(void)
+{
+    static const int v = (int)fd_env_long("FREEDNN_GPU_SM_LEAN2", 0, 2, 1);
+    return v;
+}
+
+/* Lanes a row of softmax_lean for the call (0: the kernel does not serve it): sm_lean_values'
+ * calls on FLOAT, HALF, BFLOAT16 whose row is one stride-1 run of exactly 4, 8, 16 or 32
+ * 16-byte vectors and whose rows are one collapsed dim (a stride of whole vectors apart in every
+ * tensor), the pointers 16-byte aligned (the cases softmax_wreg takes in 4 x 1, 4 x 2, 4 x 4,
+ * 16 x 2 or 8 x 4); a grid of fewer than 2^31 blocks. nt: the tensors (forward x, y; backward
+ * y, dy, dx). */
+static int sm_lean2_lanes(const sm_geom_t &g, cudnnDataType_t dt, int bwd, double alpha,
+                          double beta, const void *const *ptr, int nt)
+{
+    if (!sm_lean2() || sm_wreg_forced() || !sm_lean_values(g, dt, bwd, alpha, beta))
+        return 0;
+    if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16)
+        return 0;
+    const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(dt);
+    if (g.nr != 1 || g.no != 1 || g.row_len % vec != 0)
+        return 0;
+    const int64_t rv = g.row_len / vec;
+    if (rv != 4 && rv != 8 && rv != 16 && rv != 32)
+        return 0;
+    for (int t = 0; t < nt; t++)
+        if (!fd_cuda_aligned16(ptr[t]) || g.rst[t][0] != 1 ||
+            (g.odim[0] > 1 && g.ost[t][0] % vec != 0))
+            return 0;
+    if ((g.rows * rv + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK >= INT32_MAX)
+        return 0;
+    return (int)rv;
+}
+
+/* Launches softmax_lean<lanes, bwd>: forward a = x, o = y; backward a = y, b = dy, o = dx. */
+static cudnnStatus_t sm_lean2_launch(cudnnDataType_t dt, int lanes, int bwd, const sm_geom_t &g,
+                                     const void *a, const void *b, void *o, cudaStream_t stream)
+{
+    const unsigned blocks = (unsigned)((g.rows * lanes + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK);
+    const int64_t sa = g.ost[0][0], sb = g.ost[1][0], so = g.ost[bwd ? 2 : 1][0];
+    const int cs = sm_lean2() == 2;
+    switch (lanes * 2 + bwd) {
+#define SM_LEAN2_CASE(L, B)                                                                    \
+    case L * 2 + B:                                                                            \
+        if (dt == CUDNN_DATA_FLOAT)                                                            \
+            softmax_lean_f32<L, B>                                                             \
+                <<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g.rows, sa, sb, so, a, b, o, cs);       \
+        else if (dt == CUDNN_DATA_HALF)                                                        \
+            softmax_lean_f16<L, B>                                                             \
+                <<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g.rows, sa, sb, so, a, b, o, cs);       \
+        else                                                                                   \
+            softmax_lean_bf16<L, B>                                                            \
+                <<<blocks, FD_CUDA_BLOCK, 0, stream>>>(g.rows, sa, sb, so, a, b, o, cs);       \
+        break;
+        SM_LEAN2_CASE(4, 0)
+        SM_LEAN2_CASE(4, 1)
+        SM_LEAN2_CASE(8, 0)
+        SM_LEAN2_CASE(8, 1)
+        SM_LEAN2_CASE(16, 0)
+        SM_LEAN2_CASE(16, 1)
+        SM_LEAN2_CASE(32, 0)
+        SM_LEAN2_CASE(32, 1)
+#undef SM_LEAN2_CASE
+    default:
+        return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
+                        "softmax: no lean shape of %d lanes", lanes);
+    }
+    FD_CUDA_LAUNCHED("softmax_lean<%d> (%s%s) on %s data (%u blocks)", lanes,
+                     bwd ? "backward" : "forward", cs ? ", streaming stores" : "",
+                     fd_dtype_name(dt), blocks);
+    return CUDNN_STATUS_SUCCESS;
+}
 
 /* ---- backward, strided rows (softmax_kernels.cuh, softmax_bwd_cols) -------------------------- */
 
@@ -597,6 +684,9 @@ extern "C" cudnnStatus_t fd_softmax_fwd_cuda_run(const void *problem, const void
     const cudaStream_t stream = a->handle->stream;
     const void *ptrs[SM_TENSORS] = {a->x, a->y, a->y};
     g.mul_inv = fd_cuda_bw3_on() && p->x.dtype == CUDNN_DATA_FLOAT;
+    const int lanes = sm_lean2_lanes(g, p->x.dtype, 0, a->alpha, a->beta, ptrs, 2);
+    if (lanes)
+        return sm_lean2_launch(p->x.dtype, lanes, 0, g, a->x, NULL, a->y, stream);
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->x.dtype, ptrs, 2, &nv);
     if (lpr)
@@ -645,6 +735,9 @@ extern "C" cudnnStatus_t fd_softmax_bwd_cuda_run(const void *problem, const void
     const sm_geom_t g = geom_of(p->algo, p->mode, t, SM_TENSORS, 2);
     const cudaStream_t stream = a->handle->stream;
     const void *ptrs[3] = {a->y, a->dy, a->dx};
+    const int lanes = sm_lean2_lanes(g, p->y.dtype, 1, a->alpha, a->beta, ptrs, 3);
+    if (lanes)
+        return sm_lean2_launch(p->y.dtype, lanes, 1, g, a->y, a->dy, a->dx, stream);
     int nv = 0;
     const int lpr = sm_wreg_shape(&g, p->y.dtype, ptrs, 3, &nv);
     if (lpr)

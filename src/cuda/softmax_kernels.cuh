@@ -344,21 +344,33 @@ static __device__ __forceinline__ FD_ACC FD_K(sm_exp_fwd)(FD_ACC v)
     return SM_FAST16 ? (FD_ACC)__expf((float)v) : fd_cuda_exp(v);
 }
 
+/* The xor butterflies over the LPR lanes of a row (log2(LPR) shuffle rounds), then (sm_grp_*)
+ * the row's first lane's value broadcast. */
 template <int LPR>
-static __device__ __forceinline__ FD_ACC FD_K(sm_grp_max)(FD_ACC v)
+static __device__ __forceinline__ FD_ACC FD_K(sm_bfly_max)(FD_ACC v)
 {
 #pragma unroll
     for (int o = LPR / 2; o > 0; o >>= 1)
         v = FD_K(sm_max)(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return __shfl_sync(0xffffffffu, v, 0, LPR);
+    return v;
 }
 template <int LPR>
-static __device__ __forceinline__ FD_ACC FD_K(sm_grp_sum)(FD_ACC v)
+static __device__ __forceinline__ FD_ACC FD_K(sm_bfly_sum)(FD_ACC v)
 {
 #pragma unroll
     for (int o = LPR / 2; o > 0; o >>= 1)
         v += __shfl_xor_sync(0xffffffffu, v, o);
-    return __shfl_sync(0xffffffffu, v, 0, LPR);
+    return v;
+}
+template <int LPR>
+static __device__ __forceinline__ FD_ACC FD_K(sm_grp_max)(FD_ACC v)
+{
+    return __shfl_sync(0xffffffffu, FD_K(sm_bfly_max)<LPR>(v), 0, LPR);
+}
+template <int LPR>
+static __device__ __forceinline__ FD_ACC FD_K(sm_grp_sum)(FD_ACC v)
+{
+    return __shfl_sync(0xffffffffu, FD_K(sm_bfly_sum)<LPR>(v), 0, LPR);
 }
 
 /* LEAN (softmax.cu's sm_lean_ok): not LOG, alpha 1 and beta 0, and in the forward the product
@@ -469,6 +481,91 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LEAN ? SM_LEAN_MINB(NV, 
                 }
                 *(FD_K(sm_vec_t) *)op = w;
             }
+    }
+}
+
+/* ---- lean rows: one 16-byte vector a lane (softmax.cu sm_lean2_lanes, FREEDNN_GPU_SM_LEAN2) --
+ * The calls of softmax_wreg's LEAN instantiations (not LOG, alpha 1, beta 0, the same values:
+ * softmax.cu sm_lean_values) whose rows are exactly L 16-byte vectors, L = 4, 8, 16, 32 (NHWC
+ * CHANNEL C = 128 / 64 floats: 32 / 16 lanes a row; C = 256 / 64 halves: 32 / 8 lanes), in
+ * act_fwd_lean's shape: thread t of the grid holds vector t % L of row t / L (each tensor's
+ * rows one stride apart: sa, sb, so), the grid covers every row (no grid-stride loop, no
+ * sm_outer divisions), no blend, LOG or lane-count code, so few registers and 8 blocks of 256
+ * threads an SM. The arithmetic is softmax_wreg<L, 1, BWD, true>'s op for op (the lane's
+ * elements in order, then the xor butterfly over the row's L lanes), without its broadcast of
+ * the row's first lane: after a butterfly every lane of the row holds the same sum (each round
+ * computes a + b on one lane and b + a on its partner) and the same max up to the sign of a
+ * zero or a NaN's payload, neither of which reaches an output (x - (+0) and x - (-0) differ at
+ * most in a zero's sign and exp(+-0) = 1; a NaN max makes the row's outputs NaN): log2(L)
+ * shuffle rounds a reduction. The load is issued first (backward: y and dy), every access one
+ * 128-bit ld / st.global (st.global.cs under cs: FREEDNN_GPU_SM_LEAN2=2). The last block's
+ * rows past the end load nothing, reduce zeros in their own lane groups (every lane reaches the
+ * full-warp shuffles) and store nothing. In place (o == a or b): a lane stores only the vector
+ * it loaded, after its load.
+ * ptxas -v -warn-spills (CUDA 13), registers sm_90 (sm_80), L = 4, 8, 16, 32: FLOAT forward
+ * 20, 18, 18, 18 (20, 19, 19, 18), backward 19, 19, 21, 21 (23 each); HALF / BFLOAT16 forward 22
+ * (22), backward 28, 28, 28, 30 (HALF 26, 28, 28, 30; BFLOAT16 28, 28, 30, 30); no spills, no
+ * stack; all <= 32, so 8 blocks of 256 an SM (full occupancy). PTX: one ld / st.global.v4 an
+ * input / the output, log2(L) shfl.bfly a reduction, no divisions (softmax_wreg<32, 1, 0, true>:
+ * 7 div.s64 of sm_outer, 12 shuffles, 38 registers). */
+template <int L, int BWD>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
+    FD_K(softmax_lean)(int64_t rows, int64_t sa, int64_t sb, int64_t so, const void *av,
+                       const void *bv, void *ov, int cs)
+{
+    typedef FD_K(sm_vec_t) V;
+    const int64_t row = ((int64_t)blockIdx.x * FD_CUDA_BLOCK + threadIdx.x) / L;
+    const int64_t k = (int64_t)(threadIdx.x % L) * SM_VEC;
+    const bool valid = row < rows;
+    V va, vb;
+    if (valid) {
+        uint4 u = *(const uint4 *)((const FD_T *)av + row * sa + k);
+        memcpy(&va, &u, sizeof va);
+        if (BWD) {
+            u = *(const uint4 *)((const FD_T *)bv + row * sb + k);
+            memcpy(&vb, &u, sizeof vb);
+        }
+    } else {
+        memset(&va, 0, sizeof va); /* never stored */
+        memset(&vb, 0, sizeof vb);
+    }
+    V w;
+    if (!BWD) {
+        FD_ACC e[SM_VEC], m = -(FD_ACC)CUDART_INF, s = 0;
+#pragma unroll
+        for (int l = 0; l < SM_VEC; l++) {
+            e[l] = fd_cuda_ld(va.e, l);
+            m = FD_K(sm_max)(m, e[l]);
+        }
+        m = FD_K(sm_bfly_max)<L>(m);
+#pragma unroll
+        for (int l = 0; l < SM_VEC; l++) {
+            e[l] = (FD_ACC)__expf((float)(e[l] - m));
+            s += e[l];
+        }
+        s = FD_K(sm_bfly_sum)<L>(s);
+        const FD_ACC inv_s = (FD_ACC)1 / s;
+#pragma unroll
+        for (int l = 0; l < SM_VEC; l++)
+            sm_st_acc(w.e, l, e[l] * inv_s);
+    } else {
+        FD_ACC s = 0;
+#pragma unroll
+        for (int l = 0; l < SM_VEC; l++)
+            s += FD_K(sm_bwd_term)(0, fd_cuda_ld(va.e, l), fd_cuda_ld(vb.e, l));
+        s = FD_K(sm_bfly_sum)<L>(s);
+#pragma unroll
+        for (int l = 0; l < SM_VEC; l++)
+            sm_st_acc(w.e, l, FD_K(sm_bwd_acc)(0, fd_cuda_ld(va.e, l), fd_cuda_ld(vb.e, l), s));
+    }
+    if (valid) {
+        uint4 u;
+        memcpy(&u, &w, sizeof u);
+        uint4 *op = (uint4 *)((FD_T *)ov + row * so + k);
+        if (cs)
+            __stcs(op, u);
+        else
+            *op = u;
     }
 }
 

@@ -16,7 +16,10 @@
  * HALF pairs, in place, NaN / -inf) and the rows it leaves to softmax_bwd_rows (C 257, 1000,
  * 15 pixels); its forward twin softmax_fwd_cols (sm_fcols_tests: C = 1 .. 256 over 1 to 12544
  * pixels, HALF / BFLOAT16 pairs, the padded layout, 5-d, the grid's 65535 outer indices, the
- * benchmark problems), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0.
+ * benchmark problems), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0; the lean rows
+ * softmax_lean (sm_lean2_tests: NHWC rows of 4, 8, 16, 32 vectors, tails, in place, NaN / -inf,
+ * and the neighbours that must fall back: LOG, blends, padded, misaligned, other row lengths),
+ * rerun on softmax_wreg with FREEDNN_GPU_SM_LEAN2=0 and with streaming stores (=2).
  * LRN: window n in {1, 2, 5, 16}, 4-d and 5-d, the three layouts, both blends, the four types;
  * the forward column kernel with every window it is stamped for, C below the window and past
  * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
@@ -53,6 +56,7 @@ typedef struct {
     cudnnSoftmaxMode_t mode;
     tshape_t t;
     int bwd, inplace; /* bwd in place: 1 dx == dy, 2 dx == y */
+    int misalign;     /* every tensor one element into its buffer: not 16-byte aligned */
     double alpha, beta;
     fill_t fill;
     uint64_t seed;
@@ -81,44 +85,52 @@ static cudnnStatus_t sm_call(cudnnHandle_t h, void *const *ptr, void *ctx)
     float a_f, b_f;
     const void *pa, *pb;
     scale_ptrs(c->dt, c->alpha, c->beta, &a_d, &b_d, &a_f, &b_f, &pa, &pb);
+    const size_t off = c->misalign ? fd_test_dtype_size(c->dt) : 0;
+    const int nbuf = (c->bwd ? 3 : 2) - (c->inplace ? 1 : 0);
+    void *p[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < nbuf; i++)
+        p[i] = (char *)ptr[i] + off;
     cudnnStatus_t st;
     if (!c->bwd)
-        st = cudnnSoftmaxForward(h, c->algo, c->mode, pa, td, ptr[0], pb, td,
-                                 c->inplace ? ptr[0] : ptr[1]);
+        st = cudnnSoftmaxForward(h, c->algo, c->mode, pa, td, p[0], pb, td,
+                                 c->inplace ? p[0] : p[1]);
     else
-        st = cudnnSoftmaxBackward(h, c->algo, c->mode, pa, td, ptr[0], td, ptr[1], pb, td,
-                                  c->inplace == 1 ? ptr[1] : c->inplace == 2 ? ptr[0] : ptr[2]);
+        st = cudnnSoftmaxBackward(h, c->algo, c->mode, pa, td, p[0], td, p[1], pb, td,
+                                  c->inplace == 1   ? p[1]
+                                  : c->inplace == 2 ? p[0]
+                                                    : p[2]);
     cudnnDestroyTensorDescriptor(td);
     return st;
 }
 
 static const char *const sm_algo_names[3] = {"fast", "accurate", "log"};
 
-static void sm_case(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
-                    int nd, const int *dims, layout_t l, int bwd, int inplace, double alpha,
-                    double beta, fill_t fill, uint64_t seed)
+static void sm_case_m(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                      int nd, const int *dims, layout_t l, int bwd, int inplace, double alpha,
+                      double beta, fill_t fill, uint64_t seed, int misalign)
 {
     sm_case_t c;
     memset(&c, 0, sizeof c);
     c.dt = dt, c.algo = algo, c.mode = mode, c.t = shape_of(l, nd, dims);
     c.bwd = bwd, c.inplace = inplace, c.alpha = alpha, c.beta = beta, c.fill = fill;
-    c.seed = seed;
+    c.seed = seed, c.misalign = misalign;
     int64_t row = 1;
     for (int d = 1; d < nd; d++)
         if (mode == CUDNN_SOFTMAX_MODE_INSTANCE || d == 1)
             row *= dims[d];
-    const size_t bytes = (size_t)c.t.ext * fd_test_dtype_size(dt);
+    const size_t bytes = (size_t)(c.t.ext + (misalign ? 1 : 0)) * fd_test_dtype_size(dt);
     gm_buf_t out = {bwd ? "dx" : "y", bytes, dt, beta != 0 ? GM_INOUT : GM_OUT, 0, 0};
     gm_tol(&out, dt, row + 16);
     const gm_buf_t in = {"", bytes, dt, GM_IN, 0, 0};
     gm_case_t g;
     memset(&g, 0, sizeof g);
     char label[256];
-    snprintf(label, sizeof label, "softmax %s %s %s %s %dd %dx%dx%dx%d%s %s inplace%d a%g b%g fill%d",
+    snprintf(label, sizeof label,
+             "softmax %s %s %s %s %dd %dx%dx%dx%d%s %s inplace%d a%g b%g fill%d%s",
              bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), sm_algo_names[algo],
              mode == CUDNN_SOFTMAX_MODE_INSTANCE ? "instance" : "channel", nd, dims[0], dims[1],
              dims[2], dims[3], nd > 4 ? "x.." : "", layout_names[l], inplace, alpha, beta,
-             (int)fill);
+             (int)fill, misalign ? " misaligned" : "");
     g.label = label;
     g.det = 1;
     g.fill = sm_fill;
@@ -146,6 +158,80 @@ static void sm_case(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftm
         }
     }
     gm_run(&g);
+}
+
+static void sm_case(cudnnDataType_t dt, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                    int nd, const int *dims, layout_t l, int bwd, int inplace, double alpha,
+                    double beta, fill_t fill, uint64_t seed)
+{
+    sm_case_m(dt, algo, mode, nd, dims, l, bwd, inplace, alpha, beta, fill, seed, 0);
+}
+
+/* the lean rows (softmax_lean, FREEDNN_GPU_SM_LEAN2; its =0 child runs these cases on
+ * softmax_wreg, its =2 child with streaming stores): NHWC CHANNEL rows of exactly 4, 8, 16 and
+ * 32 16-byte vectors (FLOAT C = 16, 32, 64, 128; HALF / BFLOAT16 C = 32, 64, 128, 256) over 15
+ * rows (odd, fewer than a block's 8 to 64), 105 and 2046 (partial last blocks), FAST and
+ * ACCURATE, forward and backward, real and NaN / -inf fills, in place (y == x; dx == dy,
+ * dx == y); INSTANCE rows of 128 floats / 256 halves (NCHW). Neighbours that must take other
+ * kernels: LOG, alpha 0.5, beta 0.25 (over y), the padded layout (rows not one stride),
+ * pointers one element off 16 bytes, rows of 2, 6, 12 and 24 vectors, DOUBLE. */
+static void sm_lean2_tests(void)
+{
+    static const cudnnDataType_t ft[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    static const int rs[3][3] = {{1, 3, 5}, {3, 7, 5}, {2, 33, 31}};
+    const cudnnSoftmaxMode_t ch = CUDNN_SOFTMAX_MODE_CHANNEL;
+    uint64_t seed = 3100;
+    if (gm_smoke) {
+        static const int s1[4] = {3, 128, 7, 5}, s2[4] = {1, 64, 3, 5};
+        sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, ch, 4, s1, L_NHWC, 0, 0, 1, 0, F_REAL,
+                seed++);
+        sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_FAST, ch, 4, s2, L_NHWC, 1, 1, 1, 0, F_REAL, seed++);
+        return;
+    }
+    for (int t = 0; t < 3; t++)
+        for (int i = 0; i < 4; i++) {
+            const int c = (t == 0 ? 16 : 32) << i;
+            for (int j = 0; j < 3; j++)
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    const int dims[4] = {rs[j][0], c, rs[j][1], rs[j][2]};
+                    const cudnnSoftmaxAlgorithm_t a =
+                        (i + j + bwd) % 2 ? CUDNN_SOFTMAX_ACCURATE : CUDNN_SOFTMAX_FAST;
+                    sm_case(ft[t], a, ch, 4, dims, L_NHWC, bwd, 0, 1, 0,
+                            (i + j + bwd + t) % 3 == 0 ? F_SPECIAL : F_REAL, seed++);
+                }
+            const int dims[4] = {3, c, 7, 5};
+            for (int ip = 0; ip < 3; ip++) /* in place: y == x; dx == dy; dx == y */
+                sm_case(ft[t], CUDNN_SOFTMAX_ACCURATE, ch, 4, dims, L_NHWC, ip > 0, ip > 0 ? ip : 1,
+                        1, 0, ip == 1 ? F_SPECIAL : F_REAL, seed++);
+            for (int bwd = 0; bwd < 2; bwd++) {
+                sm_case(ft[t], CUDNN_SOFTMAX_LOG, ch, 4, dims, L_NHWC, bwd, 0, 1, 0, F_REAL,
+                        seed++);
+                sm_case(ft[t], CUDNN_SOFTMAX_ACCURATE, ch, 4, dims, L_NHWC, bwd, 0, 0.5, 0, F_REAL,
+                        seed++);
+                sm_case(ft[t], CUDNN_SOFTMAX_FAST, ch, 4, dims, L_NHWC, bwd, 0, 1, 0.25, F_REAL,
+                        seed++);
+                sm_case(ft[t], CUDNN_SOFTMAX_ACCURATE, ch, 4, dims, L_ODD, bwd, 0, 1, 0, F_REAL,
+                        seed++);
+                sm_case_m(ft[t], CUDNN_SOFTMAX_ACCURATE, ch, 4, dims, L_NHWC, bwd, 0, 1, 0, F_REAL,
+                          seed++, 1);
+            }
+        }
+    static const int inst[2][4] = {{3, 2, 8, 8}, {3, 4, 8, 8}}; /* 128 / 256 elements a row */
+    static const int nv[4] = {2, 6, 12, 24}; /* vectors a row: not 4, 8, 16 or 32 */
+    for (int t = 0; t < 3; t++)
+        for (int bwd = 0; bwd < 2; bwd++) {
+            sm_case(ft[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, 4, inst[t > 0],
+                    L_NCHW, bwd, 0, 1, 0, F_REAL, seed++);
+            for (int i = 0; i < 4; i++) {
+                const int dims[4] = {2, nv[i] * (t == 0 ? 4 : 8), 5, 7};
+                sm_case(ft[t], CUDNN_SOFTMAX_ACCURATE, ch, 4, dims, L_NHWC, bwd, 0, 1, 0, F_REAL,
+                        seed++);
+            }
+        }
+    static const int d64[4] = {3, 64, 7, 5};
+    for (int bwd = 0; bwd < 2; bwd++)
+        sm_case(CUDNN_DATA_DOUBLE, CUDNN_SOFTMAX_ACCURATE, ch, 4, d64, L_NHWC, bwd, 0, 1, 0, F_REAL,
+                seed++);
 }
 
 /* the strided-row forward (softmax_fwd_cols; the FREEDNN_GPU_SM_FCOLS=0 child runs the same
@@ -236,6 +322,7 @@ static void sm_tests(void)
         sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s64, L_NCHW,
                 1, 0, 0.5, 0.25, F_REAL, seed++);
         sm_fcols_tests();
+        sm_lean2_tests();
         return;
     }
     for (int bwd = 0; bwd < 2; bwd++)
@@ -393,6 +480,7 @@ static void sm_tests(void)
                 bwd, 0, 1, 0, F_REAL, seed++);
     }
     sm_fcols_tests();
+    sm_lean2_tests();
 }
 
 /* ================================ LRN ====================================================== */
@@ -885,10 +973,14 @@ int main(int argc, char **argv)
     gm_init(argc, argv, "test_gpu_softmax_lrn");
     /* the reruns below: LRN is what their switches touch, and FREEDNN_GPU_BW3 softmax_wreg's
      * FLOAT forward division too; the FREEDNN_GPU_SM_FCOLS=0 child runs the strided-row
-     * forward cases only */
+     * forward cases only, the FREEDNN_GPU_SM_LEAN2 children the lean rows' cases only */
     const char *rerun = getenv("FD_GM_RERUN");
     if (rerun != NULL && strncmp(rerun, "FREEDNN_GPU_SM_FCOLS=", 21) == 0) {
         sm_fcols_tests();
+        return gm_finish();
+    }
+    if (rerun != NULL && strncmp(rerun, "FREEDNN_GPU_SM_LEAN2=", 21) == 0) {
+        sm_lean2_tests();
         return gm_finish();
     }
     if (rerun == NULL || getenv("FREEDNN_GPU_BW3") != NULL)
@@ -904,5 +996,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_LEAN", "0"); /* the stamped column kernels (y read) */
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_NHWC", "0"); /* NHWC forward on lrn_fwd */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS", "0"); /* softmax_fwd_rows_online / _rows */
+    gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "0"); /* the lean rows on softmax_wreg */
+    gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "2"); /* softmax_lean's streaming stores */
     return gm_finish();
 }
