@@ -102,6 +102,11 @@
 # softmax_lean, one vector a lane, 18-30 registers; =2 softmax_lean with streaming stores,
 # st.global.cs), e.g. ONLY='softmax_f(16|32)_nhwc'
 # ENVS='FREEDNN_GPU_SM_LEAN2=0;FREEDNN_GPU_SM_LEAN2=2'.
+# FREEDNN_GPU_LRN_LEAN16=0 (lrn NCHW f16 / bf16, windows 1, 2, 3, 5, alpha 1, beta 0: the
+# stamped lrn_{fwd,bwd}_col_<f16,bf16> instead of lrn_lean.cuh's lrn_{fwd,bwd}_lean16, 4 pixels
+# a thread over a chunk of channels, whose backward does not read y; =K >= 2: chunks of
+# max(K, 8) channels instead of one wave's worth, 32 / 64 forward / backward at n32c256h56w56),
+# e.g. ONLY='lrn_f16_nchw' ENVS='FREEDNN_GPU_LRN_LEAN16=0;FREEDNN_GPU_LRN_LEAN16=16;FREEDNN_GPU_LRN_LEAN16=128'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -47,6 +47,11 @@
  * (FLOAT its bits, 16-bit __powf / __fdividef, where lrn_bwd_tile took powf and the division);
  * 8 KiB (FLOAT) / 12 KiB shared, 39-56 registers FLOAT, 48-64 16-bit, bounded at 4 blocks of
  * 256 an SM (50%; FLOAT n 5: 44 registers, 5 blocks), 0 spills.
+ * HALF / BFLOAT16 with an NCHW-like x and output (dense planes of a multiple of 4 pixels), a
+ * window of 1, 2, 3 or 5 and alpha 1, beta 0 take lrn_lean.cuh's lrn_{fwd,bwd}_lean16 instead
+ * of the stamped column kernels (FREEDNN_GPU_LRN_LEAN16=0 keeps those): 4 pixels a thread
+ * (8-byte accesses) over a chunk of the channels, the stamped kernels' arithmetic (the
+ * forward's bits), the backward without reading y (lrn16_ok).
  */
 #include <math.h>
 #include <stdio.h>
@@ -342,6 +347,109 @@ static lrn_lean_t lean_of(const lrn_params_t *q)
     return l;
 }
 
+/* The lean 16-bit column kernels (lrn_lean.cuh's lrn_{fwd,bwd}_lean16): FREEDNN_GPU_LRN_LEAN16
+ * =0 keeps the stamped lrn_{fwd,bwd}_col_<f16,bf16> (the A/B and the tests' rerun), 1 (the
+ * default) chunks the channels by lrn16_chunk's rule, k >= 2 chunks of max(k, 8) channels (the
+ * A/B of the chunk size); read once. */
+static long lrn_lean16(void)
+{
+    static const long v = fd_env_long("FREEDNN_GPU_LRN_LEAN16", 0, 1L << 30, 1);
+    return v;
+}
+
+/* 1 when tensor t's spatial dims (those above 1) nest densely from stride 1 (a plane of
+ * contiguous pixels) */
+static int lrn16_dense_plane(const lrn_geom_t *g, int t)
+{
+    int64_t next = 1;
+    for (int d = 2; d >= 0; d--) {
+        if (g->sz[d] == 1)
+            continue;
+        if (g->st[t][2 + d] != next)
+            return 0;
+        next *= g->sz[d];
+    }
+    return 1;
+}
+
+/* The chunk of channels a thread of lrn_{fwd,bwd}_lean16 walks: with bx blocks of columns, as
+ * many chunks as fit one wave of minb blocks an SM (the benchmark's n32c256h56w56: 98 blocks,
+ * 8 chunks of 32 channels forward, 4 of 64 backward), at least 16 channels (the halo of
+ * W - 1 channels, 2 (W - 1) steps backward, is re-read and recomputed per chunk); or the
+ * switch's k. At most 65535 chunks. */
+static int lrn16_chunk(int64_t C, unsigned bx, int minb)
+{
+    int64_t cc;
+    if (lrn_lean16() >= 2)
+        cc = lrn_lean16() > 8 ? lrn_lean16() : 8;
+    else {
+        const int64_t slots = (int64_t)fd_cuda_sm_count() * minb;
+        const int64_t chunks = slots / bx > 1 ? slots / bx : 1;
+        cc = (C + chunks - 1) / chunks;
+        cc = cc > 16 ? cc : 16;
+    }
+    if (cc < (C + 65534) / 65535)
+        cc = (C + 65534) / 65535;
+    return (int)(cc < C ? cc : C);
+}
+
+/* 1 (and *l) when lrn_{fwd,bwd}_lean16 take the call on the tensors ti[0 .. nt) of g (forward
+ * x, y; backward x, dy, dx), pointers p[0 .. nt): HALF / BFLOAT16, alpha 1, beta 0, windows of
+ * 1, 2, 3 or 5, the column walk (not channels-innermost), each tensor's plane dense with
+ * S = D H W a multiple of 4 pixels, its C and N strides multiples of 4 (where C, N > 1), its
+ * channel offsets within 2^31 elements and its pointer 8-byte aligned. */
+static int lrn16_ok(const lrn_geom_t *g, const lrn_params_t *q, cudnnDataType_t dt, unsigned n,
+                    const int *ti, const void *const *p, int nt, double alpha, double beta,
+                    int minb, lrn16_t *l)
+{
+    if (lrn_lean16() == 0 || (dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16) ||
+        g->c_inner || alpha != 1.0 || beta != 0.0 || g->total <= 0 || g->C >= (1 << 30))
+        return 0;
+    if (n != 1 && n != 2 && n != 3 && n != 5)
+        return 0;
+    const int64_t S = g->sz[0] * g->sz[1] * g->sz[2];
+    /* the grid covers the columns (no grid-stride loop): fd_cuda_blocks' cap of 2^20 */
+    if (S % LRN16_V != 0 || g->N * S / LRN16_V > ((int64_t)FD_CUDA_BLOCK << 20))
+        return 0;
+    for (int j = 0; j < nt; j++) {
+        const int t = ti[j];
+        const int64_t cst = g->st[t][1], nst = g->st[t][0];
+        if (((uintptr_t)p[j] & (LRN16_V * 2 - 1)) != 0 || !lrn16_dense_plane(g, t))
+            return 0;
+        if ((g->C > 1 && cst % LRN16_V != 0) || (g->N > 1 && nst % LRN16_V != 0))
+            return 0;
+        if (cst < 0 || (g->C + 16) * cst >= ((int64_t)1 << 31))
+            return 0;
+        l->ns[j] = nst;
+        l->cs[j] = (int)cst;
+    }
+    l->cols = g->N * S / LRN16_V;
+    l->pv = S / LRN16_V;
+    l->C = (int)g->C;
+    l->cc = lrn16_chunk(g->C, fd_cuda_blocks(l->cols, FD_CUDA_BLOCK), minb);
+    l->an = q->alpha_n;
+    l->k = q->k;
+    l->nbeta = (float)-q->beta;
+    l->coef = (float)q->coef;
+    return 1;
+}
+
+/* K<W, bf16> on (bx, chunks) blocks for the call's window p->n and type dt (lrn16_ok's) */
+#define LRN16_GO(K, ...)                                                                           \
+    do {                                                                                           \
+        const bool bf = dt == CUDNN_DATA_BFLOAT16;                                                 \
+        switch (p->n * 2 + bf) {                                                                   \
+        case 2: K<1, false><<<grid, FD_CUDA_BLOCK, 0, st>>>(__VA_ARGS__); break;                   \
+        case 3: K<1, true><<<grid, FD_CUDA_BLOCK, 0, st>>>(__VA_ARGS__); break;                    \
+        case 4: K<2, false><<<grid, FD_CUDA_BLOCK, 0, st>>>(__VA_ARGS__); break;                   \
+        case 5: K<2, true><<<grid, FD_CUDA_BLOCK, 0, st>>>(__VA_ARGS__); break;                    \
+        case 6: K<3, false><<<grid, FD_CUDA_BLOCK, 0, st>>>(__VA_ARGS__); break;                   \
+        case 7: K<3, true><<<grid, FD_CUDA_BLOCK, 0, st>>>(__VA_ARGS__); break;                    \
+        case 10: K<5, false><<<grid, FD_CUDA_BLOCK, 0, st>>>(__VA_ARGS__); break;                  \
+        default: K<5, true><<<grid, FD_CUDA_BLOCK, 0, st>>>(__VA_ARGS__); break;                   \
+        }                                                                                          \
+    } while (0)
+
 /* lrn_fwd_nhwc (lrn_nhwc.cuh) for channels-innermost FLOAT / HALF / BFLOAT16 forward calls:
  * FREEDNN_GPU_LRN_NHWC=0 keeps lrn_fwd (the A/B and the tests' rerun); read once. */
 static int lrn_nhwc_on(void)
@@ -474,6 +582,18 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
         const dim3 cblocks(fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK),
                            (unsigned)((g.C + cc - 1) / cc));
         cudaStream_t st = a->handle->stream;
+        lrn16_t l16;
+        const int ti16[2] = {0, 1};
+        const void *p16[2] = {a->x, a->out};
+        if (lrn16_ok(&g, &q, dt, p->n, ti16, p16, 2, a->alpha, a->beta, LRN16_FWD_MINB, &l16)) {
+            const dim3 grid(fd_cuda_blocks(l16.cols, FD_CUDA_BLOCK),
+                            (unsigned)((l16.C + l16.cc - 1) / l16.cc));
+            LRN16_GO(lrn_fwd_lean16, l16, (const unsigned short *)a->x, (unsigned short *)a->out);
+            FD_CUDA_LAUNCHED("lrn_fwd_lean16<%u> on %s data (%u x %u blocks, chunks of %d "
+                             "channels)",
+                             p->n, fd_dtype_name(dt), grid.x, grid.y, l16.cc);
+            return CUDNN_STATUS_SUCCESS;
+        }
         if (dt == CUDNN_DATA_FLOAT && lrn_lean_ok(&g, &q, p->n, cc, 2)) {
             const lrn_lean_t l = lean_of(&q);
             const float *x = (const float *)a->x;
@@ -572,6 +692,19 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
         const dim3 cblocks(fd_cuda_blocks(g.total / g.C, FD_CUDA_BLOCK),
                            (unsigned)((g.C + cc - 1) / cc));
         cudaStream_t st = a->handle->stream;
+        lrn16_t l16;
+        const int ti16[3] = {0, 2, 3};
+        const void *p16[3] = {a->x, a->dy, a->out};
+        if (lrn16_ok(&g, &q, dt, p->n, ti16, p16, 3, a->alpha, a->beta, LRN16_BWD_MINB, &l16)) {
+            const dim3 grid(fd_cuda_blocks(l16.cols, FD_CUDA_BLOCK),
+                            (unsigned)((l16.C + l16.cc - 1) / l16.cc));
+            LRN16_GO(lrn_bwd_lean16, l16, (const unsigned short *)a->x,
+                     (const unsigned short *)a->dy, (unsigned short *)a->out);
+            FD_CUDA_LAUNCHED("lrn_bwd_lean16<%u> on %s data (%u x %u blocks, chunks of %d "
+                             "channels; y not read)",
+                             p->n, fd_dtype_name(dt), grid.x, grid.y, l16.cc);
+            return CUDNN_STATUS_SUCCESS;
+        }
         if (dt == CUDNN_DATA_FLOAT && lrn_lean_ok(&g, &q, p->n, cc, 4)) {
             const lrn_lean_t l = lean_of(&q);
             const float *x = (const float *)a->x, *dy = (const float *)a->dy;

@@ -201,3 +201,279 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 3)
         }
     }
 }
+
+/* ---- the lean 16-bit column kernels (HALF, BFLOAT16) -----------------------------------------
+ * lrn.cu's lrn16_ok decides (FREEDNN_GPU_LRN_LEAN16): NCHW-like x and output, each plane dense
+ * with S = D H W a multiple of 4, the C and N strides multiples of 4, 8-byte aligned pointers,
+ * windows n of 1, 2, 3 or 5, alpha 1, beta 0. A thread walks a column of LRN16_V = 4
+ * consecutive pixels (one 8-byte load or store a channel; a warp's access 256 contiguous
+ * bytes) over a chunk [cs, ce) of the channels (grid y; the chunk re-reads the window's halo
+ * of the chunk before it, an L2 hit, and computes the same values in the same order: the
+ * chunks only give the benchmark's 25088 columns of 4 pixels enough threads, where the stamped
+ * lrn_fwd_col_f16 took a pixel a thread, 2-byte accesses and 56 registers).
+ * Per element the stamped 16-bit kernels' arithmetic, expression by expression: the window's
+ * squares summed in float from +0 in the window's order (out-of-range channels +0), the scale
+ * (float)(k + alpha_n * (double)sum), __powf(s, -beta), the forward's y = x s^-beta rounded
+ * once to the storage type, the backward's dy y / s by __fdividef and dx = dy s^-beta -
+ * coef x sum(t): lrn_fwd_col_<f16,bf16>'s bits. The backward does not read y: it takes
+ * y = round16(x s^-beta) from its own step's power, the forward's output bits for that x
+ * (the API's y), as lrn_bwd_lean does for FLOAT (product decision of 2026-12-02,
+ * docs/testing.md's lean 16-bit row); with the API's y so, lrn_bwd_col_<f16,bf16>'s bits.
+ * The window of x is held as floats (each x converted once); the loads ahead (U channels)
+ * and the backward's delayed dy stay packed. */
+#define LRN16_V 4 /* pixels a thread: 8 bytes of 16-bit storage */
+
+/* 4 16-bit values (the low half first) as floats, exactly */
+template <bool BF>
+static __device__ __forceinline__ void lrn16_unpack(uint2 u, float (&v)[LRN16_V])
+{
+    const unsigned w[2] = {u.x, u.y};
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        if (BF) {
+            v[2 * h] = __uint_as_float(w[h] << 16);
+            v[2 * h + 1] = __uint_as_float(w[h] & 0xffff0000u);
+        } else {
+            v[2 * h] = __half2float(__ushort_as_half((unsigned short)(w[h] & 0xffffu)));
+            v[2 * h + 1] = __half2float(__ushort_as_half((unsigned short)(w[h] >> 16)));
+        }
+    }
+}
+/* a 16-bit value as float, exactly (lane l of a packed vector) */
+template <bool BF>
+static __device__ __forceinline__ float lrn16_lane(uint2 u, int l)
+{
+    const unsigned w = l < 2 ? u.x : u.y, s = (l & 1) ? w >> 16 : w & 0xffffu;
+    return BF ? __uint_as_float(s << 16) : __half2float(__ushort_as_half((unsigned short)s));
+}
+/* v rounded to nearest even in the storage type and back: the stored y's value */
+template <bool BF>
+static __device__ __forceinline__ float lrn16_round(float v)
+{
+    return BF ? __bfloat162float(__float2bfloat16_rn(v)) : __half2float(__float2half_rn(v));
+}
+/* v[0 .. 3] each rounded once to the storage type (lrn_st_acc's bits), packed */
+template <bool BF>
+static __device__ __forceinline__ uint2 lrn16_pack(const float (&v)[LRN16_V])
+{
+    unsigned w[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        if (BF) {
+            const __nv_bfloat162 b = __floats2bfloat162_rn(v[2 * h], v[2 * h + 1]);
+            w[h] = *reinterpret_cast<const unsigned *>(&b);
+        } else {
+            const __half2 b = __floats2half2_rn(v[2 * h], v[2 * h + 1]);
+            w[h] = *reinterpret_cast<const unsigned *>(&b);
+        }
+    }
+    return make_uint2(w[0], w[1]);
+}
+static __device__ __forceinline__ uint2 lrn16_ld(const unsigned short *p)
+{
+    return *reinterpret_cast<const uint2 *>(p);
+}
+/* w[0 .. W - 2] <- w[1 .. W - 1], w[W - 1] <- the 4 values of u: the window moved a channel */
+template <int W, bool BF>
+static __device__ __forceinline__ void lrn16_push(float (&w)[W][LRN16_V], uint2 u)
+{
+#pragma unroll
+    for (int k = 0; k + 1 < W; k++)
+#pragma unroll
+        for (int l = 0; l < LRN16_V; l++)
+            w[k][l] = w[k + 1][l];
+    lrn16_unpack<BF>(u, w[W - 1]);
+}
+/* lane l's sum of the window's squares from +0 in the window's order (the stamped kernels') */
+template <int W>
+static __device__ __forceinline__ float lrn16_sumsq(const float (&w)[W][LRN16_V], int l)
+{
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < W; k++)
+        sum += w[k][l] * w[k][l];
+    return sum;
+}
+
+/* The lean 16-bit kernels' plan (lrn.cu's lrn16_ok): cols columns of 4 pixels, pv of them an
+ * image plane; per tensor (x, y or x, dy, dx) its N and C strides; chunks of cc channels; the
+ * stamped kernels' constants (the scale in double as there). */
+typedef struct {
+    int64_t cols, pv, ns[3];
+    int C, cc, cs[3];
+    double an, k;
+    float nbeta, coef;
+} lrn16_t;
+
+/* Column e's channel-0 element offset in tensor t */
+static __device__ __forceinline__ int64_t lrn16_base(const lrn16_t &g, int t, int64_t e)
+{
+    const int64_t n = e / g.pv;
+    return n * g.ns[t] + (e - n * g.pv) * LRN16_V;
+}
+
+/* the stamped kernels' scale: (float)(k + alpha_n * (double)sum), the same expression */
+static __device__ __forceinline__ float lrn16_scale(const lrn16_t &g, float sum)
+{
+    return (float)(g.k + g.an * (double)sum);
+}
+
+/* lrn16's blocks an SM (launch bounds) and channels of loads ahead (window 5: 2, else 4; 4
+ * spilled at 40 registers forward, 80 backward). ptxas (CUDA 13, sm_90 / sm_80), 0 spills:
+ * lrn_fwd_lean16 38-40 registers (6 blocks of 256 an SM: 75% occupancy; the window of 4
+ * pixels' floats is 4 n registers), lrn_bwd_lean16 74-80 (3 blocks, 37.5%: the x and t windows
+ * and the delayed s^-beta, 4 (2 n + (n + 1) / 2) registers, as lrn_bwd_lean's 3 blocks). */
+#define LRN16_FWD_MINB 6
+#define LRN16_FWD_U(W) ((W) >= 5 ? 2 : 4)
+#define LRN16_BWD_MINB 3
+#define LRN16_BWD_U(W) ((W) >= 5 ? 2 : 4)
+
+/* Forward: lrn_fwd_lean's walk over channels [cs, ce) with 4 pixels a thread; x read from
+ * cs - LB (the halo) to ce + LA. */
+template <int W, bool BF>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16_FWD_MINB)
+    lrn_fwd_lean16(const lrn16_t g, const unsigned short *__restrict__ x,
+                   unsigned short *__restrict__ y)
+{
+    constexpr int LB = (W - 1) / 2, LA = W - 1 - LB, U = LRN16_FWD_U(W);
+    const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= g.cols)
+        return;
+    const int xsc = g.cs[0], ysc = g.cs[1];
+    const int cs = (int)blockIdx.y * g.cc, ce = min(g.C, cs + g.cc), jend = min(g.C, ce + LA);
+    const unsigned short *xc = x + lrn16_base(g, 0, e);
+    float win[W][LRN16_V]; /* x[c - LB + k] for the channel c about to be written */
+#pragma unroll
+    for (int k = 0; k < W; k++) {
+        const int j = cs + k - LB;
+        const uint2 u = j >= 0 && j < g.C ? lrn16_ld(xc + (int64_t)j * xsc) : make_uint2(0, 0);
+        lrn16_unpack<BF>(u, win[k]);
+    }
+    uint2 ahead[U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int j = cs + u + LA + 1;
+        ahead[u] = j < jend ? lrn16_ld(xc + (int64_t)j * xsc) : make_uint2(0, 0);
+    }
+    int jn = cs + U + LA + 1; /* the next load: x[jn] at pn */
+    const unsigned short *pn = xc + (int64_t)jn * xsc;
+    unsigned short *py = y + lrn16_base(g, 1, e) + (int64_t)cs * ysc;
+    for (int c0 = cs; c0 < ce; c0 += U) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (c0 + u < ce) {
+                float v[LRN16_V];
+#pragma unroll
+                for (int l = 0; l < LRN16_V; l++) {
+                    const float sc = lrn16_scale(g, lrn16_sumsq(win, l));
+                    v[l] = win[LB][l] * __powf(sc, g.nbeta);
+                }
+                *reinterpret_cast<uint2 *>(py) = lrn16_pack<BF>(v);
+                py += ysc;
+            }
+            lrn16_push<W, BF>(win, ahead[u]);
+            ahead[u] = jn < jend ? lrn16_ld(pn) : make_uint2(0, 0);
+            jn++;
+            pn += xsc;
+        }
+    }
+}
+
+/* Backward: lrn_bwd_lean's walk (step i appends x[i + W - 1] and dy[i + LB]; xw, the window
+ * of s[i + LB], gives s[i + LB]^-beta, y[i + LB] = round16(x s^-beta) and t[i + LB] =
+ * dy y / s; tw = t[i - LA .. i + LB] is dx[i]'s window; dy[i] and s[i]^-beta wait LB steps in
+ * gr / pr) over the steps from i_s (-LB, or cs - (W - 1) for a later chunk: the t of dx[cs]'s
+ * window) to ce, with 4 pixels a thread and a ring of UB steps of x and dy. */
+template <int W, bool BF>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16_BWD_MINB)
+    lrn_bwd_lean16(const lrn16_t g, const unsigned short *__restrict__ x,
+                   const unsigned short *__restrict__ dy, unsigned short *__restrict__ dx)
+{
+    constexpr int LB = (W - 1) / 2, UB = LRN16_BWD_U(W);
+    const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= g.cols)
+        return;
+    const int C = g.C, xsc = g.cs[0], gsc = g.cs[1], dsc = g.cs[2];
+    const int cs = (int)blockIdx.y * g.cc, ce = min(C, cs + g.cc);
+    const int xend = min(C, ce + W - 1), gend = min(C, ce + LB); /* x and dy read below */
+    const int i_s = cs > 0 ? cs - (W - 1) : -LB;
+    const unsigned short *xc = x + lrn16_base(g, 0, e), *gc = dy + lrn16_base(g, 1, e);
+    /* the state before step i_s: xw[k] = x[i_s - 1 + k], nothing computed yet */
+    float xw[W][LRN16_V], tw[W][LRN16_V], pr[LB + 1][LRN16_V];
+    uint2 gr[LB + 1];
+#pragma unroll
+    for (int k = 0; k < W; k++) {
+        const int j = i_s - 1 + k;
+        const uint2 u = j >= 0 && j < C ? lrn16_ld(xc + (int64_t)j * xsc) : make_uint2(0, 0);
+        lrn16_unpack<BF>(u, xw[k]);
+#pragma unroll
+        for (int l = 0; l < LRN16_V; l++)
+            tw[k][l] = 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k <= LB; k++) {
+        gr[k] = make_uint2(0, 0);
+#pragma unroll
+        for (int l = 0; l < LRN16_V; l++)
+            pr[k][l] = 0.0f;
+    }
+    /* slot u: step i's x[i + W - 1] and dy[i + LB] (i = i_s + u) */
+    uint2 ax[UB], ag[UB];
+#pragma unroll
+    for (int u = 0; u < UB; u++) {
+        const int jx = i_s + u + W - 1, jg = i_s + u + LB;
+        ax[u] = jx >= 0 && jx < xend ? lrn16_ld(xc + (int64_t)jx * xsc) : make_uint2(0, 0);
+        ag[u] = jg >= 0 && jg < gend ? lrn16_ld(gc + (int64_t)jg * gsc) : make_uint2(0, 0);
+    }
+    int jx = i_s + UB + W - 1, jg = i_s + UB + LB; /* the next loads: x[jx] at px, dy[jg] at pg */
+    const unsigned short *px = xc + (int64_t)jx * xsc, *pg = gc + (int64_t)jg * gsc;
+    unsigned short *pd = dx + lrn16_base(g, 2, e) + (int64_t)cs * dsc; /* dx[i], next i >= cs */
+    for (int i0 = i_s; i0 < ce; i0 += UB) {
+#pragma unroll
+        for (int u = 0; u < UB; u++) {
+            const int i = i0 + u;
+            lrn16_push<W, BF>(xw, ax[u]);
+            const bool live = i + LB >= 0 && i + LB < C;
+            float t[LRN16_V], pw[LRN16_V];
+#pragma unroll
+            for (int l = 0; l < LRN16_V; l++) {
+                t[l] = 0.0f, pw[l] = 0.0f;
+                if (live) {
+                    const float sc = lrn16_scale(g, lrn16_sumsq(xw, l));
+                    pw[l] = __powf(sc, g.nbeta);
+                    const float yv = lrn16_round<BF>(xw[LB][l] * pw[l]);
+                    t[l] = __fdividef(lrn16_lane<BF>(ag[u], l) * yv, sc);
+                }
+            }
+#pragma unroll
+            for (int l = 0; l < LRN16_V; l++) {
+#pragma unroll
+                for (int k = 0; k + 1 < W; k++)
+                    tw[k][l] = tw[k + 1][l];
+                tw[W - 1][l] = t[l];
+#pragma unroll
+                for (int k = 0; k < LB; k++)
+                    pr[k][l] = pr[k + 1][l];
+                pr[LB][l] = pw[l];
+            }
+            lrn_push(gr, ag[u]);
+            ax[u] = jx < xend ? lrn16_ld(px) : make_uint2(0, 0);
+            ag[u] = jg < gend ? lrn16_ld(pg) : make_uint2(0, 0);
+            jx++, px += xsc;
+            jg++, pg += gsc;
+            if (i >= cs && i < ce) {
+                float v[LRN16_V];
+#pragma unroll
+                for (int l = 0; l < LRN16_V; l++) {
+                    float acc = 0.0f;
+#pragma unroll
+                    for (int k = 0; k < W; k++)
+                        acc += tw[k][l];
+                    v[l] = lrn16_lane<BF>(gr[0], l) * pr[0][l] - g.coef * xw[0][l] * acc;
+                }
+                *reinterpret_cast<uint2 *>(pd) = lrn16_pack<BF>(v);
+                pd += dsc;
+            }
+        }
+    }
+}

@@ -35,6 +35,9 @@
  * channels-innermost forward lrn_fwd_nhwc (lrn_nhwc_tests: C, windows, pixel counts, padded
  * pixels and rows, 5-d, blends, integer / NaN / -inf fills, C just outside its limits, the
  * benchmark problems) runs in the parent, lrn_fwd in the FREEDNN_GPU_LRN_NHWC=0 child.
+ * HALF / BFLOAT16 NCHW windows of 1, 2, 3 and 5 with alpha 1, beta 0 run the lean 16-bit
+ * kernels (lrn16_tests; their backward does not read y either: every non-DOUBLE backward case
+ * fills y as the forward of x), the stamped ones in the FREEDNN_GPU_LRN_LEAN16=0 child.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -495,6 +498,7 @@ typedef struct {
     double alpha, beta;
     uint64_t seed;
     fill_t fill; /* x (and dy, a blended output): F_REAL in [-2, 2], F_INT, F_SPECIAL */
+    int misalign; /* LRN: every pointer one element into its buffer */
 } lrn_case_t;
 
 /* LRN buffers: fwd x, y; bwd x, y, dy, dx.
@@ -508,11 +512,12 @@ static int lrn_is_out(const lrn_case_t *c, int i)
     return i == DN_OUT || i == DN_DMEANS;
 }
 
-/* 1 when the backward's y is the forward's output of x (FLOAT LRN): lrn_bwd_lean takes y as
- * x s^-beta without reading it (lrn.cu's lrn_lean_ok), as the API's y is that output */
+/* 1 when the backward's y is the forward's output of x (FLOAT, HALF, BFLOAT16 LRN):
+ * lrn_bwd_lean and lrn_bwd_lean16 take y as x s^-beta without reading it (lrn.cu's lrn_lean_ok,
+ * lrn16_ok), as the API's y is that output */
 static int lrn_y_of_x(const lrn_case_t *c)
 {
-    return !c->divnorm && c->bwd && c->dt == CUDNN_DATA_FLOAT;
+    return !c->divnorm && c->bwd && c->dt != CUDNN_DATA_DOUBLE;
 }
 
 /* y = x (k + alpha / n sum over the window of x^2)^-beta in double, at y's offsets (the
@@ -520,11 +525,12 @@ static int lrn_y_of_x(const lrn_case_t *c)
 static void lrn_fill_y(const lrn_case_t *c, void *y)
 {
     const size_t es = fd_test_dtype_size(c->dt);
-    void *x = malloc((size_t)c->x.ext * es);
+    const int64_t sh = c->misalign; /* the pointers' element offset into the buffers */
+    void *x = malloc((size_t)(c->x.ext + sh) * es);
     FD_EXPECT(x != NULL, "lrn_fill_y: out of memory (%lld elements)", (long long)c->x.ext);
     if (x == NULL)
         return;
-    fill_buf(c->dt, x, (size_t)c->x.ext * es, F_REAL, c->seed * 17, -2, 2);
+    fill_buf(c->dt, x, (size_t)(c->x.ext + sh) * es, F_REAL, c->seed * 17, -2, 2);
     const int nd = c->x.nd, lb = ((int)c->n - 1) / 2, la = (int)c->n - 1 - lb;
     int64_t sp = 1;
     for (int d = 2; d < nd; d++)
@@ -537,7 +543,7 @@ static void lrn_fill_y(const lrn_case_t *c, void *y)
             yo += (r % c->x.dim[d]) * c->out.stride[d];
             r /= c->x.dim[d];
         }
-        xo += n * c->x.stride[0], yo += n * c->out.stride[0];
+        xo += n * c->x.stride[0] + sh, yo += n * c->out.stride[0] + sh;
         for (int ch = 0; ch < c->x.dim[1]; ch++) {
             double sum = 0;
             for (int j = ch - lb; j <= ch + la; j++)
@@ -576,12 +582,15 @@ static cudnnStatus_t lrn_call(cudnnHandle_t h, void *const *ptr, void *ctx)
     const void *pa, *pb;
     scale_ptrs(c->dt, c->alpha, c->beta, &a_d, &b_d, &a_f, &b_f, &pa, &pb);
     cudnnStatus_t st;
+    void *lp[4] = {NULL, NULL, NULL, NULL}; /* LRN: x, y, dy, dx (misalign: one element in) */
+    for (int i = 0; i < (c->bwd ? 4 : 2) && !c->divnorm; i++)
+        lp[i] = (char *)ptr[i] + (c->misalign ? fd_test_dtype_size(c->dt) : 0);
     if (!c->divnorm && !c->bwd)
-        st = cudnnLRNCrossChannelForward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, pa, xd, ptr[0], pb,
-                                         od, ptr[1]);
+        st = cudnnLRNCrossChannelForward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, pa, xd, lp[0], pb, od,
+                                         lp[1]);
     else if (!c->divnorm)
-        st = cudnnLRNCrossChannelBackward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, pa, od, ptr[1], od,
-                                          ptr[2], xd, ptr[0], pb, od, ptr[3]);
+        st = cudnnLRNCrossChannelBackward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, pa, od, lp[1], od,
+                                          lp[2], xd, lp[0], pb, od, lp[3]);
     else {
         const void *means = c->means ? ptr[DN_MEANS] : NULL;
         if (!c->bwd) {
@@ -632,7 +641,8 @@ static void lrn_run(const lrn_case_t *cp, const char *lay)
     const int nd = c.x.nd, *dims = c.x.dim, divnorm = c.divnorm, bwd = c.bwd, inplace = c.inplace;
     const double beta = c.beta;
     const size_t es = fd_test_dtype_size(dt);
-    const size_t xb = (size_t)c.x.ext * es, ob = (size_t)c.out.ext * es;
+    const size_t xb = (size_t)(c.x.ext + c.misalign) * es,
+                 ob = (size_t)(c.out.ext + c.misalign) * es;
     int64_t terms = divnorm ? 1 : 2 * (int64_t)n;
     if (divnorm)
         for (int d = 0; d < nd - 2; d++)
@@ -646,10 +656,11 @@ static void lrn_run(const lrn_case_t *cp, const char *lay)
     char label[256];
     snprintf(label, sizeof label,
              "%s %s %s n%u %dd %dx%dx%dx%d%s %s means%d dmeans%d inplace%d a%g b%g "
-             "lrn(a%g b%g k%g)%s",
+             "lrn(a%g b%g k%g)%s%s",
              divnorm ? "divnorm" : "lrn", bwd ? "bwd" : "fwd", fd_test_dtype_short(dt), n, nd,
              dims[0], dims[1], dims[2], dims[3], nd > 4 ? "x.." : "", lay, c.means, c.dmeans,
-             inplace, c.alpha, beta, c.lalpha, c.lbeta, c.lk, lrn_fill_names[c.fill]);
+             inplace, c.alpha, beta, c.lalpha, c.lbeta, c.lk, lrn_fill_names[c.fill],
+             c.misalign ? " misaligned" : "");
     g.label = label;
     g.det = 1;
     g.fill = lrn_fill;
@@ -824,11 +835,83 @@ static void lrn_nhwc_tests(uint64_t *seed)
     lrn_nhwc_case(CUDNN_DATA_FLOAT, 1, 5, 4, b32s, 0, 0, 0, 0, 1, 0, (*seed)++, lp[0], F_REAL);
 }
 
+/* An LRN case of the lean 16-bit kernels' neighbourhood: dt, direction, window n, x / output
+ * layouts, blend (alpha, beta), the descriptor's (alpha, beta, k) = lp, pointers one element
+ * into their buffers (misalign) */
+static void lrn16_case(cudnnDataType_t dt, int bwd, unsigned n, int nd, const int *dims,
+                       layout_t lx, layout_t lo, double alpha, double beta, const double *lp,
+                       int misalign, uint64_t seed)
+{
+    lrn_case_t c;
+    memset(&c, 0, sizeof c);
+    c.dt = dt, c.n = n, c.lalpha = lp[0], c.lbeta = lp[1], c.lk = lp[2];
+    c.x = shape_of(lx, nd, dims);
+    c.out = shape_of(lo, nd, dims);
+    c.bwd = bwd, c.alpha = alpha, c.beta = beta, c.seed = seed, c.fill = F_REAL;
+    c.misalign = misalign;
+    char lay[32];
+    snprintf(lay, sizeof lay, "%s/%s", layout_names[lx], layout_names[lo]);
+    lrn_run(&c, lay);
+}
+
+/* The lean 16-bit column kernels (lrn.cu's lrn16_ok, lrn_lean.cuh's lrn_{fwd,bwd}_lean16:
+ * HALF / BFLOAT16, NCHW-like x and output with dense planes of a multiple of 4 pixels,
+ * windows 1, 2, 3, 5, alpha 1, beta 0; the backward takes y = round16(x s^-beta): lrn_fill_y):
+ * every window over 28 x 28 (lrn16_chunk's chunks of 16 channels: 2 of 24), C 40 over 56 x 56
+ * (3 chunks, the last short), 5-d, C of 1, 3, 5 and 257 (17 chunks, the last of one channel),
+ * a plane of 6 x 6 (vectors across rows), both descriptor parameter sets whose backward terms
+ * stay small (the y taken may differ from lrn_fill_y's by one 16-bit unit); neighbours that
+ * fall back: planes of 5 x 7 and 3 x 6 (not a multiple of 4 pixels), blends (0.5, 0.25) and
+ * (2, 0), windows 4 (lrn_fwd / lrn_bwd) and 7 (the stamped column kernels), NHWC x, padded
+ * (L_ODD) tensors, pointers one element in. The FREEDNN_GPU_LRN_LEAN16=0 child runs these
+ * alone, on the stamped kernels. */
+static void lrn16_tests(uint64_t *seed)
+{
+    static const cudnnDataType_t t16[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    static const double lp16[2][3] = {{1e-4, 0.75, 2.0}, {1e-3, 2.0, 1.0}};
+    static const unsigned w16[4] = {1, 2, 3, 5};
+    static const int sq[4] = {2, 24, 28, 28}, big[4] = {2, 40, 56, 56}, d5[5] = {2, 6, 2, 4, 6};
+    static const int cs[4][4] = {{2, 1, 8, 12}, {3, 3, 8, 12}, {1, 5, 8, 12}, {2, 257, 4, 6}};
+    static const int odd[3][4] = {{2, 9, 6, 6}, {1, 9, 5, 7}, {3, 7, 3, 6}};
+    for (int t = 0; t < 2; t++)
+        for (int bwd = 0; bwd < 2; bwd++) {
+            const double *lp = lp16[(t + bwd) % 2];
+            if (gm_smoke) {
+                lrn16_case(t16[t], bwd, 5, 4, sq, L_NCHW, L_NCHW, 1, 0, lp, 0, (*seed)++);
+                continue;
+            }
+            for (int k = 0; k < 4; k++)
+                lrn16_case(t16[t], bwd, w16[k], 4, sq, L_NCHW, L_NCHW, 1, 0, lp16[k % 2], 0,
+                           (*seed)++);
+            lrn16_case(t16[t], bwd, 5, 4, big, L_NCHW, L_NCHW, 1, 0, lp16[0], 0, (*seed)++);
+            lrn16_case(t16[t], bwd, 3, 5, d5, L_NCHW, L_NCHW, 1, 0, lp, 0, (*seed)++);
+            for (int ci = 0; ci < 4; ci++)
+                lrn16_case(t16[t], bwd, ci % 2 ? 2 : 5, 4, cs[ci], L_NCHW, L_NCHW, 1, 0,
+                           lp16[ci % 2], 0, (*seed)++);
+            for (int oi = 0; oi < 3; oi++)
+                lrn16_case(t16[t], bwd, 5, 4, odd[oi], L_NCHW, L_NCHW, 1, 0, lp, 0, (*seed)++);
+            /* the neighbours that fall back */
+            lrn16_case(t16[t], bwd, 5, 4, sq, L_NCHW, L_NCHW, 0.5, 0.25, lp, 0, (*seed)++);
+            lrn16_case(t16[t], bwd, 3, 4, sq, L_NCHW, L_NCHW, 2, 0, lp, 0, (*seed)++);
+            lrn16_case(t16[t], bwd, 4, 4, sq, L_NCHW, L_NCHW, 1, 0, lp, 0, (*seed)++);
+            lrn16_case(t16[t], bwd, 7, 4, sq, L_NCHW, L_NCHW, 1, 0, lp, 0, (*seed)++);
+            lrn16_case(t16[t], bwd, 5, 4, sq, L_NHWC, L_NCHW, 1, 0, lp, 0, (*seed)++);
+            lrn16_case(t16[t], bwd, 5, 4, sq, L_ODD, L_ODD, 1, 0, lp, 0, (*seed)++);
+            lrn16_case(t16[t], bwd, 5, 4, sq, L_NCHW, L_NCHW, 1, 0, lp, 1, (*seed)++);
+        }
+}
+
 static void lrn_tests(void)
 {
     static const int d4[4] = {2, 7, 5, 6}, d4c[4] = {2, 20, 3, 4}, d5[5] = {2, 6, 3, 4, 5};
     static const unsigned ns[4] = {1, 2, 5, 16};
     uint64_t seed = 3000;
+    const char *rerun = getenv("FD_GM_RERUN");
+    if (rerun != NULL && strncmp(rerun, "FREEDNN_GPU_LRN_LEAN16=", 23) == 0) {
+        lrn16_tests(&seed); /* the stamped 16-bit kernels on the lean ones' cases */
+        return;
+    }
+    lrn16_tests(&seed);
     if (gm_smoke) {
         for (int bwd = 0; bwd < 2; bwd++) {
             lrn_case(CUDNN_DATA_FLOAT, 0, 5, 4, d4, L_NCHW, L_NHWC, bwd, 0, 0, 0, 0.5, 0.25,
@@ -994,6 +1077,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* FLOAT's column kernels with powf */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3_LRN_AHEAD", "0"); /* the 8 / 4-channel look-aheads */
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_LEAN", "0"); /* the stamped column kernels (y read) */
+    gm_rerun_with(argv, "FREEDNN_GPU_LRN_LEAN16", "0"); /* lrn16_tests on the stamped ones */
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_NHWC", "0"); /* NHWC forward on lrn_fwd */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS", "0"); /* softmax_fwd_rows_online / _rows */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "0"); /* the lean rows on softmax_wreg */
