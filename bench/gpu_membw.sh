@@ -86,6 +86,10 @@
 # kernel tensor_add_packed instead of tensor_bias_lean<B, M>; tensor op add, alphas 1, beta 0:
 # tensor_op_dense's exact branch instead of tensor_op_lean, one vector a thread), e.g.
 # ONLY='tensor_' ENVS='FREEDNN_GPU_TO_LEAN=0'.
+# FREEDNN_GPU_RD_FAST=0 (tensor reduce: ADD / AVG / NORM1 / NORM2 / MIN / MAX / AMAX without
+# indices, f32 / f16 / bf16, packed NCHW / NHWC to 1xCx1x1 or Nx1xHxW: today's serial / one-block-
+# an-output kernels instead of rd_seg / rd_col / rd_row + rd_fin2), e.g. ONLY='reduce'
+# ENVS='FREEDNN_GPU_RD_FAST=0'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).
