@@ -348,20 +348,26 @@ static __device__ __forceinline__ void rf_cvt(const __nv_bfloat16 *, uint32_t w,
     f[1] = __uint_as_float(w & 0xffff0000u);
 }
 
+/* The B / sizeof(T) elements of a raw vector as floats (exact). */
+template <typename T, int B>
+static __device__ __forceinline__ void rf_floats(const rf_raw<B> &r, float *f)
+{
+    constexpr int E = 4 / (int)sizeof(T);
+#pragma unroll
+    for (int i = 0; i < B / 4; i++)
+        rf_cvt((const T *)0, r.w[i], f + i * E);
+}
+
 /* Every term of a raw vector r (elements at positions pos0, pos0 + 1, ...) into s. */
 template <typename T, int K, int B>
 static __device__ __forceinline__ void rf_steps(rf_state_t &s, const rf_raw<B> &r, int mode,
                                                 uint32_t pos0)
 {
-    constexpr int E = 4 / (int)sizeof(T);
+    float f[B / sizeof(T)];
+    rf_floats<T>(r, f);
 #pragma unroll
-    for (int i = 0; i < B / 4; i++) {
-        float f[E];
-        rf_cvt((const T *)0, r.w[i], f);
-#pragma unroll
-        for (int e = 0; e < E; e++)
-            rf_step<K>(s, (double)f[e], mode, pos0 + (uint32_t)(i * E + e));
-    }
+    for (int e = 0; e < (int)(B / sizeof(T)); e++)
+        rf_step<K>(s, (double)f[e], mode, pos0 + (uint32_t)e);
 }
 
 /* The RF_V columns of a raw vector r (row position pos) into s[0 .. RF_V). */
@@ -369,15 +375,11 @@ template <typename T, int K, int B>
 static __device__ __forceinline__ void rf_col_steps(rf_state_t *s, const rf_raw<B> &r, int mode,
                                                     uint32_t pos)
 {
-    constexpr int E = 4 / (int)sizeof(T);
+    float f[B / sizeof(T)];
+    rf_floats<T>(r, f);
 #pragma unroll
-    for (int i = 0; i < B / 4; i++) {
-        float f[E];
-        rf_cvt((const T *)0, r.w[i], f);
-#pragma unroll
-        for (int e = 0; e < E; e++)
-            rf_step<K>(s[i * E + e], (double)f[e], mode, pos);
-    }
+    for (int e = 0; e < (int)(B / sizeof(T)); e++)
+        rf_step<K>(s[e], (double)f[e], mode, pos);
 }
 
 /* Lane l takes lane l + h's state, h = width/2 .. 1, within groups of `width` lanes. */
@@ -446,7 +448,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
  * threads; a thread takes RF_V columns from cvi * RF_V and rows [r0, r0 + rt) of `rows`, rows
  * rs elements apart, batches bs apart; output (z, column) is z * cols + column. */
 template <typename T, int K>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, K == RF_SEL ? 4 : 6)
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, K == RF_SEL ? 4 : sizeof(T) == 4 ? 6 : 8)
     rd_col(const T *__restrict__ a, void *c, double *__restrict__ ws, const rf_fin_t F,
            uint32_t ncv, uint32_t cb, uint32_t rl, uint32_t rows, uint32_t rt, uint32_t rs,
            uint64_t bs)
@@ -616,13 +618,12 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
         rf_finish<K>(F, s, c, o);
 }
 
-/* RD_FAST_REGS, -Xptxas -v (CUDA 13), sm_80 / sm_90, no spills; FLOAT, HALF, BFLOAT16 stampings
- * (K = SUM, ABS, SQ, SEL):
- *   rd_seg  30-32 / 30-32 (SEL: 38 / 32 FLOAT, 34 / 32 16-bit), 128 B shared memory
- *   rd_col  38-40 / 40 (launch bounds 6 blocks of 256), SEL 62 / 64 FLOAT, 48 / 48-49 16-bit
- *           (4 blocks), 8 KiB shared memory (SEL 16 KiB)
- *   rd_row  32 / 32 (SEL FLOAT: 32 / 40)
- *   rd_fin2 29-32 / 30-32, 2 KiB shared memory (SEL 4 KiB) */
+/* RD_FAST_REGS, -Xptxas -v (CUDA 13), sm_80 / sm_90, no spills; K = SUM, ABS, SQ / SEL:
+ *   rd_seg  FLOAT 32 / 30, SEL 38 / 32; HALF, BFLOAT16 32 / 31-32, SEL 40 / 38-39
+ *   rd_col  FLOAT 40 / 40 (launch bounds: 6 blocks of 256 an SM), SEL 64 / 62 (4 blocks);
+ *           HALF, BFLOAT16 32 / 32 (8 blocks), SEL 56 / 58-60; 8 KiB shared memory (SEL 16)
+ *   rd_row  32 / 32; SEL FLOAT 32 / 40, HALF 44 / 44, BFLOAT16 42 / 40
+ *   rd_fin2 32 / 32, SEL 30 / 30; 2 KiB shared memory (SEL 4) */
 
 /* ---- the fast path's host side ---- */
 
