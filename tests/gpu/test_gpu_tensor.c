@@ -599,12 +599,12 @@ reduce_cases:
      * BFLOAT16, A packed NCHW or NHWC, C 1xCx1x1 (keep=c: rd_seg on NCHW, rd_col on NHWC) or
      * Nx1xHxW (keep=nhw: rd_row on NHWC, rd_col on NCHW). Shapes: H W 64 / C 8 (exact short
      * slices), C 72 (rd_row's 2 / 4 lanes), N=C=H=W=1, H W 9 (not a vector: falls back), n8 c64
-     * 56x56 (many stage-1 chunks: 196 for keep=c NHWC), H W 56 with C 128 (rd_col's 14-column
-     * blocks of 18 row lanes), H = W = 1 (NCHW is NHWC: rd_col, exact), 40x40 (two chunks), 1 x
-     * 300 pixels of C 256 (stage 2 on NHWC), C = 1 (keep=nhw slices of one element: with NaN
-     * fills, slices of NaN only). Both blends (beta 0 over a poisoned C), NaN fills with both
-     * options, integer fills (sums exact in any order), A one element past its buffer's start
-     * (misaligned: today's kernels). */
+     * 56x56 (many stage-1 chunks: 392 for keep=c NHWC), H W 56 with C 128 (rd_col's 14-column
+     * blocks of 18 row lanes), H = W = 1 (NCHW is NHWC: rd_col, exact), 40x40 (two chunks for
+     * FLOAT), 1 x 300 pixels of C 256 (stage 2 on NHWC), C = 1 (keep=nhw slices of one element:
+     * with NaN fills, slices of NaN only). Both blends (beta 0 over a poisoned C), NaN fills with
+     * both options, integer fills (sums exact in any order), A one element past its buffer's
+     * start (misaligned: today's kernels). */
     if (!other_child) {
         static const int rs[10][4] = {
             {2, 8, 8, 8},   {3, 72, 4, 6}, {1, 1, 1, 1},   {1, 5, 3, 3},     {8, 64, 56, 56},
