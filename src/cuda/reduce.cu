@@ -20,6 +20,7 @@
 
 #include <math_constants.h>
 
+#include "elem.cuh"
 #include "strided.cuh"
 
 extern "C" {
@@ -211,8 +212,8 @@ static __global__ void reduce_block_kernel(const rd_geom_t G, const void *a, voi
  *   rd_col  keep=c NHWC (rows: the N*H*W pixels, columns: C) and keep=nhw NCHW (per image, rows:
  *           the C planes, columns: H*W): a thread owns 4 consecutive columns and walks rt
  *           consecutive rows; rl row lanes of a block meet in a shared-memory tree; a block's
- *           states go to the workspace (keep=c: chunks of >= 64 rows, about 1024 blocks) or
- *           to C (keep=nhw).
+ *           states go to the workspace (keep=c: chunks of >= 64 rows, about one full-occupancy
+ *           wave of blocks: FREEDNN_GPU_RD_BLOCKS) or to C (keep=nhw).
  *   rd_row  keep=nhw NHWC: each row of C elements by L lanes (L = 1: one thread a row).
  *   rd_fin2 the second stage: 32 lanes an output merge its chunks' states (fixed order).
  * Accumulation in double as the ref (each term exact in double); sums meet in another order than
@@ -229,8 +230,7 @@ static __global__ void reduce_block_kernel(const rd_geom_t G, const void *a, voi
 
 #define RF_U 4      /* vectors a thread loads before using them */
 #define RF_V 4      /* rd_col: columns a thread */
-#define RF_ROWS 64     /* rd_col keep=c: at least this many rows a chunk */
-#define RF_BLOCKS 1024 /* rd_col keep=c: about this many blocks when the rows allow */
+#define RF_ROWS 64 /* rd_col keep=c: at least this many rows a chunk */
 
 enum { RF_SUM = 0, RF_ABS = 1, RF_SQ = 2, RF_SEL = 3 };
 
@@ -650,6 +650,17 @@ static int rf_on(void)
     return on;
 }
 
+/* rd_col keep=c's grid target: FREEDNN_GPU_RD_BLOCKS blocks when set (read once), else one
+ * full-occupancy wave (the SMs times the blocks of 256 an SM holds at rd_col's launch bounds:
+ * 8 for 16-bit sums, 6 for FLOAT sums, 4 for the select operators). */
+static uint64_t rf_col_target(int sel, int64_t es)
+{
+    static const long fixed = fd_env_long("FREEDNN_GPU_RD_BLOCKS", 0, 1L << 24, 0);
+    if (fixed > 0)
+        return (uint64_t)fixed;
+    return (uint64_t)fd_cuda_sm_count() * (sel ? 4 : es == 4 ? 6 : 8);
+}
+
 /* rd_col's column block: ncv itself when <= 32 (or when one row lane, up to 256), else the
  * width among 32 .. 256 that leaves the fewest idle columns (the narrowest on ties). */
 static uint32_t rf_col_block(uint32_t ncv, int one_lane)
@@ -743,12 +754,12 @@ static int rf_plan(const fd_tensor_reduce_problem_t *p, rf_plan_t *P)
             const int exact = N * HW <= RD_SERIAL_MAX;
             P->cb = rf_col_block(P->ncv, exact);
             P->rl = exact ? 1 : FD_CUDA_BLOCK / P->cb;
-            /* chunks of >= RF_ROWS rows (the states stay a few % of A), else about
-             * RF_BLOCKS blocks in all */
+            /* chunks of >= RF_ROWS rows (the states stay a few % of A), else rf_col_target's
+             * blocks in all */
             const uint32_t gx = (P->ncv + P->cb - 1) / P->cb;
+            const uint64_t tb = rf_col_target(F.kind == RF_SEL, es);
             const uint64_t by_rows = (RF_ROWS + P->rl - 1) / P->rl,
-                           by_blocks = ((uint64_t)P->rows * gx + (uint64_t)RF_BLOCKS * P->rl - 1) /
-                                       ((uint64_t)RF_BLOCKS * P->rl);
+                           by_blocks = ((uint64_t)P->rows * gx + tb * P->rl - 1) / (tb * P->rl);
             P->rt = exact ? P->rows : (uint32_t)(by_rows > by_blocks ? by_rows : by_blocks);
             uint64_t chunks = ((uint64_t)P->rows + (uint64_t)P->rl * P->rt - 1) / ((uint64_t)P->rl * P->rt);
             if (chunks > 65535) {
