@@ -228,15 +228,15 @@ static __global__ void reduce_block_kernel(const rd_geom_t G, const void *a, voi
  * workspace are doubles: a sum, or a select value with NaN for "NaN propagated" / "no value".
  * Registers (-Xptxas -v, CUDA 13): see RD_FAST_REGS below the kernels. */
 
-#define RF_U 4      /* vectors a thread loads before using them */
-#define RF_V 4      /* rd_col: columns a thread */
+#define RF_U 4     /* vectors a thread loads before using them */
+#define RF_V 4     /* rd_col: columns a thread */
 #define RF_ROWS 64 /* rd_col keep=c: at least this many rows a chunk */
 
 enum { RF_SUM = 0, RF_ABS = 1, RF_SQ = 2, RF_SEL = 3 };
 
 typedef struct {
-    int kind;  /* RF_* */
-    int mode;  /* RF_SEL: 0 MAX, 1 MIN (as MAX of -v), 2 AMAX */
+    int kind; /* RF_* */
+    int mode; /* RF_SEL: 0 MAX, 1 MIN (as MAX of -v), 2 AMAX */
     int propagate, avg;
     double count, empty;
     cudnnDataType_t cdt;
@@ -250,8 +250,7 @@ typedef struct {
     uint32_t fl;  /* RF_SEL: 1 a value seen, 2 a NaN seen */
 } rf_state_t;
 
-template <int K>
-static __device__ __forceinline__ void rf_init(rf_state_t &s)
+template <int K> static __device__ __forceinline__ void rf_init(rf_state_t &s)
 {
     s.acc = K == RF_SEL ? -CUDART_INF : 0.0;
     s.idx = 0xffffffffu, s.fl = 0;
@@ -276,8 +275,7 @@ static __device__ __forceinline__ void rf_step(rf_state_t &s, double v, int mode
 }
 
 /* s = s merged with t (positions of either before the other: the lower position wins ties). */
-template <int K>
-static __device__ __forceinline__ void rf_merge(rf_state_t &s, const rf_state_t &t)
+template <int K> static __device__ __forceinline__ void rf_merge(rf_state_t &s, const rf_state_t &t)
 {
     if (K != RF_SEL) {
         s.acc = __dadd_rn(s.acc, t.acc);
@@ -383,8 +381,7 @@ static __device__ __forceinline__ void rf_col_steps(rf_state_t *s, const rf_raw<
 }
 
 /* Lane l takes lane l + h's state, h = width/2 .. 1, within groups of `width` lanes. */
-template <int K>
-static __device__ __forceinline__ void rf_shfl_reduce(rf_state_t &s, int width)
+template <int K> static __device__ __forceinline__ void rf_shfl_reduce(rf_state_t &s, int width)
 {
     for (int h = width / 2; h > 0; h >>= 1) {
         rf_state_t t;
@@ -447,8 +444,11 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 /* keep=c NHWC / keep=nhw NCHW: grid (column groups, row chunks, batch), blocks of cb x rl
  * threads; a thread takes RF_V columns from cvi * RF_V and rows [r0, r0 + rt) of `rows`, rows
  * rs elements apart, batches bs apart; output (z, column) is z * cols + column. */
+template <typename T, int K> struct rf_col_occ { /* rd_col's blocks an SM (launch bounds) */
+    static const int blocks = K == RF_SEL ? 4 : sizeof(T) == 4 ? 6 : 8;
+};
 template <typename T, int K>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, K == RF_SEL ? 4 : sizeof(T) == 4 ? 6 : 8)
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, (rf_col_occ<T, K>::blocks))
     rd_col(const T *__restrict__ a, void *c, double *__restrict__ ws, const rf_fin_t F,
            uint32_t ncv, uint32_t cb, uint32_t rl, uint32_t rows, uint32_t rt, uint32_t rs,
            uint64_t bs)
@@ -630,7 +630,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 typedef struct {
     int shape; /* 0: not taken; 1 rd_seg, 2 rd_col keep=c, 3 rd_row, 4 rd_col keep=nhw */
     rf_fin_t F;
-    size_t align; /* A's alignment the kernel needs, bytes */
+    size_t align;         /* A's alignment the kernel needs, bytes */
     uint32_t outs, parts; /* rd_fin2 when parts > 1 */
     /* rd_seg */
     uint32_t hwv, nvec, chans;
@@ -658,7 +658,10 @@ static uint64_t rf_col_target(int sel, int64_t es)
     static const long fixed = fd_env_long("FREEDNN_GPU_RD_BLOCKS", 0, 1L << 24, 0);
     if (fixed > 0)
         return (uint64_t)fixed;
-    return (uint64_t)fd_cuda_sm_count() * (sel ? 4 : es == 4 ? 6 : 8);
+    const int per_sm = sel       ? rf_col_occ<float, RF_SEL>::blocks
+                       : es == 4 ? rf_col_occ<float, RF_SUM>::blocks
+                                 : rf_col_occ<__half, RF_SUM>::blocks;
+    return (uint64_t)fd_cuda_sm_count() * (uint64_t)per_sm;
 }
 
 /* rd_col's column block: ncv itself when <= 32 (or when one row lane, up to 256), else the
@@ -735,8 +738,8 @@ static int rf_plan(const fd_tensor_reduce_problem_t *p, rf_plan_t *P)
     const int a_nchw = rf_packed(&p->a, nchw), a_nhwc = rf_packed(&p->a, nhwc);
     const int64_t *cd = p->c.dim;
     const int keep_c = cd[0] == 1 && cd[1] == C && cd[2] == 1 && cd[3] == 1;
-    const int keep_nhw = !keep_c && cd[0] == N && cd[1] == 1 && cd[2] == H && cd[3] == W &&
-                         rf_packed(&p->c, nchw);
+    const int keep_nhw =
+        !keep_c && cd[0] == N && cd[1] == 1 && cd[2] == H && cd[3] == W && rf_packed(&p->c, nchw);
     if (keep_c) {
         F.count = (double)(N * HW);
         F.cst = C > 1 ? p->c.stride[1] : 1;
@@ -761,10 +764,12 @@ static int rf_plan(const fd_tensor_reduce_problem_t *p, rf_plan_t *P)
             const uint64_t by_rows = (RF_ROWS + P->rl - 1) / P->rl,
                            by_blocks = ((uint64_t)P->rows * gx + tb * P->rl - 1) / (tb * P->rl);
             P->rt = exact ? P->rows : (uint32_t)(by_rows > by_blocks ? by_rows : by_blocks);
-            uint64_t chunks = ((uint64_t)P->rows + (uint64_t)P->rl * P->rt - 1) / ((uint64_t)P->rl * P->rt);
+            uint64_t chunks =
+                ((uint64_t)P->rows + (uint64_t)P->rl * P->rt - 1) / ((uint64_t)P->rl * P->rt);
             if (chunks > 65535) {
                 P->rt = (uint32_t)(((uint64_t)P->rows + 65535ull * P->rl - 1) / (65535ull * P->rl));
-                chunks = ((uint64_t)P->rows + (uint64_t)P->rl * P->rt - 1) / ((uint64_t)P->rl * P->rt);
+                chunks =
+                    ((uint64_t)P->rows + (uint64_t)P->rl * P->rt - 1) / ((uint64_t)P->rl * P->rt);
             }
             P->parts = (uint32_t)chunks;
             P->grid = dim3((P->ncv + P->cb - 1) / P->cb, P->parts, 1);
@@ -789,7 +794,8 @@ static int rf_plan(const fd_tensor_reduce_problem_t *p, rf_plan_t *P)
             P->block = FD_CUDA_BLOCK;
         } else if (a_nchw && HW % RF_V == 0 && N <= 65535) {
             P->shape = 4, P->align = (size_t)(RF_V * es);
-            P->rows = (uint32_t)C, P->rs = (uint32_t)HW, P->nb = (uint32_t)N, P->bs = (uint64_t)C * HW;
+            P->rows = (uint32_t)C, P->rs = (uint32_t)HW, P->nb = (uint32_t)N,
+            P->bs = (uint64_t)C * HW;
             P->ncv = (uint32_t)(HW / RF_V);
             const int exact = C <= RD_SERIAL_MAX;
             P->cb = rf_col_block(P->ncv, exact);
@@ -810,7 +816,9 @@ static int rf_plan(const fd_tensor_reduce_problem_t *p, rf_plan_t *P)
 
 static size_t rf_workspace(const rf_plan_t *P)
 {
-    return (P->shape == 1 || P->shape == 2) && P->parts > 1 ? (size_t)P->parts * P->outs * sizeof(double) : 0;
+    return (P->shape == 1 || P->shape == 2) && P->parts > 1
+               ? (size_t)P->parts * P->outs * sizeof(double)
+               : 0;
 }
 
 template <typename T, int K>
