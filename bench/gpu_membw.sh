@@ -107,6 +107,12 @@
 # a thread over a chunk of channels, whose backward does not read y; =K >= 2: chunks of
 # max(K, 8) channels instead of one wave's worth, 32 / 64 forward / backward at n32c256h56w56),
 # e.g. ONLY='lrn_f16_nchw' ENVS='FREEDNN_GPU_LRN_LEAN16=0;FREEDNN_GPU_LRN_LEAN16=16;FREEDNN_GPU_LRN_LEAN16=128'.
+# FREEDNN_GPU_RD_FAST=0 (tensor reduce: ADD / AVG / NORM1 / NORM2 / MIN / MAX / AMAX without
+# indices, f32 / f16 / bf16, packed NCHW / NHWC to 1xCx1x1 or Nx1xHxW: today's serial / one-block-
+# an-output kernels instead of rd_seg / rd_col / rd_row + rd_fin2), e.g. ONLY='reduce'
+# ENVS='FREEDNN_GPU_RD_FAST=0'. FREEDNN_GPU_RD_BLOCKS=B (rd_col keep=c NHWC: about B blocks;
+# default one full-occupancy wave, 1056 for 16-bit sums on 132 SMs, 792 FLOAT), e.g.
+# ENVS='FREEDNN_GPU_RD_FAST=0;FREEDNN_GPU_RD_BLOCKS=2112'.
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

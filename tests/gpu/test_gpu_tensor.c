@@ -47,6 +47,8 @@ typedef struct {
     cudnnReduceTensorOp_t rop;
     int want_idx, int_fill;
     size_t idx_bytes;
+    size_t ws_bytes; /* the workspace the cuda row reports (ref: 0), buffer ws_buf */
+    int ws_buf;
     uint64_t seed;
 } tcase_t;
 
@@ -121,6 +123,30 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
         }
 }
 
+static cudnnReduceTensorDescriptor_t reduce_desc(const tcase_t *c)
+{
+    cudnnReduceTensorDescriptor_t rd;
+    cudnnCreateReduceTensorDescriptor(&rd);
+    cudnnSetReduceTensorDescriptor(
+        rd, c->rop, c->c.dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, c->nan,
+        c->want_idx ? CUDNN_REDUCE_TENSOR_FLATTENED_INDICES : CUDNN_REDUCE_TENSOR_NO_INDICES,
+        CUDNN_32BIT_INDICES);
+    return rd;
+}
+
+/* The workspace handle h reports for reduce case c (cuDNN's contract: query, then pass it). */
+static size_t reduce_ws(cudnnHandle_t h, const tcase_t *c)
+{
+    cudnnReduceTensorDescriptor_t rd = reduce_desc(c);
+    cudnnTensorDescriptor_t ad = desc(&c->a), cd = desc(&c->c);
+    size_t ws = 0;
+    FD_EXPECT_STATUS(cudnnGetReductionWorkspaceSize(h, rd, ad, cd, &ws), CUDNN_STATUS_SUCCESS);
+    cudnnDestroyTensorDescriptor(ad);
+    cudnnDestroyTensorDescriptor(cd);
+    cudnnDestroyReduceTensorDescriptor(rd);
+    return ws;
+}
+
 static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
 {
     tcase_t *c = ctx;
@@ -164,14 +190,13 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
         st = cudnnTransformTensor(h, al, ad, A, be, cd, C);
         break;
     case OP_REDUCE: {
-        cudnnReduceTensorDescriptor_t rd;
-        cudnnCreateReduceTensorDescriptor(&rd);
-        cudnnSetReduceTensorDescriptor(rd, c->rop, dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, c->nan,
-                                       c->want_idx ? CUDNN_REDUCE_TENSOR_FLATTENED_INDICES
-                                                   : CUDNN_REDUCE_TENSOR_NO_INDICES,
-                                       CUDNN_32BIT_INDICES);
-        st = cudnnReduceTensor(h, rd, c->want_idx ? ptr[2] : NULL, c->idx_bytes, NULL, 0, al, ad, A, be, cd,
-                               ptr[1]);
+        cudnnReduceTensorDescriptor_t rd = reduce_desc(c);
+        size_t ws = 0;
+        FD_EXPECT_STATUS(cudnnGetReductionWorkspaceSize(h, rd, ad, cd, &ws), CUDNN_STATUS_SUCCESS);
+        FD_EXPECT(ws <= c->ws_bytes, "the workspace grew between queries (%zu > %zu)", ws,
+                  c->ws_bytes);
+        st = cudnnReduceTensor(h, rd, c->want_idx ? ptr[2] : NULL, c->idx_bytes,
+                               ws ? ptr[c->ws_buf] : NULL, ws, al, ad, A, be, cd, ptr[1]);
         cudnnDestroyReduceTensorDescriptor(rd);
         break;
     }
@@ -225,6 +250,9 @@ static void run(tcase_t c, const char *what)
                 gm_tol(&g.buf[g.nbuf - 1], c.c.dt, count);
             if (c.want_idx)
                 g.buf[g.nbuf++] = (gm_buf_t){"indices", c.idx_bytes, CUDNN_DATA_INT32, GM_OUT, 0, 0};
+            c.ws_bytes = reduce_ws(gm_cuda, &c);
+            c.ws_buf = g.nbuf;
+            g.buf[g.nbuf++] = (gm_buf_t){"workspace", c.ws_bytes, CUDNN_DATA_INT8, GM_WS, 0, 0};
         }
     }
     char label[200];
@@ -261,6 +289,12 @@ int main(int argc, char **argv)
     /* the FREEDNN_GPU_TO_LEAN=0 child reruns the add and op cases only (the others never take
      * the lean kernels) */
     const int to_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_TO_LEAN") != NULL;
+    /* the FREEDNN_GPU_RD_FAST=0 child runs the reduce cases only; the other children skip the
+     * fast-path reduce cases (their switches do not touch reduce) */
+    const int rd_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_RD_FAST") != NULL;
+    const int other_child = getenv("FD_GM_RERUN") != NULL && !rd_child;
+    if (rd_child)
+        goto reduce_cases;
 
     /* AddTensor: broadcast patterns (a's dims: full, per channel, per spatial, per batch, scalar) */
     for (int t = 0; t < 4; t++)
@@ -522,6 +556,7 @@ int main(int argc, char **argv)
                     run(c, "transform transpose vec");
                 }
     }
+reduce_cases:
     /* ReduceTensor: every op and NaN option over short (serial) and long (block) slices */
     const cudnnReduceTensorOp_t rops[9] = {CUDNN_REDUCE_TENSOR_ADD,   CUDNN_REDUCE_TENSOR_MUL,
                                            CUDNN_REDUCE_TENSOR_MIN,   CUDNN_REDUCE_TENSOR_MAX,
@@ -560,7 +595,96 @@ int main(int argc, char **argv)
                 }
                 run(c, "reduce");
             }
-    if (!gm_smoke) {
+    /* The fast reduce kernels (FREEDNN_GPU_RD_FAST, on by default; the child below reruns these
+     * cases with it 0): ADD, AVG, NORM1, NORM2, MIN, MAX, AMAX without indices, FLOAT / HALF /
+     * BFLOAT16, A packed NCHW or NHWC, C 1xCx1x1 (keep=c: rd_seg on NCHW, rd_col on NHWC) or
+     * Nx1xHxW (keep=nhw: rd_row on NHWC, rd_col on NCHW). Shapes: H W 64 / C 8 (exact short
+     * slices), C 72 (rd_row's 2 / 4 lanes), N=C=H=W=1, H W 9 (not a vector: falls back), n8 c64
+     * 56x56 (many stage-1 chunks: 392 for keep=c NHWC), H W 56 with C 128 (rd_col's 14-column
+     * blocks of 18 row lanes), H = W = 1 (NCHW is NHWC: rd_col, exact), 40x40 (two chunks for
+     * FLOAT), 1 x 300 pixels of C 256 (stage 2 on NHWC), C = 1 (keep=nhw slices of one element:
+     * with NaN fills, slices of NaN only). Both blends (beta 0 over a poisoned C), NaN fills with
+     * both options, integer fills (sums exact in any order), A one element past its buffer's
+     * start (misaligned: today's kernels). */
+    if (!other_child) {
+        static const int rs[10][4] = {
+            {2, 8, 8, 8},   {3, 72, 4, 6}, {1, 1, 1, 1},   {1, 5, 3, 3},     {8, 64, 56, 56},
+            {4, 128, 7, 8}, {2, 4, 1, 1},  {5, 3, 40, 40}, {1, 256, 1, 300}, {7, 1, 2, 4}};
+        static const cudnnReduceTensorOp_t fops[7] = {
+            CUDNN_REDUCE_TENSOR_ADD,   CUDNN_REDUCE_TENSOR_AVG, CUDNN_REDUCE_TENSOR_NORM1,
+            CUDNN_REDUCE_TENSOR_NORM2, CUDNN_REDUCE_TENSOR_MIN, CUDNN_REDUCE_TENSOR_MAX,
+            CUDNN_REDUCE_TENSOR_AMAX};
+        static const char *fname[7] = {"add", "avg", "norm1", "norm2", "min", "max", "amax"};
+        const cudnnDataType_t ft[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+        int k = 0;
+        for (int si = 0; si < 10; si++)
+            for (int l = 0; l < 2; l++)
+                for (int keep = 0; keep < 2; keep++)
+                    for (int o = 0; o < 7; o++)
+                        for (int t = 0; t < 3; t++) {
+                            k++;
+                            if (si == 4 && (o + t) % 3 != 0)
+                                continue; /* the large shape: a third of the op / type pairs */
+                            if (gm_smoke && (k % 17 != 0 || si == 4))
+                                continue;
+                            const int sel = o >= 4;
+                            tcase_t c = base(OP_REDUCE);
+                            c.rop = fops[o];
+                            c.nan = (k / 3) % 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+                            c.nan_fill = sel ? k % 3 != 0 : k % 5 == 0;
+                            c.int_fill = !c.nan_fill && k % 4 == 0;
+                            if (k % 2)
+                                c.alpha = 0.5, c.beta = 0.25;
+                            else if (k % 7 == 0)
+                                c.alpha = -2.0, c.beta = 1.0;
+                            c.a_off = k % 23 == 0;
+                            int dc[4];
+                            for (int i = 0; i < 4; i++)
+                                dc[i] =
+                                    keep == 0 ? (i == 1 ? rs[si][i] : 1) : (i == 1 ? 1 : rs[si][i]);
+                            shape(&c.a, ft[t], 4, rs[si], (layout_t)l);
+                            shape(&c.c, ft[t], 4, dc, keep == 0 ? (layout_t)l : LAY_NCHW);
+                            char what[96];
+                            snprintf(what, sizeof what, "reduce fast %s %s keep=%s %s", fname[o],
+                                     c.nan == CUDNN_PROPAGATE_NAN ? "prop" : "noprop",
+                                     keep ? "nhw" : "c", l ? "nhwc" : "nchw");
+                            run(c, what);
+                        }
+        /* too little workspace: BAD_PARAM (the fast path's keep=c NCHW 40x40 needs two chunks) */
+        tcase_t c = base(OP_REDUCE);
+        c.rop = CUDNN_REDUCE_TENSOR_ADD;
+        const int one[4] = {1, 3, 1, 1};
+        shape(&c.a, CUDNN_DATA_FLOAT, 4, rs[7], LAY_NCHW);
+        shape(&c.c, CUDNN_DATA_FLOAT, 4, one, LAY_NCHW);
+        const size_t need = reduce_ws(gm_cuda, &c);
+        if (!rd_child)
+            FD_EXPECT(need > 0, "the fast keep=c NCHW reduce reports no workspace");
+        if (need > 0) {
+            void *A = NULL, *C = NULL, *ws = NULL;
+            FD_EXPECT(cudaMalloc(&A, bytes_of(&c.a)) == cudaSuccess, "cudaMalloc");
+            FD_EXPECT(cudaMalloc(&C, bytes_of(&c.c)) == cudaSuccess, "cudaMalloc");
+            FD_EXPECT(cudaMalloc(&ws, need) == cudaSuccess, "cudaMalloc");
+            cudnnReduceTensorDescriptor_t rd = reduce_desc(&c);
+            cudnnTensorDescriptor_t ad = desc(&c.a), cd = desc(&c.c);
+            const float fone = 1.0f, fzero = 0.0f;
+            FD_EXPECT_STATUS(
+                cudnnReduceTensor(gm_cuda, rd, NULL, 0, ws, need - 1, &fone, ad, A, &fzero, cd, C),
+                CUDNN_STATUS_BAD_PARAM);
+            FD_EXPECT_STATUS(
+                cudnnReduceTensor(gm_cuda, rd, NULL, 0, NULL, 0, &fone, ad, A, &fzero, cd, C),
+                CUDNN_STATUS_BAD_PARAM);
+            FD_EXPECT_STATUS(
+                cudnnReduceTensor(gm_cuda, rd, NULL, 0, NULL, need, &fone, ad, A, &fzero, cd, C),
+                CUDNN_STATUS_BAD_PARAM);
+            cudnnDestroyTensorDescriptor(ad);
+            cudnnDestroyTensorDescriptor(cd);
+            cudnnDestroyReduceTensorDescriptor(rd);
+            cudaFree(A);
+            cudaFree(C);
+            cudaFree(ws);
+        }
+    }
+    if (!gm_smoke && !rd_child) {
         for (int k = 0; k < 3; k++) {
             tcase_t c = base(OP_XFORM_EX);
             int dx[4] = {2, 3, 8, 6}, dy[4];
@@ -625,5 +749,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* tensor_transpose_vec instead of _pipe */
     gm_rerun_with(argv, "FREEDNN_GPU_TO_LEAN", "0"); /* add / op on the packed kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_XP_PW", "0");   /* 16-bit transposes on _pipe */
+    gm_rerun_with(argv, "FREEDNN_GPU_RD_FAST", "0"); /* reduce on today's kernels */
     return gm_finish();
 }
