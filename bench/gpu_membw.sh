@@ -97,10 +97,11 @@
 # the sweeps pool_s2_max_fwd_vec (NHWC) and pool_s2_max_fwd_rows (NCHW) instead of
 # pooling_lean.cuh's pool_lean_nhwc_* / pool_lean_nchw_*, a 16-byte channel vector or an 8-byte
 # run of a y row a thread), e.g. ONLY='pool_' ENVS='FREEDNN_GPU_POOL_LEAN=0'.
-# FREEDNN_GPU_SM_LEAN2=0|2 (softmax NHWC CHANNEL / packed INSTANCE rows of exactly 4, 8, 16 or 32
-# 16-byte vectors, not LOG, alpha 1, beta 0, f32 / f16 / bf16: softmax_wreg's shapes instead of
+# FREEDNN_GPU_SM_LEAN2=0|2|3 (softmax NHWC CHANNEL / packed INSTANCE rows of exactly 4, 8, 16 or
+# 32 16-byte vectors, not LOG, alpha 1, beta 0, f32 / f16 / bf16: softmax_wreg's shapes instead of
 # softmax_lean, one vector a lane, 18-30 registers; =2 softmax_lean with streaming stores,
-# st.global.cs), e.g. ONLY='softmax_f(16|32)_nhwc'
+# st.global.cs; =3 softmax_lean for the 32-vector forward rows too, which default to
+# softmax_wreg), e.g. ONLY='softmax_f(16|32)_nhwc'
 # ENVS='FREEDNN_GPU_SM_LEAN2=0;FREEDNN_GPU_SM_LEAN2=2'.
 # FREEDNN_GPU_LRN_LEAN16=0 (lrn NCHW f16 / bf16, windows 1, 2, 3, 5, alpha 1, beta 0: the
 # stamped lrn_{fwd,bwd}_col_<f16,bf16> instead of lrn_lean.cuh's lrn_{fwd,bwd}_lean16, 4 pixels

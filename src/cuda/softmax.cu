@@ -391,12 +391,18 @@ static cudnnStatus_t sm_wreg_launch(cudnnDataType_t dt, int lpr, int nv, int bwd
 
 /* ---- lean rows: one vector a lane (softmax_kernels.cuh, softmax_lean) ----------------------- */
 
-/* FREEDNN_GPU_SM_LEAN2: 1 (default) softmax_lean for the rows sm_lean2_lanes takes, 2 the same
- * with streaming stores (st.global.cs), 0 today's choice (softmax_wreg); read once. A forced
- * FREEDNN_GPU_SM_WREG shape wins over it (the shapes' A/B). */
+/* FREEDNN_GPU_SM_LEAN2: 1 (default) softmax_lean for the rows sm_lean2_lanes takes but the
+ * forward rows of 32 vectors, 2 the same with streaming stores (st.global.cs), 3 every row it
+ * takes (the 32-vector forward too), 0 today's choice (softmax_wreg); read once. A forced
+ * FREEDNN_GPU_SM_WREG shape wins over it (the shapes' A/B). On the H200 (2026-12-02,
+ * docs/perf/gpu-membw-2026-12-02.md, eighteenth session, call 2) softmax_lean ran every
+ * backward row faster (f32 C 128 4065 -> 4128 GB/s, C 64 3998 -> 4132; f16 C 256 4011 -> 4122)
+ * and the forward of 4 to 16 vectors a row (f32 C 64 3648 -> 3781, f16 C 64 3239 -> 3289), but
+ * lost the 32-vector forward (f32 C 128 3777 -> 3707, f16 C 256 3262 -> 3133): those stay on
+ * softmax_wreg by default. */
 static int sm_lean2(void)
 {
-    static const int v = (int)fd_env_long("FREEDNN_GPU_SM_LEAN2", 0, 2, 1);
+    static const int v = (int)fd_env_long("FREEDNN_GPU_SM_LEAN2", 0, 3, 1);
     return v;
 }
 
@@ -417,7 +423,7 @@ static int sm_lean2_lanes(const sm_geom_t &g, cudnnDataType_t dt, int bwd, doubl
     if (g.nr != 1 || g.no != 1 || g.row_len % vec != 0)
         return 0;
     const int64_t rv = g.row_len / vec;
-    if (rv != 4 && rv != 8 && rv != 16 && rv != 32)
+    if ((rv != 4 && rv != 8 && rv != 16 && rv != 32) || (rv == 32 && !bwd && sm_lean2() != 3))
         return 0;
     for (int t = 0; t < nt; t++)
         if (!fd_cuda_aligned16(ptr[t]) || g.rst[t][0] != 1 ||

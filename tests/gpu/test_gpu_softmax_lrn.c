@@ -19,7 +19,8 @@
  * benchmark problems), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0; the lean rows
  * softmax_lean (sm_lean2_tests: NHWC rows of 4, 8, 16, 32 vectors, tails, in place, NaN / -inf,
  * and the neighbours that must fall back: LOG, blends, padded, misaligned, other row lengths),
- * rerun on softmax_wreg with FREEDNN_GPU_SM_LEAN2=0 and with streaming stores (=2).
+ * rerun on softmax_wreg with FREEDNN_GPU_SM_LEAN2=0, with streaming stores (=2) and with the
+ * 32-vector forward rows on softmax_lean (=3; by default they stay on softmax_wreg).
  * LRN: window n in {1, 2, 5, 16}, 4-d and 5-d, the three layouts, both blends, the four types;
  * the forward column kernel with every window it is stamped for, C below the window and past
  * its 8-channel look-ahead; the backward column kernel (NCHW dx) with every stamped window
@@ -1082,5 +1083,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS", "0"); /* softmax_fwd_rows_online / _rows */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "0"); /* the lean rows on softmax_wreg */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "2"); /* softmax_lean's streaming stores */
+    gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "3"); /* and the 32-vector forward rows */
     return gm_finish();
 }
