@@ -91,8 +91,6 @@
 # kernel tensor_add_packed instead of tensor_bias_lean<B, M>; tensor op add, alphas 1, beta 0:
 # tensor_op_dense's exact branch instead of tensor_op_lean, one vector a thread), e.g.
 # ONLY='tensor_' ENVS='FREEDNN_GPU_TO_LEAN=0'.
-# FREEDNN_GPU_XP_PW=0 (tensor transform, f16 / bf16: tensor_transpose_pipe instead of the word-pair
-# transpose tensor_transpose_pw), e.g. ONLY='tensor_f16' ENVS='FREEDNN_GPU_XP_PW=0'.
 # FREEDNN_GPU_POOL_LEAN=0 (pool_* max forward, 3x3 / 2 pad 1, alpha 1, beta 0, f32 / f16 / bf16:
 # the sweeps pool_s2_max_fwd_vec (NHWC) and pool_s2_max_fwd_rows (NCHW) instead of
 # pooling_lean.cuh's pool_lean_nhwc_* / pool_lean_nchw_*, a 16-byte channel vector or an 8-byte

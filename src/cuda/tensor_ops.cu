@@ -350,69 +350,6 @@ static __global__ void __launch_bounds__(XV_THREADS, XP_PIPE_MINB(sizeof(U)))
     }
 }
 
-/* The 2-byte transpose on word pairs (tensor_transpose_pw; FREEDNN_GPU_XP_PW=0 turns it off):
- * tensor_transpose_pipe moves HALF / BFLOAT16 through shared memory an element at a time (eight
- * 16-bit stores and eight 16-bit loads a 16-byte vector, twice FLOAT's per byte) and ran 3.39-3.41
- * TB/s on the H200 against FLOAT's 3.68-3.70 (2026-12-02). Here a thread loads two consecutive
- * rows' vectors of the same eight columns (rows 2i, 2i + 1) and pairs them column by column into
- * eight 32-bit words (__byte_perm: row 2i's element low, row 2i + 1's high), which are word
- * (column, i) of the transposed tile: y's rows hold them in that order, so four consecutive
- * words of a tile row are one 16-byte vector of y. One 64 x 64 tile a block of 256 threads, the
- * grid covering the tensor (act_fwd_lean's shape: no loop, few registers); two vectors a thread
- * in and out; 8 word stores and 8 word loads a thread.
- * Banks (the tile W[64][33] words, 33 = 1 mod 32): the loads map lane L of warp w to column
- * chunk a = L % 4 + 4 (w % 2) and row pair b = L / 4 + 8 (w / 2), so a store W[8a + l][b] hits
- * bank 8 (L % 4) + L / 4 + const: 32 distinct; the stores map q = k 256 + t to y row j = q / 8
- * and word quad m = q % 8, so a load W[j][4m + s] hits bank j + 4m + s: 32 distinct (j over
- * four consecutive rows, m over 0..7). Global loads: 64 contiguous bytes a row for four lanes
- * (the row's other half by warp w ^ 1); stores: 128 contiguous bytes a y row for eight lanes.
- * Taken under tensor_transpose_vec's conditions (rows and cols multiples of 8, both pointers
- * 16-byte aligned: a pair never straddles the matrix's edge); the same bits (raw 16-bit moves). */
-#define XW_COLS 33 /* words a tile row: 32 and one of padding */
-static __global__ void __launch_bounds__(XV_THREADS)
-    tensor_transpose_pw(const uint16_t *__restrict__ x, uint16_t *__restrict__ y, int64_t rows,
-                        int64_t cols, int64_t ctiles)
-{
-    __shared__ uint32_t tile[XV_TILE][XW_COLS];
-    const int t = (int)threadIdx.x, lane = t % 32, w = t / 32;
-    const int64_t img = (int64_t)blockIdx.y * rows * cols;
-    const int64_t r0 = (int64_t)(blockIdx.x / ctiles) * XV_TILE;
-    const int64_t c0 = (int64_t)(blockIdx.x % ctiles) * XV_TILE;
-    x += img, y += img;
-    const int a = lane % 4 + 4 * (w % 2), b = lane / 4 + 8 * (w / 2);
-    const int64_t r = r0 + 2 * b, c = c0 + 8 * a;
-    const bool in = r < rows && c < cols; /* rows, cols multiples of 8: r + 1 < rows too */
-    uint4 u0, u1;
-    if (in) {
-        u0 = *(const uint4 *)(x + (r * cols + c));
-        u1 = *(const uint4 *)(x + ((r + 1) * cols + c));
-        const uint32_t e0[4] = {u0.x, u0.y, u0.z, u0.w}, e1[4] = {u1.x, u1.y, u1.z, u1.w};
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            tile[8 * a + 2 * k][b] = __byte_perm(e0[k], e1[k], 0x5410);
-            tile[8 * a + 2 * k + 1][b] = __byte_perm(e0[k], e1[k], 0x7632);
-        }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < 2; k++) {
-        const int q = k * XV_THREADS + t, j = q / 8, m = q % 8;
-        const int64_t yc = c0 + j, yr = r0 + 8 * m;
-        if (yc < cols && yr < rows) {
-            const uint4 o = {tile[j][4 * m], tile[j][4 * m + 1], tile[j][4 * m + 2],
-                             tile[j][4 * m + 3]};
-            *(uint4 *)(y + (yc * rows + yr)) = o;
-        }
-    }
-}
-
-/* FREEDNN_GPU_XP_PW=0: the 2-byte transforms keep tensor_transpose_pipe; read once. */
-static int xp_pw_on(void)
-{
-    static const int on = fd_env_on("FREEDNN_GPU_XP_PW");
-    return on;
-}
-
 /* FREEDNN_GPU_BW2=0 turns off the second round of bandwidth kernels (this transpose, the
  * pooling / softmax / LRN variants that name it); read once per process (pooling.cu). */
 extern "C" int fd_cuda_bw2_on(void);
@@ -933,12 +870,6 @@ extern "C" cudnnStatus_t fd_tensor_transform_cuda_run(const void *problem, const
         if (rows % vn == 0 && cols % vn == 0 && ((uintptr_t)a->x | (uintptr_t)a->y) % 16 == 0 &&
             rt * ct <= INT32_MAX) {
             const dim3 grid((unsigned)(rt * ct), (unsigned)p->y.dim[0]);
-            if (fd_dtype_size(p->y.dtype) == 2 && xp_pw_on()) {
-                tensor_transpose_pw<<<grid, XV_THREADS, 0, st>>>((const uint16_t *)a->x,
-                                                                 (uint16_t *)a->y, rows, cols, ct);
-                LAUNCHED("tensor_transpose_pw", grid.x * grid.y, st);
-                return CUDNN_STATUS_SUCCESS;
-            }
             if (fd_cuda_bw3_on()) {
                 /* tensor_transpose_pipe: the blocks resident at its bound, at most a tile each */
                 const int64_t tiles = rt * ct * (int64_t)p->y.dim[0];

@@ -539,8 +539,7 @@ int main(int argc, char **argv)
      * of 4 elements: FLOAT takes it, 16-bit types fall back to the 32 x 32 kernel); under
      * FREEDNN_GPU_BW3 tensor_transpose_pipe (the 16-byte kernel in that child): 12 x 72 x 36 x 44
      * has more tiles (600, edge tiles in both dims) than its grid's blocks on 132 SMs, so blocks
-     * walk several tiles across images; HALF / BFLOAT16 take tensor_transpose_pw (word pairs)
-     * there, tensor_transpose_pipe in the FREEDNN_GPU_XP_PW=0 child */
+     * walk several tiles across images */
     {
         static const int v4[4] = {2, 72, 6, 20}, vt[4] = {1, 64, 8, 8}, v5[5] = {2, 16, 2, 4, 6},
                          v68[4] = {3, 68, 5, 12}, vp[4] = {12, 72, 36, 44};
@@ -748,7 +747,6 @@ reduce_cases:
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* tensor_transpose_vec instead of _pipe */
     gm_rerun_with(argv, "FREEDNN_GPU_TO_LEAN", "0"); /* add / op on the packed kernels */
-    gm_rerun_with(argv, "FREEDNN_GPU_XP_PW", "0");   /* 16-bit transposes on _pipe */
     gm_rerun_with(argv, "FREEDNN_GPU_RD_FAST", "0"); /* reduce on today's kernels */
     return gm_finish();
 }
