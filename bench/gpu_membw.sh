@@ -82,7 +82,8 @@
 # thread), e.g. ONLY='act_' ENVS='FREEDNN_GPU_ACT_LEAN=0;FREEDNN_GPU_ACT_LEAN=2'.
 # FREEDNN_GPU_BN_IV3=0 (bn fwd_infer, SPATIAL packed NCHW / NHWC f32 / f16 / bf16, ops BN, alpha
 # 1, beta 0: bn_iv2_* instead of the lean bn_iv3_*, one vector a thread, 27-32 registers; =1 the
-# lean kernel for NCHW only, =2 NHWC only, =3 both, the default), e.g. ONLY='bn_f(32|16)_(nchw|nhwc)'
+# lean kernel for NCHW only, =2 NHWC only, =3 both; unset: NCHW and 16-bit NHWC), e.g.
+# ONLY='bn_f(32|16)_(nchw|nhwc)'
 # ENVS='FREEDNN_GPU_BN_IV3=0'. FREEDNN_GPU_BN_IV3_NHWC_R=R (bn_iv3_nhwc: R trips of 256 vectors a
 # block, 1..64, one parameter table a block; default bn_iv3_trips' choice, 6 at n32 56x56 on 132
 # SMs; 4: 2.97 waves, 12: one), e.g. ONLY='bn_f(16|32)_nhwc'

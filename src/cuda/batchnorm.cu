@@ -1284,17 +1284,28 @@ static int bn_iv_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t
     return 1;
 }
 
-/* FREEDNN_GPU_BN_IV3, the layouts bn_iv3_* take: 3 both (the default), 1 NCHW only, 2 NHWC
- * only, 0 none (bn_iv2_* / bn_iv_* for every call they take, as before), so one device trip can
- * time each layout against bn_iv2_*; read once. On the H200 (2026-12-02, gpu-membw-2026-12-02.md,
- * eighteenth session, call 1) bn_iv3_nchw ran f16 3308 -> 3660 GB/s and f32 even (3712 / 3700);
+/* FREEDNN_GPU_BN_IV3, the layouts bn_iv3_* take: 1 NCHW only, 2 NHWC only, 3 both, 0 none
+ * (bn_iv2_* / bn_iv_* for every call they take, as before); unset (BN_IV3_AUTO): NCHW, and
+ * NHWC of HALF / BFLOAT16; read once. On the H200 (2026-12-02, gpu-membw-2026-12-02.md,
+ * eighteenth session) bn_iv3_nchw ran f16 3308 -> 3660 GB/s and f32 even (3712 / 3700) (call 1);
  * the first bn_iv3_nhwc (one trip a block, so every 8 rows recomputed all C channels' double
- * 1 / sqrt) f16 even (2905 / 2912) and f32 3623 -> 2439: it now takes r3 trips a block
- * (bn_iv3_trips). Untimed: NHWC's default. */
+ * 1 / sqrt) f16 even (2905 / 2912) and f32 3623 -> 2439 (call 1); with r3 trips a block
+ * (bn_iv3_trips) f16 2894 -> 3465 and f32 3643 -> 3536 (call 3): FLOAT NHWC stays on bn_iv2_*
+ * unless the switch names NHWC. */
+#define BN_IV3_AUTO 4
 static int bn_iv3_env(void)
 {
-    static const int mask = (int)fd_env_long("FREEDNN_GPU_BN_IV3", 0, 3, 3);
+    static const int mask = (int)fd_env_long("FREEDNN_GPU_BN_IV3", 0, 3, BN_IV3_AUTO);
     return mask;
+}
+
+/* Whether bn_iv3_* take a call of this layout and type (the switch above). */
+static int bn_iv3_on(int nhwc, cudnnDataType_t dt)
+{
+    const int m = bn_iv3_env();
+    if (m == BN_IV3_AUTO)
+        return !nhwc || dt != CUDNN_DATA_FLOAT;
+    return (m & (nhwc ? 2 : 1)) != 0;
 }
 
 /* FREEDNN_GPU_BN_IV3_NHWC_R=R (1..64): bn_iv3_nhwc takes exactly R trips a block (a timing and
@@ -1335,8 +1346,8 @@ static uint32_t bn_iv3_trips(int64_t nv)
 static int bn_iv3_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_iv_t *V,
                          unsigned *blocks)
 {
-    if (!(bn_iv3_env() & (V->nhwc ? 2 : 1)) || V->ops != CUDNN_BATCHNORM_OPS_BN ||
-        a->alpha != 1.0 || a->beta != 0.0)
+    if (!bn_iv3_on(V->nhwc, p->x.dtype) || V->ops != CUDNN_BATCHNORM_OPS_BN || a->alpha != 1.0 ||
+        a->beta != 0.0)
         return 0;
     const int64_t vec = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->x.dtype);
     const int64_t nv = V->rows * V->c / vec; /* below 2^31: bn_iv_usable */

@@ -21,7 +21,8 @@
  * second one's chunks of one trip), with FREEDNN_GPU_BN_PK2_LEAN=0 (its general apply pass for
  * every case); the lean inference pass (bn_iv3_*: iv3_tests) in the parent and, on the earlier
  * kernels, in a FREEDNN_GPU_BN_IV3=0 child that runs only those, a =1 child (NHWC on
- * bn_iv2_nhwc*) and a FREEDNN_GPU_BN_IV3_NHWC_R=3 child (bn_iv3_nhwc's trips), the same (the
+ * bn_iv2_nhwc*) and a FREEDNN_GPU_BN_IV3_NHWC_R=3 child (bn_iv3_nhwc's trips, FLOAT too: it
+ * sets FREEDNN_GPU_BN_IV3=3; by default FLOAT NHWC takes bn_iv2_nhwc*), the same (the
  * FREEDNN_GPU_BN_IV2* children set FREEDNN_GPU_BN_IV3 to 0, so their inference calls keep
  * bn_iv_* / bn_iv2_*).
  * Real-valued fills; tolerances from gm_tol with the group size as the term count.
@@ -518,6 +519,9 @@ int main(int argc, char **argv)
     if (getenv("FD_GM_RERUN") != NULL &&
         (getenv("FREEDNN_GPU_BN_IV2") != NULL || getenv("FREEDNN_GPU_BN_IV2_BLOCKS") != NULL))
         setenv("FREEDNN_GPU_BN_IV3", "0", 1);
+    /* the trips child: every layout and type on bn_iv3 (by default FLOAT NHWC is not) */
+    if (getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_BN_IV3_NHWC_R") != NULL)
+        setenv("FREEDNN_GPU_BN_IV3", "3", 1);
     gm_init(argc, argv, "test_gpu_bn");
     const cudnnDataType_t dts[4] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     const cudnnBatchNormMode_t modes[3] = {CUDNN_BATCHNORM_PER_ACTIVATION, CUDNN_BATCHNORM_SPATIAL,
