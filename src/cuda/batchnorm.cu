@@ -107,13 +107,14 @@
  * Registers and occupancy: batchnorm_kernels.cuh.
  * The common call of that data (ops BN, alpha 1, beta 0; NHWC C at most BN_IV3_NHWC_C: 512
  * HALF / BFLOAT16, 256 FLOAT) takes bn_iv3_* by default (FREEDNN_GPU_BN_IV3=0: the kernels
- * above; =1 NCHW only, =2 NHWC only, 3 both: the default), act_fwd_lean's shape: one 16-byte
- * vector a thread and trip, NCHW the grid covering the tensor, NHWC r3 trips a block
- * (bn_iv3_trips; FREEDNN_GPU_BN_IV3_NHWC_R=R: R) so that its C-channel parameter table is built
- * once per r3 * 256 vectors, the block's channels' parameters computed once into shared memory,
- * 27-32 registers (full occupancy against bn_iv2_*'s 48-99), the same bits. H200 (2026-12-02):
- * bn_iv3_nchw f16 n32c256h56w56 3308 -> 3660 GB/s, f32 even; the one-trip bn_iv3_nhwc lost
- * f32 3623 -> 2439 (f16 even, 2905 / 2912); the r3-trip one is untimed.
+ * above; =1 NCHW only, =2 NHWC only, 3 both; unset: NCHW and 16-bit NHWC), act_fwd_lean's
+ * shape: one 16-byte vector a thread and trip, NCHW the grid covering the tensor, NHWC r3
+ * trips a block (bn_iv3_trips; FREEDNN_GPU_BN_IV3_NHWC_R=R: R) so that its C-channel parameter
+ * table is built once per r3 * 256 vectors, the block's channels' parameters computed once into
+ * shared memory, 27-32 registers (full occupancy against bn_iv2_*'s 48-99), the same bits.
+ * H200 (2026-12-02): bn_iv3_nchw f16 n32c256h56w56 3308 -> 3660 GB/s, f32 even; the one-trip
+ * bn_iv3_nhwc lost f32 3623 -> 2439 (f16 even, 2905 / 2912); the r3-trip one f16 2894 -> 3465,
+ * f32 3643 -> 3536 (so FLOAT NHWC keeps bn_iv2_nhwc* by default).
  */
 #include <stdio.h>
 #include <stdlib.h>
