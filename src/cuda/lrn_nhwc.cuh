@@ -78,7 +78,10 @@ static __device__ __forceinline__ void FD_K(lrn_nhwc_xwin)(const FD_K(lrn_vec_t)
         w[O + k] = FD_K(lrn_vec_ld)(xr, k);
 #pragma unroll
     for (int h = 1; h <= HR; h++) {
-        const bool in = v + h < nv;
+        /* i + h past the block: a thread past the tile's last whole pixel (its result unused),
+         * whose neighbour would be outside sh (compute-sanitizer's racecheck saw the backward
+         * read tsh that way, 2026-12-02) */
+        const bool in = v + h < nv && i + h < LRN_NHWC_BLOCK;
         const FD_K(lrn_vec_t) nb = sh[in ? i + h : i];
 #pragma unroll
         for (int k = 0; k < V; k++)
