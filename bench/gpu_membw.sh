@@ -96,6 +96,10 @@
 # the sweeps pool_s2_max_fwd_vec (NHWC) and pool_s2_max_fwd_rows (NCHW) instead of
 # pooling_lean.cuh's pool_lean_nhwc_* / pool_lean_nchw_*, a 16-byte channel vector or an 8-byte
 # run of a y row a thread), e.g. ONLY='pool_' ENVS='FREEDNN_GPU_POOL_LEAN=0'.
+# FREEDNN_GPU_POOL_SMB=0 (pool_*_nchw max backward, 3x3 / 2 pad 1, f32 / f16 / bf16: the gathers
+# pool_s2g_max_bwd_* instead of pooling_smb.cuh's shared-memory tiles; FREEDNN_GPU_POOL_SMB_T=N:
+# N dx elements a tile, default 4096), e.g. ONLY='pool_f(16|32)_nchw' DIR=bwd
+# ENVS='FREEDNN_GPU_POOL_SMB=0;FREEDNN_GPU_POOL_SMB_T=2048'.
 # FREEDNN_GPU_SM_LEAN2=0|2|3 (softmax NHWC CHANNEL / packed INSTANCE rows of exactly 4, 8, 16 or
 # 32 16-byte vectors, not LOG, alpha 1, beta 0, f32 / f16 / bf16: softmax_wreg's shapes instead of
 # softmax_lean, one vector a lane, 18-30 registers; =2 softmax_lean with streaming stores,

@@ -45,7 +45,10 @@
  * every covering window's argmax recomputed from x, no loop, every load in flight): W innermost
  * FLOAT (FREEDNN_GPU_BW3, 0.65x -> 0.99x NVIDIA's rate) and HALF / BFLOAT16 (FREEDNN_GPU_BW5),
  * channels-last FLOAT / HALF / BFLOAT16 (FREEDNN_GPU_BW5: a 2 x 2 dx block of one 16-byte
- * channel vector a thread); the same sums in the same order, the same bits.
+ * channel vector a thread); the same sums in the same order, the same bits. With W innermost
+ * they come after pooling_smb.cuh (FREEDNN_GPU_POOL_SMB, 2026-12-02: x and dy of a tile of
+ * window rows staged in shared memory, each window's argmax once, a thread per 2 x 2 dx block;
+ * f16 1.17x, f32 1.04x the gathers' rate on the H200), the same bits.
  * Channels-last averages of those (FLOAT / HALF / BFLOAT16, 16-byte vectors) take the gathers
  * of pooling_avgv.cuh (FREEDNN_GPU_POOL_AVGV, 2026-12-02: the sweeps pool_s2_{fwd,bwd}_vec ran
  * f16 n32c256h56w56 2x2 / 2 at 1574 / 378 GB/s on the H200, 8-byte vectors, one step's loads in
@@ -339,8 +342,9 @@ static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
 #define FD_STAMP_FILE "pooling_kernels.cuh"
-#include "stamp_types.cuh"
 #include "pooling_s2g.cuh"
+#include "pooling_smb.cuh"
+#include "stamp_types.cuh"
 
 /* after pooling_s2g.cuh: its lane helpers */
 #include "pooling_avgv.cuh"
@@ -623,6 +627,58 @@ static int pool_s2g_nhwc_ok(const fd_pool_problem_t *p, const pool_geom_t *g, co
     if (*th >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
         return 0;
     *cvn = (int)v, *sp = (int)s, *tp = (int)t;
+    return 1;
+}
+
+/* FREEDNN_GPU_POOL_SMB=0 turns off the shared-memory max backward of pooling_smb.cuh (2026-12-02,
+ * issue 7.4); so do FREEDNN_GPU_BW3=0 and FREEDNN_GPU_BW5=0 (their children test the kernels
+ * before it). FREEDNN_GPU_POOL_SMB_T: dx elements a tile (512 .. 65536, default 4096). Read
+ * once per process. */
+static int pool_smb_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_POOL_SMB");
+    return on;
+}
+static int pool_smb_target(void)
+{
+    static const int t = (int)fd_env_long("FREEDNN_GPU_POOL_SMB_T", 512, 65536, 4096);
+    return t;
+}
+
+/* 1 (and *m, *blocks, *bytes: the tiles, the grid, the dynamic shared memory) when a max
+ * backward pool_s2_ok accepted (q, W innermost) takes pool_smb_max_bwd_{f32,f16,bf16}
+ * (pooling_smb.cuh): pool_s2g_common_ok, x's and dx's W stride 1, their other strides
+ * multiples of 4, the pointers aligned to 4 elements, a tile's shared memory within 48 KiB. */
+static int pool_smb_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
+                       const void *x, const void *dx, pool_smb_t *m, unsigned *blocks,
+                       size_t *bytes)
+{
+    if (!pool_smb_on() || !fd_cuda_bw3_on() || !fd_cuda_bw5_on() || !pool_s2g_common_ok(p, g, q))
+        return 0;
+    const uintptr_t al = 4 * (uintptr_t)fd_dtype_size(p->dt) - 1;
+    if (p->xs[4] != 1 || p->dxs[4] != 1 || ((uintptr_t)x & al) != 0 || ((uintptr_t)dx & al) != 0)
+        return 0;
+    const int64_t *ss[2] = {p->xs, p->dxs};
+    for (int k = 0; k < 2; k++)
+        if (ss[k][0] % 4 != 0 || ss[k][1] % 4 != 0 || ss[k][3] % 4 != 0)
+            return 0;
+    const int W = q->in_w, sp = (W + 1) / 2, pairs = (q->in_h + 1) / 2;
+    /* windows a shared row: every window of y and the right neighbour of the last column pair;
+     * x row: column 0 at cell 4, up to the last window's right column (cell 2 ow1 + 3) */
+    m->ow1 = (q->out_w > sp ? q->out_w : sp) + 1;
+    const int need = 4 + (W + 3) / 4 * 4 + 1, last = 2 * m->ow1 + 4;
+    m->xw = ((need > last ? need : last) + 3) / 4 * 4;
+    int R = pool_smb_target() / (2 * W);
+    R = R < 1 ? 1 : R > pairs ? pairs : R;
+    for (;; R--) {
+        m->nt = (pairs + R - 1) / R;
+        m->R = (pairs + m->nt - 1) / m->nt;
+        if (pool_smb_bytes(*m) <= 48 * 1024 || R == 1)
+            break;
+    }
+    if (pool_smb_bytes(*m) > 48 * 1024 || (int64_t)q->planes * m->nt >= ((int64_t)1 << 31))
+        return 0;
+    *blocks = (unsigned)((int64_t)q->planes * m->nt), *bytes = pool_smb_bytes(*m);
     return 1;
 }
 
@@ -954,6 +1010,25 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     if (vec_ok && pool_avgv_ok(p, &g, 1, &s2, &cvn, &sp, &tp, &th, &lean))
         return pool_avgv_launch(p, a, &s2, 1, cvn, sp, tp, th, lean);
     if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
+        pool_smb_t sm;
+        unsigned sb;
+        size_t sbytes;
+        if (!vec_ok && pool_smb_ok(p, &g, &s2, a->x, a->out, &sm, &sb, &sbytes)) {
+            cudaStream_t st = a->handle->stream;
+            if (p->dt == CUDNN_DATA_FLOAT)
+                pool_smb_max_bwd_f32<<<sb, POOL_SMB_THREADS, sbytes, st>>>(
+                    s2, sm, a->x, a->dy, a->out, a->alpha, a->beta);
+            else if (p->dt == CUDNN_DATA_HALF)
+                pool_smb_max_bwd_f16<<<sb, POOL_SMB_THREADS, sbytes, st>>>(
+                    s2, sm, a->x, a->dy, a->out, a->alpha, a->beta);
+            else
+                pool_smb_max_bwd_bf16<<<sb, POOL_SMB_THREADS, sbytes, st>>>(
+                    s2, sm, a->x, a->dy, a->out, a->alpha, a->beta);
+            FD_CUDA_LAUNCHED("pool_smb_max_bwd on %s data (%u blocks of %d window rows, %zu "
+                             "bytes)",
+                             fd_dtype_name(p->dt), sb, sm.R, sbytes);
+            return CUDNN_STATUS_SUCCESS;
+        }
         int groups, pairs;
         if (!vec_ok && pool_s2g_ok(p, &g, &s2, a->x, a->out, &groups, &pairs)) {
             const int64_t th = (int64_t)s2.planes * pairs * groups;

@@ -16,9 +16,13 @@
  * across rows, ReLU zeros); its HALF / BFLOAT16 twins and the channels-last FLOAT / HALF /
  * BFLOAT16 gather (pool_s2g_max_bwd_nhwc_*: 2 x 2 dx blocks, C not a multiple of the vector
  * declined); the channels-last averages of stride 2 (pool_avgv_*: pool_avgv_tests); the lean
- * max forward of stride 2 (pool_lean_*: pool_lean_tests). Reruns itself with
- * FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0, FREEDNN_GPU_BW3_S2G_MINB=3 (the gather's other
- * occupancy), FREEDNN_GPU_BW5=0, FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only),
+ * max forward of stride 2 (pool_lean_*: pool_lean_tests). The W-innermost 3x3 / 2 pad 1 max
+ * backward cases take the shared-memory tiles of pooling_smb.cuh (pool_smb_max_bwd_*) in the
+ * parent and the FREEDNN_GPU_BW2=0 child: 4096 dx elements a tile (the smoke set's 75 x 140
+ * plane takes 3 tiles, the others one). Reruns itself with FREEDNN_GPU_BW2=0,
+ * FREEDNN_GPU_BW3=0, FREEDNN_GPU_BW5=0 (both: without pool_smb too), FREEDNN_GPU_POOL_SMB=0
+ * (the gathers pool_s2g_* on those cases), FREEDNN_GPU_POOL_SMB_T=512 (tiles of 1-4 window
+ * rows: the cases on several tiles), FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only),
  * FREEDNN_GPU_POOL_LEAN=0 (pool_lean_tests only: the alpha 1, beta 0 max forward of
  * pool_tests' cases takes pool_lean_* in the parent and the other children) and
  * FREEDNN_GPU_ACT_LEAN=0 / 2 (act_tests only: the packed kernels' exact branch, and the lean
@@ -431,9 +435,11 @@ static void pool_tests(void)
      * 1, 2 and 3 vectors, and C not a multiple of the vector (f32 C 6, f16 / bf16 C 12: the
      * kernel declines, the sweeps take them); the padded layout's partial row vectors (NCHW
      * 16-bit); the benchmark's problems (n32, f32 C 128 NHWC, f16 C 256 NHWC and NCHW). Run
-     * in the parent and the FREEDNN_GPU_BW5=0 child only (the other switches leave these
-     * kernels alone). */
-    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW5") != NULL) {
+     * in the parent, the FREEDNN_GPU_BW5=0 child and the FREEDNN_GPU_POOL_SMB* children only
+     * (the other switches leave these kernels alone); pool_smb_max_bwd_* takes the W-innermost
+     * ones but in the FREEDNN_GPU_BW5=0 and FREEDNN_GPU_POOL_SMB=0 children. */
+    if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW5") != NULL ||
+        getenv("FREEDNN_GPU_POOL_SMB") != NULL || getenv("FREEDNN_GPU_POOL_SMB_T") != NULL) {
         static const int hin[8][3] = {{56, 56, 1}, {8, 200, 1}, {4, 8, 1}, {1, 12, 1},
                                       {2, 16, 1},  {17, 29, 1}, {9, 61, 1}, {5, 125, 1}};
         static const int t3[3] = {0, 2, 3}; /* FLOAT, HALF, BFLOAT16 */
@@ -840,8 +846,9 @@ int main(int argc, char **argv)
         act_tests();
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* and without the third round's */
-    gm_rerun_with(argv, "FREEDNN_GPU_BW3_S2G_MINB", "3"); /* pool_s2g at 3 blocks an SM */
     gm_rerun_with(argv, "FREEDNN_GPU_BW5", "0"); /* without the fifth round's gathers */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_SMB", "0");     /* pool_s2g_* instead of pool_smb */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_SMB_T", "512"); /* pool_smb: many tiles a plane */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_AVGV", "0"); /* pool_avgv_tests on the old sweeps */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_LEAN", "0"); /* pool_lean_tests on the old sweeps */
     gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "0");  /* act_tests on act_*_packed alone */
