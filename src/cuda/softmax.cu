@@ -31,7 +31,9 @@
  * pixels are stride 1, FLOAT / HALF / BFLOAT16, take softmax_bwd_cols: a block of channel
  * groups over 32 (HALF pairs: 64) pixels holds y and dy in registers, so each is read once
  * (softmax_bwd_rows read them twice from DRAM: 0.43-0.67x); the partial sums meet in shared
- * memory in a fixed order (its own rounding, within gm_tol). alpha 1, beta 0 stores the value
+ * memory in a fixed order (its own rounding, within gm_tol); rows of 129 .. 256 as 16 groups
+ * of 16 channels in blocks of 512 (softmax_bwd_cols16, FREEDNN_GPU_SM_BCG16: f16 C = 256
+ * 1.19x on the H200, 2026-12-02). alpha 1, beta 0 stores the value
  * rounded once without the double blend (the same bits) in these kernels.
  * Forward rows of the same kind (strided, up to 256 elements, pixels stride 1; FLOAT / HALF /
  * BFLOAT16; at most 65535 outer indices) take its twin softmax_fwd_cols: channel groups over
@@ -476,7 +478,7 @@ static cudnnStatus_t sm_lean2_launch(cudnnDataType_t dt, int lanes, int bwd, con
 /* ---- backward, strided rows (softmax_kernels.cuh, softmax_bwd_cols) -------------------------- */
 
 /* 1 when the rows are the strided rows of softmax_bwd_cols / softmax_fwd_cols: FLOAT, HALF,
- * BFLOAT16; the row one collapsed dim of at most 32 * SM_COLS_CG_MAX = 256 elements (any
+ * BFLOAT16; the row one collapsed dim of at most SM_COLS_ROW_MAX = 256 elements (any
  * stride); the innermost row-enumerating dim stride 1 in every tensor and at least 16 long
  * (the pixels of NCHW). */
 static int sm_cols_geom(const sm_geom_t *g, cudnnDataType_t dt)
@@ -484,7 +486,7 @@ static int sm_cols_geom(const sm_geom_t *g, cudnnDataType_t dt)
     if (dt != CUDNN_DATA_FLOAT && dt != CUDNN_DATA_HALF && dt != CUDNN_DATA_BFLOAT16)
         return 0;
     const int in = g->no - 1;
-    if (g->nr != 1 || g->row_len > 32 * SM_COLS_CG_MAX || g->odim[in] < 16)
+    if (g->nr != 1 || g->row_len > SM_COLS_ROW_MAX || g->odim[in] < 16)
         return 0;
     for (int t = 0; t < SM_TENSORS; t++)
         if (g->ost[t][in] != 1)
@@ -506,22 +508,38 @@ static int sm_cols_pairs(const sm_geom_t *g, const void *const *ptr)
     return ok;
 }
 
+/* FREEDNN_GPU_SM_BCG16=0: softmax_bwd_cols back on its first shapes (at most 8 channel groups,
+ * CPT up to 32); read once. */
+static int sm_bcg16(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_SM_BCG16");
+    return on;
+}
+
 /* Channels per thread of softmax_bwd_cols (0: the path does not serve the call), *pv pixels
- * per lane and *cg channel groups (warps a block), for sm_cols_geom's rows. CPT is the
- * smallest of 2 .. 32 that needs at most SM_COLS_CG_MAX = 8 groups (C = 128: 16 x 8; C up to
- * 256: longer rows keep softmax_bwd_rows). HALF takes PV 2 (a 32-bit access a lane) where
- * sm_cols_pairs allows it; BFLOAT16 and HALF with PV 1 stop at CPT 16 (C <= 128), as ptxas -v
- * showed spills for CPT 32 one element at a time and for BFLOAT16 pairs. */
+ * per lane and *cg channel groups (warps a block), for sm_cols_geom's rows. HALF takes PV 2 (a
+ * 32-bit access a lane) where sm_cols_pairs allows it. Rows of up to 128 channels: the smallest
+ * CPT of 2 .. 16 with at most 8 groups (C = 128: 16 x 8). Rows of 129 .. 256: CPT 16, 9 .. 16
+ * groups, softmax_bwd_cols16's 512 threads (2026-12-02; 86 registers for HALF pairs). Before
+ * (FREEDNN_GPU_SM_BCG16=0) those were CPT 32 x 8: 123 registers for HALF pairs, 24% occupancy
+ * and ncu's top stall no_instruction (the unrolled body outgrew the instruction cache; f16
+ * n32c256h56w56 1289 -> 1539 GB/s on the H200 with the new shape), and BFLOAT16 and HALF with
+ * PV 1 took softmax_bwd_rows there (CPT 32 one element at a time spills: ptxas -v). */
 static int sm_cols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *const *ptr, int *pv,
                          int *cg)
 {
     if (!sm_cols_geom(g, dt))
         return 0;
-    int cpt = 2;
-    while (cpt < 32 && (g->row_len + cpt - 1) / cpt > SM_COLS_CG_MAX)
-        cpt *= 2;
-    *cg = (int)((g->row_len + cpt - 1) / cpt);
     *pv = dt == CUDNN_DATA_HALF && sm_cols_pairs(g, ptr) ? 2 : 1;
+    const int64_t C = g->row_len;
+    int cpt = 2;
+    if (sm_bcg16() && C > 8 * 16) {
+        cpt = 16; /* 9 .. 16 groups: softmax_bwd_cols16 */
+    } else {
+        while (cpt < 32 && (C + cpt - 1) / cpt > 8)
+            cpt *= 2;
+    }
+    *cg = (int)((C + cpt - 1) / cpt);
     if (dt != CUDNN_DATA_FLOAT && *pv == 1 && cpt > 16)
         return 0; /* 32 16-bit channels a thread one by one spill registers (ptxas -v) */
     return cpt;
@@ -531,7 +549,8 @@ static int sm_cols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *con
  * there, so it is not stamped either (it spills). */
 #define SM_COLS_CPT1(CPT) ((CPT) > 16 ? 16 : (CPT))
 
-/* Launches softmax_bwd_cols<cpt, pv> with (32, cg) blocks. */
+/* Launches softmax_bwd_cols<cpt, pv> (cg <= 8) or softmax_bwd_cols16<16, pv> with (32, cg)
+ * blocks. */
 static cudnnStatus_t sm_cols_launch(cudnnDataType_t dt, int cpt, int pv, int cg,
                                     const sm_geom_t &g, const void *y, const void *dy, void *dx,
                                     double alpha, double beta, cudaStream_t stream)
@@ -540,6 +559,26 @@ static cudnnStatus_t sm_cols_launch(cudnnDataType_t dt, int cpt, int pv, int cg,
     const int64_t total = (S + 32 * pv - 1) / (32 * pv) * (g.rows / S);
     const unsigned blocks = fd_cuda_blocks(total, 1);
     const dim3 threads(32, (unsigned)cg);
+    if (cg > 8) { /* sm_cols_shape's 16 x 16 shapes: softmax_bwd_cols16 */
+        if (cpt != 16)
+            return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
+                            "softmax: no column shape %d x %d", cpt, cg);
+        if (dt == CUDNN_DATA_FLOAT)
+            softmax_bwd_cols16_f32<16, 1>
+                <<<blocks, threads, 0, stream>>>(g, y, dy, dx, alpha, beta);
+        else if (dt == CUDNN_DATA_HALF && pv == 2)
+            softmax_bwd_cols16_f16<16, 2>
+                <<<blocks, threads, 0, stream>>>(g, y, dy, dx, alpha, beta);
+        else if (dt == CUDNN_DATA_HALF)
+            softmax_bwd_cols16_f16<16, 1>
+                <<<blocks, threads, 0, stream>>>(g, y, dy, dx, alpha, beta);
+        else
+            softmax_bwd_cols16_bf16<16, 1>
+                <<<blocks, threads, 0, stream>>>(g, y, dy, dx, alpha, beta);
+        FD_CUDA_LAUNCHED("softmax_bwd_cols16<16, %d> on %s data (%u blocks of 32 x %d)", pv,
+                         fd_dtype_name(dt), blocks, cg);
+        return CUDNN_STATUS_SUCCESS;
+    }
     switch (cpt) {
 #define SM_COLS_CASE(CPT)                                                                      \
     case CPT:                                                                                  \

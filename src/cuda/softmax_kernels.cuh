@@ -580,26 +580,34 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
  * (32, CG) threads takes 32 * PV pixels of one outer index, warp cg holds channels
  * [cg * CPT, cg * CPT + CPT) of them in registers (y and dy, raw: CPT * 2 loads of PV elements
  * in flight per thread, 32-bit registers: C = 128 floats is CPT 16 x CG 8, 128 B of y and dy a
- * thread; f16 C = 256 is CPT 32 x CG 8 with PV 2, 256 B), each warp-wide load 128 B of one
+ * thread; f16 C = 256 is CPT 16 x CG 16 with PV 2, 128 B), each warp-wide load 128 B of one
  * channel row (64 B for 16-bit data with PV 1). The per-thread partial sums (channels in
  * order) meet in shared memory and every thread adds the CG partials in order: one read of y
  * and dy, one write of dx, deterministic; the grouping differs from the ref's sequential order
  * (held within gm_tol). In place (dx == y or dy): every element is in registers before the
  * barrier and written by the thread that read it. */
 
-#define SM_COLS_CG_MAX 8
+#define SM_COLS_CG_MAX 16   /* channel groups (warps) a block: softmax_bwd_cols16 */
+#define SM_COLS_ROW_MAX 256 /* longest row (channels) the column kernels take */
 
 template <int PV>
 struct FD_K(sm_pix_t) {
     alignas(sizeof(FD_T) * PV) FD_T e[PV];
 };
 
-template <int CPT, int PV>
-static __global__ void __launch_bounds__(32 * SM_COLS_CG_MAX)
-    FD_K(softmax_bwd_cols)(const sm_geom_t g, const void *yv, const void *dyv, void *dxv,
-                           double alpha, double beta)
+/* The body of softmax_bwd_cols (at most 8 groups, blocks of up to 256, the bound it had when
+ * it was measured) and softmax_bwd_cols16 (up to 16 groups, 512 threads: the C = 256 shapes
+ * 16 x 16 since 2026-12-02). Separate kernels because the launch bound steers ptxas: under one
+ * bound of 512 the 8-group FLOAT CPT 8 kernel took 102 registers instead of 80 (2 blocks an SM
+ * instead of 3: f32 n16c64h112w112 2898 -> 1878 GB/s on the H200), and the bound written
+ * (512) without its minimum 1 had ptxas give HALF CPT 16 pairs 64 registers and spill. */
+template <int CPT, int PV, int CGM>
+static __device__ __forceinline__ void FD_K(softmax_bwd_cols_body)(const sm_geom_t &g,
+                                                                  const void *yv, const void *dyv,
+                                                                  void *dxv, double alpha,
+                                                                  double beta)
 {
-    __shared__ FD_ACC red[SM_COLS_CG_MAX][32 * PV];
+    __shared__ FD_ACC red[CGM][32 * PV];
     typedef FD_K(sm_pix_t)<PV> pix_t;
     const FD_T *y = (const FD_T *)yv;
     const FD_T *dy = (const FD_T *)dyv;
@@ -675,6 +683,22 @@ static __global__ void __launch_bounds__(32 * SM_COLS_CG_MAX)
             }
         __syncthreads(); /* red is rewritten by the next tile */
     }
+}
+
+template <int CPT, int PV>
+static __global__ void __launch_bounds__(256)
+    FD_K(softmax_bwd_cols)(const sm_geom_t g, const void *yv, const void *dyv, void *dxv,
+                           double alpha, double beta)
+{
+    FD_K(softmax_bwd_cols_body)<CPT, PV, 8>(g, yv, dyv, dxv, alpha, beta);
+}
+
+template <int CPT, int PV>
+static __global__ void __launch_bounds__(32 * SM_COLS_CG_MAX, 1)
+    FD_K(softmax_bwd_cols16)(const sm_geom_t g, const void *yv, const void *dyv, void *dxv,
+                             double alpha, double beta)
+{
+    FD_K(softmax_bwd_cols_body)<CPT, PV, SM_COLS_CG_MAX>(g, yv, dyv, dxv, alpha, beta);
 }
 
 /* ---- forward, strided rows: channel groups over a pixel tile (softmax.cu sm_fcols_shape) ----

@@ -426,15 +426,16 @@ static void sm_tests(void)
                             seed++);
                 }
     /* the strided-row backward (softmax_bwd_cols): NCHW CHANNEL with C = 1, 3, 17, 64, 100,
-     * 128, 256 (HALF pairs; BFLOAT16 and odd pixel counts: softmax_bwd_rows past 128), 257 and
-     * 1000 (softmax_bwd_rows); 15 pixels (softmax_bwd_rows), 16, 35 (odd: HALF one pixel a
-     * lane), 36 and 100 (partial tiles), one image and several, 5-d; every algo, both blends,
-     * in place (dx == dy, dx == y), NaN / -inf in y; INSTANCE mode of the same tensors (other
-     * kernels) for contrast */
-    static const int cc[9] = {1, 3, 17, 64, 100, 128, 256, 257, 1000};
+     * 128, 200 and 256 (past 128: 13 or 16 groups of 16 channels, softmax_bwd_cols16; the
+     * FREEDNN_GPU_SM_BCG16=0 child: 8 groups of 32, BFLOAT16 and odd pixel counts on
+     * softmax_bwd_rows), 257 and 1000 (softmax_bwd_rows); 15 pixels (softmax_bwd_rows),
+     * 16, 35 (odd: HALF one pixel a lane), 36 and 100 (partial tiles), one image and several, 5-d;
+     * every algo, both blends, in place (dx == dy, dx == y), NaN / -inf in y; INSTANCE mode of the
+     * same tensors (other kernels) for contrast */
+    static const int cc[10] = {1, 3, 17, 64, 100, 128, 256, 257, 1000, 200};
     static const int cs[5][2] = {{3, 5}, {4, 4}, {5, 7}, {6, 6}, {10, 10}};
     for (int t = 0; t < 4; t++)
-        for (int i = 0; i < 9; i++)
+        for (int i = 0; i < 10; i++)
             for (int a = 0; a < 3; a++) {
                 const int j = (i + a + t) % 5, blend = (i + a) % 2;
                 const int dims[4] = {i % 3 == 0 ? 1 : 2, cc[i], cs[j][0], cs[j][1]};
@@ -1067,8 +1068,11 @@ int main(int argc, char **argv)
         sm_lean2_tests();
         return gm_finish();
     }
-    if (rerun == NULL || getenv("FREEDNN_GPU_BW3") != NULL)
+    if (rerun == NULL || getenv("FREEDNN_GPU_BW3") != NULL ||
+        getenv("FREEDNN_GPU_SM_BCG16") != NULL)
         sm_tests();
+    if (rerun != NULL && getenv("FREEDNN_GPU_SM_BCG16") != NULL)
+        return gm_finish(); /* the softmax cases on softmax_bwd_cols' first shapes only */
     lrn_tests();
     /* the same cases on the earlier kernels, then FLOAT's column kernels in chunks of 5
      * channels (lrn_fwd_col / lrn_bwd_col <W, true>: chunks shorter than the window, C not a
@@ -1084,5 +1088,6 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "0"); /* the lean rows on softmax_wreg */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "2"); /* softmax_lean's streaming stores */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "3"); /* and the 32-vector forward rows */
+    gm_rerun_with(argv, "FREEDNN_GPU_SM_BCG16", "0"); /* softmax_bwd_cols at <= 8 groups */
     return gm_finish();
 }
