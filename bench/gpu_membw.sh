@@ -50,6 +50,9 @@
 # __expf), FREEDNN_GPU_SM_WREG=L,N (softmax: every softmax_wreg call in L lanes x N vectors).
 # FREEDNN_GPU_SM_FCOLS=0 (softmax: the NCHW forward on softmax_fwd_rows_online instead of
 # softmax_fwd_cols, x in registers), e.g. ONLY='softmax_f(16|32)_nchw' ENVS='FREEDNN_GPU_SM_FCOLS=0'.
+# FREEDNN_GPU_SM_BCG16=0 (softmax: the NCHW backward of 129-256 channels on softmax_bwd_cols'
+# CPT 32 x 8 groups instead of softmax_bwd_cols16's 16 x 16), e.g. ONLY='softmax_f16_nchw' DIR=bwd
+# ENVS='FREEDNN_GPU_SM_BCG16=0'.
 # FREEDNN_GPU_BN_CLUSTER=0 (bn fwd_train, SPATIAL packed NCHW f32 / f16 / bf16 on compute
 # capability 9.0: the per-tile / packed multi-block kernels instead of bn_cl_train, a cluster
 # of 2..16 CTAs per channel that reads x once into shared memory), e.g. ONLY='bn_f(32|16)_nchw'
