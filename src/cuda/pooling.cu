@@ -342,9 +342,11 @@ static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
 #define FD_STAMP_FILE "pooling_kernels.cuh"
+#include "stamp_types.cuh"
+
+/* after the stamped kernels */
 #include "pooling_s2g.cuh"
 #include "pooling_smb.cuh"
-#include "stamp_types.cuh"
 
 /* after pooling_s2g.cuh: its lane helpers */
 #include "pooling_avgv.cuh"
@@ -587,6 +589,20 @@ static int pool_s2g_common_ok(const fd_pool_problem_t *p, const pool_geom_t *g, 
            q->pad_h == 1 && q->pad_w == 1;
 }
 
+/* 1 when x's and dx's rows are whole 4-element vectors (the W-innermost max-backward kernels):
+ * W stride 1, the N, C and H strides multiples of 4, both pointers aligned to 4 elements. */
+static int pool_rows4_ok(const fd_pool_problem_t *p, const void *x, const void *dx)
+{
+    const uintptr_t al = 4 * (uintptr_t)fd_dtype_size(p->dt) - 1;
+    if (p->xs[4] != 1 || p->dxs[4] != 1 || ((uintptr_t)x & al) != 0 || ((uintptr_t)dx & al) != 0)
+        return 0;
+    const int64_t *ss[2] = {p->xs, p->dxs};
+    for (int k = 0; k < 2; k++)
+        if (ss[k][0] % 4 != 0 || ss[k][1] % 4 != 0 || ss[k][3] % 4 != 0)
+            return 0;
+    return 1;
+}
+
 /* 1 (and *groups, *pairs: the thread grid) when a max backward pool_s2_ok accepted (q, W
  * innermost) takes pool_s2g_max_bwd_{f32,f16,bf16} (pooling_s2g.cuh): pool_s2g_common_ok,
  * FLOAT under FREEDNN_GPU_BW3, HALF / BFLOAT16 under FREEDNN_GPU_BW5, W stride 1 in x and dx,
@@ -595,15 +611,9 @@ static int pool_s2g_common_ok(const fd_pool_problem_t *p, const pool_geom_t *g, 
 static int pool_s2g_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
                        const void *x, const void *dx, int *groups, int *pairs)
 {
-    const uintptr_t al = 4 * (uintptr_t)fd_dtype_size(p->dt) - 1;
     const int on = p->dt == CUDNN_DATA_FLOAT ? fd_cuda_bw3_on() : fd_cuda_bw5_on();
-    if (!on || !pool_s2g_common_ok(p, g, q) || p->xs[4] != 1 || p->dxs[4] != 1 ||
-        ((uintptr_t)x & al) != 0 || ((uintptr_t)dx & al) != 0)
+    if (!on || !pool_s2g_common_ok(p, g, q) || !pool_rows4_ok(p, x, dx))
         return 0;
-    const int64_t *ss[2] = {p->xs, p->dxs};
-    for (int k = 0; k < 2; k++)
-        if (ss[k][0] % 4 != 0 || ss[k][1] % 4 != 0 || ss[k][3] % 4 != 0)
-            return 0;
     const int64_t gr = (p->in[2] + 3) / 4, pr = (p->in[1] + 1) / 2;
     if ((int64_t)q->planes * pr * gr >= ((int64_t)1 << 31) - FD_CUDA_BLOCK)
         return 0;
@@ -653,15 +663,9 @@ static int pool_smb_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const p
                        const void *x, const void *dx, pool_smb_t *m, unsigned *blocks,
                        size_t *bytes)
 {
-    if (!pool_smb_on() || !fd_cuda_bw3_on() || !fd_cuda_bw5_on() || !pool_s2g_common_ok(p, g, q))
+    if (!pool_smb_on() || !fd_cuda_bw3_on() || !fd_cuda_bw5_on() || !pool_s2g_common_ok(p, g, q) ||
+        !pool_rows4_ok(p, x, dx))
         return 0;
-    const uintptr_t al = 4 * (uintptr_t)fd_dtype_size(p->dt) - 1;
-    if (p->xs[4] != 1 || p->dxs[4] != 1 || ((uintptr_t)x & al) != 0 || ((uintptr_t)dx & al) != 0)
-        return 0;
-    const int64_t *ss[2] = {p->xs, p->dxs};
-    for (int k = 0; k < 2; k++)
-        if (ss[k][0] % 4 != 0 || ss[k][1] % 4 != 0 || ss[k][3] % 4 != 0)
-            return 0;
     const int W = q->in_w, sp = (W + 1) / 2, pairs = (q->in_h + 1) / 2;
     /* windows a shared row: every window of y and the right neighbour of the last column pair;
      * x row: column 0 at cell 4, up to the last window's right column (cell 2 ow1 + 3) */
