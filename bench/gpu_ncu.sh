@@ -3,9 +3,12 @@
 # bench/gpu_ncu.sh - Nsight Compute readings of the kernels behind dnnbench rows, ours and NVIDIA
 # cuDNN's side by side (dnnbench --vs, one timed iteration, no warm-up): per kernel launch its
 # grid, block, registers, duration, DRAM rate (GB/s and % of peak), achieved occupancy,
-# instructions issued per cycle per scheduler, L2 hit rate and the top warp stall reasons. What the rows of issue 7.4 that
+# instructions issued per cycle per scheduler, L2 hit rate, DRAM megabytes read and written, and
+# the top warp stall reasons. What the rows of issue 7.4 that
 # stay below NVIDIA lose on (bytes, occupancy, latency, issue) is read from here.
-# Clocks are left alone (--clock-control none: METHOD.md of the device notes).
+# Clocks are left alone (--clock-control none: METHOD.md of the device notes). NCU_CACHE=none
+# keeps the caches between launches (ncu flushes them before each one by default), so a pass
+# that re-reads what the pass before it left in L2 shows its real DRAM bytes.
 # Each ROW is one dnnbench argument string without --backend / --vs / --mode / --iters, e.g.
 #   "--op=softmax --dir=fwd --dt=f32 --layout=nhwc n32c128h56w56"
 # Writes OUT_DIR/<k>.csv (ncu's raw page) and prints the summary (OUT_DIR/summary.txt).
@@ -24,9 +27,10 @@ for row in "$@"; do
     k=$((k + 1))
     echo "$row" >"$out/$k.row"
     # shellcheck disable=SC2086 # row: dnnbench's words
-    timeout "${ROW_CAP:-90}" "$ncu" --clock-control none -c "${LAUNCHES:-24}" --csv --page raw \
+    timeout "${ROW_CAP:-90}" "$ncu" --clock-control none --cache-control "${NCU_CACHE:-all}" -c "${LAUNCHES:-24}" --csv --page raw \
         --section SpeedOfLight --section LaunchStats --section Occupancy \
         --section WarpStateStats --section MemoryWorkloadAnalysis \
+        --metrics dram__bytes_read.sum,dram__bytes_write.sum \
         "$dnb" --backend=cuda --vs="$cudnn" --mode=perf --iters=1 --warmup=0 --fill=real \
         --ref-max-gflop=0 $row >"$out/$k.csv" 2>"$out/$k.err"
     echo "rc $?" >>"$out/$k.row"
@@ -41,7 +45,8 @@ want = [("grid", "launch__grid_size"), ("block", "launch__block_size"),
         ("dram%", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"),
         ("occ%", "sm__warps_active.avg.pct_of_peak_sustained_active"),
         ("issue/cy", "smsp__issue_active.avg.per_cycle_active"),
-        ("l2hit%", "lts__t_sector_hit_rate.pct")]
+        ("l2hit%", "lts__t_sector_hit_rate.pct"),
+        ("rdMB", "dram__bytes_read.sum"), ("wrMB", "dram__bytes_write.sum")]
 for f in sorted(glob.glob(os.path.join(d, "*.csv")), key=lambda p: int(os.path.basename(p)[:-4])):
     k = os.path.basename(f)[:-4]
     print("== row %s: %s" % (k, " / ".join(open(os.path.join(d, k + ".row")).read().split("\n")).strip(" /")))
@@ -64,6 +69,8 @@ for f in sorted(glob.glob(os.path.join(d, "*.csv")), key=lambda p: int(os.path.b
         u = units[i] if i < len(units) else ""
         if m == "dram__bytes.sum.per_second":  # to GB/s
             v *= {"byte/s": 1e-9, "Kbyte/s": 1e-6, "Mbyte/s": 1e-3, "Gbyte/s": 1.0, "Tbyte/s": 1e3}.get(u, 1.0)
+        if m.startswith("dram__bytes_"):  # to MB
+            v *= {"byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0, "Gbyte": 1e3}.get(u, 1.0)
         if m == "gpu__time_duration.sum":  # to us
             v *= {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}.get(u, 1.0)
         return v
