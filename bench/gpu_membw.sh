@@ -78,6 +78,10 @@
 # thread and trip, 192-row chunks), FREEDNN_GPU_BN_PK2_ROWS=R (bn_pk2_*'s chunk rows before
 # rounding to whole trips; default 192), e.g. ONLY='bn_f(16|32)_nhwc'
 # ENVS='FREEDNN_GPU_BN_PK2=0;FREEDNN_GPU_BN_PK2_ROWS=96;FREEDNN_GPU_BN_PK2_ROWS=384'.
+# FREEDNN_GPU_BN_GR=0 (bn fwd_train, FLOAT NHWC on bn_pk2_* with the lean apply: the three
+# launches instead of bn_gr_train_nhwc, one cooperative launch that keeps a chunk a CTA in shared
+# memory; =1: HALF / BFLOAT16 on it too), e.g. ONLY='bn_f(16|32)_nhwc' DIR=fwd_train
+# ENVS='FREEDNN_GPU_BN_GR=0;FREEDNN_GPU_BN_GR=1'.
 # FREEDNN_GPU_BN_PK2_LEAN=0 (bn fwd_train / bwd on bn_pk2_*, ops BN, alpha 1, beta 0: the general
 # apply pass bn_pk2_apply*_nhwc instead of the lean bn_pk2_lean*_nhwc, 56-64 registers, 4 blocks
 # an SM), e.g. ONLY='bn_f(16|32)_nhwc' ENVS='FREEDNN_GPU_BN_PK2_LEAN=0'. FREEDNN_GPU_ACT_LEAN=0|2

@@ -121,6 +121,7 @@
 #include <string.h>
 
 #include "elem.cuh"
+#include "splitk.cuh"
 #include "strided.cuh"
 
 extern "C" {
@@ -171,6 +172,19 @@ typedef struct {
 #define BN_PK2_LR0 4           /* bn_pk2_lean0_nhwc: rows a thread and trip (x) */
 #define BN_PK2_LR1 2           /* bn_pk2_lean1_nhwc: rows a thread and trip (x, dy) */
 
+/* The grid-resident training forward (batchnorm_kernels.cuh, bn_gr_train_nhwc): a bn_pk2_*
+ * plan P, `hold` of its jobs kept in shared memory per CTA (a slot of slotv = cm * cpb 16-byte
+ * vectors each), and the handle's barrier counter (zero before the launch, left at zero). */
+typedef struct {
+    bn_pk_t P;
+    unsigned *ctr;
+    int hold;
+    uint32_t slotv;
+} bn_gr_t;
+#define BN_GR_TREE_BYTES                                                                           \
+    (2 * FD_CUDA_BLOCK * 32) /* bn_pk_rows_out's p1, p2: FD_VEC x FD_A = 32 B */
+#define BN_GR_CTAS_SM 2      /* CTAs an SM (launch bounds) */
+
 /* The cluster training forward (batchnorm_kernels.cuh, end): P as the packed NCHW path fills
  * it (c, s, m, ops, act, eps, parameter strides; the chunk fields unused), a cluster of k CTAs
  * per channel, CTA rank r holding member vectors [r * vpc, min((r + 1) * vpc, nv)). */
@@ -190,15 +204,9 @@ typedef struct {
  * the same intrinsics); its header needs C++17 (libcu++), the library builds CUDA as C++11.
  * barrier.cluster.arrive has release semantics and wait acquire (no .relaxed), so a CTA's
  * shared-memory writes before its arrive are seen through DSMEM after the others' wait. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-static __device__ __forceinline__ void bn_cl_sync(void)
-{
-    __cluster_barrier_arrive();
-    __cluster_barrier_wait();
-}
-
+#if defined(__CUDA_ARCH__)
 /* cp.async (sm_80+): 16 bytes global -> shared without registers, then wait for all of this
- * thread's copies. Only the sm_90 bodies of bn_cl_train / bn_cl_bwd call them. */
+ * thread's copies. The sm_90 bodies of bn_cl_train / bn_cl_bwd and bn_gr_train_nhwc call them. */
 static __device__ __forceinline__ void bn_cl_cp16(void *smem, const void *gmem)
 {
     const unsigned sa = (unsigned)__cvta_generic_to_shared(smem);
@@ -207,6 +215,38 @@ static __device__ __forceinline__ void bn_cl_cp16(void *smem, const void *gmem)
 static __device__ __forceinline__ void bn_cl_cp_wait(void)
 {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+#endif
+
+/* bn_gr_train_nhwc's grid barrier (its launch is cooperative: every CTA is resident): each
+ * CTA adds 1 to *ctr once its threads are done, then waits until *ctr reaches target (G, then
+ * 2 G). The fences order the CTA's global writes before its arrival and the others' after the
+ * wait (cooperative groups' grid sync works the same way). bn_gr_exit: a third arrival, after
+ * the last wait; the CTA that makes it 3 G puts the counter back to 0 (every CTA has left the
+ * waits by then), for the next call that draws it. */
+static __device__ __forceinline__ void bn_gr_sync(unsigned *ctr, unsigned target)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(ctr, 1u);
+        while (*(volatile unsigned *)ctr < target)
+            __nanosleep(32);
+        __threadfence();
+    }
+    __syncthreads();
+}
+static __device__ __forceinline__ void bn_gr_exit(unsigned *ctr, unsigned all)
+{
+    if (threadIdx.x == 0 && atomicAdd(ctr, 1u) == all - 1)
+        atomicExch(ctr, 0u);
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+static __device__ __forceinline__ void bn_cl_sync(void)
+{
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
 }
 
 /* CTA rank's share of its channel: member vectors [*v0, *v0 + the result), possibly none. */
@@ -1172,6 +1212,154 @@ static cudnnStatus_t bn_clb_run(const fd_bn_problem_t *p, const bn_cl_t &Q, bn_c
                           "bn_cl_bwd", p, Q, cfg);
 }
 
+/* ---- the grid-resident training forward -------------------------------------------------------
+ * Training forward of the packed NHWC path's calls that its lean apply serves (bn_pk2_* plan,
+ * ops BN, alpha 1, beta 0; FLOAT / HALF / BFLOAT16) in one cooperative launch of
+ * bn_gr_train_nhwc (FLOAT by default; FREEDNN_GPU_BN_GR=0: off, =1: HALF and BFLOAT16 too,
+ * where it measured even with the three launches): BN_GR_CTAS_SM CTAs an SM, each keeping as many
+ * of the plan's chunks in shared memory as fit beside the tree (n32 56x56, 96-KiB chunks of 192
+ * rows x 32 vectors: one, 264 of n32c128h56w56's 523 on 132 SMs), so those are read from DRAM once;
+ * the same partials, combine and per-element arithmetic as the three launches, so the same bits
+ * on any GPU. Knobs for timing and the tests: FREEDNN_GPU_BN_GR_CTAS=G (at most G CTAs),
+ * FREEDNN_GPU_BN_GR_HOLD=H (at most H chunks a CTA; 0: none). Needs the handle's barrier counter
+ * and a device with cooperative launches; otherwise, or when the launch is refused, the three
+ * launches run. */
+
+typedef void (*bn_gr_kernel_t)(const bn_gr_t, const void *, void *, const void *, const void *,
+                               void *, void *, void *, void *, void *, double);
+static const bn_gr_kernel_t bn_gr_k[3] = {bn_gr_train_nhwc_f32, bn_gr_train_nhwc_f16,
+                                          bn_gr_train_nhwc_bf16};
+
+static int64_t bn_gr_ctas_env(void)
+{
+    static const int64_t v = fd_env_long("FREEDNN_GPU_BN_GR_CTAS", 1, 1L << 20, 1L << 20);
+    return v;
+}
+static int bn_gr_hold_env(void)
+{
+    static const int v = (int)fd_env_long("FREEDNN_GPU_BN_GR_HOLD", 0, 64, 64);
+    return v;
+}
+/* FREEDNN_GPU_BN_GR: 0 off; unset FLOAT only (HALF measured even with the three launches), unless
+ * FREEDNN_GPU_BN_GR_CTAS or _HOLD is set; anything else every type. Read once. */
+static int bn_gr_types_read(void)
+{
+    const char *v = getenv("FREEDNN_GPU_BN_GR");
+    if (v != NULL && strcmp(v, "0") == 0)
+        return 0;
+    if (v != NULL || getenv("FREEDNN_GPU_BN_GR_CTAS") != NULL ||
+        getenv("FREEDNN_GPU_BN_GR_HOLD") != NULL)
+        return 7;
+    return 1;
+}
+static int bn_gr_env(int ti)
+{
+    static const int types = bn_gr_types_read(); /* bit ti: bn_cl_type's index */
+    return types >> ti & 1;
+}
+
+/* Per (device, type): the SMs and the dynamic shared memory a CTA may take at BN_GR_CTAS_SM an
+ * SM (0: the kernel cannot run there: no cooperative launches, too many registers, a refused
+ * query), found once; the first call also raises the kernel's dynamic shared-memory limit to
+ * it. */
+static int bn_gr_device(int ti, int *sms, int64_t *cta_bytes)
+{
+    static int64_t cache[BN_CL_MAX_DEV][3][2]; /* 0 unknown, else 1 + SMs; bytes */
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= BN_CL_MAX_DEV) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    int64_t *e = cache[dev][ti];
+    if (__atomic_load_n(&e[0], __ATOMIC_ACQUIRE) == 0) {
+        int n = 0, coop = 0, per_sm = 0, reserved = 0, blocks = 0;
+        int64_t bytes = 0;
+        cudaFuncAttributes fa;
+        const void *f = (const void *)bn_gr_k[ti];
+        if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) ==
+                cudaSuccess &&
+            cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) ==
+                cudaSuccess &&
+            cudaFuncGetAttributes(&fa, f) == cudaSuccess && coop) {
+            bytes = ((int64_t)per_sm / BN_GR_CTAS_SM - reserved - (int64_t)fa.sharedSizeBytes) /
+                    16 * 16;
+            if (bytes < BN_GR_TREE_BYTES ||
+                cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) !=
+                    cudaSuccess ||
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, FD_CUDA_BLOCK,
+                                                              (size_t)bytes) != cudaSuccess ||
+                blocks < BN_GR_CTAS_SM)
+                bytes = 0;
+        }
+        (void)cudaGetLastError(); /* a refused query is an answer, not the next launch's error */
+        e[1] = bytes;
+        __atomic_store_n(&e[0], 1 + (int64_t)n, __ATOMIC_RELEASE);
+    }
+    *sms = (int)(__atomic_load_n(&e[0], __ATOMIC_ACQUIRE) - 1);
+    *cta_bytes = e[1];
+    return *sms > 0 && *cta_bytes > 0;
+}
+
+/* Launches bn_gr_train_nhwc for the training call a (with b's workspace) when it serves it:
+ * *ran 1. *ran 0: not launched, nothing queued (the three launches serve the call). */
+static cudnnStatus_t bn_gr_run(const fd_bn_problem_t *p, const bn_pk_t &P, const fd_bn_args_t *a,
+                               int *ran)
+{
+    *ran = 0;
+    const int ti = bn_cl_type(p->x.dtype);
+    int sms = 0;
+    int64_t cta_bytes = 0;
+    if (ti < 0 || !bn_gr_env(ti) || !P.v2 || P.ops != CUDNN_BATCHNORM_OPS_BN || a->alpha != 1.0 ||
+        a->beta != 0.0 || !bn_pk2_lean_env() || !bn_gr_device(ti, &sms, &cta_bytes))
+        return CUDNN_STATUS_SUCCESS;
+    const int64_t jobs = (int64_t)P.ncg * P.nch;
+    int64_t g = (int64_t)sms * BN_GR_CTAS_SM;
+    g = g < bn_gr_ctas_env() ? g : bn_gr_ctas_env();
+    g = g < jobs ? g : jobs;
+    const int64_t slot_bytes = P.cm * P.cpb * FD_CUDA_VEC_BYTES;
+    int64_t hold = (cta_bytes - BN_GR_TREE_BYTES) / slot_bytes, need = (jobs + g - 1) / g;
+    hold = hold < need ? hold : need;
+    hold = hold < bn_gr_hold_env() ? hold : bn_gr_hold_env();
+    if (hold < 1 && bn_gr_hold_env() != 0)
+        return CUDNN_STATUS_SUCCESS; /* no chunk fits: nothing saved over the three launches */
+    bn_gr_t Q;
+    Q.P = P;
+    Q.hold = (int)hold;
+    Q.slotv = (uint32_t)(P.cm * P.cpb);
+    Q.ctr = fd_cuda_grid_counter(a->handle);
+    if (Q.ctr == NULL)
+        return CUDNN_STATUS_SUCCESS;
+    cudaLaunchAttribute at = {};
+    at.id = cudaLaunchAttributeCooperative;
+    at.val.cooperative = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)g);
+    cfg.blockDim = dim3(FD_CUDA_BLOCK);
+    cfg.dynamicSmemBytes = (size_t)(BN_GR_TREE_BYTES + hold * slot_bytes);
+    cfg.stream = a->handle->stream;
+    cfg.attrs = &at;
+    cfg.numAttrs = 1;
+    const cudaError_t err =
+        cudaLaunchKernelEx(&cfg, bn_gr_k[ti], Q, a->x, a->y, a->scale, a->bias, a->workspace,
+                           a->run_mean, a->run_var, a->save_mean, a->save_inv, a->factor);
+    if (err == cudaErrorCooperativeLaunchTooLarge) { /* refused, nothing queued */
+        (void)cudaGetLastError();
+        fd_log_info("bn_gr_train_nhwc: a cooperative launch of %lld CTAs was refused; the "
+                    "three launches serve the call",
+                    (long long)g);
+        return CUDNN_STATUS_SUCCESS;
+    }
+    *ran = 1;
+    FD_CUDA_LAUNCHED_AS(err,
+                        "bn_gr_train_nhwc on %s data (%lld cooperative CTAs of %d threads, %zu "
+                        "bytes of shared memory each, stream %p)",
+                        fd_dtype_name(p->x.dtype), (long long)g, FD_CUDA_BLOCK,
+                        cfg.dynamicSmemBytes, (void *)cfg.stream);
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* ---- the packed inference pass ----------------------------------------------------------- */
 
 /* FREEDNN_GPU_BN_IV2 (default on; 0: the first bn_iv_* mapping), read once. */
@@ -1495,6 +1683,10 @@ extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const voi
     bn_pk_t P;
     fd_bn_args_t b;
     if (bn_pk_usable(p, a, &P, &b)) {
+        int ran = 0;
+        FD_TRY(bn_gr_run(p, P, &b, &ran));
+        if (ran)
+            return CUDNN_STATUS_SUCCESS;
         FD_TRY(bn_pk_pass(p, P, &b, 0, NULL, NULL, 0));
         return bn_pk_apply(p, P, &b, 0, NULL, NULL, 1);
     }

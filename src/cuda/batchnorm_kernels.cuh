@@ -560,24 +560,22 @@ static __device__ __forceinline__ void FD_K(bn_pk_fin)(const bn_pk_t &P, int mod
     }
 }
 
-/* Pass 2: one warp per channel adds its chunks' partials (lane i: chunks i, i + 32, ..., then
- * a fixed butterfly; lane 0's total is used), then bn_pk_fin. */
-static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void *xv, void *wsv,
-                                           int write_stats, void *run_meanv, void *run_varv,
-                                           void *save_meanv, void *save_invv, double factor,
-                                           void *dscalev, void *dbiasv, double alpha_p,
-                                           double beta_p)
+/* Pass 2 for channel ch, by one whole warp: the chunks' partials added (lane i: chunks i,
+ * i + 32, ..., then a fixed butterfly; lane 0's total is used), then bn_pk_fin. The partials
+ * are read through L2 (ld.global.cg): bn_gr_train_nhwc reads them in the kernel that wrote them. */
+static __device__ __forceinline__ void
+    FD_K(bn_pk_combine_ch)(const bn_pk_t &P, int mode, int64_t ch, const void *xv, FD_A *ws,
+                           int write_stats, void *run_meanv, void *run_varv, void *save_meanv,
+                           void *save_invv, double factor, void *dscalev, void *dbiasv,
+                           double alpha_p, double beta_p)
 {
-    FD_A *ws = (FD_A *)wsv;
     const int lane = threadIdx.x % 32;
-    const int64_t ch = (int64_t)blockIdx.x * (FD_CUDA_BLOCK / 32) + threadIdx.x / 32;
-    if (ch >= P.c)
-        return; /* whole warps: the shuffles below see full warps only */
     const FD_A *part = ws + 4 * P.c + ch * P.nch * 2;
     FD_A s1 = 0, s2 = 0;
+#pragma unroll 4
     for (int64_t j = lane; j < P.nch; j += 32) {
-        s1 += part[2 * j];
-        s2 += part[2 * j + 1];
+        s1 += __ldcg(part + 2 * j);
+        s2 += __ldcg(part + 2 * j + 1);
     }
     for (int o = 16; o > 0; o >>= 1) {
         s1 += __shfl_xor_sync(0xffffffffu, s1, o);
@@ -586,6 +584,21 @@ static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void
     if (lane == 0)
         FD_K(bn_pk_fin)(P, mode, ch, s1, s2, xv, ws, write_stats, run_meanv, run_varv, save_meanv,
                         save_invv, factor, dscalev, dbiasv, alpha_p, beta_p);
+}
+
+/* Pass 2: one warp per channel (bn_pk_combine_ch). */
+static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void *xv, void *wsv,
+                                           int write_stats, void *run_meanv, void *run_varv,
+                                           void *save_meanv, void *save_invv, double factor,
+                                           void *dscalev, void *dbiasv, double alpha_p,
+                                           double beta_p)
+{
+    const int64_t ch = (int64_t)blockIdx.x * (FD_CUDA_BLOCK / 32) + threadIdx.x / 32;
+    if (ch >= P.c)
+        return; /* whole warps: the shuffles see full warps only */
+    FD_K(bn_pk_combine_ch)
+    (P, mode, ch, xv, (FD_A *)wsv, write_stats, run_meanv, run_varv, save_meanv, save_invv, factor,
+     dscalev, dbiasv, alpha_p, beta_p);
 }
 
 /* Pass 3 (NCHW): y (mode 0) or dx (mode 1) of the block's chunk, one vector per thread per
@@ -732,6 +745,52 @@ static __device__ __forceinline__ void
         }
 }
 
+/* Pass 1 of chunk j, column group cg, by the whole block (it synchronises): the thread's sums
+ * over its rows from global memory, then bn_pk_rows_out through the tree p1, p2 (FD_CUDA_BLOCK *
+ * FD_VEC each). Mode 1 reads the block's channels' parameters from sp (bn_pk2_params). NR rows'
+ * loads a trip (bn_pk2_part*: BN_PK2_R); the rows are summed in the same order whatever NR. */
+template <int MODE, int NR>
+static __device__ __forceinline__ void
+    FD_K(bn_pk2_part_job)(const bn_pk_t &P, int64_t j, int cg, const FD_T *__restrict__ x,
+                          const FD_T *__restrict__ dy, FD_A (*sp)[BN_PK2_COLS * FD_VEC], FD_A *p1,
+                          FD_A *p2, FD_A *ws)
+{
+    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
+    const int col = cg * P.cpb + tx;
+    FD_A s1[FD_VEC], s2[FD_VEC];
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++)
+        s1[l] = 0, s2[l] = 0;
+    if (ty < P.rpp && col < P.cols) {
+        FD_A k[FD_VEC]; /* mode 0: the shifts */
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            k[l] = MODE == 0 ? (FD_A)fd_cuda_ld(x, col * FD_VEC + l) : (FD_A)0;
+        const int c = (int)P.c, step = NR * P.rpp;
+        const int r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
+        const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
+        for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
+            FD_K(bn_vec_t) xa[NR], da[NR];
+            FD_K(bn_pk2_load)<MODE, NR>(xc, dc, NULL, r, r1, P.rpp, c, 0, xa, da, NULL);
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
+                const int e = tx * FD_VEC + l;
+                const FD_K(bn_chan_t) q = {MODE == 1 ? sp[0][e] : (FD_A)0,
+                                           MODE == 1 ? sp[1][e] : (FD_A)0,
+                                           MODE == 1 ? sp[2][e] : (FD_A)0,
+                                           MODE == 1 ? sp[3][e] : (FD_A)0, 0, 0};
+#pragma unroll
+                for (int i = 0; i < NR; i++)
+                    if (r + i * P.rpp < r1)
+                        FD_K(bn_pk_acc)(P, MODE, (FD_A)fd_cuda_ld(xa[i].e, l),
+                                        MODE == 1 ? (FD_A)fd_cuda_ld(da[i].e, l) : (FD_A)0, k[l],
+                                        q, &s1[l], &s2[l]);
+            }
+        }
+    }
+    FD_K(bn_pk_rows_out)(P, j, tx, ty, col, s1, s2, p1, p2, ws);
+}
+
 template <int MODE>
 static __device__ __forceinline__ void
     FD_K(bn_pk2_part_body)(const bn_pk_t &P, int rev, const FD_T *__restrict__ x,
@@ -742,42 +801,9 @@ static __device__ __forceinline__ void
     __shared__ FD_A sp[MODE == 1 ? 6 : 1][BN_PK2_COLS * FD_VEC]; /* mode 1: bn_pk2_params */
     const int cg = (int)(blockIdx.x % (unsigned)P.ncg);
     const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
-    const int tx = threadIdx.x % P.cpb, ty = threadIdx.x / P.cpb;
-    const int col = cg * P.cpb + tx;
     if (MODE == 1)
         FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, 0, sp);
-    FD_A s1[FD_VEC], s2[FD_VEC];
-#pragma unroll
-    for (int l = 0; l < FD_VEC; l++)
-        s1[l] = 0, s2[l] = 0;
-    if (ty < P.rpp && col < P.cols) {
-        FD_A k[FD_VEC]; /* mode 0: the shifts */
-#pragma unroll
-        for (int l = 0; l < FD_VEC; l++)
-            k[l] = MODE == 0 ? (FD_A)fd_cuda_ld(x, col * FD_VEC + l) : (FD_A)0;
-        const int c = (int)P.c, step = BN_PK2_R * P.rpp;
-        const int r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
-        const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
-        for (int r = (int)(j * P.cm) + ty; r < r1; r += step) {
-            FD_K(bn_vec_t) xa[BN_PK2_R], da[BN_PK2_R];
-            FD_K(bn_pk2_load)<MODE, BN_PK2_R>(xc, dc, NULL, r, r1, P.rpp, c, 0, xa, da, NULL);
-#pragma unroll
-            for (int l = 0; l < FD_VEC; l++) { /* a channel's parameters serve the trip's rows */
-                const int e = tx * FD_VEC + l;
-                const FD_K(bn_chan_t) q = {MODE == 1 ? sp[0][e] : (FD_A)0,
-                                           MODE == 1 ? sp[1][e] : (FD_A)0,
-                                           MODE == 1 ? sp[2][e] : (FD_A)0,
-                                           MODE == 1 ? sp[3][e] : (FD_A)0, 0, 0};
-#pragma unroll
-                for (int i = 0; i < BN_PK2_R; i++)
-                    if (r + i * P.rpp < r1)
-                        FD_K(bn_pk_acc)(P, MODE, (FD_A)fd_cuda_ld(xa[i].e, l),
-                                        MODE == 1 ? (FD_A)fd_cuda_ld(da[i].e, l) : (FD_A)0, k[l],
-                                        q, &s1[l], &s2[l]);
-            }
-        }
-    }
-    FD_K(bn_pk_rows_out)(P, j, tx, ty, col, s1, s2, p1, p2, ws);
+    FD_K(bn_pk2_part_job)<MODE, BN_PK2_R>(P, j, cg, x, dy, sp, p1, p2, ws);
 }
 
 /* The apply passes' start: the parameters of the block's columns into sp (every thread calls
@@ -943,6 +969,218 @@ FD_BN_PK2_LEAN(bn_pk2_lean1_nhwc, 1, BN_PK2_LR1, 4)
 #undef FD_BN_PK2_PART
 #undef FD_BN_PK2_APPLY
 #undef FD_BN_PK2_LEAN
+
+#ifdef FD_BN_CLUSTER
+/* ---- the grid-resident training forward (bn_gr_t in batchnorm.cu; FLOAT, HALF, BFLOAT16) ------
+ * bn_pk2_part0_nhwc + bn_pk_combine + bn_pk2_lean0_nhwc in one cooperative launch whose CTAs
+ * (FD_CUDA_BLOCK threads, 2 an SM) all stay resident, so x is read from DRAM once where the
+ * three launches read it twice. Jobs are bn_pk2_*'s blocks (column group job % ncg, chunk job /
+ * ncg); CTA b of G keeps jobs b + h G (h < Q.hold) in shared memory and computes jobs
+ * Q.hold G + b + k G from global memory (bn_pk2_part_job: the statistics pass's code).
+ * 1. cp.async copies of the held chunks (rows r0.. of the group's cpb vector columns, a slot of
+ *    cm x cpb vectors each), all in flight while the CTA sums its other chunks.
+ * 2. The held chunks' sums from the copies: each thread its rows ty, ty + rpp, ... in the order
+ *    bn_pk2_part_job takes them, bn_pk_acc, bn_pk_rows_out's tree: the same partials, the same
+ *    bits as the three launches.
+ * 3. Grid barrier (bn_gr_sync), bn_pk_combine_ch by the grid's warps (a channel a warp), grid
+ *    barrier.
+ * 4. y: the other chunks from global memory, last read first (their rows are the likeliest
+ *    still in L2: Nsight Compute read 53.8 MB from DRAM for n32c128h56w56's 51.4), then the held
+ *    chunks from shared memory; bn_pk2_lean_body's arithmetic (bn_pk_u, bn_st1s; the parameters
+ *    side by side in the tree's space, bn_lds4): the same bits.
+ * The chunks read from global memory take NR rows' loads a trip (the FD_BN_GR stamping).
+ * Dynamic shared memory: the tree (2 x FD_CUDA_BLOCK x FD_VEC accumulators, 16 KiB for every
+ * type), then Q.hold slots. The host (bn_gr_run) takes it for ops BN, alpha 1, beta 0.
+ * Measured (H200, n32 56x56, graph replay, 2026-12-02): FLOAT c128 2120 GB/s against the three
+ * launches' 1914 (+11%), HALF c256 1717 against 1726 (even: the host takes it for FLOAT only by
+ * default); 24% occupancy (two CTAs of 256 an SM), so the chunks not held are latency-bound:
+ * the loads of a trip per thread are what bounds them. Tried and dropped
+ * (branch gpu-bn-gr-stream): every chunk through two cp.async slots at one CTA an SM (1905 /
+ * 1317: the sums and stores of 8 warps an SM no longer hide the copies), odd CTAs applying
+ * their held chunks first (1917: fewer L2 hits). */
+
+/* y of n <= NR row vectors v[] of vector column tx, the parameters of its FD_VEC channels from
+ * sq (mean, inv, sc, bi side by side, bn_lds4: read once per call). */
+template <int NR>
+static __device__ __forceinline__ void FD_K(bn_gr_y)(FD_K(bn_vec_t) * v, int n, const FD_A (*sq)[4],
+                                                     int tx)
+{
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++) {
+        FD_A w[4];
+        bn_lds4(sq[l * BN_PK2_COLS + tx], w);
+        const FD_K(bn_chan_t) q = {w[0], w[1], w[2], w[3], 0, 0};
+#pragma unroll
+        for (int i = 0; i < NR; i++)
+            if (i < n)
+                bn_st1s(v[i].e, l, FD_K(bn_pk_u)((FD_A)fd_cuda_ld(v[i].e, l), q));
+    }
+}
+
+/* Column group cg's parameters into sq, as bn_pk2_params and bn_pk2_lean_body put them (the
+ * statistics through L2: this launch wrote them). Every thread calls it; it synchronises. */
+static __device__ __forceinline__ void FD_K(bn_gr_params)(const bn_pk_t &P, int cg,
+                                                          const void *scalev, const void *biasv,
+                                                          const FD_A *ws, FD_A (*sq)[4])
+{
+    __syncthreads(); /* the space's last readers are done */
+    const int ch0 = cg * P.cpb * FD_VEC;
+    for (int e = threadIdx.x; e < P.cpb * FD_VEC && ch0 + e < P.c; e += FD_CUDA_BLOCK) {
+        const int64_t ch = ch0 + e;
+        FD_A *q = sq[e % FD_VEC * BN_PK2_COLS + e / FD_VEC];
+        q[0] = __ldcg(ws + 4 * ch);
+        q[1] = __ldcg(ws + 4 * ch + 1);
+        q[2] = (FD_A)((const FD_P *)scalev)[ch * P.sbs];
+        q[3] = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * P.sbs] : (FD_A)0;
+    }
+    __syncthreads();
+}
+
+static_assert(FD_VEC * sizeof(FD_A) * 2 * FD_CUDA_BLOCK == BN_GR_TREE_BYTES,
+              "bn_gr_train_nhwc: the tree's bytes (host: BN_GR_TREE_BYTES)");
+
+template <int NR>
+static __device__ __forceinline__ void
+    FD_K(bn_gr_train_body)(const bn_gr_t &Q, const void *xv, void *yv, const void *scalev,
+                           const void *biasv, void *wsv, void *run_meanv, void *run_varv,
+                           void *save_meanv, void *save_invv, double factor)
+{
+#if defined(__CUDA_ARCH__)
+    extern __shared__ __align__(16) unsigned char bn_gr_smem[];
+    const bn_pk_t &P = Q.P;
+    const FD_T *x = (const FD_T *)xv;
+    FD_T *y = (FD_T *)yv;
+    FD_A *ws = (FD_A *)wsv;
+    FD_A *p1 = (FD_A *)bn_gr_smem, *p2 = p1 + FD_CUDA_BLOCK * FD_VEC;
+    FD_A(*sq)[4] = (FD_A(*)[4])bn_gr_smem; /* step 4: the tree's space */
+    FD_K(bn_vec_t) *slots =
+        (FD_K(bn_vec_t) *)(bn_gr_smem + 2 * FD_CUDA_BLOCK * FD_VEC * sizeof(FD_A));
+    const int64_t G = gridDim.x, b = blockIdx.x, jobs = (int64_t)P.ncg * P.nch;
+    const int64_t held = (int64_t)Q.hold * G;
+    const int t = threadIdx.x, tx = t % P.cpb, ty = t / P.cpb, c = (int)P.c;
+    int nh = 0; /* this CTA's held jobs */
+    while (nh < Q.hold && b + nh * G < jobs)
+        nh++;
+    for (int h = 0; h < nh; h++) { /* 1 */
+        const int64_t job = b + h * G, j = job / P.ncg;
+        const int cg = (int)(job % P.ncg), r0 = (int)(j * P.cm);
+        const int nr = (int)((j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m) - r0);
+        FD_K(bn_vec_t) *s = slots + (size_t)h * Q.slotv;
+        for (int i = t; i < nr * P.cpb; i += FD_CUDA_BLOCK) {
+            const int rl = i / P.cpb, col = cg * P.cpb + (i - rl * P.cpb);
+            if (col < P.cols)
+                bn_cl_cp16(&s[i], x + (int64_t)(r0 + rl) * c + col * FD_VEC);
+        }
+    }
+    for (int64_t job = held + b; job < jobs; job += G)
+        FD_K(bn_pk2_part_job)<0, NR>(P, job / P.ncg, (int)(job % P.ncg), x, NULL, NULL, p1, p2, ws);
+    bn_cl_cp_wait();
+    __syncthreads();
+    for (int h = 0; h < nh; h++) { /* 2 */
+        const int64_t job = b + h * G, j = job / P.ncg;
+        const int cg = (int)(job % P.ncg), col = cg * P.cpb + tx;
+        const int nr = (int)((j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m) - j * P.cm);
+        FD_A s1[FD_VEC], s2[FD_VEC];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            s1[l] = 0, s2[l] = 0;
+        if (ty < P.rpp && col < P.cols) {
+            FD_A k[FD_VEC];
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++)
+                k[l] = (FD_A)fd_cuda_ld(x, col * FD_VEC + l);
+            const FD_K(bn_chan_t) q0 = {0, 0, 0, 0, 0, 0};
+            const FD_K(bn_vec_t) *s = slots + (size_t)h * Q.slotv + tx;
+            for (int rl = ty; rl < nr; rl += P.rpp) {
+                const FD_K(bn_vec_t) v = s[rl * P.cpb];
+#pragma unroll
+                for (int l = 0; l < FD_VEC; l++) {
+                    const FD_A xv = (FD_A)fd_cuda_ld(v.e, l);
+                    FD_K(bn_pk_acc)(P, 0, xv, (FD_A)0, k[l], q0, &s1[l], &s2[l]);
+                }
+            }
+        }
+        FD_K(bn_pk_rows_out)(P, j, tx, ty, col, s1, s2, p1, p2, ws);
+    }
+    bn_gr_sync(Q.ctr, (unsigned)G); /* 3 */
+    const int64_t wstep = G * (FD_CUDA_BLOCK / 32); /* a channel a warp of the grid */
+    for (int64_t ch = b * (FD_CUDA_BLOCK / 32) + t / 32; ch < P.c; ch += wstep) {
+        FD_K(bn_pk_combine_ch)(P, 0, ch, xv, ws, 1, run_meanv, run_varv, save_meanv, save_invv,
+                               factor, NULL, NULL, 0.0, 0.0);
+    }
+    bn_gr_sync(Q.ctr, 2 * (unsigned)G);
+    bn_gr_exit(Q.ctr, 3 * (unsigned)G);
+    /* 4: the chunks read from global memory first (last read first), then the held ones */
+    int cur = -1; /* the column group whose parameters sq holds */
+    const int64_t last = jobs - 1 - held - b < 0 ? -1 : held + b + (jobs - 1 - held - b) / G * G;
+    for (int64_t job = last; job >= held; job -= G) {
+        const int64_t j = job / P.ncg;
+        const int cg = (int)(job % P.ncg), col = cg * P.cpb + tx;
+        if (cg != cur)
+            FD_K(bn_gr_params)(P, cg, scalev, biasv, ws, sq), cur = cg;
+        if (ty >= P.rpp || col >= P.cols)
+            continue;
+        const int r1 = (int)(j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m);
+        const FD_T *xc = x + col * FD_VEC;
+        FD_T *yc = y + col * FD_VEC;
+        for (int r = (int)(j * P.cm) + ty; r < r1; r += NR * P.rpp) {
+            FD_K(bn_vec_t) v[NR];
+            FD_K(bn_pk2_load)<0, NR>(xc, NULL, NULL, r, r1, P.rpp, c, 0, v, NULL, NULL);
+            const int n = (r1 - r + P.rpp - 1) / P.rpp;
+            FD_K(bn_gr_y)<NR>(v, n, sq, tx);
+#pragma unroll
+            for (int i = 0; i < NR; i++)
+                if (i < n)
+                    *(FD_K(bn_vec_t) *)(yc + (r + i * P.rpp) * c) = v[i];
+        }
+    }
+    for (int h = 0; h < nh; h++) {
+        const int64_t job = b + h * G, j = job / P.ncg;
+        const int cg = (int)(job % P.ncg), col = cg * P.cpb + tx;
+        if (cg != cur)
+            FD_K(bn_gr_params)(P, cg, scalev, biasv, ws, sq), cur = cg;
+        if (ty >= P.rpp || col >= P.cols)
+            continue;
+        const int r0 = (int)(j * P.cm);
+        const int nr = (int)((j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m) - r0);
+        const FD_K(bn_vec_t) *s = slots + (size_t)h * Q.slotv + tx;
+        FD_T *yc = y + (int64_t)r0 * c + col * FD_VEC;
+        for (int rl = ty; rl < nr; rl += BN_PK2_LR0 * P.rpp) {
+            FD_K(bn_vec_t) v[BN_PK2_LR0];
+            const int n = (nr - rl + P.rpp - 1) / P.rpp;
+#pragma unroll
+            for (int i = 0; i < BN_PK2_LR0; i++)
+                if (i < n)
+                    v[i] = s[(rl + i * P.rpp) * P.cpb];
+            FD_K(bn_gr_y)<BN_PK2_LR0>(v, n, sq, tx);
+#pragma unroll
+            for (int i = 0; i < BN_PK2_LR0; i++)
+                if (i < n)
+                    *(FD_K(bn_vec_t) *)(yc + (int64_t)(rl + i * P.rpp) * c) = v[i];
+        }
+    }
+#endif
+}
+
+/* NR: rows' loads a trip over the chunks that are not held: 8 (2026-12-02, H200, f32
+ * n32c128h56w56: 1972 against 1917 GB/s at 4 in one A/B), BFLOAT16 4 (8 spilled at the 128
+ * registers of two CTAs an SM). */
+#define FD_BN_GR(name, nr)                                                                         \
+    static __global__ void __launch_bounds__(FD_CUDA_BLOCK, BN_GR_CTAS_SM)                         \
+        FD_K(name)(const bn_gr_t Q, const void *xv, void *yv, const void *scalev,                  \
+                   const void *biasv, void *wsv, void *run_meanv, void *run_varv,                  \
+                   void *save_meanv, void *save_invv, double factor)                               \
+    {                                                                                              \
+        FD_K(bn_gr_train_body)<nr>(Q, xv, yv, scalev, biasv, wsv, run_meanv, run_varv, save_meanv, \
+                                   save_invv, factor);                                             \
+    }
+#if defined(FD_BN_BF16_MINB_LESS) && FD_BN_BF16_MINB_LESS
+FD_BN_GR(bn_gr_train_nhwc, 4)
+#else
+FD_BN_GR(bn_gr_train_nhwc, 8)
+#endif
+#undef FD_BN_GR
+#endif /* FD_BN_CLUSTER */
 
 /* ---- the packed inference pass (bn_iv_t in batchnorm.cu) ------------------------------------
  * One read of x (and z), one write of y, 128-bit vectors. Each thread keeps one channel's

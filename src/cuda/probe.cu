@@ -285,6 +285,15 @@ extern "C" unsigned *fd_cuda_splitk_counters(cudnnHandle_t handle, int64_t tiles
     return handle->splitk_ctr + (size_t)slot * FD_SPLITK_TILES;
 }
 
+extern "C" unsigned *fd_cuda_grid_counter(cudnnHandle_t handle)
+{
+    if (handle->splitk_ctr == NULL)
+        return NULL;
+    const unsigned slot =
+        __atomic_fetch_add(&handle->splitk_next, 1u, __ATOMIC_RELAXED) % FD_SPLITK_SLOTS;
+    return handle->splitk_ctr + (size_t)slot * FD_SPLITK_TILES + (FD_SPLITK_TILES - 1);
+}
+
 extern "C" void fd_cuda_handle_fini(cudnnHandle_t handle)
 {
     if (handle->scratch != NULL)

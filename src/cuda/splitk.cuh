@@ -48,6 +48,10 @@
  * NULL: run the two-launch path (the header's rules). probe.cu. */
 extern "C" unsigned *fd_cuda_splitk_counters(cudnnHandle_t handle, int64_t tiles, int splits,
                                              size_t tile_bytes, const void *workspace);
+/* One zeroed counter of the next slot (its last, which split-K reaches only at
+ * FD_SPLITK_TILES tiles) for a grid barrier that leaves it at 0 (batchnorm.cu's bn_gr_*), or
+ * NULL when the handle has none. probe.cu. */
+extern "C" unsigned *fd_cuda_grid_counter(cudnnHandle_t handle);
 #endif
 
 /* One thread of the block, after the barrier that follows every storing thread's

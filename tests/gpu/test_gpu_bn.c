@@ -19,13 +19,18 @@
  * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops), with FREEDNN_GPU_BN_PK2=0
  * (the first packed NHWC training / backward mapping), with FREEDNN_GPU_BN_PK2_ROWS=1 (the
  * second one's chunks of one trip), with FREEDNN_GPU_BN_PK2_LEAN=0 (its general apply pass for
- * every case); the lean inference pass (bn_iv3_*: iv3_tests) in the parent and, on the earlier
- * kernels, in a FREEDNN_GPU_BN_IV3=0 child that runs only those, a =1 child (NHWC on
- * bn_iv2_nhwc*) and a FREEDNN_GPU_BN_IV3_NHWC_R=3 child (bn_iv3_nhwc's trips, FLOAT too: it
- * sets FREEDNN_GPU_BN_IV3=3; by default FLOAT NHWC takes bn_iv2_nhwc*), the same (the
- * FREEDNN_GPU_BN_IV2* children set FREEDNN_GPU_BN_IV3 to 0, so their inference calls keep
- * bn_iv_* / bn_iv2_*).
- * Real-valued fills; tolerances from gm_tol with the group size as the term count.
+ * every case); the grid-resident training forward (bn_gr_train_nhwc: the NHWC lean cases, ops
+ * BN, alpha 1, beta 0, and the 16 x 64 x 64 x 64 FLOAT NHWC one, 342 chunks over 264 CTAs, two
+ * held by some) by default for FLOAT, in a FREEDNN_GPU_BN_GR=0 child on the three launches, a
+ * =1 child (HALF and BFLOAT16 too), a FREEDNN_GPU_BN_GR_CTAS=3 child (3 CTAs: the chunks past
+ * the held ones read twice) and a FREEDNN_GPU_BN_GR_HOLD=0 one (none held; both every type), and
+ * with FREEDNN_GPU_BN_PK2_ROWS=1 over many small chunks, several held a CTA; the lean inference
+ * pass (bn_iv3_*: iv3_tests) in the parent and, on the earlier kernels, in a FREEDNN_GPU_BN_IV3=0
+ * child that runs only those, a =1 child (NHWC on bn_iv2_nhwc*) and a FREEDNN_GPU_BN_IV3_NHWC_R=3
+ * child (bn_iv3_nhwc's trips, FLOAT too: it sets FREEDNN_GPU_BN_IV3=3; by default FLOAT NHWC takes
+ * bn_iv2_nhwc*), the same (the FREEDNN_GPU_BN_IV2* children set FREEDNN_GPU_BN_IV3 to 0, so their
+ * inference calls keep bn_iv_* / bn_iv2_*). Real-valued fills; tolerances from gm_tol with the
+ * group size as the term count.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
@@ -856,6 +861,10 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2", "0");        /* the first packed NHWC mapping */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_ROWS", "1");   /* bn_pk2_*: a trip a chunk */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_LEAN", "0");   /* bn_pk2_*: the general apply */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_GR", "0");         /* training: the three launches */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_GR", "1");         /* bn_gr_*: HALF, BFLOAT16 too */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_GR_CTAS", "3");    /* bn_gr_*: most chunks read twice */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_GR_HOLD", "0");    /* bn_gr_*: every chunk read twice */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "0");        /* iv3_tests on bn_iv2_* */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "1");        /* NHWC on bn_iv2_nhwc* */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3_NHWC_R", "3"); /* bn_iv3_nhwc: 3 trips a block */
