@@ -53,6 +53,10 @@
  * tolerance). The workspace queries report its partials (the Ex / v8 entries reject less);
  * where they fit neither the caller's workspace nor the handle's scratch (legacy entries, large
  * C) the call takes the first mapping's chunks, then the per-tile kernels.
+ * The FLOAT training forward of that NHWC path with ops BN, alpha 1, beta 0 runs its three
+ * launches as one cooperative launch, bn_gr_train_nhwc (FREEDNN_GPU_BN_GR; the section "the
+ * grid-resident training forward" below): one chunk a CTA kept in shared memory, so read from
+ * DRAM once; the same bits.
  *
  * Training forward of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data, packed NCHW
  * (H * W a multiple of the vector), ops BN or BN_ACTIVATION, 16-byte aligned x and y, y != x,
@@ -181,9 +185,9 @@ typedef struct {
     int hold;
     uint32_t slotv;
 } bn_gr_t;
-#define BN_GR_TREE_BYTES                                                                           \
-    (2 * FD_CUDA_BLOCK * 32) /* bn_pk_rows_out's p1, p2: FD_VEC x FD_A = 32 B */
-#define BN_GR_CTAS_SM 2      /* CTAs an SM (launch bounds) */
+/* bn_pk_rows_out's tree p1, p2: FD_VEC accumulators of FD_A a thread, 32 bytes for every type */
+#define BN_GR_TREE_BYTES (2 * FD_CUDA_BLOCK * 32)
+#define BN_GR_CTAS_SM 2 /* CTAs an SM (launch bounds) */
 
 /* The cluster training forward (batchnorm_kernels.cuh, end): P as the packed NCHW path fills
  * it (c, s, m, ops, act, eps, parameter strides; the chunk fields unused), a cluster of k CTAs
@@ -206,7 +210,7 @@ typedef struct {
  * shared-memory writes before its arrive are seen through DSMEM after the others' wait. */
 #if defined(__CUDA_ARCH__)
 /* cp.async (sm_80+): 16 bytes global -> shared without registers, then wait for all of this
- * thread's copies. The sm_90 bodies of bn_cl_train / bn_cl_bwd and bn_gr_train_nhwc call them. */
+ * thread's copies. bn_cl_train / bn_cl_bwd (sm_90 bodies) and bn_gr_train_nhwc call them. */
 static __device__ __forceinline__ void bn_cl_cp16(void *smem, const void *gmem)
 {
     const unsigned sa = (unsigned)__cvta_generic_to_shared(smem);
