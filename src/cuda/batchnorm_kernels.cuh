@@ -1163,8 +1163,9 @@ static __device__ __forceinline__ void
 }
 
 /* NR: rows' loads a trip over the chunks that are not held: 8 (2026-12-02, H200, f32
- * n32c128h56w56: 1972 against 1917 GB/s at 4 in one A/B), BFLOAT16 4 (8 spilled at the 128
- * registers of two CTAs an SM). */
+ * n32c128h56w56, in a build whose CTAs took turns at the pass-4 order: 1972 against 1917 GB/s at
+ * 4, one A/B; ptxas of the shipped stampings: FLOAT 110 registers sm_90, 114 sm_80, HALF 84,
+ * no spills), BFLOAT16 4 (80 / 88 registers; 8 spilled at the 128 of two CTAs an SM). */
 #define FD_BN_GR(name, nr)                                                                         \
     static __global__ void __launch_bounds__(FD_CUDA_BLOCK, BN_GR_CTAS_SM)                         \
         FD_K(name)(const bn_gr_t Q, const void *xv, void *yv, const void *scalev,                  \
