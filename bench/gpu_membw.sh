@@ -124,6 +124,11 @@
 # ENVS='FREEDNN_GPU_RD_FAST=0'. FREEDNN_GPU_RD_BLOCKS=B (rd_col keep=c NHWC: about B blocks;
 # default one full-occupancy wave, 1056 for 16-bit sums on 132 SMs, 792 FLOAT), e.g.
 # ENVS='FREEDNN_GPU_RD_FAST=0;FREEDNN_GPU_RD_BLOCKS=2112'.
+# FREEDNN_GPU_PDL=0 (compute capability 9.0+: rd_fin2, bn_pk_combine and the batch-norm apply
+# passes as plain launches instead of programmatic dependents of the kernel before them),
+# FREEDNN_GPU_BN_PK2_BACK=0 (bn_pk2_lean*: each thread's trips first to last instead of last to
+# first), e.g. ONLY='bn_f(16|32)_nhwc|reduce_f' ENVS='FREEDNN_GPU_PDL=0;FREEDNN_GPU_BN_PK2_BACK=0'
+# (FLOAT NHWC training takes bn_gr_train_nhwc: add FREEDNN_GPU_BN_GR=0 for the three launches).
 # No ReLU-output row: dnnbench's fills are uniform reals or the integers +-1, +-2 (--fill=int
 # has no zeros), so the many-zero max-pool input is covered by tests/gpu/test_gpu_pool_act only.
 # Everything lands in $OUT/membw.tar.gz (text tables, CSVs, the summary).

@@ -125,6 +125,7 @@
 #include <string.h>
 
 #include "elem.cuh"
+#include "pdl.cuh"
 #include "splitk.cuh"
 #include "strided.cuh"
 
@@ -173,6 +174,15 @@ typedef struct {
 #define BN_PK2_COLS 32         /* bn_pk2_*: vector columns per block, at most */
 #define BN_PK2_ROWS 192        /* bn_pk2_*: rows a chunk, rounded up to BN_PK2_R * rpp */
 #define BN_PK2_MAX_CHUNKS 2048 /* bn_pk2_*: chunks per channel at most */
+
+/* The trips of a thread walking rows r0, r0 + step, ... < r1 (0 when r0 >= r1). The lean apply
+ * pass walks them last to first: the statistics / gradient pass before them read each chunk's
+ * rows first to last (all chunks at once: one wave), so the rows it read last are the ones L2
+ * still holds. Each element's arithmetic is its own: the same bits in any order. */
+static __device__ __forceinline__ int bn_pk2_trips(int r0, int r1, int step)
+{
+    return r1 > r0 ? (r1 - r0 + step - 1) / step : 0;
+}
 #define BN_PK2_LR0 4           /* bn_pk2_lean0_nhwc: rows a thread and trip (x) */
 #define BN_PK2_LR1 2           /* bn_pk2_lean1_nhwc: rows a thread and trip (x, dy) */
 
@@ -611,6 +621,34 @@ static __device__ __forceinline__ void bn_tab_get(const double *t, uint32_t e, d
 #define BN_LAUNCH(dt, kernel, blocks, stream, ...)                                             \
     FD_CUDA_TYPED_LAUNCH(dt, kernel, blocks, FD_CUDA_BLOCK, stream, __VA_ARGS__)
 
+/* BN_LAUNCH as a programmatic dependent of the stream's previous kernel (pdl.cuh): the kernel
+ * calls fd_pdl_wait before it touches what that kernel wrote. */
+#define BN_LAUNCH_PDL(dt, kernel, blocks, stream, ...)                                             \
+    do {                                                                                           \
+        cudaError_t bn_e_;                                                                         \
+        const dim3 bn_g_((unsigned)(blocks)), bn_b_(FD_CUDA_BLOCK);                                \
+        switch (dt) {                                                                              \
+        case CUDNN_DATA_FLOAT:                                                                     \
+            bn_e_ = fd_cuda_launch_pdl(kernel##_f32, bn_g_, bn_b_, 0, (stream), __VA_ARGS__);      \
+            break;                                                                                 \
+        case CUDNN_DATA_DOUBLE:                                                                    \
+            bn_e_ = fd_cuda_launch_pdl(kernel##_f64, bn_g_, bn_b_, 0, (stream), __VA_ARGS__);      \
+            break;                                                                                 \
+        case CUDNN_DATA_HALF:                                                                      \
+            bn_e_ = fd_cuda_launch_pdl(kernel##_f16, bn_g_, bn_b_, 0, (stream), __VA_ARGS__);      \
+            break;                                                                                 \
+        case CUDNN_DATA_BFLOAT16:                                                                  \
+            bn_e_ = fd_cuda_launch_pdl(kernel##_bf16, bn_g_, bn_b_, 0, (stream), __VA_ARGS__);     \
+            break;                                                                                 \
+        default:                                                                                   \
+            return fd_error(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__, "%s has no %s kernel", \
+                            #kernel, fd_dtype_name(dt));                                           \
+        }                                                                                          \
+        FD_CUDA_LAUNCHED_AS(bn_e_, "%s on %s data (%u blocks of %u, stream %p)", #kernel,          \
+                            fd_dtype_name(dt), (unsigned)(blocks), (unsigned)FD_CUDA_BLOCK,        \
+                            (void *)(stream));                                                     \
+    } while (0)
+
 /* ---- host side -------------------------------------------------------------------------------- */
 
 static int64_t iabs64(int64_t v)
@@ -818,6 +856,14 @@ static int bn_pk2_lean_env(void)
     return on;
 }
 
+/* Whether the lean apply pass walks a chunk's trips last to first (bn_pk2_trips; the bit 2 of
+ * its rev argument): FREEDNN_GPU_BN_PK2_BACK=0 walks them first to last (the order before). */
+static int bn_pk2_back_env(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_BN_PK2_BACK");
+    return on;
+}
+
 /* bn_pk2_*'s rows a chunk before rounding: FREEDNN_GPU_BN_PK2_ROWS when set to a positive
  * count (a knob for timing and for the tests; it changes the chunking, so the bits), else
  * BN_PK2_ROWS; read once. */
@@ -958,12 +1004,12 @@ static cudnnStatus_t bn_pk_pass(const fd_bn_problem_t *p, const bn_pk_t &P, cons
                   sinv, a->workspace);
     const unsigned cblocks = (unsigned)((P.c + FD_CUDA_BLOCK / 32 - 1) / (FD_CUDA_BLOCK / 32));
     if (mode == 0)
-        BN_LAUNCH(dt, bn_pk_combine, cblocks, st, P, 0, a->x, a->workspace, p->dir == FD_BN_TRAIN,
-                  a->run_mean, a->run_var, a->save_mean, a->save_inv, a->factor, NULL, NULL, 0.0,
-                  0.0);
+        BN_LAUNCH_PDL(dt, bn_pk_combine, cblocks, st, P, 0, a->x, a->workspace,
+                      p->dir == FD_BN_TRAIN, a->run_mean, a->run_var, a->save_mean, a->save_inv,
+                      a->factor, NULL, NULL, 0.0, 0.0);
     else
-        BN_LAUNCH(dt, bn_pk_combine, cblocks, st, P, 1, a->x, a->workspace, 0, NULL, NULL, NULL,
-                  NULL, 0.0, a->dscale, a->dbias, a->alpha_param, a->beta_param);
+        BN_LAUNCH_PDL(dt, bn_pk_combine, cblocks, st, P, 1, a->x, a->workspace, 0, NULL, NULL, NULL,
+                      NULL, 0.0, a->dscale, a->dbias, a->alpha_param, a->beta_param);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -977,24 +1023,25 @@ static cudnnStatus_t bn_pk_apply(const fd_bn_problem_t *p, const bn_pk_t &P,
     void *out = mode == 0 ? a->y : a->dx;
     const int lean = P.v2 && P.ops == CUDNN_BATCHNORM_OPS_BN && a->alpha == 1.0 && a->beta == 0.0 &&
                      bn_pk2_lean_env();
+    const int lrev = rev | (bn_pk2_back_env() ? 2 : 0);
     if (lean && mode == 0)
-        BN_LAUNCH(dt, bn_pk2_lean0_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
-                  smean, sinv, a->workspace);
+        BN_LAUNCH_PDL(dt, bn_pk2_lean0_nhwc, blocks, st, P, lrev, a->x, a->dy, out, a->scale,
+                      a->bias, smean, sinv, a->workspace);
     else if (lean)
-        BN_LAUNCH(dt, bn_pk2_lean1_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
-                  smean, sinv, a->workspace);
+        BN_LAUNCH_PDL(dt, bn_pk2_lean1_nhwc, blocks, st, P, lrev, a->x, a->dy, out, a->scale,
+                      a->bias, smean, sinv, a->workspace);
     else if (P.v2 && mode == 0)
-        BN_LAUNCH(dt, bn_pk2_apply0_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
-                  smean, sinv, a->workspace, a->alpha, a->beta);
+        BN_LAUNCH_PDL(dt, bn_pk2_apply0_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale,
+                      a->bias, smean, sinv, a->workspace, a->alpha, a->beta);
     else if (P.v2)
-        BN_LAUNCH(dt, bn_pk2_apply1_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale, a->bias,
-                  smean, sinv, a->workspace, a->alpha, a->beta);
+        BN_LAUNCH_PDL(dt, bn_pk2_apply1_nhwc, blocks, st, P, rev, a->x, a->dy, out, a->scale,
+                      a->bias, smean, sinv, a->workspace, a->alpha, a->beta);
     else if (P.nhwc)
-        BN_LAUNCH(dt, bn_pk_apply_nhwc, blocks, st, P, mode, a->x, a->dy, out, a->scale, a->bias,
-                  smean, sinv, a->workspace, a->alpha, a->beta);
+        BN_LAUNCH_PDL(dt, bn_pk_apply_nhwc, blocks, st, P, mode, a->x, a->dy, out, a->scale,
+                      a->bias, smean, sinv, a->workspace, a->alpha, a->beta);
     else
-        BN_LAUNCH(dt, bn_pk_apply_nchw, blocks, st, P, mode, a->x, a->dy, out, a->scale, a->bias,
-                  smean, sinv, a->workspace, a->alpha, a->beta);
+        BN_LAUNCH_PDL(dt, bn_pk_apply_nchw, blocks, st, P, mode, a->x, a->dy, out, a->scale,
+                      a->bias, smean, sinv, a->workspace, a->alpha, a->beta);
     return CUDNN_STATUS_SUCCESS;
 }
 

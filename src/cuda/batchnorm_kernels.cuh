@@ -405,6 +405,7 @@ static __global__ void FD_K(bn_pk_part_nchw)(const bn_pk_t P, int mode, const vo
                                              const void *biasv, const void *smeanv,
                                              const void *sinvv, void *wsv)
 {
+    fd_pdl_trigger(); /* bn_pk_combine may be scheduled once every block has started */
     __shared__ FD_A p1[FD_CUDA_BLOCK], p2[FD_CUDA_BLOCK];
     const FD_T *__restrict__ x = (const FD_T *)xv;
     const FD_T *__restrict__ dy = (const FD_T *)dyv;
@@ -484,6 +485,7 @@ static __global__ void FD_K(bn_pk_part_nhwc)(const bn_pk_t P, int mode, const vo
                                              const void *biasv, const void *smeanv,
                                              const void *sinvv, void *wsv)
 {
+    fd_pdl_trigger();
     __shared__ FD_A p1[FD_CUDA_BLOCK * FD_VEC], p2[FD_CUDA_BLOCK * FD_VEC];
     const FD_T *__restrict__ x = (const FD_T *)xv;
     const FD_T *__restrict__ dy = (const FD_T *)dyv;
@@ -593,6 +595,8 @@ static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void
                                            void *dscalev, void *dbiasv, double alpha_p,
                                            double beta_p)
 {
+    fd_pdl_trigger(); /* the apply pass may be scheduled, */
+    fd_pdl_wait();    /* it waits for the partials, as this waits for the partials pass */
     const int64_t ch = (int64_t)blockIdx.x * (FD_CUDA_BLOCK / 32) + threadIdx.x / 32;
     if (ch >= P.c)
         return; /* whole warps: the shuffles see full warps only */
@@ -609,6 +613,7 @@ static __global__ void FD_K(bn_pk_apply_nchw)(const bn_pk_t P, int mode, const v
                                               const void *sinvv, const void *wsv, double alpha,
                                               double beta)
 {
+    fd_pdl_wait(); /* for bn_pk_combine (launched after it as a programmatic dependent) */
     const FD_T *x = (const FD_T *)xv;
     const FD_T *dy = (const FD_T *)dyv;
     FD_T *out = (FD_T *)outv;
@@ -640,6 +645,7 @@ static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const v
                                               const void *sinvv, const void *wsv, double alpha,
                                               double beta)
 {
+    fd_pdl_wait();
     const FD_T *x = (const FD_T *)xv;
     const FD_T *dy = (const FD_T *)dyv;
     FD_T *out = (FD_T *)outv;
@@ -880,7 +886,7 @@ static __device__ __forceinline__ void
      * sq[l * BN_PK2_COLS + tx], for bn_lds4: a warp's lanes read consecutive entries */
     __shared__ __align__(4 * sizeof(FD_A)) FD_A sq[BN_PK2_COLS * FD_VEC][4];
     int r0 = 0, r1 = 0, tx = 0, col = 0;
-    const int busy = FD_K(bn_pk2_apply_at)(P, rev, MODE, scalev, biasv, smeanv, sinvv, ws, sp,
+    const int busy = FD_K(bn_pk2_apply_at)(P, rev & 1, MODE, scalev, biasv, smeanv, sinvv, ws, sp,
                                            &r0, &r1, &tx, &col);
     for (int t = threadIdx.x; t < P.cpb * FD_VEC; t += FD_CUDA_BLOCK) {
         FD_A *e = sq[t % FD_VEC * BN_PK2_COLS + t / FD_VEC];
@@ -892,7 +898,9 @@ static __device__ __forceinline__ void
     const int c = (int)P.c, rpp = P.rpp, step = NR * rpp;
     FD_T *oc = out + col * FD_VEC;
     const FD_T *xc = x + col * FD_VEC, *dc = MODE == 1 ? dy + col * FD_VEC : dy;
-    for (int r = r0; r < r1; r += step) {
+    const int trips = bn_pk2_trips(r0, r1, step), back = rev & 2;
+    for (int u = 0; u < trips; u++) { /* rev bit 2: last trip first (bn_pk2_trips) */
+        const int r = r0 + (back ? trips - 1 - u : u) * step;
         FD_K(bn_vec_t) xa[NR], da[NR];
         FD_K(bn_pk2_load)<MODE, NR>(xc, dc, NULL, r, r1, rpp, c, 0, xa, da, NULL);
 #pragma unroll
@@ -931,6 +939,7 @@ static __device__ __forceinline__ void
                    const void *scalev, const void *biasv, const void *smeanv,                      \
                    const void *sinvv, void *wsv)                                                   \
     {                                                                                              \
+        fd_pdl_trigger();                                                                          \
         FD_K(bn_pk2_part_body)<mode>(P, rev, (const FD_T *)xv, (const FD_T *)dyv, scalev,          \
                                      biasv, smeanv, sinvv, (FD_A *)wsv);                           \
     }
@@ -940,6 +949,7 @@ static __device__ __forceinline__ void
                    const void *scalev, const void *biasv, const void *smeanv,                      \
                    const void *sinvv, const void *wsv, double alpha, double beta)                  \
     {                                                                                              \
+        fd_pdl_wait();                                                                             \
         FD_K(bn_pk2_apply_body)<mode>(P, rev, (const FD_T *)xv, (const FD_T *)dyv,                 \
                                       (FD_T *)outv, scalev, biasv, smeanv, sinvv,                  \
                                       (const FD_A *)wsv, alpha, beta);                             \
@@ -960,6 +970,7 @@ FD_BN_PK2_APPLY(bn_pk2_apply1_nhwc, 1, 2)
                    const void *scalev, const void *biasv, const void *smeanv,                      \
                    const void *sinvv, const void *wsv)                                             \
     {                                                                                              \
+        fd_pdl_wait();                                                                             \
         FD_K(bn_pk2_lean_body)<mode, nr>(P, rev, (const FD_T *)xv, (const FD_T *)dyv,              \
                                          (FD_T *)outv, scalev, biasv, smeanv, sinvv,               \
                                          (const FD_A *)wsv);                                       \

@@ -294,6 +294,29 @@ extern "C" unsigned *fd_cuda_grid_counter(cudnnHandle_t handle)
     return handle->splitk_ctr + (size_t)slot * FD_SPLITK_TILES + (FD_SPLITK_TILES - 1);
 }
 
+#define FD_PDL_MAX_DEV 64
+extern "C" int fd_cuda_pdl_ok(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_PDL");
+    static int cache[FD_PDL_MAX_DEV]; /* 0 unknown, 1 no, 2 yes */
+    int dev = -1;
+    if (!on || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= FD_PDL_MAX_DEV) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    int v = __atomic_load_n(&cache[dev], __ATOMIC_ACQUIRE);
+    if (v == 0) {
+        int major = 0;
+        v = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                    major >= 9
+                ? 2
+                : 1;
+        (void)cudaGetLastError();
+        __atomic_store_n(&cache[dev], v, __ATOMIC_RELEASE);
+    }
+    return v == 2;
+}
+
 extern "C" void fd_cuda_handle_fini(cudnnHandle_t handle)
 {
     if (handle->scratch != NULL)

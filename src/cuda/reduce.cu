@@ -21,6 +21,7 @@
 #include <math_constants.h>
 
 #include "elem.cuh"
+#include "pdl.cuh"
 #include "strided.cuh"
 
 extern "C" {
@@ -402,6 +403,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 {
     constexpr int VE = 16 / (int)sizeof(T);
     __shared__ rf_state_t warp_s[FD_CUDA_BLOCK / 32];
+    fd_pdl_trigger(); /* rd_fin2 may be scheduled once every block has started */
     const uint32_t ch = blockIdx.y;
     const uint32_t j0 = blockIdx.x * (FD_CUDA_BLOCK * RF_U) + threadIdx.x;
     rf_raw<16> r[RF_U];
@@ -456,6 +458,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, (rf_col_occ<T, K>::block
     constexpr int B = RF_V * (int)sizeof(T);
     __shared__ double s_acc[FD_CUDA_BLOCK * RF_V];
     __shared__ uint32_t s_aux[K == RF_SEL ? FD_CUDA_BLOCK * RF_V * 2 : 1];
+    fd_pdl_trigger();
     const uint32_t tx = threadIdx.x % cb, ty = threadIdx.x / cb;
     const uint32_t cvi = blockIdx.x * cb + tx;
     const uint32_t r0 = (blockIdx.y * rl + ty) * rt;
@@ -561,7 +564,9 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 
 /* The second stage: blocks of RF_F2_OUTS outputs x RF_F2_LANES lanes; lane l of output o merges
  * the states ws[k * outs + o] of chunks k = l, l + RF_F2_LANES, ... in order, and the lanes meet
- * in a fixed shared-memory tree (a select state keeps its first chunk: ties go to the lower). */
+ * in a fixed shared-memory tree (a select state keeps its first chunk: ties go to the lower).
+ * Launched as a programmatic dependent of the stage-1 kernel (pdl.cuh): it waits for that
+ * kernel's states before its loads. */
 #define RF_F2_OUTS 8
 #define RF_F2_LANES (FD_CUDA_BLOCK / RF_F2_OUTS)
 template <int K>
@@ -574,6 +579,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
     const uint32_t o = blockIdx.x * RF_F2_OUTS + oo;
     rf_state_t s;
     rf_init<K>(s);
+    fd_pdl_wait();
     if (o < outs) {
         uint32_t k = kl;
         for (; k + 3 * RF_F2_LANES < parts; k += 4 * RF_F2_LANES) {
@@ -884,13 +890,12 @@ static cudnnStatus_t rf_run(const rf_plan_t &P, const fd_tensor_reduce_args_t *a
                      Q.grid.x, Q.grid.y, Q.grid.z, Q.block, (void *)st);
     if (ws_need) {
         const unsigned b = (Q.outs + RF_F2_OUTS - 1) / RF_F2_OUTS;
-        if (Q.F.kind == RF_SEL)
-            rd_fin2<RF_SEL><<<b, FD_CUDA_BLOCK, 0, st>>>(ws, a->c, Q.F, Q.outs, Q.parts);
-        else if (Q.F.kind == RF_SQ)
-            rd_fin2<RF_SQ><<<b, FD_CUDA_BLOCK, 0, st>>>(ws, a->c, Q.F, Q.outs, Q.parts);
-        else
-            rd_fin2<RF_SUM><<<b, FD_CUDA_BLOCK, 0, st>>>(ws, a->c, Q.F, Q.outs, Q.parts);
-        FD_CUDA_LAUNCHED("rd_fin2 (%u blocks, %u chunks, stream %p)", b, Q.parts, (void *)st);
+        const cudaError_t e =
+            fd_cuda_launch_pdl(Q.F.kind == RF_SEL  ? rd_fin2<RF_SEL>
+                               : Q.F.kind == RF_SQ ? rd_fin2<RF_SQ>
+                                                   : rd_fin2<RF_SUM>,
+                               dim3(b), dim3(FD_CUDA_BLOCK), 0, st, ws, a->c, Q.F, Q.outs, Q.parts);
+        FD_CUDA_LAUNCHED_AS(e, "rd_fin2 (%u blocks, %u chunks, stream %p)", b, Q.parts, (void *)st);
     }
     return CUDNN_STATUS_SUCCESS;
 }

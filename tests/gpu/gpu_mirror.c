@@ -17,7 +17,7 @@ static int gm_cases, gm_case_failures;
 static char gm_prog_tagged[256];
 
 /* gm_rerun_with's children, running side by side until gm_finish waits for them. */
-#define GM_CHILDREN_MAX 16
+#define GM_CHILDREN_MAX 20
 static struct {
     pid_t pid;
     char what[96]; /* name=value */

@@ -868,5 +868,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "0");        /* iv3_tests on bn_iv2_* */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3", "1");        /* NHWC on bn_iv2_nhwc* */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV3_NHWC_R", "3"); /* bn_iv3_nhwc: 3 trips a block */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2_BACK", "0");   /* bn_pk2_lean*: trips first to last */
+    gm_rerun_with(argv, "FREEDNN_GPU_PDL", "0");           /* combine and apply as plain launches */
     return gm_finish();
 }

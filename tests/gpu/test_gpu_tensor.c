@@ -289,9 +289,10 @@ int main(int argc, char **argv)
     /* the FREEDNN_GPU_TO_LEAN=0 child reruns the add and op cases only (the others never take
      * the lean kernels) */
     const int to_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_TO_LEAN") != NULL;
-    /* the FREEDNN_GPU_RD_FAST=0 child runs the reduce cases only; the other children skip the
-     * fast-path reduce cases (their switches do not touch reduce) */
-    const int rd_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_RD_FAST") != NULL;
+    /* the FREEDNN_GPU_RD_FAST=0 and FREEDNN_GPU_PDL=0 children run the reduce cases only; the
+     * other children skip the fast-path reduce cases (their switches do not touch reduce) */
+    const int rd_child = getenv("FD_GM_RERUN") != NULL && (getenv("FREEDNN_GPU_RD_FAST") != NULL ||
+                                                           getenv("FREEDNN_GPU_PDL") != NULL);
     const int other_child = getenv("FD_GM_RERUN") != NULL && !rd_child;
     if (rd_child)
         goto reduce_cases;
@@ -748,5 +749,6 @@ reduce_cases:
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* tensor_transpose_vec instead of _pipe */
     gm_rerun_with(argv, "FREEDNN_GPU_TO_LEAN", "0"); /* add / op on the packed kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_RD_FAST", "0"); /* reduce on today's kernels */
+    gm_rerun_with(argv, "FREEDNN_GPU_PDL", "0");     /* rd_fin2 as a plain launch */
     return gm_finish();
 }
