@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pdl.cuh - programmatic dependent launch for the kernels that finish what the kernel before
- * them on the stream began (the second stage of a two-stage reduction).
+ * them on the stream began: rd_fin2 after rd_seg / rd_col, bn_pk_combine after the batch-norm
+ * partials, the batch-norm apply passes after bn_pk_combine.
  */
 #ifndef FD_CUDA_PDL_CUH_
 #define FD_CUDA_PDL_CUH_
@@ -12,8 +13,9 @@
  * fd_cuda_launch_pdl may be scheduled while the kernel before it on the stream is still running;
  * it must call fd_pdl_wait() before it reads anything that kernel writes and before it writes
  * anything that kernel reads (the wait returns once the earlier grid has completed and its
- * memory is visible). fd_pdl_trigger() in the earlier kernel lets the dependent's blocks be
- * scheduled as its own blocks retire rather than after its last one. On sm_80 both are no-ops
+ * memory is visible). fd_pdl_trigger() at the start of the earlier kernel lets the dependent be
+ * launched once every block of it has started (its blocks then take SM slots as the earlier
+ * kernel's retire) rather than once its last block has exited. On sm_80 both are no-ops
  * and the launch is a plain one. fd_cuda_pdl_ok: the current device takes the attribute and
  * FREEDNN_GPU_PDL is not 0 (asked once per device). */
 static __device__ __forceinline__ void fd_pdl_wait(void)
