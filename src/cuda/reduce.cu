@@ -214,7 +214,8 @@ static __global__ void reduce_block_kernel(const rd_geom_t G, const void *a, voi
  *           the C planes, columns: H*W): a thread owns 4 consecutive columns and walks rt
  *           consecutive rows; rl row lanes of a block meet in a shared-memory tree; a block's
  *           states go to the workspace (keep=c: chunks of >= 64 rows, about one full-occupancy
- *           wave of blocks: FREEDNN_GPU_RD_BLOCKS) or to C (keep=nhw).
+ *           wave of blocks: FREEDNN_GPU_RD_BLOCKS) or to C (keep=nhw: 2, 4 or 8 row lanes, about
+ *           RF_NHW_ROWS rows a thread; one lane when C <= 64).
  *   rd_row  keep=nhw NHWC: each row of C elements by L lanes (L = 1: one thread a row).
  *   rd_fin2 the second stage: 32 lanes an output merge its chunks' states (fixed order).
  * Accumulation in double as the ref (each term exact in double); sums meet in another order than
@@ -232,6 +233,10 @@ static __global__ void reduce_block_kernel(const rd_geom_t G, const void *a, voi
 #define RF_U 4     /* vectors a thread loads before using them */
 #define RF_V 4     /* rd_col: columns a thread */
 #define RF_ROWS 64 /* rd_col keep=c: at least this many rows a chunk */
+/* rd_col keep=nhw: rows a thread the row lanes aim at (dev/reduce_col on the H200, f32
+ * n32c128h56w56: 16 rows a thread 3353 GB/s, 32 rows 3982-4086, 64 rows 3547; f16 c256: 32 rows
+ * 3895-3940, 64 rows 2994) */
+#define RF_NHW_ROWS 32
 
 enum { RF_SUM = 0, RF_ABS = 1, RF_SQ = 2, RF_SEL = 3 };
 
@@ -369,7 +374,7 @@ static __device__ __forceinline__ void rf_steps(rf_state_t &s, const rf_raw<B> &
         rf_step<K>(s, (double)f[e], mode, pos0 + (uint32_t)e);
 }
 
-/* The RF_V columns of a raw vector r (row position pos) into s[0 .. RF_V). */
+/* The B / sizeof(T) columns of a raw vector r (row position pos) into s[0 .. B / sizeof(T)). */
 template <typename T, int K, int B>
 static __device__ __forceinline__ void rf_col_steps(rf_state_t *s, const rf_raw<B> &r, int mode,
                                                     uint32_t pos)
@@ -444,39 +449,43 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 }
 
 /* keep=c NHWC / keep=nhw NCHW: grid (column groups, row chunks, batch), blocks of cb x rl
- * threads; a thread takes RF_V columns from cvi * RF_V and rows [r0, r0 + rt) of `rows`, rows
- * rs elements apart, batches bs apart; output (z, column) is z * cols + column. */
-template <typename T, int K> struct rf_col_occ { /* rd_col's blocks an SM (launch bounds) */
-    static const int blocks = K == RF_SEL ? 4 : sizeof(T) == 4 ? 6 : 8;
+ * threads; a thread takes V columns from cvi * V and rows [r0, r0 + rt) of `rows`, rows
+ * rs elements apart, batches bs apart; output (z, column) is z * cols + column. V = RF_V (4),
+ * or 2 for FLOAT sums on keep=c (rf_plan). A thread keeps 64 bytes of loads in flight: U = 4
+ * rows of 16 bytes (FLOAT, V 4), 8 rows of 8 bytes (16-bit types, FLOAT V 2; 4 rows lost 7%
+ * against 8 on keep=nhw f16, dev/reduce_col), 4 for the select operators (their states: 8 rows
+ * of 16-bit types spilled at 4 blocks an SM). */
+template <typename T, int K, int V> struct rf_col_occ { /* rd_col's blocks an SM (bounds) */
+    static const int blocks = K == RF_SEL ? 4 : sizeof(T) * V == 16 ? 6 : 8;
 };
-template <typename T, int K>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, (rf_col_occ<T, K>::blocks))
+template <typename T, int K, int V>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, (rf_col_occ<T, K, V>::blocks))
     rd_col(const T *__restrict__ a, void *c, double *__restrict__ ws, const rf_fin_t F,
            uint32_t ncv, uint32_t cb, uint32_t rl, uint32_t rows, uint32_t rt, uint32_t rs,
            uint64_t bs)
 {
-    constexpr int B = RF_V * (int)sizeof(T);
-    __shared__ double s_acc[FD_CUDA_BLOCK * RF_V];
-    __shared__ uint32_t s_aux[K == RF_SEL ? FD_CUDA_BLOCK * RF_V * 2 : 1];
+    constexpr int B = V * (int)sizeof(T), U = K == RF_SEL ? 4 : 64 / B;
+    __shared__ double s_acc[FD_CUDA_BLOCK * V];
+    __shared__ uint32_t s_aux[K == RF_SEL ? FD_CUDA_BLOCK * V * 2 : 1];
     fd_pdl_trigger();
     const uint32_t tx = threadIdx.x % cb, ty = threadIdx.x / cb;
     const uint32_t cvi = blockIdx.x * cb + tx;
     const uint32_t r0 = (blockIdx.y * rl + ty) * rt;
     const uint32_t r1 = r0 + rt < rows ? r0 + rt : rows;
-    rf_state_t s[RF_V];
+    rf_state_t s[V];
 #pragma unroll
-    for (int e = 0; e < RF_V; e++)
+    for (int e = 0; e < V; e++)
         rf_init<K>(s[e]);
     if (cvi < ncv) {
-        const T *p = a + blockIdx.z * bs + (uint64_t)cvi * RF_V;
+        const T *p = a + blockIdx.z * bs + (uint64_t)cvi * V;
         uint32_t r = r0;
-        for (; r + RF_U <= r1; r += RF_U) {
-            rf_raw<B> v[RF_U];
+        for (; r + U <= r1; r += U) {
+            rf_raw<B> v[U];
 #pragma unroll
-            for (int u = 0; u < RF_U; u++)
+            for (int u = 0; u < U; u++)
                 v[u].ld(p + (uint64_t)(r + u) * rs);
 #pragma unroll
-            for (int u = 0; u < RF_U; u++)
+            for (int u = 0; u < U; u++)
                 rf_col_steps<T, K>(s, v[u], F.mode, r + u);
         }
         for (; r < r1; r++) {
@@ -487,41 +496,41 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, (rf_col_occ<T, K>::block
     }
     if (rl > 1) {
 #pragma unroll
-        for (int e = 0; e < RF_V; e++) {
-            s_acc[threadIdx.x * RF_V + e] = s[e].acc;
+        for (int e = 0; e < V; e++) {
+            s_acc[threadIdx.x * V + e] = s[e].acc;
             if (K == RF_SEL) {
-                s_aux[2 * (threadIdx.x * RF_V + e)] = s[e].idx;
-                s_aux[2 * (threadIdx.x * RF_V + e) + 1] = s[e].fl;
+                s_aux[2 * (threadIdx.x * V + e)] = s[e].idx;
+                s_aux[2 * (threadIdx.x * V + e) + 1] = s[e].fl;
             }
         }
         for (uint32_t h = 1; h < rl; h <<= 1) {
             __syncthreads();
             if (ty % (2 * h) == 0 && ty + h < rl) {
-                const uint32_t q = (threadIdx.x + h * cb) * RF_V;
+                const uint32_t q = (threadIdx.x + h * cb) * V;
 #pragma unroll
-                for (int e = 0; e < RF_V; e++) {
+                for (int e = 0; e < V; e++) {
                     rf_state_t t;
                     t.acc = s_acc[q + e];
                     if (K == RF_SEL)
                         t.idx = s_aux[2 * (q + e)], t.fl = s_aux[2 * (q + e) + 1];
                     rf_merge<K>(s[e], t);
-                    s_acc[threadIdx.x * RF_V + e] = s[e].acc;
+                    s_acc[threadIdx.x * V + e] = s[e].acc;
                     if (K == RF_SEL) {
-                        s_aux[2 * (threadIdx.x * RF_V + e)] = s[e].idx;
-                        s_aux[2 * (threadIdx.x * RF_V + e) + 1] = s[e].fl;
+                        s_aux[2 * (threadIdx.x * V + e)] = s[e].idx;
+                        s_aux[2 * (threadIdx.x * V + e) + 1] = s[e].fl;
                     }
                 }
             }
         }
     }
     if (ty == 0 && cvi < ncv) {
-        const uint64_t o0 = (uint64_t)blockIdx.z * ncv * RF_V + (uint64_t)cvi * RF_V;
+        const uint64_t o0 = (uint64_t)blockIdx.z * ncv * V + (uint64_t)cvi * V;
 #pragma unroll
-        for (int e = 0; e < RF_V; e++) {
+        for (int e = 0; e < V; e++) {
             if (gridDim.y == 1)
                 rf_finish<K>(F, s[e], c, (int64_t)(o0 + e));
             else
-                ws[(uint64_t)blockIdx.y * gridDim.z * ncv * RF_V + o0 + e] = rf_partial<K>(F, s[e]);
+                ws[(uint64_t)blockIdx.y * gridDim.z * ncv * V + o0 + e] = rf_partial<K>(F, s[e]);
         }
     }
 }
@@ -627,7 +636,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK)
 /* RD_FAST_REGS, -Xptxas -v (CUDA 13), sm_80 / sm_90, no spills; K = SUM, ABS, SQ / SEL:
  *   rd_seg  FLOAT 32 / 30, SEL 38 / 32; HALF, BFLOAT16 32 / 31-32, SEL 40 / 38-39
  *   rd_col  FLOAT 40 / 40 (launch bounds: 6 blocks of 256 an SM), SEL 64 / 62 (4 blocks);
- *           HALF, BFLOAT16 32 / 32 (8 blocks), SEL 56 / 58-60; 8 KiB shared memory (SEL 16)
+ *           FLOAT V 2 32 / 32 (8 blocks); HALF, BFLOAT16 32 / 32 (8 blocks; 8 rows in flight),
+ *           SEL 56 / 58-60; 8 KiB shared memory (V 2: 4; SEL 16)
  *   rd_row  32 / 32; SEL FLOAT 32 / 40, HALF 44 / 44, BFLOAT16 42 / 40
  *   rd_fin2 32 / 32, SEL 30 / 30; 2 KiB shared memory (SEL 4) */
 
@@ -641,6 +651,7 @@ typedef struct {
     /* rd_seg */
     uint32_t hwv, nvec, chans;
     /* rd_col */
+    uint32_t v; /* columns a thread: RF_V, or 2 (FLOAT sums, keep=c) */
     uint32_t ncv, cb, rl, rows, rt, rs, nb;
     uint64_t bs;
     /* rd_row */
@@ -656,18 +667,36 @@ static int rf_on(void)
     return on;
 }
 
+/* FREEDNN_GPU_RD_NHW_ROWS=0: rd_col keep=nhw takes its row lanes from the column block (the
+ * rule before 2026-12-03: the narrowest block with the fewest idle columns, 256 / cb lanes);
+ * read once. */
+static int rf_nhw_rows_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_RD_NHW_ROWS");
+    return on;
+}
+
 /* rd_col keep=c's grid target: FREEDNN_GPU_RD_BLOCKS blocks when set (read once), else one
  * full-occupancy wave (the SMs times the blocks of 256 an SM holds at rd_col's launch bounds:
  * 8 for 16-bit sums, 6 for FLOAT sums, 4 for the select operators). */
-static uint64_t rf_col_target(int sel, int64_t es)
+static uint64_t rf_col_target(int sel, int64_t es, uint32_t v)
 {
     static const long fixed = fd_env_long("FREEDNN_GPU_RD_BLOCKS", 0, 1L << 24, 0);
     if (fixed > 0)
         return (uint64_t)fixed;
-    const int per_sm = sel       ? rf_col_occ<float, RF_SEL>::blocks
-                       : es == 4 ? rf_col_occ<float, RF_SUM>::blocks
-                                 : rf_col_occ<__half, RF_SUM>::blocks;
+    const int per_sm = sel       ? rf_col_occ<float, RF_SEL, RF_V>::blocks
+                       : v == 2  ? rf_col_occ<float, RF_SUM, 2>::blocks / 2 /* half a wave */
+                       : es == 4 ? rf_col_occ<float, RF_SUM, RF_V>::blocks
+                                 : rf_col_occ<__half, RF_SUM, RF_V>::blocks;
     return (uint64_t)fd_cuda_sm_count() * (uint64_t)per_sm;
+}
+
+/* FREEDNN_GPU_RD_COL2=0: FLOAT sums on keep=c NHWC keep 4 columns a thread and a full wave (the
+ * shape before 2026-12-03); read once. */
+static int rf_col2_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_RD_COL2");
+    return on;
 }
 
 /* rd_col's column block: ncv itself when <= 32 (or when one row lane, up to 256), else the
@@ -686,6 +715,15 @@ static uint32_t rf_col_block(uint32_t ncv, int one_lane)
             best = cb, best_slots = slots;
     }
     return best;
+}
+
+/* rd_col's columns a thread on keep=c NHWC: 2 for FLOAT sums (8-byte loads, 8 rows in flight,
+ * half a wave of blocks: dev/reduce_col on the H200, f32 n32c128h56w56 14.6 us against 16.8-17.6
+ * with 4 columns and a full wave, whose 784 chunk states made the second stage 2.3-3 us of it),
+ * else RF_V. */
+static uint32_t rf_keepc_v(cudnnDataType_t dt, int kind)
+{
+    return dt == CUDNN_DATA_FLOAT && kind != RF_SEL && rf_col2_on() ? 2u : (uint32_t)RF_V;
 }
 
 /* Whether v's 4 dims are packed in the order perm (outermost first); dims of 1 match anything. */
@@ -747,6 +785,7 @@ static int rf_plan(const fd_tensor_reduce_problem_t *p, rf_plan_t *P)
     const int keep_nhw =
         !keep_c && cd[0] == N && cd[1] == 1 && cd[2] == H && cd[3] == W && rf_packed(&p->c, nchw);
     if (keep_c) {
+        const uint32_t kv = rf_keepc_v(dt, F.kind);
         F.count = (double)(N * HW);
         F.cst = C > 1 ? p->c.stride[1] : 1;
         if (a_nchw && HW % VE == 0 && N * HW > RD_SERIAL_MAX && C <= 65535) {
@@ -756,17 +795,17 @@ static int rf_plan(const fd_tensor_reduce_problem_t *p, rf_plan_t *P)
             P->parts = (uint32_t)((P->nvec + per - 1) / per);
             P->grid = dim3(P->parts, (unsigned)C, 1);
             P->block = FD_CUDA_BLOCK;
-        } else if (a_nhwc && C % RF_V == 0) {
-            P->shape = 2, P->align = (size_t)(RF_V * es);
+        } else if (a_nhwc && C % kv == 0) {
+            P->shape = 2, P->v = kv, P->align = (size_t)(kv * es);
             P->rows = (uint32_t)(N * HW), P->rs = (uint32_t)C, P->nb = 1, P->bs = 0;
-            P->ncv = (uint32_t)(C / RF_V);
+            P->ncv = (uint32_t)(C / P->v);
             const int exact = N * HW <= RD_SERIAL_MAX;
             P->cb = rf_col_block(P->ncv, exact);
             P->rl = exact ? 1 : FD_CUDA_BLOCK / P->cb;
             /* chunks of >= RF_ROWS rows (the states stay a few % of A), else rf_col_target's
              * blocks in all */
             const uint32_t gx = (P->ncv + P->cb - 1) / P->cb;
-            const uint64_t tb = rf_col_target(F.kind == RF_SEL, es);
+            const uint64_t tb = rf_col_target(F.kind == RF_SEL, es, P->v);
             const uint64_t by_rows = (RF_ROWS + P->rl - 1) / P->rl,
                            by_blocks = ((uint64_t)P->rows * gx + tb * P->rl - 1) / (tb * P->rl);
             P->rt = exact ? P->rows : (uint32_t)(by_rows > by_blocks ? by_rows : by_blocks);
@@ -799,13 +838,21 @@ static int rf_plan(const fd_tensor_reduce_problem_t *p, rf_plan_t *P)
             P->grid = dim3((unsigned)((threads + FD_CUDA_BLOCK - 1) / FD_CUDA_BLOCK), 1, 1);
             P->block = FD_CUDA_BLOCK;
         } else if (a_nchw && HW % RF_V == 0 && N <= 65535) {
-            P->shape = 4, P->align = (size_t)(RF_V * es);
+            P->shape = 4, P->v = RF_V, P->align = (size_t)(RF_V * es);
             P->rows = (uint32_t)C, P->rs = (uint32_t)HW, P->nb = (uint32_t)N,
             P->bs = (uint64_t)C * HW;
             P->ncv = (uint32_t)(HW / RF_V);
-            const int exact = C <= RD_SERIAL_MAX;
-            P->cb = rf_col_block(P->ncv, exact);
-            P->rl = exact ? 1 : FD_CUDA_BLOCK / P->cb;
+            if (C <= RD_SERIAL_MAX || !rf_nhw_rows_on()) { /* one lane: the ref's order */
+                const int exact = C <= RD_SERIAL_MAX;
+                P->cb = rf_col_block(P->ncv, exact);
+                P->rl = exact ? 1 : FD_CUDA_BLOCK / P->cb;
+            } else { /* 2, 4 or 8 row lanes: about RF_NHW_ROWS rows a thread */
+                uint32_t rl = 2;
+                while (rl < 8 && (int64_t)rl * 2 * RF_NHW_ROWS <= C)
+                    rl *= 2;
+                P->rl = rl;
+                P->cb = P->ncv < FD_CUDA_BLOCK / rl ? P->ncv : FD_CUDA_BLOCK / rl;
+            }
             P->rt = (uint32_t)((C + P->rl - 1) / P->rl);
             P->parts = 1;
             P->grid = dim3((P->ncv + P->cb - 1) / P->cb, 1, P->nb);
@@ -827,6 +874,26 @@ static size_t rf_workspace(const rf_plan_t *P)
                : 0;
 }
 
+/* rd_col<T, K, P.v>: V = 2 only for FLOAT sums (the only plans that take it). */
+template <typename T, int K> struct rf_col_launch {
+    static void go(const rf_plan_t &P, const T *a, void *c, double *ws, cudaStream_t st)
+    {
+        rd_col<T, K, RF_V><<<P.grid, P.block, 0, st>>>(a, c, ws, P.F, P.ncv, P.cb, P.rl, P.rows,
+                                                       P.rt, P.rs, P.bs);
+    }
+};
+template <int K> struct rf_col_launch<float, K> {
+    static void go(const rf_plan_t &P, const float *a, void *c, double *ws, cudaStream_t st)
+    {
+        if (P.v == 2 && K != RF_SEL)
+            rd_col<float, K, K == RF_SEL ? RF_V : 2><<<P.grid, P.block, 0, st>>>(
+                a, c, ws, P.F, P.ncv, P.cb, P.rl, P.rows, P.rt, P.rs, P.bs);
+        else
+            rd_col<float, K, RF_V><<<P.grid, P.block, 0, st>>>(a, c, ws, P.F, P.ncv, P.cb, P.rl,
+                                                               P.rows, P.rt, P.rs, P.bs);
+    }
+};
+
 template <typename T, int K>
 static void rf_launch_k(const rf_plan_t &P, const void *a, void *c, double *ws, cudaStream_t st)
 {
@@ -837,8 +904,7 @@ static void rf_launch_k(const rf_plan_t &P, const void *a, void *c, double *ws, 
         break;
     case 2:
     case 4:
-        rd_col<T, K><<<P.grid, P.block, 0, st>>>(at, c, ws, P.F, P.ncv, P.cb, P.rl, P.rows, P.rt,
-                                                 P.rs, P.bs);
+        rf_col_launch<T, K>::go(P, at, c, ws, st);
         break;
     default:
         rd_row<T, K><<<P.grid, P.block, 0, st>>>(at, c, P.F, P.rows, P.cv, P.lg);

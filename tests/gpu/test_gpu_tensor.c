@@ -289,10 +289,13 @@ int main(int argc, char **argv)
     /* the FREEDNN_GPU_TO_LEAN=0 child reruns the add and op cases only (the others never take
      * the lean kernels) */
     const int to_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_TO_LEAN") != NULL;
-    /* the FREEDNN_GPU_RD_FAST=0 and FREEDNN_GPU_PDL=0 children run the reduce cases only; the
-     * other children skip the fast-path reduce cases (their switches do not touch reduce) */
-    const int rd_child = getenv("FD_GM_RERUN") != NULL && (getenv("FREEDNN_GPU_RD_FAST") != NULL ||
-                                                           getenv("FREEDNN_GPU_PDL") != NULL);
+    /* the FREEDNN_GPU_RD_FAST=0, FREEDNN_GPU_PDL=0, FREEDNN_GPU_RD_NHW_ROWS=0 and
+     * FREEDNN_GPU_RD_COL2=0 children run the reduce cases only; the other children skip the
+     * fast-path reduce cases (their switches do not touch reduce) */
+    const int rd_child =
+        getenv("FD_GM_RERUN") != NULL &&
+        (getenv("FREEDNN_GPU_RD_FAST") != NULL || getenv("FREEDNN_GPU_PDL") != NULL ||
+         getenv("FREEDNN_GPU_RD_NHW_ROWS") != NULL || getenv("FREEDNN_GPU_RD_COL2") != NULL);
     const int other_child = getenv("FD_GM_RERUN") != NULL && !rd_child;
     if (rd_child)
         goto reduce_cases;
@@ -599,17 +602,20 @@ reduce_cases:
      * cases with it 0): ADD, AVG, NORM1, NORM2, MIN, MAX, AMAX without indices, FLOAT / HALF /
      * BFLOAT16, A packed NCHW or NHWC, C 1xCx1x1 (keep=c: rd_seg on NCHW, rd_col on NHWC) or
      * Nx1xHxW (keep=nhw: rd_row on NHWC, rd_col on NCHW). Shapes: H W 64 / C 8 (exact short
-     * slices), C 72 (rd_row's 2 / 4 lanes), N=C=H=W=1, H W 9 (not a vector: falls back), n8 c64
-     * 56x56 (many stage-1 chunks: 392 for keep=c NHWC), H W 56 with C 128 (rd_col's 14-column
-     * blocks of 18 row lanes), H = W = 1 (NCHW is NHWC: rd_col, exact), 40x40 (two chunks for
-     * FLOAT), 1 x 300 pixels of C 256 (stage 2 on NHWC), C = 1 (keep=nhw slices of one element:
+     * slices), C 72 (rd_row's 2 / 4 lanes, rd_col's 2 row lanes), N=C=H=W=1, H W 9 (not a
+     * vector: falls back), n8 c64 56x56 (many stage-1 chunks: 392 for keep=c NHWC), H W 56 with
+     * C 128 (rd_col's 14-column blocks of 4 row lanes; 18 with FREEDNN_GPU_RD_NHW_ROWS=0), H = W
+     * = 1 (NCHW is NHWC: rd_col, exact), 40x40 (two chunks for FLOAT), 1 x 300 pixels of C 256
+     * (stage 2 on NHWC; keep=nhw: 8 row lanes), C 6 (keep=c NHWC FLOAT sums: 2 columns a
+     * thread, which C 6 allows and 4 would not), C = 1 (keep=nhw slices of one element:
      * with NaN fills, slices of NaN only). Both blends (beta 0 over a poisoned C), NaN fills with
      * both options, integer fills (sums exact in any order), A one element past its buffer's
      * start (misaligned: today's kernels). */
     if (!other_child) {
-        static const int rs[10][4] = {
-            {2, 8, 8, 8},   {3, 72, 4, 6}, {1, 1, 1, 1},   {1, 5, 3, 3},     {8, 64, 56, 56},
-            {4, 128, 7, 8}, {2, 4, 1, 1},  {5, 3, 40, 40}, {1, 256, 1, 300}, {7, 1, 2, 4}};
+        static const int rs[11][4] = {{2, 8, 8, 8}, {3, 72, 4, 6},   {1, 1, 1, 1},
+                                      {1, 5, 3, 3}, {8, 64, 56, 56}, {4, 128, 7, 8},
+                                      {2, 4, 1, 1}, {5, 3, 40, 40},  {1, 256, 1, 300},
+                                      {7, 1, 2, 4}, {3, 6, 50, 7}};
         static const cudnnReduceTensorOp_t fops[7] = {
             CUDNN_REDUCE_TENSOR_ADD,   CUDNN_REDUCE_TENSOR_AVG, CUDNN_REDUCE_TENSOR_NORM1,
             CUDNN_REDUCE_TENSOR_NORM2, CUDNN_REDUCE_TENSOR_MIN, CUDNN_REDUCE_TENSOR_MAX,
@@ -617,7 +623,7 @@ reduce_cases:
         static const char *fname[7] = {"add", "avg", "norm1", "norm2", "min", "max", "amax"};
         const cudnnDataType_t ft[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
         int k = 0;
-        for (int si = 0; si < 10; si++)
+        for (int si = 0; si < 11; si++)
             for (int l = 0; l < 2; l++)
                 for (int keep = 0; keep < 2; keep++)
                     for (int o = 0; o < 7; o++)
@@ -750,5 +756,7 @@ reduce_cases:
     gm_rerun_with(argv, "FREEDNN_GPU_TO_LEAN", "0"); /* add / op on the packed kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_RD_FAST", "0"); /* reduce on today's kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_PDL", "0");     /* rd_fin2 as a plain launch */
+    gm_rerun_with(argv, "FREEDNN_GPU_RD_NHW_ROWS", "0"); /* rd_col keep=nhw: the old row lanes */
+    gm_rerun_with(argv, "FREEDNN_GPU_RD_COL2", "0");     /* rd_col keep=c FLOAT: 4 columns */
     return gm_finish();
 }
