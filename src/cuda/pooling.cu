@@ -197,6 +197,7 @@ typedef struct {
     int xs_n, xs_c, xs_h, xs_w, gs_n, gs_c, gs_h, gs_w, ds_n, ds_c, ds_h, ds_w;
     double lowest;
     int zcheap; /* pool_s2_max_fwd_vec: zero lanes redo only when a cell is -0 (fd_cuda_bw2_on) */
+    int tile_lg; /* pool_lean_nhwc_*: 1 << tile_lg output rows a tile (pooling_lean.cuh) */
 } pool_s2_t;
 
 /* 1 when a 16-byte vector of elements of `size` bytes holds a -0 (the sign bit alone): the
@@ -519,7 +520,7 @@ static int pool_s2_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int bwd,
     q->out_h = (int)p->out[1], q->out_w = (int)p->out[2];
     q->win_h = (int)p->win[1], q->win_w = (int)p->win[2];
     q->pad_h = (int)p->pad[1], q->pad_w = (int)p->pad[2];
-    q->seg = 0, q->yvec = 0;
+    q->seg = 0, q->yvec = 0, q->tile_lg = 0;
     q->rows = (int)rows, q->cols = (int)cols, q->chunk = (int)chunk;
     q->nchunks = (int)nchunks, q->wpr = (int)wpr;
     q->is_max = g->is_max, q->include_pad = g->include_pad, q->propagate = p->propagate_nan;
@@ -768,8 +769,10 @@ static int pool_lean_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int ve
         return 0;
     const int64_t e = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt), run = e / 2;
     if (vec_ok) {
+        q->tile_lg = pool_lean_tile_lg(p->dt);
+        const int64_t tr = (int64_t)1 << q->tile_lg, rows = (p->out[1] + tr - 1) / tr * tr;
         *per = (int)(p->c / e);
-        *th = p->n * p->out[1] * p->out[2] * *per;
+        *th = p->n * rows * p->out[2] * *per;
     } else {
         if (p->xs[4] != 1 || p->ys[4] != 1 || !fd_cuda_aligned16(a->x) || p->xs[0] % e != 0 ||
             p->xs[1] % e != 0 || p->xs[3] % e != 0)

@@ -51,6 +51,19 @@ static int pool_lean_on(void)
     return on;
 }
 
+/* Channels-last threads walk tiles of 1 << lg output rows (pool_lean_nhwc_body): lg 2 for the
+ * 16-bit types, 0 (row by row, the order before 2026-12-03) for FLOAT. FREEDNN_GPU_POOL_TILE_ROWS
+ * (1, 2, 4 or 8; read once) sets the rows for every type. dev/pool_fwd on the H200 (3x3 / 2 pad
+ * 1, n32 56 x 56, 2026-12-03): f16 c256 3319 -> 3607 GB/s with 4-row tiles; FLOAT c128 3483 with
+ * the library's kernel against 3269 -> 3357 for the sandbox's generic one, so FLOAT stays. */
+static int pool_lean_tile_lg(cudnnDataType_t dt)
+{
+    static const long rows = fd_env_long("FREEDNN_GPU_POOL_TILE_ROWS", 0, 8, 0);
+    if (rows > 0)
+        return rows >= 8 ? 3 : rows >= 4 ? 2 : rows >= 2 ? 1 : 0;
+    return dt == CUDNN_DATA_FLOAT ? 0 : 2;
+}
+
 /* A word of the type's lowest finite value in every lane (window_max's start value). */
 static __device__ __forceinline__ unsigned pool_lean_low(const int ty)
 {
@@ -209,14 +222,24 @@ static __device__ __forceinline__ uint4 pool_lean_nhwc_row(const pool_s2_t &q, c
     return m;
 }
 
-/* Thread = (n, i, j, vector cv), cv fastest. */
+/* Thread = (n, row tile, j, row ti of the tile, vector cv), cv fastest: a block's warps cover
+ * 1 << q.tile_lg output rows of a few columns, whose windows share x rows (the odd ones) as
+ * well as columns, so more of a block's loads hit L1. tile_lg 0: (n, i, j, cv). */
 static __device__ __forceinline__ void pool_lean_nhwc_body(const pool_s2_t &q, int cvn,
                                                            const void *xv, void *yv, double alpha,
                                                            const int ty, const bool nan)
 {
     const int L = ty == POOL_S2G_F32 ? 4 : 8;
-    int cv, j, i, n;
-    if (!pool_avgv_item(q, cvn, q.out_w, q.out_h, &cv, &j, &i, &n))
+    int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int cv = e % cvn;
+    e /= cvn;
+    const int ti = e & ((1 << q.tile_lg) - 1);
+    e >>= q.tile_lg;
+    const int j = e % q.out_w;
+    e /= q.out_w;
+    const int nt = (q.out_h + (1 << q.tile_lg) - 1) >> q.tile_lg;
+    const int i = ((e % nt) << q.tile_lg) + ti, n = e / nt;
+    if (n >= q.planes || i >= q.out_h)
         return;
     const void *xc = pool_s2g_at(xv, n * q.xs_n + cv * L, ty);
     const int r0 = 2 * i - q.pad_h, c0 = 2 * j - q.pad_w;

@@ -509,9 +509,10 @@ static void pool_tests(void)
  * and 3 vectors channels-last, odd C (1, 3) and odd planes W innermost; the benchmark's problems
  * (n32 f16 C 256 and f32 C 128, 56 x 56, both layouts). Neighbours that must fall back (the
  * same cases with a blend, stride 1, average, DOUBLE, pad 2, misaligned x and y, packed odd NCHW
- * rows, C not a multiple of the vector) run beside them. Run in the parent and in the
- * FREEDNN_GPU_POOL_LEAN=0 child (pool_s2_max_fwd_vec / _rows on the same cases), which runs
- * nothing else. */
+ * rows, C not a multiple of the vector) run beside them. Run in the parent (channels-last: 4-row
+ * tiles for the 16-bit types, rows for FLOAT), in the FREEDNN_GPU_POOL_LEAN=0 child
+ * (pool_s2_max_fwd_vec / _rows on the same cases) and in the FREEDNN_GPU_POOL_TILE_ROWS=2 child
+ * (2-row tiles for every type; 7 x 7 and 1 x 1 leave partial tiles), which run nothing else. */
 static void pool_lean_tests(void)
 {
     const cudnnDataType_t t3[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
@@ -835,7 +836,9 @@ int main(int argc, char **argv)
     gm_init(argc, argv, "test_gpu_pool_act");
     const int avgv_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_POOL_AVGV") != NULL;
     const int act_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_ACT_LEAN") != NULL;
-    const int lean_child = getenv("FD_GM_RERUN") != NULL && getenv("FREEDNN_GPU_POOL_LEAN") != NULL;
+    const int lean_child =
+        getenv("FD_GM_RERUN") != NULL &&
+        (getenv("FREEDNN_GPU_POOL_LEAN") != NULL || getenv("FREEDNN_GPU_POOL_TILE_ROWS") != NULL);
     if (!avgv_child && !act_child && !lean_child)
         pool_tests();
     if (getenv("FD_GM_RERUN") == NULL || lean_child)
@@ -851,6 +854,8 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_SMB_T", "512"); /* pool_smb: many tiles a plane */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_AVGV", "0"); /* pool_avgv_tests on the old sweeps */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_LEAN", "0"); /* pool_lean_tests on the old sweeps */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_TILE_ROWS",
+                  "2");                                /* pool_lean_nhwc: 2-row tiles, all types */
     gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "0");  /* act_tests on act_*_packed alone */
     gm_rerun_with(argv, "FREEDNN_GPU_ACT_LEAN", "2");  /* and on act_*_lean<2> */
     return gm_finish();
