@@ -40,7 +40,12 @@
  * 32 (HALF / BFLOAT16 pairs: 64) pixels hold x, then exp(x - max), in registers, so x is read
  * once (softmax_fwd_rows_online: twice; f16 NCHW C = 64 ran 0.90x NVIDIA's rate), the max and
  * the sum meet in shared memory in a fixed order (its own rounding of the sum, within gm_tol),
- * the values those of softmax_wreg's forward; FREEDNN_GPU_SM_FCOLS=0 turns it off.
+ * the values those of softmax_wreg's forward; FREEDNN_GPU_SM_FCOLS=0 turns it off. Its calls
+ * that are not LOG with alpha 1, beta 0 (FLOAT under FREEDNN_GPU_BW3's product) take
+ * softmax_fwd_cols_lean: the same mapping and bits, the partials folded once a pixel, 16-bit x
+ * held raw, 28-40 registers (dev/softmax_nchw's v3, H200, 2026-12-03: f16 n32c256h56w56
+ * 1871 -> 3679 GB/s, f32 n32c128h56w56 1841 -> 3811); FREEDNN_GPU_SM_FCOLS3=0 keeps them on
+ * softmax_fwd_cols' LEAN instantiation.
  * Other forward rows walked by one thread (strided: NCHW CHANNEL) of at least 32 elements in
  * one collapsed dim, FLOAT / HALF / BFLOAT16, take softmax_fwd_rows_online: max and sum in one
  * pass (the sum rescaled when the max grows), then the write: x read twice, not three times
@@ -132,6 +137,170 @@ template <>
 struct sm_word_of<4> {
     typedef unsigned int t;
 };
+
+/* ---- softmax_fwd_cols_lean's raw words (softmax_kernels.cuh) ------------------------------
+ * PV pixels of one channel held as the word sm_word_of<PV * size> (FLOAT: the float's bits;
+ * 16-bit types: one element or a pair), the storage type chosen by a null tag pointer (the
+ * words of FLOAT and of 16-bit pairs are both 32-bit). The max runs on the raw elements (exact:
+ * widening is exact and monotone) and turns NaN into NaN (max.NaN: softmax_fwd_cols' sm_max up
+ * to a NaN's payload, which no output shows apart); pairs are rounded by one cvt of two. */
+static __device__ __forceinline__ unsigned sm_raw_max(const float *, unsigned a, unsigned b)
+{
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(__uint_as_float(a)), "f"(__uint_as_float(b)));
+    return __float_as_uint(r);
+}
+static __device__ __forceinline__ unsigned short sm_raw_max(const __half *, unsigned short a,
+                                                            unsigned short b)
+{
+    return __half_as_ushort(__hmax_nan(__ushort_as_half(a), __ushort_as_half(b)));
+}
+static __device__ __forceinline__ unsigned sm_raw_max(const __half *, unsigned a, unsigned b)
+{
+    __half2 u, v;
+    memcpy(&u, &a, 4);
+    memcpy(&v, &b, 4);
+    u = __hmax2_nan(u, v);
+    memcpy(&a, &u, 4);
+    return a;
+}
+static __device__ __forceinline__ unsigned short sm_raw_max(const __nv_bfloat16 *, unsigned short a,
+                                                            unsigned short b)
+{
+    return __bfloat16_as_ushort(__hmax_nan(__ushort_as_bfloat16(a), __ushort_as_bfloat16(b)));
+}
+static __device__ __forceinline__ unsigned sm_raw_max(const __nv_bfloat16 *, unsigned a, unsigned b)
+{
+    __nv_bfloat162 u, v;
+    memcpy(&u, &a, 4);
+    memcpy(&v, &b, 4);
+    u = __hmax2_nan(u, v);
+    memcpy(&a, &u, 4);
+    return a;
+}
+
+/* -inf in every element of the word */
+static __device__ __forceinline__ void sm_raw_ninf(const float *, unsigned *w)
+{
+    *w = 0xff800000u;
+}
+static __device__ __forceinline__ void sm_raw_ninf(const __half *, unsigned short *w)
+{
+    *w = 0xfc00u;
+}
+static __device__ __forceinline__ void sm_raw_ninf(const __half *, unsigned *w)
+{
+    *w = 0xfc00fc00u;
+}
+static __device__ __forceinline__ void sm_raw_ninf(const __nv_bfloat16 *, unsigned short *w)
+{
+    *w = 0xff80u;
+}
+static __device__ __forceinline__ void sm_raw_ninf(const __nv_bfloat16 *, unsigned *w)
+{
+    *w = 0xff80ff80u;
+}
+
+/* the word's elements widened to float (exact) */
+static __device__ __forceinline__ void sm_raw_wide(const float *, unsigned w, float *f)
+{
+    f[0] = __uint_as_float(w);
+}
+static __device__ __forceinline__ void sm_raw_wide(const __half *, unsigned short w, float *f)
+{
+    f[0] = __half2float(__ushort_as_half(w));
+}
+static __device__ __forceinline__ void sm_raw_wide(const __half *, unsigned w, float *f)
+{
+    __half2 h;
+    memcpy(&h, &w, 4);
+    const float2 t = __half22float2(h);
+    f[0] = t.x, f[1] = t.y;
+}
+static __device__ __forceinline__ void sm_raw_wide(const __nv_bfloat16 *, unsigned short w,
+                                                   float *f)
+{
+    f[0] = __bfloat162float(__ushort_as_bfloat16(w));
+}
+static __device__ __forceinline__ void sm_raw_wide(const __nv_bfloat16 *, unsigned w, float *f)
+{
+    __nv_bfloat162 h;
+    memcpy(&h, &w, 4);
+    const float2 t = __bfloat1622float2(h);
+    f[0] = t.x, f[1] = t.y;
+}
+
+/* the word of f rounded once to nearest even (sm_st_acc's rounding, a pair in one cvt) */
+static __device__ __forceinline__ void sm_raw_narrow(const float *, unsigned *w, const float *f)
+{
+    *w = __float_as_uint(f[0]);
+}
+static __device__ __forceinline__ void sm_raw_narrow(const __half *, unsigned short *w,
+                                                     const float *f)
+{
+    *w = __half_as_ushort(__float2half_rn(f[0]));
+}
+static __device__ __forceinline__ void sm_raw_narrow(const __half *, unsigned *w, const float *f)
+{
+    const __half2 h = __floats2half2_rn(f[0], f[1]);
+    memcpy(w, &h, 4);
+}
+static __device__ __forceinline__ void sm_raw_narrow(const __nv_bfloat16 *, unsigned short *w,
+                                                     const float *f)
+{
+    *w = __bfloat16_as_ushort(__float2bfloat16_rn(f[0]));
+}
+static __device__ __forceinline__ void sm_raw_narrow(const __nv_bfloat16 *, unsigned *w,
+                                                     const float *f)
+{
+    const __nv_bfloat162 h = __floats2bfloat162_rn(f[0], f[1]);
+    memcpy(w, &h, 4);
+}
+
+/* exp(d), d = x - max: the bits of softmax_fwd_cols' sm_exp_fwd. FLOAT: expf. BFLOAT16:
+ * __expf as written (ex2.approx without .ftz: a result below 2^-126 stays a float denormal,
+ * and bfloat16 has denormals down to 2^-133, so it can reach an output). HALF: __expf's own
+ * product by log2 e (0x3FB8AA3B, CUDA 13) into ex2.approx.ftz, without the denormal fix-up of
+ * the plain ex2.approx (3 instructions): the two differ only where the result is below 2^-126,
+ * and there the output rounds to +0 in half either way (times 1 / sum <= 1; half's smallest
+ * denormal is 2^-24) while the sum, which reaches >= 1 (the max's own exp is exactly 1),
+ * absorbs it (dev/softmax_nchw: bit-identical on the underflow column). */
+static __device__ __forceinline__ float sm_fcols_exp(const float *, float d)
+{
+    return expf(d);
+}
+static __device__ __forceinline__ float sm_fcols_exp(const __nv_bfloat16 *, float d)
+{
+    return __expf(d);
+}
+static __device__ __forceinline__ float sm_fcols_exp(const __half *, float d)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(__fmul_rn(d, __int_as_float(0x3FB8AA3B))));
+    return r;
+}
+
+/* softmax_fwd_cols_lean<CPT, PV>'s blocks of 512 threads an SM on storage T (the minimum of its
+ * __launch_bounds__): 3 at CPT 16 (40 registers), 4 below (32); BFLOAT16 pairs at CPT 16 2
+ * (64 registers): __expf's denormal fix-up (sm_fcols_exp) made them spill 16 bytes at 40 on
+ * sm_90 (ptxas -v, CUDA 13). */
+template <typename T, int CPT, int PV> struct sm_fcols_lean_minb {
+    enum { v = CPT == 16 ? 3 : 4 };
+};
+template <> struct sm_fcols_lean_minb<__nv_bfloat16, 16, 2> {
+    enum { v = 2 };
+};
+
+/* 1 / s rounded to nearest, s a row sum of exps (in [1, 256]: the max's own exp is 1, C <= 256;
+ * or NaN): the fast path of the compiler's rcp.rn.f32 (MUFU.RCP, then r + r (1 - s r) by two
+ * FMAs), taken for every s whose exponent field is not 0, 253, 254 or 255, so these s get its
+ * bits (NaN gives NaN); its slow path, a CALL whose ABI costs registers, is left out. */
+static __device__ __forceinline__ float sm_rcp_sum(float s)
+{
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(s));
+    return fmaf(r, -fmaf(s, r, -1.0f), r);
+}
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
@@ -644,7 +813,31 @@ static int sm_fcols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *co
     return cpt;
 }
 
-/* Launches softmax_fwd_cols<cpt, pv> with (32, cg) blocks. */
+/* FREEDNN_GPU_SM_FCOLS3=0: softmax_fwd_cols' LEAN instantiation instead of
+ * softmax_fwd_cols_lean (the A/B; the same bits); read once. */
+static int sm_fcols3(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_SM_FCOLS3");
+    return on;
+}
+
+/* 1 when softmax_fwd_cols_lean serves a call of softmax_fwd_cols' LEAN instantiation (not LOG,
+ * alpha 1, beta 0): FLOAT only under g.mul_inv (it multiplies by 1 / sum, where the LEAN kernel
+ * divides without it), and the image of an outer index (C channels over S pixels plus a tile's
+ * overhang) below 2^31 elements in x and y: its offsets inside it are 32-bit. */
+static int sm_fcols_lean_ok(const sm_geom_t &g, cudnnDataType_t dt)
+{
+    if (!sm_fcols3() || (dt == CUDNN_DATA_FLOAT && !g.mul_inv))
+        return 0;
+    const int64_t S = g.odim[g.no - 1];
+    for (int t = 0; t < 2; t++)
+        if ((g.row_len - 1) * g.rst[t][0] + S + 64 > INT32_MAX)
+            return 0;
+    return 1;
+}
+
+/* Launches softmax_fwd_cols_lean<cpt, pv> (not LOG, alpha 1, beta 0: sm_fcols_lean_ok) or
+ * softmax_fwd_cols<cpt, pv> with (32, cg) blocks. */
 static cudnnStatus_t sm_fcols_launch(cudnnDataType_t dt, int cpt, int pv, int cg,
                                      const sm_geom_t &g, const void *x, void *y, double alpha,
                                      double beta, cudaStream_t stream)
@@ -653,6 +846,38 @@ static cudnnStatus_t sm_fcols_launch(cudnnDataType_t dt, int cpt, int pv, int cg
     const dim3 blocks((unsigned)((S + 32 * pv - 1) / (32 * pv)), (unsigned)(g.rows / S));
     const dim3 threads(32, (unsigned)cg);
     const int lean = !g.is_log && alpha == 1.0 && beta == 0.0;
+    if (lean && sm_fcols_lean_ok(g, dt)) {
+        const int xs = (int)g.rst[0][0], ys = (int)g.rst[1][0], np = (int)S;
+        switch (cpt) {
+#define SM_FCOLS_LEAN_TYPED(SFX, CPT, PV)                                                          \
+    softmax_fwd_cols_lean_##SFX<CPT, PV><<<blocks, threads, 0, stream>>>(g, x, y, xs, ys, np)
+#define SM_FCOLS_LEAN_CASE(CPT)                                                                    \
+    case CPT:                                                                                      \
+        if (dt == CUDNN_DATA_FLOAT)                                                                \
+            SM_FCOLS_LEAN_TYPED(f32, CPT, 1);                                                      \
+        else if (dt == CUDNN_DATA_HALF && pv == 2)                                                 \
+            SM_FCOLS_LEAN_TYPED(f16, CPT, 2);                                                      \
+        else if (dt == CUDNN_DATA_HALF)                                                            \
+            SM_FCOLS_LEAN_TYPED(f16, CPT, 1);                                                      \
+        else if (pv == 2)                                                                          \
+            SM_FCOLS_LEAN_TYPED(bf16, CPT, 2);                                                     \
+        else                                                                                       \
+            SM_FCOLS_LEAN_TYPED(bf16, CPT, 1);                                                     \
+        break;
+            SM_FCOLS_LEAN_CASE(2)
+            SM_FCOLS_LEAN_CASE(4)
+            SM_FCOLS_LEAN_CASE(8)
+            SM_FCOLS_LEAN_CASE(16)
+#undef SM_FCOLS_LEAN_CASE
+#undef SM_FCOLS_LEAN_TYPED
+        default:
+            return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
+                            "softmax: no forward column shape %d", cpt);
+        }
+        FD_CUDA_LAUNCHED("softmax_fwd_cols_lean<%d, %d> on %s data (%u x %u blocks of 32 x %d)",
+                         cpt, pv, fd_dtype_name(dt), blocks.x, blocks.y, cg);
+        return CUDNN_STATUS_SUCCESS;
+    }
     switch (cpt) {
 #define SM_FCOLS_TYPED(CPT, L)                                                                 \
     do {                                                                                       \

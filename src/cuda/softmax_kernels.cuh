@@ -854,6 +854,218 @@ static __global__ void __launch_bounds__(32 * SM_FCOLS_CG_MAX, LEAN ? 2 : 1)
         }
 }
 
+/* ---- forward, strided rows, alpha 1 / beta 0: softmax_fwd_cols_lean (FREEDNN_GPU_SM_FCOLS3) --
+ * The calls of softmax_fwd_cols<CPT, PV, true> (not LOG, alpha 1, beta 0; FLOAT under g.mul_inv,
+ * whose product it computes; softmax.cu sm_fcols_lean_ok) in its block and thread mapping,
+ * bit-identical to it, with the per-element work cut (dev/softmax_nchw's v3; v1 and v2 there
+ * measure the steps):
+ *   max:  on the raw elements (sm_raw_max: max.NaN.f32, or one max.NaN.{f16,bf16}[x2] a word)
+ *         instead of sm_max's NaN tests and selects on each widened element;
+ *   exp:  sm_fcols_exp, sm_exp_fwd's bits (HALF without __expf's denormal fix-up: see there why
+ *         no output changes); 16-bit data keeps the raw x in registers (half the registers of
+ *         the floats) and evaluates exp(x - max) again for the output (the same bits), FLOAT
+ *         keeps the exps in the registers of x;
+ *   fold: the CG partials folded once a pixel (thread t takes pixels t, t + 32 CG, ..., groups
+ *         in order: the max, then the sum and its reciprocal), the results through shared
+ *         memory: 4 barriers instead of 2, where softmax_fwd_cols has every thread of a pixel
+ *         fold all CG partials again (16 x 2 loads and ops a pixel a thread at C = 256);
+ *   out:  e * sm_rcp_sum(sum) (rcp.rn's fast path inline: its bits for every row sum, no CALL),
+ *         a pair rounded by one cvt;
+ *   the rest: 32-bit offsets inside an outer index's image (one IMAD.WIDE an address; softmax.cu
+ *         takes images of < 2^31 elements), the outer index split by 32-bit divisions (64-bit
+ *         ones are a CALL each: with them ptxas spilled even at 64 registers), the per-channel
+ *         guards only in edge tiles (a block-uniform path for tiles of whole pixels and
+ *         groups), the y address formed at the store from the image base in shared memory
+ *         (held in registers from the start, HALF CPT 16 PV 1 spilled 4 bytes on sm_90);
+ *         __launch_bounds__ for 40 registers at CPT 16 (3 blocks of 512 threads an SM) and 32
+ *         below (4 blocks), BFLOAT16 pairs at CPT 16 64 (2 blocks; sm_fcols_lean_minb).
+ * Bits: the max is exact in any order (a NaN anywhere gives NaN either way, only its payload may
+ * differ); each thread sums its CPT channels in order from 0 and the CG partial sums are added
+ * in group order, softmax_fwd_cols' grouping; exp and reciprocal give its bits. So NaN, +inf
+ * and a column of -inf give NaN as there. dev/softmax_nchw, H200, 2026-12-03, graph replay,
+ * GB/s = (x + y bytes) / time, softmax_fwd_cols -> v3 (this kernel's arithmetic and shapes):
+ * f16 n32c256h56w56 1871 -> 3679, f16 n32c64h112w112 1833 -> 3810, f32 n32c128h56w56
+ * 1841 -> 3811, f32 n16c64h112w112 2042 -> 3830; every output identical to softmax_fwd_cols'
+ * there (NaN / +inf / -inf / underflowing / constant columns, odd pixel counts, partial groups
+ * and tiles; FLOAT and HALF only there; the port, BFLOAT16 too and columns whose outputs are
+ * bfloat16 denormals, in place as well, against softmax_fwd_cols' LEAN instantiation on the
+ * H200 the same day by a one-off harness: every output identical). Tail
+ * pixels (nk = 0) load and store nothing and leave -inf / 0 partials in their own slots, which
+ * no valid pixel reads. In place (y == x): each element is written by the thread that read it,
+ * after the block's last barrier.
+ * ptxas -v -warn-spills (CUDA 13), registers sm_90 / sm_80 by CPT x PV (softmax_fwd_cols'
+ * LEAN instantiation: 34-64 on sm_90, under a bound of 2 blocks of 512):
+ *   FLOAT     2 x 1 28 / 28, 4 x 1 28 / 28, 8 x 1 32 / 32, 16 x 1 40 / 40;
+ *   HALF      2 x 1 and 2 x 2 28 / 28, 4 x 1 and 4 x 2 28 / 28, 8 x 1 and 8 x 2 32 / 32,
+ *             16 x 1 and 16 x 2 40 / 40;
+ *   BFLOAT16  as HALF, but 4 x 2 32 / 28 and 16 x 2 58 / 58 (its bound of 64: at 40 it spilled
+ *             16 bytes on sm_90);
+ * 0 bytes spilled, no stack frame in any. Shared memory: the partials [pixel][group] with a
+ * stride of 17 (the folder's walk is conflict-free), 2 x 32 PV x 17 x 4 B, the results
+ * 2 x 32 PV x 4 B and the y base: 4.6 KiB (PV 1), 9.2 KiB (PV 2) a block. */
+
+template <int CPT, int PV> struct FD_K(sm_fcols_lean_sh) {
+    float red_m[32 * PV * (SM_FCOLS_CG_MAX + 1)]; /* the groups' partials, [pixel][group] */
+    float red_s[32 * PV * (SM_FCOLS_CG_MAX + 1)];
+    float fin_m[32 * PV] __attribute__((aligned(8))); /* the pixel's max */
+    float fin_l[32 * PV] __attribute__((aligned(8))); /* 1 / the pixel's sum */
+    FD_T *yb;                                         /* y of the block's outer index */
+};
+
+/* One tile from the thread's raw words raw[k], k < nk; ys: y's channel stride. FULL
+ * (block-uniform: every pixel of the tile valid, C a multiple of CPT) drops the per-channel
+ * guards. */
+template <int CPT, int PV, bool FULL>
+static __device__ __forceinline__ void
+FD_K(softmax_fwd_cols_lean_tile)(FD_K(sm_fcols_lean_sh) < CPT, PV > &sh,
+                                 const typename sm_word_of<sizeof(FD_T) * PV>::t *raw, int nk_,
+                                 int ys)
+{
+    typedef typename sm_word_of<sizeof(FD_T) * PV>::t word_t;
+    const FD_T *const tag = NULL;            /* the storage type, for the sm_raw_* overloads */
+    const float *const ftag = NULL;          /* float partials */
+    constexpr bool hold = sizeof(FD_T) == 4; /* FLOAT: the exps stay in the registers of x */
+    constexpr int P = 32 * PV, NS = SM_FCOLS_CG_MAX + 1;
+    const int nk = FULL ? CPT : nk_;
+    const int lane = threadIdx.x, cg = threadIdx.y, ncg = blockDim.y;
+    const int tid = cg * 32 + lane, nthr = 32 * ncg;
+    float m[PV];
+    {
+        word_t mw;
+        sm_raw_ninf(tag, &mw);
+#pragma unroll
+        for (int k = 0; k < CPT; k++)
+            if (k < nk)
+                mw = sm_raw_max(tag, mw, raw[k]);
+        sm_raw_wide(tag, mw, m);
+    }
+#pragma unroll
+    for (int q = 0; q < PV; q++)
+        sh.red_m[(lane * PV + q) * NS + cg] = m[q];
+    __syncthreads();
+#pragma unroll 1
+    for (int pp = tid; pp < P; pp += nthr) {
+        const float *r = sh.red_m + pp * NS;
+        unsigned a = __float_as_uint(r[0]);
+#pragma unroll 4
+        for (int j = 1; j < ncg; j++)
+            a = sm_raw_max(ftag, a, __float_as_uint(r[j]));
+        sh.fin_m[pp] = __uint_as_float(a);
+    }
+    __syncthreads();
+    if (PV == 2) {
+        const float2 t = *(const float2 *)(sh.fin_m + lane * PV);
+        m[0] = t.x, m[PV - 1] = t.y;
+    } else {
+        m[0] = sh.fin_m[lane];
+    }
+    float s[PV], e[hold ? CPT : 1][PV];
+#pragma unroll
+    for (int q = 0; q < PV; q++)
+        s[q] = 0;
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+        if (k < nk) {
+            float f[PV];
+            sm_raw_wide(tag, raw[k], f);
+#pragma unroll
+            for (int q = 0; q < PV; q++) {
+                const float ex = sm_fcols_exp(tag, f[q] - m[q]);
+                s[q] += ex;
+                if (hold)
+                    e[hold ? k : 0][q] = ex;
+            }
+        }
+#pragma unroll
+    for (int q = 0; q < PV; q++)
+        sh.red_s[(lane * PV + q) * NS + cg] = s[q];
+    __syncthreads();
+#pragma unroll 1
+    for (int pp = tid; pp < P; pp += nthr) {
+        const float *r = sh.red_s + pp * NS;
+        float a = r[0];
+#pragma unroll 4
+        for (int j = 1; j < ncg; j++)
+            a += r[j];
+        sh.fin_l[pp] = sm_rcp_sum(a);
+    }
+    __syncthreads();
+    float lsi[PV];
+    if (PV == 2) {
+        const float2 t = *(const float2 *)(sh.fin_l + lane * PV);
+        lsi[0] = t.x, lsi[PV - 1] = t.y;
+    } else {
+        lsi[0] = sh.fin_l[lane];
+    }
+    /* y's offset inside the image (< 2^31: softmax.cu), formed here from the thread's indices */
+    const int yo = cg * CPT * ys + (int)blockIdx.x * P + lane * PV;
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+        if (k < nk) {
+            float f[PV];
+            if (hold) {
+#pragma unroll
+                for (int q = 0; q < PV; q++)
+                    f[q] = e[hold ? k : 0][q] * lsi[q];
+            } else {
+                sm_raw_wide(tag, raw[k], f);
+#pragma unroll
+                for (int q = 0; q < PV; q++)
+                    f[q] = sm_fcols_exp(tag, f[q] - m[q]) * lsi[q];
+            }
+            word_t w;
+            sm_raw_narrow(tag, &w, f);
+            *(word_t *)(sh.yb + (yo + k * ys)) = w;
+        }
+}
+
+/* xs, ys: the channel strides of x and y; S: the pixels of an outer index (the innermost
+ * row-enumerating dim, stride 1). */
+template <int CPT, int PV>
+static __global__ void __launch_bounds__(32 * SM_FCOLS_CG_MAX, sm_fcols_lean_minb<FD_T, CPT, PV>::v)
+    FD_K(softmax_fwd_cols_lean)(const sm_geom_t g, const void *xv, void *yv, int xs, int ys, int S)
+{
+    typedef typename sm_word_of<sizeof(FD_T) * PV>::t word_t;
+    __shared__ FD_K(sm_fcols_lean_sh)<CPT, PV> sh;
+    const FD_T *x = (const FD_T *)xv; /* y may be x */
+    FD_T *y = (FD_T *)yv;
+    const int lane = threadIdx.x, cg = threadIdx.y;
+    const int C = (int)g.row_len, c0 = cg * CPT;
+    const int nkv = C - c0 < CPT ? C - c0 : CPT; /* the last group may hold fewer */
+    /* one tile a block (blockIdx.x the tile, blockIdx.y the outer index, at most 65535: every
+     * outer dim but the innermost fits 32 bits), as softmax_fwd_cols */
+    int64_t ox = 0, oy = 0;
+    unsigned r = blockIdx.y;
+    for (int d = g.no - 2; d > 0; d--) {
+        const unsigned i = r % (unsigned)g.odim[d];
+        r /= (unsigned)g.odim[d];
+        ox += i * g.ost[0][d];
+        oy += i * g.ost[1][d];
+    }
+    if (g.no > 1) {
+        ox += r * g.ost[0][0];
+        oy += r * g.ost[1][0];
+    }
+    if (lane == 0 && cg == 0)
+        sh.yb = y + oy; /* read after the tile's barriers */
+    const int p = (int)blockIdx.x * (32 * PV) + lane * PV;
+    const int nk = p < S ? nkv : 0; /* PV divides S */
+    const FD_T *xp = x + ox + (c0 * xs + p);
+    word_t raw[CPT];
+    if (C % CPT == 0 && ((int)blockIdx.x + 1) * (32 * PV) <= S) {
+#pragma unroll
+        for (int k = 0; k < CPT; k++)
+            raw[k] = *(const word_t *)(xp + k * xs);
+        FD_K(softmax_fwd_cols_lean_tile)<CPT, PV, true>(sh, raw, CPT, ys);
+    } else {
+#pragma unroll
+        for (int k = 0; k < CPT; k++)
+            if (k < nk)
+                raw[k] = *(const word_t *)(xp + k * xs);
+        FD_K(softmax_fwd_cols_lean_tile)<CPT, PV, false>(sh, raw, nk, ys);
+    }
+}
+
 #undef SM_FAST16
 #undef SM_WARP_ROWS
 #undef FD_K

@@ -16,7 +16,9 @@
  * HALF pairs, in place, NaN / -inf) and the rows it leaves to softmax_bwd_rows (C 257, 1000,
  * 15 pixels); its forward twin softmax_fwd_cols (sm_fcols_tests: C = 1 .. 256 over 1 to 12544
  * pixels, HALF / BFLOAT16 pairs, the padded layout, 5-d, the grid's 65535 outer indices, the
- * benchmark problems), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0; the lean rows
+ * benchmark problems; its calls with alpha 1, beta 0, not LOG on softmax_fwd_cols_lean, and C =
+ * 128 / 200 for its group shapes), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0 and
+ * on softmax_fwd_cols' LEAN instantiation with FREEDNN_GPU_SM_FCOLS3=0; the lean rows
  * softmax_lean (sm_lean2_tests: NHWC rows of 4, 8, 16, 32 vectors, tails, in place, NaN / -inf,
  * and the neighbours that must fall back: LOG, blends, padded, misaligned, other row lengths),
  * rerun on softmax_wreg with FREEDNN_GPU_SM_LEAN2=0, with streaming stores (=2) and with the
@@ -304,6 +306,25 @@ static void sm_fcols_tests(void)
             0, 1, 0, F_REAL, seed++);
     sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, b32, L_NCHW, 0,
             0, 1, 0, F_REAL, seed++);
+    /* the group shapes the loops above leave out, on softmax_fwd_cols_lean (not LOG, alpha 1,
+     * beta 0; softmax_fwd_cols' LEAN instantiation in the FREEDNN_GPU_SM_FCOLS3=0 child): C = 128
+     * (FLOAT 16 x 8 groups; HALF / BFLOAT16 pairs 8 x 16, one element a lane 16 x 8) and 200
+     * (13 groups of 16, the last holding 8) over 35 pixels (odd), 100 (pairs: a whole tile of 64
+     * and a partial one) and 56 x 56 (whole tiles only); real and NaN / -inf fills; in place */
+    static const int lc[2] = {128, 200};
+    static const int ls[3][2] = {{5, 7}, {10, 10}, {56, 56}};
+    for (int t = 0; t < 3; t++)
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 3; j++) {
+                const int dims[4] = {j == 2 ? 2 : 3, lc[i], ls[j][0], ls[j][1]};
+                const cudnnSoftmaxAlgorithm_t a =
+                    (t + i + j) % 2 ? CUDNN_SOFTMAX_ACCURATE : CUDNN_SOFTMAX_FAST;
+                sm_case(ft[t], a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, dims, L_NCHW, 0, 0, 1, 0,
+                        (t + i + j) % 3 == 0 ? F_SPECIAL : F_REAL, seed++);
+                if (j == 1)
+                    sm_case(ft[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, dims,
+                            L_NCHW, 0, 1, 1, 0, i ? F_REAL : F_SPECIAL, seed++);
+            }
 }
 
 static void sm_tests(void)
@@ -1058,9 +1079,11 @@ int main(int argc, char **argv)
     gm_init(argc, argv, "test_gpu_softmax_lrn");
     /* the reruns below: LRN is what their switches touch, and FREEDNN_GPU_BW3 softmax_wreg's
      * FLOAT forward division too; the FREEDNN_GPU_SM_FCOLS=0 child runs the strided-row
-     * forward cases only, the FREEDNN_GPU_SM_LEAN2 children the lean rows' cases only */
+     * forward cases only (so does the FREEDNN_GPU_SM_FCOLS3=0 one), the FREEDNN_GPU_SM_LEAN2
+     * children the lean rows' cases only */
     const char *rerun = getenv("FD_GM_RERUN");
-    if (rerun != NULL && strncmp(rerun, "FREEDNN_GPU_SM_FCOLS=", 21) == 0) {
+    if (rerun != NULL && (strncmp(rerun, "FREEDNN_GPU_SM_FCOLS=", 21) == 0 ||
+                          strncmp(rerun, "FREEDNN_GPU_SM_FCOLS3=", 22) == 0)) {
         sm_fcols_tests();
         return gm_finish();
     }
@@ -1085,6 +1108,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_LEAN16", "0"); /* lrn16_tests on the stamped ones */
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_NHWC", "0"); /* NHWC forward on lrn_fwd */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS", "0"); /* softmax_fwd_rows_online / _rows */
+    gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS3", "0"); /* softmax_fwd_cols' LEAN instantiation */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "0"); /* the lean rows on softmax_wreg */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "2"); /* softmax_lean's streaming stores */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "3"); /* and the 32-vector forward rows */
