@@ -122,8 +122,16 @@
 # indices, f32 / f16 / bf16, packed NCHW / NHWC to 1xCx1x1 or Nx1xHxW: today's serial / one-block-
 # an-output kernels instead of rd_seg / rd_col / rd_row + rd_fin2), e.g. ONLY='reduce'
 # ENVS='FREEDNN_GPU_RD_FAST=0'. FREEDNN_GPU_RD_BLOCKS=B (rd_col keep=c NHWC: about B blocks;
-# default one full-occupancy wave, 1056 for 16-bit sums on 132 SMs, 792 FLOAT), e.g.
-# ENVS='FREEDNN_GPU_RD_FAST=0;FREEDNN_GPU_RD_BLOCKS=2112'.
+# default one full-occupancy wave, 1056 for 16-bit sums on 132 SMs, 792 FLOAT with 4 columns a
+# thread, half a wave (528) for FLOAT sums with 2), e.g.
+# ENVS='FREEDNN_GPU_RD_FAST=0;FREEDNN_GPU_RD_BLOCKS=2112'. FREEDNN_GPU_RD_COL2=0 (rd_col keep=c
+# NHWC FLOAT sums: 4 columns a thread and a full wave instead of 2 and half a wave),
+# FREEDNN_GPU_RD_NHW_ROWS=0 (rd_col keep=nhw NCHW: 256 / cb row lanes from the narrowest column
+# block instead of 2-8 lanes for about 32 rows a thread), e.g. ONLY='reduce_f'
+# ENVS='FREEDNN_GPU_RD_COL2=0 FREEDNN_GPU_RD_NHW_ROWS=0'.
+# FREEDNN_GPU_POOL_TILE_ROWS=R (pool_lean_nhwc_*: threads in tiles of R = 1, 2, 4 or 8 output rows
+# for every type; default 4 for the 16-bit types, 1 for FLOAT), e.g. ONLY='pool_f(16|32)_nhwc'
+# DIR=fwd ENVS='FREEDNN_GPU_POOL_TILE_ROWS=1;FREEDNN_GPU_POOL_TILE_ROWS=4'.
 # FREEDNN_GPU_PDL=0 (compute capability 9.0+: rd_fin2, bn_pk_combine and the batch-norm apply
 # passes as plain launches instead of programmatic dependents of the kernel before them),
 # FREEDNN_GPU_BN_PK2_BACK=0 (bn_pk2_lean*: each thread's trips first to last instead of last to
