@@ -130,7 +130,7 @@
 # block instead of 2-8 lanes for about 32 rows a thread), e.g. ONLY='reduce_f'
 # ENVS='FREEDNN_GPU_RD_COL2=0 FREEDNN_GPU_RD_NHW_ROWS=0'.
 # FREEDNN_GPU_POOL_TILE_ROWS=R (pool_lean_nhwc_*: threads in tiles of R = 1, 2, 4 or 8 output rows
-# for every type; default 4 for the 16-bit types, 1 for FLOAT), e.g. ONLY='pool_f(16|32)_nhwc'
+# for every type; default 1), e.g. ONLY='pool_f(16|32)_nhwc'
 # DIR=fwd ENVS='FREEDNN_GPU_POOL_TILE_ROWS=1;FREEDNN_GPU_POOL_TILE_ROWS=4'.
 # FREEDNN_GPU_PDL=0 (compute capability 9.0+: rd_fin2, bn_pk_combine and the batch-norm apply
 # passes as plain launches instead of programmatic dependents of the kernel before them),

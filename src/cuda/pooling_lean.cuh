@@ -51,17 +51,16 @@ static int pool_lean_on(void)
     return on;
 }
 
-/* Channels-last threads walk tiles of 1 << lg output rows (pool_lean_nhwc_body): lg 2 for the
- * 16-bit types, 0 (row by row, the order before 2026-12-03) for FLOAT. FREEDNN_GPU_POOL_TILE_ROWS
- * (1, 2, 4 or 8; read once) sets the rows for every type. dev/pool_fwd on the H200 (3x3 / 2 pad
- * 1, n32 56 x 56, 2026-12-03): f16 c256 3319 -> 3607 GB/s with 4-row tiles; FLOAT c128 3483 with
- * the library's kernel against 3269 -> 3357 for the sandbox's generic one, so FLOAT stays. */
+/* Channels-last threads walk tiles of 1 << lg output rows (pool_lean_nhwc_body); default 0, row
+ * by row. FREEDNN_GPU_POOL_TILE_ROWS (1, 2, 4 or 8; read once) sets the rows. dev/pool_fwd on the
+ * H200 (3x3 / 2 pad 1, n32 56 x 56, 2026-12-03) had f16 c256 3319 -> 3607 GB/s with 4-row tiles,
+ * but dnnbench, which rotates buffer sets, measured 3243 -> 3256 (the sandbox's gain was L2
+ * holding part of its one input between calls), so the default stays row by row. */
 static int pool_lean_tile_lg(cudnnDataType_t dt)
 {
     static const long rows = fd_env_long("FREEDNN_GPU_POOL_TILE_ROWS", 0, 8, 0);
-    if (rows > 0)
-        return rows >= 8 ? 3 : rows >= 4 ? 2 : rows >= 2 ? 1 : 0;
-    return dt == CUDNN_DATA_FLOAT ? 0 : 2;
+    (void)dt;
+    return rows >= 8 ? 3 : rows >= 4 ? 2 : rows >= 2 ? 1 : 0;
 }
 
 /* A word of the type's lowest finite value in every lane (window_max's start value). */

@@ -509,8 +509,8 @@ static void pool_tests(void)
  * and 3 vectors channels-last, odd C (1, 3) and odd planes W innermost; the benchmark's problems
  * (n32 f16 C 256 and f32 C 128, 56 x 56, both layouts). Neighbours that must fall back (the
  * same cases with a blend, stride 1, average, DOUBLE, pad 2, misaligned x and y, packed odd NCHW
- * rows, C not a multiple of the vector) run beside them. Run in the parent (channels-last: 4-row
- * tiles for the 16-bit types, rows for FLOAT), in the FREEDNN_GPU_POOL_LEAN=0 child
+ * rows, C not a multiple of the vector) run beside them. Run in the parent (channels-last row by
+ * row), in the FREEDNN_GPU_POOL_LEAN=0 child
  * (pool_s2_max_fwd_vec / _rows on the same cases) and in the FREEDNN_GPU_POOL_TILE_ROWS=2 child
  * (2-row tiles for every type; 7 x 7 and 1 x 1 leave partial tiles), which run nothing else. */
 static void pool_lean_tests(void)
