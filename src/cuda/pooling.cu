@@ -769,7 +769,7 @@ static int pool_lean_ok(const fd_pool_problem_t *p, const pool_geom_t *g, int ve
         return 0;
     const int64_t e = FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt), run = e / 2;
     if (vec_ok) {
-        q->tile_lg = pool_lean_tile_lg(p->dt);
+        q->tile_lg = pool_lean_tile_lg();
         const int64_t tr = (int64_t)1 << q->tile_lg, rows = (p->out[1] + tr - 1) / tr * tr;
         *per = (int)(p->c / e);
         *th = p->n * rows * p->out[2] * *per;

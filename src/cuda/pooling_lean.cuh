@@ -56,10 +56,9 @@ static int pool_lean_on(void)
  * H200 (3x3 / 2 pad 1, n32 56 x 56, 2026-12-03) had f16 c256 3319 -> 3607 GB/s with 4-row tiles,
  * but dnnbench, which rotates buffer sets, measured 3243 -> 3256 (the sandbox's gain was L2
  * holding part of its one input between calls), so the default stays row by row. */
-static int pool_lean_tile_lg(cudnnDataType_t dt)
+static int pool_lean_tile_lg(void)
 {
     static const long rows = fd_env_long("FREEDNN_GPU_POOL_TILE_ROWS", 0, 8, 0);
-    (void)dt;
     return rows >= 8 ? 3 : rows >= 4 ? 2 : rows >= 2 ? 1 : 0;
 }
 
