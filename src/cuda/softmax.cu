@@ -34,7 +34,13 @@
  * memory in a fixed order (its own rounding, within gm_tol); rows of 129 .. 256 as 16 groups
  * of 16 channels in blocks of 512 (softmax_bwd_cols16, FREEDNN_GPU_SM_BCG16: f16 C = 256
  * 1.19x on the H200, 2026-12-02). alpha 1, beta 0 stores the value
- * rounded once without the double blend (the same bits) in these kernels.
+ * rounded once without the double blend (the same bits) in these kernels. Their calls with
+ * alpha 1, beta 0 (every algo, CPT up to 16, at most 65535 outer indices, images of < 2^31
+ * elements) take softmax_bwd_cols_lean: the same mapping, groups and bits, a block a tile, the
+ * partials folded once a pixel, raw words held across the barriers, LOG a template argument,
+ * 32-bit offsets, 36-64 registers (dev/softmax_nchw_bwd's v3, H200, 2026-12-03: f16
+ * n32c256h56w56 1556 -> 4051 GB/s, f32 n32c128h56w56 2955 -> 4035, at the copy's rate);
+ * FREEDNN_GPU_SM_BCOLS3=0 keeps them on softmax_bwd_cols / softmax_bwd_cols16.
  * Forward rows of the same kind (strided, up to 256 elements, pixels stride 1; FLOAT / HALF /
  * BFLOAT16; at most 65535 outer indices) take its twin softmax_fwd_cols: channel groups over
  * 32 (HALF / BFLOAT16 pairs: 64) pixels hold x, then exp(x - max), in registers, so x is read
@@ -301,6 +307,34 @@ static __device__ __forceinline__ float sm_rcp_sum(float s)
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(s));
     return fmaf(r, -fmaf(s, r, -1.0f), r);
 }
+
+/* ---- softmax_bwd_cols_lean's helpers (softmax_kernels.cuh) ----------------------------------
+ * An empty asm the compiler must take as rewriting its operand: the floats widened from a raw
+ * word before it cannot be reused after it, so across the kernel's barriers the raw words are
+ * held (half the registers of the floats for 16-bit pairs) and widened again; on a pointer, the
+ * channel rows' addresses are formed one at a time instead of all 2 CPT of them up front. */
+static __device__ __forceinline__ void sm_raw_opaque(unsigned short &w)
+{
+    asm volatile("" : "+h"(w));
+}
+static __device__ __forceinline__ void sm_raw_opaque(unsigned &w)
+{
+    asm volatile("" : "+r"(w));
+}
+
+/* The groups' partial sums of a tile, [pixel][group] with a stride of NGM + 1 (the folding
+ * thread's walk is conflict-free), and each pixel's folded sum. */
+template <int PV, int NGM> struct sm_bcols_lean_sh {
+    float red[32 * PV * (NGM + 1)];
+    float fin[32 * PV] __attribute__((aligned(8)));
+};
+
+/* softmax_bwd_cols_lean<CPT, PV, NGM>'s blocks of 32 NGM threads an SM (its __launch_bounds__
+ * minimum): registers capped at 64 for CPT 16 (NGM 16: 2 blocks of 512; NGM 8: 4 of 256) and at
+ * 40 below (6 blocks of 256), dev/softmax_nchw_bwd's v3. */
+template <int CPT, int NGM> struct sm_bcols_lean_minb {
+    enum { v = 65536 / (32 * NGM * (CPT == 16 ? 64 : 40)) };
+};
 
 /* ---- the kernels, once per storage type --------------------------------------------------- */
 
@@ -718,12 +752,91 @@ static int sm_cols_shape(const sm_geom_t *g, cudnnDataType_t dt, const void *con
  * there, so it is not stamped either (it spills). */
 #define SM_COLS_CPT1(CPT) ((CPT) > 16 ? 16 : (CPT))
 
-/* Launches softmax_bwd_cols<cpt, pv> (cg <= 8) or softmax_bwd_cols16<16, pv> with (32, cg)
- * blocks. */
+/* FREEDNN_GPU_SM_BCOLS3=0: softmax_bwd_cols / softmax_bwd_cols16 instead of
+ * softmax_bwd_cols_lean (the A/B; the same bits); read once. */
+static int sm_bcols3(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_SM_BCOLS3");
+    return on;
+}
+
+/* 1 when softmax_bwd_cols_lean serves a call of sm_cols_shape's: alpha 1 and beta 0 (any algo),
+ * CPT at most 16 (CPT 32, FREEDNN_GPU_SM_BCG16=0's shape of 129-256 channels, is not stamped),
+ * at most 65535 outer indices (a block a tile: grid y) and the image of an outer index (C
+ * channels over S pixels plus a tile's overhang) below 2^31 elements in y, dy and dx: its
+ * offsets inside it are 32-bit. */
+static int sm_bcols_lean_ok(const sm_geom_t &g, int cpt, double alpha, double beta)
+{
+    if (!sm_bcols3() || alpha != 1.0 || beta != 0.0 || cpt > 16)
+        return 0;
+    const int64_t S = g.odim[g.no - 1];
+    if (g.rows / S > 65535)
+        return 0;
+    for (int t = 0; t < SM_TENSORS; t++)
+        if ((g.row_len - 1) * g.rst[t][0] + S + 64 > INT32_MAX)
+            return 0;
+    return 1;
+}
+
+/* Launches softmax_bwd_cols_lean<cpt, pv, 8 or 16 groups at most, LOG> with (32, cg) blocks,
+ * a block a tile. */
+static cudnnStatus_t sm_bcols_lean_launch(cudnnDataType_t dt, int cpt, int pv, int cg,
+                                          const sm_geom_t &g, const void *y, const void *dy,
+                                          void *dx, cudaStream_t stream)
+{
+    const int64_t S = g.odim[g.no - 1];
+    const dim3 blocks((unsigned)((S + 32 * pv - 1) / (32 * pv)), (unsigned)(g.rows / S));
+    const dim3 threads(32, (unsigned)cg);
+    const int ys = (int)g.rst[0][0], gs = (int)g.rst[1][0], xs = (int)g.rst[2][0], np = (int)S;
+    const int ngm = cg > 8 ? 16 : 8;
+    if (ngm == 16 && cpt != 16)
+        return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
+                        "softmax: no column shape %d x %d", cpt, cg);
+    switch (cpt * 32 + ngm * 2 + g.is_log) {
+#define SM_BCOLS_LEAN_TYPED(SFX, CPT, PV, NGM, L)                                                  \
+    softmax_bwd_cols_lean_##SFX<CPT, PV, NGM, L>                                                   \
+        <<<blocks, threads, 0, stream>>>(g, y, dy, dx, ys, gs, xs, np)
+#define SM_BCOLS_LEAN_CASE(CPT, NGM, L)                                                            \
+    case CPT * 32 + NGM * 2 + L:                                                                   \
+        if (dt == CUDNN_DATA_FLOAT)                                                                \
+            SM_BCOLS_LEAN_TYPED(f32, CPT, 1, NGM, L);                                              \
+        else if (dt == CUDNN_DATA_HALF && pv == 2)                                                 \
+            SM_BCOLS_LEAN_TYPED(f16, CPT, 2, NGM, L);                                              \
+        else if (dt == CUDNN_DATA_HALF)                                                            \
+            SM_BCOLS_LEAN_TYPED(f16, CPT, 1, NGM, L);                                              \
+        else                                                                                       \
+            SM_BCOLS_LEAN_TYPED(bf16, CPT, 1, NGM, L);                                             \
+        break;
+        SM_BCOLS_LEAN_CASE(2, 8, 0)
+        SM_BCOLS_LEAN_CASE(2, 8, 1)
+        SM_BCOLS_LEAN_CASE(4, 8, 0)
+        SM_BCOLS_LEAN_CASE(4, 8, 1)
+        SM_BCOLS_LEAN_CASE(8, 8, 0)
+        SM_BCOLS_LEAN_CASE(8, 8, 1)
+        SM_BCOLS_LEAN_CASE(16, 8, 0)
+        SM_BCOLS_LEAN_CASE(16, 8, 1)
+        SM_BCOLS_LEAN_CASE(16, 16, 0)
+        SM_BCOLS_LEAN_CASE(16, 16, 1)
+#undef SM_BCOLS_LEAN_CASE
+#undef SM_BCOLS_LEAN_TYPED
+    default:
+        return fd_error(CUDNN_STATUS_INTERNAL_ERROR, __FILE__, __LINE__,
+                        "softmax: no lean column shape %d x %d", cpt, cg);
+    }
+    FD_CUDA_LAUNCHED("softmax_bwd_cols_lean<%d, %d, %d, %s> on %s data (%u x %u blocks of 32 x %d)",
+                     cpt, pv, ngm, g.is_log ? "log" : "accurate", fd_dtype_name(dt), blocks.x,
+                     blocks.y, cg);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+/* Launches softmax_bwd_cols_lean (alpha 1, beta 0: sm_bcols_lean_ok), else
+ * softmax_bwd_cols<cpt, pv> (cg <= 8) or softmax_bwd_cols16<16, pv> with (32, cg) blocks. */
 static cudnnStatus_t sm_cols_launch(cudnnDataType_t dt, int cpt, int pv, int cg,
                                     const sm_geom_t &g, const void *y, const void *dy, void *dx,
                                     double alpha, double beta, cudaStream_t stream)
 {
+    if (sm_bcols_lean_ok(g, cpt, alpha, beta))
+        return sm_bcols_lean_launch(dt, cpt, pv, cg, g, y, dy, dx, stream);
     const int64_t S = g.odim[g.no - 1];
     const int64_t total = (S + 32 * pv - 1) / (32 * pv) * (g.rows / S);
     const unsigned blocks = fd_cuda_blocks(total, 1);

@@ -701,6 +701,177 @@ static __global__ void __launch_bounds__(32 * SM_COLS_CG_MAX, 1)
     FD_K(softmax_bwd_cols_body)<CPT, PV, SM_COLS_CG_MAX>(g, yv, dyv, dxv, alpha, beta);
 }
 
+/* ---- backward, strided rows, alpha 1 / beta 0: softmax_bwd_cols_lean (FREEDNN_GPU_SM_BCOLS3) -
+ * The calls of softmax_bwd_cols / softmax_bwd_cols16 with alpha 1 and beta 0 (ACCURATE, FAST
+ * and LOG, FLOAT / HALF / BFLOAT16, HALF pairs where sm_cols_pairs allows them, CPT 2 .. 16:
+ * C <= 256 under sm_cols_shape's default groups; at most 65535 outer indices and images of
+ * < 2^31 elements: softmax.cu sm_bcols_lean_ok), in their channel groups, bit-identical to them,
+ * with the overhead cut (dev/softmax_nchw_bwd's v3; v1 and v2 there measure the steps).
+ * Mapping: block (32, CG) = one tile of 32 PV pixels of one outer index (blockIdx.x the tile,
+ * blockIdx.y the outer index: no grid-stride loop, no 64-bit divisions); thread (lane, cg) loads
+ * channels [cg CPT, cg CPT + CPT) of pixels lane PV .. + PV - 1 of y and dy as raw words (2 CPT
+ * loads in flight, the addresses walked one channel row at a time), sums dy y (LOG: dy) over
+ * them in channel order from 0 (ACCURATE: a rounded product, then a rounded add, as
+ * sm_bwd_term's runtime select between dy y and dy keeps softmax_bwd_cols' mul and add apart),
+ * leaves the partial in shared memory [pixel][group]; one thread a pixel adds the CG partials in
+ * group order (softmax_bwd_cols has every thread of the pixel repeat that fold: 16 loads and
+ * adds a pixel a thread at C = 256) and leaves the sum in shared memory (2 barriers); then
+ * dx = y (dy - s) (LOG: dy - expf(y) s), sm_bwd_acc's expressions, rounded once (a HALF pair by
+ * one cvt, as the per-element roundings). The raw words are held across the barriers, not their
+ * widened floats (sm_raw_opaque); LOG is a template argument (no runtime selects), the blend
+ * code is gone, offsets inside an outer index's image are 32-bit, and the per-channel guards
+ * stay only in edge tiles (a block-uniform path for tiles of whole pixels and groups).
+ * __launch_bounds__ cap the registers at 64 for CPT 16 (2 blocks of 512, 4 of 256 an SM) and 40
+ * below (6 blocks of 256; sm_bcols_lean_minb).
+ * Bits: the same per-thread sums, the same group order, the same output expressions, so the same
+ * values, NaN and inf included (only a NaN's payload may differ). dev/softmax_nchw_bwd, H200,
+ * 2026-12-03, graph replay over rotated buffers (> 3 x L2), GB/s = (y + dy + dx bytes) / time,
+ * softmax_bwd_cols(16) -> v3 (this kernel's arithmetic and shapes; a device-to-device copy of
+ * one tensor ran 3959-4035 in the same run): f16 n32c256h56w56 1556 -> 4051 (99.07 -> 38.05 us),
+ * f16 n32c64h112w112 2424 -> 4051, LOG 2200 -> 4026, f32 n32c128h56w56 2955 -> 4035,
+ * f32 n16c64h112w112 2913 -> 4049; every output identical there (FLOAT and HALF, 9 small shapes:
+ * odd pixel counts, C not a multiple of CPT, partial tiles, NaN / +inf / overflowing dy /
+ * constant columns, LOG; v6, the same with evict-first hints, was within 0.3 %: not taken).
+ * Tail pixels (nk = 0) load and store nothing and leave 0 partials in their own slots, which no
+ * valid pixel reads. In place (dx == y or dx == dy): every element of y and dy a thread reads is
+ * in its registers before the first barrier, and it writes only those elements of dx, after the
+ * second.
+ * ptxas -v -warn-spills (CUDA 13), registers sm_90 (sm_80 where it differs), ACCURATE and LOG
+ * alike unless two figures: CPT 2 and 4 36 (FLOAT CPT 4 LOG 38), CPT 8 40 (BFLOAT16 ACCURATE
+ * sm_80 39), CPT 16 64 (8 and 16 groups, every type, HALF pairs too); the two old kernels held
+ * 56-86 on these shapes (dev/softmax_nchw_bwd's table). 0 bytes spilled, no stack frame in any.
+ * Shared memory 32 PV (NGM + 1) x 4 B of partials and 32 PV x 4 B of sums: 1.3 KiB (PV 1,
+ * NGM 8) to 4.5 KiB (PV 2, NGM 16) a block. */
+
+static __device__ __forceinline__ void FD_K(sm_ptr_opaque)(const FD_T *&p)
+{
+    asm volatile("" : "+l"(p));
+}
+static __device__ __forceinline__ void FD_K(sm_ptr_opaque)(FD_T *&p)
+{
+    asm volatile("" : "+l"(p));
+}
+
+/* One tile: yp, gp, dp the thread's first channel row in y, dy and dx; ys, gs, xs their
+ * channel strides; nk_ its channels (0: pixels past the image's). FULL (block-uniform: every
+ * pixel of the tile valid, C a multiple of CPT) drops the per-channel guards. */
+template <int CPT, int PV, int NGM, bool LOG, bool FULL>
+static __device__ __forceinline__ void
+FD_K(softmax_bwd_cols_lean_tile)(sm_bcols_lean_sh<PV, NGM> &sh, const FD_T *yp, const FD_T *gp,
+                                 FD_T *dp, int nk_, int ys, int gs, int xs)
+{
+    typedef typename sm_word_of<sizeof(FD_T) * PV>::t word_t;
+    const FD_T *const tag = NULL; /* the storage type, for the sm_raw_* overloads */
+    constexpr int P = 32 * PV, NS = NGM + 1;
+    const int nk = FULL ? CPT : nk_;
+    const int lane = threadIdx.x, cg = threadIdx.y, ncg = blockDim.y;
+    word_t ry[CPT], rd[CPT];
+#pragma unroll
+    for (int k = 0; k < CPT; k++) {
+        if (k < nk) {
+            ry[k] = *(const word_t *)yp;
+            rd[k] = *(const word_t *)gp;
+        }
+        yp += ys, gp += gs;
+        FD_K(sm_ptr_opaque)(yp), FD_K(sm_ptr_opaque)(gp);
+    }
+    float s[PV];
+#pragma unroll
+    for (int q = 0; q < PV; q++)
+        s[q] = 0;
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+        if (k < nk) {
+            float fy[PV], fd[PV];
+            sm_raw_wide(tag, ry[k], fy);
+            sm_raw_wide(tag, rd[k], fd);
+#pragma unroll
+            for (int q = 0; q < PV; q++)
+                s[q] = LOG ? s[q] + fd[q] : __fadd_rn(s[q], __fmul_rn(fd[q], fy[q]));
+        }
+#pragma unroll
+    for (int q = 0; q < PV; q++)
+        sh.red[(lane * PV + q) * NS + cg] = s[q];
+    __syncthreads();
+#pragma unroll 1
+    for (int pp = cg * 32 + lane; pp < P; pp += 32 * ncg) {
+        const float *r = sh.red + pp * NS;
+        float a = r[0];
+#pragma unroll 4
+        for (int j = 1; j < ncg; j++)
+            a += r[j];
+        sh.fin[pp] = a;
+    }
+    __syncthreads();
+    if (PV == 2) {
+        const float2 t = *(const float2 *)(sh.fin + lane * PV);
+        s[0] = t.x, s[PV - 1] = t.y;
+    } else {
+        s[0] = sh.fin[lane];
+    }
+    /* after the barriers: the raw words held, not their widened floats */
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+        if (k < nk)
+            sm_raw_opaque(ry[k]), sm_raw_opaque(rd[k]);
+#pragma unroll
+    for (int k = 0; k < CPT; k++) {
+        if (k < nk) {
+            float fy[PV], fd[PV], o[PV];
+            sm_raw_wide(tag, ry[k], fy);
+            sm_raw_wide(tag, rd[k], fd);
+#pragma unroll
+            for (int q = 0; q < PV; q++)
+                o[q] = LOG ? fd[q] - expf(fy[q]) * s[q] : fy[q] * (fd[q] - s[q]);
+            word_t w;
+            sm_raw_narrow(tag, &w, o);
+            *(word_t *)dp = w;
+        }
+        dp += xs;
+        FD_K(sm_ptr_opaque)(dp);
+    }
+}
+
+/* ys, gs, xs: the channel strides of y, dy and dx; S: the pixels of an outer index (the
+ * innermost row-enumerating dim, stride 1). */
+template <int CPT, int PV, int NGM, bool LOG>
+static __global__ void __launch_bounds__(32 * NGM, sm_bcols_lean_minb<CPT, NGM>::v)
+    FD_K(softmax_bwd_cols_lean)(const sm_geom_t g, const void *yv, const void *dyv, void *dxv,
+                                int ys, int gs, int xs, int S)
+{
+    __shared__ sm_bcols_lean_sh<PV, NGM> sh;
+    const FD_T *y = (const FD_T *)yv; /* dx may be y or dy */
+    const FD_T *dy = (const FD_T *)dyv;
+    FD_T *dx = (FD_T *)dxv;
+    const int lane = threadIdx.x, cg = threadIdx.y;
+    const int C = (int)g.row_len, c0 = cg * CPT;
+    const int nkv = C - c0 < CPT ? C - c0 : CPT; /* the last group may hold fewer */
+    /* the outer index's offsets (at most 65535 outer indices: every outer dim but the
+     * innermost fits 32 bits; the outermost index is what remains of blockIdx.y) */
+    int64_t oy = 0, og = 0, ox = 0;
+    unsigned r = blockIdx.y;
+    for (int d = g.no - 2; d > 0; d--) {
+        const unsigned i = r % (unsigned)g.odim[d];
+        r /= (unsigned)g.odim[d];
+        oy += i * g.ost[0][d];
+        og += i * g.ost[1][d];
+        ox += i * g.ost[2][d];
+    }
+    if (g.no > 1) {
+        oy += r * g.ost[0][0];
+        og += r * g.ost[1][0];
+        ox += r * g.ost[2][0];
+    }
+    const int p = (int)blockIdx.x * (32 * PV) + lane * PV;
+    const int nk = p < S ? nkv : 0; /* PV divides S */
+    const FD_T *yp = y + oy + (c0 * ys + p), *gp = dy + og + (c0 * gs + p);
+    FD_T *dp = dx + ox + (c0 * xs + p);
+    if (C % CPT == 0 && ((int)blockIdx.x + 1) * (32 * PV) <= S)
+        FD_K(softmax_bwd_cols_lean_tile)<CPT, PV, NGM, LOG, true>(sh, yp, gp, dp, CPT, ys, gs, xs);
+    else
+        FD_K(softmax_bwd_cols_lean_tile)<CPT, PV, NGM, LOG, false>(sh, yp, gp, dp, nk, ys, gs, xs);
+}
+
 /* ---- forward, strided rows: channel groups over a pixel tile (softmax.cu sm_fcols_shape) ----
  * The forward twin of softmax_bwd_cols for the same calls (NCHW CHANNEL: C <= 256 channels
  * H * W apart, the pixels stride 1 in x and y), behind FREEDNN_GPU_SM_FCOLS.

@@ -14,7 +14,11 @@
  * (lanes, vectors) shape of softmax_wreg over NHWC C = 1 .. 2048; the strided-row backward
  * softmax_bwd_cols (NCHW CHANNEL, C = 1 .. 256, pixel counts below, at and past its tiles,
  * HALF pairs, in place, NaN / -inf) and the rows it leaves to softmax_bwd_rows (C 257, 1000,
- * 15 pixels); its forward twin softmax_fwd_cols (sm_fcols_tests: C = 1 .. 256 over 1 to 12544
+ * 15 pixels), its calls with alpha 1, beta 0 on softmax_bwd_cols_lean (sm_bcols_tests: every
+ * group shape over odd, paired, partial and whole tiles, every algo, FLOAT / HALF / BFLOAT16,
+ * NaN / -inf, in place, the padded layout, 5-d, 65535 outer indices), rerun on the first
+ * kernels with FREEDNN_GPU_SM_BCOLS3=0; its forward twin softmax_fwd_cols (sm_fcols_tests:
+ * C = 1 .. 256 over 1 to 12544
  * pixels, HALF / BFLOAT16 pairs, the padded layout, 5-d, the grid's 65535 outer indices, the
  * benchmark problems; its calls with alpha 1, beta 0, not LOG on softmax_fwd_cols_lean, and C =
  * 128 / 200 for its group shapes), rerun on the earlier kernels with FREEDNN_GPU_SM_FCOLS=0 and
@@ -40,7 +44,9 @@
  * benchmark problems) runs in the parent, lrn_fwd in the FREEDNN_GPU_LRN_NHWC=0 child.
  * HALF / BFLOAT16 NCHW windows of 1, 2, 3 and 5 with alpha 1, beta 0 run the lean 16-bit
  * kernels (lrn16_tests; their backward does not read y either: every non-DOUBLE backward case
- * fills y as the forward of x), the stamped ones in the FREEDNN_GPU_LRN_LEAN16=0 child.
+ * fills y as the forward of x), the stamped ones in the FREEDNN_GPU_LRN_LEAN16=0 child; with
+ * alpha >= 0 and |beta| <= 4 lrn_{fwd,bwd}_lean16f (2 pixels a thread, float arithmetic), the
+ * 4-pixel lrn_{fwd,bwd}_lean16 in the FREEDNN_GPU_LRN16_F=0 child.
  * Divisive normalization: with and without means and dMeans, 4-d
  * and 5-d, in place (y == x; dx == x; dx == dy). Outputs within gm_tol with a term count that
  * covers the row / window sums (float accumulation, double for DOUBLE).
@@ -327,6 +333,93 @@ static void sm_fcols_tests(void)
             }
 }
 
+/* the strided-row backward (softmax_bwd_cols, softmax_bwd_cols16 and, for alpha 1, beta 0,
+ * softmax_bwd_cols_lean; the FREEDNN_GPU_SM_BCOLS3=0 child runs these cases on the first two
+ * only, the FREEDNN_GPU_SM_BCG16=0 one with the rest of sm_tests) */
+static void sm_bcols_tests(void)
+{
+    uint64_t seed = 4200;
+    if (gm_smoke) { /* softmax_bwd_cols_lean: HALF pairs, FLOAT LOG over a partial group */
+        static const int s1[4] = {2, 64, 6, 6}, s2[4] = {2, 100, 5, 7};
+        sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s1, L_NCHW,
+                1, 0, 1, 0, F_REAL, seed++);
+        sm_case(CUDNN_DATA_FLOAT, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s2, L_NCHW, 1,
+                0, 1, 0, F_SPECIAL, seed++);
+        return;
+    }
+    /* the strided-row backward (softmax_bwd_cols): NCHW CHANNEL with C = 1, 3, 17, 64, 100,
+     * 128, 200 and 256 (past 128: 13 or 16 groups of 16 channels, softmax_bwd_cols16; the
+     * FREEDNN_GPU_SM_BCG16=0 child: 8 groups of 32, BFLOAT16 and odd pixel counts on
+     * softmax_bwd_rows), 257 and 1000 (softmax_bwd_rows); 15 pixels (softmax_bwd_rows),
+     * 16, 35 (odd: HALF one pixel a lane), 36 and 100 (partial tiles), one image and several, 5-d;
+     * every algo, both blends, in place (dx == dy, dx == y), NaN / -inf in y; INSTANCE mode of the
+     * same tensors (other kernels) for contrast */
+    static const int cc[10] = {1, 3, 17, 64, 100, 128, 256, 257, 1000, 200};
+    static const int cs[5][2] = {{3, 5}, {4, 4}, {5, 7}, {6, 6}, {10, 10}};
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < 10; i++)
+            for (int a = 0; a < 3; a++) {
+                const int j = (i + a + t) % 5, blend = (i + a) % 2;
+                const int dims[4] = {i % 3 == 0 ? 1 : 2, cc[i], cs[j][0], cs[j][1]};
+                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, dims,
+                        L_NCHW, 1, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, F_REAL, seed++);
+                if (i == 3 || i == 5)
+                    for (int ip = 1; ip <= 2; ip++)
+                        sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL,
+                                4, dims, L_NCHW, 1, ip, 1, 0, F_REAL, seed++);
+            }
+    static const int c5[5] = {2, 64, 2, 3, 6}, cpx[4] = {2, 128, 3, 5};
+    for (int t = 0; t < 4; t++) {
+        sm_case(dtypes[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 5, c5, L_NCHW, 1, 0,
+                0.5, 0.25, F_REAL, seed++);
+        sm_case(dtypes[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, cpx, L_NCHW, 1, 0,
+                1, 0, F_SPECIAL, seed++);
+        sm_case(dtypes[t], CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_INSTANCE, 4, cpx, L_NCHW, 1, 0, 1,
+                0, F_REAL, seed++);
+    }
+    /* the calls of softmax_bwd_cols_lean (alpha 1, beta 0; FREEDNN_GPU_SM_BCOLS3=0: the kernels
+     * above): C = 3, 17, 32, 64, 100, 128, 200, 256 (CPT x groups 2 x 2, 4 x 5, 4 x 8, 8 x 8,
+     * 16 x 7, 16 x 8, and softmax_bwd_cols16's 16 x 13 and 16 x 16; 3, 17, 100 and 200 leave the
+     * last group short)
+     * over 16 pixels (HALF pairs: a partial tile), 35 (odd: one element a lane, a partial tile),
+     * 100 (a whole tile and a partial one) and 56 x 56 (whole tiles only: the block-uniform
+     * path); FLOAT / HALF / BFLOAT16, FAST / ACCURATE / LOG, real and NaN / -inf fills; in place
+     * (dx == dy, dx == y); the padded layout (the outer index split over N and H, channel
+     * strides that differ from the pixel count), 5-d, pointers one element in (HALF without
+     * pairs); 65535 outer indices (grid y) and 65536 (the old kernels) */
+    static const int lc[8] = {3, 17, 32, 64, 100, 128, 200, 256};
+    static const int ls[4][2] = {{4, 4}, {5, 7}, {10, 10}, {56, 56}};
+    static const cudnnDataType_t ft[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+    for (int t = 0; t < 3; t++)
+        for (int i = 0; i < 8; i++)
+            for (int j = 0; j < 4; j++) {
+                const int dims[4] = {j == 3 ? 1 : 2 + (i + j) % 2, lc[i], ls[j][0], ls[j][1]};
+                const cudnnSoftmaxAlgorithm_t a = (cudnnSoftmaxAlgorithm_t)((t + i + j) % 3);
+                sm_case(ft[t], a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, dims, L_NCHW, 1, 0, 1, 0,
+                        (t + i + j) % 2 ? F_SPECIAL : F_REAL, seed++);
+                if (j == 2)
+                    sm_case(ft[t], a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, dims, L_NCHW, 1, 1 + i % 2, 1,
+                            0, i % 3 ? F_REAL : F_SPECIAL, seed++);
+            }
+    static const int lo[2][4] = {{2, 64, 3, 20}, {3, 200, 2, 33}}, l5[5] = {2, 100, 2, 3, 6};
+    for (int t = 0; t < 3; t++) {
+        for (int i = 0; i < 2; i++)
+            for (int a = 1; a < 3; a++)
+                sm_case(ft[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, lo[i],
+                        L_ODD, 1, 0, 1, 0, (i + a) % 2 ? F_SPECIAL : F_REAL, seed++);
+        sm_case(ft[t], (cudnnSoftmaxAlgorithm_t)t, CUDNN_SOFTMAX_MODE_CHANNEL, 5, l5, L_NCHW, 1, 0,
+                1, 0, F_REAL, seed++);
+    }
+    static const int mis[4] = {2, 128, 6, 6};
+    for (int a = 1; a < 3; a++)
+        sm_case_m(CUDNN_DATA_HALF, (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4, mis,
+                  L_NCHW, 1, 0, 1, 0, F_REAL, seed++, 1);
+    static const int gy[2][4] = {{65535, 2, 4, 4}, {65536, 2, 4, 4}};
+    for (int i = 0; i < 2; i++)
+        sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_CHANNEL, 4, gy[i], L_NCHW, 1,
+                0, 1, 0, F_REAL, seed++);
+}
+
 static void sm_tests(void)
 {
     static const int d4[4] = {2, 5, 3, 4}, d4w[4] = {3, 40, 5, 6}, d5[5] = {2, 6, 3, 4, 5};
@@ -346,6 +439,7 @@ static void sm_tests(void)
                     L_NHWC, bwd, 0, 1, 0, F_REAL, seed++);
         sm_case(CUDNN_DATA_HALF, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, s64, L_NCHW,
                 1, 0, 0.5, 0.25, F_REAL, seed++);
+        sm_bcols_tests();
         sm_fcols_tests();
         sm_lean2_tests();
         return;
@@ -446,37 +540,7 @@ static void sm_tests(void)
                             dims, L_NHWC, bwd, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, F_REAL,
                             seed++);
                 }
-    /* the strided-row backward (softmax_bwd_cols): NCHW CHANNEL with C = 1, 3, 17, 64, 100,
-     * 128, 200 and 256 (past 128: 13 or 16 groups of 16 channels, softmax_bwd_cols16; the
-     * FREEDNN_GPU_SM_BCG16=0 child: 8 groups of 32, BFLOAT16 and odd pixel counts on
-     * softmax_bwd_rows), 257 and 1000 (softmax_bwd_rows); 15 pixels (softmax_bwd_rows),
-     * 16, 35 (odd: HALF one pixel a lane), 36 and 100 (partial tiles), one image and several, 5-d;
-     * every algo, both blends, in place (dx == dy, dx == y), NaN / -inf in y; INSTANCE mode of the
-     * same tensors (other kernels) for contrast */
-    static const int cc[10] = {1, 3, 17, 64, 100, 128, 256, 257, 1000, 200};
-    static const int cs[5][2] = {{3, 5}, {4, 4}, {5, 7}, {6, 6}, {10, 10}};
-    for (int t = 0; t < 4; t++)
-        for (int i = 0; i < 10; i++)
-            for (int a = 0; a < 3; a++) {
-                const int j = (i + a + t) % 5, blend = (i + a) % 2;
-                const int dims[4] = {i % 3 == 0 ? 1 : 2, cc[i], cs[j][0], cs[j][1]};
-                sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a, CUDNN_SOFTMAX_MODE_CHANNEL, 4,
-                        dims, L_NCHW, 1, 0, blend ? 0.5 : 1, blend ? 0.25 : 0, F_REAL, seed++);
-                if (i == 3 || i == 5)
-                    for (int ip = 1; ip <= 2; ip++)
-                        sm_case(dtypes[t], (cudnnSoftmaxAlgorithm_t)a,
-                                CUDNN_SOFTMAX_MODE_CHANNEL, 4, dims, L_NCHW, 1, ip, 1, 0, F_REAL,
-                                seed++);
-            }
-    static const int c5[5] = {2, 64, 2, 3, 6}, cpx[4] = {2, 128, 3, 5};
-    for (int t = 0; t < 4; t++) {
-        sm_case(dtypes[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 5, c5, L_NCHW, 1, 0,
-                0.5, 0.25, F_REAL, seed++);
-        sm_case(dtypes[t], CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 4, cpx, L_NCHW, 1,
-                0, 1, 0, F_SPECIAL, seed++);
-        sm_case(dtypes[t], CUDNN_SOFTMAX_LOG, CUDNN_SOFTMAX_MODE_INSTANCE, 4, cpx, L_NCHW, 1, 0, 1,
-                0, F_REAL, seed++);
-    }
+    sm_bcols_tests();
     /* the benchmark shapes, scaled down: NHWC forward C = 128 (FLOAT 8 x 4), NCHW backward
      * C = 128 FLOAT and C = 256 HALF (pairs) */
     static const int bw[4] = {4, 128, 28, 28}, bh[4] = {2, 256, 28, 28};
@@ -886,8 +950,14 @@ static void lrn16_case(cudnnDataType_t dt, int bwd, unsigned n, int nd, const in
  * stay small (the y taken may differ from lrn_fill_y's by one 16-bit unit); neighbours that
  * fall back: planes of 5 x 7 and 3 x 6 (not a multiple of 4 pixels), blends (0.5, 0.25) and
  * (2, 0), windows 4 (lrn_fwd / lrn_bwd) and 7 (the stamped column kernels), NHWC x, padded
- * (L_ODD) tensors, pointers one element in. The FREEDNN_GPU_LRN_LEAN16=0 child runs these
- * alone, on the stamped kernels. */
+ * (L_ODD) tensors, pointers one element in. The cases lrn16_ok takes run lrn_{fwd,bwd}_lean16f
+ * (2 pixels a thread, the float scale and ftz power) where lrn16f_plan allows (alpha >= 0,
+ * |beta| <= 4: both sets above) and lrn_{fwd,bwd}_lean16 otherwise; lp16f adds the power's
+ * far side (k 50: |beta log2 s| > 4 for every element, which the 16-bit kernels take without
+ * a powf fallback; alpha 0, beta 4: s = k, the bound) and the sets that fall back (alpha < 0;
+ * beta 4.5), over 28 x 28 and over planes of 1 x 4 pixels (C 11: one 2-pixel column pair an
+ * image). The FREEDNN_GPU_LRN_LEAN16=0 child runs these alone on the stamped kernels, the
+ * FREEDNN_GPU_LRN16_F=0 child on lrn_{fwd,bwd}_lean16. */
 static void lrn16_tests(uint64_t *seed)
 {
     static const cudnnDataType_t t16[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
@@ -896,6 +966,9 @@ static void lrn16_tests(uint64_t *seed)
     static const int sq[4] = {2, 24, 28, 28}, big[4] = {2, 40, 56, 56}, d5[5] = {2, 6, 2, 4, 6};
     static const int cs[4][4] = {{2, 1, 8, 12}, {3, 3, 8, 12}, {1, 5, 8, 12}, {2, 257, 4, 6}};
     static const int odd[3][4] = {{2, 9, 6, 6}, {1, 9, 5, 7}, {3, 7, 3, 6}};
+    static const double lp16f[4][3] = {
+        {1e-4, 0.75, 50.0}, {0.0, 4.0, 3.0}, {-1e-4, 0.75, 2.0}, {1e-3, 4.5, 1.0}};
+    static const int p4[4] = {3, 11, 1, 4};
     for (int t = 0; t < 2; t++)
         for (int bwd = 0; bwd < 2; bwd++) {
             const double *lp = lp16[(t + bwd) % 2];
@@ -913,6 +986,10 @@ static void lrn16_tests(uint64_t *seed)
                            lp16[ci % 2], 0, (*seed)++);
             for (int oi = 0; oi < 3; oi++)
                 lrn16_case(t16[t], bwd, 5, 4, odd[oi], L_NCHW, L_NCHW, 1, 0, lp, 0, (*seed)++);
+            for (int pi = 0; pi < 4; pi++)
+                for (int sh = 0; sh < 2; sh++)
+                    lrn16_case(t16[t], bwd, (pi + sh) % 2 ? 3 : 5, 4, sh ? p4 : sq, L_NCHW, L_NCHW,
+                               1, 0, lp16f[pi], 0, (*seed)++);
             /* the neighbours that fall back */
             lrn16_case(t16[t], bwd, 5, 4, sq, L_NCHW, L_NCHW, 0.5, 0.25, lp, 0, (*seed)++);
             lrn16_case(t16[t], bwd, 3, 4, sq, L_NCHW, L_NCHW, 2, 0, lp, 0, (*seed)++);
@@ -930,8 +1007,9 @@ static void lrn_tests(void)
     static const unsigned ns[4] = {1, 2, 5, 16};
     uint64_t seed = 3000;
     const char *rerun = getenv("FD_GM_RERUN");
-    if (rerun != NULL && strncmp(rerun, "FREEDNN_GPU_LRN_LEAN16=", 23) == 0) {
-        lrn16_tests(&seed); /* the stamped 16-bit kernels on the lean ones' cases */
+    if (rerun != NULL && (strncmp(rerun, "FREEDNN_GPU_LRN_LEAN16=", 23) == 0 ||
+                          strncmp(rerun, "FREEDNN_GPU_LRN16_F=", 20) == 0)) {
+        lrn16_tests(&seed); /* the stamped resp. the lean16 kernels on the lean16f ones' cases */
         return;
     }
     lrn16_tests(&seed);
@@ -1080,7 +1158,8 @@ int main(int argc, char **argv)
     /* the reruns below: LRN is what their switches touch, and FREEDNN_GPU_BW3 softmax_wreg's
      * FLOAT forward division too; the FREEDNN_GPU_SM_FCOLS=0 child runs the strided-row
      * forward cases only (so does the FREEDNN_GPU_SM_FCOLS3=0 one), the FREEDNN_GPU_SM_LEAN2
-     * children the lean rows' cases only */
+     * children the lean rows' cases only, the FREEDNN_GPU_SM_BCOLS3=0 one the strided-row
+     * backward's */
     const char *rerun = getenv("FD_GM_RERUN");
     if (rerun != NULL && (strncmp(rerun, "FREEDNN_GPU_SM_FCOLS=", 21) == 0 ||
                           strncmp(rerun, "FREEDNN_GPU_SM_FCOLS3=", 22) == 0)) {
@@ -1089,6 +1168,10 @@ int main(int argc, char **argv)
     }
     if (rerun != NULL && strncmp(rerun, "FREEDNN_GPU_SM_LEAN2=", 21) == 0) {
         sm_lean2_tests();
+        return gm_finish();
+    }
+    if (rerun != NULL && strncmp(rerun, "FREEDNN_GPU_SM_BCOLS3=", 22) == 0) {
+        sm_bcols_tests();
         return gm_finish();
     }
     if (rerun == NULL || getenv("FREEDNN_GPU_BW3") != NULL ||
@@ -1107,11 +1190,13 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_LEAN", "0"); /* the stamped column kernels (y read) */
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_LEAN16", "0"); /* lrn16_tests on the stamped ones */
     gm_rerun_with(argv, "FREEDNN_GPU_LRN_NHWC", "0"); /* NHWC forward on lrn_fwd */
+    gm_rerun_with(argv, "FREEDNN_GPU_LRN16_F", "0");  /* lrn16_tests on lrn_*_lean16 */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS", "0"); /* softmax_fwd_rows_online / _rows */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_FCOLS3", "0"); /* softmax_fwd_cols' LEAN instantiation */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "0"); /* the lean rows on softmax_wreg */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "2"); /* softmax_lean's streaming stores */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_LEAN2", "3"); /* and the 32-vector forward rows */
     gm_rerun_with(argv, "FREEDNN_GPU_SM_BCG16", "0"); /* softmax_bwd_cols at <= 8 groups */
+    gm_rerun_with(argv, "FREEDNN_GPU_SM_BCOLS3", "0"); /* softmax_bwd_cols(16), not _lean */
     return gm_finish();
 }
