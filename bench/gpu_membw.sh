@@ -53,6 +53,10 @@
 # FREEDNN_GPU_SM_BCG16=0 (softmax: the NCHW backward of 129-256 channels on softmax_bwd_cols'
 # CPT 32 x 8 groups instead of softmax_bwd_cols16's 16 x 16), e.g. ONLY='softmax_f16_nchw' DIR=bwd
 # ENVS='FREEDNN_GPU_SM_BCG16=0'.
+# FREEDNN_GPU_SM_BCOLS3=0 (softmax: the NCHW backward with alpha 1, beta 0 on softmax_bwd_cols /
+# softmax_bwd_cols16 instead of softmax_bwd_cols_lean, a block a tile, the partials folded once a
+# pixel, 36-64 registers; the same bits), e.g. ONLY='softmax_f(16|32)_nchw' DIR=bwd
+# ENVS='FREEDNN_GPU_SM_BCOLS3=0'.
 # FREEDNN_GPU_BN_CLUSTER=0 (bn fwd_train, SPATIAL packed NCHW f32 / f16 / bf16 on compute
 # capability 9.0: the per-tile / packed multi-block kernels instead of bn_cl_train, a cluster
 # of 2..16 CTAs per channel that reads x once into shared memory), e.g. ONLY='bn_f(32|16)_nchw'
@@ -118,6 +122,12 @@
 # a thread over a chunk of channels, whose backward does not read y; =K >= 2: chunks of
 # max(K, 8) channels instead of one wave's worth, 32 / 64 forward / backward at n32c256h56w56),
 # e.g. ONLY='lrn_f16_nchw' ENVS='FREEDNN_GPU_LRN_LEAN16=0;FREEDNN_GPU_LRN_LEAN16=16;FREEDNN_GPU_LRN_LEAN16=128'.
+# FREEDNN_GPU_LRN16_F=0 (lrn NCHW f16 / bf16, the calls above with alpha >= 0, k >= 2^-126 and
+# |beta| <= 4, dnnbench's defaults among them: lrn_{fwd,bwd}_lean16, 4 pixels a thread with the
+# stamped kernels' double scale and __powf, instead of lrn_lean.cuh's lrn_{fwd,bwd}_lean16f, 2
+# pixels a thread at 8 / 3 blocks an SM with the lean FLOAT kernels' float arithmetic; H200
+# 2026-12-03, dev/lrn_nchw: f16 forward 2549 -> 3265 GB/s, backward 2160 -> 2733), e.g.
+# ONLY='lrn_f16_nchw' ENVS='FREEDNN_GPU_LRN16_F=0'.
 # FREEDNN_GPU_RD_FAST=0 (tensor reduce: ADD / AVG / NORM1 / NORM2 / MIN / MAX / AMAX without
 # indices, f32 / f16 / bf16, packed NCHW / NHWC to 1xCx1x1 or Nx1xHxW: today's serial / one-block-
 # an-output kernels instead of rd_seg / rd_col / rd_row + rd_fin2), e.g. ONLY='reduce'

@@ -51,8 +51,16 @@
  * window of 1, 2, 3 or 5 and alpha 1, beta 0 take lrn_lean.cuh's lrn_{fwd,bwd}_lean16 instead
  * of the stamped column kernels (FREEDNN_GPU_LRN_LEAN16=0 keeps those): 4 pixels a thread
  * (8-byte accesses) over a chunk of the channels, the stamped kernels' arithmetic (the
- * forward's bits), the backward without reading y (lrn16_ok).
+ * forward's bits), the backward without reading y (lrn16_ok). Of those, the calls with alpha
+ * >= 0, k >= 2^-126 and |beta| <= 4 take lrn_{fwd,bwd}_lean16f (lrn16f_plan;
+ * FREEDNN_GPU_LRN16_F=0 keeps lrn_{fwd,bwd}_lean16): 2 pixels a thread (4-byte accesses), 8
+ * resp. 3 blocks an SM with 4 channels resp. 6 steps loaded ahead, and the lean FLOAT kernels'
+ * arithmetic (float scale, ftz lg2 / ex2 power, rcp: lean16's bits but for a rare last
+ * rounding; gm_tol).
+ * H200, 2026-12-03, f16 n32c256h56w56 n 5 (dev/lrn_nchw): forward 2549 -> 3265 GB/s, backward
+ * 2160 -> 2733 (bf16 2492 -> 3244, 2003 -> 2640; copy 4027).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,9 +382,9 @@ static int lrn16_dense_plane(const lrn_geom_t *g, int t)
 
 /* The chunk of channels a thread of lrn_{fwd,bwd}_lean16 walks: with bx blocks of columns, as
  * many chunks as fit one wave of minb blocks an SM (the benchmark's n32c256h56w56: 98 blocks,
- * 8 chunks of 32 channels forward, 4 of 64 backward), at least 16 channels (the halo of
- * W - 1 channels, 2 (W - 1) steps backward, is re-read and recomputed per chunk); or the
- * switch's k. At most 65535 chunks. */
+ * 8 chunks of 32 channels forward, 4 of 64 backward; lrn_{fwd,bwd}_lean16f: 196 blocks, 5 of
+ * 52, 2 of 128), at least 16 channels (the halo of W - 1 channels, 2 (W - 1) steps backward, is
+ * re-read and recomputed per chunk); or the switch's k. At most 65535 chunks. */
 static int lrn16_chunk(int64_t C, unsigned bx, int minb)
 {
     int64_t cc;
@@ -431,6 +439,35 @@ static int lrn16_ok(const lrn_geom_t *g, const lrn_params_t *q, cudnnDataType_t 
     l->k = q->k;
     l->nbeta = (float)-q->beta;
     l->coef = (float)q->coef;
+    l->anf = (float)q->alpha_n; /* lrn_{fwd,bwd}_lean16f's (lrn16f_plan) */
+    l->kf = (float)q->k;
+    return 1;
+}
+
+/* lrn_lean.cuh's lrn_{fwd,bwd}_lean16f for the calls lrn16_ok takes: FREEDNN_GPU_LRN16_F=0
+ * keeps lrn_{fwd,bwd}_lean16 (the A/B and the tests' rerun); read once. */
+static int lrn16f_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_LRN16_F");
+    return on;
+}
+
+/* 1 (and *l re-planned for 2 pixels a thread and minb blocks an SM) when lrn_{fwd,bwd}_lean16f
+ * take a call lrn16_ok planned in *l: their float scale and ftz power need a normal s, i.e.
+ * alpha / n >= 0 and k >= 2^-126 (then s >= k, or NaN / inf), both finite in float; |beta| <= 4
+ * as lrn_pow_fast's rule for the lean FLOAT kernels (lrn_fast_on); the columns within the
+ * grid's 2^20 blocks. Else lrn_{fwd,bwd}_lean16 (their __powf and double scale take any
+ * parameters). */
+static int lrn16f_plan(const lrn_params_t *q, int minb, lrn16_t *l)
+{
+    const float anf = (float)q->alpha_n, kf = (float)q->k;
+    const int64_t cols = l->cols * (LRN16_V / LRN16F_V);
+    if (!lrn16f_on() || !(anf >= 0.0f && anf <= FLT_MAX) || !(kf >= FLT_MIN && kf <= FLT_MAX) ||
+        !(fabs(q->beta) <= 4.0) || cols > ((int64_t)FD_CUDA_BLOCK << 20))
+        return 0;
+    l->cols = cols;
+    l->pv = l->pv * (LRN16_V / LRN16F_V);
+    l->cc = lrn16_chunk(l->C, fd_cuda_blocks(cols, FD_CUDA_BLOCK), minb);
     return 1;
 }
 
@@ -586,12 +623,18 @@ extern "C" cudnnStatus_t fd_lrn_fwd_cuda_run(const void *problem, const void *ar
         const int ti16[2] = {0, 1};
         const void *p16[2] = {a->x, a->out};
         if (lrn16_ok(&g, &q, dt, p->n, ti16, p16, 2, a->alpha, a->beta, LRN16_FWD_MINB, &l16)) {
+            const int f = lrn16f_plan(&q, LRN16F_FWD_MINB, &l16);
             const dim3 grid(fd_cuda_blocks(l16.cols, FD_CUDA_BLOCK),
                             (unsigned)((l16.C + l16.cc - 1) / l16.cc));
-            LRN16_GO(lrn_fwd_lean16, l16, (const unsigned short *)a->x, (unsigned short *)a->out);
-            FD_CUDA_LAUNCHED("lrn_fwd_lean16<%u> on %s data (%u x %u blocks, chunks of %d "
+            const unsigned short *x = (const unsigned short *)a->x;
+            unsigned short *y = (unsigned short *)a->out;
+            if (f)
+                LRN16_GO(lrn_fwd_lean16f, l16, x, y);
+            else
+                LRN16_GO(lrn_fwd_lean16, l16, x, y);
+            FD_CUDA_LAUNCHED("lrn_fwd_lean16%s<%u> on %s data (%u x %u blocks, chunks of %d "
                              "channels)",
-                             p->n, fd_dtype_name(dt), grid.x, grid.y, l16.cc);
+                             f ? "f" : "", p->n, fd_dtype_name(dt), grid.x, grid.y, l16.cc);
             return CUDNN_STATUS_SUCCESS;
         }
         if (dt == CUDNN_DATA_FLOAT && lrn_lean_ok(&g, &q, p->n, cc, 2)) {
@@ -696,13 +739,19 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
         const int ti16[3] = {0, 2, 3};
         const void *p16[3] = {a->x, a->dy, a->out};
         if (lrn16_ok(&g, &q, dt, p->n, ti16, p16, 3, a->alpha, a->beta, LRN16_BWD_MINB, &l16)) {
+            const int f = lrn16f_plan(&q, LRN16F_BWD_MINB, &l16);
             const dim3 grid(fd_cuda_blocks(l16.cols, FD_CUDA_BLOCK),
                             (unsigned)((l16.C + l16.cc - 1) / l16.cc));
-            LRN16_GO(lrn_bwd_lean16, l16, (const unsigned short *)a->x,
-                     (const unsigned short *)a->dy, (unsigned short *)a->out);
-            FD_CUDA_LAUNCHED("lrn_bwd_lean16<%u> on %s data (%u x %u blocks, chunks of %d "
+            const unsigned short *x = (const unsigned short *)a->x,
+                                 *dy = (const unsigned short *)a->dy;
+            unsigned short *dx = (unsigned short *)a->out;
+            if (f)
+                LRN16_GO(lrn_bwd_lean16f, l16, x, dy, dx);
+            else
+                LRN16_GO(lrn_bwd_lean16, l16, x, dy, dx);
+            FD_CUDA_LAUNCHED("lrn_bwd_lean16%s<%u> on %s data (%u x %u blocks, chunks of %d "
                              "channels; y not read)",
-                             p->n, fd_dtype_name(dt), grid.x, grid.y, l16.cc);
+                             f ? "f" : "", p->n, fd_dtype_name(dt), grid.x, grid.y, l16.cc);
             return CUDNN_STATUS_SUCCESS;
         }
         if (dt == CUDNN_DATA_FLOAT && lrn_lean_ok(&g, &q, p->n, cc, 4)) {

@@ -295,14 +295,15 @@ static __device__ __forceinline__ float lrn16_sumsq(const float (&w)[W][LRN16_V]
     return sum;
 }
 
-/* The lean 16-bit kernels' plan (lrn.cu's lrn16_ok): cols columns of 4 pixels, pv of them an
- * image plane; per tensor (x, y or x, dy, dx) its N and C strides; chunks of cc channels; the
- * stamped kernels' constants (the scale in double as there). */
+/* The lean 16-bit kernels' plan (lrn.cu's lrn16_ok): cols columns of 4 pixels (2 for the
+ * lean16f kernels, lrn16f_plan), pv of them an image plane; per tensor (x, y or x, dy, dx) its
+ * N and C strides; chunks of cc channels; the stamped kernels' constants (the scale in double
+ * as there; anf, kf: alpha / n and k in float for the lean16f kernels). */
 typedef struct {
     int64_t cols, pv, ns[3];
     int C, cc, cs[3];
     double an, k;
-    float nbeta, coef;
+    float nbeta, coef, anf, kf;
 } lrn16_t;
 
 /* Column e's channel-0 element offset in tensor t */
@@ -472,6 +473,249 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16_BWD_MINB)
                     v[l] = lrn16_lane<BF>(gr[0], l) * pr[0][l] - g.coef * xw[0][l] * acc;
                 }
                 *reinterpret_cast<uint2 *>(pd) = lrn16_pack<BF>(v);
+                pd += dsc;
+            }
+        }
+    }
+}
+
+/* ---- the lean 16-bit kernels with float arithmetic (lrn_{fwd,bwd}_lean16f) -------------------
+ * lrn.cu's lrn16f_plan decides (FREEDNN_GPU_LRN16_F, default on) among the calls lrn16_ok gives
+ * lrn_{fwd,bwd}_lean16: alpha / n >= 0 and k >= 2^-126, both finite in float, |beta| <= 4.
+ * Mapping: lrn_{fwd,bwd}_lean16's walk (the same steps, windows and chunking rule, lrn16_chunk
+ * with these kernels' blocks an SM) with LRN16F_V = 2 consecutive pixels a thread: one 4-byte
+ * load or store a channel (a warp's access 128 contiguous bytes), twice the threads of the
+ * 4-pixel kernels and half their window registers, so the forward runs 8 blocks of 256 an SM
+ * (full occupancy) with 4 channels of x loaded ahead and the backward 3 blocks with a ring of 6
+ * steps of x and dy (36 KB in flight an SM against 4 pixels' 24 KB).
+ * Arithmetic: the lean FLOAT kernels' (lrn_{fwd,bwd}_lean): s = fmaf(alpha / n, sum, k) in
+ * float (one rounding more than the stamped (float)(k + alpha_n (double)sum): no F2F.F64, which
+ * runs at MUFU's 16 a clock an SM on sm_90), s^-beta = ex2.approx.ftz(-beta lg2.approx.ftz(s)),
+ * the backward's dy y / s as a product with rcp.approx.ftz(s); y = round16(x s^-beta) and dx
+ * as lrn_bwd_lean16 (the backward does not read y). No powf fallback where |p| > 4, unlike
+ * lrn_pow_lean: the stamped 16-bit kernels' __powf is ex2.approx(-beta lg2.approx(s)) for every
+ * p already, and the ftz forms give its bits for every normal s (the host's alpha >= 0, k >=
+ * 2^-126: s >= k, or NaN / inf) but flush a power below 2^-126 (s > 2^(126 / beta) > 2^31) to 0:
+ * the HALF outputs do not change (|x|, |dy| < 2^16: that term is below 2^-110), BFLOAT16 loses
+ * at most 2^-126 max(|x|, |dy|) there; the quotient beyond s = 2^126 is 0 as __fdividef's was.
+ * H200, 2026-12-03 (dev/lrn_nchw v3 forward, v9 backward; graph replay over rotated buffers,
+ * copy ceiling 4027 GB/s), n32c256h56w56 n 5: f16 forward 2549 -> 3265 GB/s, backward 2160 ->
+ * 2733; bf16 forward 2492 -> 3244, backward 2003 -> 2640; lrn_{fwd,bwd}_lean16's bits on the
+ * sandbox's problems (the benchmark row, C 1, 3, 6, 33, 70, partial blocks, three parameter
+ * sets) but the f16 backward of n2c70h10w10 with alpha 1 (last bits; both within 1 ulp of the
+ * ref): the float scale moves a rounding now and then; docs/testing.md's lean16f row.
+ * ptxas (CUDA 13, sm_90 / sm_80), 0 spills: lrn_fwd_lean16f 30-32 registers (8 blocks of 256
+ * an SM: full occupancy), lrn_bwd_lean16f 64-78 (3 blocks, 37.5%). */
+#define LRN16F_V 2        /* pixels a thread: 4 bytes of 16-bit storage */
+#define LRN16F_FWD_MINB 8 /* forward blocks of 256 an SM (launch bounds: <= 32 registers) */
+#define LRN16F_FWD_U 4    /* its channels of x loaded ahead */
+#define LRN16F_BWD_MINB 3 /* backward blocks an SM */
+#define LRN16F_BWD_U 6    /* its ring of steps of x and dy loaded ahead */
+
+/* a 16-bit value as float, exactly (lane l of a packed pair, the low half first) */
+template <bool BF> static __device__ __forceinline__ float lrn16f_lane(unsigned u, int l)
+{
+    const unsigned s = l ? u >> 16 : u & 0xffffu;
+    return BF ? __uint_as_float(s << 16) : __half2float(__ushort_as_half((unsigned short)s));
+}
+/* v[0], v[1] each rounded once to the storage type, packed */
+template <bool BF>
+static __device__ __forceinline__ unsigned lrn16f_pack(const float (&v)[LRN16F_V])
+{
+    unsigned short h[LRN16F_V];
+#pragma unroll
+    for (int l = 0; l < LRN16F_V; l++)
+        h[l] = BF ? __bfloat16_as_ushort(__float2bfloat16_rn(v[l]))
+                  : __half_as_ushort(__float2half_rn(v[l]));
+    return (unsigned)h[0] | (unsigned)h[1] << 16;
+}
+static __device__ __forceinline__ unsigned lrn16f_ld(const unsigned short *p)
+{
+    return *reinterpret_cast<const unsigned *>(p);
+}
+/* w[0 .. W - 2] <- w[1 .. W - 1], w[W - 1] <- the 2 values of u */
+template <int W, bool BF>
+static __device__ __forceinline__ void lrn16f_push(float (&w)[W][LRN16F_V], unsigned u)
+{
+#pragma unroll
+    for (int k = 0; k + 1 < W; k++)
+#pragma unroll
+        for (int l = 0; l < LRN16F_V; l++)
+            w[k][l] = w[k + 1][l];
+#pragma unroll
+    for (int l = 0; l < LRN16F_V; l++)
+        w[W - 1][l] = lrn16f_lane<BF>(u, l);
+}
+/* lane l's sum of the window's squares from +0 in the window's order */
+template <int W>
+static __device__ __forceinline__ float lrn16f_sumsq(const float (&w)[W][LRN16F_V], int l)
+{
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < W; k++)
+        sum += w[k][l] * w[k][l];
+    return sum;
+}
+/* Column e's (2 pixels) channel-0 element offset in tensor t */
+static __device__ __forceinline__ int64_t lrn16f_base(const lrn16_t &g, int t, int64_t e)
+{
+    const int64_t n = e / g.pv;
+    return n * g.ns[t] + (e - n * g.pv) * LRN16F_V;
+}
+/* the lean scale and power (s normal: the host's conditions) */
+static __device__ __forceinline__ float lrn16f_scale(const lrn16_t &g, float sum)
+{
+    return fmaf(g.anf, sum, g.kf);
+}
+static __device__ __forceinline__ float lrn16f_pow(float s, float e)
+{
+    return lrn_ex2_ftz(e * lrn_lg2_ftz(s));
+}
+
+/* Forward: lrn_fwd_lean16's walk over channels [cs, ce) with 2 pixels a thread */
+template <int W, bool BF>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16F_FWD_MINB)
+    lrn_fwd_lean16f(const lrn16_t g, const unsigned short *__restrict__ x,
+                    unsigned short *__restrict__ y)
+{
+    constexpr int LB = (W - 1) / 2, LA = W - 1 - LB, U = LRN16F_FWD_U;
+    const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= g.cols)
+        return;
+    const int xsc = g.cs[0], ysc = g.cs[1];
+    const int cs = (int)blockIdx.y * g.cc, ce = min(g.C, cs + g.cc), jend = min(g.C, ce + LA);
+    const unsigned short *xc = x + lrn16f_base(g, 0, e);
+    float win[W][LRN16F_V]; /* x[c - LB + k] for the channel c about to be written */
+#pragma unroll
+    for (int k = 0; k < W; k++) {
+        const int j = cs + k - LB;
+        const unsigned u = j >= 0 && j < g.C ? lrn16f_ld(xc + (int64_t)j * xsc) : 0u;
+#pragma unroll
+        for (int l = 0; l < LRN16F_V; l++)
+            win[k][l] = lrn16f_lane<BF>(u, l);
+    }
+    unsigned ahead[U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int j = cs + u + LA + 1;
+        ahead[u] = j < jend ? lrn16f_ld(xc + (int64_t)j * xsc) : 0u;
+    }
+    int jn = cs + U + LA + 1; /* the next load: x[jn] at pn */
+    const unsigned short *pn = xc + (int64_t)jn * xsc;
+    unsigned short *py = y + lrn16f_base(g, 1, e) + (int64_t)cs * ysc;
+    for (int c0 = cs; c0 < ce; c0 += U) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (c0 + u < ce) {
+                float v[LRN16F_V];
+#pragma unroll
+                for (int l = 0; l < LRN16F_V; l++) {
+                    const float sc = lrn16f_scale(g, lrn16f_sumsq(win, l));
+                    v[l] = win[LB][l] * lrn16f_pow(sc, g.nbeta);
+                }
+                *reinterpret_cast<unsigned *>(py) = lrn16f_pack<BF>(v);
+                py += ysc;
+            }
+            lrn16f_push<W, BF>(win, ahead[u]);
+            ahead[u] = jn < jend ? lrn16f_ld(pn) : 0u;
+            jn++;
+            pn += xsc;
+        }
+    }
+}
+
+/* Backward: lrn_bwd_lean16's walk (see there: steps from i_s to ce, xw the window of s[i + LB],
+ * tw dx[i]'s window of t, dy[i] and s[i]^-beta delayed LB steps in gr / pr) with 2 pixels a
+ * thread and a ring of UB steps of x and dy */
+template <int W, bool BF>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16F_BWD_MINB)
+    lrn_bwd_lean16f(const lrn16_t g, const unsigned short *__restrict__ x,
+                    const unsigned short *__restrict__ dy, unsigned short *__restrict__ dx)
+{
+    constexpr int LB = (W - 1) / 2, UB = LRN16F_BWD_U;
+    const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= g.cols)
+        return;
+    const int C = g.C, xsc = g.cs[0], gsc = g.cs[1], dsc = g.cs[2];
+    const int cs = (int)blockIdx.y * g.cc, ce = min(C, cs + g.cc);
+    const int xend = min(C, ce + W - 1), gend = min(C, ce + LB); /* x and dy read below */
+    const int i_s = cs > 0 ? cs - (W - 1) : -LB;
+    const unsigned short *xc = x + lrn16f_base(g, 0, e), *gc = dy + lrn16f_base(g, 1, e);
+    /* the state before step i_s: xw[k] = x[i_s - 1 + k], nothing computed yet */
+    float xw[W][LRN16F_V], tw[W][LRN16F_V], pr[LB + 1][LRN16F_V];
+    unsigned gr[LB + 1];
+#pragma unroll
+    for (int k = 0; k < W; k++) {
+        const int j = i_s - 1 + k;
+        const unsigned u = j >= 0 && j < C ? lrn16f_ld(xc + (int64_t)j * xsc) : 0u;
+#pragma unroll
+        for (int l = 0; l < LRN16F_V; l++) {
+            xw[k][l] = lrn16f_lane<BF>(u, l);
+            tw[k][l] = 0.0f;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k <= LB; k++) {
+        gr[k] = 0u;
+#pragma unroll
+        for (int l = 0; l < LRN16F_V; l++)
+            pr[k][l] = 0.0f;
+    }
+    /* slot u: step i's x[i + W - 1] and dy[i + LB] (i = i_s + u) */
+    unsigned ax[UB], ag[UB];
+#pragma unroll
+    for (int u = 0; u < UB; u++) {
+        const int jx = i_s + u + W - 1, jg = i_s + u + LB;
+        ax[u] = jx >= 0 && jx < xend ? lrn16f_ld(xc + (int64_t)jx * xsc) : 0u;
+        ag[u] = jg >= 0 && jg < gend ? lrn16f_ld(gc + (int64_t)jg * gsc) : 0u;
+    }
+    int jx = i_s + UB + W - 1, jg = i_s + UB + LB; /* the next loads: x[jx] at px, dy[jg] at pg */
+    const unsigned short *px = xc + (int64_t)jx * xsc, *pg = gc + (int64_t)jg * gsc;
+    unsigned short *pd = dx + lrn16f_base(g, 2, e) + (int64_t)cs * dsc; /* dx[i], next i >= cs */
+    for (int i0 = i_s; i0 < ce; i0 += UB) {
+#pragma unroll
+        for (int u = 0; u < UB; u++) {
+            const int i = i0 + u;
+            lrn16f_push<W, BF>(xw, ax[u]);
+            const bool live = i + LB >= 0 && i + LB < C;
+            float t[LRN16F_V], pw[LRN16F_V];
+#pragma unroll
+            for (int l = 0; l < LRN16F_V; l++) {
+                t[l] = 0.0f, pw[l] = 0.0f;
+                if (live) {
+                    const float sc = lrn16f_scale(g, lrn16f_sumsq(xw, l));
+                    pw[l] = lrn16f_pow(sc, g.nbeta);
+                    const float yv = lrn16_round<BF>(xw[LB][l] * pw[l]);
+                    t[l] = lrn16f_lane<BF>(ag[u], l) * yv * lrn_rcp_ftz(sc);
+                }
+            }
+#pragma unroll
+            for (int l = 0; l < LRN16F_V; l++) {
+#pragma unroll
+                for (int k = 0; k + 1 < W; k++)
+                    tw[k][l] = tw[k + 1][l];
+                tw[W - 1][l] = t[l];
+#pragma unroll
+                for (int k = 0; k < LB; k++)
+                    pr[k][l] = pr[k + 1][l];
+                pr[LB][l] = pw[l];
+            }
+            lrn_push(gr, ag[u]);
+            ax[u] = jx < xend ? lrn16f_ld(px) : 0u;
+            ag[u] = jg < gend ? lrn16f_ld(pg) : 0u;
+            jx++, px += xsc;
+            jg++, pg += gsc;
+            if (i >= cs && i < ce) {
+                float v[LRN16F_V];
+#pragma unroll
+                for (int l = 0; l < LRN16F_V; l++) {
+                    float acc = 0.0f;
+#pragma unroll
+                    for (int k = 0; k < W; k++)
+                        acc += tw[k][l];
+                    v[l] = lrn16f_lane<BF>(gr[0], l) * pr[0][l] - g.coef * xw[0][l] * acc;
+                }
+                *reinterpret_cast<unsigned *>(pd) = lrn16f_pack<BF>(v);
                 pd += dsc;
             }
         }
