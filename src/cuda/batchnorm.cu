@@ -62,7 +62,8 @@
  * (H * W a multiple of the vector), ops BN or BN_ACTIVATION, 16-byte aligned x and y, y != x,
  * on compute capability 9.0+ (the legacy entry too, and ahead of bn_pk_*) takes bn_cl_train
  * (FREEDNN_GPU_BN_CLUSTER=0: off): one thread-block cluster of K CTAs per channel, K the
- * smallest of 2, 4, 8, 16 whose equal shares of the channel's N * H * W members fit 52 KiB
+ * smallest of 2, 4, 8, 16 (8 at least while the shares keep 16 KiB: bn_cl_k8_on, 2026-12-03)
+ * whose equal shares of the channel's N * H * W members fit 52 KiB
  * (4 CTAs of 256 threads an SM, whose phases overlap: 1.16-1.20x the 104-KiB shares of 2 CTAs
  * an SM on the H200, docs/perf/gpu-membw-2026-12-01.md), else 104 KiB (BN_CL_CTA_BYTES;
  * FREEDNN_GPU_BN_CL_KIB sets the first cap, 16..104); each CTA cp.async-copies its share
@@ -212,6 +213,7 @@ typedef struct {
 #define BN_CL_CTA_BYTES (104 * 1024)     /* x share per CTA at most: 2 CTAs fit an SM's 228 KiB */
 #define BN_CL_CAP_BYTES (52 * 1024)      /* tried first (bn_cl_cap): 4 CTAs an SM */
 #define BN_CL_KS 4                       /* cluster sizes 2, 4, 8, 16 */
+#define BN_CL_MIN_SHARE (16 * 1024)      /* bn_cl_plan: 8 CTAs a channel down to this share */
 
 /* The cluster calls of bn_cl_train: the sm_90 intrinsics that cooperative_groups'
  * cluster_group wraps (this_cluster().sync() is arrive + wait, map_shared_rank and block_rank
@@ -1154,6 +1156,20 @@ static int64_t bn_cl_cap(void)
     return cap;
 }
 
+/* FREEDNN_GPU_BN_CL_K8=0: K stays the smallest size whose shares fit the caps (the rule before
+ * 2026-12-03); read once. By default a channel whose shares would be 2 or 4 of the first cap
+ * splits into 8 while each share keeps BN_CL_MIN_SHARE bytes: more, shorter CTAs an SM
+ * overlap their load, statistics and store phases better. H200, 2026-12-03 (dnnbench --graph,
+ * the same call as FREEDNN_GPU_BN_CL_KIB=26): f16 NCHW n32c256h56w56 training, K 4 -> 8 (50 ->
+ * 25 KiB shares), 1722 -> 1880 GB/s; the other rows of that size already take 8 or 16
+ * (f32 training 8; backward f16 8, f32 16), and 16 shares of 25 KiB lost there (f32 training
+ * 2130 -> 1874, f16 backward 2211 -> 1934). */
+static int bn_cl_k8_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_BN_CL_K8");
+    return on;
+}
+
 /* Fills *Q and returns 1 when cluster kernel f (cache slot ti) serves p: SPATIAL, ops BN or
  * BN_ACTIVATION, the nt tensors t[] packed NCHW with H * W a multiple of the vector, below
  * 2^31 elements, `copies` tensors' shares (x; x and dy) of a channel within 16 CTAs of
@@ -1181,6 +1197,9 @@ static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *
     if (j == BN_CL_KS) /* a channel too large for 16 shares of the first cap */
         for (j = 0; j < BN_CL_KS && (nv + (2 << j) - 1) / (2 << j) * share > BN_CL_CTA_BYTES;)
             j++;
+    /* at least 8 CTAs while their shares keep BN_CL_MIN_SHARE (bn_cl_k8_on) */
+    while (j < 2 && bn_cl_k8_on() && (nv + (4 << j) - 1) / (4 << j) * share >= BN_CL_MIN_SHARE)
+        j++;
     if (j == BN_CL_KS || !(bn_cl_device_ks(f, ti) >> j & 1))
         return 0;
     memset(Q, 0, sizeof *Q);

@@ -15,7 +15,9 @@
  * dx and of dscale / dbias, saved statistics given and NULL) and shapes just outside both;
  * every case re-run for determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0,
  * with FREEDNN_GPU_BN_CLUSTER_BWD=0, with FREEDNN_GPU_BN_CL_KIB=16 (16-KiB shares: the
- * largest clusters), with FREEDNN_GPU_BN_IV2=0 (the first packed inference mapping) and with
+ * largest clusters), with FREEDNN_GPU_BN_CL_K8=0 (the smallest cluster whose shares fit, K 2
+ * and 4 on channels of 128 KiB and more), with FREEDNN_GPU_BN_IV2=0 (the first packed inference
+ * mapping) and with
  * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops), with FREEDNN_GPU_BN_PK2=0
  * (the first packed NHWC training / backward mapping), with FREEDNN_GPU_BN_PK2_ROWS=1 (the
  * second one's chunks of one trip), with FREEDNN_GPU_BN_PK2_LEAN=0 (its general apply pass for
@@ -581,7 +583,9 @@ int main(int argc, char **argv)
      * epsilons, uniform / offset / constant / Inf-NaN x. The smoke subset keeps four (K = 2
      * with an empty CTA in HALF and in FLOAT, K = 4, K = 16 with uneven shares). */
     {
-        /* K FLOAT / HALF: 2 / 2, 2 / 2 (HALF uneven), 2 / 2 (HALF: an empty CTA), 4 / 2, 8 / 4,
+        /* (The K below are the smallest-fit rule's, which the FREEDNN_GPU_BN_CL_K8=0 child runs;
+         * by default channels of at least 8 shares of 16 KiB take K >= 8.)
+         * K FLOAT / HALF: 2 / 2, 2 / 2 (HALF uneven), 2 / 2 (HALF: an empty CTA), 4 / 2, 8 / 4,
          * 16 / 8, 16 / 8 (uneven), packed path / 16, 8 / 4, 2 (uneven) / -, 2 (an empty CTA)
          * / - (HALF: H * W not a vector multiple), 2 / 2, 2 (exactly 104 KiB a CTA) / 2.
          * Backward (bn_cl_bwd, x and dy in shared memory: 32 bytes a vector): 2 / 2, 2 / 2
@@ -856,6 +860,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER", "0"); /* the same cases on the earlier paths */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER_BWD", "0"); /* and the earlier backward */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_KIB", "16"); /* the clusters at their largest K */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_K8", "0");   /* K 2 and 4 for channels >= 128 KiB */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2", "0");     /* the first inference mapping */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2_BLOCKS", "7"); /* bn_iv2_*: grid-stride walks */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2", "0");        /* the first packed NHWC mapping */
