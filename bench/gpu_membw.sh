@@ -114,6 +114,13 @@
 # pool_s2g_max_bwd_* instead of pooling_smb.cuh's shared-memory tiles; FREEDNN_GPU_POOL_SMB_T=N:
 # N dx elements a tile, default 4096), e.g. ONLY='pool_f(16|32)_nchw' DIR=bwd
 # ENVS='FREEDNN_GPU_POOL_SMB=0;FREEDNN_GPU_POOL_SMB_T=2048'.
+# FREEDNN_GPU_POOL_CW=0 (the same backward rows, W <= 128: pooling_smb.cuh's tiles instead of
+# pooling_cw.cuh's column walks; FREEDNN_GPU_POOL_CW_R=N: strips of N window rows, default 14
+# FLOAT, 28 16-bit), e.g. ONLY='pool_f(16|32)_nchw' DIR=bwd ENVS='FREEDNN_GPU_POOL_CW=0'.
+# FREEDNN_GPU_POOL_CWN=0 (pool_*_nhwc max backward, 3x3 / 2 pad 1, f32 / f16 / bf16: the gather
+# pool_s2g_max_bwd_nhwc_* instead of pooling_cwn.cuh's column walks; FREEDNN_GPU_POOL_CWN_R=N:
+# strips of N window rows, default 14), e.g. ONLY='pool_f(16|32)_nhwc' DIR=bwd
+# ENVS='FREEDNN_GPU_POOL_CWN=0;FREEDNN_GPU_POOL_CWN_R=7'.
 # FREEDNN_GPU_SM_LEAN2=0|2|3 (softmax NHWC CHANNEL / packed INSTANCE rows of exactly 4, 8, 16 or
 # 32 16-byte vectors, not LOG, alpha 1, beta 0, f32 / f16 / bf16: softmax_wreg's shapes instead of
 # softmax_lean, one vector a lane, 18-30 registers; =2 softmax_lean with streaming stores,

@@ -346,6 +346,8 @@ static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_
 #include "stamp_types.cuh"
 
 /* after the stamped kernels */
+#include "pooling_cw.cuh"
+#include "pooling_cwn.cuh"
 #include "pooling_s2g.cuh"
 #include "pooling_smb.cuh"
 
@@ -641,6 +643,45 @@ static int pool_s2g_nhwc_ok(const fd_pool_problem_t *p, const pool_geom_t *g, co
     return 1;
 }
 
+/* FREEDNN_GPU_POOL_CWN=0 turns off the channels-last column walks of pooling_cwn.cuh
+ * (2026-12-03, issue 7.4; pool_s2g_max_bwd_nhwc_* takes their cases); FREEDNN_GPU_POOL_CWN_R:
+ * window rows a strip (1 .. 4096, default 14: dev/pool_bwd_nhwc's best). Read once per
+ * process. */
+static int pool_cwn_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_POOL_CWN");
+    return on;
+}
+static int pool_cwn_rows(void)
+{
+    static const int r = (int)fd_env_long("FREEDNN_GPU_POOL_CWN_R", 1, 4096, 14);
+    return r;
+}
+
+/* 1 (and *cvn vectors a pixel, *R window rows a strip, *nst strips a plane, *blocks) when a
+ * channels-last max backward that pool_s2g_nhwc_ok would take (pool_vec_ok, pool_s2_ok,
+ * pool_s2g_common_ok, FREEDNN_GPU_BW5) takes pool_cwn_max_bwd_{f32,f16,bf16} instead: y of the
+ * floor sizes ((H + 1) / 2 x (W + 1) / 2: the walk writes every dx cell, none past x), a thread
+ * per (n, strip, column pair of y, vector), fewer than 2^31 - 256 threads. Strips of
+ * pool_cwn_rows, balanced. */
+static int pool_cwn_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
+                       int *cvn, int *R, int *nst, unsigned *blocks)
+{
+    if (!pool_cwn_on() || !fd_cuda_bw5_on() || !pool_s2g_common_ok(p, g, q))
+        return 0;
+    if (q->out_h != (q->in_h + 1) / 2 || q->out_w != (q->in_w + 1) / 2)
+        return 0;
+    const int64_t v = p->c / (FD_CUDA_VEC_BYTES / (int64_t)fd_dtype_size(p->dt));
+    const int r = pool_cwn_rows() < q->out_h ? pool_cwn_rows() : q->out_h;
+    const int n = (q->out_h + r - 1) / r;
+    const int64_t th = (int64_t)q->planes * n * q->out_w * v;
+    if (th >= ((int64_t)1 << 31) - POOL_CWN_THREADS)
+        return 0;
+    *cvn = (int)v, *nst = n, *R = (q->out_h + n - 1) / n;
+    *blocks = (unsigned)((th + POOL_CWN_THREADS - 1) / POOL_CWN_THREADS);
+    return 1;
+}
+
 /* FREEDNN_GPU_POOL_SMB=0 turns off the shared-memory max backward of pooling_smb.cuh (2026-12-02,
  * issue 7.4); so do FREEDNN_GPU_BW3=0 and FREEDNN_GPU_BW5=0 (their children test the kernels
  * before it). FREEDNN_GPU_POOL_SMB_T: dx elements a tile (512 .. 65536, default 4096). Read
@@ -684,6 +725,81 @@ static int pool_smb_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const p
     if (pool_smb_bytes(*m) > 48 * 1024 || (int64_t)q->planes * m->nt >= ((int64_t)1 << 31))
         return 0;
     *blocks = (unsigned)((int64_t)q->planes * m->nt), *bytes = pool_smb_bytes(*m);
+    return 1;
+}
+
+/* FREEDNN_GPU_POOL_CW=0 turns off the column walks of pooling_cw.cuh (2026-12-03, issue 7.4;
+ * pool_smb or the gathers take their cases); FREEDNN_GPU_POOL_CW_R: window rows a strip (1 ..
+ * 4096; default 0: 14 for FLOAT, 28 for the 16-bit types, dev/pool_bwd's best). Read once per
+ * process. */
+static int pool_cw_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_POOL_CW");
+    return on;
+}
+static int pool_cw_rows(void)
+{
+    static const int r = (int)fd_env_long("FREEDNN_GPU_POOL_CW_R", 0, 4096, 0);
+    return r;
+}
+/* FREEDNN_GPU_POOL_CW8=0: the 16-bit types keep 4 dx columns a lane (read once per process). */
+static int pool_cw8_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_POOL_CW8");
+    return on;
+}
+
+/* 1 when the 16-bit rows take pool_cw8_*: 8 columns a lane, x and dx 16-byte aligned with their
+ * N, C and H strides multiples of 8 elements (W stride 1: pool_rows4_ok). */
+static int pool_cw8_ok(const fd_pool_problem_t *p, const void *x, const void *dx)
+{
+    if (p->dt == CUDNN_DATA_FLOAT || !pool_cw8_on() || (((uintptr_t)x | (uintptr_t)dx) & 15) != 0)
+        return 0;
+    const int64_t *ss[2] = {p->xs, p->dxs};
+    for (int k = 0; k < 2; k++)
+        if (ss[k][0] % 8 != 0 || ss[k][1] % 8 != 0 || ss[k][3] % 8 != 0)
+            return 0;
+    return 1;
+}
+
+/* 1 (and the kernel *k, *R window rows a strip, *nt strips a plane, *blocks) when a max backward
+ * pool_s2_ok accepted (q, W innermost) takes pool_cw_max_bwd* (pooling_cw.cuh):
+ * pool_s2g_common_ok, pool_rows4_ok, W <= 128 (16-bit rows of pool_cw8_ok: W <= 256, 8 dx
+ * columns a lane), y no larger than the windows x holds (out_h <= (H + 1) / 2, out_w <= (W + 1)
+ * / 2), under FREEDNN_GPU_BW3 / BW5 as pool_smb. Lanes a strip: the fewest of 16 / 32 (8 / 16 /
+ * 32) that cover a row. Strips: the default rows, balanced, halved (down to 2) while the grid is
+ * under half a wave of 32 warps an SM. */
+static int pool_cw_ok(const fd_pool_problem_t *p, const pool_geom_t *g, const pool_s2_t *q,
+                      const fd_pool_args_t *a, pool_cw_kernel_t *k, int *R, int *nt,
+                      unsigned *blocks)
+{
+    if (!pool_cw_on() || !fd_cuda_bw3_on() || !fd_cuda_bw5_on() || !pool_s2g_common_ok(p, g, q) ||
+        !pool_rows4_ok(p, a->x, a->out))
+        return 0;
+    const int W = q->in_w, pairs = (q->in_h + 1) / 2, g8 = pool_cw8_ok(p, a->x, a->out);
+    if (W > (g8 ? 256 : 128) || q->out_w > (W + 1) / 2 || q->out_h > pairs)
+        return 0;
+    const int li = W <= 64 ? 0 : W <= 128 ? 1 : 2; /* lanes a strip: 16 << li (g8: 8 << li) */
+    const int per = (g8 ? 4 : 2) >> li;            /* strips a warp */
+    const int ty = p->dt == CUDNN_DATA_FLOAT ? 0 : p->dt == CUDNN_DATA_HALF ? 1 : 2;
+    int r = pool_cw_rows() > 0 ? pool_cw_rows() : ty == 0 ? 14 : 28;
+    r = r > pairs ? pairs : r;
+    const int64_t half_wave = (int64_t)fd_cuda_sm_count() * 16;
+    int64_t warps;
+    for (;;) {
+        *nt = (pairs + r - 1) / r;
+        r = (pairs + *nt - 1) / *nt;
+        warps = ((int64_t)q->planes * *nt + per - 1) / per;
+        if (pool_cw_rows() > 0 || r <= 2 || warps >= half_wave)
+            break;
+        r = (r + 1) / 2;
+    }
+    if ((int64_t)q->planes * *nt >= ((int64_t)1 << 31) - 64 ||
+        warps * 32 >= ((int64_t)1 << 31) - POOL_CW_THREADS)
+        return 0;
+    *R = r, *blocks = (unsigned)((warps * 32 + POOL_CW_THREADS - 1) / POOL_CW_THREADS);
+    const int mode = a->alpha == 1.0 && a->beta == 0.0;
+    *k = g8 ? pool_cw8_kernels[ty - 1][mode][li] : pool_cw_kernels[ty][mode][li];
     return 1;
 }
 
@@ -1017,6 +1133,17 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
     if (vec_ok && pool_avgv_ok(p, &g, 1, &s2, &cvn, &sp, &tp, &th, &lean))
         return pool_avgv_launch(p, a, &s2, 1, cvn, sp, tp, th, lean);
     if (pool_s2_ok(p, &g, 1, vec_ok ? POOL_S2_VEC_BYTES : 0, &s2)) {
+        pool_cw_kernel_t cwk;
+        int cr, cnt;
+        unsigned cb;
+        if (!vec_ok && pool_cw_ok(p, &g, &s2, a, &cwk, &cr, &cnt, &cb)) {
+            cwk<<<cb, POOL_CW_THREADS, 0, a->handle->stream>>>(s2, cr, cnt, a->x, a->dy, a->out,
+                                                               a->alpha, a->beta);
+            FD_CUDA_LAUNCHED("pool_cw_max_bwd on %s data (%u blocks, strips of %d window rows, %d "
+                             "a plane)",
+                             fd_dtype_name(p->dt), cb, cr, cnt);
+            return CUDNN_STATUS_SUCCESS;
+        }
         pool_smb_t sm;
         unsigned sb;
         size_t sbytes;
@@ -1058,6 +1185,24 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
                 pool_s2g_max_bwd_f32<<<blocks, FD_CUDA_BLOCK, 0, a->handle->stream>>>(
                     s2, groups, pairs, a->x, a->dy, a->out, a->alpha, a->beta);
             FD_CUDA_LAUNCHED("pool_s2g_max_bwd_f32 (%u blocks, %d an SM)", blocks, s2g_minb());
+            return CUDNN_STATUS_SUCCESS;
+        }
+        int nr, nst;
+        unsigned nb;
+        if (vec_ok && pool_cwn_ok(p, &g, &s2, &cvn, &nr, &nst, &nb)) {
+            cudaStream_t st = a->handle->stream;
+            if (p->dt == CUDNN_DATA_FLOAT)
+                pool_cwn_max_bwd_f32<<<nb, POOL_CWN_THREADS, 0, st>>>(s2, cvn, nr, nst, a->x, a->dy,
+                                                                      a->out, a->alpha, a->beta);
+            else if (p->dt == CUDNN_DATA_HALF)
+                pool_cwn_max_bwd_f16<<<nb, POOL_CWN_THREADS, 0, st>>>(s2, cvn, nr, nst, a->x, a->dy,
+                                                                      a->out, a->alpha, a->beta);
+            else
+                pool_cwn_max_bwd_bf16<<<nb, POOL_CWN_THREADS, 0, st>>>(
+                    s2, cvn, nr, nst, a->x, a->dy, a->out, a->alpha, a->beta);
+            FD_CUDA_LAUNCHED("pool_cwn_max_bwd on %s data (%u blocks, strips of %d window rows, %d "
+                             "a plane)",
+                             fd_dtype_name(p->dt), nb, nr, nst);
             return CUDNN_STATUS_SUCCESS;
         }
         if (vec_ok && pool_s2g_nhwc_ok(p, &g, &s2, &cvn, &sp, &tp, &th)) {

@@ -15,25 +15,35 @@
  * max backward gather (pool_s2g_max_bwd_f32: partial row vectors, rows across warps and warps
  * across rows, ReLU zeros); its HALF / BFLOAT16 twins and the channels-last FLOAT / HALF /
  * BFLOAT16 gather (pool_s2g_max_bwd_nhwc_*: 2 x 2 dx blocks, C not a multiple of the vector
- * declined); the channels-last averages of stride 2 (pool_avgv_*: pool_avgv_tests); the lean
+ * declined) and, on the same channels-last cases of floor sizes, the column walks of
+ * pooling_cwn.cuh (pool_cwn_max_bwd_*: strips of 14 window rows); the channels-last averages of
+ * stride 2 (pool_avgv_*: pool_avgv_tests); the lean
  * max forward of stride 2 (pool_lean_*: pool_lean_tests). The W-innermost 3x3 / 2 pad 1 max
- * backward cases take the shared-memory tiles of pooling_smb.cuh (pool_smb_max_bwd_*) in the
- * parent and the FREEDNN_GPU_BW2=0 child: 4096 dx elements a tile (the smoke set's 75 x 140
- * plane takes 3 tiles, the others one). Reruns itself with FREEDNN_GPU_BW2=0,
- * FREEDNN_GPU_BW3=0, FREEDNN_GPU_BW5=0 (both: without pool_smb too), FREEDNN_GPU_POOL_SMB=0
- * (the gathers pool_s2g_* on those cases), FREEDNN_GPU_POOL_SMB_T=512 (tiles of 1-4 window
- * rows: the cases on several tiles), FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only),
- * FREEDNN_GPU_POOL_LEAN=0 (pool_lean_tests only: the alpha 1, beta 0 max forward of
- * pool_tests' cases takes pool_lean_* in the parent and the other children) and
- * FREEDNN_GPU_ACT_LEAN=0 / 2 (act_tests only: the packed kernels' exact branch, and the lean
- * exact kernels at 2 vectors a thread; the parent runs them at 1). The cuda
- * rows reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0
- * (a NaN-carrying output compares NaN positions instead of payload bits).
- * Activation: every mode and NaN option (NaN inputs and a NaN clipped-relu coef included),
- * 4-d, 5-d and 2-d shapes in the three layouts, in place, both blends, the four types, one 4M
- * tensor; the piecewise modes are exact, the transcendental ones within gm_tol.
+ * backward cases of W <= 128 and y of floor sizes take the column walks of pooling_cw.cuh
+ * (pool_cw_max_bwd*: 16 lanes a strip up to W 64, 32 up to 128, the ResNet stem's 112 x 112
+ * included; HALF / BFLOAT16 rows of 16-byte vectors, W 8 / 16 / 56 / 64 / 112 / 128 / 200 and the
+ * padded rows, pool_cw8_max_bwd*: 8 columns a lane, 8 / 16 / 32 lanes a strip) in the parent and
+ * the FREEDNN_GPU_BW2=0 child, the others (FLOAT W 200, ceil sizes) the shared-memory tiles of
+ * pooling_smb.cuh (pool_smb_max_bwd_*): 4096 dx elements a tile (the smoke set's 75 x 140 plane
+ * takes 3 tiles, the others one). Reruns itself with FREEDNN_GPU_BW2=0, FREEDNN_GPU_BW3=0,
+ * FREEDNN_GPU_BW5=0 (both: without pool_cw and pool_smb too), FREEDNN_GPU_POOL_CW=0 (pool_smb on
+ * every such case), FREEDNN_GPU_POOL_CW_R=1 (strips of one window row), FREEDNN_GPU_POOL_CW8=0 (the
+ * 16-bit rows at 4 columns a lane), FREEDNN_GPU_POOL_CWN=0 (pool_s2g_max_bwd_nhwc_* on the
+ * channels-last cases), FREEDNN_GPU_POOL_CWN_R=1 (pool_cwn: strips of one window row), and without
+ * pool_cw FREEDNN_GPU_POOL_SMB=0 (the gathers pool_s2g_* on those cases) and
+ * FREEDNN_GPU_POOL_SMB_T=512 (tiles of 1-4 window rows: the cases on several tiles),
+ * FREEDNN_GPU_POOL_AVGV=0 (pool_avgv_tests only), FREEDNN_GPU_POOL_LEAN=0 (pool_lean_tests only:
+ * the alpha 1, beta 0 max forward of pool_tests' cases takes pool_lean_* in the parent and the
+ * other children) and FREEDNN_GPU_ACT_LEAN=0 / 2 (act_tests only: the packed kernels' exact branch,
+ * and the lean exact kernels at 2 vectors a thread; the parent runs them at 1). The cuda rows
+ * reproduce the reference bit for bit (sums in double in its order), so the tolerance is 0 (a
+ * NaN-carrying output compares NaN positions instead of payload bits). Activation: every mode and
+ * NaN option (NaN inputs and a NaN clipped-relu coef included), 4-d, 5-d and 2-d shapes in the
+ * three layouts, in place, both blends, the four types, one 4M tensor; the piecewise modes are
+ * exact, the transcendental ones within gm_tol.
  * --smoke: a few small cases per op (compute-sanitizer).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,11 +237,22 @@ static void pool_tests(void)
         static const int r56s[3] = {56, 56, 1};
         pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_NOT_PROPAGATE_NAN, 2, 1,
                   2, r56s, 3, 1, 2, 0, L_NCHW, 1, 1, 0, F_INT, seed++);
-        /* FREEDNN_GPU_BW5's gathers: channels-last f16, W-innermost bf16 partial vectors */
+        /* FREEDNN_GPU_BW5's kernels: channels-last f16 (pool_cwn's walk), W-innermost bf16
+         * partial vectors */
         pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 16, odd29, 3, 1, 2,
                   0, L_NHWC, 1, 0.5, 0.25, F_SPECIAL, seed++);
         pool_case(CUDNN_DATA_BFLOAT16, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 3, odd29, 3,
                   1, 2, 0, L_ODD, 1, 1, 0, F_INT, seed++);
+        /* pool_cwn_max_bwd_f16: 2 strips of 14 window rows (a halo step), 3 vectors, ties */
+        pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 24, r56s, 3, 1,
+                  2, 0, L_NHWC, 1, 0.5, 0.25, F_INT, seed++);
+        static const int w12[3] = {5, 12, 1}; /* pool_cw at 4 columns a lane (rows of 12) */
+        pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 3, w12, 3, 1,
+                  2, 0, L_NCHW, 1, 0.5, 0.25, F_INT, seed++);
+        static const int w112[3] = {9, 112, 1}; /* pool_cw8's 16-lane strips, both sums */
+        for (int k = 0; k < 2; k++)
+            pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 3, w112, 3, 1,
+                      2, 0, L_NCHW, 1, k ? 0.5 : 1, k ? 0.25 : 0, F_SPECIAL, seed++);
         return;
     }
     /* max backward by tiles (pool_bwd_tile: 32 x 64 dx per block): planes of several tiles
@@ -402,16 +423,17 @@ static void pool_tests(void)
      * lanes' own loads), 4 x 8, one row, two rows, odd heights, ceil sizes; the padded layout's
      * rows whose last vector is partial (W 29, 61, 125 in rows of 32, 64, 128; H 17, 9, 5) */
     {
-        static const int gin[8][3] = {{56, 56, 1}, {8, 200, 1}, {4, 8, 1}, {1, 12, 1},
-                                      {2, 16, 1},  {17, 29, 1}, {9, 61, 1}, {5, 125, 1}};
-        for (int k = 0; k < 8; k++)
+        static const int gin[10][3] = {{56, 56, 1}, {8, 200, 1}, {4, 8, 1},  {1, 12, 1},
+                                       {2, 16, 1},  {17, 29, 1}, {9, 61, 1}, {5, 125, 1},
+                                       {6, 64, 1},  {4, 128, 1}};
+        for (int k = 0; k < 10; k++)
             for (int v = 0; v < 4; v++) {
                 const int nan = (k + v) % 2, blend = (k + v) % 3 == 1, ceil = v == 3;
                 const fill_t f = v == 0 ? F_INT : v == 1 ? F_SPECIAL : v == 2 ? F_REAL : F_INT;
                 pool_case(CUDNN_DATA_FLOAT, modes[(k + v) % 2], (cudnnNanPropagation_t)nan, 2,
                           k == 0 ? 2 : 3, k == 1 ? 2 : 5, gin[k], 3, 1, 2, ceil,
-                          k >= 5 ? L_ODD : L_NCHW, 1, blend ? 0.5 : 1, blend ? 0.25 : 0, f,
-                          seed++);
+                          k >= 5 && k != 8 ? L_ODD : L_NCHW, 1, blend ? 0.5 : 1, blend ? 0.25 : 0,
+                          f, seed++);
             }
         for (int zs = 0; zs < 2; zs++) {
             pool_zsign = zs;
@@ -435,18 +457,28 @@ static void pool_tests(void)
      * 1, 2 and 3 vectors, and C not a multiple of the vector (f32 C 6, f16 / bf16 C 12: the
      * kernel declines, the sweeps take them); the padded layout's partial row vectors (NCHW
      * 16-bit); the benchmark's problems (n32, f32 C 128 NHWC, f16 C 256 NHWC and NCHW). Run
-     * in the parent, the FREEDNN_GPU_BW5=0 child and the FREEDNN_GPU_POOL_SMB* children only
-     * (the other switches leave these kernels alone); pool_smb_max_bwd_* takes the W-innermost
-     * ones but in the FREEDNN_GPU_BW5=0 and FREEDNN_GPU_POOL_SMB=0 children. */
+     * in the parent, the FREEDNN_GPU_BW5=0 child and the FREEDNN_GPU_POOL_CW* / _CWN* / _SMB*
+     * children only (the other switches leave these kernels alone); pool_cw / pool_smb take the
+     * W-innermost ones but in the FREEDNN_GPU_BW5=0 and FREEDNN_GPU_POOL_SMB=0 children. W 64
+     * and 128 (packed rows), the stem's 112 x 112. The channels-last ones of floor sizes take
+     * the column walks of pooling_cwn.cuh (pool_cwn_max_bwd_*: 56 x 56 in 2 strips of 14
+     * window rows, the others in one; both sums) but in the FREEDNN_GPU_BW5=0 child and the
+     * FREEDNN_GPU_POOL_CWN=0 child (pool_s2g_max_bwd_nhwc_* there); the
+     * FREEDNN_GPU_POOL_CWN_R=1 child walks strips of one window row (a halo step each); the
+     * ceil sizes are declined (pool_s2g_max_bwd_nhwc_* everywhere). */
     if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW5") != NULL ||
-        getenv("FREEDNN_GPU_POOL_SMB") != NULL || getenv("FREEDNN_GPU_POOL_SMB_T") != NULL) {
-        static const int hin[8][3] = {{56, 56, 1}, {8, 200, 1}, {4, 8, 1}, {1, 12, 1},
-                                      {2, 16, 1},  {17, 29, 1}, {9, 61, 1}, {5, 125, 1}};
+        getenv("FREEDNN_GPU_POOL_SMB") != NULL || getenv("FREEDNN_GPU_POOL_SMB_T") != NULL ||
+        getenv("FREEDNN_GPU_POOL_CW") != NULL || getenv("FREEDNN_GPU_POOL_CW_R") != NULL ||
+        getenv("FREEDNN_GPU_POOL_CWN") != NULL || getenv("FREEDNN_GPU_POOL_CWN_R") != NULL ||
+        getenv("FREEDNN_GPU_POOL_CW8") != NULL) {
+        static const int hin[10][3] = {{56, 56, 1}, {8, 200, 1}, {4, 8, 1},  {1, 12, 1},
+                                       {2, 16, 1},  {17, 29, 1}, {9, 61, 1}, {5, 125, 1},
+                                       {6, 64, 1},  {4, 128, 1}};
         static const int t3[3] = {0, 2, 3}; /* FLOAT, HALF, BFLOAT16 */
         for (int ti = 0; ti < 3; ti++) {
             const cudnnDataType_t dt = dtypes[t3[ti]];
             const int vec = 16 / (int)fd_test_dtype_size(dt);
-            for (int k = 0; k < 8; k++)
+            for (int k = 0; k < 10; k++)
                 for (int v = 0; v < 4; v++) {
                     const int nan = (k + v + ti) % 2, blend = (k + v + ti) % 3 == 1;
                     const fill_t f = v == 0 ? F_INT : v == 1 ? F_SPECIAL : v == 2 ? F_REAL : F_INT;
@@ -456,8 +488,8 @@ static void pool_tests(void)
                     if (ti > 0) /* NCHW 16-bit */
                         pool_case(dt, modes[(k + v) % 2], (cudnnNanPropagation_t)(1 - nan), 2,
                                   k == 0 ? 2 : 3, k == 1 ? 2 : 5, hin[k], 3, 1, 2, v == 3,
-                                  k >= 5 ? L_ODD : L_NCHW, 1, blend ? 1 : 0.5, blend ? 0 : 0.25, f,
-                                  seed++);
+                                  k >= 5 && k != 8 ? L_ODD : L_NCHW, 1, blend ? 1 : 0.5,
+                                  blend ? 0 : 0.25, f, seed++);
                 }
             for (int k = 0; k < 2; k++) /* C not a multiple of the vector: declined */
                 pool_case(dt, modes[k], (cudnnNanPropagation_t)k, 2, 2, ti ? 12 : 6, hin[k * 5], 3,
@@ -486,6 +518,14 @@ static void pool_tests(void)
                   2, 0, L_NCHW, 1, 1, 0, F_REAL, seed++);
         pool_case(CUDNN_DATA_BFLOAT16, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_NOT_PROPAGATE_NAN, 2,
                   8, 64, hin[0], 3, 1, 2, 0, L_NHWC, 1, 0.5, 0.25, F_SPECIAL, seed++);
+        /* ResNet's stem pool (112 x 112: pool_cw's 32-lane strips) */
+        static const int stem[3] = {112, 112, 1};
+        pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 4, 64, stem, 3, 1,
+                  2, 0, L_NCHW, 1, 1, 0, F_REAL, seed++);
+        pool_case(CUDNN_DATA_BFLOAT16, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 16, stem, 3, 1,
+                  2, 0, L_NCHW, 1, 0.5, 0.25, F_INT, seed++);
+        pool_case(CUDNN_DATA_FLOAT, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 32, stem, 3,
+                  1, 2, 0, L_NCHW, 1, 1, 0, F_REAL, seed++);
     }
     /* large: 4M elements, grid-stride coverage */
     static const int big[3] = {128, 128, 1};
@@ -850,8 +890,17 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BW2", "0"); /* the same cases on the earlier kernels */
     gm_rerun_with(argv, "FREEDNN_GPU_BW3", "0"); /* and without the third round's */
     gm_rerun_with(argv, "FREEDNN_GPU_BW5", "0"); /* without the fifth round's gathers */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_CW", "0");    /* pool_smb instead of pool_cw */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_CW_R", "1");  /* pool_cw: strips of one window row */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_CW8", "0");   /* pool_cw at 4 columns a lane */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_CWN", "0");   /* pool_s2g_nhwc instead of pool_cwn */
+    gm_rerun_with(argv, "FREEDNN_GPU_POOL_CWN_R", "1"); /* pool_cwn: strips of one window row */
+    if (getenv("FD_GM_RERUN") == NULL) /* the two children below: without pool_cw too */
+        setenv("FREEDNN_GPU_POOL_CW", "0", 1);
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_SMB", "0");     /* pool_s2g_* instead of pool_smb */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_SMB_T", "512"); /* pool_smb: many tiles a plane */
+    if (getenv("FD_GM_RERUN") == NULL)
+        unsetenv("FREEDNN_GPU_POOL_CW");
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_AVGV", "0"); /* pool_avgv_tests on the old sweeps */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_LEAN", "0"); /* pool_lean_tests on the old sweeps */
     gm_rerun_with(argv, "FREEDNN_GPU_POOL_TILE_ROWS",
