@@ -891,6 +891,697 @@ PC4_KERNEL(v9_f32, POOL_S2G_F32, 2, 4)
 PC4_KERNEL(v9_f16, POOL_S2G_F16, 2, 4)
 #undef PC4_KERNEL
 
+// ---- v12: verbatim from src/cuda/pooling_cw.cuh (the library's port of v9; kernels renamed,
+// its bf16 instances and host table dropped) ---------------------------------------------------
+#define POOL_CW_THREADS 256
+/* blocks of 256 an SM: 4 (ptxas, CUDA 13: 55-61 registers sm_90, 55-63 sm_80, 0 spills; 5
+ * spilled in dev/pool_bwd) */
+#define POOL_CW_MINB 4
+
+/* One x row's 4 cells of a lane as loaded: FLOAT w[0..3]; 16-bit w[0..1] (pairs). */
+struct pool_cw_raw {
+    unsigned w[4];
+};
+
+/* -inf in every lane of a word of the type */
+static __device__ __forceinline__ unsigned pool_cw_ninf(const int ty)
+{
+    return pool_s2g_ninf16(ty).x;
+}
+
+/* The 4 cells of row vector p + off (cnt of them inside the row; ok: the row exists). */
+template <int TY>
+static __device__ __forceinline__ pool_cw_raw pool_cw_load(const void *xc, bool ok, int off,
+                                                           int cnt)
+{
+    const unsigned ni = pool_cw_ninf(TY);
+    pool_cw_raw o;
+    o.w[0] = o.w[1] = ni;
+    o.w[2] = o.w[3] = TY == POOL_S2G_F32 ? ni : 0u;
+    if (!ok)
+        return o;
+    if (TY == POOL_S2G_F32) {
+        const unsigned *p = (const unsigned *)xc + off;
+        if (cnt >= 4) {
+            const uint4 u = *(const uint4 *)p;
+            o.w[0] = u.x, o.w[1] = u.y, o.w[2] = u.z, o.w[3] = u.w;
+        } else {
+            o.w[0] = p[0];
+            if (cnt > 1)
+                o.w[1] = p[1];
+            if (cnt > 2)
+                o.w[2] = p[2];
+        }
+    } else {
+        const unsigned short *p = (const unsigned short *)xc + off;
+        if (cnt >= 4) {
+            const uint2 u = *(const uint2 *)p;
+            o.w[0] = u.x, o.w[1] = u.y;
+        } else {
+            o.w[0] = cnt > 1 ? *(const unsigned *)p : (ni & 0xffff0000u) | p[0];
+            if (cnt > 2)
+                o.w[1] = (ni & 0xffff0000u) | p[2];
+        }
+    }
+    return o;
+}
+
+/* The last cell's word (FLOAT) or pair word (16-bit: the cell in the high half) of a row. */
+template <int TY>
+static __device__ __forceinline__ unsigned pool_cw_last(const pool_cw_raw &r)
+{
+    return TY == POOL_S2G_F32 ? r.w[3] : r.w[1];
+}
+
+/* The storage bits of float v rounded once to the type. */
+template <int TY>
+static __device__ __forceinline__ unsigned pool_cw_fbits(float v)
+{
+    if (TY == POOL_S2G_F32)
+        return __float_as_uint(v);
+    if (TY == POOL_S2G_F16)
+        return __half_as_ushort(__float2half_rn(v));
+    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
+}
+
+/* The bits of alpha * a + beta * (element at p) (fd_cuda_blend's roundings). */
+template <int TY>
+static __device__ __forceinline__ unsigned pool_cw_blend(const void *p, double alpha, double beta,
+                                                         double a)
+{
+    double s = __dmul_rn(alpha, a);
+    if (beta != 0.0)
+        s = __dadd_rn(s, __dmul_rn(beta, (double)pool_s2g_ld(p, 0, TY)));
+    return pool_s2g_bits(s, TY);
+}
+
+/* Stores the bits r[0..cnt - 1] (low halves for 16-bit) at dx row vector dxc + off. */
+template <int TY>
+static __device__ __forceinline__ void pool_cw_store(void *dxc, int off, const unsigned *r,
+                                                     int cnt)
+{
+    void *p = pool_s2g_atw(dxc, off, TY);
+    if (TY == POOL_S2G_F32) {
+        unsigned *u = (unsigned *)p;
+        if (cnt >= 4) {
+            *(uint4 *)u = make_uint4(r[0], r[1], r[2], r[3]);
+            return;
+        }
+        u[0] = r[0];
+        if (cnt > 1)
+            u[1] = r[1];
+        if (cnt > 2)
+            u[2] = r[2];
+    } else {
+        unsigned short *u = (unsigned short *)p;
+        if (cnt >= 4) {
+            *(uint2 *)u = make_uint2(r[0] | r[1] << 16, r[2] | r[3] << 16);
+            return;
+        }
+        u[0] = (unsigned short)r[0];
+        if (cnt > 1)
+            u[1] = (unsigned short)r[1];
+        if (cnt > 2)
+            u[2] = (unsigned short)r[2];
+    }
+}
+
+/* The codes of windows A and B from rows tp (top), md, bt of this lane and the words holding
+ * column 4m - 1 (tl, ml, bl: shuffled from the left lane; -inf at the row start). */
+template <int TY>
+static __device__ __forceinline__ void pool_cw_codes(const pool_cw_raw &tp, unsigned tl,
+                                                     const pool_cw_raw &md, unsigned ml,
+                                                     const pool_cw_raw &bt, unsigned bl,
+                                                     int propagate, int *ca, int *cb)
+{
+    if (TY == POOL_S2G_F32) {
+        const float a[9] = {__uint_as_float(tl),      __uint_as_float(tp.w[0]),
+                            __uint_as_float(tp.w[1]), __uint_as_float(ml),
+                            __uint_as_float(md.w[0]), __uint_as_float(md.w[1]),
+                            __uint_as_float(bl),      __uint_as_float(bt.w[0]),
+                            __uint_as_float(bt.w[1])};
+        const float b[9] = {__uint_as_float(tp.w[1]), __uint_as_float(tp.w[2]),
+                            __uint_as_float(tp.w[3]), __uint_as_float(md.w[1]),
+                            __uint_as_float(md.w[2]), __uint_as_float(md.w[3]),
+                            __uint_as_float(bt.w[1]), __uint_as_float(bt.w[2]),
+                            __uint_as_float(bt.w[3])};
+        *ca = pool_s2g_code(a, propagate);
+        *cb = pool_s2g_code(b, propagate);
+        return;
+    }
+    /* per row the pairs (A's cell, B's cell): (4m - 1, 4m + 1), (4m, 4m + 2), (4m + 1, 4m + 3) */
+    const unsigned c[9] = {__byte_perm(tl, tp.w[0], 0x7632),    __byte_perm(tp.w[0], tp.w[1], 0x5410),
+                           __byte_perm(tp.w[0], tp.w[1], 0x7632), __byte_perm(ml, md.w[0], 0x7632),
+                           __byte_perm(md.w[0], md.w[1], 0x5410), __byte_perm(md.w[0], md.w[1], 0x7632),
+                           __byte_perm(bl, bt.w[0], 0x7632),    __byte_perm(bt.w[0], bt.w[1], 0x5410),
+                           __byte_perm(bt.w[0], bt.w[1], 0x7632)};
+    const unsigned cd = propagate ? pool_s2g_code2(c, true, TY) : pool_s2g_code2(c, false, TY);
+    *ca = (int)(cd & 0xffffu) - 1;
+    *cb = (int)(cd >> 16) - 1;
+}
+
+/* The routed dy of window code c for cell k (float; 0 when c != k) */
+#define POOL_CW_F(c, k, g) ((c) == (k) ? (g) : 0.f)
+#define POOL_CW_D(c, k, g) ((c) == (k) ? (double)(g) : 0.0)
+
+/* Strips of R window rows, nt a plane; L lanes a strip; MODE 1: alpha 1, beta 0. */
+template <int TY, int MODE, int L>
+static __device__ __forceinline__ void pool_cw_body(const pool_s2_t &q, int R, int nt,
+                                                    const void *xv, const void *dyv, void *dxv,
+                                                    double alpha, double beta)
+{
+    const unsigned full = 0xffffffffu, ni = pool_cw_ninf(TY);
+    const int lane = (int)(threadIdx.x & 31), m = lane & (L - 1);
+    const int wid = (int)((blockIdx.x * POOL_CW_THREADS + threadIdx.x) >> 5);
+    const int items = q.planes * nt, item0 = (32 / L) * wid, item = item0 + lane / L;
+    if (item0 >= items)
+        return; /* the whole warp */
+    const bool act = item < items;
+    const int pl = act ? item / nt : 0, strip = act ? item - pl * nt : 0;
+    const int n = pl / q.c, c = pl - n * q.c;
+    const void *xc = pool_s2g_at(xv, n * q.xs_n + c * q.xs_c, TY);
+    const void *dyc = pool_s2g_at(dyv, n * q.gs_n + c * q.gs_c, TY);
+    void *dxc = pool_s2g_atw(dxv, n * q.ds_n + c * q.ds_c, TY);
+    const int H = q.in_h, W = q.in_w, pairs = (H + 1) / 2;
+    const int t0 = strip * R, t1 = act ? min(t0 + R, pairs) : t0 - 1;
+    const int c0 = 4 * m, cnt = W - c0; /* cnt > 0: the lane holds dx columns */
+    const bool live = act && cnt > 0, okA = 2 * m < q.out_w, okB = 2 * m + 1 < q.out_w;
+    const int dyo = 2 * m * q.gs_w;
+
+    pool_cw_raw tp = pool_cw_load<TY>(xc, live && t0 > 0, (2 * t0 - 1) * q.xs_h + c0, cnt);
+    unsigned tl = __shfl_up_sync(full, pool_cw_last<TY>(tp), 1, L);
+    if (m == 0)
+        tl = ni;
+    pool_cw_raw rm = pool_cw_load<TY>(xc, live && 2 * t0 < H, 2 * t0 * q.xs_h + c0, cnt);
+    pool_cw_raw rb = pool_cw_load<TY>(xc, live && 2 * t0 + 1 < H, (2 * t0 + 1) * q.xs_h + c0, cnt);
+    const bool g0 = act && t0 < q.out_h;
+    float ga = g0 && okA ? pool_s2g_ld(dyc, t0 * q.gs_h + dyo, TY) : 0.f;
+    float gb = g0 && okB ? pool_s2g_ld(dyc, t0 * q.gs_h + dyo + q.gs_w, TY) : 0.f;
+    int pa = -1, pb = -1, pn = -1; /* window row t - 1: codes of A, B, N and their dy */
+    float pga = 0.f, pgb = 0.f, pgn = 0.f;
+    for (int k = 0; k <= R; k++) {
+        const int t = t0 + k;
+        const bool on = t <= t1, more = t < t1;
+        const int r2 = 2 * t + 2;
+        const pool_cw_raw nm =
+            pool_cw_load<TY>(xc, more && live && r2 < H, r2 * q.xs_h + c0, cnt);
+        const pool_cw_raw nb =
+            pool_cw_load<TY>(xc, more && live && r2 + 1 < H, (r2 + 1) * q.xs_h + c0, cnt);
+        const bool gn = more && t + 1 < q.out_h;
+        const float nga = gn && okA ? pool_s2g_ld(dyc, (t + 1) * q.gs_h + dyo, TY) : 0.f;
+        const float ngb = gn && okB ? pool_s2g_ld(dyc, (t + 1) * q.gs_h + dyo + q.gs_w, TY) : 0.f;
+        unsigned ml = __shfl_up_sync(full, pool_cw_last<TY>(rm), 1, L);
+        unsigned bl = __shfl_up_sync(full, pool_cw_last<TY>(rb), 1, L);
+        if (m == 0)
+            ml = ni, bl = ni;
+        int ca, cb;
+        pool_cw_codes<TY>(tp, tl, rm, ml, rb, bl, q.propagate, &ca, &cb);
+        if (!(on && t < q.out_h && okA))
+            ca = -1;
+        if (!(on && t < q.out_h && okB))
+            cb = -1;
+        int cn = __shfl_down_sync(full, ca, 1, L);
+        const float gn_ = __shfl_down_sync(full, ga, 1, L);
+        if (m == L - 1)
+            cn = -1;
+        const int r1 = 2 * t - 1;
+        if (live && on && t > t0 && r1 < H) {
+            unsigned r[4];
+            const double d1 = 0.0 + POOL_CW_D(pa, 8, pga) + POOL_CW_D(pb, 6, pgb) +
+                              POOL_CW_D(ca, 2, ga) + POOL_CW_D(cb, 0, gb);
+            const double d3 = 0.0 + POOL_CW_D(pb, 8, pgb) + POOL_CW_D(pn, 6, pgn) +
+                              POOL_CW_D(cb, 2, gb) + POOL_CW_D(cn, 0, gn_);
+            if (MODE == 1) {
+                r[0] = pool_cw_fbits<TY>(0.f + POOL_CW_F(pa, 7, pga) + POOL_CW_F(ca, 1, ga));
+                r[2] = pool_cw_fbits<TY>(0.f + POOL_CW_F(pb, 7, pgb) + POOL_CW_F(cb, 1, gb));
+                r[1] = pool_s2g_bits(d1, TY), r[3] = pool_s2g_bits(d3, TY);
+            } else {
+                const void *p = pool_s2g_at(dxc, r1 * q.ds_h + c0, TY);
+                const double d0 = 0.0 + POOL_CW_D(pa, 7, pga) + POOL_CW_D(ca, 1, ga);
+                const double d2 = 0.0 + POOL_CW_D(pb, 7, pgb) + POOL_CW_D(cb, 1, gb);
+                r[0] = pool_cw_blend<TY>(p, alpha, beta, d0);
+                r[1] = cnt > 1 ? pool_cw_blend<TY>(pool_s2g_at(p, 1, TY), alpha, beta, d1) : 0u;
+                r[2] = cnt > 2 ? pool_cw_blend<TY>(pool_s2g_at(p, 2, TY), alpha, beta, d2) : 0u;
+                r[3] = cnt > 3 ? pool_cw_blend<TY>(pool_s2g_at(p, 3, TY), alpha, beta, d3) : 0u;
+            }
+            pool_cw_store<TY>(dxc, r1 * q.ds_h + c0, r, cnt);
+        }
+        if (live && more) { /* row 2t < H: t < pairs */
+            unsigned r[4];
+            if (MODE == 1) {
+                r[0] = pool_cw_fbits<TY>(0.f + POOL_CW_F(ca, 4, ga));
+                r[1] = pool_cw_fbits<TY>(0.f + POOL_CW_F(ca, 5, ga) + POOL_CW_F(cb, 3, gb));
+                r[2] = pool_cw_fbits<TY>(0.f + POOL_CW_F(cb, 4, gb));
+                r[3] = pool_cw_fbits<TY>(0.f + POOL_CW_F(cb, 5, gb) + POOL_CW_F(cn, 3, gn_));
+            } else {
+                const void *p = pool_s2g_at(dxc, 2 * t * q.ds_h + c0, TY);
+                const double d0 = 0.0 + POOL_CW_D(ca, 4, ga);
+                const double d1 = 0.0 + POOL_CW_D(ca, 5, ga) + POOL_CW_D(cb, 3, gb);
+                const double d2 = 0.0 + POOL_CW_D(cb, 4, gb);
+                const double d3 = 0.0 + POOL_CW_D(cb, 5, gb) + POOL_CW_D(cn, 3, gn_);
+                r[0] = pool_cw_blend<TY>(p, alpha, beta, d0);
+                r[1] = cnt > 1 ? pool_cw_blend<TY>(pool_s2g_at(p, 1, TY), alpha, beta, d1) : 0u;
+                r[2] = cnt > 2 ? pool_cw_blend<TY>(pool_s2g_at(p, 2, TY), alpha, beta, d2) : 0u;
+                r[3] = cnt > 3 ? pool_cw_blend<TY>(pool_s2g_at(p, 3, TY), alpha, beta, d3) : 0u;
+            }
+            pool_cw_store<TY>(dxc, 2 * t * q.ds_h + c0, r, cnt);
+        }
+        pa = ca, pb = cb, pn = cn, pga = ga, pgb = gb, pgn = gn_;
+        tp = rb, tl = bl;
+        rm = nm, rb = nb, ga = nga, gb = ngb;
+    }
+}
+#undef POOL_CW_F
+#undef POOL_CW_D
+
+/* pool_cw_max_bwd{1,0}_{16,32}_{f32,f16,bf16}: MODE 1 (alpha 1, beta 0) / 0, L lanes a strip;
+ * blocks of POOL_CW_THREADS, POOL_CW_MINB an SM. */
+#define POOL_CW_KERNEL(name, ty, mode, l)                                                          \
+    static __global__ void __launch_bounds__(POOL_CW_THREADS, POOL_CW_MINB)                        \
+        name(const pool_s2_t q, int R, int nt, const void *xv, const void *dyv, void *dxv,         \
+             double alpha, double beta)                                                            \
+    {                                                                                              \
+        pool_cw_body<ty, mode, l>(q, R, nt, xv, dyv, dxv, alpha, beta);                            \
+    }
+POOL_CW_KERNEL(v12_1_16_f32, POOL_S2G_F32, 1, 16)
+POOL_CW_KERNEL(v12_0_16_f32, POOL_S2G_F32, 0, 16)
+POOL_CW_KERNEL(v12_1_32_f32, POOL_S2G_F32, 1, 32)
+POOL_CW_KERNEL(v12_0_32_f32, POOL_S2G_F32, 0, 32)
+POOL_CW_KERNEL(v12_1_16_f16, POOL_S2G_F16, 1, 16)
+POOL_CW_KERNEL(v12_0_16_f16, POOL_S2G_F16, 0, 16)
+POOL_CW_KERNEL(v12_1_32_f16, POOL_S2G_F16, 1, 32)
+POOL_CW_KERNEL(v12_0_32_f16, POOL_S2G_F16, 0, 32)
+#undef POOL_CW_KERNEL
+
+// blocks an SM (__launch_bounds__): the most that ptxas fits without spills (README.md)
+#define V13_MINB 4
+#define V15_MINB 8
+#define V16_MINB 8
+#define CW2_F(c, k, g) ((c) == (k) ? (g) : 0.f)
+#define CW2_D(c, k, g) ((c) == (k) ? (double)(g) : 0.0)
+// ---- v13 / v15 / v16: v12's walk (pool_cw_body) with the loads AHEAD steps ahead and NT threads
+// a block. AHEAD 1 is v12's schedule: step t issues the x rows 2t + 2, 2t + 3 and the dy of window
+// row t + 1 before its own work. AHEAD 2: step t issues those of window row t + 2 (rows 2t + 4,
+// 2t + 5) and keeps row t + 1's, loaded one step earlier, in a second set of registers (f: the
+// rows and dy of the next step), so two steps of loads are in flight a lane. Everything else
+// (codes, routing, sums, stores, predicates) is pool_cw_body's, line for line.
+template <int TY, int MODE, int L, int NT, int AHEAD>
+static __device__ __forceinline__ void cw2_body(const pool_s2_t &q, int R, int nt, const void *xv,
+                                                const void *dyv, void *dxv, double alpha,
+                                                double beta)
+{
+    const unsigned full = 0xffffffffu, ni = pool_cw_ninf(TY);
+    const int lane = (int)(threadIdx.x & 31), m = lane & (L - 1);
+    const int wid = (int)((blockIdx.x * NT + threadIdx.x) >> 5);
+    const int items = q.planes * nt, item0 = (32 / L) * wid, item = item0 + lane / L;
+    if (item0 >= items)
+        return; // the whole warp
+    const bool act = item < items;
+    const int pl = act ? item / nt : 0, strip = act ? item - pl * nt : 0;
+    const int n = pl / q.c, c = pl - n * q.c;
+    const void *xc = pool_s2g_at(xv, n * q.xs_n + c * q.xs_c, TY);
+    const void *dyc = pool_s2g_at(dyv, n * q.gs_n + c * q.gs_c, TY);
+    void *dxc = pool_s2g_atw(dxv, n * q.ds_n + c * q.ds_c, TY);
+    const int H = q.in_h, W = q.in_w, pairs = (H + 1) / 2;
+    const int t0 = strip * R, t1 = act ? min(t0 + R, pairs) : t0 - 1;
+    const int c0 = 4 * m, cnt = W - c0; // cnt > 0: the lane holds dx columns
+    const bool live = act && cnt > 0, okA = 2 * m < q.out_w, okB = 2 * m + 1 < q.out_w;
+    const int dyo = 2 * m * q.gs_w;
+
+    pool_cw_raw tp = pool_cw_load<TY>(xc, live && t0 > 0, (2 * t0 - 1) * q.xs_h + c0, cnt);
+    unsigned tl = __shfl_up_sync(full, pool_cw_last<TY>(tp), 1, L);
+    if (m == 0)
+        tl = ni;
+    pool_cw_raw rm = pool_cw_load<TY>(xc, live && 2 * t0 < H, 2 * t0 * q.xs_h + c0, cnt);
+    pool_cw_raw rb = pool_cw_load<TY>(xc, live && 2 * t0 + 1 < H, (2 * t0 + 1) * q.xs_h + c0, cnt);
+    const bool g0 = act && t0 < q.out_h;
+    float ga = g0 && okA ? pool_s2g_ld(dyc, t0 * q.gs_h + dyo, TY) : 0.f;
+    float gb = g0 && okB ? pool_s2g_ld(dyc, t0 * q.gs_h + dyo + q.gs_w, TY) : 0.f;
+    // AHEAD 2: window row t0 + 1's rows and dy (exist when t0 + 1 <= t1)
+    pool_cw_raw fm = pool_cw_load<TY>(xc, false, 0, 0), fb = fm;
+    float fga = 0.f, fgb = 0.f;
+    if (AHEAD == 2) {
+        const bool more = t0 < t1;
+        const int r2 = 2 * t0 + 2;
+        fm = pool_cw_load<TY>(xc, more && live && r2 < H, r2 * q.xs_h + c0, cnt);
+        fb = pool_cw_load<TY>(xc, more && live && r2 + 1 < H, (r2 + 1) * q.xs_h + c0, cnt);
+        const bool gn = more && t0 + 1 < q.out_h;
+        fga = gn && okA ? pool_s2g_ld(dyc, (t0 + 1) * q.gs_h + dyo, TY) : 0.f;
+        fgb = gn && okB ? pool_s2g_ld(dyc, (t0 + 1) * q.gs_h + dyo + q.gs_w, TY) : 0.f;
+    }
+    int pa = -1, pb = -1, pn = -1; // window row t - 1: codes of A, B, N and their dy
+    float pga = 0.f, pgb = 0.f, pgn = 0.f;
+    for (int k = 0; k <= R; k++) {
+        const int t = t0 + k;
+        const bool on = t <= t1, more = t < t1;
+        const int ta = t + AHEAD; // the window row whose rows and dy this step loads
+        const bool want = ta <= t1;
+        const int r2 = 2 * ta;
+        const pool_cw_raw nm =
+            pool_cw_load<TY>(xc, want && live && r2 < H, r2 * q.xs_h + c0, cnt);
+        const pool_cw_raw nb =
+            pool_cw_load<TY>(xc, want && live && r2 + 1 < H, (r2 + 1) * q.xs_h + c0, cnt);
+        const bool gn = want && ta < q.out_h;
+        const float nga = gn && okA ? pool_s2g_ld(dyc, ta * q.gs_h + dyo, TY) : 0.f;
+        const float ngb = gn && okB ? pool_s2g_ld(dyc, ta * q.gs_h + dyo + q.gs_w, TY) : 0.f;
+        unsigned ml = __shfl_up_sync(full, pool_cw_last<TY>(rm), 1, L);
+        unsigned bl = __shfl_up_sync(full, pool_cw_last<TY>(rb), 1, L);
+        if (m == 0)
+            ml = ni, bl = ni;
+        int ca, cb;
+        pool_cw_codes<TY>(tp, tl, rm, ml, rb, bl, q.propagate, &ca, &cb);
+        if (!(on && t < q.out_h && okA))
+            ca = -1;
+        if (!(on && t < q.out_h && okB))
+            cb = -1;
+        int cn = __shfl_down_sync(full, ca, 1, L);
+        const float gn_ = __shfl_down_sync(full, ga, 1, L);
+        if (m == L - 1)
+            cn = -1;
+        const int r1 = 2 * t - 1;
+        if (live && on && t > t0 && r1 < H) {
+            unsigned r[4];
+            const double d1 = 0.0 + CW2_D(pa, 8, pga) + CW2_D(pb, 6, pgb) + CW2_D(ca, 2, ga) +
+                              CW2_D(cb, 0, gb);
+            const double d3 = 0.0 + CW2_D(pb, 8, pgb) + CW2_D(pn, 6, pgn) + CW2_D(cb, 2, gb) +
+                              CW2_D(cn, 0, gn_);
+            if (MODE == 1) {
+                r[0] = pool_cw_fbits<TY>(0.f + CW2_F(pa, 7, pga) + CW2_F(ca, 1, ga));
+                r[2] = pool_cw_fbits<TY>(0.f + CW2_F(pb, 7, pgb) + CW2_F(cb, 1, gb));
+                r[1] = pool_s2g_bits(d1, TY), r[3] = pool_s2g_bits(d3, TY);
+            } else {
+                const void *p = pool_s2g_at(dxc, r1 * q.ds_h + c0, TY);
+                const double d0 = 0.0 + CW2_D(pa, 7, pga) + CW2_D(ca, 1, ga);
+                const double d2 = 0.0 + CW2_D(pb, 7, pgb) + CW2_D(cb, 1, gb);
+                r[0] = pool_cw_blend<TY>(p, alpha, beta, d0);
+                r[1] = cnt > 1 ? pool_cw_blend<TY>(pool_s2g_at(p, 1, TY), alpha, beta, d1) : 0u;
+                r[2] = cnt > 2 ? pool_cw_blend<TY>(pool_s2g_at(p, 2, TY), alpha, beta, d2) : 0u;
+                r[3] = cnt > 3 ? pool_cw_blend<TY>(pool_s2g_at(p, 3, TY), alpha, beta, d3) : 0u;
+            }
+            pool_cw_store<TY>(dxc, r1 * q.ds_h + c0, r, cnt);
+        }
+        if (live && more) { // row 2t < H: t < pairs
+            unsigned r[4];
+            if (MODE == 1) {
+                r[0] = pool_cw_fbits<TY>(0.f + CW2_F(ca, 4, ga));
+                r[1] = pool_cw_fbits<TY>(0.f + CW2_F(ca, 5, ga) + CW2_F(cb, 3, gb));
+                r[2] = pool_cw_fbits<TY>(0.f + CW2_F(cb, 4, gb));
+                r[3] = pool_cw_fbits<TY>(0.f + CW2_F(cb, 5, gb) + CW2_F(cn, 3, gn_));
+            } else {
+                const void *p = pool_s2g_at(dxc, 2 * t * q.ds_h + c0, TY);
+                const double d0 = 0.0 + CW2_D(ca, 4, ga);
+                const double d1 = 0.0 + CW2_D(ca, 5, ga) + CW2_D(cb, 3, gb);
+                const double d2 = 0.0 + CW2_D(cb, 4, gb);
+                const double d3 = 0.0 + CW2_D(cb, 5, gb) + CW2_D(cn, 3, gn_);
+                r[0] = pool_cw_blend<TY>(p, alpha, beta, d0);
+                r[1] = cnt > 1 ? pool_cw_blend<TY>(pool_s2g_at(p, 1, TY), alpha, beta, d1) : 0u;
+                r[2] = cnt > 2 ? pool_cw_blend<TY>(pool_s2g_at(p, 2, TY), alpha, beta, d2) : 0u;
+                r[3] = cnt > 3 ? pool_cw_blend<TY>(pool_s2g_at(p, 3, TY), alpha, beta, d3) : 0u;
+            }
+            pool_cw_store<TY>(dxc, 2 * t * q.ds_h + c0, r, cnt);
+        }
+        pa = ca, pb = cb, pn = cn, pga = ga, pgb = gb, pgn = gn_;
+        tp = rb, tl = bl;
+        if (AHEAD == 2) {
+            rm = fm, rb = fb, ga = fga, gb = fgb;
+            fm = nm, fb = nb, fga = nga, fgb = ngb;
+        } else {
+            rm = nm, rb = nb, ga = nga, gb = ngb;
+        }
+    }
+}
+
+#define CW2_KERNEL(name, ty, mode, l, nt, ahead, minb)                                             \
+    static __global__ void __launch_bounds__(nt, minb)                                             \
+        name(const pool_s2_t q, int R, int nt_, const void *xv, const void *dyv, void *dxv,        \
+             double alpha, double beta)                                                            \
+    {                                                                                              \
+        cw2_body<ty, mode, l, nt, ahead>(q, R, nt_, xv, dyv, dxv, alpha, beta);                    \
+    }
+// name_<mode>_<lanes>_<type>
+#define CW2_KERNELS(v, nt, ahead, minb)                                                            \
+    CW2_KERNEL(v##_1_16_f32, POOL_S2G_F32, 1, 16, nt, ahead, minb)                                 \
+    CW2_KERNEL(v##_0_16_f32, POOL_S2G_F32, 0, 16, nt, ahead, minb)                                 \
+    CW2_KERNEL(v##_1_32_f32, POOL_S2G_F32, 1, 32, nt, ahead, minb)                                 \
+    CW2_KERNEL(v##_0_32_f32, POOL_S2G_F32, 0, 32, nt, ahead, minb)                                 \
+    CW2_KERNEL(v##_1_16_f16, POOL_S2G_F16, 1, 16, nt, ahead, minb)                                 \
+    CW2_KERNEL(v##_0_16_f16, POOL_S2G_F16, 0, 16, nt, ahead, minb)                                 \
+    CW2_KERNEL(v##_1_32_f16, POOL_S2G_F16, 1, 32, nt, ahead, minb)                                 \
+    CW2_KERNEL(v##_0_32_f16, POOL_S2G_F16, 0, 32, nt, ahead, minb)
+CW2_KERNELS(v13, 256, 2, V13_MINB)
+CW2_KERNELS(v15, 128, 1, V15_MINB)
+CW2_KERNELS(v16, 128, 2, V16_MINB)
+#undef CW2_KERNELS
+#undef CW2_KERNEL
+#undef CW2_F
+#undef CW2_D
+
+#define V14_THREADS 256
+// blocks an SM: MODE 1 (alpha 1 beta 0) 4 on sm_90 (64 registers, 0 spills; sm_80 spills at 4),
+// MODE 0 3 (spills at 4)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define V14_MINB1 3
+#else
+#define V14_MINB1 4
+#endif
+#define V14_MINB0 3
+#define V17_MINB1 3
+#define V17_MINB0 3
+// ---- v14 (16-bit): a lane per 8 dx columns ------------------------------------------------------
+//
+// pool_cw_body's walk with lane m owning dx columns 8m .. 8m + 7 and the windows 4m .. 4m + 3 (A,
+// B, C, D): per x row one 16-byte load (two of pool_cw_load's partial loads in a row's last
+// vector), held as two pool_cw_raw halves (lo: columns 8m .. 8m + 3, hi: 8m + 4 .. 8m + 7). The
+// codes of (A, B) are pool_cw_codes on (lo, column 8m - 1 shuffled from lane m - 1), those of
+// (C, D) pool_cw_codes on (hi, lo's high word, whose high half is column 8m + 3): two packed
+// chains a step. Window 4m + 4 (cells 0, 3, 6 reach column 8m + 7) is lane m + 1's A, by shuffle.
+// dx columns 8m .. 8m + 3 are v12's lane sums on (A, B, N = C), 8m + 4 .. 8m + 7 on (C, D, N =
+// the next lane's A), the same expressions; one 16-byte store a row. L lanes a strip (8: W <= 64,
+// 16: W <= 128, 32: W <= 256); the host gate wants x / dx 16-byte aligned with strides of 8.
+template <int TY>
+static __device__ __forceinline__ void v14_load(const void *xc, bool ok, int off, int cnt,
+                                                pool_cw_raw *lo, pool_cw_raw *hi)
+{
+    if (ok && cnt >= 8) {
+        const uint4 u = *(const uint4 *)((const unsigned short *)xc + off);
+        lo->w[0] = u.x, lo->w[1] = u.y, hi->w[0] = u.z, hi->w[1] = u.w;
+        lo->w[2] = lo->w[3] = hi->w[2] = hi->w[3] = 0u;
+        return;
+    }
+    *lo = pool_cw_load<TY>(xc, ok, off, cnt);
+    *hi = pool_cw_load<TY>(xc, ok && cnt > 4, off + 4, cnt - 4);
+}
+
+#define V14_F(c, k, g) ((c) == (k) ? (g) : 0.f)
+#define V14_D(c, k, g) ((c) == (k) ? (double)(g) : 0.0)
+// dx row 2t - 1's 4 columns of a half (p: its first element, cnt inside the row, > 0): pool_cw_body
+template <int TY, int MODE>
+static __device__ __forceinline__ void v14_odd(const void *p, int cnt, double alpha, double beta,
+                                               int pa, int pb, int pn, float pga, float pgb,
+                                               float pgn, int ca, int cb, int cn, float ga,
+                                               float gb, float gn, unsigned *r)
+{
+    const double d1 = 0.0 + V14_D(pa, 8, pga) + V14_D(pb, 6, pgb) + V14_D(ca, 2, ga) +
+                      V14_D(cb, 0, gb);
+    const double d3 = 0.0 + V14_D(pb, 8, pgb) + V14_D(pn, 6, pgn) + V14_D(cb, 2, gb) +
+                      V14_D(cn, 0, gn);
+    if (MODE == 1) {
+        r[0] = pool_cw_fbits<TY>(0.f + V14_F(pa, 7, pga) + V14_F(ca, 1, ga));
+        r[2] = pool_cw_fbits<TY>(0.f + V14_F(pb, 7, pgb) + V14_F(cb, 1, gb));
+        r[1] = pool_s2g_bits(d1, TY), r[3] = pool_s2g_bits(d3, TY);
+    } else {
+        const double d0 = 0.0 + V14_D(pa, 7, pga) + V14_D(ca, 1, ga);
+        const double d2 = 0.0 + V14_D(pb, 7, pgb) + V14_D(cb, 1, gb);
+        r[0] = pool_cw_blend<TY>(p, alpha, beta, d0);
+        r[1] = cnt > 1 ? pool_cw_blend<TY>(pool_s2g_at(p, 1, TY), alpha, beta, d1) : 0u;
+        r[2] = cnt > 2 ? pool_cw_blend<TY>(pool_s2g_at(p, 2, TY), alpha, beta, d2) : 0u;
+        r[3] = cnt > 3 ? pool_cw_blend<TY>(pool_s2g_at(p, 3, TY), alpha, beta, d3) : 0u;
+    }
+}
+// dx row 2t's 4 columns of a half
+template <int TY, int MODE>
+static __device__ __forceinline__ void v14_even(const void *p, int cnt, double alpha, double beta,
+                                                int ca, int cb, int cn, float ga, float gb,
+                                                float gn, unsigned *r)
+{
+    if (MODE == 1) {
+        r[0] = pool_cw_fbits<TY>(0.f + V14_F(ca, 4, ga));
+        r[1] = pool_cw_fbits<TY>(0.f + V14_F(ca, 5, ga) + V14_F(cb, 3, gb));
+        r[2] = pool_cw_fbits<TY>(0.f + V14_F(cb, 4, gb));
+        r[3] = pool_cw_fbits<TY>(0.f + V14_F(cb, 5, gb) + V14_F(cn, 3, gn));
+    } else {
+        const double d0 = 0.0 + V14_D(ca, 4, ga);
+        const double d1 = 0.0 + V14_D(ca, 5, ga) + V14_D(cb, 3, gb);
+        const double d2 = 0.0 + V14_D(cb, 4, gb);
+        const double d3 = 0.0 + V14_D(cb, 5, gb) + V14_D(cn, 3, gn);
+        r[0] = pool_cw_blend<TY>(p, alpha, beta, d0);
+        r[1] = cnt > 1 ? pool_cw_blend<TY>(pool_s2g_at(p, 1, TY), alpha, beta, d1) : 0u;
+        r[2] = cnt > 2 ? pool_cw_blend<TY>(pool_s2g_at(p, 2, TY), alpha, beta, d2) : 0u;
+        r[3] = cnt > 3 ? pool_cw_blend<TY>(pool_s2g_at(p, 3, TY), alpha, beta, d3) : 0u;
+    }
+}
+#undef V14_F
+#undef V14_D
+
+// the 8 columns' bits lo[0..3], hi[0..3] at dx row vector dxc + off (cnt inside the row)
+template <int TY>
+static __device__ __forceinline__ void v14_store(void *dxc, int off, const unsigned *lo,
+                                                 const unsigned *hi, int cnt)
+{
+    if (cnt >= 8) {
+        *(uint4 *)pool_s2g_atw(dxc, off, TY) = make_uint4(
+            lo[0] | lo[1] << 16, lo[2] | lo[3] << 16, hi[0] | hi[1] << 16, hi[2] | hi[3] << 16);
+        return;
+    }
+    pool_cw_store<TY>(dxc, off, lo, cnt);
+    if (cnt > 4)
+        pool_cw_store<TY>(dxc, off + 4, hi, cnt - 4);
+}
+
+// AHEAD 1: v12's load schedule; 2 (v17): v13's, a second row pair (f) in flight
+template <int TY, int MODE, int L, int AHEAD>
+static __device__ __forceinline__ void v14_body(const pool_s2_t &q, int R, int nt, const void *xv,
+                                                const void *dyv, void *dxv, double alpha,
+                                                double beta)
+{
+    const unsigned full = 0xffffffffu, ni = pool_cw_ninf(TY);
+    const int lane = (int)(threadIdx.x & 31), m = lane & (L - 1);
+    const int wid = (int)((blockIdx.x * V14_THREADS + threadIdx.x) >> 5);
+    const int items = q.planes * nt, item0 = (32 / L) * wid, item = item0 + lane / L;
+    if (item0 >= items)
+        return; // the whole warp
+    const bool act = item < items;
+    const int pl = act ? item / nt : 0, strip = act ? item - pl * nt : 0;
+    const int n = pl / q.c, c = pl - n * q.c;
+    const void *xc = pool_s2g_at(xv, n * q.xs_n + c * q.xs_c, TY);
+    const void *dyc = pool_s2g_at(dyv, n * q.gs_n + c * q.gs_c, TY);
+    void *dxc = pool_s2g_atw(dxv, n * q.ds_n + c * q.ds_c, TY);
+    const int H = q.in_h, W = q.in_w, pairs = (H + 1) / 2;
+    const int t0 = strip * R, t1 = act ? min(t0 + R, pairs) : t0 - 1;
+    const int c0 = 8 * m, cnt = W - c0, j0 = 4 * m; // cnt > 0: the lane holds dx columns
+    const bool live = act && cnt > 0;
+    const bool okA = j0 < q.out_w, okB = j0 + 1 < q.out_w, okC = j0 + 2 < q.out_w,
+               okD = j0 + 3 < q.out_w;
+    const int dyo = j0 * q.gs_w;
+
+    pool_cw_raw tp, tq, rm, rmh, rb, rbh; // rows 2t - 1, 2t, 2t + 1: lo and hi halves
+    v14_load<TY>(xc, live && t0 > 0, (2 * t0 - 1) * q.xs_h + c0, cnt, &tp, &tq);
+    unsigned tl = __shfl_up_sync(full, tq.w[1], 1, L);
+    if (m == 0)
+        tl = ni;
+    v14_load<TY>(xc, live && 2 * t0 < H, 2 * t0 * q.xs_h + c0, cnt, &rm, &rmh);
+    v14_load<TY>(xc, live && 2 * t0 + 1 < H, (2 * t0 + 1) * q.xs_h + c0, cnt, &rb, &rbh);
+    const bool g0 = act && t0 < q.out_h;
+    const int y0 = t0 * q.gs_h + dyo;
+    float ga = g0 && okA ? pool_s2g_ld(dyc, y0, TY) : 0.f;
+    float gb = g0 && okB ? pool_s2g_ld(dyc, y0 + q.gs_w, TY) : 0.f;
+    float gc = g0 && okC ? pool_s2g_ld(dyc, y0 + 2 * q.gs_w, TY) : 0.f;
+    float gd = g0 && okD ? pool_s2g_ld(dyc, y0 + 3 * q.gs_w, TY) : 0.f;
+    // AHEAD 2: window row t0 + 1's rows and dy (exist when t0 + 1 <= t1)
+    pool_cw_raw fm = pool_cw_load<TY>(xc, false, 0, 0), fmh = fm, fb = fm, fbh = fm;
+    float fga = 0.f, fgb = 0.f, fgc = 0.f, fgd = 0.f;
+    if (AHEAD == 2) {
+        const bool more = t0 < t1;
+        const int r2 = 2 * t0 + 2, y1 = (t0 + 1) * q.gs_h + dyo;
+        v14_load<TY>(xc, more && live && r2 < H, r2 * q.xs_h + c0, cnt, &fm, &fmh);
+        v14_load<TY>(xc, more && live && r2 + 1 < H, (r2 + 1) * q.xs_h + c0, cnt, &fb, &fbh);
+        const bool gn = more && t0 + 1 < q.out_h;
+        fga = gn && okA ? pool_s2g_ld(dyc, y1, TY) : 0.f;
+        fgb = gn && okB ? pool_s2g_ld(dyc, y1 + q.gs_w, TY) : 0.f;
+        fgc = gn && okC ? pool_s2g_ld(dyc, y1 + 2 * q.gs_w, TY) : 0.f;
+        fgd = gn && okD ? pool_s2g_ld(dyc, y1 + 3 * q.gs_w, TY) : 0.f;
+    }
+    int pa = -1, pb = -1, pc = -1, pd = -1, pn = -1; // window row t - 1
+    float pga = 0.f, pgb = 0.f, pgc = 0.f, pgd = 0.f, pgn = 0.f;
+    for (int k = 0; k <= R; k++) {
+        const int t = t0 + k;
+        const bool on = t <= t1, more = t < t1;
+        const int ta = t + AHEAD; // the window row whose rows and dy this step loads
+        const bool want = ta <= t1;
+        const int r2 = 2 * ta;
+        pool_cw_raw nm, nmh, nb, nbh;
+        v14_load<TY>(xc, want && live && r2 < H, r2 * q.xs_h + c0, cnt, &nm, &nmh);
+        v14_load<TY>(xc, want && live && r2 + 1 < H, (r2 + 1) * q.xs_h + c0, cnt, &nb, &nbh);
+        const bool gn = want && ta < q.out_h;
+        const int y1 = ta * q.gs_h + dyo;
+        const float nga = gn && okA ? pool_s2g_ld(dyc, y1, TY) : 0.f;
+        const float ngb = gn && okB ? pool_s2g_ld(dyc, y1 + q.gs_w, TY) : 0.f;
+        const float ngc = gn && okC ? pool_s2g_ld(dyc, y1 + 2 * q.gs_w, TY) : 0.f;
+        const float ngd = gn && okD ? pool_s2g_ld(dyc, y1 + 3 * q.gs_w, TY) : 0.f;
+        unsigned ml = __shfl_up_sync(full, rmh.w[1], 1, L);
+        unsigned bl = __shfl_up_sync(full, rbh.w[1], 1, L);
+        if (m == 0)
+            ml = ni, bl = ni;
+        int ca, cb, cc, cd;
+        pool_cw_codes<TY>(tp, tl, rm, ml, rb, bl, q.propagate, &ca, &cb);
+        pool_cw_codes<TY>(tq, tp.w[1], rmh, rm.w[1], rbh, rb.w[1], q.propagate, &cc, &cd);
+        const bool ro = on && t < q.out_h;
+        if (!(ro && okA))
+            ca = -1;
+        if (!(ro && okB))
+            cb = -1;
+        if (!(ro && okC))
+            cc = -1;
+        if (!(ro && okD))
+            cd = -1;
+        int cn = __shfl_down_sync(full, ca, 1, L);
+        const float gn_ = __shfl_down_sync(full, ga, 1, L);
+        if (m == L - 1)
+            cn = -1;
+        const int r1 = 2 * t - 1;
+        if (live && on && t > t0 && r1 < H) {
+            unsigned lo[4], hi[4] = {0u, 0u, 0u, 0u};
+            const void *p = pool_s2g_at(dxc, r1 * q.ds_h + c0, TY);
+            v14_odd<TY, MODE>(p, cnt, alpha, beta, pa, pb, pc, pga, pgb, pgc, ca, cb, cc, ga, gb,
+                              gc, lo);
+            if (cnt > 4)
+                v14_odd<TY, MODE>(pool_s2g_at(p, 4, TY), cnt - 4, alpha, beta, pc, pd, pn, pgc,
+                                  pgd, pgn, cc, cd, cn, gc, gd, gn_, hi);
+            v14_store<TY>(dxc, r1 * q.ds_h + c0, lo, hi, cnt);
+        }
+        if (live && more) { // row 2t < H: t < pairs
+            unsigned lo[4], hi[4] = {0u, 0u, 0u, 0u};
+            const void *p = pool_s2g_at(dxc, 2 * t * q.ds_h + c0, TY);
+            v14_even<TY, MODE>(p, cnt, alpha, beta, ca, cb, cc, ga, gb, gc, lo);
+            if (cnt > 4)
+                v14_even<TY, MODE>(pool_s2g_at(p, 4, TY), cnt - 4, alpha, beta, cc, cd, cn, gc,
+                                   gd, gn_, hi);
+            v14_store<TY>(dxc, 2 * t * q.ds_h + c0, lo, hi, cnt);
+        }
+        pa = ca, pb = cb, pc = cc, pd = cd, pn = cn;
+        pga = ga, pgb = gb, pgc = gc, pgd = gd, pgn = gn_;
+        tp = rb, tq = rbh, tl = bl;
+        if (AHEAD == 2) {
+            rm = fm, rmh = fmh, rb = fb, rbh = fbh;
+            ga = fga, gb = fgb, gc = fgc, gd = fgd;
+            fm = nm, fmh = nmh, fb = nb, fbh = nbh;
+            fga = nga, fgb = ngb, fgc = ngc, fgd = ngd;
+        } else {
+            rm = nm, rmh = nmh, rb = nb, rbh = nbh;
+            ga = nga, gb = ngb, gc = ngc, gd = ngd;
+        }
+    }
+}
+
+#define V14_KERNEL(name, mode, l, ahead, minb)                                                     \
+    static __global__ void __launch_bounds__(V14_THREADS, minb)                                    \
+        name(const pool_s2_t q, int R, int nt, const void *xv, const void *dyv, void *dxv,         \
+             double alpha, double beta)                                                            \
+    {                                                                                              \
+        v14_body<POOL_S2G_F16, mode, l, ahead>(q, R, nt, xv, dyv, dxv, alpha, beta);               \
+    }
+#define V14_KERNELS(v, ahead, minb1, minb0)                                                        \
+    V14_KERNEL(v##_1_8_f16, 1, 8, ahead, minb1)                                                    \
+    V14_KERNEL(v##_0_8_f16, 0, 8, ahead, minb0)                                                    \
+    V14_KERNEL(v##_1_16_f16, 1, 16, ahead, minb1)                                                  \
+    V14_KERNEL(v##_0_16_f16, 0, 16, ahead, minb0)                                                  \
+    V14_KERNEL(v##_1_32_f16, 1, 32, ahead, minb1)                                                  \
+    V14_KERNEL(v##_0_32_f16, 0, 32, ahead, minb0)
+V14_KERNELS(v14, 1, V14_MINB1, V14_MINB0)
+V14_KERNELS(v17, 2, V17_MINB1, V17_MINB0)
+#undef V14_KERNELS
+#undef V14_KERNEL
+
 // ---- host ------------------------------------------------------------------------------------
 enum { F32 = POOL_S2G_F32, F16 = POOL_S2G_F16 };
 enum { FILL_REAL, FILL_TIES, FILL_EQUAL, FILL_SPECIAL, FILL_NINF };
@@ -1163,6 +1854,87 @@ static void launch_pc4(const Ctx &k, pc_kernel_t f32k, pc_kernel_t f16k, int row
     (k.ty == F32 ? f32k : f16k)<<<blocks, PC_THREADS, 0, st>>>(q, R, nt, x, dy, dx, al, be);
 }
 
+// pool_cw_ok's strips (src/cuda/pooling.cu): rows r0 (clamped to pairs), balanced, halved
+// (down to 2) while the grid is under half a wave of 32 warps an SM; per: strips a warp (2 when
+// W <= 64, else 1). Sets *R, *nt; returns the warps.
+static int g_sms = 132; // the H200's; run_problems reads the device's
+static long long cw_geom(const pool_s2_t &q, int r0, int per, int *R, int *nt)
+{
+    const int pairs = (q.in_h + 1) / 2;
+    int r = r0 > pairs ? pairs : r0;
+    const long long half_wave = (long long)g_sms * 16;
+    long long warps;
+    for (;;) {
+        *nt = (pairs + r - 1) / r;
+        r = (pairs + *nt - 1) / *nt;
+        warps = ((long long)q.planes * *nt + per - 1) / per;
+        if (r <= 2 || warps >= half_wave)
+            break;
+        r = (r + 1) / 2;
+    }
+    *R = r;
+    return warps;
+}
+
+// v12's kernels and the variants built on it: [type][mode (1: alpha 1 beta 0)][lanes 16 / 32]
+typedef pc_kernel_t cw_table_t[2][2][2];
+static const cw_table_t cw_v12 = {{{v12_0_16_f32, v12_0_32_f32}, {v12_1_16_f32, v12_1_32_f32}},
+                                  {{v12_0_16_f16, v12_0_32_f16}, {v12_1_16_f16, v12_1_32_f16}}};
+static const cw_table_t cw_v13 = {{{v13_0_16_f32, v13_0_32_f32}, {v13_1_16_f32, v13_1_32_f32}},
+                                  {{v13_0_16_f16, v13_0_32_f16}, {v13_1_16_f16, v13_1_32_f16}}};
+static const cw_table_t cw_v15 = {{{v15_0_16_f32, v15_0_32_f32}, {v15_1_16_f32, v15_1_32_f32}},
+                                  {{v15_0_16_f16, v15_0_32_f16}, {v15_1_16_f16, v15_1_32_f16}}};
+static const cw_table_t cw_v16 = {{{v16_0_16_f32, v16_0_32_f32}, {v16_1_16_f32, v16_1_32_f32}},
+                                  {{v16_0_16_f16, v16_0_32_f16}, {v16_1_16_f16, v16_1_32_f16}}};
+
+// the library's launch of pool_cw (pool_cw_ok): L = 16 lanes a strip when W <= 64, 32 when
+// W <= 128, else v0; rows r32 (FLOAT) / r16 (16-bit) a strip; threads a block
+static void launch_cw(const Ctx &k, const cw_table_t &tb, int r32, int r16, int threads,
+                      const void *x, const void *dy, void *dx, double al, double be,
+                      cudaStream_t st)
+{
+    const pool_s2_t &q = k.q;
+    if (q.in_w > 128) {
+        launch_v0(k, x, dy, dx, al, be, st);
+        return;
+    }
+    const int wide = q.in_w > 64;
+    int R, nt;
+    const long long warps = cw_geom(q, k.ty == F32 ? r32 : r16, wide ? 1 : 2, &R, &nt);
+    const unsigned blocks = (unsigned)((warps * 32 + threads - 1) / threads);
+    tb[k.ty][al == 1.0 && be == 0.0][wide]<<<blocks, threads, 0, st>>>(q, R, nt, x, dy, dx, al, be);
+}
+
+// v14's gate: 16-bit, W <= 256, x and dx 16-byte aligned with strides of 8 elements (its
+// 16-byte vectors); else v12 (and v0 past W 128)
+static bool v14_ok(const Ctx &k, const void *x, const void *dx)
+{
+    const pool_s2_t &q = k.q;
+    const long long st = (long long)q.xs_h | q.xs_c | q.xs_n | q.ds_h | q.ds_c | q.ds_n;
+    return k.ty != F32 && q.in_w <= 256 && q.xs_w == 1 && q.ds_w == 1 && st % 8 == 0 &&
+           ((uintptr_t)x | (uintptr_t)dx) % 16 == 0;
+}
+// v14 (ahead 1) / v17 (ahead 2); not v14_ok: v12 / v13
+static void launch_v14(const Ctx &k, int ahead, const void *x, const void *dy, void *dx, double al,
+                       double be, cudaStream_t st)
+{
+    if (!v14_ok(k, x, dx)) {
+        launch_cw(k, ahead == 2 ? cw_v13 : cw_v12, 14, 28, 256, x, dy, dx, al, be, st);
+        return;
+    }
+    static const pc_kernel_t t14[2][3] = {{v14_0_8_f16, v14_0_16_f16, v14_0_32_f16},
+                                          {v14_1_8_f16, v14_1_16_f16, v14_1_32_f16}};
+    static const pc_kernel_t t17[2][3] = {{v17_0_8_f16, v17_0_16_f16, v17_0_32_f16},
+                                          {v17_1_8_f16, v17_1_16_f16, v17_1_32_f16}};
+    const pc_kernel_t(&tb)[2][3] = ahead == 2 ? t17 : t14;
+    const pool_s2_t &q = k.q;
+    const int li = q.in_w <= 64 ? 0 : q.in_w <= 128 ? 1 : 2, L = 8 << li;
+    int R, nt;
+    const long long warps = cw_geom(q, 28, 32 / L, &R, &nt);
+    const unsigned blocks = (unsigned)((warps * 32 + V14_THREADS - 1) / V14_THREADS);
+    tb[al == 1.0 && be == 0.0][li]<<<blocks, V14_THREADS, 0, st>>>(q, R, nt, x, dy, dx, al, be);
+}
+
 struct Version {
     const char *name, *what;
     int id;
@@ -1180,6 +1952,12 @@ static const Version versions[] = {
     {"v9", "v8 with v6's exact float sums when alpha 1 beta 0", 9},
     {"v10", "v9, strips of 7 window rows", 10},
     {"v11", "v9, one strip a plane", 11},
+    {"v12", "library pool_cw (v9's port: 16 / 32 lanes a strip, W <= 128)", 12},
+    {"v13", "v12 with the loads two steps ahead", 13},
+    {"v14", "16-bit: v12 with a lane per 8 columns (16-byte x / dx), 8 / 16 / 32 lanes a strip", 14},
+    {"v15", "v12 with strips of 7 (FLOAT) / 14 (16-bit), blocks of 128", 15},
+    {"v16", "v13 with v15's strips and blocks", 16},
+    {"v17", "v14 with the loads two steps ahead (v13's schedule); FLOAT: v13", 17},
 };
 static const int nversions = (int)(sizeof versions / sizeof versions[0]);
 
@@ -1214,6 +1992,22 @@ static void launch(int id, const Ctx &k, const void *x, const void *dy, void *dx
                    id == 10 ? 7 : id == 11 ? 0 : 14, x, dy, dx, al, be, st);
         break;
     }
+    case 12:
+        launch_cw(k, cw_v12, 14, 28, POOL_CW_THREADS, x, dy, dx, al, be, st);
+        break;
+    case 13:
+        launch_cw(k, cw_v13, 14, 28, 256, x, dy, dx, al, be, st);
+        break;
+    case 14:
+    case 17:
+        launch_v14(k, id == 17 ? 2 : 1, x, dy, dx, al, be, st);
+        break;
+    case 15:
+        launch_cw(k, cw_v15, 7, 14, 128, x, dy, dx, al, be, st);
+        break;
+    case 16:
+        launch_cw(k, cw_v16, 7, 14, 128, x, dy, dx, al, be, st);
+        break;
     default: // v6 / v7: the float fast path holds for alpha 1, beta 0 only
         if (al == 1.0 && be == 0.0)
             launch_pc(k, v6_f32, v6_f16, id == 6 ? 14 : 7, x, dy, dx, al, be, st);
@@ -1347,14 +2141,18 @@ static int emu_code(const float *img, int prop)
             m = img[k], cd = k;
     return cd;
 }
+// L lanes a strip (16: v8..v11; 16 / 32: v12.., pool_cw_body's walk); cw: strips by cw_geom (the
+// library's rule, rows as its default) instead of launch_pc4's.
 static void emu_pc4(const Spec &s, const Geo &g, const pool_s2_t &q, int rows,
                     const std::vector<uint32_t> &x, const std::vector<uint32_t> &dy,
-                    std::vector<uint32_t> &dx)
+                    std::vector<uint32_t> &dx, int L = 16, bool cw = false)
 {
     const int pairs = (q.in_h + 1) / 2, H = q.in_h, W = q.in_w;
     int R = rows <= 0 || rows > pairs ? pairs : rows;
-    const int nt = (pairs + R - 1) / R;
+    int nt = (pairs + R - 1) / R;
     R = (pairs + nt - 1) / nt;
+    if (cw)
+        cw_geom(q, rows, L == 16 ? 2 : 1, &R, &nt);
     dx.assign(g.nx, bits_of(DX_OLD, s.ty));
     for (int pl = 0; pl < q.planes; pl++)
         for (int strip = 0; strip < nt; strip++) {
@@ -1368,12 +2166,12 @@ static void emu_pc4(const Spec &s, const Geo &g, const pool_s2_t &q, int rows,
             auto G = [&](int t, int j) -> double {
                 return t < q.out_h && j < q.out_w ? val(dy, yb + (size_t)t * q.gs_h + j, s.ty) : 0.0;
             };
-            int pa[16], pb[16], pn[16], ca[16], cb[16], cn[16];
-            double pga[16], pgb[16], pgn[16], ga[16], gb[16], gn[16];
-            for (int m = 0; m < 16; m++)
+            int pa[32], pb[32], pn[32], ca[32], cb[32], cn[32];
+            double pga[32], pgb[32], pgn[32], ga[32], gb[32], gn[32];
+            for (int m = 0; m < L; m++)
                 pa[m] = pb[m] = pn[m] = -1, pga[m] = pgb[m] = pgn[m] = 0;
             for (int t = t0; t <= t1; t++) {
-                for (int m = 0; m < 16; m++)
+                for (int m = 0; m < L; m++)
                     for (int h = 0; h < 2; h++) {
                         const int j = 2 * m + h;
                         float img[9];
@@ -1383,9 +2181,9 @@ static void emu_pc4(const Spec &s, const Geo &g, const pool_s2_t &q, int rows,
                         (h ? cb : ca)[m] = ok ? emu_code(img, q.propagate) : -1;
                         (h ? gb : ga)[m] = G(t, j);
                     }
-                for (int m = 0; m < 16; m++)
-                    cn[m] = m < 15 ? ca[m + 1] : -1, gn[m] = m < 15 ? ga[m + 1] : 0;
-                for (int m = 0; m < 16; m++) {
+                for (int m = 0; m < L; m++)
+                    cn[m] = m < L - 1 ? ca[m + 1] : -1, gn[m] = m < L - 1 ? ga[m + 1] : 0;
+                for (int m = 0; m < L; m++) {
                     const int c0 = 4 * m, r1 = 2 * t - 1;
                     double a[2][4];
                     a[0][0] = 0.0 + (pa[m] == 7 ? pga[m] : 0.0) + (ca[m] == 1 ? ga[m] : 0.0);
@@ -1409,9 +2207,119 @@ static void emu_pc4(const Spec &s, const Geo &g, const pool_s2_t &q, int rows,
                         }
                     }
                 }
-                for (int m = 0; m < 16; m++)
+                for (int m = 0; m < L; m++)
                     pa[m] = ca[m], pb[m] = cb[m], pn[m] = cn[m], pga[m] = ga[m], pgb[m] = gb[m],
                     pgn[m] = gn[m];
+            }
+        }
+}
+
+// Host emulation of v14_body (16-bit): lane m of a strip holds the words of x columns 8m ..
+// 8m + 7 of a row (-inf outside the plane's rows and W, as v14_load), the byte permutes of
+// pool_cw_codes for (A, B) and (C, D) with the shuffled column 8m - 1 and lo's column 8m + 3, the
+// two lanes of each packed chain unpacked to emu_code (the chain itself is the library's), N
+// from the next lane; the sums are emu_pc4's. Strips: cw_geom with rows (L lanes a strip).
+static unsigned emu_perm(unsigned a, unsigned b, unsigned sel)
+{
+    const uint64_t v = (uint64_t)b << 32 | a;
+    unsigned r = 0;
+    for (int i = 0; i < 4; i++)
+        r |= (unsigned)((v >> (8 * ((sel >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
+static void emu_pair_codes(const unsigned *tp, unsigned tl, const unsigned *md, unsigned ml,
+                           const unsigned *bt, unsigned bl, int prop, int *ca, int *cb)
+{
+    const unsigned c[9] = {emu_perm(tl, tp[0], 0x7632), emu_perm(tp[0], tp[1], 0x5410),
+                           emu_perm(tp[0], tp[1], 0x7632), emu_perm(ml, md[0], 0x7632),
+                           emu_perm(md[0], md[1], 0x5410), emu_perm(md[0], md[1], 0x7632),
+                           emu_perm(bl, bt[0], 0x7632), emu_perm(bt[0], bt[1], 0x5410),
+                           emu_perm(bt[0], bt[1], 0x7632)};
+    float a[9], b[9];
+    for (int k = 0; k < 9; k++)
+        a[k] = h2f((uint16_t)(c[k] & 0xffff)), b[k] = h2f((uint16_t)(c[k] >> 16));
+    *ca = emu_code(a, prop), *cb = emu_code(b, prop);
+}
+static void emu_v14(const Spec &s, const Geo &g, const pool_s2_t &q, int rows, int L,
+                    const std::vector<uint32_t> &x, const std::vector<uint32_t> &dy,
+                    std::vector<uint32_t> &dx)
+{
+    const int H = q.in_h, W = q.in_w;
+    const unsigned NI = 0xfc00u | 0xfc000000u;
+    int R, nt;
+    cw_geom(q, rows, 32 / L, &R, &nt);
+    dx.assign(g.nx, bits_of(DX_OLD, s.ty));
+    for (int pl = 0; pl < q.planes; pl++)
+        for (int strip = 0; strip < nt; strip++) {
+            const size_t xb = (size_t)pl * q.xs_c, yb = (size_t)pl * q.gs_c;
+            const int t0 = strip * R, t1 = std::min(t0 + R, (H + 1) / 2);
+            auto half = [&](int r, int cc) -> unsigned {
+                return r < 0 || r >= H || cc >= W ? 0xfc00u : x[xb + (size_t)r * q.xs_h + cc];
+            };
+            auto row = [&](int r, int m, unsigned *w) { // w[0..3]: lo.w[0..1], hi.w[0..1]
+                for (int k = 0; k < 4; k++)
+                    w[k] = half(r, 8 * m + 2 * k) | half(r, 8 * m + 2 * k + 1) << 16;
+            };
+            auto G = [&](int t, int j) -> double {
+                return t < q.out_h && j < q.out_w ? val(dy, yb + (size_t)t * q.gs_h + j, s.ty) : 0.0;
+            };
+            int pc[32][5], cc[32][5]; // codes A, B, C, D, N of window rows t - 1, t
+            double pg[32][5], cg[32][5];
+            for (int m = 0; m < L; m++)
+                for (int i = 0; i < 5; i++)
+                    pc[m][i] = -1, pg[m][i] = 0;
+            for (int t = t0; t <= t1; t++) {
+                unsigned w[32][3][4];
+                for (int m = 0; m < L; m++)
+                    for (int r = 0; r < 3; r++)
+                        row(2 * t - 1 + r, m, w[m][r]);
+                for (int m = 0; m < L; m++) {
+                    unsigned lft[3]; // column 8m - 1 (high half) from lane m - 1
+                    for (int r = 0; r < 3; r++)
+                        lft[r] = m == 0 ? NI : w[m - 1][r][3];
+                    emu_pair_codes(&w[m][0][0], lft[0], &w[m][1][0], lft[1], &w[m][2][0], lft[2],
+                                   q.propagate, &cc[m][0], &cc[m][1]);
+                    emu_pair_codes(&w[m][0][2], w[m][0][1], &w[m][1][2], w[m][1][1], &w[m][2][2],
+                                   w[m][2][1], q.propagate, &cc[m][2], &cc[m][3]);
+                    for (int i = 0; i < 4; i++) {
+                        const int j = 4 * m + i;
+                        if (!(t < q.out_h && j < q.out_w))
+                            cc[m][i] = -1;
+                        cg[m][i] = G(t, j);
+                    }
+                }
+                for (int m = 0; m < L; m++)
+                    cc[m][4] = m < L - 1 ? cc[m + 1][0] : -1, cg[m][4] = m < L - 1 ? cg[m + 1][0] : 0;
+                for (int m = 0; m < L; m++)
+                    for (int h = 0; h < 2; h++) { // columns 8m + 4h .. + 3: windows (2h, 2h + 1, 2h + 2)
+                        const int c0 = 8 * m + 4 * h, r1 = 2 * t - 1, a = 2 * h, b = a + 1, nn = a + 2;
+                        const int *P = pc[m], *C = cc[m];
+                        const double *PG = pg[m], *CG = cg[m];
+                        auto T = [](int code, int k, double v) { return code == k ? v : 0.0; };
+                        double o[2][4];
+                        o[0][0] = 0.0 + T(P[a], 7, PG[a]) + T(C[a], 1, CG[a]);
+                        o[0][1] = 0.0 + T(P[a], 8, PG[a]) + T(P[b], 6, PG[b]) + T(C[a], 2, CG[a]) +
+                                  T(C[b], 0, CG[b]);
+                        o[0][2] = 0.0 + T(P[b], 7, PG[b]) + T(C[b], 1, CG[b]);
+                        o[0][3] = 0.0 + T(P[b], 8, PG[b]) + T(P[nn], 6, PG[nn]) + T(C[b], 2, CG[b]) +
+                                  T(C[nn], 0, CG[nn]);
+                        o[1][0] = 0.0 + T(C[a], 4, CG[a]);
+                        o[1][1] = 0.0 + T(C[a], 5, CG[a]) + T(C[b], 3, CG[b]);
+                        o[1][2] = 0.0 + T(C[b], 4, CG[b]);
+                        o[1][3] = 0.0 + T(C[b], 5, CG[b]) + T(C[nn], 3, CG[nn]);
+                        for (int rr = 0; rr < 2; rr++) {
+                            const int r = rr ? 2 * t : r1;
+                            const bool go = rr ? t < t1 : t > t0 && r1 < H;
+                            for (int k = 0; go && k < 4 && c0 + k < W; k++) {
+                                double v = s.alpha * o[rr][k];
+                                if (s.beta != 0.0)
+                                    v += s.beta * DX_OLD;
+                                dx[xb + (size_t)r * q.ds_h + c0 + k] = bits_of(v, s.ty);
+                            }
+                        }
+                    }
+                memcpy(pc, cc, sizeof pc);
+                memcpy(pg, cg, sizeof pg);
             }
         }
 }
@@ -1613,26 +2521,63 @@ static long addr_check(const Spec &s, const Geo &g, const pool_s2_t &q, const La
                     glob("v1 x load", L.xoff, xe + c0, cnt, nx, c0, W);
                     glob("v1 dx store", L.dxoff, de + c0, cnt, nx, c0, W);
                 }
-            if (W <= 64) // pc4_body: lane m, columns 4m .. 4m + 3
+            if (W <= 128) // pc4_body (W <= 64), pool_cw_body: lane m, columns 4m .. 4m + 3
                 for (int c0 = 0; c0 < W; c0 += 4) {
                     const int cnt = W - c0;
                     if (cnt >= 4) {
-                        glob("v8 x load", L.xoff, xe + c0, 4, nx, c0, W);
-                        glob("v8 dx store", L.dxoff, de + c0, 4, nx, c0, W);
+                        glob("v8/v12 x load", L.xoff, xe + c0, 4, nx, c0, W);
+                        glob("v8/v12 dx store", L.dxoff, de + c0, 4, nx, c0, W);
                         continue;
                     }
                     if (s.ty == F32 || cnt == 1) {
-                        glob("v8 x load", L.xoff, xe + c0, 1, nx, c0, W);
+                        glob("v8/v12 x load", L.xoff, xe + c0, 1, nx, c0, W);
                         for (int k = 1; s.ty == F32 && k < cnt; k++)
-                            glob("v8 x load", L.xoff, xe + c0 + k, 1, nx, c0 + k, W);
+                            glob("v8/v12 x load", L.xoff, xe + c0 + k, 1, nx, c0 + k, W);
                     } else {
-                        glob("v8 x load", L.xoff, xe + c0, 2, nx, c0, W);
+                        glob("v8/v12 x load", L.xoff, xe + c0, 2, nx, c0, W);
                         if (cnt > 2)
-                            glob("v8 x load", L.xoff, xe + c0 + 2, 1, nx, c0 + 2, W);
+                            glob("v8/v12 x load", L.xoff, xe + c0 + 2, 1, nx, c0 + 2, W);
                     }
                     for (int k = 0; k < cnt; k++)
-                        glob("v8 dx store", L.dxoff, de + c0 + k, 1, nx, c0 + k, W);
+                        glob("v8/v12 dx store", L.dxoff, de + c0 + k, 1, nx, c0 + k, W);
                 }
+        }
+    }
+    // v14 (16-bit, its gate: x / dx 16-byte aligned, strides of 8): lane m, columns 8m .. 8m + 7
+    const bool g14 = s.ty != F32 && W <= 256 && q.xs_h % 8 == 0 && q.xs_c % 8 == 0 &&
+                     q.xs_n % 8 == 0 && L.xoff % 16 == 0 && L.dxoff % 16 == 0;
+    for (int pl : pls) {
+        if (!g14)
+            break;
+        const int n = pl / q.c, c = pl - n * q.c;
+        const long long xc = (long long)n * q.xs_n + (long long)c * q.xs_c;
+        const long long dxc = (long long)n * q.ds_n + (long long)c * q.ds_c;
+        for (int r = 0; r < H; r++) {
+            const long long xe = xc + (long long)r * q.xs_h, de = dxc + (long long)r * q.ds_h;
+            for (int c0 = 0; c0 < W; c0 += 8) {
+                const int cnt = W - c0;
+                if (cnt >= 8) {
+                    glob("v14 x load", L.xoff, xe + c0, 8, nx, c0, W);
+                    glob("v14 dx store", L.dxoff, de + c0, 8, nx, c0, W);
+                    continue;
+                }
+                for (int h = 0; h < 2 && cnt - 4 * h > 0; h++) { // pool_cw_load / _store
+                    const int cc = c0 + 4 * h, cn = cnt - 4 * h;
+                    if (cn >= 4) {
+                        glob("v14 x load", L.xoff, xe + cc, 4, nx, cc, W);
+                        glob("v14 dx store", L.dxoff, de + cc, 4, nx, cc, W);
+                        continue;
+                    }
+                    if (cn == 1)
+                        glob("v14 x load", L.xoff, xe + cc, 1, nx, cc, W);
+                    else
+                        glob("v14 x load", L.xoff, xe + cc, 2, nx, cc, W);
+                    if (cn > 2)
+                        glob("v14 x load", L.xoff, xe + cc + 2, 1, nx, cc + 2, W);
+                    for (int k = 0; k < cn; k++)
+                        glob("v14 dx store", L.dxoff, de + cc + k, 1, nx, cc + k, W);
+                }
+            }
         }
     }
     return bad;
@@ -1644,6 +2589,8 @@ static std::vector<Spec> all_specs()
     std::vector<Spec> v;
     v.push_back({F16, 32, 256, 56, 56, FILL_REAL, 0, 1, 0, true});
     v.push_back({F32, 32, 128, 56, 56, FILL_REAL, 0, 1, 0, true});
+    v.push_back({F16, 32, 64, 112, 112, FILL_REAL, 0, 1, 0, true}); // ResNet-50's stem pool
+    v.push_back({F32, 32, 64, 112, 112, FILL_REAL, 0, 1, 0, true});
     for (int ty = 0; ty < 2; ty++) {
         v.push_back({ty, 2, 3, 7, 9, FILL_REAL, 0, 1, 0, false});
         v.push_back({ty, 1, 4, 57, 57, FILL_REAL, 0, 1, 0, false});
@@ -1660,6 +2607,16 @@ static std::vector<Spec> all_specs()
         v.push_back({ty, 1, 2, 10, 12, FILL_NINF, 1, 1, 0, false});
         v.push_back({ty, 1, 3, 9, 7, FILL_REAL, 0, 2, 0.5, false});
         v.push_back({ty, 2, 5, 29, 31, FILL_TIES, 1, -1, 0.25, false});
+        // W 65 .. 128: v12.. with 32 lanes a strip (v1..v11 take v0)
+        v.push_back({ty, 1, 3, 9, 112, FILL_REAL, 0, 1, 0, false});
+        v.push_back({ty, 2, 2, 5, 125, FILL_TIES, 0, 1, 0, false});
+        v.push_back({ty, 1, 2, 7, 128, FILL_TIES, 1, 1, 0, false});
+        v.push_back({ty, 1, 3, 11, 97, FILL_SPECIAL, 1, 1, 0, false});
+        v.push_back({ty, 1, 3, 11, 103, FILL_SPECIAL, 0, 1, 0, false});
+        v.push_back({ty, 1, 2, 9, 101, FILL_REAL, 0, 2, 0.5, false});
+        v.push_back({ty, 2, 3, 61, 113, FILL_TIES, 1, -1, 0.25, false});
+        v.push_back({ty, 1, 2, 6, 129, FILL_REAL, 0, 1, 0, false}); // every version: v0
+        v.push_back({ty, 1, 2, 7, 200, FILL_TIES, 1, 1, 0, false}); // v14 / v17 (f16): 32 lanes
     }
     return v;
 }
@@ -1674,29 +2631,59 @@ static int host_checks(const std::vector<Spec> &specs)
         for (const Spec &s : specs) {
             const Geo g = geo_of(s);
             const pool_s2_t q = prob_of(s, g);
-            if (s.timed || (s.w + 1) / 2 > 32)
+            if (s.timed || s.w > 128)
                 continue;
             std::vector<uint32_t> x, dy, ref, dx;
             std::vector<double> mag;
             make_data(s, g, x, dy);
             reference(s, g, x, dy, 1, ref, mag);
-            const int rows[3] = {14, 0, 7};
-            for (int r = 0; r < 6; r++, en++) {
+            const int rows[3] = {14, 0, 7}, cwrows[4] = {14, 28, 7, 2};
+            const int L = s.w > 64 ? 32 : 16;
+            for (int r = 0; r < 10; r++) {
+                if (r < 6 && s.w > 64)
+                    continue; // v1 / v8 take v0 there
+                en++;
                 if (r < 3)
                     emu_pc(s, g, q, rows[r], x, dy, dx);
-                else
+                else if (r < 6)
                     emu_pc4(s, g, q, rows[r - 3], x, dy, dx);
+                else
+                    emu_pc4(s, g, q, cwrows[r - 6], x, dy, dx, L, true);
                 int64_t u;
                 if (check(s, g, 1, dx, ref, mag, true, &u)) {
                     printf("emu %s (rows %d) %s n%dc%dh%dw%d fill %d prop %d FAIL\n",
-                           r < 3 ? "v1" : "v8", rows[r % 3], ty_name(s.ty), s.n, s.c, s.h, s.w,
-                           s.fill, s.prop);
+                           r < 3 ? "v1" : r < 6 ? "v8" : "v12", r < 6 ? rows[r % 3] : cwrows[r - 6],
+                           ty_name(s.ty), s.n, s.c, s.h, s.w, s.fill, s.prop);
                     ebad++;
                 }
             }
         }
-        printf("host emulation of v1 and v8: %d of %d runs match the reference bits %s\n",
-               en - ebad, en, ebad ? "FAIL" : "ok");
+        printf("host emulation of v1, v8 and v12 (16 / 32 lanes, the library's strips): %d of %d "
+               "runs match the reference bits %s\n", en - ebad, en, ebad ? "FAIL" : "ok");
+        fails += ebad;
+        ebad = 0, en = 0;
+        for (const Spec &s : specs) { // v14: 16-bit, W <= 256 (8 / 16 / 32 lanes as launch_v14)
+            if (s.timed || s.ty == F32 || s.w > 256)
+                continue;
+            const Geo g = geo_of(s);
+            const pool_s2_t q = prob_of(s, g);
+            std::vector<uint32_t> x, dy, ref, dx;
+            std::vector<double> mag;
+            make_data(s, g, x, dy);
+            reference(s, g, x, dy, 1, ref, mag);
+            const int L = s.w <= 64 ? 8 : s.w <= 128 ? 16 : 32, rows[3] = {28, 7, 2};
+            for (int r = 0; r < 3; r++, en++) {
+                emu_v14(s, g, q, rows[r], L, x, dy, dx);
+                int64_t u;
+                if (check(s, g, 1, dx, ref, mag, true, &u)) {
+                    printf("emu v14 (rows %d) %s n%dc%dh%dw%d fill %d prop %d FAIL\n", rows[r],
+                           ty_name(s.ty), s.n, s.c, s.h, s.w, s.fill, s.prop);
+                    ebad++;
+                }
+            }
+        }
+        printf("host emulation of v14 (byte permutes, 8 / 16 / 32 lanes): %d of %d runs match the "
+               "reference bits %s\n", en - ebad, en, ebad ? "FAIL" : "ok");
         fails += ebad;
     }
     { // addresses: the layout used (must pass), and the first run's packed one (what it broke)
@@ -1722,7 +2709,7 @@ static int host_checks(const std::vector<Spec> &specs)
                          ty_name(s.ty), pn, first);
             }
         }
-        printf("host address walk of v0, v1, v8 (alignment, bounds): %d of %d problems %s\n",
+        printf("host address walk of v0, v1, v8 / v12, v14 (alignment, bounds): %d of %d problems %s\n",
                (int)specs.size() - abad, (int)specs.size(), abad ? "FAIL" : "ok");
         printf("  the first run's packed sets: dx off pool_rows4_ok in %d problems, faulting "
                "accesses in %d%s%s\n", oldr4, old, old ? ": " : "", oldl);
@@ -1768,6 +2755,7 @@ static int run_problems(const std::vector<Spec> &specs, int first, int last, int
 {
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
+    CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0)); // for cw_geom
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
