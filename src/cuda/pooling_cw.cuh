@@ -41,7 +41,8 @@
  * - HALF / BFLOAT16 rows of 16-byte vectors (pool_cw8_ok, FREEDNN_GPU_POOL_CW8) take 8 dx
  *   columns a lane (pool_cw8_body: one 16-byte x load and dx store a row, two packed chains a
  *   step; 8 lanes a strip up to W 64, 16 to 128, 32 to 256): dev/pool_bwd v14, f16 n32c256h56w56
- *   2339 -> 2435 GB/s, the stem's n32c64h112w112 2400 -> 2629 (H200, 2026-12-03, same bits).
+ *   2339 -> 2435 GB/s, the stem's n32c64h112w112 2400 -> 2629 (H200, 2026-12-03, same bits);
+ *   dnnbench (graph, 11:29 UTC) f16 n32c256h56w56 2332 -> 2469 GB/s (3.02 -> 3.20x NVIDIA).
  * - ptxas (CUDA 13, blocks of 256): see POOL_CW_MINB and POOL_CW8_MINB*.
  */
 
