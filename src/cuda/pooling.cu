@@ -346,10 +346,12 @@ static __device__ __forceinline__ void pool_vmax16(__nv_bfloat16 *r, const __nv_
 #include "stamp_types.cuh"
 
 /* after the stamped kernels */
-#include "pooling_cw.cuh"
-#include "pooling_cwn.cuh"
 #include "pooling_s2g.cuh"
 #include "pooling_smb.cuh"
+
+/* after pooling_s2g.cuh: its lane helpers (the column walks) */
+#include "pooling_cw.cuh"
+#include "pooling_cwn.cuh"
 
 /* after pooling_s2g.cuh: its lane helpers */
 #include "pooling_avgv.cuh"
