@@ -26,6 +26,8 @@
 #define CAP_BYTES (52 * 1024)    // BN_CL_CAP_BYTES (bn_cl_cap default)
 #define MIN_SHARE (16 * 1024)    // BN_CL_MIN_SHARE (bn_cl_k8_on default on)
 #define NKS 4                    // BN_CL_KS
+#define SMEM_MAX (226 * 1024)    // persistent versions: two shares per CTA at most (227 KiB opt-in
+                                 // less 1 KiB for the static shared arrays)
 
 // bn_cl_t with the fields of bn_pk_t the cluster kernels read (ops BN only here)
 struct Plan {
@@ -34,6 +36,7 @@ struct Plan {
     int64_t sbs, mvs; // parameter strides along C
     int k;            // CTAs per cluster
     uint32_t nv, vpc; // 16-byte vectors per channel, per CTA at most
+    int ncl;          // persistent versions (host only): clusters in the grid; else 0
 };
 
 template <typename T> struct __align__(16) Vec {
@@ -653,6 +656,89 @@ static __global__ void __launch_bounds__(THREADS, 2)
     __cluster_barrier_wait();
 }
 
+// Training forward, persistent clusters with two buffers (v7; v8 = the same kernel with half the
+// plan's K). The grid is one wave of clusters (host, persist_ncl: at most what the occupancy
+// query says fits at once); cluster c takes channels c, c + ncl, ... (every CTA of a cluster
+// derives the same list, so all run the same iterations and meet the same cluster barriers).
+// Dynamic shared memory = two shares: the cluster's j-th channel lives in buffer b = j & 1.
+// Iteration j: barrier (this CTA's reads of buffer 1 - b in iteration j - 1 are done), issue the
+// next channel's cp.async into buffer 1 - b, commit (an empty group after the last channel, so
+// the count stays uniform), wait_group 1 (channel j's group has landed), barrier, then v4's
+// statistics (one shifted pass, warp-0 CTA reduce, parallel rank reads) and v4's st.global.cs
+// stores from buffer b, while the next channel streams in. Only the partials `red` are read
+// remotely (DSMEM); they alternate between two pairs by iteration parity: a CTA writes pair b
+// again in iteration j + 2 only after the cluster barrier of iteration j + 1, which every peer
+// reaches after its reads of pair b in iteration j (arrive has release, wait acquire semantics).
+// A final cluster barrier keeps every CTA resident until its peers' last reads are done. Per
+// channel the arithmetic and its order are v4's: v7 should give v4's bits on every problem (v8
+// where its K equals v4's).
+template <typename T, typename A>
+static __global__ void __launch_bounds__(THREADS, 2)
+    p_train(const Plan Q, const void *xv, void *yv, const void *scalev, const void *biasv,
+            void *run_meanv, void *run_varv, void *save_meanv, void *save_invv, double factor,
+            double alpha, double beta)
+{
+    __shared__ A wpart[2 * NWARP];
+    __shared__ A red[2][2]; // [iteration parity][sum, sum of squares]
+    __shared__ A stat[2];
+    Vec<T> *const base = (Vec<T> *)g_dsm; // buffer 0 at base, buffer 1 at base + vpc
+    const T *x = (const T *)xv;
+    const unsigned rank = __clusterRelativeBlockRank();
+    const int64_t ncl = gridDim.x / (unsigned)Q.k;
+    const int64_t first = blockIdx.x / (unsigned)Q.k;
+    uint32_t v0;
+    const int nvl = cl_share(Q, rank, &v0);
+
+    if (first < Q.c)
+        for (int i = threadIdx.x; i < nvl; i += THREADS)
+            cp16(&base[i], x + off_nchw<T>(Q, first, v0 + (uint32_t)i));
+    cp_commit();
+    int par = 0;
+    for (int64_t ch = first; ch < Q.c; ch += ncl, par ^= 1) {
+        const Vec<T> *cur = base + (par ? Q.vpc : 0);
+        Vec<T> *nxt = base + (par ? 0 : Q.vpc);
+        const int64_t cn = ch + ncl;
+        __syncthreads(); // the last iteration's reads of nxt are done (WAR on the buffer)
+        if (cn < Q.c)
+            for (int i = threadIdx.x; i < nvl; i += THREADS)
+                cp16(&nxt[i], x + off_nchw<T>(Q, cn, v0 + (uint32_t)i));
+        cp_commit();
+        cp_wait_group<1>(); // all but the group just committed: channel ch has landed
+        __syncthreads();
+
+        const A sft = (A)ldv(x, ch * Q.s);
+        A a[2] = {0, 0};
+        for (int i = threadIdx.x; i < nvl; i += THREADS) {
+            const Vec<T> va = cur[i]; // one 128-bit shared load
+            acc_shift<T, A>(va, sft, a);
+        }
+        x_sum<2, A, 1>(a, wpart, red[par], Q.k);
+        if (threadIdx.x == 0) {
+            const A mm = (A)Q.m;
+            A mean = sft + a[0] / mm;
+            A var = (a[1] - a[0] * a[0] / mm) / mm;
+            var = var < (A)0 ? (A)0 : var;
+            const double inv_d = 1.0 / sqrt((double)var + Q.eps);
+            stat[0] = mean;
+            stat[1] = (A)inv_d;
+            if (rank == 0)
+                put_stats<A>(ch * Q.mvs, Q.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                             save_meanv, save_invv);
+        }
+        __syncthreads();
+
+        Chan<A> qc;
+        qc.mean = stat[0];
+        qc.inv = stat[1];
+        qc.sc = (A)((const float *)scalev)[ch * Q.sbs];
+        qc.bi = (A)((const float *)biasv)[ch * Q.sbs];
+        qc.mg = 0, qc.mgx = 0;
+        cl_apply<T, A, 1>(Q, 0, ch, v0, nvl, cur, (T *)yv, qc, alpha, beta);
+    }
+    cp_wait_group<0>(); // the last group is empty; nothing in flight at exit
+    cl_sync();          // no CTA exits while a peer may still read its partials
+}
+
 // ==== host =======================================================================================
 typedef void (*TrainK)(const Plan, const void *, void *, const void *, const void *, void *,
                        void *, void *, void *, double, double, double);
@@ -665,40 +751,45 @@ struct Version {
     int id;
     int bwd;
     int kforce; // 0: the library's plan; else this K
+    int persist; // 0; 1: persistent p_train on the plan's K (v7); 2: on half the plan's K (v8)
     const void *f[2]; // F32, F16
     const char *what;
 };
 
 static const Version g_versions[] = {
-    {0, 0, 0, {(const void *)v0_train<float, double>, (const void *)v0_train<__half, float>},
+    {0, 0, 0, 0, {(const void *)v0_train<float, double>, (const void *)v0_train<__half, float>},
      "library bn_cl_train"},
-    {1, 0, 0,
+    {1, 0, 0, 0,
      {(const void *)x_train<float, double, 0, 0, 0>, (const void *)x_train<__half, float, 0, 0, 0>},
      "parallel DSMEM sum"},
-    {2, 0, 0,
+    {2, 0, 0, 0,
      {(const void *)x_train<float, double, 1, 0, 0>, (const void *)x_train<__half, float, 1, 0, 0>},
      "v1 + one-pass shifted statistics"},
-    {3, 0, 0,
+    {3, 0, 0, 0,
      {(const void *)x_train<float, double, 1, 1, 0>, (const void *)x_train<__half, float, 1, 1, 0>},
      "v2 + two cp.async groups"},
-    {4, 0, 0,
+    {4, 0, 0, 0,
      {(const void *)x_train<float, double, 1, 0, 1>, (const void *)x_train<__half, float, 1, 0, 1>},
      "v2 + warp-0 CTA reduce + st.global.cs"},
-    {5, 0, 4,
+    {5, 0, 4, 0,
      {(const void *)x_train<float, double, 1, 0, 0>, (const void *)x_train<__half, float, 1, 0, 0>},
      "v2 with K = 4"},
-    {6, 0, 16,
+    {6, 0, 16, 0,
      {(const void *)x_train<float, double, 1, 0, 0>, (const void *)x_train<__half, float, 1, 0, 0>},
      "v2 with K = 16"},
-    {0, 1, 0, {(const void *)v0_bwd<float, double>, (const void *)v0_bwd<__half, float>},
+    {7, 0, 0, 1, {(const void *)p_train<float, double>, (const void *)p_train<__half, float>},
+     "persistent clusters, two buffers: next channel's loads under this one's reduce + stores"},
+    {8, 0, 0, 2, {(const void *)p_train<float, double>, (const void *)p_train<__half, float>},
+     "v7 with half the plan's K (shares x2)"},
+    {0, 1, 0, 0, {(const void *)v0_bwd<float, double>, (const void *)v0_bwd<__half, float>},
      "library bn_cl_bwd"},
-    {1, 1, 0, {(const void *)x_bwd<float, double, 0>, (const void *)x_bwd<__half, float, 0>},
+    {1, 1, 0, 0, {(const void *)x_bwd<float, double, 0>, (const void *)x_bwd<__half, float, 0>},
      "parallel DSMEM sum"},
-    {4, 1, 0, {(const void *)x_bwd<float, double, 1>, (const void *)x_bwd<__half, float, 1>},
+    {4, 1, 0, 0, {(const void *)x_bwd<float, double, 1>, (const void *)x_bwd<__half, float, 1>},
      "b-v1 + warp-0 CTA reduce + st.global.cs"},
 };
 static const int g_nversions = (int)(sizeof g_versions / sizeof g_versions[0]);
-static const int g_ids[] = {0, 1, 2, 3, 4, 5, 6};
+static const int g_ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 
 struct Prob {
     int ty, bwd;
@@ -823,6 +914,29 @@ struct Ctx {
     cudaEvent_t e0, e1;
 };
 
+// dynamic shared memory per CTA: the share (x, or x | dy), twice for the persistent versions
+static size_t smem_of(const Version &v, const Plan &Q)
+{
+    return (size_t)(v.persist ? 2 : 1) * (v.bwd ? 2 : 1) * Q.vpc * 16;
+}
+
+// v8's plan: the library's plan with K halved (K = 1 from K = 2), vpc recomputed
+static void half_k(Plan *Q)
+{
+    Q->k = Q->k > 1 ? Q->k / 2 : 1;
+    Q->vpc = (Q->nv + (uint32_t)Q->k - 1) / (uint32_t)Q->k;
+}
+
+// the persistent grid: at most `fit` clusters (the occupancy query); of those, the fewest that
+// keep the channels per cluster at it = ceil(C / min(fit, C)): ncl = ceil(C / it) (C = 256 and
+// 66 fit: 64 clusters of 4 channels each instead of 66 of 3 or 4)
+static int persist_ncl(int64_t c, int fit)
+{
+    const int64_t n = fit < c ? fit : c;
+    const int64_t it = (c + n - 1) / n;
+    return (int)((c + it - 1) / it);
+}
+
 static bool launch(const Version &v, int ty, const Plan &Q, unsigned char *x, unsigned char *dy,
                    unsigned char *out, float *par, cudaStream_t st)
 {
@@ -831,9 +945,9 @@ static bool launch(const Version &v, int ty, const Plan &Q, unsigned char *x, un
     at[0].val.clusterDim.x = (unsigned)Q.k, at[0].val.clusterDim.y = 1,
     at[0].val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(Q.c * Q.k));
+    cfg.gridDim = dim3((unsigned)((v.persist ? Q.ncl : Q.c) * Q.k));
     cfg.blockDim = dim3(THREADS);
-    cfg.dynamicSmemBytes = (size_t)(v.bwd ? 2 : 1) * Q.vpc * 16;
+    cfg.dynamicSmemBytes = smem_of(v, Q);
     cfg.stream = st;
     cfg.attrs = at;
     cfg.numAttrs = 1;
@@ -858,10 +972,11 @@ static bool launch(const Version &v, int ty, const Plan &Q, unsigned char *x, un
     return true;
 }
 
-static bool prepare(const Version &v, int ty, const Plan &Q)
+static bool prepare(const Version &v, int ty, Plan &Q)
 {
     const void *f = v.f[ty];
-    if (cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, CTA_BYTES) !=
+    const int dmax = (int)std::max<size_t>(CTA_BYTES, smem_of(v, Q));
+    if (cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, dmax) !=
             cudaSuccess ||
         cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -873,7 +988,7 @@ static bool prepare(const Version &v, int ty, const Plan &Q)
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)Q.k);
     cfg.blockDim = dim3(THREADS);
-    cfg.dynamicSmemBytes = (size_t)(v.bwd ? 2 : 1) * Q.vpc * 16;
+    cfg.dynamicSmemBytes = smem_of(v, Q);
     cfg.attrs = &at;
     cfg.numAttrs = 1;
     int clusters = 0;
@@ -881,6 +996,8 @@ static bool prepare(const Version &v, int ty, const Plan &Q)
         (void)cudaGetLastError();
         return false;
     }
+    if (v.persist)
+        Q.ncl = persist_ncl(Q.c, clusters);
     return true;
 }
 
@@ -908,8 +1025,16 @@ static int run_problem(const Prob &p, int vid, bool print_copy, bool print_refus
     const int copies = p.bwd ? 2 : 1;
     Plan Q, Q0;
     const bool have0 = plan_of(p, copies, 0, &Q0, why, sizeof why);
-    if (!plan_of(p, copies, ver->kforce, &Q, why, sizeof why)) {
-        if (print_refused || ver->kforce)
+    bool planned = plan_of(p, copies, ver->kforce, &Q, why, sizeof why);
+    if (planned && ver->persist == 2)
+        half_k(&Q);
+    if (planned && ver->persist && smem_of(*ver, Q) > SMEM_MAX) {
+        snprintf(why, sizeof why, "two shares of K = %d, %zu bytes > %d", Q.k, smem_of(*ver, Q),
+                 SMEM_MAX);
+        planned = false;
+    }
+    if (!planned) {
+        if (print_refused || ver->kforce || ver->persist)
             printf("v%d %s %s %s plan refused (%s): the library takes another kernel; skip\n",
                    vid, ty_name(p.ty), dir, pname, why);
         return 0;
@@ -1018,10 +1143,10 @@ static int run_problem(const Prob &p, int vid, bool print_copy, bool print_refus
     // one checked run of version w into set 0; returns false on a launch failure
     std::vector<unsigned char> hout(X), hout0;
     std::vector<float> hres(8 * C), hres0;
-    auto checked_run = [&](const Version &w, const Plan &P) -> bool {
+    auto checked_run = [&](const Version &w, Plan &P) -> bool {
         if (!prepare(w, ty, P)) {
             printf("v%d %s %s %s K=%d: cluster of %d x %zu bytes not resident FAIL\n", w.id,
-                   ty_name(ty), dir, pname, P.k, P.k, (size_t)copies * P.vpc * 16);
+                   ty_name(ty), dir, pname, P.k, P.k, smem_of(w, P));
             return false;
         }
         CK(cudaMemcpy(dpar, hpar.data(), 8 * C * sizeof(float), cudaMemcpyHostToDevice));
@@ -1137,7 +1262,7 @@ static int run_problem(const Prob &p, int vid, bool print_copy, bool print_refus
         else
             snprintf(sbuf, sizeof sbuf, "mean %.1e var %.1e", mmax, smax);
         printf("v%d %s %s %s K=%d share=%.1fKiB %s %s %.2f ulp %s bitid=%s %s\n", vid,
-               ty_name(ty), dir, pname, Q.k, copies * Q.vpc * 16 / 1024.0, tbuf,
+               ty_name(ty), dir, pname, Q.k, smem_of(*ver, Q) / 1024.0, tbuf,
                p.bwd ? "dx" : "y", ymax, sbuf, bitid, ok ? "ok" : "FAIL");
         fflush(stdout);
         if (!ok)
@@ -1170,16 +1295,23 @@ static int run_version(int vid, bool print_copy)
 static int host_checks(void)
 {
     int bad = 0;
-    // 1. the shares and bn_pk_off_nchw cover each element of a channel once, inside it
+    // 1. the shares and bn_pk_off_nchw cover each element of a channel once, inside it (hk 1:
+    // v8's halved plan, where its two shares fit)
     for (const Prob &p : all_probs())
         for (int copies = 1; copies <= 2; copies++)
-            for (int kf = 0; kf <= 16; kf = kf ? kf * 2 : 2) {
+            for (int kf = 0, hk = 0; kf <= 16; // kf, hk: (0, 0), (0, 1), (2, 0) .. (16, 0)
+                 hk = kf == 0 && !hk, kf = hk ? kf : kf ? kf * 2 : 2) {
                 Plan Q;
                 char why[128];
                 if (!plan_of(p, copies, kf, &Q, why, sizeof why))
                     continue;
+                if (hk) {
+                    half_k(&Q);
+                    if ((int64_t)Q.vpc * copies * 32 > SMEM_MAX)
+                        continue;
+                }
                 const int vec = p.ty == F16 ? 8 : 4;
-                if (Q.k > 16 || (int64_t)Q.vpc * copies * 16 > CTA_BYTES)
+                if (Q.k > 16 || (!hk && (int64_t)Q.vpc * copies * 16 > CTA_BYTES))
                     bad++;
                 const int64_t chs[2] = {0, p.c - 1};
                 for (int64_t ch : chs) {
@@ -1239,7 +1371,28 @@ static int host_checks(void)
             for (int l = 1; l < k; l++)
                 bad += memcmp(&tf[l], &tf[0], 4) != 0 || memcmp(&td[l], &td[0], 8) != 0;
         }
-    printf("host checks (shares / offsets, v3 split order, rank tree lanes): %s\n",
+    // 4. the persistent grid: ncl in [1, min(fit, C)]; cluster c walks c, c + ncl, ... < C:
+    // ceil(C / min(fit, C)) channels or one fewer (as many as a grid of min(fit, C)); each once
+    for (int64_t c = 1; c <= 300; c++)
+        for (int fit = 1; fit <= 600; fit++) {
+            const int ncl = persist_ncl(c, fit);
+            const int64_t lim = fit < c ? fit : c, want = (c + lim - 1) / lim;
+            if (ncl < 1 || ncl > lim) {
+                bad++;
+                continue;
+            }
+            int64_t seen = 0;
+            for (int64_t cl = 0; cl < ncl; cl++) {
+                int64_t it = 0;
+                for (int64_t ch = cl; ch < c; ch += ncl)
+                    it++, seen++;
+                bad += it != want && it != want - 1;
+                bad += cl == 0 && it != want;
+            }
+            bad += seen != c;
+        }
+    printf("host checks (shares / offsets, v3 split order, rank tree lanes, persistent grid): "
+           "%s\n",
            bad ? "FAIL" : "ok");
     return bad ? 1 : 0;
 }
@@ -1260,8 +1413,8 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (only >= 0 && (only > 6)) {
-        fprintf(stderr, "versions: v0 .. v6\n");
+    if (only >= 0 && (only > 8)) {
+        fprintf(stderr, "versions: v0 .. v8\n");
         return 2;
     }
     int fails = host_checks();
