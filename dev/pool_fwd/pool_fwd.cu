@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #define CK(call)                                                                                   \
@@ -794,6 +795,179 @@ static __global__ void __launch_bounds__(SMEM_BLOCK_MAX, 2)
     }
 }
 
+/* ---- W innermost through a ring of bulk copies (sm_90): persistent blocks over units of planes */
+
+/* Work unit u of the bulk versions: the pu whole planes p0 = u pu .. (fewer in the last unit when
+ * planes % pu != 0), contiguous in x and in y. Returns the unit's plane count. */
+__host__ __device__ __forceinline__ int unit_planes(int u, int pu, int planes, int *p0)
+{
+    *p0 = u * pu;
+    return planes - *p0 < pu ? planes - *p0 : pu;
+}
+
+/* sm_90 only: mbarrier and 1-D bulk copy (cp.async.bulk) in inline PTX, shared addresses 32-bit. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ unsigned sh_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void mbar_init(uint64_t *b, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(sh_addr(b)), "r"(count)
+                 : "memory");
+}
+/* Orders this thread's earlier generic-proxy shared accesses (and mbarrier.init) before later
+ * async-proxy ones (the bulk copy's writes, its complete_tx). */
+__device__ __forceinline__ void fence_async_shared()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+/* One arrival (the barrier's count is 1) that also expects bytes of transactions: the phase
+ * completes when the copy has written them all. */
+__device__ __forceinline__ void mbar_arrive_tx(uint64_t *b, unsigned bytes)
+{
+    asm volatile("{\n\t.reg .b64 st;\n\t"
+                 "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(sh_addr(b)),
+                 "r"(bytes)
+                 : "memory");
+}
+/* bytes (a multiple of 16; both addresses 16-byte aligned) from global src to shared dst,
+ * completing as transactions on the mbarrier b. */
+__device__ __forceinline__ void bulk_g2s(void *dst, const void *src, unsigned bytes, uint64_t *b)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1], %2, [%3];" ::"r"(sh_addr(dst)),
+                 "l"(src), "r"(bytes), "r"(sh_addr(b))
+                 : "memory");
+}
+/* Until the phase of parity par of b has completed (acquire: the copy's data is visible). */
+__device__ __forceinline__ void mbar_wait(uint64_t *b, unsigned par)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(sh_addr(b)), "r"(par)
+                     : "memory");
+    } while (!done);
+}
+#endif
+
+/* v0's outputs j0 = t G .. of row i (lib_nchw_body after its index decode) with x's plane read
+ * from xc, here a plane of the shared ring (same pitch as in x; generic loads, so row_vec,
+ * col_word and lib_nchw_fix serve unchanged: nothing past in_w is read), y's plane at yc. */
+template <int TY, bool NP, int PAD>
+__device__ __forceinline__ void bulk_out(const Prob &q, const void *xc, void *yc, int i, int t)
+{
+    constexpr int L = TY == F32 ? 4 : 8, G = L / 2;
+    const int r0 = 2 * i - q.pad_h, cb = t * L, ce = PAD ? cb - 1 : cb + L;
+    const bool wide = q.win_w == 3, xok = (PAD || wide) && ce >= 0 && ce < q.in_w;
+    const unsigned lw = lowest_word<TY>();
+    uint4 v = make_uint4(lw, lw, lw, lw);
+    unsigned xe = lw;
+#pragma unroll
+    for (int kr = 0; kr < 3; kr++) {
+        const int row = r0 + kr;
+        if (kr < q.win_h && (unsigned)row < (unsigned)q.in_h) {
+            const void *xr = at<TY>(xc, row * q.xs_h);
+            v = vmax<TY, NP>(v, row_vec<TY, 0>(xr, cb, q.in_w, lw));
+            if (xok)
+                xe = mx<TY, NP>(xe, col_word<TY, 0>(xr, ce));
+        }
+    }
+    uint2 o;
+    o.x = out_word<TY, NP, 1, PAD>(&v, xe, 0, wide);
+    o.y = out_word<TY, NP, 1, PAD>(&v, xe, TY == F32 ? 1 : 2, wide);
+    const int j0 = t * G;
+    void *yp = atw<TY>(yc, i * q.ys_h + j0);
+    if (q.yvec && j0 + G <= q.out_w) {
+        *(uint2 *)yp = o;
+    } else {
+        const unsigned w[2] = {o.x, o.y};
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            if (j0 + g >= q.out_w)
+                continue;
+            st1<TY>(yp, g, TY == F32 ? w[g] : g & 1 ? w[g >> 1] >> 16 : w[g >> 1]);
+        }
+    }
+    if ((odd<TY>(o.x) | odd<TY>(o.y)) != 0)
+        lib_nchw_fix<TY>(q, xc, yp, o, i, j0, PAD);
+}
+
+/* Persistent block b walks units b, b + gridDim.x, ... (k-th: stage k % S, parity (k / S) & 1).
+ * Thread 0 issues each unit as one bulk copy of its planes (pu x planes' bytes, a multiple of 16)
+ * into its stage; the first S at the start, then unit k + S into stage k % S once every thread
+ * is past unit k (__syncthreads, then the proxy fence: the generic reads of the stage before the
+ * async writes into it). Compute: v0's thread per 8 bytes of y over the unit's (plane, output
+ * row, run) items, y stored straight to global. */
+#define BULK_BLOCK_MAX 512
+template <int TY, int S, bool NP, int PAD>
+__device__ __forceinline__ void bulk_body(const Prob &q, int pu, int units, int segs, uint64_t *bar,
+                                          const void *x, void *y)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int ES = TY == F32 ? 4 : 2;
+    extern __shared__ uint4 sm[];
+    char *ring = (char *)sm;
+    const int pb = q.xs_c * ES, sb = pu * pb, nb = (int)gridDim.x, tid = (int)threadIdx.x;
+    const auto issue = [&](int u, int s) {
+        int p0;
+        const unsigned bytes = (unsigned)(unit_planes(u, pu, q.planes, &p0) * pb);
+        mbar_arrive_tx(bar + s, bytes);
+        bulk_g2s(ring + s * sb, (const char *)x + (size_t)p0 * pb, bytes, bar + s);
+    };
+    if (tid == 0) {
+#pragma unroll
+        for (int s = 0; s < S; s++)
+            mbar_init(bar + s, 1);
+        fence_async_shared(); /* the initialised barriers visible to the async proxy */
+#pragma unroll
+        for (int s = 0; s < S; s++)
+            if ((int)blockIdx.x + s * nb < units)
+                issue((int)blockIdx.x + s * nb, s);
+    }
+    __syncthreads();
+    for (int k = 0, u = (int)blockIdx.x; u < units; k++, u += nb) {
+        const int s = k % S;
+        mbar_wait(bar + s, (unsigned)(k / S) & 1u);
+        int p0;
+        const int np = unit_planes(u, pu, q.planes, &p0), items = np * q.out_h * segs;
+        const char *xs = ring + s * sb;
+        for (int it = tid; it < items; it += (int)blockDim.x) {
+            const int r = it / segs, t = it - r * segs, p = r / q.out_h, i = r - p * q.out_h;
+            bulk_out<TY, NP, PAD>(q, xs + p * pb, atw<TY>(y, (p0 + p) * q.ys_c), i, t);
+        }
+        __syncthreads();
+        if (tid == 0 && u + S * nb < units) {
+            fence_async_shared();
+            issue(u + S * nb, s);
+        }
+    }
+#endif
+}
+
+/* blockDim <= BULK_BLOCK_MAX; dynamic shared memory S pu planes; the S mbarriers static. */
+template <int TY, int S>
+static __global__ void __launch_bounds__(BULK_BLOCK_MAX, 2)
+    bulk_k(const Prob q, int pu, int units, int segs, const void *x, void *y)
+{
+    __shared__ uint64_t bar[S];
+    if (q.pad_w == 0) {
+        if (q.propagate)
+            bulk_body<TY, S, true, 0>(q, pu, units, segs, bar, x, y);
+        else
+            bulk_body<TY, S, false, 0>(q, pu, units, segs, bar, x, y);
+    } else {
+        if (q.propagate)
+            bulk_body<TY, S, true, 1>(q, pu, units, segs, bar, x, y);
+        else
+            bulk_body<TY, S, false, 1>(q, pu, units, segs, bar, x, y);
+    }
+}
+
 /* ---- channels-last, generic: CI x CJ outputs a thread, tile order TI ----------------------- */
 
 /* The redo of a 16-byte vector's NaN / zero lanes (no -0 pre-test). */
@@ -963,6 +1137,70 @@ static void launch_smem(const Prob &q, const void *x, void *y, cudaStream_t st)
     smem_k<TY, H><<<(unsigned)(q.planes * nbands), threads, (size_t)rows * vpr * 16, st>>>(
         q, segs, br, nbands, x, y);
 }
+/* The bulk versions (v14, v15): S stages of the most whole planes that fit in STAGE bytes. */
+enum { V14_S = 4, V14_STAGE = 26 * 1024, V15_S = 2, V15_STAGE = 52 * 1024 };
+#define BULK_SMEM_MAX (227 * 1024) /* sm_90's dynamic shared memory a block (opt-in) */
+/* main sets bulk_timed on the timed problems: a grid of one wave and a note of the launch shape.
+ * On the correctness-only ones a single block walks every unit, so the ring wraps around and
+ * the short last units come after a wrap (with the full grid no such problem would wrap). */
+static bool bulk_timed = false;
+
+/* Planes a unit: the most whole planes of pb bytes in stage bytes, at least 1, at most all. */
+static int bulk_pu(int pb, int planes, int stage)
+{
+    return std::max(1, std::min(planes, stage / pb));
+}
+
+/* Why a bulk version can't run the problem (nullptr: it can). A unit is one copy, so x's planes
+ * must follow each other (and y's, which it indexes by plane) and be a multiple of 16 bytes
+ * (the copy's size and alignment unit); S stages of one plane must fit in shared memory. */
+template <int S, int STAGE> static const char *bulk_skip(const Prob &q, int ty, int major)
+{
+    const long long pb = (long long)q.xs_c * (ty == F32 ? 4 : 2);
+    if (major < 9)
+        return "needs sm_90 cp.async.bulk";
+    if (q.xs_w != 1 || q.xs_c < q.in_h * q.xs_h || q.xs_n != q.c * q.xs_c || q.ys_w != 1 ||
+        q.ys_n != q.c * q.ys_c)
+        return "planes not contiguous";
+    if (pb % 16 != 0)
+        return "plane bytes not a multiple of 16";
+    if (S * bulk_pu((int)pb, q.planes, STAGE) * pb > BULK_SMEM_MAX)
+        return "planes too large for shared memory";
+    return nullptr;
+}
+
+template <int TY, int ID, int S, int STAGE>
+static void launch_bulk(const Prob &q, const void *x, void *y, cudaStream_t st)
+{
+    const int G = TY == F32 ? 2 : 4, segs = (q.out_w + G - 1) / G;
+    const int pb = q.xs_c * (TY == F32 ? 4 : 2);
+    const int pu = bulk_pu(pb, q.planes, STAGE), units = (q.planes + pu - 1) / pu;
+    const int items = pu * q.out_h * segs, passes = (items + BULK_BLOCK_MAX - 1) / BULK_BLOCK_MAX;
+    const int threads = ((items + passes - 1) / passes + 31) / 32 * 32, smem = S * pu * pb;
+    /* the attribute and occupancy queries once a shape (so not inside a graph capture) */
+    static int c_threads = -1, c_smem = -1, c_grid = 0;
+    if (threads != c_threads || smem != c_smem) {
+        int sms = 0, per_sm = 0;
+        CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        CK(cudaFuncSetAttribute(bulk_k<TY, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bulk_k<TY, S>, threads, smem));
+        if (per_sm < 1) {
+            fprintf(stderr, "v%d: no block of %d threads, %d B fits an SM\n", ID, threads, smem);
+            exit(1);
+        }
+        c_threads = threads, c_smem = smem, c_grid = per_sm * sms;
+        if (bulk_timed)
+            printf("# v%d %s: %d planes a unit (%d units), %d stages x %d B, %d threads, %d blocks "
+                   "x %d SMs\n",
+                   ID, TY == F32 ? "f32" : "f16", pu, units, S, pu * pb, threads, per_sm, sms);
+    }
+    if (((uintptr_t)x & 15) != 0) {
+        fprintf(stderr, "v%d: x not 16-byte aligned\n", ID);
+        exit(1);
+    }
+    const int grid = bulk_timed ? std::min(units, c_grid) : 1;
+    bulk_k<TY, S><<<(unsigned)grid, threads, (size_t)smem, st>>>(q, pu, units, segs, x, y);
+}
 template <int TY, int CI, int CJ, int TI, int H, bool RL, int BLOCK, int MINB>
 static void launch_nhwc(const Prob &q, const void *x, void *y, cudaStream_t st)
 {
@@ -976,27 +1214,37 @@ static void launch_nhwc(const Prob &q, const void *x, void *y, cudaStream_t st)
 
 /* ---- versions ------------------------------------------------------------------------------ */
 
+/* skip: why the version can't run a problem on a device of compute capability major (nullptr:
+ * it can); the main loop prints a skip line instead of running it. nullptr: runs everything. */
+typedef const char *(*skip_t)(const Prob &, int ty, int major);
 struct Version {
     int id, layout;
     launch_t f[2]; /* [F32], [F16] */
     const char *what;
+    skip_t skip;
 };
 
 /* V_NCHW(id, GB, ROWS, SHFL, H, BLOCK, MINB f32, MINB f16, what); V_NCHWR adds RL before BLOCK.
+ * V_BULK(id, S, STAGE, what): bulk_k's S stages of at most STAGE bytes.
  * V_NHWC(id, CI, CJ, TI, H, RL for f32, BLOCK, MINB f32, MINB f16, what). */
 // clang-format off
 #define V_NCHW(id, GB, R, SH, H, B, M32, M16, what) \
     V_NCHWR(id, GB, R, SH, H, false, B, M32, M16, what)
 #define V_NCHWR(id, GB, R, SH, H, RL, B, M32, M16, what) \
     {id, NCHW, {launch_nchw<F32, GB, R, SH, H, RL, B, M32>, \
-                launch_nchw<F16, GB, R, SH, H, RL, B, M16>}, what}
+                launch_nchw<F16, GB, R, SH, H, RL, B, M16>}, what, nullptr}
+#define V_BULK(id, S, STAGE, what) \
+    {id, NCHW, {launch_bulk<F32, id, S, STAGE>, launch_bulk<F16, id, S, STAGE>}, what, \
+     bulk_skip<S, STAGE>}
 #define V_NHWC(id, CI, CJ, TI, H, RL32, B, M32, M16, what) \
     {id, NHWC, {launch_nhwc<F32, CI, CJ, TI, H, RL32, B, M32>, \
-                launch_nhwc<F16, CI, CJ, TI, H, false, B, M16>}, what}
+                launch_nhwc<F16, CI, CJ, TI, H, false, B, M16>}, what, nullptr}
 
 static const Version versions[] = {
-    {0, NCHW, {launch_lib_nchw<F32>, launch_lib_nchw<F16>}, "library pool_lean_nchw (8 B of y)"},
-    {0, NHWC, {launch_lib_nhwc<F32>, launch_lib_nhwc<F16>}, "library pool_lean_nhwc (1 cell)"},
+    {0, NCHW, {launch_lib_nchw<F32>, launch_lib_nchw<F16>}, "library pool_lean_nchw (8 B of y)",
+     nullptr},
+    {0, NHWC, {launch_lib_nhwc<F32>, launch_lib_nhwc<F16>}, "library pool_lean_nhwc (1 cell)",
+     nullptr},
     /* W innermost */
     V_NCHW(1, 8, 1, false, 0, 256, 8, 8, "generic at v0's parameters"),
     V_NCHW(2, 16, 1, false, 0, 256, 6, 5, "16 B of y a thread"),
@@ -1010,7 +1258,10 @@ static const Version versions[] = {
     V_NCHW(10, 16, 1, true, 0, 128, 10, 10, "v4, blocks of 128"),
     V_NCHW(11, 16, 1, true, 0, 512, 2, 2, "v4, blocks of 512"),
     V_NCHW(12, 8, 1, true, HX_NC, 256, 6, 5, "v3 + x ld.global.nc"),
-    {13, NCHW, {launch_smem<F32, 0>, launch_smem<F16, 0>}, "band of rows via shared memory"},
+    {13, NCHW, {launch_smem<F32, 0>, launch_smem<F16, 0>}, "band of rows via shared memory",
+     nullptr},
+    V_BULK(14, V14_S, V14_STAGE, "persistent, 4 stages of bulk-copied planes (~25 KiB each)"),
+    V_BULK(15, V15_S, V15_STAGE, "v14 with 2 stages of twice the planes (the same ring bytes)"),
     /* channels-last */
     V_NHWC(20, 1, 1, 1, 0, true, 256, 8, 8, "generic at v0's parameters"),
     V_NHWC(21, 1, 2, 1, 0, false, 256, 6, 6, "2 output columns (15 loads)"),
@@ -1268,6 +1519,98 @@ static bool wanted(const std::vector<int> &only, int id)
     return only.empty() || std::find(only.begin(), only.end(), id) != only.end();
 }
 
+/* Host checks (no GPU needed). The bulk versions' walk as bulk_body does it: block b's k-th unit
+ * b + k grid is waited on in stage k % S at parity (k / S) & 1, so it must be the unit issued
+ * last into that stage (at the start, or after unit k - S) with k / S phases of the stage done;
+ * every plane is copied exactly once, in copies of 16-byte multiples no larger than the stage,
+ * and no copy is left in flight. Then the NCHW problems the bulk versions take have 16-byte
+ * planes and stages within shared memory. Prints one line (and a line a failure or a skipped
+ * problem); false on a failure. */
+static bool host_checks()
+{
+    struct Walk {
+        int planes, pu, grid, s;
+    };
+    /* the timed shapes' walks (264 = 2 blocks x 132 SMs), last units short (planes % pu), fewer
+     * units than blocks, units < S grid, one plane */
+    static const Walk walks[] = {{8192, 4, 264, 4}, {4096, 2, 264, 4}, {8192, 8, 264, 2},
+                                 {4096, 4, 264, 2}, {120, 27, 2, 4},   {1001, 4, 264, 4},
+                                 {1001, 8, 7, 2},   {1003, 4, 5, 3},   {5, 8, 3, 4},
+                                 {48, 2, 132, 4},   {1, 1, 1, 4}};
+    const long long pb = 6272; /* f16 56 x 56 */
+    bool ok = true;
+    for (const Walk &w : walks) {
+        const int units = (w.planes + w.pu - 1) / w.pu;
+        std::vector<int> seen(w.planes, 0);
+        bool wok = true;
+        for (int b = 0; b < w.grid; b++) {
+            std::vector<int> inflight(w.s, -1), done(w.s, 0);
+            for (int s = 0; s < w.s; s++)
+                if (b + s * w.grid < units)
+                    inflight[s] = b + s * w.grid;
+            for (int k = 0, u = b; u < units; k++, u += w.grid) {
+                const int s = k % w.s;
+                wok &= inflight[s] == u && done[s] == k / w.s;
+                inflight[s] = -1, done[s]++;
+                int p0;
+                const int np = unit_planes(u, w.pu, w.planes, &p0);
+                const bool in = np >= 1 && np <= w.pu && p0 >= 0 && p0 + np <= w.planes;
+                wok &= in && np * pb % 16 == 0 && p0 * pb % 16 == 0;
+                for (int p = 0; in && p < np; p++)
+                    seen[p0 + p]++;
+                if (u + w.s * w.grid < units)
+                    inflight[s] = u + w.s * w.grid;
+            }
+            for (int s = 0; s < w.s; s++)
+                wok &= inflight[s] == -1;
+        }
+        for (int p = 0; p < w.planes; p++)
+            wok &= seen[p] == 1;
+        if (!wok)
+            printf("# host check FAIL: bulk walk planes %d, %d a unit, grid %d, %d stages\n",
+                   w.planes, w.pu, w.grid, w.s);
+        ok &= wok;
+    }
+    int served = 0, problems = 0;
+    std::string timed; /* the timed problems' stages */
+    for (const Spec &sp : specs) {
+        if (sp.layout != NCHW)
+            continue;
+        const Prob q = make_prob(sp);
+        const long long b = (long long)q.xs_c * (sp.ty == F32 ? 4 : 2);
+        const int ss[2] = {V14_S, V15_S}, stage[2] = {V14_STAGE, V15_STAGE};
+        const char *why[2] = {bulk_skip<V14_S, V14_STAGE>(q, sp.ty, 9),
+                              bulk_skip<V15_S, V15_STAGE>(q, sp.ty, 9)};
+        problems++;
+        for (int v = 0; v < 2; v++) {
+            if (why[v] != nullptr) {
+                printf("# host note: v%d skips nchw %s %s (%s)\n", 14 + v, ty_name(sp.ty), sp.name,
+                       why[v]);
+                continue;
+            }
+            served++;
+            const int pu = bulk_pu((int)b, q.planes, stage[v]);
+            const long long sb = pu * b;
+            const bool sok = b % 16 == 0 && sb % 16 == 0 && ss[v] * sb <= BULK_SMEM_MAX;
+            if (!sok)
+                printf("# host check FAIL: v%d nchw %s %s: plane %lld B, stage %lld B\n", 14 + v,
+                       ty_name(sp.ty), sp.name, b, sb);
+            ok &= sok;
+            if (sp.timed) {
+                char t[96];
+                snprintf(t, sizeof t, "%sv%d %s %d stages of %d x %lld B",
+                         timed.empty() ? "" : ", ", 14 + v, ty_name(sp.ty), ss[v], pu, b);
+                timed += t;
+            }
+        }
+    }
+    printf("# host checks %s: bulk walk (%d cases), bulk stages (%d of %d version x NCHW problem "
+           "served; planes, stages 16-byte multiples, S stages <= %d B; timed: %s)\n",
+           ok ? "ok" : "FAIL", (int)(sizeof walks / sizeof walks[0]), served, 2 * problems,
+           BULK_SMEM_MAX, timed.c_str());
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     std::vector<int> only;
@@ -1294,6 +1637,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (!host_checks())
+        return 1;
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
         printf("no GPU\n");
@@ -1310,6 +1655,7 @@ int main(int argc, char **argv)
     CK(cudaStreamCreate(&st)); /* blocking: ordered after the synchronous copies */
     int fails = 0;
     std::vector<std::array<int, 2>> odd_fail(nversions, {0, 0}), odd_seen(nversions, {0, 0});
+    std::vector<std::array<int, 2>> odd_skip(nversions, {0, 0});
     for (const Spec &s : specs) {
         const Prob q = make_prob(s);
         std::vector<uint32_t> hx, yref;
@@ -1348,12 +1694,21 @@ int main(int argc, char **argv)
             if (v.layout != s.layout || !wanted(only, v.id))
                 continue;
             const launch_t f = v.f[s.ty];
+            char tag[16];
+            snprintf(tag, sizeof tag, "v%d", v.id);
+            const char *why = v.skip ? v.skip(q, s.ty, prop.major) : nullptr;
+            if (why != nullptr) { /* the version doesn't serve this problem / device */
+                if (!s.timed)
+                    odd_skip[&v - versions][s.ty]++;
+                printf("%-6s %s %s %s - - skip (%s)\n", tag, lay_name(s.layout), ty_name(s.ty),
+                       s.name, why);
+                continue;
+            }
+            bulk_timed = s.timed != 0;
             CK(cudaMemsetAsync(dy, 0xff, ny * es, st)); /* NaN: an unwritten output fails */
             f(q, dx, dy, st);
             CK(cudaGetLastError());
             CK(cudaStreamSynchronize(st));
-            char tag[16];
-            snprintf(tag, sizeof tag, "v%d", v.id);
             const bool ok = check(s, q, dy, yref);
             fails += !ok;
             if (!s.timed) { /* odd shapes: a FAIL line now, a summary line a version at the end */
@@ -1380,10 +1735,11 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < nversions; k++)
         for (int ty = 0; ty < 2; ty++)
-            if (odd_seen[k][ty])
+            if (odd_seen[k][ty] || odd_skip[k][ty]) { /* skip: none of them run */
+                const char *res = odd_fail[k][ty] ? "FAIL" : odd_seen[k][ty] ? "ok" : "skip";
                 printf("v%-5d %s %s odd-shapes(%d) - - %s\n", versions[k].id,
-                       lay_name(versions[k].layout), ty_name(ty), odd_seen[k][ty],
-                       odd_fail[k][ty] ? "FAIL" : "ok");
+                       lay_name(versions[k].layout), ty_name(ty), odd_seen[k][ty], res);
+            }
     printf("# %d failure(s)\n", fails);
     return fails ? 1 : 0;
 }
