@@ -69,7 +69,10 @@
 # ENVS='FREEDNN_GPU_BN_CL_KIB=104;FREEDNN_GPU_BN_CL_KIB=34'. FREEDNN_GPU_BN_CL_K8=0 (the same
 # kernels at the smallest K whose shares fit the caps, the rule before 2026-12-03, instead of at
 # least 8 CTAs while the shares keep 16 KiB: f16 NCHW training K 4 instead of 8), e.g.
-# ONLY='bn_f16_nchw' DIR=fwd_train ENVS='FREEDNN_GPU_BN_CL_K8=0'.
+# ONLY='bn_f16_nchw' DIR=fwd_train ENVS='FREEDNN_GPU_BN_CL_K8=0'. FREEDNN_GPU_BN_CL_1PASS=0
+# (bn_cl_train's statistics in two passes and two cluster syncs, instead of one pass shifted by
+# the channel's first element), e.g. ONLY='bn_f(32|16)_nchw' DIR=fwd_train
+# ENVS='FREEDNN_GPU_BN_CL_1PASS=0'.
 # FREEDNN_GPU_LRN_NHWC=0 (lrn: the NHWC forward on the per-element lrn_fwd and the backward on
 # lrn_bwd_tile instead of lrn_nhwc.cuh's lrn_fwd_nhwc / lrn_bwd_nhwc, 16-byte channel vectors;
 # FREEDNN_GPU_LRN_NHWC_BWD=0: the backward alone), e.g. ONLY='lrn_f(16|32)_nhwc'

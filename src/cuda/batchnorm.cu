@@ -207,6 +207,7 @@ typedef struct {
     bn_pk_t P;
     int k;             /* CTAs per cluster (channel): 2, 4, 8 or 16 */
     uint32_t nv, vpc;  /* 16-byte vectors per channel, per CTA (at most) */
+    int two_pass;      /* training statistics in two passes (FREEDNN_GPU_BN_CL_1PASS=0) */
 } bn_cl_t;
 
 #define BN_CL_THREADS 256                /* threads per CTA of bn_cl_train */
@@ -1170,6 +1171,15 @@ static int bn_cl_k8_on(void)
     return on;
 }
 
+/* FREEDNN_GPU_BN_CL_1PASS=0: bn_cl_train's statistics in bn_stats' two passes (two cluster
+ * syncs a channel), the rule before 2026-12-03; read once. By default one shifted pass
+ * (bn_cl_stats1). */
+static int bn_cl_1pass_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_GPU_BN_CL_1PASS");
+    return on;
+}
+
 /* Fills *Q and returns 1 when cluster kernel f (cache slot ti) serves p: SPATIAL, ops BN or
  * BN_ACTIVATION, the nt tensors t[] packed NCHW with H * W a multiple of the vector, below
  * 2^31 elements, `copies` tensors' shares (x; x and dy) of a channel within 16 CTAs of
@@ -1208,6 +1218,7 @@ static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *
     Q->k = 2 << j;
     Q->nv = (uint32_t)nv;
     Q->vpc = (uint32_t)((nv + Q->k - 1) / Q->k);
+    Q->two_pass = !bn_cl_1pass_on();
     return 1;
 }
 

@@ -1683,18 +1683,20 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
  * bn_cl_train:
  * 1. cp.async 16-byte copies of the share, DRAM -> shared memory, all in flight at once: x is
  *    read from DRAM once (bn_cl_load).
- * 2. Two-pass statistics as bn_stats, over the shared copy (bn_cl_stats): each thread sums its
- *    vectors (i = t, t + 256, ...; lanes 0..VEC-1 in order) in FD_A, a fixed warp butterfly,
- *    warps 0..7 in order, the CTA's partial into red[0]; a cluster sync (bn_cl_sync); thread 0
- *    adds the K partials of ranks 0..K-1 (DSMEM, __cluster_map_shared_rank) in that order:
- *    every CTA gets the same mean. The centred squares the same way (red[1], a second cluster
- *    sync). Rank 0's thread 0 writes the running and saved statistics (bn_fwd_train's formulas).
+ * 2. One-pass shifted statistics over the shared copy (bn_cl_stats1): each thread sums x - s
+ *    and its square over its vectors (i = t, t + 256, ...; lanes 0..VEC-1 in order) in FD_A,
+ *    s = the channel's first element; a fixed warp butterfly, warp 0's xor tree over the 8
+ *    warps, the CTA's partials into red[0..1]; a cluster sync (bn_cl_sync); lanes 0..K-1 of
+ *    warp 0 read the K ranks' partials (DSMEM, __cluster_map_shared_rank) and a fixed xor tree
+ *    adds them: every CTA gets the same bits (bn_cl_sum). FREEDNN_GPU_BN_CL_1PASS=0: bn_stats'
+ *    two passes (bn_cl_stats: the mean, then the centred squares, two cluster syncs). Rank 0's
+ *    thread 0 writes the running and saved statistics (bn_fwd_train's formulas).
  * 3. A cluster barrier arrive (this CTA is done reading the others' shared memory), y from the
- *    shared copy with 128-bit stores (bn_pk_val's mode 0; alpha 1, beta 0 in the accumulator
- *    type only: bn_cl_out), the barrier's wait: no CTA leaves while another may still read its
- *    red[] words.
+ *    shared copy with 128-bit streaming stores (bn_pk_val's mode 0; alpha 1, beta 0 in the
+ *    accumulator type only: bn_cl_out), the barrier's wait: no CTA leaves while another may
+ *    still read its red[] words.
  *    Traffic per channel: N * H * W * size bytes read once, as many written (and read,
- *    beta != 0). ptxas sm_90: FLOAT 52 registers, HALF / BFLOAT16 40, no spills, 96 / 48 bytes
+ *    beta != 0). ptxas sm_90: FLOAT 44 registers, HALF 37, BFLOAT16 40, no spills, 160 / 80 bytes
  *    of static shared memory besides the share.
  * bn_cl_bwd:
  * 1. cp.async copies of the share of x (buf[0, vpc)) and of dy (buf[vpc, 2 vpc)): both read
@@ -1706,46 +1708,62 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
  *    in FD_A, both through one bn_cl_sum (red[2], red[3], one cluster sync); rank 0's thread 0
  *    blends dscale / dbias with alpha_param / beta_param (bn_bwd's sd_blend); each CTA's thread
  *    0 puts the means of g and g * xhat in stat[].
- * 4. Arrive, dx from the two copies with 128-bit stores (bn_pk_val's mode 1; alpha 1, beta 0 in
- *    the accumulator type only), wait.
+ * 4. Arrive, dx from the two copies with 128-bit streaming stores (bn_pk_val's mode 1; alpha
+ *    1, beta 0 in the accumulator type only), wait.
  *    Traffic per channel: N * H * W * size bytes of x and of dy read once, dx written (and read,
  *    beta != 0): 3 N H W size against 5 for the per-tile and packed paths. ptxas sm_90: FLOAT
- *    59 registers, HALF 48, BFLOAT16 52, no spills, 192 / 96 bytes of static shared memory
+ *    60 registers, HALF 48, BFLOAT16 52, no spills, 192 / 96 bytes of static shared memory
  *    besides the shares.
  * On sm_80 the bodies are traps: the host launches them on compute capability 9.0+ only. */
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* The cluster's sums of v[0..N) over all its threads, in thread 0 of every CTA (the others
- * get 0): per value a warp butterfly, the warps 0..7 in order, the CTA's totals into
- * red[0..N), one cluster sync, then the totals of ranks 0..k-1 in that order through DSMEM.
- * Every thread of the cluster calls it; wpart holds N * BN_CL_THREADS / 32 words. */
+/* The cluster's sums of v[0..N) over all its threads, in every lane of warp 0 of every CTA
+ * (the other threads get 0): per value a warp butterfly, warp 0 adds the 8 warps' partials (lane
+ * w takes warp w's, an xor tree over 8 lanes) into red[0..N), one cluster sync, then lane r < k
+ * of warp 0 reads rank r's partials through DSMEM (all of them in flight at once: one remote
+ * latency, not k) and an xor tree over k lanes adds them. The same bits in every lane and every
+ * CTA: each xor pair adds the same two values (IEEE addition commutes), the tree is fixed.
+ * Every thread of the cluster calls it; wpart holds N * BN_CL_THREADS / 32 words.
+ * dev/bn_cluster v1 / v4 (H200, 2026-12-03): the parallel rank reads and warp-0 reduce +2-4 %. */
 template <int N>
 static __device__ __forceinline__ void FD_K(bn_cl_sum)(FD_A *v, FD_A *wpart, FD_A *red, int k)
 {
+    const int nw = BN_CL_THREADS / 32, lane = threadIdx.x & 31;
 #pragma unroll
     for (int j = 0; j < N; j++) {
         for (int o = 16; o > 0; o >>= 1)
             v[j] += __shfl_xor_sync(0xffffffffu, v[j], o);
-        if ((threadIdx.x & 31) == 0)
-            wpart[j * (BN_CL_THREADS / 32) + (threadIdx.x >> 5)] = v[j];
+        if (lane == 0)
+            wpart[j * nw + (threadIdx.x >> 5)] = v[j];
     }
     __syncthreads();
-    if (threadIdx.x == 0)
+    if (threadIdx.x < 32)
 #pragma unroll
         for (int j = 0; j < N; j++) {
-            FD_A t = 0;
-            for (int w = 0; w < BN_CL_THREADS / 32; w++)
-                t += wpart[j * (BN_CL_THREADS / 32) + w];
-            red[j] = t;
+            FD_A t = lane < nw ? wpart[j * nw + lane] : (FD_A)0;
+            for (int o = nw / 2; o > 0; o >>= 1)
+                t += __shfl_xor_sync(0xffffffffu, t, o);
+            if (lane == 0)
+                red[j] = t;
         }
     bn_cl_sync();
+    if (threadIdx.x < 32) {
+        FD_A t[N];
 #pragma unroll
-    for (int j = 0; j < N; j++) {
-        FD_A t = 0;
-        if (threadIdx.x == 0)
-            for (int r = 0; r < k; r++)
-                t += *(const FD_A *)__cluster_map_shared_rank(&red[j], (unsigned)r);
-        v[j] = t;
+        for (int j = 0; j < N; j++)
+            t[j] = lane < k ? *(const FD_A *)__cluster_map_shared_rank(&red[j], (unsigned)lane)
+                            : (FD_A)0;
+        for (int o = k >> 1; o > 0; o >>= 1)
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                t[j] += __shfl_xor_sync(0xffffffffu, t[j], o);
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            v[j] = t[j];
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            v[j] = 0;
     }
 }
 
@@ -1804,10 +1822,54 @@ static __device__ __forceinline__ FD_A FD_K(bn_cl_stats)(const bn_cl_t &Q,
     }
     return mean;
 }
+
+/* The training forward's statistics in one cluster reduction (bn_cl_sum of two values): per
+ * thread the sum and the sum of squares of d = x - s in FD_A, s the channel's first element
+ * x[0, c, 0, 0] (0 when it is not finite, so an Inf or NaN in x gives bn_stats' mean);
+ * mean = s + S1 / m, var = max(0, (S2 - S1^2 / m) / m). The shift keeps the cancellation to the
+ * spread of the data about one of its own values (FLOAT accumulates in double; HALF / BFLOAT16 in
+ * float: dev/bn_cluster's double reference saw <= 2.8e-7 relative on the mean and variance, the
+ * two passes 1.8e-7). Thread 0 gets *var, *inv_d and sets stat[0] = mean, stat[1] = (FD_A)
+ * *inv_d (seen by the CTA after its next barrier); the others get mean 0. Q.two_pass
+ * (FREEDNN_GPU_BN_CL_1PASS=0) takes bn_cl_stats' two passes instead. dev/bn_cluster v2 (H200,
+ * 2026-12-03): one cluster reduction instead of two, +5 % HALF, +7 % FLOAT training. */
+static __device__ __forceinline__ FD_A FD_K(bn_cl_stats1)(const bn_cl_t &Q, const FD_T *x,
+                                                          int64_t ch, const FD_K(bn_vec_t) * buf,
+                                                          int nvl, FD_A *wpart, FD_A *red,
+                                                          FD_A *stat, FD_A *var, double *inv_d)
+{
+    if (Q.two_pass)
+        return FD_K(bn_cl_stats)(Q, buf, nvl, wpart, red, stat, var, inv_d);
+    FD_A sft = (FD_A)fd_cuda_ld(x + FD_K(bn_pk_off_nchw)(Q.P, ch, 0), 0);
+    sft = isfinite((double)sft) ? sft : (FD_A)0;
+    FD_A a[2] = {0, 0};
+    for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
+        const FD_K(bn_vec_t) e = buf[i];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            const FD_A d = (FD_A)fd_cuda_ld(e.e, l) - sft;
+            a[0] += d;
+            a[1] += d * d;
+        }
+    }
+    FD_K(bn_cl_sum)<2>(a, wpart, red, Q.k);
+    FD_A mean = 0;
+    if (threadIdx.x == 0) {
+        const FD_A m = (FD_A)Q.P.m;
+        mean = sft + a[0] / m;
+        const FD_A v = (a[1] - a[0] * a[0] / m) / m;
+        *var = v < (FD_A)0 ? (FD_A)0 : v; /* NaN stays NaN */
+        *inv_d = 1.0 / sqrt((double)*var + Q.P.eps);
+        stat[0] = mean;
+        stat[1] = (FD_A)*inv_d;
+    }
+    return mean;
+}
 #endif
 
-/* y (mode 0) or dx (mode 1) of the CTA's share from its shared copies, 128-bit stores (out
- * read first when beta != 0). */
+/* y (mode 0) or dx (mode 1) of the CTA's share from its shared copies, 128-bit streaming
+ * stores (st.global.cs: nothing reads them again in this kernel; out read first when
+ * beta != 0). */
 static __device__ __forceinline__ void FD_K(bn_cl_apply)(const bn_cl_t &Q, int mode, int64_t ch,
                                                          uint32_t v0, int nvl,
                                                          const FD_K(bn_vec_t) * buf,
@@ -1827,7 +1889,9 @@ static __device__ __forceinline__ void FD_K(bn_cl_apply)(const bn_cl_t &Q, int m
         for (int l = 0; l < FD_VEC; l++)
             FD_K(bn_pk_out)(Q.P, mode, o.e, l, (FD_A)fd_cuda_ld(a.e, l),
                             mode == 1 ? (FD_A)fd_cuda_ld(d.e, l) : (FD_A)0, q, alpha, beta);
-        *(FD_K(bn_vec_t) *)(out + off) = o;
+        uint4 u;
+        memcpy(&u, &o, sizeof u);
+        __stcs((uint4 *)(out + off), u);
     }
 }
 
@@ -1841,8 +1905,8 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
                       void *save_invv, double factor, double alpha, double beta)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __shared__ FD_A wpart[BN_CL_THREADS / 32];
-    __shared__ FD_A red[2];  /* this CTA's partials: sum x, sum (x - mean)^2 (read via DSMEM) */
+    __shared__ FD_A wpart[2 * BN_CL_THREADS / 32];
+    __shared__ FD_A red[2];  /* this CTA's partials (bn_cl_stats1; read via DSMEM) */
     __shared__ FD_A stat[2]; /* the channel's mean and 1 / std, for this CTA's threads */
     FD_K(bn_vec_t) *buf = FD_K(bn_cl_buf);
     const unsigned rank = __clusterRelativeBlockRank();
@@ -1853,7 +1917,8 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
     FD_K(bn_cl_load)(Q, ch, v0, nvl, buf, (const FD_T *)xv, NULL);
     FD_A var = 0;
     double inv_d = 0;
-    const FD_A mean = FD_K(bn_cl_stats)(Q, buf, nvl, wpart, red, stat, &var, &inv_d);
+    const FD_A mean =
+        FD_K(bn_cl_stats1)(Q, (const FD_T *)xv, ch, buf, nvl, wpart, red, stat, &var, &inv_d);
     if (threadIdx.x == 0 && rank == 0)
         FD_K(bn_put_stats)(ch * Q.P.mvs, Q.P.m, mean, var, inv_d, factor, run_meanv, run_varv,
                            save_meanv, save_invv);
@@ -1862,7 +1927,7 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
     __syncthreads();
 
     FD_K(bn_chan_t) qc;
-    qc.mean = mean;
+    qc.mean = stat[0];
     qc.inv = stat[1];
     qc.sc = (FD_A)((const FD_P *)scalev)[ch * Q.P.sbs];
     qc.bi = (FD_A)((const FD_P *)biasv)[ch * Q.P.sbs];

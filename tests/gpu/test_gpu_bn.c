@@ -16,7 +16,9 @@
  * every case re-run for determinism, and the whole program again with FREEDNN_GPU_BN_CLUSTER=0,
  * with FREEDNN_GPU_BN_CLUSTER_BWD=0, with FREEDNN_GPU_BN_CL_KIB=16 (16-KiB shares: the
  * largest clusters), with FREEDNN_GPU_BN_CL_K8=0 (the smallest cluster whose shares fit, K 2
- * and 4 on channels of 128 KiB and more), with FREEDNN_GPU_BN_IV2=0 (the first packed inference
+ * and 4 on channels of 128 KiB and more), with FREEDNN_GPU_BN_CL_1PASS=0 (bn_cl_train's
+ * statistics in two passes; by default one pass shifted by the channel's first element, which
+ * the +Inf fill makes non-finite), with FREEDNN_GPU_BN_IV2=0 (the first packed inference
  * mapping) and with
  * FREEDNN_GPU_BN_IV2_BLOCKS=7 (the second one's grid-stride loops), with FREEDNN_GPU_BN_PK2=0
  * (the first packed NHWC training / backward mapping), with FREEDNN_GPU_BN_PK2_ROWS=1 (the
@@ -861,6 +863,7 @@ int main(int argc, char **argv)
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CLUSTER_BWD", "0"); /* and the earlier backward */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_KIB", "16"); /* the clusters at their largest K */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_K8", "0");   /* K 2 and 4 for channels >= 128 KiB */
+    gm_rerun_with(argv, "FREEDNN_GPU_BN_CL_1PASS", "0"); /* bn_cl_train: two-pass statistics */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2", "0");     /* the first inference mapping */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_IV2_BLOCKS", "7"); /* bn_iv2_*: grid-stride walks */
     gm_rerun_with(argv, "FREEDNN_GPU_BN_PK2", "0");        /* the first packed NHWC mapping */
