@@ -215,6 +215,39 @@ static __device__ __forceinline__ void cl_apply(const Plan &Q, int mode, int64_t
     }
 }
 
+// V4 2 (v10): y (mode 0) = fma(x, k0, k1) or dx (mode 1) = fma(dy, k0, fma(x, k1, k2)) in A,
+// the channel's affine coefficients folded once a CTA (k: 3 values), st.global.cs stores: two
+// FMAs an element at most instead of bn_pk_out's 4-6 operations
+template <typename T, typename A>
+static __device__ __forceinline__ void cl_apply_aff(const Plan &Q, int mode, int64_t ch,
+                                                    uint32_t v0, int nvl, const Vec<T> *buf,
+                                                    T *__restrict__ out, const A *k, double alpha,
+                                                    double beta)
+{
+    const int vec = (int)(16 / sizeof(T));
+    for (int i = threadIdx.x; i < nvl; i += THREADS) {
+        const int64_t off = off_nchw<T>(Q, ch, v0 + (uint32_t)i);
+        const Vec<T> a = buf[i];
+        Vec<T> d, o;
+        if (mode == 1)
+            d = buf[Q.vpc + i];
+        if (beta != 0.0)
+            o = *(const Vec<T> *)(out + off);
+#pragma unroll
+        for (int l = 0; l < vec; l++) {
+            const A xv = (A)ldv(a.e, l);
+            const A v = mode == 0 ? xv * k[0] + k[1] : (A)ldv(d.e, l) * k[0] + (xv * k[1] + k[2]);
+            if (alpha == 1.0 && beta == 0.0)
+                st1(o.e, l, v);
+            else
+                sdblend(o.e, l, alpha, beta, (double)v);
+        }
+        uint4 u;
+        memcpy(&u, &o, 16);
+        __stcs((uint4 *)(out + off), u);
+    }
+}
+
 // ==== v0: the library's kernels ==================================================================
 // bn_cl_sum: per value a warp butterfly, warps 0..7 in order by thread 0, one cluster sync, then
 // thread 0 adds ranks 0..k-1 in order through DSMEM (every other thread gets 0)
@@ -594,7 +627,12 @@ static __global__ void __launch_bounds__(THREADS, 2)
     qc.sc = (A)((const float *)scalev)[ch * Q.sbs];
     qc.bi = (A)((const float *)biasv)[ch * Q.sbs];
     qc.mg = 0, qc.mgx = 0;
-    cl_apply<T, A, V4>(Q, 0, ch, v0, nvl, buf, (T *)yv, qc, alpha, beta);
+    if (V4 == 2) {
+        const A k[3] = {qc.sc * qc.inv, qc.bi - qc.mean * (qc.sc * qc.inv), 0};
+        cl_apply_aff<T, A>(Q, 0, ch, v0, nvl, buf, (T *)yv, k, alpha, beta);
+    } else {
+        cl_apply<T, A, V4>(Q, 0, ch, v0, nvl, buf, (T *)yv, qc, alpha, beta);
+    }
     __cluster_barrier_wait();
 }
 
@@ -636,11 +674,20 @@ static __global__ void __launch_bounds__(THREADS, 2)
     for (int i = threadIdx.x; i < nvl; i += THREADS) {
         const Vec<T> a = buf[i], d = buf[Q.vpc + i];
 #pragma unroll
-        for (int l = 0; l < vec; l++)
-            pk_acc1<A>((A)ldv(a.e, l), (A)ldv(d.e, l), qc, &g[0], &g[1]);
+        for (int l = 0; l < vec; l++) {
+            if (V4 == 2) { // sum g, sum g (x - mean): the 1 / std applied once, after the sums
+                const A gi = (A)ldv(d.e, l);
+                g[0] += gi;
+                g[1] += gi * ((A)ldv(a.e, l) - qc.mean);
+            } else {
+                pk_acc1<A>((A)ldv(a.e, l), (A)ldv(d.e, l), qc, &g[0], &g[1]);
+            }
+        }
     }
-    x_sum<2, A, V4>(g, wpart, &red[2], Q.k);
+    x_sum<2, A, V4 ? 1 : 0>(g, wpart, &red[2], Q.k);
     if (threadIdx.x == 0) {
+        if (V4 == 2)
+            g[1] *= qc.inv;
         if (rank == 0) {
             sdblend((float *)dscalev, ch * Q.sbs, alpha_p, beta_p, (double)g[1]);
             sdblend((float *)dbiasv, ch * Q.sbs, alpha_p, beta_p, (double)g[0]);
@@ -652,7 +699,13 @@ static __global__ void __launch_bounds__(THREADS, 2)
     __syncthreads();
 
     qc.mg = stat[2], qc.mgx = stat[3];
-    cl_apply<T, A, V4>(Q, 1, ch, v0, nvl, buf, (T *)dxv, qc, alpha, beta);
+    if (V4 == 2) { // dx = sc inv (g - mg - (x - mean) inv mgx) = k0 g + k1 x + k2
+        const A k0 = qc.sc * qc.inv, k1 = -k0 * qc.inv * qc.mgx;
+        const A k[3] = {k0, k1, -k0 * qc.mg - k1 * qc.mean};
+        cl_apply_aff<T, A>(Q, 1, ch, v0, nvl, buf, (T *)dxv, k, alpha, beta);
+    } else {
+        cl_apply<T, A, V4>(Q, 1, ch, v0, nvl, buf, (T *)dxv, qc, alpha, beta);
+    }
     __cluster_barrier_wait();
 }
 
@@ -905,19 +958,24 @@ static const Version g_versions[] = {
     {9, 0, 0, 1,
      {(const void *)p_train<float, double, 0>, (const void *)p_train<__half, float, 0>},
      "v7 with v1's two-pass statistics (two cluster syncs a channel)"},
+    {10, 0, 0, 0,
+     {(const void *)x_train<float, double, 1, 0, 2>, (const void *)x_train<__half, float, 1, 0, 2>},
+     "v4 + the apply as one FMA an element (y = x k0 + k1)"},
     {0, 1, 0, 0, {(const void *)v0_bwd<float, double>, (const void *)v0_bwd<__half, float>},
      "library bn_cl_bwd"},
     {1, 1, 0, 0, {(const void *)x_bwd<float, double, 0>, (const void *)x_bwd<__half, float, 0>},
      "parallel DSMEM sum"},
     {4, 1, 0, 0, {(const void *)x_bwd<float, double, 1>, (const void *)x_bwd<__half, float, 1>},
      "b-v1 + warp-0 CTA reduce + st.global.cs"},
+    {10, 1, 0, 0, {(const void *)x_bwd<float, double, 2>, (const void *)x_bwd<__half, float, 2>},
+     "b-v4 + sum g (x - mean) scaled once, dx = dy k0 + x k1 + k2"},
     {7, 1, 0, 1, {(const void *)p_bwd<float, double>, (const void *)p_bwd<__half, float>},
      "persistent clusters, two x | dy buffers (b-v4 per channel)"},
     {8, 1, 0, 2, {(const void *)p_bwd<float, double>, (const void *)p_bwd<__half, float>},
      "b-v7 with half the plan's K"},
 };
 static const int g_nversions = (int)(sizeof g_versions / sizeof g_versions[0]);
-static const int g_ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+static const int g_ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 
 struct Prob {
     int ty, bwd;
@@ -1623,8 +1681,8 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (only >= 0 && (only > 9)) {
-        fprintf(stderr, "versions: v0 .. v9\n");
+    if (only >= 0 && (only > 10)) {
+        fprintf(stderr, "versions: v0 .. v10\n");
         return 2;
     }
     int fails = host_checks();
