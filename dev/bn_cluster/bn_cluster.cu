@@ -885,7 +885,8 @@ static __global__ void __launch_bounds__(THREADS, 2)
 // statistics. SYNC 1 adds one cluster barrier between the load and the stores (v4's one cluster
 // reduction, without the sums); CL 0 is the same kernel launched without clusters (rank and
 // channel from blockIdx: the cost of cluster scheduling). Timed only: its outputs are not BN.
-template <typename T, int BWD, int SYNC, int CL>
+template <typename T, int BWD, int SYNC, int CL, typename A = float, int STATS = 0,
+          int APPLY = 0>
 static __global__ void __launch_bounds__(THREADS, 2)
     ceil_copy(const Plan Q, const void *xv, const void *dyv, void *outv)
 {
@@ -897,6 +898,36 @@ static __global__ void __launch_bounds__(THREADS, 2)
     v0_load<T>(Q, ch, v0, nvl, buf, (const T *)xv, BWD ? (const T *)dyv : (const T *)NULL);
     if (SYNC)
         cl_sync();
+    __shared__ A wpart[2 * NWARP];
+    __shared__ A red[2];
+    __shared__ A stat[2];
+    if (STATS) { // v4's statistics: one shifted pass, x_sum with warp 0, the cluster's total
+        const A sft = (A)ldv((const T *)xv, ch * Q.s);
+        A a[2] = {0, 0};
+        for (int i = threadIdx.x; i < nvl; i += THREADS) {
+            const Vec<T> va = buf[i];
+            acc_shift<T, A>(va, sft, a);
+        }
+        x_sum<2, A, 1>(a, wpart, red, Q.k);
+        if (threadIdx.x == 0) {
+            stat[0] = sft + a[0] / (A)Q.m;
+            stat[1] = (A)(1.0 / sqrt((double)a[1] / (double)Q.m + Q.eps));
+        }
+        __cluster_barrier_arrive();
+        __syncthreads();
+    }
+    if (APPLY) { // v4's apply (mode 0: y; 1: dx) with the statistics above or fixed ones
+        Chan<A> qc;
+        qc.mean = STATS ? stat[0] : (A)0.25;
+        qc.inv = STATS ? stat[1] : (A)0.5;
+        qc.sc = (A)1.5, qc.bi = (A)0.125, qc.mg = (A)0.0625, qc.mgx = (A)0.03125;
+        cl_apply<T, A, 1>(Q, BWD, ch, v0, nvl, buf, (T *)outv, qc, 1.0, 0.0);
+        if (STATS)
+            __cluster_barrier_wait();
+        return;
+    }
+    if (STATS)
+        __cluster_barrier_wait();
     T *out = (T *)outv;
     for (int i = threadIdx.x; i < nvl; i += THREADS) {
         const int64_t off = off_nchw<T>(Q, ch, v0 + (uint32_t)i);
@@ -1614,6 +1645,15 @@ static int run_ceiling(void)
         {"c2 load | store, no clusters", 0, 0,
          {{ceil_copy<float, 0, 0, 0>, ceil_copy<__half, 0, 0, 0>},
           {ceil_copy<float, 1, 0, 0>, ceil_copy<__half, 1, 0, 0>}}},
+        {"c3 load | v4 statistics | store", 0, 1,
+         {{ceil_copy<float, 0, 0, 1, double, 1, 0>, ceil_copy<__half, 0, 0, 1, float, 1, 0>},
+          {ceil_copy<float, 1, 0, 1, double, 1, 0>, ceil_copy<__half, 1, 0, 1, float, 1, 0>}}},
+        {"c4 load | v4 apply (fixed statistics)", 0, 1,
+         {{ceil_copy<float, 0, 0, 1, double, 0, 1>, ceil_copy<__half, 0, 0, 1, float, 0, 1>},
+          {ceil_copy<float, 1, 0, 1, double, 0, 1>, ceil_copy<__half, 1, 0, 1, float, 0, 1>}}},
+        {"c5 load | v4 statistics | v4 apply", 0, 1,
+         {{ceil_copy<float, 0, 0, 1, double, 1, 1>, ceil_copy<__half, 0, 0, 1, float, 1, 1>},
+          {ceil_copy<float, 1, 0, 1, double, 1, 1>, ceil_copy<__half, 1, 0, 1, float, 1, 1>}}},
     };
     for (const Prob &p : all_probs()) {
         if (!p.timed)
