@@ -641,6 +641,89 @@ static __global__ void __launch_bounds__(THREADS, 2)
     __cluster_barrier_wait();
 }
 
+// cp.async.wait_group with the pending count n as the immediate it needs (0..15; above 15 the
+// wait for 15, stricter than needed: groups complete in commit order)
+static __device__ __forceinline__ void cp_wait_upto(int n)
+{
+    switch (n) {
+    case 0: cp_wait_group<0>(); break;
+    case 1: cp_wait_group<1>(); break;
+    case 2: cp_wait_group<2>(); break;
+    case 3: cp_wait_group<3>(); break;
+    case 4: cp_wait_group<4>(); break;
+    case 5: cp_wait_group<5>(); break;
+    case 6: cp_wait_group<6>(); break;
+    case 7: cp_wait_group<7>(); break;
+    case 8: cp_wait_group<8>(); break;
+    case 9: cp_wait_group<9>(); break;
+    case 10: cp_wait_group<10>(); break;
+    case 11: cp_wait_group<11>(); break;
+    case 12: cp_wait_group<12>(); break;
+    case 13: cp_wait_group<13>(); break;
+    case 14: cp_wait_group<14>(); break;
+    default: cp_wait_group<15>(); break;
+    }
+}
+
+// v12 (s_train): v11 with the share summed as it lands. Each thread commits one cp.async group
+// per vector it copies (i = t, t + 256, ...) and sums its own vectors in that order, waiting for
+// each in turn (cp_wait_upto); a thread reads only the vectors it copied itself, so no CTA
+// barrier stands between the loads and the statistics (x_sum's barriers come after the sums),
+// and the apply reads the same vectors. v4 / v11's per-thread order and arithmetic: their bits.
+template <typename T, typename A>
+static __global__ void __launch_bounds__(THREADS, 2)
+    s_train(const Plan Q, const void *xv, void *yv, const void *scalev, const void *biasv,
+            void *run_meanv, void *run_varv, void *save_meanv, void *save_invv, double factor,
+            double alpha, double beta)
+{
+    __shared__ A wpart[2 * NWARP];
+    __shared__ A red[2];
+    __shared__ A stat[2];
+    Vec<T> *buf = (Vec<T> *)g_dsm;
+    const T *x = (const T *)xv;
+    const unsigned rank = __clusterRelativeBlockRank();
+    const int64_t ch = blockIdx.x / (unsigned)Q.k;
+    uint32_t v0;
+    const int nvl = cl_share(Q, rank, &v0);
+    const A sft = (A)ldv(x, ch * Q.s); // read before the copies are waited for (v11)
+    const A sc = (A)((const float *)scalev)[ch * Q.sbs];
+    const A bi = (A)((const float *)biasv)[ch * Q.sbs];
+    int nk = 0;
+    for (int i = threadIdx.x; i < nvl; i += THREADS, nk++) {
+        cp16(&buf[i], x + off_nchw<T>(Q, ch, v0 + (uint32_t)i));
+        cp_commit();
+    }
+    A a[2] = {0, 0};
+    int k = 0;
+    for (int i = threadIdx.x; i < nvl; i += THREADS, k++) {
+        cp_wait_upto(nk - 1 - k); // this thread's vector k has landed
+        const Vec<T> va = buf[i];
+        acc_shift<T, A>(va, sft, a);
+    }
+    x_sum<2, A, 1>(a, wpart, red, Q.k);
+    if (threadIdx.x == 0) {
+        const A mm = (A)Q.m;
+        const A mean = sft + a[0] / mm;
+        A var = (a[1] - a[0] * a[0] / mm) / mm;
+        var = var < (A)0 ? (A)0 : var;
+        const double inv_d = 1.0 / sqrt((double)var + Q.eps);
+        stat[0] = mean;
+        stat[1] = (A)inv_d;
+        if (rank == 0)
+            put_stats<A>(ch * Q.mvs, Q.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                         save_meanv, save_invv);
+    }
+    __cluster_barrier_arrive();
+    __syncthreads();
+    Chan<A> qc;
+    qc.mean = stat[0];
+    qc.inv = stat[1];
+    qc.sc = sc, qc.bi = bi;
+    qc.mg = 0, qc.mgx = 0;
+    cl_apply<T, A, 1>(Q, 0, ch, v0, nvl, buf, (T *)yv, qc, alpha, beta);
+    __cluster_barrier_wait();
+}
+
 // Backward, the candidates: v0 with x_sum (V4 0: b-v1), and with WRED and st.global.cs stores
 // (V4 1: b-v4).
 template <typename T, typename A, int V4>
@@ -1010,6 +1093,8 @@ static const Version g_versions[] = {
     {11, 0, 0, 0,
      {(const void *)x_train<float, double, 1, 0, 3>, (const void *)x_train<__half, float, 1, 0, 3>},
      "v4 + the shift, scale and bias read before the share's loads are waited for"},
+    {12, 0, 0, 0, {(const void *)s_train<float, double>, (const void *)s_train<__half, float>},
+     "v11 + the share summed as it lands (a cp.async group a vector, no CTA barrier)"},
     {0, 1, 0, 0, {(const void *)v0_bwd<float, double>, (const void *)v0_bwd<__half, float>},
      "library bn_cl_bwd"},
     {1, 1, 0, 0, {(const void *)x_bwd<float, double, 0>, (const void *)x_bwd<__half, float, 0>},
@@ -1026,7 +1111,7 @@ static const Version g_versions[] = {
      "b-v7 with half the plan's K"},
 };
 static const int g_nversions = (int)(sizeof g_versions / sizeof g_versions[0]);
-static const int g_ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static const int g_ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 
 struct Prob {
     int ty, bwd;
@@ -1741,8 +1826,8 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (only >= 0 && (only > 11)) {
-        fprintf(stderr, "versions: v0 .. v11\n");
+    if (only >= 0 && (only > 12)) {
+        fprintf(stderr, "versions: v0 .. v12\n");
         return 2;
     }
     int fails = host_checks();
