@@ -17,12 +17,12 @@
 
 #include "fd_test.h"
 
-enum { B_A, B_B, B_C, B_IDX, B_F, B_BIAS, B_RF, B_RB, B_COUNT };
-static const size_t buf_bytes[B_COUNT] = {2048,        2048, 2048,        256,
-                                          32 * 32 * 9, 128,  32 * 32 * 9, 128};
+enum { B_A, B_B, B_C, B_IDX, B_F, B_BIAS, B_RF, B_RB, B_WS, B_COUNT };
+static const size_t buf_bytes[B_COUNT] = {2048, 2048,        2048, 256, 32 * 32 * 9,
+                                          128,  32 * 32 * 9, 128,  4096};
 static const int buf_input[B_COUNT] = {[B_A] = 1, [B_B] = 1, [B_F] = 1, [B_BIAS] = 1};
 static const char *const buf_names[B_COUNT] = {
-    "A", "B", "C", "indices", "filter", "bias", "reordered filter", "reordered bias"};
+    "A", "B", "C", "indices", "filter", "bias", "reordered filter", "reordered bias", "workspace"};
 
 typedef struct {
     cudnnHandle_t h;
@@ -37,6 +37,7 @@ typedef struct {
     fd_buf_t buf[B_COUNT];
     float one, zero, half;
     double done, dzero;
+    size_t wss; /* cudnnGetReductionWorkspaceSize of rd over a4 -> cr (B_WS holds it) */
     int setup_failed;
 } fx_t;
 
@@ -128,6 +129,9 @@ static void fx_init(fx_t *f)
             fd_buf_poison(&f->buf[b]);
     }
     f->one = 1, f->zero = 0, f->half = 0.5f, f->done = 1, f->dzero = 0;
+    S(cudnnGetReductionWorkspaceSize(f->h, f->rd, f->a4, f->cr, &f->wss));
+    if (f->wss > buf_bytes[B_WS])
+        setup_ok(f, CUDNN_STATUS_INTERNAL_ERROR, "reduction workspace above the fixture's buffer");
 }
 
 static void fx_free(fx_t *f)
@@ -246,6 +250,7 @@ static void snap_take(const fx_t *f, snap_t *s)
 #define B (f->buf[B_B].data)
 #define C (f->buf[B_C].data)
 #define IDX (f->buf[B_IDX].data)
+#define WS (f->buf[B_WS].data)
 #define ONE (&f->one)
 #define ZERO (&f->zero)
 #define GARBAGE ((void *)garbage)
@@ -372,7 +377,7 @@ static _Alignas(64) unsigned char garbage[512];
                                                                    f->ffd, f->pdd, f->fcd, f->fgd, f->t1, f->t2,    \
                                                                    f->t3, f->t4))                                   \
     /* ---- reductions ---- */                                                                                      \
-    X(rd_ok, OK, NULL, cudnnReduceTensor(H, f->rd, IDX, 256, NULL, 0, ONE, f->a4, A, ZERO, f->cr, C))                \
+    X(rd_ok, OK, NULL, cudnnReduceTensor(H, f->rd, IDX, 256, WS, f->wss, ONE, f->a4, A, ZERO, f->cr, C))             \
     X(rd_set_op, BAD, "reduceTensorOp", cudnnSetReduceTensorDescriptor(f->rd, (cudnnReduceTensorOp_t)9,              \
                                                                        CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,   \
                                                                        CUDNN_REDUCE_TENSOR_NO_INDICES,              \
