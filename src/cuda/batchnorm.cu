@@ -67,16 +67,19 @@
  * (4 CTAs of 256 threads an SM, whose phases overlap: 1.16-1.20x the 104-KiB shares of 2 CTAs
  * an SM on the H200, docs/perf/gpu-membw-2026-12-01.md), else 104 KiB (BN_CL_CTA_BYTES;
  * FREEDNN_GPU_BN_CL_KIB sets the first cap, 16..104); each CTA cp.async-copies its share
- * from DRAM into shared memory once, the two-pass statistics run over that copy (per-CTA
- * partials in a fixed tree, exchanged through distributed shared memory and added in rank
- * order 0..K-1, so every CTA gets the same bits), and y is written from it with 128-bit stores:
- * per channel N * H * W * size bytes read and as many written (plus y's when beta != 0),
- * against twice the reads of the per-tile and packed paths. Channels past 16 shares
- * (FLOAT 1.66 MB), devices that hold no such cluster (cudaOccupancyMaxActiveClusters 0) and
- * everything else keep the paths above. ptxas (sm_90): FLOAT 52 registers, HALF / BFLOAT16 40,
- * no spills, 96 / 48 bytes of static shared memory. The accumulator types and the statistics
- * formula are bn_stats'; the reduction order differs, so the bits differ from the per-tile
- * kernels' (within the tests' tolerance), and a Hopper GPU gives other bits than an sm_80 one.
+ * from DRAM into shared memory once, the statistics run over that copy in one pass shifted by
+ * the channel's first element (FREEDNN_GPU_BN_CL_1PASS=0: bn_stats' two passes), per-CTA
+ * partials in a fixed tree, exchanged through distributed shared memory and added in a fixed
+ * xor tree over the K ranks (every CTA gets the same bits), and y is written from it with
+ * 128-bit streaming stores: per channel N * H * W * size bytes read and as many written (plus
+ * y's when beta != 0), against twice the reads of the per-tile and packed paths. Channels past
+ * 16 shares (FLOAT 1.66 MB), devices that hold no such cluster (cudaOccupancyMaxActiveClusters
+ * 0) and everything else keep the paths above. ptxas (sm_90): FLOAT 44 registers, HALF 37,
+ * BFLOAT16 40, no spills, 160 / 80 bytes of static shared memory. The accumulator types are
+ * bn_stats'; the formula (one shifted pass) and the reduction order differ, so the bits differ
+ * from the per-tile kernels' (within the tests' tolerance), and a Hopper GPU gives other bits
+ * than an sm_80 one. H200 (2026-12-03, dnnbench --graph): the one pass 1901 -> 2036 GB/s f16,
+ * 2200 -> 2375 f32 (n32 56x56).
  *
  * Backward of the same data (SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16, packed NCHW x,
  * dy, dx with H * W a multiple of the vector, ops BN or BN_ACTIVATION, 16-byte aligned,
@@ -85,8 +88,9 @@
  * share of x AND dy (32 bytes a vector, so K is the smallest of 2, 4, 8, 16 whose shares of
  * both fit the forward's caps: f16 n32 56x56 K = 8, f32 K = 16, 49 KiB a CTA); the saved mean and
  * 1 / std, or when NULL bn_bwd's two-pass statistics recomputed over the x copy (two more
- * cluster syncs); bn_bwd's sums of g = dy * act'(u) and g * xhat through DSMEM in rank order
- * (one cluster sync), rank 0 blending dscale / dbias; dx from the copies with 128-bit stores.
+ * cluster syncs); bn_bwd's sums of g = dy * act'(u) and g * xhat through DSMEM in the xor tree
+ * (one cluster sync), rank 0 blending dscale / dbias; dx from the copies with 128-bit streaming
+ * stores.
  * Per channel x and dy are read once and dx written: 3 N H W size bytes (plus dx's when
  * beta != 0), against 5 for the per-tile and packed paths. Channels of more than 832 KiB of x
  * (16 shares) keep the paths above. ptxas (sm_90): FLOAT 59 registers, HALF 48, BFLOAT16 52, no
