@@ -548,8 +548,8 @@ static __device__ __forceinline__ void acc_shift(const Vec<T> a, A sft, A *s)
 //   nvl / 2 rounded to a multiple of THREADS): the first half is summed while the second lands;
 //   each thread visits its vectors in the same order as v2, so v3 gives v2's bits.
 // V4 1 (v4): WRED (warp 0 finishes the CTA's partial) and st.global.cs stores.
-template <typename T, typename A, int ONEP, int SPLIT, int V4>
-static __global__ void __launch_bounds__(THREADS, 2)
+template <typename T, typename A, int ONEP, int SPLIT, int V4, int MINB = 2>
+static __global__ void __launch_bounds__(THREADS, MINB)
     x_train(const Plan Q, const void *xv, void *yv, const void *scalev, const void *biasv,
             void *run_meanv, void *run_varv, void *save_meanv, void *save_invv, double factor,
             double alpha, double beta)
@@ -670,8 +670,8 @@ static __device__ __forceinline__ void cp_wait_upto(int n)
 // each in turn (cp_wait_upto); a thread reads only the vectors it copied itself, so no CTA
 // barrier stands between the loads and the statistics (x_sum's barriers come after the sums),
 // and the apply reads the same vectors. v4 / v11's per-thread order and arithmetic: their bits.
-template <typename T, typename A>
-static __global__ void __launch_bounds__(THREADS, 2)
+template <typename T, typename A, int MINB = 2>
+static __global__ void __launch_bounds__(THREADS, MINB)
     s_train(const Plan Q, const void *xv, void *yv, const void *scalev, const void *biasv,
             void *run_meanv, void *run_varv, void *save_meanv, void *save_invv, double factor,
             double alpha, double beta)
@@ -726,8 +726,8 @@ static __global__ void __launch_bounds__(THREADS, 2)
 
 // Backward, the candidates: v0 with x_sum (V4 0: b-v1), and with WRED and st.global.cs stores
 // (V4 1: b-v4).
-template <typename T, typename A, int V4>
-static __global__ void __launch_bounds__(THREADS, 2)
+template <typename T, typename A, int V4, int MINB = 2>
+static __global__ void __launch_bounds__(THREADS, MINB)
     x_bwd(const Plan Q, const void *xv, const void *dyv, void *dxv, const void *scalev,
           const void *biasv, const void *meanv, const void *invv, void *dscalev, void *dbiasv,
           double alpha, double beta, double alpha_p, double beta_p)
@@ -1095,6 +1095,22 @@ static const Version g_versions[] = {
      "v4 + the shift, scale and bias read before the share's loads are waited for"},
     {12, 0, 0, 0, {(const void *)s_train<float, double>, (const void *)s_train<__half, float>},
      "v11 + the share summed as it lands (a cp.async group a vector, no CTA barrier)"},
+    // v13-v16: the register-bound occupancy (48 registers: 5 CTAs of 256 an SM, where 25-KiB
+    // shares would let 8 fit) lifted by launch bounds of 8 CTAs an SM (<= 32 registers)
+    {13, 0, 0, 0,
+     {(const void *)x_train<float, double, 1, 0, 3, 8>,
+      (const void *)x_train<__half, float, 1, 0, 3, 8>},
+     "v11 with launch bounds of 8 CTAs an SM (<= 32 registers)"},
+    {14, 0, 16, 0,
+     {(const void *)x_train<float, double, 1, 0, 3, 8>,
+      (const void *)x_train<__half, float, 1, 0, 3, 8>},
+     "v13 with K = 16 (f32 shares 49 -> 25 KiB)"},
+    {15, 0, 0, 0,
+     {(const void *)s_train<float, double, 8>, (const void *)s_train<__half, float, 8>},
+     "v12 with launch bounds of 8 CTAs an SM"},
+    {16, 0, 16, 0,
+     {(const void *)s_train<float, double, 8>, (const void *)s_train<__half, float, 8>},
+     "v15 with K = 16"},
     {0, 1, 0, 0, {(const void *)v0_bwd<float, double>, (const void *)v0_bwd<__half, float>},
      "library bn_cl_bwd"},
     {1, 1, 0, 0, {(const void *)x_bwd<float, double, 0>, (const void *)x_bwd<__half, float, 0>},
@@ -1105,13 +1121,19 @@ static const Version g_versions[] = {
      "b-v4 + sum g (x - mean) scaled once, dx = dy k0 + x k1 + k2"},
     {11, 1, 0, 0, {(const void *)x_bwd<float, double, 3>, (const void *)x_bwd<__half, float, 3>},
      "b-v4 + the channel's parameters read before the share's loads are waited for"},
+    {13, 1, 0, 0,
+     {(const void *)x_bwd<float, double, 3, 8>, (const void *)x_bwd<__half, float, 3, 8>},
+     "b-v11 with launch bounds of 8 CTAs an SM (<= 32 registers)"},
+    {14, 1, 16, 0,
+     {(const void *)x_bwd<float, double, 3, 8>, (const void *)x_bwd<__half, float, 3, 8>},
+     "b-v13 with K = 16 (f16 shares 49 -> 25 KiB)"},
     {7, 1, 0, 1, {(const void *)p_bwd<float, double>, (const void *)p_bwd<__half, float>},
      "persistent clusters, two x | dy buffers (b-v4 per channel)"},
     {8, 1, 0, 2, {(const void *)p_bwd<float, double>, (const void *)p_bwd<__half, float>},
      "b-v7 with half the plan's K"},
 };
 static const int g_nversions = (int)(sizeof g_versions / sizeof g_versions[0]);
-static const int g_ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+static const int g_ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 struct Prob {
     int ty, bwd;
@@ -1583,7 +1605,11 @@ static int run_problem(const Prob &p, int vid, bool print_copy, bool print_refus
             const double us = time_graph([&](unsigned char *b) {
                 launch(w, ty, Q, b, b + XA, b + outoff, dpar, cx.st);
             });
-            snprintf(tbuf, sizeof tbuf, "%.2f us %.0f GB/s", us, bytes / us * 1e-3);
+            int occ = 0; // CTAs an SM at this share (registers, shared memory, threads)
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, w.f[ty], THREADS,
+                                                              smem_of(w, Q)) != cudaSuccess)
+                occ = -1;
+            snprintf(tbuf, sizeof tbuf, "%.2f us %.0f GB/s occ=%d", us, bytes / us * 1e-3, occ);
         }
         char sbuf[64];
         if (p.bwd)
@@ -1826,8 +1852,8 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (only >= 0 && (only > 12)) {
-        fprintf(stderr, "versions: v0 .. v12\n");
+    if (only >= 0 && (only > 16)) {
+        fprintf(stderr, "versions: v0 .. v16\n");
         return 2;
     }
     int fails = host_checks();
