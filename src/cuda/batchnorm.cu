@@ -215,6 +215,12 @@ typedef struct {
 } bn_cl_t;
 
 #define BN_CL_THREADS 256                /* threads per CTA of bn_cl_train */
+/* bn_cl_train's launch bounds for elements of es bytes: the 16-bit types 8 CTAs an SM (<= 32
+ * registers), so that their 25-KiB shares are not held to 5 or 6 CTAs an SM by 39-48 registers
+ * (dev/bn_cluster v13 / v15, H200 2026-12-03: f16 n32c256h56w56 training 5 -> 8 CTAs an SM,
+ * 2198 -> 2417 GB/s); FLOAT 2 (its double sums spill at 32 registers, and its 49-KiB shares
+ * fit 4 CTAs an SM either way) */
+#define BN_CL_TRAIN_MINB(es) ((es) == 2 ? 8 : 2)
 #define BN_CL_CTA_BYTES (104 * 1024)     /* x share per CTA at most: 2 CTAs fit an SM's 228 KiB */
 #define BN_CL_CAP_BYTES (52 * 1024)      /* tried first (bn_cl_cap): 4 CTAs an SM */
 #define BN_CL_KS 4                       /* cluster sizes 2, 4, 8, 16 */
@@ -237,6 +243,15 @@ static __device__ __forceinline__ void bn_cl_cp_wait(void)
 {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
+#if __CUDA_ARCH__ >= 900
+/* This thread's copies have landed, then the CTA's barrier: every thread sees the share
+ * (bn_cl_train / bn_cl_bwd). */
+static __device__ __forceinline__ void bn_cl_land(void)
+{
+    bn_cl_cp_wait();
+    __syncthreads();
+}
+#endif
 #endif
 
 /* bn_gr_train_nhwc's grid barrier (its launch is cooperative: every CTA is resident): each

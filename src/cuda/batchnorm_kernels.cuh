@@ -1674,11 +1674,13 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
  * below. Mapping: a cluster of Q.k CTAs (2..16) per channel, cluster c = channel c, CTA rank r
  * takes the channel's member vectors [r * vpc, min((r + 1) * vpc, nv)) in N, H * W order (the
  * last CTAs may get fewer, or none): a split fixed by the shape alone. BN_CL_THREADS threads,
- * at least 2 CTAs an SM (launch bounds; at <= 64 registers and 52-KiB shares 4 fit), dynamic
- * shared memory vpc * 16 bytes per copied tensor (x for the forward, x and dy for the backward:
- * vpc * 32), at most 52 KiB (host: bn_cl_cap) or for larger channels BN_CL_CTA_BYTES (104 KiB),
- * plus a few static words; K (host: bn_cl_plan) the smallest of 2, 4, 8, 16 that fits (n32
- * 56x56: forward f16 K = 4, f32 K = 8; backward f16 K = 8, f32 K = 16; 49 KiB a CTA each).
+ * at least 2 CTAs an SM (launch bounds; at <= 64 registers and 52-KiB shares 4 fit; the 16-bit
+ * training forward 8, BN_CL_TRAIN_MINB, for its 25-KiB shares), dynamic shared memory vpc * 16
+ * bytes per copied tensor (x for the forward, x and dy for the backward: vpc * 32), at most 52
+ * KiB (host: bn_cl_cap) or for larger channels BN_CL_CTA_BYTES (104 KiB), plus a few static
+ * words; K (host: bn_cl_plan) the smallest of 2, 4, 8, 16 that fits, at least 8 while the
+ * shares keep 16 KiB (n32 56x56: forward f16 K = 8, 25 KiB a CTA; f32 K = 8, backward f16 K = 8,
+ * f32 K = 16, 49 KiB a CTA).
  * Every CTA, an empty one too, reaches every cluster barrier.
  * bn_cl_train:
  * 1. cp.async 16-byte copies of the share, DRAM -> shared memory, all in flight at once: x is
@@ -1696,8 +1698,8 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
  *    accumulator type only: bn_cl_out), the barrier's wait: no CTA leaves while another may
  *    still read its red[] words.
  *    Traffic per channel: N * H * W * size bytes read once, as many written (and read,
- *    beta != 0). ptxas sm_90: FLOAT 44 registers, HALF 37, BFLOAT16 40, no spills, 160 / 80 bytes
- *    of static shared memory besides the share.
+ *    beta != 0). ptxas sm_90: FLOAT 48 registers, HALF 32, BFLOAT16 32 (BN_CL_TRAIN_MINB),
+ *    no spills, 160 / 80 bytes of static shared memory besides the share.
  * bn_cl_bwd:
  * 1. cp.async copies of the share of x (buf[0, vpc)) and of dy (buf[vpc, 2 vpc)): both read
  *    from DRAM once.
@@ -1768,7 +1770,10 @@ static __device__ __forceinline__ void FD_K(bn_cl_sum)(FD_A *v, FD_A *wpart, FD_
 }
 
 /* The CTA's share of x (and of dy, dy != NULL) into buf[0, nvl) (and buf[vpc, vpc + nvl)):
- * cp.async copies, all in flight at once, then the CTA's barrier. */
+ * cp.async copies, all in flight at once; bn_cl_land waits for them. The kernels read their
+ * scalars (the shift, scale, bias, saved statistics) between the two, so those global reads
+ * wait under the share's loads instead of after them (dev/bn_cluster v11, H200 2026-12-03:
+ * training +1-2 %, backward +6 %). */
 static __device__ __forceinline__ void FD_K(bn_cl_load)(const bn_cl_t &Q, int64_t ch, uint32_t v0,
                                                         int nvl, FD_K(bn_vec_t) * buf,
                                                         const FD_T *x, const FD_T *dy)
@@ -1779,8 +1784,6 @@ static __device__ __forceinline__ void FD_K(bn_cl_load)(const bn_cl_t &Q, int64_
         if (dy != NULL)
             bn_cl_cp16(&buf[Q.vpc + i], dy + off);
     }
-    bn_cl_cp_wait();
-    __syncthreads();
 }
 
 /* The channel's two-pass mean and biased variance over the cluster's copies of x, bn_stats'
@@ -1824,8 +1827,9 @@ static __device__ __forceinline__ FD_A FD_K(bn_cl_stats)(const bn_cl_t &Q,
 }
 
 /* The training forward's statistics in one cluster reduction (bn_cl_sum of two values): per
- * thread the sum and the sum of squares of d = x - s in FD_A, s the channel's first element
- * x[0, c, 0, 0] (0 when it is not finite, so an Inf or NaN in x gives bn_stats' mean);
+ * thread the sum and the sum of squares of d = x - s in FD_A, s = x0 the channel's first element
+ * x[0, c, 0, 0] read by the caller (0 when it is not finite, so an Inf or NaN in x gives
+ * bn_stats' mean);
  * mean = s + S1 / m, var = max(0, (S2 - S1^2 / m) / m). The shift keeps the cancellation to the
  * spread of the data about one of its own values (FLOAT accumulates in double; HALF / BFLOAT16 in
  * float: dev/bn_cluster's double reference saw <= 2.8e-7 relative on the mean and variance, the
@@ -1833,15 +1837,14 @@ static __device__ __forceinline__ FD_A FD_K(bn_cl_stats)(const bn_cl_t &Q,
  * *inv_d (seen by the CTA after its next barrier); the others get mean 0. Q.two_pass
  * (FREEDNN_GPU_BN_CL_1PASS=0) takes bn_cl_stats' two passes instead. dev/bn_cluster v2 (H200,
  * 2026-12-03): one cluster reduction instead of two, +5 % HALF, +7 % FLOAT training. */
-static __device__ __forceinline__ FD_A FD_K(bn_cl_stats1)(const bn_cl_t &Q, const FD_T *x,
-                                                          int64_t ch, const FD_K(bn_vec_t) * buf,
-                                                          int nvl, FD_A *wpart, FD_A *red,
-                                                          FD_A *stat, FD_A *var, double *inv_d)
+static __device__ __forceinline__ FD_A FD_K(bn_cl_stats1)(const bn_cl_t &Q, FD_A x0,
+                                                          const FD_K(bn_vec_t) * buf, int nvl,
+                                                          FD_A *wpart, FD_A *red, FD_A *stat,
+                                                          FD_A *var, double *inv_d)
 {
     if (Q.two_pass)
         return FD_K(bn_cl_stats)(Q, buf, nvl, wpart, red, stat, var, inv_d);
-    FD_A sft = (FD_A)fd_cuda_ld(x + FD_K(bn_pk_off_nchw)(Q.P, ch, 0), 0);
-    sft = isfinite((double)sft) ? sft : (FD_A)0;
+    const FD_A sft = isfinite((double)x0) ? x0 : (FD_A)0;
     FD_A a[2] = {0, 0};
     for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
         const FD_K(bn_vec_t) e = buf[i];
@@ -1899,7 +1902,7 @@ static __device__ __forceinline__ void FD_K(bn_cl_apply)(const bn_cl_t &Q, int m
 extern __shared__ FD_K(bn_vec_t) FD_K(bn_cl_buf)[]; /* the CTA's share of x (and of dy) */
 #endif
 
-static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
+static __global__ void __launch_bounds__(BN_CL_THREADS, BN_CL_TRAIN_MINB(sizeof(FD_T)))
     FD_K(bn_cl_train)(const bn_cl_t Q, const void *xv, void *yv, const void *scalev,
                       const void *biasv, void *run_meanv, void *run_varv, void *save_meanv,
                       void *save_invv, double factor, double alpha, double beta)
@@ -1915,10 +1918,15 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
     const int nvl = bn_cl_share(Q, rank, &v0);
 
     FD_K(bn_cl_load)(Q, ch, v0, nvl, buf, (const FD_T *)xv, NULL);
+    FD_K(bn_chan_t) qc; /* the scalars read while the share lands */
+    const FD_A x0 = (FD_A)fd_cuda_ld((const FD_T *)xv + FD_K(bn_pk_off_nchw)(Q.P, ch, 0), 0);
+    qc.sc = (FD_A)((const FD_P *)scalev)[ch * Q.P.sbs];
+    qc.bi = (FD_A)((const FD_P *)biasv)[ch * Q.P.sbs];
+    qc.mg = 0, qc.mgx = 0;
+    bn_cl_land();
     FD_A var = 0;
     double inv_d = 0;
-    const FD_A mean =
-        FD_K(bn_cl_stats1)(Q, (const FD_T *)xv, ch, buf, nvl, wpart, red, stat, &var, &inv_d);
+    const FD_A mean = FD_K(bn_cl_stats1)(Q, x0, buf, nvl, wpart, red, stat, &var, &inv_d);
     if (threadIdx.x == 0 && rank == 0)
         FD_K(bn_put_stats)(ch * Q.P.mvs, Q.P.m, mean, var, inv_d, factor, run_meanv, run_varv,
                            save_meanv, save_invv);
@@ -1926,12 +1934,8 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
     __cluster_barrier_arrive();
     __syncthreads();
 
-    FD_K(bn_chan_t) qc;
     qc.mean = stat[0];
     qc.inv = stat[1];
-    qc.sc = (FD_A)((const FD_P *)scalev)[ch * Q.P.sbs];
-    qc.bi = (FD_A)((const FD_P *)biasv)[ch * Q.P.sbs];
-    qc.mg = 0, qc.mgx = 0;
     FD_K(bn_cl_apply)(Q, 0, ch, v0, nvl, buf, (FD_T *)yv, qc, alpha, beta);
     __cluster_barrier_wait();
 #else
@@ -1958,20 +1962,22 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
     const int nvl = bn_cl_share(Q, rank, &v0);
 
     FD_K(bn_cl_load)(Q, ch, v0, nvl, buf, (const FD_T *)xv, (const FD_T *)dyv);
-    FD_K(bn_chan_t) qc;
+    FD_K(bn_chan_t) qc; /* the scalars read while the shares land */
+    qc.sc = (FD_A)((const FD_P *)scalev)[ch * Q.P.sbs];
+    qc.bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * Q.P.sbs] : (FD_A)0;
+    qc.mg = 0, qc.mgx = 0;
     if (meanv != NULL) {
         qc.mean = (FD_A)((const FD_P *)meanv)[ch * Q.P.mvs];
         qc.inv = (FD_A)((const FD_P *)invv)[ch * Q.P.mvs];
-    } else {
+    }
+    bn_cl_land();
+    if (meanv == NULL) {
         FD_A var = 0;
         double inv_d = 0;
         qc.mean = FD_K(bn_cl_stats)(Q, buf, nvl, wpart, red, stat, &var, &inv_d);
         __syncthreads();
         qc.inv = stat[1];
     }
-    qc.sc = (FD_A)((const FD_P *)scalev)[ch * Q.P.sbs];
-    qc.bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * Q.P.sbs] : (FD_A)0;
-    qc.mg = 0, qc.mgx = 0;
     FD_A g[2] = {0, 0}; /* sum g, sum g * xhat */
     for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
         const FD_K(bn_vec_t) a = buf[i], d = buf[Q.vpc + i];
