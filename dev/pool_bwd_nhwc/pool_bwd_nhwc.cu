@@ -544,7 +544,8 @@ static __device__ __forceinline__ void cw_body(const pool_s2_t &q, int cvn, int 
         return; // SFAST 2: whole warps
     const bool live = s < q.out_w; // SFAST 2: lanes past the row load and store nothing
     const int NC = SFAST == 2 ? 3 : 5; // x columns a thread loads
-    const bool fast = FAST && alpha == 1.0 && beta == 0.0;
+    // FAST 2 (v11): launched for alpha 1, beta 0 only, so the test is gone from cw_store's lanes
+    const bool fast = FAST == 2 || (FAST && alpha == 1.0 && beta == 0.0);
     const int prop = q.propagate;
     const void *xc = pool_s2g_at(xv, n * q.xs_n + cv * L, TY);
     const void *dyc = pool_s2g_at(dyv, n * q.gs_n + cv * L, TY);
@@ -645,6 +646,8 @@ CW_KERNEL(v5_f32, POOL_S2G_F32, 1, 1, 0, CW_MINB)
 CW_KERNEL(v5_f16, POOL_S2G_F16, 1, 1, 0, CW_MINB)
 CW_KERNEL(v6_f32, POOL_S2G_F32, 1, 0, 1, CW_MINB)
 CW_KERNEL(v6_f16, POOL_S2G_F16, 1, 0, 1, CW_MINB)
+CW_KERNEL(v11_f32, POOL_S2G_F32, 2, 0, 0, CW_MINB)
+CW_KERNEL(v11_f16, POOL_S2G_F16, 2, 0, 0, CW_MINB)
 CW_KERNEL(v7_f32, POOL_S2G_F32, 1, 2, 0, CW_MINB_SHFL32)
 CW_KERNEL(v7_f16, POOL_S2G_F16, 1, 2, 0, CW_MINB_SHFL16)
 #undef CW_KERNEL
@@ -943,6 +946,7 @@ static const Version versions[] = {
     {"v8", "v7, strips of 4", 8, 4, 1, 2},
     {"v9", "v7, strips of 14", 9, 14, 1, 2},
     {"v10", "v7, strips of 10", 10, 10, 1, 2},
+    {"v11", "v2 with alpha 1 / beta 0 fixed at compile time (no per-lane fast test; other alpha / beta: v2)", 11, 14, 1, 0},
 };
 static const int nversions = (int)(sizeof versions / sizeof versions[0]);
 
@@ -969,6 +973,12 @@ static void launch(int id, const Ctx &k, const void *x, const void *dy, void *dx
     case 10: // rows wider than 64: v2
         if (k.q.out_w <= 32)
             launch_cw(k, v7_f32, v7_f16, rows, x, dy, dx, al, be, st, 2);
+        else
+            launch_cw(k, v2_f32, v2_f16, rows, x, dy, dx, al, be, st);
+        break;
+    case 11:
+        if (al == 1.0 && be == 0.0)
+            launch_cw(k, v11_f32, v11_f16, rows, x, dy, dx, al, be, st);
         else
             launch_cw(k, v2_f32, v2_f16, rows, x, dy, dx, al, be, st);
         break;
