@@ -1710,7 +1710,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
  *    accumulator type only: bn_cl_out), the barrier's wait: no CTA leaves while another may
  *    still read its red[] words.
  *    Traffic per channel: N * H * W * size bytes read once, as many written (and read,
- *    beta != 0). ptxas sm_90: FLOAT 48 registers, HALF 32, BFLOAT16 32 (BN_CL_TRAIN_MINB),
+ *    beta != 0). ptxas sm_90: FLOAT 64 registers, HALF 32, BFLOAT16 32 (BN_CL_TRAIN_MINB),
  *    no spills, 160 / 80 bytes of static shared memory besides the share.
  * bn_cl_bwd:
  * 1. cp.async copies of the share of x (buf[0, vpc)) and of dy (buf[vpc, 2 vpc)): both read
@@ -1726,7 +1726,7 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, 2048 / FD_CUDA_BLOCK)
  *    1, beta 0 in the accumulator type only), wait.
  *    Traffic per channel: N * H * W * size bytes of x and of dy read once, dx written (and read,
  *    beta != 0): 3 N H W size against 5 for the per-tile and packed paths. ptxas sm_90: FLOAT
- *    60 registers, HALF 48, BFLOAT16 52, no spills, 192 / 96 bytes of static shared memory
+ *    64 registers, HALF 48, BFLOAT16 52, no spills, 192 / 96 bytes of static shared memory
  *    besides the shares.
  * On sm_80 the bodies are traps: the host launches them on compute capability 9.0+ only. */
 
