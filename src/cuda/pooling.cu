@@ -662,7 +662,7 @@ static int pool_cwn_rows(void)
 
 /* 1 (and *cvn vectors a pixel, *R window rows a strip, *nst strips a plane, *blocks) when a
  * channels-last max backward that pool_s2g_nhwc_ok would take (pool_vec_ok, pool_s2_ok,
- * pool_s2g_common_ok, FREEDNN_GPU_BW5) takes pool_cwn_max_bwd_{f32,f16,bf16} instead: y of the
+ * pool_s2g_common_ok, FREEDNN_GPU_BW5) takes pool_cwn_max_bwd<TY, FAST> instead: y of the
  * floor sizes ((H + 1) / 2 x (W + 1) / 2: the walk writes every dx cell, none past x), a thread
  * per (n, strip, column pair of y, vector), fewer than 2^31 - 256 threads. Strips of
  * pool_cwn_rows, balanced. */
@@ -1192,16 +1192,11 @@ extern "C" cudnnStatus_t fd_pool_bwd_cuda_run(const void *problem, const void *a
         int nr, nst;
         unsigned nb;
         if (vec_ok && pool_cwn_ok(p, &g, &s2, &cvn, &nr, &nst, &nb)) {
-            cudaStream_t st = a->handle->stream;
-            if (p->dt == CUDNN_DATA_FLOAT)
-                pool_cwn_max_bwd_f32<<<nb, POOL_CWN_THREADS, 0, st>>>(s2, cvn, nr, nst, a->x, a->dy,
-                                                                      a->out, a->alpha, a->beta);
-            else if (p->dt == CUDNN_DATA_HALF)
-                pool_cwn_max_bwd_f16<<<nb, POOL_CWN_THREADS, 0, st>>>(s2, cvn, nr, nst, a->x, a->dy,
-                                                                      a->out, a->alpha, a->beta);
-            else
-                pool_cwn_max_bwd_bf16<<<nb, POOL_CWN_THREADS, 0, st>>>(
-                    s2, cvn, nr, nst, a->x, a->dy, a->out, a->alpha, a->beta);
+            const int ty = p->dt == CUDNN_DATA_FLOAT  ? POOL_S2G_F32
+                           : p->dt == CUDNN_DATA_HALF ? POOL_S2G_F16
+                                                      : POOL_S2G_BF16;
+            pool_cwn_kernel(ty, a->alpha, a->beta)<<<nb, POOL_CWN_THREADS, 0, a->handle->stream>>>(
+                s2, cvn, nr, nst, a->x, a->dy, a->out, a->alpha, a->beta);
             FD_CUDA_LAUNCHED("pool_cwn_max_bwd on %s data (%u blocks, strips of %d window rows, %d "
                              "a plane)",
                              fd_dtype_name(p->dt), nb, nr, nst);

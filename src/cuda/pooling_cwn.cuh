@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pooling_cwn.cuh - max-pool backward of ResNet's 3x3 / 2 pad 1 window channels-last (NHWC) by
- * column walks (FREEDNN_GPU_POOL_CWN), FLOAT, HALF, BFLOAT16: pool_cwn_max_bwd_{f32,f16,bf16}.
+ * column walks (FREEDNN_GPU_POOL_CWN), FLOAT, HALF, BFLOAT16: pool_cwn_max_bwd<TY, FAST>.
  * pooling.cu includes it once, after pooling_s2g.cuh (whose helpers it uses) and pooling_cw.cuh;
  * pool_cwn_ok decides, before pool_s2g_nhwc_ok. pool_s2g_max_bwd_nhwc_* (a thread per 2 x 2 dx
  * block, 25 x cells loaded and 4 windows evaluated for 4 dx cells) ran f16 n32c256h56w56 at 1817
@@ -32,7 +32,11 @@
  *   the type (__float2half_rn / __float2bfloat16_rn): double rounding of a sum of two values
  *   of precision p through precision >= 2p + 2 is innocuous (53 >= 2 x 24 + 2, 24 >= 2 x 11 + 2
  *   and 2 x 8 + 2), so these are src/ref's bits; the (odd, odd) cells (up to four terms) and
- *   other blends stay in double.
+ *   other blends stay in double. alpha 1, beta 0 launch pool_cwn_max_bwd<TY, true>, whose
+ *   lanes do not test the blend (dev/pool_bwd_nhwc v11: 2444 -> 2546 GB/s f16, 2874 -> 2941
+ *   f32, H200, 2026-12-03 20:45 UTC; f32 PTX 1860 -> 1534 instructions; dnnbench --vs
+ *   NVIDIA, graph, 21:03 UTC: f16 2512 -> 2606 GB/s, 4.93x NVIDIA; f32 2772 -> 2839, 2.91x);
+ *   other blends pool_cwn_max_bwd<TY, false>.
  * - Strips of 14 window rows (FREEDNN_GPU_POOL_CWN_R; balanced): 224 blocks of 256 at the
  *   timed problems, under one wave at 2 an SM. Strips of 7 (448 blocks) ran 2374 / 2744, one
  *   strip a plane slower, a row of look-ahead (v6: 125-128 registers) 2293 / 2727, a warp of
@@ -44,8 +48,8 @@
  */
 
 #define POOL_CWN_THREADS 256
-/* blocks of 256 an SM: 2 (ptxas, CUDA 13: sm_90 f32 113, f16 115, bf16 118 registers; sm_80
- * 106, 108, 124; 0 spills) */
+/* blocks of 256 an SM: 2 (ptxas, CUDA 13, general / FAST kernels: sm_90 f32 113 / 111, f16
+ * 115 / 111, bf16 118 / 112 registers; sm_80 106 / 105, 108 / 105, 124 / 123; 0 spills) */
 #define POOL_CWN_MINB 2
 
 /* x cell (row, col) of the thread's channel vector; -inf outside x. */
@@ -153,8 +157,9 @@ static __device__ __forceinline__ void pool_cwn_store(void *p, const pool_cwn_te
             make_uint4(r[0] | r[1] << 16, r[2] | r[3] << 16, r[4] | r[5] << 16, r[6] | r[7] << 16);
 }
 
-/* One thread's walk: cvn vectors a pixel, R window rows a strip, nst strips a plane. */
-template <int TY>
+/* One thread's walk: cvn vectors a pixel, R window rows a strip, nst strips a plane. FAST: launched
+ * for alpha 1, beta 0 only (no per-lane test of the blend in pool_cwn_store). */
+template <int TY, bool FAST>
 static __device__ __forceinline__ void pool_cwn_body(const pool_s2_t &q, int cvn, int R, int nst,
                                                      const void *xv, const void *dyv, void *dxv,
                                                      double alpha, double beta)
@@ -168,7 +173,7 @@ static __device__ __forceinline__ void pool_cwn_body(const pool_s2_t &q, int cvn
     const int st = e % nst, n = e / nst;
     if (n >= q.planes) /* planes = N here */
         return;
-    const bool fast = alpha == 1.0 && beta == 0.0;
+    const bool fast = FAST || (alpha == 1.0 && beta == 0.0);
     const int prop = q.propagate;
     const void *xc = pool_s2g_at(xv, n * q.xs_n + cv * L, TY);
     const void *dyc = pool_s2g_at(dyv, n * q.gs_n + cv * L, TY);
@@ -222,14 +227,25 @@ static __device__ __forceinline__ void pool_cwn_body(const pool_s2_t &q, int cvn
     }
 }
 
-#define POOL_CWN_KERNEL(name, ty)                                                                  \
-    static __global__ void __launch_bounds__(POOL_CWN_THREADS, POOL_CWN_MINB)                      \
-        name(const pool_s2_t q, int cvn, int R, int nst, const void *xv, const void *dyv,          \
-             void *dxv, double alpha, double beta)                                                 \
-    {                                                                                              \
-        pool_cwn_body<ty>(q, cvn, R, nst, xv, dyv, dxv, alpha, beta);                              \
-    }
-POOL_CWN_KERNEL(pool_cwn_max_bwd_f32, POOL_S2G_F32)
-POOL_CWN_KERNEL(pool_cwn_max_bwd_f16, POOL_S2G_F16)
-POOL_CWN_KERNEL(pool_cwn_max_bwd_bf16, POOL_S2G_BF16)
-#undef POOL_CWN_KERNEL
+/* pool_cwn_max_bwd<TY, FAST>: FAST for alpha 1, beta 0 (pool_cwn_kernel picks). */
+template <int TY, bool FAST>
+static __global__ void __launch_bounds__(POOL_CWN_THREADS, POOL_CWN_MINB)
+    pool_cwn_max_bwd(const pool_s2_t q, int cvn, int R, int nst, const void *xv, const void *dyv,
+                     void *dxv, double alpha, double beta)
+{
+    pool_cwn_body<TY, FAST>(q, cvn, R, nst, xv, dyv, dxv, alpha, beta);
+}
+
+typedef void (*pool_cwn_fn)(const pool_s2_t, int, int, int, const void *, const void *, void *,
+                            double, double);
+
+/* The walk for type ty (POOL_S2G_*) and the blend alpha, beta. */
+static pool_cwn_fn pool_cwn_kernel(int ty, double alpha, double beta)
+{
+    const bool fast = alpha == 1.0 && beta == 0.0;
+    if (ty == POOL_S2G_F32)
+        return fast ? pool_cwn_max_bwd<POOL_S2G_F32, true> : pool_cwn_max_bwd<POOL_S2G_F32, false>;
+    if (ty == POOL_S2G_F16)
+        return fast ? pool_cwn_max_bwd<POOL_S2G_F16, true> : pool_cwn_max_bwd<POOL_S2G_F16, false>;
+    return fast ? pool_cwn_max_bwd<POOL_S2G_BF16, true> : pool_cwn_max_bwd<POOL_S2G_BF16, false>;
+}
