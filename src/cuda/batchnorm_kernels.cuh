@@ -337,6 +337,17 @@ static __device__ __forceinline__ void FD_K(bn_pk_acc)(const bn_pk_t &P, int mod
     }
 }
 
+/* Mode 1's sums for ops BN (g = dy): bn_pk_acc's terms without its activation test, which
+ * per lane kept the compiler from interleaving the lanes (the cluster kernels' apply gained
+ * 10-18 % on the H200 from the same change). The same expressions, so the same bits. */
+static __device__ __forceinline__ void
+FD_K(bn_pk_acc_dy)(FD_A xv, FD_A dyv, const FD_K(bn_chan_t) & q, FD_A *s1, FD_A *s2)
+{
+    const FD_A xhat = (xv - q.mean) * q.inv;
+    *s1 += dyv;
+    *s2 += dyv * xhat;
+}
+
 /* The two halves of bn_pk_val, shared with the lean apply pass (the same expressions in the
  * same order, so the same bits): u = scale * (x - mean) * inv + bias; dx = scale * inv * (g -
  * mg - xhat * mgx). */
@@ -375,6 +386,23 @@ static __device__ __forceinline__ void FD_K(bn_pk_out)(const bn_pk_t &P, int mod
         sd_blend(o, j, alpha, beta, (double)v);
 }
 
+/* bn_pk_out with PLAIN (ops BN, alpha 1, beta 0) decided by the caller once: bn_pk_u /
+ * bn_pk_dx stored by bn_st1 directly, the same bits without bn_pk_out's activation and blend
+ * tests in every lane, which kept the compiler from interleaving a vector's lanes (the cluster
+ * kernels: Nsight on the H200, 2026-12-03, f16 training 47.5 us against 40.6-42.0 for the
+ * sandbox's branch-free copy at the same occupancy). */
+template <bool PLAIN>
+static __device__ __forceinline__ void
+FD_K(bn_pk_out_k)(const bn_pk_t &P, int mode, FD_T *o, int j, FD_A xv, FD_A dyv,
+                  const FD_K(bn_chan_t) & q, double alpha, double beta)
+{
+    if (PLAIN)
+        bn_st1(o, j,
+               mode == 0 ? FD_K(bn_pk_u)(xv, q) : FD_K(bn_pk_dx)((xv - q.mean) * q.inv, dyv, q));
+    else
+        FD_K(bn_pk_out)(P, mode, o, j, xv, dyv, q, alpha, beta);
+}
+
 /* NCHW member vector vi of channel ch: its element offset. */
 static __device__ __forceinline__ int64_t FD_K(bn_pk_off_nchw)(const bn_pk_t &P, int64_t ch,
                                                                 int64_t vi)
@@ -399,6 +427,34 @@ static __device__ __forceinline__ void FD_K(bn_pk_tree2)(FD_A *a, FD_A *b, int t
     __syncthreads();
 }
 
+/* Pass 1 (NCHW) of chunk j of channel ch: the thread's sums over its vectors. PLAIN (mode 1,
+ * ops BN: g = dy) adds them by bn_pk_acc_dy. */
+template <int MODE, bool PLAIN>
+static __device__ __forceinline__ void
+FD_K(bn_pk_part_nchw_k)(const bn_pk_t &P, int64_t ch, int64_t j, const FD_T *__restrict__ x,
+                        const FD_T *__restrict__ dy, FD_A k, const FD_K(bn_chan_t) & q, FD_A *s1,
+                        FD_A *s2)
+{
+    const int64_t k1 = j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m;
+    const int64_t v0 = j * P.cm / FD_VEC, v1 = k1 / FD_VEC;
+    for (int64_t vi = v0 + threadIdx.x; vi < v1; vi += FD_CUDA_BLOCK) {
+        const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, vi);
+        const FD_K(bn_vec_t) xa = *(const FD_K(bn_vec_t) *)(x + off);
+        FD_K(bn_vec_t) da;
+        if (MODE == 1)
+            da = *(const FD_K(bn_vec_t) *)(dy + off);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            const FD_A xv = (FD_A)fd_cuda_ld(xa.e, l);
+            const FD_A dv = MODE == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0;
+            if (PLAIN)
+                FD_K(bn_pk_acc_dy)(xv, dv, q, s1, s2);
+            else
+                FD_K(bn_pk_acc)(P, MODE, xv, dv, k, q, s1, s2);
+        }
+    }
+}
+
 /* Pass 1 (NCHW): per (channel, chunk) partial sums into ws + 4 C. dy is read in mode 1. */
 static __global__ void FD_K(bn_pk_part_nchw)(const bn_pk_t P, int mode, const void *xv,
                                              const void *dyv, const void *scalev,
@@ -412,25 +468,17 @@ static __global__ void FD_K(bn_pk_part_nchw)(const bn_pk_t P, int mode, const vo
     FD_A *ws = (FD_A *)wsv;
     const int64_t ch = blockIdx.x / P.nch, j = blockIdx.x % P.nch;
     const int t = threadIdx.x;
-    FD_K(bn_chan_t) q = {0, 0, 0, 0, 0, 0};
-    FD_A k = 0;
-    if (mode == 0)
-        k = (FD_A)fd_cuda_ld(x, ch * P.s);
-    else
-        q = FD_K(bn_pk_chan)(P, ch, scalev, biasv, smeanv, sinvv, ws, 0);
-    const int64_t k1 = j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m;
-    const int64_t v0 = j * P.cm / FD_VEC, v1 = k1 / FD_VEC;
     FD_A s1 = 0, s2 = 0;
-    for (int64_t vi = v0 + t; vi < v1; vi += FD_CUDA_BLOCK) {
-        const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, vi);
-        const FD_K(bn_vec_t) xa = *(const FD_K(bn_vec_t) *)(x + off);
-        FD_K(bn_vec_t) da;
-        if (mode == 1)
-            da = *(const FD_K(bn_vec_t) *)(dy + off);
-#pragma unroll
-        for (int l = 0; l < FD_VEC; l++)
-            FD_K(bn_pk_acc)(P, mode, (FD_A)fd_cuda_ld(xa.e, l),
-                            mode == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0, k, q, &s1, &s2);
+    if (mode == 0) {
+        const FD_K(bn_chan_t) q = {0, 0, 0, 0, 0, 0};
+        FD_K(bn_pk_part_nchw_k)<0, false>(P, ch, j, x, dy, (FD_A)fd_cuda_ld(x, ch * P.s), q, &s1,
+                                          &s2);
+    } else {
+        const FD_K(bn_chan_t) q = FD_K(bn_pk_chan)(P, ch, scalev, biasv, smeanv, sinvv, ws, 0);
+        if (P.ops == CUDNN_BATCHNORM_OPS_BN)
+            FD_K(bn_pk_part_nchw_k)<1, true>(P, ch, j, x, dy, (FD_A)0, q, &s1, &s2);
+        else
+            FD_K(bn_pk_part_nchw_k)<1, false>(P, ch, j, x, dy, (FD_A)0, q, &s1, &s2);
     }
     p1[t] = s1;
     p2[t] = s2;
@@ -605,8 +653,38 @@ static __global__ void FD_K(bn_pk_combine)(const bn_pk_t P, int mode, const void
      dscalev, dbiasv, alpha_p, beta_p);
 }
 
+/* Pass 3 (NCHW) of chunk j of channel ch, MODE and PLAIN (ops BN, alpha 1, beta 0) fixed. */
+template <int MODE, bool PLAIN>
+static __device__ __forceinline__ void
+FD_K(bn_pk_apply_nchw_k)(const bn_pk_t &P, int64_t ch, int64_t j, const FD_T *x, const FD_T *dy,
+                         FD_T *out, const FD_K(bn_chan_t) & q, double alpha, double beta)
+{
+    const int64_t k1 = j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m;
+    const int64_t v0 = j * P.cm / FD_VEC, v1 = k1 / FD_VEC;
+    for (int64_t vi = v0 + threadIdx.x; vi < v1; vi += FD_CUDA_BLOCK) {
+        const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, vi);
+        const FD_K(bn_vec_t) xa = *(const FD_K(bn_vec_t) *)(x + off);
+        FD_K(bn_vec_t) da, o;
+        if (MODE == 1)
+            da = *(const FD_K(bn_vec_t) *)(dy + off);
+        if (!PLAIN && beta != 0.0)
+            o = *(const FD_K(bn_vec_t) *)(out + off);
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_pk_out_k)<PLAIN>(P, MODE, o.e, l, (FD_A)fd_cuda_ld(xa.e, l),
+                                     MODE == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0, q, alpha,
+                                     beta);
+        *(FD_K(bn_vec_t) *)(out + off) = o;
+    }
+}
+
 /* Pass 3 (NCHW): y (mode 0) or dx (mode 1) of the block's chunk, one vector per thread per
- * trip; outv may be xv or dyv (in place: each element is read before it is written). */
+ * trip; outv may be xv or dyv (in place: each element is read before it is written). The mode
+ * and the common call (ops BN, alpha 1, beta 0: bn_pk_out_k<true>) are decided once, as the
+ * gradient pass decides ops BN (bn_pk_part_nchw_k<1, true>): H200 with the cluster kernels off
+ * (the path of GPUs below compute capability 9.0), dnnbench graph GB/s, 2026-12-03: f16
+ * n32c256h56w56 training 1585 -> 1991, backward 1929 -> 2127; f32 n32c128h56w56 1801 -> 1997,
+ * 2022 -> 2076. */
 static __global__ void FD_K(bn_pk_apply_nchw)(const bn_pk_t P, int mode, const void *xv,
                                               const void *dyv, void *outv, const void *scalev,
                                               const void *biasv, const void *smeanv,
@@ -620,22 +698,15 @@ static __global__ void FD_K(bn_pk_apply_nchw)(const bn_pk_t P, int mode, const v
     const int64_t ch = blockIdx.x / P.nch, j = blockIdx.x % P.nch;
     const FD_K(bn_chan_t) q = FD_K(bn_pk_chan)(P, ch, scalev, biasv, smeanv, sinvv,
                                                (const FD_A *)wsv, mode == 1);
-    const int64_t k1 = j * P.cm + P.cm < P.m ? j * P.cm + P.cm : P.m;
-    const int64_t v0 = j * P.cm / FD_VEC, v1 = k1 / FD_VEC;
-    for (int64_t vi = v0 + threadIdx.x; vi < v1; vi += FD_CUDA_BLOCK) {
-        const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, vi);
-        const FD_K(bn_vec_t) xa = *(const FD_K(bn_vec_t) *)(x + off);
-        FD_K(bn_vec_t) da, o;
-        if (mode == 1)
-            da = *(const FD_K(bn_vec_t) *)(dy + off);
-        if (beta != 0.0)
-            o = *(const FD_K(bn_vec_t) *)(out + off);
-#pragma unroll
-        for (int l = 0; l < FD_VEC; l++)
-            FD_K(bn_pk_out)(P, mode, o.e, l, (FD_A)fd_cuda_ld(xa.e, l),
-                            mode == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0, q, alpha, beta);
-        *(FD_K(bn_vec_t) *)(out + off) = o;
-    }
+    const bool plain = P.ops == CUDNN_BATCHNORM_OPS_BN && alpha == 1.0 && beta == 0.0;
+    if (mode == 0 && plain)
+        FD_K(bn_pk_apply_nchw_k)<0, true>(P, ch, j, x, dy, out, q, alpha, beta);
+    else if (mode == 0)
+        FD_K(bn_pk_apply_nchw_k)<0, false>(P, ch, j, x, dy, out, q, alpha, beta);
+    else if (plain)
+        FD_K(bn_pk_apply_nchw_k)<1, true>(P, ch, j, x, dy, out, q, alpha, beta);
+    else
+        FD_K(bn_pk_apply_nchw_k)<1, false>(P, ch, j, x, dy, out, q, alpha, beta);
 }
 
 /* Pass 3 (NHWC): the blocks of pass 1, each thread its FD_VEC channels over its rows. */
@@ -755,8 +826,7 @@ static __device__ __forceinline__ void
  * over its rows from global memory, then bn_pk_rows_out through the tree p1, p2 (FD_CUDA_BLOCK *
  * FD_VEC each). Mode 1 reads the block's channels' parameters from sp (bn_pk2_params). NR rows'
  * loads a trip (bn_pk2_part*: BN_PK2_R); the rows are summed in the same order whatever NR.
- * PLAIN (mode 1, ops BN: g = dy) adds bn_pk_acc's terms with no activation branch in the lanes
- * (the same bits; the cluster kernels' apply gained 10-18 % from the same change). */
+ * PLAIN (mode 1, ops BN: g = dy) adds them by bn_pk_acc_dy. */
 template <int MODE, int NR, bool PLAIN = false>
 static __device__ __forceinline__ void
 FD_K(bn_pk2_part_job)(const bn_pk_t &P, int64_t j, int cg, const FD_T *__restrict__ x,
@@ -792,13 +862,10 @@ FD_K(bn_pk2_part_job)(const bn_pk_t &P, int64_t j, int cg, const FD_T *__restric
                     if (r + i * P.rpp < r1) {
                         const FD_A xv = (FD_A)fd_cuda_ld(xa[i].e, l);
                         const FD_A dv = MODE == 1 ? (FD_A)fd_cuda_ld(da[i].e, l) : (FD_A)0;
-                        if (PLAIN) {
-                            const FD_A xhat = (xv - q.mean) * q.inv;
-                            s1[l] += dv;
-                            s2[l] += dv * xhat;
-                        } else {
+                        if (PLAIN)
+                            FD_K(bn_pk_acc_dy)(xv, dv, q, &s1[l], &s2[l]);
+                        else
                             FD_K(bn_pk_acc)(P, MODE, xv, dv, k[l], q, &s1[l], &s2[l]);
-                        }
                     }
             }
         }
@@ -1884,11 +1951,7 @@ static __device__ __forceinline__ FD_A FD_K(bn_cl_stats1)(const bn_cl_t &Q, FD_A
 
 /* y (mode 0) or dx (mode 1) of the CTA's share from its shared copies, 128-bit streaming
  * stores (st.global.cs: nothing reads them again in this kernel; out read first when
- * beta != 0). PLAIN (ops BN, alpha 1, beta 0: bn_cl_apply decides once) writes bn_pk_val's
- * expressions with bn_st1 directly: the same bits as bn_pk_out, without its activation and
- * blend branches in every lane, which kept the compiler from interleaving a vector's lanes
- * (f16 training on the H200, Nsight 2026-12-03: 47.5 us against 40.6-42.0 for the sandbox's
- * branch-free copy at the same occupancy). */
+ * beta != 0). PLAIN (ops BN, alpha 1, beta 0: bn_cl_apply decides once): bn_pk_out_k<true>. */
 template <bool PLAIN>
 static __device__ __forceinline__ void
 FD_K(bn_cl_apply_k)(const bn_cl_t &Q, int mode, int64_t ch, uint32_t v0, int nvl,
@@ -1904,16 +1967,10 @@ FD_K(bn_cl_apply_k)(const bn_cl_t &Q, int mode, int64_t ch, uint32_t v0, int nvl
         if (!PLAIN && beta != 0.0)
             o = *(const FD_K(bn_vec_t) *)(out + off);
 #pragma unroll
-        for (int l = 0; l < FD_VEC; l++) {
-            const FD_A xv = (FD_A)fd_cuda_ld(a.e, l);
-            const FD_A dyv = mode == 1 ? (FD_A)fd_cuda_ld(d.e, l) : (FD_A)0;
-            if (PLAIN)
-                bn_st1(o.e, l,
-                       mode == 0 ? FD_K(bn_pk_u)(xv, q)
-                                 : FD_K(bn_pk_dx)((xv - q.mean) * q.inv, dyv, q));
-            else
-                FD_K(bn_pk_out)(Q.P, mode, o.e, l, xv, dyv, q, alpha, beta);
-        }
+        for (int l = 0; l < FD_VEC; l++)
+            FD_K(bn_pk_out_k)<PLAIN>(Q.P, mode, o.e, l, (FD_A)fd_cuda_ld(a.e, l),
+                                     mode == 1 ? (FD_A)fd_cuda_ld(d.e, l) : (FD_A)0, q, alpha,
+                                     beta);
         uint4 u;
         memcpy(&u, &o, sizeof u);
         __stcs((uint4 *)(out + off), u);
@@ -1977,6 +2034,26 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, BN_CL_TRAIN_MINB(sizeof(
 #endif
 }
 
+/* The thread's sums of g and g * xhat over its vectors of the share (x at buf, dy at buf +
+ * Q.vpc); PLAIN: ops BN (bn_pk_acc_dy), else bn_pk_acc's mode 1. */
+template <bool PLAIN>
+static __device__ __forceinline__ void FD_K(bn_cl_gsum)(const bn_cl_t &Q,
+                                                        const FD_K(bn_vec_t) * buf, int nvl,
+                                                        const FD_K(bn_chan_t) & qc, FD_A *g)
+{
+    for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
+        const FD_K(bn_vec_t) a = buf[i], d = buf[Q.vpc + i];
+#pragma unroll
+        for (int l = 0; l < FD_VEC; l++) {
+            const FD_A xv = (FD_A)fd_cuda_ld(a.e, l), dv = (FD_A)fd_cuda_ld(d.e, l);
+            if (PLAIN)
+                FD_K(bn_pk_acc_dy)(xv, dv, qc, &g[0], &g[1]);
+            else
+                FD_K(bn_pk_acc)(Q.P, 1, xv, dv, (FD_A)0, qc, &g[0], &g[1]);
+        }
+    }
+}
+
 static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
     FD_K(bn_cl_bwd)(const bn_cl_t Q, const void *xv, const void *dyv, void *dxv,
                     const void *scalev, const void *biasv, const void *meanv, const void *invv,
@@ -2011,26 +2088,10 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
         qc.inv = stat[1];
     }
     FD_A g[2] = {0, 0}; /* sum g, sum g * xhat */
-    if (Q.P.ops == CUDNN_BATCHNORM_OPS_BN) /* g = dy: bn_pk_acc's sums without its branch */
-        for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
-            const FD_K(bn_vec_t) a = buf[i], d = buf[Q.vpc + i];
-#pragma unroll
-            for (int l = 0; l < FD_VEC; l++) {
-                const FD_A xhat = ((FD_A)fd_cuda_ld(a.e, l) - qc.mean) * qc.inv;
-                const FD_A gi = (FD_A)fd_cuda_ld(d.e, l);
-                g[0] += gi;
-                g[1] += gi * xhat;
-            }
-        }
+    if (Q.P.ops == CUDNN_BATCHNORM_OPS_BN) /* g = dy: no activation test in the lanes */
+        FD_K(bn_cl_gsum)<true>(Q, buf, nvl, qc, g);
     else
-        for (int i = threadIdx.x; i < nvl; i += BN_CL_THREADS) {
-            const FD_K(bn_vec_t) a = buf[i], d = buf[Q.vpc + i];
-#pragma unroll
-            for (int l = 0; l < FD_VEC; l++)
-                FD_K(bn_pk_acc)
-                (Q.P, 1, (FD_A)fd_cuda_ld(a.e, l), (FD_A)fd_cuda_ld(d.e, l), (FD_A)0, qc, &g[0],
-                 &g[1]);
-        }
+        FD_K(bn_cl_gsum)<false>(Q, buf, nvl, qc, g);
     FD_K(bn_cl_sum)<2>(g, wpart, &red[2], Q.k);
     if (threadIdx.x == 0) {
         if (rank == 0) {
