@@ -856,9 +856,48 @@ extern "C" cudnnStatus_t fd_lrn_bwd_cuda_run(const void *problem, const void *ar
     return CUDNN_STATUS_SUCCESS;
 }
 
-extern "C" int fd_divnorm_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+/* A divisive-normalization call's geometry, parameters, grid and stream. */
+typedef struct {
+    lrn_geom_t g;
+    lrn_params_t q;
+    unsigned blocks;
+    cudaStream_t stream;
+    cudnnDataType_t dt;
+} dn_call_t;
+
+static dn_call_t dn_call_of(const fd_divnorm_problem_t *p, const fd_divnorm_args_t *a)
+{
+    const struct cudnnTensorStruct *t[2] = {&p->x, &p->out};
+    dn_call_t c;
+    c.g = geom_of(t, 2, 1);
+    c.q = params_of(p->n, p->alpha, p->beta, p->k, p->x.nb_dims - 2);
+    c.blocks = fd_cuda_blocks(c.g.total, FD_CUDA_BLOCK);
+    c.stream = a->handle->stream;
+    c.dt = p->x.dtype;
+    return c;
+}
+
+/* *use = in, or (the output overwrites it) its copy in temp, queued first: the kernels read
+ * their inputs after they wrote some of the output. */
+static cudnnStatus_t dn_input(const dn_call_t &c, const void *in, const void *out, void *temp,
+                              const void **use)
+{
+    *use = in;
+    if (out != in)
+        return CUDNN_STATUS_SUCCESS;
+    FD_CUDA_TYPED_LAUNCH(c.dt, dn_copy, c.blocks, FD_CUDA_BLOCK, c.stream, c.g, in, temp);
+    *use = temp;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static int dn_applicable(const void *problem, char *why, size_t why_size)
 {
     return lrn_applicable(&((const fd_divnorm_problem_t *)problem)->x, why, why_size);
+}
+
+extern "C" int fd_divnorm_fwd_cuda_applicable(const void *problem, char *why, size_t why_size)
+{
+    return dn_applicable(problem, why, why_size);
 }
 extern "C" size_t fd_divnorm_fwd_cuda_workspace(const void *problem)
 {
@@ -869,50 +908,31 @@ extern "C" cudnnStatus_t fd_divnorm_fwd_cuda_run(const void *problem, const void
 {
     const fd_divnorm_problem_t *p = (const fd_divnorm_problem_t *)problem;
     const fd_divnorm_args_t *a = (const fd_divnorm_args_t *)args;
-    const struct cudnnTensorStruct *t[2] = {&p->x, &p->out};
-    const lrn_geom_t g = geom_of(t, 2, 1);
-    const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, p->x.nb_dims - 2);
-    const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
-    const cudaStream_t stream = a->handle->stream;
-    const void *x = a->x;
-    if (a->out == a->x) { /* in place: read x from a copy */
-        FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_copy, blocks, FD_CUDA_BLOCK, stream, g, a->x, a->temp);
-        x = a->temp;
-    }
-    FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_fwd, blocks, FD_CUDA_BLOCK, stream, g, q, x, a->means,
+    const dn_call_t c = dn_call_of(p, a);
+    const void *x;
+    FD_TRY(dn_input(c, a->x, a->out, a->temp, &x));
+    FD_CUDA_TYPED_LAUNCH(c.dt, dn_fwd, c.blocks, FD_CUDA_BLOCK, c.stream, c.g, c.q, x, a->means,
                          a->out, a->alpha, a->beta);
     return CUDNN_STATUS_SUCCESS;
 }
 
 extern "C" int fd_divnorm_bwd_cuda_applicable(const void *problem, char *why, size_t why_size)
 {
-    return lrn_applicable(&((const fd_divnorm_problem_t *)problem)->x, why, why_size);
+    return dn_applicable(problem, why, why_size);
 }
 extern "C" size_t fd_divnorm_bwd_cuda_workspace(const void *problem)
 {
-    (void)problem;
-    return 0;
+    return fd_divnorm_fwd_cuda_workspace(problem);
 }
 extern "C" cudnnStatus_t fd_divnorm_bwd_cuda_run(const void *problem, const void *args)
 {
     const fd_divnorm_problem_t *p = (const fd_divnorm_problem_t *)problem;
     const fd_divnorm_args_t *a = (const fd_divnorm_args_t *)args;
-    const struct cudnnTensorStruct *t[2] = {&p->x, &p->out};
-    const lrn_geom_t g = geom_of(t, 2, 1);
-    const lrn_params_t q = params_of(p->n, p->alpha, p->beta, p->k, p->x.nb_dims - 2);
-    const unsigned blocks = fd_cuda_blocks(g.total, FD_CUDA_BLOCK);
-    const cudaStream_t stream = a->handle->stream;
-    const void *x = a->x, *dy = a->dy;
-    if (a->out == a->x) {
-        FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_copy, blocks, FD_CUDA_BLOCK, stream, g, a->x, a->temp);
-        x = a->temp;
-    }
-    if (a->out == a->dy) {
-        FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_copy, blocks, FD_CUDA_BLOCK, stream, g, a->dy,
-                             a->temp2);
-        dy = a->temp2;
-    }
-    FD_CUDA_TYPED_LAUNCH(p->x.dtype, dn_bwd, blocks, FD_CUDA_BLOCK, stream, g, q, x, a->means, dy,
+    const dn_call_t c = dn_call_of(p, a);
+    const void *x, *dy;
+    FD_TRY(dn_input(c, a->x, a->out, a->temp, &x));
+    FD_TRY(dn_input(c, a->dy, a->out, a->temp2, &dy));
+    FD_CUDA_TYPED_LAUNCH(c.dt, dn_bwd, c.blocks, FD_CUDA_BLOCK, c.stream, c.g, c.q, x, a->means, dy,
                          a->out, a->dmeans, a->alpha, a->beta);
     return CUDNN_STATUS_SUCCESS;
 }

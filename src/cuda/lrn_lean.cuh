@@ -273,27 +273,6 @@ static __device__ __forceinline__ uint2 lrn16_ld(const unsigned short *p)
 {
     return *reinterpret_cast<const uint2 *>(p);
 }
-/* w[0 .. W - 2] <- w[1 .. W - 1], w[W - 1] <- the 4 values of u: the window moved a channel */
-template <int W, bool BF>
-static __device__ __forceinline__ void lrn16_push(float (&w)[W][LRN16_V], uint2 u)
-{
-#pragma unroll
-    for (int k = 0; k + 1 < W; k++)
-#pragma unroll
-        for (int l = 0; l < LRN16_V; l++)
-            w[k][l] = w[k + 1][l];
-    lrn16_unpack<BF>(u, w[W - 1]);
-}
-/* lane l's sum of the window's squares from +0 in the window's order (the stamped kernels') */
-template <int W>
-static __device__ __forceinline__ float lrn16_sumsq(const float (&w)[W][LRN16_V], int l)
-{
-    float sum = 0.0f;
-#pragma unroll
-    for (int k = 0; k < W; k++)
-        sum += w[k][l] * w[k][l];
-    return sum;
-}
 
 /* The lean 16-bit kernels' plan (lrn.cu's lrn16_ok): cols columns of 4 pixels (2 for the
  * lean16f kernels, lrn16f_plan), pv of them an image plane; per tensor (x, y or x, dy, dx) its
@@ -305,13 +284,6 @@ typedef struct {
     double an, k;
     float nbeta, coef, anf, kf;
 } lrn16_t;
-
-/* Column e's channel-0 element offset in tensor t */
-static __device__ __forceinline__ int64_t lrn16_base(const lrn16_t &g, int t, int64_t e)
-{
-    const int64_t n = e / g.pv;
-    return n * g.ns[t] + (e - n * g.pv) * LRN16_V;
-}
 
 /* the stamped kernels' scale: (float)(k + alpha_n * (double)sum), the same expression */
 static __device__ __forceinline__ float lrn16_scale(const lrn16_t &g, float sum)
@@ -328,156 +300,6 @@ static __device__ __forceinline__ float lrn16_scale(const lrn16_t &g, float sum)
 #define LRN16_FWD_U(W) ((W) >= 5 ? 2 : 4)
 #define LRN16_BWD_MINB 3
 #define LRN16_BWD_U(W) ((W) >= 5 ? 2 : 4)
-
-/* Forward: lrn_fwd_lean's walk over channels [cs, ce) with 4 pixels a thread; x read from
- * cs - LB (the halo) to ce + LA. */
-template <int W, bool BF>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16_FWD_MINB)
-    lrn_fwd_lean16(const lrn16_t g, const unsigned short *__restrict__ x,
-                   unsigned short *__restrict__ y)
-{
-    constexpr int LB = (W - 1) / 2, LA = W - 1 - LB, U = LRN16_FWD_U(W);
-    const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= g.cols)
-        return;
-    const int xsc = g.cs[0], ysc = g.cs[1];
-    const int cs = (int)blockIdx.y * g.cc, ce = min(g.C, cs + g.cc), jend = min(g.C, ce + LA);
-    const unsigned short *xc = x + lrn16_base(g, 0, e);
-    float win[W][LRN16_V]; /* x[c - LB + k] for the channel c about to be written */
-#pragma unroll
-    for (int k = 0; k < W; k++) {
-        const int j = cs + k - LB;
-        const uint2 u = j >= 0 && j < g.C ? lrn16_ld(xc + (int64_t)j * xsc) : make_uint2(0, 0);
-        lrn16_unpack<BF>(u, win[k]);
-    }
-    uint2 ahead[U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-        const int j = cs + u + LA + 1;
-        ahead[u] = j < jend ? lrn16_ld(xc + (int64_t)j * xsc) : make_uint2(0, 0);
-    }
-    int jn = cs + U + LA + 1; /* the next load: x[jn] at pn */
-    const unsigned short *pn = xc + (int64_t)jn * xsc;
-    unsigned short *py = y + lrn16_base(g, 1, e) + (int64_t)cs * ysc;
-    for (int c0 = cs; c0 < ce; c0 += U) {
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            if (c0 + u < ce) {
-                float v[LRN16_V];
-#pragma unroll
-                for (int l = 0; l < LRN16_V; l++) {
-                    const float sc = lrn16_scale(g, lrn16_sumsq(win, l));
-                    v[l] = win[LB][l] * __powf(sc, g.nbeta);
-                }
-                *reinterpret_cast<uint2 *>(py) = lrn16_pack<BF>(v);
-                py += ysc;
-            }
-            lrn16_push<W, BF>(win, ahead[u]);
-            ahead[u] = jn < jend ? lrn16_ld(pn) : make_uint2(0, 0);
-            jn++;
-            pn += xsc;
-        }
-    }
-}
-
-/* Backward: lrn_bwd_lean's walk (step i appends x[i + W - 1] and dy[i + LB]; xw, the window
- * of s[i + LB], gives s[i + LB]^-beta, y[i + LB] = round16(x s^-beta) and t[i + LB] =
- * dy y / s; tw = t[i - LA .. i + LB] is dx[i]'s window; dy[i] and s[i]^-beta wait LB steps in
- * gr / pr) over the steps from i_s (-LB, or cs - (W - 1) for a later chunk: the t of dx[cs]'s
- * window) to ce, with 4 pixels a thread and a ring of UB steps of x and dy. */
-template <int W, bool BF>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16_BWD_MINB)
-    lrn_bwd_lean16(const lrn16_t g, const unsigned short *__restrict__ x,
-                   const unsigned short *__restrict__ dy, unsigned short *__restrict__ dx)
-{
-    constexpr int LB = (W - 1) / 2, UB = LRN16_BWD_U(W);
-    const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= g.cols)
-        return;
-    const int C = g.C, xsc = g.cs[0], gsc = g.cs[1], dsc = g.cs[2];
-    const int cs = (int)blockIdx.y * g.cc, ce = min(C, cs + g.cc);
-    const int xend = min(C, ce + W - 1), gend = min(C, ce + LB); /* x and dy read below */
-    const int i_s = cs > 0 ? cs - (W - 1) : -LB;
-    const unsigned short *xc = x + lrn16_base(g, 0, e), *gc = dy + lrn16_base(g, 1, e);
-    /* the state before step i_s: xw[k] = x[i_s - 1 + k], nothing computed yet */
-    float xw[W][LRN16_V], tw[W][LRN16_V], pr[LB + 1][LRN16_V];
-    uint2 gr[LB + 1];
-#pragma unroll
-    for (int k = 0; k < W; k++) {
-        const int j = i_s - 1 + k;
-        const uint2 u = j >= 0 && j < C ? lrn16_ld(xc + (int64_t)j * xsc) : make_uint2(0, 0);
-        lrn16_unpack<BF>(u, xw[k]);
-#pragma unroll
-        for (int l = 0; l < LRN16_V; l++)
-            tw[k][l] = 0.0f;
-    }
-#pragma unroll
-    for (int k = 0; k <= LB; k++) {
-        gr[k] = make_uint2(0, 0);
-#pragma unroll
-        for (int l = 0; l < LRN16_V; l++)
-            pr[k][l] = 0.0f;
-    }
-    /* slot u: step i's x[i + W - 1] and dy[i + LB] (i = i_s + u) */
-    uint2 ax[UB], ag[UB];
-#pragma unroll
-    for (int u = 0; u < UB; u++) {
-        const int jx = i_s + u + W - 1, jg = i_s + u + LB;
-        ax[u] = jx >= 0 && jx < xend ? lrn16_ld(xc + (int64_t)jx * xsc) : make_uint2(0, 0);
-        ag[u] = jg >= 0 && jg < gend ? lrn16_ld(gc + (int64_t)jg * gsc) : make_uint2(0, 0);
-    }
-    int jx = i_s + UB + W - 1, jg = i_s + UB + LB; /* the next loads: x[jx] at px, dy[jg] at pg */
-    const unsigned short *px = xc + (int64_t)jx * xsc, *pg = gc + (int64_t)jg * gsc;
-    unsigned short *pd = dx + lrn16_base(g, 2, e) + (int64_t)cs * dsc; /* dx[i], next i >= cs */
-    for (int i0 = i_s; i0 < ce; i0 += UB) {
-#pragma unroll
-        for (int u = 0; u < UB; u++) {
-            const int i = i0 + u;
-            lrn16_push<W, BF>(xw, ax[u]);
-            const bool live = i + LB >= 0 && i + LB < C;
-            float t[LRN16_V], pw[LRN16_V];
-#pragma unroll
-            for (int l = 0; l < LRN16_V; l++) {
-                t[l] = 0.0f, pw[l] = 0.0f;
-                if (live) {
-                    const float sc = lrn16_scale(g, lrn16_sumsq(xw, l));
-                    pw[l] = __powf(sc, g.nbeta);
-                    const float yv = lrn16_round<BF>(xw[LB][l] * pw[l]);
-                    t[l] = __fdividef(lrn16_lane<BF>(ag[u], l) * yv, sc);
-                }
-            }
-#pragma unroll
-            for (int l = 0; l < LRN16_V; l++) {
-#pragma unroll
-                for (int k = 0; k + 1 < W; k++)
-                    tw[k][l] = tw[k + 1][l];
-                tw[W - 1][l] = t[l];
-#pragma unroll
-                for (int k = 0; k < LB; k++)
-                    pr[k][l] = pr[k + 1][l];
-                pr[LB][l] = pw[l];
-            }
-            lrn_push(gr, ag[u]);
-            ax[u] = jx < xend ? lrn16_ld(px) : make_uint2(0, 0);
-            ag[u] = jg < gend ? lrn16_ld(pg) : make_uint2(0, 0);
-            jx++, px += xsc;
-            jg++, pg += gsc;
-            if (i >= cs && i < ce) {
-                float v[LRN16_V];
-#pragma unroll
-                for (int l = 0; l < LRN16_V; l++) {
-                    float acc = 0.0f;
-#pragma unroll
-                    for (int k = 0; k < W; k++)
-                        acc += tw[k][l];
-                    v[l] = lrn16_lane<BF>(gr[0], l) * pr[0][l] - g.coef * xw[0][l] * acc;
-                }
-                *reinterpret_cast<uint2 *>(pd) = lrn16_pack<BF>(v);
-                pd += dsc;
-            }
-        }
-    }
-}
 
 /* ---- the lean 16-bit kernels with float arithmetic (lrn_{fwd,bwd}_lean16f) -------------------
  * lrn.cu's lrn16f_plan decides (FREEDNN_GPU_LRN16_F, default on) among the calls lrn16_ok gives
@@ -533,35 +355,6 @@ static __device__ __forceinline__ unsigned lrn16f_ld(const unsigned short *p)
 {
     return *reinterpret_cast<const unsigned *>(p);
 }
-/* w[0 .. W - 2] <- w[1 .. W - 1], w[W - 1] <- the 2 values of u */
-template <int W, bool BF>
-static __device__ __forceinline__ void lrn16f_push(float (&w)[W][LRN16F_V], unsigned u)
-{
-#pragma unroll
-    for (int k = 0; k + 1 < W; k++)
-#pragma unroll
-        for (int l = 0; l < LRN16F_V; l++)
-            w[k][l] = w[k + 1][l];
-#pragma unroll
-    for (int l = 0; l < LRN16F_V; l++)
-        w[W - 1][l] = lrn16f_lane<BF>(u, l);
-}
-/* lane l's sum of the window's squares from +0 in the window's order */
-template <int W>
-static __device__ __forceinline__ float lrn16f_sumsq(const float (&w)[W][LRN16F_V], int l)
-{
-    float sum = 0.0f;
-#pragma unroll
-    for (int k = 0; k < W; k++)
-        sum += w[k][l] * w[k][l];
-    return sum;
-}
-/* Column e's (2 pixels) channel-0 element offset in tensor t */
-static __device__ __forceinline__ int64_t lrn16f_base(const lrn16_t &g, int t, int64_t e)
-{
-    const int64_t n = e / g.pv;
-    return n * g.ns[t] + (e - n * g.pv) * LRN16F_V;
-}
 /* the lean scale and power (s normal: the host's conditions) */
 static __device__ __forceinline__ float lrn16f_scale(const lrn16_t &g, float sum)
 {
@@ -572,67 +365,185 @@ static __device__ __forceinline__ float lrn16f_pow(float s, float e)
     return lrn_ex2_ftz(e * lrn_lg2_ftz(s));
 }
 
-/* Forward: lrn_fwd_lean16's walk over channels [cs, ce) with 2 pixels a thread */
-template <int W, bool BF>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16F_FWD_MINB)
-    lrn_fwd_lean16f(const lrn16_t g, const unsigned short *__restrict__ x,
-                    unsigned short *__restrict__ y)
+/* A thread's column unit of the two 16-bit families, for the walks below: lrn16_p4 (lrn_*_lean16:
+ * LRN16_V = 4 pixels, 8-byte accesses, the stamped kernels' double scale, __powf, __fdividef)
+ * and lrn16_p2 (lrn_*_lean16f: LRN16F_V = 2 pixels, 4-byte accesses, the float scale, the ftz
+ * lg2 / ex2 power and the product with rcp). The walks are the same steps in the same order. */
+template <bool BF> struct lrn16_p4 {
+    typedef uint2 raw;
+    enum { V = LRN16_V };
+    static __device__ __forceinline__ raw ld(const unsigned short *p)
+    {
+        return lrn16_ld(p);
+    }
+    static __device__ __forceinline__ raw none()
+    {
+        return make_uint2(0, 0);
+    }
+    static __device__ __forceinline__ void unpack(raw u, float (&v)[V])
+    {
+        lrn16_unpack<BF>(u, v);
+    }
+    static __device__ __forceinline__ float lane(raw u, int l)
+    {
+        return lrn16_lane<BF>(u, l);
+    }
+    static __device__ __forceinline__ raw pack(const float (&v)[V])
+    {
+        return lrn16_pack<BF>(v);
+    }
+    static __device__ __forceinline__ float round(float v)
+    {
+        return lrn16_round<BF>(v);
+    }
+    static __device__ __forceinline__ float scale(const lrn16_t &g, float sum)
+    {
+        return lrn16_scale(g, sum);
+    }
+    static __device__ __forceinline__ float power(float s, float e)
+    {
+        return __powf(s, e);
+    }
+    static __device__ __forceinline__ float quot(float a, float s)
+    {
+        return __fdividef(a, s);
+    }
+};
+template <bool BF> struct lrn16_p2 {
+    typedef unsigned raw;
+    enum { V = LRN16F_V };
+    static __device__ __forceinline__ raw ld(const unsigned short *p)
+    {
+        return lrn16f_ld(p);
+    }
+    static __device__ __forceinline__ raw none()
+    {
+        return 0u;
+    }
+    static __device__ __forceinline__ void unpack(raw u, float (&v)[V])
+    {
+#pragma unroll
+        for (int l = 0; l < V; l++)
+            v[l] = lrn16f_lane<BF>(u, l);
+    }
+    static __device__ __forceinline__ float lane(raw u, int l)
+    {
+        return lrn16f_lane<BF>(u, l);
+    }
+    static __device__ __forceinline__ raw pack(const float (&v)[V])
+    {
+        return lrn16f_pack<BF>(v);
+    }
+    static __device__ __forceinline__ float round(float v)
+    {
+        return lrn16_round<BF>(v);
+    }
+    static __device__ __forceinline__ float scale(const lrn16_t &g, float sum)
+    {
+        return lrn16f_scale(g, sum);
+    }
+    static __device__ __forceinline__ float power(float s, float e)
+    {
+        return lrn16f_pow(s, e);
+    }
+    static __device__ __forceinline__ float quot(float a, float s)
+    {
+        return a * lrn_rcp_ftz(s);
+    }
+};
+
+/* w[0 .. W - 2] <- w[1 .. W - 1], w[W - 1] <- the T::V values of u: the window moved a channel */
+template <class T, int W>
+static __device__ __forceinline__ void lrn16_push(float (&w)[W][T::V], typename T::raw u)
 {
-    constexpr int LB = (W - 1) / 2, LA = W - 1 - LB, U = LRN16F_FWD_U;
+#pragma unroll
+    for (int k = 0; k + 1 < W; k++)
+#pragma unroll
+        for (int l = 0; l < T::V; l++)
+            w[k][l] = w[k + 1][l];
+    T::unpack(u, w[W - 1]);
+}
+/* lane l's sum of the window's squares from +0 in the window's order (the stamped kernels') */
+template <int V, int W>
+static __device__ __forceinline__ float lrn16_sumsq(const float (&w)[W][V], int l)
+{
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < W; k++)
+        sum += w[k][l] * w[k][l];
+    return sum;
+}
+/* Column e's (V pixels) channel-0 element offset in tensor t */
+template <int V>
+static __device__ __forceinline__ int64_t lrn16_base(const lrn16_t &g, int t, int64_t e)
+{
+    const int64_t n = e / g.pv;
+    return n * g.ns[t] + (e - n * g.pv) * V;
+}
+
+/* Forward: lrn_fwd_lean's walk over channels [cs, ce) with T::V pixels a thread and U channels
+ * of x loaded ahead; x read from cs - LB (the halo) to ce + LA. */
+template <class T, int W, int U>
+static __device__ __forceinline__ void lrn16_fwd_walk(const lrn16_t &g,
+                                                      const unsigned short *__restrict__ x,
+                                                      unsigned short *__restrict__ y)
+{
+    constexpr int LB = (W - 1) / 2, LA = W - 1 - LB, V = T::V;
+    typedef typename T::raw raw;
     const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= g.cols)
         return;
     const int xsc = g.cs[0], ysc = g.cs[1];
     const int cs = (int)blockIdx.y * g.cc, ce = min(g.C, cs + g.cc), jend = min(g.C, ce + LA);
-    const unsigned short *xc = x + lrn16f_base(g, 0, e);
-    float win[W][LRN16F_V]; /* x[c - LB + k] for the channel c about to be written */
+    const unsigned short *xc = x + lrn16_base<V>(g, 0, e);
+    float win[W][V]; /* x[c - LB + k] for the channel c about to be written */
 #pragma unroll
     for (int k = 0; k < W; k++) {
         const int j = cs + k - LB;
-        const unsigned u = j >= 0 && j < g.C ? lrn16f_ld(xc + (int64_t)j * xsc) : 0u;
-#pragma unroll
-        for (int l = 0; l < LRN16F_V; l++)
-            win[k][l] = lrn16f_lane<BF>(u, l);
+        T::unpack(j >= 0 && j < g.C ? T::ld(xc + (int64_t)j * xsc) : T::none(), win[k]);
     }
-    unsigned ahead[U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
+    raw ahead[U]; /* ahead[u] = x[c + LA + 1] for c = c0 + u */
 #pragma unroll
     for (int u = 0; u < U; u++) {
         const int j = cs + u + LA + 1;
-        ahead[u] = j < jend ? lrn16f_ld(xc + (int64_t)j * xsc) : 0u;
+        ahead[u] = j < jend ? T::ld(xc + (int64_t)j * xsc) : T::none();
     }
     int jn = cs + U + LA + 1; /* the next load: x[jn] at pn */
     const unsigned short *pn = xc + (int64_t)jn * xsc;
-    unsigned short *py = y + lrn16f_base(g, 1, e) + (int64_t)cs * ysc;
+    unsigned short *py = y + lrn16_base<V>(g, 1, e) + (int64_t)cs * ysc;
     for (int c0 = cs; c0 < ce; c0 += U) {
 #pragma unroll
         for (int u = 0; u < U; u++) {
             if (c0 + u < ce) {
-                float v[LRN16F_V];
+                float v[V];
 #pragma unroll
-                for (int l = 0; l < LRN16F_V; l++) {
-                    const float sc = lrn16f_scale(g, lrn16f_sumsq(win, l));
-                    v[l] = win[LB][l] * lrn16f_pow(sc, g.nbeta);
+                for (int l = 0; l < V; l++) {
+                    const float sc = T::scale(g, lrn16_sumsq(win, l));
+                    v[l] = win[LB][l] * T::power(sc, g.nbeta);
                 }
-                *reinterpret_cast<unsigned *>(py) = lrn16f_pack<BF>(v);
+                *reinterpret_cast<raw *>(py) = T::pack(v);
                 py += ysc;
             }
-            lrn16f_push<W, BF>(win, ahead[u]);
-            ahead[u] = jn < jend ? lrn16f_ld(pn) : 0u;
+            lrn16_push<T, W>(win, ahead[u]);
+            ahead[u] = jn < jend ? T::ld(pn) : T::none();
             jn++;
             pn += xsc;
         }
     }
 }
 
-/* Backward: lrn_bwd_lean16's walk (see there: steps from i_s to ce, xw the window of s[i + LB],
- * tw dx[i]'s window of t, dy[i] and s[i]^-beta delayed LB steps in gr / pr) with 2 pixels a
- * thread and a ring of UB steps of x and dy */
-template <int W, bool BF>
-static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16F_BWD_MINB)
-    lrn_bwd_lean16f(const lrn16_t g, const unsigned short *__restrict__ x,
-                    const unsigned short *__restrict__ dy, unsigned short *__restrict__ dx)
+/* Backward: lrn_bwd_lean's walk (step i appends x[i + W - 1] and dy[i + LB]; xw, the window
+ * of s[i + LB], gives s[i + LB]^-beta, y[i + LB] = round16(x s^-beta) and t[i + LB] =
+ * dy y / s; tw = t[i - LA .. i + LB] is dx[i]'s window; dy[i] and s[i]^-beta wait LB steps in
+ * gr / pr) over the steps from i_s (-LB, or cs - (W - 1) for a later chunk: the t of dx[cs]'s
+ * window) to ce, with T::V pixels a thread and a ring of UB steps of x and dy. */
+template <class T, int W, int UB>
+static __device__ __forceinline__ void
+lrn16_bwd_walk(const lrn16_t &g, const unsigned short *__restrict__ x,
+               const unsigned short *__restrict__ dy, unsigned short *__restrict__ dx)
 {
-    constexpr int LB = (W - 1) / 2, UB = LRN16F_BWD_U;
+    constexpr int LB = (W - 1) / 2, V = T::V;
+    typedef typename T::raw raw;
     const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= g.cols)
         return;
@@ -640,57 +551,55 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16F_BWD_MINB)
     const int cs = (int)blockIdx.y * g.cc, ce = min(C, cs + g.cc);
     const int xend = min(C, ce + W - 1), gend = min(C, ce + LB); /* x and dy read below */
     const int i_s = cs > 0 ? cs - (W - 1) : -LB;
-    const unsigned short *xc = x + lrn16f_base(g, 0, e), *gc = dy + lrn16f_base(g, 1, e);
+    const unsigned short *xc = x + lrn16_base<V>(g, 0, e), *gc = dy + lrn16_base<V>(g, 1, e);
     /* the state before step i_s: xw[k] = x[i_s - 1 + k], nothing computed yet */
-    float xw[W][LRN16F_V], tw[W][LRN16F_V], pr[LB + 1][LRN16F_V];
-    unsigned gr[LB + 1];
+    float xw[W][V], tw[W][V], pr[LB + 1][V];
+    raw gr[LB + 1];
 #pragma unroll
     for (int k = 0; k < W; k++) {
         const int j = i_s - 1 + k;
-        const unsigned u = j >= 0 && j < C ? lrn16f_ld(xc + (int64_t)j * xsc) : 0u;
+        T::unpack(j >= 0 && j < C ? T::ld(xc + (int64_t)j * xsc) : T::none(), xw[k]);
 #pragma unroll
-        for (int l = 0; l < LRN16F_V; l++) {
-            xw[k][l] = lrn16f_lane<BF>(u, l);
+        for (int l = 0; l < V; l++)
             tw[k][l] = 0.0f;
-        }
     }
 #pragma unroll
     for (int k = 0; k <= LB; k++) {
-        gr[k] = 0u;
+        gr[k] = T::none();
 #pragma unroll
-        for (int l = 0; l < LRN16F_V; l++)
+        for (int l = 0; l < V; l++)
             pr[k][l] = 0.0f;
     }
     /* slot u: step i's x[i + W - 1] and dy[i + LB] (i = i_s + u) */
-    unsigned ax[UB], ag[UB];
+    raw ax[UB], ag[UB];
 #pragma unroll
     for (int u = 0; u < UB; u++) {
         const int jx = i_s + u + W - 1, jg = i_s + u + LB;
-        ax[u] = jx >= 0 && jx < xend ? lrn16f_ld(xc + (int64_t)jx * xsc) : 0u;
-        ag[u] = jg >= 0 && jg < gend ? lrn16f_ld(gc + (int64_t)jg * gsc) : 0u;
+        ax[u] = jx >= 0 && jx < xend ? T::ld(xc + (int64_t)jx * xsc) : T::none();
+        ag[u] = jg >= 0 && jg < gend ? T::ld(gc + (int64_t)jg * gsc) : T::none();
     }
     int jx = i_s + UB + W - 1, jg = i_s + UB + LB; /* the next loads: x[jx] at px, dy[jg] at pg */
     const unsigned short *px = xc + (int64_t)jx * xsc, *pg = gc + (int64_t)jg * gsc;
-    unsigned short *pd = dx + lrn16f_base(g, 2, e) + (int64_t)cs * dsc; /* dx[i], next i >= cs */
+    unsigned short *pd = dx + lrn16_base<V>(g, 2, e) + (int64_t)cs * dsc; /* dx[i], i >= cs */
     for (int i0 = i_s; i0 < ce; i0 += UB) {
 #pragma unroll
         for (int u = 0; u < UB; u++) {
             const int i = i0 + u;
-            lrn16f_push<W, BF>(xw, ax[u]);
+            lrn16_push<T, W>(xw, ax[u]);
             const bool live = i + LB >= 0 && i + LB < C;
-            float t[LRN16F_V], pw[LRN16F_V];
+            float t[V], pw[V];
 #pragma unroll
-            for (int l = 0; l < LRN16F_V; l++) {
+            for (int l = 0; l < V; l++) {
                 t[l] = 0.0f, pw[l] = 0.0f;
                 if (live) {
-                    const float sc = lrn16f_scale(g, lrn16f_sumsq(xw, l));
-                    pw[l] = lrn16f_pow(sc, g.nbeta);
-                    const float yv = lrn16_round<BF>(xw[LB][l] * pw[l]);
-                    t[l] = lrn16f_lane<BF>(ag[u], l) * yv * lrn_rcp_ftz(sc);
+                    const float sc = T::scale(g, lrn16_sumsq(xw, l));
+                    pw[l] = T::power(sc, g.nbeta);
+                    const float yv = T::round(xw[LB][l] * pw[l]);
+                    t[l] = T::quot(T::lane(ag[u], l) * yv, sc);
                 }
             }
 #pragma unroll
-            for (int l = 0; l < LRN16F_V; l++) {
+            for (int l = 0; l < V; l++) {
 #pragma unroll
                 for (int k = 0; k + 1 < W; k++)
                     tw[k][l] = tw[k + 1][l];
@@ -701,23 +610,53 @@ static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16F_BWD_MINB)
                 pr[LB][l] = pw[l];
             }
             lrn_push(gr, ag[u]);
-            ax[u] = jx < xend ? lrn16f_ld(px) : 0u;
-            ag[u] = jg < gend ? lrn16f_ld(pg) : 0u;
+            ax[u] = jx < xend ? T::ld(px) : T::none();
+            ag[u] = jg < gend ? T::ld(pg) : T::none();
             jx++, px += xsc;
             jg++, pg += gsc;
             if (i >= cs && i < ce) {
-                float v[LRN16F_V];
+                float v[V];
 #pragma unroll
-                for (int l = 0; l < LRN16F_V; l++) {
+                for (int l = 0; l < V; l++) {
                     float acc = 0.0f;
 #pragma unroll
                     for (int k = 0; k < W; k++)
                         acc += tw[k][l];
-                    v[l] = lrn16f_lane<BF>(gr[0], l) * pr[0][l] - g.coef * xw[0][l] * acc;
+                    v[l] = T::lane(gr[0], l) * pr[0][l] - g.coef * xw[0][l] * acc;
                 }
-                *reinterpret_cast<unsigned *>(pd) = lrn16f_pack<BF>(v);
+                *reinterpret_cast<raw *>(pd) = T::pack(v);
                 pd += dsc;
             }
         }
     }
+}
+
+/* The kernels: lrn16_p4 at 6 / 3 blocks an SM, lrn16_p2 at 8 / 3 (LRN16*_MINB, LRN16*_U). */
+template <int W, bool BF>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16_FWD_MINB)
+    lrn_fwd_lean16(const lrn16_t g, const unsigned short *__restrict__ x,
+                   unsigned short *__restrict__ y)
+{
+    lrn16_fwd_walk<lrn16_p4<BF>, W, LRN16_FWD_U(W)>(g, x, y);
+}
+template <int W, bool BF>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16_BWD_MINB)
+    lrn_bwd_lean16(const lrn16_t g, const unsigned short *__restrict__ x,
+                   const unsigned short *__restrict__ dy, unsigned short *__restrict__ dx)
+{
+    lrn16_bwd_walk<lrn16_p4<BF>, W, LRN16_BWD_U(W)>(g, x, dy, dx);
+}
+template <int W, bool BF>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16F_FWD_MINB)
+    lrn_fwd_lean16f(const lrn16_t g, const unsigned short *__restrict__ x,
+                    unsigned short *__restrict__ y)
+{
+    lrn16_fwd_walk<lrn16_p2<BF>, W, LRN16F_FWD_U>(g, x, y);
+}
+template <int W, bool BF>
+static __global__ void __launch_bounds__(FD_CUDA_BLOCK, LRN16F_BWD_MINB)
+    lrn_bwd_lean16f(const lrn16_t g, const unsigned short *__restrict__ x,
+                    const unsigned short *__restrict__ dy, unsigned short *__restrict__ dx)
+{
+    lrn16_bwd_walk<lrn16_p2<BF>, W, LRN16F_BWD_U>(g, x, dy, dx);
 }
