@@ -243,7 +243,8 @@ static void pool_tests(void)
                   0, L_NHWC, 1, 0.5, 0.25, F_SPECIAL, seed++);
         pool_case(CUDNN_DATA_BFLOAT16, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 3, odd29, 3,
                   1, 2, 0, L_ODD, 1, 1, 0, F_INT, seed++);
-        /* pool_cwn_max_bwd_f16: 2 strips of 14 window rows (a halo step), 3 vectors, ties */
+        /* pool_cwn_max_bwd<HALF, false> (a blend): 2 strips of 14 window rows (a halo step), 3
+         * vectors, ties */
         pool_case(CUDNN_DATA_HALF, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 24, r56s, 3, 1,
                   2, 0, L_NHWC, 1, 0.5, 0.25, F_INT, seed++);
         static const int w12[3] = {5, 12, 1}; /* pool_cw at 4 columns a lane (rows of 12) */
@@ -461,9 +462,10 @@ static void pool_tests(void)
      * children only (the other switches leave these kernels alone); pool_cw / pool_smb take the
      * W-innermost ones but in the FREEDNN_GPU_BW5=0 and FREEDNN_GPU_POOL_SMB=0 children. W 64
      * and 128 (packed rows), the stem's 112 x 112. The channels-last ones of floor sizes take
-     * the column walks of pooling_cwn.cuh (pool_cwn_max_bwd_*: 56 x 56 in 2 strips of 14
-     * window rows, the others in one; both sums) but in the FREEDNN_GPU_BW5=0 child and the
-     * FREEDNN_GPU_POOL_CWN=0 child (pool_s2g_max_bwd_nhwc_* there); the
+     * the column walks of pooling_cwn.cuh (pool_cwn_max_bwd<TY, FAST>, FAST without a blend, the
+     * general stamping with one: 56 x 56 in 2 strips of 14 window rows, the others in one; both
+     * sums) but in the FREEDNN_GPU_BW5=0 child and the FREEDNN_GPU_POOL_CWN=0 child
+     * (pool_s2g_max_bwd_nhwc_* there); the
      * FREEDNN_GPU_POOL_CWN_R=1 child walks strips of one window row (a halo step each); the
      * ceil sizes are declined (pool_s2g_max_bwd_nhwc_* everywhere). */
     if (getenv("FD_GM_RERUN") == NULL || getenv("FREEDNN_GPU_BW5") != NULL ||
