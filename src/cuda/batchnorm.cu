@@ -39,11 +39,11 @@
  * 56x56 HALF, c128 FLOAT: 523 blocks of 32 columns x 8 lanes, 6 trips a lane, 4 vectors (x)
  * or 8 (x, dy) in flight a thread, against the first mapping's 512 blocks of 25 rows a lane
  * and one vector (96 registers: 2 blocks an SM). ptxas sm_80 / sm_90, no spills: statistics
- * 56-64 registers (4 blocks an SM; BFLOAT16 72: 3), gradient sums 80-116 (2), apply 83-127
- * (2). Ops BN with alpha 1, beta 0 (the common call) take the lean apply stampings
- * bn_pk2_lean0_nhwc / bn_pk2_lean1_nhwc (FREEDNN_GPU_BN_PK2_LEAN=0: off): no blend, no out
- * loads, 4 (x) / 2 (x, dy) rows a trip, parameters re-read from shared memory each trip (a
- * channel's four in one 128-bit load), 54-64 registers (launch bounds 4 blocks an SM:
+ * 56-64 registers (4 blocks an SM; BFLOAT16 72: 3), gradient sums 61-118 (FLOAT 2, HALF 4,
+ * BFLOAT16 3), apply 83-127 (2). Ops BN with alpha 1, beta 0 (the common call) take the lean
+ * apply stampings bn_pk2_lean0_nhwc / bn_pk2_lean1_nhwc (FREEDNN_GPU_BN_PK2_LEAN=0: off): no
+ * blend, no out loads, 4 (x) / 2 (x, dy) rows a trip, parameters re-read from shared memory each
+ * trip (a channel's four in one 128-bit load), 54-64 registers (launch bounds 4 blocks an SM:
  * n32c256h56w56's 523 blocks in one wave), the same expressions (bn_pk_u / bn_pk_dx), so the
  * same bits: folding scale * inv and bias - mean * scale * inv into 2 values would round
  * otherwise. bn_pk2_* combine with bn_pk_combine (a

@@ -765,7 +765,7 @@ static __global__ void FD_K(bn_pk_apply_nhwc)(const bn_pk_t P, int mode, const v
  * from shared memory (bn_pk2_params, a channel a thread), once per trip and channel.
  * ptxas (no spills; registers sm_80 / sm_90 for FLOAT, HALF, BFLOAT16 -> blocks of 256 an SM):
  *   bn_pk2_part0_nhwc  62/64, 56/56, 56/72 -> 4 (BFLOAT16 sm_90: 3; launch bounds 4, BF16 3)
- *   bn_pk2_part1_nhwc  104/114, 80/86, 80/116 -> 2 (sm_80 HALF / BF16: 3)
+ *   bn_pk2_part1_nhwc  116/118, 61/62, 64/79 -> 2, 4, 3 (HALF / BFLOAT16: 2 rows a trip)
  *   bn_pk2_apply0_nhwc 88/96, 83/88, 85/102 -> 2
  *   bn_pk2_apply1_nhwc 126/126, 103/106, 105/127 -> 2
  *   bn_pk2_lean0_nhwc  56/56, 59/54, 64/64 -> 4 (launch bounds 4; 523 blocks: one wave)
@@ -885,10 +885,12 @@ static __device__ __forceinline__ void
     const int64_t jb = blockIdx.x / (unsigned)P.ncg, j = rev ? P.nch - 1 - jb : jb;
     if (MODE == 1)
         FD_K(bn_pk2_params)(P, cg, scalev, biasv, smeanv, sinvv, ws, 0, sp);
+    /* rows a trip: BN_PK2_R, the 16-bit gradient sums 2 (BN_PK2_PART1_MINB; the same bits) */
+    constexpr int NR = MODE == 1 && sizeof(FD_T) == 2 ? 2 : BN_PK2_R;
     if (MODE == 1 && P.ops == CUDNN_BATCHNORM_OPS_BN)
-        FD_K(bn_pk2_part_job)<MODE, BN_PK2_R, true>(P, j, cg, x, dy, sp, p1, p2, ws);
+        FD_K(bn_pk2_part_job)<MODE, NR, true>(P, j, cg, x, dy, sp, p1, p2, ws);
     else
-        FD_K(bn_pk2_part_job)<MODE, BN_PK2_R>(P, j, cg, x, dy, sp, p1, p2, ws);
+        FD_K(bn_pk2_part_job)<MODE, NR>(P, j, cg, x, dy, sp, p1, p2, ws);
 }
 
 /* The apply passes' start: the parameters of the block's columns into sp (every thread calls
@@ -1040,7 +1042,16 @@ FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 3)
 #else
 FD_BN_PK2_PART(bn_pk2_part0_nhwc, 0, 4)
 #endif
-FD_BN_PK2_PART(bn_pk2_part1_nhwc, 1, 2)
+/* the gradient sums: HALF 4 blocks an SM, BFLOAT16 3 (at 4 it spilled on sm_90), both with 2
+ * rows a trip (bn_pk2_part_body); they ran at 2 with 4 rows a trip (HALF 88 registers: 23 %
+ * occupancy, 2.7 TB/s from DRAM on the H200, Nsight 2026-12-03). FLOAT 2 (its double sums). */
+#if defined(FD_BN_BF16_MINB_LESS) && FD_BN_BF16_MINB_LESS
+#define BN_PK2_PART1_MINB 3
+#else
+#define BN_PK2_PART1_MINB (sizeof(FD_T) == 2 ? 4 : 2)
+#endif
+FD_BN_PK2_PART(bn_pk2_part1_nhwc, 1, BN_PK2_PART1_MINB)
+#undef BN_PK2_PART1_MINB
 FD_BN_PK2_APPLY(bn_pk2_apply0_nhwc, 0, 2)
 FD_BN_PK2_APPLY(bn_pk2_apply1_nhwc, 1, 2)
 #define FD_BN_PK2_LEAN(name, mode, nr, minb)                                                       \
