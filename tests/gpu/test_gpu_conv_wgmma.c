@@ -334,8 +334,8 @@ static void host_cost(void)
     if (cudaMalloc(&x, (size_t)t.xspan * 2) == cudaSuccess && cudaMalloc(&w, (size_t)t.nw * 2) == cudaSuccess &&
         cudaMalloc(&y, (size_t)t.yspan * 2) == cudaSuccess) {
         void *ptr[3] = {x, w, y};
-        cudaMemset(x, 0, (size_t)t.xspan * 2);
-        cudaMemset(w, 0, (size_t)t.nw * 2);
+        cudaMemsetAsync(x, 0, (size_t)t.xspan * 2, gm_stream);
+        cudaMemsetAsync(w, 0, (size_t)t.nw * 2, gm_stream);
         FD_EXPECT_STATUS(call(gm_cuda, ptr, &t), CUDNN_STATUS_SUCCESS); /* warm-up: attributes, lookups */
         cudaStreamSynchronize(gm_stream);
         printf("host cost: cudnnConvolutionForward (3x3 256->256 14x14 N=4) %.2f us per call (enqueue), ran %s\n",
@@ -412,7 +412,12 @@ static void strided_launches(wg_case_t t, int want)
         t.exact = 0; /* real fills: the bit comparison between the paths means something */
         fill_device(&t, 0, dy, (size_t)t.yspan * es);
         fill_device(&t, 1, w, (size_t)t.nw * es);
-        cudaMemset(dx, 0, (size_t)t.xspan * es);
+        /* gm_stream does not wait for the legacy stream, where a cudaMemset (and the fills'
+         * copies' last DMA) could land after the call's writes (the H200 tier, 2026-12-04: one
+         * case's dx differed from the other paths' bits): the zeros on the calls' stream, then
+         * the whole device idle before the call */
+        cudaMemsetAsync(dx, 0, (size_t)t.xspan * es, gm_stream);
+        FD_EXPECT(cudaDeviceSynchronize() == cudaSuccess, "the fills failed on the GPU");
         FD_EXPECT_STATUS(call(gm_cuda, ptr, &t), CUDNN_STATUS_SUCCESS); /* warm-up: attributes, lookups */
         FD_EXPECT(cudaStreamSynchronize(gm_stream) == cudaSuccess, "strided backward data failed on the GPU");
         {
