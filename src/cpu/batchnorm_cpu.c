@@ -81,6 +81,13 @@
  *   registers (n8c64h8w16, data in cache, one thread, with the double arithmetic: inference
  *   -42 %, training -33 %, backward -27 % of the time), then in float as NCHW order's in-place
  *   kernels.
+ * - The rows walk with FLOAT data on AVX-512 (spatial training and backward in NHWC-like
+ *   order) computes in float (rst_ / rbout_ / rbs_ / rbdx_f32_avx512; product decision of
+ *   2026-12-04, docs/testing.md): the sums over runs of at most 64 rows in float, then into
+ *   the lanes' double sums; y = ((x - mean) - mlo) scale inv + bias and dx from the same
+ *   deviation, the mean carried as two floats. In double their arithmetic set the pace
+ *   (n8c64h16w16 in L2, one thread: training 0.42 -> 0.29 ns an element, backward 0.78 ->
+ *   0.48; n8c64h112w112 at two threads, backward 0.55-0.6 -> 0.72-0.75 of the bandwidth).
  * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
  *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
  *   between the passes; each unit ends with an sfence.
@@ -112,6 +119,25 @@
 #define ROW_BLOCKS_MAX 16   /* row blocks (partial sums) of the rows walk */
 #define ROW_BLOCK_MIN 32768 /* elements per row block at least */
 #define NT_MIN (4u << 20)   /* output bytes from which stores bypass the cache */
+
+/* The float factors of the rows walk's FLOAT training / backward on AVX-512 (rows_f32), one
+ * lane set's (rows_apply repeats them for packed rows), then lanes 0..15 again (rb_wrap). */
+typedef struct {
+    float mean[LMAX + 16], mlo[LMAX + 16]; /* mean = mean + mlo, each rounded to float */
+    float inv[LMAX + 16], coef[LMAX + 16]; /* coef = scale inv */
+    float mg[LMAX + 16], mgx[LMAX + 16];   /* backward */
+    float bi[LMAX + 16];                   /* training */
+} rbf_t;
+
+static void rb_wrap(rbf_t *f, int L)
+{
+    for (int t = 0; t < 16; t++) {
+        const int j = t % L;
+        f->mean[L + t] = f->mean[j], f->mlo[L + t] = f->mlo[j], f->inv[L + t] = f->inv[j];
+        f->coef[L + t] = f->coef[j], f->bi[L + t] = f->bi[j];
+        f->mg[L + t] = f->mg[j], f->mgx[L + t] = f->mgx[j];
+    }
+}
 
 enum { ENG_PLANE, ENG_ROWS, ENG_TILE };
 
@@ -152,6 +178,8 @@ typedef struct {
     int fast;      /* float / double data and ops BN: the vector kernels */
     int tile_nhwc; /* tile walk: positions in NHWC order (s * C + c), else NCHW (c * S + s) */
     int pl;        /* plane walk: lanes per row (a line for the vector kernels, else a block) */
+    int rf32;      /* the rows walk's FLOAT statistics in float (rows_f32; set by the run
+                      functions, 0 in plan) */
     int head;      /* tile walk: positions of a first short tile, so that the others start the
                       output on a 64-byte boundary (set by the run functions; 0 in plan) */
     int64_t N, C, S, M;
@@ -1737,6 +1765,246 @@ BN_AVX512 static void pa_nhwc_bwd_f32_avx512(const bn_plan_t *b, const fd_bn_arg
 #undef IN_
 #undef OUT_
 }
+
+/* ---- FLOAT spatial training and backward in C-unit-stride order, in float (the rows walk;
+ * product decision of 2026-12-04, docs/testing.md) ------------------------------------------
+ * The rows walk on AVX-512 with FLOAT data takes its element arithmetic in float, 16 lanes a
+ * vector: the statistics' d = x - K and d d, and the backward's dy and dy xhat, summed over runs
+ * of at most RB_RUN rows in float, each run's sums then added into the lane's double sums in
+ * row order; y = ((x - mean) - mlo) coef + bias and dx = coef ((dy - mg) - xhat mgx), xhat =
+ * ((x - mean) - mlo) inv, the double factors rounded to float once per lane set, the mean split
+ * into two floats (mean + mlo) so that x near a large mean keeps its deviation (x = 1000 +
+ * U(-1/2, 1/2) would lose 13 bits of it to a float mean's rounding). In double (8 lanes, a
+ * conversion each way) that arithmetic, not memory, set the pace: 0.8 ns an element on one
+ * core with the data in L2 for the backward (n8c64h16w16), so NHWC backward of n8c64h112w112
+ * with two threads stayed at 0.55-0.69 of the machine's bandwidth while NCHW's plane walk
+ * reached 0.78-0.97. A lane's bits depend only on the fixed row segments (ROWS_FOR_EACH), not
+ * on the thread count; a tail of fewer than 16 lanes runs the same operations under a mask. */
+#define RB_RUN 64
+
+static inline __mmask16 rb_mask(int n)
+{
+    return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+}
+
+/* d[0..n) += the first n lanes of v, widened to double. */
+BN_AVX512 __attribute__((always_inline)) static inline void rb_add_pd(double *d, __m512 v, int n)
+{
+    const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+    const __m512d hi =
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    const __mmask8 k0 = (__mmask8)(n >= 8 ? 0xFF : (1u << n) - 1u);
+    const __mmask8 k1 = (__mmask8)(n >= 16 ? 0xFF : n <= 8 ? 0 : (1u << (n - 8)) - 1u);
+    _mm512_mask_storeu_pd(d, k0, _mm512_add_pd(_mm512_maskz_loadu_pd(k0, d), lo));
+    if (k1)
+        _mm512_mask_storeu_pd(d + 8, k1, _mm512_add_pd(_mm512_maskz_loadu_pd(k1, d + 8), hi));
+}
+
+/* One vector of rb_sums: kind 0 d = x - p0, g += d, h += d d; kind 1 (p0, p1, p2: mean, mlo,
+ * inv) g += dy, h += dy ((x - p0) - p1) p2. full: plain loads, else masked by k. */
+BN_AVX512 __attribute__((always_inline)) static inline void rb_sum1(int kind, const float *xp,
+                                                                    const float *ep, __mmask16 k,
+                                                                    int full, __m512 p0, __m512 p1,
+                                                                    __m512 p2, __m512 *g, __m512 *h)
+{
+    const __m512 xv = full ? _mm512_loadu_ps(xp) : _mm512_maskz_loadu_ps(k, xp);
+    if (kind == 0) {
+        const __m512 d = _mm512_sub_ps(xv, p0);
+        *g = _mm512_add_ps(*g, d);
+        *h = _mm512_add_ps(*h, _mm512_mul_ps(d, d));
+        return;
+    }
+    const __m512 e = full ? _mm512_loadu_ps(ep) : _mm512_maskz_loadu_ps(k, ep);
+    const __m512 d = _mm512_sub_ps(_mm512_sub_ps(xv, p0), p1);
+    *g = _mm512_add_ps(*g, e);
+    *h = _mm512_add_ps(*h, _mm512_mul_ps(e, _mm512_mul_ps(d, p2)));
+}
+
+/* Sums over R rows (stride rs) of L lanes added into the doubles a1, a2: rows outer over
+ * chunks of 64 lanes, each run of at most RB_RUN rows summed in float first. kind 0 (the
+ * statistics): a1 += sum (x - K), a2 += sum (x - K)^2 (K, a value of x, is a float); kind 1 (the
+ * backward sums): a1 += sum dy, a2 += sum dy xhat with f's mean, mlo and inv. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+rb_sums(int kind, int L, int64_t R, const float *x, const float *dy, int64_t rs, const double *K,
+        const rbf_t *f, double *a1, double *a2)
+{
+    for (int j0 = 0; j0 < L; j0 += 64) {
+        const int w = L - j0 < 64 ? L - j0 : 64, nv = (w + 15) / 16;
+        __mmask16 k[4];
+        __m512 p0[4], p1[4], p2[4];
+        for (int u = 0; u < 4; u++) {
+            k[u] = rb_mask(w - 16 * u);
+            const __mmask16 ku = u < nv ? k[u] : 0;
+            if (kind == 0) {
+                float t[16] = {0};
+                for (int i = 0; i < 16 && 16 * u + i < w; i++)
+                    t[i] = (float)K[j0 + 16 * u + i];
+                p0[u] = _mm512_loadu_ps(t), p1[u] = p2[u] = _mm512_setzero_ps();
+            } else {
+                p0[u] = _mm512_maskz_loadu_ps(ku, f->mean + j0 + 16 * u);
+                p1[u] = _mm512_maskz_loadu_ps(ku, f->mlo + j0 + 16 * u);
+                p2[u] = _mm512_maskz_loadu_ps(ku, f->inv + j0 + 16 * u);
+            }
+        }
+        for (int64_t r0 = 0; r0 < R; r0 += RB_RUN) {
+            const int64_t r1 = R - r0 < RB_RUN ? R : r0 + RB_RUN;
+            /* the sums in named registers (in arrays they lived in memory) */
+            __m512 g0 = _mm512_setzero_ps(), g1 = g0, g2 = g0, g3 = g0;
+            __m512 h0 = g0, h1 = g0, h2 = g0, h3 = g0;
+#define RB_SUMU(u, G, H, FULL)                                                                     \
+    rb_sum1(kind, xp + 16 * (u), kind ? ep + 16 * (u) : NULL, k[u], FULL, p0[u], p1[u], p2[u], &G, \
+            &H)
+#define RB_ROWS(FULL)                                                                              \
+    for (int64_t r = r0; r < r1; r++) {                                                            \
+        const float *xp = x + r * rs + j0, *ep = kind ? dy + r * rs + j0 : NULL;                   \
+        RB_SUMU(0, g0, h0, FULL(0));                                                               \
+        if (nv > 1)                                                                                \
+            RB_SUMU(1, g1, h1, FULL(1));                                                           \
+        if (nv > 2)                                                                                \
+            RB_SUMU(2, g2, h2, FULL(2));                                                           \
+        if (nv > 3)                                                                                \
+            RB_SUMU(3, g3, h3, FULL(3));                                                           \
+    }
+#define RB_ALL(u) 1
+#define RB_KFULL(u) (k[u] == 0xFFFF)
+            if (w == 64)
+                RB_ROWS(RB_ALL)
+            else
+                RB_ROWS(RB_KFULL)
+#undef RB_SUMU
+#undef RB_ROWS
+#undef RB_ALL
+#undef RB_KFULL
+            const __m512 g[4] = {g0, g1, g2, g3}, h[4] = {h0, h1, h2, h3};
+            for (int u = 0; u < nv; u++) {
+                const int n = w - 16 * u < 16 ? w - 16 * u : 16;
+                rb_add_pd(a1 + j0 + 16 * u, g[u], n);
+                rb_add_pd(a2 + j0 + 16 * u, h[u], n);
+            }
+        }
+    }
+}
+
+BN_AVX512 static void rst_f32_avx512(int L, int64_t R, const float *x, int64_t rs, const double *K,
+                                     double *s1, double *s2)
+{
+    rb_sums(0, L, R, x, NULL, rs, K, NULL, s1, s2);
+}
+
+BN_AVX512 static void rbs_f32_avx512(int L, int64_t R, const float *x, const float *dy, int64_t rs,
+                                     const rbf_t *f, double *sg, double *sgx)
+{
+    rb_sums(1, L, R, x, dy, rs, NULL, f, sg, sgx);
+}
+
+/* (x - mean) - mlo of one vector at lanes j.. of the factors (k: the lanes read; full: a
+ * plain load). */
+BN_AVX512 __attribute__((always_inline)) static inline __m512
+rb_dev16(const float *xp, const rbf_t *f, int j, __mmask16 k, int full)
+{
+    const __m512 xv = full ? _mm512_loadu_ps(xp) : _mm512_maskz_loadu_ps(k, xp);
+    return _mm512_sub_ps(_mm512_sub_ps(xv, _mm512_loadu_ps(f->mean + j)),
+                         _mm512_loadu_ps(f->mlo + j));
+}
+
+/* One vector of the element pass before the blend: kind 0 (training) y = dev coef + bias,
+ * coef = scale inv; kind 1 (backward) dx = coef ((dy - mg) - dev inv mgx). */
+BN_AVX512 __attribute__((always_inline)) static inline __m512
+rb_vec16(int kind, const float *xp, const float *ep, const rbf_t *f, int j, __mmask16 k, int full)
+{
+    const __m512 d = rb_dev16(xp, f, j, k, full);
+    if (kind == 0)
+        return _mm512_add_ps(_mm512_mul_ps(d, _mm512_loadu_ps(f->coef + j)),
+                             _mm512_loadu_ps(f->bi + j));
+    const __m512 ev = full ? _mm512_loadu_ps(ep) : _mm512_maskz_loadu_ps(k, ep);
+    const __m512 xh = _mm512_mul_ps(d, _mm512_loadu_ps(f->inv + j));
+    const __m512 t = _mm512_sub_ps(_mm512_sub_ps(ev, _mm512_loadu_ps(f->mg + j)),
+                                   _mm512_mul_ps(xh, _mm512_loadu_ps(f->mgx + j)));
+    return _mm512_mul_ps(_mm512_loadu_ps(f->coef + j), t);
+}
+
+/* The lanes k of o = alpha v [+ beta o] (an ordinary masked store). */
+BN_AVX512 __attribute__((always_inline)) static inline void
+rb_store_mask(float *o, __m512 v, __mmask16 k, float al, float be)
+{
+    if (al != 1.0f)
+        v = _mm512_mul_ps(_mm512_set1_ps(al), v);
+    if (be != 0.0f)
+        v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_set1_ps(be), _mm512_maskz_loadu_ps(k, o)));
+    _mm512_mask_storeu_ps(o, k, v);
+}
+
+/* out = alpha v [+ beta out] over R rows (stride rs) of L lanes, v of rb_vec16's kind (dy
+ * read by kind 1 only). Packed rows (rs == L >= 16) run as one stream whose vectors start on
+ * the output's 64-byte lines when streaming (a masked head up to the first boundary; the
+ * factors' copies of lanes 0..15 after lane L serve a vector that crosses into the next
+ * row): a malloc'd output sits 16 bytes past a line, and 16-byte streaming stores ran the
+ * backward's pass 10-15 % slower. */
+BN_AVX512 __attribute__((always_inline)) static inline void
+rb_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out, int64_t rs,
+        const rbf_t *f, double alpha, double beta, int nt)
+{
+    const float al = (float)alpha, be = (float)beta;
+    if (rs == L && L >= 16) {
+        const int64_t n = (int64_t)L * R;
+        int64_t i = 0;
+        int j = 0; /* the lane of element i */
+        const int str = nt && (uintptr_t)out % 4 == 0;
+        if (str && (uintptr_t)out % 64 != 0) {
+            const int h = (int)((64 - (uintptr_t)out % 64) / 4);
+            const __mmask16 k = rb_mask(h < n ? h : (int)n);
+            rb_store_mask(out, rb_vec16(kind, x, dy, f, 0, k, 0), k, al, be);
+            i = j = h;
+        }
+        for (; i + 16 <= n; i += 16) {
+            __m512 v = rb_vec16(kind, x + i, kind ? dy + i : NULL, f, j, 0xFFFF, 1);
+            if (al != 1.0f)
+                v = _mm512_mul_ps(_mm512_set1_ps(al), v);
+            if (be != 0.0f)
+                v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_set1_ps(be), _mm512_loadu_ps(out + i)));
+            if (str)
+                _mm512_stream_ps(out + i, v);
+            else
+                _mm512_storeu_ps(out + i, v);
+            j += 16;
+            if (j >= L)
+                j -= L;
+        }
+        if (i < n) {
+            const __mmask16 k = rb_mask((int)(n - i));
+            rb_store_mask(out + i, rb_vec16(kind, x + i, kind ? dy + i : NULL, f, j, k, 0), k, al,
+                          be);
+        }
+        return;
+    }
+    const float *const y = out; /* BN_NTK's operand */
+    BN_NTK(y);
+    for (int64_t r = 0; r < R; r++) {
+        const float *xp = x + r * rs, *ep = kind ? dy + r * rs : NULL;
+        float *o = out + r * rs;
+        for (int jj = 0; jj < L; jj += 16) {
+            const __mmask16 k = rb_mask(L - jj);
+            const __m512 v = rb_vec16(kind, xp + jj, kind ? ep + jj : NULL, f, jj, k, k == 0xFFFF);
+            if (k == 0xFFFF)
+                pf_out16(o + jj, v, al, be, ntk);
+            else
+                rb_store_mask(o + jj, v, k, al, be);
+        }
+    }
+}
+
+BN_AVX512 static void rbout_f32_avx512(int L, int64_t R, const float *x, float *y, int64_t rs,
+                                       const rbf_t *f, double alpha, double beta, int nt)
+{
+    rb_pass(0, L, R, x, NULL, y, rs, f, alpha, beta, nt);
+}
+
+BN_AVX512 static void rbdx_f32_avx512(int L, int64_t R, const float *x, const float *dy, float *dx,
+                                      int64_t rs, const rbf_t *f, double alpha, double beta, int nt)
+{
+    rb_pass(1, L, R, x, dy, dx, rs, f, alpha, beta, nt);
+}
+
 #endif
 
 /* Threads of the team running this block (1 outside a parallel region). */
@@ -1788,6 +2056,13 @@ static int pa_nhwc(const bn_plan_t *b)
     return pa_avx512(b) && b->tile_nhwc && b->C % 16 == 0 && b->p->sb.dtype == CUDNN_DATA_FLOAT &&
            b->p->mv.dtype == CUDNN_DATA_FLOAT;
 }
+
+/* The rows walk's FLOAT training / backward in float (rst_ / rbout_ / rbs_ / rbdx_f32_avx512)
+ * serves this problem. */
+static int rows_f32(const bn_plan_t *b)
+{
+    return b->eng == ENG_ROWS && b->fast && b->dt == CUDNN_DATA_FLOAT && bn_avx512();
+}
 #endif
 
 BN_OUTF_KERNEL(float, f32)
@@ -1808,6 +2083,12 @@ BN_BDX_KERNEL(double, f64)
 static void seg_stats(const bn_plan_t *b, const void *x, int L, int64_t R, int64_t off, int64_t rs,
                       const double *K, double *s1, double *s2)
 {
+#if BN_HAVE_NT
+    if (b->rf32) {
+        rst_f32_avx512(L, R, (const float *)x + off, rs, K, s1, s2);
+        return;
+    }
+#endif
     const int pf = b->eng == ENG_ROWS && L > PLANE_LANES && b->v.s != L;
     if (b->dt == CUDNN_DATA_FLOAT) {
         stats_f32(L, R, (const float *)x + off, rs, K, s1, s2, pf);
@@ -1834,7 +2115,18 @@ typedef struct {
     int64_t pfn; /* plane walk's element pass: prefetch x this many elements on (0: none) */
     int pfdy;    /* ... and dy */
     double fa[LMAX], fb[LMAX];              /* fa = scale inv, fb = bias - mean fa */
+    const rbf_t *rf;                        /* the rows walk in float (rows_f32), else NULL */
 } lanes_t;
+
+/* rf's mean (as two floats) and inv from q's first L lanes, the rest of rf zeroed. */
+static void rb_stats(rbf_t *rf, const lanes_t *q, int L)
+{
+    memset(rf, 0, sizeof *rf);
+    for (int j = 0; j < L; j++) {
+        rf->mean[j] = (float)q->mean[j], rf->inv[j] = (float)q->inv[j];
+        rf->mlo[j] = (float)(q->mean[j] - (double)rf->mean[j]);
+    }
+}
 
 /* Training's output pass on the vector kernels: the statistics differ from ref's in the last
  * bits anyway, so the per-element work shrinks to a multiply and an add (in double). */
@@ -1858,6 +2150,13 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                     int64_t rs, const lanes_t *q, int nt)
 {
     const fd_bn_problem_t *p = b->p;
+#if BN_HAVE_NT
+    if (q->rf != NULL) {
+        rbout_f32_avx512(L, R, (const float *)a->x + off, (float *)a->y + off, rs, q->rf, a->alpha,
+                         a->beta, nt);
+        return;
+    }
+#endif
     if (b->fast && b->eng == ENG_PLANE && (R == 1 || rs == L)) {
         /* one contiguous run, the parameters the same in every lane */
         const int ok = nt && ((uintptr_t)at(a->y, b, off) % 16 == 0);
@@ -1952,6 +2251,13 @@ static void grad_row(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t o
 static void seg_bsum(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R, int64_t off,
                      int64_t rs, const lanes_t *q, double *sg, double *sgx)
 {
+#if BN_HAVE_NT
+    if (q->rf != NULL) {
+        rbs_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->rf, sg,
+                       sgx);
+        return;
+    }
+#endif
     const int pf = b->eng == ENG_ROWS && L > PLANE_LANES && b->v.s != L;
     if (b->fast) {
         if (b->dt == CUDNN_DATA_FLOAT)
@@ -1975,6 +2281,13 @@ static void seg_bsum(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R
 static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R, int64_t off,
                     int64_t rs, const lanes_t *q, int nt)
 {
+#if BN_HAVE_NT
+    if (q->rf != NULL) {
+        rbdx_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off,
+                        (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt);
+        return;
+    }
+#endif
     if (b->fast && b->eng == ENG_PLANE && (R == 1 || rs == L)) {
         const int ok = nt && ((uintptr_t)at(a->dx, b, off) % 16 == 0);
         const int64_t n = (int64_t)L * R;
@@ -2367,6 +2680,7 @@ static void rows_apply(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *
     const int64_t rows = b->N * b->S;
     const int kr = b->v.s == L ? LMAX / L : 1;
     lanes_t rep;
+    rbf_t repf;
     const lanes_t *q = q0;
     if (kr > 1) {
         for (int i = 0; i < kr * L; i++) {
@@ -2379,6 +2693,18 @@ static void rows_apply(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t *
                 rep.coef[i] = q0->coef[j], rep.mg[i] = q0->mg[j], rep.mgx[i] = q0->mgx[j];
         }
         rep.fused = q0->fused;
+        rep.rf = NULL;
+        if (q0->rf != NULL) {
+            for (int i = 0; i < kr * L; i++) {
+                int j = i % L;
+                repf.mean[i] = q0->rf->mean[j], repf.mlo[i] = q0->rf->mlo[j];
+                repf.inv[i] = q0->rf->inv[j];
+                repf.coef[i] = q0->rf->coef[j], repf.mg[i] = q0->rf->mg[j];
+                repf.mgx[i] = q0->rf->mgx[j], repf.bi[i] = q0->rf->bi[j];
+            }
+            rb_wrap(&repf, kr * L);
+            rep.rf = &repf;
+        }
         q = &rep;
     }
 #pragma omp parallel for schedule(static) if (work_of(b) >= FD_CPU_PAR_MIN)
@@ -2544,7 +2870,7 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             lset_t ls = {1, c};
             load_estimates(&b, a, &ls, &q);
             bcast(&b, q.mean, q.mean[0]);
@@ -2555,7 +2881,7 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             lset_t ls = ctile_at(&b, c0);
             load_estimates(&b, a, &ls, &q);
             load_scale_bias(&b, a, &ls, &q);
@@ -2590,7 +2916,7 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
 #endif
             tile_prefetch(&b, a, t + 1);
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             lset_t ls = tile_at(&b, t);
             load_scale_bias(&b, a, &ls, &q);
 #if BN_HAVE_NT
@@ -2633,11 +2959,14 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
     plan(problem, &b, why, sizeof why);
     tile_head(&b, a->y);
     const int nt = nt_wanted(&b, a->beta);
+#if BN_HAVE_NT
+    b.rf32 = rows_f32(&b);
+#endif
     if (b.eng == ENG_PLANE) {
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             if (c + 1 < b.C)
                 q.pfn = b.v.c; /* the next channel, into L2 during the output pass */
             plane_stats(&b, a, c, &q, 1);
@@ -2647,12 +2976,20 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             lset_t ls = ctile_at(&b, c0);
             lane_stats(&b, a, &ls, &q, 1);
             load_scale_bias(&b, a, &ls, &q);
-            if (b.fast)
+            rbf_t rf;
+            if (b.rf32) {
+                rb_stats(&rf, &q, ls.L);
+                for (int j = 0; j < ls.L; j++)
+                    rf.coef[j] = (float)(q.sc[j] * q.inv[j]), rf.bi[j] = (float)q.bi[j];
+                rb_wrap(&rf, ls.L);
+                q.rf = &rf;
+            } else if (b.fast) {
                 fuse(&q, ls.L);
+            }
             rows_apply(&b, a, &ls, 0, &q, nt);
         }
     } else {
@@ -2691,7 +3028,7 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
 #endif
             tile_prefetch(&b, a, t + 1);
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             lset_t ls = tile_at(&b, t);
 #if BN_HAVE_NT
             if (pa_avx512(&b)) {
@@ -2738,11 +3075,14 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
     plan(problem, &b, why, sizeof why);
     tile_head(&b, a->dx);
     const int nt = nt_wanted(&b, a->beta);
+#if BN_HAVE_NT
+    b.rf32 = rows_f32(&b);
+#endif
     if (b.eng == ENG_PLANE) {
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             if (c + 1 < b.C)
                 q.pfn = b.v.c, q.pfdy = 1; /* the next channel's x and dy, as forward */
             plane_backward(&b, a, c, &q, nt);
@@ -2751,13 +3091,24 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
     } else if (b.eng == ENG_ROWS) {
         for (int64_t c0 = 0; c0 < b.C; c0 += LMAX) {
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             lset_t ls = ctile_at(&b, c0);
             bwd_stats(&b, a, &ls, &q);
             load_affine(&b, a, &ls, &q);
+            rbf_t rf;
+            if (b.rf32) {
+                rb_stats(&rf, &q, ls.L);
+                q.rf = &rf;
+            }
             double sg[LMAX], sgx[LMAX];
             rows_sums(&b, a, &ls, 1, NULL, &q, sg, sgx);
             finish_bsums(&b, ls.L, sg, sgx, &q);
+            if (q.rf != NULL) {
+                for (int j = 0; j < ls.L; j++)
+                    rf.coef[j] = (float)q.coef[j], rf.mg[j] = (float)q.mg[j],
+                    rf.mgx[j] = (float)q.mgx[j];
+                rb_wrap(&rf, ls.L);
+            }
             rows_apply(&b, a, &ls, 1, &q, nt);
             store_grads(&b, a, &ls, sg, sgx);
         }
@@ -2794,7 +3145,7 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
             }
 #endif
             lanes_t q;
-            q.fused = 0, q.pfn = 0, q.pfdy = 0;
+            q.fused = 0, q.pfn = 0, q.pfdy = 0, q.rf = NULL;
             lset_t ls = tile_at(&b, t);
             bwd_stats(&b, a, &ls, &q);
             load_affine(&b, a, &ls, &q);

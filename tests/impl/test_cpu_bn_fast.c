@@ -219,19 +219,35 @@ static double tol_of(cudnnDataType_t dt, double want, double S, int64_t K)
            fd_tolerance_tiny(dt);
 }
 
-/* The worst err / bound per output of the float-arithmetic cases (docs/testing.md's row). */
+/* The worst err / bound per output of the float-arithmetic cases (docs/testing.md's rows):
+ * table 0 per activation, table 1 the spatial rows walk's training and backward (wtab). */
 static struct {
     const char *name;
     double r;
-} worst[8];
+} worst[2][8];
+static int wtab;
 static void note_worst(const char *name, double r)
 {
     int i = 0;
-    while (i < 7 && worst[i].name != NULL && strcmp(worst[i].name, name) != 0)
+    while (i < 7 && worst[wtab][i].name != NULL && strcmp(worst[wtab][i].name, name) != 0)
         i++;
-    worst[i].name = name;
-    if (r > worst[i].r)
-        worst[i].r = r;
+    worst[wtab][i].name = name;
+    if (r > worst[wtab][i].r)
+        worst[wtab][i].r = r;
+}
+
+/* The cpu rows take FLOAT spatial training and backward in C-unit-stride order in float on
+ * AVX-512 (batchnorm_cpu.c's rows walk) unless FREEDNN_CPU_ISA holds them off. */
+static int rows_float_isa(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const char *cap = getenv("FREEDNN_CPU_ISA");
+    __builtin_cpu_init();
+    return !(cap && (strcmp(cap, "avx2") == 0 || strcmp(cap, "generic") == 0)) &&
+           __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
 }
 
 /* Compares got with want element-wise under tolerance fn(i) (exact when exact). */
@@ -452,7 +468,13 @@ static void run_bn_case(const bcase_t *k)
      * (sums below 2^24, one rounding of an exact value), the blends of the running statistics
      * and 1 / sqrt do not */
     const int pa_float = pa && dt == CUDNN_DATA_FLOAT;
-    u_acc = pa_float ? 0x1p-24 : 0x1p-53;
+    /* FLOAT spatial training and backward with C unit-stride on AVX-512 compute in float too
+     * (the rows walk's rst_ / rbout_ / rbs_ / rbdx_f32_avx512); with integers their sums stay
+     * exact (runs of at most 64 rows summed in float), so do the statistics */
+    const int rows_float = !pa && dt == CUDNN_DATA_FLOAT && k->ops == CUDNN_BATCHNORM_OPS_BN &&
+                           (k->layout == LY_NHWC || k->layout == LY_GAP_NHWC) && rows_float_isa();
+    u_acc = pa_float || rows_float ? 0x1p-24 : 0x1p-53;
+    wtab = rows_float;
     cudnnActivationDescriptor_t ad = NULL;
     if (k->ops != CUDNN_BATCHNORM_OPS_BN) {
         CHECK(cudnnCreateActivationDescriptor(&ad));
@@ -619,6 +641,105 @@ static void run_bn_case(const bcase_t *k)
         cudnnDestroyActivationDescriptor(ad);
     cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd),
         cudnnDestroyTensorDescriptor(pd);
+}
+
+/* FLOAT spatial backward and training near a large mean (NHWC, the rows walk): x = 1000 +
+ * U(-1/2, 1/2), dy correlated with xhat, statistics computed (not saved ones). A float mean
+ * alone rounds by up to 2^-14 here, which moves every xhat by about 2^-13 of itself (dx and y
+ * off by ~2e-4 of their size); the float kernels carry the mean as two floats. Backward bound
+ * per element, u = 2^-24, in the terms' own size (no |mean| term):
+ *   |cpu - ref| <= 2 u_out |ref| + 16 u T + 72 u |coef| (sum |dy| + |xhat| sum |dy xhat|) / M,
+ *   T = |coef| (|dy| + |mg| + |xhat mgx|), coef = scale inv (the runs of 64 rows summed in
+ *   float give the last term); training's below. */
+static void large_mean_case(void)
+{
+    const int n = 4, ch = 16, h = 32, w = 40;
+    const size_t e = (size_t)n * ch * h * w;
+    const int64_t M = (int64_t)n * h * w;
+    cudnnTensorDescriptor_t xd, pd;
+    CHECK(cudnnCreateTensorDescriptor(&xd));
+    CHECK(cudnnCreateTensorDescriptor(&pd));
+    CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, ch, h, w));
+    CHECK(cudnnDeriveBNTensorDescriptor(pd, xd, CUDNN_BATCHNORM_SPATIAL));
+    float *x = malloc(e * 4), *dy = malloc(e * 4), *d[2];
+    float sc[16], ds[2][16], db[2][16];
+    for (size_t i = 0; i < e; i++) {
+        x[i] = (float)(1000.0 + urand() - 0.5);
+        dy[i] = (float)(0.7 * (x[i] - 1000.0) * 3.4 + urand() - 0.5);
+    }
+    for (int c = 0; c < ch; c++)
+        sc[c] = (float)(0.5 + urand());
+    const float one = 1.0f, zero = 0.0f;
+    for (int r = 0; r < 2; r++) {
+        d[r] = malloc(e * 4);
+        CHECK(cudnnBatchNormalizationBackward(r ? h_cpu : h_ref, CUDNN_BATCHNORM_SPATIAL, &one,
+                                              &zero, &one, &zero, xd, x, xd, dy, xd, d[r], pd, sc,
+                                              ds[r], db[r], 1e-5, NULL, NULL));
+    }
+    double mean[16] = {0}, var[16] = {0}, sdy[16] = {0}, sdyx[16] = {0}, sady[16] = {0},
+           sadyx[16] = {0};
+    for (size_t i = 0; i < e; i++)
+        mean[i % 16] += x[i] / (double)M;
+    for (size_t i = 0; i < e; i++)
+        var[i % 16] += (x[i] - mean[i % 16]) * (x[i] - mean[i % 16]) / (double)M;
+    for (size_t i = 0; i < e; i++) {
+        const int c = (int)(i % 16);
+        const double xh = (x[i] - mean[c]) / sqrt(var[c] + 1e-5);
+        sdy[c] += dy[i], sdyx[c] += dy[i] * xh;
+        sady[c] += fabs(dy[i]), sadyx[c] += fabs(dy[i] * xh);
+    }
+    int bad = 0;
+    double worst_r = 0;
+    for (size_t i = 0; i < e; i++) {
+        const int c = (int)(i % 16);
+        const double inv = 1.0 / sqrt(var[c] + 1e-5), coef = fabs(sc[c] * inv);
+        const double xh = fabs(x[i] - mean[c]) * inv, mg = fabs(sdy[c]) / (double)M,
+                     mgx = fabs(sdyx[c]) / (double)M;
+        const double T = coef * (fabs(dy[i]) + mg + xh * mgx);
+        const double tol = 0x1p-23 * fabs(d[0][i]) + 16 * 0x1p-24 * T +
+                           72 * 0x1p-24 * coef * (sady[c] + xh * sadyx[c]) / (double)M;
+        const double err = fabs((double)d[1][i] - d[0][i]);
+        if (err / tol > worst_r)
+            worst_r = err / tol;
+        if (!(err <= tol) && bad++ == 0)
+            fprintf(stderr, "FAIL bn large mean: dx[%zu] cpu %.9g ref %.9g (err %.3g > %.3g)\n", i,
+                    d[1][i], d[0][i], err, tol);
+    }
+    cases++;
+    failures += bad > 0;
+    /* training: y = scale (x - mean) inv + bias within
+     *   2 u_out |ref| + u (16 |bias| + 128 |coef| (|x - mean| + max |x - mean|))
+     * (the statistics' runs of 64 rows summed in float move the mean by at most 32 u max|x - K|) */
+    float bi[16], rm[16], rv[16];
+    for (int c = 0; c < ch; c++)
+        bi[c] = (float)(urand() - 0.5), rm[c] = 0.0f, rv[c] = 1.0f;
+    for (int r = 0; r < 2; r++)
+        CHECK(cudnnBatchNormalizationForwardTraining(r ? h_cpu : h_ref, CUDNN_BATCHNORM_SPATIAL,
+                                                     &one, &zero, xd, x, xd, d[r], pd, sc, bi, 0.5,
+                                                     rm, rv, 1e-5, NULL, NULL));
+    double maxdev[16] = {0}, worst_y = 0;
+    for (size_t i = 0; i < e; i++)
+        if (fabs(x[i] - mean[i % 16]) > maxdev[i % 16])
+            maxdev[i % 16] = fabs(x[i] - mean[i % 16]);
+    int bad_y = 0;
+    for (size_t i = 0; i < e; i++) {
+        const int c = (int)(i % 16);
+        const double coef = fabs(sc[c] / sqrt(var[c] + 1e-5)), dev = fabs(x[i] - mean[c]);
+        const double tol =
+            0x1p-23 * fabs(d[0][i]) + 0x1p-24 * (16 * fabs(bi[c]) + 128 * coef * (dev + maxdev[c]));
+        const double err = fabs((double)d[1][i] - d[0][i]);
+        if (err / tol > worst_y)
+            worst_y = err / tol;
+        if (!(err <= tol) && bad_y++ == 0)
+            fprintf(stderr, "FAIL bn large mean: y[%zu] cpu %.9g ref %.9g (err %.3g > %.3g)\n", i,
+                    d[1][i], d[0][i], err, tol);
+    }
+    cases++;
+    failures += bad_y > 0;
+    printf("bn large mean (NHWC FLOAT): dx worst err / bound %.3g, training y %.3g\n", worst_r,
+           worst_y);
+    free(x), free(dy), free(d[0]), free(d[1]);
+    cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(pd);
 }
 
 static bcase_t base_case(int nb, const int *dim, int layout, cudnnDataType_t dt,
@@ -792,10 +913,26 @@ int main(void)
             k = base_case(4, huge, ly, CUDNN_DATA_FLOAT, modes[m]);
             run_bn_case(&k);
         }
-    printf("FLOAT per activation (float arithmetic), worst err / bound:");
-    for (int i = 0; i < 8 && worst[i].name != NULL; i++)
-        printf(" %s %.3g", worst[i].name, worst[i].r);
-    printf("\ntest_cpu_bn_fast: %d cases, %d failures\n", cases, failures);
+    /* the spatial NHWC backward's line-aligned streaming stores (rbdx_f32_avx512): dx 1, 5 and
+     * 12 floats past a 64-byte boundary, 16 channels (packed rows run as one stream) and 40
+     * (rows of 240 lanes: vectors cross a row's end), integer and real fills, and x = 1000 +
+     * U(-1/2, 1/2) (the float mean's low part) */
+    const int huge40[4] = {2, 40, 130, 103};
+    for (int i = 0; i < 4; i++) {
+        bcase_t k = base_case(4, i == 1 ? huge40 : huge, LY_NHWC, CUDNN_DATA_FLOAT,
+                              CUDNN_BATCHNORM_SPATIAL);
+        k.yoff = i == 0 ? 1 : i == 1 ? 5 : i == 2 ? 12 : 0, k.fillk = i == 2 ? 0 : i == 3 ? 2 : 1;
+        run_bn_case(&k);
+    }
+    large_mean_case();
+    for (int t = 0; t < 2; t++) {
+        printf("FLOAT %s (float arithmetic), worst err / bound:",
+               t ? "spatial training / backward, C unit-stride" : "per activation");
+        for (int i = 0; i < 8 && worst[t][i].name != NULL; i++)
+            printf(" %s %.3g", worst[t][i].name, worst[t][i].r);
+        printf("\n");
+    }
+    printf("test_cpu_bn_fast: %d cases, %d failures\n", cases, failures);
     cudnnDestroy(h_ref);
     cudnnDestroy(h_cpu);
     return failures ? 1 : 0;
