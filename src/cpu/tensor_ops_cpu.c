@@ -18,11 +18,14 @@
  * go from registers to the output (op_minmax_avx512: no stack block, 64-byte streaming stores
  * from the output's first line boundary; 2026-12-01, MAX with a per-channel operand,
  * n8c64h112w112, one thread, dnnbench median against main back to back: NCHW 1.99-2.08 ->
- * 1.28-1.35 ms, NHWC 1.99-2.10 -> 1.41-1.51 ms, 0.57-0.60 -> 0.79-0.93 of 43.2 GB/s; same bits). A TransformTensor
- * of FLOAT whose input has a unit-stride dim other than the output's innermost one (NCHW <->
- * NHWC) copies in 32 x 32 tiles (transpose_run). AddTensor / OpTensor with an operand that
- * repeats every row of packed tensors (NHWC with a 1xCx1x1 bias or per-channel operand) run as
+ * 1.28-1.35 ms, NHWC 1.99-2.10 -> 1.41-1.51 ms, 0.57-0.60 -> 0.79-0.93 of 43.2 GB/s; same bits). A
+ * TransformTensor of FLOAT whose input has a unit-stride dim other than the output's innermost one
+ * (NCHW <-> NHWC) copies in 32 x 32 tiles (transpose_run). AddTensor / OpTensor with an operand
+ * that repeats every row of packed tensors (NHWC with a 1xCx1x1 bias or per-channel operand) run as
  * flat runs over a replicated copy of that row (bcast_rows_run): same values, long runs.
+ * FLOAT AddTensor without streaming stores blends in registers (add_run_f32: the same
+ * operations, no double block; 2026-12-04, a per-channel bias on NCHW n8c64h112w112, two
+ * threads, dnnbench median: 3.0-3.6 -> 1.8-2.0 ms on the 2-vCPU Xeon; same bits).
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off,no-trapping-math") /* value-neutral: selects vectorise */
@@ -130,6 +133,42 @@ static void copy_run(const void *ctx, int len, char *const *ptr, const int64_t *
     fd_cpu_store_ex(c->dt[0], ptr[0], inc[0], len, v, c->alpha, c->beta, c->nt);
 }
 
+/* AddTensor on FLOAT c and a, c unit-stride and a unit-stride or one value (a bias along the
+ * run): c = (float)(alpha (double)a + beta (double)c), copy_run's operations in its order (the
+ * same bits) without the double block; alpha a once per run when a is one value. In the block
+ * the load, blend and store of each element took 0.76 ns on one core with the data in cache, so
+ * a per-channel bias add of NCHW n8c64h112w112 was bound by it at two threads (0.58-0.64 of the
+ * bandwidth on the 2-vCPU Xeon, docs/perf/cpu-memops-2026-12-04.md). */
+FD_CPU_CLONES static void add_f32(int n, float *o, const float *a, int64_t ia, double alpha,
+                                  double beta)
+{
+    if (ia == 0) {
+        const double u = alpha * (double)a[0];
+        if (beta == 0.0)
+            for (int i = 0; i < n; i++)
+                o[i] = (float)u;
+        else
+            for (int i = 0; i < n; i++)
+                o[i] = (float)(u + beta * (double)o[i]);
+    } else if (beta == 0.0) {
+        for (int i = 0; i < n; i++)
+            o[i] = (float)(alpha * (double)a[i]);
+    } else {
+        for (int i = 0; i < n; i++)
+            o[i] = (float)(alpha * (double)a[i] + beta * (double)o[i]);
+    }
+}
+
+static void add_run_f32(const void *ctx, int len, char *const *ptr, const int64_t *inc)
+{
+    const ew_ctx_t *c = ctx;
+    if (inc[0] != 1 || (inc[1] != 0 && inc[1] != 1)) {
+        copy_run(ctx, len, ptr, inc);
+        return;
+    }
+    add_f32(len, (float *)ptr[0], (const float *)ptr[1], inc[1], c->alpha, c->beta);
+}
+
 static int add_plan(const fd_tensor_add_problem_t *p, fd_cpu_ew_t *e, char *why, size_t why_size)
 {
     if (!view_ok(&p->a, why, why_size) || !view_ok(&p->c, why, why_size))
@@ -163,8 +202,12 @@ cudnnStatus_t fd_tensor_add_cpu_run(const void *problem, const void *args)
     char *base[2] = {(char *)a->c, (char *)a->a};
     ew_ctx_t c = {{p->c.dtype, p->a.dtype, p->a.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
                   fd_cpu_nt_want(&e, base, a->beta), 0, 0, 0};
-    if (!bcast_rows_run(&e, base, 1, copy_run, &c))
-        fd_cpu_ew_run(&e, base, copy_run, &c);
+    /* FLOAT without streaming stores (those need copy_run's block): add_run_f32 */
+    const fd_cpu_ew_fn fn =
+        p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT && !c.nt ? add_run_f32
+                                                                                  : copy_run;
+    if (!bcast_rows_run(&e, base, 1, fn, &c))
+        fd_cpu_ew_run(&e, base, fn, &c);
     return CUDNN_STATUS_SUCCESS;
 }
 
