@@ -1782,9 +1782,10 @@ BN_AVX512 static void pa_nhwc_bwd_f32_avx512(const bn_plan_t *b, const fd_bn_arg
  * on the thread count; a tail of fewer than 16 lanes runs the same operations under a mask. */
 #define RB_RUN 64
 
+/* The first n lanes (none for n <= 0, all for n >= 16). */
 static inline __mmask16 rb_mask(int n)
 {
-    return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+    return n >= 16 ? (__mmask16)0xFFFF : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u);
 }
 
 /* d[0..n) += the first n lanes of v, widened to double. */
