@@ -1958,15 +1958,8 @@ rb_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out,
             i = j = h;
         }
         for (; i + 16 <= n; i += 16) {
-            __m512 v = rb_vec16(kind, x + i, kind ? dy + i : NULL, f, j, 0xFFFF, 1);
-            if (al != 1.0f)
-                v = _mm512_mul_ps(_mm512_set1_ps(al), v);
-            if (be != 0.0f)
-                v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_set1_ps(be), _mm512_loadu_ps(out + i)));
-            if (str)
-                _mm512_stream_ps(out + i, v);
-            else
-                _mm512_storeu_ps(out + i, v);
+            pf_out16(out + i, rb_vec16(kind, x + i, kind ? dy + i : NULL, f, j, 0xFFFF, 1), al, be,
+                     str ? 2 : 0);
             j += 16;
             if (j >= L)
                 j -= L;
