@@ -17,7 +17,9 @@
  *   gcc -O2 -Iinclude bench/memops_extra/memops_extra.c -Lbuild-h4smx -lfreednn \
  *       -Wl,-rpath,$PWD/build-h4smx -lm -o build-h4smx/memops_extra
  * Run:
- *   OMP_NUM_THREADS=1 build-h4smx/memops_extra [--backend=cpu|ref] [--reps=N] OP ...
+ *   OMP_NUM_THREADS=1 build-h4smx/memops_extra [--backend=cpu|ref] [--reps=N] [--hot] OP ...
+ *   (--hot: no flush between calls, so a tensor that fits the caches is timed from them: the
+ *   call's arithmetic cost per element)
  *   OP: softmax fwd|bwd fast|accurate|log channel|instance nchw|nhwc N C H W
  *       lrn fwd|bwd nchw|nhwc N C H W
  *       reduce add|mul|min|max|amax|avg|norm1|norm2|mul_no_zeros chan|overc|all nchw|nhwc N C H W
@@ -74,12 +76,14 @@ static float *buf(size_t n, int fill)
 int main(int argc, char **argv)
 {
     freednnBackend_t be = FREEDNN_BACKEND_CPU;
-    int reps = 10, a = 1;
+    int reps = 10, a = 1, hot = 0;
     for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
         if (strcmp(argv[a], "--backend=ref") == 0)
             be = FREEDNN_BACKEND_REF;
         else if (strncmp(argv[a], "--reps=", 7) == 0)
             reps = atoi(argv[a] + 7);
+        else if (strcmp(argv[a], "--hot") == 0)
+            hot = 1;
     }
     if (a >= argc) {
         fprintf(stderr, "usage: see the header of memops_extra.c\n");
@@ -187,7 +191,7 @@ int main(int argc, char **argv)
     for (int r = -1; r < reps; r++) {
         /* tensors start out of cache (32 MiB L3 here): a read-modify-write of every line (a
          * large memset may use non-temporal stores, which leave the cache as it was) */
-        for (size_t i = 0; i < flush_n; i += 64)
+        for (size_t i = 0; i < flush_n && !hot; i += 64)
             flush[i] = (unsigned char)(flush[i] + 1);
         double w0 = clk(CLOCK_MONOTONIC), c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
         switch (kind) {
@@ -225,8 +229,8 @@ int main(int argc, char **argv)
     printf("%-8s", op);
     for (int i = 0; i < nv; i++)
         printf(" %s", v[i]);
-    printf(": %s, min of %d: wall %.3f ms (%.1f GB/s), cpu %.3f ms (%.1f GB/s)\n",
-           be == FREEDNN_BACKEND_REF ? "ref" : "cpu", reps, best_w * 1e3, gb / best_w, best_c * 1e3,
-           gb / best_c);
+    printf(": %s,%s min of %d: wall %.3f ms (%.1f GB/s), cpu %.3f ms (%.1f GB/s)\n",
+           be == FREEDNN_BACKEND_REF ? "ref" : "cpu", hot ? " hot," : "", reps, best_w * 1e3,
+           gb / best_w, best_c * 1e3, gb / best_c);
     return 0;
 }

@@ -20,12 +20,15 @@
  *   integers), MIN / MAX / AMAX keep the ref's value and first-occurrence index exactly.
  *   "Short rows" (a special case of runs: one contiguous reduced dim of 16 .. 1024 elements,
  *   one kept dim, e.g. over C on NHWC): a unit takes 64 outputs, with no per-output state
- *   setup; the same sums as runs; the select operators from 16 partials merged by a tree, or
- *   on AVX-512 from a vector max / min and a compare mask for the first position (a slice of
- *   up to 64 takes no data-dependent branch). Lanes fold their select operators four rows per
- *   sweep, the state in registers between them (the order of the rows unchanged); on AVX-512
- *   with explicit mask compares and blends (rx_lanes_sel_avx512: MAX over C of NCHW
- *   n8c64h112w112, 2 threads 0.76 -> 0.69-0.72 ms, 1 thread 1.55 -> 1.40).
+ *   setup; the same sums as runs (on AVX-512 with the partials in two registers:
+ *   rx_rows_sum_avx512, the same bits); the select operators from 16 partials merged by a
+ *   tree, or on AVX-512 from a vector max / min and a compare mask for the first position (a
+ *   slice of up to 64 takes no data-dependent branch). Both AVX-512 forms prefetch RX_PF
+ *   elements ahead: n8c64h112w112 over C of NHWC, 2 threads, 2-vCPU Xeon, ADD 1.2-2.1 ->
+ *   0.52-0.70 ms, MAX 1.9-2.1 -> 0.85-1.05 ms (docs/perf/cpu-memops-2026-12-04b.md). Lanes fold
+ * their select operators four rows per sweep, the state in registers between them (the order of the
+ * rows unchanged); on AVX-512 with explicit mask compares and blends (rx_lanes_sel_avx512: MAX over
+ * C of NCHW n8c64h112w112, 2 threads 0.76 -> 0.69-0.72 ms, 1 thread 1.55 -> 1.40).
  * - Other dtypes and FLOAT shapes that are neither: bit-identical to src/ref/reduce_ref.c:
  *   every output accumulates its slice in double in the row-major order of the reduced dims,
  *   with the ref's operator steps (the select operators' first-occurrence and NaN rules
@@ -323,7 +326,7 @@ static void run_unit(const rd_plan_t *s, const fd_tensor_reduce_problem_t *p,
  * reduction): each slice is cut into a fixed number of pieces (not the thread count), whose
  * partial results sit on the caller's stack and merge in piece order. */
 #define RX_ACC 16
-#define RX_PF 1024 /* elements a long run's sum prefetches ahead (rx_run_add_pf) */
+#define RX_PF 1024 /* elements prefetched ahead (rx_run_add_pf, the short rows on AVX-512) */
 #define RX_SEL                                                                                     \
     64              /* select partials: four vectors, so the state's store-to-load chains          \
                      * run side by side */
@@ -1139,6 +1142,7 @@ rx_rows_sel_avx512(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
         __mmask16 anyn = 0;
         for (int64_t j = 0; j < len; j += 16) {
             const __mmask16 valid = len - j >= 16 ? 0xffff : (__mmask16)((1u << (len - j)) - 1);
+            _mm_prefetch((const char *)(x + j + RX_PF), _MM_HINT_T0);
             __m512 v = _mm512_maskz_loadu_ps(valid, x + j);
             __mmask16 num = _mm512_mask_cmp_ps_mask(valid, v, v, _CMP_ORD_Q);
             anyn |= valid & (__mmask16)~num;
@@ -1187,6 +1191,113 @@ rx_rows_sel_avx512(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
             memcpy((unsigned char *)a->indices + (size_t)(o * s->kcm[0]) * sizeof iv, &iv,
                    sizeof iv);
         }
+    }
+}
+/* Short rows, sums and products, AVX-512: rx_rows_unit's arithmetic in vectors, the same
+ * bits. Partial l (element j into j % 16) is lane l of two double vectors (lo: 0..7, hi:
+ * 8..15), each step the same operation on the same operands in the same order; a slice's tail
+ * (len % 16 elements) goes into partials 0 .. tail - 1 by masked operations; rx_tree's levels
+ * are lo + hi, then the halves of that (4 lanes), then 2, then 1. With the partials in memory
+ * the compiled loop took about 30 cycles an output of 64 elements (0.21 ns an element on one
+ * core in cache), which set the pace at two threads on a 25 GB/s machine. */
+#define RX_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+RX_AVX512 RX_INLINE void rx_rows_sum_body(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                                          const fd_tensor_reduce_args_t *a, int64_t u,
+                                          const cudnnReduceTensorOp_t op)
+{
+    const int mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+    const int64_t len = s->count, o0 = u * RX_ROWS_G, full = len & ~(int64_t)15;
+    const int64_t o1 = o0 + RX_ROWS_G < s->outputs ? o0 + RX_ROWS_G : s->outputs;
+    const unsigned tail = (unsigned)(len - full);
+    const __mmask8 mlo = (__mmask8)((1u << (tail < 8 ? tail : 8)) - 1),
+                   mhi = (__mmask8)((1u << (tail > 8 ? tail - 8 : 0)) - 1);
+    const __m512d absm = _mm512_castsi512_pd(_mm512_set1_epi64(0x7fffffffffffffffLL));
+    const __m512d zero = _mm512_setzero_pd(), onev = _mm512_set1_pd(1.0);
+    const __m512d init = mul ? onev : zero;
+    const int want_idx = p->want_indices && a->indices != NULL;
+    const double alpha = a->alpha, beta = a->beta;
+    const float *const A = (const float *)a->a;
+    float *const Cp = (float *)a->c;
+    const int64_t ast = s->kst[0], cst = s->kcs[0];
+    /* one step: acc (op)= f(v) on the lanes of m (all of them in the loop) */
+#define RX_RS_STEP(acc, v, m)                                                                      \
+    do {                                                                                           \
+        __m512d v_ = (v);                                                                          \
+        switch (op) {                                                                              \
+        case CUDNN_REDUCE_TENSOR_NORM1:                                                            \
+            v_ = _mm512_and_pd(v_, absm);                                                          \
+            break;                                                                                 \
+        case CUDNN_REDUCE_TENSOR_NORM2:                                                            \
+            v_ = _mm512_mul_pd(v_, v_);                                                            \
+            break;                                                                                 \
+        case CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS:                                                     \
+            v_ = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v_, zero, _CMP_NEQ_UQ), onev, v_);        \
+            break;                                                                                 \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        acc = mul ? _mm512_mask_mul_pd(acc, (m), acc, v_) : _mm512_mask_add_pd(acc, (m), acc, v_); \
+    } while (0)
+    for (int64_t o = o0; o < o1; o++) {
+        const float *restrict x = A + o * ast;
+        __m512d lo = init, hi = init;
+        for (int64_t j = 0; j < full; j += 16) {
+            _mm_prefetch((const char *)(x + j + RX_PF), _MM_HINT_T0);
+            RX_RS_STEP(lo, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)), 0xff);
+            RX_RS_STEP(hi, _mm512_cvtps_pd(_mm256_loadu_ps(x + j + 8)), 0xff);
+        }
+        if (tail) {
+            RX_RS_STEP(lo, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(mlo, x + full)), mlo);
+            RX_RS_STEP(hi, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(mhi, x + full + 8)), mhi);
+        }
+        const __m512d t8 = mul ? _mm512_mul_pd(lo, hi) : _mm512_add_pd(lo, hi);
+        const __m256d a4 = _mm512_castpd512_pd256(t8), b4 = _mm512_extractf64x4_pd(t8, 1);
+        const __m256d t4 = mul ? _mm256_mul_pd(a4, b4) : _mm256_add_pd(a4, b4);
+        const __m128d a2 = _mm256_castpd256_pd128(t4), b2 = _mm256_extractf128_pd(t4, 1);
+        const __m128d t2 = mul ? _mm_mul_pd(a2, b2) : _mm_add_pd(a2, b2);
+        const double e0 = _mm_cvtsd_f64(t2), e1 = _mm_cvtsd_f64(_mm_unpackhi_pd(t2, t2));
+        double r = mul ? e0 * e1 : e0 + e1;
+        if (op == CUDNN_REDUCE_TENSOR_AVG)
+            r = r / (double)s->count;
+        else if (op == CUDNN_REDUCE_TENSOR_NORM2)
+            r = sqrt(r);
+        float *cp = Cp + o * cst;
+        double out = alpha * r;
+        if (beta != 0.0)
+            out += beta * (double)*cp;
+        *cp = (float)out;
+        if (want_idx) {
+            const uint32_t zi = 0;
+            memcpy((unsigned char *)a->indices + (size_t)(o * s->kcm[0]) * sizeof zi, &zi,
+                   sizeof zi);
+        }
+    }
+#undef RX_RS_STEP
+}
+
+/* the operator a constant in each copy of the loop */
+RX_AVX512 static void rx_rows_sum_avx512(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
+                                         const fd_tensor_reduce_args_t *a, int64_t u)
+{
+    switch (p->op) {
+    case CUDNN_REDUCE_TENSOR_ADD:
+        rx_rows_sum_body(s, p, a, u, CUDNN_REDUCE_TENSOR_ADD);
+        break;
+    case CUDNN_REDUCE_TENSOR_AVG:
+        rx_rows_sum_body(s, p, a, u, CUDNN_REDUCE_TENSOR_AVG);
+        break;
+    case CUDNN_REDUCE_TENSOR_NORM1:
+        rx_rows_sum_body(s, p, a, u, CUDNN_REDUCE_TENSOR_NORM1);
+        break;
+    case CUDNN_REDUCE_TENSOR_NORM2:
+        rx_rows_sum_body(s, p, a, u, CUDNN_REDUCE_TENSOR_NORM2);
+        break;
+    case CUDNN_REDUCE_TENSOR_MUL:
+        rx_rows_sum_body(s, p, a, u, CUDNN_REDUCE_TENSOR_MUL);
+        break;
+    default:
+        rx_rows_sum_body(s, p, a, u, CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS);
+        break;
     }
 }
 #endif
@@ -1284,6 +1395,12 @@ static void rx_run(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
 #pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && units > 1)
         for (int64_t u = 0; u < units; u++)
             rx_rows_sel_avx512(s, p, a, u);
+        return;
+    }
+    if (s->rows && fn == rx_unit_avx512) {
+#pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && units > 1)
+        for (int64_t u = 0; u < units; u++)
+            rx_rows_sum_avx512(s, p, a, u);
         return;
     }
 #endif

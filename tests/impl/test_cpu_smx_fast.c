@@ -367,6 +367,15 @@ static void reduce_suite(void)
             for (int oi = 0; oi < 4; oi++)
                 test_reduce(4, big, bouts[oi], (layout_t)l, (cudnnReduceTensorOp_t)op,
                             CUDNN_PROPAGATE_NAN, 1, 0, oi & 1 ? 1 : 0);
+    /* over C on NHWC with real fills: the short rows (reduce_cpu.c rx_rows_unit and its
+     * AVX-512 forms), C a multiple of 16 and not (tails of 5, 12 and 8 elements into partials
+     * 0 .. C % 16 - 1), where a partial's order shows in the bits that every ISA must share */
+    const int rows[4][4] = {{2, 37, 5, 7}, {1, 108, 4, 5}, {2, 64, 6, 5}, {3, 24, 5, 3}},
+              routs[4][4] = {{2, 1, 5, 7}, {1, 1, 4, 5}, {2, 1, 6, 5}, {3, 1, 5, 3}};
+    for (int si = 0; si < 4; si++)
+        for (int op = 0; op < 9; op++)
+            test_reduce(4, rows[si], routs[si], L_NHWC, (cudnnReduceTensorOp_t)op,
+                        CUDNN_NOT_PROPAGATE_NAN, si & 1 ? 0.5 : 1, si & 1 ? 0.25 : 0, 0);
     /* per channel on NHWC with real fills: the lanes kind's pieces (reduce_cpu.c rx_lpieces:
      * 16 and 7 per slice, C 37 not a multiple of a vector), reordered in double */
     const int chan[2][4] = {{1, 32, 128, 130}, {2, 37, 60, 60}},
