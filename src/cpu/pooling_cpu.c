@@ -54,6 +54,8 @@ static double lowest_finite(cudnnDataType_t dt)
 
 static int64_t floor_div(int64_t a, int64_t b) /* b > 0 */
 {
+    if (b == 1) /* stride 1: no division (the box rows call it per row) */
+        return a;
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
@@ -2583,13 +2585,23 @@ static double pf_ch(const fd_pool_problem_t *p, int64_t oh)
     return (double)(p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? pd : r);
 }
 
+/* cw[ow] = pf_cw(p, ow), once per call of a box path. */
+static void pf_cws(const fd_pool_problem_t *p, double *cw)
+{
+    for (int64_t ow = 0; ow < p->out[2]; ow++)
+        cw[ow] = pf_cw(p, ow);
+}
+
 /* cnt[ow] = ch * cw[ow] and inv[ow] = 1 / cnt[ow] (the ref's count: (1 * ch) * cw, exact);
- * the float copies for the backward quotients (1 / cnt rounded to float from float). */
-static void pf_counts(const fd_pool_problem_t *p, double ch, double *cnt, double *inv, float *cf,
-                      float *vf)
+ * the float copies for the backward quotients (1 / cnt rounded to float from float). The W
+ * factors come from pf_cws, once per call, and the callers keep the counts of the last row
+ * factor across their units (a 3 x 3 / 1 window's planes need two sets, not three per plane):
+ * NCHW backward in cache, one thread, n1c4h112w112, 0.0244 -> 0.0233 ms. */
+static void pf_counts(const fd_pool_problem_t *p, double ch, const double *cw, double *cnt,
+                      double *inv, float *cf, float *vf)
 {
     for (int64_t ow = 0; ow < p->out[2]; ow++) {
-        cnt[ow] = ch * pf_cw(p, ow);
+        cnt[ow] = ch * cw[ow];
         inv[ow] = 1.0 / cnt[ow];
         cf[ow] = (float)cnt[ow];
         vf[ow] = 1.0f / cf[ow];
@@ -2839,6 +2851,11 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
     float cf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     double cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
+    double cw[PF_BOXCOL + 16];
+    pf_cws(p, cw);
+    /* the counts of row factor have_ch, kept from unit to unit (they do not depend on it) */
+    double have_ch = -1;
+    int cpos = 0; /* every count of the row is positive */
     for (int64_t u = u0; u < u1; u++) {
         const int64_t n = cb == 1 ? u / C : u / nck;
         const int64_t c0 = cb == 1 ? u % C : 0;
@@ -2846,8 +2863,6 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
         const float *xb = (const float *)a->x + n * s[0] + c0 * s[1];
         float *yb = (float *)a->out + n * t[0] + c0 * t[1];
         int64_t have_hi = 0; /* input rows summed: [.., have_hi) */
-        double have_ch = -1;
-        int cpos = 0; /* every count of the row is positive */
         for (int64_t oh = 0; oh < OH; oh++) {
             const int64_t h0 = oh * sh - ph, lo = max64(h0, 0), hi = min64(h0 + kh, H);
             for (int64_t ih = max64(have_hi, lo); ih < hi; ih++) {
@@ -2865,7 +2880,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                 rp[nr++] = ring + (ih % kh) * rs;
             const double ch = pf_ch(p, oh);
             if (ch != have_ch) {
-                pf_counts(p, ch, cnt, inv, cf, vf);
+                pf_counts(p, ch, cw, cnt, inv, cf, vf);
                 have_ch = ch;
                 cpos = ch > 0;
                 for (int64_t ow = 0; ow < OW; ow++)
@@ -2959,6 +2974,10 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
     float cf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     double cnt[PF_BOXCOL + 16], inv[PF_BOXCOL + 16];
+    double cw[PF_BOXCOL + 16];
+    pf_cws(p, cw);
+    /* the counts of row factor have_ch, kept from unit to unit (they do not depend on it) */
+    double have_ch = -1;
     float *const row = ring + kh * rs; /* dy / count of one row */
     /* NHWC packed dx, beta 0, larger than half the L3: streaming stores (pf_stream) */
     const int nt = cb > 1 && pf_nt_ok(p, a, q, p->in) && C % 16 == 0 && C <= PF_NT && q[4] == C;
@@ -2974,7 +2993,6 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
         const float *gb = (const float *)a->dy + n * t[0] + c0 * t[1];
         float *dxb = (float *)a->out + n * q[0] + c0 * q[1];
         int64_t have_hi = 0; /* rows of window sums computed: [.., have_hi) */
-        double have_ch = -1;
         for (int64_t ih = 0; ih < H; ih++) {
             int64_t olo, ohi;
             float *dr = dxb + ih * q[3];
@@ -2993,7 +3011,7 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
             for (int64_t oh = max64(have_hi, olo); oh <= ohi; oh++) {
                 const double ch = pf_ch(p, oh);
                 if (ch != have_ch) {
-                    pf_counts(p, ch, cnt, inv, cf, vf);
+                    pf_counts(p, ch, cw, cnt, inv, cf, vf);
                     have_ch = ch;
                     for (int64_t ow = OW; ow < (OW + 15) / 16 * 16; ow++)
                         cf[ow] = vf[ow] = 1.0f; /* lanes past the row: finite */
