@@ -309,7 +309,8 @@ static void checks(void)
         for (int gi = 0; gi < 3; gi++)
             modes(4, wide, lx, CUDNN_DATA_FLOAT, &geoms[gi], turn++);
     /* dx above FD_CPU_NT_MIN (16 MiB) with beta 0: streamed dx rows (pf_stream), NCHW and
-     * NHWC, fills with inf / NaN (the ref's formula on those lanes after the stream) */
+     * NHWC, fills with inf / NaN (the ref's formula on those lanes after the stream); the
+     * 2x2 stride-2 average with alpha 1 (NCHW: pf_bwd_w_avg1's duplicated rows) */
     const int huge[4] = {2, 64, 130, 260};
 #ifdef __SANITIZE_ADDRESS__
     const int huge_layouts = 1; /* NCHW only under AddressSanitizer (time: see main) */
@@ -325,6 +326,9 @@ static void checks(void)
             one(4, huge, lx, CUDNN_DATA_FLOAT, &geoms[gi], m, CUDNN_NOT_PROPAGATE_NAN, 0.5, 0.0,
                 F_REAL);
         }
+    for (int lx = 0; lx < huge_layouts && !getenv("FREEDNN_CPU_ISA"); lx++)
+        one(4, huge, lx, CUDNN_DATA_FLOAT, &geoms[1], CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+            CUDNN_NOT_PROPAGATE_NAN, 1.0, 0.0, F_MAX);
     /* above the threading threshold, several units per thread */
     const int big[4] = {2, 32, 66, 70}, bigw[4] = {1, 4, 130, 600};
     for (int lx = 0; lx < 2; lx++) {
