@@ -119,6 +119,17 @@ static shape_t make_shape(int nb, const int *dim, layout_t l)
     return s;
 }
 
+/* Offset in s of the element whose canonical (n, c, spatial... row-major) index is i. */
+static size_t canon_off(const shape_t *s, size_t i)
+{
+    size_t off = 0;
+    for (int d = s->nb - 1; d >= 0; d--) {
+        off += (i % (size_t)s->dim[d]) * (size_t)s->str[d];
+        i /= (size_t)s->dim[d];
+    }
+    return off;
+}
+
 static cudnnTensorDescriptor_t desc_of(const shape_t *s, cudnnDataType_t dt)
 {
     cudnnTensorDescriptor_t d;

@@ -75,17 +75,6 @@ static shape_t shape_of(int nb, const int *dim, int lx)
     return s;
 }
 
-/* Offset of canonical element i (n, c, spatial... row-major) in s. */
-static size_t off_of(const shape_t *s, size_t i)
-{
-    size_t off = 0;
-    for (int d = s->nb - 1; d >= 0; d--) {
-        off += (i % (size_t)s->dim[d]) * (size_t)s->str[d];
-        i /= (size_t)s->dim[d];
-    }
-    return off;
-}
-
 /* The ref's scale of channel c at the position whose channel 0 is canonical element i0. */
 static double scale_of(const shape_t *xs, const float *x, size_t i0, size_t S, int C, int c,
                        unsigned win, double la, double lk)
@@ -94,7 +83,7 @@ static double scale_of(const shape_t *xs, const float *x, size_t i0, size_t S, i
     double sum = 0;
     for (int j = c - wlb; j <= c + wla; j++)
         if (j >= 0 && j < C) {
-            double v = x[off_of(xs, i0 + (size_t)j * S)];
+            double v = x[canon_off(xs, i0 + (size_t)j * S)];
             sum += v * v;
         }
     return lk + la / win * sum;
@@ -201,7 +190,7 @@ static void one(int nb, const int *dim, int lx, unsigned win, double la, double 
             (lx == LX_NCHW || ((lx == LX_NHWC || lx == LX_NHWC_GAP) && win == 5 && dim[1] <= 64));
         for (int r = 1; r < NRUN && !bad; r++)
             for (size_t i = 0; i < cnt && !bad; i++) {
-                size_t o = off_of(&xs, i);
+                size_t o = canon_off(&xs, i);
                 double want = out[0][o], got = out[r][o];
                 if (isnan(want) || isnan(got) || isinf(want) || isinf(got)) {
                     bad = memcmp(&out[0][o], &out[r][o], 4) != 0 && !(isnan(want) && isnan(got));
@@ -214,7 +203,7 @@ static void one(int nb, const int *dim, int lx, unsigned win, double la, double 
                         double A = 0;
                         for (int j = c - wla; j <= c + wlb; j++)
                             if (j >= 0 && j < C) {
-                                size_t oj = off_of(&xs, i0 + (size_t)j * S);
+                                size_t oj = canon_off(&xs, i0 + (size_t)j * S);
                                 A += fabs((double)dy[oj] * yv[oj] / scale_of(&xs, x, i0, S, C, j, win, la, lk));
                             }
                         T += fabs(alpha * dy[o]) * pow(scale_of(&xs, x, i0, S, C, c, win, la, lk), -lbeta) +

@@ -241,6 +241,77 @@ static void modes(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geo
         }
 }
 
+/* The float box rows (stride-1 FLOAT averages) give the same bits in NCHW and NHWC (the
+ * pooling_cpu.c header: each output's operations are those of either layout, whatever the
+ * split), which the bound of box_check cannot see: NCHW's fused rows (pf_box_bwd_row3: 3 x 3,
+ * pad 1, alpha 1, beta 0) and general rows against NHWC's, backward and forward, on real fills
+ * with a few +-inf / NaN (the ref's lanes), W from under a vector to 112. */
+static void box_layouts(void)
+{
+    const int shp[][4] = {{2, 3, 5, 13}, {1, 2, 9, 37}, {1, 2, 7, 112}, {2, 1, 4, 16}};
+    const geom_t g3 = {2, {3, 3}, {1, 1}, {1, 1}, 0}, g5 = {2, {5, 5}, {2, 2}, {1, 1}, 0};
+    const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
+    for (int si = 0; si < 4; si++)
+        for (int gi = 0; gi < 2; gi++)
+            for (int m = 2; m < 4; m++)
+                for (int k = 0; k < 2; k++)
+                    for (int sp = 0; sp < 2; sp++) {
+                        const int *d = shp[si];
+                        const geom_t *g = gi ? &g5 : &g3;
+                        const size_t ne = (size_t)d[0] * d[1] * d[2] * d[3];
+                        cudnnPoolingDescriptor_t pd;
+                        CHECK(cudnnCreatePoolingDescriptor(&pd));
+                        CHECK(cudnnSetPoolingNdDescriptor(pd, (cudnnPoolingMode_t)m,
+                                                          CUDNN_NOT_PROPAGATE_NAN, 2, g->win,
+                                                          g->pad, g->str));
+                        float *buf[2][4]; /* per layout: x, y, dy, dx */
+                        shape_t xs[2];
+                        float *lx0 = malloc(ne * 4), *ld0 = malloc(ne * 4), *lo0 = malloc(ne * 4);
+                        fill(CUDNN_DATA_FLOAT, lx0, ne, 0, sp); /* logical NCHW order */
+                        fill(CUDNN_DATA_FLOAT, ld0, ne, 0, sp);
+                        fill(CUDNN_DATA_FLOAT, lo0, ne, 0, 0);
+                        float a32 = (float)ab[k][0], b32 = (float)ab[k][1];
+                        for (int l = 0; l < 2; l++) {
+                            xs[l] = make_shape(4, d, (layout_t)l);
+                            cudnnTensorDescriptor_t td = desc_of(&xs[l], CUDNN_DATA_FLOAT);
+                            for (int b = 0; b < 4; b++)
+                                buf[l][b] = calloc(xs[l].extent, 4);
+                            for (size_t i = 0; i < ne; i++) {
+                                const size_t o = canon_off(&xs[l], i);
+                                buf[l][0][o] = lx0[i], buf[l][2][o] = ld0[i];
+                                buf[l][1][o] = buf[l][3][o] = lo0[i];
+                            }
+                            set_threads(1);
+                            CHECK(cudnnPoolingForward(h_cpu, pd, &a32, td, buf[l][0], &b32, td,
+                                                      buf[l][1]));
+                            CHECK(cudnnPoolingBackward(h_cpu, pd, &a32, td, buf[l][1], td,
+                                                       buf[l][2], td, buf[l][0], &b32, td,
+                                                       buf[l][3]));
+                            cudnnDestroyTensorDescriptor(td);
+                        }
+                        cases++;
+                        for (int b = 1; b < 4; b += 2)
+                            for (size_t i = 0; i < ne; i++) {
+                                const float u = buf[0][b][canon_off(&xs[0], i)],
+                                            v = buf[1][b][canon_off(&xs[1], i)];
+                                if (memcmp(&u, &v, 4) != 0 && !(u != u && v != v)) {
+                                    failures++;
+                                    fprintf(stderr,
+                                            "FAIL box rows %s mode %d [%d %d %d %d] win %d a %g "
+                                            "b %g specials %d: element %zu nchw %.9g nhwc %.9g\n",
+                                            b == 1 ? "fwd" : "bwd", m, d[0], d[1], d[2], d[3],
+                                            g->win[0], ab[k][0], ab[k][1], sp, i, u, v);
+                                    break;
+                                }
+                            }
+                        for (int l = 0; l < 2; l++)
+                            for (int b = 0; b < 4; b++)
+                                free(buf[l][b]);
+                        free(lx0), free(ld0), free(lo0);
+                        cudnnDestroyPoolingDescriptor(pd);
+                    }
+}
+
 static void checks(void)
 {
     const geom_t geoms[] = {
@@ -362,6 +433,8 @@ int main(int argc, char **argv)
     CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
     CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
     checks();
+    if (!getenv("FREEDNN_CPU_ISA"))
+        box_layouts();
     const char *isa = getenv("FREEDNN_CPU_ISA");
     printf("test_cpu_pool_fast (%s): %d cases, %d failures; box rows: largest err / tolerance "
            "%.3g\n",

@@ -60,17 +60,6 @@ static double worst[4]; /* fwd acc, fwd log, bwd acc, bwd log: max error / bound
 
 static double u32 = 1.0 / 16777216.0;
 
-/* Offset of canonical (n, c, spatial...) index i in shape s. */
-static size_t off_of(const shape_t *s, size_t i)
-{
-    size_t off = 0;
-    for (int d = s->nb - 1; d >= 0; d--) {
-        off += (i % (size_t)s->dim[d]) * (size_t)s->str[d];
-        i /= (size_t)s->dim[d];
-    }
-    return off;
-}
-
 /* The row id (for per-row sums) of canonical index i. */
 static size_t row_of(const shape_t *s, size_t i, cudnnSoftmaxMode_t mode)
 {
@@ -114,7 +103,7 @@ static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_
             static const float shift[5] = {0.0f, 100.0f, 150.0f, -100.0f, -250.0f};
             size_t sp = cnt / (size_t)dim[0] / (size_t)dim[1];
             for (size_t i = 0; i < cnt; i++) {
-                size_t o = off_of(&xs, i), r = row_of(&xs, i, mode);
+                size_t o = canon_off(&xs, i), r = row_of(&xs, i, mode);
                 x[o] = i % sp % 5 == 0 ? 1.5f + shift[r % 5] : x[o] + shift[r % 5];
             }
         }
@@ -162,13 +151,13 @@ static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_
         double *rs = calloc(rows, sizeof *rs);
         if (dir == 1)
             for (size_t i = 0; i < cnt; i++) {
-                size_t o = off_of(&xs, i);
+                size_t o = canon_off(&xs, i);
                 const float *g = inplace ? dy : dy;
                 rs[row_of(&xs, i, mode)] += is_log ? (double)g[o] : fabs((double)g[o] * yv[o]);
             }
         int bad = 0;
         for (size_t i = 0; i < cnt && !bad; i++) {
-            size_t o = off_of(&xs, i);
+            size_t o = canon_off(&xs, i);
             double want = out[0][o], got = out[1][o];
             if (isnan(want) || isnan(got)) {
                 bad = isnan(want) != isnan(got);
@@ -301,7 +290,7 @@ static void test_reduce(int nb, const int *dim, const int *cdim, layout_t l,
             ci += (size_t)(cdim[d] == 1 ? 0 : id[d]) * cm;
             cm *= (size_t)cdim[d];
         }
-        double v = a[off_of(&as, i)];
+        double v = a[canon_off(&as, i)];
         S[ci] += op == CUDNN_REDUCE_TENSOR_NORM2 ? v * v : fabs(v);
     }
     const int exact = select || (fillk == 2 && !mul);
