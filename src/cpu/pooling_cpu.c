@@ -1831,6 +1831,7 @@ PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_pxn(int nw,
     for (int64_t c = 0; c < C; c += 16) {
         const __mmask16 m = pf_lanes(0, min64(16, C - c));
         __m512 v[4];
+        __mmask16 one = 0, two = 0, h3 = 0; /* lanes with at least 1, 2, 3 hits */
         for (int i = 0; i < nw; i++) {
             const __m128i cv = m == (__mmask16)0xFFFF
                                    ? _mm_loadu_si128((const __m128i *)(cr[i] + c))
@@ -1839,8 +1840,13 @@ PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_pxn(int nw,
             __m512 g = fd_cpu_mload_ps(m, gr[i] + c);
             __asm__("" : "+v"(g)); /* a whole load, not folded into a masked one (slow) */
             v[i] = _mm512_maskz_mov_ps(h, g);
+            h3 |= two & h, two |= one & h, one |= h;
         }
-        if (nw <= 2) {
+        /* a lane hit by at most two windows adds at most two floats (and +0.0 lanes) from
+         * +0.0, whose float sum is their double sum rounded once (as for nw <= 2: 53 >= 2 * 24
+         * + 2), so the vector sums in float unless some lane has three hits (from nw 3: the
+         * same element the maximum of three windows, rare) */
+        if (!h3) {
             __m512 acc = _mm512_setzero_ps();
             for (int i = 0; i < nw; i++)
                 acc = _mm512_add_ps(acc, v[i]);
@@ -2214,7 +2220,9 @@ PF_AVX512 static void pf_bwd_c_max(const fd_pool_problem_t *p, const fd_pool_arg
  * floats from +0.0 is their double sum rounded once (double rounding is innocuous for one
  * addition since 53 >= 2 * 24 + 2; 0.0 + v is exact, and maps -0 to +0 in both), so those sum
  * in float, 16 windows per vector instead of 8, with the same bits; the even class of a two-row
- * dx row (up to four windows) keeps double sums. This took the in-cache time of 3x3 stride-2
+ * dx row (up to four windows) sums in float too when no lane of the vector has more than two
+ * hits (the same argument: at most two nonzero terms), in double otherwise (2026-12-04; NHWC's
+ * pf_bwd_c_pxn the same). This took the in-cache time of 3x3 stride-2
  * max backward from 42 to 33-35 us per 4 planes (112x112) on the development VM.
  * Taken for 2-d max pooling with sw = 2, kw <= 8, 0 <= pw and ph. */
 #define PF_CODES_W 4096 /* int32 codes of the ring of output rows (16 KiB of stack) */
@@ -2445,8 +2453,8 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
                 const __m512i hi16 = _mm512_add_epi32(lo16, _mm512_set1_epi32(8));
                 for (int64_t j0 = pw / 2; 2 * j0 < pw + W; j0 += 16) {
-                    __m512d e0 = _mm512_setzero_pd(), e1 = _mm512_setzero_pd();
-                    __m512 o = z;
+                    __m512 ev[4], o = z;
+                    __mmask16 one = 0, two = 0, h3 = 0; /* even lanes with 1, 2, 3+ hits */
                     for (int r = 0; r < 2; r++) {
                         const __m512i c1 = _mm512_loadu_si512(crow[r] + j0 - 1);
                         const __m512i c0 = _mm512_loadu_si512(crow[r] + j0);
@@ -2457,18 +2465,29 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         const __mmask16 h0 = _mm512_cmpeq_epi32_mask(c0, k);
                         const __mmask16 h1 =
                             _mm512_cmpeq_epi32_mask(c0, _mm512_add_epi32(k, _mm512_set1_epi32(1)));
-                        e0 = _mm512_add_pd(e0, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
-                                                   (__mmask8)h2, _mm256_loadu_ps(g - 1))));
-                        e1 = _mm512_add_pd(e1, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
-                                                   (__mmask8)(h2 >> 8), _mm256_loadu_ps(g + 7))));
-                        e0 = _mm512_add_pd(e0, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
-                                                   (__mmask8)h0, _mm256_loadu_ps(g))));
-                        e1 = _mm512_add_pd(e1, _mm512_cvtps_pd(_mm256_maskz_mov_ps(
-                                                   (__mmask8)(h0 >> 8), _mm256_loadu_ps(g + 8))));
+                        ev[2 * r] = _mm512_maskz_mov_ps(h2, _mm512_loadu_ps(g - 1));
+                        ev[2 * r + 1] = _mm512_maskz_mov_ps(h0, _mm512_loadu_ps(g));
+                        h3 |= two & h2, two |= one & h2, one |= h2;
+                        h3 |= two & h0, two |= one & h0, one |= h0;
                         o = _mm512_add_ps(o, _mm512_maskz_mov_ps(h1, _mm512_loadu_ps(g)));
                     }
-                    const __m512 e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
-                                                        _mm512_cvtpd_ps(e1), 1);
+                    /* the even class's four terms in window order: in float when no lane has
+                     * more than two hits (two floats from +0.0: the double sum rounded once),
+                     * else in double */
+                    __m512 e;
+                    if (!h3) {
+                        e = _mm512_add_ps(
+                            _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(z, ev[0]), ev[1]), ev[2]),
+                            ev[3]);
+                    } else {
+                        __m512d e0 = _mm512_setzero_pd(), e1 = _mm512_setzero_pd();
+                        for (int i = 0; i < 4; i++) {
+                            e0 = _mm512_add_pd(e0, pf_lo(ev[i]));
+                            e1 = _mm512_add_pd(e1, pf_hi(ev[i]));
+                        }
+                        e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
+                                               _mm512_cvtpd_ps(e1), 1);
+                    }
                     const int64_t c = 2 * j0 - pw;
                     fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
