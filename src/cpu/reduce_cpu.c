@@ -25,10 +25,11 @@
  *   tree, or on AVX-512 from a vector max / min and a compare mask for the first position (a
  *   slice of up to 64 takes no data-dependent branch). Both AVX-512 forms prefetch RX_PF
  *   elements ahead: n8c64h112w112 over C of NHWC, 2 threads, 2-vCPU Xeon, ADD 1.2-2.1 ->
- *   0.52-0.70 ms, MAX 1.9-2.1 -> 0.85-1.05 ms (docs/perf/cpu-memops-2026-12-04b.md). Lanes fold
- * their select operators four rows per sweep, the state in registers between them (the order of the
- * rows unchanged); on AVX-512 with explicit mask compares and blends (rx_lanes_sel_avx512: MAX over
- * C of NCHW n8c64h112w112, 2 threads 0.76 -> 0.69-0.72 ms, 1 thread 1.55 -> 1.40).
+ *   0.52-0.70 ms, MAX 1.9-2.1 -> 0.85-1.05 ms (docs/perf/cpu-memops-2026-12-04b.md).
+ *   Lanes fold their select operators four rows per sweep, the state in registers between
+ *   them (the order of the rows unchanged); on AVX-512 with explicit mask compares and blends
+ *   (rx_lanes_sel_avx512: MAX over C of NCHW n8c64h112w112, 2 threads 0.76 -> 0.69-0.72 ms,
+ *   1 thread 1.55 -> 1.40).
  * - Other dtypes and FLOAT shapes that are neither: bit-identical to src/ref/reduce_ref.c:
  *   every output accumulates its slice in double in the row-major order of the reduced dims,
  *   with the ref's operator steps (the select operators' first-occurrence and NaN rules
@@ -1193,6 +1194,7 @@ rx_rows_sel_avx512(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
         }
     }
 }
+
 /* Short rows, sums and products, AVX-512: rx_rows_unit's arithmetic in vectors, the same
  * bits. Partial l (element j into j % 16) is lane l of two double vectors (lo: 0..7, hi:
  * 8..15), each step the same operation on the same operands in the same order; a slice's tail
