@@ -1816,15 +1816,39 @@ PF_AVX512 static void pf_codes_row(const fd_pool_problem_t *p, const float *xb, 
     }
 }
 
+/* +0.0 plus the max-backward terms v[0 .. nw) in order, rounded once to float: in float when
+ * h3 (the lanes with three hits or more) is empty, since a lane with at most two nonzero
+ * terms has their double sum rounded once as its float sum (53 >= 2 * 24 + 2; +0.0 turns -0
+ * into +0 in both), in double otherwise. */
+PF_AVX512 static inline __attribute__((always_inline)) __m512 pf_hits_sum(const __m512 *v, int nw,
+                                                                          __mmask16 h3)
+{
+    if (!h3) {
+        __m512 acc = _mm512_setzero_ps();
+        for (int i = 0; i < nw; i++)
+            acc = _mm512_add_ps(acc, v[i]);
+        return acc;
+    }
+    __m512d lo = _mm512_setzero_pd(), hi = lo;
+    for (int i = 0; i < nw; i++) {
+        lo = _mm512_add_pd(lo, pf_lo(v[i]));
+        hi = _mm512_add_pd(hi, pf_hi(v[i]));
+    }
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+}
+
 /* One dx pixel of max backward with alpha 1, beta 0 and at most 4 windows (nw; code rows cr,
  * dy pixels gr, this pixel's tap in each kk, in ascending window order): per 16 channels the
  * hits of every window, then the sum of the hit dy from +0.0 in window order. A sum of at
  * most two floats rounded once from double is their float sum (pf_bwd_w_max2: double
  * rounding is innocuous for one addition), so pixels in at most two windows (3x3 stride 2:
- * three in four) sum in float, 16 lanes a vector, with the ref's bits; the others in double,
- * as the general loop of pf_bwd_c (a test per vector for lanes with three hits mispredicted:
- * a shared corner is often the maximum of all its windows). The double sums and blend had kept
- * NHWC 3x3 stride-2 max backward compute-bound (n8c64h112w112, one thread 4.5 ms). */
+ * three in four) sum in float, 16 lanes a vector, with the ref's bits. The double sums and
+ * blend had kept NHWC 3x3 stride-2 max backward compute-bound (n8c64h112w112, one thread 4.5
+ * ms). Pixels in three or four windows: pf_hits_sum, float unless a lane of the vector has
+ * three hits. A test per vector was judged to mispredict on Zen 5 (a shared corner is often
+ * the maximum of all its windows); on the 2-vCPU Xeon of 2026-12-04 it paid: in cache, one
+ * thread, n1c64h56w56, 0.128 -> 0.120 ms; n8c64h112w112 from memory, two threads, median of
+ * six rounds 4.20 -> 3.46 ms (docs/perf/cpu-memops-2026-12-04b.md). */
 PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_pxn(int nw, const int8_t *const *cr, const float *const *gr,
                                    const int8_t *kk, int64_t C, float *dx)
 {
@@ -1842,25 +1866,9 @@ PF_AVX512 static inline __attribute__((always_inline)) void pf_bwd_c_pxn(int nw,
             v[i] = _mm512_maskz_mov_ps(h, g);
             h3 |= two & h, two |= one & h, one |= h;
         }
-        /* a lane hit by at most two windows adds at most two floats (and +0.0 lanes) from
-         * +0.0, whose float sum is their double sum rounded once (as for nw <= 2: 53 >= 2 * 24
-         * + 2), so the vector sums in float unless some lane has three hits (from nw 3: the
-         * same element the maximum of three windows, rare) */
-        if (!h3) {
-            __m512 acc = _mm512_setzero_ps();
-            for (int i = 0; i < nw; i++)
-                acc = _mm512_add_ps(acc, v[i]);
-            fd_cpu_mstore_ps(dx + c, m, acc);
-            continue;
-        }
-        __m512d lo = _mm512_setzero_pd(), hi = lo;
-        for (int i = 0; i < nw; i++) {
-            lo = _mm512_add_pd(lo, pf_lo(v[i]));
-            hi = _mm512_add_pd(hi, pf_hi(v[i]));
-        }
-        fd_cpu_mstore_ps(dx + c, m,
-                     _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)),
-                                        _mm512_cvtpd_ps(hi), 1));
+        /* float sums unless some lane has three hits (from nw 3: the same element the maximum
+         * of three windows, rare) */
+        fd_cpu_mstore_ps(dx + c, m, pf_hits_sum(v, nw, h3));
     }
 }
 
@@ -2471,23 +2479,8 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                         h3 |= two & h0, two |= one & h0, one |= h0;
                         o = _mm512_add_ps(o, _mm512_maskz_mov_ps(h1, _mm512_loadu_ps(g)));
                     }
-                    /* the even class's four terms in window order: in float when no lane has
-                     * more than two hits (two floats from +0.0: the double sum rounded once),
-                     * else in double */
-                    __m512 e;
-                    if (!h3) {
-                        e = _mm512_add_ps(
-                            _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(z, ev[0]), ev[1]), ev[2]),
-                            ev[3]);
-                    } else {
-                        __m512d e0 = _mm512_setzero_pd(), e1 = _mm512_setzero_pd();
-                        for (int i = 0; i < 4; i++) {
-                            e0 = _mm512_add_pd(e0, pf_lo(ev[i]));
-                            e1 = _mm512_add_pd(e1, pf_hi(ev[i]));
-                        }
-                        e = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(e0)),
-                                               _mm512_cvtpd_ps(e1), 1);
-                    }
+                    /* the even class's four terms in window order */
+                    const __m512 e = pf_hits_sum(ev, 4, h3);
                     const int64_t c = 2 * j0 - pw;
                     fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
                                           _mm512_permutex2var_ps(e, lo16, o));
