@@ -22,8 +22,14 @@
  *   AVX-512 (+BW, DQ, BMI2): Philox with explicit intrinsics, 16 blocks per vector, two vectors
  *   at a time, and the kept elements as mask registers (run_f32_packed, run_f32_nhwc below);
  *   the same mask bytes and outputs, bit for bit (x * scale in float equals the ref's double
- *   product rounded once: scale is a float for FLOAT). FREEDNN_CPU_ISA=avx2|generic or a CPU
- *   without them takes the generic path.
+ *   product rounded once: scale is a float for FLOAT). On AVX2 + FMA (no AVX-512, or
+ *   FREEDNN_CPU_ISA=avx2) the same two cases with 8-lane vectors (dr_f32_avx2, dr2_nhwc_unit:
+ *   Philox four blocks per vector in 64-bit lanes, rounds 1 - 3 partly scalar, the kept
+ *   elements as all-ones dwords), the same bits again. FREEDNN_CPU_ISA=generic or a CPU with
+ *   neither takes the generic path. Why the generic path was slow on NHWC (4x the NCHW time
+ *   forward): the mask follows the canonical order, so its cursor walks each channel's
+ *   positions with a stride of C elements, one cache line per element, a whole image's lines
+ *   revisited per channel; the vector paths draw per channel and walk memory in order.
  * FLOAT, DOUBLE, HALF, BFLOAT16 (all the API takes); negative strides are declined (the API
  * rejects them anyway).
  */
@@ -320,14 +326,198 @@ DR_AVX512 static void dr_f32_avx512(const float *x, float *y, unsigned char *mas
         _mm_sfence(); /* the streaming stores, before the parallel loop's barrier */
 }
 
-static int dr_avx512_ok(void)
+/* ---- FLOAT: AVX2 (+FMA: the cap's level; no FMA is used) ---------------------------------- */
+
+/* The same arithmetic as the AVX-512 kernels above with 8-lane vectors. Philox keeps each
+ * block's four state words in the low halves of 64-bit lanes, four blocks per vector: one
+ * mul_epu32 is then a whole 32x32->64 product, its high word one 64-bit shift away, and the
+ * garbage the high halves collect is never read (mul_epu32 reads only the low halves; the
+ * xors are lane-wise). Eight ops per round for four blocks, against nine for eight-lane words
+ * rebuilt with shuffles and blends. Four such vectors (16 blocks, 64 elements) go side by side
+ * for the multiplier's latency. The counter's words 1 - 3 (the block's high word, the call)
+ * are the same for the 16 blocks unless the low word wraps inside them (once every 2^34
+ * elements: that draw goes through philox_keep), so the multiply of round 1's second pair and
+ * of round 2's first pair are scalars, and rounds 1 - 3 take 3 + 4 + 7 ops instead of 24. The
+ * words are then transposed into element order (the blocks sit in the lanes as 0, 2, 1, 3 so
+ * that two unpacks do it) and compared, unsigned as a signed compare of sign-flipped words,
+ * into one all-ones or zero dword per element. */
+#define DR_AVX2 __attribute__((target("avx2,fma")))
+
+typedef struct {
+    __m256i k0[10], k1[10]; /* the round keys, in the low halves of the 64-bit lanes */
+    __m256i x1, y2;         /* the call's round-1 and round-2 constants (dr2_keep64) */
+    __m256i thr;            /* the threshold - 1, sign-flipped */
+    uint64_t seed, call, threshold;
+    uint32_t p1hi, k0a, k1b, k1c; /* round 1's constant product's high word; keys 0, 1, 2 */
+    int all;                      /* -1: every element kept (threshold 0), 0: none kept, 1: draw */
+} dr2_gen_t;
+
+DR_AVX2 static void dr2_gen_init(dr2_gen_t *g, uint64_t seed, uint64_t call, uint64_t thr)
+{
+    uint32_t a = (uint32_t)seed, b = (uint32_t)(seed >> 32), k0[10], k1[10];
+    for (int r = 0; r < 10; r++) {
+        k0[r] = a, k1[r] = b;
+        g->k0[r] = _mm256_set1_epi64x(a), g->k1[r] = _mm256_set1_epi64x(b);
+        a += 0x9E3779B9u, b += 0xBB67AE85u;
+    }
+    const uint64_t p1 = (uint64_t)(uint32_t)call * 0xCD9E8D57u; /* round 1: word 2 times M1 */
+    g->x1 = _mm256_set1_epi64x((uint32_t)(call >> 32) ^ k1[0]);
+    g->y2 = _mm256_set1_epi64x((uint32_t)p1 ^ k0[1]);
+    g->p1hi = (uint32_t)(p1 >> 32), g->k0a = k0[0], g->k1b = k1[1], g->k1c = k1[2];
+    g->seed = seed, g->call = call, g->threshold = thr;
+    g->all = thr == 0 ? -1 : thr > 0xffffffffu ? 0 : 1;
+    g->thr = _mm256_set1_epi32((int)(((uint32_t)thr - 1u) ^ 0x80000000u));
+}
+
+/* The keep mask of the 8 mask bytes at kb (nonzero: kept, as the ref's backward reads them). */
+DR_AVX2 static inline __m256i dr2_mask8(const unsigned char *kb)
+{
+    const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)kb));
+    return _mm256_cmpgt_epi32(v, _mm256_setzero_si256());
+}
+
+/* Philox of dr2_keep64's four vectors (blocks b + 4v + (0, 2, 1, 3), their low words b4 + 4v;
+ * z2, w3 its round-2 and round-3 constants), as keep masks into m[2v], m[2v + 1]. Three
+ * vectors and one, or two and two, in sequence instead of four side by side were 10 - 15%
+ * slower (the four spill a few registers, but the multiplier's latency stays hidden). */
+DR_AVX2 static inline void dr2_chains(const dr2_gen_t *g, __m256i b4, __m256i z2, __m256i w3,
+                                      __m256i *m)
+{
+    const __m256i m0 = _mm256_set1_epi64x(0xD2511F53u), m1 = _mm256_set1_epi64x(0xCD9E8D57u);
+    const __m256i sign = _mm256_set1_epi32((int)0x80000000u);
+    __m256i a0[4], a1[4], a2[4], a3[4];
+    for (int v = 0; v < 4; v++) {
+        /* round 1: words 2 and 3 from the block's low word */
+        const __m256i p0 = _mm256_mul_epu32(_mm256_add_epi64(b4, _mm256_set1_epi64x(4 * v)), m0);
+        const __m256i n2 = _mm256_xor_si256(_mm256_srli_epi64(p0, 32), g->x1);
+        /* round 2: word 0 from word 2, word 2 from word 3 (word 3 is the constant lo(q0)) */
+        const __m256i p1 = _mm256_mul_epu32(n2, m1);
+        a0[v] = _mm256_xor_si256(_mm256_srli_epi64(p1, 32), g->y2);
+        a1[v] = p1;
+        a2[v] = _mm256_xor_si256(p0, z2);
+        /* round 3: word 2's xor of the constant word 3 and key folded into w3 */
+        const __m256i r0 = _mm256_mul_epu32(a0[v], m0), r1 = _mm256_mul_epu32(a2[v], m1);
+        a0[v] = _mm256_xor_si256(_mm256_srli_epi64(r1, 32), _mm256_xor_si256(a1[v], g->k0[2]));
+        a2[v] = _mm256_xor_si256(_mm256_srli_epi64(r0, 32), w3);
+        a1[v] = r1, a3[v] = r0;
+    }
+#pragma GCC unroll 7
+    for (int r = 3; r < 10; r++)
+        for (int v = 0; v < 4; v++) {
+            const __m256i p0 = _mm256_mul_epu32(a0[v], m0), p1 = _mm256_mul_epu32(a2[v], m1);
+            a0[v] = _mm256_xor_si256(_mm256_srli_epi64(p1, 32), _mm256_xor_si256(a1[v], g->k0[r]));
+            a2[v] = _mm256_xor_si256(_mm256_srli_epi64(p0, 32), _mm256_xor_si256(a3[v], g->k1[r]));
+            a1[v] = p1, a3[v] = p0;
+        }
+    for (int v = 0; v < 4; v++) {
+        /* dwords (w0, w1) and (w2, w3) per 64-bit lane; then each 128-bit half one block's
+         * four words, in order */
+        __m256i t01 = _mm256_blend_epi32(a0[v], _mm256_slli_epi64(a1[v], 32), 0xAA);
+        __m256i t23 = _mm256_blend_epi32(a2[v], _mm256_slli_epi64(a3[v], 32), 0xAA);
+        __m256i e0 = _mm256_unpacklo_epi64(t01, t23), e1 = _mm256_unpackhi_epi64(t01, t23);
+        m[2 * v] = _mm256_cmpgt_epi32(_mm256_xor_si256(e0, sign), g->thr);
+        m[2 * v + 1] = _mm256_cmpgt_epi32(_mm256_xor_si256(e1, sign), g->thr);
+    }
+}
+
+/* m[q]: the keep masks of elements 8q .. 8q + 7 of blocks b .. b + 15. */
+DR_AVX2 static inline void dr2_keep64(const dr2_gen_t *g, uint64_t b, __m256i *m)
+{
+    if (g->all <= 0) {
+        for (int q = 0; q < 8; q++)
+            m[q] = _mm256_set1_epi32(g->all);
+        return;
+    }
+    if ((uint32_t)b > 0xffffffffu - 15) { /* the low word wraps: the plain generator */
+        unsigned char kb[64];
+        philox_keep(g->seed, g->call, b, 16, g->threshold, kb);
+        for (int q = 0; q < 8; q++)
+            m[q] = dr2_mask8(kb + 8 * q);
+        return;
+    }
+    /* round 1 leaves words 0 and 1 the same in every lane; round 2 multiplies that word 0 */
+    const uint32_t n0 = g->p1hi ^ (uint32_t)(b >> 32) ^ g->k0a;
+    const uint64_t q0 = (uint64_t)n0 * 0xD2511F53u;
+    const __m256i z2 = _mm256_set1_epi64x((uint32_t)(q0 >> 32) ^ g->k1b);
+    const __m256i w3 = _mm256_set1_epi64x((uint32_t)q0 ^ g->k1c);
+    const __m256i b4 = _mm256_add_epi64(_mm256_set1_epi64x((long long)(uint32_t)b),
+                                        _mm256_setr_epi64x(0, 2, 1, 3));
+    dr2_chains(g, b4, z2, w3, m);
+}
+
+/* The mask bytes (1 kept, 0 dropped) of the 64 elements of m, to kb. */
+DR_AVX2 static inline void dr2_bytes(const __m256i *m, unsigned char *kb)
+{
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7), one = _mm256_set1_epi8(1);
+    for (int h = 0; h < 2; h++) {
+        __m256i w = _mm256_packs_epi16(_mm256_packs_epi32(m[4 * h], m[4 * h + 1]),
+                                       _mm256_packs_epi32(m[4 * h + 2], m[4 * h + 3]));
+        w = _mm256_and_si256(_mm256_permutevar8x32_epi32(w, order), one);
+        _mm256_storeu_si256((__m256i *)(kb + 32 * h), w);
+    }
+}
+
+/* Elements [i0, i1) packed (i0 a multiple of 4), as dr_f32_avx512. */
+DR_AVX2 static void dr_f32_avx2(const float *x, float *y, unsigned char *mask, int64_t i0,
+                                int64_t i1, int fwd, uint64_t seed, uint64_t call, uint64_t thr,
+                                float scale)
+{
+    dr2_gen_t g;
+    dr2_gen_init(&g, seed, call, thr);
+    const __m256 s = _mm256_set1_ps(scale);
+    /* streaming stores of y as on AVX-512 (32-byte aligned here) */
+    const int nt = ((uintptr_t)(y + i0) & 31) == 0 && (const float *)y != x &&
+                   (size_t)(i1 - i0) * sizeof(float) >= 4096;
+    for (int64_t i = i0; i < i1; i += 64) {
+        const int n = i1 - i < 64 ? (int)(i1 - i) : 64;
+        __m256i m[8];
+        unsigned char kb[64];
+        const unsigned char *k = mask + i;
+        if (fwd)
+            dr2_keep64(&g, (uint64_t)i / 4, m);
+        if (n < 64) { /* the tensor's last elements */
+            if (fwd) {
+                dr2_bytes(m, kb);
+                memcpy(mask + i, kb, (size_t)n);
+                k = kb;
+            }
+            for (int j = 0; j < n; j++)
+                y[i + j] = k[j] ? x[i + j] * scale : 0.0f;
+            break;
+        }
+        if (fwd)
+            dr2_bytes(m, mask + i);
+        else
+            for (int q = 0; q < 8; q++)
+                m[q] = dr2_mask8(mask + i + 8 * q);
+        for (int q = 0; q < 4; q++)
+            _mm_prefetch((const char *)(x + i + DR_PF + 16 * q), _MM_HINT_T0);
+        for (int q = 0; q < 8; q++) {
+            const __m256 v = _mm256_and_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * q), s),
+                                           _mm256_castsi256_ps(m[q]));
+            if (nt)
+                _mm256_stream_ps(y + i + 8 * q, v);
+            else
+                _mm256_storeu_ps(y + i + 8 * q, v);
+        }
+    }
+    if (nt)
+        _mm_sfence();
+}
+
+/* 2: AVX-512 (F, BW, DQ) and BMI2; 1: AVX2 and FMA; 0: neither, or capped by
+ * FREEDNN_CPU_ISA=avx2|generic (read per call: the tests run every path on one machine). */
+static int dr_isa(void)
 {
     const char *cap = getenv("FREEDNN_CPU_ISA");
-    if (cap && (strcmp(cap, "avx2") == 0 || strcmp(cap, "generic") == 0))
-        return 0;
+    int limit = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("bmi2");
+    if (limit >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("bmi2"))
+        return 2;
+    if (limit >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return 1;
+    return 0;
 }
 #endif
 
@@ -349,15 +539,22 @@ static int run_f32_packed(const fd_dropout_problem_t *p, const fd_dropout_args_t
 {
 #ifdef DR_X86
     if (p->in.dtype != CUDNN_DATA_FLOAT || p->out.dtype != CUDNN_DATA_FLOAT || !dr_packed(&p->in) ||
-        !dr_packed(&p->out) || (double)(float)p->scale != p->scale || !dr_avx512_ok())
+        !dr_packed(&p->out) || (double)(float)p->scale != p->scale)
+        return 0;
+    const int isa = dr_isa();
+    if (!isa)
         return 0;
     const int64_t units = (p->count + FD_CPU_UNIT - 1) / FD_CPU_UNIT;
 #pragma omp parallel for schedule(static) if (p->count >= FD_CPU_PAR_MIN)
     for (int64_t u = 0; u < units; u++) {
         int64_t i0 = u * FD_CPU_UNIT,
                 i1 = i0 + FD_CPU_UNIT < p->count ? i0 + FD_CPU_UNIT : p->count;
-        dr_f32_avx512(a->in, a->out, a->reserve, i0, i1, fwd, seed, call, p->threshold,
-                      (float)p->scale);
+        if (isa == 2)
+            dr_f32_avx512(a->in, a->out, a->reserve, i0, i1, fwd, seed, call, p->threshold,
+                          (float)p->scale);
+        else
+            dr_f32_avx2(a->in, a->out, a->reserve, i0, i1, fwd, seed, call, p->threshold,
+                        (float)p->scale);
     }
     return 1;
 #else
@@ -477,6 +674,97 @@ DR_AVX512 static void dr_nhwc_unit(const fd_dropout_problem_t *p, const fd_dropo
     if (nts)
         _mm_sfence(); /* the streaming stores, before the parallel loop's barrier */
 }
+
+/* The channels-last unit of dr_nhwc_unit on AVX2. Each channel's run of canonical elements is
+ * drawn (or, backward, read from the reserve space) as mask bytes and turned into 32-bit
+ * words of keep bits stored position-chunk-major, wb[chunk][channel]: the words of 8
+ * consecutive channels for 32 positions are then one vector, and a position's 8 keep bits
+ * are its sign bits after one variable shift (a blend by the sign selects x * s or +0).
+ * Channel groups of fewer than 8 (C % 8) go element by element. Forward, the tile's x is
+ * prefetched during the draws; the walk's stores still do not overlap the draws (one thread,
+ * in cache: 30% over the NCHW time). A pipeline over 64-position sub-tiles that walked one
+ * position between draws measured slower (its per-draw bookkeeping), so the two phases stay. */
+DR_AVX2 static void dr2_nhwc_unit(const fd_dropout_problem_t *p, const fd_dropout_args_t *a,
+                                  int fwd, uint64_t seed, uint64_t call, int64_t n, int64_t c0,
+                                  int64_t p0, int64_t C, int64_t S)
+{
+    dr2_gen_t g;
+    dr2_gen_init(&g, seed, call, p->threshold);
+    const int cg = (int)(C - c0 < DR_CG ? C - c0 : DR_CG), nv = cg / 8;
+    const int np = (int)(S - p0 < DR_PT ? S - p0 : DR_PT);
+    unsigned char *mask = a->reserve;
+    uint32_t wb[(DR_PT + 31) / 32][DR_CG];
+    unsigned char kb[(DR_PT + 3 + 63) / 64 * 64];
+    const float *x = a->in;
+    float *y = a->out;
+    const float *xt = x + ((n * S) + p0) * C + c0; /* the tile's first position */
+    /* forward: the tile's x into the cache while the masks are drawn (the walk below then
+     * reads it from L2: the draws, compute-bound, and the reads overlap), a share of its
+     * positions after each draw */
+    const int draws = cg * ((np + 3 + 63) / 64);
+    int qpf = 0, acc = 0;
+    for (int c = 0; c < cg; c++) {
+        const int64_t base = ((n * C + c0 + c) * S) + p0; /* canonical index of (n, c, p0) */
+        const unsigned char *k = mask + base;
+        if (fwd) {
+            const int64_t ib = base & ~(int64_t)3;
+            const int off = (int)(base - ib);
+            for (int j = 0; j < off + np; j += 64) {
+                __m256i m[8];
+                dr2_keep64(&g, (uint64_t)(ib + j) / 4, m);
+                dr2_bytes(m, kb + j);
+                for (acc += np; acc >= draws && qpf < np; acc -= draws, qpf++) {
+                    for (int t = 0; t < cg; t += 16)
+                        _mm_prefetch((const char *)(xt + qpf * C + t), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(xt + qpf * C + cg - 1), _MM_HINT_T0);
+                }
+            }
+            memcpy(mask + base, kb + off, (size_t)np);
+            k = kb + off;
+        }
+        for (int j = 0; j < np; j += 32) {
+            uint32_t w = 0;
+            if (np - j >= 32) {
+                const __m256i v = _mm256_loadu_si256((const __m256i *)(k + j));
+                w = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256()));
+            } else {
+                for (int q = 0; q < np - j; q++)
+                    w |= (uint32_t)(k[j + q] != 0) << q;
+            }
+            wb[j / 32][c] = w;
+        }
+    }
+    const float scale = (float)p->scale;
+    const __m256 s = _mm256_set1_ps(scale), zero = _mm256_setzero_ps();
+    /* streaming stores of y where every full vector is 32-byte aligned, not in place */
+    const int nts = ((uintptr_t)(y + c0) & 31) == 0 && C % 8 == 0 && (const float *)y != x;
+    for (int j = 0; j < np; j += 32) {
+        const int len = np - j < 32 ? np - j : 32;
+        const uint32_t *wr = wb[j / 32];
+        const float *xp = x + ((n * S) + p0 + j) * C + c0;
+        float *yp = y + ((n * S) + p0 + j) * C + c0;
+        for (int q = 0; q < len; q++) {
+            for (int t = 0; t < cg; t += 16) /* x ahead (see DR_PF) */
+                _mm_prefetch((const char *)(xp + (q + DR_PF / 64) * C + t), _MM_HINT_T0);
+            const __m256i sh = _mm256_set1_epi32(31 - q);
+            for (int t = 0; t < nv; t++) {
+                const __m256i kw =
+                    _mm256_sllv_epi32(_mm256_loadu_si256((const __m256i *)(wr + 8 * t)), sh);
+                const __m256 v =
+                    _mm256_blendv_ps(zero, _mm256_mul_ps(_mm256_loadu_ps(xp + q * C + 8 * t), s),
+                                     _mm256_castsi256_ps(kw));
+                if (nts)
+                    _mm256_stream_ps(yp + q * C + 8 * t, v);
+                else
+                    _mm256_storeu_ps(yp + q * C + 8 * t, v);
+            }
+            for (int c = 8 * nv; c < cg; c++)
+                yp[q * C + c] = (wr[c] >> q) & 1 ? xp[q * C + c] * scale : 0.0f;
+        }
+    }
+    if (nts)
+        _mm_sfence();
+}
 #endif
 
 /* 1 when t is packed channels-last: C innermost, then the spatial dims, then N. */
@@ -506,7 +794,10 @@ static int run_f32_nhwc(const fd_dropout_problem_t *p, const fd_dropout_args_t *
     if (p->in.dtype != CUDNN_DATA_FLOAT || p->out.dtype != CUDNN_DATA_FLOAT ||
         p->in.nb_dims != p->out.nb_dims || !dr_channels_last(&p->in, &C, &S) ||
         !dr_channels_last(&p->out, &C2, &S2) || C != C2 || S != S2 ||
-        p->in.dim[0] != p->out.dim[0] || (double)(float)p->scale != p->scale || !dr_avx512_ok())
+        p->in.dim[0] != p->out.dim[0] || (double)(float)p->scale != p->scale)
+        return 0;
+    const int isa = dr_isa();
+    if (!isa)
         return 0;
     const int64_t N = p->in.dim[0], ctiles = (C + DR_CG - 1) / DR_CG;
     const int64_t ptiles = (S + DR_PT - 1) / DR_PT;
@@ -515,7 +806,10 @@ static int run_f32_nhwc(const fd_dropout_problem_t *p, const fd_dropout_args_t *
     for (int64_t u = 0; u < units; u++) {
         /* channel tiles innermost: the tiles of one position range share its cache lines */
         int64_t ctl = u % ctiles, pt = (u / ctiles) % ptiles, n = u / (ptiles * ctiles);
-        dr_nhwc_unit(p, a, fwd, seed, call, n, ctl * DR_CG, pt * DR_PT, C, S);
+        if (isa == 2)
+            dr_nhwc_unit(p, a, fwd, seed, call, n, ctl * DR_CG, pt * DR_PT, C, S);
+        else
+            dr2_nhwc_unit(p, a, fwd, seed, call, n, ctl * DR_CG, pt * DR_PT, C, S);
     }
     return 1;
 #else

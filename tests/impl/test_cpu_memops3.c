@@ -118,6 +118,21 @@ static void softmax_suite(void)
 
 /* ---- dropout ------------------------------------------------------------------------------ */
 
+/* 1: the outputs (and in-place buffers) 64-byte aligned, so that the FLOAT paths take their
+ * streaming stores; 0: malloc's alignment (16 bytes past a page for large buffers: plain
+ * stores). */
+static int dropout_aligned;
+
+static void *dropout_realign(void *p, size_t bytes)
+{
+    void *q = NULL;
+    if (posix_memalign(&q, 64, bytes) != 0)
+        abort();
+    memcpy(q, p, bytes);
+    free(p);
+    return q;
+}
+
 /* x in layout lx, y in layout ly (in-place: y == x, lx). Two forward calls, then backward
  * from the second call's mask; y, reserve space, states and dx compared. */
 static void test_dropout(int nb, const int *dim, layout_t lx, layout_t ly, cudnnDataType_t dt,
@@ -133,12 +148,17 @@ static void test_dropout(int nb, const int *dim, layout_t lx, layout_t ly, cudnn
     fill(dt, x, xs.extent, 0, 1);
     fill(dt, dy, ys.extent, 0, 1);
     cur_dt = dt;
-    snprintf(what, sizeof what, "dropout p %g %s %s -> %s %dd [%d %d ...]%s", prob, dt_name(dt),
-             layout_name[lx], layout_name[inplace ? lx : ly], nb, dim[0], dim[1],
-             inplace ? " in-place" : "");
+    const char *isa = getenv("FREEDNN_CPU_ISA");
+    snprintf(what, sizeof what, "dropout p %g %s %s -> %s %dd [%d %d ...]%s isa %s%s", prob,
+             dt_name(dt), layout_name[lx], layout_name[inplace ? lx : ly], nb, dim[0], dim[1],
+             inplace ? " in-place" : "", isa ? isa : "best", dropout_aligned ? " aligned" : "");
     outbuf_t o, dx;
     out_init(&o, dt, ys.extent, 0, 0);
     out_init(&dx, dt, xs.extent, 0, 0);
+    for (int r = 0; r < 3 && dropout_aligned; r++) {
+        o.out[r] = dropout_realign(o.out[r], o.bytes);
+        dx.out[r] = dropout_realign(dx.out[r], dx.bytes);
+    }
     void *res[3], *st[3];
     cudnnDropoutDescriptor_t dd;
     CHECK(cudnnCreateDropoutDescriptor(&dd));
@@ -179,6 +199,35 @@ static void test_dropout(int nb, const int *dim, layout_t lx, layout_t ly, cudnn
     cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
 }
 
+/* Word i % 4 of Philox4x32-10(block i / 4, call; seed): the draw of element i (docs/dropout.md),
+ * written out here to find a draw that a probability hits exactly. */
+static uint32_t dropout_draw(uint64_t seed, uint64_t call, uint64_t i)
+{
+    uint64_t b = i / 4;
+    uint32_t c[4] = {(uint32_t)b, (uint32_t)(b >> 32), (uint32_t)call, (uint32_t)(call >> 32)};
+    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+    for (int r = 0; r < 10; r++) {
+        uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0, c[1] = (uint32_t)p1, c[2] = n2, c[3] = (uint32_t)p0;
+        k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+    }
+    return c[i % 4];
+}
+
+/* A probability whose threshold floor(p * 2^32) equals the second forward call's draw of an
+ * element among the first n of a 4-d tensor (the element is kept: draw >= threshold), so
+ * that an off-by-one compare shows; 0.5 if none of them is a float. */
+static float dropout_tie_p(int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t r = dropout_draw(1234567ull + 4, 1, (uint64_t)i);
+        if (r >= (1u << 24) && (r & 0xff) == 0)
+            return (float)((double)r * 0x1p-32);
+    }
+    return 0.5f;
+}
+
 static void dropout_suite(void)
 {
     const int s4[4] = {2, 5, 9, 11}, s4w[4] = {1, 3, 6, 37}, s5[5] = {2, 3, 4, 5, 6},
@@ -199,19 +248,32 @@ static void dropout_suite(void)
         test_dropout(4, big, (layout_t)l, (layout_t)(1 - l), CUDNN_DATA_HALF, 0.5f, 0);
         test_dropout(4, big, (layout_t)l, (layout_t)l, CUDNN_DATA_FLOAT, 0.5f, 1);
     }
-    /* the FLOAT AVX-512 paths (packed canonical order; channels-last: channel groups of 64 and
-     * position tiles of 1020, odd channel counts, 5-d), and the same cases with the path
-     * capped to AVX2 (the generic row) */
-    const int wide[4] = {2, 70, 40, 37}, odd[4] = {3, 17, 33, 35}, s5b[5] = {2, 19, 3, 20, 21};
-    for (int isa = 0; isa < 2; isa++) {
-        if (isa)
-            setenv("FREEDNN_CPU_ISA", "avx2", 1);
+    /* the FLOAT vector paths (packed canonical order; channels-last: channel groups of 64 and
+     * position tiles of 1020, channel counts not a multiple of 8, a tile's first element not
+     * on a 4-element block (S odd), 5-d), on the best ISA the CPU has, capped to AVX2 and
+     * capped to the generic row; with malloc'd and with 64-byte aligned outputs (streaming
+     * stores) */
+    const int wide[4] = {2, 70, 40, 37}, odd[4] = {3, 17, 33, 35}, s5b[5] = {2, 19, 3, 20, 21},
+              c72[4] = {2, 72, 31, 35};
+    const char *caps[3] = {NULL, "avx2", "generic"};
+    for (int isa = 0; isa < 3; isa++) {
+        if (caps[isa])
+            setenv("FREEDNN_CPU_ISA", caps[isa], 1);
+        for (dropout_aligned = 0; dropout_aligned < 2; dropout_aligned++)
+            for (int l = 0; l < 2; l++)
+                for (int pi = 0; pi < 4; pi++) {
+                    layout_t ll = (layout_t)l;
+                    test_dropout(4, wide, ll, ll, CUDNN_DATA_FLOAT, probs[pi], 0);
+                    test_dropout(4, odd, ll, ll, CUDNN_DATA_FLOAT, probs[pi], pi & 1);
+                    test_dropout(5, s5b, ll, ll, CUDNN_DATA_FLOAT, probs[pi], 0);
+                    test_dropout(4, c72, ll, ll, CUDNN_DATA_FLOAT, probs[pi], pi == 2);
+                }
+        dropout_aligned = 0;
+        /* a draw equal to the threshold (kept) */
+        const int tie[4] = {1, 64, 8, 8};
         for (int l = 0; l < 2; l++)
-            for (int pi = 0; pi < 4; pi++) {
-                test_dropout(4, wide, (layout_t)l, (layout_t)l, CUDNN_DATA_FLOAT, probs[pi], 0);
-                test_dropout(4, odd, (layout_t)l, (layout_t)l, CUDNN_DATA_FLOAT, probs[pi], pi & 1);
-                test_dropout(5, s5b, (layout_t)l, (layout_t)l, CUDNN_DATA_FLOAT, probs[pi], 0);
-            }
+            test_dropout(4, tie, (layout_t)l, (layout_t)l, CUDNN_DATA_FLOAT, dropout_tie_p(4096),
+                         0);
         unsetenv("FREEDNN_CPU_ISA");
     }
 }
