@@ -1908,30 +1908,34 @@ LRA_IN void lra_fwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_
     const int64_t C = f->C, nv = (C + 7) / 8;
     const __m256 vk = _mm256_set1_ps((float)p->k), va = _mm256_set1_ps((float)(p->alpha / p->n));
     const __m256 zero = _mm256_setzero_ps();
-    unsigned char bm[LRF_BUF / 8];
+    float okb[LRF_BUF] __attribute__((aligned(32))); /* per vector: lra_sok's lanes */
     for (int64_t sp = sp0; sp < sp1; sp++) {
         const float *x = (const float *)a->x + n * f->s0[1] + sp * f->ps[1];
         float *y = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
         __m256 xc = lra_load(x, C), xn = nv > 1 ? lra_load(x + 8, C - 8) : zero;
         __m256 qp = zero, qc = _mm256_mul_ps(xc, xc), qn = _mm256_mul_ps(xn, xn);
-        unsigned any = 0;
+        __m256 okv = _mm256_castsi256_ps(_mm256_set1_epi32(-1)); /* every lane, past C too */
         for (int64_t i = 0; i < nv; i++) {
             const int64_t len = C - 8 * i;
             const __m256 s = _mm256_fmadd_ps(va, lra_winsum(qp, qc, qn, win, lb), vk);
             __m256 rr;
-            const __m256 r = _mm256_mul_ps(xc, lra_pow34(s, &rr));
-            const unsigned bd = lra_notok(lra_sok(s), len);
-            bm[i] = (unsigned char)bd;
-            any |= bd;
+            const __m256 r = _mm256_mul_ps(xc, lra_pow34(s, &rr)), ok = lra_sok(s);
+            _mm256_store_ps(okb + 8 * i, ok);
+            okv = _mm256_and_ps(okv, ok);
             lra_store(y + 8 * i, len, r, f->nt);
             xc = xn;
             xn = i + 2 < nv ? lra_load(x + 8 * (i + 2), C - 8 * (i + 2)) : zero;
             qp = qc, qc = qn, qn = _mm256_mul_ps(xn, xn);
         }
-        for (int64_t i = 0; any && i < nv; i++)
-            for (int l = 0; l < 8; l++)
-                if (bm[i] >> l & 1)
-                    y[8 * i + l] = lrf_slow_fwd(p, a, x, 1, y, 1, C, 8 * i + l);
+        if (__builtin_expect(_mm256_movemask_ps(okv) != 0xff, 0)) {
+            _mm_sfence(); /* the vectors' streaming stores first: the lanes redone go over them */
+            for (int64_t i = 0; i < nv; i++) {
+                const unsigned bd = lra_notok(_mm256_load_ps(okb + 8 * i), C - 8 * i);
+                for (int l = 0; l < 8; l++)
+                    if (bd >> l & 1)
+                        y[8 * i + l] = lrf_slow_fwd(p, a, x, 1, y, 1, C, 8 * i + l);
+            }
+        }
     }
 }
 
@@ -2145,13 +2149,12 @@ LRA_IN void lra_bwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_
     const __m256 zero = _mm256_setzero_ps();
     const int64_t one[4] = {1, 1, 1, 1};
     float w[LRF_BUF] __attribute__((aligned(32))), gp[LRF_BUF] __attribute__((aligned(32)));
-    unsigned char bm[LRF_BUF / 8];
     for (int64_t sp = sp0; sp < sp1; sp++) {
         const float *t[4];
         float *dx = lrf_pix_bases(f, a, n, sp, t);
         __m256 xc = lra_load(t[1], C), xn = nv > 1 ? lra_load(t[1] + 8, C - 8) : zero;
         __m256 qp = zero, qc = _mm256_mul_ps(xc, xc), qn = _mm256_mul_ps(xn, xn);
-        unsigned bad = 0;
+        __m256 okv = _mm256_castsi256_ps(_mm256_set1_epi32(-1)); /* every lane, past C too */
         _mm256_store_ps(w, zero);
         for (int64_t i = 0; i < nv; i++) {
             const int64_t len = C - 8 * i;
@@ -2163,12 +2166,12 @@ LRA_IN void lra_bwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_
             const __m256 wv =
                 _mm256_mul_ps(_mm256_mul_ps(g, _mm256_mul_ps(xc, pv)), lra_rcp(s, rr));
             _mm256_store_ps(w + 8 * (i + 1), wv);
-            bad |= lra_notok(_mm256_and_ps(lra_sok(s), lra_fin(wv)), len);
+            okv = _mm256_and_ps(okv, _mm256_and_ps(lra_sok(s), lra_fin(wv)));
             xc = xn;
             xn = i + 2 < nv ? lra_load(t[1] + 8 * (i + 2), C - 8 * (i + 2)) : zero;
             qp = qc, qc = qn, qn = _mm256_mul_ps(xn, xn);
         }
-        if (bad) {
+        if (__builtin_expect(_mm256_movemask_ps(okv) != 0xff, 0)) {
             for (int64_t c = 0; c < C; c++)
                 gp[c] = lrf_slow_bwd(p, a, t, one, C, c); /* gp: free now */
             memcpy(dx, gp, (size_t)C * sizeof(float));
@@ -2182,16 +2185,16 @@ LRA_IN void lra_bwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_
             const __m256 acc = lra_winsum(w0, w1, w2, win, la);
             const __m256 r = _mm256_fnmadd_ps(_mm256_mul_ps(vcoef, lra_load(t[1] + 8 * i, len)),
                                               acc, _mm256_load_ps(gp + 8 * i));
-            const unsigned bd = lra_notok(lra_fin(r), len);
-            bm[i] = (unsigned char)bd;
-            bad |= bd;
+            okv = _mm256_and_ps(okv, lra_fin(r)); /* lanes past C: +0 */
             lra_store(dx + 8 * i, len, r, f->nt);
             w0 = w1, w1 = w2;
         }
-        for (int64_t i = 0; bad && i < nv; i++)
-            for (int l = 0; l < 8; l++)
-                if (bm[i] >> l & 1)
-                    dx[8 * i + l] = lrf_slow_bwd(p, a, t, one, C, 8 * i + l);
+        if (__builtin_expect(_mm256_movemask_ps(okv) != 0xff, 0)) {
+            _mm_sfence(); /* the vectors' streaming stores first: read back, lanes redone */
+            for (int64_t c = 0; c < C; c++)
+                if (!isfinite(dx[c]))
+                    dx[c] = lrf_slow_bwd(p, a, t, one, C, c);
+        }
     }
 }
 
