@@ -85,10 +85,14 @@
  *   and backward y = x s^-beta from the power instead of reading y (on the pixel rows for every
  *   window and C, not only window 5 and C <= 64). Lanes to redo as on AVX-512. rsqrtps is not
  *   specified bit for bit (Intel and AMD differ): the same bits for any thread count on one
- *   machine, within the bound on every one. Other exponents and blends take the general rows.
- *   n1c64h28w28 in L2, one thread, thread CPU time on the shared Zen 3 machine (2026-12-04): ns per
- *   element, general rows -> AVX2 rows: forward 7.2 -> 0.57 (NCHW), 7.8 -> 0.66 (NHWC); backward
- *   10.3 -> 1.24 (NCHW), 10.9 -> 1.40 (NHWC).
+ *   machine; the analysis holds for any estimate within the documented 1.5 2^-12 (measured on
+ *   Zen 3 only). Other exponents and blends take the general rows.
+ *   Thread CPU time per element, one thread, on the shared Zen 3 machine (2026-12-04; its wall
+ *   times were swamped by other jobs), general rows -> AVX2 rows: n1c64h28w28 (in L2) forward
+ *   7.2 -> 0.57 ns (NCHW), 7.8 -> 0.64 (NHWC), backward 10.2 -> 1.21 (NCHW), 11.0 -> 1.29
+ *   (NHWC); n8c64h112w112 forward 9.0 -> 0.60-0.62 (NCHW), 8.1 -> 0.72-0.75 (NHWC), backward
+ *   12.3 -> 1.26-1.29 (NCHW), 12.0 -> 1.37-1.39 (NHWC). Steady loops without calls
+ *   (lra_fwd_run5, lra_bwd_run5) as on AVX-512; the pixel rows test their lanes once per pixel.
  * - The general rows (DOUBLE, HALF, BFLOAT16, other layouts, and FLOAT outside the AVX-512 and
  *   AVX2 rows or with FREEDNN_CPU_ISA=generic): the ref's sums in its order, in double. The ref
  * recomputes every window sum in channel order starting from 0.0; here the channels of a group of
@@ -1636,14 +1640,16 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
  * but not the AVX-512 set (or FREEDNN_CPU_ISA=avx2): the AVX-512 rows' decision and bound
  * (file header) on 8 float lanes, the same formulas (float window sums in channel order,
  * s = k + alpha / n * sum by one fma, y = x s^-beta, dy y / s by a reciprocal, and, backward,
- * y = x s^-beta from the power instead of reading y), with AVX2's 12-bit estimates: s^-0.75 by
- * lra_pow34 (two Newton steps), 1 / s by lra_rcp (two). NCHW-like plane rows read x in place
- * (mode 3's forward, mode 4's fused backward with rings of w = dy y / s and dy s^-beta rows);
- * NHWC-like pixel rows take the window's neighbours by in-lane byte shifts of three vectors.
- * Lanes to redo (scale outside [LRF_SMIN, LRF_SMAX] or NaN, a non-finite term or result) take
- * the ref's double formula, as the AVX-512 rows do. Other exponents, blends and dtypes take the
- * general rows. The estimates of rsqrtps / rcpps are not specified bit for bit (AMD and Intel
- * differ): the same bits for any thread count on one machine, within the bound on every one. */
+ * y = x s^-beta from the power instead of reading y), from AVX2's 12-bit rsqrtps: s^-0.75 by
+ * lra_pow34 (a second-order correction), 1 / s by lra_rcp (from the same r^2). NCHW-like plane
+ * rows read x in place (mode 3's forward, mode 4's fused backward with rings of w = dy y / s
+ * and dy s^-beta rows); NHWC-like pixel rows take the window's neighbours by in-lane byte
+ * shifts of three vectors. Lanes to redo (scale outside [LRF_SMIN, LRF_SMAX] or NaN, a
+ * non-finite term or result) take the ref's double formula, as the AVX-512 rows do. Other
+ * exponents, blends and dtypes take the general rows. The rsqrtps estimate is not specified
+ * bit for bit (AMD and Intel differ): the same bits for any thread count on one machine; the
+ * corrections' error analysis holds for any estimate within the documented 1.5 2^-12
+ * (measured on Zen 3 only). */
 #define LRA __attribute__((target("avx2,fma")))
 #define LRA_IN __attribute__((target("avx2,fma"), always_inline)) static inline
 
