@@ -76,9 +76,26 @@
  *   partial last vector: with zero-masked loads throughout, the hardware prefetchers of the
  *   Zen 5 machine did not follow the pixel rows' single stream (NHWC forward, n8c64h112w112,
  *   one thread: 9.2 -> 1.65 ms).
- * - The general rows (DOUBLE, HALF, BFLOAT16, other layouts, and FLOAT where AVX-512 is absent
- *   or FREEDNN_CPU_ISA=avx2|generic): the ref's sums in its order, in double. The ref recomputes
- *   every window sum in channel order starting from 0.0; here the channels of a group of
+ * - FLOAT on AVX2 + FMA without the AVX-512 set, or with FREEDNN_CPU_ISA=avx2 (the lra_* rows):
+ *   the common case only (beta 0.75, alpha 1, blend beta 0; any window; NCHW-like plane rows
+ *   and NHWC-like pixel rows as above), under the same product decisions and the same bound:
+ *   float window sums, s^-0.75 from rsqrtps (12 bits) by q0 = r^2 rsqrt(r) and a second-order
+ *   correction of q0 (1 - e)^(-1/4) (lra_pow34: 1.67 ulp at worst over the sweep above, against
+ *   1.92 for the AVX-512 step), 1 / s from the same r^2 by a second-order correction (0.50 ulp),
+ *   and backward y = x s^-beta from the power instead of reading y (on the pixel rows for every
+ *   window and C, not only window 5 and C <= 64). Lanes to redo as on AVX-512. rsqrtps is not
+ *   specified bit for bit (Intel and AMD differ): the same bits for any thread count on one
+ *   machine; the analysis holds for any estimate within the documented 1.5 2^-12 (measured on
+ *   Zen 3 only). Other exponents and blends take the general rows.
+ *   Thread CPU time per element, one thread, on the shared Zen 3 machine (2026-12-04; its wall
+ *   times were swamped by other jobs), general rows -> AVX2 rows: n1c64h28w28 (in L2) forward
+ *   7.2 -> 0.57 ns (NCHW), 7.8 -> 0.64 (NHWC), backward 10.2 -> 1.21 (NCHW), 11.0 -> 1.29
+ *   (NHWC); n8c64h112w112 forward 9.0 -> 0.60-0.62 (NCHW), 8.1 -> 0.72-0.75 (NHWC), backward
+ *   12.3 -> 1.26-1.29 (NCHW), 12.0 -> 1.37-1.39 (NHWC). Steady loops without calls
+ *   (lra_fwd_run5, lra_bwd_run5) as on AVX-512; the pixel rows test their lanes once per pixel.
+ * - The general rows (DOUBLE, HALF, BFLOAT16, other layouts, and FLOAT outside the AVX-512 and
+ *   AVX2 rows or with FREEDNN_CPU_ISA=generic): the ref's sums in its order, in double. The ref
+ * recomputes every window sum in channel order starting from 0.0; here the channels of a group of
  *   positions are loaded once into stack buffers with n - 1 zero rows around them, and every
  *   window is summed over all n rows of the padded buffer in the same order (+0.0 terms change
  *   no bit). Backward uses the scales and the dy * y / s terms once per channel. pow: for FLOAT
@@ -336,19 +353,22 @@ static inline double lrf_pow34_1(double s)
 #endif
 
 #if LRF_X86
-/* FREEDNN_CPU_ISA=avx2|generic turns the AVX-512 rows off (read per call: the tests compare the
- * paths in one process). */
-static int lrf_isa_ok(void)
+/* The rows this call may take: 2 the AVX-512 rows, 1 the AVX2 rows (a CPU with AVX2 and FMA but
+ * not the AVX-512 set, or FREEDNN_CPU_ISA=avx2), 0 neither (FREEDNN_CPU_ISA=generic, or an
+ * older CPU: the general rows). Read per call: the tests compare the paths in one process. */
+static int lrf_isa(void)
 {
     static int cpu = -1; /* a benign race: every thread stores the same value */
     if (cpu < 0) {
         __builtin_cpu_init();
-        cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-              __builtin_cpu_supports("fma");
+        const int a2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        const int a512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+        cpu = !a2 ? 0 : a512 ? 2 : 1;
     }
     const char *cap = getenv("FREEDNN_CPU_ISA");
-    return cpu && (!cap || (strcmp(cap, "generic") != 0 && strcmp(cap, "avx2") != 0));
+    const int lim = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
+    return cpu < lim ? cpu : lim;
 }
 
 /* lrf_pow1 on 8 lanes, the same operations in the same order. */
@@ -408,7 +428,8 @@ LRF_AVX512 static inline __m512d lrf_pow8(__m512d s, double y)
     return res;
 }
 
-/* ---- the AVX-512 rows (FLOAT, packed spatial dims): float arithmetic ---------------------- */
+/* ---- the AVX-512 rows (FLOAT, packed spatial dims): float arithmetic (the AVX2 rows below
+ * share the plan, the scalar fixes and the modes 3 / 4 units) --------------------------------- */
 
 /* Two layouts, each read with full vectors: "plane" (NCHW-like: the spatial dims packed with unit
  * stride; a unit is up to LRF_PMAX adjacent positions of one image, all channels, lanes along
@@ -452,7 +473,7 @@ static int lrf_packed(const struct cudnnTensorStruct *t, int64_t ps)
 
 static int lrf_plan(lrf_plan_t *f, const struct cudnnTensorStruct *const *t, int nt, unsigned win)
 {
-    if (t[0]->dtype != CUDNN_DATA_FLOAT || !lrf_isa_ok())
+    if (t[0]->dtype != CUDNN_DATA_FLOAT)
         return 0;
     f->N = t[0]->dim[0];
     f->C = t[0]->dim[1];
@@ -635,24 +656,40 @@ static float lrf_slow_bwd(const fd_lrn_problem_t *p, const fd_lrn_args_t *a, con
     return lrf_slow_store(a, v, t[0] + i * cs[0]);
 }
 
-/* Lanes bd of r recomputed by lrf_slow_bwd (plane rows: lane l is position b + l of the t[]
- * bases, channel i). */
+/* Lanes bd of v (up to 16) recomputed by lrf_slow_bwd (plane rows: lane l is position b + l of
+ * the t[] bases, channel i); the AVX-512 and AVX2 rows' scalar part. */
+static void lrf_fix_bwd_v(float *v, unsigned bd, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
+                          const float *const *t, const int64_t *cs, int64_t C, int64_t i, int64_t b)
+{
+    for (int l = 0; l < 16; l++)
+        if (bd >> l & 1) {
+            const float *tl[4] = {t[0] + b + l, t[1] + b + l, t[2] + b + l, t[3] + b + l};
+            v[l] = lrf_slow_bwd(p, a, tl, cs, C, i);
+        }
+}
+
 LRF_AVX512 static __m512 lrf_fix_bwd(__m512 r, __mmask16 bd, const fd_lrn_problem_t *p,
                                      const fd_lrn_args_t *a, const float *const *t,
                                      const int64_t *cs, int64_t C, int64_t i, int64_t b)
 {
     float v[16];
     _mm512_storeu_ps(v, r);
-    for (int l = 0; l < 16; l++)
-        if (bd >> l & 1) {
-            const float *tl[4] = {t[0] + b + l, t[1] + b + l, t[2] + b + l, t[3] + b + l};
-            v[l] = lrf_slow_bwd(p, a, tl, cs, C, i);
-        }
+    lrf_fix_bwd_v(v, bd, p, a, t, cs, C, i, b);
     return _mm512_loadu_ps(v);
 }
 
-/* Lanes of m not in ok, recomputed by lrf_slow_fwd (lane l: position base + l, channel c for
- * plane; channel c0 + l for pixel). */
+/* Lanes bad of v (up to 16) recomputed by lrf_slow_fwd (lane l: position base + l, channel c
+ * for plane; channel c0 + l for pixel). */
+static void lrf_fix_fwd_v(float *v, unsigned bad, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
+                          const float *x, int64_t xcs, int64_t xls, const float *y, int64_t ycs,
+                          int64_t yls, int64_t C, int64_t c, int pixel)
+{
+    for (int l = 0; l < 16; l++)
+        if ((bad >> l) & 1)
+            v[l] = pixel ? lrf_slow_fwd(p, a, x, xcs, y, ycs, C, c + l)
+                         : lrf_slow_fwd(p, a, x + l * xls, xcs, y + l * yls, ycs, C, c);
+}
+
 LRF_AVX512 static __m512 lrf_fix_fwd(__m512 r, __mmask16 bad, const fd_lrn_problem_t *p,
                                      const fd_lrn_args_t *a, const float *x, int64_t xcs,
                                      int64_t xls, const float *y, int64_t ycs, int64_t yls,
@@ -660,10 +697,7 @@ LRF_AVX512 static __m512 lrf_fix_fwd(__m512 r, __mmask16 bad, const fd_lrn_probl
 {
     float v[16];
     _mm512_storeu_ps(v, r);
-    for (int l = 0; l < 16; l++)
-        if ((bad >> l) & 1)
-            v[l] = pixel ? lrf_slow_fwd(p, a, x, xcs, y, ycs, C, c + l)
-                         : lrf_slow_fwd(p, a, x + l * xls, xcs, y + l * yls, ycs, C, c);
+    lrf_fix_fwd_v(v, bad, p, a, x, xcs, xls, y, ycs, yls, C, c, pixel);
     return _mm512_loadu_ps(v);
 }
 
@@ -1600,16 +1634,612 @@ LRF_AVX512 static void lrf_bwd_unit(const lrf_plan_t *f, const fd_lrn_problem_t 
     }
 }
 
-/* 1 when an AVX-512 row ran. */
+/* ---- the AVX2 rows (FLOAT, packed spatial dims, the common case): float arithmetic ---------- */
+
+/* The common case (beta 0.75, alpha 1, blend beta 0; any window) where the CPU has AVX2 and FMA
+ * but not the AVX-512 set (or FREEDNN_CPU_ISA=avx2): the AVX-512 rows' decision and bound
+ * (file header) on 8 float lanes, the same formulas (float window sums in channel order,
+ * s = k + alpha / n * sum by one fma, y = x s^-beta, dy y / s by a reciprocal, and, backward,
+ * y = x s^-beta from the power instead of reading y), from AVX2's 12-bit rsqrtps: s^-0.75 by
+ * lra_pow34 (a second-order correction), 1 / s by lra_rcp (from the same r^2). NCHW-like plane
+ * rows read x in place (mode 3's forward, mode 4's fused backward with rings of w = dy y / s
+ * and dy s^-beta rows); NHWC-like pixel rows take the window's neighbours by in-lane byte
+ * shifts of three vectors. Lanes to redo (scale outside [LRF_SMIN, LRF_SMAX] or NaN, a
+ * non-finite term or result) take the ref's double formula, as the AVX-512 rows do. Other
+ * exponents, blends and dtypes take the general rows. The rsqrtps estimate is not specified
+ * bit for bit (AMD and Intel differ): the same bits for any thread count on one machine; the
+ * corrections' error analysis holds for any estimate within the documented 1.5 2^-12
+ * (measured on Zen 3 only). */
+#define LRA __attribute__((target("avx2,fma")))
+#define LRA_IN __attribute__((target("avx2,fma"), always_inline)) static inline
+
+static const int32_t lra_mtab[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+
+/* The first n lanes (n clipped to [0, 8]) as a maskload / maskstore mask. */
+LRA_IN __m256i lra_mask(int64_t n)
+{
+    n = n < 0 ? 0 : n > 8 ? 8 : n;
+    return _mm256_loadu_si256((const __m256i *)(const void *)(lra_mtab + 8 - n));
+}
+
+/* n >= 8: a plain load; else the first n lanes, the others zero. */
+LRA_IN __m256 lra_load(const float *p, int64_t n)
+{
+    return n >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lra_mask(n));
+}
+
+/* A full vector to p: streamed when ntr (p 32-byte aligned). */
+LRA_IN void lra_st8(float *p, __m256 v, int ntr)
+{
+    if (ntr)
+        _mm256_stream_ps(p, v);
+    else
+        _mm256_storeu_ps(p, v);
+}
+
+/* The first n lanes of v to p (n >= 8: all, streamed when nt and p is 32-byte aligned). */
+LRA_IN void lra_store(float *p, int64_t n, __m256 v, int nt)
+{
+    if (n < 8)
+        _mm256_maskstore_ps(p, lra_mask(n), v);
+    else
+        lra_st8(p, v, nt && ((uintptr_t)p & 31) == 0);
+}
+
+/* Bits of the lanes (of the first n) that are not ok. */
+LRA_IN unsigned lra_notok(__m256 ok, int64_t n)
+{
+    const unsigned all = n >= 8 ? 0xffu : (1u << (n < 0 ? 0 : n)) - 1u;
+    return all & ~(unsigned)_mm256_movemask_ps(ok);
+}
+
+/* Lanes with s in [LRF_SMIN, LRF_SMAX] (NaN is not). */
+LRA_IN __m256 lra_sok(__m256 s)
+{
+    return _mm256_and_ps(_mm256_cmp_ps(s, _mm256_set1_ps(LRF_SMIN), _CMP_GE_OQ),
+                         _mm256_cmp_ps(s, _mm256_set1_ps(LRF_SMAX), _CMP_LE_OQ));
+}
+
+/* Lanes whose value is finite. */
+LRA_IN __m256 lra_fin(__m256 v)
+{
+    const __m256 abs = _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+    return _mm256_cmp_ps(abs, _mm256_set1_ps(INFINITY), _CMP_LT_OQ);
+}
+
+/* s^-0.75 for s in [LRF_SMIN, LRF_SMAX], and in *rr the square of r = rsqrt(s) for lra_rcp:
+ * q0 = r^2 rsqrt(r) (rsqrtps: relative error below 1.5 2^-12, so q0's below 2.5 1.5 2^-12),
+ * then q = q0 (1 - e)^(-1/4) with e = 1 - q0^4 s^3 (|e| < 2^-8.4) to second order:
+ * q0 + q0 e (1/4 + 5/32 e), truncation 15/128 e^3 < 2^-28; e as 1 - m^3 q0, m = q0 s (~ s^0.25:
+ * no overflow for s up to 2^40). Measured against libm's pow in double over every float in
+ * [1e-5, 2^20] and every 7th in [2^-40, 2^40] on the Zen 3 machine (a sweep program outside the
+ * tree that includes this file): at most 1.67 ulp of the float result (the AVX-512 rows' 1.92);
+ * lra_rcp 0.50 ulp. */
+LRA_IN __m256 lra_pow34(__m256 s, __m256 *rr)
+{
+    const __m256 r = _mm256_rsqrt_ps(s);
+    *rr = _mm256_mul_ps(r, r);
+    const __m256 q0 = _mm256_mul_ps(*rr, _mm256_rsqrt_ps(r));
+    const __m256 m = _mm256_mul_ps(q0, s);
+    const __m256 e =
+        _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_mul_ps(m, m), m), q0, _mm256_set1_ps(1.0f));
+    const __m256 c = _mm256_fmadd_ps(e, _mm256_set1_ps(0.15625f), _mm256_set1_ps(0.25f));
+    return _mm256_fmadd_ps(_mm256_mul_ps(q0, e), c, q0);
+}
+
+/* 1 / s from rr = rsqrt(s)^2 (lra_pow34's): rr (1 - d)^-1 with d = 1 - s rr (one fma: exact
+ * but for its rounding; |d| < 2^-10) to second order, rr (1 + d + d^2): truncation below
+ * 2^-30. */
+LRA_IN __m256 lra_rcp(__m256 s, __m256 rr)
+{
+    const __m256 d = _mm256_fnmadd_ps(s, rr, _mm256_set1_ps(1.0f));
+    return _mm256_fmadd_ps(rr, _mm256_fmadd_ps(d, d, d), rr);
+}
+
+/* Lane j: element j + k of the run (prev | cur | next), k in [-8, 8] (a constant after
+ * inlining): 128-bit lane swaps and in-lane byte shifts. */
+LRA_IN __m256 lra_sh(__m256 prev, __m256 cur, __m256 next, int k)
+{
+    const __m256i c = _mm256_castps_si256(cur);
+    const __m256i tn = _mm256_castps_si256(_mm256_permute2f128_ps(cur, next, 0x21));
+    const __m256i tp = _mm256_castps_si256(_mm256_permute2f128_ps(prev, cur, 0x21));
+    const __m256i n = _mm256_castps_si256(next), pv = _mm256_castps_si256(prev);
+    switch (k) {
+    case -8:
+        return prev;
+    case -7:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(tp, pv, 4));
+    case -6:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(tp, pv, 8));
+    case -5:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(tp, pv, 12));
+    case -4:
+        return _mm256_castsi256_ps(tp);
+    case -3:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(c, tp, 4));
+    case -2:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(c, tp, 8));
+    case -1:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(c, tp, 12));
+    case 1:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(tn, c, 4));
+    case 2:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(tn, c, 8));
+    case 3:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(tn, c, 12));
+    case 4:
+        return _mm256_castsi256_ps(tn);
+    case 5:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(n, tn, 4));
+    case 6:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(n, tn, 8));
+    case 7:
+        return _mm256_castsi256_ps(_mm256_alignr_epi8(n, tn, 12));
+    case 8:
+        return next;
+    default:
+        return cur;
+    }
+}
+
+/* Sum of elements j - lo .. j - lo + win - 1 of (prev | cur | next) for lane j, in that order
+ * (win 5: written out). */
+LRA_IN __m256 lra_winsum(__m256 prev, __m256 cur, __m256 next, int win, int lo)
+{
+    if (win == 5 && lo == 2) {
+        __m256 s = lra_sh(prev, cur, next, -2);
+        s = _mm256_add_ps(s, lra_sh(prev, cur, next, -1));
+        s = _mm256_add_ps(s, cur);
+        s = _mm256_add_ps(s, lra_sh(prev, cur, next, 1));
+        return _mm256_add_ps(s, lra_sh(prev, cur, next, 2));
+    }
+    __m256 s = lra_sh(prev, cur, next, -lo);
+    for (int t = 1; t < win; t++)
+        s = _mm256_add_ps(s, lra_sh(prev, cur, next, t - lo));
+    return s;
+}
+
+/* Sum of squares of lanes b .. b + 7 of five rows, in order. */
+LRA_IN __m256 lra_sq5(const float *r0, const float *r1, const float *r2, const float *r3,
+                      const float *r4, int64_t b)
+{
+    __m256 v = _mm256_loadu_ps(r0 + b), s = _mm256_mul_ps(v, v);
+    v = _mm256_loadu_ps(r1 + b), s = _mm256_fmadd_ps(v, v, s);
+    v = _mm256_loadu_ps(r2 + b), s = _mm256_fmadd_ps(v, v, s);
+    v = _mm256_loadu_ps(r3 + b), s = _mm256_fmadd_ps(v, v, s);
+    v = _mm256_loadu_ps(r4 + b);
+    return _mm256_fmadd_ps(v, v, s);
+}
+
+/* Sum of squares of lanes b .. b + 7 (the first n) of the rows, in order (nr >= 1). */
+LRA_IN __m256 lra_sqsum(const float *const *rows, int nr, int64_t b, int64_t n)
+{
+    if (nr == 5 && n >= 8)
+        return lra_sq5(rows[0], rows[1], rows[2], rows[3], rows[4], b);
+    __m256 v = lra_load(rows[0] + b, n), s = _mm256_mul_ps(v, v);
+    for (int k = 1; k < nr; k++) {
+        v = lra_load(rows[k] + b, n);
+        s = _mm256_fmadd_ps(v, v, s);
+    }
+    return s;
+}
+
+/* lra_fwd_plane's full vectors b .. b1 - 8 of a five-row window (rows[0 .. 4], x row xc, the
+ * next row nx prefetched, output row yo, streamed when ntr): stores every vector up to the
+ * first with lanes to redo (returned: its b, its value in *rv, the lanes in *bdv; b1 when
+ * none). No calls in the loop. */
+LRA __attribute__((noinline)) static int64_t lra_fwd_run5(const float *const *rows, const float *xc,
+                                                          const float *nx, float *yo, int64_t b,
+                                                          int64_t b1, int ntr, const float *cst,
+                                                          __m256 *rv, unsigned *bdv)
+{
+    const __m256 va = _mm256_set1_ps(cst[0]), vk = _mm256_set1_ps(cst[1]);
+    const float *const r0 = rows[0], *const r1 = rows[1], *const r2 = rows[2], *const r3 = rows[3],
+                       *const r4 = rows[4];
+    for (; b < b1; b += 8) {
+        _mm_prefetch((const char *)(nx + b), _MM_HINT_T1);
+        const __m256 s = _mm256_fmadd_ps(va, lra_sq5(r0, r1, r2, r3, r4, b), vk);
+        __m256 rr;
+        const __m256 r = _mm256_mul_ps(_mm256_loadu_ps(xc + b), lra_pow34(s, &rr));
+        const unsigned bd = 0xffu & ~(unsigned)_mm256_movemask_ps(lra_sok(s));
+        if (__builtin_expect(bd != 0, 0)) {
+            *rv = r, *bdv = bd;
+            break;
+        }
+        lra_st8(yo + b, r, ntr);
+    }
+    return b;
+}
+
+/* The common forward on plane rows (mode 3's units: up to LRF_PBIG positions of one image, x
+ * rows read in place, the next one prefetched into L2 across this row's arithmetic). */
+LRA static void lra_fwd_plane(const lrf_plan_t *f, const fd_lrn_problem_t *p,
+                              const fd_lrn_args_t *a, int64_t u)
+{
+    const int win = (int)p->n, lb = (win - 1) / 2, la = win - 1 - lb;
+    const int64_t C = f->C, P = f->pw, nbk = (f->S + P - 1) / P, n = u / nbk, sp0 = (u % nbk) * P;
+    const __m256 vk = _mm256_set1_ps((float)p->k), va = _mm256_set1_ps((float)(p->alpha / p->n));
+    const float *x = (const float *)a->x + n * f->s0[1] + sp0;
+    float *y = (float *)a->out + n * f->s0[0] + sp0;
+    const int64_t xcs = f->s1[1], ycs = f->s1[0];
+    const int64_t np = f->S - sp0 < P ? f->S - sp0 : P;
+    const float cst[2] = {(float)(p->alpha / p->n), (float)p->k};
+    for (int64_t c = 0; c < C; c++) {
+        const float *rows[CUDNN_LRN_MAX_N];
+        int nr = 0;
+        for (int64_t j = c - lb < 0 ? 0 : c - lb; j <= c + la && j < C; j++)
+            rows[nr++] = x + j * xcs;
+        const float *xc = x + c * xcs, *nx = c + la + 1 < C ? x + (c + la + 1) * xcs : xc;
+        float *yo = y + c * ycs;
+        int64_t b = 0;
+        if (nr == 5) { /* the full vectors of five-row windows: lra_fwd_run5 */
+            const int ntr = f->nt && ((uintptr_t)yo & 31) == 0;
+            const int64_t b1 = np / 8 * 8;
+            while (b < b1) {
+                __m256 r;
+                unsigned bd;
+                b = lra_fwd_run5(rows, xc, nx, yo, b, b1, ntr, cst, &r, &bd);
+                if (b >= b1)
+                    break;
+                float v[16];
+                _mm256_storeu_ps(v, r);
+                lrf_fix_fwd_v(v, bd, p, a, x + b, xcs, 1, y + b, ycs, 1, C, c, 0);
+                lra_store(yo + b, 8, _mm256_loadu_ps(v), ntr);
+                b += 8;
+            }
+        }
+        for (; b < np; b += 8) {
+            const int64_t len = np - b;
+            _mm_prefetch((const char *)(nx + b), _MM_HINT_T1);
+            const __m256 s = _mm256_fmadd_ps(va, lra_sqsum(rows, nr, b, len), vk);
+            __m256 rr, r = _mm256_mul_ps(lra_load(xc + b, len), lra_pow34(s, &rr));
+            const unsigned bd = lra_notok(lra_sok(s), len);
+            if (__builtin_expect(bd != 0, 0)) {
+                float v[16];
+                _mm256_storeu_ps(v, r);
+                lrf_fix_fwd_v(v, bd, p, a, x + b, xcs, 1, y + b, ycs, 1, C, c, 0);
+                r = _mm256_loadu_ps(v);
+            }
+            lra_store(yo + b, len, r, f->nt);
+        }
+    }
+}
+
+/* The common forward on pixel rows (16 pixels a unit, lanes along one pixel's channels):
+ * pixels [sp0, sp1) of image n, window win from lb channels back (constants for window 5);
+ * the lanes to redo are noted per vector and fixed after the pixel's stores. */
+LRA_IN void lra_fwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
+                       int64_t n, int64_t sp0, int64_t sp1, int win, int lb)
+{
+    const int64_t C = f->C, nv = (C + 7) / 8;
+    const __m256 vk = _mm256_set1_ps((float)p->k), va = _mm256_set1_ps((float)(p->alpha / p->n));
+    const __m256 zero = _mm256_setzero_ps();
+    float okb[LRF_BUF] __attribute__((aligned(32))); /* per vector: lra_sok's lanes */
+    for (int64_t sp = sp0; sp < sp1; sp++) {
+        const float *x = (const float *)a->x + n * f->s0[1] + sp * f->ps[1];
+        float *y = (float *)a->out + n * f->s0[0] + sp * f->ps[0];
+        __m256 xc = lra_load(x, C), xn = nv > 1 ? lra_load(x + 8, C - 8) : zero;
+        __m256 qp = zero, qc = _mm256_mul_ps(xc, xc), qn = _mm256_mul_ps(xn, xn);
+        __m256 okv = _mm256_castsi256_ps(_mm256_set1_epi32(-1)); /* every lane, past C too */
+        for (int64_t i = 0; i < nv; i++) {
+            const int64_t len = C - 8 * i;
+            const __m256 s = _mm256_fmadd_ps(va, lra_winsum(qp, qc, qn, win, lb), vk);
+            __m256 rr;
+            const __m256 r = _mm256_mul_ps(xc, lra_pow34(s, &rr)), ok = lra_sok(s);
+            _mm256_store_ps(okb + 8 * i, ok);
+            okv = _mm256_and_ps(okv, ok);
+            lra_store(y + 8 * i, len, r, f->nt);
+            xc = xn;
+            xn = i + 2 < nv ? lra_load(x + 8 * (i + 2), C - 8 * (i + 2)) : zero;
+            qp = qc, qc = qn, qn = _mm256_mul_ps(xn, xn);
+        }
+        if (__builtin_expect(_mm256_movemask_ps(okv) != 0xff, 0)) {
+            _mm_sfence(); /* the vectors' streaming stores first: the lanes redone go over them */
+            for (int64_t i = 0; i < nv; i++) {
+                const unsigned bd = lra_notok(_mm256_load_ps(okb + 8 * i), C - 8 * i);
+                for (int l = 0; l < 8; l++)
+                    if (bd >> l & 1)
+                        y[8 * i + l] = lrf_slow_fwd(p, a, x, 1, y, 1, C, 8 * i + l);
+            }
+        }
+    }
+}
+
+LRA static void lra_fwd_pix(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
+                            int64_t u)
+{
+    const int win = (int)p->n;
+    const int64_t P = f->pw, nbk = (f->S + P - 1) / P, n = u / nbk, sp0 = (u % nbk) * P;
+    const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S;
+    if (win == 5)
+        lra_fwd_px(f, p, a, n, sp0, sp1, 5, 2);
+    else
+        lra_fwd_px(f, p, a, n, sp0, sp1, win, (win - 1) / 2);
+}
+
+/* lra_bwd_plane's step for the full vectors from b on (b1 - b a multiple of 8) in its steady
+ * state (window 5: x rows c - 2 .. c + 2, the four older w rows with no lanes to redo): the
+ * same operations, this step's w row added from its register, up to the first vector whose
+ * lanes need lrf_fix_bwd_v (returned: its b, its result in *rv, the lanes in *bdv; b1 when
+ * none). No calls in the loop. ntr: stream the output (32-byte aligned rows). */
+LRA __attribute__((noinline)) static int64_t lra_bwd_run5(const lrf_bstep_t *q, int64_t b,
+                                                          int64_t b1, unsigned char *bmv,
+                                                          unsigned *rbp, int ntr, const float *cst,
+                                                          __m256 *rv, unsigned *bdv)
+{
+    const __m256 va = _mm256_set1_ps(cst[0]), vk = _mm256_set1_ps(cst[1]);
+    const __m256 vcoef = _mm256_set1_ps(cst[2]);
+    const float *const x0 = q->x[0], *const x1 = q->x[1], *const x2 = q->x[2], *const x3 = q->x[3],
+                       *const x4 = q->x[4];
+    const float *const g = q->g, *const gi = q->gi;
+    const float *const w0 = q->w[0], *const w1 = q->w[1], *const w2 = q->w[2], *const w3 = q->w[3];
+    const float *const px = q->px, *const pg = q->pg;
+    float *const wo = q->wo, *const go = q->go, *const o = q->o;
+    unsigned rb = *rbp;
+    for (; b < b1; b += 8, bmv++) {
+        _mm_prefetch((const char *)(px + b), _MM_HINT_T0);
+        _mm_prefetch((const char *)(pg + b), _MM_HINT_T0);
+        const __m256 xv0 = _mm256_loadu_ps(x0 + b), xv2 = _mm256_loadu_ps(x2 + b);
+        __m256 v = _mm256_loadu_ps(x1 + b), sq = _mm256_mul_ps(xv0, xv0);
+        sq = _mm256_fmadd_ps(v, v, sq);
+        sq = _mm256_fmadd_ps(xv2, xv2, sq);
+        v = _mm256_loadu_ps(x3 + b), sq = _mm256_fmadd_ps(v, v, sq);
+        v = _mm256_loadu_ps(x4 + b), sq = _mm256_fmadd_ps(v, v, sq);
+        const __m256 sv = _mm256_fmadd_ps(va, sq, vk), gv = _mm256_loadu_ps(g + b);
+        __m256 rr;
+        const __m256 pv = lra_pow34(sv, &rr);
+        _mm256_storeu_ps(go + b, _mm256_mul_ps(gv, pv));
+        const __m256 wv = _mm256_mul_ps(_mm256_mul_ps(gv, _mm256_mul_ps(xv2, pv)), lra_rcp(sv, rr));
+        _mm256_storeu_ps(wo + b, wv);
+        const unsigned tb =
+            0xffu & ~(unsigned)_mm256_movemask_ps(_mm256_and_ps(lra_sok(sv), lra_fin(wv)));
+        *bmv = (unsigned char)tb;
+        rb |= tb;
+        __m256 acc = _mm256_add_ps(_mm256_loadu_ps(w0 + b), _mm256_loadu_ps(w1 + b));
+        acc = _mm256_add_ps(acc, _mm256_loadu_ps(w2 + b));
+        acc = _mm256_add_ps(acc, _mm256_loadu_ps(w3 + b));
+        acc = _mm256_add_ps(acc, wv);
+        const __m256 r = _mm256_fnmadd_ps(_mm256_mul_ps(vcoef, xv0), acc, _mm256_loadu_ps(gi + b));
+        const unsigned bd = tb | (0xffu & ~(unsigned)_mm256_movemask_ps(lra_fin(r)));
+        if (__builtin_expect(bd != 0, 0)) {
+            *rv = r, *bdv = bd;
+            break;
+        }
+        lra_st8(o + b, r, ntr);
+    }
+    *rbp = rb;
+    return b;
+}
+
+/* The common backward on plane rows (mode 4's units and rings: win rows of w = dy y / s and
+ * lb + 1 rows of dy s^-beta, x read in place): one pass per step c computes the terms of
+ * channel c and the output of channel c - lb (whose adjoint window ends at c: this step's w
+ * from its register). y is not read: y = x s^-beta from this step's power (file header);
+ * the lanes to redo are kept per ring row and vector. */
+LRA static void lra_bwd_plane(const lrf_plan_t *f, const fd_lrn_problem_t *p,
+                              const fd_lrn_args_t *a, int64_t u)
+{
+    const int win = (int)p->n, lb = (win - 1) / 2, la = win - 1 - lb;
+    const int64_t C = f->C, P = f->pw, nbk = (f->S + P - 1) / P, n = u / nbk, sp0 = (u % nbk) * P;
+    const __m256 vk = _mm256_set1_ps((float)p->k), va = _mm256_set1_ps((float)(p->alpha / p->n));
+    const __m256 vcoef = _mm256_set1_ps((float)(2.0 * p->beta * p->alpha / p->n));
+    const int64_t RP = P + 16; /* ring row stride: full-vector stores past np */
+    float ring[LRF_BW];
+    unsigned char bm[CUDNN_LRN_MAX_N][LRF_BWMAX / 8 + 2];
+    int rowbad[CUDNN_LRN_MAX_N];
+    float *wr = ring, *gr = ring + win * RP;
+    const float *t[4];
+    int64_t cs[4];
+    float *dx = lrf_bwd_bases(f, a, n, sp0, t, cs);
+    const int64_t np = f->S - sp0 < P ? f->S - sp0 : P;
+    for (int64_t c = 0; c < C + lb; c++) {
+        const int term = c < C;
+        const int64_t i = c - lb;
+        const float *xw[CUDNN_LRN_MAX_N] = {0};
+        int nx = 0;
+        float *wo = wr + (c % win) * RP, *go = gr + (c % (lb + 1)) * RP;
+        unsigned char *bmc = bm[c % win];
+        const float *g = t[3] + c * cs[3], *xc = t[1] + c * cs[1];
+        const float *px = xc, *pg = g; /* the next rows, prefetched (or this step's again) */
+        if (term) {
+            for (int64_t j = c - lb < 0 ? 0 : c - lb; j <= c + la && j < C; j++)
+                xw[nx++] = t[1] + j * cs[1];
+            rowbad[c % win] = 0;
+            if (c + la + 1 < C)
+                px = t[1] + (c + la + 1) * cs[1];
+            if (c + 1 < C)
+                pg = t[3] + (c + 1) * cs[3];
+        }
+        /* the output of channel i: the w rows of its adjoint window but this step's */
+        const float *wrows[CUDNN_LRN_MAX_N];
+        const unsigned char *bmr[CUDNN_LRN_MAX_N];
+        int nw = 0, oldbad = 0;
+        const float *xi = NULL, *gi = NULL;
+        float *o = NULL;
+        if (i >= 0) {
+            for (int64_t j = i - la < 0 ? 0 : i - la; j <= i + lb && j < C; j++) {
+                if (term && j == c)
+                    continue;
+                wrows[nw] = wr + (j % win) * RP;
+                bmr[nw++] = bm[j % win];
+                oldbad |= rowbad[j % win];
+            }
+            xi = t[1] + i * cs[1], gi = gr + (i % (lb + 1)) * RP;
+            o = dx + i * cs[0];
+        }
+        int64_t b = 0, v = 0;
+        if (win == 5 && term && i >= 0 && nx == 5 && nw == 4 && !oldbad && np >= 8) {
+            /* the full vectors through lra_bwd_run5, the lanes to redo fixed here */
+            const int64_t b1 = np / 8 * 8;
+            const float cst[3] = {(float)(p->alpha / p->n), (float)p->k,
+                                  (float)(2.0 * p->beta * p->alpha / p->n)};
+            const lrf_bstep_t q = {{xw[0], xw[1], xw[2], xw[3], xw[4]},
+                                   g,
+                                   {wrows[0], wrows[1], wrows[2], wrows[3]},
+                                   gi,
+                                   px,
+                                   pg,
+                                   wo,
+                                   go,
+                                   o};
+            const int ntr = f->nt && ((uintptr_t)o & 31) == 0;
+            unsigned rb = 0;
+            while (b < b1) {
+                __m256 r;
+                unsigned bd;
+                b = lra_bwd_run5(&q, b, b1, bmc + b / 8, &rb, ntr, cst, &r, &bd);
+                if (b >= b1)
+                    break;
+                float vv[16];
+                _mm256_storeu_ps(vv, r);
+                lrf_fix_bwd_v(vv, bd, p, a, t, cs, C, i, b);
+                lra_store(o + b, 8, _mm256_loadu_ps(vv), ntr);
+                b += 8;
+            }
+            rowbad[c % win] |= rb != 0;
+            v = b / 8;
+        }
+        for (; b < np; b += 8, v++) {
+            const int64_t len = np - b;
+            __m256 wv = _mm256_setzero_ps();
+            unsigned tb = 0;
+            if (term) {
+                _mm_prefetch((const char *)(px + b), _MM_HINT_T0);
+                _mm_prefetch((const char *)(pg + b), _MM_HINT_T0);
+                const __m256 sv = _mm256_fmadd_ps(va, lra_sqsum(xw, nx, b, len), vk);
+                __m256 rr;
+                const __m256 pv = lra_pow34(sv, &rr), gv = lra_load(g + b, len);
+                _mm256_storeu_ps(go + b, _mm256_mul_ps(gv, pv));
+                wv = _mm256_mul_ps(_mm256_mul_ps(gv, _mm256_mul_ps(lra_load(xc + b, len), pv)),
+                                   lra_rcp(sv, rr));
+                _mm256_storeu_ps(wo + b, wv);
+                tb = lra_notok(_mm256_and_ps(lra_sok(sv), lra_fin(wv)), len);
+                bmc[v] = (unsigned char)tb;
+                rowbad[c % win] |= tb != 0;
+            }
+            if (i < 0)
+                continue;
+            __m256 acc = nw > 0 ? _mm256_loadu_ps(wrows[0] + b) : wv;
+            for (int k = 1; k < nw; k++)
+                acc = _mm256_add_ps(acc, _mm256_loadu_ps(wrows[k] + b));
+            if (term && nw > 0)
+                acc = _mm256_add_ps(acc, wv);
+            __m256 r = _mm256_fnmadd_ps(_mm256_mul_ps(vcoef, lra_load(xi + b, len)), acc,
+                                        _mm256_loadu_ps(gi + b));
+            unsigned bd = tb | lra_notok(lra_fin(r), len);
+            if (oldbad)
+                for (int k = 0; k < nw; k++)
+                    bd |= bmr[k][v];
+            if (__builtin_expect(bd != 0, 0)) {
+                float vv[16];
+                _mm256_storeu_ps(vv, r);
+                lrf_fix_bwd_v(vv, bd, p, a, t, cs, C, i, b);
+                r = _mm256_loadu_ps(vv);
+            }
+            lra_store(o + b, len, r, f->nt);
+        }
+    }
+}
+
+/* The common backward on pixel rows: per pixel, the terms into stack rows (dy s^-beta, and w
+ * = dy y / s between a zero vector and zero vectors after, read back whole for the adjoint
+ * window's shifts), y = x s^-beta not read (file header). A pixel with a term to redo takes
+ * the ref's double formula whole, a non-finite output lane alone (after the pixel's stores).
+ * Pixels [sp0, sp1) of image n; win, lb, la constants for window 5. */
+LRA_IN void lra_bwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
+                       int64_t n, int64_t sp0, int64_t sp1, int win, int lb, int la)
+{
+    const int64_t C = f->C, nv = (C + 7) / 8;
+    const __m256 vk = _mm256_set1_ps((float)p->k), va = _mm256_set1_ps((float)(p->alpha / p->n));
+    const __m256 vcoef = _mm256_set1_ps((float)(2.0 * p->beta * p->alpha / p->n));
+    const __m256 zero = _mm256_setzero_ps();
+    const int64_t one[4] = {1, 1, 1, 1};
+    float w[LRF_BUF] __attribute__((aligned(32))), gp[LRF_BUF] __attribute__((aligned(32)));
+    for (int64_t sp = sp0; sp < sp1; sp++) {
+        const float *t[4];
+        float *dx = lrf_pix_bases(f, a, n, sp, t);
+        __m256 xc = lra_load(t[1], C), xn = nv > 1 ? lra_load(t[1] + 8, C - 8) : zero;
+        __m256 qp = zero, qc = _mm256_mul_ps(xc, xc), qn = _mm256_mul_ps(xn, xn);
+        __m256 okv = _mm256_castsi256_ps(_mm256_set1_epi32(-1)); /* every lane, past C too */
+        _mm256_store_ps(w, zero);
+        for (int64_t i = 0; i < nv; i++) {
+            const int64_t len = C - 8 * i;
+            const __m256 s = _mm256_fmadd_ps(va, lra_winsum(qp, qc, qn, win, lb), vk);
+            __m256 rr;
+            const __m256 pv = lra_pow34(s, &rr), g = lra_load(t[3] + 8 * i, len);
+            _mm256_store_ps(gp + 8 * i, _mm256_mul_ps(g, pv));
+            /* lanes past C: 0 * 0 / s = +0, the zero padding the windows need */
+            const __m256 wv =
+                _mm256_mul_ps(_mm256_mul_ps(g, _mm256_mul_ps(xc, pv)), lra_rcp(s, rr));
+            _mm256_store_ps(w + 8 * (i + 1), wv);
+            okv = _mm256_and_ps(okv, _mm256_and_ps(lra_sok(s), lra_fin(wv)));
+            xc = xn;
+            xn = i + 2 < nv ? lra_load(t[1] + 8 * (i + 2), C - 8 * (i + 2)) : zero;
+            qp = qc, qc = qn, qn = _mm256_mul_ps(xn, xn);
+        }
+        if (__builtin_expect(_mm256_movemask_ps(okv) != 0xff, 0)) {
+            for (int64_t c = 0; c < C; c++)
+                gp[c] = lrf_slow_bwd(p, a, t, one, C, c); /* gp: free now */
+            memcpy(dx, gp, (size_t)C * sizeof(float));
+            continue;
+        }
+        _mm256_store_ps(w + 8 * (nv + 1), zero);
+        __m256 w0 = zero, w1 = _mm256_load_ps(w + 8);
+        for (int64_t i = 0; i < nv; i++) {
+            const int64_t len = C - 8 * i;
+            const __m256 w2 = _mm256_load_ps(w + 8 * (i + 2));
+            const __m256 acc = lra_winsum(w0, w1, w2, win, la);
+            const __m256 r = _mm256_fnmadd_ps(_mm256_mul_ps(vcoef, lra_load(t[1] + 8 * i, len)),
+                                              acc, _mm256_load_ps(gp + 8 * i));
+            okv = _mm256_and_ps(okv, lra_fin(r)); /* lanes past C: +0 */
+            lra_store(dx + 8 * i, len, r, f->nt);
+            w0 = w1, w1 = w2;
+        }
+        if (__builtin_expect(_mm256_movemask_ps(okv) != 0xff, 0)) {
+            _mm_sfence(); /* the vectors' streaming stores first: read back, lanes redone */
+            for (int64_t c = 0; c < C; c++)
+                if (!isfinite(dx[c]))
+                    dx[c] = lrf_slow_bwd(p, a, t, one, C, c);
+        }
+    }
+}
+
+LRA static void lra_bwd_pix(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
+                            int64_t u)
+{
+    const int win = (int)p->n;
+    const int64_t P = f->pw, nbk = (f->S + P - 1) / P, n = u / nbk, sp0 = (u % nbk) * P;
+    const int64_t sp1 = sp0 + P < f->S ? sp0 + P : f->S;
+    if (win == 5)
+        lra_bwd_px(f, p, a, n, sp0, sp1, 5, 2, 2);
+    else
+        lra_bwd_px(f, p, a, n, sp0, sp1, win, (win - 1) / 2, win - 1 - (win - 1) / 2);
+}
+
+LRA static void lra_unit(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
+                         int64_t u, int bwd)
+{
+    if (bwd && f->mode == 4)
+        lra_bwd_plane(f, p, a, u);
+    else if (bwd)
+        lra_bwd_pix(f, p, a, u);
+    else if (f->mode == 3)
+        lra_fwd_plane(f, p, a, u);
+    else
+        lra_fwd_pix(f, p, a, u);
+}
+
+/* 1 when an AVX-512 or AVX2 row ran. */
 static int lrf_run(const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
                    const struct cudnnTensorStruct *const *t, int nt, int bwd)
 {
+    const int isa = lrf_isa(),
+              common = p->beta == 0.75 && (float)a->alpha == 1.0f && (float)a->beta == 0.0f;
     lrf_plan_t f;
-    if (!lrf_plan(&f, t, nt, p->n))
+    if (isa == 0 || (isa == 1 && !common) || !lrf_plan(&f, t, nt, p->n))
         return 0;
     f.nt = a->beta == 0.0 && (size_t)(f.N * f.C * f.S) * sizeof(float) >= FD_CPU_NT_MIN;
-    if (!bwd && f.mode == 1 && p->beta == 0.75 && (float)a->alpha == 1.0f &&
-        (float)a->beta == 0.0f) {
+    if (!bwd && f.mode == 1 && common) {
         /* the common forward reads its rows in place: long rows (up to LRF_PBIG positions), but
          * at least 8 units where the tensor allows 2048-position rows (threads; any split
          * gives the same bits: each output is computed alone) */
@@ -1618,8 +2248,7 @@ static int lrf_run(const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
         while (f.N * ((f.S + f.pw - 1) / f.pw) < 8 && f.pw > 2048)
             f.pw = (f.pw / 2 + 15) / 16 * 16;
     }
-    if (bwd && f.mode == 1 && p->beta == 0.75 && (float)a->alpha == 1.0f &&
-        (float)a->beta == 0.0f) {
+    if (bwd && f.mode == 1 && common) {
         /* the common backward's fused rows: the rings (win w rows, lb + 1 dy s^-beta rows, 16
          * floats of padding each) in LRF_BW floats */
         const int64_t rows = (int64_t)p->n + ((int64_t)p->n - 1) / 2 + 1;
@@ -1631,7 +2260,9 @@ static int lrf_run(const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
     const int64_t units = f.N * ((f.S + f.pw - 1) / f.pw);
 #pragma omp parallel for schedule(static) if (f.N * f.C * f.S >= FD_CPU_PAR_MIN / 4 && units > 1)
     for (int64_t u = 0; u < units; u++) {
-        if (bwd && f.mode == 4)
+        if (isa == 1)
+            lra_unit(&f, p, a, u, bwd);
+        else if (bwd && f.mode == 4)
             lrf_bwd_plane34(&f, p, a, u);
         else if (bwd)
             lrf_bwd_unit(&f, p, a, u);
