@@ -117,7 +117,11 @@
  *   FREEDNN_CPU_SMX_AVX2_C=1 runs that C at the AVX2 level instead (the tests compare the
  *   bits). In cache, one thread, loaded machine (ns per element): NCHW CHANNEL 2.2 -> 0.6,
  *   NHWC CHANNEL 1.1-1.4 -> 0.62; LOG INSTANCE and n256c1000 unchanged (0.52, 0.55: the C
- *   vectorised those). LANES LOG and the backward stay the C.
+ *   vectorised those). LANES LOG forward stays the C. The backward with alpha 1, beta 0 has
+ *   AVX2 forms too (smx_y_bwd_row, smx_y_bwd_lanes: the C's double sums and products, LOG's
+ *   fd_vexpf as smx_y_expf, same bits; other alpha / beta: the C): on Zen 3 it is bound by
+ *   the float <-> double conversions (about one per cycle, 14 per 8 elements), 0.65-0.9 ns
+ *   per element in cache, so it gained little (LOG INSTANCE 0.80 -> 0.65).
  * - DOUBLE, HALF, BFLOAT16: bit-identical to src/ref/softmax_ref.c: each row keeps the ref's
  *   passes and order (max with the NaN flag, then sum(exp(x - max)) in canonical element order
  *   in double, then outputs), exp and log are libm's scalar calls (a vectorised exp would not
@@ -1001,6 +1005,18 @@ SMX_INLINE void smx_bwd_row(const float *y, const float *g, float *dx, int64_t n
     }
 }
 
+/* The next backward unit's part of a channel: dy, y (not read by LOG's sums), dx (unless
+ * streamed). */
+SMX_INLINE void smx_bwd_prefetch(const float *yr, const float *gr, float *dr, int w, int is_log,
+                                 int nt)
+{
+    smx_prefetch(gr + w, w);
+    if (!is_log)
+        smx_prefetch(yr + w, w);
+    if (!nt)
+        smx_prefetchw(dr + w, w);
+}
+
 /* w lanes of a LANES unit, each lane's sum in canonical order. */
 SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t len, int64_t rst,
                               int w, int is_log, double alpha, double beta, int nt)
@@ -1011,11 +1027,7 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
         sum[p] = 0.0;
     for (int64_t c = 0; c < len; c++) {
         const float *yr = y + c * rst, *gr = g + c * rst;
-        smx_prefetch(gr + w, w);
-        if (!is_log)
-            smx_prefetch(yr + w, w);
-        if (!nt)
-            smx_prefetchw(dx + c * rst + w, w);
+        smx_bwd_prefetch(yr, gr, dx + c * rst, w, is_log, nt);
         if (is_log)
             for (int p = 0; p < w; p++)
                 sum[p] += (double)gr[p];
@@ -1058,8 +1070,12 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
     }
 }
 
-SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
-                             int64_t u)
+/* A backward unit with the row and lane kernels given (the C's above, or the AVX2 ones). */
+typedef void (*smx_brow_fn)(const float *, const float *, float *, int64_t, int, double, double);
+typedef void (*smx_blanes_fn)(const float *, const float *, float *, int64_t, int64_t, int, int,
+                              double, double, int);
+SMX_INLINE void smx_bwd_unit_k(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
+                               int64_t u, smx_brow_fn row, smx_blanes_fn lanes)
 {
     const float *y = a->y, *g = a->dy;
     float *dx = a->dx;
@@ -1067,19 +1083,24 @@ SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a
         int64_t o1 = (u + 1) * s->per < s->outer ? (u + 1) * s->per : s->outer;
         for (int64_t o = u * s->per; o < o1; o++) {
             int64_t off = smx_outer_off(s, o);
-            smx_bwd_row(y + off, g + off, dx + off, s->len, is_log, a->alpha, a->beta);
+            row(y + off, g + off, dx + off, s->len, is_log, a->alpha, a->beta);
         }
     } else {
         int64_t o = u / s->per, p0 = (u % s->per) * s->w;
         int w = (int)(s->lanes - p0 < s->w ? s->lanes - p0 : s->w);
         int64_t off = smx_outer_off(s, o) + p0;
-        smx_bwd_lanes(y + off, g + off, dx + off, s->len, s->rst, w, is_log, a->alpha, a->beta,
-                      s->nt);
+        lanes(y + off, g + off, dx + off, s->len, s->rst, w, is_log, a->alpha, a->beta, s->nt);
     }
 #ifdef FD_CPU_X86
     if (s->nt)
         _mm_sfence(); /* this unit's streaming stores, before the parallel loop's barrier */
 #endif
+}
+
+SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
+                             int64_t u)
+{
+    smx_bwd_unit_k(s, a, is_log, u, smx_bwd_row, smx_bwd_lanes);
 }
 
 /* The C above compiled for AVX2 + FMA; on AVX-512 the intrinsic kernels below (which fall back
@@ -1949,7 +1970,7 @@ SMX_Z static void smx_fwd_unit_z(const smx_plan_t *s, const fd_softmax_fwd_args_
         _mm_sfence();
 }
 
-/* ---- AVX2 + FMA kernels of the f32 forward (same bits as the C above) ----------------------
+/* ---- AVX2 + FMA kernels of the f32 path (same bits as the C above) -------------------------
  * 2026-12-04 (Zen 3, AVX2 only): the C above compiled for AVX2 left the lane unit's exps in
  * scalar code (the per-lane choice of exp did not vectorise) and kept maxima and sums in stack
  * arrays: NCHW n8c64h112w112 CHANNEL forward 9.3 ms, 0.17 of the bandwidth. These restate the
@@ -1961,7 +1982,8 @@ SMX_Z static void smx_fwd_unit_z(const smx_plan_t *s, const fd_softmax_fwd_args_
  * of up to 32 lanes whose maxima and double sums stay in registers and whose exps stay in L1;
  * dense rows take vector maximum, exp-sum and scale passes; rows of up to 128 elements
  * (ACCURATE / FAST, alpha 1, beta 0: NHWC CHANNEL) run eight at a time, each pass over the
- * eight rows independent across rows. LANES LOG and the backward stay the C. */
+ * eight rows independent across rows. LANES LOG forward stays the C; the backward (alpha 1,
+ * beta 0) restates the C's passes. */
 #define SMX_Y __attribute__((target("avx2,fma")))
 #define SMX_YI static inline __attribute__((always_inline)) SMX_Y
 #define SMX_YNV 4 /* vectors per LANES sub-block (even: a 64-byte line is two vectors) */
@@ -2668,6 +2690,162 @@ SMX_Y static void smx_fwd_unit_y(const smx_plan_t *s, const fd_softmax_fwd_args_
         _mm_sfence();
 }
 
+/* fd_vexpf on 8 lanes (the backward LOG's exp(y)): the clamps, the reduction and the two-factor
+ * 2^k of fd_vexpf_m / fd_vexpf_core, operation for operation (the + lo of a zero lo is kept:
+ * it turns a -0 r into +0, which the polynomial maps to 1 either way). */
+SMX_YI __m256 smx_y_expf(__m256 x)
+{
+    const __m256 shift = _mm256_set1_ps(0x1.8p23f);
+    __m256 xc = _mm256_max_ps(_mm256_set1_ps(-104.0f), x); /* x < -104 ? -104 : x, NaN kept */
+    xc = _mm256_min_ps(_mm256_set1_ps(89.0f), xc);         /* xc > 89 ? 89 : xc, NaN kept */
+    __m256 t = _mm256_fmadd_ps(xc, _mm256_set1_ps(0x1.715476p0f), shift);
+    __m256 k = _mm256_sub_ps(t, shift);
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0x1.62e400p-1f), xc);
+    r = _mm256_add_ps(_mm256_fnmadd_ps(k, _mm256_set1_ps(0x1.7f7d1cp-20f), r), _mm256_setzero_ps());
+    __m256 p = smx_y_poly(r);
+    __m256i ki = _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(0x4B400000));
+    __m256i k1 = _mm256_srai_epi32(ki, 1), k2 = _mm256_sub_epi32(ki, k1);
+    const __m256i b127 = _mm256_set1_epi32(127);
+    __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, b127), 23));
+    __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, b127), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+/* (double) lanes 0-3 and 4-7 of a. */
+SMX_YI __m256d smx_y_dlo(__m256 a)
+{
+    return _mm256_cvtps_pd(_mm256_castps256_ps128(a));
+}
+
+SMX_YI __m256d smx_y_dhi(__m256 a)
+{
+    return _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
+}
+
+/* (float)((double)y * ((double)g - s)) for 8 lanes (the ACCURATE backward, alpha 1, beta 0). */
+SMX_YI __m256 smx_y_bacc(__m256 y, __m256 g, __m256d slo, __m256d shi)
+{
+    __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(smx_y_dlo(y), _mm256_sub_pd(smx_y_dlo(g), slo)));
+    __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(smx_y_dhi(y), _mm256_sub_pd(smx_y_dhi(g), shi)));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+}
+
+/* smx_bwd_row on AVX2 for alpha 1, beta 0 (same sums, same bits; others: the C). */
+SMX_Y static void smx_y_bwd_row(const float *y, const float *g, float *dx, int64_t n, int is_log,
+                                double alpha, double beta)
+{
+    if (alpha != 1.0 || beta != 0.0) {
+        smx_bwd_row(y, g, dx, n, is_log, alpha, beta);
+        return;
+    }
+    /* element i in partial sum i % 16: a0 0-3, a1 4-7, a2 8-11, a3 12-15 (masked lanes add
+     * +0, which leaves a sum unchanged: no sum is -0) */
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    for (int64_t i = 0; i < n; i += 16) {
+        __m256 g0, g1, y0 = _mm256_setzero_ps(), y1 = y0;
+        if (i + 16 <= n) {
+            g0 = _mm256_loadu_ps(g + i), g1 = _mm256_loadu_ps(g + i + 8);
+            if (!is_log)
+                y0 = _mm256_loadu_ps(y + i), y1 = _mm256_loadu_ps(y + i + 8);
+        } else {
+            int64_t l0 = n - i, l1 = n - i - 8;
+            const int k0 = l0 >= 8 ? 0xff : (1 << l0) - 1, k1 = l1 <= 0 ? 0 : (1 << l1) - 1;
+            g0 = smx_y_ld(k0, g + i), g1 = smx_y_ld(k1, g + i + 8);
+            if (!is_log)
+                y0 = smx_y_ld(k0, y + i), y1 = smx_y_ld(k1, y + i + 8);
+        }
+        if (is_log) {
+            a0 = _mm256_add_pd(a0, smx_y_dlo(g0)), a1 = _mm256_add_pd(a1, smx_y_dhi(g0));
+            a2 = _mm256_add_pd(a2, smx_y_dlo(g1)), a3 = _mm256_add_pd(a3, smx_y_dhi(g1));
+        } else {
+            a0 = _mm256_add_pd(a0, _mm256_mul_pd(smx_y_dlo(g0), smx_y_dlo(y0)));
+            a1 = _mm256_add_pd(a1, _mm256_mul_pd(smx_y_dhi(g0), smx_y_dhi(y0)));
+            a2 = _mm256_add_pd(a2, _mm256_mul_pd(smx_y_dlo(g1), smx_y_dlo(y1)));
+            a3 = _mm256_add_pd(a3, _mm256_mul_pd(smx_y_dhi(g1), smx_y_dhi(y1)));
+        }
+    }
+    const double sum = smx_y_fold(a0, a1, a2, a3);
+    int64_t i = 0;
+    if (is_log) { /* dx = fmaf(-exp(y), (float)sum, dy): smx_bwd_row */
+        const __m256 sf = _mm256_set1_ps((float)sum);
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(dx + i, _mm256_fnmadd_ps(smx_y_expf(_mm256_loadu_ps(y + i)), sf,
+                                                      _mm256_loadu_ps(g + i)));
+        for (; i < n; i++)
+            dx[i] = fmaf(-fd_vexpf(y[i]), (float)sum, g[i]);
+    } else {
+        const __m256d sv = _mm256_set1_pd(sum);
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(dx + i,
+                             smx_y_bacc(_mm256_loadu_ps(y + i), _mm256_loadu_ps(g + i), sv, sv));
+        for (; i < n; i++)
+            dx[i] = (float)((double)y[i] * ((double)g[i] - sum));
+    }
+}
+
+/* smx_bwd_lanes on AVX2 for alpha 1, beta 0 (each lane's sum in canonical order, as the C;
+ * others: the C). */
+SMX_Y static void smx_y_bwd_lanes(const float *y, const float *g, float *dx, int64_t len,
+                                  int64_t rst, int w, int is_log, double alpha, double beta, int nt)
+{
+    if (alpha != 1.0 || beta != 0.0) {
+        smx_bwd_lanes(y, g, dx, len, rst, w, is_log, alpha, beta, nt);
+        return;
+    }
+    double sum[SMX_WB] __attribute__((aligned(32)));
+    float ob[SMX_WB] __attribute__((aligned(32)));
+    const int wv = w / 8 * 8, kt = (1 << (w - wv)) - 1; /* whole vectors, the tail's mask */
+    for (int p = 0; p < w; p += 4)
+        _mm256_store_pd(sum + p, _mm256_setzero_pd());
+    for (int64_t c = 0; c < len; c++) {
+        const float *yr = y + c * rst, *gr = g + c * rst;
+        smx_bwd_prefetch(yr, gr, dx + c * rst, w, is_log, nt);
+        for (int p = 0; p < w; p += 8) {
+            const int k = p < wv ? 0xff : kt;
+            __m256 gv = smx_y_ld(k, gr + p);
+            __m256d lo = smx_y_dlo(gv), hi = smx_y_dhi(gv);
+            if (!is_log) {
+                __m256 yv = smx_y_ld(k, yr + p);
+                lo = _mm256_mul_pd(lo, smx_y_dlo(yv));
+                hi = _mm256_mul_pd(hi, smx_y_dhi(yv));
+            }
+            _mm256_store_pd(sum + p, _mm256_add_pd(_mm256_load_pd(sum + p), lo));
+            _mm256_store_pd(sum + p + 4, _mm256_add_pd(_mm256_load_pd(sum + p + 4), hi));
+        }
+    }
+    float sf[SMX_WB] __attribute__((aligned(32)));
+    if (is_log)
+        for (int p = 0; p < w; p += 8)
+            _mm256_store_ps(sf + p,
+                            _mm256_insertf128_ps(
+                                _mm256_castps128_ps256(_mm256_cvtpd_ps(_mm256_load_pd(sum + p))),
+                                _mm256_cvtpd_ps(_mm256_load_pd(sum + p + 4)), 1));
+    for (int64_t c = 0; c < len; c++) {
+        const float *yr = y + c * rst, *gr = g + c * rst;
+        float *dr = dx + c * rst, *o = nt ? ob : dr;
+        for (int p = 0; p < w; p += 8) {
+            const int k = p < wv ? 0xff : kt;
+            __m256 yv = smx_y_ld(k, yr + p), gv = smx_y_ld(k, gr + p), r;
+            if (is_log)
+                r = _mm256_fnmadd_ps(smx_y_expf(yv), _mm256_load_ps(sf + p), gv);
+            else
+                r = smx_y_bacc(yv, gv, _mm256_load_pd(sum + p), _mm256_load_pd(sum + p + 4));
+            if (nt)
+                _mm256_store_ps(ob + p, r);
+            else
+                smx_y_st(o + p, k, r);
+        }
+        if (nt)
+            fd_cpu_stream(dr, ob, (size_t)w * sizeof(float));
+    }
+}
+
+SMX_Y static void smx_bwd_unit_y(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
+                                 int64_t u)
+{
+    smx_bwd_unit_k(s, a, is_log, u, smx_y_bwd_row, smx_y_bwd_lanes);
+}
+
 /* 0 when FREEDNN_CPU_SMX_AVX2_C=1: the AVX2 level runs the C above instead of the smx_y_
  * kernels (the tests compare their bits). */
 static int smx_y_on(void)
@@ -2743,7 +2921,9 @@ static int smx_bwd(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_l
     int isa = smx_isa();
     if (isa == 0)
         return 0;
-    smx_bwd_fn fn = isa == 2 ? smx_bwd_unit_avx512 : smx_bwd_unit_avx2;
+    smx_bwd_fn fn = isa == 2     ? smx_bwd_unit_avx512
+                    : smx_y_on() ? smx_bwd_unit_y
+                                 : smx_bwd_unit_avx2;
 #pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && s->units > 1)
     for (int64_t u = 0; u < s->units; u++)
         fn(s, a, is_log, u);
