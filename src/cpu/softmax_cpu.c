@@ -122,6 +122,11 @@
  *   fd_vexpf as smx_y_expf, same bits; other alpha / beta: the C): on Zen 3 it is bound by
  *   the float <-> double conversions (about one per cycle, 14 per 8 elements), 0.65-0.9 ns
  *   per element in cache, so it gained little (LOG INSTANCE 0.80 -> 0.65).
+ *   n8c64h112w112, two threads, dnnbench (loaded machine, two runs, min of 10, ms):
+ *   forward NCHW CHANNEL 8.2-8.3 -> 2.8-3.0, NHWC CHANNEL 3.5 -> 2.5, LOG INSTANCE NCHW
+ *   3.1 -> 2.3-2.4, NHWC 2.9-3.7 -> 2.5-2.8; backward LOG INSTANCE NCHW 3.5-3.8 -> 2.5-2.9,
+ *   NHWC 3.4-3.5 -> 2.9-3.3; backward ACCURATE CHANNEL NCHW 4.0 -> 3.7-4.1 (the C at the AVX2
+ *   level in the same minute: 4.1), NHWC 2.9 -> 2.9-3.0; n256c1000 unchanged within the noise.
  * - DOUBLE, HALF, BFLOAT16: bit-identical to src/ref/softmax_ref.c: each row keeps the ref's
  *   passes and order (max with the NaN flag, then sum(exp(x - max)) in canonical element order
  *   in double, then outputs), exp and log are libm's scalar calls (a vectorised exp would not
