@@ -106,6 +106,27 @@
  *   LOG bound; its sum of dy stays in double, which cancels). n8c64h112w112, one thread,
  *   thread CPU time: NCHW ACCURATE CHANNEL 3.2 -> 2.4-2.6 ms, LOG INSTANCE 2.75-2.85 ->
  *   2.3-2.4 ms (NCHW and NHWC).
+ * - AVX2 forward (2026-12-04, Zen 3 without AVX-512): the smx_y_ kernels restate the AVX-512
+ *   kernels' plan with 8-lane intrinsics, the same operations in the same order, so the bits
+ *   are the C's (and the AVX-512 kernels'): LANES units in sub-blocks of 32 lanes with maxima
+ *   and double sums in registers and the exps in L1, full-vector loops without mask tests,
+ *   the exp pass without per-vector exp tests where every lane takes fd_vexpf_piv64; dense
+ *   rows as vector passes (maximum, exp-sum, scale); rows of up to 128 elements (NHWC
+ *   CHANNEL) eight at a time, their maxima and minima reduced by one transposed reduction,
+ *   one division per four rows. The C above compiled for AVX2 left the lane exps scalar.
+ *   FREEDNN_CPU_SMX_AVX2_C=1 runs that C at the AVX2 level instead (the tests compare the
+ *   bits). In cache, one thread, loaded machine (ns per element): NCHW CHANNEL 2.2 -> 0.6,
+ *   NHWC CHANNEL 1.1-1.4 -> 0.62; LOG INSTANCE and n256c1000 unchanged (0.52, 0.55: the C
+ *   vectorised those). LANES LOG forward stays the C. The backward with alpha 1, beta 0 has
+ *   AVX2 forms too (smx_y_bwd_row, smx_y_bwd_lanes: the C's double sums and products, LOG's
+ *   fd_vexpf as smx_y_expf, same bits; other alpha / beta: the C): on Zen 3 it is bound by
+ *   the float <-> double conversions (about one per cycle, 14 per 8 elements), 0.65-0.9 ns
+ *   per element in cache, so it gained little (LOG INSTANCE 0.80 -> 0.65).
+ *   n8c64h112w112, two threads, dnnbench (loaded machine, two runs, min of 10, ms):
+ *   forward NCHW CHANNEL 8.2-8.3 -> 2.8-3.0, NHWC CHANNEL 3.5 -> 2.5, LOG INSTANCE NCHW
+ *   3.1 -> 2.3-2.4, NHWC 2.9-3.7 -> 2.5-2.8; backward LOG INSTANCE NCHW 3.5-3.8 -> 2.5-2.9,
+ *   NHWC 3.4-3.5 -> 2.9-3.3; backward ACCURATE CHANNEL NCHW 4.0 -> 3.7-4.1 (the C at the AVX2
+ *   level in the same minute: 4.1), NHWC 2.9 -> 2.9-3.0; n256c1000 unchanged within the noise.
  * - DOUBLE, HALF, BFLOAT16: bit-identical to src/ref/softmax_ref.c: each row keeps the ref's
  *   passes and order (max with the NaN flag, then sum(exp(x - max)) in canonical element order
  *   in double, then outputs), exp and log are libm's scalar calls (a vectorised exp would not
@@ -989,6 +1010,18 @@ SMX_INLINE void smx_bwd_row(const float *y, const float *g, float *dx, int64_t n
     }
 }
 
+/* The next backward unit's part of a channel: dy, y (not read by LOG's sums), dx (unless
+ * streamed). */
+SMX_INLINE void smx_bwd_prefetch(const float *yr, const float *gr, float *dr, int w, int is_log,
+                                 int nt)
+{
+    smx_prefetch(gr + w, w);
+    if (!is_log)
+        smx_prefetch(yr + w, w);
+    if (!nt)
+        smx_prefetchw(dr + w, w);
+}
+
 /* w lanes of a LANES unit, each lane's sum in canonical order. */
 SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t len, int64_t rst,
                               int w, int is_log, double alpha, double beta, int nt)
@@ -999,11 +1032,7 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
         sum[p] = 0.0;
     for (int64_t c = 0; c < len; c++) {
         const float *yr = y + c * rst, *gr = g + c * rst;
-        smx_prefetch(gr + w, w);
-        if (!is_log)
-            smx_prefetch(yr + w, w);
-        if (!nt)
-            smx_prefetchw(dx + c * rst + w, w);
+        smx_bwd_prefetch(yr, gr, dx + c * rst, w, is_log, nt);
         if (is_log)
             for (int p = 0; p < w; p++)
                 sum[p] += (double)gr[p];
@@ -1046,8 +1075,12 @@ SMX_INLINE void smx_bwd_lanes(const float *y, const float *g, float *dx, int64_t
     }
 }
 
-SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
-                             int64_t u)
+/* A backward unit with the row and lane kernels given (the C's above, or the AVX2 ones). */
+typedef void (*smx_brow_fn)(const float *, const float *, float *, int64_t, int, double, double);
+typedef void (*smx_blanes_fn)(const float *, const float *, float *, int64_t, int64_t, int, int,
+                              double, double, int);
+SMX_INLINE void smx_bwd_unit_k(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
+                               int64_t u, smx_brow_fn row, smx_blanes_fn lanes)
 {
     const float *y = a->y, *g = a->dy;
     float *dx = a->dx;
@@ -1055,19 +1088,24 @@ SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a
         int64_t o1 = (u + 1) * s->per < s->outer ? (u + 1) * s->per : s->outer;
         for (int64_t o = u * s->per; o < o1; o++) {
             int64_t off = smx_outer_off(s, o);
-            smx_bwd_row(y + off, g + off, dx + off, s->len, is_log, a->alpha, a->beta);
+            row(y + off, g + off, dx + off, s->len, is_log, a->alpha, a->beta);
         }
     } else {
         int64_t o = u / s->per, p0 = (u % s->per) * s->w;
         int w = (int)(s->lanes - p0 < s->w ? s->lanes - p0 : s->w);
         int64_t off = smx_outer_off(s, o) + p0;
-        smx_bwd_lanes(y + off, g + off, dx + off, s->len, s->rst, w, is_log, a->alpha, a->beta,
-                      s->nt);
+        lanes(y + off, g + off, dx + off, s->len, s->rst, w, is_log, a->alpha, a->beta, s->nt);
     }
 #ifdef FD_CPU_X86
     if (s->nt)
         _mm_sfence(); /* this unit's streaming stores, before the parallel loop's barrier */
 #endif
+}
+
+SMX_INLINE void smx_bwd_unit(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
+                             int64_t u)
+{
+    smx_bwd_unit_k(s, a, is_log, u, smx_bwd_row, smx_bwd_lanes);
 }
 
 /* The C above compiled for AVX2 + FMA; on AVX-512 the intrinsic kernels below (which fall back
@@ -1936,6 +1974,890 @@ SMX_Z static void smx_fwd_unit_z(const smx_plan_t *s, const fd_softmax_fwd_args_
     if (s->nt)
         _mm_sfence();
 }
+
+/* ---- AVX2 + FMA kernels of the f32 path (same bits as the C above) -------------------------
+ * 2026-12-04 (Zen 3, AVX2 only): the C above compiled for AVX2 left the lane unit's exps in
+ * scalar code (the per-lane choice of exp did not vectorise) and kept maxima and sums in stack
+ * arrays: NCHW n8c64h112w112 CHANNEL forward 9.3 ms, 0.17 of the bandwidth. These restate the
+ * AVX-512 kernels' plan with 8-lane vectors and the same operations in the same order
+ * (smx_y_exp64 is fd_vexpf_diff64 step for step, smx_y_piv64 fd_vexpf_piv64; sums, folds and
+ * divisions as smx_expsum / smx_fwd_lanes), so the bits are the C's, hence the AVX-512
+ * kernels'; tests/impl/test_cpu_smx_fast.c compares them with the C (FREEDNN_CPU_SMX_AVX2_C=1
+ * runs the C at the AVX2 level). LANES units (NCHW CHANNEL, ACCURATE / FAST) run in sub-blocks
+ * of up to 32 lanes whose maxima and double sums stay in registers and whose exps stay in L1;
+ * dense rows take vector maximum, exp-sum and scale passes; rows of up to 128 elements
+ * (ACCURATE / FAST, alpha 1, beta 0: NHWC CHANNEL) run eight at a time, each pass over the
+ * eight rows independent across rows. LANES LOG forward stays the C; the backward (alpha 1,
+ * beta 0) restates the C's passes. */
+#define SMX_Y __attribute__((target("avx2,fma")))
+#define SMX_YI static inline __attribute__((always_inline)) SMX_Y
+#define SMX_YNV 4 /* vectors per LANES sub-block (even: a 64-byte line is two vectors) */
+
+/* fd_vexpf_poly on 8 lanes. */
+SMX_YI __m256 smx_y_poly(__m256 r)
+{
+    __m256 p = _mm256_set1_ps(0x1.6a244ap-10f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0x1.1239d4p-7f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0x1.5558f2p-5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0x1.555492p-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0x1.fffffcp-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    return _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+}
+
+/* p times the power of two held in t's low nine bits (fd_vexpf_neg64's shift). */
+SMX_YI __m256 smx_y_scale2(__m256 p, __m256 t)
+{
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
+}
+
+/* fd_vexpf_diff64(x, m) on 8 lanes; nm = -m. err & (s >= -128) is the C's select (+0 where it
+ * is off: r + 0 = r up to a zero's sign, which the polynomial maps to 1 either way). */
+SMX_YI __m256 smx_y_exp64(__m256 x, __m256 m, __m256 nm)
+{
+    const __m256 shift = _mm256_set1_ps(0x1.8p23f + 191.0f);
+    __m256 s = _mm256_sub_ps(x, m);
+    __m256 bb = _mm256_sub_ps(s, x);
+    __m256 err = _mm256_add_ps(_mm256_sub_ps(x, _mm256_sub_ps(s, bb)), _mm256_sub_ps(nm, bb));
+    err = _mm256_and_ps(_mm256_cmp_ps(s, _mm256_set1_ps(-128.0f), _CMP_GE_OQ), err);
+    __m256 sc = _mm256_max_ps(_mm256_set1_ps(-104.0f), s); /* s < -104 ? -104 : s, NaN kept */
+    __m256 t = _mm256_fmadd_ps(sc, _mm256_set1_ps(0x1.715476p0f), shift);
+    __m256 k = _mm256_sub_ps(t, shift);
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0x1.62e400p-1f), sc);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0x1.7f7d1cp-20f), r);
+    r = _mm256_add_ps(r, err);
+    return smx_y_scale2(smx_y_poly(r), t);
+}
+
+/* fd_vexpf_piv64 on 8 lanes. */
+SMX_YI __m256 smx_y_piv64(__m256 x, __m256 lo, __m256 shr)
+{
+    __m256 xc = _mm256_max_ps(lo, x); /* lo > x ? lo : x, NaN x kept */
+    __m256 t = _mm256_fmadd_ps(xc, _mm256_set1_ps(0x1.715476p0f), shr);
+    __m256 k = _mm256_sub_ps(t, shr);
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0x1.62e400p-1f), xc);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0x1.7f7d1cp-20f), r);
+    return smx_y_scale2(smx_y_poly(r), t);
+}
+
+/* smx_ep on 8 lanes (smx_zep's rule): pv all-ones where a lane takes fd_vexpf_piv64; mode 1:
+ * every valid lane does, 0: none, 2: some (both computed and blended). */
+typedef struct {
+    __m256 m, nm, lo, shr, pv;
+    int mode;
+} smx_yep_t;
+
+SMX_YI smx_yep_t smx_yep(__m256 m, __m256 varied, int valid)
+{
+    const __m256 shift = _mm256_set1_ps(0x1.8p23f);
+    smx_yep_t e;
+    e.m = m;
+    e.nm = _mm256_xor_ps(m, _mm256_set1_ps(-0.0f));
+    e.pv = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(m, _mm256_set1_ps(-64.0f), _CMP_GE_OQ),
+                                       _mm256_cmp_ps(m, _mm256_set1_ps(128.0f), _CMP_LE_OQ)),
+                         varied);
+    __m256 km = _mm256_sub_ps(_mm256_fmadd_ps(m, _mm256_set1_ps(0x1.715476p0f), shift), shift);
+    e.lo = _mm256_sub_ps(m, _mm256_set1_ps(110.0f));
+    e.shr = _mm256_sub_ps(_mm256_set1_ps(0x1.8p23f + 191.0f), km);
+    const int v = _mm256_movemask_ps(e.pv) & valid;
+    e.mode = v == valid ? 1 : v == 0 ? 0 : 2;
+    return e;
+}
+
+/* A row's: smx_ep's choice in every lane. */
+SMX_YI smx_yep_t smx_yep_row(const smx_ep_t *c)
+{
+    smx_yep_t e;
+    e.m = _mm256_set1_ps(c->m);
+    e.nm = _mm256_set1_ps(-c->m);
+    e.lo = _mm256_set1_ps(c->lo);
+    e.shr = _mm256_set1_ps(c->shr);
+    e.pv = _mm256_setzero_ps();
+    e.mode = c->piv;
+    return e;
+}
+
+/* smx_y_e for a known mode (1: every lane fd_vexpf_piv64; else by e->mode), so that loops over
+ * rows whose lanes all take fd_vexpf_piv64 carry no test. */
+SMX_YI __m256 smx_y_em(const int piv, const smx_yep_t *e, __m256 x)
+{
+    if (piv || e->mode == 1)
+        return smx_y_piv64(x, e->lo, e->shr);
+    __m256 o = smx_y_exp64(x, e->m, e->nm);
+    if (e->mode == 2)
+        o = _mm256_blendv_ps(o, smx_y_piv64(x, e->lo, e->shr), e->pv);
+    return o;
+}
+
+SMX_YI __m256 smx_y_e(const smx_yep_t *e, __m256 x)
+{
+    return smx_y_em(0, e, x);
+}
+
+/* The lane mask of k (bit l: lane l) as a vector for maskload / maskstore. */
+SMX_YI __m256i smx_y_mask(int k)
+{
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    __m256i b = _mm256_and_si256(_mm256_set1_epi32(k), bit);
+    return _mm256_cmpeq_epi32(b, bit);
+}
+
+/* 8 floats at p under mask k (zero elsewhere): a plain load when k is full. */
+SMX_YI __m256 smx_y_ld(int k, const float *p)
+{
+    return k == 0xff ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, smx_y_mask(k));
+}
+
+SMX_YI void smx_y_st(float *p, int k, __m256 v)
+{
+    if (k == 0xff)
+        _mm256_storeu_ps(p, v);
+    else if (k)
+        _mm256_maskstore_ps(p, smx_y_mask(k), v);
+}
+
+/* lo += (double) lanes 0-3 of a + b, hi += lanes 4-7 (smx_acc's pairs). */
+SMX_YI void smx_y_acc2(__m256d *lo, __m256d *hi, __m256 a, __m256 b)
+{
+    __m256 q = _mm256_add_ps(a, b);
+    *lo = _mm256_add_pd(*lo, _mm256_cvtps_pd(_mm256_castps256_ps128(q)));
+    *hi = _mm256_add_pd(*hi, _mm256_cvtps_pd(_mm256_extractf128_ps(q, 1)));
+}
+
+/* Channels c and c + 1 (TWO; else c alone) of the exp pass of smx_y_lanes_nv: exps (into eb)
+ * and their sums in float, then in double; PIV 1 when every lane takes fd_vexpf_piv64. */
+SMX_YI void smx_y_lanes_pair(const int PIV, const int TWO, const int NV, const float *x,
+                             const float *y, int64_t c, int64_t rst, const int *mk, int64_t pf,
+                             int nt, const smx_yep_t *ep, __m256d *sm, float *restrict eb)
+{
+    const float *xr = x + c * rst;
+    for (int v = 0; v < NV; v += 2) { /* the next unit's lines (smx_z_lanes_nv) */
+        __builtin_prefetch(xr + pf + 8 * v, 0, 2);
+        if (TWO)
+            __builtin_prefetch(xr + rst + pf + 8 * v, 0, 2);
+        if (!nt) {
+            __builtin_prefetch(y + c * rst + pf + 8 * v, 1, 2);
+            if (TWO)
+                __builtin_prefetch(y + (c + 1) * rst + pf + 8 * v, 1, 2);
+        }
+    }
+    __m256 e[4], e1[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) {
+        e[v] = smx_y_em(PIV, &ep[v], smx_y_ld(mk[v], xr + 8 * v));
+        e1[v] =
+            TWO ? smx_y_em(PIV, &ep[v], smx_y_ld(mk[v], xr + rst + 8 * v)) : _mm256_setzero_ps();
+    }
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) {
+        if (eb) {
+            _mm256_store_ps(eb + (c * NV + v) * 8, e[v]);
+            if (TWO)
+                _mm256_store_ps(eb + ((c + 1) * NV + v) * 8, e1[v]);
+        }
+        smx_y_acc2(&sm[2 * v], &sm[2 * v + 1], e[v], e1[v]);
+    }
+}
+
+/* The exp pass of smx_y_lanes_nv (channels in pairs, as smx_fwd_lanes). */
+SMX_YI void smx_y_lanes_exps(const int PIV, const int NV, const float *x, const float *y,
+                             int64_t len, int64_t rst, const int *mk, int64_t pf, int nt,
+                             const smx_yep_t *ep, __m256d *sm, float *restrict eb)
+{
+    int64_t c = 0;
+    for (; c + 1 < len; c += 2)
+        smx_y_lanes_pair(PIV, 1, NV, x, y, c, rst, mk, pf, nt, ep, sm, eb);
+    if (c < len)
+        smx_y_lanes_pair(PIV, 0, NV, x, y, c, rst, mk, pf, nt, ep, sm, eb);
+}
+
+/* The maximum pass of smx_y_lanes_nv (FULL: every mask whole). */
+SMX_YI void smx_y_lanes_max(const int FULL, const int NV, const float *x, int64_t len, int64_t rst,
+                            const int *mk, __m256 *mx, __m256 *mn)
+{
+    for (int64_t c = 0; c < len; c++) {
+        const float *xr = x + c * rst;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            __m256 a = FULL ? _mm256_loadu_ps(xr + 8 * v) : smx_y_ld(mk[v], xr + 8 * v);
+            mx[v] = _mm256_max_ps(a, mx[v]);
+            mn[v] = _mm256_min_ps(a, mn[v]);
+        }
+    }
+}
+
+/* NV vectors of lanes (masks mk) of a LANES unit, ACCURATE / FAST: smx_fwd_lanes for those
+ * lanes (smx_z_lanes_nv's plan). pf: the distance to the next unit's lanes; eb: len * 8 NV
+ * floats or NULL (exps computed twice); al: vectors whose 64-byte line is wholly in the
+ * sub-block are streamed (the frame starts a line: smx_z_shift). */
+SMX_YI void smx_y_lanes_nv(const int NV, const float *x, float *y, int64_t len, int64_t rst,
+                           const int *mk, int64_t pf, int nt, int al, double alpha, double beta,
+                           float *restrict eb)
+{
+    const int beta_nz = beta != 0.0;
+    __m256 mx[4], mn[4];
+    smx_yep_t ep[4];
+    for (int v = 0; v < NV; v++)
+        mx[v] = _mm256_set1_ps(-INFINITY), mn[v] = _mm256_set1_ps(INFINITY);
+    int full = 1; /* every vector whole (the common case): plain loads and stores, no tests */
+    for (int v = 0; v < NV; v++)
+        full &= mk[v] == 0xff;
+    /* a NaN is skipped by the maximum (max(NaN, m) = m), but its exp is NaN: the lane is NaN */
+    if (full)
+        smx_y_lanes_max(1, NV, x, len, rst, mk, mx, mn);
+    else
+        smx_y_lanes_max(0, NV, x, len, rst, mk, mx, mn);
+    for (int v = 0; v < NV; v++)
+        ep[v] = smx_yep(mx[v], _mm256_cmp_ps(mn[v], mx[v], _CMP_LT_OQ), mk[v]);
+    __m256d sm[8];
+    for (int v = 0; v < 2 * NV; v++)
+        sm[v] = _mm256_setzero_pd();
+    int all = 1; /* every lane takes fd_vexpf_piv64 (the common case): no per-vector test */
+    for (int v = 0; v < NV; v++)
+        all &= ep[v].mode == 1;
+    if (all)
+        smx_y_lanes_exps(1, NV, x, y, len, rst, mk, pf, nt, ep, sm, eb);
+    else
+        smx_y_lanes_exps(0, NV, x, y, len, rst, mk, pf, nt, ep, sm, eb);
+    __m256 inv[4];
+    double f[32];
+    for (int v = 0; v < NV; v++) {
+        const __m256d k64 = _mm256_set1_pd(0x1p-64);
+        __m256d f0 = _mm256_div_pd(k64, _mm256_mul_pd(sm[2 * v], k64));
+        __m256d f1 = _mm256_div_pd(k64, _mm256_mul_pd(sm[2 * v + 1], k64));
+        inv[v] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(f0)),
+                                      _mm256_cvtpd_ps(f1), 1);
+        _mm256_storeu_pd(f + 8 * v, f0);
+        _mm256_storeu_pd(f + 8 * v + 4, f1);
+    }
+    const int plain = alpha == 1.0 && !beta_nz;
+    int st[4]; /* vectors streamed: full, with their line's other half full */
+    for (int v = 0; v < NV; v++)
+        st[v] = al && mk[v] == 0xff && (v ^ 1) < NV && mk[v ^ 1] == 0xff;
+    for (int64_t c = 0; c < len; c++) {
+        const float *xr = x + c * rst;
+        float *yr = y + c * rst;
+        __m256 e[4];
+        if (eb)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                e[v] = _mm256_load_ps(eb + (c * NV + v) * 8);
+        else
+            for (int v = 0; v < NV; v++)
+                e[v] = smx_y_e(&ep[v], smx_y_ld(mk[v], xr + 8 * v));
+        if (plain && full && al && NV % 2 == 0) { /* every line whole: streamed */
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                _mm256_stream_ps(yr + 8 * v, _mm256_mul_ps(e[v], inv[v]));
+        } else if (plain && full && !al) {
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                _mm256_storeu_ps(yr + 8 * v, _mm256_mul_ps(e[v], inv[v]));
+        } else if (plain) {
+            for (int v = 0; v < NV; v++) {
+                __m256 o = _mm256_mul_ps(e[v], inv[v]);
+                if (st[v])
+                    _mm256_stream_ps(yr + 8 * v, o);
+                else
+                    smx_y_st(yr + 8 * v, mk[v], o);
+            }
+        } else {
+            float eo[32];
+            for (int v = 0; v < NV; v++)
+                _mm256_storeu_ps(eo + 8 * v, e[v]);
+            for (int p = 0; p < 8 * NV; p++)
+                if (mk[p / 8] >> (p % 8) & 1)
+                    SMX_BLEND(yr[p], (double)eo[p] * f[p], alpha, beta);
+        }
+    }
+}
+
+/* A LANES unit of w lanes, ACCURATE / FAST (smx_z_fwd_lanes with 8-lane vectors). */
+SMX_Y static void smx_y_fwd_lanes(const float *x, float *y, int64_t len, int64_t rst, int w, int nt,
+                                  double alpha, double beta, float *restrict ebuf)
+{
+    float *eb = len * 16 <= SMX_CACHE ? ebuf : NULL;
+    const int nvmax = !eb || len * 32 <= SMX_CACHE ? SMX_YNV : 2;
+    int al = nt && (uintptr_t)y % 4 == 0 && rst % 16 == 0;
+    const int sh = al ? (int)((uintptr_t)y / 4 % 16) : 0;
+    const int64_t hi = sh + (int64_t)w;
+    for (int64_t f0 = 0; f0 < hi; f0 += 8 * nvmax) {
+        int nv = (int)((hi - f0 + 7) / 8);
+        nv = nv < nvmax ? nv : nvmax;
+        int mk[4];
+        for (int v = 0; v < nv; v++) {
+            int64_t s0 = f0 + 8 * v, a = sh - s0, b = hi - s0;
+            a = a < 0 ? 0 : a;
+            b = b > 8 ? 8 : b;
+            mk[v] = ((1 << b) - 1) & ~((1 << a) - 1);
+        }
+        const float *xs = x - sh + f0;
+        float *ys = y - sh + f0;
+        switch (nv) {
+        case 4:
+            smx_y_lanes_nv(4, xs, ys, len, rst, mk, w, nt, al, alpha, beta, eb);
+            break;
+        case 3:
+            smx_y_lanes_nv(3, xs, ys, len, rst, mk, w, nt, al, alpha, beta, eb);
+            break;
+        case 2:
+            smx_y_lanes_nv(2, xs, ys, len, rst, mk, w, nt, al, alpha, beta, eb);
+            break;
+        default:
+            smx_y_lanes_nv(1, xs, ys, len, rst, mk, w, nt, al, alpha, beta, eb);
+            break;
+        }
+    }
+}
+
+/* smx_max on AVX2 (exact in any order; any NaN makes it NaN). */
+SMX_YI float smx_y_max(const float *x, int64_t n, float *mn)
+{
+    __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0, n0 = _mm256_set1_ps(INFINITY), n1 = n0;
+    __m256 nan = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+        m0 = _mm256_max_ps(a, m0);
+        m1 = _mm256_max_ps(b, m1);
+        n0 = _mm256_min_ps(a, n0);
+        n1 = _mm256_min_ps(b, n1);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+    }
+    float mb[8], nb[8];
+    _mm256_storeu_ps(mb, _mm256_max_ps(m0, m1));
+    _mm256_storeu_ps(nb, _mm256_min_ps(n0, n1));
+    int isnan_ = _mm256_movemask_ps(nan) != 0;
+    float m = mb[0], l = nb[0];
+    for (int j = 1; j < 8; j++)
+        m = mb[j] > m ? mb[j] : m, l = nb[j] < l ? nb[j] : l;
+    for (; i < n; i++) {
+        float v = x[i];
+        m = v > m ? v : m;
+        l = v < l ? v : l;
+        isnan_ |= v != v;
+    }
+    *mn = l;
+    return isnan_ ? NAN : m;
+}
+
+/* The fold of smx_fold for the 16 partial sums in a0 (0-3), a1 (4-7), a2 (8-11), a3 (12-15). */
+SMX_YI double smx_y_fold(__m256d a0, __m256d a1, __m256d a2, __m256d a3)
+{
+    __m256d a4 = _mm256_add_pd(_mm256_add_pd(a0, a2), _mm256_add_pd(a1, a3));
+    __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a4), _mm256_extractf128_pd(a4, 1));
+    return _mm_cvtsd_f64(b) + _mm_cvtsd_f64(_mm_unpackhi_pd(b, b));
+}
+
+/* smx_expsum on AVX2: element i in partial sum i % 16, pairs (i, i + 16) added in float. e, when
+ * not NULL, gets whole 32-element groups (the last one zero-padded: callers' buffers hold
+ * SMX_CACHE, a multiple of 32). */
+SMX_YI double smx_y_expsum_m(const int PIV, const float *restrict x, int64_t n, const smx_yep_t *ep,
+                             float *restrict e)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    for (int64_t i = 0; i < n; i += 32) {
+        __m256 v[4];
+        if (i + 32 <= n) {
+            /* the next row (or chunk) of a packed tensor into L2 meanwhile (smx_z_expsum) */
+            __builtin_prefetch(x + n + i, 0, 2);
+            __builtin_prefetch(x + n + i + 16, 0, 2);
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++)
+                v[j] = smx_y_em(PIV, ep, _mm256_loadu_ps(x + i + 8 * j));
+        } else { /* the last group, zero-padded */
+            for (int j = 0; j < 4; j++) {
+                int64_t left = n - i - 8 * j;
+                int k = left >= 8 ? 0xff : left <= 0 ? 0 : (1 << left) - 1;
+                __m256i km = smx_y_mask(k);
+                v[j] = _mm256_and_ps(_mm256_castsi256_ps(km),
+                                     smx_y_e(ep, _mm256_maskload_ps(x + i + 8 * j, km)));
+            }
+        }
+        if (e)
+            for (int j = 0; j < 4; j++)
+                _mm256_storeu_ps(e + i + 8 * j, v[j]);
+        smx_y_acc2(&a0, &a1, v[0], v[2]);
+        smx_y_acc2(&a2, &a3, v[1], v[3]);
+    }
+    return smx_y_fold(a0, a1, a2, a3) * 0x1p-64;
+}
+
+SMX_YI double smx_y_expsum(const float *restrict x, int64_t n, const smx_yep_t *ep,
+                           float *restrict e)
+{
+    return ep->mode == 1 ? smx_y_expsum_m(1, x, n, ep, e) : smx_y_expsum_m(0, x, n, ep, e);
+}
+
+/* y = e * invf (alpha 1, beta 0; streamed when nt), else smx_scale_out. */
+SMX_YI void smx_y_scale_out(float *restrict e, float *y, int64_t n, double inv, double alpha,
+                            double beta, int nt)
+{
+    if (alpha != 1.0 || beta != 0.0 || (nt && (uintptr_t)y % 32 != 0)) {
+        smx_scale_out(e, y, n, inv, alpha, beta, nt);
+        return;
+    }
+    const __m256 iv = _mm256_set1_ps((float)inv);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 o = _mm256_mul_ps(_mm256_loadu_ps(e + i), iv);
+        if (nt)
+            _mm256_stream_ps(y + i, o);
+        else
+            _mm256_storeu_ps(y + i, o);
+    }
+    for (; i < n; i++)
+        y[i] = e[i] * (float)inv;
+}
+
+/* smx_fwd_row on AVX2 (same passes, same bits). */
+SMX_Y static void smx_y_fwd_row(const float *x, float *y, int64_t n, int is_log, double alpha,
+                                double beta, float *restrict ebuf, int nt)
+{
+    const int beta_nz = beta != 0.0;
+    float m, mn;
+    double sum, off = 0.0;
+    const int cache = n <= SMX_CACHE && !is_log;
+    if (n <= SMX_CACHE) {
+        m = smx_y_max(x, n, &mn);
+        const smx_ep_t c = smx_ep(m, mn);
+        const smx_yep_t ep = smx_yep_row(&c);
+        sum = smx_y_expsum(x, n, &ep, cache ? ebuf : NULL);
+        off = c.off;
+    } else {
+        double mm = -INFINITY;
+        sum = 0.0;
+        for (int64_t i = 0; i < n; i += SMX_CACHE) {
+            int64_t len = n - i < SMX_CACHE ? n - i : SMX_CACHE;
+            float mc = smx_y_max(x + i, len, &mn);
+            if (mc == -INFINITY)
+                continue;
+            const smx_ep_t c = smx_ep(mc, mn);
+            const smx_yep_t ep = smx_yep_row(&c);
+            double sc = smx_y_expsum(x + i, len, &ep, NULL);
+            if (c.piv)
+                sc *= exp(c.off);
+            if (mc != mc || mm != mm) {
+                mm = NAN;
+            } else if (mc > mm) {
+                sum = sum * exp(mm - mc) + sc;
+                mm = mc;
+            } else {
+                sum += sc * exp(mc - mm);
+            }
+        }
+        if (mm == -INFINITY)
+            sum = NAN;
+        m = (float)mm;
+        if (m != m)
+            sum = NAN;
+    }
+    if (is_log) {
+        const double ls = log(sum) + off, md = m;
+        if (alpha == 1.0 && !beta_nz) { /* in float: smx_log_out */
+            const __m256 mv = _mm256_set1_ps(m), lsv = _mm256_set1_ps((float)ls);
+            const float lsf = (float)ls;
+            const int st = nt && (uintptr_t)y % 32 == 0;
+            int64_t i = 0;
+            for (; i + 8 <= n; i += 8) {
+                __m256 o = _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv), lsv);
+                if (st)
+                    _mm256_stream_ps(y + i, o);
+                else
+                    _mm256_storeu_ps(y + i, o);
+            }
+            for (; i < n; i++)
+                y[i] = (x[i] - m) - lsf;
+        } else {
+            for (int64_t i = 0; i < n; i++) {
+                double v = ((double)x[i] - md) - ls;
+                SMX_BLEND(y[i], v, alpha, beta);
+            }
+        }
+    } else if (cache) {
+        smx_y_scale_out(ebuf, y, n, 0x1p-64 / sum, alpha, beta, nt);
+    } else {
+        const double inv = 0x1p-64 / sum;
+        const __m256 mv = _mm256_set1_ps(m), nm = _mm256_set1_ps(-m);
+        float b[SMX_BLK];
+        for (int64_t i = 0; i < n; i += SMX_BLK) {
+            int len = (int)(n - i < SMX_BLK ? n - i : SMX_BLK);
+            int j = 0;
+            for (; j + 8 <= len; j += 8)
+                _mm256_storeu_ps(b + j, smx_y_exp64(_mm256_loadu_ps(x + i + j), mv, nm));
+            for (; j < len; j++)
+                b[j] = fd_vexpf_diff64(x[i + j], m);
+            smx_y_scale_out(b, y + i, len, inv, alpha, beta, nt);
+        }
+    }
+}
+
+/* Eight dense rows of at most 8 NV elements (ACCURATE / FAST, alpha 1, beta 0: NHWC CHANNEL),
+ * each with smx_fwd_row's operations and sums (same bits), in passes over the eight rows
+ * (maxima; exps and partial sums; the eight divisions as two vectors; outputs) whose steps are
+ * independent across rows: one row alone is a chain of dependent steps longer than the
+ * out-of-order window (smx_z_rows16_nv). nt: y streamed; the caller only sets it when every row
+ * starts a 64-byte line and n % 16 == 0. */
+/* out[r] = the maximum (mn: minimum) of the 8 lanes of b[SMX_YSL(r)]... for the 8 rows at once:
+ * slot s holds row SMX_YSL(s) so that lane r of the result is row r (max and min are exact in
+ * any order). */
+#define SMX_YSL(s) ((s) % 2 ? 4 + (s) / 2 : (s) / 2)
+SMX_YI __m256 smx_y_mm(__m256 a, __m256 b, int mn)
+{
+    return mn ? _mm256_min_ps(a, b) : _mm256_max_ps(a, b);
+}
+
+SMX_YI __m256 smx_y_tr8(const __m256 *b, int mn)
+{
+    __m256 t[4], u[2];
+    for (int i = 0; i < 4; i++) {
+        __m256 p = b[SMX_YSL(2 * i)], q = b[SMX_YSL(2 * i + 1)];
+        t[i] = smx_y_mm(_mm256_permute2f128_ps(p, q, 0x20), _mm256_permute2f128_ps(p, q, 0x31), mn);
+    }
+    for (int i = 0; i < 2; i++)
+        u[i] = smx_y_mm(_mm256_shuffle_ps(t[2 * i], t[2 * i + 1], 0x44),
+                        _mm256_shuffle_ps(t[2 * i], t[2 * i + 1], 0xEE), mn);
+    return smx_y_mm(_mm256_shuffle_ps(u[0], u[1], 0x88), _mm256_shuffle_ps(u[0], u[1], 0xDD), mn);
+}
+
+SMX_YI void smx_y_rows8_nv(const int NV, const int FULL, const float *const *xs, float *const *ys,
+                           int64_t n, int nt)
+{
+    float eb[8][128] __attribute__((aligned(32)));
+    double db[8][4] __attribute__((aligned(32)));
+    float iv[8], m8[8], nm8[8], lo8[8], sh8[8];
+    __m256 mb[8], nb[8];
+    int mk[16], nanr = 0;
+    for (int i = 0; i < NV; i++) {
+        int64_t left = n - 8 * i;
+        mk[i] = FULL || left >= 8 ? 0xff : (1 << left) - 1;
+    }
+    const __m256 ninf = _mm256_set1_ps(-INFINITY), pinf = _mm256_set1_ps(INFINITY);
+    for (int r = 0; r < 8; r++) { /* vertical maxima (NaN flagged, as smx_max) and minima */
+        __m256 m = ninf, mn = pinf, nan = _mm256_setzero_ps();
+        for (int i = 0; i < NV; i++) {
+            __m256 a = FULL ? _mm256_loadu_ps(xs[r] + 8 * i) : smx_y_ld(mk[i], xs[r] + 8 * i);
+            if (!FULL && mk[i] != 0xff) {
+                __m256 k = _mm256_castsi256_ps(smx_y_mask(mk[i]));
+                m = _mm256_max_ps(_mm256_blendv_ps(ninf, a, k), m);
+                mn = _mm256_min_ps(_mm256_blendv_ps(pinf, a, k), mn);
+            } else {
+                m = _mm256_max_ps(a, m);
+                mn = _mm256_min_ps(a, mn);
+            }
+            nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+        }
+        mb[r] = m, nb[r] = mn;
+        nanr |= (_mm256_movemask_ps(nan) != 0) << r;
+    }
+    /* the eight rows' smx_ep at once (smx_yep's operations are smx_ep's, lane by lane); a row
+     * with a NaN gets the NaN maximum of smx_max */
+    __m256 mx = smx_y_tr8(mb, 0);
+    const __m256 mnv = smx_y_tr8(nb, 1);
+    mx = _mm256_blendv_ps(mx, _mm256_set1_ps(NAN), _mm256_castsi256_ps(smx_y_mask(nanr)));
+    const smx_yep_t e8 = smx_yep(mx, _mm256_cmp_ps(mnv, mx, _CMP_LT_OQ), 0xff);
+    const int pv = _mm256_movemask_ps(e8.pv);
+    _mm256_storeu_ps(m8, e8.m);
+    _mm256_storeu_ps(nm8, e8.nm);
+    _mm256_storeu_ps(lo8, e8.lo);
+    _mm256_storeu_ps(sh8, e8.shr);
+    for (int r = 0; r < 8; r++) {       /* exps and the row's partial sums, folded to a4 */
+        for (int i = 0; i < NV; i += 2) /* packed rows: the batch after next (smx_z_rows16_nv) */
+            __builtin_prefetch(xs[r] + 16 * n + 8 * i, 0, 3);
+        __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+        __m256 v[16];
+        if (pv >> r & 1) {
+            const __m256 lv = _mm256_set1_ps(lo8[r]), sv = _mm256_set1_ps(sh8[r]);
+#pragma GCC unroll 16
+            for (int i = 0; i < NV; i++)
+                v[i] = smx_y_piv64(
+                    FULL ? _mm256_loadu_ps(xs[r] + 8 * i) : smx_y_ld(mk[i], xs[r] + 8 * i), lv, sv);
+        } else {
+            const __m256 mv = _mm256_set1_ps(m8[r]), nm = _mm256_set1_ps(nm8[r]);
+            for (int i = 0; i < NV; i++)
+                v[i] = smx_y_exp64(smx_y_ld(mk[i], xs[r] + 8 * i), mv, nm);
+        }
+#pragma GCC unroll 16
+        for (int i = 0; i < NV; i++) {
+            if (!FULL && mk[i] != 0xff)
+                v[i] = _mm256_and_ps(_mm256_castsi256_ps(smx_y_mask(mk[i])), v[i]);
+            _mm256_store_ps(eb[r] + 8 * i, v[i]);
+        }
+        const __m256 z = _mm256_setzero_ps();
+#pragma GCC unroll 4
+        for (int g = 0; g < NV; g += 4) { /* 32-element groups: (i, i + 16) in float */
+            smx_y_acc2(&a0, &a1, v[g], g + 2 < NV ? v[g + 2] : z);
+            if (g + 1 < NV)
+                smx_y_acc2(&a2, &a3, v[g + 1], g + 3 < NV ? v[g + 3] : z);
+        }
+        _mm256_store_pd(db[r], _mm256_add_pd(_mm256_add_pd(a0, a2), _mm256_add_pd(a1, a3)));
+    }
+    for (int h = 0; h < 2; h++) { /* rows 4h .. 4h + 3: b = a4[0..1] + a4[2..3], b0 + b1 */
+        __m256d p0 = _mm256_load_pd(db[4 * h]), p1 = _mm256_load_pd(db[4 * h + 1]);
+        __m256d p2 = _mm256_load_pd(db[4 * h + 2]), p3 = _mm256_load_pd(db[4 * h + 3]);
+        __m256d b01 = _mm256_add_pd(_mm256_permute2f128_pd(p0, p1, 0x20),
+                                    _mm256_permute2f128_pd(p0, p1, 0x31));
+        __m256d b23 = _mm256_add_pd(_mm256_permute2f128_pd(p2, p3, 0x20),
+                                    _mm256_permute2f128_pd(p2, p3, 0x31));
+        __m256d s = _mm256_hadd_pd(b01, b23); /* rows 0, 2, 1, 3 of the four */
+        const __m256d k64 = _mm256_set1_pd(0x1p-64);
+        __m256d q = _mm256_div_pd(k64, _mm256_mul_pd(s, k64));
+        __m128 qf = _mm256_cvtpd_ps(q);
+        float t[4];
+        _mm_storeu_ps(t, qf);
+        iv[4 * h] = t[0], iv[4 * h + 1] = t[2], iv[4 * h + 2] = t[1], iv[4 * h + 3] = t[3];
+    }
+    for (int r = 0; r < 8; r++) {
+        const __m256 ivr = _mm256_set1_ps(iv[r]);
+#pragma GCC unroll 16
+        for (int i = 0; i < NV; i++) {
+            __m256 o = _mm256_mul_ps(_mm256_load_ps(eb[r] + 8 * i), ivr);
+            if (nt)
+                _mm256_stream_ps(ys[r] + 8 * i, o);
+            else if (FULL)
+                _mm256_storeu_ps(ys[r] + 8 * i, o);
+            else
+                smx_y_st(ys[r] + 8 * i, mk[i], o);
+        }
+    }
+}
+
+__attribute__((noinline)) SMX_Y static void smx_y_rows8(const float *const *xs, float *const *ys,
+                                                        int64_t n, int nt)
+{
+    switch ((n + 7) / 8) {
+#define SMX_Y_R8(nv)                                                                               \
+    case nv:                                                                                       \
+        if (n % 8 == 0)                                                                            \
+            smx_y_rows8_nv(nv, 1, xs, ys, n, nt);                                                  \
+        else                                                                                       \
+            smx_y_rows8_nv(nv, 0, xs, ys, n, nt);                                                  \
+        break;
+        SMX_Y_R8(1)
+        SMX_Y_R8(2)
+        SMX_Y_R8(3)
+        SMX_Y_R8(4)
+        SMX_Y_R8(5)
+        SMX_Y_R8(6)
+        SMX_Y_R8(7)
+        SMX_Y_R8(8)
+        SMX_Y_R8(9)
+        SMX_Y_R8(10)
+        SMX_Y_R8(11)
+        SMX_Y_R8(12)
+        SMX_Y_R8(13)
+        SMX_Y_R8(14)
+        SMX_Y_R8(15)
+    default:
+        if (n % 8 == 0)
+            smx_y_rows8_nv(16, 1, xs, ys, n, nt);
+        else
+            smx_y_rows8_nv(16, 0, xs, ys, n, nt);
+        break;
+#undef SMX_Y_R8
+    }
+}
+
+SMX_Y static void smx_fwd_unit_y(const smx_plan_t *s, const fd_softmax_fwd_args_t *a, int is_log,
+                                 int64_t u)
+{
+    float ebuf[SMX_CACHE] __attribute__((aligned(32)));
+    const float *x = a->x;
+    float *y = a->y;
+    if (s->kind == SMX_ROWS) {
+        int64_t o1 = (u + 1) * s->per < s->outer ? (u + 1) * s->per : s->outer, o = u * s->per;
+        const int nt = s->nt;
+        if (!is_log && a->alpha == 1.0 && a->beta == 0.0 && s->len <= 128) {
+            const float *xs[8];
+            float *ys[8];
+            int64_t off[8];
+            for (; o + 8 <= o1; o += 8) {
+                smx_outer_offs(s, o, 8, off);
+                for (int r = 0; r < 8; r++)
+                    xs[r] = x + off[r], ys[r] = y + off[r];
+                smx_y_rows8(xs, ys, s->len, nt);
+            }
+        }
+        for (; o < o1; o++) {
+            int64_t off = smx_outer_off(s, o);
+            smx_y_fwd_row(x + off, y + off, s->len, is_log, a->alpha, a->beta, ebuf, nt);
+        }
+    } else if (is_log) {
+        smx_fwd_unit(s, a, is_log, u);
+        return;
+    } else {
+        int64_t o = u / s->per, p0 = (u % s->per) * s->w;
+        int w = (int)(s->lanes - p0 < s->w ? s->lanes - p0 : s->w);
+        int64_t off = smx_outer_off(s, o) + p0;
+        smx_y_fwd_lanes(x + off, y + off, s->len, s->rst, w, s->nt, a->alpha, a->beta, ebuf);
+    }
+    if (s->nt)
+        _mm_sfence();
+}
+
+/* fd_vexpf on 8 lanes (the backward LOG's exp(y)): the clamps, the reduction and the two-factor
+ * 2^k of fd_vexpf_m / fd_vexpf_core, operation for operation (the + lo of a zero lo is kept:
+ * it turns a -0 r into +0, which the polynomial maps to 1 either way). */
+SMX_YI __m256 smx_y_expf(__m256 x)
+{
+    const __m256 shift = _mm256_set1_ps(0x1.8p23f);
+    __m256 xc = _mm256_max_ps(_mm256_set1_ps(-104.0f), x); /* x < -104 ? -104 : x, NaN kept */
+    xc = _mm256_min_ps(_mm256_set1_ps(89.0f), xc);         /* xc > 89 ? 89 : xc, NaN kept */
+    __m256 t = _mm256_fmadd_ps(xc, _mm256_set1_ps(0x1.715476p0f), shift);
+    __m256 k = _mm256_sub_ps(t, shift);
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0x1.62e400p-1f), xc);
+    r = _mm256_add_ps(_mm256_fnmadd_ps(k, _mm256_set1_ps(0x1.7f7d1cp-20f), r), _mm256_setzero_ps());
+    __m256 p = smx_y_poly(r);
+    __m256i ki = _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(0x4B400000));
+    __m256i k1 = _mm256_srai_epi32(ki, 1), k2 = _mm256_sub_epi32(ki, k1);
+    const __m256i b127 = _mm256_set1_epi32(127);
+    __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, b127), 23));
+    __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, b127), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+/* (double) lanes 0-3 and 4-7 of a. */
+SMX_YI __m256d smx_y_dlo(__m256 a)
+{
+    return _mm256_cvtps_pd(_mm256_castps256_ps128(a));
+}
+
+SMX_YI __m256d smx_y_dhi(__m256 a)
+{
+    return _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
+}
+
+/* (float)((double)y * ((double)g - s)) for 8 lanes (the ACCURATE backward, alpha 1, beta 0). */
+SMX_YI __m256 smx_y_bacc(__m256 y, __m256 g, __m256d slo, __m256d shi)
+{
+    __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(smx_y_dlo(y), _mm256_sub_pd(smx_y_dlo(g), slo)));
+    __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(smx_y_dhi(y), _mm256_sub_pd(smx_y_dhi(g), shi)));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+}
+
+/* smx_bwd_row on AVX2 for alpha 1, beta 0 (same sums, same bits; others: the C). */
+SMX_Y static void smx_y_bwd_row(const float *y, const float *g, float *dx, int64_t n, int is_log,
+                                double alpha, double beta)
+{
+    if (alpha != 1.0 || beta != 0.0) {
+        smx_bwd_row(y, g, dx, n, is_log, alpha, beta);
+        return;
+    }
+    /* element i in partial sum i % 16: a0 0-3, a1 4-7, a2 8-11, a3 12-15 (masked lanes add
+     * +0, which leaves a sum unchanged: no sum is -0) */
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    for (int64_t i = 0; i < n; i += 16) {
+        __m256 g0, g1, y0 = _mm256_setzero_ps(), y1 = y0;
+        if (i + 16 <= n) {
+            g0 = _mm256_loadu_ps(g + i), g1 = _mm256_loadu_ps(g + i + 8);
+            if (!is_log)
+                y0 = _mm256_loadu_ps(y + i), y1 = _mm256_loadu_ps(y + i + 8);
+        } else {
+            int64_t l0 = n - i, l1 = n - i - 8;
+            const int k0 = l0 >= 8 ? 0xff : (1 << l0) - 1, k1 = l1 <= 0 ? 0 : (1 << l1) - 1;
+            g0 = smx_y_ld(k0, g + i), g1 = smx_y_ld(k1, g + i + 8);
+            if (!is_log)
+                y0 = smx_y_ld(k0, y + i), y1 = smx_y_ld(k1, y + i + 8);
+        }
+        if (is_log) {
+            a0 = _mm256_add_pd(a0, smx_y_dlo(g0)), a1 = _mm256_add_pd(a1, smx_y_dhi(g0));
+            a2 = _mm256_add_pd(a2, smx_y_dlo(g1)), a3 = _mm256_add_pd(a3, smx_y_dhi(g1));
+        } else {
+            a0 = _mm256_add_pd(a0, _mm256_mul_pd(smx_y_dlo(g0), smx_y_dlo(y0)));
+            a1 = _mm256_add_pd(a1, _mm256_mul_pd(smx_y_dhi(g0), smx_y_dhi(y0)));
+            a2 = _mm256_add_pd(a2, _mm256_mul_pd(smx_y_dlo(g1), smx_y_dlo(y1)));
+            a3 = _mm256_add_pd(a3, _mm256_mul_pd(smx_y_dhi(g1), smx_y_dhi(y1)));
+        }
+    }
+    const double sum = smx_y_fold(a0, a1, a2, a3);
+    int64_t i = 0;
+    if (is_log) { /* dx = fmaf(-exp(y), (float)sum, dy): smx_bwd_row */
+        const __m256 sf = _mm256_set1_ps((float)sum);
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(dx + i, _mm256_fnmadd_ps(smx_y_expf(_mm256_loadu_ps(y + i)), sf,
+                                                      _mm256_loadu_ps(g + i)));
+        for (; i < n; i++)
+            dx[i] = fmaf(-fd_vexpf(y[i]), (float)sum, g[i]);
+    } else {
+        const __m256d sv = _mm256_set1_pd(sum);
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(dx + i,
+                             smx_y_bacc(_mm256_loadu_ps(y + i), _mm256_loadu_ps(g + i), sv, sv));
+        for (; i < n; i++)
+            dx[i] = (float)((double)y[i] * ((double)g[i] - sum));
+    }
+}
+
+/* smx_bwd_lanes on AVX2 for alpha 1, beta 0 (each lane's sum in canonical order, as the C;
+ * others: the C). */
+SMX_Y static void smx_y_bwd_lanes(const float *y, const float *g, float *dx, int64_t len,
+                                  int64_t rst, int w, int is_log, double alpha, double beta, int nt)
+{
+    if (alpha != 1.0 || beta != 0.0) {
+        smx_bwd_lanes(y, g, dx, len, rst, w, is_log, alpha, beta, nt);
+        return;
+    }
+    double sum[SMX_WB] __attribute__((aligned(32)));
+    float ob[SMX_WB] __attribute__((aligned(32)));
+    const int wv = w / 8 * 8, kt = (1 << (w - wv)) - 1; /* whole vectors, the tail's mask */
+    for (int p = 0; p < w; p += 4)
+        _mm256_store_pd(sum + p, _mm256_setzero_pd());
+    for (int64_t c = 0; c < len; c++) {
+        const float *yr = y + c * rst, *gr = g + c * rst;
+        smx_bwd_prefetch(yr, gr, dx + c * rst, w, is_log, nt);
+        for (int p = 0; p < w; p += 8) {
+            const int k = p < wv ? 0xff : kt;
+            __m256 gv = smx_y_ld(k, gr + p);
+            __m256d lo = smx_y_dlo(gv), hi = smx_y_dhi(gv);
+            if (!is_log) {
+                __m256 yv = smx_y_ld(k, yr + p);
+                lo = _mm256_mul_pd(lo, smx_y_dlo(yv));
+                hi = _mm256_mul_pd(hi, smx_y_dhi(yv));
+            }
+            _mm256_store_pd(sum + p, _mm256_add_pd(_mm256_load_pd(sum + p), lo));
+            _mm256_store_pd(sum + p + 4, _mm256_add_pd(_mm256_load_pd(sum + p + 4), hi));
+        }
+    }
+    float sf[SMX_WB] __attribute__((aligned(32)));
+    if (is_log)
+        for (int p = 0; p < w; p += 8)
+            _mm256_store_ps(sf + p,
+                            _mm256_insertf128_ps(
+                                _mm256_castps128_ps256(_mm256_cvtpd_ps(_mm256_load_pd(sum + p))),
+                                _mm256_cvtpd_ps(_mm256_load_pd(sum + p + 4)), 1));
+    for (int64_t c = 0; c < len; c++) {
+        const float *yr = y + c * rst, *gr = g + c * rst;
+        float *dr = dx + c * rst, *o = nt ? ob : dr;
+        for (int p = 0; p < w; p += 8) {
+            const int k = p < wv ? 0xff : kt;
+            __m256 yv = smx_y_ld(k, yr + p), gv = smx_y_ld(k, gr + p), r;
+            if (is_log)
+                r = _mm256_fnmadd_ps(smx_y_expf(yv), _mm256_load_ps(sf + p), gv);
+            else
+                r = smx_y_bacc(yv, gv, _mm256_load_pd(sum + p), _mm256_load_pd(sum + p + 4));
+            if (nt)
+                _mm256_store_ps(ob + p, r);
+            else
+                smx_y_st(o + p, k, r);
+        }
+        if (nt)
+            fd_cpu_stream(dr, ob, (size_t)w * sizeof(float));
+    }
+}
+
+SMX_Y static void smx_bwd_unit_y(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_log,
+                                 int64_t u)
+{
+    smx_bwd_unit_k(s, a, is_log, u, smx_y_bwd_row, smx_y_bwd_lanes);
+}
+
+/* 0 when FREEDNN_CPU_SMX_AVX2_C=1: the AVX2 level runs the C above instead of the smx_y_
+ * kernels (the tests compare their bits). */
+static int smx_y_on(void)
+{
+    const char *c = getenv("FREEDNN_CPU_SMX_AVX2_C");
+    return !c || strcmp(c, "1") != 0;
+}
 #endif
 
 /* 2 AVX-512, 1 AVX2 + FMA, 0 neither: then the f32 path is not taken (without a vector FMA
@@ -1987,7 +2909,7 @@ static int smx_fwd(const smx_plan_t *s, const fd_softmax_fwd_args_t *a, int is_l
     int isa = smx_isa();
     if (isa == 0)
         return 0;
-    smx_fwd_fn fn = isa == 2 ? smx_fwd_unit_z : smx_fwd_unit_avx2;
+    smx_fwd_fn fn = isa == 2 ? smx_fwd_unit_z : smx_y_on() ? smx_fwd_unit_y : smx_fwd_unit_avx2;
 #pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && s->units > 1)
     for (int64_t u = 0; u < s->units; u++)
         fn(s, a, is_log, u);
@@ -2004,7 +2926,9 @@ static int smx_bwd(const smx_plan_t *s, const fd_softmax_bwd_args_t *a, int is_l
     int isa = smx_isa();
     if (isa == 0)
         return 0;
-    smx_bwd_fn fn = isa == 2 ? smx_bwd_unit_avx512 : smx_bwd_unit_avx2;
+    smx_bwd_fn fn = isa == 2     ? smx_bwd_unit_avx512
+                    : smx_y_on() ? smx_bwd_unit_y
+                                 : smx_bwd_unit_avx2;
 #pragma omp parallel for schedule(static) if (s->n >= FD_CPU_PAR_MIN && s->units > 1)
     for (int64_t u = 0; u < s->units; u++)
         fn(s, a, is_log, u);

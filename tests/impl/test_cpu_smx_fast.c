@@ -51,6 +51,9 @@
  * The sixteen-row batches of register rows (2026-12-01) have cases for every vector count
  * (rows of 16 to 128 elements, full and partial last vectors), 35 rows and 42 NHWC positions,
  * in place too; held to the same bounds and to bit equality with the AVX2 run.
+ * The AVX2 forward kernels (2026-12-04: smx_y_ in softmax_cpu.c) must give the bits of the C
+ * they restate: every case also runs FREEDNN_CPU_ISA=avx2 with FREEDNN_CPU_SMX_AVX2_C=1 (the C
+ * compiled for AVX2, one thread) and compares it with the avx2 run.
  */
 #define _GNU_SOURCE
 #include "memops_case.h"
@@ -136,6 +139,19 @@ static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_
                                            &b32, xd, out[r]));
         }
         unsetenv("FREEDNN_CPU_ISA");
+        /* the AVX2 level's C (FREEDNN_CPU_SMX_AVX2_C=1): the smx_y_ kernels must give its bits */
+        float *oc = align_out ? aligned_alloc(64, (xb + 63) / 64 * 64) : malloc(xb);
+        memcpy(oc, inplace ? (dir ? dy : x) : init, xb);
+        setenv("FREEDNN_CPU_ISA", "avx2", 1);
+        setenv("FREEDNN_CPU_SMX_AVX2_C", "1", 1);
+        set_threads(1);
+        if (dir == 0)
+            CHECK(cudnnSoftmaxForward(h_cpu, algo, mode, &a32, xd, inplace ? oc : x, &b32, xd, oc));
+        else
+            CHECK(cudnnSoftmaxBackward(h_cpu, algo, mode, &a32, xd, yv, xd, inplace ? oc : dy, &b32,
+                                       xd, oc));
+        unsetenv("FREEDNN_CPU_SMX_AVX2_C");
+        unsetenv("FREEDNN_CPU_ISA");
         cases++;
         for (int r = 2; r < NRUN; r++)
             if (!same_bits(CUDNN_DATA_FLOAT, out[r == 3 ? 0 : 1], out[r], xb)) {
@@ -144,6 +160,12 @@ static void test_case(int nb, const int *dim, layout_t l, cudnnSoftmaxAlgorithm_
                         dir ? "bwd" : "fwd", r, r == 3 ? "ref" : "cpu run 1");
                 break;
             }
+        if (!same_bits(CUDNN_DATA_FLOAT, out[2], oc, xb)) {
+            failures++;
+            fprintf(stderr, "FAIL %s %s: the AVX2 run differs from the AVX2 C run\n", what,
+                    dir ? "bwd" : "fwd");
+        }
+        free(oc);
         const int exact = fillk == 2 && (dir == 0 || algo != CUDNN_SOFTMAX_LOG);
         const int is_log = algo == CUDNN_SOFTMAX_LOG;
         /* per-row sums for the backward bounds */
