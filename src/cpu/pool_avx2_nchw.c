@@ -35,7 +35,17 @@
  *   0.0 + q), else in double.
  * Units are planes (groups of PA_GROUP), fixed by the problem: the bits do not depend on
  * OMP_NUM_THREADS. Stack buffers only; rows are read and written only inside their extents
- * (border vectors are assembled lane by lane).
+ * (vectors that reach past a row border load under a mask and blend the fill in: a vector
+ * assembled in memory stalled store forwarding, 3x3 / 2 max forward 20 -> 5 ms).
+ * Stride-2 taps come from vshufps of two loads in its lane order, restored once per output
+ * vector; 3-wide max windows and 2-wide average windows at stride 2 load each pair once.
+ * Measured (2026-12-04, 2-core Zen 3 VM shared with other builds, so one thread, n8c64h112w112,
+ * min of 10, main -> here): 3x3 / 2 max forward 7.9 -> 2.4 ms, backward 84 -> 6.9; 2x2 / 2
+ * average forward 7.5 -> 2.4, backward 22 -> 1.8; 3x3 / 1 pad 1 average forward 34 -> 9.4,
+ * backward 144 -> 8.4. The stride-1 averages are bound by the double sums (9 adds of 4 lanes
+ * per 4 outputs and the loads feeding them); the correction-step quotient instead of vdivpd
+ * gained 2-4 % and streaming the dx rows (16-byte stores) lost 20-40 % at one thread, so
+ * neither is here.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off")
