@@ -36,7 +36,8 @@
  * Units are planes (groups of PA_GROUP), fixed by the problem: the bits do not depend on
  * OMP_NUM_THREADS. Stack buffers only; rows are read and written only inside their extents
  * (vectors that reach past a row border load under a mask and blend the fill in: a vector
- * assembled in memory stalled store forwarding, 3x3 / 2 max forward 20 -> 5 ms).
+ * assembled in memory stalled store forwarding: one thread, 3x3 / 2 max forward 15-24 -> 5-10
+ * ms on the loaded VM).
  * Stride-2 taps come from vshufps of two loads in its lane order, restored once per output
  * vector; 3-wide max windows and 2-wide average windows at stride 2 load each pair once.
  * Measured (2026-12-04, 2-core Zen 3 VM shared with other builds, so one thread, n8c64h112w112,
