@@ -17,7 +17,14 @@
  * NCHW, NHWC, padded rows, NHWC with padded pixels, and a layout with neither unit stride (the
  * double blocks); 1-d, 2-d and 3-d (3-d backward goes to the double blocks); alpha / beta (1, 0)
  * and (0.5, 0.25); above the threading threshold. The whole set runs again in child processes
- * with FREEDNN_CPU_ISA=avx2 and =generic, which take the double-block code instead.
+ * with FREEDNN_CPU_ISA=avx2 and =generic, which take the double-block code instead, except that
+ * FLOAT tensors with unit stride along W (NCHW, padded rows), 1-d / 2-d, strides 1 or 2 along W
+ * and pads 0 .. window - 1 take the AVX2 paths of src/cpu/pool_avx2_nchw.c with avx2 (and in
+ * the parent on a CPU without AVX-512). Those give the ref's bits in every mode (double sums in
+ * the ref's order; max backward's float sums only where no lane of a vector has more than two
+ * hits), and the avx2 child holds them to bits: ring rows of maxima and argmax codes, vectors
+ * at both row borders (masked loads), tails, the stride-2 lane order of vshufps, dx rows with
+ * one and two window rows (the 3x3 / 2 max's hit counts: F_DY's dy 2^80 apart), kw 2 to 5.
  * Stride-1 averages (the box rows: rows converted to double once, divisions as a product
  * corrected by one FMA step) and stride-2 NCHW max backward (argmax codes, dx gathered) are
  * held to the same bit identity: 3x3 and 5x5 boxes with pads 0 to 2, stride 1 along W only,

@@ -1,0 +1,866 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool_avx2_nchw.c - f32 AVX2 paths of the cpu pooling row (FD_OP_POOL_FWD / _BWD) for tensors
+ * with unit stride along W (NCHW, padded rows), 1-d and 2-d, strides 1 or 2 along W, pads
+ * 0 .. window - 1. Called by pooling_cpu.c where its AVX-512 paths decline (a CPU without
+ * AVX-512, or FREEDNN_CPU_ISA=avx2); returns 0 for everything else (other dtypes, 3-d, crop,
+ * other strides, rows beyond the stack buffers, no AVX2 / FMA, FREEDNN_CPU_ISA=generic), which
+ * the double blocks of pooling_cpu.c then compute.
+ *
+ * Results are the ref's bits for every mode (no float sums): the operations and their order are
+ * those of the ref (src/ref/pooling_ref.c), only the loop nest differs.
+ * - max forward: each input row's maxima over every output column's taps once (kx order), into
+ *   a ring of kh rows; each output row folds its rows in window order. vmaxps(v, acc) returns
+ *   acc on a tie and on a NaN v, so from -inf it is the ref's first-maximum rule (start at
+ *   -FLT_MAX, first value taken when >= it, later ones when >) after a final max with -FLT_MAX;
+ *   PROPAGATE_NAN ORs a NaN mask per lane. Padding taps read -inf (never taken).
+ * - max backward, stride 2 along W: per input row the argmax (value, tap) of every window
+ *   column, folded per output row into a code per window (ky * kw + kx, -1 for none; rows of
+ *   codes and of dy in a ring with -1 / 0 margins); each dx row is gathered from the codes of
+ *   the output rows holding it (column iw with iw + pw = 2 j + P is tap P + 2 t of window
+ *   j - t), the hits summed from +0.0 in the ref's window order (output rows ascending, then
+ *   windows ascending). With alpha 1 and beta 0, a vector whose lanes take at most two hits sums
+ *   in float: a float sum of two floats from +0.0 is their double sum rounded once (double
+ *   rounding is innocuous for one addition, 53 >= 2 * 24 + 2); otherwise the sums are double.
+ * - average forward: double sums of the taps in the ref's order (padding taps add +0.0, which
+ *   changes no sum that starts at +0.0), divided by the ref's count, blended in double, one
+ *   rounding.
+ * - average backward, stride 1 along W: each dy row's quotients dy / count in double once (a
+ *   ring of kh rows with zero margins), each dx element the double sum of its windows'
+ *   quotients in ascending (oh, ow) order, blended in double, one rounding.
+ * - average backward, 2-wide windows at stride 2 from column 0 with kh <= sh (each dx element in
+ *   at most one window): the quotient row once per output row, each value stored into both
+ *   columns; with alpha 1 and beta 0 as vdivps + 0.0f (the double quotient's float rounding is
+ *   the correctly rounded float quotient, innocuous again; + 0.0 maps -0 to +0 as the ref's
+ *   0.0 + q), else in double.
+ * Units are planes (groups of PA_GROUP), fixed by the problem: the bits do not depend on
+ * OMP_NUM_THREADS. Stack buffers only; rows are read and written only inside their extents
+ * (vectors that reach past a row border load under a mask and blend the fill in: a vector
+ * assembled in memory stalled store forwarding: one thread, 3x3 / 2 max forward 15-24 -> 5-10
+ * ms on the loaded VM).
+ * Stride-2 taps come from vshufps of two loads in its lane order, restored once per output
+ * vector; 3-wide max windows and 2-wide average windows at stride 2 load each pair once.
+ * Measured (2026-12-04, 2-core Zen 3 VM shared with other builds, so one thread, n8c64h112w112,
+ * min of 10, main -> here): 3x3 / 2 max forward 7.9 -> 2.4 ms, backward 84 -> 6.9; 2x2 / 2
+ * average forward 7.5 -> 2.4, backward 22 -> 1.8; 3x3 / 1 pad 1 average forward 34 -> 9.4,
+ * backward 144 -> 8.4. The stride-1 averages are bound by the double sums (9 adds of 4 lanes
+ * per 4 outputs and the loads feeding them); the correction-step quotient instead of vdivpd
+ * gained 2-4 % and streaming the dx rows (16-byte stores) lost 20-40 % at one thread, so
+ * neither is here.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3,fp-contract=off")
+#endif
+#include <float.h>
+#include <stdlib.h>
+
+#include "../core/pooling.h"
+#include "memop.h"
+
+int fd_pool_avx2_nchw_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
+
+#if defined(__GNUC__) && defined(__x86_64__)
+
+#include <immintrin.h>
+
+#define PA_AVX2 __attribute__((target("avx2,fma")))
+#define PA_MAXW 2048   /* columns of x / y / dy / dx rows */
+#define PA_MAXK 16     /* window rows and columns */
+#define PA_RINGF 16384 /* floats (and int32) of a max ring (64 KiB) */
+#define PA_RINGD 8192  /* doubles of the average ring (64 KiB) */
+#define PA_GROUP 4     /* planes per unit of threaded work */
+
+static int pa_isa_ok(void)
+{
+    static int state = -1; /* a benign race: every thread stores the same value */
+    if (state < 0) {
+        const char *cap = getenv("FREEDNN_CPU_ISA");
+        __builtin_cpu_init();
+        state = !(cap && strcmp(cap, "generic") == 0) && __builtin_cpu_supports("avx2") &&
+                __builtin_cpu_supports("fma");
+    }
+    return state;
+}
+
+static inline int64_t pa_max(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+static inline int64_t pa_min(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline int64_t pa_fdiv(int64_t a, int64_t b) /* floor, b > 0 */
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static int pa_is_max(const fd_pool_problem_t *p)
+{
+    return p->mode == CUDNN_POOLING_MAX || p->mode == CUDNN_POOLING_MAX_DETERMINISTIC;
+}
+
+/* The divisor factor of window o along dim d (pads >= 0): padded or readable taps per mode. */
+static double pa_cnt(const fd_pool_problem_t *p, int d, int64_t o)
+{
+    const int64_t st = o * p->stride[d] - p->pad[d], en = st + p->win[d];
+    const int64_t c = p->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                          ? pa_min(en, p->in[d] + p->pad[d]) - pa_max(st, -p->pad[d])
+                          : pa_min(en, p->in[d]) - pa_max(st, 0);
+    return (double)pa_max(0, c);
+}
+
+/* Output rows whose windows hold input row ih: [*olo, *ohi]; 0 when none. */
+static int pa_rows_of(const fd_pool_problem_t *p, int64_t ih, int64_t *olo, int64_t *ohi)
+{
+    const int64_t kh = p->win[1], sh = p->stride[1], ph = p->pad[1];
+    *olo = pa_max(0, pa_fdiv(ih + ph - kh, sh) + 1);
+    *ohi = pa_min(p->out[1] - 1, pa_fdiv(ih + ph, sh));
+    return *olo <= *ohi;
+}
+
+/* 8 floats of row[0, W) from column off, fill outside. */
+PA_AVX2 static inline __m256 pa_ld(const float *row, int64_t off, int64_t W, float fill)
+{
+    if (off >= 0 && off + 8 <= W)
+        return _mm256_loadu_ps(row + off);
+    /* a border vector: a masked load (the lanes outside are not read), no store-forwarding
+     * stall of a vector assembled in memory */
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const int64_t lo = pa_max(-1, pa_min(8, -off - 1)), hi = pa_max(0, pa_min(8, W - off));
+    const __m256i in = _mm256_and_si256(_mm256_cmpgt_epi32(iota, _mm256_set1_epi32((int)lo)),
+                                        _mm256_cmpgt_epi32(_mm256_set1_epi32((int)hi), iota));
+    return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(row + off, in),
+                            _mm256_castsi256_ps(in));
+}
+
+/* Tap kx of the 8 outputs whose windows start at column b of row[0, W) (fill outside): stride 1
+ * a plain vector; stride 2 the columns b + kx + 2 j from vshufps of two vectors, in its lane
+ * order [0 1 4 5 2 3 6 7] (every tap and row in the same order; pa_unshuf restores it once per
+ * output vector instead of a cross-lane permute per tap). */
+PA_AVX2 static inline __m256 pa_tap(const float *row, int64_t b, int64_t kx, int64_t sw, int64_t W,
+                                    float fill, int border)
+{
+    if (sw == 1)
+        return border ? pa_ld(row, b + kx, W, fill) : _mm256_loadu_ps(row + b + kx);
+    const int64_t o = b + (kx & ~(int64_t)1);
+    const __m256 v0 = border ? pa_ld(row, o, W, fill) : _mm256_loadu_ps(row + o);
+    const __m256 v1 = border ? pa_ld(row, o + 8, W, fill) : _mm256_loadu_ps(row + o + 8);
+    return kx & 1 ? _mm256_shuffle_ps(v0, v1, 0xDD) : _mm256_shuffle_ps(v0, v1, 0x88);
+}
+
+/* 1 when some tap of the 8 outputs from column b reads outside row[0, W) (pa_tap's loads check
+ * the columns then; the other vectors load plainly). */
+static inline int pa_border(int64_t b, int64_t sw, int64_t kw, int64_t W)
+{
+    return b < 0 || b + 8 * sw + kw > W;
+}
+
+/* pa_tap's stride-2 lane order back to column order. */
+PA_AVX2 static inline __m256 pa_unshuf(__m256 v)
+{
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xD8));
+}
+
+/* Lanes [lo, hi) of v to d[lo .. hi). */
+PA_AVX2 static inline void pa_st(float *d, __m256 v, int64_t lo, int64_t hi)
+{
+    if (lo == 0 && hi >= 8) {
+        _mm256_storeu_ps(d, v);
+        return;
+    }
+    float t[8];
+    _mm256_storeu_ps(t, v);
+    for (int64_t j = lo; j < hi && j < 8; j++)
+        d[j] = t[j];
+}
+
+/* y[lo .. n) = alpha * v + beta * y, v in two double halves, rounded once (blend_store). */
+PA_AVX2 static inline void pa_outd(float *y, __m256d v0, __m256d v1, int64_t lo, int64_t n,
+                                   double alpha, double beta)
+{
+    if (alpha != 1.0) {
+        v0 = _mm256_mul_pd(_mm256_set1_pd(alpha), v0);
+        v1 = _mm256_mul_pd(_mm256_set1_pd(alpha), v1);
+    }
+    if (beta != 0.0) {
+        float t[8] = {0};
+        for (int64_t j = lo; j < n && j < 8; j++)
+            t[j] = y[j];
+        const __m256 old = _mm256_loadu_ps(t);
+        v0 = _mm256_add_pd(
+            v0, _mm256_mul_pd(_mm256_set1_pd(beta), _mm256_cvtps_pd(_mm256_castps256_ps128(old))));
+        v1 = _mm256_add_pd(v1, _mm256_mul_pd(_mm256_set1_pd(beta),
+                                             _mm256_cvtps_pd(_mm256_extractf128_ps(old, 1))));
+    }
+    pa_st(y, _mm256_set_m128(_mm256_cvtpd_ps(v1), _mm256_cvtpd_ps(v0)), lo, n);
+}
+
+/* The same for a float value (exact in double). */
+PA_AVX2 static inline void pa_outf(float *y, __m256 v, int64_t lo, int64_t n, double alpha,
+                                   double beta)
+{
+    if (alpha == 1.0 && beta == 0.0)
+        pa_st(y, v, lo, n);
+    else
+        pa_outd(y, _mm256_cvtps_pd(_mm256_castps256_ps128(v)),
+                _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), lo, n, alpha, beta);
+}
+
+/* A dx row in no window: alpha * 0.0 (+ beta * dx). */
+static void pa_zero_row(float *d, int64_t W, double alpha, double beta)
+{
+    for (int64_t i = 0; i < W; i++) {
+        double r = alpha * 0.0;
+        if (beta != 0.0)
+            r += beta * (double)d[i];
+        d[i] = (float)r;
+    }
+}
+
+/* ---- max forward ---- */
+
+/* h[ow] = the maximum of output column ow's taps in one input row (NaN where PROPAGATE_NAN
+ * and a tap is NaN), whole vectors (the ring rows are a multiple of 8 long). */
+PA_AVX2 static void pa_rowmax(const fd_pool_problem_t *p, const float *row, float *h)
+{
+    const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2], sw = p->stride[2], pw = p->pad[2];
+    const int prop = p->propagate_nan, fast3 = sw == 2 && kw == 3 && !prop;
+    const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+        const int64_t b = ow0 * sw - pw;
+        const int border = pa_border(b, sw, kw, W);
+        if (fast3 && !border) { /* pa_tap's taps 0, 1, 2 from four plain loads */
+            const __m256 v0 = _mm256_loadu_ps(row + b), v1 = _mm256_loadu_ps(row + b + 8);
+            const __m256 v2 = _mm256_loadu_ps(row + b + 2), v3 = _mm256_loadu_ps(row + b + 10);
+            __m256 m = _mm256_max_ps(_mm256_shuffle_ps(v0, v1, 0x88), ninf);
+            m = _mm256_max_ps(_mm256_shuffle_ps(v0, v1, 0xDD), m);
+            _mm256_storeu_ps(h + ow0, _mm256_max_ps(_mm256_shuffle_ps(v2, v3, 0x88), m));
+            continue;
+        }
+        __m256 m = ninf, nan = _mm256_setzero_ps();
+        for (int64_t kx = 0; kx < kw; kx++) {
+            const __m256 v = pa_tap(row, b, kx, sw, W, -INFINITY, border);
+            if (prop)
+                nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+            m = _mm256_max_ps(v, m);
+        }
+        if (prop)
+            m = _mm256_blendv_ps(m, _mm256_set1_ps(NAN), nan);
+        _mm256_storeu_ps(h + ow0, m);
+    }
+}
+
+PA_AVX2 static void pa_fwd_max(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                               int64_t u1)
+{
+    const int64_t H = p->in[1], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], sh = p->stride[1], ph = p->pad[1], rs = (OW + 7) / 8 * 8;
+    const int64_t sw = p->stride[2];
+    const int prop = p->propagate_nan;
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    float ring[PA_RINGF];
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xb = (const float *)a->x + n * s[0] + c * s[1];
+        float *yb = (float *)a->out + n * t[0] + c * t[1];
+        int64_t have = 0; /* input rows below have are in the ring (the last kh of them) */
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t h0 = oh * sh - ph, lo = pa_max(h0, 0), hi = pa_min(h0 + kh, H);
+            for (int64_t ih = pa_max(have, lo); ih < hi; ih++)
+                pa_rowmax(p, xb + ih * s[3], ring + (ih % kh) * rs);
+            have = pa_max(have, hi);
+            float *y = yb + oh * t[3];
+            const float *rp[PA_MAXK]; /* the window rows' maxima (no division per vector) */
+            const int nr = (int)(hi - lo);
+            for (int r = 0; r < nr; r++)
+                rp[r] = ring + ((lo + r) % kh) * rs;
+            for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+                __m256 acc = _mm256_set1_ps(-INFINITY), nan = _mm256_setzero_ps();
+                for (int r = 0; r < nr; r++) {
+                    const __m256 v = _mm256_loadu_ps(rp[r] + ow0);
+                    if (prop)
+                        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+                    acc = _mm256_max_ps(v, acc);
+                }
+                acc = _mm256_max_ps(acc, _mm256_set1_ps(-FLT_MAX));
+                if (prop)
+                    acc = _mm256_blendv_ps(acc, _mm256_set1_ps(NAN), nan);
+                if (sw == 2)
+                    acc = pa_unshuf(acc);
+                pa_outf(y + ow0, acc, 0, OW - ow0, alpha, beta);
+            }
+        }
+    }
+}
+
+/* ---- max backward, stride 2 along W ---- */
+
+#define PA_R_MAX 16 /* output rows sharing a dx row, at most */
+
+/* Row argmax of every output column of one input row: value hv (NaN: the first NaN when
+ * PROPAGATE_NAN) and tap hk (-1: none), whole vectors. */
+PA_AVX2 static void pa_rowarg(const fd_pool_problem_t *p, const float *row, float *hv, int32_t *hk)
+{
+    const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2], pw = p->pad[2];
+    const int prop = p->propagate_nan, fast3 = kw == 3 && !prop;
+    for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+        const int64_t b = 2 * ow0 - pw;
+        const int border = pa_border(b, 2, kw, W);
+        __m256 m = _mm256_set1_ps(-INFINITY), done = _mm256_setzero_ps();
+        __m256 code = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+        if (fast3 && !border) { /* the loop below for taps 0, 1, 2 from four plain loads */
+            const __m256 v0 = _mm256_loadu_ps(row + b), v1 = _mm256_loadu_ps(row + b + 8);
+            const __m256 v2 = _mm256_loadu_ps(row + b + 2), v3 = _mm256_loadu_ps(row + b + 10);
+            const __m256 t0 = _mm256_shuffle_ps(v0, v1, 0x88), t1 = _mm256_shuffle_ps(v0, v1, 0xDD);
+            const __m256 t2 = _mm256_shuffle_ps(v2, v3, 0x88);
+            __m256 gt = _mm256_cmp_ps(t0, m, _CMP_GT_OQ);
+            m = _mm256_blendv_ps(m, t0, gt);
+            code = _mm256_blendv_ps(code, _mm256_setzero_ps(), gt);
+            gt = _mm256_cmp_ps(t1, m, _CMP_GT_OQ);
+            m = _mm256_blendv_ps(m, t1, gt);
+            code = _mm256_blendv_ps(code, _mm256_castsi256_ps(_mm256_set1_epi32(1)), gt);
+            gt = _mm256_cmp_ps(t2, m, _CMP_GT_OQ);
+            _mm256_storeu_ps(hv + ow0, _mm256_blendv_ps(m, t2, gt));
+            _mm256_storeu_si256((__m256i *)(void *)(hk + ow0),
+                                _mm256_castps_si256(_mm256_blendv_ps(
+                                    code, _mm256_castsi256_ps(_mm256_set1_epi32(2)), gt)));
+            continue;
+        }
+        for (int64_t kx = 0; kx < kw; kx++) {
+            const __m256 v = pa_tap(row, b, kx, 2, W, -INFINITY, border);
+            __m256 gt = _mm256_cmp_ps(v, m, _CMP_GT_OQ);
+            if (prop) { /* the first NaN is taken and ends the row */
+                const __m256 nn = _mm256_andnot_ps(done, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+                gt = _mm256_or_ps(_mm256_andnot_ps(done, gt), nn);
+                done = _mm256_or_ps(done, nn);
+            }
+            m = _mm256_blendv_ps(m, v, gt);
+            code = _mm256_blendv_ps(code, _mm256_castsi256_ps(_mm256_set1_epi32((int)kx)), gt);
+        }
+        _mm256_storeu_ps(hv + ow0, m);
+        _mm256_storeu_si256((__m256i *)(void *)(hk + ow0), _mm256_castps_si256(code));
+    }
+}
+
+/* Codes of one output row (window rows [lo, hi), the first at h0) from the row argmaxes in the
+ * ring: rows folded in window order, a later row taken when strictly greater; with
+ * PROPAGATE_NAN the first row holding a NaN gives its code and ends the window. -1 past OW. */
+PA_AVX2 static void pa_codes_fold(const fd_pool_problem_t *p, const float *rv, const int32_t *rk,
+                                  int64_t rs, int64_t h0, int64_t lo, int64_t hi, int32_t *crow)
+{
+    const int64_t OW = p->out[2], kw = p->win[2], kh = p->win[1];
+    const int prop = p->propagate_nan;
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    int64_t slot[PA_MAXK]; /* the window rows' ring rows (no division per vector) */
+    __m256i kyv[PA_MAXK];
+    const int nr = (int)(hi - lo);
+    for (int r = 0; r < nr; r++)
+        slot[r] = ((lo + r) % kh) * rs, kyv[r] = _mm256_set1_epi32((int)((lo + r - h0) * kw));
+    for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+        __m256 m = _mm256_set1_ps(-INFINITY), done = _mm256_setzero_ps();
+        __m256 code = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+        for (int r = 0; r < nr; r++) {
+            const __m256 v = _mm256_loadu_ps(rv + slot[r] + ow0);
+            const __m256i k = _mm256_add_epi32(
+                _mm256_loadu_si256((const __m256i *)(const void *)(rk + slot[r] + ow0)), kyv[r]);
+            __m256 gt = _mm256_cmp_ps(v, m, _CMP_GT_OQ);
+            if (prop) {
+                const __m256 nn = _mm256_andnot_ps(done, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+                gt = _mm256_or_ps(_mm256_andnot_ps(done, gt), nn);
+                done = _mm256_or_ps(done, nn);
+            }
+            m = _mm256_blendv_ps(m, v, gt);
+            code = _mm256_blendv_ps(code, _mm256_castsi256_ps(k), gt);
+        }
+        const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(OW - ow0)), iota);
+        const __m256i cv =
+            _mm256_blendv_epi8(_mm256_set1_epi32(-1), _mm256_castps_si256(pa_unshuf(code)), in);
+        _mm256_storeu_si256((__m256i *)(void *)(crow + ow0), cv);
+    }
+}
+
+/* The double sums of the 16 dx columns 2 j0 - pw .. + 16 (even columns from e, odd from o,
+ * interleaved into t): the hits of nr output rows, rows ascending, windows ascending. */
+PA_AVX2 static void pa_gather_d(int nr, const int32_t *const *crow, const float *const *grow,
+                                const int32_t *kyk, int64_t kw, int64_t j0, __m256d *t)
+{
+    const int64_t tmax = (kw - 1) / 2;
+    __m256d e0 = _mm256_setzero_pd(), e1 = e0, o0 = e0, o1 = e0;
+    for (int r = 0; r < nr; r++)
+        for (int64_t tt = tmax; tt >= 0; tt--) {
+            const __m256i cv =
+                _mm256_loadu_si256((const __m256i *)(const void *)(crow[r] + j0 - tt));
+            const __m256 gv = _mm256_loadu_ps(grow[r] + j0 - tt);
+            const int k0 = kyk[r] + (int)(2 * tt);
+            const __m256 he = _mm256_and_ps(
+                _mm256_castsi256_ps(_mm256_cmpeq_epi32(cv, _mm256_set1_epi32(k0))), gv);
+            e0 = _mm256_add_pd(e0, _mm256_cvtps_pd(_mm256_castps256_ps128(he)));
+            e1 = _mm256_add_pd(e1, _mm256_cvtps_pd(_mm256_extractf128_ps(he, 1)));
+            if (2 * tt + 1 < kw) {
+                const __m256 ho = _mm256_and_ps(
+                    _mm256_castsi256_ps(_mm256_cmpeq_epi32(cv, _mm256_set1_epi32(k0 + 1))), gv);
+                o0 = _mm256_add_pd(o0, _mm256_cvtps_pd(_mm256_castps256_ps128(ho)));
+                o1 = _mm256_add_pd(o1, _mm256_cvtps_pd(_mm256_extractf128_ps(ho, 1)));
+            }
+        }
+    /* [e0 o0 e1 o1], [e2 o2 e3 o3], .. */
+    const __m256d l0 = _mm256_unpacklo_pd(e0, o0), h0 = _mm256_unpackhi_pd(e0, o0);
+    const __m256d l1 = _mm256_unpacklo_pd(e1, o1), h1 = _mm256_unpackhi_pd(e1, o1);
+    t[0] = _mm256_permute2f128_pd(l0, h0, 0x20), t[1] = _mm256_permute2f128_pd(l0, h0, 0x31);
+    t[2] = _mm256_permute2f128_pd(l1, h1, 0x20), t[3] = _mm256_permute2f128_pd(l1, h1, 0x31);
+}
+
+/* Codes of the ring of output rows: R rows of cs int32, the row at +8 (-1 margins); the dy
+ * rows beside them (0 margins). */
+#define PA_CODES 8192
+
+PA_AVX2 static void pa_bwd_max2(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OW = p->out[2];
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], ph = p->pad[1], pw = p->pad[2];
+    const int64_t R = (kh + sh - 1) / sh, cs = (OW + 7) / 8 * 8 + 32, rs = (OW + 7) / 8 * 8;
+    const int64_t tmax = (kw - 1) / 2;
+    const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
+    const double alpha = a->alpha, beta = a->beta;
+    const int plain = alpha == 1.0 && beta == 0.0;
+    int32_t codes[PA_CODES], rk[PA_RINGF];
+    float gbuf[PA_CODES], rv[PA_RINGF];
+    for (int64_t i = 0; i < R * cs; i++)
+        codes[i] = -1, gbuf[i] = 0.0f;
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xp = (const float *)a->x + n * s[0] + c * s[1];
+        const float *gp = (const float *)a->dy + n * t[0] + c * t[1];
+        float *dxp = (float *)a->out + n * q[0] + c * q[1];
+        int64_t have_hi = 0, rhave = 0; /* output rows with codes; input rows with argmaxes */
+        for (int64_t ih = 0; ih < H; ih++) {
+            int64_t olo, ohi;
+            float *dx = dxp + ih * q[3];
+            if (!pa_rows_of(p, ih, &olo, &ohi)) {
+                pa_zero_row(dx, W, alpha, beta);
+                continue;
+            }
+            for (int64_t oh = pa_max(have_hi, olo); oh <= ohi; oh++) {
+                const int64_t h0 = oh * sh - ph, lo = pa_max(h0, 0), hi = pa_min(h0 + kh, H);
+                for (int64_t r = pa_max(rhave, lo); r < hi; r++)
+                    pa_rowarg(p, xp + r * s[3], rv + (r % kh) * rs, rk + (r % kh) * rs);
+                rhave = pa_max(rhave, hi);
+                pa_codes_fold(p, rv, rk, rs, h0, lo, hi, codes + (oh % R) * cs + 8);
+                const float *gsrc = gp + oh * t[3];
+                float *gdst = gbuf + (oh % R) * cs + 8;
+                for (int64_t i0 = 0; i0 < OW; i0 += 8)
+                    _mm256_storeu_ps(gdst + i0, pa_ld(gsrc, i0, OW, 0.0f));
+            }
+            have_hi = pa_max(have_hi, ohi + 1);
+            const int32_t *crow[PA_R_MAX];
+            const float *grow[PA_R_MAX];
+            int32_t kyk[PA_R_MAX];
+            const int nr = (int)(ohi - olo + 1);
+            for (int r = 0; r < nr; r++) {
+                const int64_t oh = olo + r;
+                crow[r] = codes + (oh % R) * cs + 8;
+                grow[r] = gbuf + (oh % R) * cs + 8;
+                kyk[r] = (int32_t)((ih - (oh * sh - ph)) * kw);
+            }
+            /* a lane takes at most nr (tmax + 1) hits (even columns; odd ones fewer) */
+            const int count = nr * (tmax + 1) > 2;
+            for (int64_t j0 = pw / 2; 2 * j0 - pw < W; j0 += 8) {
+                const int64_t c0 = 2 * j0 - pw, lo = pa_max(0, -c0), hi = pa_min(16, W - c0);
+                if (plain) {
+                    /* float sums, and the most hits of a lane (at most two: the double sums'
+                     * bits) */
+                    __m256 e = _mm256_setzero_ps(), o = e;
+                    __m256i ne = _mm256_setzero_si256(), no = ne;
+                    for (int r = 0; kw == 3 && r < nr; r++) { /* the loop below, unrolled */
+                        const __m256i c1 =
+                            _mm256_loadu_si256((const __m256i *)(const void *)(crow[r] + j0 - 1));
+                        const __m256i c0 =
+                            _mm256_loadu_si256((const __m256i *)(const void *)(crow[r] + j0));
+                        const __m256 g1 = _mm256_loadu_ps(grow[r] + j0 - 1);
+                        const __m256 g0 = _mm256_loadu_ps(grow[r] + j0);
+                        const __m256i k = _mm256_set1_epi32(kyk[r]);
+                        const __m256i h2 =
+                            _mm256_cmpeq_epi32(c1, _mm256_add_epi32(k, _mm256_set1_epi32(2)));
+                        const __m256i h0 = _mm256_cmpeq_epi32(c0, k);
+                        const __m256i h1 =
+                            _mm256_cmpeq_epi32(c0, _mm256_add_epi32(k, _mm256_set1_epi32(1)));
+                        e = _mm256_add_ps(e, _mm256_and_ps(_mm256_castsi256_ps(h2), g1));
+                        e = _mm256_add_ps(e, _mm256_and_ps(_mm256_castsi256_ps(h0), g0));
+                        o = _mm256_add_ps(o, _mm256_and_ps(_mm256_castsi256_ps(h1), g0));
+                        if (count)
+                            ne = _mm256_sub_epi32(_mm256_sub_epi32(ne, h2), h0),
+                            no = _mm256_sub_epi32(no, h1);
+                    }
+                    for (int r = 0; kw != 3 && r < nr; r++)
+                        for (int64_t tt = tmax; tt >= 0; tt--) {
+                            const __m256i cv = _mm256_loadu_si256(
+                                (const __m256i *)(const void *)(crow[r] + j0 - tt));
+                            const __m256 gv = _mm256_loadu_ps(grow[r] + j0 - tt);
+                            const int k0 = kyk[r] + (int)(2 * tt);
+                            const __m256i he = _mm256_cmpeq_epi32(cv, _mm256_set1_epi32(k0));
+                            e = _mm256_add_ps(e, _mm256_and_ps(_mm256_castsi256_ps(he), gv));
+                            ne = _mm256_sub_epi32(ne, he);
+                            if (2 * tt + 1 < kw) {
+                                const __m256i ho =
+                                    _mm256_cmpeq_epi32(cv, _mm256_set1_epi32(k0 + 1));
+                                o = _mm256_add_ps(o, _mm256_and_ps(_mm256_castsi256_ps(ho), gv));
+                                no = _mm256_sub_epi32(no, ho);
+                            }
+                        }
+                    const __m256i many =
+                        _mm256_cmpgt_epi32(_mm256_max_epi32(ne, no), _mm256_set1_epi32(2));
+                    if (!count || _mm256_testz_si256(many, many)) {
+                        const __m256 l = _mm256_unpacklo_ps(e, o), h = _mm256_unpackhi_ps(e, o);
+                        pa_st(dx + c0, _mm256_permute2f128_ps(l, h, 0x20), lo, hi);
+                        if (hi > 8)
+                            pa_st(dx + c0 + 8, _mm256_permute2f128_ps(l, h, 0x31),
+                                  pa_max(0, lo - 8), hi - 8);
+                        continue;
+                    }
+                }
+                __m256d sum[4];
+                pa_gather_d(nr, crow, grow, kyk, kw, j0, sum);
+                pa_outd(dx + c0, sum[0], sum[1], lo, hi, alpha, beta);
+                if (hi > 8)
+                    pa_outd(dx + c0 + 8, sum[2], sum[3], pa_max(0, lo - 8), hi - 8, alpha, beta);
+            }
+        }
+    }
+}
+
+/* ---- average forward ---- */
+
+PA_AVX2 static void pa_fwd_avg(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                               int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], sw = p->stride[2];
+    const int64_t ph = p->pad[1], pw = p->pad[2];
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    const int pair = sw == 2 && kw == 2;
+    double cw[PA_MAXW + 8];
+    for (int64_t ow = 0; ow < OW + 8; ow++)
+        cw[ow] = ow < OW ? pa_cnt(p, 2, ow) : 1.0;
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xb = (const float *)a->x + n * s[0] + c * s[1];
+        float *yb = (float *)a->out + n * t[0] + c * t[1];
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t h0 = oh * sh - ph, lo = pa_max(h0, 0), hi = pa_min(h0 + kh, H);
+            const __m256d ch = _mm256_set1_pd(pa_cnt(p, 1, oh));
+            float *y = yb + oh * t[3];
+            for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+                const int64_t b = ow0 * sw - pw;
+                const int border = pa_border(b, sw, kw, W);
+                __m256d s0 = _mm256_setzero_pd(), s1 = s0;
+                for (int64_t ih = lo; ih < hi; ih++) {
+                    const float *row = xb + ih * s[3];
+                    if (pair && !border) { /* taps 0, 1 from the same two plain loads */
+                        const __m256 v0 = _mm256_loadu_ps(row + b),
+                                     v1 = _mm256_loadu_ps(row + b + 8);
+                        const __m256 t0 = _mm256_shuffle_ps(v0, v1, 0x88);
+                        const __m256 t1 = _mm256_shuffle_ps(v0, v1, 0xDD);
+                        s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(t0)));
+                        s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(t0, 1)));
+                        s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(t1)));
+                        s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(t1, 1)));
+                        continue;
+                    }
+                    for (int64_t kx = 0; kx < kw; kx++) {
+                        const __m256 v = pa_tap(row, b, kx, sw, W, 0.0f, border);
+                        s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+                        s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+                    }
+                }
+                if (sw == 2) { /* pa_tap's lanes [0 1 4 5], [2 3 6 7] back to column order */
+                    const __m256d u0 = s0;
+                    s0 = _mm256_permute2f128_pd(u0, s1, 0x20);
+                    s1 = _mm256_permute2f128_pd(u0, s1, 0x31);
+                }
+                const __m256d c0 = _mm256_mul_pd(ch, _mm256_loadu_pd(cw + ow0));
+                const __m256d c1 = _mm256_mul_pd(ch, _mm256_loadu_pd(cw + ow0 + 4));
+                pa_outd(y + ow0, _mm256_div_pd(s0, c0), _mm256_div_pd(s1, c1), 0, OW - ow0, alpha,
+                        beta);
+            }
+        }
+    }
+}
+
+/* Stride 1 along W: each input row converted to double once (a ring of kh rows, pw zeros
+ * before the row, zeros after), the taps plain double loads: the same sums in the same order
+ * as pa_fwd_avg, with a conversion per input element instead of one per tap. */
+static int64_t pa_fwd_avg1_ds(const fd_pool_problem_t *p)
+{
+    return ((p->out[2] + 7) / 8 * 8 + p->win[2] + 15) / 8 * 8;
+}
+
+PA_AVX2 static void pa_fwd_avg1(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1];
+    const int64_t ph = p->pad[1], pw = p->pad[2], ds = pa_fwd_avg1_ds(p);
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    double ring[PA_RINGD], cw[PA_MAXW + 8];
+    for (int64_t ow = 0; ow < OW + 8; ow++)
+        cw[ow] = ow < OW ? pa_cnt(p, 2, ow) : 1.0;
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xb = (const float *)a->x + n * s[0] + c * s[1];
+        float *yb = (float *)a->out + n * t[0] + c * t[1];
+        int64_t have = 0; /* input rows below have are in the ring (the last kh of them) */
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t h0 = oh * sh - ph, lo = pa_max(h0, 0), hi = pa_min(h0 + kh, H);
+            for (int64_t ih = pa_max(have, lo); ih < hi; ih++) {
+                const float *xr = xb + ih * s[3];
+                double *d = ring + (ih % kh) * ds;
+                for (int64_t j = 0; j < ds; j += 8) {
+                    const __m256 v = pa_ld(xr, j - pw, W, 0.0f);
+                    _mm256_storeu_pd(d + j, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+                    _mm256_storeu_pd(d + j + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+                }
+            }
+            have = pa_max(have, hi);
+            const double *rp[PA_MAXK];
+            const int nr = (int)(hi - lo);
+            for (int r = 0; r < nr; r++)
+                rp[r] = ring + ((lo + r) % kh) * ds;
+            const __m256d ch = _mm256_set1_pd(pa_cnt(p, 1, oh));
+            float *y = yb + oh * t[3];
+            for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+                __m256d s0 = _mm256_setzero_pd(), s1 = s0;
+                for (int r = 0; r < nr; r++)
+                    for (int64_t kx = 0; kx < kw; kx++) {
+                        s0 = _mm256_add_pd(s0, _mm256_loadu_pd(rp[r] + ow0 + kx));
+                        s1 = _mm256_add_pd(s1, _mm256_loadu_pd(rp[r] + ow0 + kx + 4));
+                    }
+                const __m256d c0 = _mm256_mul_pd(ch, _mm256_loadu_pd(cw + ow0));
+                const __m256d c1 = _mm256_mul_pd(ch, _mm256_loadu_pd(cw + ow0 + 4));
+                pa_outd(y + ow0, _mm256_div_pd(s0, c0), _mm256_div_pd(s1, c1), 0, OW - ow0, alpha,
+                        beta);
+            }
+        }
+    }
+}
+
+/* ---- average backward ---- */
+
+/* Stride 1 along W: dx[iw] = the sum over its output rows (ascending) and windows ow = iw + pw -
+ * kw + 1 + k (k ascending) of dy / count, from a ring of quotient rows (PA_PADV zeros before
+ * each row, zeros past OW). */
+#define PA_PADV 16
+
+PA_AVX2 static void pa_bwd_avg1(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OW = p->out[2];
+    const int64_t kh = p->win[1], kw = p->win[2], pw = p->pad[2];
+    const int64_t vs = PA_PADV + (OW + 7) / 8 * 8 + 32;
+    const int64_t *t = p->dys, *q = p->dxs;
+    const double alpha = a->alpha, beta = a->beta;
+    double ring[PA_RINGD], cw[PA_MAXW + 8];
+    for (int64_t ow = 0; ow < OW + 8; ow++)
+        cw[ow] = ow < OW ? pa_cnt(p, 2, ow) : 1.0;
+    for (int64_t i = 0; i < kh * vs; i++)
+        ring[i] = 0.0;
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *gp = (const float *)a->dy + n * t[0] + c * t[1];
+        float *dxp = (float *)a->out + n * q[0] + c * q[1];
+        int64_t have = 0; /* output rows below have: quotients in the ring */
+        for (int64_t ih = 0; ih < H; ih++) {
+            int64_t olo, ohi;
+            float *dx = dxp + ih * q[3];
+            if (!pa_rows_of(p, ih, &olo, &ohi)) {
+                pa_zero_row(dx, W, alpha, beta);
+                continue;
+            }
+            for (int64_t oh = pa_max(have, olo); oh <= ohi; oh++) {
+                const float *g = gp + oh * t[3];
+                double *v = ring + (oh % kh) * vs + PA_PADV;
+                const __m256d ch = _mm256_set1_pd(pa_cnt(p, 1, oh));
+                for (int64_t o0 = 0; o0 < OW; o0 += 8) {
+                    const __m256 gv = pa_ld(g, o0, OW, 0.0f);
+                    const __m256d c0 = _mm256_mul_pd(ch, _mm256_loadu_pd(cw + o0));
+                    const __m256d c1 = _mm256_mul_pd(ch, _mm256_loadu_pd(cw + o0 + 4));
+                    _mm256_storeu_pd(
+                        v + o0, _mm256_div_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(gv)), c0));
+                    _mm256_storeu_pd(
+                        v + o0 + 4,
+                        _mm256_div_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(gv, 1)), c1));
+                }
+            }
+            have = pa_max(have, ohi + 1);
+            const double *vp[PA_MAXK]; /* each window row's quotients at dx column 0's first */
+            const int nr = (int)(ohi - olo + 1);
+            for (int r = 0; r < nr; r++)
+                vp[r] = ring + ((olo + r) % kh) * vs + PA_PADV + pw - kw + 1;
+            for (int64_t i0 = 0; i0 < W; i0 += 8) {
+                __m256d s0 = _mm256_setzero_pd(), s1 = s0;
+                for (int r = 0; r < nr; r++) {
+                    const double *v = vp[r] + i0;
+                    for (int64_t k = 0; k < kw; k++) {
+                        s0 = _mm256_add_pd(s0, _mm256_loadu_pd(v + k));
+                        s1 = _mm256_add_pd(s1, _mm256_loadu_pd(v + k + 4));
+                    }
+                }
+                pa_outd(dx + i0, s0, s1, 0, W - i0, alpha, beta);
+            }
+        }
+    }
+}
+
+/* 2-wide windows at stride 2 from column 0, kh <= sh: dx columns 2 j and 2 j + 1 of a row in
+ * window row oh are alpha * (0.0 + dy[oh][j] / count) (+ beta dx); columns past the windows
+ * (an odd W) take a zero dy, the same value. */
+PA_AVX2 static void pa_bwd_avg_dup2(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                    int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], sh = p->stride[1], ph = p->pad[1];
+    const int64_t *t = p->dys, *q = p->dxs;
+    const double alpha = a->alpha, beta = a->beta;
+    const int plain = alpha == 1.0 && beta == 0.0;
+    double cw[PA_MAXW + 8];
+    float vf[PA_MAXW + 8];
+    double vd[PA_MAXW + 8];
+    for (int64_t ow = 0; ow < OW + 8; ow++)
+        cw[ow] = ow < OW ? pa_cnt(p, 2, ow) : 1.0;
+    const int64_t nj = (W + 1) / 2; /* windows' columns j of a row, including a zero one */
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *gp = (const float *)a->dy + n * t[0] + c * t[1];
+        float *dxp = (float *)a->out + n * q[0] + c * q[1];
+        int64_t have = -1;
+        for (int64_t ih = 0; ih < H; ih++) {
+            float *dx = dxp + ih * q[3];
+            const int64_t oh = pa_fdiv(ih + ph, sh);
+            if (oh < 0 || oh >= OH || ih + ph - oh * sh >= kh) {
+                pa_zero_row(dx, W, alpha, beta);
+                continue;
+            }
+            if (oh != have) {
+                const float *g = gp + oh * t[3];
+                const double ch = pa_cnt(p, 1, oh);
+                for (int64_t j0 = 0; j0 < nj; j0 += 8) {
+                    const __m256 gv = pa_ld(g, j0, OW, 0.0f);
+                    const __m256d c0 = _mm256_mul_pd(_mm256_set1_pd(ch), _mm256_loadu_pd(cw + j0));
+                    const __m256d c1 =
+                        _mm256_mul_pd(_mm256_set1_pd(ch), _mm256_loadu_pd(cw + j0 + 4));
+                    if (plain) {
+                        const __m256 cf =
+                            _mm256_set_m128(_mm256_cvtpd_ps(c1), _mm256_cvtpd_ps(c0)); /* exact */
+                        _mm256_storeu_ps(vf + j0,
+                                         _mm256_add_ps(_mm256_div_ps(gv, cf), _mm256_setzero_ps()));
+                    } else {
+                        const __m256d z = _mm256_setzero_pd();
+                        _mm256_storeu_pd(
+                            vd + j0,
+                            _mm256_add_pd(
+                                z, _mm256_div_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(gv)), c0)));
+                        _mm256_storeu_pd(
+                            vd + j0 + 4,
+                            _mm256_add_pd(
+                                z,
+                                _mm256_div_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(gv, 1)), c1)));
+                    }
+                }
+                have = oh;
+            }
+            if (plain) {
+                for (int64_t j0 = 0; j0 < nj; j0 += 8) {
+                    const __m256 v = _mm256_loadu_ps(vf + j0);
+                    const __m256 l = _mm256_unpacklo_ps(v, v), h = _mm256_unpackhi_ps(v, v);
+                    const int64_t c0 = 2 * j0;
+                    pa_st(dx + c0, _mm256_permute2f128_ps(l, h, 0x20), 0, W - c0);
+                    if (W - c0 > 8)
+                        pa_st(dx + c0 + 8, _mm256_permute2f128_ps(l, h, 0x31), 0, W - c0 - 8);
+                }
+            } else {
+                for (int64_t j0 = 0; j0 < nj; j0 += 4) {
+                    const __m256d v = _mm256_loadu_pd(vd + j0);
+                    const int64_t c0 = 2 * j0;
+                    pa_outd(dx + c0, _mm256_permute4x64_pd(v, 0x50), _mm256_permute4x64_pd(v, 0xFA),
+                            0, W - c0, alpha, beta);
+                }
+            }
+        }
+    }
+}
+
+/* ---- dispatch ---- */
+
+typedef void (*pa_fn)(const fd_pool_problem_t *, const fd_pool_args_t *, int64_t, int64_t);
+
+/* Planes [0, n c) of fn in groups of PA_GROUP spread over the threads (the OpenMP loop outside
+ * the target functions: clang does not give an outlined body its function's target). */
+static void pa_par(pa_fn fn, const fd_pool_problem_t *p, const fd_pool_args_t *a)
+{
+    const int64_t units = p->n * p->c, groups = (units + PA_GROUP - 1) / PA_GROUP;
+    const int64_t work = units * p->in[1] * p->in[2];
+#pragma omp parallel for schedule(static) if (work >= FD_CPU_PAR_MIN / 4 && groups > 1)
+    for (int64_t g = 0; g < groups; g++)
+        fn(p, a, g * PA_GROUP, pa_min(units, (g + 1) * PA_GROUP));
+}
+
+/* The path for p, or NULL. */
+static pa_fn pa_pick(const fd_pool_problem_t *p, int bwd)
+{
+    if (p->dt != CUDNN_DATA_FLOAT || p->in[0] != 1 || p->out[0] != 1 || p->win[0] != 1 ||
+        p->pad[0] != 0)
+        return NULL;
+    const int64_t *t = bwd ? p->dys : p->ys, *u = bwd ? p->dxs : p->xs;
+    if (p->xs[4] != 1 || t[4] != 1 || u[4] != 1 || p->in[2] > PA_MAXW || p->out[2] > PA_MAXW ||
+        p->out[2] < 1 || p->out[1] < 1)
+        return NULL;
+    for (int d = 1; d < 3; d++)
+        if (p->pad[d] < 0 || p->pad[d] >= p->win[d] || p->win[d] > PA_MAXK || p->stride[d] < 1 ||
+            p->stride[d] > PA_MAXK)
+            return NULL;
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], sw = p->stride[2];
+    const int64_t OW = p->out[2], rs = (OW + 7) / 8 * 8;
+    if (sw > 2 || !pa_isa_ok())
+        return NULL;
+    if (!bwd)
+        return pa_is_max(p) ? (kh * rs <= PA_RINGF ? pa_fwd_max : NULL)
+               : sw == 1 && kh * pa_fwd_avg1_ds(p) <= PA_RINGD ? pa_fwd_avg1
+                                                               : pa_fwd_avg;
+    if (pa_is_max(p)) {
+        const int64_t R = (kh + sh - 1) / sh;
+        return sw == 2 && kw <= 8 && R <= PA_R_MAX && R * (rs + 32) <= PA_CODES &&
+                       kh * rs <= PA_RINGF
+                   ? pa_bwd_max2
+                   : NULL;
+    }
+    if (sw == 1)
+        return kh * (PA_PADV + rs + 32) <= PA_RINGD ? pa_bwd_avg1 : NULL;
+    if (kw == 2 && p->pad[2] == 0 && kh <= sh)
+        return pa_bwd_avg_dup2;
+    return NULL;
+}
+
+int fd_pool_avx2_nchw_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
+{
+    const pa_fn fn = pa_pick(p, bwd);
+    if (!fn)
+        return 0;
+    pa_par(fn, p, a);
+    return 1;
+}
+
+#else
+
+int fd_pool_avx2_nchw_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
+{
+    (void)p, (void)a, (void)bwd;
+    return 0;
+}
+
+#endif
