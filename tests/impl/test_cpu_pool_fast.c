@@ -49,6 +49,12 @@
  * vector), same bits.
  * NHWC 2-d forward streams the input rows (row maxima / running double sums in a ring): bands
  * of output rows (the big shape), channel chunks narrower than C (the wide shape), same bits.
+ * The f32 AVX2 NHWC paths (src/cpu/pool_avx2_nhwc.c; on CPUs without AVX-512 in the parent, and
+ * in the FREEDNN_CPU_ISA=avx2 child everywhere) run the same cases: the max modes and the
+ * averages of stride > 1 along W keep the ref's bits, the box rows (stride 1 along W) sum in
+ * float and are held to the bound above in the avx2 child too (float_paths); only the generic
+ * child expects bits everywhere. box_layouts compares NCHW with NHWC only where NCHW did not
+ * give the ref's bits (an AVX2-only CPU may run NCHW on the double blocks).
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -96,13 +102,22 @@ typedef struct {
     int ceil; /* 1: y has the ceil-mode size */
 } geom_t;
 
+/* 1 when the float sums may run: on the AVX-512 paths (no FREEDNN_CPU_ISA) and on the AVX2
+ * NHWC box rows (pool_avx2_nhwc.c: also with FREEDNN_CPU_ISA=avx2, and on CPUs without
+ * AVX-512); only FREEDNN_CPU_ISA=generic keeps every path on the ref's bits. */
+static int float_paths(void)
+{
+    const char *isa = getenv("FREEDNN_CPU_ISA");
+    return !isa || strcmp(isa, "generic") != 0;
+}
+
 /* 1 when the case may take the float box rows (see the header). */
 static int box_case(cudnnDataType_t dt, const geom_t *g, cudnnPoolingMode_t mode)
 {
     return dt == CUDNN_DATA_FLOAT && g->nsp == 2 && g->str[1] == 1 &&
            (mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ||
             mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) &&
-           !getenv("FREEDNN_CPU_ISA");
+           float_paths();
 }
 
 /* 1 when the forward case may sum in float (every FLOAT average on the AVX-512 paths: the box
@@ -112,7 +127,7 @@ static int fwd_float_case(cudnnDataType_t dt, cudnnPoolingMode_t mode)
     return dt == CUDNN_DATA_FLOAT &&
            (mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ||
             mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) &&
-           !getenv("FREEDNN_CPU_ISA");
+           float_paths();
 }
 
 enum { F_MAX, F_INT, F_REAL, F_DY }; /* F_DY: fill_max's x (no NaN), fill_dy's dy */
@@ -265,6 +280,7 @@ static void box_layouts(void)
                                                           CUDNN_NOT_PROPAGATE_NAN, 2, g->win,
                                                           g->pad, g->str));
                         float *buf[2][4]; /* per layout: x, y, dy, dx */
+                        float *rf[4] = {NULL, NULL, NULL, NULL}; /* ref's y, dx (NCHW) */
                         shape_t xs[2];
                         float *lx0 = malloc(ne * 4), *ld0 = malloc(ne * 4), *lo0 = malloc(ne * 4);
                         fill(CUDNN_DATA_FLOAT, lx0, ne, 0, sp); /* logical NCHW order */
@@ -287,11 +303,27 @@ static void box_layouts(void)
                             CHECK(cudnnPoolingBackward(h_cpu, pd, &a32, td, buf[l][1], td,
                                                        buf[l][2], td, buf[l][0], &b32, td,
                                                        buf[l][3]));
+                            for (int b = 1; l == 0 && b < 4; b += 2) {
+                                rf[b] = malloc(xs[0].extent * 4);
+                                for (size_t i = 0; i < ne; i++)
+                                    rf[b][canon_off(&xs[0], i)] = lo0[i];
+                            }
+                            if (l == 0) {
+                                CHECK(cudnnPoolingForward(h_ref, pd, &a32, td, buf[0][0], &b32, td,
+                                                          rf[1]));
+                                CHECK(cudnnPoolingBackward(h_ref, pd, &a32, td, buf[0][1], td,
+                                                           buf[0][2], td, buf[0][0], &b32, td,
+                                                           rf[3]));
+                            }
                             cudnnDestroyTensorDescriptor(td);
                         }
                         cases++;
+                        /* NCHW with the ref's bits took an exact path (an AVX2-only CPU without
+                         * float box rows along W): the bound of the main cases holds NHWC */
                         for (int b = 1; b < 4; b += 2)
-                            for (size_t i = 0; i < ne; i++) {
+                            for (size_t i = 0, skip = same_bits(CUDNN_DATA_FLOAT, buf[0][b], rf[b],
+                                                                xs[0].extent * 4);
+                                 !skip && i < ne; i++) {
                                 const float u = buf[0][b][canon_off(&xs[0], i)],
                                             v = buf[1][b][canon_off(&xs[1], i)];
                                 if (memcmp(&u, &v, 4) != 0 && !(u != u && v != v)) {
@@ -307,7 +339,7 @@ static void box_layouts(void)
                         for (int l = 0; l < 2; l++)
                             for (int b = 0; b < 4; b++)
                                 free(buf[l][b]);
-                        free(lx0), free(ld0), free(lo0);
+                        free(lx0), free(ld0), free(lo0), free(rf[1]), free(rf[3]);
                         cudnnDestroyPoolingDescriptor(pd);
                     }
 }
