@@ -57,6 +57,7 @@ int fd_pool_avx2_nhwc_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, i
 #define PA_BOX 32768      /* floats of the box rows' ring and dy / count row (128 KiB) */
 #define PA_BOX_RING 28672 /* floats the NHWC strip of the box rows may use (as pooling_cpu.c) */
 #define PA_GROUP 4        /* units per call of a path */
+#define PA_TAPS 256       /* window taps of max backward (listed per pixel, pa_codes_row) */
 
 static int pa_isa_ok(void)
 {
@@ -650,7 +651,7 @@ static int pa_gat_plan(const fd_pool_problem_t *p, pa_gat_t *g)
     g->cb = (p->c + 7) / 8 * 8;
     g->ck = p->c;
     if (pa_is_max(p)) {
-        if (kh * p->win[2] > (1 << 30))
+        if (kh * p->win[2] > PA_TAPS)
             return 0;
         const int64_t cap = PA_CODES / (g->R * OW) / 8 * 8;
         if (cap < 8)
@@ -663,39 +664,68 @@ static int pa_gat_plan(const fd_pool_problem_t *p, pa_gat_t *g)
     return 1;
 }
 
-/* Argmax codes (ky * kw + kx, or -1) of output row oh, channels [0, len), into codes. The
- * ref's rule: the first maximum (strict >, the first tap taken when > -inf... -FLT_MAX's
- * >= is the same on floats), NaN taken and final when PROPAGATE_NAN, skipped otherwise. */
+/* Argmax codes of one output pixel, nv vectors of channels from x (the window's readable taps
+ * at offsets off[0 .. nt) with codes kc, in window order; len channels left), into out: the
+ * ref's rule, the first maximum (strict >; the first tap taken when > -inf, which is the ref's
+ * >= -FLT_MAX on floats), NaN taken and final when PROPAGATE_NAN, skipped otherwise. */
+PA_TGT static inline __attribute__((always_inline)) void
+pa_codes_px(int nv, int prop, const float *x, const int64_t *off, const int32_t *kc, int nt,
+            int64_t len, int32_t *out)
+{
+    __m256 m[4];
+    __m256i code[4], done[4];
+    for (int j = 0; j < nv; j++) {
+        m[j] = _mm256_set1_ps(-INFINITY);
+        code[j] = _mm256_set1_epi32(-1), done[j] = _mm256_setzero_si256();
+    }
+    for (int k = 0; k < nt; k++) {
+        const __m256i kv = _mm256_set1_epi32(kc[k]);
+        for (int j = 0; j < nv; j++) {
+            const __m256 v = nv > 1 ? _mm256_loadu_ps(x + off[k] + 8 * j) : pa_ld(x + off[k], len);
+            __m256i gt = _mm256_castps_si256(_mm256_cmp_ps(v, m[j], _CMP_GT_OQ));
+            if (prop) {
+                const __m256i nn = _mm256_andnot_si256(done[j], _mm256_castps_si256(pa_nan(v)));
+                gt = _mm256_or_si256(_mm256_andnot_si256(done[j], gt), nn);
+                done[j] = _mm256_or_si256(done[j], nn);
+            }
+            m[j] = _mm256_blendv_ps(m[j], v, _mm256_castsi256_ps(gt));
+            code[j] = _mm256_blendv_epi8(code[j], kv, gt);
+        }
+    }
+    for (int j = 0; j < nv; j++)
+        _mm256_storeu_si256((__m256i *)(void *)(out + 8 * j), code[j]);
+}
+
+/* Argmax codes (ky * kw + kx, or -1) of output row oh, channels [0, len), into codes; 32
+ * channels at a time where there are as many. */
 PA_TGT static void pa_codes_row(const fd_pool_problem_t *p, const float *xb, int64_t oh,
                                 int64_t len, int64_t cb, int32_t *codes)
 {
     const int64_t OW = p->out[2], kw = p->win[2], *s = p->xs;
     const int prop = p->propagate_nan;
-    int64_t lo1, hi1, lo2, hi2;
+    int64_t lo1, hi1, lo2, hi2, off[PA_TAPS];
+    int32_t kc[PA_TAPS];
     pa_win(p, 1, oh, &lo1, &hi1);
     const int64_t h0 = oh * p->stride[1] - p->pad[1];
     for (int64_t ow = 0; ow < OW; ow++) {
         pa_win(p, 2, ow, &lo2, &hi2);
         const int64_t w0 = ow * p->stride[2] - p->pad[2];
-        for (int64_t c = 0; c < len; c += 8) {
-            __m256 m = _mm256_set1_ps(-INFINITY);
-            __m256i code = _mm256_set1_epi32(-1), done = _mm256_setzero_si256();
-            for (int64_t i1 = lo1; i1 < hi1; i1++)
-                for (int64_t i2 = lo2; i2 < hi2; i2++) {
-                    const __m256 v = pa_ld(xb + i1 * s[3] + i2 * s[4] + c, len - c);
-                    __m256i gt = _mm256_castps_si256(_mm256_cmp_ps(v, m, _CMP_GT_OQ));
-                    if (prop) {
-                        const __m256i nn =
-                            _mm256_andnot_si256(done, _mm256_castps_si256(pa_nan(v)));
-                        gt = _mm256_or_si256(_mm256_andnot_si256(done, gt), nn);
-                        done = _mm256_or_si256(done, nn);
-                    }
-                    m = _mm256_blendv_ps(m, v, _mm256_castsi256_ps(gt));
-                    code = _mm256_blendv_epi8(
-                        code, _mm256_set1_epi32((int)((i1 - h0) * kw + (i2 - w0))), gt);
-                }
-            _mm256_storeu_si256((__m256i *)(void *)(codes + ow * cb + c), code);
-        }
+        int nt = 0;
+        for (int64_t i1 = lo1; i1 < hi1; i1++)
+            for (int64_t i2 = lo2; i2 < hi2; i2++, nt++)
+                off[nt] = i1 * s[3] + i2 * s[4], kc[nt] = (int32_t)((i1 - h0) * kw + (i2 - w0));
+        int32_t *out = codes + ow * cb;
+        int64_t c = 0;
+        for (; c + 32 <= len; c += 32) /* whole vectors (nv > 1: plain loads) */
+            if (prop)
+                pa_codes_px(4, 1, xb + c, off, kc, nt, len - c, out + c);
+            else
+                pa_codes_px(4, 0, xb + c, off, kc, nt, len - c, out + c);
+        for (; c < len; c += 8)
+            if (prop)
+                pa_codes_px(1, 1, xb + c, off, kc, nt, len - c, out + c);
+            else
+                pa_codes_px(1, 0, xb + c, off, kc, nt, len - c, out + c);
     }
 }
 
@@ -703,33 +733,48 @@ PA_TGT static void pa_codes_row(const fd_pool_problem_t *p, const float *xb, int
  * pixels gr, the pixel's tap kk in each, ascending window order), channels [0, len): the hit
  * dy of each window, then +0.0 plus them in window order, in float unless a lane of the
  * vector has three hits (then in double, rounded once). */
+PA_TGT static inline __attribute__((always_inline)) void
+pa_px_vec(int nw, const int32_t *const *cr, const float *const *gr, const int32_t *kk, int64_t c,
+          int64_t n, int full, float *dx, int nt)
+{
+    __m256 v[4];
+    __m256i hits = _mm256_setzero_si256();
+    for (int i = 0; i < nw; i++) {
+        const __m256i cv = _mm256_loadu_si256((const __m256i *)(const void *)(cr[i] + c));
+        const __m256i h = _mm256_cmpeq_epi32(cv, _mm256_set1_epi32(kk[i]));
+        const __m256 g = full ? _mm256_loadu_ps(gr[i] + c) : pa_ld(gr[i] + c, n);
+        v[i] = _mm256_and_ps(g, _mm256_castsi256_ps(h));
+        hits = _mm256_sub_epi32(hits, h);
+    }
+    const __m256i three = _mm256_cmpgt_epi32(hits, _mm256_set1_epi32(2));
+    __m256 r = _mm256_setzero_ps();
+    if (_mm256_testz_si256(three, three)) {
+        for (int i = 0; i < nw; i++)
+            r = _mm256_add_ps(r, v[i]);
+    } else {
+        __m256d r0 = _mm256_setzero_pd(), r1 = r0;
+        for (int i = 0; i < nw; i++)
+            r0 = _mm256_add_pd(r0, pa_lo(v[i])), r1 = _mm256_add_pd(r1, pa_hi(v[i]));
+        r = pa_join(r0, r1);
+    }
+    if (full && nt)
+        _mm256_stream_ps(dx + c, r);
+    else if (full)
+        _mm256_storeu_ps(dx + c, r);
+    else
+        pa_st(dx + c, n, r, 0);
+}
+
 PA_TGT static inline __attribute__((always_inline)) void pa_px(int nw, const int32_t *const *cr,
                                                                const float *const *gr,
                                                                const int32_t *kk, int64_t len,
                                                                float *dx, int nt)
 {
-    for (int64_t c = 0; c < len; c += 8) {
-        __m256 v[4];
-        __m256i hits = _mm256_setzero_si256();
-        for (int i = 0; i < nw; i++) {
-            const __m256i cv = _mm256_loadu_si256((const __m256i *)(const void *)(cr[i] + c));
-            const __m256i h = _mm256_cmpeq_epi32(cv, _mm256_set1_epi32(kk[i]));
-            v[i] = _mm256_and_ps(pa_ld(gr[i] + c, len - c), _mm256_castsi256_ps(h));
-            hits = _mm256_sub_epi32(hits, h);
-        }
-        const __m256i three = _mm256_cmpgt_epi32(hits, _mm256_set1_epi32(2));
-        __m256 r = _mm256_setzero_ps();
-        if (_mm256_testz_si256(three, three)) {
-            for (int i = 0; i < nw; i++)
-                r = _mm256_add_ps(r, v[i]);
-        } else {
-            __m256d r0 = _mm256_setzero_pd(), r1 = r0;
-            for (int i = 0; i < nw; i++)
-                r0 = _mm256_add_pd(r0, pa_lo(v[i])), r1 = _mm256_add_pd(r1, pa_hi(v[i]));
-            r = pa_join(r0, r1);
-        }
-        pa_st(dx + c, len - c, r, nt);
-    }
+    int64_t c = 0;
+    for (; c + 8 <= len; c += 8)
+        pa_px_vec(nw, cr, gr, kk, c, 8, 1, dx, nt);
+    if (c < len)
+        pa_px_vec(nw, cr, gr, kk, c, len - c, 0, dx, 0);
 }
 
 PA_TGT static void pa_bwd_gather(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -815,8 +860,12 @@ PA_TGT static void pa_bwd_gather(const fd_pool_problem_t *p, const fd_pool_args_
                         __m256 r = _mm256_setzero_ps();
                         if (nw) {
                             const float cf = (float)(chv[0] * cw[wl]);
-                            r = pa_divf(pa_ld(gb + olo * t[3] + wl * t[4] + c, m),
-                                        _mm256_set1_ps(cf), _mm256_set1_ps(1.0f / cf));
+                            const __m256 gv = pa_ld(gb + olo * t[3] + wl * t[4] + c, m);
+                            /* a power-of-two count: the product is the exact quotient's
+                             * rounding (2x2 stride 2: no FMA step, no checks) */
+                            r = pa_pow2(cf)
+                                    ? _mm256_mul_ps(gv, _mm256_set1_ps(1.0f / cf))
+                                    : pa_divf(gv, _mm256_set1_ps(cf), _mm256_set1_ps(1.0f / cf));
                             r = _mm256_add_ps(_mm256_setzero_ps(), r);
                         }
                         pa_st(dx + c, m, r, vnt);
