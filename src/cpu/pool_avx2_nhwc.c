@@ -478,6 +478,40 @@ PA_TGT static inline __m256 pa_vsum(float *const *rp, int nr, int64_t f)
     return s;
 }
 
+/* One plain (alpha 1, beta 0) output row of the box forward with three window rows and C a
+ * multiple of 8, columns [w0, w1): ((+0 + r0) + r1) + r2 divided by the Markstein step with no
+ * test per vector; returns 0 when some sum was not finite or tiny (|v| < 2^-80, not 0), whose
+ * quotient needs pa_divf's checks or the ref's formula: the caller then redoes the row (beta 0:
+ * the stores lose nothing). */
+PA_TGT static int pa_box_row3(float *const *rp, const double *cw, double ch, int64_t w0, int64_t w1,
+                              int64_t C, float *yr, int64_t ps, int nt)
+{
+    __m256 odd = _mm256_setzero_ps();
+    const __m256 sign = _mm256_set1_ps(-0.0f), big = _mm256_set1_ps(FLT_MAX);
+    const __m256 tiny = _mm256_set1_ps(0x1p-80f), zero = _mm256_setzero_ps();
+    for (int64_t ow = w0; ow < w1; ow++) {
+        const float cf = (float)(ch * cw[ow]);
+        if (!(cf > 0))
+            return 0; /* a window without a count: the general row gives 0 */
+        const __m256 fc = _mm256_set1_ps(cf), fi = _mm256_set1_ps(1.0f / cf);
+        const int64_t f0 = (ow - w0) * C;
+        for (int64_t c = 0; c < C; c += 8) {
+            const __m256 v =
+                _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(zero, _mm256_load_ps(rp[0] + f0 + c)),
+                                            _mm256_load_ps(rp[1] + f0 + c)),
+                              _mm256_load_ps(rp[2] + f0 + c));
+            const __m256 av = _mm256_andnot_ps(sign, v);
+            odd = _mm256_or_ps(odd,
+                               _mm256_or_ps(_mm256_cmp_ps(av, big, _CMP_NLE_UQ),
+                                            _mm256_and_ps(_mm256_cmp_ps(av, tiny, _CMP_LT_OQ),
+                                                          _mm256_cmp_ps(av, zero, _CMP_NEQ_OQ))));
+            const __m256 q0 = _mm256_mul_ps(v, fi);
+            pa_st(yr + ow * ps + c, 8, _mm256_fmadd_ps(_mm256_fnmadd_ps(q0, fc, v), fi, q0), nt);
+        }
+    }
+    return !_mm256_movemask_ps(odd);
+}
+
 PA_TGT static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
                               int64_t u1)
 {
@@ -529,6 +563,8 @@ PA_TGT static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *
             int64_t l, h;
             const double ch = pa_win(p, 1, oh, &l, &h);
             float *yr = yb + oh * t[3];
+            if (plain && nr == 3 && C % 8 == 0 && pa_box_row3(rp, cw, ch, w0, w1, C, yr, t[4], nt))
+                continue; /* done: no sum needed pa_divf's checks or the ref's formula */
             for (int64_t ow = w0; ow < w1; ow++) {
                 const double cnt = ch * cw[ow];
                 const float cf = (float)cnt;
@@ -615,6 +651,27 @@ PA_TGT static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *
             int nr = 0;
             for (int64_t oh = olo; ok && oh <= ohi; oh++)
                 rp[nr++] = ring + (oh % kh) * rs;
+            if (nr == 3 && alpha == 1.0f && beta == 0.0f && C % 8 == 0 && q[4] == C) {
+                /* the common row: ((+0 + r0) + r1) + r2 over the unit's packed pixels, one
+                 * test for non-finite results per row (those pixels redone below) */
+                const int64_t nf = (w1 - w0) * C;
+                float *d = dr + w0 * C;
+                __m256 odd = _mm256_setzero_ps();
+                for (int64_t f = 0; f < nf; f += 8) {
+                    const __m256 v = _mm256_add_ps(
+                        _mm256_add_ps(_mm256_add_ps(_mm256_setzero_ps(), _mm256_load_ps(rp[0] + f)),
+                                      _mm256_load_ps(rp[1] + f)),
+                        _mm256_load_ps(rp[2] + f));
+                    odd =
+                        _mm256_or_ps(odd, _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v),
+                                                        _mm256_set1_ps(FLT_MAX), _CMP_NLE_UQ));
+                    pa_st(d + f, 8, v, nt);
+                }
+                for (int64_t f = 0; _mm256_movemask_ps(odd) && f < nf; f += 8)
+                    for (int bad = pa_nonfinite(pa_vsum(rp, 3, f), 8); bad; bad &= bad - 1)
+                        pa_bwd_exact(p, a, n, f % C + __builtin_ctz((unsigned)bad), ih, w0 + f / C);
+                continue;
+            }
             for (int64_t iw = w0; iw < w1; iw++)
                 for (int64_t c = 0; c < C; c += 8) {
                     __m256 v = pa_vsum(rp, nr, (iw - w0) * cb + c);
@@ -852,6 +909,24 @@ PA_TGT static void pa_bwd_gather(const fd_pool_problem_t *p, const fd_pool_args_
                         pa_px((int)nw, cr, gr, kk, len, dx, nt);
                     continue;
                 }
+                if (!mx && plain && nw == 1 && pa_pow2(chv[0] * cw[wl])) {
+                    /* one window, a power-of-two count: +0 + dy * (1 / count), the exact
+                     * quotient rounded once (2x2 stride 2) */
+                    const __m256 f = _mm256_set1_ps((float)(1.0 / (chv[0] * cw[wl])));
+                    const float *gv = gb + olo * t[3] + wl * t[4];
+                    int64_t c = 0;
+                    for (; c + 8 <= len; c += 8)
+                        pa_st(dx + c, 8,
+                              _mm256_add_ps(_mm256_setzero_ps(),
+                                            _mm256_mul_ps(_mm256_loadu_ps(gv + c), f)),
+                              nt);
+                    if (c < len)
+                        pa_st(dx + c, len - c,
+                              _mm256_add_ps(_mm256_setzero_ps(),
+                                            _mm256_mul_ps(pa_ld(gv + c, len - c), f)),
+                              0);
+                    continue;
+                }
                 for (int64_t c = 0; c < len; c += 8) {
                     const int64_t m = len - c;
                     const int vnt = nt && m >= 8;
@@ -861,11 +936,7 @@ PA_TGT static void pa_bwd_gather(const fd_pool_problem_t *p, const fd_pool_args_
                         if (nw) {
                             const float cf = (float)(chv[0] * cw[wl]);
                             const __m256 gv = pa_ld(gb + olo * t[3] + wl * t[4] + c, m);
-                            /* a power-of-two count: the product is the exact quotient's
-                             * rounding (2x2 stride 2: no FMA step, no checks) */
-                            r = pa_pow2(cf)
-                                    ? _mm256_mul_ps(gv, _mm256_set1_ps(1.0f / cf))
-                                    : pa_divf(gv, _mm256_set1_ps(cf), _mm256_set1_ps(1.0f / cf));
+                            r = pa_divf(gv, _mm256_set1_ps(cf), _mm256_set1_ps(1.0f / cf));
                             r = _mm256_add_ps(_mm256_setzero_ps(), r);
                         }
                         pa_st(dx + c, m, r, vnt);
