@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pool_avx2_nhwc.c - f32 AVX2 paths of cpu pooling (FD_OP_POOL_FWD / _BWD cpu rows) for 2-d
- * problems whose tensors have C as unit stride (NHWC, also with padded pixels), both
- * directions, every mode. Called by pooling_cpu.c where its AVX-512 paths do not run (no
- * AVX-512, or FREEDNN_CPU_ISA=avx2); returns 0 (the double blocks run) for other dtypes, 1-d /
- * 3-d, C not unit stride, shapes beyond the stack buffers, no AVX2 + FMA, FREEDNN_CPU_ISA=generic.
+ * problems (1-d as rows of height 1) whose tensors have C as unit stride (NHWC, also with
+ * padded pixels), both directions, every mode. Called by pooling_cpu.c where its AVX-512 paths
+ * did not run; runs on CPUs with AVX2 + FMA and no AVX-512 (or with FREEDNN_CPU_ISA=avx2 on any
+ * AVX2 CPU); returns 0 (the double blocks run) for other dtypes, 3-d, C not unit stride, shapes
+ * beyond the stack buffers (rings of PA_RING bytes, PA_CODES codes, PA_COLS columns, PA_TAPS
+ * max window taps), no AVX2 + FMA, FREEDNN_CPU_ISA=generic.
  * Lanes: 8 channels a vector. Results, as pooling_cpu.c's header states for its paths:
  * - max (both directions): the ref's bits. Forward streams the input rows once, each row's
  *   maximum over every output column's taps into a ring of kh rows, each output row folding its
@@ -15,19 +17,23 @@
  *   hit dy in window order, in float when alpha is 1, beta 0 and no lane of the vector has three
  *   hits (two floats summed in float are their double sum rounded once: 53 >= 2 * 24 + 2), in
  *   double otherwise.
- * - averages with stride > 1 along W: the ref's bits. Forward keeps a double running sum per
- *   open output row (a ring), the input rows streamed once, the taps added in the ref's window
- *   order; the quotient is the ref's (a power-of-two count as the exact product). Backward
- *   gathers dy / count of each dx pixel's windows in double in window order; a pixel in one
- *   window with alpha 1, beta 0 takes the float quotient (correctly rounded: the double
- *   quotient rounded once), as pooling_cpu.c's NHWC direct path.
+ * - other averages (stride > 1 along W; stride 1 with negative padding or windows over 16):
+ *   the ref's bits. Forward keeps a double running sum per open output row (a ring), the
+ *   input rows streamed once, the taps added in the ref's window order; the quotient is the
+ *   ref's (a power-of-two count as the exact product). Backward gathers dy / count of each dx
+ *   pixel's windows in double in window order; a pixel in one window with alpha 1, beta 0
+ *   takes the float quotient (correctly rounded: the double quotient rounded once), as
+ *   pooling_cpu.c's NHWC direct path.
  * - stride-1 averages along W (the box rows, product decision 2026-11-30 of docs/testing.md):
  *   NOT the ref's bits in general, within the f32 accumulation bound stated there: the same
  *   operations as pooling_cpu.c's AVX-512 box rows (pf_box_fwd / pf_box_bwd: kw-tap row sums in
  *   float into a ring of kh rows, +0.0 plus the window's rows in row order; forward divided in
  *   float when alpha 1, beta 0, else in double with the double blend; backward dy / count in
  *   float and the blend in float; non-finite lanes recomputed by the ref's formula), so the
- *   same bits as that path and as its NCHW rows.
+ *   same bits as that path and its NCHW rows (quotients of sums below 2^-80 aside: vdivps
+ *   here, the Markstein step there).
+ *   Plain rows (alpha 1, beta 0, three window rows, C a multiple of 8) run in one pass with
+ *   one test for non-finite (forward also tiny) sums per row, the row redone when it fires.
  * Float quotients: correctly rounded (vdivps, or the product corrected by one FMA step where
  * both are finite and normal, which equals it: Markstein). Large beta-0 outputs packed along C
  * (dx of backward, y of the box forward) are written with streaming stores (no read for

@@ -130,7 +130,14 @@ static int fwd_float_case(cudnnDataType_t dt, cudnnPoolingMode_t mode)
            float_paths();
 }
 
-enum { F_MAX, F_INT, F_REAL, F_DY }; /* F_DY: fill_max's x (no NaN), fill_dy's dy */
+enum {
+    F_MAX,
+    F_INT,
+    F_REAL,
+    F_DY,
+    F_SPEC
+}; /* F_DY: fill_max's x (no NaN), fill_dy's dy;
+    * F_SPEC: fill_max with specials for x and dy */
 enum { LX_NCHW, LX_NHWC, LX_PADDED, LX_NHWC_GAP, LX_WSTRIDE2 };
 static const char *lx_name[] = {"nchw", "nhwc", "padded", "nhwc-gap", "w-stride-2"};
 
@@ -180,12 +187,14 @@ static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_
     cudnnTensorDescriptor_t xd = desc_of(&xs, dt), yd = desc_of(&ys, dt);
     size_t xb = xs.extent * dt_size(dt), yb = ys.extent * dt_size(dt);
     void *x = malloc(xb), *dy = malloc(yb), *y = malloc(yb), *xc = malloc(xb);
-    if (fillkind == F_MAX || fillkind == F_DY)
-        fill_max(dt, x, xs.extent, fillkind == F_MAX);
+    if (fillkind == F_MAX || fillkind == F_DY || fillkind == F_SPEC)
+        fill_max(dt, x, xs.extent, fillkind != F_DY);
     else
         fill(dt, x, xs.extent, fillkind == F_INT, 0);
     if (fillkind == F_DY)
         fill_dy(dt, dy, ys.extent);
+    else if (fillkind == F_SPEC)
+        fill_max(dt, dy, ys.extent, 1);
     else
         fill(dt, dy, ys.extent, fillkind != F_REAL, 0);
     memcpy(xc, x, xb);
@@ -411,6 +420,21 @@ static void checks(void)
     for (int lx = 1; lx < 4; lx += 2)
         for (int gi = 0; gi < 3; gi++)
             modes(4, wide, lx, CUDNN_DATA_FLOAT, &geoms[gi], turn++);
+    /* C a multiple of 8 (the AVX2 NHWC paths' whole-vector rows: box rows of three window rows
+     * in one pass with one non-finite test per row, gathers without channel tails), every mode,
+     * x and dy with +-inf / NaN (the ref's formula on those lanes) and fill_dy's dy */
+    const int c8[4] = {2, 24, 9, 13};
+    for (int lx = 1; lx < 4; lx += 2)
+        for (int gi = 0; gi < 3; gi++) {
+            modes(4, c8, lx, CUDNN_DATA_FLOAT, &geoms[gi], turn++);
+            for (int m = 0; m < 4; m++)
+                for (int f = F_DY; f <= F_SPEC; f++) {
+                    one(4, c8, lx, CUDNN_DATA_FLOAT, &geoms[gi], (cudnnPoolingMode_t)m,
+                        CUDNN_PROPAGATE_NAN, 1.0, 0.0, f);
+                    one(4, c8, lx, CUDNN_DATA_FLOAT, &geoms[gi], (cudnnPoolingMode_t)m,
+                        CUDNN_NOT_PROPAGATE_NAN, 0.5, 0.25, f);
+                }
+        }
     /* dx above FD_CPU_NT_MIN (16 MiB) with beta 0: streamed dx rows (pf_stream), NCHW and
      * NHWC, fills with inf / NaN (the ref's formula on those lanes after the stream); the
      * 2x2 stride-2 average with alpha 1 (NCHW: pf_bwd_w_avg1's duplicated rows) */
