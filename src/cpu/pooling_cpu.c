@@ -126,7 +126,10 @@ static int plan(const fd_pool_problem_t *p, int bwd, char *why, size_t why_size)
 
 /* The f32 AVX-512 paths at the end of the file; 1 when one ran. */
 static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
+/* The f32 AVX2 paths for CPUs without AVX-512 (pool_avx2_nchw.c: W unit stride,
+ * pool_avx2_nhwc.c: C unit stride); 1 when one ran. */
 int fd_pool_avx2_nchw_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
+int fd_pool_avx2_nhwc_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
 
 static const char *at(const void *base, cudnnDataType_t dt, int64_t off)
 {
@@ -275,7 +278,8 @@ static void walk_blocks(const fd_pool_problem_t *p, const fd_pool_args_t *a, con
 cudnnStatus_t fd_pool_fwd_cpu_run(const void *problem, const void *args)
 {
     const fd_pool_problem_t *p = problem;
-    if (!pf_run(p, args, 0) && !fd_pool_avx2_nchw_run(p, args, 0))
+    if (!pf_run(p, args, 0) && !fd_pool_avx2_nchw_run(p, args, 0) &&
+        !fd_pool_avx2_nhwc_run(p, args, 0))
         walk_blocks(p, args, p->out, p->xs, fwd_block_c, fwd_block_w);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -469,7 +473,8 @@ size_t fd_pool_bwd_cpu_workspace(const void *problem)
 cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
 {
     const fd_pool_problem_t *p = problem;
-    if (!pf_run(p, args, 1) && !fd_pool_avx2_nchw_run(p, args, 1))
+    if (!pf_run(p, args, 1) && !fd_pool_avx2_nchw_run(p, args, 1) &&
+        !fd_pool_avx2_nhwc_run(p, args, 1))
         walk_blocks(p, args, p->in, p->dxs, bwd_block_c, bwd_block_w);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -56,6 +56,12 @@
  * vector), same bits.
  * NHWC 2-d forward streams the input rows (row maxima / running double sums in a ring): bands
  * of output rows (the big shape), channel chunks narrower than C (the wide shape), same bits.
+ * The f32 AVX2 NHWC paths (src/cpu/pool_avx2_nhwc.c; on CPUs without AVX-512 in the parent, and
+ * in the FREEDNN_CPU_ISA=avx2 child everywhere) run the same cases: the max modes and the
+ * averages of stride > 1 along W keep the ref's bits, the box rows (stride 1 along W) sum in
+ * float and are held to the bound above in the avx2 child too (float_paths); only the generic
+ * child expects bits everywhere. box_layouts compares NCHW with NHWC only where NCHW did not
+ * give the ref's bits (an AVX2-only CPU may run NCHW on the double blocks).
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -103,13 +109,22 @@ typedef struct {
     int ceil; /* 1: y has the ceil-mode size */
 } geom_t;
 
+/* 1 when the float sums may run: on the AVX-512 paths (no FREEDNN_CPU_ISA) and on the AVX2
+ * NHWC box rows (pool_avx2_nhwc.c: also with FREEDNN_CPU_ISA=avx2, and on CPUs without
+ * AVX-512); only FREEDNN_CPU_ISA=generic keeps every path on the ref's bits. */
+static int float_paths(void)
+{
+    const char *isa = getenv("FREEDNN_CPU_ISA");
+    return !isa || strcmp(isa, "generic") != 0;
+}
+
 /* 1 when the case may take the float box rows (see the header). */
 static int box_case(cudnnDataType_t dt, const geom_t *g, cudnnPoolingMode_t mode)
 {
     return dt == CUDNN_DATA_FLOAT && g->nsp == 2 && g->str[1] == 1 &&
            (mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ||
             mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) &&
-           !getenv("FREEDNN_CPU_ISA");
+           float_paths();
 }
 
 /* 1 when the forward case may sum in float (every FLOAT average on the AVX-512 paths: the box
@@ -119,10 +134,17 @@ static int fwd_float_case(cudnnDataType_t dt, cudnnPoolingMode_t mode)
     return dt == CUDNN_DATA_FLOAT &&
            (mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ||
             mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) &&
-           !getenv("FREEDNN_CPU_ISA");
+           float_paths();
 }
 
-enum { F_MAX, F_INT, F_REAL, F_DY }; /* F_DY: fill_max's x (no NaN), fill_dy's dy */
+enum {
+    F_MAX,
+    F_INT,
+    F_REAL,
+    F_DY,
+    F_SPEC
+}; /* F_DY: fill_max's x (no NaN), fill_dy's dy;
+    * F_SPEC: fill_max with specials for x and dy */
 enum { LX_NCHW, LX_NHWC, LX_PADDED, LX_NHWC_GAP, LX_WSTRIDE2 };
 static const char *lx_name[] = {"nchw", "nhwc", "padded", "nhwc-gap", "w-stride-2"};
 
@@ -172,12 +194,14 @@ static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_
     cudnnTensorDescriptor_t xd = desc_of(&xs, dt), yd = desc_of(&ys, dt);
     size_t xb = xs.extent * dt_size(dt), yb = ys.extent * dt_size(dt);
     void *x = malloc(xb), *dy = malloc(yb), *y = malloc(yb), *xc = malloc(xb);
-    if (fillkind == F_MAX || fillkind == F_DY)
-        fill_max(dt, x, xs.extent, fillkind == F_MAX);
+    if (fillkind == F_MAX || fillkind == F_DY || fillkind == F_SPEC)
+        fill_max(dt, x, xs.extent, fillkind != F_DY);
     else
         fill(dt, x, xs.extent, fillkind == F_INT, 0);
     if (fillkind == F_DY)
         fill_dy(dt, dy, ys.extent);
+    else if (fillkind == F_SPEC)
+        fill_max(dt, dy, ys.extent, 1);
     else
         fill(dt, dy, ys.extent, fillkind != F_REAL, 0);
     memcpy(xc, x, xb);
@@ -272,6 +296,7 @@ static void box_layouts(void)
                                                           CUDNN_NOT_PROPAGATE_NAN, 2, g->win,
                                                           g->pad, g->str));
                         float *buf[2][4]; /* per layout: x, y, dy, dx */
+                        float *rf[4] = {NULL, NULL, NULL, NULL}; /* ref's y, dx (NCHW) */
                         shape_t xs[2];
                         float *lx0 = malloc(ne * 4), *ld0 = malloc(ne * 4), *lo0 = malloc(ne * 4);
                         fill(CUDNN_DATA_FLOAT, lx0, ne, 0, sp); /* logical NCHW order */
@@ -294,11 +319,27 @@ static void box_layouts(void)
                             CHECK(cudnnPoolingBackward(h_cpu, pd, &a32, td, buf[l][1], td,
                                                        buf[l][2], td, buf[l][0], &b32, td,
                                                        buf[l][3]));
+                            for (int b = 1; l == 0 && b < 4; b += 2) {
+                                rf[b] = malloc(xs[0].extent * 4);
+                                for (size_t i = 0; i < ne; i++)
+                                    rf[b][canon_off(&xs[0], i)] = lo0[i];
+                            }
+                            if (l == 0) {
+                                CHECK(cudnnPoolingForward(h_ref, pd, &a32, td, buf[0][0], &b32, td,
+                                                          rf[1]));
+                                CHECK(cudnnPoolingBackward(h_ref, pd, &a32, td, buf[0][1], td,
+                                                           buf[0][2], td, buf[0][0], &b32, td,
+                                                           rf[3]));
+                            }
                             cudnnDestroyTensorDescriptor(td);
                         }
                         cases++;
+                        /* NCHW with the ref's bits took an exact path (an AVX2-only CPU without
+                         * float box rows along W): the bound of the main cases holds NHWC */
                         for (int b = 1; b < 4; b += 2)
-                            for (size_t i = 0; i < ne; i++) {
+                            for (size_t i = 0, skip = same_bits(CUDNN_DATA_FLOAT, buf[0][b], rf[b],
+                                                                xs[0].extent * 4);
+                                 !skip && i < ne; i++) {
                                 const float u = buf[0][b][canon_off(&xs[0], i)],
                                             v = buf[1][b][canon_off(&xs[1], i)];
                                 if (memcmp(&u, &v, 4) != 0 && !(u != u && v != v)) {
@@ -314,7 +355,7 @@ static void box_layouts(void)
                         for (int l = 0; l < 2; l++)
                             for (int b = 0; b < 4; b++)
                                 free(buf[l][b]);
-                        free(lx0), free(ld0), free(lo0);
+                        free(lx0), free(ld0), free(lo0), free(rf[1]), free(rf[3]);
                         cudnnDestroyPoolingDescriptor(pd);
                     }
 }
@@ -386,6 +427,21 @@ static void checks(void)
     for (int lx = 1; lx < 4; lx += 2)
         for (int gi = 0; gi < 3; gi++)
             modes(4, wide, lx, CUDNN_DATA_FLOAT, &geoms[gi], turn++);
+    /* C a multiple of 8 (the AVX2 NHWC paths' whole-vector rows: box rows of three window rows
+     * in one pass with one non-finite test per row, gathers without channel tails), every mode,
+     * x and dy with +-inf / NaN (the ref's formula on those lanes) and fill_dy's dy */
+    const int c8[4] = {2, 24, 9, 13};
+    for (int lx = 1; lx < 4; lx += 2)
+        for (int gi = 0; gi < 3; gi++) {
+            modes(4, c8, lx, CUDNN_DATA_FLOAT, &geoms[gi], turn++);
+            for (int m = 0; m < 4; m++)
+                for (int f = F_DY; f <= F_SPEC; f++) {
+                    one(4, c8, lx, CUDNN_DATA_FLOAT, &geoms[gi], (cudnnPoolingMode_t)m,
+                        CUDNN_PROPAGATE_NAN, 1.0, 0.0, f);
+                    one(4, c8, lx, CUDNN_DATA_FLOAT, &geoms[gi], (cudnnPoolingMode_t)m,
+                        CUDNN_NOT_PROPAGATE_NAN, 0.5, 0.25, f);
+                }
+        }
     /* dx above FD_CPU_NT_MIN (16 MiB) with beta 0: streamed dx rows (pf_stream), NCHW and
      * NHWC, fills with inf / NaN (the ref's formula on those lanes after the stream); the
      * 2x2 stride-2 average with alpha 1 (NCHW: pf_bwd_w_avg1's duplicated rows) */
