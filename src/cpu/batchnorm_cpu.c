@@ -88,6 +88,15 @@
  *   deviation, the mean carried as two floats. In double their arithmetic set the pace
  *   (n8c64h16w16 in L2, one thread: training 0.42 -> 0.29 ns an element, backward 0.78 ->
  *   0.48; n8c64h112w112 at two threads, backward 0.55-0.6 -> 0.72-0.75 of the bandwidth).
+ * - AVX2 without AVX-512 (bn_avx2: AVX2 and FMA, FREEDNN_CPU_ISA not `generic`; on an AVX-512
+ *   CPU only with FREEDNN_CPU_ISA=avx2): the plane walk's FLOAT kernels are explicit AVX2
+ *   (pstats_ / pbsum_ / outf_u_ / bdx_u_f32_avx2). The clones of the generic kernels hold a
+ *   v8d in two 256-bit registers, so the statistics' 64 lanes and the backward sums' 16 spilled
+ *   every row (n8c64h112w112 at two threads: training 0.30, backward 0.34 of the bandwidth);
+ *   these take the channel's parameters as scalars, sum a quarter of the 64 lanes at a time
+ *   over blocks of 8 rows, and prefetch / stream as the AVX-512 element passes. The same
+ *   operations in the same order per lane and per element: the generic kernels' bits (the
+ *   test compares a digest of the double-arithmetic outputs across FREEDNN_CPU_ISA).
  * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
  *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
  *   between the passes; each unit ends with an sfence.
@@ -798,12 +807,8 @@ BN_UNI_KERNELS(double, f64)
 #define BN_LD2(p, lo, hi)                                                                          \
     __m512d lo = _mm512_cvtps_pd(_mm256_loadu_ps(p)), hi = _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8))
 
-BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, double fa, double fb,
-                                        double alpha, double beta, int nt, const float *pf0)
-{
-    const float *const pf1 = NULL;
-    const __m512d A = _mm512_set1_pd(fa), B = _mm512_set1_pd(fb);
-#define SCALAR_                                                                                    \
+/* the scalar element j of the uniform FLOAT passes (heads and tails) */
+#define BN_U_SCALAR_OUTF                                                                           \
     do {                                                                                           \
         double w = (double)x[j] * fa + fb;                                                         \
         if (alpha != 1.0)                                                                          \
@@ -812,6 +817,21 @@ BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, dou
             w += beta * (double)y[j];                                                              \
         y[j] = (float)w;                                                                           \
     } while (0)
+#define BN_U_SCALAR_BDX                                                                            \
+    do {                                                                                           \
+        double xh = ((double)x[j] - mean) * inv;                                                   \
+        double w = alpha * (coef * ((double)dy[j] - mg - xh * mgx));                               \
+        if (beta != 0.0)                                                                           \
+            w += beta * (double)dx[j];                                                             \
+        dx[j] = (float)w;                                                                          \
+    } while (0)
+
+BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, double fa, double fb,
+                                        double alpha, double beta, int nt, const float *pf0)
+{
+    const float *const pf1 = NULL;
+    const __m512d A = _mm512_set1_pd(fa), B = _mm512_set1_pd(fb);
+#define SCALAR_ BN_U_SCALAR_OUTF
 #define VEC_                                                                                       \
     BN_LD2(x + j, x0, x1);                                                                         \
     w0 = _mm512_add_pd(_mm512_mul_pd(x0, A), B);                                                   \
@@ -852,14 +872,7 @@ BN_AVX512 static void bdx_u_f32_avx512(int64_t n, const float *x, const float *d
 {
     const __m512d Mn = _mm512_set1_pd(mean), I = _mm512_set1_pd(inv), Cf = _mm512_set1_pd(coef),
                   G = _mm512_set1_pd(mg), GX = _mm512_set1_pd(mgx);
-#define SCALAR_                                                                                    \
-    do {                                                                                           \
-        double xh = ((double)x[j] - mean) * inv;                                                   \
-        double w = alpha * (coef * ((double)dy[j] - mg - xh * mgx));                               \
-        if (beta != 0.0)                                                                           \
-            w += beta * (double)dx[j];                                                             \
-        dx[j] = (float)w;                                                                          \
-    } while (0)
+#define SCALAR_ BN_U_SCALAR_BDX
 #define VEC_                                                                                       \
     BN_LD2(x + j, x0, x1);                                                                         \
     BN_LD2(dy + j, e0, e1);                                                                        \
@@ -2028,6 +2041,197 @@ static int bn_avx512(void)
 #endif
 }
 
+/* 1 when the AVX2 forms below may run: AVX2 and FMA, and FREEDNN_CPU_ISA not `generic` (on an
+ * AVX-512 CPU the AVX-512 forms are asked first; FREEDNN_CPU_ISA=avx2 leaves these). */
+static int bn_avx2(void)
+{
+#if BN_HAVE_NT
+    static int isa = -1; /* a benign race: every thread stores the same value */
+    if (isa < 0) {
+        const char *cap = getenv("FREEDNN_CPU_ISA");
+        __builtin_cpu_init();
+        isa = !(cap && strcmp(cap, "generic") == 0) && __builtin_cpu_supports("avx2") &&
+              __builtin_cpu_supports("fma");
+    }
+    return isa;
+#else
+    return 0;
+#endif
+}
+
+/* ---- AVX2 forms of the plane walk's FLOAT kernels ------------------------------------------
+ * The clones of the generic kernels keep a v8d in two 256-bit registers on AVX2, so the
+ * statistics' 64 lanes (k, s1, s2: 48 registers) and the backward sums' 16 (mean, inv, sg,
+ * sgx: 16) spilled to the stack every row (n8c64h112w112 at two threads: training 0.30,
+ * backward 0.34 of the bandwidth). These take the channel's parameters as scalars and run a
+ * quarter of the statistics' lanes at a time over a block of rows: each lane still adds its
+ * rows in order, and every element sees the generic kernels' operations in their order (no
+ * contraction), so the bits are the same on every ISA. The element passes as the AVX-512 ones:
+ * 16 floats per step, the next channel prefetched a line per step, whole-line streaming stores
+ * after a scalar head. */
+#if BN_HAVE_NT
+#define BN_AVX2 __attribute__((target("avx2,fma")))
+/* 8 floats at p as two vectors of 4 doubles */
+#define BN2_LD(p, lo, hi)                                                                          \
+    const __m256 lo##f_ = _mm256_loadu_ps(p);                                                      \
+    __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(lo##f_)),                                  \
+            hi = _mm256_cvtps_pd(_mm256_extractf128_ps(lo##f_, 1))
+#define BN2_PS_RB 8 /* rows of a block of the statistics (2 KiB of x, L1) */
+
+/* s1[j] += sum_r (x[r][j] - k), s2[j] += the squares, j < 64, over R packed rows of 64. */
+BN_AVX2 static void pstats_f32_avx2(int64_t R, const float *x, double k, double *s1, double *s2)
+{
+    const __m256d K = _mm256_set1_pd(k);
+    for (int64_t r0 = 0; r0 < R; r0 += BN2_PS_RB) {
+        const int64_t r1 = R - r0 < BN2_PS_RB ? R : r0 + BN2_PS_RB;
+        for (int q = 0; q < PLANE_SLANES; q += 16) {
+            __m256d a0 = _mm256_loadu_pd(s1 + q), a1 = _mm256_loadu_pd(s1 + q + 4),
+                    a2 = _mm256_loadu_pd(s1 + q + 8), a3 = _mm256_loadu_pd(s1 + q + 12);
+            __m256d c0 = _mm256_loadu_pd(s2 + q), c1 = _mm256_loadu_pd(s2 + q + 4),
+                    c2 = _mm256_loadu_pd(s2 + q + 8), c3 = _mm256_loadu_pd(s2 + q + 12);
+            for (int64_t r = r0; r < r1; r++) {
+                const float *p = x + r * PLANE_SLANES + q;
+                BN2_LD(p, d0, d1);
+                BN2_LD(p + 8, d2, d3);
+                d0 = _mm256_sub_pd(d0, K), d1 = _mm256_sub_pd(d1, K);
+                d2 = _mm256_sub_pd(d2, K), d3 = _mm256_sub_pd(d3, K);
+                a0 = _mm256_add_pd(a0, d0), a1 = _mm256_add_pd(a1, d1);
+                a2 = _mm256_add_pd(a2, d2), a3 = _mm256_add_pd(a3, d3);
+                c0 = _mm256_add_pd(c0, _mm256_mul_pd(d0, d0));
+                c1 = _mm256_add_pd(c1, _mm256_mul_pd(d1, d1));
+                c2 = _mm256_add_pd(c2, _mm256_mul_pd(d2, d2));
+                c3 = _mm256_add_pd(c3, _mm256_mul_pd(d3, d3));
+            }
+            _mm256_storeu_pd(s1 + q, a0), _mm256_storeu_pd(s1 + q + 4, a1);
+            _mm256_storeu_pd(s1 + q + 8, a2), _mm256_storeu_pd(s1 + q + 12, a3);
+            _mm256_storeu_pd(s2 + q, c0), _mm256_storeu_pd(s2 + q + 4, c1);
+            _mm256_storeu_pd(s2 + q + 8, c2), _mm256_storeu_pd(s2 + q + 12, c3);
+        }
+    }
+}
+
+/* sg[j] += sum_r dy, sgx[j] += sum_r dy (x - mean) inv, j < 16, over R packed rows of 16. */
+BN_AVX2 static void pbsum_f32_avx2(int64_t R, const float *x, const float *dy, double mean,
+                                   double inv, double *sg, double *sgx)
+{
+    const __m256d Mn = _mm256_set1_pd(mean), I = _mm256_set1_pd(inv);
+    __m256d g0 = _mm256_loadu_pd(sg), g1 = _mm256_loadu_pd(sg + 4), g2 = _mm256_loadu_pd(sg + 8),
+            g3 = _mm256_loadu_pd(sg + 12);
+    __m256d h0 = _mm256_loadu_pd(sgx), h1 = _mm256_loadu_pd(sgx + 4), h2 = _mm256_loadu_pd(sgx + 8),
+            h3 = _mm256_loadu_pd(sgx + 12);
+    for (int64_t r = 0; r < R; r++) {
+        const float *p = x + r * PLANE_LANES, *e = dy + r * PLANE_LANES;
+        BN2_LD(e, e0, e1);
+        BN2_LD(e + 8, e2, e3);
+        BN2_LD(p, x0, x1);
+        BN2_LD(p + 8, x2, x3);
+        x0 = _mm256_mul_pd(_mm256_sub_pd(x0, Mn), I), x1 = _mm256_mul_pd(_mm256_sub_pd(x1, Mn), I);
+        x2 = _mm256_mul_pd(_mm256_sub_pd(x2, Mn), I), x3 = _mm256_mul_pd(_mm256_sub_pd(x3, Mn), I);
+        g0 = _mm256_add_pd(g0, e0), g1 = _mm256_add_pd(g1, e1);
+        g2 = _mm256_add_pd(g2, e2), g3 = _mm256_add_pd(g3, e3);
+        h0 = _mm256_add_pd(h0, _mm256_mul_pd(e0, x0)),
+        h1 = _mm256_add_pd(h1, _mm256_mul_pd(e1, x1));
+        h2 = _mm256_add_pd(h2, _mm256_mul_pd(e2, x2)),
+        h3 = _mm256_add_pd(h3, _mm256_mul_pd(e3, x3));
+    }
+    _mm256_storeu_pd(sg, g0), _mm256_storeu_pd(sg + 4, g1);
+    _mm256_storeu_pd(sg + 8, g2), _mm256_storeu_pd(sg + 12, g3);
+    _mm256_storeu_pd(sgx, h0), _mm256_storeu_pd(sgx + 4, h1);
+    _mm256_storeu_pd(sgx + 8, h2), _mm256_storeu_pd(sgx + 12, h3);
+}
+
+/* alpha, beta and the store of 16 results w0..w3 at d_ (ntk: streaming, d_ 32-byte aligned) */
+#define BN2_FINISH16(d_, w0, w1, w2, w3)                                                           \
+    do {                                                                                           \
+        if (alpha != 1.0) {                                                                        \
+            const __m256d al_ = _mm256_set1_pd(alpha);                                             \
+            w0 = _mm256_mul_pd(al_, w0), w1 = _mm256_mul_pd(al_, w1);                              \
+            w2 = _mm256_mul_pd(al_, w2), w3 = _mm256_mul_pd(al_, w3);                              \
+        }                                                                                          \
+        if (beta != 0.0) {                                                                         \
+            const __m256d bt_ = _mm256_set1_pd(beta);                                              \
+            BN2_LD(d_, o0_, o1_);                                                                  \
+            BN2_LD((d_) + 8, o2_, o3_);                                                            \
+            w0 = _mm256_add_pd(w0, _mm256_mul_pd(bt_, o0_));                                       \
+            w1 = _mm256_add_pd(w1, _mm256_mul_pd(bt_, o1_));                                       \
+            w2 = _mm256_add_pd(w2, _mm256_mul_pd(bt_, o2_));                                       \
+            w3 = _mm256_add_pd(w3, _mm256_mul_pd(bt_, o3_));                                       \
+        }                                                                                          \
+        const __m256 r0_ = _mm256_set_m128(_mm256_cvtpd_ps(w1), _mm256_cvtpd_ps(w0));              \
+        const __m256 r1_ = _mm256_set_m128(_mm256_cvtpd_ps(w3), _mm256_cvtpd_ps(w2));              \
+        if (ntk) {                                                                                 \
+            _mm256_stream_ps(d_, r0_);                                                             \
+            _mm256_stream_ps((d_) + 8, r1_);                                                       \
+        } else {                                                                                   \
+            _mm256_storeu_ps(d_, r0_);                                                             \
+            _mm256_storeu_ps((d_) + 8, r1_);                                                       \
+        }                                                                                          \
+    } while (0)
+/* BN_U_LOOP's walk in steps of 16 floats (4 vectors of doubles) */
+#define BN2_U_LOOP(y, SCALAR, VEC)                                                                 \
+    do {                                                                                           \
+        const int ntk = nt; /* after the head every step starts a line */                          \
+        int64_t j = 0;                                                                             \
+        if (nt)                                                                                    \
+            for (; j < n && ((uintptr_t)((y) + j) & 63) != 0; j++)                                 \
+                SCALAR;                                                                            \
+        for (; j + 16 <= n; j += 16) {                                                             \
+            __m256d w0, w1, w2, w3;                                                                \
+            if (pf0 != NULL)                                                                       \
+                _mm_prefetch((const char *)(pf0 + j), _MM_HINT_T1);                                \
+            if (pf1 != NULL)                                                                       \
+                _mm_prefetch((const char *)(pf1 + j), _MM_HINT_T1);                                \
+            VEC;                                                                                   \
+            BN2_FINISH16((y) + j, w0, w1, w2, w3);                                                 \
+        }                                                                                          \
+        for (; j < n; j++)                                                                         \
+            SCALAR;                                                                                \
+    } while (0)
+
+BN_AVX2 static void outf_u_f32_avx2(int64_t n, const float *x, float *y, double fa, double fb,
+                                    double alpha, double beta, int nt, const float *pf0)
+{
+    const float *const pf1 = NULL;
+    const __m256d A = _mm256_set1_pd(fa), B = _mm256_set1_pd(fb);
+#define SCALAR_ BN_U_SCALAR_OUTF
+#define VEC_                                                                                       \
+    BN2_LD(x + j, x0, x1);                                                                         \
+    BN2_LD(x + j + 8, x2, x3);                                                                     \
+    w0 = _mm256_add_pd(_mm256_mul_pd(x0, A), B), w1 = _mm256_add_pd(_mm256_mul_pd(x1, A), B);      \
+    w2 = _mm256_add_pd(_mm256_mul_pd(x2, A), B), w3 = _mm256_add_pd(_mm256_mul_pd(x3, A), B)
+    BN2_U_LOOP(y, SCALAR_, VEC_);
+#undef SCALAR_
+#undef VEC_
+}
+
+BN_AVX2 static void bdx_u_f32_avx2(int64_t n, const float *x, const float *dy, float *dx,
+                                   double mean, double inv, double coef, double mg, double mgx,
+                                   double alpha, double beta, int nt, const float *pf0,
+                                   const float *pf1)
+{
+    const __m256d Mn = _mm256_set1_pd(mean), I = _mm256_set1_pd(inv), Cf = _mm256_set1_pd(coef),
+                  G = _mm256_set1_pd(mg), GX = _mm256_set1_pd(mgx);
+#define SCALAR_ BN_U_SCALAR_BDX
+#define BN2_DX_(w, xv, ev)                                                                         \
+    w = _mm256_mul_pd(Cf,                                                                          \
+                      _mm256_sub_pd(_mm256_sub_pd(ev, G),                                          \
+                                    _mm256_mul_pd(_mm256_mul_pd(_mm256_sub_pd(xv, Mn), I), GX)))
+#define VEC_                                                                                       \
+    BN2_LD(x + j, x0, x1);                                                                         \
+    BN2_LD(x + j + 8, x2, x3);                                                                     \
+    BN2_LD(dy + j, e0, e1);                                                                        \
+    BN2_LD(dy + j + 8, e2, e3);                                                                    \
+    BN2_DX_(w0, x0, e0);                                                                           \
+    BN2_DX_(w1, x1, e1);                                                                           \
+    BN2_DX_(w2, x2, e2);                                                                           \
+    BN2_DX_(w3, x3, e3)
+    BN2_U_LOOP(dx, SCALAR_, VEC_);
+#undef SCALAR_
+#undef VEC_
+#undef BN2_DX_
+}
+#endif
+
 #if BN_HAVE_NT
 /* The per-activation AVX-512 kernels above serve this problem. */
 static int pa_avx512(const bn_plan_t *b);
@@ -2080,6 +2284,11 @@ static void seg_stats(const bn_plan_t *b, const void *x, int L, int64_t R, int64
 #if BN_HAVE_NT
     if (b->rf32) {
         rst_f32_avx512(L, R, (const float *)x + off, rs, K, s1, s2);
+        return;
+    }
+    if (b->fast && b->eng == ENG_PLANE && b->dt == CUDNN_DATA_FLOAT && L == PLANE_SLANES &&
+        rs == L && !bn_avx512() && bn_avx2()) {
+        pstats_f32_avx2(R, (const float *)x + off, K[0], s1, s2); /* K: the channel's k0 */
         return;
     }
 #endif
@@ -2167,6 +2376,12 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                                  q->pfn ? (const float *)a->x + off + q->pfn : NULL);
             return;
         }
+        if (b->dt == CUDNN_DATA_FLOAT && q->fused && bn_avx2()) {
+            outf_u_f32_avx2(n, (const float *)a->x + off, (float *)a->y + off, q->fa[0], q->fb[0],
+                            a->alpha, a->beta, ok,
+                            q->pfn ? (const float *)a->x + off + q->pfn : NULL);
+            return;
+        }
 #endif
         if (q->fused && b->dt == CUDNN_DATA_FLOAT)
             outf_u_f32(n, (const float *)a->x + off, (float *)a->y + off, q->fa[0], q->fb[0],
@@ -2251,6 +2466,12 @@ static void seg_bsum(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R
                        sgx);
         return;
     }
+    if (b->fast && b->eng == ENG_PLANE && b->dt == CUDNN_DATA_FLOAT && L == PLANE_LANES &&
+        rs == L && !bn_avx512() && bn_avx2()) {
+        pbsum_f32_avx2(R, (const float *)a->x + off, (const float *)a->dy + off, q->mean[0],
+                       q->inv[0], sg, sgx); /* the channel's mean / inv in every lane */
+        return;
+    }
 #endif
     const int pf = b->eng == ENG_ROWS && L > PLANE_LANES && b->v.s != L;
     if (b->fast) {
@@ -2292,6 +2513,14 @@ static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                              q->mgx[0], a->alpha, a->beta, ok,
                              q->pfn ? (const float *)a->x + off + q->pfn : NULL,
                              q->pfn && q->pfdy ? (const float *)a->dy + off + q->pfn : NULL);
+            return;
+        }
+        if (b->dt == CUDNN_DATA_FLOAT && bn_avx2()) {
+            bdx_u_f32_avx2(n, (const float *)a->x + off, (const float *)a->dy + off,
+                           (float *)a->dx + off, q->mean[0], q->inv[0], q->coef[0], q->mg[0],
+                           q->mgx[0], a->alpha, a->beta, ok,
+                           q->pfn ? (const float *)a->x + off + q->pfn : NULL,
+                           q->pfn && q->pfdy ? (const float *)a->dy + off + q->pfn : NULL);
             return;
         }
 #endif
