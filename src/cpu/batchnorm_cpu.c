@@ -88,10 +88,15 @@
  *   deviation, the mean carried as two floats. In double their arithmetic set the pace
  *   (n8c64h16w16 in L2, one thread: training 0.42 -> 0.29 ns an element, backward 0.78 ->
  *   0.48; n8c64h112w112 at two threads, backward 0.55-0.6 -> 0.72-0.75 of the bandwidth).
+ *   On AVX2 without AVX-512 the same decision, lane for lane the same operations and bits:
+ *   rst_ / rbout_ / rbs_ / rbdx_f32_avx2, 8-float vectors, sums over chunks of 32 lanes
+ *   (n8c64h16w16 hot, one thread: training 1.42 -> 0.32 ns an element, backward 1.56 -> 0.56
+ *   against the double clones).
  * - AVX2 without AVX-512 (bn_avx2: AVX2 and FMA, FREEDNN_CPU_ISA not `generic`; on an AVX-512
- *   CPU only with FREEDNN_CPU_ISA=avx2): the plane walk's FLOAT kernels are explicit AVX2
- *   (pstats_ / pbsum_ / outf_u_ / bdx_u_f32_avx2). The clones of the generic kernels hold a
- *   v8d in two 256-bit registers, so the statistics' 64 lanes and the backward sums' 16 spilled
+ *   CPU only with FREEDNN_CPU_ISA=avx2): the rows walk as the bullet above; the plane walk's
+ *   FLOAT kernels are explicit AVX2 (pstats_ / pbsum_ / outf_u_ / bdx_u_f32_avx2). The clones
+ *   of the generic kernels hold a v8d in two 256-bit registers, so the statistics' 64 lanes and
+ *   the backward sums' 16 spilled
  *   every row (n8c64h112w112 at two threads: training 0.30, backward 0.34 of the bandwidth);
  *   these take the channel's parameters as scalars, sum a quarter of the 64 lanes at a time
  *   over blocks of 8 rows, and prefetch / stream as the AVX-512 element passes. The same
@@ -187,8 +192,8 @@ typedef struct {
     int fast;      /* float / double data and ops BN: the vector kernels */
     int tile_nhwc; /* tile walk: positions in NHWC order (s * C + c), else NCHW (c * S + s) */
     int pl;        /* plane walk: lanes per row (a line for the vector kernels, else a block) */
-    int rf32;      /* the rows walk's FLOAT statistics in float (rows_f32; set by the run
-                      functions, 0 in plan) */
+    int rf32;      /* the rows walk's FLOAT statistics in float: 1 AVX-512, 2 AVX2 (rows_f32;
+                      set by the run functions, 0 in plan) */
     int head;      /* tile walk: positions of a first short tile, so that the others start the
                       output on a 64-byte boundary (set by the run functions; 0 in plan) */
     int64_t N, C, S, M;
@@ -2230,6 +2235,205 @@ BN_AVX2 static void bdx_u_f32_avx2(int64_t n, const float *x, const float *dy, f
 #undef VEC_
 #undef BN2_DX_
 }
+/* ---- AVX2 forms of the rows walk's FLOAT training / backward (rows_f32() == 2) -------------
+ * rb_sums / rb_pass above, lane for lane: the same float expressions in the same order, runs
+ * of at most RB_RUN rows of the same row pieces summed in float and then added into the lanes'
+ * double sums, so the AVX-512 forms' bits (product decision of 2026-12-04, docs/testing.md).
+ * 8 floats per vector: the sums run over chunks of 32 lanes (8 accumulators; 64 lanes' 16
+ * would spill with 16 registers; the piece ROWS_FOR_EACH hands over, at most 16 KiB, stays in
+ * L1 between the chunks) with the factors loaded from L1; tails under AVX2's masked loads and
+ * stores. */
+#define RB2_CHUNK 32
+
+/* The first n lanes (none for n <= 0, all for n >= 8). */
+BN_AVX2 __attribute__((always_inline)) static inline __m256i rb2_mask(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* d[0..n) += the first n lanes of v, widened to double. */
+BN_AVX2 __attribute__((always_inline)) static inline void rb2_add_pd(double *d, __m256 v, int n)
+{
+    float t[8];
+    _mm256_storeu_ps(t, v);
+    for (int i = 0; i < n && i < 8; i++)
+        d[i] += (double)t[i];
+}
+
+/* One vector of the sums: kind 0 d = x - p0 (p0 at kp), g += d, h += d d; kind 1 g += dy,
+ * h += dy ((x - mean) - mlo) inv with f's factors at lane j. */
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_sum1(int kind, const float *xp, const float *ep, __m256i k, int full, const float *kp,
+         const rbf_t *f, int j, __m256 *g, __m256 *h)
+{
+    const __m256 xv = full ? _mm256_loadu_ps(xp) : _mm256_maskload_ps(xp, k);
+    if (kind == 0) {
+        const __m256 d = _mm256_sub_ps(xv, _mm256_loadu_ps(kp));
+        *g = _mm256_add_ps(*g, d);
+        *h = _mm256_add_ps(*h, _mm256_mul_ps(d, d));
+        return;
+    }
+    const __m256 e = full ? _mm256_loadu_ps(ep) : _mm256_maskload_ps(ep, k);
+    const __m256 d =
+        _mm256_sub_ps(_mm256_sub_ps(xv, _mm256_loadu_ps(f->mean + j)), _mm256_loadu_ps(f->mlo + j));
+    *g = _mm256_add_ps(*g, e);
+    *h = _mm256_add_ps(*h, _mm256_mul_ps(e, _mm256_mul_ps(d, _mm256_loadu_ps(f->inv + j))));
+}
+
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_sums(int kind, int L, int64_t R, const float *x, const float *dy, int64_t rs, const double *K,
+         const rbf_t *f, double *a1, double *a2)
+{
+    for (int j0 = 0; j0 < L; j0 += RB2_CHUNK) {
+        const int w = L - j0 < RB2_CHUNK ? L - j0 : RB2_CHUNK, nv = (w + 7) / 8;
+        __m256i k[4];
+        float kf[RB2_CHUNK] = {0}; /* kind 0: the shifts as floats */
+        for (int u = 0; u < 4; u++)
+            k[u] = rb2_mask(w - 8 * u);
+        if (kind == 0)
+            for (int i = 0; i < w; i++)
+                kf[i] = (float)K[j0 + i];
+        for (int64_t r0 = 0; r0 < R; r0 += RB_RUN) {
+            const int64_t r1 = R - r0 < RB_RUN ? R : r0 + RB_RUN;
+            __m256 g0 = _mm256_setzero_ps(), g1 = g0, g2 = g0, g3 = g0;
+            __m256 h0 = g0, h1 = g0, h2 = g0, h3 = g0;
+#define RB2_SUMU(u, G, H)                                                                          \
+    rb2_sum1(kind, xp + 8 * (u), kind ? ep + 8 * (u) : NULL, k[u], w >= 8 * (u) + 8, kf + 8 * (u), \
+             f, j0 + 8 * (u), &G, &H)
+            for (int64_t r = r0; r < r1; r++) {
+                const float *xp = x + r * rs + j0, *ep = kind ? dy + r * rs + j0 : NULL;
+                RB2_SUMU(0, g0, h0);
+                if (nv > 1)
+                    RB2_SUMU(1, g1, h1);
+                if (nv > 2)
+                    RB2_SUMU(2, g2, h2);
+                if (nv > 3)
+                    RB2_SUMU(3, g3, h3);
+            }
+#undef RB2_SUMU
+            const __m256 g[4] = {g0, g1, g2, g3}, h[4] = {h0, h1, h2, h3};
+            for (int u = 0; u < nv; u++) {
+                rb2_add_pd(a1 + j0 + 8 * u, g[u], w - 8 * u);
+                rb2_add_pd(a2 + j0 + 8 * u, h[u], w - 8 * u);
+            }
+        }
+    }
+}
+
+BN_AVX2 static void rst_f32_avx2(int L, int64_t R, const float *x, int64_t rs, const double *K,
+                                 double *s1, double *s2)
+{
+    rb2_sums(0, L, R, x, NULL, rs, K, NULL, s1, s2);
+}
+
+BN_AVX2 static void rbs_f32_avx2(int L, int64_t R, const float *x, const float *dy, int64_t rs,
+                                 const rbf_t *f, double *sg, double *sgx)
+{
+    rb2_sums(1, L, R, x, dy, rs, NULL, f, sg, sgx);
+}
+
+/* rb_vec16 on 8 lanes: kind 0 y = dev coef + bias, kind 1 dx = coef ((dy - mg) - dev inv mgx),
+ * dev = (x - mean) - mlo. */
+BN_AVX2 __attribute__((always_inline)) static inline __m256
+rb2_vec8(int kind, const float *xp, const float *ep, const rbf_t *f, int j, __m256i k, int full)
+{
+    const __m256 xv = full ? _mm256_loadu_ps(xp) : _mm256_maskload_ps(xp, k);
+    const __m256 d =
+        _mm256_sub_ps(_mm256_sub_ps(xv, _mm256_loadu_ps(f->mean + j)), _mm256_loadu_ps(f->mlo + j));
+    if (kind == 0)
+        return _mm256_add_ps(_mm256_mul_ps(d, _mm256_loadu_ps(f->coef + j)),
+                             _mm256_loadu_ps(f->bi + j));
+    const __m256 ev = full ? _mm256_loadu_ps(ep) : _mm256_maskload_ps(ep, k);
+    const __m256 xh = _mm256_mul_ps(d, _mm256_loadu_ps(f->inv + j));
+    const __m256 t = _mm256_sub_ps(_mm256_sub_ps(ev, _mm256_loadu_ps(f->mg + j)),
+                                   _mm256_mul_ps(xh, _mm256_loadu_ps(f->mgx + j)));
+    return _mm256_mul_ps(_mm256_loadu_ps(f->coef + j), t);
+}
+
+/* o = alpha v [+ beta o] for the lanes k (all 8 when full; ntk: 2 / 1 streaming 32 / 16 bytes,
+ * full vectors only). */
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_store(float *o, __m256 v, __m256i k, int full, float al, float be, int ntk)
+{
+    if (al != 1.0f)
+        v = _mm256_mul_ps(_mm256_set1_ps(al), v);
+    if (be != 0.0f)
+        v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_set1_ps(be),
+                                           full ? _mm256_loadu_ps(o) : _mm256_maskload_ps(o, k)));
+    if (!full) {
+        _mm256_maskstore_ps(o, k, v);
+    } else if (ntk == 2) {
+        _mm256_stream_ps(o, v);
+    } else if (ntk == 1) {
+        _mm_stream_ps(o, _mm256_castps256_ps128(v));
+        _mm_stream_ps(o + 4, _mm256_extractf128_ps(v, 1));
+    } else {
+        _mm256_storeu_ps(o, v);
+    }
+}
+
+/* rb_pass in 8-lane vectors: packed rows (rs == L >= 16) as one stream whose vectors start on
+ * the output's 64-byte lines when streaming (a masked head of up to two vectors). */
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out, int64_t rs,
+         const rbf_t *f, double alpha, double beta, int nt)
+{
+    const float al = (float)alpha, be = (float)beta;
+    const __m256i all = _mm256_set1_epi32(-1);
+    if (rs == L && L >= 16) {
+        const int64_t n = (int64_t)L * R;
+        int64_t i = 0;
+        int j = 0; /* the lane of element i */
+        const int str = nt && (uintptr_t)out % 4 == 0;
+        if (str && (uintptr_t)out % 64 != 0) {
+            int h = (int)((64 - (uintptr_t)out % 64) / 4);
+            h = h < n ? h : (int)n;
+            for (int u = 0; u < h; u += 8) {
+                const __m256i k = rb2_mask(h - u);
+                rb2_store(out + u, rb2_vec8(kind, x + u, kind ? dy + u : NULL, f, u, k, 0), k, 0,
+                          al, be, 0);
+            }
+            i = j = h;
+        }
+        for (; i + 8 <= n; i += 8) {
+            rb2_store(out + i, rb2_vec8(kind, x + i, kind ? dy + i : NULL, f, j, all, 1), all, 1,
+                      al, be, str ? 2 : 0);
+            j += 8;
+            if (j >= L)
+                j -= L;
+        }
+        if (i < n) {
+            const __m256i k = rb2_mask((int)(n - i));
+            rb2_store(out + i, rb2_vec8(kind, x + i, kind ? dy + i : NULL, f, j, k, 0), k, 0, al,
+                      be, 0);
+        }
+        return;
+    }
+    const float *const y = out; /* BN_NTK's operand */
+    BN_NTK(y);
+    for (int64_t r = 0; r < R; r++) {
+        const float *xp = x + r * rs, *ep = kind ? dy + r * rs : NULL;
+        float *o = out + r * rs;
+        for (int jj = 0; jj < L; jj += 8) {
+            const int full = L - jj >= 8;
+            const __m256i k = full ? all : rb2_mask(L - jj);
+            rb2_store(o + jj, rb2_vec8(kind, xp + jj, kind ? ep + jj : NULL, f, jj, k, full), k,
+                      full, al, be, ntk);
+        }
+    }
+}
+
+BN_AVX2 static void rbout_f32_avx2(int L, int64_t R, const float *x, float *y, int64_t rs,
+                                   const rbf_t *f, double alpha, double beta, int nt)
+{
+    rb2_pass(0, L, R, x, NULL, y, rs, f, alpha, beta, nt);
+}
+
+BN_AVX2 static void rbdx_f32_avx2(int L, int64_t R, const float *x, const float *dy, float *dx,
+                                  int64_t rs, const rbf_t *f, double alpha, double beta, int nt)
+{
+    rb2_pass(1, L, R, x, dy, dx, rs, f, alpha, beta, nt);
+}
 #endif
 
 #if BN_HAVE_NT
@@ -2255,11 +2459,13 @@ static int pa_nhwc(const bn_plan_t *b)
            b->p->mv.dtype == CUDNN_DATA_FLOAT;
 }
 
-/* The rows walk's FLOAT training / backward in float (rst_ / rbout_ / rbs_ / rbdx_f32_avx512)
- * serves this problem. */
+/* The rows walk's FLOAT training / backward in float serves this problem: 1 with the AVX-512
+ * kernels (rst_ / rbout_ / rbs_ / rbdx_f32_avx512), 2 with their AVX2 forms (*_f32_avx2). */
 static int rows_f32(const bn_plan_t *b)
 {
-    return b->eng == ENG_ROWS && b->fast && b->dt == CUDNN_DATA_FLOAT && bn_avx512();
+    if (b->eng != ENG_ROWS || !b->fast || b->dt != CUDNN_DATA_FLOAT)
+        return 0;
+    return bn_avx512() ? 1 : bn_avx2() ? 2 : 0;
 }
 #endif
 
@@ -2282,8 +2488,12 @@ static void seg_stats(const bn_plan_t *b, const void *x, int L, int64_t R, int64
                       const double *K, double *s1, double *s2)
 {
 #if BN_HAVE_NT
-    if (b->rf32) {
+    if (b->rf32 == 1) {
         rst_f32_avx512(L, R, (const float *)x + off, rs, K, s1, s2);
+        return;
+    }
+    if (b->rf32 == 2) {
+        rst_f32_avx2(L, R, (const float *)x + off, rs, K, s1, s2);
         return;
     }
     if (b->fast && b->eng == ENG_PLANE && b->dt == CUDNN_DATA_FLOAT && L == PLANE_SLANES &&
@@ -2354,9 +2564,14 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
 {
     const fd_bn_problem_t *p = b->p;
 #if BN_HAVE_NT
-    if (q->rf != NULL) {
+    if (q->rf != NULL && b->rf32 == 1) {
         rbout_f32_avx512(L, R, (const float *)a->x + off, (float *)a->y + off, rs, q->rf, a->alpha,
                          a->beta, nt);
+        return;
+    }
+    if (q->rf != NULL) {
+        rbout_f32_avx2(L, R, (const float *)a->x + off, (float *)a->y + off, rs, q->rf, a->alpha,
+                       a->beta, nt);
         return;
     }
 #endif
@@ -2461,9 +2676,14 @@ static void seg_bsum(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R
                      int64_t rs, const lanes_t *q, double *sg, double *sgx)
 {
 #if BN_HAVE_NT
-    if (q->rf != NULL) {
+    if (q->rf != NULL && b->rf32 == 1) {
         rbs_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->rf, sg,
                        sgx);
+        return;
+    }
+    if (q->rf != NULL) {
+        rbs_f32_avx2(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->rf, sg,
+                     sgx);
         return;
     }
     if (b->fast && b->eng == ENG_PLANE && b->dt == CUDNN_DATA_FLOAT && L == PLANE_LANES &&
@@ -2497,9 +2717,14 @@ static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                     int64_t rs, const lanes_t *q, int nt)
 {
 #if BN_HAVE_NT
-    if (q->rf != NULL) {
+    if (q->rf != NULL && b->rf32 == 1) {
         rbdx_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off,
                         (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt);
+        return;
+    }
+    if (q->rf != NULL) {
+        rbdx_f32_avx2(L, R, (const float *)a->x + off, (const float *)a->dy + off,
+                      (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt);
         return;
     }
 #endif

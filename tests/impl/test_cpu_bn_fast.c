@@ -238,14 +238,17 @@ static void note_worst(const char *name, double r)
 }
 
 /* The cpu rows take FLOAT spatial training and backward in C-unit-stride order in float on
- * AVX-512 (batchnorm_cpu.c's rows walk) unless FREEDNN_CPU_ISA holds them off. */
+ * AVX-512 and on AVX2 + FMA (batchnorm_cpu.c's rows walk) unless FREEDNN_CPU_ISA=generic holds
+ * them off. */
 static int rows_float_isa(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     const char *cap = getenv("FREEDNN_CPU_ISA");
     __builtin_cpu_init();
-    return !(cap && (strcmp(cap, "avx2") == 0 || strcmp(cap, "generic") == 0)) &&
-           __builtin_cpu_supports("avx512f");
+    if (cap && strcmp(cap, "generic") == 0)
+        return 0;
+    return __builtin_cpu_supports("avx512f") ||
+           (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
 #else
     return 0;
 #endif
