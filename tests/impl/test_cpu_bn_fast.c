@@ -7,6 +7,9 @@
  *
  * What must hold:
  * - cpu with 1 and 2 threads: every output byte-identical (NaN payloads aside).
+ * - every check again in children with FREEDNN_CPU_ISA=avx2 and =generic; the outputs of the
+ *   cases that every ISA computes in double (all but FLOAT per activation and FLOAT spatial BN
+ *   in NHWC order) byte-identical across the ISAs (a digest of them, parent vs children).
  * - inference: byte-identical to ref (the same element expression, in double), except per
  *   activation in FLOAT / DOUBLE: y = x fa + fb with fa = scale inv, fb = bias - mean fa (in
  *   double; inv is ref's 1 / sqrt(var + eps)), held to the tolerance below with
@@ -484,9 +487,10 @@ static void run_bn_case(const bcase_t *k)
      * (sums below 2^24, one rounding of an exact value), the blends of the running statistics
      * and 1 / sqrt do not */
     const int pa_float = pa && dt == CUDNN_DATA_FLOAT;
-    /* FLOAT spatial training and backward with C unit-stride on AVX-512 compute in float too
-     * (the rows walk's rst_ / rbout_ / rbs_ / rbdx_f32_avx512); with integers their sums stay
-     * exact (runs of at most 64 rows summed in float), so do the statistics */
+    /* FLOAT spatial training and backward with C unit-stride on AVX-512 and AVX2 compute in
+     * float too (the rows walk's rst_ / rbout_ / rbs_ / rbdx_f32_avx512 / _avx2, the same
+     * operations lane for lane); with integers their sums stay exact (runs of at most 64 rows
+     * summed in float), so do the statistics */
     const int rows_float = !pa && dt == CUDNN_DATA_FLOAT && k->ops == CUDNN_BATCHNORM_OPS_BN &&
                            (k->layout == LY_NHWC || k->layout == LY_GAP_NHWC) && rows_float_isa();
     u_acc = pa_float || rows_float ? 0x1p-24 : 0x1p-53;
