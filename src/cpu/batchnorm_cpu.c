@@ -88,6 +88,25 @@
  *   deviation, the mean carried as two floats. In double their arithmetic set the pace
  *   (n8c64h16w16 in L2, one thread: training 0.42 -> 0.29 ns an element, backward 0.78 ->
  *   0.48; n8c64h112w112 at two threads, backward 0.55-0.6 -> 0.72-0.75 of the bandwidth).
+ *   On AVX2 without AVX-512 the same decision, lane for lane the same operations and bits:
+ *   rst_ / rbout_ / rbs_ / rbdx_f32_avx2, 8-float vectors, sums over chunks of 32 lanes
+ *   (n8c64h16w16 hot, one thread: training 1.42 -> 0.32 ns an element, backward 1.56 -> 0.56
+ *   against the double clones).
+ * - AVX2 without AVX-512 (bn_avx2: AVX2 and FMA, FREEDNN_CPU_ISA not `generic`; on an AVX-512
+ *   CPU only with FREEDNN_CPU_ISA=avx2): the rows walk as the bullet above; the plane walk's
+ *   FLOAT kernels are explicit AVX2 (pstats_ / pbsum_ / outf_u_ / bdx_u_f32_avx2). The clones
+ *   of the generic kernels hold a v8d in two 256-bit registers, so the statistics' 64 lanes and
+ *   the backward sums' 16 spilled
+ *   every row (n8c64h112w112 at two threads: training 0.30, backward 0.34 of the bandwidth);
+ *   these take the channel's parameters as scalars, sum a quarter of the 64 lanes at a time
+ *   over blocks of 8 rows, and prefetch / stream as the AVX-512 element passes. The same
+ *   operations in the same order per lane and per element: the generic kernels' bits (the
+ *   test compares a digest of the double-arithmetic outputs across FREEDNN_CPU_ISA). The tile
+ *   walk (per activation, in double on AVX2) takes AVX2 forms of the per-lane sums (lstats_ /
+ *   lbsum_f32_avx2: 16 lanes over all rows) and element passes (outf_ / out_ / bdx_f32_avx2,
+ *   also the rows walk's inference), with the same bits (n8c64h16w16 hot, one thread, NCHW:
+ *   training 2.1 -> 1.0 ns an element, backward 2.1 -> 1.3; the pf_* float kernels of
+ *   AVX-512 have no AVX2 form yet).
  * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
  *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
  *   between the passes; each unit ends with an sfence.
@@ -178,8 +197,8 @@ typedef struct {
     int fast;      /* float / double data and ops BN: the vector kernels */
     int tile_nhwc; /* tile walk: positions in NHWC order (s * C + c), else NCHW (c * S + s) */
     int pl;        /* plane walk: lanes per row (a line for the vector kernels, else a block) */
-    int rf32;      /* the rows walk's FLOAT statistics in float (rows_f32; set by the run
-                      functions, 0 in plan) */
+    int rf32;      /* the rows walk's FLOAT statistics in float: 1 AVX-512, 2 AVX2 (rows_f32;
+                      set by the run functions, 0 in plan) */
     int head;      /* tile walk: positions of a first short tile, so that the others start the
                       output on a 64-byte boundary (set by the run functions; 0 in plan) */
     int64_t N, C, S, M;
@@ -798,12 +817,8 @@ BN_UNI_KERNELS(double, f64)
 #define BN_LD2(p, lo, hi)                                                                          \
     __m512d lo = _mm512_cvtps_pd(_mm256_loadu_ps(p)), hi = _mm512_cvtps_pd(_mm256_loadu_ps((p) + 8))
 
-BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, double fa, double fb,
-                                        double alpha, double beta, int nt, const float *pf0)
-{
-    const float *const pf1 = NULL;
-    const __m512d A = _mm512_set1_pd(fa), B = _mm512_set1_pd(fb);
-#define SCALAR_                                                                                    \
+/* the scalar element j of the uniform FLOAT passes (heads and tails) */
+#define BN_U_SCALAR_OUTF                                                                           \
     do {                                                                                           \
         double w = (double)x[j] * fa + fb;                                                         \
         if (alpha != 1.0)                                                                          \
@@ -812,6 +827,21 @@ BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, dou
             w += beta * (double)y[j];                                                              \
         y[j] = (float)w;                                                                           \
     } while (0)
+#define BN_U_SCALAR_BDX                                                                            \
+    do {                                                                                           \
+        double xh = ((double)x[j] - mean) * inv;                                                   \
+        double w = alpha * (coef * ((double)dy[j] - mg - xh * mgx));                               \
+        if (beta != 0.0)                                                                           \
+            w += beta * (double)dx[j];                                                             \
+        dx[j] = (float)w;                                                                          \
+    } while (0)
+
+BN_AVX512 static void outf_u_f32_avx512(int64_t n, const float *x, float *y, double fa, double fb,
+                                        double alpha, double beta, int nt, const float *pf0)
+{
+    const float *const pf1 = NULL;
+    const __m512d A = _mm512_set1_pd(fa), B = _mm512_set1_pd(fb);
+#define SCALAR_ BN_U_SCALAR_OUTF
 #define VEC_                                                                                       \
     BN_LD2(x + j, x0, x1);                                                                         \
     w0 = _mm512_add_pd(_mm512_mul_pd(x0, A), B);                                                   \
@@ -852,14 +882,7 @@ BN_AVX512 static void bdx_u_f32_avx512(int64_t n, const float *x, const float *d
 {
     const __m512d Mn = _mm512_set1_pd(mean), I = _mm512_set1_pd(inv), Cf = _mm512_set1_pd(coef),
                   G = _mm512_set1_pd(mg), GX = _mm512_set1_pd(mgx);
-#define SCALAR_                                                                                    \
-    do {                                                                                           \
-        double xh = ((double)x[j] - mean) * inv;                                                   \
-        double w = alpha * (coef * ((double)dy[j] - mg - xh * mgx));                               \
-        if (beta != 0.0)                                                                           \
-            w += beta * (double)dx[j];                                                             \
-        dx[j] = (float)w;                                                                          \
-    } while (0)
+#define SCALAR_ BN_U_SCALAR_BDX
 #define VEC_                                                                                       \
     BN_LD2(x + j, x0, x1);                                                                         \
     BN_LD2(dy + j, e0, e1);                                                                        \
@@ -2028,6 +2051,581 @@ static int bn_avx512(void)
 #endif
 }
 
+/* 1 when the AVX2 forms below may run: AVX2 and FMA, and FREEDNN_CPU_ISA not `generic` (on an
+ * AVX-512 CPU the AVX-512 forms are asked first; FREEDNN_CPU_ISA=avx2 leaves these). */
+static int bn_avx2(void)
+{
+#if BN_HAVE_NT
+    static int isa = -1; /* a benign race: every thread stores the same value */
+    if (isa < 0) {
+        const char *cap = getenv("FREEDNN_CPU_ISA");
+        __builtin_cpu_init();
+        isa = !(cap && strcmp(cap, "generic") == 0) && __builtin_cpu_supports("avx2") &&
+              __builtin_cpu_supports("fma");
+    }
+    return isa;
+#else
+    return 0;
+#endif
+}
+
+/* ---- AVX2 forms of the plane walk's FLOAT kernels ------------------------------------------
+ * The clones of the generic kernels keep a v8d in two 256-bit registers on AVX2, so the
+ * statistics' 64 lanes (k, s1, s2: 48 registers) and the backward sums' 16 (mean, inv, sg,
+ * sgx: 16) spilled to the stack every row (n8c64h112w112 at two threads: training 0.30,
+ * backward 0.34 of the bandwidth). These take the channel's parameters as scalars and run a
+ * quarter of the statistics' lanes at a time over a block of rows: each lane still adds its
+ * rows in order, and every element sees the generic kernels' operations in their order (no
+ * contraction), so the bits are the same on every ISA. The element passes as the AVX-512 ones:
+ * 16 floats per step, the next channel prefetched a line per step, whole-line streaming stores
+ * after a scalar head. */
+#if BN_HAVE_NT
+#define BN_AVX2 __attribute__((target("avx2,fma")))
+/* 8 floats at p as two vectors of 4 doubles */
+#define BN2_LD(p, lo, hi)                                                                          \
+    const __m256 lo##f_ = _mm256_loadu_ps(p);                                                      \
+    __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(lo##f_)),                                  \
+            hi = _mm256_cvtps_pd(_mm256_extractf128_ps(lo##f_, 1))
+#define BN2_PS_RB 8 /* rows of a block of the statistics (2 KiB of x, L1) */
+
+/* s1[j] += sum_r (x[r][j] - k), s2[j] += the squares, j < 64, over R packed rows of 64. */
+BN_AVX2 static void pstats_f32_avx2(int64_t R, const float *x, double k, double *s1, double *s2)
+{
+    const __m256d K = _mm256_set1_pd(k);
+    for (int64_t r0 = 0; r0 < R; r0 += BN2_PS_RB) {
+        const int64_t r1 = R - r0 < BN2_PS_RB ? R : r0 + BN2_PS_RB;
+        for (int q = 0; q < PLANE_SLANES; q += 16) {
+            __m256d a0 = _mm256_loadu_pd(s1 + q), a1 = _mm256_loadu_pd(s1 + q + 4),
+                    a2 = _mm256_loadu_pd(s1 + q + 8), a3 = _mm256_loadu_pd(s1 + q + 12);
+            __m256d c0 = _mm256_loadu_pd(s2 + q), c1 = _mm256_loadu_pd(s2 + q + 4),
+                    c2 = _mm256_loadu_pd(s2 + q + 8), c3 = _mm256_loadu_pd(s2 + q + 12);
+            for (int64_t r = r0; r < r1; r++) {
+                const float *p = x + r * PLANE_SLANES + q;
+                BN2_LD(p, d0, d1);
+                BN2_LD(p + 8, d2, d3);
+                d0 = _mm256_sub_pd(d0, K), d1 = _mm256_sub_pd(d1, K);
+                d2 = _mm256_sub_pd(d2, K), d3 = _mm256_sub_pd(d3, K);
+                a0 = _mm256_add_pd(a0, d0), a1 = _mm256_add_pd(a1, d1);
+                a2 = _mm256_add_pd(a2, d2), a3 = _mm256_add_pd(a3, d3);
+                c0 = _mm256_add_pd(c0, _mm256_mul_pd(d0, d0));
+                c1 = _mm256_add_pd(c1, _mm256_mul_pd(d1, d1));
+                c2 = _mm256_add_pd(c2, _mm256_mul_pd(d2, d2));
+                c3 = _mm256_add_pd(c3, _mm256_mul_pd(d3, d3));
+            }
+            _mm256_storeu_pd(s1 + q, a0), _mm256_storeu_pd(s1 + q + 4, a1);
+            _mm256_storeu_pd(s1 + q + 8, a2), _mm256_storeu_pd(s1 + q + 12, a3);
+            _mm256_storeu_pd(s2 + q, c0), _mm256_storeu_pd(s2 + q + 4, c1);
+            _mm256_storeu_pd(s2 + q + 8, c2), _mm256_storeu_pd(s2 + q + 12, c3);
+        }
+    }
+}
+
+/* sg[j] += sum_r dy, sgx[j] += sum_r dy (x - mean) inv, j < 16, over R packed rows of 16. */
+BN_AVX2 static void pbsum_f32_avx2(int64_t R, const float *x, const float *dy, double mean,
+                                   double inv, double *sg, double *sgx)
+{
+    const __m256d Mn = _mm256_set1_pd(mean), I = _mm256_set1_pd(inv);
+    __m256d g0 = _mm256_loadu_pd(sg), g1 = _mm256_loadu_pd(sg + 4), g2 = _mm256_loadu_pd(sg + 8),
+            g3 = _mm256_loadu_pd(sg + 12);
+    __m256d h0 = _mm256_loadu_pd(sgx), h1 = _mm256_loadu_pd(sgx + 4), h2 = _mm256_loadu_pd(sgx + 8),
+            h3 = _mm256_loadu_pd(sgx + 12);
+    for (int64_t r = 0; r < R; r++) {
+        const float *p = x + r * PLANE_LANES, *e = dy + r * PLANE_LANES;
+        BN2_LD(e, e0, e1);
+        BN2_LD(e + 8, e2, e3);
+        BN2_LD(p, x0, x1);
+        BN2_LD(p + 8, x2, x3);
+        x0 = _mm256_mul_pd(_mm256_sub_pd(x0, Mn), I), x1 = _mm256_mul_pd(_mm256_sub_pd(x1, Mn), I);
+        x2 = _mm256_mul_pd(_mm256_sub_pd(x2, Mn), I), x3 = _mm256_mul_pd(_mm256_sub_pd(x3, Mn), I);
+        g0 = _mm256_add_pd(g0, e0), g1 = _mm256_add_pd(g1, e1);
+        g2 = _mm256_add_pd(g2, e2), g3 = _mm256_add_pd(g3, e3);
+        h0 = _mm256_add_pd(h0, _mm256_mul_pd(e0, x0)),
+        h1 = _mm256_add_pd(h1, _mm256_mul_pd(e1, x1));
+        h2 = _mm256_add_pd(h2, _mm256_mul_pd(e2, x2)),
+        h3 = _mm256_add_pd(h3, _mm256_mul_pd(e3, x3));
+    }
+    _mm256_storeu_pd(sg, g0), _mm256_storeu_pd(sg + 4, g1);
+    _mm256_storeu_pd(sg + 8, g2), _mm256_storeu_pd(sg + 12, g3);
+    _mm256_storeu_pd(sgx, h0), _mm256_storeu_pd(sgx + 4, h1);
+    _mm256_storeu_pd(sgx + 8, h2), _mm256_storeu_pd(sgx + 12, h3);
+}
+
+/* alpha, beta and the store of 16 results w0..w3 at d_ (ntk: streaming, d_ 32-byte aligned) */
+#define BN2_FINISH16(d_, w0, w1, w2, w3)                                                           \
+    do {                                                                                           \
+        if (alpha != 1.0) {                                                                        \
+            const __m256d al_ = _mm256_set1_pd(alpha);                                             \
+            w0 = _mm256_mul_pd(al_, w0), w1 = _mm256_mul_pd(al_, w1);                              \
+            w2 = _mm256_mul_pd(al_, w2), w3 = _mm256_mul_pd(al_, w3);                              \
+        }                                                                                          \
+        if (beta != 0.0) {                                                                         \
+            const __m256d bt_ = _mm256_set1_pd(beta);                                              \
+            BN2_LD(d_, o0_, o1_);                                                                  \
+            BN2_LD((d_) + 8, o2_, o3_);                                                            \
+            w0 = _mm256_add_pd(w0, _mm256_mul_pd(bt_, o0_));                                       \
+            w1 = _mm256_add_pd(w1, _mm256_mul_pd(bt_, o1_));                                       \
+            w2 = _mm256_add_pd(w2, _mm256_mul_pd(bt_, o2_));                                       \
+            w3 = _mm256_add_pd(w3, _mm256_mul_pd(bt_, o3_));                                       \
+        }                                                                                          \
+        const __m256 r0_ = _mm256_set_m128(_mm256_cvtpd_ps(w1), _mm256_cvtpd_ps(w0));              \
+        const __m256 r1_ = _mm256_set_m128(_mm256_cvtpd_ps(w3), _mm256_cvtpd_ps(w2));              \
+        if (ntk) {                                                                                 \
+            _mm256_stream_ps(d_, r0_);                                                             \
+            _mm256_stream_ps((d_) + 8, r1_);                                                       \
+        } else {                                                                                   \
+            _mm256_storeu_ps(d_, r0_);                                                             \
+            _mm256_storeu_ps((d_) + 8, r1_);                                                       \
+        }                                                                                          \
+    } while (0)
+/* BN_U_LOOP's walk in steps of 16 floats (4 vectors of doubles) */
+#define BN2_U_LOOP(y, SCALAR, VEC)                                                                 \
+    do {                                                                                           \
+        const int ntk = nt; /* after the head every step starts a line */                          \
+        int64_t j = 0;                                                                             \
+        if (nt)                                                                                    \
+            for (; j < n && ((uintptr_t)((y) + j) & 63) != 0; j++)                                 \
+                SCALAR;                                                                            \
+        for (; j + 16 <= n; j += 16) {                                                             \
+            __m256d w0, w1, w2, w3;                                                                \
+            if (pf0 != NULL)                                                                       \
+                _mm_prefetch((const char *)(pf0 + j), _MM_HINT_T1);                                \
+            if (pf1 != NULL)                                                                       \
+                _mm_prefetch((const char *)(pf1 + j), _MM_HINT_T1);                                \
+            VEC;                                                                                   \
+            BN2_FINISH16((y) + j, w0, w1, w2, w3);                                                 \
+        }                                                                                          \
+        for (; j < n; j++)                                                                         \
+            SCALAR;                                                                                \
+    } while (0)
+
+BN_AVX2 static void outf_u_f32_avx2(int64_t n, const float *x, float *y, double fa, double fb,
+                                    double alpha, double beta, int nt, const float *pf0)
+{
+    const float *const pf1 = NULL;
+    const __m256d A = _mm256_set1_pd(fa), B = _mm256_set1_pd(fb);
+#define SCALAR_ BN_U_SCALAR_OUTF
+#define VEC_                                                                                       \
+    BN2_LD(x + j, x0, x1);                                                                         \
+    BN2_LD(x + j + 8, x2, x3);                                                                     \
+    w0 = _mm256_add_pd(_mm256_mul_pd(x0, A), B), w1 = _mm256_add_pd(_mm256_mul_pd(x1, A), B);      \
+    w2 = _mm256_add_pd(_mm256_mul_pd(x2, A), B), w3 = _mm256_add_pd(_mm256_mul_pd(x3, A), B)
+    BN2_U_LOOP(y, SCALAR_, VEC_);
+#undef SCALAR_
+#undef VEC_
+}
+
+BN_AVX2 static void bdx_u_f32_avx2(int64_t n, const float *x, const float *dy, float *dx,
+                                   double mean, double inv, double coef, double mg, double mgx,
+                                   double alpha, double beta, int nt, const float *pf0,
+                                   const float *pf1)
+{
+    const __m256d Mn = _mm256_set1_pd(mean), I = _mm256_set1_pd(inv), Cf = _mm256_set1_pd(coef),
+                  G = _mm256_set1_pd(mg), GX = _mm256_set1_pd(mgx);
+#define SCALAR_ BN_U_SCALAR_BDX
+#define BN2_DX_(w, xv, ev)                                                                         \
+    w = _mm256_mul_pd(Cf,                                                                          \
+                      _mm256_sub_pd(_mm256_sub_pd(ev, G),                                          \
+                                    _mm256_mul_pd(_mm256_mul_pd(_mm256_sub_pd(xv, Mn), I), GX)))
+#define VEC_                                                                                       \
+    BN2_LD(x + j, x0, x1);                                                                         \
+    BN2_LD(x + j + 8, x2, x3);                                                                     \
+    BN2_LD(dy + j, e0, e1);                                                                        \
+    BN2_LD(dy + j + 8, e2, e3);                                                                    \
+    BN2_DX_(w0, x0, e0);                                                                           \
+    BN2_DX_(w1, x1, e1);                                                                           \
+    BN2_DX_(w2, x2, e2);                                                                           \
+    BN2_DX_(w3, x3, e3)
+    BN2_U_LOOP(dx, SCALAR_, VEC_);
+#undef SCALAR_
+#undef VEC_
+#undef BN2_DX_
+}
+/* The generic statistics / backward sums over L > PLANE_LANES lanes with per-lane parameters
+ * (the tile walk: per activation) in AVX2 vectors of doubles, 16 lanes (a line of x) at a time
+ * over all R rows: each lane adds its rows in order with the generic kernels' operations, so
+ * their bits (the clones' 64-lane chunks spilled: per activation training and backward ran at
+ * 0.2-0.3 of the bandwidth). */
+BN_AVX2 static void lstats_f32_avx2(int L, int64_t R, const float *x, int64_t rs, const double *K,
+                                    double *s1, double *s2)
+{
+    int j = 0;
+    for (; j + 16 <= L; j += 16) {
+        __m256d a0 = _mm256_loadu_pd(s1 + j), a1 = _mm256_loadu_pd(s1 + j + 4),
+                a2 = _mm256_loadu_pd(s1 + j + 8), a3 = _mm256_loadu_pd(s1 + j + 12);
+        __m256d c0 = _mm256_loadu_pd(s2 + j), c1 = _mm256_loadu_pd(s2 + j + 4),
+                c2 = _mm256_loadu_pd(s2 + j + 8), c3 = _mm256_loadu_pd(s2 + j + 12);
+        for (int64_t r = 0; r < R; r++) {
+            const float *p = x + r * rs + j;
+            BN2_LD(p, d0, d1);
+            BN2_LD(p + 8, d2, d3);
+            d0 = _mm256_sub_pd(d0, _mm256_loadu_pd(K + j));
+            d1 = _mm256_sub_pd(d1, _mm256_loadu_pd(K + j + 4));
+            d2 = _mm256_sub_pd(d2, _mm256_loadu_pd(K + j + 8));
+            d3 = _mm256_sub_pd(d3, _mm256_loadu_pd(K + j + 12));
+            a0 = _mm256_add_pd(a0, d0), a1 = _mm256_add_pd(a1, d1);
+            a2 = _mm256_add_pd(a2, d2), a3 = _mm256_add_pd(a3, d3);
+            c0 = _mm256_add_pd(c0, _mm256_mul_pd(d0, d0));
+            c1 = _mm256_add_pd(c1, _mm256_mul_pd(d1, d1));
+            c2 = _mm256_add_pd(c2, _mm256_mul_pd(d2, d2));
+            c3 = _mm256_add_pd(c3, _mm256_mul_pd(d3, d3));
+        }
+        _mm256_storeu_pd(s1 + j, a0), _mm256_storeu_pd(s1 + j + 4, a1);
+        _mm256_storeu_pd(s1 + j + 8, a2), _mm256_storeu_pd(s1 + j + 12, a3);
+        _mm256_storeu_pd(s2 + j, c0), _mm256_storeu_pd(s2 + j + 4, c1);
+        _mm256_storeu_pd(s2 + j + 8, c2), _mm256_storeu_pd(s2 + j + 12, c3);
+    }
+    for (; j < L; j++)
+        for (int64_t r = 0; r < R; r++) {
+            double d = (double)x[r * rs + j] - K[j];
+            s1[j] += d;
+            s2[j] += d * d;
+        }
+}
+
+BN_AVX2 static void lbsum_f32_avx2(int L, int64_t R, const float *x, const float *dy, int64_t rs,
+                                   const double *mean, const double *inv, double *sg, double *sgx)
+{
+    int j = 0;
+    for (; j + 16 <= L; j += 16) {
+        __m256d g0 = _mm256_loadu_pd(sg + j), g1 = _mm256_loadu_pd(sg + j + 4),
+                g2 = _mm256_loadu_pd(sg + j + 8), g3 = _mm256_loadu_pd(sg + j + 12);
+        __m256d h0 = _mm256_loadu_pd(sgx + j), h1 = _mm256_loadu_pd(sgx + j + 4),
+                h2 = _mm256_loadu_pd(sgx + j + 8), h3 = _mm256_loadu_pd(sgx + j + 12);
+        for (int64_t r = 0; r < R; r++) {
+            const float *p = x + r * rs + j, *e = dy + r * rs + j;
+            BN2_LD(e, e0, e1);
+            BN2_LD(e + 8, e2, e3);
+            BN2_LD(p, x0, x1);
+            BN2_LD(p + 8, x2, x3);
+#define LB2_XH_(v, o)                                                                              \
+    v = _mm256_mul_pd(_mm256_sub_pd(v, _mm256_loadu_pd(mean + j + (o))),                           \
+                      _mm256_loadu_pd(inv + j + (o)))
+            LB2_XH_(x0, 0);
+            LB2_XH_(x1, 4);
+            LB2_XH_(x2, 8);
+            LB2_XH_(x3, 12);
+#undef LB2_XH_
+            g0 = _mm256_add_pd(g0, e0), g1 = _mm256_add_pd(g1, e1);
+            g2 = _mm256_add_pd(g2, e2), g3 = _mm256_add_pd(g3, e3);
+            h0 = _mm256_add_pd(h0, _mm256_mul_pd(e0, x0));
+            h1 = _mm256_add_pd(h1, _mm256_mul_pd(e1, x1));
+            h2 = _mm256_add_pd(h2, _mm256_mul_pd(e2, x2));
+            h3 = _mm256_add_pd(h3, _mm256_mul_pd(e3, x3));
+        }
+        _mm256_storeu_pd(sg + j, g0), _mm256_storeu_pd(sg + j + 4, g1);
+        _mm256_storeu_pd(sg + j + 8, g2), _mm256_storeu_pd(sg + j + 12, g3);
+        _mm256_storeu_pd(sgx + j, h0), _mm256_storeu_pd(sgx + j + 4, h1);
+        _mm256_storeu_pd(sgx + j + 8, h2), _mm256_storeu_pd(sgx + j + 12, h3);
+    }
+    for (; j < L; j++)
+        for (int64_t r = 0; r < R; r++) {
+            double ev = (double)dy[r * rs + j];
+            double xh = ((double)x[r * rs + j] - mean[j]) * inv[j];
+            sg[j] += ev;
+            sgx[j] += ev * xh;
+        }
+}
+
+/* The per-lane element passes (rows and tile walks: parameters in arrays, L lanes x R rows of
+ * stride rs) for FLOAT, as BN_A_LOOP's AVX-512 forms in 8-float steps (two vectors of doubles):
+ * the generic expressions and order (SCALAR_OUTF / SCALAR_OUT / SCALAR_BDX for the tails), so
+ * the same bits. */
+#define BN2_FINISH8(d_, w0, w1)                                                                    \
+    do {                                                                                           \
+        if (alpha != 1.0) {                                                                        \
+            w0 = _mm256_mul_pd(_mm256_set1_pd(alpha), w0);                                         \
+            w1 = _mm256_mul_pd(_mm256_set1_pd(alpha), w1);                                         \
+        }                                                                                          \
+        if (beta != 0.0) {                                                                         \
+            const __m256d bt_ = _mm256_set1_pd(beta);                                              \
+            BN2_LD(d_, o0_, o1_);                                                                  \
+            w0 = _mm256_add_pd(w0, _mm256_mul_pd(bt_, o0_));                                       \
+            w1 = _mm256_add_pd(w1, _mm256_mul_pd(bt_, o1_));                                       \
+        }                                                                                          \
+        const __m128 q0_ = _mm256_cvtpd_ps(w0), q1_ = _mm256_cvtpd_ps(w1);                         \
+        if (ntk == 2) {                                                                            \
+            _mm256_stream_ps(d_, _mm256_set_m128(q1_, q0_));                                       \
+        } else if (ntk == 1) {                                                                     \
+            _mm_stream_ps(d_, q0_);                                                                \
+            _mm_stream_ps((d_) + 4, q1_);                                                          \
+        } else {                                                                                   \
+            _mm256_storeu_ps(d_, _mm256_set_m128(q1_, q0_));                                       \
+        }                                                                                          \
+    } while (0)
+#define BN2_A_LOOP(y, SCALAR, PARAMS, VEC)                                                         \
+    do {                                                                                           \
+        BN_NTK(y);                                                                                 \
+        for (int64_t r = 0; r < R; r++) {                                                          \
+            const int64_t o_ = r * rs;                                                             \
+            int j = 0;                                                                             \
+            for (; j + 8 <= L; j += 8) {                                                           \
+                __m256d w0, w1;                                                                    \
+                PARAMS;                                                                            \
+                VEC;                                                                               \
+                BN2_FINISH8((y) + o_ + j, w0, w1);                                                 \
+            }                                                                                      \
+            for (; j < L; j++)                                                                     \
+                SCALAR;                                                                            \
+        }                                                                                          \
+    } while (0)
+#define BN2_LDP(p) _mm256_loadu_pd(p)
+
+BN_AVX2 static void outf_f32_avx2(int L, int64_t R, const float *x, float *y, int64_t rs,
+                                  const double *fa, const double *fb, double alpha, double beta,
+                                  int nt)
+{
+#define PARAMS_                                                                                    \
+    const __m256d a0 = BN2_LDP(fa + j), a1 = BN2_LDP(fa + j + 4), b0 = BN2_LDP(fb + j),            \
+                  b1 = BN2_LDP(fb + j + 4)
+#define VEC_                                                                                       \
+    BN2_LD(x + o_ + j, x0, x1);                                                                    \
+    w0 = _mm256_add_pd(_mm256_mul_pd(x0, a0), b0);                                                 \
+    w1 = _mm256_add_pd(_mm256_mul_pd(x1, a1), b1)
+    BN2_A_LOOP(y, SCALAR_OUTF, PARAMS_, VEC_);
+#undef PARAMS_
+#undef VEC_
+}
+
+BN_AVX2 static void out_f32_avx2(int L, int64_t R, const float *x, float *y, int64_t rs,
+                                 const double *sc, const double *mean, const double *inv,
+                                 const double *bi, double alpha, double beta, int nt)
+{
+#define PARAMS_                                                                                    \
+    const __m256d s0 = BN2_LDP(sc + j), s1 = BN2_LDP(sc + j + 4), m0 = BN2_LDP(mean + j),          \
+                  m1 = BN2_LDP(mean + j + 4), i0 = BN2_LDP(inv + j), i1 = BN2_LDP(inv + j + 4),    \
+                  c0 = BN2_LDP(bi + j), c1 = BN2_LDP(bi + j + 4)
+#define VEC_                                                                                       \
+    BN2_LD(x + o_ + j, x0, x1);                                                                    \
+    w0 = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(s0, _mm256_sub_pd(x0, m0)), i0), c0);           \
+    w1 = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(s1, _mm256_sub_pd(x1, m1)), i1), c1)
+    BN2_A_LOOP(y, SCALAR_OUT, PARAMS_, VEC_);
+#undef PARAMS_
+#undef VEC_
+}
+
+BN_AVX2 static void bdx_f32_avx2(int L, int64_t R, const float *x, const float *dy, float *dx,
+                                 int64_t rs, const double *mean, const double *inv,
+                                 const double *coef, const double *mg, const double *mgx,
+                                 double alpha, double beta, int nt)
+{
+#define PARAMS_                                                                                    \
+    const __m256d m0 = BN2_LDP(mean + j), m1 = BN2_LDP(mean + j + 4), i0 = BN2_LDP(inv + j),       \
+                  i1 = BN2_LDP(inv + j + 4), g0 = BN2_LDP(mg + j), g1 = BN2_LDP(mg + j + 4),       \
+                  h0 = BN2_LDP(mgx + j), h1 = BN2_LDP(mgx + j + 4), f0 = BN2_LDP(coef + j),        \
+                  f1 = BN2_LDP(coef + j + 4)
+#define VEC_                                                                                       \
+    BN2_LD(x + o_ + j, x0, x1);                                                                    \
+    BN2_LD(dy + o_ + j, e0, e1);                                                                   \
+    x0 = _mm256_mul_pd(_mm256_mul_pd(_mm256_sub_pd(x0, m0), i0), h0);                              \
+    x1 = _mm256_mul_pd(_mm256_mul_pd(_mm256_sub_pd(x1, m1), i1), h1);                              \
+    w0 = _mm256_mul_pd(f0, _mm256_sub_pd(_mm256_sub_pd(e0, g0), x0));                              \
+    w1 = _mm256_mul_pd(f1, _mm256_sub_pd(_mm256_sub_pd(e1, g1), x1))
+    BN2_A_LOOP(dx, SCALAR_BDX, PARAMS_, VEC_);
+#undef PARAMS_
+#undef VEC_
+}
+
+/* ---- AVX2 forms of the rows walk's FLOAT training / backward (rows_f32() == 2) -------------
+ * rb_sums / rb_pass above, lane for lane: the same float expressions in the same order, runs
+ * of at most RB_RUN rows of the same row pieces summed in float and then added into the lanes'
+ * double sums, so the AVX-512 forms' bits (product decision of 2026-12-04, docs/testing.md).
+ * 8 floats per vector: the sums run over chunks of 32 lanes (8 accumulators; 64 lanes' 16
+ * would spill with 16 registers; the piece ROWS_FOR_EACH hands over, at most 16 KiB, stays in
+ * L1 between the chunks) with the factors loaded from L1; tails under AVX2's masked loads and
+ * stores. */
+#define RB2_CHUNK 32
+
+/* The first n lanes (none for n <= 0, all for n >= 8). */
+BN_AVX2 __attribute__((always_inline)) static inline __m256i rb2_mask(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* d[0..n) += the first n lanes of v, widened to double. */
+BN_AVX2 __attribute__((always_inline)) static inline void rb2_add_pd(double *d, __m256 v, int n)
+{
+    float t[8];
+    _mm256_storeu_ps(t, v);
+    for (int i = 0; i < n && i < 8; i++)
+        d[i] += (double)t[i];
+}
+
+/* One vector of the sums: kind 0 d = x - p0 (p0 at kp), g += d, h += d d; kind 1 g += dy,
+ * h += dy ((x - mean) - mlo) inv with f's factors at lane j. */
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_sum1(int kind, const float *xp, const float *ep, __m256i k, int full, const float *kp,
+         const rbf_t *f, int j, __m256 *g, __m256 *h)
+{
+    const __m256 xv = full ? _mm256_loadu_ps(xp) : _mm256_maskload_ps(xp, k);
+    if (kind == 0) {
+        const __m256 d = _mm256_sub_ps(xv, _mm256_loadu_ps(kp));
+        *g = _mm256_add_ps(*g, d);
+        *h = _mm256_add_ps(*h, _mm256_mul_ps(d, d));
+        return;
+    }
+    const __m256 e = full ? _mm256_loadu_ps(ep) : _mm256_maskload_ps(ep, k);
+    const __m256 d =
+        _mm256_sub_ps(_mm256_sub_ps(xv, _mm256_loadu_ps(f->mean + j)), _mm256_loadu_ps(f->mlo + j));
+    *g = _mm256_add_ps(*g, e);
+    *h = _mm256_add_ps(*h, _mm256_mul_ps(e, _mm256_mul_ps(d, _mm256_loadu_ps(f->inv + j))));
+}
+
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_sums(int kind, int L, int64_t R, const float *x, const float *dy, int64_t rs, const double *K,
+         const rbf_t *f, double *a1, double *a2)
+{
+    for (int j0 = 0; j0 < L; j0 += RB2_CHUNK) {
+        const int w = L - j0 < RB2_CHUNK ? L - j0 : RB2_CHUNK, nv = (w + 7) / 8;
+        __m256i k[4];
+        float kf[RB2_CHUNK] = {0}; /* kind 0: the shifts as floats */
+        for (int u = 0; u < 4; u++)
+            k[u] = rb2_mask(w - 8 * u);
+        if (kind == 0)
+            for (int i = 0; i < w; i++)
+                kf[i] = (float)K[j0 + i];
+        for (int64_t r0 = 0; r0 < R; r0 += RB_RUN) {
+            const int64_t r1 = R - r0 < RB_RUN ? R : r0 + RB_RUN;
+            __m256 g0 = _mm256_setzero_ps(), g1 = g0, g2 = g0, g3 = g0;
+            __m256 h0 = g0, h1 = g0, h2 = g0, h3 = g0;
+#define RB2_SUMU(u, G, H)                                                                          \
+    rb2_sum1(kind, xp + 8 * (u), kind ? ep + 8 * (u) : NULL, k[u], w >= 8 * (u) + 8, kf + 8 * (u), \
+             f, j0 + 8 * (u), &G, &H)
+            for (int64_t r = r0; r < r1; r++) {
+                const float *xp = x + r * rs + j0, *ep = kind ? dy + r * rs + j0 : NULL;
+                RB2_SUMU(0, g0, h0);
+                if (nv > 1)
+                    RB2_SUMU(1, g1, h1);
+                if (nv > 2)
+                    RB2_SUMU(2, g2, h2);
+                if (nv > 3)
+                    RB2_SUMU(3, g3, h3);
+            }
+#undef RB2_SUMU
+            const __m256 g[4] = {g0, g1, g2, g3}, h[4] = {h0, h1, h2, h3};
+            for (int u = 0; u < nv; u++) {
+                rb2_add_pd(a1 + j0 + 8 * u, g[u], w - 8 * u);
+                rb2_add_pd(a2 + j0 + 8 * u, h[u], w - 8 * u);
+            }
+        }
+    }
+}
+
+BN_AVX2 static void rst_f32_avx2(int L, int64_t R, const float *x, int64_t rs, const double *K,
+                                 double *s1, double *s2)
+{
+    rb2_sums(0, L, R, x, NULL, rs, K, NULL, s1, s2);
+}
+
+BN_AVX2 static void rbs_f32_avx2(int L, int64_t R, const float *x, const float *dy, int64_t rs,
+                                 const rbf_t *f, double *sg, double *sgx)
+{
+    rb2_sums(1, L, R, x, dy, rs, NULL, f, sg, sgx);
+}
+
+/* rb_vec16 on 8 lanes: kind 0 y = dev coef + bias, kind 1 dx = coef ((dy - mg) - dev inv mgx),
+ * dev = (x - mean) - mlo. */
+BN_AVX2 __attribute__((always_inline)) static inline __m256
+rb2_vec8(int kind, const float *xp, const float *ep, const rbf_t *f, int j, __m256i k, int full)
+{
+    const __m256 xv = full ? _mm256_loadu_ps(xp) : _mm256_maskload_ps(xp, k);
+    const __m256 d =
+        _mm256_sub_ps(_mm256_sub_ps(xv, _mm256_loadu_ps(f->mean + j)), _mm256_loadu_ps(f->mlo + j));
+    if (kind == 0)
+        return _mm256_add_ps(_mm256_mul_ps(d, _mm256_loadu_ps(f->coef + j)),
+                             _mm256_loadu_ps(f->bi + j));
+    const __m256 ev = full ? _mm256_loadu_ps(ep) : _mm256_maskload_ps(ep, k);
+    const __m256 xh = _mm256_mul_ps(d, _mm256_loadu_ps(f->inv + j));
+    const __m256 t = _mm256_sub_ps(_mm256_sub_ps(ev, _mm256_loadu_ps(f->mg + j)),
+                                   _mm256_mul_ps(xh, _mm256_loadu_ps(f->mgx + j)));
+    return _mm256_mul_ps(_mm256_loadu_ps(f->coef + j), t);
+}
+
+/* o = alpha v [+ beta o] for the lanes k (all 8 when full; ntk: 2 / 1 streaming 32 / 16 bytes,
+ * full vectors only). */
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_store(float *o, __m256 v, __m256i k, int full, float al, float be, int ntk)
+{
+    if (al != 1.0f)
+        v = _mm256_mul_ps(_mm256_set1_ps(al), v);
+    if (be != 0.0f)
+        v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_set1_ps(be),
+                                           full ? _mm256_loadu_ps(o) : _mm256_maskload_ps(o, k)));
+    if (!full) {
+        _mm256_maskstore_ps(o, k, v);
+    } else if (ntk == 2) {
+        _mm256_stream_ps(o, v);
+    } else if (ntk == 1) {
+        _mm_stream_ps(o, _mm256_castps256_ps128(v));
+        _mm_stream_ps(o + 4, _mm256_extractf128_ps(v, 1));
+    } else {
+        _mm256_storeu_ps(o, v);
+    }
+}
+
+/* rb_pass in 8-lane vectors: packed rows (rs == L >= 16) as one stream whose vectors start on
+ * the output's 64-byte lines when streaming (a masked head of up to two vectors). */
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out, int64_t rs,
+         const rbf_t *f, double alpha, double beta, int nt)
+{
+    const float al = (float)alpha, be = (float)beta;
+    const __m256i all = _mm256_set1_epi32(-1);
+    if (rs == L && L >= 16) {
+        const int64_t n = (int64_t)L * R;
+        int64_t i = 0;
+        int j = 0; /* the lane of element i */
+        const int str = nt && (uintptr_t)out % 4 == 0;
+        if (str && (uintptr_t)out % 64 != 0) {
+            int h = (int)((64 - (uintptr_t)out % 64) / 4);
+            h = h < n ? h : (int)n;
+            for (int u = 0; u < h; u += 8) {
+                const __m256i k = rb2_mask(h - u);
+                rb2_store(out + u, rb2_vec8(kind, x + u, kind ? dy + u : NULL, f, u, k, 0), k, 0,
+                          al, be, 0);
+            }
+            i = j = h;
+        }
+        for (; i + 8 <= n; i += 8) {
+            rb2_store(out + i, rb2_vec8(kind, x + i, kind ? dy + i : NULL, f, j, all, 1), all, 1,
+                      al, be, str ? 2 : 0);
+            j += 8;
+            if (j >= L)
+                j -= L;
+        }
+        if (i < n) {
+            const __m256i k = rb2_mask((int)(n - i));
+            rb2_store(out + i, rb2_vec8(kind, x + i, kind ? dy + i : NULL, f, j, k, 0), k, 0, al,
+                      be, 0);
+        }
+        return;
+    }
+    const float *const y = out; /* BN_NTK's operand */
+    BN_NTK(y);
+    for (int64_t r = 0; r < R; r++) {
+        const float *xp = x + r * rs, *ep = kind ? dy + r * rs : NULL;
+        float *o = out + r * rs;
+        for (int jj = 0; jj < L; jj += 8) {
+            const int full = L - jj >= 8;
+            const __m256i k = full ? all : rb2_mask(L - jj);
+            rb2_store(o + jj, rb2_vec8(kind, xp + jj, kind ? ep + jj : NULL, f, jj, k, full), k,
+                      full, al, be, ntk);
+        }
+    }
+}
+
+BN_AVX2 static void rbout_f32_avx2(int L, int64_t R, const float *x, float *y, int64_t rs,
+                                   const rbf_t *f, double alpha, double beta, int nt)
+{
+    rb2_pass(0, L, R, x, NULL, y, rs, f, alpha, beta, nt);
+}
+
+BN_AVX2 static void rbdx_f32_avx2(int L, int64_t R, const float *x, const float *dy, float *dx,
+                                  int64_t rs, const rbf_t *f, double alpha, double beta, int nt)
+{
+    rb2_pass(1, L, R, x, dy, dx, rs, f, alpha, beta, nt);
+}
+#endif
+
 #if BN_HAVE_NT
 /* The per-activation AVX-512 kernels above serve this problem. */
 static int pa_avx512(const bn_plan_t *b);
@@ -2051,11 +2649,13 @@ static int pa_nhwc(const bn_plan_t *b)
            b->p->mv.dtype == CUDNN_DATA_FLOAT;
 }
 
-/* The rows walk's FLOAT training / backward in float (rst_ / rbout_ / rbs_ / rbdx_f32_avx512)
- * serves this problem. */
+/* The rows walk's FLOAT training / backward in float serves this problem: 1 with the AVX-512
+ * kernels (rst_ / rbout_ / rbs_ / rbdx_f32_avx512), 2 with their AVX2 forms (*_f32_avx2). */
 static int rows_f32(const bn_plan_t *b)
 {
-    return b->eng == ENG_ROWS && b->fast && b->dt == CUDNN_DATA_FLOAT && bn_avx512();
+    if (b->eng != ENG_ROWS || !b->fast || b->dt != CUDNN_DATA_FLOAT)
+        return 0;
+    return bn_avx512() ? 1 : bn_avx2() ? 2 : 0;
 }
 #endif
 
@@ -2078,12 +2678,27 @@ static void seg_stats(const bn_plan_t *b, const void *x, int L, int64_t R, int64
                       const double *K, double *s1, double *s2)
 {
 #if BN_HAVE_NT
-    if (b->rf32) {
+    if (b->rf32 == 1) {
         rst_f32_avx512(L, R, (const float *)x + off, rs, K, s1, s2);
+        return;
+    }
+    if (b->rf32 == 2) {
+        rst_f32_avx2(L, R, (const float *)x + off, rs, K, s1, s2);
+        return;
+    }
+    if (b->fast && b->eng == ENG_PLANE && b->dt == CUDNN_DATA_FLOAT && L == PLANE_SLANES &&
+        rs == L && !bn_avx512() && bn_avx2()) {
+        pstats_f32_avx2(R, (const float *)x + off, K[0], s1, s2); /* K: the channel's k0 */
         return;
     }
 #endif
     const int pf = b->eng == ENG_ROWS && L > PLANE_LANES && b->v.s != L;
+#if BN_HAVE_NT
+    if (b->dt == CUDNN_DATA_FLOAT && L > PLANE_LANES && !pf && !bn_avx512() && bn_avx2()) {
+        lstats_f32_avx2(L, R, (const float *)x + off, rs, K, s1, s2);
+        return;
+    }
+#endif
     if (b->dt == CUDNN_DATA_FLOAT) {
         stats_f32(L, R, (const float *)x + off, rs, K, s1, s2, pf);
     } else if (b->dt == CUDNN_DATA_DOUBLE) {
@@ -2145,9 +2760,14 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
 {
     const fd_bn_problem_t *p = b->p;
 #if BN_HAVE_NT
-    if (q->rf != NULL) {
+    if (q->rf != NULL && b->rf32 == 1) {
         rbout_f32_avx512(L, R, (const float *)a->x + off, (float *)a->y + off, rs, q->rf, a->alpha,
                          a->beta, nt);
+        return;
+    }
+    if (q->rf != NULL) {
+        rbout_f32_avx2(L, R, (const float *)a->x + off, (float *)a->y + off, rs, q->rf, a->alpha,
+                       a->beta, nt);
         return;
     }
 #endif
@@ -2165,6 +2785,12 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                 out_u_f32_avx512(n, (const float *)a->x + off, (float *)a->y + off, q->sc[0],
                                  q->mean[0], q->inv[0], q->bi[0], a->alpha, a->beta, ok,
                                  q->pfn ? (const float *)a->x + off + q->pfn : NULL);
+            return;
+        }
+        if (b->dt == CUDNN_DATA_FLOAT && q->fused && bn_avx2()) {
+            outf_u_f32_avx2(n, (const float *)a->x + off, (float *)a->y + off, q->fa[0], q->fb[0],
+                            a->alpha, a->beta, ok,
+                            q->pfn ? (const float *)a->x + off + q->pfn : NULL);
             return;
         }
 #endif
@@ -2193,6 +2819,15 @@ static void seg_out(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
             else
                 out_f32_avx512(L, R, x, y, rs, q->sc, q->mean, q->inv, q->bi, a->alpha, a->beta,
                                nt);
+            return;
+        }
+        if (b->dt == CUDNN_DATA_FLOAT && bn_avx2()) {
+            const float *x = (const float *)a->x + off;
+            float *y = (float *)a->y + off;
+            if (q->fused)
+                outf_f32_avx2(L, R, x, y, rs, q->fa, q->fb, a->alpha, a->beta, nt);
+            else
+                out_f32_avx2(L, R, x, y, rs, q->sc, q->mean, q->inv, q->bi, a->alpha, a->beta, nt);
             return;
         }
 #endif
@@ -2246,13 +2881,32 @@ static void seg_bsum(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R
                      int64_t rs, const lanes_t *q, double *sg, double *sgx)
 {
 #if BN_HAVE_NT
-    if (q->rf != NULL) {
+    if (q->rf != NULL && b->rf32 == 1) {
         rbs_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->rf, sg,
                        sgx);
         return;
     }
+    if (q->rf != NULL) {
+        rbs_f32_avx2(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->rf, sg,
+                     sgx);
+        return;
+    }
+    if (b->fast && b->eng == ENG_PLANE && b->dt == CUDNN_DATA_FLOAT && L == PLANE_LANES &&
+        rs == L && !bn_avx512() && bn_avx2()) {
+        pbsum_f32_avx2(R, (const float *)a->x + off, (const float *)a->dy + off, q->mean[0],
+                       q->inv[0], sg, sgx); /* the channel's mean / inv in every lane */
+        return;
+    }
 #endif
     const int pf = b->eng == ENG_ROWS && L > PLANE_LANES && b->v.s != L;
+#if BN_HAVE_NT
+    if (b->fast && b->dt == CUDNN_DATA_FLOAT && L > PLANE_LANES && !pf && !bn_avx512() &&
+        bn_avx2()) {
+        lbsum_f32_avx2(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->mean,
+                       q->inv, sg, sgx);
+        return;
+    }
+#endif
     if (b->fast) {
         if (b->dt == CUDNN_DATA_FLOAT)
             bsum_f32(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->mean,
@@ -2276,9 +2930,14 @@ static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                     int64_t rs, const lanes_t *q, int nt)
 {
 #if BN_HAVE_NT
-    if (q->rf != NULL) {
+    if (q->rf != NULL && b->rf32 == 1) {
         rbdx_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off,
                         (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt);
+        return;
+    }
+    if (q->rf != NULL) {
+        rbdx_f32_avx2(L, R, (const float *)a->x + off, (const float *)a->dy + off,
+                      (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt);
         return;
     }
 #endif
@@ -2292,6 +2951,14 @@ static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                              q->mgx[0], a->alpha, a->beta, ok,
                              q->pfn ? (const float *)a->x + off + q->pfn : NULL,
                              q->pfn && q->pfdy ? (const float *)a->dy + off + q->pfn : NULL);
+            return;
+        }
+        if (b->dt == CUDNN_DATA_FLOAT && bn_avx2()) {
+            bdx_u_f32_avx2(n, (const float *)a->x + off, (const float *)a->dy + off,
+                           (float *)a->dx + off, q->mean[0], q->inv[0], q->coef[0], q->mg[0],
+                           q->mgx[0], a->alpha, a->beta, ok,
+                           q->pfn ? (const float *)a->x + off + q->pfn : NULL,
+                           q->pfn && q->pfdy ? (const float *)a->dy + off + q->pfn : NULL);
             return;
         }
 #endif
@@ -2312,6 +2979,12 @@ static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
             bdx_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off,
                            (float *)a->dx + off, rs, q->mean, q->inv, q->coef, q->mg, q->mgx,
                            a->alpha, a->beta, nt);
+            return;
+        }
+        if (b->dt == CUDNN_DATA_FLOAT && bn_avx2()) {
+            bdx_f32_avx2(L, R, (const float *)a->x + off, (const float *)a->dy + off,
+                         (float *)a->dx + off, rs, q->mean, q->inv, q->coef, q->mg, q->mgx,
+                         a->alpha, a->beta, nt);
             return;
         }
 #endif
