@@ -954,7 +954,7 @@ static void pa_boxcnt_init(const fd_pool_problem_t *p, pa_boxcnt_t *k)
 }
 
 /* k's counts for output row oh, 8 a vector (kept while the row factor stays). */
-PA_AVX2 static void pa_boxcnt_row(const fd_pool_problem_t *p, pa_boxcnt_t *k, int64_t oh)
+PA_AVX2 static inline void pa_boxcnt_row(const fd_pool_problem_t *p, pa_boxcnt_t *k, int64_t oh)
 {
     const float ch = (float)pa_cnt(p, 1, oh);
     if (ch == k->ch)
