@@ -7,8 +7,26 @@
  * other strides, rows beyond the stack buffers, no AVX2 / FMA, FREEDNN_CPU_ISA=generic), which
  * the double blocks of pooling_cpu.c then compute.
  *
- * Results are the ref's bits for every mode (no float sums): the operations and their order are
- * those of the ref (src/ref/pooling_ref.c), only the loop nest differs.
+ * Results are the ref's bits for every mode except the box rows below: the operations and their
+ * order are those of the ref (src/ref/pooling_ref.c), only the loop nest differs.
+ * - box rows: 2-d averages of stride 1 along W (the shapes pooling_cpu.c's AVX-512 NCHW box
+ *   rows take, within the PA_BOXF ring) are FLOAT, NOT the ref's bits in general (product
+ *   decision 2026-11-30, docs/testing.md: within the f32 accumulation bound stated there), with
+ *   the same operations in the same order as pf_box_fwd / pf_box_bwd / pf_box_bwd_row3 and as
+ *   pool_avx2_nhwc.c's box rows, so NCHW and NHWC give the same bits (8 lanes along W here,
+ *   8 channels there): kw-tap row sums in float in kx order (+0 lanes outside the row: masked
+ *   loads) into a stack ring of kh rows, each output +0.0 plus its window's rows in row order;
+ *   forward divided in float by the product corrected by one FMA step (pa_divf: the correctly
+ *   rounded quotient; vdivps for tiny or non-finite estimates) with alpha 1 and beta 0, else
+ *   the double quotient and the double blend; backward dy / count by pa_divf once per dy row,
+ *   its kw-tap sums for every dx column (pad kw - 1 - pw), the blend in float (alpha v, then
+ *   + beta dx by one FMA). Lanes whose float sum (forward) or result (backward) is not finite
+ *   are left out of the store and recomputed by the ref's formula (pa_box_fexact /
+ *   pa_box_bexact): the ref's bits there. Plain rows (alpha 1, beta 0, three window rows) take
+ *   the new row's tap sums in the same pass as the output row, with one test per row (a row
+ *   that fires is redone by the general loop). Streaming the y / dx rows (beta 0, outputs over
+ *   FD_CPU_NT_MIN) showed no gain on the loaded 2-core VM (one thread forward 3.8-3.9 ->
+ *   3.9-4.3 ms), so the stores are plain.
  * - max forward: each input row's maxima over every output column's taps once (kx order), into
  *   a ring of kh rows; each output row folds its rows in window order. vmaxps(v, acc) returns
  *   acc on a tie and on a NaN v, so from -inf it is the ref's first-maximum rule (start at
@@ -43,10 +61,12 @@
  * Measured (2026-12-04, 2-core Zen 3 VM shared with other builds, so one thread, n8c64h112w112,
  * min of 10, main -> here): 3x3 / 2 max forward 7.9 -> 2.4 ms, backward 84 -> 6.9; 2x2 / 2
  * average forward 7.5 -> 2.4, backward 22 -> 1.8; 3x3 / 1 pad 1 average forward 34 -> 9.4,
- * backward 144 -> 8.4. The stride-1 averages are bound by the double sums (9 adds of 4 lanes
- * per 4 outputs and the loads feeding them); the correction-step quotient instead of vdivpd
- * gained 2-4 % and streaming the dx rows (16-byte stores) lost 20-40 % at one thread, so
- * neither is here.
+ * backward 144 -> 8.4 with the exact double sums (pa_fwd_avg1 / pa_bwd_avg1, which now take
+ * only the stride-1 averages the box rows decline: 1-d, rings over PA_BOXF), then box rows
+ * (same VM, more load, min of 10): forward 7.8 -> 3.6-4.0 ms one thread, 3.9-8 -> 2.1-3.4 two
+ * threads; backward 8.3-12.7 -> 4.6-5.0 one thread, 4.2-6.9 -> 2.3-5.0 two threads; in cache
+ * (n1c16h56w56, one thread, --cache=hot) forward 0.067-0.10 -> 0.033 ms, backward 0.069-0.10
+ * -> 0.045 ms.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off")
@@ -795,6 +815,360 @@ PA_AVX2 static void pa_bwd_avg_dup2(const fd_pool_problem_t *p, const fd_pool_ar
     }
 }
 
+/* ---- stride-1 averages: the box rows (float sums, pooling_cpu.c's AVX-512 operations) ---- */
+
+#define PA_BOXF 32768 /* floats of the box rows' ring (128 KiB of stack) */
+
+/* 1 when the box rows take p (after pa_pick's checks: pads 0 .. window - 1, so every count is
+ * positive): 2-d stride-1 averages along W whose kh ring rows fit PA_BOXF. */
+static int pa_box_ok(const fd_pool_problem_t *p, int bwd)
+{
+    const int64_t rs = ((bwd ? p->in[2] : p->out[2]) + 7) / 8 * 8;
+    return !pa_is_max(p) && p->nsp == 2 && p->stride[2] == 1 && p->win[1] * rs <= PA_BOXF;
+}
+
+/* Lanes of the bit set m (bit j: lane j) as a vector mask. */
+PA_AVX2 static inline __m256i pa_bits(int m)
+{
+    const __m256i b = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(m), b), b);
+}
+
+/* Lanes [0, n) of v that are NaN or +-inf, as bits. */
+PA_AVX2 static inline int pa_nonfin(__m256 v, int64_t n)
+{
+    const __m256 av = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
+    return _mm256_movemask_ps(_mm256_cmp_ps(av, _mm256_set1_ps(FLT_MAX), _CMP_NLE_UQ)) &
+           (int)((1u << (n > 8 ? 8 : n)) - 1u);
+}
+
+/* Lanes that are NaN, +-inf or nonzero below 2^-80 in magnitude (whose quotient needs
+ * pa_divf's checks or the ref's formula), ORed into odd. */
+PA_AVX2 static inline __m256 pa_odd(__m256 odd, __m256 v)
+{
+    const __m256 av = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v), z = _mm256_setzero_ps();
+    const __m256 tiny = _mm256_and_ps(_mm256_cmp_ps(av, _mm256_set1_ps(0x1p-80f), _CMP_LT_OQ),
+                                      _mm256_cmp_ps(av, z, _CMP_NEQ_OQ));
+    return _mm256_or_ps(
+        odd, _mm256_or_ps(_mm256_cmp_ps(av, _mm256_set1_ps(FLT_MAX), _CMP_NLE_UQ), tiny));
+}
+
+/* v / c in float, correctly rounded (c > 0, vi = 1 / c in float): the product corrected by one
+ * FMA step (Markstein) while every estimate is finite and normal, vdivps otherwise (as
+ * pool_avx2_nhwc.c, so the same quotients). */
+PA_AVX2 static inline __m256 pa_divf(__m256 v, __m256 c, __m256 vi)
+{
+    const __m256 q0 = _mm256_mul_ps(v, vi);
+    const __m256 aq = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), q0);
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(aq, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ),
+                                    _mm256_cmp_ps(aq, _mm256_set1_ps(0x1p-100f), _CMP_GE_OQ));
+    const __m256 zero = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ);
+    if (_mm256_movemask_ps(_mm256_or_ps(ok, zero)) != 0xFF)
+        return _mm256_div_ps(v, c);
+    return _mm256_blendv_ps(_mm256_fmadd_ps(_mm256_fnmadd_ps(q0, c, v), vi, q0), q0, zero);
+}
+
+/* The kw-tap sum of the 8 columns whose windows start at column b of row[0, W), +0 outside,
+ * in kx order (pf_hsum_w's operations). */
+PA_AVX2 static inline __m256 pa_hvec(const float *row, int64_t b, int64_t W, int64_t kw)
+{
+    __m256 s;
+    if (b >= 0 && b + 8 + kw - 1 <= W) {
+        if (kw == 3)
+            return _mm256_add_ps(
+                _mm256_add_ps(_mm256_loadu_ps(row + b), _mm256_loadu_ps(row + b + 1)),
+                _mm256_loadu_ps(row + b + 2));
+        s = _mm256_loadu_ps(row + b);
+        for (int64_t kx = 1; kx < kw; kx++)
+            s = _mm256_add_ps(s, _mm256_loadu_ps(row + b + kx));
+        return s;
+    }
+    s = pa_ld(row, b, W, 0.0f);
+    for (int64_t kx = 1; kx < kw; kx++)
+        s = _mm256_add_ps(s, pa_ld(row, b + kx, W, 0.0f));
+    return s;
+}
+
+/* +0.0 plus the rows rp[0 .. nr) at f, in row order. */
+PA_AVX2 static inline __m256 pa_vsum(float *const *rp, int nr, int64_t f)
+{
+    __m256 s = _mm256_setzero_ps();
+    for (int r = 0; r < nr; r++)
+        s = _mm256_add_ps(s, _mm256_load_ps(rp[r] + f));
+    return s;
+}
+
+/* The ref's formula for output (n, c, oh, ow) (a lane whose float sum is not finite). */
+static void pa_box_fexact(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t n, int64_t c,
+                          int64_t oh, int64_t ow)
+{
+    const int64_t h0 = oh * p->stride[1] - p->pad[1], w0 = ow - p->pad[2];
+    const int64_t *s = p->xs;
+    const float *x = (const float *)a->x + n * s[0] + c * s[1];
+    double sum = 0.0;
+    for (int64_t ih = pa_max(h0, 0); ih < pa_min(h0 + p->win[1], p->in[1]); ih++)
+        for (int64_t iw = pa_max(w0, 0); iw < pa_min(w0 + p->win[2], p->in[2]); iw++)
+            sum += (double)x[ih * s[3] + iw];
+    const double cnt = pa_cnt(p, 1, oh) * pa_cnt(p, 2, ow);
+    float *y = (float *)a->out + n * p->ys[0] + c * p->ys[1] + oh * p->ys[3] + ow;
+    double v = a->alpha * (cnt > 0 ? sum / cnt : 0.0);
+    if (a->beta != 0.0)
+        v += a->beta * (double)*y;
+    *y = (float)v;
+}
+
+/* The same for dx (n, c, ih, iw): the double sum of dy / count over its windows. */
+static void pa_box_bexact(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t n, int64_t c,
+                          int64_t ih, int64_t iw)
+{
+    int64_t olo, ohi;
+    const int64_t *t = p->dys, *q = p->dxs;
+    const float *dy = (const float *)a->dy + n * t[0] + c * t[1];
+    double acc = 0.0;
+    if (pa_rows_of(p, ih, &olo, &ohi))
+        for (int64_t oh = olo; oh <= ohi; oh++)
+            for (int64_t ow = pa_max(0, iw + p->pad[2] - p->win[2] + 1);
+                 ow <= pa_min(p->out[2] - 1, iw + p->pad[2]); ow++)
+                acc += (double)dy[oh * t[3] + ow] / (pa_cnt(p, 1, oh) * pa_cnt(p, 2, ow));
+    float *dx = (float *)a->out + n * q[0] + c * q[1] + ih * q[3] + iw;
+    double v = a->alpha * acc;
+    if (a->beta != 0.0)
+        v += a->beta * (double)*dx;
+    *dx = (float)v;
+}
+
+/* The counts of one row: cf = ch cw (exact in float: the ref's count), vf = 1 / cf in float,
+ * for the row factor ch (-1: none yet); cw is 1 past OW (finite lanes past the row). */
+typedef struct {
+    float cw[PA_MAXW + 8] __attribute__((aligned(32)));
+    float cf[PA_MAXW + 8] __attribute__((aligned(32)));
+    float vf[PA_MAXW + 8] __attribute__((aligned(32)));
+    float ch;
+} pa_boxcnt_t;
+
+static void pa_boxcnt_init(const fd_pool_problem_t *p, pa_boxcnt_t *k)
+{
+    for (int64_t ow = 0; ow < p->out[2] + 8; ow++)
+        k->cw[ow] = ow < p->out[2] ? (float)pa_cnt(p, 2, ow) : 1.0f;
+    k->ch = -1;
+}
+
+/* k's counts for output row oh, 8 a vector (kept while the row factor stays). */
+PA_AVX2 static inline void pa_boxcnt_row(const fd_pool_problem_t *p, pa_boxcnt_t *k, int64_t oh)
+{
+    const float ch = (float)pa_cnt(p, 1, oh);
+    if (ch == k->ch)
+        return;
+    for (int64_t ow = 0; ow < p->out[2]; ow += 8) {
+        const __m256 c = _mm256_mul_ps(_mm256_set1_ps(ch), _mm256_load_ps(k->cw + ow));
+        _mm256_store_ps(k->cf + ow, c);
+        _mm256_store_ps(k->vf + ow, _mm256_div_ps(_mm256_set1_ps(1.0f), c));
+    }
+    k->ch = ch;
+}
+
+/* One plain (alpha 1, beta 0) forward output row of three window rows: when xr is given, the
+ * new row's tap sums (pa_hvec, into rn) in the same pass; y = ((+0 + r0) + r1) + rn divided by
+ * the Markstein step without a test per vector. Returns 0 when some sum was not finite or tiny
+ * (the caller redoes the row; rn is complete, beta 0 loses nothing). */
+PA_AVX2 static int pa_box_row3(const float *xr, int64_t W, int64_t pw, int64_t kw, const float *r0,
+                               const float *r1, float *rn, const float *cf, const float *vf,
+                               float *y, int64_t OW)
+{
+    __m256 odd = _mm256_setzero_ps();
+    for (int64_t o = 0; o < OW; o += 8) {
+        __m256 h;
+        if (xr) {
+            h = pa_hvec(xr, o - pw, W, kw);
+            _mm256_store_ps(rn + o, h);
+        } else {
+            h = _mm256_load_ps(rn + o);
+        }
+        const __m256 v =
+            _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_setzero_ps(), _mm256_load_ps(r0 + o)),
+                                        _mm256_load_ps(r1 + o)),
+                          h);
+        odd = pa_odd(odd, v);
+        const __m256 vi = _mm256_load_ps(vf + o), q0 = _mm256_mul_ps(v, vi);
+        const __m256 r = _mm256_fmadd_ps(_mm256_fnmadd_ps(q0, _mm256_load_ps(cf + o), v), vi, q0);
+        if (o + 8 <= OW)
+            _mm256_storeu_ps(y + o, r);
+        else
+            pa_st(y + o, r, 0, OW - o);
+    }
+    return !_mm256_movemask_ps(odd);
+}
+
+/* Forward: each input row's kw-tap sums once into a ring of kh rows, each output row +0.0 plus
+ * its window's rows in row order, divided in float (alpha 1, beta 0) or in double with the
+ * double blend; lanes whose sum is not finite take the ref's formula (pf_box_fwd's rows). */
+PA_AVX2 static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                               int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], kw = p->win[2], sh = p->stride[1], ph = p->pad[1];
+    const int64_t pw = p->pad[2], rs = (OW + 7) / 8 * 8;
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    const int plain = alpha == 1.0 && beta == 0.0;
+    float ring[PA_BOXF] __attribute__((aligned(32)));
+    pa_boxcnt_t k;
+    pa_boxcnt_init(p, &k);
+    const float *const cf = k.cf, *const vf = k.vf;
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xb = (const float *)a->x + n * s[0] + c * s[1];
+        float *yb = (float *)a->out + n * t[0] + c * t[1];
+        int64_t have = 0; /* input rows summed: [.., have) */
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t h0 = oh * sh - ph, lo = pa_max(h0, 0), hi = pa_min(h0 + kh, H);
+            pa_boxcnt_row(p, &k, oh);
+            float *rp[PA_MAXK];
+            int nr = 0;
+            for (int64_t ih = lo; ih < hi; ih++)
+                rp[nr++] = ring + (ih % kh) * rs;
+            float *yr = yb + oh * t[3];
+            const int64_t ih0 = pa_max(have, lo);
+            if (plain && nr == 3 && ih0 == hi - 1) {
+                /* one new row: its sums and the output row in one pass */
+                have = hi;
+                if (pa_box_row3(xb + ih0 * s[3], W, pw, kw, rp[0], rp[1], rp[2], cf, vf, yr, OW))
+                    continue;
+            } else {
+                for (int64_t ih = ih0; ih < hi; ih++)
+                    for (int64_t o = 0; o < rs; o += 8)
+                        _mm256_store_ps(ring + (ih % kh) * rs + o,
+                                        pa_hvec(xb + ih * s[3], o - pw, W, kw));
+                have = pa_max(have, hi);
+                if (plain && nr == 3 &&
+                    pa_box_row3(NULL, W, pw, kw, rp[0], rp[1], rp[2], cf, vf, yr, OW))
+                    continue;
+            }
+            for (int64_t o = 0; o < OW; o += 8) {
+                const int64_t nl = pa_min(8, OW - o);
+                const __m256 v = pa_vsum(rp, nr, o);
+                const int bad = pa_nonfin(v, nl);
+                __m256 r;
+                if (plain) {
+                    r = pa_divf(v, _mm256_load_ps(cf + o), _mm256_load_ps(vf + o));
+                } else {
+                    /* the ref's double quotient (the counts are exact in float) and blend */
+                    const __m256 fc = _mm256_load_ps(cf + o);
+                    __m256d q0 = _mm256_div_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)),
+                                               _mm256_cvtps_pd(_mm256_castps256_ps128(fc)));
+                    __m256d q1 = _mm256_div_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)),
+                                               _mm256_cvtps_pd(_mm256_extractf128_ps(fc, 1)));
+                    if (alpha != 1.0) {
+                        q0 = _mm256_mul_pd(_mm256_set1_pd(alpha), q0);
+                        q1 = _mm256_mul_pd(_mm256_set1_pd(alpha), q1);
+                    }
+                    if (beta != 0.0) {
+                        const __m256 old = pa_ld(yr + o, 0, nl, 0.0f);
+                        q0 = _mm256_add_pd(
+                            q0, _mm256_mul_pd(_mm256_set1_pd(beta),
+                                              _mm256_cvtps_pd(_mm256_castps256_ps128(old))));
+                        q1 = _mm256_add_pd(
+                            q1, _mm256_mul_pd(_mm256_set1_pd(beta),
+                                              _mm256_cvtps_pd(_mm256_extractf128_ps(old, 1))));
+                    }
+                    r = _mm256_set_m128(_mm256_cvtpd_ps(q1), _mm256_cvtpd_ps(q0));
+                }
+                _mm256_maskstore_ps(yr + o, pa_bits(((1 << nl) - 1) & ~bad), r);
+                for (int b = bad; b; b &= b - 1)
+                    pa_box_fexact(p, a, n, c, oh, o + __builtin_ctz((unsigned)b));
+            }
+        }
+    }
+}
+
+/* Backward: each dy row's quotients dy / count (pa_divf) once, their kw-tap sums for every dx
+ * column (pa_hvec with pad kw - 1 - pw) into a ring of kh rows, each dx row +0.0 plus its
+ * windows' rows in row order, the blend in float; lanes whose result is not finite take the
+ * ref's formula (pf_box_bwd's rows; its fused 3 x 3 row is the same operations). */
+PA_AVX2 static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                               int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OW = p->out[2];
+    const int64_t kh = p->win[1], kw = p->win[2], pv = kw - 1 - p->pad[2], rs = (W + 7) / 8 * 8;
+    const int64_t *t = p->dys, *q = p->dxs;
+    const float alpha = (float)a->alpha, beta = (float)a->beta;
+    const int plain = alpha == 1.0f && beta == 0.0f;
+    float ring[PA_BOXF] __attribute__((aligned(32)));
+    float qr[PA_MAXW + 8] __attribute__((aligned(32))); /* dy / count of one row */
+    pa_boxcnt_t k;
+    pa_boxcnt_init(p, &k);
+    const float *const cf = k.cf, *const vf = k.vf;
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *gb = (const float *)a->dy + n * t[0] + c * t[1];
+        float *dxb = (float *)a->out + n * q[0] + c * q[1];
+        int64_t have = 0; /* output rows summed: [.., have) */
+        for (int64_t ih = 0; ih < H; ih++) {
+            int64_t olo = 1, ohi = 0;
+            float *dr = dxb + ih * q[3];
+            const int ok = pa_rows_of(p, ih, &olo, &ohi);
+            int fused = 0;
+            for (int64_t oh = ok ? pa_max(have, olo) : 1; ok && oh <= ohi; oh++) {
+                pa_boxcnt_row(p, &k, oh);
+                const float *g = gb + oh * t[3];
+                for (int64_t o = 0; o < OW; o += 8)
+                    _mm256_store_ps(qr + o, pa_divf(pa_ld(g, o, OW, 0.0f), _mm256_load_ps(cf + o),
+                                                    _mm256_load_ps(vf + o)));
+                /* the last new row of a plain 3-row dx row: its sums in the dx pass below */
+                fused = plain && oh == ohi && ohi - olo == 2;
+                if (!fused)
+                    for (int64_t i = 0; i < rs; i += 8)
+                        _mm256_store_ps(ring + (oh % kh) * rs + i, pa_hvec(qr, i - pv, OW, kw));
+            }
+            if (ok)
+                have = pa_max(have, ohi + 1);
+            float *rp[PA_MAXK];
+            int nr = 0;
+            for (int64_t oh = olo; ok && oh <= ohi; oh++)
+                rp[nr++] = ring + (oh % kh) * rs;
+            if (plain && nr == 3) {
+                __m256 odd = _mm256_setzero_ps();
+                for (int64_t i = 0; i < W; i += 8) {
+                    __m256 h;
+                    if (fused) {
+                        h = pa_hvec(qr, i - pv, OW, kw);
+                        _mm256_store_ps(rp[2] + i, h);
+                    } else {
+                        h = _mm256_load_ps(rp[2] + i);
+                    }
+                    const __m256 v = _mm256_add_ps(
+                        _mm256_add_ps(_mm256_add_ps(_mm256_setzero_ps(), _mm256_load_ps(rp[0] + i)),
+                                      _mm256_load_ps(rp[1] + i)),
+                        h);
+                    odd =
+                        _mm256_or_ps(odd, _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v),
+                                                        _mm256_set1_ps(FLT_MAX), _CMP_NLE_UQ));
+                    if (i + 8 <= W)
+                        _mm256_storeu_ps(dr + i, v);
+                    else
+                        pa_st(dr + i, v, 0, W - i);
+                }
+                for (int64_t i = 0; _mm256_movemask_ps(odd) && i < W; i += 8)
+                    for (int b = pa_nonfin(pa_vsum(rp, 3, i), W - i); b; b &= b - 1)
+                        pa_box_bexact(p, a, n, c, ih, i + __builtin_ctz((unsigned)b));
+                continue;
+            }
+            for (int64_t i = 0; i < W; i += 8) {
+                const int64_t nl = pa_min(8, W - i);
+                __m256 v = pa_vsum(rp, nr, i);
+                if (alpha != 1.0f)
+                    v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
+                if (beta != 0.0f)
+                    v = _mm256_fmadd_ps(_mm256_set1_ps(beta), pa_ld(dr + i, 0, nl, 0.0f), v);
+                const int bad = pa_nonfin(v, nl);
+                _mm256_maskstore_ps(dr + i, pa_bits(((1 << nl) - 1) & ~bad), v);
+                for (int b = bad; b; b &= b - 1)
+                    pa_box_bexact(p, a, n, c, ih, i + __builtin_ctz((unsigned)b));
+            }
+        }
+    }
+}
+
 /* ---- dispatch ---- */
 
 typedef void (*pa_fn)(const fd_pool_problem_t *, const fd_pool_args_t *, int64_t, int64_t);
@@ -828,6 +1202,8 @@ static pa_fn pa_pick(const fd_pool_problem_t *p, int bwd)
     const int64_t OW = p->out[2], rs = (OW + 7) / 8 * 8;
     if (sw > 2 || !pa_isa_ok())
         return NULL;
+    if (pa_box_ok(p, bwd))
+        return bwd ? pa_box_bwd : pa_box_fwd;
     if (!bwd)
         return pa_is_max(p) ? (kh * rs <= PA_RINGF ? pa_fwd_max : NULL)
                : sw == 1 && kh * pa_fwd_avg1_ds(p) <= PA_RINGD ? pa_fwd_avg1

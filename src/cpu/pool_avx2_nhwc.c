@@ -29,9 +29,10 @@
  *   operations as pooling_cpu.c's AVX-512 box rows (pf_box_fwd / pf_box_bwd: kw-tap row sums in
  *   float into a ring of kh rows, +0.0 plus the window's rows in row order; forward divided in
  *   float when alpha 1, beta 0, else in double with the double blend; backward dy / count in
- *   float and the blend in float; non-finite lanes recomputed by the ref's formula), so the
- *   same bits as that path and its NCHW rows (quotients of sums below 2^-80 aside: vdivps
- *   here, the Markstein step there).
+ *   float and the blend in float; non-finite lanes recomputed by the ref's formula, each lane
+ *   alone: pa_redo), so the same bits as that path, its NCHW rows and pool_avx2_nchw.c's NCHW
+ *   box rows (quotients of sums below 2^-80 aside: vdivps here and in pool_avx2_nchw.c, the
+ *   Markstein step in pooling_cpu.c).
  *   Plain rows (alpha 1, beta 0, three window rows, C a multiple of 8) run in one pass with
  *   one test for non-finite (forward also tiny) sums per row, the row redone when it fires.
  * Float quotients: correctly rounded (vdivps, or the product corrected by one FMA step where
@@ -293,6 +294,19 @@ static void pa_bwd_exact(const fd_pool_problem_t *p, const fd_pool_args_t *a, in
     if (a->beta != 0.0)
         v += a->beta * (double)*dx;
     *dx = (float)v;
+}
+
+/* Lanes bad (bits) of the vector just stored at y (channels c ..; old: their values before)
+ * by the ref's formula, each lane alone as pooling_cpu.c's box rows (the other lanes keep the
+ * float results, so NCHW and NHWC agree). */
+static void pa_redo(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd, int64_t n,
+                    int64_t c, int64_t h, int64_t w, int bad, float *y, const float *old)
+{
+    for (; bad; bad &= bad - 1) {
+        const int j = __builtin_ctz((unsigned)bad);
+        y[j] = old[j];
+        (bwd ? pa_bwd_exact : pa_fwd_exact)(p, a, n, c + j, h, w);
+    }
 }
 
 /* ---- forward: input rows streamed once (max: row maxima; other averages: double sums) ---- */
@@ -579,18 +593,19 @@ PA_TGT static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *
                     const __m256 v = pa_vsum(rp, nr, (ow - w0) * cb + c);
                     float *y = yr + ow * t[4] + c;
                     const int bad = pa_nonfinite(v, C - c);
-                    if (!bad && cnt > 0 && plain)
+                    float old[8]; /* the lanes the ref's formula blends with */
+                    if (bad)
+                        _mm256_storeu_ps(old, pa_ld(y, C - c));
+                    if (cnt > 0 && plain)
                         pa_st(y, C - c, pa_divf(v, fc, fi), nt);
-                    else if (!bad)
+                    else
                         pa_st_d(y, C - c,
                                 cnt > 0 ? _mm256_div_pd(pa_lo(v), _mm256_set1_pd(cnt))
                                         : _mm256_setzero_pd(),
                                 cnt > 0 ? _mm256_div_pd(pa_hi(v), _mm256_set1_pd(cnt))
                                         : _mm256_setzero_pd(),
                                 alpha, beta, nt);
-                    else /* the ref's formula on every lane of this vector */
-                        for (int64_t j = 0; j < pa_min(8, C - c); j++)
-                            pa_fwd_exact(p, a, n, c + j, oh, ow);
+                    pa_redo(p, a, 0, n, c, oh, ow, bad, y, old);
                 }
             }
         }
@@ -687,11 +702,11 @@ PA_TGT static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *
                     if (beta != 0.0f)
                         v = _mm256_fmadd_ps(_mm256_set1_ps(beta), pa_ld(dx, C - c), v);
                     const int bad = pa_nonfinite(v, C - c);
-                    if (!bad)
-                        pa_st(dx, C - c, v, nt);
-                    else
-                        for (int64_t j = 0; j < pa_min(8, C - c); j++)
-                            pa_bwd_exact(p, a, n, c + j, ih, iw);
+                    float old[8];
+                    if (bad)
+                        _mm256_storeu_ps(old, pa_ld(dx, C - c));
+                    pa_st(dx, C - c, v, nt);
+                    pa_redo(p, a, 1, n, c, ih, iw, bad, dx, old);
                 }
         }
     }

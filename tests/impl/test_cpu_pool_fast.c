@@ -20,15 +20,16 @@
  * with FREEDNN_CPU_ISA=avx2 and =generic, which take the double-block code instead, except that
  * FLOAT tensors with unit stride along W (NCHW, padded rows), 1-d / 2-d, strides 1 or 2 along W
  * and pads 0 .. window - 1 take the AVX2 paths of src/cpu/pool_avx2_nchw.c with avx2 (and in
- * the parent on a CPU without AVX-512). Those give the ref's bits in every mode (double sums in
- * the ref's order; max backward's float sums only where no lane of a vector has more than two
- * hits), and the avx2 child holds them to bits: ring rows of maxima and argmax codes, vectors
- * at both row borders (masked loads), tails, the stride-2 lane order of vshufps, dx rows with
- * one and two window rows (the 3x3 / 2 max's hit counts: F_DY's dy 2^80 apart), kw 2 to 5.
- * Stride-1 averages (the box rows: rows converted to double once, divisions as a product
- * corrected by one FMA step) and stride-2 NCHW max backward (argmax codes, dx gathered) are
- * held to the same bit identity: 3x3 and 5x5 boxes with pads 0 to 2, stride 1 along W only,
- * and max windows of widths 2 to 5 with every pad from 0 to kw - 1.
+ * the parent on a CPU without AVX-512). Those give the ref's bits in every mode but the 2-d
+ * stride-1 averages (double sums in the ref's order; max backward's float sums only where no
+ * lane of a vector has more than two hits), and the avx2 child holds them to bits: ring rows of
+ * maxima and argmax codes, vectors at both row borders (masked loads), tails, the stride-2 lane
+ * order of vshufps, dx rows with one and two window rows (the 3x3 / 2 max's hit counts: F_DY's
+ * dy 2^80 apart), kw 2 to 5. Stride-2 NCHW max backward (argmax codes, dx gathered) is held to
+ * the same bit identity: max windows of widths 2 to 5 with every pad from 0 to kw - 1. The 2-d
+ * stride-1 averages there are the float box rows (the AVX-512 box rows' operations, 8 lanes
+ * along W), held to the bound below (box_case) and to NHWC's bits (box_layouts): 3x3 and 5x5
+ * boxes with pads 0 to 2, W from under a vector to 112.
  * Exception, the float box rows (stride-1 FLOAT averages along W of 2-d problems on the AVX-512
  * path; product decision 2026-11-30, docs/testing.md): their window sums are in float, so
  * there each element is held to the f32 accumulation bound instead,
@@ -60,8 +61,10 @@
  * in the FREEDNN_CPU_ISA=avx2 child everywhere) run the same cases: the max modes and the
  * averages of stride > 1 along W keep the ref's bits, the box rows (stride 1 along W) sum in
  * float and are held to the bound above in the avx2 child too (float_paths); only the generic
- * child expects bits everywhere. box_layouts compares NCHW with NHWC only where NCHW did not
- * give the ref's bits (an AVX2-only CPU may run NCHW on the double blocks).
+ * child expects bits everywhere. box_layouts runs in the parent and in the avx2 child (the AVX2
+ * NCHW box rows of pool_avx2_nchw.c against the AVX2 NHWC ones: the same bits, a non-finite
+ * lane recomputed alone in both); it compares NCHW with NHWC only where NCHW did not give the
+ * ref's bits (NCHW on the double blocks).
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -496,9 +499,9 @@ int main(int argc, char **argv)
     CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
     CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
     checks();
-    if (!getenv("FREEDNN_CPU_ISA"))
-        box_layouts();
     const char *isa = getenv("FREEDNN_CPU_ISA");
+    if (!isa || strcmp(isa, "avx2") == 0) /* the AVX2 box rows of both layouts too */
+        box_layouts();
     printf("test_cpu_pool_fast (%s): %d cases, %d failures; box rows: largest err / tolerance "
            "%.3g\n",
            isa ? isa : "default path", cases, failures, box_worst);
