@@ -16,10 +16,10 @@
  *   pool_avx2_nhwc.c's box rows, so NCHW and NHWC give the same bits (8 lanes along W here,
  *   8 channels there): kw-tap row sums in float in kx order (+0 lanes outside the row: masked
  *   loads) into a stack ring of kh rows, each output +0.0 plus its window's rows in row order;
- *   forward divided in float by the product corrected by one FMA step (pa_divf: the correctly
- *   rounded quotient; vdivps for tiny or non-finite estimates) with alpha 1 and beta 0, else
- *   the double quotient and the double blend; backward dy / count by pa_divf once per dy row,
- *   its kw-tap sums for every dx column (pad kw - 1 - pw), the blend in float (alpha v, then
+ *   forward divided in float by the product corrected by one FMA step (fd_pool_avx2_divf: the
+ * correctly rounded quotient; vdivps for tiny or non-finite estimates) with alpha 1 and beta 0,
+ * else the double quotient and the double blend; backward dy / count by fd_pool_avx2_divf once per
+ * dy row, its kw-tap sums for every dx column (pad kw - 1 - pw), the blend in float (alpha v, then
  *   + beta dx by one FMA). Lanes whose float sum (forward) or result (backward) is not finite
  *   are left out of the store and recomputed by the ref's formula (pa_box_fexact /
  *   pa_box_bexact): the ref's bits there. Plain rows (alpha 1, beta 0, three window rows) take
@@ -76,8 +76,7 @@
 
 #include "../core/pooling.h"
 #include "memop.h"
-
-int fd_pool_avx2_nchw_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
+#include "pool_avx2.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 
@@ -843,7 +842,7 @@ PA_AVX2 static inline int pa_nonfin(__m256 v, int64_t n)
 }
 
 /* Lanes that are NaN, +-inf or nonzero below 2^-80 in magnitude (whose quotient needs
- * pa_divf's checks or the ref's formula), ORed into odd. */
+ * fd_pool_avx2_divf's checks or the ref's formula), ORed into odd. */
 PA_AVX2 static inline __m256 pa_odd(__m256 odd, __m256 v)
 {
     const __m256 av = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v), z = _mm256_setzero_ps();
@@ -851,21 +850,6 @@ PA_AVX2 static inline __m256 pa_odd(__m256 odd, __m256 v)
                                       _mm256_cmp_ps(av, z, _CMP_NEQ_OQ));
     return _mm256_or_ps(
         odd, _mm256_or_ps(_mm256_cmp_ps(av, _mm256_set1_ps(FLT_MAX), _CMP_NLE_UQ), tiny));
-}
-
-/* v / c in float, correctly rounded (c > 0, vi = 1 / c in float): the product corrected by one
- * FMA step (Markstein) while every estimate is finite and normal, vdivps otherwise (as
- * pool_avx2_nhwc.c, so the same quotients). */
-PA_AVX2 static inline __m256 pa_divf(__m256 v, __m256 c, __m256 vi)
-{
-    const __m256 q0 = _mm256_mul_ps(v, vi);
-    const __m256 aq = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), q0);
-    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(aq, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ),
-                                    _mm256_cmp_ps(aq, _mm256_set1_ps(0x1p-100f), _CMP_GE_OQ));
-    const __m256 zero = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ);
-    if (_mm256_movemask_ps(_mm256_or_ps(ok, zero)) != 0xFF)
-        return _mm256_div_ps(v, c);
-    return _mm256_blendv_ps(_mm256_fmadd_ps(_mm256_fnmadd_ps(q0, c, v), vi, q0), q0, zero);
 }
 
 /* The kw-tap sum of the 8 columns whose windows start at column b of row[0, W), +0 outside,
@@ -1050,7 +1034,7 @@ PA_AVX2 static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t 
                 const int bad = pa_nonfin(v, nl);
                 __m256 r;
                 if (plain) {
-                    r = pa_divf(v, _mm256_load_ps(cf + o), _mm256_load_ps(vf + o));
+                    r = fd_pool_avx2_divf(v, _mm256_load_ps(cf + o), _mm256_load_ps(vf + o));
                 } else {
                     /* the ref's double quotient (the counts are exact in float) and blend */
                     const __m256 fc = _mm256_load_ps(cf + o);
@@ -1081,8 +1065,8 @@ PA_AVX2 static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t 
     }
 }
 
-/* Backward: each dy row's quotients dy / count (pa_divf) once, their kw-tap sums for every dx
- * column (pa_hvec with pad kw - 1 - pw) into a ring of kh rows, each dx row +0.0 plus its
+/* Backward: each dy row's quotients dy / count (fd_pool_avx2_divf) once, their kw-tap sums for
+ * every dx column (pa_hvec with pad kw - 1 - pw) into a ring of kh rows, each dx row +0.0 plus its
  * windows' rows in row order, the blend in float; lanes whose result is not finite take the
  * ref's formula (pf_box_bwd's rows; its fused 3 x 3 row is the same operations). */
 PA_AVX2 static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
@@ -1112,8 +1096,9 @@ PA_AVX2 static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t 
                 pa_boxcnt_row(p, &k, oh);
                 const float *g = gb + oh * t[3];
                 for (int64_t o = 0; o < OW; o += 8)
-                    _mm256_store_ps(qr + o, pa_divf(pa_ld(g, o, OW, 0.0f), _mm256_load_ps(cf + o),
-                                                    _mm256_load_ps(vf + o)));
+                    _mm256_store_ps(qr + o,
+                                    fd_pool_avx2_divf(pa_ld(g, o, OW, 0.0f), _mm256_load_ps(cf + o),
+                                                      _mm256_load_ps(vf + o)));
                 /* the last new row of a plain 3-row dx row: its sums in the dx pass below */
                 fused = plain && oh == ohi && ohi - olo == 2;
                 if (!fused)

@@ -49,8 +49,7 @@
 
 #include "../core/pooling.h"
 #include "memop.h"
-
-int fd_pool_avx2_nhwc_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
+#include "pool_avx2.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 
@@ -220,21 +219,6 @@ PA_TGT static inline void pa_st_max(float *y, int64_t n, __m256 acc, __m256 nan,
         pa_st(y, n, acc, 0);
     else
         pa_st_d(y, n, pa_lo(acc), pa_hi(acc), alpha, beta, 0);
-}
-
-/* v / c in float, correctly rounded (c > 0, vi = 1 / c in float): the product corrected by one
- * FMA step (Markstein) while every estimate is finite and normal, vdivps otherwise. */
-PA_TGT static inline __m256 pa_divf(__m256 v, __m256 c, __m256 vi)
-{
-    const __m256 q0 = _mm256_mul_ps(v, vi);
-    const __m256 aq = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), q0);
-    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(aq, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ),
-                                    _mm256_cmp_ps(aq, _mm256_set1_ps(0x1p-100f), _CMP_GE_OQ));
-    const __m256 zero = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ);
-    if (_mm256_movemask_ps(_mm256_or_ps(ok, zero)) != 0xFF)
-        return _mm256_div_ps(v, c);
-    /* zero v: q0 is the signed zero the division gives */
-    return _mm256_blendv_ps(_mm256_fmadd_ps(_mm256_fnmadd_ps(q0, c, v), vi, q0), q0, zero);
 }
 
 /* v / c in double, correctly rounded (c > 0): a power of two as the exact product, else vdivpd. */
@@ -501,8 +485,8 @@ PA_TGT static inline __m256 pa_vsum(float *const *rp, int nr, int64_t f)
 /* One plain (alpha 1, beta 0) output row of the box forward with three window rows and C a
  * multiple of 8, columns [w0, w1): ((+0 + r0) + r1) + r2 divided by the Markstein step with no
  * test per vector; returns 0 when some sum was not finite or tiny (|v| < 2^-80, not 0), whose
- * quotient needs pa_divf's checks or the ref's formula: the caller then redoes the row (beta 0:
- * the stores lose nothing). */
+ * quotient needs fd_pool_avx2_divf's checks or the ref's formula: the caller then redoes the row
+ * (beta 0: the stores lose nothing). */
 PA_TGT static int pa_box_row3(float *const *rp, const double *cw, double ch, int64_t w0, int64_t w1,
                               int64_t C, float *yr, int64_t ps, int nt)
 {
@@ -584,7 +568,7 @@ PA_TGT static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *
             const double ch = pa_win(p, 1, oh, &l, &h);
             float *yr = yb + oh * t[3];
             if (plain && nr == 3 && C % 8 == 0 && pa_box_row3(rp, cw, ch, w0, w1, C, yr, t[4], nt))
-                continue; /* done: no sum needed pa_divf's checks or the ref's formula */
+                continue; /* done: no sum needed fd_pool_avx2_divf's checks or the ref's formula */
             for (int64_t ow = w0; ow < w1; ow++) {
                 const double cnt = ch * cw[ow];
                 const float cf = (float)cnt;
@@ -597,7 +581,7 @@ PA_TGT static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *
                     if (bad)
                         _mm256_storeu_ps(old, pa_ld(y, C - c));
                     if (cnt > 0 && plain)
-                        pa_st(y, C - c, pa_divf(v, fc, fi), nt);
+                        pa_st(y, C - c, fd_pool_avx2_divf(v, fc, fi), nt);
                     else
                         pa_st_d(y, C - c,
                                 cnt > 0 ? _mm256_div_pd(pa_lo(v), _mm256_set1_pd(cnt))
@@ -655,7 +639,8 @@ PA_TGT static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *
                     for (int64_t c = 0; c < C; c += 8) {
                         const __m256 v = pa_ld(gr + ow * t[4] + c, C - c);
                         _mm256_storeu_ps(row + (ow - g0) * cb + c,
-                                         cf > 0 ? pa_divf(v, vc, vi) : _mm256_setzero_ps());
+                                         cf > 0 ? fd_pool_avx2_divf(v, vc, vi)
+                                                : _mm256_setzero_ps());
                     }
                 }
                 float *d = ring + (oh % kh) * rs;
@@ -957,7 +942,8 @@ PA_TGT static void pa_bwd_gather(const fd_pool_problem_t *p, const fd_pool_args_
                         if (nw) {
                             const float cf = (float)(chv[0] * cw[wl]);
                             const __m256 gv = pa_ld(gb + olo * t[3] + wl * t[4] + c, m);
-                            r = pa_divf(gv, _mm256_set1_ps(cf), _mm256_set1_ps(1.0f / cf));
+                            r = fd_pool_avx2_divf(gv, _mm256_set1_ps(cf),
+                                                  _mm256_set1_ps(1.0f / cf));
                             r = _mm256_add_ps(_mm256_setzero_ps(), r);
                         }
                         pa_st(dx + c, m, r, vnt);

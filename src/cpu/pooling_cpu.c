@@ -34,6 +34,7 @@
 
 #include "../core/pooling.h"
 #include "memop.h"
+#include "pool_avx2.h"
 
 #define NSP FD_POOL_SPATIAL_MAX
 #define BLK FD_CPU_BLK
@@ -126,10 +127,6 @@ static int plan(const fd_pool_problem_t *p, int bwd, char *why, size_t why_size)
 
 /* The f32 AVX-512 paths at the end of the file; 1 when one ran. */
 static int pf_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
-/* The f32 AVX2 paths for CPUs without AVX-512 (pool_avx2_nchw.c: W unit stride,
- * pool_avx2_nhwc.c: C unit stride); 1 when one ran. */
-int fd_pool_avx2_nchw_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
-int fd_pool_avx2_nhwc_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd);
 
 static const char *at(const void *base, cudnnDataType_t dt, int64_t off)
 {
