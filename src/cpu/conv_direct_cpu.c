@@ -19,8 +19,8 @@
  * on AVX-512 the loop runs near the machine's peak (the 2-core Zen 5 VM, quiet, 2026-12-01: a
  * zmm FMA loop 275-286 GFLOP/s, two FMAs a cycle; ResNet-50's 3x3 layers 223-257 GFLOP/s,
  * packing included, at 56x56 to 7x7 outputs. Earlier figures of "1 zmm FMA per cycle" here were
- * measured while the machine was loaded). Filter rows over the padding are skipped (those output rows
- * get bands of their own); filter columns over it are multiplied by the zeros of the packed x,
+ * measured while the machine was loaded). Filter rows over the padding are skipped (those output
+ * rows get bands of their own); filter columns over it are multiplied by the zeros of the packed x,
  * as in the im2col and Winograd rows: the same sum for finite data, but a filter holding Inf
  * or NaN gives NaN at the left and right borders where ref (which skips them) does not.
  * Each output's sum is taken in one fixed order, by one thread: the bits do not depend on the
@@ -48,6 +48,16 @@
  *   the channels (d1e_kernel; its order differs, see there). 0.91-1.00 ms where the blocked
  *   path took 1.0-1.27 ms (stride-1 1x1 layers), 2.09 against 2.56 ms (1024 -> 2048, stride
  *   2, 7x7 out). Exact (integer) data stay exact: one FMA per product, float sums.
+ *
+ * AVX2 refinements (2026-12-04, the 2-vCPU Zen 3 VM without AVX-512; one thread, ResNet-50
+ * N=1, min of 3 x 20 calls, dnnbench --cache=hot):
+ * - K blocks go two at a time here too (dc_kernel256x2: 2 x 6 accumulators, 8 loads per 12
+ *   FMAs instead of 13), same order, same bits: 3x3 / 2 128 -> 128 at 56x56 4.63 -> 3.83 ms,
+ *   3x3 64 -> 64 at 56x56 3.90 -> 3.25 ms.
+ * - The 1x1 GEMM path in an AVX2 form (d1y_kernel: 4 output channels x 3 vectors of 8 pixels;
+ *   each block of 24 pixels first copied for all C, see d1y_items): the blocked path's bits;
+ *   stride-1 1x1 layers 2.6-2.9 -> 1.11-1.19 ms (56x56 to 14x14), 7x7 planes 1.39-1.40 ms, the
+ *   strided 256 -> 512 5.78 -> 2.37 ms (OpenBLAS's GEMM rows 1.37-1.5 ms on the same layers).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,11 +103,14 @@ typedef void (*dc_kernel_fn)(const dc_tile_t *t);
 
 /* ---- the kernels ------------------------------------------------------------------------ */
 
-/* The body of every vector kernel; TH, TW are constants at each use, so the loops over the
- * tile unroll and the accumulators live in registers. */
-#define DC_KERNEL_BODY(VEC, V, ZERO, LOAD, BCAST, FMA, STORE)                                      \
-    VEC acc[DC_ACC_MAX];                                                                           \
-    _Pragma("GCC unroll 32") for (int i = 0; i < TH * TW; i++) acc[i] = ZERO();                    \
+/* The body of every vector kernel: NK K blocks (1 or 2; the second packed t->w_kb floats
+ * after the first) x a tile of TH x TW pixels. NK, TH, TW are constants at each use, so the
+ * loops over the tile unroll and the accumulators live in registers. Each output's sum runs
+ * over (channel block, r, s, channel), one FMA each, whatever NK. */
+#define DC_KERNEL_BODY(NK, VEC, V, ZERO, LOAD, BCAST, FMA, STORE)                                  \
+    VEC acc[NK][DC_ACC_MAX / NK];                                                                  \
+    _Pragma("GCC unroll 2") for (int b = 0; b < NK; b++)                                           \
+        _Pragma("GCC unroll 32") for (int i = 0; i < TH * TW; i++) acc[b][i] = ZERO();             \
     for (int64_t cb = 0; cb < t->cbn; cb++) {                                                      \
         const int64_t cn = cb == t->cbn - 1 ? t->c_last : (V);                                     \
         const float *xc = t->x + cb * t->x_cb;                                                     \
@@ -109,10 +122,16 @@ typedef void (*dc_kernel_fn)(const dc_tile_t *t);
                 const float *xs = xr + (ph * t->wq + q) * (V);                                     \
                 const float *ws = wc + (r * t->S + s) * (V);                                       \
                 for (int64_t ci = 0; ci < cn; ci++) {                                              \
-                    const VEC wv = LOAD(ws + ci * t->w_ci);                                        \
+                    VEC wv[NK];                                                                    \
+                    _Pragma("GCC unroll 2") for (int b = 0; b < NK; b++) wv[b] =                   \
+                        LOAD(ws + ci * t->w_ci + b * t->w_kb);                                     \
                     _Pragma("GCC unroll 8") for (int i = 0; i < TH; i++)                           \
-                        _Pragma("GCC unroll 16") for (int j = 0; j < TW; j++) acc[i * TW + j] =    \
-                            FMA(wv, BCAST(xs + i * t->row_step + j * (V) + ci), acc[i * TW + j]);  \
+                        _Pragma("GCC unroll 16") for (int j = 0; j < TW; j++)                      \
+                    {                                                                              \
+                        const VEC xb = BCAST(xs + i * t->row_step + j * (V) + ci);                 \
+                        _Pragma("GCC unroll 2") for (int b = 0; b < NK; b++) acc[b][i * TW + j] =  \
+                            FMA(wv[b], xb, acc[b][i * TW + j]);                                    \
+                    }                                                                              \
                 }                                                                                  \
                 ph += t->dw_ph, q += t->dw_q;                                                      \
                 if (ph >= t->sw)                                                                   \
@@ -120,7 +139,9 @@ typedef void (*dc_kernel_fn)(const dc_tile_t *t);
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
-    _Pragma("GCC unroll 32") for (int i = 0; i < TH * TW; i++) STORE(t->out + i * (V), acc[i]);
+    _Pragma("GCC unroll 2") for (int b = 0; b < NK; b++)                                           \
+        _Pragma("GCC unroll 32") for (int i = 0; i < TH * TW; i++)                                 \
+            STORE(t->out + (b * TH * TW + i) * (V), acc[b][i]);
 
 #if DC_X86
 #define DC_BCAST512(p) _mm512_set1_ps(*(p))
@@ -129,57 +150,37 @@ typedef void (*dc_kernel_fn)(const dc_tile_t *t);
 static inline __attribute__((always_inline, target("avx512f"))) void
 dc_kernel512(const dc_tile_t *t, const int TH, const int TW)
 {
-    DC_KERNEL_BODY(__m512, 16, _mm512_setzero_ps, _mm512_loadu_ps, DC_BCAST512, _mm512_fmadd_ps,
+    DC_KERNEL_BODY(1, __m512, 16, _mm512_setzero_ps, _mm512_loadu_ps, DC_BCAST512, _mm512_fmadd_ps,
                    _mm512_storeu_ps)
 }
 
 static inline __attribute__((always_inline, target("avx2,fma"))) void
 dc_kernel256(const dc_tile_t *t, const int TH, const int TW)
 {
-    DC_KERNEL_BODY(__m256, 8, _mm256_setzero_ps, _mm256_loadu_ps, DC_BCAST256, _mm256_fmadd_ps,
+    DC_KERNEL_BODY(1, __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps, DC_BCAST256, _mm256_fmadd_ps,
                    _mm256_storeu_ps)
 }
 
-/* Two K blocks at once (AVX-512): 2 x TH*TW <= 28 accumulators, each broadcast x value feeds
- * two FMAs from a register instead of one from memory, halving the loads per FMA. The gain is
- * small (1-3%: the one-block kernel already runs near Zen 4's one zmm FMA per cycle), mostly
- * from the 14-pixel tiles' shorter edges. Every output's sum keeps the one-block kernel's order
- * (channel block, r, s, channel; one FMA each), so the bits do not change. */
+/* Two K blocks at once: 2 x TH*TW accumulators (at most 28 on AVX-512, 12 on AVX2), each
+ * broadcast x value feeding two FMAs from a register instead of one from memory, halving the
+ * loads per FMA. On AVX-512 the gain is small (1-3%: the one-block kernel already runs near Zen
+ * 4's one zmm FMA per cycle), mostly from the 14-pixel tiles' shorter edges; on AVX2 (16
+ * registers, 8 x 12 one-block tiles: 13 loads per 12 FMAs) it is the difference between 60-78
+ * and 85-99 GFLOP/s in L1 on the Zen 3 VM (one thread, 2026-12-04). Every output's sum keeps
+ * the one-block kernel's order (channel block, r, s, channel; one FMA each), so the bits do not
+ * change. */
 static inline __attribute__((always_inline, target("avx512f"))) void
 dc_kernel512x2(const dc_tile_t *t, const int TH, const int TW)
 {
-    __m512 a0[DC_ACC_MAX / 2], a1[DC_ACC_MAX / 2];
-    _Pragma("GCC unroll 16") for (int i = 0; i < TH * TW; i++) a0[i] = a1[i] = _mm512_setzero_ps();
-    for (int64_t cb = 0; cb < t->cbn; cb++) {
-        const int64_t cn = cb == t->cbn - 1 ? t->c_last : 16;
-        const float *xc = t->x + cb * t->x_cb;
-        const float *wc = t->w + cb * t->w_ci * 16;
-        for (int64_t r = t->r0; r < t->r1; r++) {
-            const float *xr = xc + r * t->r_step;
-            int64_t ph = 0, q = 0;
-            for (int64_t s = 0; s < t->S; s++) {
-                const float *xs = xr + (ph * t->wq + q) * 16;
-                const float *ws = wc + (r * t->S + s) * 16;
-                for (int64_t ci = 0; ci < cn; ci++) {
-                    const __m512 w0 = _mm512_loadu_ps(ws + ci * t->w_ci);
-                    const __m512 w1 = _mm512_loadu_ps(ws + ci * t->w_ci + t->w_kb);
-                    _Pragma("GCC unroll 8") for (int i = 0; i < TH; i++)
-                        _Pragma("GCC unroll 16") for (int j = 0; j < TW; j++) {
-                        const __m512 b = _mm512_set1_ps(xs[i * t->row_step + j * 16 + ci]);
-                        a0[i * TW + j] = _mm512_fmadd_ps(w0, b, a0[i * TW + j]);
-                        a1[i * TW + j] = _mm512_fmadd_ps(w1, b, a1[i * TW + j]);
-                    }
-                }
-                ph += t->dw_ph, q += t->dw_q;
-                if (ph >= t->sw)
-                    ph -= t->sw, q++;
-            }
-        }
-    }
-    _Pragma("GCC unroll 16") for (int i = 0; i < TH * TW; i++) {
-        _mm512_storeu_ps(t->out + i * 16, a0[i]);
-        _mm512_storeu_ps(t->out + (TH * TW + i) * 16, a1[i]);
-    }
+    DC_KERNEL_BODY(2, __m512, 16, _mm512_setzero_ps, _mm512_loadu_ps, DC_BCAST512, _mm512_fmadd_ps,
+                   _mm512_storeu_ps)
+}
+
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+dc_kernel256x2(const dc_tile_t *t, const int TH, const int TW)
+{
+    DC_KERNEL_BODY(2, __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps, DC_BCAST256, _mm256_fmadd_ps,
+                   _mm256_storeu_ps)
 }
 
 #define DC_P512(th, tw)                                                                            \
@@ -192,6 +193,11 @@ dc_kernel512x2(const dc_tile_t *t, const int TH, const int TW)
     static __attribute__((target("avx512f"))) void dc_k512_##th##_##tw(const dc_tile_t *t)         \
     {                                                                                              \
         dc_kernel512(t, th, tw);                                                                   \
+    }
+#define DC_P256(th, tw)                                                                            \
+    static __attribute__((target("avx2,fma"))) void dc_kp256_##th##_##tw(const dc_tile_t *t)       \
+    {                                                                                              \
+        dc_kernel256x2(t, th, tw);                                                                 \
     }
 #define DC_K256(th, tw)                                                                            \
     static __attribute__((target("avx2,fma"))) void dc_k256_##th##_##tw(const dc_tile_t *t)        \
@@ -214,6 +220,15 @@ DC_COLS_1_TO_7(DC_K512, 4)
 DC_COLS_1_TO_7(DC_P512, 1)
 DC_COLS_8_TO_14(DC_P512, 1)
 DC_COLS_1_TO_7(DC_P512, 2)
+DC_P256(1, 1)
+DC_P256(1, 2)
+DC_P256(1, 3)
+DC_P256(1, 4)
+DC_P256(1, 5)
+DC_P256(1, 6)
+DC_P256(2, 1)
+DC_P256(2, 2)
+DC_P256(2, 3)
 DC_COLS_1_TO_7(DC_K256, 1)
 DC_K256(1, 8)
 DC_K256(1, 9)
@@ -244,6 +259,13 @@ static const dc_kernel_fn dc_table512[DC_TH_MAX][14] = {
 static const dc_kernel_fn dc_table512x2[DC_TH_MAX][14] = {
     {DC_ROW14(p512, 1)},
     {DC_ROW7(p512, 2)},
+    {NULL},
+    {NULL},
+};
+/* AVX2 pairs: tiles of at most 6 pixels. */
+static const dc_kernel_fn dc_table256x2[DC_TH_MAX][14] = {
+    {dc_kp256_1_1, dc_kp256_1_2, dc_kp256_1_3, dc_kp256_1_4, dc_kp256_1_5, dc_kp256_1_6},
+    {dc_kp256_2_1, dc_kp256_2_2, dc_kp256_2_3},
     {NULL},
     {NULL},
 };
@@ -309,7 +331,7 @@ static const dc_isa_t *dc_isa_pick(void)
 {
 #if DC_X86
     static const dc_isa_t avx512 = {16, DC_ACC_MAX, 4, 14, dc_table512, dc_table512x2};
-    static const dc_isa_t avx2 = {8, 12, 3, 12, dc_table256, NULL};
+    static const dc_isa_t avx2 = {8, 12, 3, 12, dc_table256, dc_table256x2};
     const char *cap = getenv("FREEDNN_CPU_ISA");
     int limit = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
     __builtin_cpu_init();
@@ -899,27 +921,114 @@ static void (*const d1e_table[D1_MR][D1_NV - 1])(const d1_tile_t *) = {
     D1E_TROW(1), D1E_TROW(2), D1E_TROW(3), D1E_TROW(4), D1E_TROW(5), D1E_TROW(6),
 };
 
+/* The AVX2 form (16 registers): D1Y_MR = 4 output channels x D1Y_NV = 3 vectors of 8 pixels,
+ * 12 accumulators, 3 loads of x and 4 broadcasts of w per 12 FMAs (a 6 x 2 tile takes 8 loads;
+ * the one-K-block blocked kernel 13). The same sum per output (c = 0 .. C-1, one FMA each) as
+ * the AVX2 blocked kernel, so the same bits. The last vector of a row may be partial (MASKED:
+ * masked loads and stores, the lanes beyond the plane never read or written). */
+#define D1Y_MR 4
+#define D1Y_NV 3
+
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+d1y_kernel(const d1_tile_t *t, const int MR, const int NV, const int MASKED)
+{
+    __m256 acc[D1Y_MR][D1Y_NV];
+    _Pragma("GCC unroll 4") for (int i = 0; i < MR; i++)
+        _Pragma("GCC unroll 3") for (int j = 0; j < NV; j++) acc[i][j] = _mm256_setzero_ps();
+    const int tail = __builtin_popcount((unsigned)t->last);
+    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(MASKED ? tail : 8),
+                                         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const float *xc = t->x, *wc = t->w;
+    for (int64_t c = 0; c < t->c; c++, xc += t->xc, wc += t->wc) {
+        __m256 xv[D1Y_NV];
+        _Pragma("GCC unroll 3") for (int j = 0; j < NV; j++) xv[j] =
+            MASKED && j == NV - 1 ? _mm256_maskload_ps(xc + j * 8, m) : _mm256_loadu_ps(xc + j * 8);
+        _Pragma("GCC unroll 4") for (int i = 0; i < MR; i++)
+        {
+            const __m256 b = _mm256_broadcast_ss(wc + i * t->wk);
+            _Pragma("GCC unroll 3") for (int j = 0; j < NV; j++) acc[i][j] =
+                _mm256_fmadd_ps(b, xv[j], acc[i][j]);
+        }
+    }
+    const int plain = t->alpha == 1.0 && t->beta == 0.0;
+    _Pragma("GCC unroll 4") for (int i = 0; i < MR; i++)
+        _Pragma("GCC unroll 3") for (int j = 0; j < NV; j++)
+    {
+        float *yr = t->y + i * t->yk + j * 8;
+        const int lanes = MASKED && j == NV - 1 ? tail : 8;
+        if (plain) {
+            if (lanes == 8)
+                _mm256_storeu_ps(yr, acc[i][j]);
+            else
+                _mm256_maskstore_ps(yr, m, acc[i][j]);
+            continue;
+        }
+        float a[8] __attribute__((aligned(32)));
+        _mm256_store_ps(a, acc[i][j]);
+        for (int l = 0; l < lanes; l++) { /* as dc_store: double, rounded once; beta == 0
+                                             never reads y */
+            double val = t->alpha * (double)a[l];
+            if (t->beta != 0.0)
+                val += t->beta * (double)yr[l];
+            yr[l] = (float)val;
+        }
+    }
+}
+
+#define D1Y_K(mr, nv)                                                                              \
+    static __attribute__((target("avx2,fma"))) void d1y_k_##mr##_##nv(const d1_tile_t *t)          \
+    {                                                                                              \
+        d1y_kernel(t, mr, nv, 0);                                                                  \
+    }                                                                                              \
+    static __attribute__((target("avx2,fma"))) void d1y_m_##mr##_##nv(const d1_tile_t *t)          \
+    {                                                                                              \
+        d1y_kernel(t, mr, nv, 1);                                                                  \
+    }
+#define D1Y_KROW(mr) D1Y_K(mr, 1) D1Y_K(mr, 2) D1Y_K(mr, 3)
+D1Y_KROW(1)
+D1Y_KROW(2)
+D1Y_KROW(3)
+D1Y_KROW(4)
+#define D1Y_TROW(mr)                                                                               \
+    {                                                                                              \
+        d1y_k_##mr##_1, d1y_k_##mr##_2, d1y_k_##mr##_3                                             \
+    }
+#define D1Y_MROW(mr)                                                                               \
+    {                                                                                              \
+        d1y_m_##mr##_1, d1y_m_##mr##_2, d1y_m_##mr##_3                                             \
+    }
+/* [masked][mr - 1][nv - 1] */
+static void (*const d1y_table[2][D1Y_MR][D1Y_NV])(const d1_tile_t *) = {
+    {D1Y_TROW(1), D1Y_TROW(2), D1Y_TROW(3), D1Y_TROW(4)},
+    {D1Y_MROW(1), D1Y_MROW(2), D1Y_MROW(3), D1Y_MROW(4)},
+};
+
 /* 1 when the last pixel block is NV full vectors and one pixel (d1e_kernel). */
 static int d1_extra(const fd_conv_problem_t *p, const dc_plan_t *q)
 {
+    if (q->v != 16)
+        return 0;
     const int64_t pl = q->oh * q->ow, rem = pl % (D1_NV * 16);
     const int64_t xc = q->sh > 1 || q->sw > 1 ? pl : p->xs[1]; /* the gather's step */
     return rem % 16 == 1 && rem > 1 && p->ws[1] == 1 && xc < ((int64_t)1 << 27);
 }
 
-/* 1 when the problem takes the path above (AVX-512 only). A strided 1x1 takes it too, on a
- * copy of the pixels it reads (x[c][i * sh][j * sw] -> [c][i][j], per image, in the
- * workspace): the im2col row's column matrix, without the GEMM's packing. */
-static int d1_fits(const fd_conv_problem_t *p, const dc_plan_t *q)
+/* 1 when the problem takes the path above (AVX-512, or its AVX2 form: the caller checks that
+ * the ISA has vector kernels; v is their width). A strided 1x1 takes it too, on a copy of the
+ * pixels it reads (x[c][i * sh][j * sw] -> [c][i][j], per image, in the workspace): the im2col
+ * row's column matrix, without the GEMM's packing. */
+static int d1_fits(const fd_conv_problem_t *p, const dc_plan_t *q, int threads)
 {
-    if (q->v != 16 || q->r != 1 || q->s != 1 || q->ph != 0 || q->pw != 0)
+    if (q->r != 1 || q->s != 1 || q->ph != 0 || q->pw != 0)
         return 0;
     const int64_t pl = q->oh * q->ow, pad = (pl + 15) / 16 * 16 - pl;
-    if (pad * 12 > pl && !d1_extra(p, q))
-        return 0;
     const int sub = q->sh > 1 || q->sw > 1;
-    if (sub && q->c * dc_round(pl) > q->xp_floats + q->wp_floats)
+    if (q->v == 16 && pad * 12 > pl && !d1_extra(p, q))
+        return 0;
+    if (q->v == 16 && sub && q->c * dc_round(pl) > q->xp_floats + q->wp_floats)
         return 0; /* (never: the blocked copies hold more) */
+    if (q->v != 16 && threads * q->c * D1Y_NV * 8 > q->xp_floats + q->wp_floats)
+        return 0; /* the AVX2 form's slots (d1y_items) */
     return (sub || (p->xs[4] == 1 && (q->h == 1 || p->xs[3] == q->w))) && p->ys[4] == 1 &&
            (q->oh == 1 || p->ys[3] == q->ow);
 }
@@ -928,7 +1037,7 @@ static int d1_fits(const fd_conv_problem_t *p, const dc_plan_t *q)
 static void d1_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_conv_args_t *a,
                      int par, const float *x, int64_t x_img, int64_t xc, int64_t n0, int64_t nb)
 {
-    const int64_t pl = q->oh * q->ow, pbn = (pl + D1_NV * 16 - 1) / (D1_NV * 16);
+    const int64_t pl = q->oh * q->ow, blk = D1_NV * 16, pbn = (pl + blk - 1) / blk;
     const int64_t kcn = (q->k + D1_KCH - 1) / D1_KCH, items = nb * pbn * kcn;
     const int extra = d1_extra(p, q);
     (void)par;
@@ -937,7 +1046,7 @@ static void d1_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_co
         /* pixel blocks innermost: a static split then cuts along K, so the short last block
          * (196 = 3 x 64 + 4 pixels) does not land on one thread */
         const int64_t img = it / (pbn * kcn), kc = it / pbn % kcn, pb = it % pbn;
-        const int64_t p0 = pb * D1_NV * 16, pn = pl - p0 < D1_NV * 16 ? pl - p0 : D1_NV * 16;
+        const int64_t p0 = pb * blk, pn = pl - p0 < blk ? pl - p0 : blk;
         const int nv = (int)((pn + 15) / 16);
         const int64_t tail = pn - (nv - 1) * 16;
         d1_tile_t t = {
@@ -964,10 +1073,86 @@ static void d1_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_co
     }
 }
 
+/* The AVX2 form: per block of D1Y_NV * 8 output pixels, x[c][block] for every c is first
+ * copied into the thread's slot of the workspace (C rows of 24 floats, 96 bytes apart; a
+ * strided 1x1 gathers its pixels there, with no copy of the whole plane), then every output
+ * channel's tile runs on the copy. Straight from the tensor, the block's rows lie a plane apart
+ * (12544 bytes at 56x56, which maps the rows of a 256-channel block onto 16 of L1's 64 sets):
+ * the 256 -> 64 layer at 56x56 took 1.63 ms that way with K innermost, 1.44 with pixel blocks
+ * innermost (x then streams through L3 once per 24 output channels). `slots` holds one C x 24
+ * slot per thread (d1_fits checks). Items are (image, block, half of K when the blocks are
+ * few), each packing its own copy. */
+static void d1y_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_conv_args_t *a,
+                      int par, float *slots)
+{
+    const int64_t blk = D1Y_NV * 8, pl = q->oh * q->ow, pbn = (pl + blk - 1) / blk;
+    const int sub = q->sh > 1 || q->sw > 1;
+#ifdef _OPENMP
+    const int nt = par ? omp_get_max_threads() : 1;
+#else
+    const int nt = 1;
+#endif
+    const int64_t kparts = q->n * pbn >= 8 * (int64_t)nt || q->k < 2 * D1_KCH ? 1 : 2;
+    const int64_t items = q->n * pbn * kparts, kt = (q->k + D1Y_MR - 1) / D1Y_MR;
+    (void)par;
+#pragma omp parallel if (par)
+    {
+#ifdef _OPENMP
+        float *xb = slots + (int64_t)omp_get_thread_num() * q->c * blk;
+#else
+        float *xb = slots;
+#endif
+#pragma omp for schedule(static)
+        for (int64_t it = 0; it < items; it++) {
+            const int64_t img = it / (pbn * kparts), pb = it / kparts % pbn, kp = it % kparts;
+            const int64_t p0 = pb * blk, pn = pl - p0 < blk ? pl - p0 : blk;
+            const int nv = (int)((pn + 7) / 8);
+            const int64_t tail = pn - (nv - 1) * 8;
+            const float *xi = (const float *)a->x + img * p->xs[0];
+            if (!sub) {
+                for (int64_t c = 0; c < q->c; c++)
+                    memcpy(xb + c * blk, xi + c * p->xs[1] + p0, (size_t)pn * sizeof(float));
+            } else {
+                int64_t off[D1Y_NV * 8];
+                for (int64_t e = 0; e < pn; e++) {
+                    const int64_t i = (p0 + e) / q->ow, j = (p0 + e) % q->ow;
+                    off[e] = i * q->sh * p->xs[3] + j * q->sw * p->xs[4];
+                }
+                for (int64_t c = 0; c < q->c; c++)
+                    for (int64_t e = 0; e < pn; e++)
+                        xb[c * blk + e] = xi[c * p->xs[1] + off[e]];
+            }
+            d1_tile_t t = {
+                .x = xb,
+                .xc = blk,
+                .wk = p->ws[0],
+                .wc = p->ws[1],
+                .yk = p->ys[1],
+                .c = q->c,
+                .last = (__mmask16)((1u << tail) - 1u),
+                .alpha = a->alpha,
+                .beta = a->beta,
+            };
+            const int64_t k0 = kt * kp / kparts * D1Y_MR, k1e = kt * (kp + 1) / kparts * D1Y_MR;
+            const int64_t k1 = k1e < q->k ? k1e : q->k;
+            for (int64_t k = k0; k < k1; k += D1Y_MR) {
+                const int mr = (int)(k1 - k < D1Y_MR ? k1 - k : D1Y_MR);
+                t.w = (const float *)a->w + k * p->ws[0];
+                t.y = (float *)a->out + img * p->ys[0] + k * p->ys[1] + p0;
+                d1y_table[tail != 8][mr - 1][nv - 1](&t);
+            }
+        }
+    }
+}
+
 static cudnnStatus_t d1_run(const fd_conv_problem_t *p, const dc_plan_t *q,
                             const fd_conv_args_t *a, int par, float *xw)
 {
     const float *x = a->x;
+    if (q->v != 16) {
+        d1y_items(p, q, a, par, xw);
+        return CUDNN_STATUS_SUCCESS;
+    }
     if (q->sh == 1 && q->sw == 1) {
         d1_items(p, q, a, par, x, p->xs[0], p->xs[1], 0, q->n);
         return CUDNN_STATUS_SUCCESS;
@@ -1012,7 +1197,7 @@ static cudnnStatus_t dc_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 #endif
     const int fused = threads == 1 || q.kbn >= 4 * (int64_t)threads;
 #if DC_X86
-    if (simd && d1_fits(p, &q))
+    if (simd && d1_fits(p, &q, threads))
         return d1_run(p, &q, a, par, xp); /* xp holds at least C * oh * ow floats */
 #endif
     for (int64_t n0 = 0; n0 < q.n; n0 += q.chunk) {
