@@ -53,7 +53,10 @@
  * N=1, min of 3 x 20 calls, dnnbench --cache=hot):
  * - K blocks go two at a time here too (dc_kernel256x2: 2 x 6 accumulators, 8 loads per 12
  *   FMAs instead of 13), same order, same bits: 3x3 / 2 128 -> 128 at 56x56 4.63 -> 3.83 ms,
- *   3x3 64 -> 64 at 56x56 3.90 -> 3.25 ms.
+ *   3x3 64 -> 64 at 56x56 3.90 -> 3.25 ms. Also with few channels (conv1, C = 3: 5.53 -> 4.57
+ *   ms; on AVX-512 the one-block kernel's taller tiles won there).
+ * - Outputs stored by 8 x 8 register transposes (dc_store8) and partial stores without
+ *   vmaskmovps (slow on Zen): the scalar stores were a quarter of conv1 (4.57 -> 3.79 ms).
  * - The 1x1 GEMM path in an AVX2 form (d1y_kernel: 4 output channels x 3 vectors of 8 pixels;
  *   each block of 24 pixels first copied for all C, see d1y_items): the blocked path's bits;
  *   stride-1 1x1 layers 2.6-2.9 -> 1.11-1.19 ms (56x56 to 14x14), 7x7 planes 1.39-1.40 ms, the
@@ -400,7 +403,7 @@ static void dc_plan(const fd_conv_problem_t *p, const dc_isa_t *isa, dc_plan_t *
      * allow. */
     /* (with a few channels the loops around the channel loop dominate, and the one-block
      * kernel's taller tiles measured faster: ResNet's conv1, C = 3, 2.5 against 3.0 ms) */
-    q->pair = isa->pair != NULL && q->kbn >= 2 && q->c >= 16;
+    q->pair = isa->pair != NULL && q->kbn >= 2 && (q->c >= 16 || v == 8);
     const int acc_max = q->pair ? isa->acc_max / 2 : isa->acc_max;
     const int tw_max = acc_max < isa->tw_max ? acc_max : isa->tw_max;
     int64_t nct = (q->ow + tw_max - 1) / tw_max;
@@ -689,6 +692,76 @@ dc_store16(const fd_conv_problem_t *p, const dc_plan_t *q, const float *acc, flo
         }
     }
 }
+
+/* 8 x 8 transpose in registers: on return r[j] lane i = old r[i] lane j. */
+static inline __attribute__((always_inline, target("avx2,fma"))) void dc_tr8(__m256 r[8])
+{
+    __m256 t[8], u[8];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) { /* rows 2i, 2i+1 interleaved per 128 bits */
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) { /* u[4h + c]: rows 4h .. 4h+3 of columns c (low), c + 4 */
+        u[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
+        u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
+        u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
+        u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; c++) {
+        r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+        r[c + 4] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+    }
+}
+
+/* The first n (1 to 8) lanes of v to dst; no masked store (vmaskmovps stores are slow on AMD's
+ * Zen cores). */
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+dc_store_lanes(float *dst, __m256 v, int n)
+{
+    if (n == 8) {
+        _mm256_storeu_ps(dst, v);
+        return;
+    }
+    __m128 h = _mm256_castps256_ps128(v);
+    if (n >= 4) {
+        _mm_storeu_ps(dst, h);
+        h = _mm256_extractf128_ps(v, 1), dst += 4, n -= 4;
+    }
+    if (n >= 2) {
+        _mm_storel_pi((__m64 *)dst, h);
+        h = _mm_movehl_ps(h, h), dst += 2, n -= 2;
+    }
+    if (n)
+        _mm_store_ss(dst, h);
+}
+
+/* dc_store for 8 lanes, unit W stride, alpha 1 and beta 0: each row of the tile transposed
+ * (dc_tr8, 8 pixels at a time) and stored as runs along W (the scalar loop took a quarter of
+ * ResNet's conv1 on AVX2: 1.5 ns an output). */
+static __attribute__((target("avx2,fma"))) void dc_store8(const fd_conv_problem_t *p,
+                                                          const dc_plan_t *q, const float *acc,
+                                                          float *y, int64_t n, int64_t kb,
+                                                          int64_t oh0, int64_t ow0, int th, int tw)
+{
+    const int64_t kn = q->k - kb * 8 < 8 ? q->k - kb * 8 : 8;
+    for (int i = 0; i < th; i++) {
+        float *yr = y + n * p->ys[0] + kb * 8 * p->ys[1] + (oh0 + i) * p->ys[3] + ow0;
+        for (int j0 = 0; j0 < tw; j0 += 8) {
+            const int cnt = tw - j0 < 8 ? tw - j0 : 8;
+            __m256 r[8];
+#pragma GCC unroll 8
+            for (int j = 0; j < 8; j++)
+                r[j] = j < cnt ? _mm256_loadu_ps(acc + ((int64_t)i * tw + j0 + j) * 8)
+                               : _mm256_setzero_ps();
+            dc_tr8(r);
+            for (int64_t kk = 0; kk < kn; kk++)
+                dc_store_lanes(yr + kk * p->ys[1] + j0, r[kk], cnt);
+        }
+    }
+}
 #endif
 
 /* Output rows [oh0, oh0 + th) of K blocks kb .. kb + nk - 1 (nk 1 or 2; packed at wk, the
@@ -756,6 +829,10 @@ static void dc_band(const fd_conv_problem_t *p, const dc_plan_t *q, const dc_isa
             if (v == 16 && p->ys[4] == 1) {
                 dc_store16(p, q, ab, a->out, n0 + img, kb + b, oh0, ow0, th, tw, a->alpha,
                            a->beta);
+                continue;
+            }
+            if (v == 8 && isa->table && p->ys[4] == 1 && a->alpha == 1.0 && a->beta == 0.0) {
+                dc_store8(p, q, ab, a->out, n0 + img, kb + b, oh0, ow0, th, tw);
                 continue;
             }
 #endif
@@ -925,7 +1002,7 @@ static void (*const d1e_table[D1_MR][D1_NV - 1])(const d1_tile_t *) = {
  * 12 accumulators, 3 loads of x and 4 broadcasts of w per 12 FMAs (a 6 x 2 tile takes 8 loads;
  * the one-K-block blocked kernel 13). The same sum per output (c = 0 .. C-1, one FMA each) as
  * the AVX2 blocked kernel, so the same bits. The last vector of a row may be partial (MASKED:
- * masked loads and stores, the lanes beyond the plane never read or written). */
+ * masked loads, partial stores; the lanes beyond the plane never read or written). */
 #define D1Y_MR 4
 #define D1Y_NV 3
 
@@ -957,10 +1034,7 @@ d1y_kernel(const d1_tile_t *t, const int MR, const int NV, const int MASKED)
         float *yr = t->y + i * t->yk + j * 8;
         const int lanes = MASKED && j == NV - 1 ? tail : 8;
         if (plain) {
-            if (lanes == 8)
-                _mm256_storeu_ps(yr, acc[i][j]);
-            else
-                _mm256_maskstore_ps(yr, m, acc[i][j]);
+            dc_store_lanes(yr, acc[i][j], lanes);
             continue;
         }
         float a[8] __attribute__((aligned(32)));
