@@ -1269,7 +1269,12 @@ static cudnnStatus_t dc_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 #else
     const int threads = 1;
 #endif
-    const int fused = threads == 1 || q.kbn >= 4 * (int64_t)threads;
+    /* AVX2 with a packed filter that fits L2 (ResNet's conv1: 37 KiB): packed first, and the
+     * items walk K innermost, so each band of x comes from L3 once, not once per K group
+     * (conv1 read its 1.7 MB packed x four times; on the shared Zen 3 VM that layer ran at
+     * 3.9 or 5-7 ms from one process to the next). */
+    const int small_w = q.v == 8 && q.wp_floats <= 64 * 1024;
+    const int fused = !small_w && (threads == 1 || q.kbn >= 4 * (int64_t)threads);
 #if DC_X86
     if (simd && d1_fits(p, &q, threads))
         return d1_run(p, &q, a, par, xp); /* xp holds at least C * oh * ow floats */
@@ -1308,10 +1313,10 @@ static cudnnStatus_t dc_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
         const int64_t per_img = kgn * q.nrt;
 #pragma omp parallel for schedule(static) if (par)
         for (int64_t item = 0; item < nb * per_img; item++) {
-            const int64_t kb = item / q.nrt % kgn * kg;
+            const int64_t kb = (small_w ? item % kgn : item / q.nrt % kgn) * kg;
+            const int64_t rt = small_w ? item / kgn % q.nrt : item % q.nrt;
             const int nk = (int)(q.kbn - kb < kg ? q.kbn - kb : kg);
-            dc_band(p, &q, isa, a, xp, wp + kb * q.w_kb, n0, item / per_img, kb, nk,
-                    item % q.nrt);
+            dc_band(p, &q, isa, a, xp, wp + kb * q.w_kb, n0, item / per_img, kb, nk, rt);
         }
     }
     return CUDNN_STATUS_SUCCESS;
