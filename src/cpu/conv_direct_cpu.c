@@ -471,19 +471,62 @@ static __attribute__((target("avx512f"))) void dc_transpose16(const float *src, 
         if (m < mn)
             _mm512_storeu_ps(dst + m * 16, t[m]);
 }
+/* 8 x 8 transpose in registers: on return r[j] lane i = old r[i] lane j. */
+static inline __attribute__((always_inline, target("avx2,fma"))) void dc_tr8(__m256 r[8])
+{
+    __m256 t[8], u[8];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) { /* rows 2i, 2i+1 interleaved per 128 bits */
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) { /* u[4h + c]: rows 4h .. 4h+3 of columns c (low), c + 4 */
+        u[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
+        u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
+        u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
+        u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; c++) {
+        r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+        r[c + 4] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+    }
+}
+
+/* dc_transpose16 for 8 lanes (AVX2): dst[m * 8 + i] = row i's element m, for rows i < kn (zero
+ * above) and elements m < mn <= 8 of 8 rows ld floats apart; masked loads never read past
+ * element mn of a row. */
+static __attribute__((target("avx2,fma"))) void dc_transpose8(const float *src, int64_t ld,
+                                                              int64_t kn, int64_t mn, float *dst)
+{
+    const __m256i m =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32((int)mn), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 r[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+        r[i] = i < kn
+                   ? (mn == 8 ? _mm256_loadu_ps(src + i * ld) : _mm256_maskload_ps(src + i * ld, m))
+                   : _mm256_setzero_ps();
+    dc_tr8(r);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++)
+        if (j < mn)
+            _mm256_storeu_ps(dst + j * 8, r[j]);
+}
 #endif
 
 /* K block kb of w -> [K/V][C][R][S][V], zero for k >= K; CUDNN_CONVOLUTION's flip applied here.
  * Rows of a KCRS filter (each K row one run of C * R * S) are read sequentially, V rows at a time,
- * and transposed in blocks of 16 elements (AVX-512: in registers); other filter layouts element by
- * element. */
+ * and transposed in blocks of 16 elements (AVX-512 / AVX2: in registers); other filter layouts
+ * element by element. */
 static void dc_pack_filter(const fd_conv_problem_t *p, const dc_plan_t *q, const float *w,
                            float *dst, int simd, int64_t kb)
 {
     const int64_t v = q->v, rs = q->r * q->s, crs = q->c * rs;
     const int flip = !p->cross_correlation;
     const int rows_flat = p->ws[4] == 1 && p->ws[3] == q->s && p->ws[1] == rs;
-    const int fast = DC_X86 && rows_flat && simd && v == 16;
+    const int fast = DC_X86 && rows_flat && simd && (v == 16 || v == 8);
     const int64_t kn = q->k - kb * v < v ? q->k - kb * v : v;
     const float *wk = w + kb * v * p->ws[0];
     float tmp[16 * 16];
@@ -491,12 +534,18 @@ static void dc_pack_filter(const fd_conv_problem_t *p, const dc_plan_t *q, const
     for (int64_t m0 = 0; m0 < crs; m0 += 16) {
         const int64_t mn = crs - m0 < 16 ? crs - m0 : 16;
 #if DC_X86
-        if (fast && !flip) { /* (c, r, s) only serve the flip and other layouts */
-            dc_transpose16(wk + m0, p->ws[0], kn, mn, dst + m0 * 16);
-            continue;
+        if (fast) { /* (c, r, s) only serve the flip and other layouts */
+            float *to = flip ? tmp : dst + m0 * v;
+            if (v == 16) {
+                dc_transpose16(wk + m0, p->ws[0], kn, mn, to);
+            } else {
+                dc_transpose8(wk + m0, p->ws[0], kn, mn < 8 ? mn : 8, to);
+                if (mn > 8)
+                    dc_transpose8(wk + m0 + 8, p->ws[0], kn, mn - 8, to + 64);
+            }
+            if (!flip)
+                continue;
         }
-        if (fast)
-            dc_transpose16(wk + m0, p->ws[0], kn, mn, tmp);
 #endif
         if (rows_flat && !fast) {
             for (int64_t kk = 0; kk < v; kk++)
@@ -549,6 +598,27 @@ static __attribute__((target("avx512f"))) void dc_pack_row16(const float *src, i
         }
     }
 }
+
+/* dc_pack_row16 for 8 lanes (AVX2, dc_transpose8). */
+static __attribute__((target("avx2,fma"))) void
+dc_pack_row8(const float *src, int64_t ld, int64_t cn, const dc_plan_t *q, float *dst)
+{
+    float tmp[8 * 8] __attribute__((aligned(32)));
+    const int64_t end = q->w < q->sw * q->wq - q->pw ? q->w : q->sw * q->wq - q->pw;
+    for (int64_t iw0 = 0; iw0 < end; iw0 += 8) {
+        const int64_t mn = end - iw0 < 8 ? end - iw0 : 8;
+        if (q->sw == 1) {
+            dc_transpose8(src + iw0, ld, cn, mn, dst + (q->pw + iw0) * 8);
+            continue;
+        }
+        dc_transpose8(src + iw0, ld, cn, mn, tmp);
+        for (int64_t m = 0; m < mn; m++) {
+            const int64_t col = q->pw + iw0 + m;
+            _mm256_storeu_ps(dst + (col % q->sw * q->wq + col / q->sw) * 8,
+                             _mm256_load_ps(tmp + m * 8));
+        }
+    }
+}
 #endif
 
 /* Images n0 .. n0 + nb of x -> [image][C/V][Hp][sw][Wq][V] with zero padding. Lanes beyond C
@@ -561,7 +631,7 @@ static void dc_pack_x(const fd_conv_problem_t *p, const dc_plan_t *q, const floa
     const int64_t xsw = p->xs[4];
     /* (C = 3: the element copy writes 3 lanes, this one 16; W = 1, a fully connected layer:
      * one column a transpose, slower than 16 element copies) */
-    const int rows16 = DC_X86 && simd && v == 16 && xsw == 1 && q->c >= 16 && q->w >= 4;
+    const int rows16 = DC_X86 && simd && xsw == 1 && q->c >= v && q->w >= 4;
     (void)rows16;
 #pragma omp parallel for schedule(static) if (par)
     for (int64_t row = 0; row < rows; row++) {
@@ -581,7 +651,10 @@ static void dc_pack_x(const fd_conv_problem_t *p, const dc_plan_t *q, const floa
                     if (iw < 0 || iw >= q->w)
                         memset(dst + (phase * q->wq + pos) * v, 0, sizeof(float) * (size_t)v);
                 }
-            dc_pack_row16(src, p->xs[1], cn, q, dst);
+            if (v == 16)
+                dc_pack_row16(src, p->xs[1], cn, q, dst);
+            else
+                dc_pack_row8(src, p->xs[1], cn, q, dst);
             continue;
         }
 #endif
@@ -690,29 +763,6 @@ dc_store16(const fd_conv_problem_t *p, const dc_plan_t *q, const float *acc, flo
                 yr[j] = (float)val;
             }
         }
-    }
-}
-
-/* 8 x 8 transpose in registers: on return r[j] lane i = old r[i] lane j. */
-static inline __attribute__((always_inline, target("avx2,fma"))) void dc_tr8(__m256 r[8])
-{
-    __m256 t[8], u[8];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) { /* rows 2i, 2i+1 interleaved per 128 bits */
-        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; h++) { /* u[4h + c]: rows 4h .. 4h+3 of columns c (low), c + 4 */
-        u[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
-        u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
-        u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
-        u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
-    }
-#pragma GCC unroll 4
-    for (int c = 0; c < 4; c++) {
-        r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
-        r[c + 4] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
     }
 }
 
