@@ -1206,11 +1206,59 @@ static void d1_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_co
  * innermost (x then streams through L3 once per 24 output channels). `slots` holds one C x 24
  * slot per thread (d1_fits checks). Items are (image, block, half of K when the blocks are
  * few), each packing its own copy. */
+/* Block pb of image img's x -> xb[c][24] for every c (pixels beyond the plane not written). */
+static void d1y_pack(const fd_conv_problem_t *p, const dc_plan_t *q, const float *x, int64_t img,
+                     int64_t pb, float *xb)
+{
+    const int64_t blk = D1Y_NV * 8, pl = q->oh * q->ow, p0 = pb * blk;
+    const int64_t pn = pl - p0 < blk ? pl - p0 : blk;
+    const float *xi = x + img * p->xs[0];
+    if (q->sh == 1 && q->sw == 1) {
+        for (int64_t c = 0; c < q->c; c++)
+            memcpy(xb + c * blk, xi + c * p->xs[1] + p0, (size_t)pn * sizeof(float));
+        return;
+    }
+    int64_t off[D1Y_NV * 8];
+    for (int64_t e = 0; e < pn; e++) {
+        const int64_t i = (p0 + e) / q->ow, j = (p0 + e) % q->ow;
+        off[e] = i * q->sh * p->xs[3] + j * q->sw * p->xs[4];
+    }
+    for (int64_t c = 0; c < q->c; c++)
+        for (int64_t e = 0; e < pn; e++)
+            xb[c * blk + e] = xi[c * p->xs[1] + off[e]];
+}
+
+/* Output channels [k0, k1) of pixel block pb of image img, x packed at xb. */
+static void d1y_run_block(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_conv_args_t *a,
+                          int64_t img, int64_t pb, const float *xb, int64_t k0, int64_t k1)
+{
+    const int64_t blk = D1Y_NV * 8, pl = q->oh * q->ow, p0 = pb * blk;
+    const int64_t pn = pl - p0 < blk ? pl - p0 : blk;
+    const int nv = (int)((pn + 7) / 8);
+    const int64_t tail = pn - (nv - 1) * 8;
+    d1_tile_t t = {
+        .x = xb,
+        .xc = blk,
+        .wk = p->ws[0],
+        .wc = p->ws[1],
+        .yk = p->ys[1],
+        .c = q->c,
+        .last = (__mmask16)((1u << tail) - 1u),
+        .alpha = a->alpha,
+        .beta = a->beta,
+    };
+    for (int64_t k = k0; k < k1; k += D1Y_MR) {
+        const int mr = (int)(k1 - k < D1Y_MR ? k1 - k : D1Y_MR);
+        t.w = (const float *)a->w + k * p->ws[0];
+        t.y = (float *)a->out + img * p->ys[0] + k * p->ys[1] + p0;
+        d1y_table[tail != 8][mr - 1][nv - 1](&t);
+    }
+}
+
 static void d1y_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_conv_args_t *a,
                       int par, float *slots)
 {
     const int64_t blk = D1Y_NV * 8, pl = q->oh * q->ow, pbn = (pl + blk - 1) / blk;
-    const int sub = q->sh > 1 || q->sw > 1;
 #ifdef _OPENMP
     const int nt = par ? omp_get_max_threads() : 1;
 #else
@@ -1229,42 +1277,9 @@ static void d1y_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_c
 #pragma omp for schedule(static)
         for (int64_t it = 0; it < items; it++) {
             const int64_t img = it / (pbn * kparts), pb = it / kparts % pbn, kp = it % kparts;
-            const int64_t p0 = pb * blk, pn = pl - p0 < blk ? pl - p0 : blk;
-            const int nv = (int)((pn + 7) / 8);
-            const int64_t tail = pn - (nv - 1) * 8;
-            const float *xi = (const float *)a->x + img * p->xs[0];
-            if (!sub) {
-                for (int64_t c = 0; c < q->c; c++)
-                    memcpy(xb + c * blk, xi + c * p->xs[1] + p0, (size_t)pn * sizeof(float));
-            } else {
-                int64_t off[D1Y_NV * 8];
-                for (int64_t e = 0; e < pn; e++) {
-                    const int64_t i = (p0 + e) / q->ow, j = (p0 + e) % q->ow;
-                    off[e] = i * q->sh * p->xs[3] + j * q->sw * p->xs[4];
-                }
-                for (int64_t c = 0; c < q->c; c++)
-                    for (int64_t e = 0; e < pn; e++)
-                        xb[c * blk + e] = xi[c * p->xs[1] + off[e]];
-            }
-            d1_tile_t t = {
-                .x = xb,
-                .xc = blk,
-                .wk = p->ws[0],
-                .wc = p->ws[1],
-                .yk = p->ys[1],
-                .c = q->c,
-                .last = (__mmask16)((1u << tail) - 1u),
-                .alpha = a->alpha,
-                .beta = a->beta,
-            };
+            d1y_pack(p, q, a->x, img, pb, xb);
             const int64_t k0 = kt * kp / kparts * D1Y_MR, k1e = kt * (kp + 1) / kparts * D1Y_MR;
-            const int64_t k1 = k1e < q->k ? k1e : q->k;
-            for (int64_t k = k0; k < k1; k += D1Y_MR) {
-                const int mr = (int)(k1 - k < D1Y_MR ? k1 - k : D1Y_MR);
-                t.w = (const float *)a->w + k * p->ws[0];
-                t.y = (float *)a->out + img * p->ys[0] + k * p->ys[1] + p0;
-                d1y_table[tail != 8][mr - 1][nv - 1](&t);
-            }
+            d1y_run_block(p, q, a, img, pb, xb, k0, k1e < q->k ? k1e : q->k);
         }
     }
 }
