@@ -14,8 +14,8 @@
  *   image at a time); 1x1 shapes for the AVX-512 path on NCHW planes (full and partial pixel
  *   vectors, a 16 m + 1 plane with its extra pixel, a strided 1x1 on gathered pixels, output
  *   channels not a multiple of its 6-row tile) and its AVX2 form (24-pixel blocks with partial
- *   last vectors, K split in two when the blocks are few). Exact integer
- *   fills must agree bit for bit (every partial sum is an integer below 2^24); real fills
+ *   last vectors, K split in two when the blocks are few); x beyond L2 with K in chunks. Exact
+ * integer fills must agree bit for bit (every partial sum is an integer below 2^24); real fills
  *   within the f32 bound of docs/testing.md. cc_exec checks the output guards, holes,
  *   unchanged inputs and the workspace guards on every run; the row must be the one that ran.
  * - Declined problems run on ref, exactly: groups 2, 3-d, f64, half.
@@ -58,6 +58,9 @@ static const xshape_t xshapes[] = {
     {2, 1, 24, 50, {20, 20}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, /* 1x1, 400 pixels: 6 + 1 vectors */
     {2, 1, 40, 100, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},  /* 1x1, few pixel blocks: the AVX2
                                                                  form splits K in two */
+    {2, 1, 32, 176, {98, 98}, {3, 3}, {0, 0}, {1, 1}, {47, 47}}, /* 1.2 MB of packed x, 22 K
+                                                                    blocks: the AVX2 order in
+                                                                    two chunks of K groups */
 };
 
 /* x of more than 4M packed floats per image (for 8 and 16 lanes), so it is packed and computed
