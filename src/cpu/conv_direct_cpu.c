@@ -55,6 +55,8 @@
  *   FMAs instead of 13), same order, same bits: 3x3 / 2 128 -> 128 at 56x56 4.63 -> 3.83 ms,
  *   3x3 64 -> 64 at 56x56 3.90 -> 3.25 ms. Also with few channels (conv1, C = 3: 5.53 -> 4.57
  *   ms; on AVX-512 the one-block kernel's taller tiles won there).
+ * - The pair kernel's (s, channel) loops of a filter row flattened into one loop over offset
+ *   tables (dc_kernel256x2f; same order, same bits): conv1 3.72 -> 3.21 ms, 3x3 layers 5-9%.
  * - Outputs stored by 8 x 8 register transposes (dc_store8) and partial stores without
  *   vmaskmovps (slow on Zen): the scalar stores were a quarter of conv1 (4.57 -> 3.79 ms).
  * - The 1x1 GEMM path in an AVX2 form (d1y_kernel: 4 output channels x 3 vectors of 8 pixels;
@@ -84,6 +86,7 @@
 #define DC_TH_MAX 4
 #define DC_PAR_MACS (1 << 20) /* smaller problems run on one thread */
 #define DC_L2_FLOATS (96 * 1024) /* 384 KiB: what the AVX2 loop order counts on keeping in L2 */
+#define DC_FLAT_MAX 1024 /* (s, channel) steps of one filter row in dc_kernel256x2f's tables */
 
 /* One tile's view of the packed data (floats). */
 typedef struct {
@@ -101,6 +104,11 @@ typedef struct {
     int64_t row_step;        /* floats between output rows: stride_h rows */
     int64_t w_ci;            /* floats between filter channels: R * S * V */
     int64_t w_kb;            /* floats between the two K blocks of a pair kernel */
+    /* The AVX2 pair kernel's (s, channel) steps of one filter row as offsets (dc_flat_fill):
+     * x (position of tap s in the split row, plus the channel) and w (s * V + channel *
+     * w_ci), for full channel blocks and for the last one. */
+    const int32_t *xo_full, *wo_full, *xo_last, *wo_last;
+    int64_t n_full, n_last;
 } dc_tile_t;
 
 typedef void (*dc_kernel_fn)(const dc_tile_t *t);
@@ -187,6 +195,43 @@ dc_kernel256x2(const dc_tile_t *t, const int TH, const int TW)
                    _mm256_storeu_ps)
 }
 
+/* dc_kernel256x2 with the (s, channel) loops of a filter row flattened into one loop over a
+ * table of offsets (the tile's xo / wo): the same steps in the same order (channel block, r,
+ * s, channel; one FMA each), so the same bits, without the per-tap bookkeeping between
+ * channel loops of 8 (or 3: ResNet's conv1, where it took a fifth of the time). */
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+dc_kernel256x2f(const dc_tile_t *t, const int TH, const int TW)
+{
+    __m256 a0[DC_ACC_MAX / 2], a1[DC_ACC_MAX / 2];
+    _Pragma("GCC unroll 16") for (int i = 0; i < TH * TW; i++) a0[i] = a1[i] = _mm256_setzero_ps();
+    const int64_t row_step = t->row_step, w_kb = t->w_kb;
+    for (int64_t cb = 0; cb < t->cbn; cb++) {
+        const int last = cb == t->cbn - 1;
+        const int64_t n = last ? t->n_last : t->n_full;
+        const int32_t *xo = last ? t->xo_last : t->xo_full, *wo = last ? t->wo_last : t->wo_full;
+        const float *xc = t->x + cb * t->x_cb, *wc = t->w + cb * t->w_ci * 8;
+        for (int64_t r = t->r0; r < t->r1; r++) {
+            const float *xr = xc + r * t->r_step, *wr = wc + r * t->S * 8;
+            for (int64_t e = 0; e < n; e++) {
+                const float *xs = xr + xo[e], *ws = wr + wo[e];
+                const __m256 w0 = _mm256_loadu_ps(ws), w1 = _mm256_loadu_ps(ws + w_kb);
+                _Pragma("GCC unroll 8") for (int i = 0; i < TH; i++)
+                    _Pragma("GCC unroll 16") for (int j = 0; j < TW; j++)
+                {
+                    const __m256 b = _mm256_broadcast_ss(xs + i * row_step + j * 8);
+                    a0[i * TW + j] = _mm256_fmadd_ps(w0, b, a0[i * TW + j]);
+                    a1[i * TW + j] = _mm256_fmadd_ps(w1, b, a1[i * TW + j]);
+                }
+            }
+        }
+    }
+    _Pragma("GCC unroll 16") for (int i = 0; i < TH * TW; i++)
+    {
+        _mm256_storeu_ps(t->out + i * 8, a0[i]);
+        _mm256_storeu_ps(t->out + (TH * TW + i) * 8, a1[i]);
+    }
+}
+
 #define DC_P512(th, tw)                                                                            \
     static __attribute__((target("avx512f"))) void dc_kp512_##th##_##tw(const dc_tile_t *t)        \
     {                                                                                              \
@@ -202,6 +247,11 @@ dc_kernel256x2(const dc_tile_t *t, const int TH, const int TW)
     static __attribute__((target("avx2,fma"))) void dc_kp256_##th##_##tw(const dc_tile_t *t)       \
     {                                                                                              \
         dc_kernel256x2(t, th, tw);                                                                 \
+    }
+#define DC_F256(th, tw)                                                                            \
+    static __attribute__((target("avx2,fma"))) void dc_kf256_##th##_##tw(const dc_tile_t *t)       \
+    {                                                                                              \
+        dc_kernel256x2f(t, th, tw);                                                                \
     }
 #define DC_K256(th, tw)                                                                            \
     static __attribute__((target("avx2,fma"))) void dc_k256_##th##_##tw(const dc_tile_t *t)        \
@@ -233,6 +283,15 @@ DC_P256(1, 6)
 DC_P256(2, 1)
 DC_P256(2, 2)
 DC_P256(2, 3)
+DC_F256(1, 1)
+DC_F256(1, 2)
+DC_F256(1, 3)
+DC_F256(1, 4)
+DC_F256(1, 5)
+DC_F256(1, 6)
+DC_F256(2, 1)
+DC_F256(2, 2)
+DC_F256(2, 3)
 DC_COLS_1_TO_7(DC_K256, 1)
 DC_K256(1, 8)
 DC_K256(1, 9)
@@ -270,6 +329,13 @@ static const dc_kernel_fn dc_table512x2[DC_TH_MAX][14] = {
 static const dc_kernel_fn dc_table256x2[DC_TH_MAX][14] = {
     {dc_kp256_1_1, dc_kp256_1_2, dc_kp256_1_3, dc_kp256_1_4, dc_kp256_1_5, dc_kp256_1_6},
     {dc_kp256_2_1, dc_kp256_2_2, dc_kp256_2_3},
+    {NULL},
+    {NULL},
+};
+/* The same, flattened (dc_kernel256x2f). */
+static const dc_kernel_fn dc_table256x2f[DC_TH_MAX][14] = {
+    {dc_kf256_1_1, dc_kf256_1_2, dc_kf256_1_3, dc_kf256_1_4, dc_kf256_1_5, dc_kf256_1_6},
+    {dc_kf256_2_1, dc_kf256_2_2, dc_kf256_2_3},
     {NULL},
     {NULL},
 };
@@ -325,17 +391,18 @@ typedef struct {
     const dc_kernel_fn (*table)[14]; /* NULL: the generic kernel */
     const dc_kernel_fn (*pair)[14];  /* two K blocks a tile (NULL: none); tiles of at most
                                         acc_max / 2 pixels, th_max 2 */
+    const dc_kernel_fn (*flat)[14];  /* the pair kernels over offset tables (NULL: none) */
 } dc_isa_t;
 
-static const dc_isa_t dc_isa_generic = {8, 12, 3, 12, NULL, NULL};
+static const dc_isa_t dc_isa_generic = {8, 12, 3, 12, NULL, NULL, NULL};
 
 /* FREEDNN_CPU_ISA=avx512|avx2|generic caps the path, as for the depthwise row (tests run all
  * three on one machine; a request the CPU cannot honour falls to the next lower path). */
 static const dc_isa_t *dc_isa_pick(void)
 {
 #if DC_X86
-    static const dc_isa_t avx512 = {16, DC_ACC_MAX, 4, 14, dc_table512, dc_table512x2};
-    static const dc_isa_t avx2 = {8, 12, 3, 12, dc_table256, dc_table256x2};
+    static const dc_isa_t avx512 = {16, DC_ACC_MAX, 4, 14, dc_table512, dc_table512x2, NULL};
+    static const dc_isa_t avx2 = {8, 12, 3, 12, dc_table256, dc_table256x2, dc_table256x2f};
     const char *cap = getenv("FREEDNN_CPU_ISA");
     int limit = !cap ? 2 : strcmp(cap, "generic") == 0 ? 0 : strcmp(cap, "avx2") == 0 ? 1 : 2;
     __builtin_cpu_init();
@@ -707,7 +774,7 @@ static size_t dc_workspace_for(const fd_conv_problem_t *p, const dc_isa_t *isa)
 /* The largest of the paths' needs, so the size does not depend on FREEDNN_CPU_ISA. */
 static size_t dc_workspace(const fd_conv_problem_t *p)
 {
-    static const dc_isa_t v16 = {16, DC_ACC_MAX, 4, 14, NULL, NULL};
+    static const dc_isa_t v16 = {16, DC_ACC_MAX, 4, 14, NULL, NULL, NULL};
     size_t a = dc_workspace_for(p, &v16), b = dc_workspace_for(p, &dc_isa_generic);
     return a > b ? a : b;
 }
@@ -815,6 +882,26 @@ static __attribute__((target("avx2,fma"))) void dc_store8(const fd_conv_problem_
 }
 #endif
 
+/* One filter row's (s, channel) steps for cn channels, in the kernels' order (s, then the
+ * channel): x offsets in the split row (tap s at phase ph, position q) and w offsets; returns
+ * the count, S * cn. */
+static int64_t dc_flat_fill(const dc_plan_t *q, int64_t cn, int32_t *xo, int32_t *wo)
+{
+    const int64_t v = q->v, w_ci = q->r * q->s * v;
+    const int64_t dw_q = q->dw / q->sw, dw_ph = q->dw % q->sw;
+    int64_t ph = 0, pos = 0, n = 0;
+    for (int64_t s = 0; s < q->s; s++) {
+        for (int64_t ci = 0; ci < cn; ci++, n++) {
+            xo[n] = (int32_t)((ph * q->wq + pos) * v + ci);
+            wo[n] = (int32_t)(s * v + ci * w_ci);
+        }
+        ph += dw_ph, pos += dw_q;
+        if (ph >= q->sw)
+            ph -= q->sw, pos++;
+    }
+    return n;
+}
+
 /* Output rows [oh0, oh0 + th) of K blocks kb .. kb + nk - 1 (nk 1 or 2; packed at wk, the
  * second q->w_kb floats after the first) of image n0 + img, every column tile. */
 static void dc_band(const fd_conv_problem_t *p, const dc_plan_t *q, const dc_isa_t *isa,
@@ -856,6 +943,14 @@ static void dc_band(const fd_conv_problem_t *p, const dc_plan_t *q, const dc_isa
         .w_ci = q->r * q->s * v,
         .w_kb = q->w_kb,
     };
+    /* the flattened pair kernel's tables (dc_kernel256x2f), when a filter row's steps fit */
+    int32_t xo[2][DC_FLAT_MAX], wo[2][DC_FLAT_MAX];
+    const int flat = nk == 2 && isa->flat != NULL && q->s * v <= DC_FLAT_MAX;
+    if (flat) {
+        t.n_full = dc_flat_fill(q, v, xo[0], wo[0]);
+        t.n_last = dc_flat_fill(q, q->c_last, xo[1], wo[1]);
+        t.xo_full = xo[0], t.wo_full = wo[0], t.xo_last = xo[1], t.wo_last = wo[1];
+    }
     for (int64_t ow0 = 0; ow0 < q->ow; ow0 += q->tw) {
         const int tw = (int)(q->ow - ow0 < q->tw ? q->ow - ow0 : q->tw);
         t.x = xp + img * q->x_img + oh0 * q->sh * q->x_row + ow0 * v;
@@ -868,7 +963,9 @@ static void dc_band(const fd_conv_problem_t *p, const dc_plan_t *q, const dc_isa
                 __builtin_prefetch(yr + ow0 * p->ys[4], 1, 3);
                 __builtin_prefetch(yr + (ow0 + tw - 1) * p->ys[4], 1, 3);
             }
-        if (nk == 2)
+        if (flat)
+            isa->flat[th - 1][tw - 1](&t);
+        else if (nk == 2)
             isa->pair[th - 1][tw - 1](&t);
         else if (isa->table)
             isa->table[th - 1][tw - 1](&t);
