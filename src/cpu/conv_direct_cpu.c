@@ -63,6 +63,10 @@
  *   each block of 24 pixels first copied for all C, see d1y_items): the blocked path's bits;
  *   stride-1 1x1 layers 2.6-2.9 -> 1.11-1.19 ms (56x56 to 14x14), 7x7 planes 1.39-1.40 ms, the
  *   strided 256 -> 512 5.78 -> 2.37 ms (OpenBLAS's GEMM rows 1.37-1.5 ms on the same layers).
+ *   Planes of 24 m + 1 pixels (7x7) add the last pixel as sums along the channels
+ *   (d1y_extra: 8 partial sums, a fixed order that differs from the blocked kernel's, as
+ *   d1e_kernel's on AVX-512): 512 -> 2048 and 2048 -> 512 at 7x7 1.38 -> 1.08 ms, the strided
+ *   1024 -> 2048 to 7x7 2.87 -> 2.31 ms.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -1249,7 +1253,7 @@ static int d1_fits(const fd_conv_problem_t *p, const dc_plan_t *q, int threads)
         return 0;
     if (q->v == 16 && sub && q->c * dc_round(pl) > q->xp_floats + q->wp_floats)
         return 0; /* (never: the blocked copies hold more) */
-    if (q->v != 16 && threads * q->c * D1Y_NV * 8 > q->xp_floats + q->wp_floats)
+    if (q->v != 16 && threads * q->c * (D1Y_NV * 8 + 1) > q->xp_floats + q->wp_floats)
         return 0; /* the AVX2 form's slots (d1y_items) */
     return (sub || (p->xs[4] == 1 && (q->h == 1 || p->xs[3] == q->w))) && p->ys[4] == 1 &&
            (q->oh == 1 || p->ys[3] == q->ow);
@@ -1301,7 +1305,7 @@ static void d1_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_co
  * channel's tile runs on the copy. Straight from the tensor, the block's rows lie a plane apart
  * (12544 bytes at 56x56, which maps the rows of a 256-channel block onto 16 of L1's 64 sets):
  * the 256 -> 64 layer at 56x56 took 1.63 ms that way with K innermost, 1.44 with pixel blocks
- * innermost (x then streams through L3 once per 24 output channels). `slots` holds one C x 24
+ * innermost (x then streams through L3 once per 24 output channels). `slots` holds one C x 25
  * slot per thread (d1_fits checks). Items are (image, block, half of K when the blocks are
  * few), each packing its own copy. */
 /* xb[c][0 .. 23] = src[c * ld + 0 .. 23] for c < cn. */
@@ -1316,12 +1320,74 @@ static __attribute__((target("avx2,fma"))) void d1y_copy24(const float *src, int
 }
 
 /* Block pb of image img's x -> xb[c][24] for every c (pixels beyond the plane not written). */
+/* Pixel blocks of the AVX2 form: 24 pixels each, the last one partial, except where the
+ * plane is 24 m + 1 pixels (ResNet's 7x7: 49) and the filter has unit channel stride: then the
+ * last block is 25 pixels, 24 in vectors and one summed along the channels (d1y_extra), not a
+ * block of its own that costs 40% of a full one for one pixel. *pn: the pixels of block pb. */
+static int64_t d1y_blocks(const fd_conv_problem_t *p, const dc_plan_t *q, int64_t pb, int64_t *pn)
+{
+    const int64_t blk = D1Y_NV * 8, pl = q->oh * q->ow;
+    const int ext = pl % blk == 1 && pl > 1 && p->ws[1] == 1;
+    const int64_t pbn = ext ? pl / blk : (pl + blk - 1) / blk;
+    if (pn)
+        *pn = ext && pb == pbn - 1 ? blk + 1 : pl - pb * blk < blk ? pl - pb * blk : blk;
+    return pbn;
+}
+
+/* y[i * yk] (i < mr) = the dot products of rows i of w (wk floats apart, unit channel stride)
+ * with xe[0 .. C), each as 8 partial sums over c mod 8, added in a fixed order; blended as
+ * the kernels do. */
+static __attribute__((target("avx2,fma"))) void d1y_extra(const float *w, int64_t wk,
+                                                          const float *xe, int64_t C, int mr,
+                                                          float *y, int64_t yk, double alpha,
+                                                          double beta)
+{
+    __m256 acc[D1Y_MR];
+    for (int i = 0; i < D1Y_MR; i++)
+        acc[i] = _mm256_setzero_ps();
+    int64_t c = 0;
+    for (; c + 8 <= C; c += 8) {
+        const __m256 xv = _mm256_loadu_ps(xe + c);
+        for (int i = 0; i < mr; i++)
+            acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(w + i * wk + c), xv, acc[i]);
+    }
+    if (c < C) {
+        const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(C - c)),
+                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        const __m256 xv = _mm256_maskload_ps(xe + c, m);
+        for (int i = 0; i < mr; i++)
+            acc[i] = _mm256_fmadd_ps(_mm256_maskload_ps(w + i * wk + c, m), xv, acc[i]);
+    }
+    for (int i = 0; i < mr; i++) {
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[i]), _mm256_extractf128_ps(acc[i], 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+        const float sum = _mm_cvtss_f32(h);
+        if (alpha == 1.0 && beta == 0.0) {
+            y[i * yk] = sum;
+            continue;
+        }
+        double val = alpha * (double)sum;
+        if (beta != 0.0)
+            val += beta * (double)y[i * yk];
+        y[i * yk] = (float)val;
+    }
+}
+
 static void d1y_pack(const fd_conv_problem_t *p, const dc_plan_t *q, const float *x, int64_t img,
                      int64_t pb, float *xb)
 {
-    const int64_t blk = D1Y_NV * 8, pl = q->oh * q->ow, p0 = pb * blk;
-    const int64_t pn = pl - p0 < blk ? pl - p0 : blk;
+    const int64_t blk = D1Y_NV * 8, p0 = pb * blk;
+    int64_t pn;
+    d1y_blocks(p, q, pb, &pn);
     const float *xi = x + img * p->xs[0];
+    if (pn == blk + 1) { /* the extra pixel's channels in a row after the block */
+        const int64_t e = p0 + blk, i = e / q->ow, j = e % q->ow;
+        const float *src = xi + i * q->sh * p->xs[3] + j * q->sw * p->xs[4];
+        for (int64_t c = 0; c < q->c; c++)
+            xb[q->c * blk + c] = src[c * p->xs[1]];
+        pn = blk;
+    }
     if (q->sh == 1 && q->sw == 1 && pn == blk) { /* three vectors a channel: a memcpy call
                                                        each cost 0.2 ms of a 1.2 ms layer */
         d1y_copy24(xi + p0, p->xs[1], q->c, xb);
@@ -1346,8 +1412,11 @@ static void d1y_pack(const fd_conv_problem_t *p, const dc_plan_t *q, const float
 static void d1y_run_block(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_conv_args_t *a,
                           int64_t img, int64_t pb, const float *xb, int64_t k0, int64_t k1)
 {
-    const int64_t blk = D1Y_NV * 8, pl = q->oh * q->ow, p0 = pb * blk;
-    const int64_t pn = pl - p0 < blk ? pl - p0 : blk;
+    const int64_t blk = D1Y_NV * 8, p0 = pb * blk;
+    int64_t pn;
+    d1y_blocks(p, q, pb, &pn);
+    const int extra = pn == blk + 1;
+    pn = extra ? blk : pn;
     const int nv = (int)((pn + 7) / 8);
     const int64_t tail = pn - (nv - 1) * 8;
     d1_tile_t t = {
@@ -1366,13 +1435,16 @@ static void d1y_run_block(const fd_conv_problem_t *p, const dc_plan_t *q, const 
         t.w = (const float *)a->w + k * p->ws[0];
         t.y = (float *)a->out + img * p->ys[0] + k * p->ys[1] + p0;
         d1y_table[tail != 8][mr - 1][nv - 1](&t);
+        if (extra)
+            d1y_extra(t.w, p->ws[0], xb + q->c * blk, q->c, mr, t.y + blk, p->ys[1], a->alpha,
+                      a->beta);
     }
 }
 
 static void d1y_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_conv_args_t *a,
                       int par, float *slots)
 {
-    const int64_t blk = D1Y_NV * 8, pl = q->oh * q->ow, pbn = (pl + blk - 1) / blk;
+    const int64_t blk = D1Y_NV * 8, pbn = d1y_blocks(p, q, 0, NULL);
 #ifdef _OPENMP
     const int nt = par ? omp_get_max_threads() : 1;
 #else
@@ -1384,7 +1456,7 @@ static void d1y_items(const fd_conv_problem_t *p, const dc_plan_t *q, const fd_c
 #pragma omp parallel if (par)
     {
 #ifdef _OPENMP
-        float *xb = slots + (int64_t)omp_get_thread_num() * q->c * blk;
+        float *xb = slots + (int64_t)omp_get_thread_num() * q->c * (blk + 1);
 #else
         float *xb = slots;
 #endif
