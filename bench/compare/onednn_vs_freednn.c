@@ -54,7 +54,13 @@
  *   2 cores (measured: oneDNN 8x slower right after a freednn call with 2 threads).
  * - --threads=T re-executes the program with OMP_NUM_THREADS=T and OPENBLAS_NUM_THREADS=T
  *   (both runtimes read them when they load, before main), so oneDNN (OpenMP, libgomp) and
- *   freednn (OpenMP + OpenBLAS) use T threads (at most T with --efficiency).
+ *   freednn (OpenMP + OpenBLAS) use T threads (at most T with --efficiency), and, unless the
+ *   caller set them, OMP_PROC_BIND=spread and OMP_PLACES=cores (benchdnn's advice too): the
+ *   OpenMP threads of both libraries stay one per core. Unbound, Linux woke a sleeping worker
+ *   on its waker's core after each --settle pause, and both threads shared one core, spinning
+ *   at barriers, until the load balancer moved one (~100 ms: the first six 2-thread calls of a
+ *   process at 16 ms, then 1.5 ms, freednn's direct 3x3 256 -> 256 at 14x14 on the 2-vCPU VM,
+ *   2026-12-04), which made medians of 2-thread samples measure the scheduler.
  * - The two results are compared (oneDNN's reordered back to NCHW): the max |difference| over
  *   max |value| is printed per direction, so a speed ratio never hides a wrong answer.
  * Output: per shape and direction one line, then per direction `geomean <dir> speedup=<oneDNN
@@ -839,6 +845,9 @@ int main(int argc, char **argv)
         snprintf(t, sizeof t, "%d", threads);
         setenv("OMP_NUM_THREADS", t, 1);
         setenv("OPENBLAS_NUM_THREADS", t, 1);
+        /* bound OpenMP threads, one per core, unless the caller chose (see the header) */
+        setenv("OMP_PROC_BIND", "spread", 0);
+        setenv("OMP_PLACES", "cores", 0);
         setenv("FD_COMPARE_REEXEC", "1", 1);
         execv("/proc/self/exe", argv);
         perror("execv /proc/self/exe");
