@@ -32,7 +32,7 @@
  * (FREEDNN_CPU_ISA caps it); all three give the same bits, so the result depends only on the
  * FLOAT row's (which are thread-count independent). Conversions run on one thread: they move a
  * few MB where the convolution does GFLOPs, and an OpenMP region beside the pthread OpenBLAS
- * costs more than it saves (src/cpu/gemm.h, fd_cpu_omp_ok).
+ * costs more than it saves (src/cpu/gemm.h, above fd_cpu_team_size).
  * Workspace, exact: FLOAT copies of x, w and y (each rounded up to 64 bytes) + the FLOAT row's.
  */
 #include <stdio.h>

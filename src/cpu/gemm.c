@@ -29,14 +29,6 @@
 #include "../core/backend.h"
 #include "gemm.h"
 
-int fd_cpu_omp_ok(void)
-{
-    static int ok = -1; /* a benign race: every thread computes the same value */
-    if (ok < 0)
-        ok = openblas_get_parallel() == 2;
-    return ok;
-}
-
 int fd_cpu_team_size(void)
 {
 #ifdef _OPENMP

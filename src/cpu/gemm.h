@@ -23,12 +23,11 @@
  * K <= 16 (at partition edges), so the DOUBLE rows do not claim determinism. */
 #define FD_CPU_GEMM_KC_F32 128
 
-/* 1 when OpenMP regions may surround BLAS calls: OpenBLAS is its OpenMP build, sharing one
- * thread pool with ours. With the pthread build (Debian's default) both pools spin-wait after
- * each region and fight for the cores (measured: a 3x3 layer 1.9 ms with serial packing, 1.6
- * to 8.8 ms with OpenMP packing on 2 cores), so packing stays serial and the threads are
- * OpenBLAS's own, which honour OMP_NUM_THREADS (or OPENBLAS_NUM_THREADS) as well. */
-int fd_cpu_omp_ok(void);
+/* OpenMP regions beside BLAS calls: with OpenBLAS's pthread build (Debian's default) both
+ * pools spin-wait after each region and fight for the cores (measured: a 3x3 layer 1.9 ms with
+ * serial packing, 1.6 to 8.8 ms with OpenMP packing around OpenBLAS's own threads on 2 cores).
+ * So no row runs its OpenMP loops while BLAS threads run: the rows below hold BLAS
+ * single-threaded around their own team instead. */
 
 /* Our own team around single-threaded BLAS calls: the GEMM rows' answer to the pthread
  * OpenBLAS above. A row that splits its work itself (fd_cpu_gemm_team, packing by rows or
