@@ -19,6 +19,10 @@
  * from the output's first line boundary; 2026-12-01, MAX with a per-channel operand,
  * n8c64h112w112, one thread, dnnbench median against main back to back: NCHW 1.99-2.08 ->
  * 1.28-1.35 ms, NHWC 1.99-2.10 -> 1.41-1.51 ms, 0.57-0.60 -> 0.79-0.93 of 43.2 GB/s; same bits). A
+ * FLOAT ADD / MUL / MIN / MAX with alpha1 = alpha2 = 1, beta = 0 on a CPU with AVX2 and no
+ * AVX-512 are memop.h's float maps (op_map8; 2026-12-04, NCHW n8c64h112w112, two threads,
+ * dnnbench median: MUL 1.5-2.5 -> 1.17-1.27 ms, MAX per channel 1.93 -> 1.08, MIN 1.66 -> 1.25;
+ * same bits). A
  * TransformTensor of FLOAT whose input has a unit-stride dim other than the output's innermost one
  * (NCHW <-> NHWC) copies in 32 x 32 tiles (transpose_run). AddTensor / OpTensor with an operand
  * that repeats every row of packed tensors (NHWC with a 1xCx1x1 bias or per-channel operand) run as
@@ -34,6 +38,7 @@
 
 #include "../core/tensor_ops.h"
 #include "memop.h"
+#include "vmath.h"
 
 static int view_ok(const fd_tview_t *v, char *why, size_t why_size)
 {
@@ -62,6 +67,7 @@ typedef struct {
     int avx512; /* sqrt_block's path */
     int z;      /* FLOAT blocks streamed with 64-byte stores (fd_cpu_stream_z) */
     int avx512mm; /* FLOAT MIN / MAX, alpha1 = alpha2 = 1, beta = 0: op_minmax_avx512 */
+    int map8;     /* FLOAT ADD / MUL / MIN / MAX, alpha1 = alpha2 = 1, beta = 0 on AVX2: op_map8 */
 } ew_ctx_t;
 
 /* ---- a broadcast operand that repeats every row (NHWC bias, per-channel op) ---------------- */
@@ -201,7 +207,7 @@ cudnnStatus_t fd_tensor_add_cpu_run(const void *problem, const void *args)
     add_plan(p, &e, why, sizeof why);
     char *base[2] = {(char *)a->c, (char *)a->a};
     ew_ctx_t c = {{p->c.dtype, p->a.dtype, p->a.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
-                  fd_cpu_nt_want(&e, base, a->beta), 0, 0, 0};
+                  fd_cpu_nt_want(&e, base, a->beta),    0,        0,   0,       0};
     /* FLOAT without streaming stores (those need copy_run's block): add_run_f32 */
     const fd_cpu_ew_fn fn =
         p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT && !c.nt ? add_run_f32
@@ -324,7 +330,7 @@ cudnnStatus_t fd_tensor_transform_cpu_run(const void *problem, const void *args)
     transform_plan(p, &e, why, sizeof why);
     char *base[2] = {(char *)a->y, (char *)a->x};
     ew_ctx_t c = {{p->y.dtype, p->x.dtype, p->x.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
-                  fd_cpu_nt_want(&e, base, a->beta), 0, 0, 0};
+                  fd_cpu_nt_want(&e, base, a->beta),    0,        0,   0,       0};
     if (!transpose_run(&e, base, &c))
         fd_cpu_ew_run(&e, base, copy_run, &c);
     return CUDNN_STATUS_SUCCESS;
@@ -589,10 +595,78 @@ __attribute__((target("avx512f"))) static void op_minmax_avx512(const ew_ctx_t *
 }
 #endif
 
+#ifdef FD_CPU_HAVE_AVX2_MAP
+/* op_minmax16 in 8 lanes (blends for the NaN lanes) */
+__attribute__((target("avx2"))) static inline __m256 op_minmax8(int mx, int prop, __m256 u,
+                                                                __m256 w)
+{
+    __m256 r = mx ? _mm256_max_ps(u, w) : _mm256_min_ps(u, w);
+    const __m256 un = _mm256_cmp_ps(u, u, _CMP_UNORD_Q), wn = _mm256_cmp_ps(w, w, _CMP_UNORD_Q);
+    if (_mm256_movemask_ps(_mm256_or_ps(un, wn))) {
+        const __m256 qnan = _mm256_set1_ps(NAN);
+        if (prop) {
+            r = _mm256_blendv_ps(r, qnan, _mm256_or_ps(un, wn));
+        } else {
+            r = _mm256_blendv_ps(r, u, _mm256_andnot_ps(un, wn));
+            r = _mm256_blendv_ps(r, qnan, _mm256_and_ps(un, wn)); /* un alone: r is w already */
+        }
+    }
+    return r;
+}
+
+/* FLOAT ADD / MUL / MIN / MAX with alpha1 = alpha2 = 1 and beta = 0 on a CPU with AVX2 and no
+ * AVX-512 (c->map8): op_f32_unit's values (one float operation: the bits of the double one
+ * rounded once; MIN / MAX op_minmax16's rule) as memop.h's float map from registers to out,
+ * streamed when c->nt; b a vector (yinc 1) or one value (yinc 0). */
+__attribute__((target("avx2"))) static void op_map8(const ew_ctx_t *c, int n, const float *x,
+                                                    const float *y, int64_t yinc, float *out)
+{
+    const int prop = c->propagate, mx = c->op == CUDNN_OP_TENSOR_MAX;
+    const __m256 yb = _mm256_set1_ps(y[0]);
+#define OP_MAP8(EXPR)                                                                              \
+    do {                                                                                           \
+        if (yinc) {                                                                                \
+            FD_CPU_AVX2_MAP(n, out, c->nt, OPV);                                                   \
+        } else {                                                                                   \
+            FD_CPU_AVX2_MAP(n, out, c->nt, OPB);                                                   \
+        }                                                                                          \
+    } while (0)
+#define OPV(i, m, f) OPE(FD_CPU_LD8(x + (i), m, f), FD_CPU_LD8(y + (i), m, f))
+#define OPB(i, m, f) OPE(FD_CPU_LD8(x + (i), m, f), yb)
+    switch (c->op) {
+    case CUDNN_OP_TENSOR_ADD:
+#define OPE(u, w) _mm256_add_ps(u, w)
+        OP_MAP8();
+#undef OPE
+        break;
+    case CUDNN_OP_TENSOR_MUL:
+#define OPE(u, w) _mm256_mul_ps(u, w)
+        OP_MAP8();
+#undef OPE
+        break;
+    default: /* MIN, MAX */
+#define OPE(u, w) op_minmax8(mx, prop, u, w)
+        OP_MAP8();
+#undef OPE
+        break;
+    }
+#undef OPV
+#undef OPB
+#undef OP_MAP8
+}
+#endif
+
 static void op_run(const void *ctx, int len, char *const *ptr, const int64_t *inc)
 {
     const ew_ctx_t *c = ctx;
 #ifdef FD_CPU_X86
+#ifdef FD_CPU_HAVE_AVX2_MAP
+    if (c->map8 && inc[0] == 1 && inc[1] == 1 && (inc[2] == 0 || inc[2] == 1)) {
+        op_map8(c, len, (const float *)(const void *)ptr[1], (const float *)(const void *)ptr[2],
+                inc[2], (float *)(void *)ptr[0]);
+        return;
+    }
+#endif
     if (c->avx512mm && inc[0] == 1 && inc[1] == 1 && (inc[2] == 0 || inc[2] == 1)) {
         op_minmax_avx512(c, len, (const float *)(const void *)ptr[1],
                          (const float *)(const void *)ptr[2], inc[2], (float *)(void *)ptr[0]);
@@ -663,14 +737,30 @@ cudnnStatus_t fd_tensor_op_cpu_run(const void *problem, const void *args)
     op_plan(p, &e, why, sizeof why);
     char *base[3] = {(char *)a->c, (char *)a->a, (char *)(is_unary(p->op) ? a->a : a->b)};
     ew_ctx_t c = {{p->c.dtype, p->a.dtype, is_unary(p->op) ? p->a.dtype : p->b.dtype},
-                  a->alpha1, a->alpha2, a->beta, p->op, p->nan == CUDNN_PROPAGATE_NAN, 0.0,
-                  fd_cpu_nt_want(&e, base, a->beta), 0, 0, 0};
+                  a->alpha1,
+                  a->alpha2,
+                  a->beta,
+                  p->op,
+                  p->nan == CUDNN_PROPAGATE_NAN,
+                  0.0,
+                  fd_cpu_nt_want(&e, base, a->beta),
+                  0,
+                  0,
+                  0,
+                  0};
 #ifdef FD_CPU_X86
     c.avx512 = p->op == CUDNN_OP_TENSOR_SQRT && use_avx512();
     c.avx512mm = (p->op == CUDNN_OP_TENSOR_MIN || p->op == CUDNN_OP_TENSOR_MAX) &&
                  p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT &&
                  p->b.dtype == CUDNN_DATA_FLOAT && a->alpha1 == 1.0 && a->alpha2 == 1.0 &&
                  a->beta == 0.0 && use_avx512();
+#ifdef FD_CPU_HAVE_AVX2_MAP
+    c.map8 = (p->op == CUDNN_OP_TENSOR_ADD || p->op == CUDNN_OP_TENSOR_MUL ||
+              p->op == CUDNN_OP_TENSOR_MIN || p->op == CUDNN_OP_TENSOR_MAX) &&
+             p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT &&
+             p->b.dtype == CUDNN_DATA_FLOAT && a->alpha1 == 1.0 && a->alpha2 == 1.0 &&
+             a->beta == 0.0 && fd_vmath_isa() == FD_VMATH_AVX2;
+#endif
 #ifdef FD_CPU_HAVE_STREAM_Z
     /* whole 64-byte lines per streamed store, as the activation rows (2026-12-01) */
     c.z = c.nt && use_avx512();
@@ -731,7 +821,8 @@ cudnnStatus_t fd_tensor_set_cpu_run(const void *problem, const void *args)
     char *base[1] = {(char *)a->y};
     /* no streaming stores: a write-only pass measured slower with them on Zen 4 (its plain
      * stores of whole lines already skip the read-for-ownership) */
-    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, 1.0, 0.0, 0.0, 0, 0, a->value, 0, 0, 0, 0};
+    ew_ctx_t c = {
+        {p->y.dtype, p->y.dtype, p->y.dtype}, 1.0, 0.0, 0.0, 0, 0, a->value, 0, 0, 0, 0, 0};
     fd_cpu_ew_run(&e, base, set_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -755,7 +846,8 @@ cudnnStatus_t fd_tensor_scale_cpu_run(const void *problem, const void *args)
     fd_cpu_ew_t e = {0};
     char why[128];
     one_plan(&p->y, &e, why, sizeof why);
-    ew_ctx_t c = {{p->y.dtype, p->y.dtype, p->y.dtype}, a->alpha, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0};
+    ew_ctx_t c = {
+        {p->y.dtype, p->y.dtype, p->y.dtype}, a->alpha, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0, 0};
     char *base[1] = {(char *)a->y};
     fd_cpu_ew_run(&e, base, scale_run, &c);
     return CUDNN_STATUS_SUCCESS;

@@ -15,7 +15,7 @@
  * one and two threads. Inputs are checked unchanged.
  * Covered: activation forward / backward, every mode, both NaN options, NaN inputs;
  * AddTensor (full and bias broadcast), OpTensor (every op, b full and broadcast; FLOAT MAX and
- * ADD also with 16 MiB outputs, the streamed stores), SetTensor,
+ * ADD, the exact activation modes, also with 16 MiB outputs, the streamed stores), SetTensor,
  * ScaleTensor, TransformTensor (layout-changing copies);
  * dtypes FLOAT, DOUBLE, HALF, BFLOAT16; layouts NCHW, NHWC, padded strides and 5-d; odd sizes
  * and sizes above the threading threshold; alpha / beta (1, 0) and (0.5, 0.25); in place.
@@ -274,6 +274,17 @@ int main(void)
                 shape_t xo = make_shape(4, small, (layout_t)((l + 1) % L_COUNT));
                 test_transform(&s, &xo, dt, ab[k][1], tag);
             }
+            /* unit alphas, beta 0: FLOAT's one-operation maps (on AVX2 op_map8: b full, per
+             * channel as a run of one value in NCHW, a replicated row in NHWC) */
+            op_a1 = 1.0, op_a2 = 1.0;
+            for (int op = 0; op <= (int)CUDNN_OP_TENSOR_MAX; op++)
+                for (int nan = 0; nan < 2; nan++) {
+                    test_op(&s, &s, dt, (cudnnOpTensorOp_t)op, (cudnnNanPropagation_t)nan, 0.0,
+                            tag);
+                    test_op(&s, &bc, dt, (cudnnOpTensorOp_t)op, (cudnnNanPropagation_t)nan, 0.0,
+                            tag);
+                }
+            op_a1 = 0.5, op_a2 = -1.25;
             test_set_scale(&s, dt, tag);
             test_set_scale(&s5, dt, tag5);
             if (dt == CUDNN_DATA_FLOAT || dt == CUDNN_DATA_HALF) { /* above the threading threshold */
@@ -321,6 +332,13 @@ int main(void)
                         tagh);
             }
             op_a1 = 0.5, op_a2 = -1.25;
+            /* the exact activation modes with alpha 1, beta 0: on AVX2 float maps streamed from
+             * registers, 32-byte stores from the output's first 32-byte boundary */
+            const cudnnActivationMode_t em[3] = {
+                CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU, CUDNN_ACTIVATION_IDENTITY};
+            for (int m = 0; m < 4; m++)
+                test_act(&h, CUDNN_DATA_FLOAT, em[m % 3], (cudnnNanPropagation_t)(m & 1), 1.0, 0.0,
+                         0, 0, tagh);
         }
     }
     printf("test_cpu_memops: %d cases, %d failures\n", cases, failures);
