@@ -105,8 +105,13 @@
  *   walk (per activation, in double on AVX2) takes AVX2 forms of the per-lane sums (lstats_ /
  *   lbsum_f32_avx2: 16 lanes over all rows) and element passes (outf_ / out_ / bdx_f32_avx2,
  *   also the rows walk's inference), with the same bits (n8c64h16w16 hot, one thread, NCHW:
- *   training 2.1 -> 1.0 ns an element, backward 2.1 -> 1.3; the pf_* float kernels of
- *   AVX-512 have no AVX2 form yet).
+ *   training 2.1 -> 1.0 ns an element, backward 2.1 -> 1.3). FLOAT data and parameters in
+ *   NCHW order per activation take AVX2 forms of the in-place float kernels
+ *   (pa_*_direct_f32_avx2, pf_*1's operations in 8 lanes; inference in float too): whole
+ *   lines per row and step, every row's result made before the first store (4 KiB aliasing),
+ *   backward rows outer over the tile (DRAM pages); n8c64h112w112, two threads, dnnbench
+ *   median (2026-12-04): inference 2.8-2.9 -> 1.8 ms, training 3.8-4.1 -> 2.5-2.6, backward
+ *   6.1-6.3 -> 4.3-4.5.
  * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
  *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
  *   between the passes; each unit ends with an sfence.
@@ -1526,6 +1531,297 @@ BN_AVX512 static void pa_train_direct_f32_avx512(int L, int64_t R, const float *
         pa_train_direct_body(L, R, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 0);
 }
 
+/* ---- the in-place per-activation kernels on AVX2 without AVX-512 ----------------------------
+ * pf_*16 and pa_*_direct_f32_avx512 in 8 lanes (FLOAT data and parameters in NCHW order): the
+ * same operations lane for lane as pf_*1, so a position's bits do not depend on the ISA's
+ * vector width either. Inference computes in float here too (pf_infer_ab8; AVX-512 keeps double,
+ * where float measured slower from memory): the double path's conversions and 4-lane 1 / sqrt
+ * set the pace on AVX2 (n8c64h112w112, one thread: inference 5.7, training 8.7, backward 12.2
+ * ms through the tile walk's double kernels; 2026-12-04, Zen 3). Inference and training
+ * prefetch rows and parameters PA_PF floats ahead, a line per 16 positions, as the AVX-512
+ * forms; backward walks rows outer (pa_bwd_direct_f32_avx2). */
+#define BN_AVX2F __attribute__((target("avx2")))
+
+BN_AVX2F __attribute__((always_inline)) static inline void pf_out8(float *y, __m256 w, float alpha,
+                                                                   float beta, int ntk)
+{
+    if (alpha != 1.0f)
+        w = _mm256_mul_ps(_mm256_set1_ps(alpha), w);
+    if (beta != 0.0f)
+        w = _mm256_add_ps(w, _mm256_mul_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(y)));
+    if (ntk == 2) {
+        _mm256_stream_ps(y, w);
+    } else if (ntk == 1) {
+        _mm_stream_ps(y, _mm256_castps256_ps128(w));
+        _mm_stream_ps(y + 4, _mm256_extractf128_ps(w, 1));
+    } else {
+        _mm256_storeu_ps(y, w);
+    }
+}
+
+/* y = alpha (x a + b) [+ beta y] of R rows of nh x 8 positions, the rows from xs when not NULL.
+ * nh 2 covers whole lines: the rows of a per-activation tile lie a power of 2 apart and share
+ * L1 sets, and half-line steps had every line fetched twice. With R == PA_KEEP (batch) every
+ * result is made before the first store: a load of row r + 1 issued after the store of row r
+ * sits at the same address modulo 4 KiB (the rows and tensors are a power of 2 apart) and
+ * waited for that store (interleaved, inference ran at 8.1 ms instead of 2.8 through the double
+ * path; n8c64h112w112, two threads). */
+BN_AVX2F __attribute__((always_inline)) static inline void
+pf_apply8(int64_t R, const float *x, float *y, int64_t rs, __m256 (*xs)[2], const __m256 *a,
+          const __m256 *b, float alpha, float beta, int ntk, const int nh, const int batch)
+{
+    if (batch) {
+        __m256 w[PA_KEEP][2];
+        _Pragma("GCC unroll 8") for (int r = 0; r < PA_KEEP; r++) for (int h = 0; h < nh; h++)
+        {
+            const __m256 xv = xs ? xs[r][h] : _mm256_loadu_ps(x + r * rs + 8 * h);
+            w[r][h] = _mm256_add_ps(_mm256_mul_ps(xv, a[h]), b[h]);
+        }
+        _Pragma("GCC unroll 8") for (int r = 0; r < PA_KEEP; r++) for (int h = 0; h < nh; h++)
+            pf_out8(y + r * rs + 8 * h, w[r][h], alpha, beta, ntk);
+        return;
+    }
+    for (int64_t r = 0; r < R; r++)
+        for (int h = 0; h < nh; h++) {
+            const __m256 xv = xs ? xs[r][h] : _mm256_loadu_ps(x + r * rs + 8 * h);
+            pf_out8(y + r * rs + 8 * h, _mm256_add_ps(_mm256_mul_ps(xv, a[h]), b[h]), alpha, beta,
+                    ntk);
+        }
+}
+
+#define PF_STORE8(p, v, al, be)                                                                    \
+    do {                                                                                           \
+        __m256 r_ = _mm256_mul_ps(_mm256_set1_ps((float)(al)), (v));                               \
+        if ((be) != 0.0)                                                                           \
+            r_ =                                                                                   \
+                _mm256_add_ps(r_, _mm256_mul_ps(_mm256_set1_ps((float)(be)), _mm256_loadu_ps(p))); \
+        _mm256_storeu_ps((p), r_);                                                                 \
+    } while (0)
+
+/* 1 / sqrt(v) of 8 floats, correctly rounded steps (sqrtps, divps): pf_*1's operations */
+BN_AVX2F __attribute__((always_inline)) static inline __m256 pf_rsqrt8(__m256 v)
+{
+    return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(v));
+}
+
+/* inference of one position in scalar float: pf_infer8's operations */
+static inline void pf_infer1(int64_t R, const float *x, float *y, int64_t rs, float sc, float bi,
+                             float mean, float var, float eps, float alpha, float beta)
+{
+    const float iv = 1.0f / __builtin_sqrtf(var + eps), a = sc * iv, b = bi - mean * a;
+    for (int64_t r = 0; r < R; r++)
+        pf_out1(y + r * rs, x[r * rs] * a + b, alpha, beta);
+}
+
+/* The steady prefetch of the direct kernels: every row's run and n parameter runs, pfd floats
+ * ahead; called once per 16 positions. */
+static inline void pa_prefetch(int64_t R, const float *x, int64_t rs, const float *const *par,
+                               int n, int64_t j, int pfd)
+{
+    for (int64_t r = 0; r < R; r++)
+        _mm_prefetch((const char *)(x + r * rs + j + pfd), _MM_HINT_T1);
+    for (int i = 0; i < n; i++)
+        _mm_prefetch((const char *)(par[i] + j + pfd), _MM_HINT_T1);
+}
+
+/* pf_infer_ab16 and pf_apply16 on nh x 8 positions */
+BN_AVX2F __attribute__((always_inline)) static inline void
+pf_infer8(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
+          const float *mean, const float *var, __m256 E, float alpha, float beta, int ntk,
+          const int nh, const int batch)
+{
+    __m256 a[2], b[2];
+    for (int h = 0; h < nh; h++) {
+        const __m256 iv = pf_rsqrt8(_mm256_add_ps(_mm256_loadu_ps(var + 8 * h), E));
+        a[h] = _mm256_mul_ps(_mm256_loadu_ps(sc + 8 * h), iv);
+        b[h] = _mm256_sub_ps(_mm256_loadu_ps(bi + 8 * h),
+                             _mm256_mul_ps(_mm256_loadu_ps(mean + 8 * h), a[h]));
+    }
+    pf_apply8(R, x, y, rs, NULL, a, b, alpha, beta, ntk, nh, batch);
+}
+
+BN_AVX2F __attribute__((always_inline)) static inline void
+pa_infer_direct8_body(int L, int64_t R, const float *x, float *y, int64_t rs, const float *sc,
+                      const float *bi, const float *mean, const float *var, double eps,
+                      double alpha, double beta, int nt, int pfd, const int batch)
+{
+    BN_NTK(y);
+    const float ef = (float)eps, af = (float)alpha, bf = (float)beta;
+    const __m256 E = _mm256_set1_ps(ef);
+    const float *const par[4] = {sc, bi, mean, var};
+    int j = 0;
+    for (; j + 16 <= L; j += 16) {
+        if (pfd > 0)
+            pa_prefetch(R, x, rs, par, 4, j, pfd);
+        pf_infer8(R, x + j, y + j, rs, sc + j, bi + j, mean + j, var + j, E, af, bf, ntk, 2, batch);
+    }
+    if (j + 8 <= L) {
+        pf_infer8(R, x + j, y + j, rs, sc + j, bi + j, mean + j, var + j, E, af, bf, ntk, 1, batch);
+        j += 8;
+    }
+    for (; j < L; j++)
+        pf_infer1(R, x + j, y + j, rs, sc[j], bi[j], mean[j], var[j], ef, af, bf);
+}
+
+BN_AVX2F static void pa_infer_direct_f32_avx2(int L, int64_t R, const float *x, float *y,
+                                              int64_t rs, const float *sc, const float *bi,
+                                              const float *mean, const float *var, double eps,
+                                              double alpha, double beta, int nt, int pfd)
+{
+    if (R == PA_KEEP)
+        pa_infer_direct8_body(L, PA_KEEP, x, y, rs, sc, bi, mean, var, eps, alpha, beta, nt, pfd,
+                              1);
+    else
+        pa_infer_direct8_body(L, R, x, y, rs, sc, bi, mean, var, eps, alpha, beta, nt, pfd, 0);
+}
+
+/* pf_train_ab16 / pf_train16 on nh x 8 positions */
+BN_AVX2F __attribute__((always_inline)) static inline void
+pf_train8(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
+          __m256 E, __m256 RM, __m256 UB, float *rm, float *rv, float *sm, float *si, double f,
+          float alpha, float beta, int ntk, const int keep, const int nh)
+{
+    const __m256 Z = _mm256_setzero_ps();
+    __m256 K[2], s1[2] = {Z, Z}, s2[2] = {Z, Z}, xs[PA_KEEP][2], a[2], b[2];
+    for (int h = 0; h < nh; h++)
+        K[h] = _mm256_loadu_ps(x + 8 * h);
+    _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++) for (int h = 0; h < nh; h++)
+    {
+        const __m256 xv = _mm256_loadu_ps(x + r * rs + 8 * h);
+        if (keep)
+            xs[r][h] = xv;
+        const __m256 d = _mm256_sub_ps(xv, K[h]);
+        s1[h] = _mm256_add_ps(s1[h], d);
+        s2[h] = _mm256_add_ps(s2[h], _mm256_mul_ps(d, d));
+    }
+    for (int h = 0; h < nh; h++) {
+        const __m256 m1 = _mm256_mul_ps(s1[h], RM);
+        __m256 v = _mm256_mul_ps(_mm256_sub_ps(s2[h], _mm256_mul_ps(s1[h], m1)), RM);
+        v = _mm256_blendv_ps(v, Z, _mm256_cmp_ps(v, Z, _CMP_LT_OQ)); /* NaN stays */
+        const __m256 mu = _mm256_add_ps(K[h], m1);
+        const __m256 iv = pf_rsqrt8(_mm256_add_ps(v, E));
+        a[h] = _mm256_mul_ps(_mm256_loadu_ps(sc + 8 * h), iv);
+        b[h] = _mm256_sub_ps(_mm256_loadu_ps(bi + 8 * h), _mm256_mul_ps(mu, a[h]));
+        if (rm != NULL)
+            PF_STORE8(rm + 8 * h, mu, f, 1.0 - f);
+        if (rv != NULL)
+            PF_STORE8(rv + 8 * h, _mm256_mul_ps(v, UB), f, 1.0 - f);
+        if (sm != NULL) {
+            _mm256_storeu_ps(sm + 8 * h, mu);
+            _mm256_storeu_ps(si + 8 * h, iv);
+        }
+    }
+    pf_apply8(R, x, y, rs, keep ? xs : NULL, a, b, alpha, beta, ntk, nh, keep);
+}
+
+/* one step of nh x 8 positions of the direct training (o's outputs at position j) */
+#define PA_TRAIN8_STEP(j, nh)                                                                      \
+    pf_train8(R, x + (j), y + (j), rs, sc + (j), bi + (j), E, RM, UB,                              \
+              o->run_mean ? o->run_mean + (j) : NULL, o->run_var ? o->run_var + (j) : NULL,        \
+              o->save_mean ? o->save_mean + (j) : NULL, o->save_mean ? o->save_inv + (j) : NULL,   \
+              f, (float)alpha, (float)beta, ntk, keep, nh)
+
+BN_AVX2F __attribute__((always_inline)) static inline void
+pa_train_direct8_body(int L, int64_t R, const float *x, float *y, int64_t rs, const float *sc,
+                      const float *bi, double eps, double M, const pa_outs_t *o, double alpha,
+                      double beta, int nt, int pfd, const int keep)
+{
+    BN_NTK(y);
+    const double f = o->factor;
+    const __m256 E = _mm256_set1_ps((float)eps), RM = _mm256_set1_ps((float)(1.0 / M)),
+                 UB = _mm256_set1_ps((float)(M / (M - 1.0)));
+    const float *const par[2] = {sc, bi};
+    int j = 0;
+    for (; j + 16 <= L; j += 16) {
+        if (pfd > 0)
+            pa_prefetch(R, x, rs, par, 2, j, pfd);
+        PA_TRAIN8_STEP(j, 2);
+    }
+    if (j + 8 <= L) {
+        PA_TRAIN8_STEP(j, 1);
+        j += 8;
+    }
+    for (; j < L; j++)
+        pf_train1(R, x + j, y + j, rs, sc[j], bi[j], eps, M, o->run_mean ? o->run_mean + j : NULL,
+                  o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
+                  o->save_mean ? o->save_inv + j : NULL, f, (float)alpha, (float)beta);
+}
+#undef PA_TRAIN8_STEP
+
+BN_AVX2F static void pa_train_direct_f32_avx2(int L, int64_t R, const float *x, float *y,
+                                              int64_t rs, const float *sc, const float *bi,
+                                              double eps, double M, const pa_outs_t *o,
+                                              double alpha, double beta, int nt, int pfd)
+{
+    if (R == PA_KEEP)
+        pa_train_direct8_body(L, PA_KEEP, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 1);
+    else
+        pa_train_direct8_body(L, R, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 0);
+}
+
+/* Backward per activation, FLOAT NCHW with the saved statistics, on AVX2: pf_bwd1's operations
+ * in 8 lanes, rows outer over the tile (each lane adds its rows in order, so the bits are
+ * pf_bwd1's): the sums of dy and dy xhat row by row into L1 arrays, then dx row by row. Each
+ * row is read as one contiguous run of the tile (L floats); the lanes-outer form of the AVX-512
+ * kernel, 64 bytes of each of 24 rows per step, ran at 6.7-7.2 ms against 6.1 for the double
+ * rows-outer path (n8c64h112w112, two threads: DRAM pages, not arithmetic; prefetch distance
+ * made no difference). */
+BN_AVX2F static void pa_bwd_direct_f32_avx2(int L, int64_t R, const float *x, const float *dy,
+                                            float *dx, int64_t rs, double M, const pa_bwd_t *g,
+                                            double alpha, double beta, int nt, int pfd)
+{
+    (void)pfd;
+    BN_NTK(dx);
+    const float RMf = (float)(1.0 / M), af = (float)alpha, bf = (float)beta;
+    float gs[LMAX] __attribute__((aligned(32))), hs[LMAX] __attribute__((aligned(32)));
+    float mg[LMAX] __attribute__((aligned(32))), mx[LMAX] __attribute__((aligned(32)));
+    float fs[LMAX] __attribute__((aligned(32)));
+    const float *const mean = g->mean, *const inv = g->inv;
+    const int L8 = L & ~7;
+    for (int j = 0; j < L; j++)
+        gs[j] = 0.0f, hs[j] = 0.0f;
+    for (int64_t r = 0; r < R; r++) {
+        const float *xr = x + r * rs, *er = dy + r * rs;
+        for (int j = 0; j < L8; j += 8) {
+            const __m256 e = _mm256_loadu_ps(er + j);
+            const __m256 xh =
+                _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xr + j), _mm256_loadu_ps(mean + j)),
+                              _mm256_loadu_ps(inv + j));
+            _mm256_store_ps(gs + j, _mm256_add_ps(_mm256_load_ps(gs + j), e));
+            _mm256_store_ps(hs + j, _mm256_add_ps(_mm256_load_ps(hs + j), _mm256_mul_ps(e, xh)));
+        }
+        for (int j = L8; j < L; j++) {
+            const float e = er[j], xh = (xr[j] - mean[j]) * inv[j];
+            gs[j] = gs[j] + e;
+            hs[j] = hs[j] + e * xh;
+        }
+    }
+    const float ap = (float)g->ap, bp = (float)g->bp;
+    for (int j = 0; j < L; j++) { /* pf_bwd1's finish, lane by lane */
+        mg[j] = gs[j] * RMf, mx[j] = hs[j] * RMf, fs[j] = g->sc[j] * inv[j];
+        g->dscale[j] = g->bp != 0.0 ? ap * hs[j] + bp * g->dscale[j] : ap * hs[j];
+        g->dbias[j] = g->bp != 0.0 ? ap * gs[j] + bp * g->dbias[j] : ap * gs[j];
+    }
+    for (int64_t r = 0; r < R; r++) {
+        const float *xr = x + r * rs, *er = dy + r * rs;
+        float *dr = dx + r * rs;
+        for (int j = 0; j < L8; j += 8) {
+            const __m256 xh =
+                _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xr + j), _mm256_loadu_ps(mean + j)),
+                              _mm256_loadu_ps(inv + j));
+            const __m256 e = _mm256_sub_ps(_mm256_loadu_ps(er + j), _mm256_load_ps(mg + j));
+            pf_out8(dr + j,
+                    _mm256_mul_ps(_mm256_load_ps(fs + j),
+                                  _mm256_sub_ps(e, _mm256_mul_ps(xh, _mm256_load_ps(mx + j)))),
+                    af, bf, ntk);
+        }
+        for (int j = L8; j < L; j++) {
+            const float xh = (xr[j] - mean[j]) * inv[j], e = er[j] - mg[j];
+            pf_out1(dr + j, fs[j] * (e - xh * mx[j]), af, bf);
+        }
+    }
+}
+
 /* Per activation in NHWC order, FLOAT, C a multiple of 16 (pa_nhwc_*): a parameter tensor is
  * 1 x C x H x W (channel c, position s at c S + s) while x holds a position's channels side
  * by side. A block of 16 positions x 16 channels of each parameter (16 runs of one line) is
@@ -2630,11 +2926,14 @@ BN_AVX2 static void rbdx_f32_avx2(int L, int64_t R, const float *x, const float 
 /* The per-activation AVX-512 kernels above serve this problem. */
 static int pa_avx512(const bn_plan_t *b);
 
-/* ... and its parameters are FLOAT in NCHW order: the direct kernels read them in place. */
+/* FLOAT data and parameters in NCHW order per activation: the direct kernels read them in
+ * place, 1 the AVX-512 forms (pa_*_direct_f32_avx512), 2 their AVX2 forms (_avx2), else 0. */
 static int pa_direct(const bn_plan_t *b)
 {
-    return pa_avx512(b) && !b->tile_nhwc && b->dt == CUDNN_DATA_FLOAT &&
-           b->p->sb.dtype == CUDNN_DATA_FLOAT && b->p->mv.dtype == CUDNN_DATA_FLOAT;
+    if (b->eng != ENG_TILE || !b->fast || b->dt != CUDNN_DATA_FLOAT || b->tile_nhwc ||
+        b->p->sb.dtype != CUDNN_DATA_FLOAT || b->p->mv.dtype != CUDNN_DATA_FLOAT)
+        return 0;
+    return bn_avx512() ? 1 : bn_avx2() ? 2 : 0;
 }
 
 static int pa_avx512(const bn_plan_t *b)
@@ -3572,7 +3871,7 @@ cudnnStatus_t fd_bn_fwd_infer_cpu_run(const void *problem, const void *args)
 #if BN_HAVE_NT
             if (direct) {
                 lset_t ls = tile_at(&b, t);
-                pa_infer_direct_f32_avx512(
+                (direct == 1 ? pa_infer_direct_f32_avx512 : pa_infer_direct_f32_avx2)(
                     ls.L, b.N, (const float *)a->x + ls.g0, (float *)a->y + ls.g0, b.v.n,
                     (const float *)a->scale + ls.g0, (const float *)a->bias + ls.g0,
                     (const float *)a->mean + ls.g0, (const float *)a->var + ls.g0, b.p->epsilon,
@@ -3685,7 +3984,7 @@ cudnnStatus_t fd_bn_fwd_train_cpu_run(const void *problem, const void *args)
                 if (a->save_mean != NULL)
                     o.save_mean = (float *)a->save_mean + ls.g0,
                     o.save_inv = (float *)a->save_inv + ls.g0;
-                pa_train_direct_f32_avx512(
+                (direct == 1 ? pa_train_direct_f32_avx512 : pa_train_direct_f32_avx2)(
                     ls.L, b.N, (const float *)a->x + ls.g0, (float *)a->y + ls.g0, b.v.n,
                     (const float *)a->scale + ls.g0, (const float *)a->bias + ls.g0, b.p->epsilon,
                     (double)b.M, &o, a->alpha, a->beta, nt, PA_PF);
@@ -3791,7 +4090,7 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
             return CUDNN_STATUS_SUCCESS;
         }
 #endif
-        const int direct = pa_direct(&b) && a->mean != NULL;
+        const int direct = a->mean != NULL ? pa_direct(&b) : 0;
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t t = 0; t < tiles_of(&b); t++) {
 #if BN_HAVE_NT
@@ -3804,9 +4103,10 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
                               (float *)a->dbias + ls.g0,
                               a->alpha_param,
                               a->beta_param};
-                pa_bwd_direct_f32_avx512(ls.L, b.N, (const float *)a->x + ls.g0,
-                                         (const float *)a->dy + ls.g0, (float *)a->dx + ls.g0,
-                                         b.v.n, (double)b.M, &g, a->alpha, a->beta, nt, PA_PF_BWD);
+                (direct == 1 ? pa_bwd_direct_f32_avx512 : pa_bwd_direct_f32_avx2)(
+                    ls.L, b.N, (const float *)a->x + ls.g0, (const float *)a->dy + ls.g0,
+                    (float *)a->dx + ls.g0, b.v.n, (double)b.M, &g, a->alpha, a->beta, nt,
+                    PA_PF_BWD);
                 nt_fence(nt);
                 continue;
             }

@@ -922,6 +922,17 @@ int main(int argc, char **argv)
         k.run_null = 0, k.factor = 1.0, k.fillk = 2;
         run_bn_case(&k);
     }
+    /* per activation above the streaming-store threshold (4.7 MB outputs), FLOAT NCHW: rows
+     * streamed in 32-byte and in 16-byte stores (outputs 0 and 4 floats past a line) */
+    {
+        const int d_big[4] = {8, 16, 96, 96};
+        for (int off = 0; off <= 4; off += 4) {
+            bcase_t k =
+                base_case(4, d_big, LY_NCHW, CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION);
+            k.yoff = off, k.fillk = 1;
+            run_bn_case(&k);
+        }
+    }
     /* per activation in NHWC order with C a multiple of 16 (the transposing kernels): a short
      * last block of positions (S = 35, 33), two channel chunks (C = 80), 8 images, gaps between
      * images, factor 1 (running statistics not read), no running / saved statistics, outputs
