@@ -16,6 +16,13 @@ threads=${THREADS:-1}
 iters=${ITERS:-20}
 mkdir -p "$out"
 cd "$(dirname "$0")/.." || exit 2
+# Threads bound one per core unless the caller says otherwise (both for bench/membw's reading
+# and for the ops): unbound, a woken OpenMP worker was at times placed on the master's core on
+# the 2-vCPU VMs, and a line ran at half speed for that sample (the same measure as
+# bench/compare's --threads re-exec).
+if [ "$threads" -gt 1 ]; then
+    export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-cores}
+fi
 make -s -C bench/membw >/dev/null 2>&1 || { echo "cpu_memops: cannot build bench/membw"; exit 2; }
 OMP_NUM_THREADS=$threads bench/membw/membw --reps=5 | tee "$out/membw.txt"
 # the bandwidth: the best of copy / scale / triad at this thread count (STREAM byte counting)

@@ -107,11 +107,12 @@
  *   also the rows walk's inference), with the same bits (n8c64h16w16 hot, one thread, NCHW:
  *   training 2.1 -> 1.0 ns an element, backward 2.1 -> 1.3). FLOAT data and parameters in
  *   NCHW order per activation take AVX2 forms of the in-place float kernels
- *   (pa_*_direct_f32_avx2, pf_*1's operations in 8 lanes; inference in float too): whole
- *   lines per row and step, every row's result made before the first store (4 KiB aliasing),
- *   backward rows outer over the tile (DRAM pages); n8c64h112w112, two threads, dnnbench
- *   median (2026-12-04): inference 2.8-2.9 -> 1.8 ms, training 3.8-4.1 -> 2.5-2.6, backward
- *   6.1-6.3 -> 4.3-4.5.
+ *   (pa_*_direct_f32_avx2, pf_*1's operations in 8 lanes; inference in float too), rows outer
+ *   over the tile (lanes outer, the AVX-512 kernels' order, waited on 4 KiB aliasing and DRAM
+ *   pages); in NHWC order (C a multiple of 16) the transposing kernels' AVX2 forms
+ *   (pa_nhwc_*_f32_avx2). n8c64h112w112, two threads, dnnbench median, spatial and per
+ *   activation in one process (2026-12-04): NCHW inference 3.2-4.5 -> 1.5-1.8 ms, training
+ *   4.3-5.2 -> 2.5-2.8, backward 5.2-5.4 -> 4.4-4.6; NHWC 3.2 -> 1.7, 6.2 -> 2.7, 6.2 -> 4.4.
  * - Outputs of 4 MiB and more with beta = 0 on the vector kernels are written with
  *   non-temporal stores (SSE, every x86-64): no read for ownership, and x is not evicted
  *   between the passes; each unit ends with an sfence.
@@ -1537,9 +1538,8 @@ BN_AVX512 static void pa_train_direct_f32_avx512(int L, int64_t R, const float *
  * vector width either. Inference computes in float here too (pf_infer_ab8; AVX-512 keeps double,
  * where float measured slower from memory): the double path's conversions and 4-lane 1 / sqrt
  * set the pace on AVX2 (n8c64h112w112, one thread: inference 5.7, training 8.7, backward 12.2
- * ms through the tile walk's double kernels; 2026-12-04, Zen 3). Inference and training
- * prefetch rows and parameters PA_PF floats ahead, a line per 16 positions, as the AVX-512
- * forms; backward walks rows outer (pa_bwd_direct_f32_avx2). */
+ * ms through the tile walk's double kernels; 2026-12-04, Zen 3). Unlike the AVX-512 forms
+ * they walk the tile's rows outer (see pa_infer_direct_f32_avx2). */
 #define BN_AVX2F __attribute__((target("avx2")))
 
 BN_AVX2F __attribute__((always_inline)) static inline void pf_out8(float *y, __m256 w, float alpha,
@@ -1559,34 +1559,14 @@ BN_AVX2F __attribute__((always_inline)) static inline void pf_out8(float *y, __m
     }
 }
 
-/* y = alpha (x a + b) [+ beta y] of R rows of nh x 8 positions, the rows from xs when not NULL.
- * nh 2 covers whole lines: the rows of a per-activation tile lie a power of 2 apart and share
- * L1 sets, and half-line steps had every line fetched twice. With R == PA_KEEP (batch) every
- * result is made before the first store: a load of row r + 1 issued after the store of row r
- * sits at the same address modulo 4 KiB (the rows and tensors are a power of 2 apart) and
- * waited for that store (interleaved, inference ran at 8.1 ms instead of 2.8 through the double
- * path; n8c64h112w112, two threads). */
+/* y = alpha (x a + b) [+ beta y] of 16 channels (two halves) of one row (NHWC blocks) */
 BN_AVX2F __attribute__((always_inline)) static inline void
-pf_apply8(int64_t R, const float *x, float *y, int64_t rs, __m256 (*xs)[2], const __m256 *a,
-          const __m256 *b, float alpha, float beta, int ntk, const int nh, const int batch)
+pf_apply16x2(const float *x, float *y, const __m256 *a, const __m256 *b, float alpha, float beta,
+             int ntk)
 {
-    if (batch) {
-        __m256 w[PA_KEEP][2];
-        _Pragma("GCC unroll 8") for (int r = 0; r < PA_KEEP; r++) for (int h = 0; h < nh; h++)
-        {
-            const __m256 xv = xs ? xs[r][h] : _mm256_loadu_ps(x + r * rs + 8 * h);
-            w[r][h] = _mm256_add_ps(_mm256_mul_ps(xv, a[h]), b[h]);
-        }
-        _Pragma("GCC unroll 8") for (int r = 0; r < PA_KEEP; r++) for (int h = 0; h < nh; h++)
-            pf_out8(y + r * rs + 8 * h, w[r][h], alpha, beta, ntk);
-        return;
-    }
-    for (int64_t r = 0; r < R; r++)
-        for (int h = 0; h < nh; h++) {
-            const __m256 xv = xs ? xs[r][h] : _mm256_loadu_ps(x + r * rs + 8 * h);
-            pf_out8(y + r * rs + 8 * h, _mm256_add_ps(_mm256_mul_ps(xv, a[h]), b[h]), alpha, beta,
-                    ntk);
-        }
+    for (int h = 0; h < 2; h++)
+        pf_out8(y + 8 * h, _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(x + 8 * h), a[h]), b[h]),
+                alpha, beta, ntk);
 }
 
 #define PF_STORE8(p, v, al, be)                                                                    \
@@ -1613,73 +1593,47 @@ static inline void pf_infer1(int64_t R, const float *x, float *y, int64_t rs, fl
         pf_out1(y + r * rs, x[r * rs] * a + b, alpha, beta);
 }
 
-/* The steady prefetch of the direct kernels: every row's run and n parameter runs, pfd floats
- * ahead; called once per 16 positions. */
-static inline void pa_prefetch(int64_t R, const float *x, int64_t rs, const float *const *par,
-                               int n, int64_t j, int pfd)
-{
-    for (int64_t r = 0; r < R; r++)
-        _mm_prefetch((const char *)(x + r * rs + j + pfd), _MM_HINT_T1);
-    for (int i = 0; i < n; i++)
-        _mm_prefetch((const char *)(par[i] + j + pfd), _MM_HINT_T1);
-}
-
-/* pf_infer_ab16 and pf_apply16 on nh x 8 positions */
-BN_AVX2F __attribute__((always_inline)) static inline void
-pf_infer8(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
-          const float *mean, const float *var, __m256 E, float alpha, float beta, int ntk,
-          const int nh, const int batch)
-{
-    __m256 a[2], b[2];
-    for (int h = 0; h < nh; h++) {
-        const __m256 iv = pf_rsqrt8(_mm256_add_ps(_mm256_loadu_ps(var + 8 * h), E));
-        a[h] = _mm256_mul_ps(_mm256_loadu_ps(sc + 8 * h), iv);
-        b[h] = _mm256_sub_ps(_mm256_loadu_ps(bi + 8 * h),
-                             _mm256_mul_ps(_mm256_loadu_ps(mean + 8 * h), a[h]));
-    }
-    pf_apply8(R, x, y, rs, NULL, a, b, alpha, beta, ntk, nh, batch);
-}
-
-BN_AVX2F __attribute__((always_inline)) static inline void
-pa_infer_direct8_body(int L, int64_t R, const float *x, float *y, int64_t rs, const float *sc,
-                      const float *bi, const float *mean, const float *var, double eps,
-                      double alpha, double beta, int nt, int pfd, const int batch)
-{
-    BN_NTK(y);
-    const float ef = (float)eps, af = (float)alpha, bf = (float)beta;
-    const __m256 E = _mm256_set1_ps(ef);
-    const float *const par[4] = {sc, bi, mean, var};
-    int j = 0;
-    for (; j + 16 <= L; j += 16) {
-        if (pfd > 0)
-            pa_prefetch(R, x, rs, par, 4, j, pfd);
-        pf_infer8(R, x + j, y + j, rs, sc + j, bi + j, mean + j, var + j, E, af, bf, ntk, 2, batch);
-    }
-    if (j + 8 <= L) {
-        pf_infer8(R, x + j, y + j, rs, sc + j, bi + j, mean + j, var + j, E, af, bf, ntk, 1, batch);
-        j += 8;
-    }
-    for (; j < L; j++)
-        pf_infer1(R, x + j, y + j, rs, sc[j], bi[j], mean[j], var[j], ef, af, bf);
-}
-
+/* Inference per activation, FLOAT NCHW, on AVX2: the factors of the tile's positions first
+ * (pf_infer1's operations, 8 lanes), then y = x a + b rows outer, each row one contiguous run
+ * of the tile; positions past the last 8 by pf_infer1. Lanes outer (16 positions of every row
+ * per step, as the AVX-512 kernel) ran 1.9 ms alone but 4.2 after other calls in the same
+ * process (n8c64h112w112, two threads): the rows and tensors lie a power of 2 apart, and
+ * whether a step's loads waited for the stores of the step before (4 KiB aliasing) depended
+ * on where the buffers landed. */
 BN_AVX2F static void pa_infer_direct_f32_avx2(int L, int64_t R, const float *x, float *y,
                                               int64_t rs, const float *sc, const float *bi,
                                               const float *mean, const float *var, double eps,
                                               double alpha, double beta, int nt, int pfd)
 {
-    if (R == PA_KEEP)
-        pa_infer_direct8_body(L, PA_KEEP, x, y, rs, sc, bi, mean, var, eps, alpha, beta, nt, pfd,
-                              1);
-    else
-        pa_infer_direct8_body(L, R, x, y, rs, sc, bi, mean, var, eps, alpha, beta, nt, pfd, 0);
+    (void)pfd;
+    BN_NTK(y);
+    const float ef = (float)eps, af = (float)alpha, bf = (float)beta;
+    const __m256 E = _mm256_set1_ps(ef);
+    float fa[LMAX] __attribute__((aligned(32))), fb[LMAX] __attribute__((aligned(32)));
+    const int L8 = L & ~7;
+    for (int j = 0; j < L8; j += 8) {
+        const __m256 iv = pf_rsqrt8(_mm256_add_ps(_mm256_loadu_ps(var + j), E));
+        const __m256 av = _mm256_mul_ps(_mm256_loadu_ps(sc + j), iv);
+        _mm256_store_ps(fa + j, av);
+        _mm256_store_ps(fb + j, _mm256_sub_ps(_mm256_loadu_ps(bi + j),
+                                              _mm256_mul_ps(_mm256_loadu_ps(mean + j), av)));
+    }
+    for (int64_t r = 0; r < R; r++)
+        for (int j = 0; j < L8; j += 8)
+            pf_out8(y + r * rs + j,
+                    _mm256_add_ps(
+                        _mm256_mul_ps(_mm256_loadu_ps(x + r * rs + j), _mm256_load_ps(fa + j)),
+                        _mm256_load_ps(fb + j)),
+                    af, bf, ntk);
+    for (int j = L8; j < L; j++)
+        pf_infer1(R, x + j, y + j, rs, sc[j], bi[j], mean[j], var[j], ef, af, bf);
 }
 
-/* pf_train_ab16 on nh x 8 positions (rows kept in xs when keep) */
+/* pf_train_ab16 on nh x 8 positions (NHWC blocks) */
 BN_AVX2F __attribute__((always_inline)) static inline void
 pf_train_ab8(int64_t R, const float *x, int64_t rs, const float *sc, const float *bi, __m256 E,
-             __m256 RM, __m256 UB, float *rm, float *rv, float *sm, float *si, double f,
-             const int keep, __m256 (*xs)[2], __m256 *a, __m256 *b, const int nh)
+             __m256 RM, __m256 UB, float *rm, float *rv, float *sm, float *si, double f, __m256 *a,
+             __m256 *b, const int nh)
 {
     const __m256 Z = _mm256_setzero_ps();
     __m256 K[2], s1[2] = {Z, Z}, s2[2] = {Z, Z};
@@ -1687,10 +1641,7 @@ pf_train_ab8(int64_t R, const float *x, int64_t rs, const float *sc, const float
         K[h] = _mm256_loadu_ps(x + 8 * h);
     _Pragma("GCC unroll 8") for (int64_t r = 0; r < R; r++) for (int h = 0; h < nh; h++)
     {
-        const __m256 xv = _mm256_loadu_ps(x + r * rs + 8 * h);
-        if (keep)
-            xs[r][h] = xv;
-        const __m256 d = _mm256_sub_ps(xv, K[h]);
+        const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + r * rs + 8 * h), K[h]);
         s1[h] = _mm256_add_ps(s1[h], d);
         s2[h] = _mm256_add_ps(s2[h], _mm256_mul_ps(d, d));
     }
@@ -1713,60 +1664,63 @@ pf_train_ab8(int64_t R, const float *x, int64_t rs, const float *sc, const float
     }
 }
 
-/* pf_train16 on nh x 8 positions */
-BN_AVX2F __attribute__((always_inline)) static inline void
-pf_train8(int64_t R, const float *x, float *y, int64_t rs, const float *sc, const float *bi,
-          __m256 E, __m256 RM, __m256 UB, float *rm, float *rv, float *sm, float *si, double f,
-          float alpha, float beta, int ntk, const int keep, const int nh)
-{
-    __m256 xs[PA_KEEP][2], a[2], b[2];
-    pf_train_ab8(R, x, rs, sc, bi, E, RM, UB, rm, rv, sm, si, f, keep, xs, a, b, nh);
-    pf_apply8(R, x, y, rs, keep ? xs : NULL, a, b, alpha, beta, ntk, nh, keep);
-}
-
-/* one step of nh x 8 positions of the direct training (o's outputs at position j) */
-#define PA_TRAIN8_STEP(j, nh)                                                                      \
-    pf_train8(R, x + (j), y + (j), rs, sc + (j), bi + (j), E, RM, UB,                              \
-              o->run_mean ? o->run_mean + (j) : NULL, o->run_var ? o->run_var + (j) : NULL,        \
-              o->save_mean ? o->save_mean + (j) : NULL, o->save_mean ? o->save_inv + (j) : NULL,   \
-              f, (float)alpha, (float)beta, ntk, keep, nh)
-
-BN_AVX2F __attribute__((always_inline)) static inline void
-pa_train_direct8_body(int L, int64_t R, const float *x, float *y, int64_t rs, const float *sc,
-                      const float *bi, double eps, double M, const pa_outs_t *o, double alpha,
-                      double beta, int nt, int pfd, const int keep)
-{
-    BN_NTK(y);
-    const double f = o->factor;
-    const __m256 E = _mm256_set1_ps((float)eps), RM = _mm256_set1_ps((float)(1.0 / M)),
-                 UB = _mm256_set1_ps((float)(M / (M - 1.0)));
-    const float *const par[2] = {sc, bi};
-    int j = 0;
-    for (; j + 16 <= L; j += 16) {
-        if (pfd > 0)
-            pa_prefetch(R, x, rs, par, 2, j, pfd);
-        PA_TRAIN8_STEP(j, 2);
-    }
-    if (j + 8 <= L) {
-        PA_TRAIN8_STEP(j, 1);
-        j += 8;
-    }
-    for (; j < L; j++)
-        pf_train1(R, x + j, y + j, rs, sc[j], bi[j], eps, M, o->run_mean ? o->run_mean + j : NULL,
-                  o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
-                  o->save_mean ? o->save_inv + j : NULL, f, (float)alpha, (float)beta);
-}
-#undef PA_TRAIN8_STEP
-
+/* Training per activation, FLOAT NCHW, on AVX2, rows outer as pa_infer_direct_f32_avx2: the
+ * sums of d = x - K (K the position's row-0 value) and d d row by row into L1 arrays (each lane
+ * adds its rows in order: pf_train1's sums), the statistics and factors per 8 lanes (its
+ * operations), then y row by row; positions past the last 8 by pf_train1. */
 BN_AVX2F static void pa_train_direct_f32_avx2(int L, int64_t R, const float *x, float *y,
                                               int64_t rs, const float *sc, const float *bi,
                                               double eps, double M, const pa_outs_t *o,
                                               double alpha, double beta, int nt, int pfd)
 {
-    if (R == PA_KEEP)
-        pa_train_direct8_body(L, PA_KEEP, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 1);
-    else
-        pa_train_direct8_body(L, R, x, y, rs, sc, bi, eps, M, o, alpha, beta, nt, pfd, 0);
+    (void)pfd;
+    BN_NTK(y);
+    const double f = o->factor;
+    const float af = (float)alpha, bf = (float)beta;
+    const __m256 E = _mm256_set1_ps((float)eps), RM = _mm256_set1_ps((float)(1.0 / M)),
+                 UB = _mm256_set1_ps((float)(M / (M - 1.0))), Z = _mm256_setzero_ps();
+    float s1[LMAX] __attribute__((aligned(32))), s2[LMAX] __attribute__((aligned(32)));
+    float fa[LMAX] __attribute__((aligned(32))), fb[LMAX] __attribute__((aligned(32)));
+    const int L8 = L & ~7;
+    for (int j = 0; j < L8; j += 8)
+        _mm256_store_ps(s1 + j, Z), _mm256_store_ps(s2 + j, Z);
+    for (int64_t r = 0; r < R; r++)
+        for (int j = 0; j < L8; j += 8) {
+            const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + r * rs + j), _mm256_loadu_ps(x + j));
+            _mm256_store_ps(s1 + j, _mm256_add_ps(_mm256_load_ps(s1 + j), d));
+            _mm256_store_ps(s2 + j, _mm256_add_ps(_mm256_load_ps(s2 + j), _mm256_mul_ps(d, d)));
+        }
+    for (int j = 0; j < L8; j += 8) { /* pf_train_ab8's statistics from the sums */
+        const __m256 a1 = _mm256_load_ps(s1 + j), a2 = _mm256_load_ps(s2 + j);
+        const __m256 m1 = _mm256_mul_ps(a1, RM);
+        __m256 v = _mm256_mul_ps(_mm256_sub_ps(a2, _mm256_mul_ps(a1, m1)), RM);
+        v = _mm256_blendv_ps(v, Z, _mm256_cmp_ps(v, Z, _CMP_LT_OQ)); /* NaN stays */
+        const __m256 mu = _mm256_add_ps(_mm256_loadu_ps(x + j), m1);
+        const __m256 iv = pf_rsqrt8(_mm256_add_ps(v, E));
+        const __m256 av = _mm256_mul_ps(_mm256_loadu_ps(sc + j), iv);
+        _mm256_store_ps(fa + j, av);
+        _mm256_store_ps(fb + j, _mm256_sub_ps(_mm256_loadu_ps(bi + j), _mm256_mul_ps(mu, av)));
+        if (o->run_mean != NULL)
+            PF_STORE8(o->run_mean + j, mu, f, 1.0 - f);
+        if (o->run_var != NULL)
+            PF_STORE8(o->run_var + j, _mm256_mul_ps(v, UB), f, 1.0 - f);
+        if (o->save_mean != NULL) {
+            _mm256_storeu_ps(o->save_mean + j, mu);
+            _mm256_storeu_ps(o->save_inv + j, iv);
+        }
+    }
+    /* the positions past L8 first: pf_train1 reads x, and y may be x (in place) */
+    for (int j = L8; j < L; j++)
+        pf_train1(R, x + j, y + j, rs, sc[j], bi[j], eps, M, o->run_mean ? o->run_mean + j : NULL,
+                  o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
+                  o->save_mean ? o->save_inv + j : NULL, f, af, bf);
+    for (int64_t r = 0; r < R; r++)
+        for (int j = 0; j < L8; j += 8)
+            pf_out8(y + r * rs + j,
+                    _mm256_add_ps(
+                        _mm256_mul_ps(_mm256_loadu_ps(x + r * rs + j), _mm256_load_ps(fa + j)),
+                        _mm256_load_ps(fb + j)),
+                    af, bf, ntk);
 }
 
 /* Backward per activation, FLOAT NCHW with the saved statistics, on AVX2: pf_bwd1's operations
@@ -2097,7 +2051,7 @@ BN_AVX512 static void pa_nhwc_bwd_f32_avx512(const bn_plan_t *b, const fd_bn_arg
 
 /* ---- the same per activation in NHWC order on AVX2 without AVX-512 ---------------------------
  * pa_nhwc_*_f32_avx512 with the 16 x 16 parameter blocks transposed as four 8 x 8 ones
- * (pa_tin8 / pa_tout8) and the steps of pf_infer8 / pf_train_ab8 / pf_bwd*8 on 16 channels
+ * (pa_tin8 / pa_tout8) and pf_*1's steps (pf_train_ab8, pf_apply16x2, ...) on 16 channels
  * (two 8-lane halves): pf_*1's operations lane for lane, the same bits as the NCHW order's
  * AVX2 kernels and as the AVX-512 ones. n8c64h112w112, two threads, dnnbench median
  * (2026-12-04, Zen 3), against the tile walk's double kernels: inference 3.7-3.9 -> 2.0 ms,
@@ -2175,7 +2129,7 @@ BN_AVX2F static void pa_tout8(float *p, int64_t S, int64_t s0, int ns, __mmask16
     {                                                                                              \
         const __m256 a_[2] = {_mm256_loadu_ps(fa[g][s]), _mm256_loadu_ps(fa[g][s] + 8)};           \
         const __m256 b_[2] = {_mm256_loadu_ps(fb[g][s]), _mm256_loadu_ps(fb[g][s] + 8)};           \
-        pf_apply8(1, x + o, y + o, rs, NULL, a_, b_, alpha, beta, ntk, 2, 0);                      \
+        pf_apply16x2(x + o, y + o, a_, b_, alpha, beta, ntk);                                      \
     }
 
 BN_AVX2F static void pa_nhwc_infer_f32_avx2(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
@@ -2235,8 +2189,7 @@ BN_AVX2F static void pa_nhwc_train_f32_avx2(const bn_plan_t *b, const fd_bn_args
         __m256 av[2], bv[2];                                                                       \
         pf_train_ab8(q.R, x + o, rs, t[0][g][s], t[1][g][s], E, RM, UB,                            \
                      pout[0] ? ob[0][g][s] : NULL, pout[1] ? ob[1][g][s] : NULL,                   \
-                     pout[2] ? ob[2][g][s] : NULL, pout[2] ? ob[3][g][s] : NULL, f, 0, NULL, av,   \
-                     bv, 2);                                                                       \
+                     pout[2] ? ob[2][g][s] : NULL, pout[2] ? ob[3][g][s] : NULL, f, av, bv, 2);    \
         for (int h = 0; h < 2; h++)                                                                \
             _mm256_storeu_ps(fa[g][s] + 8 * h, av[h]), _mm256_storeu_ps(fb[g][s] + 8 * h, bv[h]);  \
     }
