@@ -1593,6 +1593,20 @@ static inline void pf_infer1(int64_t R, const float *x, float *y, int64_t rs, fl
         pf_out1(y + r * rs, x[r * rs] * a + b, alpha, beta);
 }
 
+/* y = alpha (x fa + fb) [+ beta y] of the tile's first L8 positions, rows outer */
+BN_AVX2F static inline void pa_apply_rows8(int64_t R, const float *x, float *y, int64_t rs, int L8,
+                                           const float *fa, const float *fb, float af, float bf,
+                                           int ntk)
+{
+    for (int64_t r = 0; r < R; r++)
+        for (int j = 0; j < L8; j += 8)
+            pf_out8(y + r * rs + j,
+                    _mm256_add_ps(
+                        _mm256_mul_ps(_mm256_loadu_ps(x + r * rs + j), _mm256_load_ps(fa + j)),
+                        _mm256_load_ps(fb + j)),
+                    af, bf, ntk);
+}
+
 /* Inference per activation, FLOAT NCHW, on AVX2: the factors of the tile's positions first
  * (pf_infer1's operations, 8 lanes), then y = x a + b rows outer, each row one contiguous run
  * of the tile; positions past the last 8 by pf_infer1. Lanes outer (16 positions of every row
@@ -1618,15 +1632,34 @@ BN_AVX2F static void pa_infer_direct_f32_avx2(int L, int64_t R, const float *x, 
         _mm256_store_ps(fb + j, _mm256_sub_ps(_mm256_loadu_ps(bi + j),
                                               _mm256_mul_ps(_mm256_loadu_ps(mean + j), av)));
     }
-    for (int64_t r = 0; r < R; r++)
-        for (int j = 0; j < L8; j += 8)
-            pf_out8(y + r * rs + j,
-                    _mm256_add_ps(
-                        _mm256_mul_ps(_mm256_loadu_ps(x + r * rs + j), _mm256_load_ps(fa + j)),
-                        _mm256_load_ps(fb + j)),
-                    af, bf, ntk);
+    pa_apply_rows8(R, x, y, rs, L8, fa, fb, af, bf, ntk);
     for (int j = L8; j < L; j++)
         pf_infer1(R, x + j, y + j, rs, sc[j], bi[j], mean[j], var[j], ef, af, bf);
+}
+
+/* The statistics of 8 positions from their sums s1, s2 of d = x - K over M values: mean =
+ * K + s1 / M, var = (s2 - s1 s1 / M) / M clamped at 0, the running / saved outputs blended in
+ * place at rm, rv, sm, si (NULL: not written), and y's factors a = scale inv, b = bias - mean a
+ * (pf_train_ab16's and pf_train1's operations). */
+BN_AVX2F __attribute__((always_inline)) static inline void
+pf_train_fin8(__m256 s1, __m256 s2, __m256 K, const float *sc, const float *bi, __m256 E, __m256 RM,
+              __m256 UB, float *rm, float *rv, float *sm, float *si, double f, __m256 *a, __m256 *b)
+{
+    const __m256 Z = _mm256_setzero_ps(), m1 = _mm256_mul_ps(s1, RM);
+    __m256 v = _mm256_mul_ps(_mm256_sub_ps(s2, _mm256_mul_ps(s1, m1)), RM);
+    v = _mm256_blendv_ps(v, Z, _mm256_cmp_ps(v, Z, _CMP_LT_OQ)); /* NaN stays */
+    const __m256 mu = _mm256_add_ps(K, m1);
+    const __m256 iv = pf_rsqrt8(_mm256_add_ps(v, E));
+    *a = _mm256_mul_ps(_mm256_loadu_ps(sc), iv);
+    *b = _mm256_sub_ps(_mm256_loadu_ps(bi), _mm256_mul_ps(mu, *a));
+    if (rm != NULL)
+        PF_STORE8(rm, mu, f, 1.0 - f);
+    if (rv != NULL)
+        PF_STORE8(rv, _mm256_mul_ps(v, UB), f, 1.0 - f);
+    if (sm != NULL) {
+        _mm256_storeu_ps(sm, mu);
+        _mm256_storeu_ps(si, iv);
+    }
 }
 
 /* pf_train_ab16 on nh x 8 positions (NHWC blocks) */
@@ -1645,23 +1678,10 @@ pf_train_ab8(int64_t R, const float *x, int64_t rs, const float *sc, const float
         s1[h] = _mm256_add_ps(s1[h], d);
         s2[h] = _mm256_add_ps(s2[h], _mm256_mul_ps(d, d));
     }
-    for (int h = 0; h < nh; h++) {
-        const __m256 m1 = _mm256_mul_ps(s1[h], RM);
-        __m256 v = _mm256_mul_ps(_mm256_sub_ps(s2[h], _mm256_mul_ps(s1[h], m1)), RM);
-        v = _mm256_blendv_ps(v, Z, _mm256_cmp_ps(v, Z, _CMP_LT_OQ)); /* NaN stays */
-        const __m256 mu = _mm256_add_ps(K[h], m1);
-        const __m256 iv = pf_rsqrt8(_mm256_add_ps(v, E));
-        a[h] = _mm256_mul_ps(_mm256_loadu_ps(sc + 8 * h), iv);
-        b[h] = _mm256_sub_ps(_mm256_loadu_ps(bi + 8 * h), _mm256_mul_ps(mu, a[h]));
-        if (rm != NULL)
-            PF_STORE8(rm + 8 * h, mu, f, 1.0 - f);
-        if (rv != NULL)
-            PF_STORE8(rv + 8 * h, _mm256_mul_ps(v, UB), f, 1.0 - f);
-        if (sm != NULL) {
-            _mm256_storeu_ps(sm + 8 * h, mu);
-            _mm256_storeu_ps(si + 8 * h, iv);
-        }
-    }
+    for (int h = 0; h < nh; h++)
+        pf_train_fin8(s1[h], s2[h], K[h], sc + 8 * h, bi + 8 * h, E, RM, UB, rm ? rm + 8 * h : NULL,
+                      rv ? rv + 8 * h : NULL, sm ? sm + 8 * h : NULL, sm ? si + 8 * h : NULL, f,
+                      a + h, b + h);
 }
 
 /* Training per activation, FLOAT NCHW, on AVX2, rows outer as pa_infer_direct_f32_avx2: the
@@ -1690,37 +1710,20 @@ BN_AVX2F static void pa_train_direct_f32_avx2(int L, int64_t R, const float *x, 
             _mm256_store_ps(s1 + j, _mm256_add_ps(_mm256_load_ps(s1 + j), d));
             _mm256_store_ps(s2 + j, _mm256_add_ps(_mm256_load_ps(s2 + j), _mm256_mul_ps(d, d)));
         }
-    for (int j = 0; j < L8; j += 8) { /* pf_train_ab8's statistics from the sums */
-        const __m256 a1 = _mm256_load_ps(s1 + j), a2 = _mm256_load_ps(s2 + j);
-        const __m256 m1 = _mm256_mul_ps(a1, RM);
-        __m256 v = _mm256_mul_ps(_mm256_sub_ps(a2, _mm256_mul_ps(a1, m1)), RM);
-        v = _mm256_blendv_ps(v, Z, _mm256_cmp_ps(v, Z, _CMP_LT_OQ)); /* NaN stays */
-        const __m256 mu = _mm256_add_ps(_mm256_loadu_ps(x + j), m1);
-        const __m256 iv = pf_rsqrt8(_mm256_add_ps(v, E));
-        const __m256 av = _mm256_mul_ps(_mm256_loadu_ps(sc + j), iv);
-        _mm256_store_ps(fa + j, av);
-        _mm256_store_ps(fb + j, _mm256_sub_ps(_mm256_loadu_ps(bi + j), _mm256_mul_ps(mu, av)));
-        if (o->run_mean != NULL)
-            PF_STORE8(o->run_mean + j, mu, f, 1.0 - f);
-        if (o->run_var != NULL)
-            PF_STORE8(o->run_var + j, _mm256_mul_ps(v, UB), f, 1.0 - f);
-        if (o->save_mean != NULL) {
-            _mm256_storeu_ps(o->save_mean + j, mu);
-            _mm256_storeu_ps(o->save_inv + j, iv);
-        }
+    for (int j = 0; j < L8; j += 8) {
+        __m256 av, bv;
+        pf_train_fin8(_mm256_load_ps(s1 + j), _mm256_load_ps(s2 + j), _mm256_loadu_ps(x + j),
+                      sc + j, bi + j, E, RM, UB, o->run_mean ? o->run_mean + j : NULL,
+                      o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
+                      o->save_mean ? o->save_inv + j : NULL, f, &av, &bv);
+        _mm256_store_ps(fa + j, av), _mm256_store_ps(fb + j, bv);
     }
     /* the positions past L8 first: pf_train1 reads x, and y may be x (in place) */
     for (int j = L8; j < L; j++)
         pf_train1(R, x + j, y + j, rs, sc[j], bi[j], eps, M, o->run_mean ? o->run_mean + j : NULL,
                   o->run_var ? o->run_var + j : NULL, o->save_mean ? o->save_mean + j : NULL,
                   o->save_mean ? o->save_inv + j : NULL, f, af, bf);
-    for (int64_t r = 0; r < R; r++)
-        for (int j = 0; j < L8; j += 8)
-            pf_out8(y + r * rs + j,
-                    _mm256_add_ps(
-                        _mm256_mul_ps(_mm256_loadu_ps(x + r * rs + j), _mm256_load_ps(fa + j)),
-                        _mm256_load_ps(fb + j)),
-                    af, bf, ntk);
+    pa_apply_rows8(R, x, y, rs, L8, fa, fb, af, bf, ntk);
 }
 
 /* Backward per activation, FLOAT NCHW with the saved statistics, on AVX2: pf_bwd1's operations
