@@ -774,6 +774,7 @@ BN_UNI_KERNELS(double, f64)
  * one, an identity), so the bits are the same on every path. */
 #if BN_HAVE_NT
 #define BN_AVX512 __attribute__((target("avx512f")))
+#define BN_AVX2 __attribute__((target("avx2,fma")))
 /* alpha, beta and the store of 16 results w0, w1 at d_ (ntk: 2 / 1 streaming 32 / 16 bytes) */
 #define BN_FINISH16(d_, w0, w1)                                                                    \
     do {                                                                                           \
@@ -1540,29 +1541,41 @@ BN_AVX512 static void pa_train_direct_f32_avx512(int L, int64_t R, const float *
  * set the pace on AVX2 (n8c64h112w112, one thread: inference 5.7, training 8.7, backward 12.2
  * ms through the tile walk's double kernels; 2026-12-04, Zen 3). Unlike the AVX-512 forms
  * they walk the tile's rows outer (see pa_infer_direct_f32_avx2). */
-#define BN_AVX2F __attribute__((target("avx2")))
 
-BN_AVX2F __attribute__((always_inline)) static inline void pf_out8(float *y, __m256 w, float alpha,
-                                                                   float beta, int ntk)
+/* o = alpha v [+ beta o] for the lanes k (all 8 when full; ntk: 2 / 1 streaming 32 / 16 bytes,
+ * full vectors only). */
+BN_AVX2 __attribute__((always_inline)) static inline void
+rb2_store(float *o, __m256 v, __m256i k, int full, float al, float be, int ntk)
 {
-    if (alpha != 1.0f)
-        w = _mm256_mul_ps(_mm256_set1_ps(alpha), w);
-    if (beta != 0.0f)
-        w = _mm256_add_ps(w, _mm256_mul_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(y)));
-    if (ntk == 2) {
-        _mm256_stream_ps(y, w);
+    if (al != 1.0f)
+        v = _mm256_mul_ps(_mm256_set1_ps(al), v);
+    if (be != 0.0f)
+        v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_set1_ps(be),
+                                           full ? _mm256_loadu_ps(o) : _mm256_maskload_ps(o, k)));
+    if (!full) {
+        _mm256_maskstore_ps(o, k, v);
+    } else if (ntk == 2) {
+        _mm256_stream_ps(o, v);
     } else if (ntk == 1) {
-        _mm_stream_ps(y, _mm256_castps256_ps128(w));
-        _mm_stream_ps(y + 4, _mm256_extractf128_ps(w, 1));
+        _mm_stream_ps(o, _mm256_castps256_ps128(v));
+        _mm_stream_ps(o + 4, _mm256_extractf128_ps(v, 1));
     } else {
-        _mm256_storeu_ps(y, w);
+        _mm256_storeu_ps(o, v);
     }
 }
 
+/* y = alpha w [+ beta y], 8 floats (rb2_store of a full vector) */
+BN_AVX2 __attribute__((always_inline)) static inline void pf_out8(float *y, __m256 w, float alpha,
+                                                                  float beta, int ntk)
+{
+    rb2_store(y, w, _mm256_set1_epi32(-1), 1, alpha, beta, ntk);
+}
+
 /* y = alpha (x a + b) [+ beta y] of 16 channels (two halves) of one row (NHWC blocks) */
-BN_AVX2F __attribute__((always_inline)) static inline void
-pf_apply16x2(const float *x, float *y, const __m256 *a, const __m256 *b, float alpha, float beta,
-             int ntk)
+BN_AVX2 __attribute__((always_inline)) static inline void pf_apply16x2(const float *x, float *y,
+                                                                       const __m256 *a,
+                                                                       const __m256 *b, float alpha,
+                                                                       float beta, int ntk)
 {
     for (int h = 0; h < 2; h++)
         pf_out8(y + 8 * h, _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(x + 8 * h), a[h]), b[h]),
@@ -1579,12 +1592,25 @@ pf_apply16x2(const float *x, float *y, const __m256 *a, const __m256 *b, float a
     } while (0)
 
 /* 1 / sqrt(v) of 8 floats, correctly rounded steps (sqrtps, divps): pf_*1's operations */
-BN_AVX2F __attribute__((always_inline)) static inline __m256 pf_rsqrt8(__m256 v)
+BN_AVX2 __attribute__((always_inline)) static inline __m256 pf_rsqrt8(__m256 v)
 {
     return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(v));
 }
 
-/* inference of one position in scalar float: pf_infer8's operations */
+/* inference factors of 8 positions into fa, fb: a = scale / sqrt(var + eps), b = bias - mean a
+ * (pf_infer1's operations) */
+BN_AVX2 __attribute__((always_inline)) static inline void
+pf_infer_ab8(const float *sc, const float *bi, const float *mean, const float *var, __m256 E,
+             float *fa, float *fb)
+{
+    const __m256 av =
+        _mm256_mul_ps(_mm256_loadu_ps(sc), pf_rsqrt8(_mm256_add_ps(_mm256_loadu_ps(var), E)));
+    _mm256_storeu_ps(fa, av);
+    _mm256_storeu_ps(fb,
+                     _mm256_sub_ps(_mm256_loadu_ps(bi), _mm256_mul_ps(_mm256_loadu_ps(mean), av)));
+}
+
+/* inference of one position in scalar float: pf_infer_ab8's and the element pass's operations */
 static inline void pf_infer1(int64_t R, const float *x, float *y, int64_t rs, float sc, float bi,
                              float mean, float var, float eps, float alpha, float beta)
 {
@@ -1594,9 +1620,9 @@ static inline void pf_infer1(int64_t R, const float *x, float *y, int64_t rs, fl
 }
 
 /* y = alpha (x fa + fb) [+ beta y] of the tile's first L8 positions, rows outer */
-BN_AVX2F static inline void pa_apply_rows8(int64_t R, const float *x, float *y, int64_t rs, int L8,
-                                           const float *fa, const float *fb, float af, float bf,
-                                           int ntk)
+BN_AVX2 static inline void pa_apply_rows8(int64_t R, const float *x, float *y, int64_t rs, int L8,
+                                          const float *fa, const float *fb, float af, float bf,
+                                          int ntk)
 {
     for (int64_t r = 0; r < R; r++)
         for (int j = 0; j < L8; j += 8)
@@ -1614,10 +1640,10 @@ BN_AVX2F static inline void pa_apply_rows8(int64_t R, const float *x, float *y, 
  * process (n8c64h112w112, two threads): the rows and tensors lie a power of 2 apart, and
  * whether a step's loads waited for the stores of the step before (4 KiB aliasing) depended
  * on where the buffers landed. */
-BN_AVX2F static void pa_infer_direct_f32_avx2(int L, int64_t R, const float *x, float *y,
-                                              int64_t rs, const float *sc, const float *bi,
-                                              const float *mean, const float *var, double eps,
-                                              double alpha, double beta, int nt, int pfd)
+BN_AVX2 static void pa_infer_direct_f32_avx2(int L, int64_t R, const float *x, float *y, int64_t rs,
+                                             const float *sc, const float *bi, const float *mean,
+                                             const float *var, double eps, double alpha,
+                                             double beta, int nt, int pfd)
 {
     (void)pfd;
     BN_NTK(y);
@@ -1625,13 +1651,8 @@ BN_AVX2F static void pa_infer_direct_f32_avx2(int L, int64_t R, const float *x, 
     const __m256 E = _mm256_set1_ps(ef);
     float fa[LMAX] __attribute__((aligned(32))), fb[LMAX] __attribute__((aligned(32)));
     const int L8 = L & ~7;
-    for (int j = 0; j < L8; j += 8) {
-        const __m256 iv = pf_rsqrt8(_mm256_add_ps(_mm256_loadu_ps(var + j), E));
-        const __m256 av = _mm256_mul_ps(_mm256_loadu_ps(sc + j), iv);
-        _mm256_store_ps(fa + j, av);
-        _mm256_store_ps(fb + j, _mm256_sub_ps(_mm256_loadu_ps(bi + j),
-                                              _mm256_mul_ps(_mm256_loadu_ps(mean + j), av)));
-    }
+    for (int j = 0; j < L8; j += 8)
+        pf_infer_ab8(sc + j, bi + j, mean + j, var + j, E, fa + j, fb + j);
     pa_apply_rows8(R, x, y, rs, L8, fa, fb, af, bf, ntk);
     for (int j = L8; j < L; j++)
         pf_infer1(R, x + j, y + j, rs, sc[j], bi[j], mean[j], var[j], ef, af, bf);
@@ -1641,7 +1662,7 @@ BN_AVX2F static void pa_infer_direct_f32_avx2(int L, int64_t R, const float *x, 
  * K + s1 / M, var = (s2 - s1 s1 / M) / M clamped at 0, the running / saved outputs blended in
  * place at rm, rv, sm, si (NULL: not written), and y's factors a = scale inv, b = bias - mean a
  * (pf_train_ab16's and pf_train1's operations). */
-BN_AVX2F __attribute__((always_inline)) static inline void
+BN_AVX2 __attribute__((always_inline)) static inline void
 pf_train_fin8(__m256 s1, __m256 s2, __m256 K, const float *sc, const float *bi, __m256 E, __m256 RM,
               __m256 UB, float *rm, float *rv, float *sm, float *si, double f, __m256 *a, __m256 *b)
 {
@@ -1663,7 +1684,7 @@ pf_train_fin8(__m256 s1, __m256 s2, __m256 K, const float *sc, const float *bi, 
 }
 
 /* pf_train_ab16 on nh x 8 positions (NHWC blocks) */
-BN_AVX2F __attribute__((always_inline)) static inline void
+BN_AVX2 __attribute__((always_inline)) static inline void
 pf_train_ab8(int64_t R, const float *x, int64_t rs, const float *sc, const float *bi, __m256 E,
              __m256 RM, __m256 UB, float *rm, float *rv, float *sm, float *si, double f, __m256 *a,
              __m256 *b, const int nh)
@@ -1688,10 +1709,10 @@ pf_train_ab8(int64_t R, const float *x, int64_t rs, const float *sc, const float
  * sums of d = x - K (K the position's row-0 value) and d d row by row into L1 arrays (each lane
  * adds its rows in order: pf_train1's sums), the statistics and factors per 8 lanes (its
  * operations), then y row by row; positions past the last 8 by pf_train1. */
-BN_AVX2F static void pa_train_direct_f32_avx2(int L, int64_t R, const float *x, float *y,
-                                              int64_t rs, const float *sc, const float *bi,
-                                              double eps, double M, const pa_outs_t *o,
-                                              double alpha, double beta, int nt, int pfd)
+BN_AVX2 static void pa_train_direct_f32_avx2(int L, int64_t R, const float *x, float *y, int64_t rs,
+                                             const float *sc, const float *bi, double eps, double M,
+                                             const pa_outs_t *o, double alpha, double beta, int nt,
+                                             int pfd)
 {
     (void)pfd;
     BN_NTK(y);
@@ -1733,9 +1754,9 @@ BN_AVX2F static void pa_train_direct_f32_avx2(int L, int64_t R, const float *x, 
  * kernel, 64 bytes of each of 24 rows per step, ran at 6.7-7.2 ms against 6.1 for the double
  * rows-outer path (n8c64h112w112, two threads: DRAM pages, not arithmetic; prefetch distance
  * made no difference). */
-BN_AVX2F static void pa_bwd_direct_f32_avx2(int L, int64_t R, const float *x, const float *dy,
-                                            float *dx, int64_t rs, double M, const pa_bwd_t *g,
-                                            double alpha, double beta, int nt, int pfd)
+BN_AVX2 static void pa_bwd_direct_f32_avx2(int L, int64_t R, const float *x, const float *dy,
+                                           float *dx, int64_t rs, double M, const pa_bwd_t *g,
+                                           double alpha, double beta, int nt, int pfd)
 {
     (void)pfd;
     BN_NTK(dx);
@@ -2061,7 +2082,7 @@ BN_AVX512 static void pa_nhwc_bwd_f32_avx512(const bn_plan_t *b, const fd_bn_arg
  * training 5.6-5.8 -> 3.1, backward 7.1 -> 4.6. */
 
 /* r[i][j] <-> r[j][i] (8 x 8 floats) */
-BN_AVX2F __attribute__((always_inline)) static inline void pa_tr8(__m256 *r)
+BN_AVX2 __attribute__((always_inline)) static inline void pa_tr8(__m256 *r)
 {
     __m256 t[8], u[8];
     for (int i = 0; i < 4; i++) {
@@ -2081,8 +2102,8 @@ BN_AVX2F __attribute__((always_inline)) static inline void pa_tr8(__m256 *r)
 }
 
 /* pa_tin: t[s][i] = p[i S + s0 + s] for 16 channels i and s < ns (0 past ns) */
-BN_AVX2F static void pa_tin8(const float *p, int64_t S, int64_t s0, int ns, __mmask16 m,
-                             float (*t)[16])
+BN_AVX2 static void pa_tin8(const float *p, int64_t S, int64_t s0, int ns, __mmask16 m,
+                            float (*t)[16])
 {
     (void)m;
     for (int ph = 0; ph < 2; ph++) {
@@ -2104,7 +2125,7 @@ BN_AVX2F static void pa_tin8(const float *p, int64_t S, int64_t s0, int ns, __mm
 }
 
 /* pa_tout: p[i S + s0 + s] = t[s][i] for s < ns */
-BN_AVX2F static void pa_tout8(float *p, int64_t S, int64_t s0, int ns, __mmask16 m, float (*t)[16])
+BN_AVX2 static void pa_tout8(float *p, int64_t S, int64_t s0, int ns, __mmask16 m, float (*t)[16])
 {
     (void)m;
     for (int ph = 0; ph < 2; ph++) {
@@ -2135,8 +2156,8 @@ BN_AVX2F static void pa_tout8(float *p, int64_t S, int64_t s0, int ns, __mmask16
         pf_apply16x2(x + o, y + o, a_, b_, alpha, beta, ntk);                                      \
     }
 
-BN_AVX2F static void pa_nhwc_infer_f32_avx2(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
-                                            int nt)
+BN_AVX2 static void pa_nhwc_infer_f32_avx2(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
+                                           int nt)
 {
     const pa_blk_t q = pa_blk(b, k);
     const int64_t R = 1, rs = q.rs;
@@ -2152,13 +2173,9 @@ BN_AVX2F static void pa_nhwc_infer_f32_avx2(const bn_plan_t *b, const fd_bn_args
 #define IN_(i, g) t[i][g]
 #define OUT_(i, g) NULL
 #define SUMS_                                                                                      \
-    for (int h = 0; h < 2; h++) {                                                                  \
-        const __m256 iv = pf_rsqrt8(_mm256_add_ps(_mm256_loadu_ps(t[3][g][s] + 8 * h), E));        \
-        const __m256 av = _mm256_mul_ps(_mm256_loadu_ps(t[0][g][s] + 8 * h), iv);                  \
-        const __m256 bv = _mm256_sub_ps(_mm256_loadu_ps(t[1][g][s] + 8 * h),                       \
-                                        _mm256_mul_ps(_mm256_loadu_ps(t[2][g][s] + 8 * h), av));   \
-        _mm256_storeu_ps(fa[g][s] + 8 * h, av), _mm256_storeu_ps(fb[g][s] + 8 * h, bv);            \
-    }
+    for (int h = 0; h < 2; h++)                                                                    \
+        pf_infer_ab8(t[0][g][s] + 8 * h, t[1][g][s] + 8 * h, t[2][g][s] + 8 * h,                   \
+                     t[3][g][s] + 8 * h, E, fa[g][s] + 8 * h, fb[g][s] + 8 * h);
     PA_NHWC_LOOP(q, 4, pin, IN_, 0, pout, OUT_, SUMS_, PA_NHWC8_APPLY_AB, PA_NHWC_PF_ROW(x, o),
                  pa_tin8, pa_tout8);
 #undef SUMS_
@@ -2166,8 +2183,8 @@ BN_AVX2F static void pa_nhwc_infer_f32_avx2(const bn_plan_t *b, const fd_bn_args
 #undef OUT_
 }
 
-BN_AVX2F static void pa_nhwc_train_f32_avx2(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
-                                            int nt, int pfr)
+BN_AVX2 static void pa_nhwc_train_f32_avx2(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
+                                           int nt, int pfr)
 {
     const pa_blk_t q = pa_blk(b, k);
     const int64_t R = 1, rs = q.rs; /* R: BN_NTK's row count (the element pass runs one row) */
@@ -2203,8 +2220,8 @@ BN_AVX2F static void pa_nhwc_train_f32_avx2(const bn_plan_t *b, const fd_bn_args
 #undef OUT_
 }
 
-BN_AVX2F static void pa_nhwc_bwd_f32_avx2(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
-                                          int nt, int pfr)
+BN_AVX2 static void pa_nhwc_bwd_f32_avx2(const bn_plan_t *b, const fd_bn_args_t *a, int64_t k,
+                                         int nt, int pfr)
 {
     const pa_blk_t q = pa_blk(b, k);
     const int64_t R = 1, rs = q.rs; /* R: BN_NTK's row count (the element pass runs one row) */
@@ -2554,7 +2571,6 @@ static int bn_avx2(void)
  * 16 floats per step, the next channel prefetched a line per step, whole-line streaming stores
  * after a scalar head. */
 #if BN_HAVE_NT
-#define BN_AVX2 __attribute__((target("avx2,fma")))
 /* 8 floats at p as two vectors of 4 doubles */
 #define BN2_LD(p, lo, hi)                                                                          \
     const __m256 lo##f_ = _mm256_loadu_ps(p);                                                      \
@@ -3012,28 +3028,6 @@ rb2_vec8(int kind, const float *xp, const float *ep, const rbf_t *f, int j, __m2
     const __m256 t = _mm256_sub_ps(_mm256_sub_ps(ev, _mm256_loadu_ps(f->mg + j)),
                                    _mm256_mul_ps(xh, _mm256_loadu_ps(f->mgx + j)));
     return _mm256_mul_ps(_mm256_loadu_ps(f->coef + j), t);
-}
-
-/* o = alpha v [+ beta o] for the lanes k (all 8 when full; ntk: 2 / 1 streaming 32 / 16 bytes,
- * full vectors only). */
-BN_AVX2 __attribute__((always_inline)) static inline void
-rb2_store(float *o, __m256 v, __m256i k, int full, float al, float be, int ntk)
-{
-    if (al != 1.0f)
-        v = _mm256_mul_ps(_mm256_set1_ps(al), v);
-    if (be != 0.0f)
-        v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_set1_ps(be),
-                                           full ? _mm256_loadu_ps(o) : _mm256_maskload_ps(o, k)));
-    if (!full) {
-        _mm256_maskstore_ps(o, k, v);
-    } else if (ntk == 2) {
-        _mm256_stream_ps(o, v);
-    } else if (ntk == 1) {
-        _mm_stream_ps(o, _mm256_castps256_ps128(v));
-        _mm_stream_ps(o + 4, _mm256_extractf128_ps(v, 1));
-    } else {
-        _mm256_storeu_ps(o, v);
-    }
 }
 
 /* rb_pass in 8-lane vectors: packed rows (rs == L >= 16) as one stream whose vectors start on
