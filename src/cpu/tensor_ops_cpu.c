@@ -206,8 +206,10 @@ cudnnStatus_t fd_tensor_add_cpu_run(const void *problem, const void *args)
     char why[128];
     add_plan(p, &e, why, sizeof why);
     char *base[2] = {(char *)a->c, (char *)a->a};
-    ew_ctx_t c = {{p->c.dtype, p->a.dtype, p->a.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
-                  fd_cpu_nt_want(&e, base, a->beta),    0,        0,   0,       0};
+    ew_ctx_t c = {.dt = {p->c.dtype, p->a.dtype, p->a.dtype},
+                  .alpha = a->alpha,
+                  .beta = a->beta,
+                  .nt = fd_cpu_nt_want(&e, base, a->beta)};
     /* FLOAT without streaming stores (those need copy_run's block): add_run_f32 */
     const fd_cpu_ew_fn fn =
         p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT && !c.nt ? add_run_f32
@@ -329,8 +331,10 @@ cudnnStatus_t fd_tensor_transform_cpu_run(const void *problem, const void *args)
     char why[128];
     transform_plan(p, &e, why, sizeof why);
     char *base[2] = {(char *)a->y, (char *)a->x};
-    ew_ctx_t c = {{p->y.dtype, p->x.dtype, p->x.dtype}, a->alpha, 0.0, a->beta, 0, 0, 0.0,
-                  fd_cpu_nt_want(&e, base, a->beta),    0,        0,   0,       0};
+    ew_ctx_t c = {.dt = {p->y.dtype, p->x.dtype, p->x.dtype},
+                  .alpha = a->alpha,
+                  .beta = a->beta,
+                  .nt = fd_cpu_nt_want(&e, base, a->beta)};
     if (!transpose_run(&e, base, &c))
         fd_cpu_ew_run(&e, base, copy_run, &c);
     return CUDNN_STATUS_SUCCESS;
@@ -623,7 +627,7 @@ __attribute__((target("avx2"))) static void op_map8(const ew_ctx_t *c, int n, co
 {
     const int prop = c->propagate, mx = c->op == CUDNN_OP_TENSOR_MAX;
     const __m256 yb = _mm256_set1_ps(y[0]);
-#define OP_MAP8(EXPR)                                                                              \
+#define OP_MAP8()                                                                                  \
     do {                                                                                           \
         if (yinc) {                                                                                \
             FD_CPU_AVX2_MAP(n, out, c->nt, OPV);                                                   \
@@ -736,30 +740,24 @@ cudnnStatus_t fd_tensor_op_cpu_run(const void *problem, const void *args)
     char why[128];
     op_plan(p, &e, why, sizeof why);
     char *base[3] = {(char *)a->c, (char *)a->a, (char *)(is_unary(p->op) ? a->a : a->b)};
-    ew_ctx_t c = {{p->c.dtype, p->a.dtype, is_unary(p->op) ? p->a.dtype : p->b.dtype},
-                  a->alpha1,
-                  a->alpha2,
-                  a->beta,
-                  p->op,
-                  p->nan == CUDNN_PROPAGATE_NAN,
-                  0.0,
-                  fd_cpu_nt_want(&e, base, a->beta),
-                  0,
-                  0,
-                  0,
-                  0};
+    ew_ctx_t c = {.dt = {p->c.dtype, p->a.dtype, is_unary(p->op) ? p->a.dtype : p->b.dtype},
+                  .alpha = a->alpha1,
+                  .alpha2 = a->alpha2,
+                  .beta = a->beta,
+                  .op = p->op,
+                  .propagate = p->nan == CUDNN_PROPAGATE_NAN,
+                  .nt = fd_cpu_nt_want(&e, base, a->beta)};
 #ifdef FD_CPU_X86
+    /* FLOAT in and out, c = a op b: one float operation is the double one rounded once */
+    const int unit = p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT &&
+                     p->b.dtype == CUDNN_DATA_FLOAT && a->alpha1 == 1.0 && a->alpha2 == 1.0 &&
+                     a->beta == 0.0;
+    const int minmax = p->op == CUDNN_OP_TENSOR_MIN || p->op == CUDNN_OP_TENSOR_MAX;
     c.avx512 = p->op == CUDNN_OP_TENSOR_SQRT && use_avx512();
-    c.avx512mm = (p->op == CUDNN_OP_TENSOR_MIN || p->op == CUDNN_OP_TENSOR_MAX) &&
-                 p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT &&
-                 p->b.dtype == CUDNN_DATA_FLOAT && a->alpha1 == 1.0 && a->alpha2 == 1.0 &&
-                 a->beta == 0.0 && use_avx512();
+    c.avx512mm = minmax && unit && use_avx512();
 #ifdef FD_CPU_HAVE_AVX2_MAP
-    c.map8 = (p->op == CUDNN_OP_TENSOR_ADD || p->op == CUDNN_OP_TENSOR_MUL ||
-              p->op == CUDNN_OP_TENSOR_MIN || p->op == CUDNN_OP_TENSOR_MAX) &&
-             p->c.dtype == CUDNN_DATA_FLOAT && p->a.dtype == CUDNN_DATA_FLOAT &&
-             p->b.dtype == CUDNN_DATA_FLOAT && a->alpha1 == 1.0 && a->alpha2 == 1.0 &&
-             a->beta == 0.0 && fd_vmath_isa() == FD_VMATH_AVX2;
+    c.map8 = (minmax || p->op == CUDNN_OP_TENSOR_ADD || p->op == CUDNN_OP_TENSOR_MUL) && unit &&
+             fd_vmath_isa() == FD_VMATH_AVX2;
 #endif
 #ifdef FD_CPU_HAVE_STREAM_Z
     /* whole 64-byte lines per streamed store, as the activation rows (2026-12-01) */
@@ -821,8 +819,7 @@ cudnnStatus_t fd_tensor_set_cpu_run(const void *problem, const void *args)
     char *base[1] = {(char *)a->y};
     /* no streaming stores: a write-only pass measured slower with them on Zen 4 (its plain
      * stores of whole lines already skip the read-for-ownership) */
-    ew_ctx_t c = {
-        {p->y.dtype, p->y.dtype, p->y.dtype}, 1.0, 0.0, 0.0, 0, 0, a->value, 0, 0, 0, 0, 0};
+    ew_ctx_t c = {.dt = {p->y.dtype, p->y.dtype, p->y.dtype}, .alpha = 1.0, .value = a->value};
     fd_cpu_ew_run(&e, base, set_run, &c);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -846,8 +843,7 @@ cudnnStatus_t fd_tensor_scale_cpu_run(const void *problem, const void *args)
     fd_cpu_ew_t e = {0};
     char why[128];
     one_plan(&p->y, &e, why, sizeof why);
-    ew_ctx_t c = {
-        {p->y.dtype, p->y.dtype, p->y.dtype}, a->alpha, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0, 0};
+    ew_ctx_t c = {.dt = {p->y.dtype, p->y.dtype, p->y.dtype}, .alpha = a->alpha};
     char *base[1] = {(char *)a->y};
     fd_cpu_ew_run(&e, base, scale_run, &c);
     return CUDNN_STATUS_SUCCESS;
