@@ -35,10 +35,10 @@
  *   tr_swish1_bwd for x >= -80: one exp, one division, s and 1 - s unscaled, dy (s u) (about
  *   half the operations of the scaled general form; measured 3.51 of the 8; n8c64h112w112,
  *   one thread, dnnbench median against main back to back: NCHW 3.07-3.16 -> 2.28-2.44 ms,
- *   NHWC 3.08-3.24 -> 2.33-2.42 ms, 0.57 -> 0.73-0.78 of 43.2 GB/s). HALF and BFLOAT16 keep the ref's bits: the float
- *   result is within 2^-21 relative of the exact one, so where both ends of +-2^-19 |v| blend
- *   and round to the same 16 bits the lane is final, and the others (about 2^-9 of HALF lanes,
- *   zeros, infinities, NaN) are recomputed with the scalar definitions. SWISH backward of
+ *   NHWC 3.08-3.24 -> 2.33-2.42 ms, 0.57 -> 0.73-0.78 of 43.2 GB/s). HALF and BFLOAT16 keep the
+ * ref's bits: the float result is within 2^-21 relative of the exact one, so where both ends of
+ * +-2^-19 |v| blend and round to the same 16 bits the lane is final, and the others (about 2^-9 of
+ * HALF lanes, zeros, infinities, NaN) are recomputed with the scalar definitions. SWISH backward of
  *   non-FLOAT data is declined (ref runs it): its NaN gradients' signs follow the operand order
  *   of the products, the compiler's choice, and an ASan build differed. Edge values as the ref:
  *   sigmoid(-inf) = 0, tanh(+-inf) = +-1, tanh(-0) = -0, ELU(-inf) = -coef, SWISH is +0 where
@@ -50,6 +50,9 @@
  *   fall back to the exact path: memop.h's vectorised double exp with a per-lane interval
  *   check, lanes it cannot vouch for recomputed by the scalar definitions (the ref's bits).
  *   DOUBLE always takes the scalar definitions. Results never depend on the thread count.
+ *   On AVX2 without AVX-512 the forward SIGMOID, TANH, ELU (float coef) and SWISH (beta 1)
+ *   into a float block run as tr_y_ kernels (2026-12-05): the same operations per element in
+ *   intrinsics, four vectors in lockstep (same bits; FREEDNN_CPU_ACT_AVX2_C=1 runs the C).
  * - SWISH forward of a NaN x returns x itself, as the ref (fd_act_fwd_value).
  */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -67,6 +70,7 @@ typedef struct {
     double coef, sbeta;
     float cf;     /* coef as a float (ELU in float when that is exact) */
     float bh, bl; /* the swish beta as a float pair: beta x = bh x + bl x to ~2^-48 */
+    int y4;       /* AVX2 forward as tr_y4 (FREEDNN_CPU_ACT_AVX2_C=1: the C below) */
 } tr_t;
 
 /* v[i] = the mode at x[i] (backward: times dy[i]), in double, before the blend; or, with r not
@@ -235,10 +239,183 @@ tr_block_avx512(const tr_t *t, int n, const float *x, const float *dy, double *v
 {
     tr_block(t, n, x, dy, v, r);
 }
+/* ---- AVX2 forward in lockstep (2026-12-05, Zen 3) ---------------------------------------
+ * SIGMOID, TANH, ELU (a float coef) and SWISH (beta 1) forward to a float block: vmath.h's
+ * functions (fd_vsigmoidf, fd_vtanhf, fd_vexpm1f, fd_vswish1f) step for step in intrinsics,
+ * the same operations in the same order per element (an fmaf is one FMA instruction in the
+ * C's AVX2 clone too), so the same bits; tests/impl/test_cpu_eltwise_fast.c compares them
+ * with the C (FREEDNN_CPU_ACT_AVX2_C=1). What differs is the schedule: TR_YU vectors advance
+ * stage by stage (each line below is one operation on each of them), so every stage offers
+ * TR_YU independent operations. The C's vector loop issues one vector's ~20 dependent
+ * operations (60 cycles of latency) after another, and Zen 3's floating-point scheduler held
+ * too few of them to fill its pipes: sigmoid forward, n1c64h32w32 in L2, one thread, 0.65 ->
+ * 0.53 ns an element (GCC did not interleave an unrolled loop of whole-vector calls: 0.67). */
+#define TR_YU 4
+#define TR_Y __attribute__((target("avx2,fma"), always_inline)) static inline
+#define TR_EACH(...)                                                                               \
+    _Pragma("GCC unroll 4") for (int u = 0; u < TR_YU; u++)                                        \
+    {                                                                                              \
+        __VA_ARGS__;                                                                               \
+    }
+
+/* The reduction of the exps: t = xc log2(e) + shift (its low bits k + the shift's), r = xc -
+ * k ln2 in two steps (fd_vexpf_shift64 / fd_vexpm1f_core). */
+TR_Y void tr_y_red(const __m256 *xc, __m256 shift, __m256 *t, __m256 *r)
+{
+    __m256 k[TR_YU];
+    TR_EACH(t[u] = _mm256_fmadd_ps(xc[u], _mm256_set1_ps(0x1.715476p0f), shift));
+    TR_EACH(k[u] = _mm256_sub_ps(t[u], shift));
+    TR_EACH(r[u] = _mm256_fnmadd_ps(k[u], _mm256_set1_ps(0x1.62e400p-1f), xc[u]));
+    TR_EACH(r[u] = _mm256_fnmadd_ps(k[u], _mm256_set1_ps(0x1.7f7d1cp-20f), r[u]));
+}
+
+/* p = c[0] r^(n-1) + ... by Horner (fd_vexpf_poly: n = 7; fd_vexpm1f_poly: n = 6). */
+TR_Y void tr_y_horner(const __m256 *r, const float *c, int n, __m256 *p)
+{
+    TR_EACH(p[u] = _mm256_set1_ps(c[0]));
+    for (int q = 1; q < n; q++)
+        TR_EACH(p[u] = _mm256_fmadd_ps(p[u], r[u], _mm256_set1_ps(c[q])));
+}
+
+/* 2^(t's low nine bits - 127): the power of two of the reduction. */
+TR_Y __m256 tr_y_pow2(__m256 t)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23));
+}
+
+/* fd_vexpf_neg64z of xc (<= 0 or NaN). */
+TR_Y void tr_y_exp64(const __m256 *xc, __m256 *e)
+{
+    static const float c[7] = {0x1.6a244ap-10f,
+                               0x1.1239d4p-7f,
+                               0x1.5558f2p-5f,
+                               0x1.555492p-3f,
+                               0x1.fffffcp-2f,
+                               1.0f,
+                               1.0f};
+    __m256 t[TR_YU], r[TR_YU], p[TR_YU];
+    tr_y_red(xc, _mm256_set1_ps(0x1.8p23f + 191.0f), t, r);
+    tr_y_horner(r, c, 7, p);
+    TR_EACH(e[u] = _mm256_mul_ps(p[u], tr_y_pow2(t[u])));
+}
+
+/* fd_vexpm1f_core of xc (clamped by the caller). */
+TR_Y void tr_y_expm1(const __m256 *xc, __m256 *em)
+{
+    static const float c[6] = {0x1.6bec06p-10f, 0x1.122768p-7f, 0x1.555674p-5f,
+                               0x1.5554b0p-3f,  0x1.fffffep-2f, 1.0f};
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 t[TR_YU], r[TR_YU], p[TR_YU], sc[TR_YU];
+    tr_y_red(xc, _mm256_set1_ps(0x1.8p23f + 127.0f), t, r);
+    tr_y_horner(r, c, 6, p);
+    TR_EACH(p[u] = _mm256_mul_ps(p[u], r[u]));
+    TR_EACH(sc[u] = tr_y_pow2(t[u]));
+    /* fmaf(sc, q, -(1 - sc)): one rounding of sc q - (1 - sc) */
+    TR_EACH(em[u] = _mm256_fmsub_ps(sc[u], p[u], _mm256_sub_ps(one, sc[u])));
+}
+
+/* -|x| clamped below at lo (fd_vmaxkf(lo, -fabsf(x)); NaN passes). */
+TR_Y __m256 tr_y_negabs(__m256 x, float lo)
+{
+    return _mm256_max_ps(_mm256_set1_ps(lo), _mm256_or_ps(x, _mm256_set1_ps(-0.0f)));
+}
+
+/* TR_YU vectors of x at x to out (8 TR_YU elements). */
+TR_Y void tr_y_sigmoid(const float *x, float *out)
+{
+    const __m256 two64 = _mm256_set1_ps(0x1p64f);
+    __m256 xv[TR_YU], a[TR_YU], e[TR_YU];
+    TR_EACH(xv[u] = _mm256_loadu_ps(x + 8 * u));
+    TR_EACH(a[u] = tr_y_negabs(xv[u], -104.0f));
+    tr_y_exp64(a, e);
+    TR_EACH(a[u] = _mm256_blendv_ps(e[u], two64,
+                                    _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GE_OQ)));
+    TR_EACH(_mm256_storeu_ps(out + 8 * u, _mm256_div_ps(a[u], _mm256_add_ps(two64, e[u]))));
+}
+
+TR_Y void tr_y_tanh(const float *x, float *out)
+{
+    __m256 xv[TR_YU], a[TR_YU], em[TR_YU];
+    TR_EACH(xv[u] = _mm256_loadu_ps(x + 8 * u));
+    TR_EACH(a[u] = _mm256_add_ps(xv[u], xv[u]));
+    TR_EACH(a[u] = _mm256_blendv_ps(a[u], _mm256_set1_ps(19.0f),
+                                    _mm256_cmp_ps(xv[u], _mm256_set1_ps(9.5f), _CMP_GT_OQ)));
+    TR_EACH(a[u] = _mm256_blendv_ps(a[u], _mm256_set1_ps(-19.0f),
+                                    _mm256_cmp_ps(xv[u], _mm256_set1_ps(-9.5f), _CMP_LT_OQ)));
+    tr_y_expm1(a, em);
+    TR_EACH(_mm256_storeu_ps(out + 8 * u,
+                             _mm256_div_ps(em[u], _mm256_add_ps(em[u], _mm256_set1_ps(2.0f)))));
+}
+
+TR_Y void tr_y_elu(const float *x, float *out, float cf)
+{
+    __m256 xv[TR_YU], a[TR_YU], em[TR_YU];
+    TR_EACH(xv[u] = _mm256_loadu_ps(x + 8 * u));
+    /* x < -30 ? -30 : x, then > 88 ? 88 (max / min keep a NaN x: fd_vexpm1f) */
+    TR_EACH(a[u] =
+                _mm256_min_ps(_mm256_set1_ps(88.0f), _mm256_max_ps(_mm256_set1_ps(-30.0f), xv[u])));
+    tr_y_expm1(a, em);
+    TR_EACH(_mm256_storeu_ps(
+        out + 8 * u, _mm256_blendv_ps(_mm256_mul_ps(_mm256_set1_ps(cf), em[u]), xv[u],
+                                      _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GT_OQ))));
+}
+
+TR_Y void tr_y_swish(const float *x, float *out)
+{
+    const __m256 two64 = _mm256_set1_ps(0x1p64f);
+    __m256 xv[TR_YU], a[TR_YU], e[TR_YU], pos[TR_YU];
+    TR_EACH(xv[u] = _mm256_loadu_ps(x + 8 * u));
+    TR_EACH(a[u] = tr_y_negabs(xv[u], -128.0f));
+    TR_EACH(pos[u] = _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GE_OQ));
+    tr_y_exp64(a, e);
+    TR_EACH(a[u] = _mm256_add_ps(two64, e[u])); /* d */
+    TR_EACH(a[u] = _mm256_blendv_ps(a[u], _mm256_mul_ps(a[u], _mm256_set1_ps(0x1p-64f)), pos[u]));
+    TR_EACH(e[u] = _mm256_mul_ps(xv[u], _mm256_blendv_ps(e[u], _mm256_set1_ps(1.0f), pos[u])));
+    TR_EACH(e[u] = _mm256_div_ps(e[u], a[u]));
+    TR_EACH(e[u] = _mm256_blendv_ps(e[u], _mm256_setzero_ps(),
+                                    _mm256_cmp_ps(xv[u], _mm256_set1_ps(-709.78f), _CMP_LT_OQ)));
+    TR_EACH(_mm256_storeu_ps(
+        out + 8 * u, _mm256_blendv_ps(e[u], xv[u], _mm256_cmp_ps(xv[u], xv[u], _CMP_UNORD_Q))));
+}
+
+/* 1 when t's forward has a tr_y_ kernel. */
+static int tr_y4_mode(const tr_t *t)
+{
+    return !t->bwd && (t->mode == CUDNN_ACTIVATION_SIGMOID || t->mode == CUDNN_ACTIVATION_TANH ||
+                       (t->mode == CUDNN_ACTIVATION_ELU && t->cf == t->coef) ||
+                       (t->mode == CUDNN_ACTIVATION_SWISH && t->sbeta == 1.0));
+}
+
+/* r[0 .. n) by the tr_y_ kernel, 8 TR_YU elements at a time; the rest by the C (its bits). */
+__attribute__((target("avx2,fma"))) static int tr_y4(const tr_t *t, int n, const float *x, float *r)
+{
+    const int m = n / (8 * TR_YU) * (8 * TR_YU);
+    for (int i = 0; i < m; i += 8 * TR_YU)
+        switch (t->mode) {
+        case CUDNN_ACTIVATION_SIGMOID:
+            tr_y_sigmoid(x + i, r + i);
+            break;
+        case CUDNN_ACTIVATION_TANH:
+            tr_y_tanh(x + i, r + i);
+            break;
+        case CUDNN_ACTIVATION_ELU:
+            tr_y_elu(x + i, r + i, t->cf);
+            break;
+        default: /* SWISH, beta 1 */
+            tr_y_swish(x + i, r + i);
+            break;
+        }
+    return m;
+}
+
 __attribute__((target("avx2,fma"))) static void tr_block_avx2(const tr_t *t, int n, const float *x,
                                                               const float *dy, double *v, float *r)
 {
-    tr_block(t, n, x, dy, v, r);
+    int m = 0;
+    if (r && t->y4)
+        m = tr_y4(t, n, x, r);
+    if (m < n)
+        tr_block(t, n - m, x + m, dy ? dy + m : NULL, v ? v + m : NULL, r ? r + m : NULL);
 }
 #define TR_X86 1
 #endif
@@ -261,6 +438,7 @@ static tr_fn tr_pick(const fd_act_params_t *a, int bwd, cudnnDataType_t dt, tr_t
     t->bl = (float)(a->swish_beta - (double)t->bh);
 #ifdef TR_X86
     int isa = fd_vmath_isa();
+    t->y4 = isa == FD_VMATH_AVX2 && tr_y4_mode(t) && getenv("FREEDNN_CPU_ACT_AVX2_C") == NULL;
     return isa == FD_VMATH_AVX512 ? tr_block_avx512 : isa == FD_VMATH_AVX2 ? tr_block_avx2 : NULL;
 #else
     return NULL;

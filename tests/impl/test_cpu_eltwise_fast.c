@@ -15,12 +15,15 @@
  * (activation_cpu.c) and recompute the undecided lanes with the scalar definitions. In every
  * case one thread, two threads and two threads capped to AVX2 (FREEDNN_CPU_ISA=avx2, unless
  * the caller set a cap) must give identical bytes (NaN equals NaN where inputs hold NaN,
- * memops_case.h's rule). Covered:
+ * memops_case.h's rule), and the AVX2 run the bytes of the same run with
+ * FREEDNN_CPU_ACT_AVX2_C=1 (the C that activation_cpu.c's lockstep forward kernels restate).
+ * Covered:
  * - the raw error of memop.h's fd_cpu_exp_v / fd_cpu_expm1_v against libm over [-700, 700]
  *   (dense grid plus random points) and of fd_cpu_recip_v over [1, 2^100] (the exact fallback
  *   of the transcendental modes, used without AVX2+FMA and for DOUBLE): each must stay
  *   below 2^-44 relative, 16x inside the 2^-40 interval activation_cpu.c relies on;
- * - every float in [-100, 100] step 1e-3 plus the edges (|x| near 700, huge, tiny, +-0, inf)
+ * - every float in [-100, 100] step 1e-3 plus the edges (|x| near 700, huge, tiny, +-0, inf,
+ *   NaN)
  *   and 20000 log-uniform magnitudes in [2^-30, 2^10] through SIGMOID, TANH, ELU, SWISH
  *   forward and ELU, SWISH backward, f32, f16 and bf16 (the grid rounded to the type), alpha /
  *   beta pairs (1, 0), (0.5, 0.25), (-2, 1), for ELU / SWISH coef / beta values of either sign
@@ -123,12 +126,11 @@ static void expect_same(cudnnDataType_t dt, const void *want, const void *got, s
 static float *sweep_inputs(int *count)
 {
     const int grid = 200001;
-    static const float edges[] = {0.0f,     -0.0f,    1e-30f,   -1e-30f,  1e-45f,  -1e-45f,
-                                  699.9f,   -699.9f,  700.0f,   -700.0f,  700.1f,  -700.1f,
-                                  350.0f,   -350.0f,  709.0f,   -745.0f,  1e30f,   -1e30f,
-                                  INFINITY, -INFINITY, 20.0f,   -20.0f,   19.999f, 20.001f,
-                                  0.3465736f, -0.3465736f, 1e-8f, -1e-8f, 88.7f, -88.7f,
-                                  103.9f,   -103.9f,  3.4e38f,  -3.4e38f};
+    static const float edges[] = {
+        0.0f,     -0.0f,     1e-30f,  -1e-30f, 1e-45f,  -1e-45f, 699.9f,     -699.9f,     700.0f,
+        -700.0f,  700.1f,    -700.1f, 350.0f,  -350.0f, 709.0f,  -745.0f,    1e30f,       -1e30f,
+        INFINITY, -INFINITY, 20.0f,   -20.0f,  19.999f, 20.001f, 0.3465736f, -0.3465736f, 1e-8f,
+        -1e-8f,   88.7f,     -88.7f,  103.9f,  -103.9f, 3.4e38f, -3.4e38f,   NAN,         -NAN};
     int ne = (int)(sizeof edges / sizeof edges[0]);
     float *x = malloc(sizeof(float) * (size_t)(grid + ne + 20000));
     int n = 0;
@@ -196,13 +198,14 @@ static void test_transcendental(cudnnDataType_t dt)
     int n;
     float *xf = sweep_inputs(&n);
     const size_t es = dt_size(dt), bytes = es * (size_t)n;
-    char *x = malloc(bytes), *dy = malloc(bytes), *old = malloc(bytes), *out[4], *v1 = malloc(bytes);
+    char *x = malloc(bytes), *dy = malloc(bytes), *old = malloc(bytes), *out[5],
+         *v1 = malloc(bytes);
     for (int i = 0; i < n; i++) {
         put(dt, x, (size_t)i, xf[i]);
         put(dt, dy, (size_t)i, urand() * 4.0 - 2.0);
         put(dt, old, (size_t)i, urand() * 4.0 - 2.0);
     }
-    for (int r = 0; r < 4; r++)
+    for (int r = 0; r < 5; r++)
         out[r] = malloc(bytes);
     cudnnTensorDescriptor_t d = desc_1d(dt, n);
     const double ab[3][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}};
@@ -231,15 +234,20 @@ static void test_transcendental(cudnnDataType_t dt)
                  modes[m].bwd ? "bwd" : "fwd", mname[modes[m].mode], modes[m].coef, modes[m].swish);
         for (int k = 0; k < 3; k++) {
             float al = (float)ab[k][0], be = (float)ab[k][1];
-            /* runs: 0 ref, 1 cpu one thread, 2 cpu two threads, 3 cpu two threads capped to AVX2 */
-            for (int r = 0; r < 4; r++) {
+            /* runs: 0 ref, 1 cpu one thread, 2 cpu two threads, 3 cpu two threads capped to AVX2,
+             * 4 as 3 with FREEDNN_CPU_ACT_AVX2_C=1 (the C that the AVX2 forward kernels in
+             * lockstep, activation_cpu.c tr_y_, restate: the same bits) */
+            for (int r = 0; r < 5; r++) {
                 if (be != 0.0f)
                     memcpy(out[r], old, bytes);
                 else
                     memset(out[r], 0xff, bytes);
-                const int cap = r == 3 && getenv("FREEDNN_CPU_ISA") == NULL; /* a caller's cap stays */
+                const int cap =
+                    r >= 3 && getenv("FREEDNN_CPU_ISA") == NULL; /* a caller's cap stays */
                 if (cap)
                     setenv("FREEDNN_CPU_ISA", "avx2", 1);
+                if (r == 4)
+                    setenv("FREEDNN_CPU_ACT_AVX2_C", "1", 1);
                 cudnnHandle_t h = run_handle(r < 3 ? r : 2);
                 if (modes[m].bwd)
                     CHECK(cudnnActivationBackward(h, ad, &al, d, x, d, dy, d, x, &be, d, out[r]));
@@ -247,12 +255,17 @@ static void test_transcendental(cudnnDataType_t dt)
                     CHECK(cudnnActivationForward(h, ad, &al, d, x, &be, d, out[r]));
                 if (cap)
                     unsetenv("FREEDNN_CPU_ISA");
+                unsetenv("FREEDNN_CPU_ACT_AVX2_C");
             }
             char what[200];
-            for (int r = 2; r < 4; r++) { /* thread count and ISA level change no bit */
-                snprintf(what, sizeof what, "%s alpha %g beta %g: %s vs one thread", name, ab[k][0],
-                         ab[k][1], r == 2 ? "two threads" : "AVX2 (two threads)");
-                expect_same(dt, out[1], out[r], bytes, 1, what);
+            for (int r = 2; r < 5; r++) { /* thread count, ISA level and kernel change no bit */
+                snprintf(what, sizeof what, "%s alpha %g beta %g: %s vs %s", name, ab[k][0],
+                         ab[k][1],
+                         r == 2   ? "two threads"
+                         : r == 3 ? "AVX2 (two threads)"
+                                  : "AVX2 C (two threads)",
+                         r == 4 ? "AVX2" : "one thread");
+                expect_same(dt, out[r == 4 ? 3 : 1], out[r], bytes, 1, what);
             }
             snprintf(what, sizeof what, "%s alpha %g beta %g vs ref", name, ab[k][0], ab[k][1]);
             if (dt != CUDNN_DATA_FLOAT) { /* bracketed: the ref's bits */
@@ -306,7 +319,7 @@ static void test_transcendental(cudnnDataType_t dt)
         cudnnDestroyActivationDescriptor(ad);
     }
     cudnnDestroyTensorDescriptor(d);
-    for (int r = 0; r < 4; r++)
+    for (int r = 0; r < 5; r++)
         free(out[r]);
     free(xf), free(x), free(dy), free(old), free(v1);
 }
