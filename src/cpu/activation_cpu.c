@@ -51,8 +51,9 @@
  *   check, lanes it cannot vouch for recomputed by the scalar definitions (the ref's bits).
  *   DOUBLE always takes the scalar definitions. Results never depend on the thread count.
  *   On AVX2 without AVX-512 the forward SIGMOID, TANH, ELU (float coef) and SWISH (beta 1)
- *   into a float block run as tr_y_ kernels (2026-12-05): the same operations per element in
- *   intrinsics, four vectors in lockstep (same bits; FREEDNN_CPU_ACT_AVX2_C=1 runs the C).
+ *   and the backward ELU (float coef) and SWISH (beta 1) into a float block run as tr_y_
+ *   kernels (2026-12-05): the same operations per element in intrinsics, four vectors in
+ *   lockstep (same bits; FREEDNN_CPU_ACT_AVX2_C=1 runs the C).
  * - SWISH forward of a NaN x returns x itself, as the ref (fd_act_fwd_value).
  */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -239,17 +240,20 @@ tr_block_avx512(const tr_t *t, int n, const float *x, const float *dy, double *v
 {
     tr_block(t, n, x, dy, v, r);
 }
-/* ---- AVX2 forward in lockstep (2026-12-05, Zen 3) ---------------------------------------
- * SIGMOID, TANH, ELU (a float coef) and SWISH (beta 1) forward to a float block: vmath.h's
- * functions (fd_vsigmoidf, fd_vtanhf, fd_vexpm1f, fd_vswish1f) step for step in intrinsics,
+/* ---- AVX2 in lockstep (2026-12-05, Zen 3) -----------------------------------------------
+ * SIGMOID, TANH, ELU (a float coef) and SWISH (beta 1) forward, ELU (a float coef) and SWISH
+ * (beta 1) backward to a float block: vmath.h's functions (fd_vsigmoidf, fd_vtanhf,
+ * fd_vexpm1f, fd_vswish1f) and tr_elu_bwd_f / tr_swish1_bwd step for step in intrinsics,
  * the same operations in the same order per element (an fmaf is one FMA instruction in the
  * C's AVX2 clone too), so the same bits; tests/impl/test_cpu_eltwise_fast.c compares them
  * with the C (FREEDNN_CPU_ACT_AVX2_C=1). What differs is the schedule: TR_YU vectors advance
  * stage by stage (each line below is one operation on each of them), so every stage offers
  * TR_YU independent operations. The C's vector loop issues one vector's ~20 dependent
  * operations (60 cycles of latency) after another, and Zen 3's floating-point scheduler held
- * too few of them to fill its pipes: sigmoid forward, n1c64h32w32 in L2, one thread, 0.65 ->
- * 0.53 ns an element (GCC did not interleave an unrolled loop of whole-vector calls: 0.67). */
+ * too few of them to fill its pipes. n1c64h32w32 in L2, one thread, dnnbench median (ms):
+ * forward sigmoid 0.038-0.050 -> 0.030-0.031, tanh 0.038 -> 0.034, ELU 0.040 -> 0.029, swish
+ * 0.050 -> 0.043; backward ELU 0.045 -> 0.041, swish 0.062 -> 0.052 (GCC did not interleave
+ * an unrolled loop of whole-vector calls: sigmoid 0.65 ns an element as the C, 0.53 here). */
 #define TR_YU 4
 #define TR_Y __attribute__((target("avx2,fma"), always_inline)) static inline
 #define TR_EACH(...)                                                                               \
@@ -378,18 +382,94 @@ TR_Y void tr_y_swish(const float *x, float *out)
         out + 8 * u, _mm256_blendv_ps(e[u], xv[u], _mm256_cmp_ps(xv[u], xv[u], _CMP_UNORD_Q))));
 }
 
-/* 1 when t's forward has a tr_y_ kernel. */
+/* tr_elu_bwd_f: dy for x > 0, else (dy (cf m)) 2^j with e^x = m 2^j (fd_vexpf_mneg's split
+ * of 2^k into two factors, the reduction's r + 0.0f included: it maps -0 to +0). */
+TR_Y void tr_y_elu_bwd(const float *x, const float *dy, float *out, float cf)
+{
+    static const float c[7] = {0x1.6a244ap-10f,
+                               0x1.1239d4p-7f,
+                               0x1.5558f2p-5f,
+                               0x1.555492p-3f,
+                               0x1.fffffcp-2f,
+                               1.0f,
+                               1.0f};
+    const __m256i bias = _mm256_set1_epi32(127);
+    __m256 xv[TR_YU], a[TR_YU], t[TR_YU], r[TR_YU], p[TR_YU];
+    __m256i k1[TR_YU], k2[TR_YU];
+    TR_EACH(xv[u] = _mm256_loadu_ps(x + 8 * u));
+    TR_EACH(a[u] = _mm256_max_ps(_mm256_set1_ps(-170.0f), xv[u])); /* x < -170 ? -170 : x */
+    tr_y_red(a, _mm256_set1_ps(0x1.8p23f), t, r);
+    TR_EACH(r[u] = _mm256_add_ps(r[u], _mm256_setzero_ps()));
+    tr_y_horner(r, c, 7, p);
+    TR_EACH(k1[u] = _mm256_sub_epi32(_mm256_castps_si256(t[u]), _mm256_set1_epi32(0x4B400000)));
+    TR_EACH(k2[u] = _mm256_sub_epi32(k1[u], _mm256_srai_epi32(k1[u], 1)));
+    TR_EACH(k1[u] = _mm256_srai_epi32(k1[u], 1));
+    TR_EACH(p[u] = _mm256_mul_ps(
+                p[u], _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1[u], bias), 23))));
+    TR_EACH(a[u] = _mm256_loadu_ps(dy + 8 * u));
+    TR_EACH(p[u] = _mm256_mul_ps(a[u], _mm256_mul_ps(_mm256_set1_ps(cf), p[u])));
+    TR_EACH(p[u] = _mm256_mul_ps(
+                p[u], _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2[u], bias), 23))));
+    TR_EACH(_mm256_storeu_ps(
+        out + 8 * u,
+        _mm256_blendv_ps(p[u], a[u], _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GT_OQ))));
+}
+
+/* tr_swish1_bwd (its lanes below -80 and NaN are the caller's to redo). */
+TR_Y void tr_y_swish1_bwd(const float *x, const float *dy, float *out)
+{
+    const __m256 two64 = _mm256_set1_ps(0x1p64f), sign = _mm256_set1_ps(-0.0f);
+    __m256 xv[TR_YU], ax[TR_YU], e[TR_YU], inv[TR_YU], pos[TR_YU], q1[TR_YU];
+    TR_EACH(xv[u] = _mm256_loadu_ps(x + 8 * u));
+    TR_EACH(pos[u] = _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GE_OQ));
+    /* |x| < 80 ? |x| : 80 */
+    TR_EACH(ax[u] = _mm256_min_ps(_mm256_andnot_ps(sign, xv[u]), _mm256_set1_ps(80.0f)));
+    TR_EACH(e[u] = _mm256_xor_ps(ax[u], sign));
+    tr_y_exp64(e, e);
+    TR_EACH(inv[u] = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_add_ps(two64, e[u])));
+    TR_EACH(q1[u] = _mm256_mul_ps(inv[u], two64));
+    TR_EACH(e[u] = _mm256_mul_ps(e[u], inv[u]));             /* qe */
+    TR_EACH(inv[u] = _mm256_blendv_ps(e[u], q1[u], pos[u])); /* sg */
+    TR_EACH(q1[u] = _mm256_blendv_ps(q1[u], e[u], pos[u]));  /* c */
+    TR_EACH(e[u] = _mm256_fmadd_ps(_mm256_blendv_ps(xv[u], ax[u], pos[u]), q1[u],
+                                   _mm256_set1_ps(1.0f)));
+    TR_EACH(_mm256_storeu_ps(
+        out + 8 * u, _mm256_mul_ps(_mm256_loadu_ps(dy + 8 * u), _mm256_mul_ps(inv[u], e[u]))));
+}
+
+/* 1 when t's mode and direction have a tr_y_ kernel. */
 static int tr_y4_mode(const tr_t *t)
 {
-    return !t->bwd && (t->mode == CUDNN_ACTIVATION_SIGMOID || t->mode == CUDNN_ACTIVATION_TANH ||
-                       (t->mode == CUDNN_ACTIVATION_ELU && t->cf == t->coef) ||
-                       (t->mode == CUDNN_ACTIVATION_SWISH && t->sbeta == 1.0));
+    if (t->bwd)
+        return (t->mode == CUDNN_ACTIVATION_ELU && t->cf == t->coef) ||
+               (t->mode == CUDNN_ACTIVATION_SWISH && t->sbeta == 1.0);
+    return t->mode == CUDNN_ACTIVATION_SIGMOID || t->mode == CUDNN_ACTIVATION_TANH ||
+           (t->mode == CUDNN_ACTIVATION_ELU && t->cf == t->coef) ||
+           (t->mode == CUDNN_ACTIVATION_SWISH && t->sbeta == 1.0);
 }
 
 /* r[0 .. n) by the tr_y_ kernel, 8 TR_YU elements at a time; the rest by the C (its bits). */
-__attribute__((target("avx2,fma"))) static int tr_y4(const tr_t *t, int n, const float *x, float *r)
+__attribute__((target("avx2,fma"))) static int tr_y4(const tr_t *t, int n, const float *x,
+                                                     const float *dy, float *r)
 {
     const int m = n / (8 * TR_YU) * (8 * TR_YU);
+    if (t->bwd && t->mode == CUDNN_ACTIVATION_ELU) {
+        for (int i = 0; i < m; i += 8 * TR_YU)
+            tr_y_elu_bwd(x + i, dy + i, r + i, t->cf);
+        return m;
+    }
+    if (t->bwd) { /* SWISH, beta 1: NaN and x < -80 by the scaled general form, as TR_BODY */
+        int slow = 0;
+        for (int i = 0; i < m; i += 8 * TR_YU) {
+            tr_y_swish1_bwd(x + i, dy + i, r + i);
+            for (int j = 0; j < 8 * TR_YU; j++)
+                slow |= !(x[i + j] >= -80.0f);
+        }
+        for (int i = 0; slow && i < m; i++)
+            if (!(x[i] >= -80.0f))
+                r[i] = tr_swish_bwd_hl(dy[i], x[i], 0.0f);
+        return m;
+    }
     for (int i = 0; i < m; i += 8 * TR_YU)
         switch (t->mode) {
         case CUDNN_ACTIVATION_SIGMOID:
@@ -413,7 +493,7 @@ __attribute__((target("avx2,fma"))) static void tr_block_avx2(const tr_t *t, int
 {
     int m = 0;
     if (r && t->y4)
-        m = tr_y4(t, n, x, r);
+        m = tr_y4(t, n, x, dy, r);
     if (m < n)
         tr_block(t, n - m, x + m, dy ? dy + m : NULL, v ? v + m : NULL, r ? r + m : NULL);
 }
