@@ -287,19 +287,16 @@ TR_Y __m256 tr_y_pow2(__m256 t)
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23));
 }
 
+/* fd_vexpf_poly's coefficients, highest degree first. */
+static const float tr_y_expc[7] = {
+    0x1.6a244ap-10f, 0x1.1239d4p-7f, 0x1.5558f2p-5f, 0x1.555492p-3f, 0x1.fffffcp-2f, 1.0f, 1.0f};
+
 /* fd_vexpf_neg64z of xc (<= 0 or NaN). */
 TR_Y void tr_y_exp64(const __m256 *xc, __m256 *e)
 {
-    static const float c[7] = {0x1.6a244ap-10f,
-                               0x1.1239d4p-7f,
-                               0x1.5558f2p-5f,
-                               0x1.555492p-3f,
-                               0x1.fffffcp-2f,
-                               1.0f,
-                               1.0f};
     __m256 t[TR_YU], r[TR_YU], p[TR_YU];
     tr_y_red(xc, _mm256_set1_ps(0x1.8p23f + 191.0f), t, r);
-    tr_y_horner(r, c, 7, p);
+    tr_y_horner(r, tr_y_expc, 7, p);
     TR_EACH(e[u] = _mm256_mul_ps(p[u], tr_y_pow2(t[u])));
 }
 
@@ -386,13 +383,6 @@ TR_Y void tr_y_swish(const float *x, float *out)
  * of 2^k into two factors, the reduction's r + 0.0f included: it maps -0 to +0). */
 TR_Y void tr_y_elu_bwd(const float *x, const float *dy, float *out, float cf)
 {
-    static const float c[7] = {0x1.6a244ap-10f,
-                               0x1.1239d4p-7f,
-                               0x1.5558f2p-5f,
-                               0x1.555492p-3f,
-                               0x1.fffffcp-2f,
-                               1.0f,
-                               1.0f};
     const __m256i bias = _mm256_set1_epi32(127);
     __m256 xv[TR_YU], a[TR_YU], t[TR_YU], r[TR_YU], p[TR_YU];
     __m256i k1[TR_YU], k2[TR_YU];
@@ -400,7 +390,7 @@ TR_Y void tr_y_elu_bwd(const float *x, const float *dy, float *out, float cf)
     TR_EACH(a[u] = _mm256_max_ps(_mm256_set1_ps(-170.0f), xv[u])); /* x < -170 ? -170 : x */
     tr_y_red(a, _mm256_set1_ps(0x1.8p23f), t, r);
     TR_EACH(r[u] = _mm256_add_ps(r[u], _mm256_setzero_ps()));
-    tr_y_horner(r, c, 7, p);
+    tr_y_horner(r, tr_y_expc, 7, p);
     TR_EACH(k1[u] = _mm256_sub_epi32(_mm256_castps_si256(t[u]), _mm256_set1_epi32(0x4B400000)));
     TR_EACH(k2[u] = _mm256_sub_epi32(k1[u], _mm256_srai_epi32(k1[u], 1)));
     TR_EACH(k1[u] = _mm256_srai_epi32(k1[u], 1));
