@@ -31,7 +31,11 @@
  *   a ring of kh rows; each output row folds its rows in window order. vmaxps(v, acc) returns
  *   acc on a tie and on a NaN v, so from -inf it is the ref's first-maximum rule (start at
  *   -FLT_MAX, first value taken when >= it, later ones when >) after a final max with -FLT_MAX;
- *   PROPAGATE_NAN ORs a NaN mask per lane. Padding taps read -inf (never taken).
+ *   PROPAGATE_NAN ORs a NaN mask per lane. Padding taps read -inf (never taken): a row whose
+ *   first or last vector reaches past it is first copied between -inf margins on the stack
+ *   (pa_padrow), so every tap is a plain load (the per-tap masks of the two border vectors
+ *   cost more than the copy: 3x3 / 2 one thread in L2, n1c8h112w112 1.2x, n1c64h56w56 1.8x,
+ *   2026-12-05); the backward's row argmaxes the same.
  * - max backward, stride 2 along W: per input row the argmax (value, tap) of every window
  *   column, folded per output row into a code per window (ky * kw + kx, -1 for none; rows of
  *   codes and of dy in a ring with -1 / 0 margins); each dx row is gathered from the codes of
@@ -40,6 +44,10 @@
  *   windows ascending). With alpha 1 and beta 0, a vector whose lanes take at most two hits sums
  *   in float: a float sum of two floats from +0.0 is their double sum rounded once (double
  *   rounding is innocuous for one addition, 53 >= 2 * 24 + 2); otherwise the sums are double.
+ *   3-wide windows with one or two output rows a dx row (3x3 / 2) take pa_dx3: odd columns
+ *   (at most two hits) always in float, even ones in float unless a lane has three or four
+ *   hits, then in double from the same masked terms (not the whole gather again): one thread
+ *   in L2 1.25x (n1c8h112w112 and n1c64h56w56, 2026-12-05).
  * - average forward: double sums of the taps in the ref's order (padding taps add +0.0, which
  *   changes no sum that starts at +0.0), divided by the ref's count, blended in double, one
  *   rounding.
@@ -241,6 +249,27 @@ static void pa_zero_row(float *d, int64_t W, double alpha, double beta)
 
 /* ---- max forward ---- */
 
+#define PA_PADL 16 /* fill columns before a padded row (pads are at most PA_MAXK - 1) */
+#define PA_PADR 48 /* and after it: the last vector's taps reach at most pw + 15 past W */
+
+/* row[0, W) copied to buf between fill margins (PA_PADL before, PA_PADR after): every tap of
+ * every output column is then a plain load (a border vector's per-tap masks cost more than the
+ * row's copy). Returns the copy's column 0. */
+PA_AVX2 static const float *pa_padrow(const float *row, int64_t W, float *buf, float fill)
+{
+    const __m256 f = _mm256_set1_ps(fill);
+    float *d = buf + PA_PADL;
+    _mm256_store_ps(buf, f);
+    _mm256_store_ps(buf + 8, f);
+    int64_t i = 0;
+    for (; i + 8 <= W; i += 8)
+        _mm256_storeu_ps(d + i, _mm256_loadu_ps(row + i));
+    _mm256_storeu_ps(d + i, pa_ld(row, i, W, fill));
+    for (int64_t j = i + 8; j < W + PA_PADR; j += 8)
+        _mm256_storeu_ps(d + j, f);
+    return d;
+}
+
 /* h[ow] = the maximum of output column ow's taps in one input row (NaN where PROPAGATE_NAN
  * and a tap is NaN), whole vectors (the ring rows are a multiple of 8 long). */
 PA_AVX2 static void pa_rowmax(const fd_pool_problem_t *p, const float *row, float *h)
@@ -248,9 +277,12 @@ PA_AVX2 static void pa_rowmax(const fd_pool_problem_t *p, const float *row, floa
     const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2], sw = p->stride[2], pw = p->pad[2];
     const int prop = p->propagate_nan, fast3 = sw == 2 && kw == 3 && !prop;
     const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    float buf[PA_PADL + PA_MAXW + PA_PADR + 8] __attribute__((aligned(32)));
+    if (pa_border(-pw, sw, kw, W) || pa_border((OW - 1) / 8 * 8 * sw - pw, sw, kw, W))
+        row = pa_padrow(row, W, buf, -INFINITY);
     for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
         const int64_t b = ow0 * sw - pw;
-        const int border = pa_border(b, sw, kw, W);
+        const int border = 0;
         if (fast3 && !border) { /* pa_tap's taps 0, 1, 2 from four plain loads */
             const __m256 v0 = _mm256_loadu_ps(row + b), v1 = _mm256_loadu_ps(row + b + 8);
             const __m256 v2 = _mm256_loadu_ps(row + b + 2), v3 = _mm256_loadu_ps(row + b + 10);
@@ -326,9 +358,12 @@ PA_AVX2 static void pa_rowarg(const fd_pool_problem_t *p, const float *row, floa
 {
     const int64_t W = p->in[2], OW = p->out[2], kw = p->win[2], pw = p->pad[2];
     const int prop = p->propagate_nan, fast3 = kw == 3 && !prop;
+    float buf[PA_PADL + PA_MAXW + PA_PADR + 8] __attribute__((aligned(32)));
+    if (pa_border(-pw, 2, kw, W) || pa_border((OW - 1) / 8 * 16 - pw, 2, kw, W))
+        row = pa_padrow(row, W, buf, -INFINITY);
     for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
         const int64_t b = 2 * ow0 - pw;
-        const int border = pa_border(b, 2, kw, W);
+        const int border = 0;
         __m256 m = _mm256_set1_ps(-INFINITY), done = _mm256_setzero_ps();
         __m256 code = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
         if (fast3 && !border) { /* the loop below for taps 0, 1, 2 from four plain loads */
@@ -433,6 +468,74 @@ PA_AVX2 static void pa_gather_d(int nr, const int32_t *const *crow, const float 
     t[2] = _mm256_permute2f128_pd(l1, h1, 0x20), t[3] = _mm256_permute2f128_pd(l1, h1, 0x31);
 }
 
+/* A dx row (columns 2 j0 - pw .. + 16 a vector) in one or two window rows (3-wide windows at
+ * stride 2, alpha 1, beta 0; codes and dy past the output row are -1 and 0): for each row, window j
+ * - 1's tap 2 and window j's tap 0 hit the even column, window j's tap 1 the odd one. Odd columns
+ * take at most two hits (one a row) and so sum in float (pa_bwd_max2's argument); even columns too
+ * unless a lane of the vector takes three or four, when they are summed again in double from the
+ * same four masked terms in the same order (the ref's bits: +0.0 terms for the misses change no sum
+ * that starts at +0.0). */
+/* One window row's terms of pa_dx3's vector at j0 (codes c, dy g, the row's tap base k):
+ * t[0] window j - 1's tap 2 and t[1] window j's tap 0 (even columns), t[2] window j's tap 1
+ * (odd columns), each dy where hit and +0 elsewhere; the even hits' masks added into *ne. */
+PA_AVX2 static inline void pa_dx3_row(const int32_t *c, const float *g, int64_t j0, __m256i k,
+                                      __m256 *t, __m256i *ne)
+{
+    const __m256i cp = _mm256_loadu_si256((const __m256i *)(const void *)(c + j0 - 1));
+    const __m256i cc = _mm256_loadu_si256((const __m256i *)(const void *)(c + j0));
+    const __m256 gc = _mm256_loadu_ps(g + j0);
+    const __m256i h2 = _mm256_cmpeq_epi32(cp, _mm256_add_epi32(k, _mm256_set1_epi32(2)));
+    const __m256i h0 = _mm256_cmpeq_epi32(cc, k);
+    const __m256i h1 = _mm256_cmpeq_epi32(cc, _mm256_add_epi32(k, _mm256_set1_epi32(1)));
+    t[0] = _mm256_and_ps(_mm256_castsi256_ps(h2), _mm256_loadu_ps(g + j0 - 1));
+    t[1] = _mm256_and_ps(_mm256_castsi256_ps(h0), gc);
+    t[2] = _mm256_and_ps(_mm256_castsi256_ps(h1), gc);
+    *ne = _mm256_add_epi32(*ne, _mm256_add_epi32(h2, h0));
+}
+
+PA_AVX2 static void pa_dx3(float *dx, int64_t W, int64_t pw, int nr, const int32_t *const *crow,
+                           const float *const *grow, const int32_t *kyk)
+{
+    const __m256i ka = _mm256_set1_epi32(kyk[0]), kb = _mm256_set1_epi32(kyk[nr - 1]);
+    const __m256i two = _mm256_set1_epi32(-2); /* counts go down from 0: three hits are -3 */
+    for (int64_t j0 = pw / 2; 2 * j0 - pw < W; j0 += 8) {
+        const int64_t c0 = 2 * j0 - pw;
+        float *d = dx + c0;
+        __m256 ta[3], tb[3];
+        __m256i ne = _mm256_setzero_si256();
+        pa_dx3_row(crow[0], grow[0], j0, ka, ta, &ne);
+        __m256 e = _mm256_add_ps(_mm256_add_ps(_mm256_setzero_ps(), ta[0]), ta[1]);
+        __m256 o = _mm256_add_ps(_mm256_setzero_ps(), ta[2]);
+        if (nr == 2) {
+            pa_dx3_row(crow[1], grow[1], j0, kb, tb, &ne);
+            e = _mm256_add_ps(_mm256_add_ps(e, tb[0]), tb[1]);
+            o = _mm256_add_ps(o, tb[2]);
+            const __m256i many = _mm256_cmpgt_epi32(two, ne);
+            if (__builtin_expect(!_mm256_testz_si256(many, many), 0)) {
+                const __m256 t[4] = {ta[0], ta[1], tb[0], tb[1]};
+                __m256d lo = _mm256_setzero_pd(), hi = lo;
+                for (int i = 0; i < 4; i++) {
+                    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(t[i])));
+                    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(t[i], 1)));
+                }
+                e = _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
+            }
+        }
+        const __m256 l = _mm256_unpacklo_ps(e, o), h = _mm256_unpackhi_ps(e, o);
+        const __m256 v0 = _mm256_permute2f128_ps(l, h, 0x20),
+                     v1 = _mm256_permute2f128_ps(l, h, 0x31);
+        if (c0 >= 0 && c0 + 16 <= W) {
+            _mm256_storeu_ps(d, v0);
+            _mm256_storeu_ps(d + 8, v1);
+        } else { /* a border vector: the columns inside the row */
+            const int64_t lo = pa_max(0, -c0), hi = pa_min(16, W - c0);
+            pa_st(d, v0, lo, hi);
+            if (hi > 8)
+                pa_st(d + 8, v1, pa_max(0, lo - 8), hi - 8);
+        }
+    }
+}
+
 /* Codes of the ring of output rows: R rows of cs int32, the row at +8 (-1 margins); the dy
  * rows beside them (0 margins). */
 #define PA_CODES 8192
@@ -488,6 +591,10 @@ PA_AVX2 static void pa_bwd_max2(const fd_pool_problem_t *p, const fd_pool_args_t
             }
             /* a lane takes at most nr (tmax + 1) hits (even columns; odd ones fewer) */
             const int count = nr * (tmax + 1) > 2;
+            if (plain && kw == 3 && nr <= 2) {
+                pa_dx3(dx, W, pw, nr, crow, grow, kyk);
+                continue;
+            }
             for (int64_t j0 = pw / 2; 2 * j0 - pw < W; j0 += 8) {
                 const int64_t c0 = 2 * j0 - pw, lo = pa_max(0, -c0), hi = pa_min(16, W - c0);
                 if (plain) {

@@ -475,6 +475,48 @@ static void checks(void)
     }
 }
 
+/* A dx element that four windows share (3x3 / 2 pad 1 max: odd row and column), its dy terms
+ * chosen so that the double sum depends on their order: the ref's window order (output rows,
+ * then columns, ascending) gives ((2^60 + 1) - 2^60) + 0.5 = 0.5 in double, any other order of
+ * the rows' terms 1.5 or 1. Hand-computed: 0.5 there and +0 everywhere else (every other window
+ * takes its first zero and has dy 0). Column 17 of 64 lies inside the whole vectors of the
+ * AVX2 NCHW rows (the border vectors keep the general loop). */
+static void max_sum_order(void)
+{
+    enum { H = 7, W = 64, OH = 4, OW = 32 };
+    float x[H * W] = {0}, y[OH * OW], dy[OH * OW] = {0}, dx[H * W];
+    x[3 * W + 17] = 1.0f;
+    dy[1 * OW + 8] = 0x1p60f, dy[1 * OW + 9] = 1.0f, dy[2 * OW + 8] = -0x1p60f;
+    dy[2 * OW + 9] = 0.5f;
+    cudnnTensorDescriptor_t xd, yd;
+    CHECK(cudnnCreateTensorDescriptor(&xd));
+    CHECK(cudnnCreateTensorDescriptor(&yd));
+    CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, H, W));
+    CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, OH, OW));
+    cudnnPoolingDescriptor_t pd;
+    CHECK(cudnnCreatePoolingDescriptor(&pd));
+    CHECK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, 3, 1, 1, 2,
+                                      2));
+    const float one = 1.0f, zero = 0.0f;
+    const cudnnHandle_t hs[2] = {h_ref, h_cpu};
+    for (int k = 0; k < 2; k++) {
+        CHECK(cudnnPoolingForward(hs[k], pd, &one, xd, x, &zero, yd, y));
+        CHECK(cudnnPoolingBackward(hs[k], pd, &one, yd, y, yd, dy, xd, x, &zero, xd, dx));
+        cases++;
+        for (int i = 0; i < H * W; i++) {
+            const float want = i == 3 * W + 17 ? 0.5f : 0.0f;
+            if (memcmp(&dx[i], &want, sizeof want) != 0) {
+                failures++;
+                fprintf(stderr, "FAIL max_sum_order (%s): dx[%d] = %a, want %a\n",
+                        k ? "cpu" : "ref", i, dx[i], want);
+                break;
+            }
+        }
+    }
+    cudnnDestroyPoolingDescriptor(pd);
+    cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
+}
+
 /* This program with --child, env prepended; 1 when it passed. */
 static int child(const char *env)
 {
@@ -499,6 +541,7 @@ int main(int argc, char **argv)
     CHECK(freednnCreateWithBackend(&h_ref, FREEDNN_BACKEND_REF));
     CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
     checks();
+    max_sum_order();
     const char *isa = getenv("FREEDNN_CPU_ISA");
     if (!isa || strcmp(isa, "avx2") == 0) /* the AVX2 box rows of both layouts too */
         box_layouts();
