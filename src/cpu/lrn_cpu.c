@@ -454,6 +454,7 @@ typedef struct {
     int64_t N, C, S;     /* images, channels, positions */
     int64_t pw;          /* positions per unit */
     int nt;              /* streaming stores for the output */
+    int lock;            /* AVX2 backward: vectors in lockstep (0: FREEDNN_CPU_LRN_LOCK=0) */
     int64_t s0[LR_MAXT]; /* per tensor: image stride */
     int64_t s1[LR_MAXT]; /* channel stride */
     int64_t ps[LR_MAXT]; /* position stride (pixel) */
@@ -1976,13 +1977,29 @@ LRA static void lra_fwd_pix(const lrf_plan_t *f, const fd_lrn_problem_t *p, cons
     {                                                                                              \
         __VA_ARGS__;                                                                               \
     }
-LRA __attribute__((noinline)) static int64_t lra_bwd_run5(const lrf_bstep_t *q, int64_t b,
-                                                          int64_t b1, unsigned char *bmv,
-                                                          unsigned *rbp, int ntr, const float *cst,
-                                                          __m256 *rv, unsigned *bdv)
+
+/* lra_pow34 (into pv) and lra_rcp (into rc) of LRA_U scales sv in lockstep. */
+LRA_IN void lra_pow_rcp4(const __m256 *sv, __m256 *pv, __m256 *rc)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 r[LRA_U], rr[LRA_U], q0[LRA_U], m[LRA_U], e[LRA_U];
+    LRA_EACH(r[u] = _mm256_rsqrt_ps(sv[u]));
+    LRA_EACH(rr[u] = _mm256_mul_ps(r[u], r[u]));
+    LRA_EACH(q0[u] = _mm256_mul_ps(rr[u], _mm256_rsqrt_ps(r[u])));
+    LRA_EACH(m[u] = _mm256_mul_ps(q0[u], sv[u]));
+    LRA_EACH(e[u] = _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_mul_ps(m[u], m[u]), m[u]), q0[u], one));
+    LRA_EACH(pv[u] = _mm256_fmadd_ps(
+                 _mm256_mul_ps(q0[u], e[u]),
+                 _mm256_fmadd_ps(e[u], _mm256_set1_ps(0.15625f), _mm256_set1_ps(0.25f)), q0[u]));
+    LRA_EACH(e[u] = _mm256_fnmadd_ps(sv[u], rr[u], one)); /* lra_rcp's d */
+    LRA_EACH(rc[u] = _mm256_fmadd_ps(rr[u], _mm256_fmadd_ps(e[u], e[u], e[u]), rr[u]));
+}
+LRA __attribute__((noinline)) static int64_t
+lra_bwd_run5(const lrf_bstep_t *q, int64_t b, int64_t b1, unsigned char *bmv, unsigned *rbp,
+             int ntr, int lock, const float *cst, __m256 *rv, unsigned *bdv)
 {
     const __m256 va = _mm256_set1_ps(cst[0]), vk = _mm256_set1_ps(cst[1]);
-    const __m256 vcoef = _mm256_set1_ps(cst[2]), one = _mm256_set1_ps(1.0f);
+    const __m256 vcoef = _mm256_set1_ps(cst[2]);
     const float *const x0 = q->x[0], *const x1 = q->x[1], *const x2 = q->x[2], *const x3 = q->x[3],
                        *const x4 = q->x[4];
     const float *const g = q->g, *const gi = q->gi;
@@ -1990,13 +2007,13 @@ LRA __attribute__((noinline)) static int64_t lra_bwd_run5(const lrf_bstep_t *q, 
     const float *const px = q->px, *const pg = q->pg;
     float *const wo = q->wo, *const go = q->go, *const o = q->o;
     unsigned rb = *rbp;
-    for (; b + 8 * LRA_U <= b1; b += 8 * LRA_U, bmv += LRA_U) {
+    for (; lock && b + 8 * LRA_U <= b1; b += 8 * LRA_U, bmv += LRA_U) {
         for (int u = 0; u < LRA_U; u += 2) { /* a line each */
             _mm_prefetch((const char *)(px + b + 8 * u), _MM_HINT_T0);
             _mm_prefetch((const char *)(pg + b + 8 * u), _MM_HINT_T0);
         }
-        __m256 sq[LRA_U], v[LRA_U], sv[LRA_U], r[LRA_U], rr[LRA_U], q0[LRA_U], m[LRA_U], e[LRA_U];
-        __m256 pv[LRA_U], gv[LRA_U], wv[LRA_U], acc[LRA_U];
+        __m256 sq[LRA_U], v[LRA_U], sv[LRA_U], rr[LRA_U], pv[LRA_U], gv[LRA_U], wv[LRA_U];
+        __m256 acc[LRA_U];
         unsigned tb[LRA_U];
         LRA_EACH(v[u] = _mm256_loadu_ps(x0 + b + 8 * u); sq[u] = _mm256_mul_ps(v[u], v[u]));
         LRA_EACH(v[u] = _mm256_loadu_ps(x1 + b + 8 * u);
@@ -2008,19 +2025,7 @@ LRA __attribute__((noinline)) static int64_t lra_bwd_run5(const lrf_bstep_t *q, 
         LRA_EACH(v[u] = _mm256_loadu_ps(x4 + b + 8 * u);
                  sq[u] = _mm256_fmadd_ps(v[u], v[u], sq[u]));
         LRA_EACH(sv[u] = _mm256_fmadd_ps(va, sq[u], vk));
-        /* lra_pow34 and lra_rcp */
-        LRA_EACH(r[u] = _mm256_rsqrt_ps(sv[u]));
-        LRA_EACH(rr[u] = _mm256_mul_ps(r[u], r[u]));
-        LRA_EACH(q0[u] = _mm256_mul_ps(rr[u], _mm256_rsqrt_ps(r[u])));
-        LRA_EACH(m[u] = _mm256_mul_ps(q0[u], sv[u]));
-        LRA_EACH(e[u] =
-                     _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_mul_ps(m[u], m[u]), m[u]), q0[u], one));
-        LRA_EACH(pv[u] = _mm256_fmadd_ps(
-                     _mm256_mul_ps(q0[u], e[u]),
-                     _mm256_fmadd_ps(e[u], _mm256_set1_ps(0.15625f), _mm256_set1_ps(0.25f)),
-                     q0[u]));
-        LRA_EACH(e[u] = _mm256_fnmadd_ps(sv[u], rr[u], one)); /* lra_rcp's d */
-        LRA_EACH(rr[u] = _mm256_fmadd_ps(rr[u], _mm256_fmadd_ps(e[u], e[u], e[u]), rr[u]));
+        lra_pow_rcp4(sv, pv, rr);
         LRA_EACH(gv[u] = _mm256_loadu_ps(g + b + 8 * u));
         LRA_EACH(_mm256_storeu_ps(go + b + 8 * u, _mm256_mul_ps(gv[u], pv[u])));
         LRA_EACH(wv[u] = _mm256_mul_ps(
@@ -2158,7 +2163,7 @@ LRA static void lra_bwd_plane(const lrf_plan_t *f, const fd_lrn_problem_t *p,
             while (b < b1) {
                 __m256 r;
                 unsigned bd;
-                b = lra_bwd_run5(&q, b, b1, bmc + b / 8, &rb, ntr, cst, &r, &bd);
+                b = lra_bwd_run5(&q, b, b1, bmc + b / 8, &rb, ntr, f->lock, cst, &r, &bd);
                 if (b >= b1)
                     break;
                 float vv[16];
@@ -2216,7 +2221,11 @@ LRA static void lra_bwd_plane(const lrf_plan_t *f, const fd_lrn_problem_t *p,
  * = dy y / s between a zero vector and zero vectors after, read back whole for the adjoint
  * window's shifts), y = x s^-beta not read (file header). A pixel with a term to redo takes
  * the ref's double formula whole, a non-finite output lane alone (after the pixel's stores).
- * Pixels [sp0, sp1) of image n; win, lb, la constants for window 5. */
+ * Pixels [sp0, sp1) of image n; win, lb, la constants for window 5. With window 5 and C a
+ * multiple of 32 both loops run LRA_U vectors in lockstep (x^2 staged in a stack row between
+ * zero vectors for the lane shifts): n8c64h28w28 / n1c64h56w56, one thread in L2 / L3,
+ * 2026-12-05: 1.10x (same bits). Window sums read from the staged rows by unaligned loads
+ * instead of lane shifts were slower (0.96x: the loads span the rows' fresh stores). */
 LRA_IN void lra_bwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
                        int64_t n, int64_t sp0, int64_t sp1, int win, int lb, int la)
 {
@@ -2226,14 +2235,47 @@ LRA_IN void lra_bwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_
     const __m256 zero = _mm256_setzero_ps();
     const int64_t one[4] = {1, 1, 1, 1};
     float w[LRF_BUF] __attribute__((aligned(32))), gp[LRF_BUF] __attribute__((aligned(32)));
+    float qb[LRF_BUF] __attribute__((aligned(32)));
+    /* C a multiple of 32, window 5: the terms of LRA_U vectors in lockstep (lra_bwd_run5's
+     * finding), x^2 staged in qb between zero vectors; the same operations, the same bits */
+    const int lock = f->lock && C % (8 * LRA_U) == 0 && win == 5 && lb == 2;
     for (int64_t sp = sp0; sp < sp1; sp++) {
         const float *t[4];
         float *dx = lrf_pix_bases(f, a, n, sp, t);
-        __m256 xc = lra_load(t[1], C), xn = nv > 1 ? lra_load(t[1] + 8, C - 8) : zero;
-        __m256 qp = zero, qc = _mm256_mul_ps(xc, xc), qn = _mm256_mul_ps(xn, xn);
         __m256 okv = _mm256_castsi256_ps(_mm256_set1_epi32(-1)); /* every lane, past C too */
         _mm256_store_ps(w, zero);
-        for (int64_t i = 0; i < nv; i++) {
+        if (lock) {
+            _mm256_store_ps(qb, zero);
+            _mm256_store_ps(qb + 8 * (nv + 1), zero);
+            for (int64_t i = 0; i < nv; i++) {
+                const __m256 xv = _mm256_loadu_ps(t[1] + 8 * i);
+                _mm256_store_ps(qb + 8 * (i + 1), _mm256_mul_ps(xv, xv));
+            }
+            for (int64_t i = 0; i < nv; i += LRA_U) {
+                __m256 sv[LRA_U], pv[LRA_U], rc[LRA_U], g[LRA_U], wv[LRA_U];
+                LRA_EACH(sv[u] =
+                             _mm256_fmadd_ps(va,
+                                             lra_winsum(_mm256_load_ps(qb + 8 * (i + u)),
+                                                        _mm256_load_ps(qb + 8 * (i + u + 1)),
+                                                        _mm256_load_ps(qb + 8 * (i + u + 2)), 5, 2),
+                                             vk));
+                lra_pow_rcp4(sv, pv, rc);
+                LRA_EACH(g[u] = _mm256_loadu_ps(t[3] + 8 * (i + u)));
+                LRA_EACH(_mm256_store_ps(gp + 8 * (i + u), _mm256_mul_ps(g[u], pv[u])));
+                LRA_EACH(wv[u] = _mm256_mul_ps(
+                             _mm256_mul_ps(
+                                 g[u], _mm256_mul_ps(_mm256_loadu_ps(t[1] + 8 * (i + u)), pv[u])),
+                             rc[u]));
+                LRA_EACH(_mm256_store_ps(w + 8 * (i + u + 1), wv[u]));
+                LRA_EACH(okv = _mm256_and_ps(okv, _mm256_and_ps(lra_sok(sv[u]), lra_fin(wv[u]))));
+            }
+        }
+        __m256 xc = zero, xn = zero, qp = zero, qc = zero, qn = zero;
+        if (!lock) {
+            xc = lra_load(t[1], C), xn = nv > 1 ? lra_load(t[1] + 8, C - 8) : zero;
+            qc = _mm256_mul_ps(xc, xc), qn = _mm256_mul_ps(xn, xn);
+        }
+        for (int64_t i = 0; i < nv && !lock; i++) {
             const int64_t len = C - 8 * i;
             const __m256 s = _mm256_fmadd_ps(va, lra_winsum(qp, qc, qn, win, lb), vk);
             __m256 rr;
@@ -2255,8 +2297,19 @@ LRA_IN void lra_bwd_px(const lrf_plan_t *f, const fd_lrn_problem_t *p, const fd_
             continue;
         }
         _mm256_store_ps(w + 8 * (nv + 1), zero);
+        for (int64_t i = 0; i < nv && lock; i += LRA_U) {
+            __m256 r[LRA_U];
+            LRA_EACH(r[u] =
+                         _mm256_fnmadd_ps(_mm256_mul_ps(vcoef, _mm256_loadu_ps(t[1] + 8 * (i + u))),
+                                          lra_winsum(_mm256_load_ps(w + 8 * (i + u)),
+                                                     _mm256_load_ps(w + 8 * (i + u + 1)),
+                                                     _mm256_load_ps(w + 8 * (i + u + 2)), 5, 2),
+                                          _mm256_load_ps(gp + 8 * (i + u))));
+            LRA_EACH(okv = _mm256_and_ps(okv, lra_fin(r[u])));
+            LRA_EACH(lra_store(dx + 8 * (i + u), 8, r[u], f->nt));
+        }
         __m256 w0 = zero, w1 = _mm256_load_ps(w + 8);
-        for (int64_t i = 0; i < nv; i++) {
+        for (int64_t i = 0; i < nv && !lock; i++) {
             const int64_t len = C - 8 * i;
             const __m256 w2 = _mm256_load_ps(w + 8 * (i + 2));
             const __m256 acc = lra_winsum(w0, w1, w2, win, la);
@@ -2310,6 +2363,10 @@ static int lrf_run(const fd_lrn_problem_t *p, const fd_lrn_args_t *a,
     if (isa == 0 || (isa == 1 && !common) || !lrf_plan(&f, t, nt, p->n))
         return 0;
     f.nt = a->beta == 0.0 && (size_t)(f.N * f.C * f.S) * sizeof(float) >= FD_CPU_NT_MIN;
+    /* FREEDNN_CPU_LRN_LOCK=0: the AVX2 backward one vector at a time, the operations the
+     * lockstep loops restate (tests/impl/test_cpu_lrn_fast.c compares their bits) */
+    const char *lk = getenv("FREEDNN_CPU_LRN_LOCK");
+    f.lock = !(lk && strcmp(lk, "0") == 0);
     if (!bwd && f.mode == 1 && common) {
         /* the common forward reads its rows in place: long rows (up to LRF_PBIG positions), but
          * at least 8 units where the tensor allows 2048-position rows (threads; any split

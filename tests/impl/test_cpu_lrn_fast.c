@@ -42,6 +42,8 @@
  * beta (1, 0), n 5), which has loops of its own in lrn_cpu.c, runs on every layout with plain
  * and NaN / inf / huge fills; the common case with every window (the AVX2 rows take any window:
  * the pixel rows' lane shifts of -8 .. 8) on every layout, C 17, 64, 70, 3.
+ * Every backward also runs the AVX2 rows with FREEDNN_CPU_LRN_LOCK=0 (one vector at a time
+ * instead of four in lockstep), which must give run 2's bits.
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -114,6 +116,28 @@ static int lrn_runs(cudnnLRNDescriptor_t ld, int dir, const float *a32, const fl
         else
             CHECK(cudnnLRNCrossChannelBackward(h, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, a32, xd, yv, xd,
                                                dy, xd, x, b32, xd, out[r]));
+    }
+    /* backward, the AVX2 rows again with FREEDNN_CPU_LRN_LOCK=0: one vector at a time, the
+     * operations their lockstep loops (NCHW plane rows, NHWC pixel rows of C a multiple of 32)
+     * restate, so the same bits as run 2 */
+    if (dir == 1 && isa_avx2) {
+        float *one_at = malloc(xb);
+        memcpy(one_at, init, xb);
+        run_set(2);
+        setenv("FREEDNN_CPU_LRN_LOCK", "0", 1);
+        CHECK(cudnnLRNCrossChannelBackward(h_cpu, ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, a32, xd, yv, xd,
+                                           dy, xd, x, b32, xd, one_at));
+        unsetenv("FREEDNN_CPU_LRN_LOCK");
+        const int same = same_bits(CUDNN_DATA_FLOAT, out[2], one_at, xb);
+        free(one_at);
+        if (!same) {
+            unsetenv("FREEDNN_CPU_ISA");
+            fprintf(stderr,
+                    "FAIL %s bwd: the AVX2 rows' lockstep loops differ from "
+                    "FREEDNN_CPU_LRN_LOCK=0\n",
+                    what);
+            return 0;
+        }
     }
     unsetenv("FREEDNN_CPU_ISA");
     /* 1 and 4: the same rows; without AVX-512, 1 and 2 are the AVX2 rows alike */
