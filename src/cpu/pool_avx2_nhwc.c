@@ -11,12 +11,15 @@
  * - max (both directions): the ref's bits. Forward streams the input rows once, each row's
  *   maximum over every output column's taps into a ring of kh rows, each output row folding its
  *   rows (vmaxps keeps the earlier operand on ties and drops a NaN; PROPAGATE_NAN ORs a NaN
- *   mask; the final max with -FLT_MAX is the ref's start value). Backward keeps int32 argmax
- *   codes (ky * kw + kx of the first maximum, -1 for none) of the output rows a band of dx rows
- *   needs (a ring on the stack) and gathers each dx pixel from them, no scatter: +0.0 plus the
- *   hit dy in window order, in float when alpha is 1, beta 0 and no lane of the vector has three
- *   hits (two floats summed in float are their double sum rounded once: 53 >= 2 * 24 + 2), in
- *   double otherwise.
+ *   mask; the final max with -FLT_MAX is the ref's start value); three-tap rows and three-row
+ *   folds of whole vectors without PROPAGATE_NAN run unrolled (the same operations): 3x3 / 2
+ *   one thread in L2 / L3 1.85-2.0x (2026-12-05; the general loops, short and branchy, also
+ *   ran 20 % slower or faster with the function's alignment in the library). Backward keeps
+ *   int32 argmax codes (ky * kw + kx of the first maximum, -1 for none) of the output rows a
+ *   band of dx rows needs (a ring on the stack) and gathers each dx pixel from them, no
+ *   scatter: +0.0 plus the hit dy in window order, in float when alpha is 1, beta 0 and no
+ *   lane of the vector has three hits (two floats summed in float are their double sum rounded
+ *   once: 53 >= 2 * 24 + 2), in double otherwise.
  * - other averages (stride > 1 along W; stride 1 with negative padding or windows over 16):
  *   the ref's bits. Forward keeps a double running sum per open output row (a ring), the
  *   input rows streamed once, the taps added in the ref's window order; the quotient is the
@@ -327,9 +330,19 @@ PA_TGT static void pa_rowmax(const fd_pool_problem_t *p, const float *row, int64
 {
     const int64_t OW = p->out[2], ps = p->xs[4];
     const int prop = p->propagate_nan;
+    const int whole = len % 8 == 0 && !prop;
     for (int64_t ow = 0; ow < OW; ow++) {
         int64_t lo, hi;
         pa_win(p, 2, ow, &lo, &hi);
+        if (whole && hi - lo == 3) { /* the loop below for three taps, whole vectors */
+            const float *r0 = row + lo * ps, *r1 = r0 + ps, *r2 = r1 + ps;
+            for (int64_t c = 0; c < len; c += 8) {
+                __m256 acc = _mm256_max_ps(_mm256_loadu_ps(r0 + c), _mm256_set1_ps(-INFINITY));
+                acc = _mm256_max_ps(_mm256_loadu_ps(r1 + c), acc);
+                _mm256_storeu_ps(h + ow * cb + c, _mm256_max_ps(_mm256_loadu_ps(r2 + c), acc));
+            }
+            continue;
+        }
         for (int64_t c = 0; c < len; c += 8) {
             __m256 acc = _mm256_set1_ps(-INFINITY), nan = _mm256_setzero_ps();
             for (int64_t iw = lo; iw < hi; iw++) {
@@ -397,7 +410,19 @@ PA_TGT static void pa_fwd_rows(const fd_pool_problem_t *p, const fd_pool_args_t 
                 const float *rr[PA_RING / 32]; /* the window's rows in the ring (kh <= this) */
                 for (int64_t ih = lo; ih < hi; ih++)
                     rr[ih - lo] = ring.f + (ih % kh) * OW * cb;
-                for (int64_t ow = 0; ow < OW; ow++)
+                const int plain3 =
+                    hi - lo == 3 && len % 8 == 0 && !prop && alpha == 1.0 && beta == 0.0;
+                for (int64_t ow = 0; ow < OW && plain3; ow++) /* the loop below, unrolled */
+                    for (int64_t c = 0; c < len; c += 8) {
+                        const int64_t o = ow * cb + c;
+                        __m256 acc =
+                            _mm256_max_ps(_mm256_loadu_ps(rr[0] + o), _mm256_set1_ps(-INFINITY));
+                        acc = _mm256_max_ps(_mm256_loadu_ps(rr[1] + o), acc);
+                        acc = _mm256_max_ps(_mm256_loadu_ps(rr[2] + o), acc);
+                        _mm256_storeu_ps(y + ow * t[4] + c,
+                                         _mm256_max_ps(acc, _mm256_set1_ps(-FLT_MAX)));
+                    }
+                for (int64_t ow = 0; ow < OW && !plain3; ow++)
                     for (int64_t c = 0; c < len; c += 8) {
                         __m256 acc = _mm256_set1_ps(-INFINITY), nan = _mm256_setzero_ps();
                         for (int64_t ih = lo; ih < hi; ih++) {

@@ -517,6 +517,43 @@ static void max_sum_order(void)
     cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
 }
 
+/* Windows whose taps are all -inf: the ref's maximum starts at -FLT_MAX and takes a tap only
+ * when >= it, so y is -FLT_MAX (hand-computed), on the unrolled 3x3 / 2 rows of both layouts
+ * (C 16: whole vectors along C for NHWC; W 40 for NCHW). */
+static void max_all_ninf(void)
+{
+    enum { C = 16, H = 9, W = 40, OH = 5, OW = 20, NX = C * H * W, NY = C * OH * OW };
+    static float x[NX], y[NY];
+    for (int i = 0; i < NX; i++)
+        x[i] = -INFINITY;
+    cudnnPoolingDescriptor_t pd;
+    CHECK(cudnnCreatePoolingDescriptor(&pd));
+    CHECK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, 3, 1, 1, 2,
+                                      2));
+    const float one = 1.0f, zero = 0.0f, want = -FLT_MAX;
+    const cudnnTensorFormat_t fmt[2] = {CUDNN_TENSOR_NCHW, CUDNN_TENSOR_NHWC};
+    for (int l = 0; l < 2; l++) {
+        cudnnTensorDescriptor_t xd, yd;
+        CHECK(cudnnCreateTensorDescriptor(&xd));
+        CHECK(cudnnCreateTensorDescriptor(&yd));
+        CHECK(cudnnSetTensor4dDescriptor(xd, fmt[l], CUDNN_DATA_FLOAT, 1, C, H, W));
+        CHECK(cudnnSetTensor4dDescriptor(yd, fmt[l], CUDNN_DATA_FLOAT, 1, C, OH, OW));
+        for (int k = 0; k < 2; k++) {
+            CHECK(cudnnPoolingForward(k ? h_cpu : h_ref, pd, &one, xd, x, &zero, yd, y));
+            cases++;
+            for (int i = 0; i < NY; i++)
+                if (memcmp(&y[i], &want, sizeof want) != 0) {
+                    failures++;
+                    fprintf(stderr, "FAIL max_all_ninf (%s, %s): y[%d] = %a, want -FLT_MAX\n",
+                            l ? "nhwc" : "nchw", k ? "cpu" : "ref", i, y[i]);
+                    break;
+                }
+        }
+        cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
+    }
+    cudnnDestroyPoolingDescriptor(pd);
+}
+
 /* This program with --child, env prepended; 1 when it passed. */
 static int child(const char *env)
 {
@@ -542,6 +579,7 @@ int main(int argc, char **argv)
     CHECK(freednnCreateWithBackend(&h_cpu, FREEDNN_BACKEND_CPU));
     checks();
     max_sum_order();
+    max_all_ninf();
     const char *isa = getenv("FREEDNN_CPU_ISA");
     if (!isa || strcmp(isa, "avx2") == 0) /* the AVX2 box rows of both layouts too */
         box_layouts();
