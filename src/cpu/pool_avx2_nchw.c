@@ -24,9 +24,11 @@
  *   are left out of the store and recomputed by the ref's formula (pa_box_fexact /
  *   pa_box_bexact): the ref's bits there. Plain rows (alpha 1, beta 0, three window rows) take
  *   the new row's tap sums in the same pass as the output row, with one test per row (a row
- *   that fires is redone by the general loop). Streaming the y / dx rows (beta 0, outputs over
- *   FD_CPU_NT_MIN) showed no gain on the loaded 2-core VM (one thread forward 3.8-3.9 ->
- *   3.9-4.3 ms), so the stores are plain.
+ *   that fires is redone by the general loop). Backward keeps the dy / count row between +0
+ *   margins on the stack, so its tap sums are plain loads (one thread in L2 / L3 1.06-1.10x,
+ *   2026-12-05). Streaming the y / dx rows (beta 0, outputs over FD_CPU_NT_MIN) showed no
+ *   gain on the loaded 2-core VM (one thread forward 3.8-3.9 -> 3.9-4.3 ms), so the stores
+ *   are plain.
  * - max forward: each input row's maxima over every output column's taps once (kx order), into
  *   a ring of kh rows; each output row folds its rows in window order. vmaxps(v, acc) returns
  *   acc on a tie and on a NaN v, so from -inf it is the ref's first-maximum rule (start at
@@ -980,6 +982,15 @@ PA_AVX2 static inline __m256 pa_hvec(const float *row, int64_t b, int64_t W, int
     return s;
 }
 
+/* pa_hvec of 8 outputs whose taps are all readable at p (a padded row): plain loads. */
+PA_AVX2 static inline __m256 pa_hvec_p(const float *p, int64_t kw)
+{
+    __m256 s = _mm256_loadu_ps(p);
+    for (int64_t kx = 1; kx < kw; kx++)
+        s = _mm256_add_ps(s, _mm256_loadu_ps(p + kx));
+    return s;
+}
+
 /* +0.0 plus the rows rp[0 .. nr) at f, in row order. */
 PA_AVX2 static inline __m256 pa_vsum(float *const *rp, int nr, int64_t f)
 {
@@ -1185,7 +1196,15 @@ PA_AVX2 static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t 
     const float alpha = (float)a->alpha, beta = (float)a->beta;
     const int plain = alpha == 1.0f && beta == 0.0f;
     float ring[PA_BOXF] __attribute__((aligned(32)));
-    float qr[PA_MAXW + 8] __attribute__((aligned(32))); /* dy / count of one row */
+    /* dy / count of one row, between +0 margins (PA_PADL before, 16 after the rounded row):
+     * every window's taps are plain loads, the margins the zero fill pa_hvec's border loads
+     * blend in (the quotients past OW are +0 too: count 1) */
+    float qrb[PA_PADL + PA_MAXW + 8 + 16] __attribute__((aligned(32)));
+    float *const qr = qrb + PA_PADL;
+    for (int64_t i = 0; i < PA_PADL; i++)
+        qrb[i] = 0.0f;
+    for (int64_t i = (OW + 7) / 8 * 8; i < (OW + 7) / 8 * 8 + 16; i++)
+        qr[i] = 0.0f;
     pa_boxcnt_t k;
     pa_boxcnt_init(p, &k);
     const float *const cf = k.cf, *const vf = k.vf;
@@ -1210,7 +1229,7 @@ PA_AVX2 static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t 
                 fused = plain && oh == ohi && ohi - olo == 2;
                 if (!fused)
                     for (int64_t i = 0; i < rs; i += 8)
-                        _mm256_store_ps(ring + (oh % kh) * rs + i, pa_hvec(qr, i - pv, OW, kw));
+                        _mm256_store_ps(ring + (oh % kh) * rs + i, pa_hvec_p(qr + i - pv, kw));
             }
             if (ok)
                 have = pa_max(have, ohi + 1);
@@ -1223,7 +1242,7 @@ PA_AVX2 static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t 
                 for (int64_t i = 0; i < W; i += 8) {
                     __m256 h;
                     if (fused) {
-                        h = pa_hvec(qr, i - pv, OW, kw);
+                        h = pa_hvec_p(qr + i - pv, kw);
                         _mm256_store_ps(rp[2] + i, h);
                     } else {
                         h = _mm256_load_ps(rp[2] + i);
