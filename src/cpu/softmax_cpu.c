@@ -1996,16 +1996,17 @@ SMX_Z static void smx_fwd_unit_z(const smx_plan_t *s, const fd_softmax_fwd_args_
 #define SMX_YI static inline __attribute__((always_inline)) SMX_Y
 #define SMX_YNV 4 /* vectors per LANES sub-block (even: a 64-byte line is two vectors) */
 
+/* fd_vexpf_poly's coefficients, highest degree first. */
+static const float smx_y_pc[7] = {
+    0x1.6a244ap-10f, 0x1.1239d4p-7f, 0x1.5558f2p-5f, 0x1.555492p-3f, 0x1.fffffcp-2f, 1.0f, 1.0f};
+
 /* fd_vexpf_poly on 8 lanes. */
 SMX_YI __m256 smx_y_poly(__m256 r)
 {
-    __m256 p = _mm256_set1_ps(0x1.6a244ap-10f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0x1.1239d4p-7f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0x1.5558f2p-5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0x1.555492p-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0x1.fffffcp-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    return _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    __m256 p = _mm256_set1_ps(smx_y_pc[0]);
+    for (int q = 1; q < 7; q++)
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(smx_y_pc[q]));
+    return p;
 }
 
 /* p times the power of two held in t's low nine bits (fd_vexpf_neg64's shift). */
@@ -2055,22 +2056,15 @@ SMX_YI __m256 smx_y_piv64(__m256 x, __m256 lo, __m256 shr)
 
 SMX_YI void smx_y_piv64_4(const __m256 *x, const __m256 *lo, const __m256 *shr, __m256 *o)
 {
-    static const float c[7] = {0x1.6a244ap-10f,
-                               0x1.1239d4p-7f,
-                               0x1.5558f2p-5f,
-                               0x1.555492p-3f,
-                               0x1.fffffcp-2f,
-                               1.0f,
-                               1.0f};
     __m256 xc[4], t[4], k[4], r[4], p[4];
     SMX_EACH(xc[u] = _mm256_max_ps(lo[u], x[u]));
     SMX_EACH(t[u] = _mm256_fmadd_ps(xc[u], _mm256_set1_ps(0x1.715476p0f), shr[u]));
     SMX_EACH(k[u] = _mm256_sub_ps(t[u], shr[u]));
     SMX_EACH(r[u] = _mm256_fnmadd_ps(k[u], _mm256_set1_ps(0x1.62e400p-1f), xc[u]));
     SMX_EACH(r[u] = _mm256_fnmadd_ps(k[u], _mm256_set1_ps(0x1.7f7d1cp-20f), r[u]));
-    SMX_EACH(p[u] = _mm256_set1_ps(c[0]));
+    SMX_EACH(p[u] = _mm256_set1_ps(smx_y_pc[0]));
     for (int q = 1; q < 7; q++)
-        SMX_EACH(p[u] = _mm256_fmadd_ps(p[u], r[u], _mm256_set1_ps(c[q])));
+        SMX_EACH(p[u] = _mm256_fmadd_ps(p[u], r[u], _mm256_set1_ps(smx_y_pc[q])));
     SMX_EACH(o[u] = smx_y_scale2(p[u], t[u]));
 }
 
