@@ -1196,10 +1196,11 @@ PA_AVX2 static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t 
     const float alpha = (float)a->alpha, beta = (float)a->beta;
     const int plain = alpha == 1.0f && beta == 0.0f;
     float ring[PA_BOXF] __attribute__((aligned(32)));
-    /* dy / count of one row, between +0 margins (PA_PADL before, the rest of the buffer
-     * after): every window's taps are plain loads, the margins the zero fill pa_hvec's border
-     * loads blend in (the quotients past OW are +0 too: count 1); the vectors that overhang a
-     * dx row past W read only zeros and quotients, never unset floats */
+    /* dy / count of one row, between +0 margins (PA_PADL before; after, up to 16 past the
+     * longer of the quotient row and the rounded dx row): every window's taps are plain loads,
+     * the margins the zero fill pa_hvec's border loads blend in (the quotients past OW are +0
+     * too: count 1); the vectors that overhang a dx row past W read only zeros and quotients,
+     * never unset floats */
     float qrb[PA_PADL + PA_MAXW + 8 + 16] __attribute__((aligned(32)));
     float *const qr = qrb + PA_PADL;
     const int64_t qe = (OW + 7) / 8 * 8; /* the quotient stores end here */
