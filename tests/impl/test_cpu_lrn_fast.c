@@ -151,7 +151,9 @@ static int lrn_runs(cudnnLRNDescriptor_t ld, int dir, const float *a32, const fl
     return 1;
 }
 
-/* fills: 0 reals in [-4, 4), 1 the same with NaN / inf / huge values, 2 tiny reals (s ~ k) */
+/* fills: 0 reals in [-4, 4), 1 the same with NaN / inf / huge values, 2 tiny reals (s ~ k), 3
+ * reals with a few +-1.7e19 (x^2 2.9e38: with alpha / n = 1 a finite float scale beyond the
+ * float rows' range, whose rsqrt squared is subnormal) */
 static void fill_x(float *x, size_t n, int kind)
 {
     for (size_t i = 0; i < n; i++) {
@@ -169,6 +171,8 @@ static void fill_x(float *x, size_t n, int kind)
             else if (r < 0.04)
                 v = 1e20; /* s ~ 1e36 for small alpha: the sqrt path's range check */
         }
+        if (kind == 3 && urand() < 0.02)
+            v = (v < 0 ? -1 : 1) * 1.7e19;
         x[i] = (float)v;
     }
 }
@@ -355,6 +359,11 @@ static void suite(void)
     const int c6[4] = {1, 6, 9, 41};
     one(4, c6, LX_NCHW, 7, 1e-1, 0.75, 2.0, 1.0, 0.0, 0);
     one(4, huge, LX_NHWC, 5, 1e-4, 0.75, 2.0, 1.0, 0.0, 1);
+    /* scales past the float rows' range but finite (fill 3, alpha / n = 1): every lane with one
+     * must take the slow path, also in the lockstep NHWC pixels (C a multiple of 32) */
+    const int wide[4] = {2, 64, 7, 9};
+    for (int lx = 0; lx < 2; lx++)
+        one(4, wide, lx, 5, 5.0, 0.75, 2.0, 1.0, 0.0, 3);
 }
 
 int main(void)
