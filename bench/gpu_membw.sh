@@ -10,7 +10,9 @@
 # Problems (SIZE=small, the default): 51 MB per tensor, just over the H200's 50 MB L2, so the
 # host-side fills and checks stay short: f32 n32c128h56w56 (12.8 M elements; C = 64 rows:
 # n16c64h112w112), f16 n32c256h56w56 (25.7 M; n32c64h112w112). SIZE=big: the 103 MB problems
-# of 2026-11-30 (n32c256h56w56 and n64c64h112w112 in both types).
+# of 2026-11-30 (n32c256h56w56 and n64c64h112w112 in both types). SIZE=ref: 102.8 M elements
+# (411 MB f32, 206 MB f16), the size of performance.md 3.8's anchors: n128c64h112w112 (softmax
+# also n32c256h112w112); give these runs a longer CAP (their host fills and checks take seconds).
 # Runs skip the host ref oracle (REF_GFLOP=0: --ref-max-gflop=0; the single-threaded ref over
 # 25 M elements is what made most runs hit their cap): dnnbench then checks NVIDIA's outputs
 # against ours, and the ref checks of these kernels are the tests/gpu programs' job.
@@ -174,7 +176,7 @@ dts=${DTS:-f32 f16} layouts=${LAYOUTS:-nchw nhwc}
 IFS=';' read -r -a envsets <<<"${ENVS:-}"
 out=${OUT:-.}/membw
 mkdir -p "$out"
-if [ -z "${PREBUILT:-}" ]; then # PREBUILT: BUILD_DIR holds a dnnbench built elsewhere
+if [ -z "${PREBUILT:-}" ]; then # PREBUILT: BUILD_DIR holds a dnnbench built elsewhere (tests/gpu/pack_carry.sh)
     cmake --build "$build" -j "$(nproc)" --target dnnbench freednn >"$out/build.log" 2>&1 ||
         { tail -n 20 "$out/build.log"; exit 1; }
 fi
@@ -212,8 +214,10 @@ for k in "${!envsets[@]}"; do
     echo "e$((k + 1)): ${envsets[$k]}" >>"$out/env.txt"
 done
 for dt in $dts; do
-    # p: the C = 256 (f32 small: 128) problem, p64: the C = 64 one
-    if [ "$size" = big ]; then
+    # p: the C = 256 (f32 small: 128) problem, p64: the C = 64 one (SIZE=ref: the other way round)
+    if [ "$size" = ref ]; then # performance.md 3.8's problem (NVIDIA's anchors) and a C = 256 one
+        p=n128c64h112w112 p64=n32c256h112w112
+    elif [ "$size" = big ]; then
         p=n32c256h56w56 p64=n64c64h112w112
     elif [ "$dt" = f32 ]; then
         p=n32c128h56w56 p64=n16c64h112w112
