@@ -35,9 +35,11 @@
  *   subnormals, overflow) and IDENTITY with a beta blend (sums that are not one operation on
  *   16-bit values, where one rounding from double matters);
  * - outputs above the streaming-store threshold (16 MiB): activation fwd / bwd (FLOAT sigmoid
- *   within ULP_BOUND of ref, the rest byte for byte), OpTensor,
+ *   and ELU backward within ULP_BOUND of ref, the rest byte for byte), OpTensor,
  *   AddTensor with beta = 0, SetTensor and NCHW <-> NHWC TransformTensor, with the output
- *   pointer aligned and misaligned by one element, and in place (no streaming);
+ *   pointer aligned and misaligned by one element (sigmoid and ELU backward with alpha 1, beta
+ *   0, which the AVX2 rows stream straight into y, also by four: 16 and 32-byte alignment),
+ *   and in place (no streaming);
  * - the exact rows' target_clones ignore FREEDNN_CPU_ISA (picked at load time), so those ISA
  *   levels are compared by ctest running this program on machines of each kind.
  */
@@ -439,8 +441,8 @@ static void test_16bit(cudnnDataType_t dt)
 
 /* ---- outputs above the streaming threshold -------------------------------------------------- */
 
-/* n1 c64 h256 w256 (4 Mi elements, 16 MiB of f32) plus one element, so that an output offset
- * by one element still fits. */
+/* n1 c64 h256 w256 (4 Mi elements, 16 MiB of f32) plus four elements, so that an output offset
+ * by one or four elements still fits. */
 enum { BN = 1, BC = 64, BH = 256, BW = 256, BCOUNT = BN * BC * BH * BW };
 
 static cudnnTensorDescriptor_t big_desc(cudnnDataType_t dt, int nhwc)
@@ -453,21 +455,23 @@ static cudnnTensorDescriptor_t big_desc(cudnnDataType_t dt, int nhwc)
 
 static void test_streaming(cudnnDataType_t dt)
 {
-    const size_t es = dt_size(dt), bytes = (size_t)(BCOUNT + 1) * es;
+    const size_t es = dt_size(dt), bytes = (size_t)(BCOUNT + 4) * es;
     char *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *out[3];
-    fill(dt, a, BCOUNT + 1, 0, 1);
-    fill(dt, b, BCOUNT + 1, 0, 1);
-    fill(dt, c, BCOUNT + 1, 1, 0);
+    fill(dt, a, BCOUNT + 4, 0, 1);
+    fill(dt, b, BCOUNT + 4, 0, 1);
+    fill(dt, c, BCOUNT + 4, 1, 0);
     for (int r = 0; r < 3; r++)
         out[r] = malloc(bytes);
     cudnnTensorDescriptor_t nchw = big_desc(dt, 0), nhwc = big_desc(dt, 1);
     unsigned char one[8], zero[8], half[8];
     scal(dt, 1.0, one), scal(dt, 0.0, zero), scal(dt, 0.5, half);
-    cudnnActivationDescriptor_t relu, sig;
+    cudnnActivationDescriptor_t relu, sig, elu;
     CHECK(cudnnCreateActivationDescriptor(&relu));
     CHECK(cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
     CHECK(cudnnCreateActivationDescriptor(&sig));
     CHECK(cudnnSetActivationDescriptor(sig, CUDNN_ACTIVATION_SIGMOID, CUDNN_PROPAGATE_NAN, 0.0));
+    CHECK(cudnnCreateActivationDescriptor(&elu));
+    CHECK(cudnnSetActivationDescriptor(elu, CUDNN_ACTIVATION_ELU, CUDNN_PROPAGATE_NAN, 1.0));
     cudnnOpTensorDescriptor_t add, mx;
     CHECK(cudnnCreateOpTensorDescriptor(&add));
     CHECK(cudnnSetOpTensorDescriptor(add, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
@@ -486,8 +490,12 @@ static void test_streaming(cudnnDataType_t dt)
     else
         put(dt, setb, 0, 1.25);
 
-    for (int what = 0; what < 11; what++)
-        for (int shift = 0; shift < 2; shift++) {
+    /* cases 11, 12 (the float transcendental rows with alpha 1, beta 0, out of place: the AVX2
+     * kernels stream straight into y) also at an offset of four elements: one of offsets 0 and 4
+     * is 32-byte aligned, the other 16 (malloc's 16-byte alignment) */
+    for (int what = 0; what < 13; what++)
+        for (int si = 0; si < (what >= 11 ? 3 : 2); si++) {
+            const int shift = si == 2 ? 4 : si;
             for (int r = 0; r < 3; r++) {
                 char *o = out[r] + (size_t)shift * es;
                 memset(out[r], 0xff, bytes);
@@ -523,9 +531,16 @@ static void test_streaming(cudnnDataType_t dt)
                 case 9:
                     CHECK(cudnnOpTensor(h, mn, one, nhwc, a, one, bias, c, zero, nhwc, o));
                     break;
-                default: /* in place: reads what it writes, no streaming */
+                case 10: /* in place: reads what it writes, no streaming */
                     memcpy(o, a, (size_t)BCOUNT * es);
                     CHECK(cudnnActivationForward(h, relu, one, nchw, o, zero, nchw, o));
+                    break;
+                case 11:
+                    CHECK(cudnnActivationForward(h, sig, one, nchw, a, zero, nchw, o));
+                    break;
+                default:
+                    CHECK(cudnnActivationBackward(h, elu, one, nchw, b, nchw, b, nchw, a, zero,
+                                                  nchw, o));
                     break;
                 }
             }
@@ -533,15 +548,16 @@ static void test_streaming(cudnnDataType_t dt)
                 char name[128];
                 snprintf(name, sizeof name, "streaming %s case %d shift %d, %d thread(s)", dt_name(dt),
                          what, shift, r);
-                if (what == 1 && dt == CUDNN_DATA_FLOAT) { /* sigmoid: float polynomial */
+                if ((what == 1 || what >= 11) && dt == CUDNN_DATA_FLOAT) { /* float polynomials */
                     expect_same(dt, out[1], out[r], bytes, 1, name);
-                    expect_close_f32(out[0], out[r], BCOUNT + 1, name);
+                    expect_close_f32(out[0], out[r], BCOUNT + 4, name);
                 } else {
                     expect_same(dt, out[0], out[r], bytes, 0, name);
                 }
             }
         }
     cudnnDestroyActivationDescriptor(relu), cudnnDestroyActivationDescriptor(sig);
+    cudnnDestroyActivationDescriptor(elu);
     cudnnDestroyOpTensorDescriptor(add), cudnnDestroyOpTensorDescriptor(mx);
     cudnnDestroyOpTensorDescriptor(mn);
     cudnnDestroyTensorDescriptor(nchw), cudnnDestroyTensorDescriptor(nhwc);
@@ -549,6 +565,60 @@ static void test_streaming(cudnnDataType_t dt)
     for (int r = 0; r < 3; r++)
         free(out[r]);
     free(a), free(b), free(c);
+}
+
+/* ELU backward below x = -170, where the float rows take e^x as e^-170: huge and infinite dy
+ * (the ref's dy coef exp(x) is tiny but not 0 for |dy| > 1e29, inf or NaN for an infinite
+ * dy), a float coef (the float rows) and 0.3 (double), the AVX2 lockstep's 32-element groups
+ * and the C's tail: there the ref's bits (hand-checked in three places), elsewhere the float
+ * rows' ULP_BOUND. */
+static void test_elu_low(void)
+{
+    static const float xs[] = {-171.0f, -200.0f, -700.0f, -745.2f, -800.0f, -INFINITY, -1.0f, 2.0f};
+    static const float gs[] = {3e38f, -3e38f, 1e35f, INFINITY, -INFINITY, 2.0f, 1e30f};
+    enum { NX = sizeof xs / sizeof *xs, NG = sizeof gs / sizeof *gs, N = 3 * NX * NG };
+    float x[N], g[N], out[3][N];
+    for (int i = 0; i < N; i++)
+        x[i] = xs[i % NX], g[i] = gs[i / NX % NG];
+    cudnnTensorDescriptor_t d = desc_1d(CUDNN_DATA_FLOAT, N);
+    const float one = 1.0f, zero = 0.0f;
+    for (int k = 0; k < 2; k++) {
+        cudnnActivationDescriptor_t ad;
+        CHECK(cudnnCreateActivationDescriptor(&ad));
+        CHECK(cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_ELU, CUDNN_PROPAGATE_NAN,
+                                           k ? 0.3 : 1.0));
+        for (int r = 0; r < 3; r++)
+            CHECK(cudnnActivationBackward(run_handle(r), ad, &one, d, x, d, g, d, x, &zero, d,
+                                          out[r]));
+        /* x -171, dy 3e38: 3e38 e^-171 = 1.58e-36 (e^-170 would give e times that); x -745.2,
+         * dy inf: exp underflows to 0 in double, inf 0 = NaN; x -200, dy inf: inf */
+        const float want[3] = {(float)(3e38 * exp(-171.0)), NAN, INFINITY};
+        const int at[3] = {0, 3 * 0 + NX * 3 + 3, NX * 3 + 1};
+        for (int j = 0; j < 3 && k == 0; j++) {
+            cases++;
+            if (!(out[0][at[j]] == want[j] || (isnan(want[j]) && isnan(out[0][at[j]])))) {
+                failures++;
+                fprintf(stderr, "FAIL elu low: ref element %d is %g, not %g\n", at[j],
+                        out[0][at[j]], want[j]);
+            }
+        }
+        for (int r = 1; r < 3; r++) {
+            char name[96];
+            snprintf(name, sizeof name, "elu backward below -170, coef %g, %d thread(s)",
+                     k ? 0.3 : 1.0, r);
+            expect_close_f32(out[0], out[r], N, name); /* x -1, 2: the float exp's bound */
+            for (int i = 0; i < N; i++)                /* below -170: the ref's bits */
+                if (x[i] < -170.0f && memcmp(&out[0][i], &out[r][i], 4) != 0 &&
+                    !(isnan(out[0][i]) && isnan(out[r][i]))) {
+                    failures++;
+                    fprintf(stderr, "FAIL %s: element %d (x %g, dy %g) %g, ref %g\n", name, i, x[i],
+                            g[i], out[r][i], out[0][i]);
+                    break;
+                }
+        }
+        cudnnDestroyActivationDescriptor(ad);
+    }
+    cudnnDestroyTensorDescriptor(d);
 }
 
 int main(void)
@@ -569,6 +639,7 @@ int main(void)
     test_16bit(CUDNN_DATA_BFLOAT16);
     test_streaming(CUDNN_DATA_FLOAT);
     test_streaming(CUDNN_DATA_HALF);
+    test_elu_low();
     printf("test_cpu_eltwise_fast: %d cases, %d failures\n", cases, failures);
     cudnnDestroy(h_ref);
     cudnnDestroy(h_cpu);
