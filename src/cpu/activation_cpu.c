@@ -72,8 +72,6 @@ typedef struct {
     float cf;     /* coef as a float (ELU in float when that is exact) */
     float bh, bl; /* the swish beta as a float pair: beta x = bh x + bl x to ~2^-48 */
     int y4;       /* AVX2 forward as tr_y4 (FREEDNN_CPU_ACT_AVX2_C=1: the C below) */
-    int nt;       /* tr_y4's whole vectors to r by streaming stores: 2 (r 32-byte aligned)
-                   * 32 bytes at a time, 1 (16-byte aligned) 16; 0 plain stores */
 } tr_t;
 
 /* v[i] = the mode at x[i] (backward: times dy[i]), in double, before the blend; or, with r not
@@ -208,7 +206,7 @@ TR_INLINE float tr_swish_bwd(const tr_t *t, float x, float dy)
                 OUT[i] = (T)tr_swish1_bwd(x[i], dy[i]);                                          \
                 slow |= !(x[i] >= -80.0f);                                                       \
             }                                                                                    \
-            for (int i = 0; slow && i < n; i++) /* NaN, x < -80: the scaled general form */      \
+            for (int i = 0; slow && i < n; i++) /* NaN, x < -80: the scaled general form */       \
                 if (!(x[i] >= -80.0f))                                                           \
                     OUT[i] = (T)tr_swish_bwd_hl(dy[i], x[i], 0.0f);                              \
         } else if (t->bwd) {                                                                     \
@@ -220,7 +218,7 @@ TR_INLINE float tr_swish_bwd(const tr_t *t, float x, float dy)
         } else if (t->mode == CUDNN_ACTIVATION_TANH) {                                           \
             for (int i = 0; i < n; i++)                                                          \
                 OUT[i] = (T)fd_vtanhf(x[i]);                                                     \
-        } else if (t->mode == CUDNN_ACTIVATION_ELU && t->cf == coef) { /* coef is a float */     \
+        } else if (t->mode == CUDNN_ACTIVATION_ELU && t->cf == coef) { /* coef is a float */    \
             const float cf = t->cf;                                                              \
             for (int i = 0; i < n; i++) {                                                        \
                 float em = fd_vexpm1f(x[i]);                                                     \
@@ -229,7 +227,7 @@ TR_INLINE float tr_swish_bwd(const tr_t *t, float x, float dy)
         } else if (t->mode == CUDNN_ACTIVATION_ELU) {                                            \
             for (int i = 0; i < n; i++)                                                          \
                 OUT[i] = (T)tr_elu(coef, x[i]);                                                  \
-        } else if (t->sbeta == 0.0) { /* sigmoid(0) = 1/2 exactly (not 0 * inf) */               \
+        } else if (t->sbeta == 0.0) { /* sigmoid(0) = 1/2 exactly (not 0 * inf) */              \
             for (int i = 0; i < n; i++)                                                          \
                 OUT[i] = (T)((double)x[i] * 0.5);                                                \
         } else if (t->sbeta == 1.0) {                                                            \
@@ -270,11 +268,12 @@ tr_block_avx512(const tr_t *t, int n, const float *x, const float *dy, double *v
  * forward sigmoid 0.038-0.050 -> 0.030-0.031, tanh 0.038 -> 0.034, ELU 0.040 -> 0.029, swish
  * 0.050 -> 0.043; backward ELU 0.045 -> 0.041, swish 0.062 -> 0.052 (GCC did not interleave
  * an unrolled loop of whole-vector calls: sigmoid 0.65 ns an element as the C, 0.53 here).
- * With alpha 1, beta 0 and y sharing no byte with x or dy (tr_finish), they store straight
- * into y, streamed (32 or 16-byte stores by y's alignment) where the call streams, instead of
- * into a block copied out after (2026-12-05: n1c64h56w56 in cache, one thread, min of 100
- * against the block: swish forward 1.07-1.09x, sigmoid 1.03-1.05x, ELU 1.06x, ELU backward
- * 1.01-1.04x; n8c64h112w112 swish forward from DRAM 1.2x). */
+ * With alpha 1, beta 0, y sharing no byte with x or dy and no streaming (tr_finish) they store
+ * straight into y instead of into a block copied out after (2026-12-05, n1c64h56w56 in cache,
+ * one thread, min of 100 against the block: swish forward 1.07-1.09x, sigmoid 1.03-1.05x, ELU
+ * 1.06x, ELU backward 1.01-1.04x). Streamed outputs keep the block and its whole-line copy:
+ * streaming each vector as it is computed left lines half written between the stores, and at
+ * two threads from DRAM it measured slower (swish n8c64h112w112: min 2.3-3.3 ms against 2.4). */
 #define TR_YU 4
 #define TR_Y __attribute__((target("avx2,fma"), always_inline)) static inline
 #define TR_EACH(...)                                                                               \
@@ -300,20 +299,6 @@ TR_Y void tr_y_horner(const __m256 *r, const float *c, int n, __m256 *p)
     TR_EACH(p[u] = _mm256_set1_ps(c[0]));
     for (int q = 1; q < n; q++)
         TR_EACH(p[u] = _mm256_fmadd_ps(p[u], r[u], _mm256_set1_ps(c[q])));
-}
-
-/* A result vector to p: streamed (tr_t's nt: 2, p 32-byte aligned; 1, 16-byte aligned) or
- * stored. */
-TR_Y void tr_y_st(float *p, __m256 v, int nt)
-{
-    if (nt == 2) {
-        _mm256_stream_ps(p, v);
-    } else if (nt == 1) {
-        _mm_stream_ps(p, _mm256_castps256_ps128(v));
-        _mm_stream_ps(p + 4, _mm256_extractf128_ps(v, 1));
-    } else {
-        _mm256_storeu_ps(p, v);
-    }
 }
 
 /* 2^(t's low nine bits - 127): the power of two of the reduction. */
@@ -357,7 +342,7 @@ TR_Y __m256 tr_y_negabs(__m256 x, float lo)
 }
 
 /* TR_YU vectors of x at x to out (8 TR_YU elements). */
-TR_Y void tr_y_sigmoid(const float *x, float *out, int nt)
+TR_Y void tr_y_sigmoid(const float *x, float *out)
 {
     const __m256 two64 = _mm256_set1_ps(0x1p64f);
     __m256 xv[TR_YU], a[TR_YU], e[TR_YU];
@@ -366,10 +351,10 @@ TR_Y void tr_y_sigmoid(const float *x, float *out, int nt)
     tr_y_exp64(a, e);
     TR_EACH(a[u] = _mm256_blendv_ps(e[u], two64,
                                     _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GE_OQ)));
-    TR_EACH(tr_y_st(out + 8 * u, _mm256_div_ps(a[u], _mm256_add_ps(two64, e[u])), nt));
+    TR_EACH(_mm256_storeu_ps(out + 8 * u, _mm256_div_ps(a[u], _mm256_add_ps(two64, e[u]))));
 }
 
-TR_Y void tr_y_tanh(const float *x, float *out, int nt)
+TR_Y void tr_y_tanh(const float *x, float *out)
 {
     __m256 xv[TR_YU], a[TR_YU], em[TR_YU];
     TR_EACH(xv[u] = _mm256_loadu_ps(x + 8 * u));
@@ -379,11 +364,11 @@ TR_Y void tr_y_tanh(const float *x, float *out, int nt)
     TR_EACH(a[u] = _mm256_blendv_ps(a[u], _mm256_set1_ps(-19.0f),
                                     _mm256_cmp_ps(xv[u], _mm256_set1_ps(-9.5f), _CMP_LT_OQ)));
     tr_y_expm1(a, em);
-    TR_EACH(
-        tr_y_st(out + 8 * u, _mm256_div_ps(em[u], _mm256_add_ps(em[u], _mm256_set1_ps(2.0f))), nt));
+    TR_EACH(_mm256_storeu_ps(out + 8 * u,
+                             _mm256_div_ps(em[u], _mm256_add_ps(em[u], _mm256_set1_ps(2.0f)))));
 }
 
-TR_Y void tr_y_elu(const float *x, float *out, float cf, int nt)
+TR_Y void tr_y_elu(const float *x, float *out, float cf)
 {
     __m256 xv[TR_YU], a[TR_YU], em[TR_YU];
     TR_EACH(xv[u] = _mm256_loadu_ps(x + 8 * u));
@@ -391,16 +376,15 @@ TR_Y void tr_y_elu(const float *x, float *out, float cf, int nt)
     TR_EACH(a[u] =
                 _mm256_min_ps(_mm256_set1_ps(88.0f), _mm256_max_ps(_mm256_set1_ps(-30.0f), xv[u])));
     tr_y_expm1(a, em);
-    TR_EACH(tr_y_st(out + 8 * u,
-                    _mm256_blendv_ps(_mm256_mul_ps(_mm256_set1_ps(cf), em[u]), xv[u],
-                                     _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GT_OQ)),
-                    nt));
+    TR_EACH(_mm256_storeu_ps(
+        out + 8 * u, _mm256_blendv_ps(_mm256_mul_ps(_mm256_set1_ps(cf), em[u]), xv[u],
+                                      _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GT_OQ))));
 }
 
 /* The branches are picked by x's sign bit (blendv reads only that), not by x >= 0: the two
  * differ at -0, where both give -0 ((-0 e) / d = -0 / (d 2^-64)), and at NaN, which the last
  * blend replaces by x; no mask registers (four fewer live vectors: the C's bits, fewer spills). */
-TR_Y void tr_y_swish(const float *x, float *out, int nt)
+TR_Y void tr_y_swish(const float *x, float *out)
 {
     const __m256 two64 = _mm256_set1_ps(0x1p64f);
     __m256 xv[TR_YU], a[TR_YU], e[TR_YU];
@@ -413,14 +397,14 @@ TR_Y void tr_y_swish(const float *x, float *out, int nt)
     TR_EACH(e[u] = _mm256_div_ps(e[u], a[u]));
     TR_EACH(e[u] =
                 _mm256_andnot_ps(_mm256_cmp_ps(xv[u], _mm256_set1_ps(-709.78f), _CMP_LT_OQ), e[u]));
-    TR_EACH(tr_y_st(out + 8 * u,
-                    _mm256_blendv_ps(e[u], xv[u], _mm256_cmp_ps(xv[u], xv[u], _CMP_UNORD_Q)), nt));
+    TR_EACH(_mm256_storeu_ps(
+        out + 8 * u, _mm256_blendv_ps(e[u], xv[u], _mm256_cmp_ps(xv[u], xv[u], _CMP_UNORD_Q))));
 }
 
 /* tr_elu_bwd_f: dy for x > 0, else (dy (cf m)) 2^j with e^x = m 2^j (fd_vexpf_mneg's split
  * of 2^k into two factors, the reduction's r + 0.0f included: it maps -0 to +0). Returns
  * nonzero when some x is below -170 (the caller's to redo, as tr_elu_bwd_f's). */
-TR_Y int tr_y_elu_bwd(const float *x, const float *dy, float *out, float cf, int nt)
+TR_Y int tr_y_elu_bwd(const float *x, const float *dy, float *out, float cf)
 {
     const __m256i bias = _mm256_set1_epi32(127);
     __m256 xv[TR_YU], a[TR_YU], t[TR_YU], r[TR_YU], p[TR_YU], low = _mm256_setzero_ps();
@@ -440,14 +424,14 @@ TR_Y int tr_y_elu_bwd(const float *x, const float *dy, float *out, float cf, int
     TR_EACH(p[u] = _mm256_mul_ps(a[u], _mm256_mul_ps(_mm256_set1_ps(cf), p[u])));
     TR_EACH(p[u] = _mm256_mul_ps(
                 p[u], _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2[u], bias), 23))));
-    TR_EACH(tr_y_st(
+    TR_EACH(_mm256_storeu_ps(
         out + 8 * u,
-        _mm256_blendv_ps(p[u], a[u], _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GT_OQ)), nt));
+        _mm256_blendv_ps(p[u], a[u], _mm256_cmp_ps(xv[u], _mm256_setzero_ps(), _CMP_GT_OQ))));
     return _mm256_movemask_ps(low);
 }
 
 /* tr_swish1_bwd (its lanes below -80 and NaN are the caller's to redo). */
-TR_Y void tr_y_swish1_bwd(const float *x, const float *dy, float *out, int nt)
+TR_Y void tr_y_swish1_bwd(const float *x, const float *dy, float *out)
 {
     const __m256 two64 = _mm256_set1_ps(0x1p64f), sign = _mm256_set1_ps(-0.0f);
     __m256 xv[TR_YU], ax[TR_YU], e[TR_YU], inv[TR_YU], pos[TR_YU], q1[TR_YU];
@@ -464,8 +448,8 @@ TR_Y void tr_y_swish1_bwd(const float *x, const float *dy, float *out, int nt)
     TR_EACH(q1[u] = _mm256_blendv_ps(q1[u], e[u], pos[u]));  /* c */
     TR_EACH(e[u] = _mm256_fmadd_ps(_mm256_blendv_ps(xv[u], ax[u], pos[u]), q1[u],
                                    _mm256_set1_ps(1.0f)));
-    TR_EACH(tr_y_st(out + 8 * u,
-                    _mm256_mul_ps(_mm256_loadu_ps(dy + 8 * u), _mm256_mul_ps(inv[u], e[u])), nt));
+    TR_EACH(_mm256_storeu_ps(
+        out + 8 * u, _mm256_mul_ps(_mm256_loadu_ps(dy + 8 * u), _mm256_mul_ps(inv[u], e[u]))));
 }
 
 /* 1 when t's mode and direction have a tr_y_ kernel. */
@@ -484,13 +468,10 @@ __attribute__((target("avx2,fma"))) static int tr_y4(const tr_t *t, int n, const
                                                      const float *dy, float *r)
 {
     const int m = n / (8 * TR_YU) * (8 * TR_YU);
-    const int nt = t->nt;
     if (t->bwd && t->mode == CUDNN_ACTIVATION_ELU) { /* below -170 by the ref's expression */
         int low = 0;
         for (int i = 0; i < m; i += 8 * TR_YU)
-            low |= tr_y_elu_bwd(x + i, dy + i, r + i, t->cf, nt);
-        if (low && nt)
-            _mm_sfence(); /* the streamed vectors land before the stores below */
+            low |= tr_y_elu_bwd(x + i, dy + i, r + i, t->cf);
         for (int i = 0; low && i < m; i++)
             if (x[i] < -170.0f)
                 r[i] = (float)tr_elu_bwd_low(t->coef, x[i], dy[i]);
@@ -499,12 +480,10 @@ __attribute__((target("avx2,fma"))) static int tr_y4(const tr_t *t, int n, const
     if (t->bwd) { /* SWISH, beta 1: NaN and x < -80 by the scaled general form, as TR_BODY */
         int slow = 0;
         for (int i = 0; i < m; i += 8 * TR_YU) {
-            tr_y_swish1_bwd(x + i, dy + i, r + i, nt);
+            tr_y_swish1_bwd(x + i, dy + i, r + i);
             for (int j = 0; j < 8 * TR_YU; j++)
                 slow |= !(x[i + j] >= -80.0f);
         }
-        if (slow && nt)
-            _mm_sfence(); /* the streamed vectors land before the stores below */
         for (int i = 0; slow && i < m; i++)
             if (!(x[i] >= -80.0f))
                 r[i] = tr_swish_bwd_hl(dy[i], x[i], 0.0f);
@@ -513,16 +492,16 @@ __attribute__((target("avx2,fma"))) static int tr_y4(const tr_t *t, int n, const
     for (int i = 0; i < m; i += 8 * TR_YU)
         switch (t->mode) {
         case CUDNN_ACTIVATION_SIGMOID:
-            tr_y_sigmoid(x + i, r + i, nt);
+            tr_y_sigmoid(x + i, r + i);
             break;
         case CUDNN_ACTIVATION_TANH:
-            tr_y_tanh(x + i, r + i, nt);
+            tr_y_tanh(x + i, r + i);
             break;
         case CUDNN_ACTIVATION_ELU:
-            tr_y_elu(x + i, r + i, t->cf, nt);
+            tr_y_elu(x + i, r + i, t->cf);
             break;
         default: /* SWISH, beta 1 */
-            tr_y_swish(x + i, r + i, nt);
+            tr_y_swish(x + i, r + i);
             break;
         }
     return m;
@@ -721,11 +700,8 @@ static void tr_finish(const act_ctx_t *c, int len, char *out, int64_t inc, const
 {
     if (c->dt == CUDNN_DATA_FLOAT && inc == 1 && c->alpha == 1.0 && c->beta == 0.0) {
         float *o = (float *)(void *)out;
-        if (c->trp.y4 && tr_apart(o, x, len) && (!dy || tr_apart(o, dy, len)) &&
-            (!c->nt || ((uintptr_t)o & 15) == 0)) { /* straight to out, no block copy */
-            tr_t t = c->trp;
-            t.nt = !c->nt ? 0 : ((uintptr_t)o & 31) == 0 ? 2 : 1;
-            c->tr(&t, len, x, dy, NULL, o);
+        if (c->trp.y4 && !c->nt && tr_apart(o, x, len) && (!dy || tr_apart(o, dy, len))) {
+            c->tr(&c->trp, len, x, dy, NULL, o); /* straight to out, no block copy */
             return;
         }
         float r[FD_CPU_BLK];

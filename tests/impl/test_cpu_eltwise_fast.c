@@ -38,8 +38,8 @@
  *   and ELU backward within ULP_BOUND of ref, the rest byte for byte), OpTensor,
  *   AddTensor with beta = 0, SetTensor and NCHW <-> NHWC TransformTensor, with the output
  *   pointer aligned and misaligned by one element (sigmoid and ELU backward with alpha 1, beta
- *   0, which the AVX2 rows stream straight into y, also by four: 16 and 32-byte alignment),
- *   and in place (no streaming);
+ *   0, the float rows' unblended output, also by four: 16 and 32-byte alignment), and in place
+ *   (no streaming);
  * - the exact rows' target_clones ignore FREEDNN_CPU_ISA (picked at load time), so those ISA
  *   levels are compared by ctest running this program on machines of each kind.
  */
@@ -490,9 +490,9 @@ static void test_streaming(cudnnDataType_t dt)
     else
         put(dt, setb, 0, 1.25);
 
-    /* cases 11, 12 (the float transcendental rows with alpha 1, beta 0, out of place: the AVX2
-     * kernels stream straight into y) also at an offset of four elements: one of offsets 0 and 4
-     * is 32-byte aligned, the other 16 (malloc's 16-byte alignment) */
+    /* cases 11, 12 (the float transcendental rows with alpha 1, beta 0, out of place: unblended
+     * float output, which the AVX2 rows store straight into y when not streaming) also at an
+     * offset of four elements: one of offsets 0 and 4 is 32-byte aligned, the other 16 */
     for (int what = 0; what < 13; what++)
         for (int si = 0; si < (what >= 11 ? 3 : 2); si++) {
             const int shift = si == 2 ? 4 : si;
