@@ -270,10 +270,11 @@ tr_block_avx512(const tr_t *t, int n, const float *x, const float *dy, double *v
  * an unrolled loop of whole-vector calls: sigmoid 0.65 ns an element as the C, 0.53 here).
  * With alpha 1, beta 0, y sharing no byte with x or dy and no streaming (tr_finish) they store
  * straight into y instead of into a block copied out after (2026-12-05, n1c64h56w56 in cache,
- * one thread, min of 100 against the block: swish forward 1.07-1.09x, sigmoid 1.03-1.05x, ELU
- * 1.06x, ELU backward 1.01-1.04x). Streamed outputs keep the block and its whole-line copy:
- * streaming each vector as it is computed left lines half written between the stores, and at
- * two threads from DRAM it measured slower (swish n8c64h112w112: min 2.3-3.3 ms against 2.4). */
+ * one thread, min of 100 against the block: swish forward 1.04-1.09x, sigmoid 1.03-1.05x, ELU
+ * 1.04-1.08x, ELU backward 1.01-1.06x). Streamed outputs keep the block and its whole-line copy:
+ * streaming each vector as it was computed measured slower at two threads from DRAM (swish
+ * n8c64h112w112: min 2.3-3.3 ms against 2.4; likely lines left half written between one
+ * vector's stores and the next). */
 #define TR_YU 4
 #define TR_Y __attribute__((target("avx2,fma"), always_inline)) static inline
 #define TR_EACH(...)                                                                               \
@@ -686,8 +687,6 @@ static int bracket(cudnnDataType_t dt, int n, const double *restrict v, const do
     return bracket_eps(dt, n, v, old, alpha, beta, bad, 0x1p-40, 0x1p-1070);
 }
 
-/* The float kernel's block to the output: FLOAT with unit stride, alpha = 1 and beta = 0
- * straight from float registers (streamed when c->nt), anything else blended from doubles. */
 /* 1 when the n floats at a and at b share no byte. */
 static int tr_apart(const float *a, const float *b, int n)
 {
@@ -695,6 +694,8 @@ static int tr_apart(const float *a, const float *b, int n)
     return pa + len <= pb || pb + len <= pa;
 }
 
+/* The float kernel's block to the output: FLOAT with unit stride, alpha = 1 and beta = 0
+ * straight from float registers (streamed when c->nt), anything else blended from doubles. */
 static void tr_finish(const act_ctx_t *c, int len, char *out, int64_t inc, const float *x,
                       const float *dy, double *v)
 {
