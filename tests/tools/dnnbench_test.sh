@@ -60,6 +60,15 @@ inject_error)
     run zeros --backend=cpu --dir=bwd_data n1c4h10w10k4r1s1p0u5l1g1
     expect_rc 0 "MISTRUSTED is not a failure"
     expect_grep zeros '^ +0 MISTRUSTED +bwd_data '
+    # an input changed behind the call's back (its last byte) fails the line: 2x3x7x7 f32 is
+    # 588 bytes (a tail after the input hash's 32-byte steps), 2x3x8x8 1536 (inside a step)
+    run inject_input --op=act --backend=cpu --dir=fwd --inject-error=input n2c3h7w7 n2c3h8w8
+    expect_rc 1 "a changed input must fail the run"
+    expect_count inject_input '^ +[01] FAILED +fwd ' 2
+    expect_count inject_input 'freednn: the call modified its inputs' 2
+    run inject_input16 --op=pool --backend=cpu --dir=bwd --dt=f16 --inject-error=input n2c3h8w8k2s2
+    expect_rc 1 "a changed input must fail the run (pool backward, f16)"
+    expect_grep inject_input16 'freednn: the call modified its inputs'
     # without the hook the same problems pass
     run clean --backend=cpu --dir=bwd_filter --dt=bf16 --fill=real n2c16h14w14k32r3s3p1u1l1g1
     expect_rc 0 "the unperturbed run"

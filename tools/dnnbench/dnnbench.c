@@ -80,7 +80,7 @@ static const char usage_text[] =
     "      --graph[=CALLS] (cuda: also time a captured CUDA graph of CALLS calls, default 20)\n"
     "      --host-burst[=CALLS] (cuda: host_ms per call over bursts of CALLS back-to-back calls, "
     "default 50)\n"
-    "      --verbose --inject-error[=ours|vs] (test hook); conv: "
+    "      --verbose --inject-error[=ours|vs|input] (test hook); conv: "
     "--math=default|tensor_op|tensor_op_allow_conversion|fma\n"
     "      --conv-mode=xcorr|conv; --impl=list lists the implementations of src/impls.def\n"
     "PROBLEM (conv): \"N C H W K R S pad stride dilation groups [pad_h=.. pad_w=.. stride_h=.. "
@@ -536,7 +536,10 @@ static void repro_line(const dnb_opts_t *o, const char *backend, const char *dir
     if (o->fill_real)
         appendf(buf, size, " --fill=real");
     if (o->inject_error)
-        appendf(buf, size, " --inject-error%s", o->inject_error == 2 ? "=vs" : "");
+        appendf(buf, size, " --inject-error%s",
+                o->inject_error == 2   ? "=vs"
+                : o->inject_error == 3 ? "=input"
+                                       : "");
     if (o->vs)
         appendf(buf, size, " --vs=%s", o->vs);
     if (o->iters_given)
@@ -708,6 +711,8 @@ int main(int argc, char **argv)
             o.inject_error = 1;
         } else if (strcmp(a, "--inject-error=vs") == 0) {
             o.inject_error = 2;
+        } else if (strcmp(a, "--inject-error=input") == 0) {
+            o.inject_error = 3;
         } else if (strcmp(a, "--verbose") == 0) {
             o.verbose = 1;
         } else {

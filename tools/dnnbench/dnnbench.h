@@ -203,7 +203,8 @@ typedef struct dnb_opts {
     int graph;            /* --graph[=CALLS]: calls per captured CUDA graph, 0 off */
     int host_burst;       /* --host-burst[=CALLS]: host_ms over bursts of CALLS calls, 0 off */
     int inject_error;     /* test hook: perturb one output element after the library call:
-                           * 1 ours, 2 the --vs library's */
+                           * 1 ours, 2 the --vs library's; 3 (memory-bound ops) one bit of
+                           * our call's first input, on the device */
     int verbose;
     const char *vs, *csv, *plot;
     char op_opts[256]; /* options the op consumed, as they go into repro lines */
@@ -321,6 +322,7 @@ typedef struct {
     uint64_t s;
 } dnb_rng_t;
 uint64_t dnb_hash(const void *p, size_t n, uint64_t h);
+uint64_t dnb_hash_bulk(const void *p, size_t n, uint64_t h); /* fast, for whole tensors */
 uint64_t dnb_hash_str(const char *s);
 /* Integers from {-2, -1, 1, 2} with probability `density`, else 0. */
 void dnb_fill_int(dnb_rng_t *r, double *v, int64_t n, double density);

@@ -1004,11 +1004,11 @@ static void conv_run(const dnb_ctx_t *ctx, const dnb_problem_t *prob, int dir, d
         goto done;
     }
     ctx->dev->download(got, b.out[0], b_out);
-    uint64_t h_before = dnb_hash(h1, b_in1, dnb_hash(h0, b_in0, 1)), h_after;
+    uint64_t h_before = dnb_hash_bulk(h1, b_in1, dnb_hash_bulk(h0, b_in0, 1)), h_after;
     ctx->dev->download(tmp, in0, b_in0);
-    h_after = dnb_hash(tmp, b_in0, 1);
+    h_after = dnb_hash_bulk(tmp, b_in0, 1);
     ctx->dev->download(tmp, in1, b_in1);
-    h_after = dnb_hash(tmp, b_in1, h_after);
+    h_after = dnb_hash_bulk(tmp, b_in1, h_after);
     if (o->inject_error == 1)
         inject_error(sdt, got, n_out);
     dnb_tol_t tol = {sdt,
