@@ -5,9 +5,11 @@
  * functions run in: float, double for DOUBLE) and FD_SFX (f32, f64, f16, bf16) defined.
  *
  * The mode formulas are src/core/activation.h's, evaluated in double around the one
- * transcendental call (exp, expm1, tanh in FD_ACC): the piecewise modes (RELU, CLIPPED_RELU,
- * IDENTITY, the positive branch of ELU) and every derivative that needs no transcendental are
- * therefore bit-identical to the reference; the others differ by the float function's few ulps.
+ * transcendental call (exp, expm1, tanh in FD_ACC; exp in double, as the ref, where FD_ACC's
+ * would overflow or be subnormal: act_sigmoid, ELU backward): the piecewise modes (RELU,
+ * CLIPPED_RELU, IDENTITY, the positive branch of ELU) and every derivative that needs no
+ * transcendental are therefore bit-identical to the reference; the others differ by the float
+ * function's few ulps.
  *
  * Two walks of the same per-element code: act_fwd / act_bwd follow the collapsed strides of
  * act_geom_t (any layout); act_fwd_packed / act_bwd_packed take tensors that are dense in one
@@ -23,12 +25,16 @@
 
 /* 1 / (1 + e^-v) for v given in double; the argument is split into FD_ACC's nearest value and
  * the remainder, e^-(hi + lo) = e^-hi (1 - lo) to first order, so a float exp loses nothing to
- * the rounding of a product such as swish's beta * x. */
+ * the rounding of a product such as swish's beta * x. Where e^-v is beyond float (v below
+ * -88.7), double's exp, as the ref's: the sigmoid is then tiny but not 0 in double, and swish's
+ * x s and its slope times a huge dy are not 0 in float (dy 3e38 at x -60, beta 1.5: -22). */
 static __device__ __forceinline__ double FD_K(act_sigmoid)(double v)
 {
     const FD_ACC hi = (FD_ACC)v;
     const double lo = isfinite(hi) ? v - (double)hi : 0.0; /* beyond FD_ACC: exp saturates */
     const double e = (double)fd_cuda_exp((FD_ACC)-hi);
+    if (isinf(e))
+        return 1.0 / (1.0 + exp(-v));
     return 1.0 / (1.0 + (lo == 0.0 ? e : e * (1.0 - lo)));
 }
 
@@ -79,8 +85,14 @@ static __device__ __forceinline__ double FD_K(act_bwd_value)(const fd_act_params
         if (a.propagate_nan && (isnan(x) || isnan(a.coef)))
             return CUDART_NAN;
         return (x > 0.0 && !(x >= a.coef)) ? dy : 0.0;
-    case CUDNN_ACTIVATION_ELU:
-        return x > 0.0 ? dy : __dmul_rn(__dmul_rn(dy, a.coef), (double)fd_cuda_exp(xa));
+    case CUDNN_ACTIVATION_ELU: {
+        if (x > 0.0)
+            return dy;
+        /* below -87.3 a float e^x is subnormal or 0; the ref's double one keeps dy coef e^x for a
+         * huge dy (3e38 at x -100: 1.1e-5), and inf, not NaN, for an infinite dy above -745 */
+        const double e = x < -87.0 ? exp(x) : (double)fd_cuda_exp(xa);
+        return __dmul_rn(__dmul_rn(dy, a.coef), e);
+    }
     case CUDNN_ACTIVATION_IDENTITY:
         return dy;
     case CUDNN_ACTIVATION_SWISH: {

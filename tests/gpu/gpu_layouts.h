@@ -89,7 +89,9 @@ static void scale_ptrs(cudnnDataType_t dt, double alpha, double beta, double *ad
 
 /* ---- fills --------------------------------------------------------------------------------- */
 
-typedef enum { F_INT, F_REAL, F_SPECIAL } fill_t; /* SPECIAL: integers with NaN and -inf */
+/* SPECIAL: integers with NaN and -inf; LOW (test_gpu_pool_act's activation cases only): x below
+ * -40, dy huge and infinite */
+typedef enum { F_INT, F_REAL, F_SPECIAL, F_LOW } fill_t;
 
 static void fill_buf(cudnnDataType_t dt, void *p, size_t bytes, fill_t f, uint64_t seed, double lo,
                      double hi)

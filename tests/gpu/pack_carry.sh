@@ -12,6 +12,9 @@
 #   mkdir -p build-carry && tar -xJf build-pack/carry.tar.xz -C build-carry &&
 #   export LD_LIBRARY_PATH=$PWD/build-carry:/usr/local/cuda/lib64 &&
 #   PREBUILT=1 bash bench/gpu_membw.sh "$nv" build-carry
+# Where BUILD_DIR also holds the GPU tier's programs (-DFREEDNN_TESTS=ON, target gpu_tests), they
+# go too, for `PREBUILT=1 BUILD_GPU=build-carry tests/gpu/run.sh` (or tests/gpu/session_call.sh
+# with BUILD_GPU=build-carry and PREBUILT=1 in its environment).
 set -eu
 cd "$(dirname "$0")/../.."
 build=${1:-build-gpuc}
@@ -29,5 +32,10 @@ strip --strip-debug -o "$stage/$name" "$lib"
 ln -s "$name" "$stage/libfreednn.so.0"
 ln -s libfreednn.so.0 "$stage/libfreednn.so"
 strip --strip-debug -o "$stage/tools/dnnbench/dnnbench" "$build/tools/dnnbench/dnnbench"
+tests=$(ls "$build"/tests/gpu/gpu_test_gpu_* 2>/dev/null || true)
+if [ -n "$tests" ]; then # configured with -DFREEDNN_TESTS=ON and built with the gpu_tests target
+    mkdir -p "$stage/tests/gpu"
+    for t in $tests; do strip --strip-debug -o "$stage/tests/gpu/${t##*/}" "$t"; done
+fi
 tar -C "$stage" -cf - . | xz -T0 -6 >"$archive"
 echo "pack_carry: $archive ($(du -h "$archive" | cut -f1)) from $build ($(git log -1 --format=%h) $(git status --short -- src include | wc -l | tr -d ' ') changed source files)"

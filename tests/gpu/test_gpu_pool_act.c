@@ -730,6 +730,23 @@ static void act_fill(int i, void *p, size_t bytes, void *ctx)
         fd_fill_int(&r, c->dt, p, n, is_y ? 0 : -6, 6, 0.8);
         return;
     }
+    if (c->fill == F_LOW && (i == 0 || i == 2)) {
+        for (int64_t k = 0; k < n; k++) {
+            double v;
+            if (i == 0) { /* x in [-800, -40], clear of -745.13 (e^x's last subnormal in double,
+                           * where a 1-ulp exp may round either way) */
+                v = -40.0 - 760.0 * fd_rng_uniform(&r);
+                if (v > -747.0 && v < -743.0)
+                    v -= 10.0;
+            } else { /* dy: +-[1e37, 3e38], one in 8 infinite */
+                v = fd_rng_int(&r, 0, 7) == 0 ? INFINITY : 1e37 + 2.9e38 * fd_rng_uniform(&r);
+                if (fd_rng_int(&r, 0, 1))
+                    v = -v;
+            }
+            fd_test_store(c->dt, p, k, v);
+        }
+        return;
+    }
     fd_fill_real(&r, c->dt, p, n, is_y ? -1 : -4, is_y ? 1 : 4);
     if (c->fill == F_SPECIAL)
         for (int64_t k = 0; k < n; k++)
@@ -785,6 +802,8 @@ static void act_case(cudnnDataType_t dt, cudnnActivationMode_t mode, cudnnNanPro
         gm_tol(&out, dt, 8);
     else if (fill == F_SPECIAL || isnan(coef))
         out.abs_tol = 0x1p-1074;
+    if (fill == F_LOW) /* relative alone: results down to float's subnormals, one step apart */
+        out.abs_tol = dt == CUDNN_DATA_DOUBLE ? 0x1p-1060 : 0x1p-140;
     gm_case_t g;
     memset(&g, 0, sizeof g);
     char label[256];
@@ -859,6 +878,17 @@ static void act_tests(void)
                 act_case(dtypes[t], modes[m], CUDNN_NOT_PROPAGATE_NAN, 3, 2, d2, L_NCHW, bwd, 0,
                          1, 0, act_exact(modes[m]) ? F_INT : F_REAL, seed++);
             }
+    /* the exp modes far below 0 (float's e^x subnormal or 0, e^-x beyond float) with huge and
+     * infinite dy: the ref's double exp there */
+    static const cudnnActivationMode_t low[3] = {CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_ELU,
+                                                 CUDNN_ACTIVATION_SWISH};
+    static const cudnnDataType_t wide[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE,
+                                            CUDNN_DATA_BFLOAT16};
+    for (int bwd = 0; bwd < 2; bwd++)
+        for (int t = 0; t < 3; t++)
+            for (int m = 0; m < 3; m++)
+                act_case(wide[t], low[m], CUDNN_NOT_PROPAGATE_NAN, 1.0, 2, d2, L_NCHW, bwd, 0, 1, 0,
+                         F_LOW, seed++);
     for (int bwd = 0; bwd < 2; bwd++)
         for (int nan = 0; nan < 2; nan++)
             act_case(CUDNN_DATA_FLOAT, CUDNN_ACTIVATION_CLIPPED_RELU, (cudnnNanPropagation_t)nan,
