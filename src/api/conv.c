@@ -405,11 +405,24 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
     const double ckpq = (double)p->c * (double)p->k * pq;
     if (p->dir == FD_CONV_FWD && (p->c == 1 || (p->c <= 3 && small_filter)))
         return CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-    /* AMD with OpenBLAS on narrower than AVX-512 kernels: every other forward goes direct (Find
-     * chose the direct row on 46 of the 48 DeepBench forward layers the rules below sent to
-     * the GEMM or Winograd rows there, and on every ResNet-50 N = 1 forward layer) */
     const int prof = fd_backend_cpu_profile(), zen = (prof & FD_CPU_PROFILE_ZEN) != 0,
               blas512 = (prof & FD_CPU_PROFILE_BLAS512) != 0;
+    /* Without AVX-512 the direct row is 8 lanes wide like the GEMMs, and Winograd's fewer
+     * products win the 3x3 stride-1 layers at N > 1 from C K P Q = 3e7, and from 1.2e7 where
+     * C K >= 256 x 256: forward 1.05-3.1x, backward data 1.1-2.0x on DeepBench's layers on a
+     * Zen 3; the direct row / ALGO_1 won the smaller C K ones (c128 k128 28 x 28) and N = 1
+     * (docs/perf/cpu-heuristic-2026-12-05-zen3.md) */
+    if ((prof & FD_CPU_PROFILE_AVX2ONLY) && wino && p->n > 1 &&
+        (ckpq >= 3e7 || (ckpq >= 1.2e7 && (double)p->c * (double)p->k >= 65536.0))) {
+        if (p->dir == FD_CONV_FWD)
+            return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
+        if (p->dir == FD_CONV_BWD_DATA)
+            return CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD;
+    }
+    /* AMD with OpenBLAS on narrower than AVX-512 kernels: every other forward goes direct (on
+     * a Zen 4, whose direct row is AVX-512: Find chose it on 46 of the 48 DeepBench forward
+     * layers the rules below sent to the GEMM or Winograd rows there, and on every ResNet-50
+     * N = 1 forward layer) */
     if (zen && !blas512 && p->dir == FD_CONV_FWD && p->k >= 16)
         return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
     if (wino && p->n > 1) {

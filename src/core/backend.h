@@ -55,10 +55,14 @@ cudnnStatus_t fd_backend_set_stream(cudnnHandle_t handle, cudaStream_t stream);
  * Rapids had them win). FD_CPU_PROFILE_BLAS512: the FLOAT GEMMs run 512-bit kernels: our
  * own AVX-512 SGEMM (src/cpu/sgemm_avx512.c, on any AVX-512F CPU unless FREEDNN_CPU_GEMM=blas),
  * or OpenBLAS's SkylakeX / Cooperlake / SapphireRapids kernels, not narrower ones
- * (OPENBLAS_CORETYPE=Haswell on an AVX-512 machine made its sgemm 1.9x slower). FREEDNN_CPU_HEURISTIC=spr|zen|zen-avx2 pins the answer
- * (spr: neither bit's limits, zen: both bits, zen-avx2: ZEN only). Read at each call (cheap;
- * the tests switch it). */
+ * (OPENBLAS_CORETYPE=Haswell on an AVX-512 machine made its sgemm 1.9x slower).
+ * FD_CPU_PROFILE_AVX2ONLY: the CPU lacks AVX-512F, so the direct row is as narrow as the GEMMs
+ * and Winograd's fewer products decide (Zen 3, docs/perf/cpu-heuristic-2026-12-05-zen3.md).
+ * FREEDNN_CPU_HEURISTIC=spr|zen|zen-avx2|zen3 pins the answer (spr: BLAS512, zen: ZEN and
+ * BLAS512, zen-avx2: ZEN only (Zen 4 with OpenBLAS's Haswell kernels), zen3: ZEN and AVX2ONLY).
+ * Read at each call (cheap; the tests switch it). */
 #define FD_CPU_PROFILE_ZEN 1
 #define FD_CPU_PROFILE_BLAS512 2
+#define FD_CPU_PROFILE_AVX2ONLY 4
 int fd_backend_cpu_profile(void);
 #endif /* FD_CORE_BACKEND_H_ */

@@ -72,12 +72,15 @@ int fd_backend_cpu_profile(void)
     if (pin != NULL && pin[0] != '\0')
         return strcmp(pin, "zen") == 0        ? FD_CPU_PROFILE_ZEN | FD_CPU_PROFILE_BLAS512
                : strcmp(pin, "zen-avx2") == 0 ? FD_CPU_PROFILE_ZEN
+               : strcmp(pin, "zen3") == 0     ? FD_CPU_PROFILE_ZEN | FD_CPU_PROFILE_AVX2ONLY
                                               : FD_CPU_PROFILE_BLAS512;
     int prof = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
     if (__builtin_cpu_is("amd"))
         prof |= FD_CPU_PROFILE_ZEN;
+    if (!__builtin_cpu_supports("avx512f"))
+        prof |= FD_CPU_PROFILE_AVX2ONLY;
 #endif
     if (fd_cpu_sgemm_own())
         return prof | FD_CPU_PROFILE_BLAS512; /* our AVX-512 GEMM serves FLOAT */

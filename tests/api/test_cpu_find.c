@@ -309,7 +309,8 @@ static void heuristic_rules(cudnnHandle_t cpu)
 /* The AMD profile's differences (src/api/conv.c): N = 1 3x3 forward stays direct, strided 1x1
  * forward and 1x1 forward of up to 14 x 14 outputs at N > 1 go direct, and with a GEMM on
  * narrower than AVX-512 kernels every forward with K >= 16 but the few-channel ones goes
- * direct; the rest as above. */
+ * direct; on a CPU without AVX-512 (zen3) the large 3x3 stride-1 layers at N > 1 go to
+ * Winograd first; the rest as above. */
 static void zen_rules(cudnnHandle_t cpu)
 {
     static const struct {
@@ -331,6 +332,19 @@ static void zen_rules(cudnnHandle_t cpu)
         {"zen-avx2", D_FWD, 4, 1, 161, 700, 32, 5, 20, 0, 2,
          CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM},
         {"spr", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+        /* no AVX-512 (Zen 3): Winograd for the 3x3 stride-1 layers at N > 1 from C K P Q = 3e7,
+         * or 1.2e7 with C K >= 65536, both directions; the rest as zen-avx2 */
+        {"zen3", D_FWD, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD},
+        {"zen3", D_FWD, 8, 256, 14, 14, 256, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD},
+        {"zen3", D_FWD, 8, 128, 28, 28, 128, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen3", D_FWD, 1, 256, 14, 14, 256, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen3", D_FWD, 8, 256, 7, 7, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen3", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        {"zen3", D_BWD_DATA, 8, 512, 14, 14, 512, 3, 3, 1, 1,
+         CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD},
+        {"zen-avx2", D_BWD_DATA, 8, 512, 14, 14, 512, 3, 3, 1, 1,
+         CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
+        {"zen3", D_BWD_DATA, 8, 128, 28, 28, 128, 3, 3, 1, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         setenv("FREEDNN_CPU_HEURISTIC", t[i].profile, 1);
