@@ -318,9 +318,12 @@ double dnb_unit_roundoff(cudnnDataType_t dt);   /* 0 for integer types */
 /* Largest magnitude below which every integer sum of terms is exact in dt. */
 double dnb_exact_limit(cudnnDataType_t dt);
 
+/* splitmix64: each draw adds DNB_RNG_STEP to s, so the state after k draws is s + k step
+ * (fill_tensor's chunks start there, in parallel, with the values of one sequential walk). */
 typedef struct {
     uint64_t s;
 } dnb_rng_t;
+#define DNB_RNG_STEP 0x9e3779b97f4a7c15ull
 uint64_t dnb_hash(const void *p, size_t n, uint64_t h);
 uint64_t dnb_hash_bulk(const void *p, size_t n, uint64_t h); /* fast, for whole tensors */
 uint64_t dnb_hash_str(const char *s);

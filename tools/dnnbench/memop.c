@@ -270,15 +270,21 @@ static int side_init(const dnb_memop_t *m, dnb_mside_t *sd, const dnb_lib_t *lib
     return 0;
 }
 
-/* The values of one input, staged in its type tdt. */
+/* The values of one input, staged in its type tdt. Chunks of CHUNK elements, in parallel (the
+ * host side of a 100 M-element GPU run was mostly its fills): each starts the generator where
+ * a sequential walk would have it (DNB_RNG_STEP: dnb_fill_real / _int and the ops' fills draw
+ * once an element; pool_fill draws none and hashes the chunk's state), so the values do not
+ * depend on the thread count. */
 static void fill_tensor(const dnb_memop_t *m, const dnb_opts_t *o, const dnb_problem_t *p, int dir,
                         const dnb_mt_t *t, int ti, uint64_t seed, cudnnDataType_t tdt, void *staged)
 {
-    dnb_rng_t r = {seed ^ dnb_hash_str(t->name)};
+    const uint64_t s0 = seed ^ dnb_hash_str(t->name);
     enum { CHUNK = 4096 };
-    double v[CHUNK];
     const cudnnDataType_t real_dt = tdt == CUDNN_DATA_INT8 ? CUDNN_DATA_FLOAT : tdt;
+#pragma omp parallel for schedule(static) if (t->count >= 16 * CHUNK)
     for (int64_t i0 = 0; i0 < t->count; i0 += CHUNK) {
+        dnb_rng_t r = {s0 + (uint64_t)i0 * DNB_RNG_STEP};
+        double v[CHUNK];
         int64_t n = t->count - i0 < CHUNK ? t->count - i0 : CHUNK;
         if (t->fill == DNB_FILL_OP && m->fill != NULL)
             m->fill(p, dir, ti, o->nhwc, o->fill_real, tdt, &r, i0, v, n);

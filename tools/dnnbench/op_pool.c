@@ -209,6 +209,8 @@ static void pool_fill(const dnb_problem_t *p, int dir, int t, int nhwc, int real
     double scale = 1.0;
     while (real && scale * (double)half >= 1.0)
         scale *= 0.5;
+    int64_t last_n = -1, last_c = -1;
+    uint64_t hsh = 0, a = 1;
     for (int64_t k = 0; k < n; k++) {
         int64_t i = i0 + k, ni, ci, hi, wi;
         if (nhwc) { /* i = ((n H + h) W + w) C + c */
@@ -218,11 +220,15 @@ static void pool_fill(const dnb_problem_t *p, int dir, int t, int nhwc, int real
             wi = i % s->w, hi = (i / s->w) % s->h, ci = (i / (s->w * s->h)) % s->c;
             ni = i / (s->w * s->h * s->c);
         }
-        /* perm(res) = (a res + b) mod kk with gcd(a, kk) = 1, a and b from the image's hash */
-        uint64_t img[2] = {(uint64_t)ni, (uint64_t)ci};
-        uint64_t hsh = dnb_hash(img, sizeof img, 0xcbf29ce484222325ull), a = 1 + hsh % kk;
-        while (gcd64(a, kk) != 1)
-            a = a % kk + 1;
+        /* perm(res) = (a res + b) mod kk with gcd(a, kk) = 1, a and b from the image's hash
+         * (once a run of one image's elements) */
+        if (ni != last_n || ci != last_c) {
+            uint64_t img[2] = {(uint64_t)ni, (uint64_t)ci};
+            hsh = dnb_hash(img, sizeof img, 0xcbf29ce484222325ull), a = 1 + hsh % kk;
+            while (gcd64(a, kk) != 1)
+                a = a % kk + 1;
+            last_n = ni, last_c = ci;
+        }
         uint64_t res = (uint64_t)((hi % s->kh) * s->kw + wi % s->kw);
         uint64_t high = (a * res + (hsh >> 32)) % kk;
         uint64_t low = dnb_hash(&r->s, sizeof r->s, (uint64_t)i) % B;
