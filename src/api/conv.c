@@ -409,7 +409,7 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
               blas512 = (prof & FD_CPU_PROFILE_BLAS512) != 0;
     /* Without AVX-512 the direct row is 8 lanes wide like the GEMMs, and Winograd's fewer
      * products win the 3x3 stride-1 layers at N > 1 from C K P Q = 3e7, and from 1.2e7 where
-     * C K >= 256 x 256: forward 1.05-3.1x, backward data 1.1-2.0x on DeepBench's layers on a
+     * C K >= 256 x 256: forward 1.05-2.5x, backward data 1.1-2.0x on DeepBench's layers on a
      * Zen 3; the direct row / ALGO_1 won the smaller C K ones (c128 k128 28 x 28) and N = 1
      * (docs/perf/cpu-heuristic-2026-12-05-zen3.md) */
     if ((prof & FD_CPU_PROFILE_AVX2ONLY) && wino && p->n > 1 &&
