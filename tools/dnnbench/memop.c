@@ -270,8 +270,8 @@ static int side_init(const dnb_memop_t *m, dnb_mside_t *sd, const dnb_lib_t *lib
     return 0;
 }
 
-/* The values of one input, staged in its type tdt. Chunks of CHUNK elements, in parallel (the
- * host side of a 100 M-element GPU run was mostly its fills): each starts the generator where
+/* The values of one input, staged in its type tdt. Chunks of CHUNK elements, in parallel (fills
+ * were most of a 103 M-element max-pool run's host time): each starts the generator where
  * a sequential walk would have it (DNB_RNG_STEP: dnb_fill_real / _int and the ops' fills draw
  * once an element; pool_fill draws none and hashes the chunk's state), so the values do not
  * depend on the thread count. */
