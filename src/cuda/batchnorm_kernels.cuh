@@ -2125,6 +2125,350 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
     __trap(); /* the host launches it on compute capability 9.0 and later only */
 #endif
 }
+
+/* ---- the channel-streaming training forward and backward (bn_cs_t in batchnorm.cu) ----------
+ * bn_cs_train / bn_cs_bwd: NCHW channels of at least 1 MiB that the clusters do not take, in one
+ * cooperative launch of G CTAs (BN_CS_CTAS_SM an SM, all resident) that walk the channels in
+ * order; CTA b takes share b of each (member vectors [b vpc, (b + 1) vpc)). Channel i's share is
+ * read from DRAM into registers (ld.global.cg, so it stays in L2) and summed; its y / dx are made
+ * Q.delay channels later from a second read that L2 serves (ld.global.cs, evict-first), so DRAM
+ * sees x (and dy) once where the packed path reads them twice. L2 holds delay + 1 channels (f32
+ * n128 112 x 112 at delay 3: 25.7 MB of the 50).
+ * A CTA is 8 data warps and a sync warp (BN_CS_THREADS); step i (named barriers, batchnorm.cu):
+ * - bar 1 (everyone): the step starts; stat[] holds channel i - delay's statistics.
+ * - Data warps: the first BN_CS_UIN vectors of channel i's share are loaded; channel i - delay
+ *   is written out while they land (bn_cs_out: BN_CS_UOUT vectors a trip, streaming stores);
+ *   channel i's sums (training x - s and (x - s)^2, s the channel's first element, 0 when not
+ *   finite: bn_cl_stats1's shift; backward g and g * xhat with the saved mean and 1 / std); warp
+ *   butterflies, bar 2 (data warps), data warp 0 adds the 8 warps into cpart[], bar 3 (arrive).
+ * - Sync warp: publishes channel i - 1's pair (ws + 4 C + ((i - 1) G + b) 2, a fence, an atomic
+ *   add on the channel's counter; the CTA that makes it G runs bn_cs_fin: the G pairs in a fixed
+ *   order, the statistics out, the counter to G + 1), fetches channel i + 1 - delay's statistics
+ *   (bn_cs_stat: waits for G + 1) into stat[] for the next step, then takes channel i's pair
+ *   (bar 3, sync). The fence, the atomic and the wait are the sync warp's alone, off the data
+ *   warps' path.
+ * No deadlock: a CTA's wait at step k needs every CTA to have published channel k + 1 - delay,
+ *   which they do at their step k + 2 - delay <= k without waiting on anything later. The last
+ *   CTA out puts the C + 1 counters back to 0 (Q.ctr[C] counts the CTAs out).
+ * The bits: fixed per-thread orders and trees over a split that depends on the device's SMs.
+ * Measured (H100, n128 c64 112 x 112, 2026-12-05, docs/perf/gpu-bn-stream-2026-12-05.md): below
+ * the packed path, so FREEDNN_GPU_BN_CS=1 only. */
+#if defined(__CUDA_ARCH__)
+/* Channel ch's statistics, by the whole sync warp of the CTA whose pair came last: the G pairs
+ * added (lane l pairs l, l + 32, ..., a batch in flight at once, then a butterfly: the same bits
+ * whichever CTA it is), the statistics out (training: mean and 1 / std to ws[4 ch..], the running
+ * and saved statistics; backward: dscale, dbias blended, the means of g and g * xhat to
+ * ws[4 ch + 2..]), then the counter to G + 1. sft: the training shift. */
+static __device__ __forceinline__ void FD_K(bn_cs_fin)(const bn_cs_t &Q, int mode, int64_t ch,
+                                                       FD_A sft, FD_A *ws, void *run_meanv,
+                                                       void *run_varv, void *save_meanv,
+                                                       void *save_invv, double factor,
+                                                       void *dscalev, void *dbiasv, double alpha_p,
+                                                       double beta_p)
+{
+    const bn_pk_t &P = Q.L.P;
+    const unsigned G = gridDim.x, lane = threadIdx.x & 31;
+    const FD_A *part = ws + 4 * P.c + ch * G * 2;
+    FD_A s1 = 0, s2 = 0;
+    for (unsigned j0 = lane; j0 < G; j0 += 32 * BN_CS_FIN_BATCH) {
+        FD_A r[BN_CS_FIN_BATCH][2]; /* a batch of pairs in flight at once */
+#pragma unroll
+        for (int k = 0; k < BN_CS_FIN_BATCH; k++) {
+            const unsigned j = j0 + 32 * k;
+            r[k][0] = 0, r[k][1] = 0;
+            if (j < G)
+                bn_cs_ld2(part + 2 * j, r[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < BN_CS_FIN_BATCH; k++)
+            s1 += r[k][0], s2 += r[k][1];
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        s1 += __shfl_xor_sync(0xffffffffu, s1, o);
+        s2 += __shfl_xor_sync(0xffffffffu, s2, o);
+    }
+    if (lane != 0)
+        return;
+    const FD_A m = (FD_A)P.m;
+    if (mode == 0) {
+        const FD_A mean = sft + s1 / m, v = (s2 - s1 * s1 / m) / m;
+        const FD_A var = v < (FD_A)0 ? (FD_A)0 : v; /* NaN stays NaN */
+        const double inv_d = 1.0 / sqrt((double)var + P.eps);
+        ws[4 * ch] = mean;
+        ws[4 * ch + 1] = (FD_A)inv_d;
+        FD_K(bn_put_stats)(ch * P.mvs, P.m, mean, var, inv_d, factor, run_meanv, run_varv,
+                           save_meanv, save_invv);
+    } else {
+        sd_blend((FD_P *)dscalev, ch * P.sbs, alpha_p, beta_p, (double)s2);
+        sd_blend((FD_P *)dbiasv, ch * P.sbs, alpha_p, beta_p, (double)s1);
+        ws[4 * ch + 2] = s1 / m;
+        ws[4 * ch + 3] = s2 / m;
+    }
+    __threadfence();
+    atomicAdd(&Q.ctr[ch], 1u);
+}
+
+/* Channel ch's published statistics (training mean, 1 / std; backward the means of g and
+ * g * xhat) into stat[0..1], by one thread. */
+static __device__ __forceinline__ void FD_K(bn_cs_stat)(const bn_cs_t &Q, int mode, int64_t ch,
+                                                        const FD_A *ws, FD_A *stat)
+{
+    bn_cs_wait_ctr(&Q.ctr[ch], gridDim.x + 1);
+    stat[0] = __ldcg(ws + 4 * ch + 2 * mode);
+    stat[1] = __ldcg(ws + 4 * ch + 2 * mode + 1);
+}
+#endif
+
+template <int MODE>
+static __device__ __forceinline__ void FD_K(bn_cs_ld)(const bn_pk_t &P, int64_t ch, uint32_t v,
+                                                       const FD_T *x, const FD_T *dy,
+                                                       FD_K(bn_vec_t) * xa, FD_K(bn_vec_t) * da,
+                                                       bool last_use)
+{
+    const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, v);
+    if (last_use) {
+        const uint4 u = __ldcs((const uint4 *)(x + off));
+        memcpy(xa, &u, sizeof u);
+        if (MODE == 1) {
+            const uint4 w = __ldcs((const uint4 *)(dy + off));
+            memcpy(da, &w, sizeof w);
+        }
+    } else {
+        const uint4 u = __ldcg((const uint4 *)(x + off));
+        memcpy(xa, &u, sizeof u);
+        if (MODE == 1) {
+            const uint4 w = __ldcg((const uint4 *)(dy + off));
+            memcpy(da, &w, sizeof w);
+        }
+    }
+}
+
+template <int MODE, bool PLAIN>
+static __device__ __forceinline__ void
+    FD_K(bn_cs_acc)(const bn_pk_t &P, const FD_K(bn_vec_t) & xa, const FD_K(bn_vec_t) & da,
+                     FD_A sft, const FD_K(bn_chan_t) & q, FD_A *a)
+{
+#pragma unroll
+    for (int l = 0; l < FD_VEC; l++) {
+        const FD_A xv = (FD_A)fd_cuda_ld(xa.e, l);
+        if (MODE == 0) {
+            const FD_A d = xv - sft;
+            a[0] += d;
+            a[1] += d * d;
+        } else if (PLAIN) {
+            FD_K(bn_pk_acc_dy)(xv, (FD_A)fd_cuda_ld(da.e, l), q, &a[0], &a[1]);
+        } else {
+            FD_K(bn_pk_acc)(P, 1, xv, (FD_A)fd_cuda_ld(da.e, l), (FD_A)0, q, &a[0], &a[1]);
+        }
+    }
+}
+
+template <int MODE, bool PLAIN>
+static __device__ __forceinline__ void
+    FD_K(bn_cs_out)(const bn_pk_t &P, int64_t ch, uint32_t v0, int nvl, const FD_T *x,
+                     const FD_T *dy, FD_T *out, const FD_K(bn_chan_t) & q, double alpha,
+                     double beta)
+{
+    const int U = BN_CS_UOUT(MODE);
+    for (int j0 = threadIdx.x; j0 < nvl; j0 += U * BN_CL_THREADS) {
+        FD_K(bn_vec_t) xa[BN_CS_UOUT(MODE)], da[BN_CS_UOUT(MODE)];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (j0 + u * BN_CL_THREADS < nvl)
+                FD_K(bn_cs_ld)<MODE>(P, ch, v0 + (uint32_t)(j0 + u * BN_CL_THREADS), x, dy,
+                                      &xa[u], &da[u], true);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int j = j0 + u * BN_CL_THREADS;
+            if (j >= nvl)
+                break;
+            const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, v0 + (uint32_t)j);
+            FD_K(bn_vec_t) o;
+            if (!PLAIN && beta != 0.0)
+                o = *(const FD_K(bn_vec_t) *)(out + off);
+#pragma unroll
+            for (int l = 0; l < FD_VEC; l++)
+                FD_K(bn_pk_out_k)<PLAIN>(P, MODE, o.e, l, (FD_A)fd_cuda_ld(xa[u].e, l),
+                                         MODE == 1 ? (FD_A)fd_cuda_ld(da[u].e, l) : (FD_A)0, q,
+                                         alpha, beta);
+            uint4 w;
+            memcpy(&w, &o, sizeof w);
+            __stcs((uint4 *)(out + off), w);
+        }
+    }
+}
+
+template <int MODE, bool PLAIN>
+static __device__ __forceinline__ void
+    FD_K(bn_cs_body)(const bn_cs_t &Q, const FD_T *x, const FD_T *dy, FD_T *out,
+                      const void *scalev, const void *biasv, const void *meanv, const void *invv,
+                      FD_A *ws, void *run_meanv, void *run_varv, void *save_meanv,
+                      void *save_invv, double factor, void *dscalev, void *dbiasv, double alpha,
+                      double beta, double alpha_p, double beta_p)
+{
+#if defined(__CUDA_ARCH__)
+    __shared__ FD_A wpart[2][2 * BN_CL_THREADS / 32]; /* by the parity of the channel summed */
+    __shared__ FD_A cpart[2][2];                      /* the CTA's pair, to the sync warp */
+    __shared__ FD_A cshift[2];                        /* the training shift, to the sync warp */
+    __shared__ FD_A stat[2][2];                       /* by the parity of the channel out */
+    const bn_cl_t &L = Q.L;
+    const bn_pk_t &P = L.P;
+    const unsigned G = gridDim.x, b = blockIdx.x;
+    const int t = threadIdx.x, D = Q.delay, U = BN_CS_UIN(MODE);
+    const int64_t C = P.c, steps = C + D;
+    const uint32_t v0 = b * L.vpc;
+    const int nvl = v0 < L.nv ? (int)((L.nv - v0 < L.vpc ? L.nv - v0 : L.vpc)) : 0;
+    if (t >= BN_CL_THREADS) { /* the sync warp */
+        const int lane = t - BN_CL_THREADS;
+        FD_A p1 = 0, p2 = 0, sft = 0; /* the partial of the channel before */
+        for (int64_t i = 0; i < steps; i++) {
+            bn_cs_bar_sync(1, BN_CS_THREADS); /* step i: stat[] holds channel i - D's */
+            if (i >= 1 && i - 1 < C) {          /* publish channel i - 1's partial */
+                unsigned old = 0;
+                if (lane == 0) {
+                    FD_A *part = ws + 4 * C + ((i - 1) * G + b) * 2;
+                    part[0] = p1;
+                    part[1] = p2;
+                    __threadfence();
+                    old = atomicAdd(&Q.ctr[i - 1], 1u);
+                }
+                const FD_A s0 = __shfl_sync(0xffffffffu, sft, 0);
+                if (__shfl_sync(0xffffffffu, old, 0) == G - 1) { /* the last: the statistics */
+                    __threadfence();
+                    FD_K(bn_cs_fin)(Q, MODE, i - 1, s0, ws, run_meanv, run_varv, save_meanv,
+                                    save_invv, factor, dscalev, dbiasv, alpha_p, beta_p);
+                }
+            }
+            const int64_t f = i + 1 - D; /* the channel out next step */
+            if (lane == 0 && f >= 0 && f < C)
+                FD_K(bn_cs_stat)(Q, MODE, f, ws, stat[f & 1]);
+            if (i < C) { /* channel i's partial from the data warps */
+                bn_cs_bar_sync(3, BN_CS_THREADS);
+                if (lane == 0)
+                    p1 = cpart[i & 1][0], p2 = cpart[i & 1][1], sft = cshift[i & 1];
+            }
+        }
+        if (lane == 0 && atomicAdd(&Q.ctr[C], 1u) == G - 1)
+            for (int64_t i = 0; i <= C; i++) /* every CTA is past its last wait */
+                ((volatile unsigned *)Q.ctr)[i] = 0;
+        return;
+    }
+    for (int64_t i = 0; i < steps; i++) { /* the data warps */
+        const int64_t ch = i - D;          /* out this step */
+        bn_cs_bar_sync(1, BN_CS_THREADS);
+        FD_K(bn_vec_t) xa[BN_CS_UIN(MODE)], da[BN_CS_UIN(MODE)]; /* channel i's first */
+        FD_K(bn_chan_t) q = {0, 0, 0, 0, 0, 0};
+        FD_A sft = 0;
+        if (i < C) {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (t + u * BN_CL_THREADS < nvl)
+                    FD_K(bn_cs_ld)<MODE>(P, i, v0 + (uint32_t)(t + u * BN_CL_THREADS), x, dy,
+                                          &xa[u], &da[u], false);
+            if (MODE == 0) {
+                const FD_A x0 = (FD_A)fd_cuda_ld(x + i * P.s, 0);
+                sft = isfinite((double)x0) ? x0 : (FD_A)0;
+            } else {
+                q.mean = (FD_A)((const FD_P *)meanv)[i * P.mvs];
+                q.inv = (FD_A)((const FD_P *)invv)[i * P.mvs];
+                q.sc = (FD_A)((const FD_P *)scalev)[i * P.sbs];
+                q.bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[i * P.sbs] : (FD_A)0;
+            }
+        }
+        if (ch >= 0) { /* channel i - D out, while channel i's loads land */
+            FD_K(bn_chan_t) o;
+            o.sc = (FD_A)((const FD_P *)scalev)[ch * P.sbs];
+            o.bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * P.sbs] : (FD_A)0;
+            o.mg = 0, o.mgx = 0;
+            if (MODE == 0) {
+                o.mean = stat[ch & 1][0], o.inv = stat[ch & 1][1];
+            } else {
+                o.mean = (FD_A)((const FD_P *)meanv)[ch * P.mvs];
+                o.inv = (FD_A)((const FD_P *)invv)[ch * P.mvs];
+                o.mg = stat[ch & 1][0], o.mgx = stat[ch & 1][1];
+            }
+            FD_K(bn_cs_out)<MODE, PLAIN>(P, ch, v0, nvl, x, dy, out, o, alpha, beta);
+        }
+        if (i >= C)
+            continue;
+        FD_A a[2] = {0, 0};
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (t + u * BN_CL_THREADS < nvl)
+                FD_K(bn_cs_acc)<MODE, PLAIN>(P, xa[u], da[u], sft, q, a);
+        for (int j0 = t + U * BN_CL_THREADS; j0 < nvl; j0 += U * BN_CL_THREADS) {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (j0 + u * BN_CL_THREADS < nvl)
+                    FD_K(bn_cs_ld)<MODE>(P, i, v0 + (uint32_t)(j0 + u * BN_CL_THREADS), x, dy,
+                                          &xa[u], &da[u], false);
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (j0 + u * BN_CL_THREADS < nvl)
+                    FD_K(bn_cs_acc)<MODE, PLAIN>(P, xa[u], da[u], sft, q, a);
+        }
+        /* the CTA's pair: warp butterflies, data warp 0 adds the 8 warps (a fixed xor tree) */
+        const int nw = BN_CL_THREADS / 32, lane = t & 31;
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            for (int o = 16; o > 0; o >>= 1)
+                a[j] += __shfl_xor_sync(0xffffffffu, a[j], o);
+            if (lane == 0)
+                wpart[i & 1][j * nw + (t >> 5)] = a[j];
+        }
+        bn_cs_bar_sync(2, BN_CL_THREADS);
+        if (t < 32) {
+#pragma unroll
+            for (int j = 0; j < 2; j++) {
+                FD_A v = lane < nw ? wpart[i & 1][j * nw + lane] : (FD_A)0;
+                for (int o = nw / 2; o > 0; o >>= 1)
+                    v += __shfl_xor_sync(0xffffffffu, v, o);
+                if (t == 0)
+                    cpart[i & 1][j] = v;
+            }
+            if (t == 0)
+                cshift[i & 1] = sft;
+        }
+        bn_cs_bar_arrive(3, BN_CS_THREADS);
+    }
+#else
+    (void)Q, (void)x, (void)dy, (void)out, (void)scalev, (void)biasv, (void)meanv, (void)invv;
+    (void)ws, (void)run_meanv, (void)run_varv, (void)save_meanv, (void)save_invv, (void)factor;
+    (void)dscalev, (void)dbiasv, (void)alpha, (void)beta, (void)alpha_p, (void)beta_p;
+#endif
+}
+
+static __global__ void __launch_bounds__(BN_CS_THREADS, BN_CS_CTAS_SM)
+    FD_K(bn_cs_train)(const bn_cs_t Q, const void *xv, void *yv, const void *scalev,
+                       const void *biasv, void *wsv, void *run_meanv, void *run_varv,
+                       void *save_meanv, void *save_invv, double factor, double alpha, double beta)
+{
+    if (Q.L.P.ops == CUDNN_BATCHNORM_OPS_BN && alpha == 1.0 && beta == 0.0)
+        FD_K(bn_cs_body)<0, true>(Q, (const FD_T *)xv, NULL, (FD_T *)yv, scalev, biasv, NULL,
+                                   NULL, (FD_A *)wsv, run_meanv, run_varv, save_meanv, save_invv,
+                                   factor, NULL, NULL, alpha, beta, 0.0, 0.0);
+    else
+        FD_K(bn_cs_body)<0, false>(Q, (const FD_T *)xv, NULL, (FD_T *)yv, scalev, biasv, NULL,
+                                    NULL, (FD_A *)wsv, run_meanv, run_varv, save_meanv, save_invv,
+                                    factor, NULL, NULL, alpha, beta, 0.0, 0.0);
+}
+
+static __global__ void __launch_bounds__(BN_CS_THREADS, BN_CS_CTAS_SM)
+    FD_K(bn_cs_bwd)(const bn_cs_t Q, const void *xv, const void *dyv, void *dxv,
+                     const void *scalev, const void *biasv, const void *meanv, const void *invv,
+                     void *wsv, void *dscalev, void *dbiasv, double alpha, double beta,
+                     double alpha_p, double beta_p)
+{
+    if (Q.L.P.ops == CUDNN_BATCHNORM_OPS_BN && alpha == 1.0 && beta == 0.0)
+        FD_K(bn_cs_body)<1, true>(Q, (const FD_T *)xv, (const FD_T *)dyv, (FD_T *)dxv, scalev,
+                                   biasv, meanv, invv, (FD_A *)wsv, NULL, NULL, NULL, NULL, 0.0,
+                                   dscalev, dbiasv, alpha, beta, alpha_p, beta_p);
+    else
+        FD_K(bn_cs_body)<1, false>(Q, (const FD_T *)xv, (const FD_T *)dyv, (FD_T *)dxv, scalev,
+                                    biasv, meanv, invv, (FD_A *)wsv, NULL, NULL, NULL, NULL, 0.0,
+                                    dscalev, dbiasv, alpha, beta, alpha_p, beta_p);
+}
+
 #endif /* FD_BN_CLUSTER */
 
 #undef FD_VEC
