@@ -3,8 +3,10 @@
  * test_dnb_util.c - tools/dnnbench/util.c's own conversions and hashes, which the driver's checks
  * stand on: the 16-bit encodings (HALF, BFLOAT16) against their definition (every encoding
  * decodes to its value and encodes back; a double encodes to the nearer of its two neighbours,
- * ties to the even one; overflow, subnormals, signed zeros, NaN), and dnb_hash_bulk (every
- * single-bit change of a buffer changes it, tails and lanes included).
+ * ties to the even one; overflow, subnormals, signed zeros, NaN), dnb_hash_bulk (every
+ * single-bit change of a buffer changes it, tails and lanes included), and dnb_compare's
+ * chunked (OpenMP) pass against an element-by-element count: failures, the first of them,
+ * the worst ratio, the zero fraction, exactness.
  */
 #include "../../tools/dnnbench/util.c" /* first: it sets _POSIX_C_SOURCE for its headers */
 
@@ -140,9 +142,52 @@ static void hashes(void)
               same);
 }
 
+/* got = want (FLOAT) but for planted misses; the expected verdict by a plain serial walk. */
+static void compares(void)
+{
+    const int64_t n = DNB_PAR_MIN * 3 + 77; /* past the parallel threshold, chunks cut short */
+    float *got = malloc(sizeof(float) * (size_t)n);
+    double *want = malloc(sizeof(double) * (size_t)n), *S = malloc(sizeof(double) * (size_t)n);
+    FD_EXPECT(got && want && S, "compares: allocation");
+    if (!got || !want || !S)
+        goto out;
+    for (int64_t i = 0; i < n; i++) {
+        want[i] = i % 5 == 0 ? 0.0 : (double)(float)((double)(next() >> 11) * 0x1p-53 - 0.5);
+        got[i] = (float)want[i];
+        S[i] = fabs(want[i]) + 1.0;
+    }
+    const int64_t planted[4] = {n - 1, 5 * DNB_PAR_MIN / 2, DNB_PAR_MIN + 3, 1001};
+    for (int k = 0; k < 4; k++)
+        got[planted[k]] += 0.25f * (float)(k + 1);
+    got[7] = NAN; /* a NaN fails, and its error is infinite */
+    const dnb_tol_t tol = {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, 0.0, 4, 1.0, 0};
+    dnb_cmp_t r;
+    dnb_compare(&tol, got, want, S, n, &r);
+    int64_t zeros = 0;
+    for (int64_t i = 0; i < n; i++)
+        zeros += want[i] == 0.0;
+    FD_EXPECT(r.bad == 5 && r.first_bad == 7 && isnan(r.first_got) && r.first_want == want[7],
+              "dnb_compare: %lld failures, the first at %lld (want 5, at 7)", (long long)r.bad,
+              (long long)r.first_bad);
+    FD_EXPECT(isinf(r.max_err) && r.worst_ratio > 1 && isfinite(r.worst_ratio) && !r.all_exact,
+              "dnb_compare: max error %g (a NaN: infinite), worst ratio %g (of the finite misses)",
+              r.max_err, r.worst_ratio);
+    FD_EXPECT(r.zero_frac == (double)zeros / (double)n, "dnb_compare: zero fraction %g, want %g",
+              r.zero_frac, (double)zeros / (double)n);
+    got[7] = (float)want[7];
+    dnb_compare(&tol, got, want, S, n, &r);
+    FD_EXPECT(r.bad == 4 && r.first_bad == 1001 && fabs(r.max_err - 1.0) < 1e-6 &&
+                  r.worst_ratio > 1,
+              "dnb_compare: %lld failures from %lld, max error %g (want 4 from 1001, 1.0)",
+              (long long)r.bad, (long long)r.first_bad, r.max_err);
+out:
+    free(got), free(want), free(S);
+}
+
 int main(void)
 {
     formats();
     hashes();
+    compares();
     return fd_test_finish();
 }

@@ -311,6 +311,9 @@ extern const dnb_op_t dnb_op_pool, dnb_op_act, dnb_op_softmax, dnb_op_lrn, dnb_o
 double dnb_now_ms(void);
 size_t dnb_dt_size(cudnnDataType_t dt);
 const char *dnb_dt_short(cudnnDataType_t dt);
+/* Element loops of at least this many elements run in OpenMP threads (the host side of a
+ * 100 M-element GPU run: conversions, bounds, the comparison). */
+#define DNB_PAR_MIN ((int64_t)1 << 18)
 void dnb_store(cudnnDataType_t dt, void *base, int64_t i, double v);
 double dnb_load(cudnnDataType_t dt, const void *base, int64_t i);
 double dnb_round(cudnnDataType_t dt, double v); /* the value dt stores for v */

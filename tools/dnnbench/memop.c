@@ -420,6 +420,7 @@ static int derive(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_problem_
             continue;
         int j = mt_find(s, t->name);
         if (j >= 0 && s->t[j].role != DNB_MT_OUT && !s->t[j].derived) {
+#pragma omp parallel for schedule(static) if (t->count >= DNB_PAR_MIN)
             for (int64_t i = 0; i < t->count; i++)
                 dnb_store(tdt, host[k], i, dnb_load(mt_dt(&s->t[j], sdt), staged[j], i));
         } else {
@@ -461,6 +462,7 @@ static int derive(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_problem_
         if (!use_ref)
             dev->download(host[k], dbuf[k], mt_bytes(&ss.t[k], dt));
         const cudnnDataType_t from = mt_dt(&ss.t[k], dt), to = mt_dt(&s->t[j], sdt);
+#pragma omp parallel for schedule(static) if (s->t[j].count >= DNB_PAR_MIN)
         for (int64_t i = 0; i < s->t[j].count; i++)
             dnb_store(to, staged[j], i, dnb_load(from, host[k], i));
     }
@@ -502,6 +504,7 @@ static int oracle_call(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_pro
         if (mt->role == DNB_MT_OUT) {
             args[t] = out[t];
         } else if (mt->role == DNB_MT_INOUT) {
+#pragma omp parallel for schedule(static) if (mt->count >= DNB_PAR_MIN)
             for (int64_t i = 0; i < mt->count; i++)
                 out[t][i] = abs_it ? fabs(in[t][i]) : in[t][i];
             args[t] = out[t];
@@ -511,6 +514,7 @@ static int oracle_call(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_pro
                 snprintf(r->reason, sizeof r->reason, "cannot allocate the oracle's buffers");
                 goto done;
             }
+#pragma omp parallel for schedule(static) if (mt->count >= DNB_PAR_MIN)
             for (int64_t i = 0; i < mt->count; i++)
                 tmp[t][i] = fabs(in[t][i]);
             args[t] = tmp[t];
@@ -558,6 +562,7 @@ static int abs_on_ours(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_pro
         }
         if (mt->role == DNB_MT_OUT)
             continue;
+#pragma omp parallel for schedule(static) if (mt->count >= DNB_PAR_MIN)
         for (int64_t i = 0; i < mt->count; i++) {
             double v = dnb_load(mt_dt(mt, dt), staged[t], i);
             dnb_store(mt_dt(mt, dt), h, i, mt->linear ? fabs(v) : v);
@@ -573,6 +578,7 @@ static int abs_on_ours(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_pro
         if (!is_output(&s->t[t]))
             continue;
         dev->download(h, d[t], mt_bytes(&s->t[t], dt));
+#pragma omp parallel for schedule(static) if (s->t[t].count >= DNB_PAR_MIN)
         for (int64_t i = 0; i < s->t[t].count; i++)
             S[t][i] = fabs(dnb_load(mt_dt(&s->t[t], dt), h, i));
     }
@@ -726,6 +732,7 @@ void dnb_memop_run(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_problem
             if (s.t[t].role != DNB_MT_OUT) {
                 if ((in[t] = malloc(nd)) == NULL)
                     goto nomem;
+#pragma omp parallel for schedule(static) if (s.t[t].count >= DNB_PAR_MIN)
                 for (int64_t i = 0; i < s.t[t].count; i++)
                     in[t][i] = dnb_load(mt_dt(&s.t[t], sdt), staged[t], i);
             }
@@ -777,15 +784,18 @@ void dnb_memop_run(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_problem
         if (!have_want)
             for (int t = 0; t < s.n; t++)
                 if (is_output(&s.t[t]))
+#pragma omp parallel for schedule(static) if (s.t[t].count >= DNB_PAR_MIN)
                     for (int64_t i = 0; i < s.t[t].count; i++)
                         want[t][i] = dnb_load(mt_dt(&s.t[t], sdt), got[t], i);
+        void *tol_cache = NULL;
         dnb_mtol_args_t a = {p,
                              dir,
                              o->nhwc,
                              o->fill_real,
                              &s,
                              (const double *const *)in,
-                             (const double *const *)want};
+                             (const double *const *)want,
+                             &tol_cache};
         for (int t = 0; t < s.n; t++) {
             if (!is_output(&s.t[t]))
                 continue;
@@ -793,10 +803,12 @@ void dnb_memop_run(const dnb_memop_t *m, const dnb_ctx_t *ctx, const dnb_problem
             m->tolerance(&a, t, S[t], &tol[t]);
             if (!have_want && s.abs_oracle) { /* S came from the tested type: pad its rounding */
                 double pad = 1.0 + 2.0 * (double)tol[t].k * dnb_unit_roundoff(tol[t].out_dt);
+#pragma omp parallel for schedule(static) if (s.t[t].count >= DNB_PAR_MIN)
                 for (int64_t i = 0; i < s.t[t].count; i++)
                     S[t][i] *= pad;
             }
         }
+        free(tol_cache);
     }
     if (have_want) {
         compare_all(&s, tol, 1.0, got, want, S, "ref", ours, &row->zero_frac);

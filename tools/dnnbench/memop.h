@@ -68,6 +68,9 @@ typedef struct dnb_mtol_args {
     const dnb_mspec_t *s;
     const double *const *in;  /* inputs and the initial values of in-out tensors */
     const double *const *out; /* the reference of outputs and in-out tensors */
+    /* NULL at a run's first tolerance call: an op may malloc what its outputs' bounds share
+     * (e.g. per-channel sums) and keep it here for the next outputs; the caller frees it */
+    void **cache;
 } dnb_mtol_args_t;
 
 typedef struct dnb_memop {

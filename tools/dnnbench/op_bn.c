@@ -265,6 +265,52 @@ typedef struct bn_sums {
     double *abs_x, *sq_x, *mean, *var, *abs_dy, *dy_xm; /* dy_xm: sum |dy| (|x| + |mu|) iv */
 } bn_sums_t;
 
+/* Element e (0 .. M - 1) of parameter j's statistic, in the order a walk of x meets them. */
+static int64_t member_index(const bn_shape_t *s, int nhwc, int64_t j, int64_t e)
+{
+    if (per_act(s)) /* e is the image; j = (c H + h) W + w */
+        return nhwc ? ((e * s->h + j / s->w % s->h) * s->w + j % s->w) * s->c + j / (s->h * s->w)
+                    : e * params_of(s) + j;
+    const int64_t hw = s->h * s->w;
+    return nhwc ? e * s->c + j : (e / hw * s->c + j) * hw + e % hw;
+}
+
+/* The sums of bn_sums_t over the run's inputs, in one calloc of 6 np doubles (abs_x, sq_x,
+ * mean, var, then abs_dy, dy_xm for the backward), or NULL. A parameter a thread (OpenMP), its
+ * members in x's order: the bits of a serial walk at any thread count. */
+static double *bn_sums(const dnb_mtol_args_t *a, const bn_shape_t *s)
+{
+    const int64_t np = params_of(s), M = m_of(s);
+    const double dm = (double)M, *x = a->in[0];
+    double *all = calloc(6 * (size_t)np + 1, sizeof(double));
+    if (all == NULL)
+        return NULL;
+    const int bwd = a->dir != DIR_TRAIN && a->dir != DIR_INFER;
+    const double *dy = a->in[B_DY], *mu = a->in[B_SMEAN], *iv = a->in[B_SINV];
+#pragma omp parallel for schedule(dynamic, 1) if (count_of(s) >= DNB_PAR_MIN)
+    for (int64_t j = 0; j < np; j++) {
+        double ax = 0, sq = 0, sum = 0, var = 0, ady = 0, dxm = 0;
+        for (int64_t e = 0; e < M; e++) {
+            const double v = x[member_index(s, a->nhwc, j, e)];
+            ax += fabs(v), sq += v * v, sum += v;
+        }
+        const double mean = sum / dm;
+        for (int64_t e = 0; e < M; e++) {
+            const double v = x[member_index(s, a->nhwc, j, e)];
+            var += (v - mean) * (v - mean) / dm;
+        }
+        if (bwd)
+            for (int64_t e = 0; e < M; e++) {
+                const int64_t i = member_index(s, a->nhwc, j, e);
+                ady += fabs(dy[i]);
+                dxm += fabs(dy[i]) * (fabs(x[i]) + fabs(mu[j])) * fabs(iv[j]);
+            }
+        all[j] = ax, all[np + j] = sq, all[2 * np + j] = mean, all[3 * np + j] = var;
+        all[4 * np + j] = ady, all[5 * np + j] = dxm;
+    }
+    return all;
+}
+
 /* The bounds (docs/testing.md's formula, K u_acc relative to S): the statistics sum M terms
  * (K = M + 4; the variance relative to E[x^2], which covers one-pass formulas, and 1/sqrt
  * halves its error: K = M + 8); y = scale (x - mu) iv + bias carries the statistics' errors.
@@ -281,31 +327,24 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
         const double *sc = a->in[I_SCALE], *bi = a->in[I_BIAS], *me = a->in[I_MEAN],
                      *va = a->in[I_VAR];
         tol->k = 8;
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < n; i++) {
             int64_t j = param_index(s, a->nhwc, i);
             S[i] = fabs(sc[j]) / sqrt(va[j] + s->eps) * (fabs(x[i]) + fabs(me[j])) + fabs(bi[j]);
         }
         return;
     }
+    /* the per-parameter sums every output's bound reads: once a run, in *a->cache */
     bn_sums_t z = {0};
-    double *all = calloc(6 * (size_t)np + 1, sizeof(double));
-    if (all == NULL) { /* no room for the bound: an infinite one, which cannot fail */
+    double *all = *a->cache;
+    if (all == NULL && (all = *a->cache = bn_sums(a, s)) == NULL) {
+        /* no room for the sums: an infinite bound, which cannot fail */
         for (int64_t i = 0; i < a->s->t[t].count; i++)
             S[i] = INFINITY;
         return;
     }
     z.abs_x = all, z.sq_x = all + np, z.mean = all + 2 * np, z.var = all + 3 * np;
     z.abs_dy = all + 4 * np, z.dy_xm = all + 5 * np;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t j = param_index(s, a->nhwc, i);
-        z.abs_x[j] += fabs(x[i]), z.sq_x[j] += x[i] * x[i], z.mean[j] += x[i];
-    }
-    for (int64_t j = 0; j < np; j++)
-        z.mean[j] /= dm;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t j = param_index(s, a->nhwc, i);
-        z.var[j] += (x[i] - z.mean[j]) * (x[i] - z.mean[j]) / dm;
-    }
     if (a->dir == DIR_TRAIN) {
         const double *sc = a->in[T_SCALE], *bi = a->in[T_BIAS];
         tol->k = M + 8;
@@ -324,6 +363,7 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
             for (int64_t j = 0; j < np; j++)
                 S[j] = (1.0 - f) * fabs(a->in[T_RVAR][j]) + f * z.sq_x[j] / (dm - 1.0);
         } else { /* y */
+#pragma omp parallel for schedule(static)
             for (int64_t i = 0; i < n; i++) {
                 int64_t j = param_index(s, a->nhwc, i);
                 double ve = z.var[j] + s->eps, iv = 1.0 / sqrt(ve);
@@ -333,16 +373,10 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
                        fabs(bi[j]);
             }
         }
-        free(all);
         return;
     }
     /* backward, with the saved statistics as given */
     const double *dy = a->in[B_DY], *sc = a->in[B_SCALE], *mu = a->in[B_SMEAN], *iv = a->in[B_SINV];
-    for (int64_t i = 0; i < n; i++) {
-        int64_t j = param_index(s, a->nhwc, i);
-        z.abs_dy[j] += fabs(dy[i]);
-        z.dy_xm[j] += fabs(dy[i]) * (fabs(x[i]) + fabs(mu[j])) * fabs(iv[j]);
-    }
     if (strcmp(name, "dbias") == 0) {
         tol->k = M + 2;
         for (int64_t j = 0; j < np; j++)
@@ -353,6 +387,7 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
             S[j] = z.dy_xm[j];
     } else { /* dx */
         tol->k = M + 8;
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < n; i++) {
             int64_t j = param_index(s, a->nhwc, i);
             double xh = (fabs(x[i]) + fabs(mu[j])) * fabs(iv[j]);
@@ -360,7 +395,6 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
                 fabs(sc[j]) * fabs(iv[j]) / dm * (dm * fabs(dy[i]) + z.abs_dy[j] + xh * z.dy_xm[j]);
         }
     }
-    free(all);
 }
 
 static const char *const bn_impl_ops[] = {"FD_OP_BN_FWD_INFER",

@@ -293,8 +293,11 @@ void dnb_fill_real(dnb_rng_t *r, double *v, int64_t n, cudnnDataType_t dt)
 /* ---- comparison -------------------------------------------------------------------------------
  */
 
-void dnb_compare(const dnb_tol_t *t, const void *got, const double *want, const double *abs_sum,
-                 int64_t n, dnb_cmp_t *res)
+/* dnb_compare over elements [i0, i1) into *res (zeroed by the caller, first_bad -1), counting
+ * the zero references into *zeros. */
+static void compare_range(const dnb_tol_t *t, const void *got, const double *want,
+                          const double *abs_sum, int64_t i0, int64_t i1, dnb_cmp_t *res,
+                          int64_t *zeros)
 {
     const int is_int = dnb_unit_roundoff(t->out_dt) == 0.0;
     const double u_acc = dnb_unit_roundoff(t->acc_dt), u_out = dnb_unit_roundoff(t->out_dt);
@@ -303,11 +306,7 @@ void dnb_compare(const dnb_tol_t *t, const void *got, const double *want, const 
     double limit = dnb_exact_limit(t->out_dt), acc_limit = dnb_exact_limit(t->acc_dt);
     if (acc_limit > 0 && acc_limit < limit)
         limit = acc_limit;
-    memset(res, 0, sizeof *res);
-    res->first_bad = -1;
-    res->all_exact = 1;
-    int64_t zeros = 0;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = i0; i < i1; i++) {
         double g = dnb_load(t->out_dt, got, i), w = want[i], tol;
         if (is_int) {
             w = dnb_round(t->out_dt, w); /* integer outputs saturate; the rest is exact */
@@ -319,7 +318,7 @@ void dnb_compare(const dnb_tol_t *t, const void *got, const double *want, const 
                   (2.0 * (2.0 * t->u_in + k * u_acc) * fabs(abs_sum[i]) + u_out * fabs(w) + tiny);
             res->all_exact = 0;
         }
-        zeros += w == 0.0;
+        *zeros += w == 0.0;
         double d = fabs(g - w);
         if (!(d <= tol)) { /* NaN fails too */
             if (res->bad++ == 0) {
@@ -333,7 +332,46 @@ void dnb_compare(const dnb_tol_t *t, const void *got, const double *want, const 
         if (ratio > res->worst_ratio)
             res->worst_ratio = ratio;
     }
-    res->zero_frac = n > 0 ? (double)zeros / (double)n : 0.0;
+}
+
+/* Fixed chunks, in OpenMP threads from DNB_PAR_MIN elements, merged in element order: the same
+ * result at any thread count. */
+void dnb_compare(const dnb_tol_t *t, const void *got, const double *want, const double *abs_sum,
+                 int64_t n, dnb_cmp_t *res)
+{
+    enum { CHUNKS = 256 };
+    dnb_cmp_t part[CHUNKS];
+    int64_t zeros[CHUNKS] = {0};
+    const int64_t step = (n + CHUNKS - 1) / CHUNKS;
+#pragma omp parallel for schedule(static) if (n >= DNB_PAR_MIN)
+    for (int c = 0; c < CHUNKS; c++) {
+        memset(&part[c], 0, sizeof part[c]);
+        part[c].first_bad = -1;
+        part[c].all_exact = 1;
+        const int64_t i0 = (int64_t)c * step, i1 = i0 + step < n ? i0 + step : n;
+        if (i0 < i1)
+            compare_range(t, got, want, abs_sum, i0, i1, &part[c], &zeros[c]);
+    }
+    memset(res, 0, sizeof *res);
+    res->first_bad = -1;
+    res->all_exact = 1;
+    int64_t zsum = 0;
+    for (int c = 0; c < CHUNKS; c++) {
+        const dnb_cmp_t *q = &part[c];
+        if (q->bad > 0 && res->bad == 0) {
+            res->first_bad = q->first_bad;
+            res->first_got = q->first_got, res->first_want = q->first_want;
+            res->first_tol = q->first_tol;
+        }
+        res->bad += q->bad;
+        res->all_exact = res->all_exact && q->all_exact;
+        if (q->max_err > res->max_err)
+            res->max_err = q->max_err;
+        if (q->worst_ratio > res->worst_ratio)
+            res->worst_ratio = q->worst_ratio;
+        zsum += zeros[c];
+    }
+    res->zero_frac = n > 0 ? (double)zsum / (double)n : 0.0;
 }
 
 /* ---- timing ------------------------------------------------------------------------------------
