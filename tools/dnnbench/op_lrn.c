@@ -200,6 +200,7 @@ static void lrn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t 
     const int64_t lb = (s->size - 1) / 2, la = s->size - 1 - lb, n = count_of(s);
     tol->k = 2 * s->size + 16;
     if (a->dir == DIR_FWD) {
+#pragma omp parallel for schedule(static) if (n >= DNB_PAR_MIN)
         for (int64_t i = 0; i < n; i++)
             S[i] = fabs(a->out[F_Y][i]);
         return;
@@ -213,6 +214,8 @@ static void lrn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t 
         return;
     }
 #define OFF(ni, ci, hi, wi) dnb_off4(a->nhwc, s->c, s->h, s->w, ni, ci, hi, wi)
+    /* pixels in OpenMP threads: each writes only its own pixel's elements */
+#pragma omp parallel for collapse(2) schedule(static) if (n >= DNB_PAR_MIN)
     for (int64_t ni = 0; ni < s->n; ni++)
         for (int64_t hi = 0; hi < s->h; hi++)
             for (int64_t wi = 0; wi < s->w; wi++)
@@ -226,6 +229,7 @@ static void lrn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t 
                     d[OFF(ni, c, hi, wi)] = s->k + s->alpha / (double)s->size * sum;
                 }
     const double coef = 2.0 * fabs(s->alpha) * s->beta / (double)s->size;
+#pragma omp parallel for collapse(2) schedule(static) if (n >= DNB_PAR_MIN)
     for (int64_t ni = 0; ni < s->n; ni++)
         for (int64_t hi = 0; hi < s->h; hi++)
             for (int64_t wi = 0; wi < s->w; wi++)

@@ -173,6 +173,8 @@ static void softmax_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_to
     const int64_t g_size = channel ? s->c : s->c * s->h * s->w;
     const int64_t groups = channel ? s->n * s->h * s->w : s->n;
     tol->k = g_size + 16;
+    /* groups in OpenMP threads: each writes only its own members */
+#pragma omp parallel for schedule(static) if (groups * g_size >= DNB_PAR_MIN)
     for (int64_t g = 0; g < groups; g++) {
         /* member j of group g: (n, c, h, w) */
         const int64_t n = channel ? g / (s->h * s->w) : g;
