@@ -278,8 +278,6 @@ static __device__ __forceinline__ void bn_cs_bar_arrive(int id, int n)
 {
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory");
 }
-/* bn_cs_*: one thread waits until the counter reaches target; the fence orders the reads after
- * it (the writers fence before their atomic adds). */
 /* bn_cs_fin: a pair of accumulators through L2 in one load. */
 static __device__ __forceinline__ void bn_cs_ld2(const double *p, double *o)
 {
@@ -291,6 +289,8 @@ static __device__ __forceinline__ void bn_cs_ld2(const float *p, float *o)
     const float2 v = __ldcg((const float2 *)p);
     o[0] = v.x, o[1] = v.y;
 }
+/* bn_cs_*: one thread waits until the counter reaches target; the fence orders the reads after
+ * it (the writers fence before their atomic adds). */
 static __device__ __forceinline__ void bn_cs_wait_ctr(const unsigned *ctr, unsigned target)
 {
     while (*(const volatile unsigned *)ctr < target)

@@ -265,6 +265,12 @@ typedef struct bn_sums {
     double *abs_x, *sq_x, *mean, *var, *abs_dy, *dy_xm; /* dy_xm: sum |dy| (|x| + |mu|) iv */
 } bn_sums_t;
 
+/* The six arrays of bn_sums_t in one block of 6 np doubles. */
+static bn_sums_t sums_view(double *all, int64_t np)
+{
+    return (bn_sums_t){all, all + np, all + 2 * np, all + 3 * np, all + 4 * np, all + 5 * np};
+}
+
 /* Element e (0 .. M - 1) of parameter j's statistic, in the order a walk of x meets them. */
 static int64_t member_index(const bn_shape_t *s, int nhwc, int64_t j, int64_t e)
 {
@@ -285,6 +291,7 @@ static double *bn_sums(const dnb_mtol_args_t *a, const bn_shape_t *s)
     double *all = calloc(6 * (size_t)np + 1, sizeof(double));
     if (all == NULL)
         return NULL;
+    const bn_sums_t z = sums_view(all, np);
     const int bwd = a->dir != DIR_TRAIN && a->dir != DIR_INFER;
     const double *dy = a->in[B_DY], *mu = a->in[B_SMEAN], *iv = a->in[B_SINV];
 #pragma omp parallel for schedule(dynamic, 1) if (count_of(s) >= DNB_PAR_MIN)
@@ -305,8 +312,8 @@ static double *bn_sums(const dnb_mtol_args_t *a, const bn_shape_t *s)
                 ady += fabs(dy[i]);
                 dxm += fabs(dy[i]) * (fabs(x[i]) + fabs(mu[j])) * fabs(iv[j]);
             }
-        all[j] = ax, all[np + j] = sq, all[2 * np + j] = mean, all[3 * np + j] = var;
-        all[4 * np + j] = ady, all[5 * np + j] = dxm;
+        z.abs_x[j] = ax, z.sq_x[j] = sq, z.mean[j] = mean, z.var[j] = var;
+        z.abs_dy[j] = ady, z.dy_xm[j] = dxm;
     }
     return all;
 }
@@ -327,7 +334,7 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
         const double *sc = a->in[I_SCALE], *bi = a->in[I_BIAS], *me = a->in[I_MEAN],
                      *va = a->in[I_VAR];
         tol->k = 8;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= DNB_PAR_MIN)
         for (int64_t i = 0; i < n; i++) {
             int64_t j = param_index(s, a->nhwc, i);
             S[i] = fabs(sc[j]) / sqrt(va[j] + s->eps) * (fabs(x[i]) + fabs(me[j])) + fabs(bi[j]);
@@ -335,7 +342,6 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
         return;
     }
     /* the per-parameter sums every output's bound reads: once a run, in *a->cache */
-    bn_sums_t z = {0};
     double *all = *a->cache;
     if (all == NULL && (all = *a->cache = bn_sums(a, s)) == NULL) {
         /* no room for the sums: an infinite bound, which cannot fail */
@@ -343,8 +349,7 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
             S[i] = INFINITY;
         return;
     }
-    z.abs_x = all, z.sq_x = all + np, z.mean = all + 2 * np, z.var = all + 3 * np;
-    z.abs_dy = all + 4 * np, z.dy_xm = all + 5 * np;
+    const bn_sums_t z = sums_view(all, np);
     if (a->dir == DIR_TRAIN) {
         const double *sc = a->in[T_SCALE], *bi = a->in[T_BIAS];
         tol->k = M + 8;
@@ -363,7 +368,7 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
             for (int64_t j = 0; j < np; j++)
                 S[j] = (1.0 - f) * fabs(a->in[T_RVAR][j]) + f * z.sq_x[j] / (dm - 1.0);
         } else { /* y */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= DNB_PAR_MIN)
             for (int64_t i = 0; i < n; i++) {
                 int64_t j = param_index(s, a->nhwc, i);
                 double ve = z.var[j] + s->eps, iv = 1.0 / sqrt(ve);
@@ -387,7 +392,7 @@ static void bn_tolerance(const dnb_mtol_args_t *a, int t, double *S, dnb_tol_t *
             S[j] = z.dy_xm[j];
     } else { /* dx */
         tol->k = M + 8;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= DNB_PAR_MIN)
         for (int64_t i = 0; i < n; i++) {
             int64_t j = param_index(s, a->nhwc, i);
             double xh = (fabs(x[i]) + fabs(mu[j])) * fabs(iv[j]);
