@@ -13,7 +13,9 @@
  *   once per (M, K) block into micro-panels of SG_MR rows (the SG_MR values of one k adjacent),
  *   kept in L2; then for every SG_NR = 32 columns of N one B micro-panel (SG_KC x 32, k-major,
  *   zero beyond N) is packed and kept in L1 while the micro-kernel runs over the A block's
- *   micro-panels. B is thus packed ceil(M / SG_MC) times, A once.
+ *   micro-panels. B is thus packed ceil(M / SG_MC) times, A once. A row-major B (the forward
+ *   1x1 convolution's x in NCHW) is packed by the panel's first tile as it computes, from rows
+ *   the previous panel's tiles prefetched into L2 (sg_kernel); other B views by sg_pack_b.
  * - Micro-kernel: SG_MR x 32 (12 x 2 zmm accumulators), one broadcast of A per row and two loads
  *   of B per k. Narrower tiles (fewer rows at M's edge, 16 columns at N's edge) are their own
  *   compile-time instantiations; columns past N are computed on the packed zeros and not
@@ -27,11 +29,15 @@
  *   the element falls in or the thread count), so any split of C gives the same bits.
  * - Packers have vector paths for unit strides (16 x 16 transposes in registers for the
  *   transposing cases) and a scalar path for anything else.
+ * Measured (dev/sgemm, one core of the Intel AVX-512 VM, 2026-12-05): the micro-kernel alone
+ * runs at 200-210 GFLOP/s from L1 against 226-240 of register-only FMAs (bench/compare/fma_peak);
+ * the separate B pack loop, fed from L3, had cost 22 % of the 64 x 3136 x 256 GEMM.
  * Builds everywhere: the AVX-512 code carries GCC target attributes, and fd_cpu_sgemm_avx512_ok
  * says at run time whether the CPU can run it (x86-64 GCC / Clang builds only).
  */
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gemm.h"
 
@@ -152,10 +158,10 @@ static SG_TARGET void sg_pack_a(int64_t mc, int64_t kc, const float *a, int64_t 
         const float *s = a + i0 * rs;
         if (cs == 1) {
             sg_pack_tr(s, rs, mr, kc, d, SG_MR);
-        } else if (rs == 1 && mr == SG_MR) {
-            const __mmask16 m12 = (__mmask16)0x0FFF;
+        } else if (rs == 1) { /* 16-float stores: each overlaps the next (the caller's slack) */
+            const __mmask16 mrow = (__mmask16)((1u << mr) - 1u);
             for (int64_t kk = 0; kk < kc; kk++)
-                _mm512_storeu_ps(d + kk * SG_MR, _mm512_maskz_loadu_ps(m12, s + kk * cs));
+                _mm512_storeu_ps(d + kk * SG_MR, _mm512_maskz_loadu_ps(mrow, s + kk * cs));
         } else {
             for (int64_t kk = 0; kk < kc; kk++)
                 for (int i = 0; i < mr; i++)
@@ -164,28 +170,13 @@ static SG_TARGET void sg_pack_a(int64_t mc, int64_t kc, const float *a, int64_t 
     }
 }
 
-/* One B micro-panel: k [0, kc) x columns [0, nr) of B(kk, j) = b[kk * rs + j * cs] into
+/* One B micro-panel of a B that is not row-major (a row-major one is packed by the panel's first
+ * tile, sg_kernel): k [0, kc) x columns [0, nr) of B(kk, j) = b[kk * rs + j * cs] into
  * bp[kk * SG_NR + j], zero for nr <= j < SG_NR. */
 static SG_TARGET void sg_pack_b(int64_t kc, int nr, const float *b, int64_t rs, int64_t cs,
                                 float *bp)
 {
-    if (cs == 1) {
-        const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
-        const __mmask16 m1 = (__mmask16)(nr >= 32   ? 0xFFFFu
-                                         : nr <= 16 ? 0u
-                                                    : (1u << (nr - 16)) - 1u);
-        if (nr == SG_NR) {
-            for (int64_t kk = 0; kk < kc; kk++) {
-                _mm512_storeu_ps(bp + kk * SG_NR, _mm512_loadu_ps(b + kk * rs));
-                _mm512_storeu_ps(bp + kk * SG_NR + 16, _mm512_loadu_ps(b + kk * rs + 16));
-            }
-        } else {
-            for (int64_t kk = 0; kk < kc; kk++) {
-                _mm512_storeu_ps(bp + kk * SG_NR, _mm512_maskz_loadu_ps(m0, b + kk * rs));
-                _mm512_storeu_ps(bp + kk * SG_NR + 16, _mm512_maskz_loadu_ps(m1, b + kk * rs + 16));
-            }
-        }
-    } else if (rs == 1) {
+    if (rs == 1) {
         sg_pack_tr(b, cs, nr < 16 ? nr : 16, kc, bp, SG_NR);
         if (nr > 16)
             sg_pack_tr(b + 16 * cs, cs, nr - 16, kc, bp + 16, SG_NR);
@@ -204,17 +195,31 @@ static SG_TARGET void sg_pack_b(int64_t kc, int nr, const float *b, int64_t rs, 
 /* C[i][j] (i < mr, j < nc <= 16 * nv) = alpha * sum_kk ap[kk * SG_MR + i] bp[kk * SG_NR + j]
  * + beta * C[i][j] (C not read when readc is 0), C[i][j] at c[i * ldc + j], or with `trans` at
  * c[i + j * ldc] (the tile transposed in registers, 16 x 16 at a time, and stored as rows of mr
- * masked lanes: a small N computed with M along the vectors). */
+ * masked lanes: a small N computed with M along the vectors).
+ * With `pack` the tile reads B from its source rows (bsrc, masked to N) and writes the micro-panel
+ * bp as it goes, for the panel's later tiles: the copy rides on load and store slots the FMAs
+ * leave idle instead of running as a loop of its own (a separate pack loop took 8-22 % of
+ * ResNet-50's 1x1 GEMMs). Every tile also prefetches its share of the next panel's source rows
+ * into L2 (pf), one row per k step, so the packing tile finds them there. */
 typedef struct {
-    const float *ap, *bp;
+    const float *ap;
+    float *bp; /* the B micro-panel (written by a packing tile) */
     float *c;
     int64_t ldc, kc;
     int nc, readc;
     float alpha, beta;
+    const float *bsrc; /* a packing tile's source: row kk of the panel at bsrc + kk * brs */
+    int64_t brs;
+    __mmask16 bm0, bm1; /* its columns [0, 16) and [16, 32) that lie inside N */
+    /* the lines of the next panel's source this tile prefetches: pf_lines of them from offset
+     * pf_off of the row at pf, in steps of 16 floats, rows pf_rs apart, pf_lpr lines a row */
+    const float *pf;
+    int64_t pf_rs, pf_lines;
+    int pf_off, pf_lpr;
 } sg_tile_t;
 
 static inline __attribute__((always_inline, target("avx512f"))) void
-sg_kernel(const sg_tile_t *t, const int mr, const int nv, const int trans)
+sg_kernel(const sg_tile_t *t, const int mr, const int nv, const int trans, const int pack)
 {
     __m512 acc[SG_MR][2];
 #pragma GCC unroll 12
@@ -222,11 +227,33 @@ sg_kernel(const sg_tile_t *t, const int mr, const int nv, const int trans)
         acc[i][0] = _mm512_setzero_ps();
         acc[i][1] = _mm512_setzero_ps();
     }
-    const float *ap = t->ap, *bp = t->bp;
+    const float *ap = t->ap, *bs = t->bsrc, *pf = t->pf;
+    float *bp = t->bp;
+    int64_t pfn = t->pf_lines;
+    int pfl = t->pf_off / 16;
 #pragma GCC unroll 4
     for (int64_t kk = 0; kk < t->kc; kk++, ap += SG_MR, bp += SG_NR) {
-        const __m512 b0 = _mm512_load_ps(bp);
-        const __m512 b1 = nv > 1 ? _mm512_load_ps(bp + 16) : b0;
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; u++) /* two lines a k step */
+            if (pfn > 0) {
+                if (pfl == t->pf_lpr) /* the next row only when one more line is wanted */
+                    pfl = 0, pf += t->pf_rs;
+                /* an address, not an element: a line may start past the row's last float */
+                _mm_prefetch((const char *)((uintptr_t)pf + 64u * (unsigned)pfl), _MM_HINT_T1);
+                pfl++, pfn--;
+            }
+        __m512 b0, b1;
+        if (pack) {
+            b0 = _mm512_maskz_loadu_ps(t->bm0, bs);
+            _mm512_store_ps(bp, b0);
+            b1 = nv > 1 ? _mm512_maskz_loadu_ps(t->bm1, bs + 16) : b0;
+            if (nv > 1)
+                _mm512_store_ps(bp + 16, b1);
+            bs += t->brs;
+        } else {
+            b0 = _mm512_load_ps(bp);
+            b1 = nv > 1 ? _mm512_load_ps(bp + 16) : b0;
+        }
 #pragma GCC unroll 12
         for (int i = 0; i < mr; i++) {
             const __m512 av = _mm512_set1_ps(ap[i]);
@@ -280,15 +307,14 @@ sg_kernel(const sg_tile_t *t, const int mr, const int nv, const int trans)
     }
 }
 
-#define SG_K(mr, nv)                                                                               \
-    static SG_TARGET void sg_k_##mr##_##nv(const sg_tile_t *t)                                     \
+/* sg_k<trans><pack>_<mr>_<nv>: one instantiation per tile shape and mode */
+#define SG_K1(tag, mr, nv, trans, pack)                                                            \
+    static SG_TARGET void sg_k##tag##_##mr##_##nv(const sg_tile_t *t)                              \
     {                                                                                              \
-        sg_kernel(t, mr, nv, 0);                                                                   \
-    }                                                                                              \
-    static SG_TARGET void sg_kt_##mr##_##nv(const sg_tile_t *t)                                    \
-    {                                                                                              \
-        sg_kernel(t, mr, nv, 1);                                                                   \
+        sg_kernel(t, mr, nv, trans, pack);                                                         \
     }
+#define SG_K(mr, nv)                                                                               \
+    SG_K1(nn, mr, nv, 0, 0) SG_K1(np, mr, nv, 0, 1) SG_K1(tn, mr, nv, 1, 0) SG_K1(tp, mr, nv, 1, 1)
 #define SG_K2(mr) SG_K(mr, 1) SG_K(mr, 2)
 /* clang-format off */
 SG_K2(1) SG_K2(2) SG_K2(3) SG_K2(4) SG_K2(5) SG_K2(6) SG_K2(7) SG_K2(8) SG_K2(9) SG_K2(10)
@@ -296,12 +322,16 @@ SG_K2(11) SG_K2(12)
 #undef SG_K2
 #undef SG_K
 
+#undef SG_K1
 typedef void (*sg_kfn_t)(const sg_tile_t *t);
-#define SG_KP(mr) {{sg_k_##mr##_1, sg_k_##mr##_2}, {sg_kt_##mr##_1, sg_kt_##mr##_2}}
-static const sg_kfn_t sg_table[SG_MR][2][2] = {SG_KP(1), SG_KP(2),  SG_KP(3),  SG_KP(4),
-                                               SG_KP(5), SG_KP(6),  SG_KP(7),  SG_KP(8),
-                                               SG_KP(9), SG_KP(10), SG_KP(11), SG_KP(12)};
+/* sg_table[mr - 1][trans][pack][nv - 1] */
+#define SG_KV(tag, mr) {sg_k##tag##_##mr##_1, sg_k##tag##_##mr##_2}
+#define SG_KP(mr) {{SG_KV(nn, mr), SG_KV(np, mr)}, {SG_KV(tn, mr), SG_KV(tp, mr)}}
+static const sg_kfn_t sg_table[SG_MR][2][2][2] = {SG_KP(1), SG_KP(2),  SG_KP(3),  SG_KP(4),
+                                                  SG_KP(5), SG_KP(6),  SG_KP(7),  SG_KP(8),
+                                                  SG_KP(9), SG_KP(10), SG_KP(11), SG_KP(12)};
 #undef SG_KP
+#undef SG_KV
 /* clang-format on */
 
 /* ---- driver ------------------------------------------------------------------------------ */
@@ -312,6 +342,65 @@ static void sg_scale(int64_t m, int64_t n, float beta, float *c, int64_t rs, int
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++)
             c[i * rs + j * cs] = beta == 0.0f ? 0.0f : beta * c[i * rs + j * cs];
+}
+
+/* The source lines of the B panel that follows (ic, pc, jr) in sg_run's loop order, as rows of
+ * lpr lines (row-major B: its kc rows of 32 floats; column-major: its 32 columns of kc floats;
+ * other views: none), shared among the panel's `tiles` tiles by sg_pf_share. */
+typedef struct {
+    const float *base;
+    int64_t rs, lines, share;
+    int lpr;
+} sg_pf_t;
+
+/* B's size (floats) from which the tiles prefetch the next panel: half of L2 (sysconf; 2 MiB
+ * where it does not say). A B that stays in L2 gains nothing from it and loses the load slots:
+ * on the Intel VM (2 MiB L2, one thread, dnnbench --cache=hot) the prefetch took ResNet-50's 1x1
+ * layers of 3.2 MB x from 150-157 to 166-172 GFLOP/s, its 4 MB 7x7 filters from 140-143 to
+ * 145-149, and cost the 14x14 layers (0.2-0.8 MB) 5 % (172 -> 164). */
+static int64_t sg_pf_min_floats(void)
+{
+    static int64_t min = 0; /* a benign race: every thread stores the same value */
+    if (min == 0) {
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        min = (l2 > 0 ? (int64_t)l2 : 2 << 20) / 2 / (int64_t)sizeof(float);
+    }
+    return min;
+}
+
+static void sg_pf_next(int64_t m, int64_t n, int64_t k, int64_t ic, int64_t pc, int64_t jr,
+                       const float *b, int64_t b_rs, int64_t b_cs, int64_t tiles, sg_pf_t *pf)
+{
+    int64_t nic = ic, npc = pc, njr = jr + SG_NR;
+    if (njr >= n) {
+        njr = 0, npc += SG_KC;
+        if (npc >= k)
+            npc = 0, nic += SG_MC;
+    }
+    const int64_t nkc = k - npc < SG_KC ? k - npc : SG_KC, nnr = n - njr < SG_NR ? n - njr : SG_NR;
+    int64_t rows = 0, len = 0;
+    pf->base = b + npc * b_rs + njr * b_cs, pf->rs = 0;
+    if (nic >= m || k * n < sg_pf_min_floats()) /* done, or B stays in L2 by itself */
+        ;
+    else if (b_cs == 1)
+        rows = nkc, len = SG_NR, pf->rs = b_rs;
+    else if (b_rs == 1)
+        rows = nnr, len = nkc, pf->rs = b_cs;
+    pf->lpr = (int)((len + 30) / 16); /* offsets 0, 16, ... below len + 15: an unaligned row */
+    pf->lines = rows * pf->lpr;
+    pf->share = (pf->lines + tiles - 1) / tiles;
+}
+
+/* Tile p's share of pf's lines into t. */
+static void sg_pf_share(const sg_pf_t *pf, int64_t p, sg_tile_t *t)
+{
+    const int64_t q0 = p * pf->share < pf->lines ? p * pf->share : pf->lines;
+    const int64_t q1 = q0 + pf->share < pf->lines ? q0 + pf->share : pf->lines;
+    t->pf_lines = q1 - q0, t->pf_rs = pf->rs, t->pf_lpr = pf->lpr;
+    if (q1 > q0) { /* only then: pf->base is b's first element, rows within it */
+        t->pf = pf->base + q0 / pf->lpr * pf->rs;
+        t->pf_off = (int)(q0 % pf->lpr * 16);
+    }
 }
 
 static SG_TARGET void sg_run(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
@@ -331,15 +420,25 @@ static SG_TARGET void sg_run(int64_t m, int64_t n, int64_t k, float alpha, const
             sg_pack_a(mc, kc, a + ic * a_rs + pc * a_cs, a_rs, a_cs, apack);
             for (int64_t jr = 0; jr < n; jr += SG_NR) {
                 const int nr = (int)(n - jr < SG_NR ? n - jr : SG_NR);
-                sg_pack_b(kc, nr, b + pc * b_rs + jr * b_cs, b_rs, b_cs, bpack);
+                /* row-major B: the first tile packs the panel (sg_kernel) */
+                const int fused = b_cs == 1;
+                t.bsrc = b + pc * b_rs + jr, t.brs = b_rs;
+                t.bm0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+                t.bm1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
+                if (!fused)
+                    sg_pack_b(kc, nr, b + pc * b_rs + jr * b_cs, b_rs, b_cs, bpack);
                 t.bp = bpack, t.nc = nr;
                 const int nv = nr > 16 ? 2 : 1;
-                for (int64_t p = 0; p * SG_MR < mc; p++) {
+                const int64_t tiles = (mc + SG_MR - 1) / SG_MR;
+                sg_pf_t pf;
+                sg_pf_next(m, n, k, ic, pc, jr, b, b_rs, b_cs, tiles, &pf);
+                for (int64_t p = 0; p < tiles; p++) {
                     int64_t i0, i1;
                     sg_tile(mc, p, &i0, &i1);
                     t.ap = apack + p * SG_MR * kc;
                     t.c = trans ? c + (ic + i0) + jr * ldc : c + (ic + i0) * ldc + jr;
-                    sg_table[i1 - i0 - 1][trans][nv - 1](&t);
+                    sg_pf_share(&pf, p, &t);
+                    sg_table[i1 - i0 - 1][trans][fused && p == 0][nv - 1](&t);
                 }
             }
         }

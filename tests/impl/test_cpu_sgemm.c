@@ -16,6 +16,7 @@
  *   bytes intact, A and B unchanged.
  * - Small-integer fills make every sum exact: those must agree bit for bit; real fills within
  *   the f32 GEMM bound of docs/testing.md (fd_tolerance with K terms).
+ * - Operands past half of L2 (the size from which the tiles prefetch the next B panel).
  * - The same C computed in pieces (split along M and along N at other points) has the same
  *   bits: the sum order depends on K only.
  * Skips (passes) on a CPU without AVX-512F.
@@ -171,6 +172,12 @@ int main(void)
     run_case(70, 260, 520, 0, 1, 0, 1.0f, 0.5f, 0, seed++);
     run_case(1024, 49, 520, 0, 0, 0, 1.0f, 0.0f, 0, seed++); /* M along the vectors */
     run_case(300, 49, 300, 1, 1, 0, 0.5f, 1.0f, 1, seed++);
+    /* a B past half of any L2 up to 8 MiB: the tiles prefetch the next panel (rows of a
+     * row-major B, columns of a column-major one), in both C modes, several M blocks */
+    run_case(110, 3900, 300, 0, 0, 0, 1.0f, 0.0f, 1, seed++);
+    run_case(13, 3900, 300, 1, 1, 0, 1.0f, 0.5f, 0, seed++);
+    run_case(3900, 40, 300, 0, 0, 1, 1.0f, 0.0f, 1, seed++); /* C^T: B^T is the big operand */
+    run_case(200, 49, 5200, 0, 1, 0, 1.0f, 0.0f, 1, seed++); /* M along the vectors */
     for (int l = 0; l < 8; l++) {
         run_split(100, 90, 300, l & 1, (l >> 1) & 1, l >> 2);
         run_split(200, 49, 300, l & 1, (l >> 1) & 1, l >> 2); /* pieces in both modes */
