@@ -31,6 +31,7 @@
 #endif
 
 #include "gemm.h"
+#include "im2col.h"
 
 /* ---- layout of one problem --------------------------------------------------------------- */
 
@@ -178,26 +179,6 @@ static void span_blend(size_t es, void *dst, const void *src, int64_t n, int64_t
 
 /* ---- im2col / col2im --------------------------------------------------------------------- */
 
-/* Logical tap of memory tap tm along dim d (CUDNN_CONVOLUTION reads the filter reversed). */
-static inline int64_t logical_tap(const fd_conv_problem_t *p, int d, int64_t tm)
-{
-    return p->cross_correlation ? tm : p->flt[d] - 1 - tm;
-}
-
-/* Outputs o in [*lo, *hi) read input o * stride - pad + t * dil inside [0, in) along dim d. */
-static inline void valid_range(const fd_conv_problem_t *p, int d, int64_t t, int64_t *lo,
-                               int64_t *hi)
-{
-    int64_t a = p->pad[d] - t * p->dil[d], b = p->in[d] - 1 + p->pad[d] - t * p->dil[d];
-    int64_t st = p->stride[d];
-    *lo = a > 0 ? (a + st - 1) / st : 0;
-    *hi = b < 0 ? 0 : b / st + 1;
-    if (*hi > p->out[d])
-        *hi = p->out[d];
-    if (*lo > *hi)
-        *lo = *hi;
-}
-
 /* Column-matrix row of channel c (within its group) and memory taps tm. */
 static inline int64_t col_row(const fd_conv_problem_t *p, int64_t c, const int64_t *tm)
 {
@@ -211,16 +192,6 @@ static inline void split_taps(const fd_conv_problem_t *p, int64_t q, int64_t *tm
     tm[0] = q / (p->flt[2] * p->flt[1]);
 }
 
-/* Channel and memory taps of col row q: the filter is a dense permutation of (c, t0, t1, t2)
- * (gemm_applicable), so each coordinate is (q / its stride) % its extent. */
-static inline int64_t row_coords(const fd_conv_problem_t *p, const plan_t *pl, int64_t q,
-                                 int64_t *tm)
-{
-    for (int d = 0; d < 3; d++)
-        tm[d] = p->flt[d] == 1 ? 0 : q / p->ws[2 + d] % p->flt[d];
-    return pl->cg == 1 ? 0 : q / p->ws[1] % pl->cg;
-}
-
 /* Rows [q0, q1) of col[row][l] (dense, pl->l per row; rows in the filter's memory order) from
  * x of image n, channels of group g. */
 static void im2col(const fd_conv_problem_t *p, const plan_t *pl, const void *x, int64_t n,
@@ -230,13 +201,13 @@ static void im2col(const fd_conv_problem_t *p, const plan_t *pl, const void *x, 
     const int64_t o1n = p->out[1], o2n = p->out[2];
     for (int64_t q = q0; q < q1; q++) {
         int64_t tm[3], lo[3], hi[3];
-        const int64_t c = row_coords(p, pl, q, tm);
+        const int64_t c = fd_col_coords(p, pl->cg, q, tm);
         for (int d = 0; d < 3; d++)
-            valid_range(p, d, logical_tap(p, d, tm[d]), &lo[d], &hi[d]);
+            fd_col_valid(p, d, fd_col_tap(p, d, tm[d]), &lo[d], &hi[d]);
         char *dst = fd_cpu_at(col, q * pl->l, es);
         const char *src = fd_cpu_at(x, n * p->xs[0] + (g * pl->cg + c) * p->xs[1], es);
-        const int64_t t2 = logical_tap(p, 2, tm[2]), step = p->stride[2] * p->xs[4];
-        const int64_t t0 = logical_tap(p, 0, tm[0]), t1 = logical_tap(p, 1, tm[1]);
+        const int64_t t2 = fd_col_tap(p, 2, tm[2]), step = p->stride[2] * p->xs[4];
+        const int64_t t0 = fd_col_tap(p, 0, tm[0]), t1 = fd_col_tap(p, 1, tm[1]);
         for (int64_t o0 = 0; o0 < p->out[0]; o0++) {
             if (o0 < lo[0] || o0 >= hi[0]) {
                 span_zero(es, fd_cpu_at(dst, o0 * o1n * o2n, es), o1n * o2n);
@@ -285,12 +256,12 @@ static void col2im_item(const fd_conv_problem_t *p, const plan_t *pl, const void
         int64_t tm[3], lo[3], hi[3];
         split_taps(p, q, tm);
         for (int d = 0; d < 3; d++)
-            valid_range(p, d, logical_tap(p, d, tm[d]), &lo[d], &hi[d]);
+            fd_col_valid(p, d, fd_col_tap(p, d, tm[d]), &lo[d], &hi[d]);
         if (hi[2] <= lo[2])
             continue;
         const char *src = fd_cpu_at(col, col_row(p, c, tm) * pl->l, es);
-        const int64_t t0 = logical_tap(p, 0, tm[0]), t1 = logical_tap(p, 1, tm[1]);
-        const int64_t t2 = logical_tap(p, 2, tm[2]), step = p->stride[2] * p->xs[4];
+        const int64_t t0 = fd_col_tap(p, 0, tm[0]), t1 = fd_col_tap(p, 1, tm[1]);
+        const int64_t t2 = fd_col_tap(p, 2, tm[2]), step = p->stride[2] * p->xs[4];
         /* outputs o1 whose input row o1 * stride - pad + t1 * dil lies in [i1a, i1b) */
         const int64_t off1 = p->pad[1] - t1 * p->dil[1];
         int64_t b1 = ceil_div(i1a + off1, p->stride[1]), e1 = ceil_div(i1b + off1, p->stride[1]);

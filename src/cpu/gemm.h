@@ -88,6 +88,29 @@ void fd_cpu_sgemm_avx512(int64_t m, int64_t n, int64_t k, float alpha, const flo
                          int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs, float beta,
                          float *c, int64_t c_rs, int64_t c_cs);
 
+/* A B operand that is never stored whole: fd_cpu_sgemm_avx512_src asks for it one micro-panel at
+ * a time (the implicit-GEMM convolution gathers its column matrix from x this way, so it needs
+ * no workspace). K blocks [k0, k0 + kc) of at most FD_CPU_SGEMM_KC come in increasing order;
+ * `block` runs once per K block, before its panels, which are then asked for once per M block.
+ * `panel` returns the 64-byte aligned panel P with P[kk * FD_CPU_SGEMM_NR + j] = B(k0 + kk,
+ * j0 + j) for kk < kc, j < nr, and zeros for nr <= j < FD_CPU_SGEMM_NR: written into bp (the
+ * GEMM's buffer), or one the source keeps from an earlier M block (it stays valid until the
+ * next `block`). The callbacks run on the calling thread; a source is one call's. */
+#define FD_CPU_SGEMM_KC 256
+#define FD_CPU_SGEMM_NR 32
+typedef struct fd_cpu_bsource {
+    void (*block)(struct fd_cpu_bsource *s, int64_t k0, int64_t kc);
+    float *(*panel)(struct fd_cpu_bsource *s, int64_t k0, int64_t kc, int64_t j0, int nr,
+                    float *bp);
+} fd_cpu_bsource_t;
+
+/* fd_cpu_sgemm_avx512 with B from `src` and a row-major C (row stride ldc): the same tiles and
+ * the same sum order, so the same bits as with B stored. Call only where
+ * fd_cpu_sgemm_avx512_ok(). */
+void fd_cpu_sgemm_avx512_src(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                             int64_t a_rs, int64_t a_cs, fd_cpu_bsource_t *src, float beta,
+                             float *c, int64_t ldc);
+
 /* A fixed split of fd_cpu_gemm's C for our team: `parts` pieces along its larger dimension (M
  * or N, boundaries on multiples of 16), each computed by its own fd_cpu_gemm call. The split
  * depends on the shape only, never on the thread count, and a one-thread run makes the same

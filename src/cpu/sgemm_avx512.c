@@ -49,8 +49,8 @@
 #endif
 
 #define SG_MR 12
-#define SG_NR 32
-#define SG_KC 256
+#define SG_NR FD_CPU_SGEMM_NR
+#define SG_KC FD_CPU_SGEMM_KC
 #define SG_MC 96
 
 int fd_cpu_sgemm_avx512_ok(void)
@@ -371,6 +371,9 @@ static int64_t sg_pf_min_floats(void)
 static void sg_pf_next(int64_t m, int64_t n, int64_t k, int64_t ic, int64_t pc, int64_t jr,
                        const float *b, int64_t b_rs, int64_t b_cs, int64_t tiles, sg_pf_t *pf)
 {
+    *pf = (sg_pf_t){.lpr = 1};
+    if (b == NULL) /* B from a source: nothing to prefetch */
+        return;
     int64_t nic = ic, npc = pc, njr = jr + SG_NR;
     if (njr >= n) {
         njr = 0, npc += SG_KC;
@@ -403,31 +406,46 @@ static void sg_pf_share(const sg_pf_t *pf, int64_t p, sg_tile_t *t)
     }
 }
 
+/* B from b (strides b_rs, b_cs) or, when src is not NULL, from src's callbacks (gemm.h). */
 static SG_TARGET void sg_run(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                              int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs,
-                             float beta, float *c, int64_t ldc, int trans)
+                             fd_cpu_bsource_t *src, float beta, float *c, int64_t ldc, int trans)
 {
     float apack[SG_MC * SG_KC + 16] __attribute__((aligned(64)));
     float bpack[SG_KC * SG_NR + 16] __attribute__((aligned(64)));
-    for (int64_t ic = 0; ic < m; ic += SG_MC) {
+    /* (M block, K block) pairs, M blocks outermost; with a source K blocks outermost, so each
+     * K block's `block` runs once and the source may keep its panels for every M block (each
+     * element still sums its K blocks in order: the same bits) */
+    const int64_t nmb = (m + SG_MC - 1) / SG_MC, nkb = (k + SG_KC - 1) / SG_KC;
+    for (int64_t blk = 0; blk < nmb * nkb; blk++) {
+        const int64_t ib = src != NULL ? blk % nmb : blk / nkb;
+        const int64_t ic = ib * SG_MC, pc = (src != NULL ? blk / nmb : blk % nkb) * SG_KC;
         const int64_t mc = m - ic < SG_MC ? m - ic : SG_MC;
-        for (int64_t pc = 0; pc < k; pc += SG_KC) {
+        {
             const int64_t kc = k - pc < SG_KC ? k - pc : SG_KC;
             sg_tile_t t;
             t.kc = kc, t.ldc = ldc, t.alpha = alpha;
             t.beta = pc == 0 ? beta : 1.0f;
             t.readc = pc > 0 || beta != 0.0f;
             sg_pack_a(mc, kc, a + ic * a_rs + pc * a_cs, a_rs, a_cs, apack);
+            if (src != NULL && ib == 0)
+                src->block(src, pc, kc);
             for (int64_t jr = 0; jr < n; jr += SG_NR) {
                 const int nr = (int)(n - jr < SG_NR ? n - jr : SG_NR);
                 /* row-major B: the first tile packs the panel (sg_kernel) */
-                const int fused = b_cs == 1;
-                t.bsrc = b + pc * b_rs + jr, t.brs = b_rs;
-                t.bm0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
-                t.bm1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
-                if (!fused)
-                    sg_pack_b(kc, nr, b + pc * b_rs + jr * b_cs, b_rs, b_cs, bpack);
+                const int fused = src == NULL && b_cs == 1;
+                if (fused) {
+                    t.bsrc = b + pc * b_rs + jr, t.brs = b_rs;
+                    t.bm0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+                    t.bm1 = (__mmask16)(nr >= 32   ? 0xFFFFu
+                                        : nr <= 16 ? 0u
+                                                   : (1u << (nr - 16)) - 1u);
+                }
                 t.bp = bpack, t.nc = nr;
+                if (src != NULL)
+                    t.bp = src->panel(src, pc, kc, jr, nr, bpack);
+                else if (!fused)
+                    sg_pack_b(kc, nr, b + pc * b_rs + jr * b_cs, b_rs, b_cs, bpack);
                 const int nv = nr > 16 ? 2 : 1;
                 const int64_t tiles = (mc + SG_MR - 1) / SG_MR;
                 sg_pf_t pf;
@@ -475,11 +493,28 @@ void fd_cpu_sgemm_avx512(int64_t m, int64_t n, int64_t k, float alpha, const flo
      * tiles stored transposed), e.g. N = 49 (7 x 7 pixels): 49 of 64 lanes busy, not 64 of 64 */
     const int64_t pad_m = (m + 15) / 16 * 16, pad_n = (n + 15) / 16 * 16;
     if (pad_m * n * 10 < m * pad_n * 9) {
-        sg_run(n, m, k, alpha, b, b_cs, b_rs, a, a_cs, a_rs, beta, c, c_rs, 1);
+        sg_run(n, m, k, alpha, b, b_cs, b_rs, a, a_cs, a_rs, NULL, beta, c, c_rs, 1);
         return;
     }
-    sg_run(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, 0);
+    sg_run(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, NULL, beta, c, c_rs, 0);
 #else
     (void)alpha, (void)a, (void)b;
+#endif
+}
+
+void fd_cpu_sgemm_avx512_src(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                             int64_t a_rs, int64_t a_cs, fd_cpu_bsource_t *src, float beta,
+                             float *c, int64_t ldc)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    if (k <= 0) {
+        sg_scale(m, n, beta, c, ldc, 1);
+        return;
+    }
+#if SG_X86
+    sg_run(m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, src, beta, c, ldc, 0);
+#else
+    (void)alpha, (void)a, (void)a_rs, (void)a_cs, (void)src;
 #endif
 }

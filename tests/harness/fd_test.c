@@ -524,3 +524,13 @@ double fd_tolerance(cudnnDataType_t out_dt, cudnnDataType_t acc_dt, int64_t k, d
 {
     return fd_tolerance_ex(out_dt, acc_dt, 0.0, k, abs_sum, want);
 }
+
+int fd_test_cpu_avx512(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}

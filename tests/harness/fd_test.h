@@ -80,6 +80,9 @@ double fd_tolerance(cudnnDataType_t out_dt, cudnnDataType_t acc_dt, int64_t k, d
 /* Seeds. FD_TEST_SEED (decimal or 0x-hex) replays one case: fd_test_seed_forced() returns 1
  * and fd_test_seed() returns it. FD_TEST_SWEEP_SEED changes the master seed of a sweep.
  * FD_TEST_SCALE (a positive number, default 1) multiplies the case counts of sweeps. */
+/* 1 when the CPU has AVX-512F (the cpu rows built on src/cpu/sgemm_avx512.c run only then) */
+int fd_test_cpu_avx512(void);
+
 int fd_test_seed_forced(uint64_t *seed);
 uint64_t fd_test_sweep_seed(uint64_t dflt);
 double fd_test_scale(void);

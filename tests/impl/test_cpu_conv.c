@@ -17,6 +17,8 @@
  * - Shapes large enough for the rows' own OpenMP team (GEMM split, im2col by rows, col2im by
  *   channel and band of dx rows, BLAS single-threaded), same checks, with the process's threads.
  * - A random sweep (conv_case.h shapes) restricted to the served algorithms, exact and real.
+ * - The implicit GEMM (src/cpu/conv_implicit.c, FWD IMPLICIT_GEMM): shapes for each of its
+ *   paths against the oracle, and bit for bit against the im2col row on the same SGEMM.
  * - Determinism: the same call twice gives the same bits, and the program re-runs itself with
  *   OMP_NUM_THREADS / OPENBLAS_NUM_THREADS = 1 and 2 on larger problems (three of them
  *   through the team path at 2 threads): identical bits.
@@ -148,8 +150,18 @@ static const char *expected_impl(const cc_case_t *c)
              (c->algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
               c->algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT))
         kind = "depthwise"; /* src/cpu/conv_depthwise.c */
-    else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
-             c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && direct_bwd_takes(&c->s))
+    else if (c->dir == CO_FWD && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
+             c->algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM) {
+        /* src/cpu/conv_implicit.c: a row-major K/G x PQ y (NCHW, or any y of one output
+         * position; padded or permuted y may or may not be one), our AVX-512 SGEMM */
+        int64_t positions = 1;
+        for (int i = 0; i < c->s.nsp; i++)
+            positions *= co_out(&c->s, i);
+        if (c->yl == CC_PADDED || c->yl == CC_PERMUTED || is_1x1(&c->s))
+            return ""; /* a 1x1 the 1x1 row may take (x a BLAS view) or not */
+        kind = (c->yl == CC_NCHW || positions == 1) && fd_test_cpu_avx512() ? "implicit" : "ref";
+    } else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
+               c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && direct_bwd_takes(&c->s))
         kind = "direct"; /* src/cpu/conv_direct_bwd_cpu.c, before the im2col row */
     else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
              c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && split_bwd_takes(&c->s))
@@ -219,7 +231,8 @@ static void run_case(cudnnHandle_t h, const cc_case_t *c, cc_mode_t mode)
             FD_EXPECT(strcmp(last_impl, want_impl) == 0, "dispatch: ran %s, expected %s; %s",
                       last_impl[0] ? last_impl : "(nothing logged)", want_impl, rep);
         }
-        if (strstr(last_impl, "_1x1_") || ends_with(last_impl, "_ref"))
+        if (strstr(last_impl, "_1x1_") || strstr(last_impl, "_implicit_") ||
+            ends_with(last_impl, "_ref"))
             FD_EXPECT(res.ws_size == 0, "%s asked for %zu bytes of workspace; %s", last_impl,
                       res.ws_size, rep);
         if (strstr(last_impl, "_gemm_") && !ends_with(last_impl, "_lowp") && packed(c->yl))
@@ -354,6 +367,73 @@ static void team_cases(cudnnHandle_t h)
                 }
 }
 
+/* ---- the implicit GEMM (src/cpu/conv_implicit.c) ------------------------------------------ */
+
+/* Shapes for each of its paths: two K blocks of the SGEMM (CRS > 256), several M blocks (K > 96)
+ * with panels kept (PQ <= 128) and not, stride 2 (the even-lane copy), stride 3 with dilation
+ * (the gather), groups, 1-d and 3-d, a strided 1x1, and one large enough for the team. */
+static const shape_t implicit_shapes[] = {
+    {"ig two K blocks", 2, 1, 40, 20, 1, {10, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    {"ig M blocks", 2, 1, 8, 130, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    {"ig M blocks kept", 2, 2, 30, 200, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    {"ig stride 2", 2, 1, 5, 12, 1, {17, 19}, {5, 5}, {2, 2}, {2, 2}, {1, 1}},
+    {"ig stride 3 dil 2", 2, 1, 4, 6, 1, {20, 20}, {3, 3}, {2, 2}, {3, 3}, {2, 2}},
+    {"ig groups", 2, 2, 12, 18, 3, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    {"ig 1-d", 1, 2, 6, 5, 1, {40}, {5}, {2}, {1}, {1}},
+    {"ig 3-d", 3, 1, 3, 5, 1, {5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 2, 1}, {1, 1, 1}},
+    {"ig strided 1x1", 2, 1, 20, 24, 1, {14, 14}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+    {"ig team", 2, 2, 16, 64, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+};
+
+/* FWD IMPLICIT_GEMM on NCHW y against the oracle (exact and real, x NCHW / NHWC / padded, both
+ * filter formats, alpha / beta), and bit for bit against IMPLICIT_PRECOMP_GEMM (the im2col
+ * row) where that row runs the same AVX-512 SGEMM: the same products summed in the same order. */
+static void implicit_cases(cudnnHandle_t h)
+{
+    static const cc_layout_t xls[3] = {CC_NCHW, CC_NHWC, CC_PADDED};
+    static const double ab[3][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}};
+    const char *gemm = getenv("FREEDNN_CPU_GEMM");
+    const int same_gemm = fd_test_cpu_avx512() && !(gemm != NULL && strcmp(gemm, "blas") == 0);
+    int turn = 0, compared = 0;
+    for (size_t si = 0; si < sizeof implicit_shapes / sizeof implicit_shapes[0]; si++)
+        for (int v = 0; v < 3; v++, turn++) {
+            uint64_t seed = fd_test_mix(0x16E3ull, (uint64_t)turn);
+            cc_case_t c = case_of(&implicit_shapes[si], CO_FWD, CUDNN_DATA_FLOAT, seed);
+            fd_rng_t r;
+            fd_rng_seed(&r, seed);
+            cc_set_layouts(&c, xls[v], CC_NCHW, &r);
+            c.wnhwc = turn % 2;
+            c.s.flip = (turn / 2) % 2;
+            c.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+            run_case(h, &c, CC_EXACT);
+            c.alpha = ab[turn % 3][0], c.beta = ab[turn % 3][1];
+            run_case(h, &c, CC_REAL);
+            if (!same_gemm)
+                continue;
+            c.alpha = 1.0, c.beta = 0.0;
+            cc_data_t d = cc_data_new(&c);
+            fd_rng_t rd;
+            fd_rng_seed(&rd, seed);
+            cc_fill(&rd, c.dt, d.a, d.na, CC_REAL, 1, 1.0, 1);
+            cc_fill(&rd, c.dt, d.b, d.nb, CC_REAL, 1, 1.0, 1);
+            cc_result_t ri = cc_exec(h, &c, &d, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
+            cc_result_t rp = cc_exec(h, &c, &d, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+            char rep[512];
+            cc_repro(&c, rep, sizeof rep);
+            FD_EXPECT(ri.status == CUDNN_STATUS_SUCCESS && rp.status == CUDNN_STATUS_SUCCESS &&
+                          ri.raw && rp.raw &&
+                          memcmp(ri.raw, rp.raw, (size_t)ri.nout * sizeof(float)) == 0,
+                      "%s: IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM differ in bits; %s",
+                      implicit_shapes[si].name, rep);
+            compared++;
+            cc_result_free(&ri);
+            cc_result_free(&rp);
+            cc_data_free(&d);
+        }
+    printf("implicit GEMM: %d cases, %d compared bit for bit with the im2col row\n", turn,
+           compared);
+}
+
 /* ---- random sweep ------------------------------------------------------------------------ */
 
 static void sweep(cudnnHandle_t h)
@@ -421,6 +501,8 @@ static int det_hashes(cudnnHandle_t h, uint64_t *out, int *n_f32)
                     cc_set_layouts(&c, lay ? CC_NHWC : CC_NCHW, lay ? CC_NHWC : CC_NCHW, &r);
                     c.wnhwc = lay;
                     c.algo = served_algos[dir][1];
+                    if (dir == CO_FWD && lay == 0 && si % 2 == 1) /* the implicit GEMM too */
+                        c.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
                     cc_data_t d = cc_data_new(&c);
                     fd_rng_t rd;
                     fd_rng_seed(&rd, c.seed);
@@ -552,6 +634,7 @@ int main(int argc, char **argv)
     if (!fd_test_seed_forced(&forced)) {
         edge_shapes(h);
         team_cases(h);
+        implicit_cases(h);
         half_through_float(h);
     }
     sweep(h);

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conv_implicit.c - forward convolution as an implicit GEMM on the cpu backend, with no
+ * workspace: FWD IMPLICIT_GEMM (src/impls.def), whose contract is no workspace, for the
+ * problems the copy-free 1x1 and depthwise rows do not take. Before this row those fell to the
+ * ref oracle (ResNet-50's conv1 at 579 ms instead of 2 ms on one core), which a program that
+ * names IMPLICIT_GEMM, or asks cudnnGetConvolutionForwardAlgorithm_v7 for a workspace-free
+ * algorithm, would have run.
+ *
+ * GEMM mapping per image n and group g, as the im2col row (conv_gemm.c):
+ *   y[K/G x PQ] = w[K/G x CRS] . col[CRS x PQ]
+ * but col is never stored: our AVX-512 SGEMM (sgemm_avx512.c, fd_cpu_sgemm_avx512_src) asks for
+ * it one 32-column micro-panel at a time, and ig_panel gathers that panel from x into the
+ * GEMM's own stack buffer. Per K block (256 rows of col) ig_block first derives each row's
+ * channel, taps, x offset and valid output ranges once (the row table, in the call's own struct
+ * on the stack); a panel then walks its 32 output positions as runs along the last output dim
+ * and copies each run with masked vector loads (unit x step) or element by element (strided or
+ * NHWC x), zeros where the tap falls in the padding.
+ * The sum order is the GEMM's (K blocks of 256 in order, one FMA chain each), so the bits are
+ * those of the im2col row on the same GEMM (IMPLICIT_PRECOMP_GEMM with our SGEMM), whatever
+ * the thread count: the team splits each image's PQ into fixed pieces (gemm.h:
+ * fd_cpu_split_parts), one SGEMM call each.
+ * Scope: FLOAT, 1 to 3 spatial dims, any padding, stride, dilation, groups and x strides, both
+ * modes; y must be NCHW-like (each image's and group's K/G x PQ a row-major matrix: a unit
+ * step along the output positions) and the filter dense (NCHW or NHWC); the CPU must have
+ * AVX-512F. Other problems keep the ref row. The gather costs what im2col costs, without the
+ * column matrix's trip through memory.
+ */
+#include <limits.h>
+#include <stdio.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "gemm.h"
+#include "im2col.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define IG_X86 1
+#else
+#define IG_X86 0
+#endif
+
+/* One row of col: x offset of its channel and taps at output position 0 (may point before x:
+ * only valid positions are read), and the valid outputs along each dim. */
+typedef struct {
+    int64_t off;
+    int64_t lo[3], hi[3];
+} ig_row_t;
+
+/* Panels a source keeps for the M blocks after the first, when its columns fit: every panel
+ * of a small output plane (7 x 7, 14 x 14 in two pieces) is gathered once per K block, not once
+ * per 96 output channels (ResNet-50's 3x3 512 -> 512 at 7 x 7 re-gathered each panel 6 times). */
+#define IG_KEEP 4
+
+/* The source of one SGEMM call: image n, group g, output positions [j0, j0 + ncols) of PQ. */
+typedef struct {
+    fd_cpu_bsource_t src; /* first: the SGEMM's callbacks get this struct's address */
+    const fd_conv_problem_t *p;
+    const float *x; /* image n, channel 0 of group g */
+    int64_t cg, j0, ncols;
+    int64_t os[3];     /* x step of one output position along each dim: stride * x stride */
+    int kept[IG_KEEP]; /* keep[i] holds panel i of the current K block */
+    ig_row_t rows[FD_CPU_SGEMM_KC]; /* the K block ig_block last described */
+    float keep[IG_KEEP][FD_CPU_SGEMM_KC * FD_CPU_SGEMM_NR] __attribute__((aligned(64)));
+} ig_source_t;
+
+static void ig_block(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
+{
+    ig_source_t *g = (ig_source_t *)s;
+    const fd_conv_problem_t *p = g->p;
+    for (int i = 0; i < IG_KEEP; i++)
+        g->kept[i] = 0;
+    for (int64_t q = 0; q < kc; q++) {
+        int64_t tm[3];
+        ig_row_t *r = &g->rows[q];
+        const int64_t c = fd_col_coords(p, g->cg, k0 + q, tm);
+        r->off = c * p->xs[1];
+        for (int d = 0; d < 3; d++) {
+            const int64_t t = fd_col_tap(p, d, tm[d]);
+            fd_col_valid(p, d, t, &r->lo[d], &r->hi[d]);
+            r->off += (t * p->dil[d] - p->pad[d]) * p->xs[2 + d];
+        }
+    }
+}
+
+/* A run of the panel: columns [j, j + len) are output positions (o0, o1, o2 .. o2 + len - 1),
+ * whose x offset at o2 is `off` (before the row's own). */
+typedef struct {
+    int j, len;
+    int64_t o0, o1, o2, off;
+} ig_run_t;
+
+#if IG_X86
+/* Lanes [lo, hi) of 16 (clamped), as a mask. */
+static inline __mmask16 ig_lanes(int64_t lo, int64_t hi)
+{
+    lo = lo < 0 ? 0 : lo, hi = hi > 16 ? 16 : hi;
+    return hi > lo ? (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)) : 0;
+}
+
+/* dst[e] = x[base + e * step] for e in [a, b), zeros for e in [0, a) and [b, len), 16 lanes at
+ * a time: masked loads for step 1, two loads and an even-lane permute for step 2 (stride 2),
+ * a masked gather otherwise (NHWC x, larger strides). Addresses are formed as integers: lanes
+ * outside [a, b) may lie outside x and are never read (masked). */
+static __attribute__((target("avx512f"))) void ig_copy(float *dst, const float *x, int64_t base,
+                                                       int64_t step, int len, int64_t a, int64_t b)
+{
+    const __m512i even =
+        _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    for (int e0 = 0; e0 < len; e0 += 16) {
+        const __mmask16 all = ig_lanes(0, len - e0), ok = ig_lanes(a - e0, b - e0);
+        const uintptr_t from = (uintptr_t)x + (uintptr_t)(base + e0 * step) * 4u;
+        __m512 v;
+        if (step == 1) {
+            v = _mm512_maskz_loadu_ps(ok, (const float *)from);
+        } else if (step == 2) { /* source lanes [2 va, 2 vb - 1) of 32 */
+            const int64_t va = a - e0 > 0 ? a - e0 : 0, vb = b - e0;
+            const __m512 lo =
+                _mm512_maskz_loadu_ps(ig_lanes(2 * va, 2 * vb - 1), (const float *)from);
+            const __m512 hi =
+                _mm512_maskz_loadu_ps(ig_lanes(2 * va - 16, 2 * vb - 17), (const float *)from + 16);
+            v = _mm512_maskz_permutex2var_ps(ok, lo, even, hi);
+        } else if (step * 15 <= INT_MAX && -step * 15 <= INT_MAX) {
+            const __m512i idx = _mm512_mullo_epi32(lane, _mm512_set1_epi32((int)step));
+            v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), ok, idx, (const void *)from, 4);
+        } else {
+            float t[16];
+            for (int e = 0; e < 16; e++)
+                t[e] = (ok >> e) & 1 ? x[base + (e0 + e) * step] : 0.0f;
+            v = _mm512_loadu_ps(t);
+        }
+        _mm512_mask_storeu_ps(dst + e0, all, v);
+    }
+}
+
+static __attribute__((target("avx512f"))) float *ig_panel(fd_cpu_bsource_t *s, int64_t k0,
+                                                          int64_t kc, int64_t j0, int nr, float *bp)
+{
+    ig_source_t *g = (ig_source_t *)s;
+    const fd_conv_problem_t *p = g->p;
+    (void)k0;
+    const int64_t slot = j0 / FD_CPU_SGEMM_NR;
+    if (g->ncols <= IG_KEEP * FD_CPU_SGEMM_NR) { /* every panel fits: gather each once */
+        if (g->kept[slot])
+            return g->keep[slot];
+        g->kept[slot] = 1, bp = g->keep[slot];
+    }
+    /* the runs of output positions j0 + g->j0 .. + nr along the last dim */
+    ig_run_t run[FD_CPU_SGEMM_NR];
+    int nrun = 0;
+    int64_t l = g->j0 + j0;
+    int64_t o2 = l % p->out[2], o1 = l / p->out[2] % p->out[1], o0 = l / (p->out[2] * p->out[1]);
+    for (int j = 0; j < nr; nrun++) {
+        ig_run_t *r = &run[nrun];
+        r->j = j, r->o0 = o0, r->o1 = o1, r->o2 = o2;
+        r->len = (int)(p->out[2] - o2 < nr - j ? p->out[2] - o2 : nr - j);
+        r->off = o0 * g->os[0] + o1 * g->os[1] + o2 * g->os[2];
+        j += r->len;
+        o2 = 0;
+        if (++o1 == p->out[1])
+            o1 = 0, o0++;
+    }
+    for (int64_t kk = 0; kk < kc; kk++) {
+        const ig_row_t *w = &g->rows[kk];
+        float *dst = bp + kk * FD_CPU_SGEMM_NR;
+        for (int i = 0; i < nrun; i++) {
+            const ig_run_t *r = &run[i];
+            int64_t a = 0, b = 0; /* the run's valid positions: [a, b) */
+            if (r->o0 >= w->lo[0] && r->o0 < w->hi[0] && r->o1 >= w->lo[1] && r->o1 < w->hi[1]) {
+                a = w->lo[2] - r->o2 > 0 ? w->lo[2] - r->o2 : 0;
+                b = w->hi[2] - r->o2 < r->len ? w->hi[2] - r->o2 : r->len;
+            }
+            ig_copy(dst + r->j, g->x, w->off + r->off, g->os[2], r->len, a, b);
+        }
+        for (int j = nr; j < FD_CPU_SGEMM_NR; j++)
+            dst[j] = 0.0f;
+    }
+    return bp;
+}
+#endif /* IG_X86 */
+
+static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    if (!fd_cpu_dtype_ok(p, CUDNN_DATA_FLOAT, why, why_size))
+        return 0;
+    if (!IG_X86 || !fd_cpu_sgemm_avx512_ok()) {
+        snprintf(why, why_size, "no AVX-512F: the implicit GEMM runs on our AVX-512 SGEMM only");
+        return 0;
+    }
+    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    const int64_t taps = p->flt[0] * p->flt[1] * p->flt[2], crs = cg * taps;
+    const int64_t l = p->out[0] * p->out[1] * p->out[2];
+    int64_t last = 0; /* w must be a dense K/G x CRS matrix (packed NCHW or NHWC) */
+    for (int i = 1; i < 2 + FD_CONV_SPATIAL_MAX; i++)
+        last += ((i == 1 ? cg : p->flt[i - 2]) - 1) * p->ws[i];
+    if (p->ws[0] != crs || last != crs - 1) {
+        snprintf(why, why_size, "filter strides are not a packed NCHW or NHWC layout");
+        return 0;
+    }
+    int64_t unit, rs = p->ys[1];
+    if (!fd_cpu_flat_run(p->out, p->ys + 2, FD_CONV_SPATIAL_MAX, &unit) || unit != 1 ||
+        !fd_cpu_view_ok(kg, l, &rs, &unit) || unit != 1) {
+        snprintf(why, why_size,
+                 "y is not a row-major K/G x PQ matrix per image (NHWC or padded strides)");
+        return 0;
+    }
+    if (kg > INT_MAX || crs > INT_MAX || l > INT_MAX) {
+        snprintf(why, why_size, "a GEMM dimension (K/G %lld, CRS %lld, PQ %lld) exceeds int",
+                 (long long)kg, (long long)crs, (long long)l);
+        return 0;
+    }
+    return 1;
+}
+
+static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+#if IG_X86
+    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
+    const int64_t l = p->out[0] * p->out[1] * p->out[2];
+    int64_t rs = p->ys[1], unit = 1;
+    fd_cpu_view_ok(kg, l, &rs, &unit); /* the row stride of y's K/G x PQ view */
+    const int parts = fd_cpu_split_parts(l);
+    /* below ~2^19 multiply-adds an image a team costs more than it saves */
+    const int nt = parts > 1 && kg * l * crs >= (1 << 19) ? fd_cpu_team_size() : 1;
+    const float *xa = a->x, *wa = a->w;
+    float *ya = a->out;
+    for (int64_t n = 0; n < p->n; n++)
+        for (int64_t g = 0; g < p->groups; g++) {
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+            for (int part = 0; part < parts; part++) {
+                int64_t lo, hi;
+                fd_cpu_part(l, 16, parts, part, &lo, &hi);
+                if (hi <= lo)
+                    continue;
+                ig_source_t s;
+                s.src.block = ig_block, s.src.panel = ig_panel;
+                s.p = p, s.cg = cg, s.j0 = lo, s.ncols = hi - lo;
+                s.x = xa + n * p->xs[0] + g * cg * p->xs[1];
+                for (int d = 0; d < 3; d++)
+                    s.os[d] = p->stride[d] * p->xs[2 + d];
+                fd_cpu_sgemm_avx512_src(kg, hi - lo, crs, (float)a->alpha, wa + g * kg * p->ws[0],
+                                        p->ws[0], 1, &s.src, (float)a->beta,
+                                        ya + n * p->ys[0] + g * kg * p->ys[1] + lo, rs);
+            }
+        }
+    return CUDNN_STATUS_SUCCESS;
+#else
+    (void)p, (void)a;
+    return CUDNN_STATUS_NOT_SUPPORTED; /* never: not applicable without AVX-512 */
+#endif
+}
+
+int fd_conv_fwd_implicit_f32_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    return ig_applicable(p, why, why_size);
+}
+
+size_t fd_conv_fwd_implicit_f32_workspace(const fd_conv_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+cudnnStatus_t fd_conv_fwd_implicit_f32_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+    return ig_run(p, a);
+}
