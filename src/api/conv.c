@@ -403,10 +403,14 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
     }
     const double pq = (double)p->out[1] * (double)p->out[2];
     const double ckpq = (double)p->c * (double)p->k * pq;
-    if (p->dir == FD_CONV_FWD && (p->c == 1 || (p->c <= 3 && small_filter)))
-        return CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
     const int prof = fd_backend_cpu_profile(), zen = (prof & FD_CPU_PROFILE_ZEN) != 0,
               blas512 = (prof & FD_CPU_PROFILE_BLAS512) != 0;
+    /* Intel with AVX-512 (neither AMD nor AVX2-only; docs/perf/cpu-heuristic-2026-12-05-intel.md,
+     * dnnbench's cold caches, one thread): the direct row beat im2col + GEMM 2x on DeepBench's
+     * 3-channel 3x3 layers (n8 / n16 c3 224 x 224), so only one input channel keeps im2col */
+    const int intel512 = blas512 && !zen && !(prof & FD_CPU_PROFILE_AVX2ONLY);
+    if (p->dir == FD_CONV_FWD && (p->c == 1 || (p->c <= 3 && small_filter && !intel512)))
+        return CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
     /* Without AVX-512 the direct row is 8 lanes wide like the GEMMs, and Winograd's fewer
      * products win the 3x3 stride-1 layers at N > 1 from C K P Q = 3e7, and from 1.2e7 where
      * C K >= 256 x 256: forward 1.05-2.5x, backward data 1.1-2.0x on DeepBench's layers on a
@@ -434,16 +438,19 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
     if (p->dir == FD_CONV_BWD_DATA && unit_stride && !one)
         return CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
     /* AMD (Zen 4, FD_CPU_PROFILE_ZEN): no Winograd at N = 1, the direct row below was 1.3-1.9x
-     * faster on ResNet-50's 56x56 and 28x28 3x3 layers (docs/perf/cpu-2026-12-01-zen4.md) */
-    if (wino && p->n == 1 && pq >= 28 * 28 && p->dir == FD_CONV_FWD && !zen)
+     * faster on ResNet-50's 56x56 and 28x28 3x3 layers (docs/perf/cpu-2026-12-01-zen4.md); the
+     * same on the Intel AVX-512 VM of 2026-12-05 (1.5-1.7x, cpu-heuristic-2026-12-05-intel.md) */
+    if (wino && p->n == 1 && pq >= 28 * 28 && p->dir == FD_CONV_FWD && !zen && !intel512)
         return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
     /* AMD with AVX-512 GEMMs (our own SGEMM, src/cpu/sgemm_avx512.c): also strided 1x1 forward
      * layers (Find's first on 22 of 23 in DeepBench training and ResNet-50 N = 1, the GEMM row
      * 1-12% slower: it multiplies a gathered copy) and 1x1 layers of 14 x 14 outputs at N > 1
-     * (8 of 8 in DeepBench, by 4-12%) go direct (docs/perf/cpu-gemm-2026-12-01.md) */
+     * (8 of 8 in DeepBench, by 4-12%) go direct (docs/perf/cpu-gemm-2026-12-01.md). Intel with
+     * AVX-512: the strided 1x1 layers too (1.6x on DeepBench's 64 -> 256 at 56 x 56, ties or
+     * up to 8% on the others). */
     const int small_1x1 = one && unit_stride && pq <= (p->n == 1 || zen ? 14 * 14 : 7 * 7);
-    if (p->dir == FD_CONV_FWD && (!one || small_1x1 || padded || (zen && !unit_stride)) &&
-        p->k >= 16)
+    if (p->dir == FD_CONV_FWD &&
+        (!one || small_1x1 || padded || ((zen || intel512) && !unit_stride)) && p->k >= 16)
         return CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
     return -1;
 }

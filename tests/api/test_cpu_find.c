@@ -273,8 +273,9 @@ static int heur_first(cudnnHandle_t cpu, int dir, int n, int c, int h, int w, in
                : -1;
 }
 
-/* The measured rules of heuristic_first (docs/perf/cpu-heuristic-2026-11-30.md), one layer each
- * side of each threshold: a changed rule must change this table and that page together. */
+/* The measured rules of heuristic_first (docs/perf/cpu-heuristic-2026-11-30.md, with the Intel
+ * AVX-512 changes of cpu-heuristic-2026-12-05-intel.md), one layer each side of each threshold,
+ * under the "spr" profile: a changed rule must change this table and those pages together. */
 static void heuristic_rules(cudnnHandle_t cpu)
 {
     static const struct {
@@ -283,13 +284,14 @@ static void heuristic_rules(cudnnHandle_t cpu)
     } t[] = {
         {D_FWD, 4, 1, 161, 700, 32, 5, 20, 0, 2, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
          "C = 1"},
-        {D_FWD, 8, 3, 224, 224, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
-         "C = 3, 3x3"},
+        {D_FWD, 8, 3, 224, 224, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
+         "C = 3, 3x3 (Intel AVX-512: direct)"},
         {D_FWD, 16, 3, 224, 224, 64, 7, 7, 3, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, "C = 3, 7x7"},
         {D_FWD, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, "CKPQ 1e8"},
         {D_FWD, 8, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
          "CKPQ 1.3e7, N 8"},
-        {D_FWD, 1, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, "N 1, 56x56"},
+        {D_FWD, 1, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
+         "N 1, 56x56 (Intel AVX-512: direct)"},
         {D_FWD, 1, 256, 14, 14, 256, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, "N 1, 14x14"},
         {D_BWD_DATA, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD,
          "CKPQ 1e8"},
@@ -330,7 +332,11 @@ static void zen_rules(cudnnHandle_t cpu)
         {"zen", D_FWD, 8, 256, 56, 56, 128, 1, 1, 0, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
         {"zen", D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
         {"zen", D_FWD, 8, 256, 28, 28, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
-        {"spr", D_FWD, 8, 256, 56, 56, 128, 1, 1, 0, 2,
+        {"spr", D_FWD, 8, 256, 56, 56, 128, 1, 1, 0, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
+        /* AMD keeps im2col for 3-channel 3x3 layers (Intel AVX-512 goes direct, above) */
+        {"zen", D_FWD, 8, 3, 224, 224, 64, 3, 3, 1, 1,
+         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM},
+        {"zen3", D_FWD, 8, 3, 224, 224, 64, 3, 3, 1, 1,
          CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM},
         {"spr", D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
         {"zen-avx2", D_FWD, 1, 256, 56, 56, 64, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT},
