@@ -21,10 +21,10 @@
  * the thread count: the team splits each image's PQ into fixed pieces (gemm.h:
  * fd_cpu_split_parts), one SGEMM call each.
  * Scope: FLOAT, 1 to 3 spatial dims, any padding, stride, dilation, groups and x strides, both
- * modes; y must be NCHW-like (each image's and group's K/G x PQ a row-major matrix: a unit
- * step along the output positions) and the filter dense (NCHW or NHWC); the CPU must have
- * AVX-512F. Other problems keep the ref row. The gather costs what im2col costs, without the
- * column matrix's trip through memory.
+ * modes; y must be each image's and group's K/G x PQ as a row-major (NCHW) or column-major
+ * (NHWC: the SGEMM's tiles stored transposed) matrix, and the filter dense (NCHW or NHWC); the
+ * CPU must have AVX-512F. Other problems keep the ref row. The gather costs what im2col costs,
+ * without the column matrix's trip through memory.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -182,6 +182,15 @@ static __attribute__((target("avx512f"))) float *ig_panel(fd_cpu_bsource_t *s, i
 }
 #endif /* IG_X86 */
 
+/* y of one image and group as a K/G x PQ matrix: row-major (NCHW) or column-major (NHWC), i.e.
+ * the output positions one run of one step and one of the two strides 1; 1 on success. */
+static int ig_y_view(const fd_conv_problem_t *p, int64_t kg, int64_t l, int64_t *rs, int64_t *cs)
+{
+    *rs = p->ys[1];
+    return fd_cpu_flat_run(p->out, p->ys + 2, FD_CONV_SPATIAL_MAX, cs) &&
+           fd_cpu_view_ok(kg, l, rs, cs);
+}
+
 static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
 {
     if (!fd_cpu_dtype_ok(p, CUDNN_DATA_FLOAT, why, why_size))
@@ -200,11 +209,10 @@ static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
         snprintf(why, why_size, "filter strides are not a packed NCHW or NHWC layout");
         return 0;
     }
-    int64_t unit, rs = p->ys[1];
-    if (!fd_cpu_flat_run(p->out, p->ys + 2, FD_CONV_SPATIAL_MAX, &unit) || unit != 1 ||
-        !fd_cpu_view_ok(kg, l, &rs, &unit) || unit != 1) {
+    int64_t rs, cs;
+    if (!ig_y_view(p, kg, l, &rs, &cs)) {
         snprintf(why, why_size,
-                 "y is not a row-major K/G x PQ matrix per image (NHWC or padded strides)");
+                 "y is not a K/G x PQ matrix per image with a unit stride (padded strides)");
         return 0;
     }
     if (kg > INT_MAX || crs > INT_MAX || l > INT_MAX) {
@@ -221,8 +229,8 @@ static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
     const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
     const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
     const int64_t l = p->out[0] * p->out[1] * p->out[2];
-    int64_t rs = p->ys[1], unit = 1;
-    fd_cpu_view_ok(kg, l, &rs, &unit); /* the row stride of y's K/G x PQ view */
+    int64_t rs, cs;
+    ig_y_view(p, kg, l, &rs, &cs); /* y's K/G x PQ view (ig_applicable checked it) */
     const int parts = fd_cpu_split_parts(l);
     /* below ~2^19 multiply-adds an image a team costs more than it saves */
     const int nt = parts > 1 && kg * l * crs >= (1 << 19) ? fd_cpu_team_size() : 1;
@@ -244,7 +252,7 @@ static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
                     s.os[d] = p->stride[d] * p->xs[2 + d];
                 fd_cpu_sgemm_avx512_src(kg, hi - lo, crs, (float)a->alpha, wa + g * kg * p->ws[0],
                                         p->ws[0], 1, &s.src, (float)a->beta,
-                                        ya + n * p->ys[0] + g * kg * p->ys[1] + lo, rs);
+                                        ya + n * p->ys[0] + g * kg * p->ys[1] + lo * cs, rs, cs);
             }
         }
     return CUDNN_STATUS_SUCCESS;

@@ -104,12 +104,12 @@ typedef struct fd_cpu_bsource {
                     float *bp);
 } fd_cpu_bsource_t;
 
-/* fd_cpu_sgemm_avx512 with B from `src` and a row-major C (row stride ldc): the same tiles and
- * the same sum order, so the same bits as with B stored. Call only where
+/* fd_cpu_sgemm_avx512 with B from `src` and a row-major (c_cs == 1) or column-major (c_rs == 1)
+ * C: the same sum order, so the same bits as with B stored. Call only where
  * fd_cpu_sgemm_avx512_ok(). */
 void fd_cpu_sgemm_avx512_src(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                              int64_t a_rs, int64_t a_cs, fd_cpu_bsource_t *src, float beta,
-                             float *c, int64_t ldc);
+                             float *c, int64_t c_rs, int64_t c_cs);
 
 /* A fixed split of fd_cpu_gemm's C for our team: `parts` pieces along its larger dimension (M
  * or N, boundaries on multiples of 16), each computed by its own fd_cpu_gemm call. The split

@@ -504,16 +504,20 @@ void fd_cpu_sgemm_avx512(int64_t m, int64_t n, int64_t k, float alpha, const flo
 
 void fd_cpu_sgemm_avx512_src(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                              int64_t a_rs, int64_t a_cs, fd_cpu_bsource_t *src, float beta,
-                             float *c, int64_t ldc)
+                             float *c, int64_t c_rs, int64_t c_cs)
 {
     if (m <= 0 || n <= 0)
         return;
     if (k <= 0) {
-        sg_scale(m, n, beta, c, ldc, 1);
+        sg_scale(m, n, beta, c, c_rs, c_cs);
         return;
     }
 #if SG_X86
-    sg_run(m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, src, beta, c, ldc, 0);
+    /* a column-major C: the same tiles stored transposed (sg_kernel's trans) */
+    if (c_cs == 1)
+        sg_run(m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, src, beta, c, c_rs, 0);
+    else
+        sg_run(m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, src, beta, c, c_cs, 1);
 #else
     (void)alpha, (void)a, (void)a_rs, (void)a_cs, (void)src;
 #endif

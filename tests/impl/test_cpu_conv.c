@@ -152,14 +152,11 @@ static const char *expected_impl(const cc_case_t *c)
         kind = "depthwise"; /* src/cpu/conv_depthwise.c */
     else if (c->dir == CO_FWD && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
              c->algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM) {
-        /* src/cpu/conv_implicit.c: a row-major K/G x PQ y (NCHW, or any y of one output
-         * position; padded or permuted y may or may not be one), our AVX-512 SGEMM */
-        int64_t positions = 1;
-        for (int i = 0; i < c->s.nsp; i++)
-            positions *= co_out(&c->s, i);
+        /* src/cpu/conv_implicit.c: y a row- or column-major K/G x PQ matrix (NCHW, NHWC;
+         * padded or permuted y may or may not be one), our AVX-512 SGEMM */
         if (c->yl == CC_PADDED || c->yl == CC_PERMUTED || is_1x1(&c->s))
-            return ""; /* a 1x1 the 1x1 row may take (x a BLAS view) or not */
-        kind = (c->yl == CC_NCHW || positions == 1) && fd_test_cpu_avx512() ? "implicit" : "ref";
+            return ""; /* and a 1x1 the 1x1 row may take (x a BLAS view) or not */
+        kind = fd_test_cpu_avx512() ? "implicit" : "ref";
     } else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
                c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && direct_bwd_takes(&c->s))
         kind = "direct"; /* src/cpu/conv_direct_bwd_cpu.c, before the im2col row */
@@ -385,12 +382,13 @@ static const shape_t implicit_shapes[] = {
     {"ig team", 2, 2, 16, 64, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
 };
 
-/* FWD IMPLICIT_GEMM on NCHW y against the oracle (exact and real, x NCHW / NHWC / padded, both
- * filter formats, alpha / beta), and bit for bit against IMPLICIT_PRECOMP_GEMM (the im2col
+/* FWD IMPLICIT_GEMM against the oracle (exact and real, x NCHW / NHWC / padded, y NCHW or NHWC,
+ * both filter formats, alpha / beta), and bit for bit against IMPLICIT_PRECOMP_GEMM (the im2col
  * row) where that row runs the same AVX-512 SGEMM: the same products summed in the same order. */
 static void implicit_cases(cudnnHandle_t h)
 {
     static const cc_layout_t xls[3] = {CC_NCHW, CC_NHWC, CC_PADDED};
+    static const cc_layout_t yls[3] = {CC_NCHW, CC_NHWC, CC_NCHW};
     static const double ab[3][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}};
     const char *gemm = getenv("FREEDNN_CPU_GEMM");
     const int same_gemm = fd_test_cpu_avx512() && !(gemm != NULL && strcmp(gemm, "blas") == 0);
@@ -401,7 +399,7 @@ static void implicit_cases(cudnnHandle_t h)
             cc_case_t c = case_of(&implicit_shapes[si], CO_FWD, CUDNN_DATA_FLOAT, seed);
             fd_rng_t r;
             fd_rng_seed(&r, seed);
-            cc_set_layouts(&c, xls[v], CC_NCHW, &r);
+            cc_set_layouts(&c, xls[v], turn % 2 ? yls[v] : CC_NCHW, &r);
             c.wnhwc = turn % 2;
             c.s.flip = (turn / 2) % 2;
             c.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
