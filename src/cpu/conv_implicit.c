@@ -22,10 +22,15 @@
  * fd_cpu_split_parts), one SGEMM call each.
  * Scope: FLOAT, 1 to 3 spatial dims, any padding, stride, dilation, groups and x strides, both
  * modes; y must be each image's and group's K/G x PQ as a row-major (NCHW) or column-major
- * (NHWC: the SGEMM's tiles stored transposed) matrix, and the filter dense (NCHW or NHWC); the
- * CPU must have AVX-512F. Other problems keep the ref row. The gather costs what im2col costs,
- * without the column matrix's trip through memory.
+ * (NHWC: the SGEMM's tiles stored transposed) matrix, and the filter dense (NCHW or NHWC).
+ * Other problems keep the ref row. The gather costs what im2col costs, without the column
+ * matrix's trip through memory.
+ * Without AVX-512F (or with FREEDNN_CPU_GEMM=blas) the same gather feeds CBLAS instead
+ * (ig_piece_blas): chunks of 64 output positions by K slices of 128 rows in a stack buffer, each
+ * one sgemm into y; deterministic for any thread count (fixed chunks, BLAS single-threaded), not
+ * the im2col row's bits.
  */
+#include <cblas.h>
 #include <limits.h>
 #include <stdio.h>
 #ifdef _OPENMP
@@ -92,6 +97,55 @@ typedef struct {
     int64_t o0, o1, o2, off;
 } ig_run_t;
 
+/* Rows [0, kc) of the current K block (ig_block) x output positions j0 + g->j0 .. + nr into
+ * bp[kk * width + j] (nr <= width <= IG_NB_MAX; zeros in [nr, width)), copied with `copy`. */
+typedef void (*ig_copy_fn)(float *dst, const float *x, int64_t base, int64_t step, int len,
+                           int64_t a, int64_t b);
+#define IG_NB_MAX 64
+static void ig_gather(const ig_source_t *g, int64_t kc, int64_t j0, int nr, int width, float *bp,
+                      ig_copy_fn copy)
+{
+    const fd_conv_problem_t *p = g->p;
+    /* the runs of output positions along the last dim */
+    ig_run_t run[IG_NB_MAX];
+    int nrun = 0;
+    int64_t l = g->j0 + j0;
+    int64_t o2 = l % p->out[2], o1 = l / p->out[2] % p->out[1], o0 = l / (p->out[2] * p->out[1]);
+    for (int j = 0; j < nr; nrun++) {
+        ig_run_t *r = &run[nrun];
+        r->j = j, r->o0 = o0, r->o1 = o1, r->o2 = o2;
+        r->len = (int)(p->out[2] - o2 < nr - j ? p->out[2] - o2 : nr - j);
+        r->off = o0 * g->os[0] + o1 * g->os[1] + o2 * g->os[2];
+        j += r->len;
+        o2 = 0;
+        if (++o1 == p->out[1])
+            o1 = 0, o0++;
+    }
+    for (int64_t kk = 0; kk < kc; kk++) {
+        const ig_row_t *w = &g->rows[kk];
+        float *dst = bp + kk * width;
+        for (int i = 0; i < nrun; i++) {
+            const ig_run_t *r = &run[i];
+            int64_t a = 0, b = 0; /* the run's valid positions: [a, b) */
+            if (r->o0 >= w->lo[0] && r->o0 < w->hi[0] && r->o1 >= w->lo[1] && r->o1 < w->hi[1]) {
+                a = w->lo[2] - r->o2 > 0 ? w->lo[2] - r->o2 : 0;
+                b = w->hi[2] - r->o2 < r->len ? w->hi[2] - r->o2 : r->len;
+            }
+            copy(dst + r->j, g->x, w->off + r->off, g->os[2], r->len, a, b);
+        }
+        for (int j = nr; j < width; j++)
+            dst[j] = 0.0f;
+    }
+}
+
+/* The same as ig_copy, element by element: CPUs without AVX-512 (the BLAS path). */
+static void ig_copy_c(float *dst, const float *x, int64_t base, int64_t step, int len, int64_t a,
+                      int64_t b)
+{
+    for (int64_t e = 0; e < len; e++)
+        dst[e] = e >= a && e < b ? x[base + e * step] : 0.0f;
+}
+
 #if IG_X86
 /* Lanes [lo, hi) of 16 (clamped), as a mask. */
 static inline __mmask16 ig_lanes(int64_t lo, int64_t hi)
@@ -136,11 +190,9 @@ static __attribute__((target("avx512f"))) void ig_copy(float *dst, const float *
     }
 }
 
-static __attribute__((target("avx512f"))) float *ig_panel(fd_cpu_bsource_t *s, int64_t k0,
-                                                          int64_t kc, int64_t j0, int nr, float *bp)
+static float *ig_panel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
 {
     ig_source_t *g = (ig_source_t *)s;
-    const fd_conv_problem_t *p = g->p;
     (void)k0;
     const int64_t slot = j0 / FD_CPU_SGEMM_NR;
     if (g->ncols <= IG_KEEP * FD_CPU_SGEMM_NR) { /* every panel fits: gather each once */
@@ -148,36 +200,7 @@ static __attribute__((target("avx512f"))) float *ig_panel(fd_cpu_bsource_t *s, i
             return g->keep[slot];
         g->kept[slot] = 1, bp = g->keep[slot];
     }
-    /* the runs of output positions j0 + g->j0 .. + nr along the last dim */
-    ig_run_t run[FD_CPU_SGEMM_NR];
-    int nrun = 0;
-    int64_t l = g->j0 + j0;
-    int64_t o2 = l % p->out[2], o1 = l / p->out[2] % p->out[1], o0 = l / (p->out[2] * p->out[1]);
-    for (int j = 0; j < nr; nrun++) {
-        ig_run_t *r = &run[nrun];
-        r->j = j, r->o0 = o0, r->o1 = o1, r->o2 = o2;
-        r->len = (int)(p->out[2] - o2 < nr - j ? p->out[2] - o2 : nr - j);
-        r->off = o0 * g->os[0] + o1 * g->os[1] + o2 * g->os[2];
-        j += r->len;
-        o2 = 0;
-        if (++o1 == p->out[1])
-            o1 = 0, o0++;
-    }
-    for (int64_t kk = 0; kk < kc; kk++) {
-        const ig_row_t *w = &g->rows[kk];
-        float *dst = bp + kk * FD_CPU_SGEMM_NR;
-        for (int i = 0; i < nrun; i++) {
-            const ig_run_t *r = &run[i];
-            int64_t a = 0, b = 0; /* the run's valid positions: [a, b) */
-            if (r->o0 >= w->lo[0] && r->o0 < w->hi[0] && r->o1 >= w->lo[1] && r->o1 < w->hi[1]) {
-                a = w->lo[2] - r->o2 > 0 ? w->lo[2] - r->o2 : 0;
-                b = w->hi[2] - r->o2 < r->len ? w->hi[2] - r->o2 : r->len;
-            }
-            ig_copy(dst + r->j, g->x, w->off + r->off, g->os[2], r->len, a, b);
-        }
-        for (int j = nr; j < FD_CPU_SGEMM_NR; j++)
-            dst[j] = 0.0f;
-    }
+    ig_gather(g, kc, j0, nr, FD_CPU_SGEMM_NR, bp, ig_copy);
     return bp;
 }
 #endif /* IG_X86 */
@@ -195,10 +218,6 @@ static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
 {
     if (!fd_cpu_dtype_ok(p, CUDNN_DATA_FLOAT, why, why_size))
         return 0;
-    if (!IG_X86 || !fd_cpu_sgemm_avx512_ok()) {
-        snprintf(why, why_size, "no AVX-512F: the implicit GEMM runs on our AVX-512 SGEMM only");
-        return 0;
-    }
     const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
     const int64_t taps = p->flt[0] * p->flt[1] * p->flt[2], crs = cg * taps;
     const int64_t l = p->out[0] * p->out[1] * p->out[2];
@@ -223,9 +242,33 @@ static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
     return 1;
 }
 
+/* One piece on CBLAS (no AVX-512F, or FREEDNN_CPU_GEMM=blas): for each chunk of IG_NB_MAX output
+ * positions, K slices of FD_CPU_GEMM_KC_F32 rows gathered into a stack buffer and multiplied
+ * into the chunk of y, the first slice blending with beta (the im2col row's K slicing; BLAS's
+ * sums may differ with the chunk's width, so not its bits). */
+static void ig_piece_blas(ig_source_t *s, int64_t kg, int64_t crs, float alpha, float beta,
+                          const float *w, float *y, int64_t rs, int64_t cs)
+{
+    float buf[FD_CPU_GEMM_KC_F32 * IG_NB_MAX];
+    for (int64_t j0 = 0; j0 < s->ncols; j0 += IG_NB_MAX) {
+        const int nb = (int)(s->ncols - j0 < IG_NB_MAX ? s->ncols - j0 : IG_NB_MAX);
+        for (int64_t k0 = 0; k0 < crs; k0 += FD_CPU_GEMM_KC_F32) {
+            const int kc = (int)(crs - k0 < FD_CPU_GEMM_KC_F32 ? crs - k0 : FD_CPU_GEMM_KC_F32);
+            ig_block(&s->src, k0, kc);
+            ig_gather(s, kc, j0, nb, nb, buf, ig_copy_c);
+            const float b = k0 == 0 ? beta : 1.0f;
+            if (cs == 1) /* y row-major: K/G x nb at row stride rs */
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)kg, nb, kc, alpha,
+                            w + k0, (int)crs, buf, nb, b, y + j0, (int)rs);
+            else /* column-major (NHWC): the same product with both operands read transposed */
+                cblas_sgemm(CblasColMajor, CblasTrans, CblasTrans, (int)kg, nb, kc, alpha, w + k0,
+                            (int)crs, buf, nb, b, y + j0 * cs, (int)cs);
+        }
+    }
+}
+
 static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
-#if IG_X86
     const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
     const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
     const int64_t l = p->out[0] * p->out[1] * p->out[2];
@@ -234,8 +277,11 @@ static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
     const int parts = fd_cpu_split_parts(l);
     /* below ~2^19 multiply-adds an image a team costs more than it saves */
     const int nt = parts > 1 && kg * l * crs >= (1 << 19) ? fd_cpu_team_size() : 1;
+    const int own = IG_X86 && fd_cpu_sgemm_own();
     const float *xa = a->x, *wa = a->w;
     float *ya = a->out;
+    if (!own)
+        fd_cpu_blas_serial_begin();
     for (int64_t n = 0; n < p->n; n++)
         for (int64_t g = 0; g < p->groups; g++) {
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
@@ -245,21 +291,26 @@ static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
                 if (hi <= lo)
                     continue;
                 ig_source_t s;
-                s.src.block = ig_block, s.src.panel = ig_panel;
+                s.src.block = ig_block;
+#if IG_X86
+                s.src.panel = ig_panel;
+#endif
                 s.p = p, s.cg = cg, s.j0 = lo, s.ncols = hi - lo;
                 s.x = xa + n * p->xs[0] + g * cg * p->xs[1];
                 for (int d = 0; d < 3; d++)
                     s.os[d] = p->stride[d] * p->xs[2 + d];
-                fd_cpu_sgemm_avx512_src(kg, hi - lo, crs, (float)a->alpha, wa + g * kg * p->ws[0],
-                                        p->ws[0], 1, &s.src, (float)a->beta,
-                                        ya + n * p->ys[0] + g * kg * p->ys[1] + lo * cs, rs, cs);
+                const float *w = wa + g * kg * p->ws[0];
+                float *y = ya + n * p->ys[0] + g * kg * p->ys[1] + lo * cs;
+                if (own)
+                    fd_cpu_sgemm_avx512_src(kg, hi - lo, crs, (float)a->alpha, w, p->ws[0], 1,
+                                            &s.src, (float)a->beta, y, rs, cs);
+                else
+                    ig_piece_blas(&s, kg, crs, (float)a->alpha, (float)a->beta, w, y, rs, cs);
             }
         }
+    if (!own)
+        fd_cpu_blas_serial_end();
     return CUDNN_STATUS_SUCCESS;
-#else
-    (void)p, (void)a;
-    return CUDNN_STATUS_NOT_SUPPORTED; /* never: not applicable without AVX-512 */
-#endif
 }
 
 int fd_conv_fwd_implicit_f32_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)

@@ -153,10 +153,10 @@ static const char *expected_impl(const cc_case_t *c)
     else if (c->dir == CO_FWD && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
              c->algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM) {
         /* src/cpu/conv_implicit.c: y a row- or column-major K/G x PQ matrix (NCHW, NHWC;
-         * padded or permuted y may or may not be one), our AVX-512 SGEMM */
+         * padded or permuted y may or may not be one) */
         if (c->yl == CC_PADDED || c->yl == CC_PERMUTED || is_1x1(&c->s))
             return ""; /* and a 1x1 the 1x1 row may take (x a BLAS view) or not */
-        kind = fd_test_cpu_avx512() ? "implicit" : "ref";
+        kind = "implicit";
     } else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
                c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && direct_bwd_takes(&c->s))
         kind = "direct"; /* src/cpu/conv_direct_bwd_cpu.c, before the im2col row */
@@ -368,7 +368,8 @@ static void team_cases(cudnnHandle_t h)
 
 /* Shapes for each of its paths: two K blocks of the SGEMM (CRS > 256), several M blocks (K > 96)
  * with panels kept (PQ <= 128) and not, stride 2 (the even-lane copy), stride 3 with dilation
- * (the gather), groups, 1-d and 3-d, a strided 1x1, and one large enough for the team. */
+ * (the gather), groups, 1-d and 3-d, a strided 1x1, one large enough for the team, and one of
+ * several 64-position chunks on the CBLAS path. */
 static const shape_t implicit_shapes[] = {
     {"ig two K blocks", 2, 1, 40, 20, 1, {10, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
     {"ig M blocks", 2, 1, 8, 130, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
@@ -380,6 +381,8 @@ static const shape_t implicit_shapes[] = {
     {"ig 3-d", 3, 1, 3, 5, 1, {5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 2, 1}, {1, 1, 1}},
     {"ig strided 1x1", 2, 1, 20, 24, 1, {14, 14}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
     {"ig team", 2, 2, 16, 64, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    /* pieces of 200 positions: several chunks of the CBLAS path (FREEDNN_CPU_GEMM=blas) */
+    {"ig wide plane", 2, 1, 3, 8, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
 };
 
 /* FWD IMPLICIT_GEMM against the oracle (exact and real, x NCHW / NHWC / padded, y NCHW or NHWC,

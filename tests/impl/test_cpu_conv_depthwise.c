@@ -95,10 +95,10 @@ static void declined(cudnnHandle_t h)
         fd_rng_seed(&r, c.seed);
         cc_set_layouts(&c, CC_NCHW, CC_NCHW, &r);
         /* half with DIRECT runs on this row through FLOAT copies (src/cpu/conv_lowp_cpu.c);
-         * FLOAT IMPLICIT_GEMM on the implicit GEMM (src/cpu/conv_implicit.c) where it runs */
+         * FLOAT IMPLICIT_GEMM on the implicit GEMM (src/cpu/conv_implicit.c) */
         const int lowp = variant == 3 && c.algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
-        const int implicit = c.dt == CUDNN_DATA_FLOAT && fd_test_cpu_avx512() &&
-                             c.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+        const int implicit =
+            c.dt == CUDNN_DATA_FLOAT && c.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
         kc_run(h, &c, CC_EXACT, 0.0,
                lowp       ? "fd_conv_fwd_direct_lowp"
                : implicit ? "fd_conv_fwd_implicit_f32"
