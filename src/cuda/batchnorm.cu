@@ -232,13 +232,15 @@ typedef struct {
     bn_cl_t L;
     unsigned *ctr;
     int delay;
+    int slots, ahead; /* bn_cs_*<1>: shared-memory slots of a share, channels loaded ahead */
 } bn_cs_t;
 #define BN_CS_CTAS_SM 2 /* CTAs an SM (launch bounds): at 3 the backward and the division spill */
 #define BN_CS_THREADS (BN_CL_THREADS + 32) /* 8 data warps and the sync warp */
-/* vectors a data thread loads before it uses them, of channel i's share (UIN) and of the channel
- * written out (UOUT); training / backward (x and dy: fewer, for the registers) */
+/* bn_cs_*<0>: vectors a data thread loads before it uses them, of channel i's share (UIN, loaded
+ * during step i - 1) and of the channel written out (UOUT); training / backward (x and dy: fewer,
+ * for the registers: 6 and 2 backward spill at the 96 that 2 x 9 warps allow) */
 #define BN_CS_UIN(mode) ((mode) == 0 ? 8 : 4)
-#define BN_CS_UOUT(mode) ((mode) == 0 ? 4 : 1)
+#define BN_CS_UOUT(mode) ((mode) == 0 ? 6 : 2)
 #define BN_CS_FIN_BATCH 4 /* bn_cs_fin: partial pairs a lane has in flight */
 /* bn_cl_train's launch bounds for elements of es bytes: the 16-bit types 8 CTAs an SM (<= 32
  * registers), so that their 25-KiB shares are not held to 5 or 6 CTAs an SM by 39-48 registers
@@ -268,15 +270,28 @@ static __device__ __forceinline__ void bn_cl_cp_wait(void)
 {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
-/* Named barriers of bn_cs_body (0 is __syncthreads'): 1 the step's start (all BN_CS_THREADS),
- * 2 the data warps' reduction (BN_CL_THREADS), 3 the CTA's partial handed to the sync warp. */
+/* bn_cs_body's named barrier 2, the data warps' reduction (BN_CL_THREADS); a step starts at
+ * __syncthreads. */
 static __device__ __forceinline__ void bn_cs_bar_sync(int id, int n)
 {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
 }
-static __device__ __forceinline__ void bn_cs_bar_arrive(int id, int n)
+/* bn_cs_* with shared-memory slots: this thread's cp.async copies (bn_cl_cp16) are committed
+ * as one group a step; wait until at most n (0..3) groups are pending. */
+static __device__ __forceinline__ void bn_cs_cp_commit(void)
 {
-    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory");
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+static __device__ __forceinline__ void bn_cs_cp_wait(int n)
+{
+    if (n <= 0)
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    else if (n == 1)
+        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+    else if (n == 2)
+        asm volatile("cp.async.wait_group 2;\n" ::: "memory");
+    else
+        asm volatile("cp.async.wait_group 3;\n" ::: "memory");
 }
 /* bn_cs_fin: a pair of accumulators through L2 in one load. */
 static __device__ __forceinline__ void bn_cs_ld2(const double *p, double *o)
@@ -1535,35 +1550,49 @@ static cudnnStatus_t bn_gr_run(const fd_bn_problem_t *p, const bn_pk_t &P, const
  * backward with the saved statistics given, FLOAT / HALF / BFLOAT16, packed NCHW (bn_cl_shape),
  * 16-byte aligned, out-of-place, whose channels the cluster kernels do not take (more than 16 of
  * their shares: past 1.66 MB of x forward, 832 KB backward) and hold at least BN_CS_MIN_BYTES of
- * x, when FREEDNN_GPU_BN_CS=1: one cooperative launch of bn_cs_train / bn_cs_bwd
+ * x, when FREEDNN_GPU_BN_CS=1 or 2: one cooperative launch of bn_cs_train / bn_cs_bwd
  * (batchnorm_kernels.cuh), BN_CS_CTAS_SM CTAs of BN_CS_THREADS an SM, each summing its share of
- * a channel as it comes from DRAM and writing it out `delay` channels later from L2, so x and dy
- * are read from DRAM once, against twice for the packed path. The partials (4 C + 2 C G
- * accumulators) take the caller's workspace when it is large enough, else the handle's scratch.
- * Off by default: on the H100 at n128 c64 112 x 112 (2026-12-05) it ran 0.64-0.93x the packed
- * path (docs/perf/gpu-bn-stream-2026-12-05.md), its per-channel grid-wide handoff not yet
- * hidden. */
+ * a channel as it comes from DRAM and writing it out `delay` channels later, so x and dy are read
+ * from DRAM once, against twice for the packed path: =1 reads the share again from L2
+ * (bn_cs_*<0>), =2 keeps it in shared-memory slots where delay + ahead + 1 of them fit a CTA
+ * (bn_cs_*<1>; else <0>). The partials (4 C + 2 C G accumulators) take the caller's workspace
+ * when it is large enough, else the handle's scratch. Off by default: on the H100 at n128 c64
+ * 112 x 112 (2026-12-05) =1 ran 0.57-0.91x the packed path (L2 does not keep the channels in
+ * flight, and a step costs more than its bytes), =2 has not run on a device yet
+ * (docs/perf/gpu-bn-stream-2026-12-05b.md). */
 typedef void (*bn_cs_fwd_t)(const bn_cs_t, const void *, void *, const void *, const void *,
                             void *, void *, void *, void *, void *, double, double, double);
 typedef void (*bn_cs_bwd_t)(const bn_cs_t, const void *, const void *, void *, const void *,
                             const void *, const void *, const void *, void *, void *, void *,
                             double, double, double, double);
-static const bn_cs_fwd_t bn_cs_fwd_k[3] = {bn_cs_train_f32, bn_cs_train_f16, bn_cs_train_bf16};
-static const bn_cs_bwd_t bn_cs_bwd_k[3] = {bn_cs_bwd_f32, bn_cs_bwd_f16, bn_cs_bwd_bf16};
+/* by design (0: y from L2, 1: from shared-memory slots), then type */
+static const bn_cs_fwd_t bn_cs_fwd_k[2][3] = {
+    {bn_cs_train_f32<0>, bn_cs_train_f16<0>, bn_cs_train_bf16<0>},
+    {bn_cs_train_f32<1>, bn_cs_train_f16<1>, bn_cs_train_bf16<1>}};
+static const bn_cs_bwd_t bn_cs_bwd_k[2][3] = {
+    {bn_cs_bwd_f32<0>, bn_cs_bwd_f16<0>, bn_cs_bwd_bf16<0>},
+    {bn_cs_bwd_f32<1>, bn_cs_bwd_f16<1>, bn_cs_bwd_bf16<1>}};
 #define BN_CS_MIN_BYTES ((int64_t)1 << 20) /* of x a channel, at least */
 
-/* FREEDNN_GPU_BN_CS=1: on (default off: slower than the packed path where measured, the
- * section's comment), read once. */
+/* FREEDNN_GPU_BN_CS=1: on, y from L2; =2: on, y from shared-memory slots where they fit (default
+ * 0, off: slower than the packed path where measured, the section's comment), read once. */
 static int bn_cs_env(void)
 {
-    static const int v = (int)fd_env_long("FREEDNN_GPU_BN_CS", 0, 1, 0);
+    static const int v = (int)fd_env_long("FREEDNN_GPU_BN_CS", 0, 2, 0);
     return v;
 }
 /* FREEDNN_GPU_BN_CS_DELAY=d (2..6, default 3): the channels between a channel's sums and its
- * apply, a timing knob. */
+ * apply, a timing knob (the slots design lowers it to 2 where its slots do not fit). */
 static int bn_cs_delay_env(void)
 {
     static const int v = (int)fd_env_long("FREEDNN_GPU_BN_CS_DELAY", 2, 6, 3);
+    return v;
+}
+/* FREEDNN_GPU_BN_CS_AHEAD=a (1..3, default 2): the slots design's channels loaded ahead (lowered
+ * to 1 where its slots do not fit). */
+static int bn_cs_ahead_env(void)
+{
+    static const int v = (int)fd_env_long("FREEDNN_GPU_BN_CS_AHEAD", 1, 3, 2);
     return v;
 }
 
@@ -1584,17 +1613,35 @@ static int bn_cs_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_cs_t
         Q->L.P.m * (int64_t)fd_dtype_size(p->x.dtype) < BN_CS_MIN_BYTES ||
         Q->L.P.c + 1 >= FD_SPLITK_TILES)
         return 0;
-    static int64_t cache[6][BN_CL_MAX_DEV][2];
-    *f = bwd ? (const void *)bn_cs_bwd_k[ti] : (const void *)bn_cs_fwd_k[ti];
+    static int64_t cache[2][6][BN_CL_MAX_DEV][2];
+    const int64_t nv = Q->L.nv;
     int sms = 0;
-    int64_t cta_bytes = 0;
-    if (!bn_coop_device(*f, BN_CS_THREADS, BN_CS_CTAS_SM, 0, cache[3 * bwd + ti], &sms,
-                        &cta_bytes))
-        return 0;
-    const int64_t g = (int64_t)sms * BN_CS_CTAS_SM, nv = Q->L.nv;
+    int64_t cta_bytes = 0, g = 0;
+    Q->delay = bn_cs_delay_env(), Q->slots = 0, Q->ahead = 0;
+    if (bn_cs_env() == 2) { /* slots where delay + ahead + 1 shares fit a CTA, delay >= 2 */
+        *f = bwd ? (const void *)bn_cs_bwd_k[1][ti] : (const void *)bn_cs_fwd_k[1][ti];
+        if (bn_coop_device(*f, BN_CS_THREADS, BN_CS_CTAS_SM, 0, cache[1][3 * bwd + ti], &sms,
+                           &cta_bytes)) {
+            g = (int64_t)sms * BN_CS_CTAS_SM;
+            const int64_t sb = (nv + g - 1) / g * 16 * (1 + bwd), fit = cta_bytes / sb;
+            int d = Q->delay, ah = bn_cs_ahead_env();
+            while (d + ah + 1 > fit && ah > 1)
+                ah--;
+            while (d + ah + 1 > fit && d > 2)
+                d--;
+            if (d + ah + 1 <= fit)
+                Q->delay = d, Q->ahead = ah, Q->slots = d + ah + 1;
+        }
+    }
+    if (Q->slots == 0) {
+        *f = bwd ? (const void *)bn_cs_bwd_k[0][ti] : (const void *)bn_cs_fwd_k[0][ti];
+        if (!bn_coop_device(*f, BN_CS_THREADS, BN_CS_CTAS_SM, 0, cache[0][3 * bwd + ti], &sms,
+                            &cta_bytes))
+            return 0;
+        g = (int64_t)sms * BN_CS_CTAS_SM;
+    }
     Q->L.k = (int)g;
     Q->L.vpc = (uint32_t)((nv + g - 1) / g);
-    Q->delay = bn_cs_delay_env();
     const size_t need = (size_t)(4 + 2 * g) * (size_t)Q->L.P.c * acc_size(p);
     *b = *a;
     if (a->workspace == NULL || a->workspace_size < need || !fd_cuda_aligned16(a->workspace)) {
@@ -1619,6 +1666,7 @@ static cudnnStatus_t bn_cs_run(const fd_bn_problem_t *p, const bn_cs_t &Q, const
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)Q.L.k);
     cfg.blockDim = dim3(BN_CS_THREADS);
+    cfg.dynamicSmemBytes = (size_t)Q.slots * Q.L.vpc * 16 * (p->dir == FD_BN_BWD ? 2 : 1);
     cfg.stream = a->handle->stream;
     cfg.attrs = &at;
     cfg.numAttrs = 1;
@@ -1639,9 +1687,10 @@ static cudnnStatus_t bn_cs_run(const fd_bn_problem_t *p, const bn_cs_t &Q, const
     }
     *ran = 1;
     FD_CUDA_LAUNCHED_AS(err,
-                        "%s on %s data (%d cooperative CTAs of %d threads, delay %d, stream %p)",
+                        "%s on %s data (%d cooperative CTAs of %d threads, delay %d, %d "
+                        "shared-memory slots, stream %p)",
                         p->dir == FD_BN_BWD ? "bn_cs_bwd" : "bn_cs_train",
-                        fd_dtype_name(p->x.dtype), Q.L.k, BN_CS_THREADS, Q.delay,
+                        fd_dtype_name(p->x.dtype), Q.L.k, BN_CS_THREADS, Q.delay, Q.slots,
                         (void *)cfg.stream);
     return CUDNN_STATUS_SUCCESS;
 }

@@ -2127,32 +2127,39 @@ static __global__ void __launch_bounds__(BN_CL_THREADS, 2)
 }
 
 /* ---- the channel-streaming training forward and backward (bn_cs_t in batchnorm.cu) ----------
- * bn_cs_train / bn_cs_bwd: NCHW channels of at least 1 MiB that the clusters do not take, in one
- * cooperative launch of G CTAs (BN_CS_CTAS_SM an SM, all resident) that walk the channels in
- * order; CTA b takes share b of each (member vectors [b vpc, (b + 1) vpc)). Channel i's share is
- * read from DRAM into registers (ld.global.cg, so it stays in L2) and summed; its y / dx are made
- * Q.delay channels later from a second read that L2 serves (ld.global.cs, evict-first), so DRAM
- * sees x (and dy) once where the packed path reads them twice. L2 holds delay + 1 channels (f32
- * n128 112 x 112 at delay 3: 25.7 MB of the 50).
- * A CTA is 8 data warps and a sync warp (BN_CS_THREADS); step i (named barriers, batchnorm.cu):
- * - bar 1 (everyone): the step starts; stat[] holds channel i - delay's statistics.
- * - Data warps: the first BN_CS_UIN vectors of channel i's share are loaded; channel i - delay
- *   is written out while they land (bn_cs_out: BN_CS_UOUT vectors a trip, streaming stores);
- *   channel i's sums (training x - s and (x - s)^2, s the channel's first element, 0 when not
- *   finite: bn_cl_stats1's shift; backward g and g * xhat with the saved mean and 1 / std); warp
- *   butterflies, bar 2 (data warps), data warp 0 adds the 8 warps into cpart[], bar 3 (arrive).
- * - Sync warp: publishes channel i - 1's pair (ws + 4 C + ((i - 1) G + b) 2, a fence, an atomic
- *   add on the channel's counter; the CTA that makes it G runs bn_cs_fin: the G pairs in a fixed
- *   order, the statistics out, the counter to G + 1), fetches channel i + 1 - delay's statistics
- *   (bn_cs_stat: waits for G + 1) into stat[] for the next step, then takes channel i's pair
- *   (bar 3, sync). The fence, the atomic and the wait are the sync warp's alone, off the data
- *   warps' path.
+ * bn_cs_train<S> / bn_cs_bwd<S>: NCHW channels of at least 1 MiB that the clusters do not take,
+ * in one cooperative launch of G CTAs (BN_CS_CTAS_SM an SM, all resident) that walk the channels
+ * in order; CTA b takes share b of each (member vectors [b vpc, (b + 1) vpc)). Channel i's share
+ * is read from DRAM once and summed; its y / dx are made Q.delay channels later, so DRAM sees x
+ * (and dy) once where the packed path reads them twice. Where the second read comes from:
+ * - S = 0: L2. The first read is ld.global.cg into registers (the first BN_CS_UIN vectors are
+ *   loaded during the step before, across barrier 1 and that step's apply), the second
+ *   ld.global.cs (evict-first). L2 must hold delay + 1 channels (f32 n128 112 x 112 at delay 3:
+ *   25.7 MB, and 51 MB backward with dy: past what it holds, so part of it comes from DRAM).
+ * - S = 1: shared-memory slots (bn_cs_data_slots): cp.async copies a share into slot ch % slots
+ *   Q.ahead channels before its sums, the apply reads it from there; nothing is read twice.
+ * A CTA is 8 data warps and a sync warp (BN_CS_THREADS). Step i (barrier 1 is __syncthreads;
+ * barrier 2 the data warps' reduction, named):
+ * - barrier 1: qout[] holds channel i - delay's values, qin[] / shin[] channel i's, cpart[] the
+ *   CTA's pair of channel i - 1.
+ * - Data warps: channel i - delay out (streaming stores); channel i's sums (training x - s and
+ *   (x - s)^2, s the channel's first element, 0 when not finite: bn_cl_stats1's shift; backward
+ *   g and g * xhat with the saved mean and 1 / std); warp butterflies, barrier 2, data warp 0
+ *   adds the 8 warps into cpart[] (bn_cs_pair).
+ * - Sync warp: loads channel i + 1's values (bn_cs_qin), publishes channel i - 1's pair
+ *   (ws + 4 C + ((i - 1) G + b) 2, a fence, an atomic add on the channel's counter; the CTA that
+ *   makes it G runs bn_cs_fin: the G pairs in a fixed order, the statistics out, the counter to
+ *   G + 1), stores qin[] / shin[], then fetches channel i + 1 - delay's values (bn_cs_qout:
+ *   waits for G + 1) into qout[]. The fence, the atomic and the waits are the sync warp's alone,
+ *   off the data warps' path; every shared value is written and read on either side of one
+ *   barrier 1 (compute-sanitizer's racecheck takes no bar.arrive / bar.sync pairing: an earlier
+ *   hand-off that way showed as hazards).
  * No deadlock: a CTA's wait at step k needs every CTA to have published channel k + 1 - delay,
  *   which they do at their step k + 2 - delay <= k without waiting on anything later. The last
  *   CTA out puts the C + 1 counters back to 0 (Q.ctr[C] counts the CTAs out).
  * The bits: fixed per-thread orders and trees over a split that depends on the device's SMs.
- * Measured (H100, n128 c64 112 x 112, 2026-12-05, docs/perf/gpu-bn-stream-2026-12-05.md): below
- * the packed path, so FREEDNN_GPU_BN_CS=1 only. */
+ * Measured (H100, n128 c64 112 x 112, 2026-12-05, docs/perf/gpu-bn-stream-2026-12-05*.md): below
+ * the packed path, so FREEDNN_GPU_BN_CS=1 / 2 only. */
 #if defined(__CUDA_ARCH__)
 /* Channel ch's statistics, by the whole sync warp of the CTA whose pair came last: the G pairs
  * added (lane l pairs l, l + 32, ..., a batch in flight at once, then a butterfly: the same bits
@@ -2208,24 +2215,61 @@ static __device__ __forceinline__ void FD_K(bn_cs_fin)(const bn_cs_t &Q, int mod
     atomicAdd(&Q.ctr[ch], 1u);
 }
 
-/* Channel ch's published statistics (training mean, 1 / std; backward the means of g and
- * g * xhat) into stat[0..1], by one thread. */
-static __device__ __forceinline__ void FD_K(bn_cs_stat)(const bn_cs_t &Q, int mode, int64_t ch,
-                                                        const FD_A *ws, FD_A *stat)
+/* Channel ch's values for its apply, by one thread, into *q: scale and bias, and (training) the
+ * published mean and 1 / std, or (backward) the saved mean and 1 / std and the published means of
+ * g and g * xhat. Waits until the channel's counter reaches G + 1. */
+template <int MODE>
+static __device__ __forceinline__ void
+    FD_K(bn_cs_qout)(const bn_cs_t &Q, int64_t ch, const void *scalev, const void *biasv,
+                     const void *meanv, const void *invv, const FD_A *ws, FD_K(bn_chan_t) * q)
 {
+    const bn_pk_t &P = Q.L.P;
+    const FD_A sc = (FD_A)((const FD_P *)scalev)[ch * P.sbs];
+    const FD_A bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * P.sbs] : (FD_A)0;
+    FD_A mean = 0, inv = 0;
+    if (MODE == 1) {
+        mean = (FD_A)((const FD_P *)meanv)[ch * P.mvs];
+        inv = (FD_A)((const FD_P *)invv)[ch * P.mvs];
+    }
     bn_cs_wait_ctr(&Q.ctr[ch], gridDim.x + 1);
-    stat[0] = __ldcg(ws + 4 * ch + 2 * mode);
-    stat[1] = __ldcg(ws + 4 * ch + 2 * mode + 1);
+    const FD_A s0 = __ldcg(ws + 4 * ch + 2 * MODE), s1 = __ldcg(ws + 4 * ch + 2 * MODE + 1);
+    q->sc = sc, q->bi = bi;
+    if (MODE == 0) {
+        q->mean = s0, q->inv = s1, q->mg = 0, q->mgx = 0;
+    } else {
+        q->mean = mean, q->inv = inv, q->mg = s0, q->mgx = s1;
+    }
 }
 #endif
 
+/* Channel ch's values for its sums, by one thread: training *sft, the shift (the channel's first
+ * element, 0 when not finite: bn_cl_stats1's); backward *q, the saved mean and 1 / std, scale and
+ * bias. */
 template <int MODE>
-static __device__ __forceinline__ void FD_K(bn_cs_ld)(const bn_pk_t &P, int64_t ch, uint32_t v,
+static __device__ __forceinline__ void
+    FD_K(bn_cs_qin)(const bn_pk_t &P, int64_t ch, const FD_T *x, const void *scalev,
+                    const void *biasv, const void *meanv, const void *invv, FD_A *sft,
+                    FD_K(bn_chan_t) * q)
+{
+    if (MODE == 0) {
+        const FD_A x0 = (FD_A)fd_cuda_ld(x + ch * P.s, 0);
+        *sft = isfinite((double)x0) ? x0 : (FD_A)0;
+    } else {
+        q->mean = (FD_A)((const FD_P *)meanv)[ch * P.mvs];
+        q->inv = (FD_A)((const FD_P *)invv)[ch * P.mvs];
+        q->sc = (FD_A)((const FD_P *)scalev)[ch * P.sbs];
+        q->bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * P.sbs] : (FD_A)0;
+        q->mg = 0, q->mgx = 0;
+    }
+}
+
+template <int MODE>
+static __device__ __forceinline__ void FD_K(bn_cs_ld)(const bn_cs_t &Q, int64_t ch, uint32_t v,
                                                        const FD_T *x, const FD_T *dy,
                                                        FD_K(bn_vec_t) * xa, FD_K(bn_vec_t) * da,
                                                        bool last_use)
 {
-    const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, v);
+    const int64_t off = FD_K(bn_pk_off_nchw)(Q.L.P, ch, v);
     if (last_use) {
         const uint4 u = __ldcs((const uint4 *)(x + off));
         memcpy(xa, &u, sizeof u);
@@ -2265,17 +2309,18 @@ static __device__ __forceinline__ void
 
 template <int MODE, bool PLAIN>
 static __device__ __forceinline__ void
-    FD_K(bn_cs_out)(const bn_pk_t &P, int64_t ch, uint32_t v0, int nvl, const FD_T *x,
+    FD_K(bn_cs_out)(const bn_cs_t &Q, int64_t ch, uint32_t v0, int nvl, const FD_T *x,
                      const FD_T *dy, FD_T *out, const FD_K(bn_chan_t) & q, double alpha,
                      double beta)
 {
+    const bn_pk_t &P = Q.L.P;
     const int U = BN_CS_UOUT(MODE);
     for (int j0 = threadIdx.x; j0 < nvl; j0 += U * BN_CL_THREADS) {
         FD_K(bn_vec_t) xa[BN_CS_UOUT(MODE)], da[BN_CS_UOUT(MODE)];
 #pragma unroll
         for (int u = 0; u < U; u++)
             if (j0 + u * BN_CL_THREADS < nvl)
-                FD_K(bn_cs_ld)<MODE>(P, ch, v0 + (uint32_t)(j0 + u * BN_CL_THREADS), x, dy,
+                FD_K(bn_cs_ld)<MODE>(Q, ch, v0 + (uint32_t)(j0 + u * BN_CL_THREADS), x, dy,
                                       &xa[u], &da[u], true);
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -2298,7 +2343,141 @@ static __device__ __forceinline__ void
     }
 }
 
+/* Loads channel ch's first BN_CS_UIN(MODE) vectors of the share (v0, nvl) into xa / da. */
+template <int MODE>
+static __device__ __forceinline__ void FD_K(bn_cs_first)(const bn_cs_t &Q, int64_t ch,
+                                                         uint32_t v0, int nvl, const FD_T *x,
+                                                         const FD_T *dy, FD_K(bn_vec_t) * xa,
+                                                         FD_K(bn_vec_t) * da)
+{
+#pragma unroll
+    for (int u = 0; u < BN_CS_UIN(MODE); u++)
+        if ((int)threadIdx.x + u * BN_CL_THREADS < nvl)
+            FD_K(bn_cs_ld)<MODE>(Q, ch, v0 + (uint32_t)((int)threadIdx.x + u * BN_CL_THREADS), x,
+                                 dy, &xa[u], &da[u], false);
+}
+
+#if defined(__CUDA_ARCH__)
+/* The data warps' CTA pair of channel i (a[2], this thread's sums) into cpart[i & 1]: warp
+ * butterflies, data warp 0 adds the 8 warps (a fixed xor tree). */
+static __device__ __forceinline__ void FD_K(bn_cs_pair)(int64_t i, FD_A *a,
+                                                        FD_A (*wpart)[2 * BN_CL_THREADS / 32],
+                                                        FD_A (*cpart)[2])
+{
+    const int t = threadIdx.x, nw = BN_CL_THREADS / 32, lane = t & 31;
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+        for (int o = 16; o > 0; o >>= 1)
+            a[j] += __shfl_xor_sync(0xffffffffu, a[j], o);
+        if (lane == 0)
+            wpart[i & 1][j * nw + (t >> 5)] = a[j];
+    }
+    bn_cs_bar_sync(2, BN_CL_THREADS);
+    if (t < 32) {
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            FD_A v = lane < nw ? wpart[i & 1][j * nw + lane] : (FD_A)0;
+            for (int o = nw / 2; o > 0; o >>= 1)
+                v += __shfl_xor_sync(0xffffffffu, v, o);
+            if (t == 0)
+                cpart[i & 1][j] = v;
+        }
+    }
+}
+
+/* The data warps of bn_cs_*<1>: channel ch's share goes to slot ch % Q.slots of the dynamic
+ * shared memory (x, then dy: Q.L.vpc vectors each) by cp.async, Q.ahead channels before its
+ * sums; its y / dx are made Q.delay channels after them from the slot, so nothing is read twice
+ * from L2 or DRAM. Each thread copies and reads only its own vectors (member j of the share is
+ * thread j % BN_CL_THREADS's), so the slots need no barrier: the copies' groups (one a step)
+ * are waited for by the thread that made them. slots = delay + ahead + 1: a slot is refilled at
+ * the step after its channel went out. */
 template <int MODE, bool PLAIN>
+static __device__ __forceinline__ void
+    FD_K(bn_cs_data_slots)(const bn_cs_t &Q, const FD_T *x, const FD_T *dy, FD_T *out,
+                            const FD_K(bn_chan_t) * qin, const FD_K(bn_chan_t) * qout,
+                            const FD_A *shin, FD_A (*wpart)[2 * BN_CL_THREADS / 32],
+                            FD_A (*cpart)[2], double alpha, double beta)
+{
+    extern __shared__ uint4 bn_cs_slot[];
+    const bn_cl_t &L = Q.L;
+    const bn_pk_t &P = L.P;
+    const int t = threadIdx.x, D = Q.delay, A = Q.ahead, NS = Q.slots;
+    const int64_t C = P.c, steps = C + D;
+    const uint32_t v0 = blockIdx.x * L.vpc;
+    const int nvl = v0 < L.nv ? (int)((L.nv - v0 < L.vpc ? L.nv - v0 : L.vpc)) : 0;
+    const size_t sv = (size_t)L.vpc * (1 + MODE); /* vectors a slot */
+    for (int64_t k = 0; k < A; k++) {            /* channels 0 .. A - 1 */
+        if (k < C)
+            for (int j = t; j < nvl; j += BN_CL_THREADS) {
+                const int64_t off = FD_K(bn_pk_off_nchw)(P, k, v0 + (uint32_t)j);
+                uint4 *sl = bn_cs_slot + (size_t)(k % NS) * sv;
+                bn_cl_cp16(sl + j, x + off);
+                if (MODE == 1)
+                    bn_cl_cp16(sl + L.vpc + j, dy + off);
+            }
+        bn_cs_cp_commit();
+    }
+    for (int64_t i = 0; i < steps; i++) {
+        const int64_t ch = i - D, n = i + A; /* out, loaded this step */
+        if (n < C)
+            for (int j = t; j < nvl; j += BN_CL_THREADS) {
+                const int64_t off = FD_K(bn_pk_off_nchw)(P, n, v0 + (uint32_t)j);
+                uint4 *sl = bn_cs_slot + (size_t)(n % NS) * sv;
+                bn_cl_cp16(sl + j, x + off);
+                if (MODE == 1)
+                    bn_cl_cp16(sl + L.vpc + j, dy + off);
+            }
+        bn_cs_cp_commit(); /* one group a step, empty past the last channel */
+        __syncthreads();
+        if (ch >= 0) { /* channel i - D out of its slot */
+            const FD_K(bn_chan_t) o = qout[ch & 1];
+            const uint4 *sl = bn_cs_slot + (size_t)(ch % NS) * sv;
+            for (int j = t; j < nvl; j += BN_CL_THREADS) {
+                FD_K(bn_vec_t) xa, da, r;
+                const uint4 u = sl[j];
+                memcpy(&xa, &u, sizeof u);
+                if (MODE == 1) {
+                    const uint4 w = sl[L.vpc + j];
+                    memcpy(&da, &w, sizeof w);
+                }
+                const int64_t off = FD_K(bn_pk_off_nchw)(P, ch, v0 + (uint32_t)j);
+                if (!PLAIN && beta != 0.0)
+                    r = *(const FD_K(bn_vec_t) *)(out + off);
+#pragma unroll
+                for (int l = 0; l < FD_VEC; l++)
+                    FD_K(bn_pk_out_k)<PLAIN>(P, MODE, r.e, l, (FD_A)fd_cuda_ld(xa.e, l),
+                                             MODE == 1 ? (FD_A)fd_cuda_ld(da.e, l) : (FD_A)0, o,
+                                             alpha, beta);
+                uint4 w;
+                memcpy(&w, &r, sizeof w);
+                __stcs((uint4 *)(out + off), w);
+            }
+        }
+        if (i >= C)
+            continue;
+        bn_cs_cp_wait(A); /* channel i's group has landed (i + 1 .. i + A may be pending) */
+        const FD_K(bn_chan_t) q = qin[i & 1];
+        const FD_A sft = shin[i & 1];
+        const uint4 *sl = bn_cs_slot + (size_t)(i % NS) * sv;
+        FD_A a[2] = {0, 0};
+        for (int j = t; j < nvl; j += BN_CL_THREADS) {
+            FD_K(bn_vec_t) xa, da;
+            const uint4 u = sl[j];
+            memcpy(&xa, &u, sizeof u);
+            if (MODE == 1) {
+                const uint4 w = sl[L.vpc + j];
+                memcpy(&da, &w, sizeof w);
+            }
+            FD_K(bn_cs_acc)<MODE, PLAIN>(P, xa, da, sft, q, a);
+        }
+        FD_K(bn_cs_pair)(i, a, wpart, cpart);
+    }
+    bn_cs_cp_wait(0);
+}
+#endif
+
+template <int MODE, bool PLAIN, int S>
 static __device__ __forceinline__ void
     FD_K(bn_cs_body)(const bn_cs_t &Q, const FD_T *x, const FD_T *dy, FD_T *out,
                       const void *scalev, const void *biasv, const void *meanv, const void *invv,
@@ -2307,10 +2486,13 @@ static __device__ __forceinline__ void
                       double beta, double alpha_p, double beta_p)
 {
 #if defined(__CUDA_ARCH__)
-    __shared__ FD_A wpart[2][2 * BN_CL_THREADS / 32]; /* by the parity of the channel summed */
-    __shared__ FD_A cpart[2][2];                      /* the CTA's pair, to the sync warp */
-    __shared__ FD_A cshift[2];                        /* the training shift, to the sync warp */
-    __shared__ FD_A stat[2][2];                       /* by the parity of the channel out */
+    /* Each by the parity of its channel: the warps' and the CTA's pairs of the channel summed,
+     * its shift and values (qin, shin), the values of the channel out (qout). Written before
+     * barrier 1 of the step that reads them and read before barrier 1 of the step after. */
+    __shared__ FD_A wpart[2][2 * BN_CL_THREADS / 32];
+    __shared__ FD_A cpart[2][2];
+    __shared__ FD_A shin[2];
+    __shared__ FD_K(bn_chan_t) qin[2], qout[2];
     const bn_cl_t &L = Q.L;
     const bn_pk_t &P = L.P;
     const unsigned G = gridDim.x, b = blockIdx.x;
@@ -2320,15 +2502,23 @@ static __device__ __forceinline__ void
     const int nvl = v0 < L.nv ? (int)((L.nv - v0 < L.vpc ? L.nv - v0 : L.vpc)) : 0;
     if (t >= BN_CL_THREADS) { /* the sync warp */
         const int lane = t - BN_CL_THREADS;
-        FD_A p1 = 0, p2 = 0, sft = 0; /* the partial of the channel before */
+        if (lane == 0 && C > 0)
+            FD_K(bn_cs_qin)<MODE>(P, 0, x, scalev, biasv, meanv, invv, &shin[0], &qin[0]);
         for (int64_t i = 0; i < steps; i++) {
-            bn_cs_bar_sync(1, BN_CS_THREADS); /* step i: stat[] holds channel i - D's */
-            if (i >= 1 && i - 1 < C) {          /* publish channel i - 1's partial */
+            __syncthreads(); /* step i: cpart holds channel i - 1's pair */
+            const int64_t n = i + 1, f = i + 1 - D; /* summed, out next step */
+            FD_A nsh = 0;
+            FD_K(bn_chan_t) nq = {0, 0, 0, 0, 0, 0};
+            if (lane == 0 && n < C) /* loads in flight across the publish */
+                FD_K(bn_cs_qin)<MODE>(P, n, x, scalev, biasv, meanv, invv, &nsh, &nq);
+            if (i >= 1 && i - 1 < C) { /* publish channel i - 1's pair */
                 unsigned old = 0;
+                FD_A sft = 0;
                 if (lane == 0) {
                     FD_A *part = ws + 4 * C + ((i - 1) * G + b) * 2;
-                    part[0] = p1;
-                    part[1] = p2;
+                    part[0] = cpart[(i - 1) & 1][0];
+                    part[1] = cpart[(i - 1) & 1][1];
+                    sft = shin[(i - 1) & 1];
                     __threadfence();
                     old = atomicAdd(&Q.ctr[i - 1], 1u);
                 }
@@ -2339,58 +2529,38 @@ static __device__ __forceinline__ void
                                     save_invv, factor, dscalev, dbiasv, alpha_p, beta_p);
                 }
             }
-            const int64_t f = i + 1 - D; /* the channel out next step */
-            if (lane == 0 && f >= 0 && f < C)
-                FD_K(bn_cs_stat)(Q, MODE, f, ws, stat[f & 1]);
-            if (i < C) { /* channel i's partial from the data warps */
-                bn_cs_bar_sync(3, BN_CS_THREADS);
-                if (lane == 0)
-                    p1 = cpart[i & 1][0], p2 = cpart[i & 1][1], sft = cshift[i & 1];
+            if (lane == 0 && n < C) {
+                shin[n & 1] = nsh;
+                qin[n & 1] = nq;
             }
+            if (lane == 0 && f >= 0 && f < C)
+                FD_K(bn_cs_qout)<MODE>(Q, f, scalev, biasv, meanv, invv, ws, &qout[f & 1]);
         }
         if (lane == 0 && atomicAdd(&Q.ctr[C], 1u) == G - 1)
             for (int64_t i = 0; i <= C; i++) /* every CTA is past its last wait */
                 ((volatile unsigned *)Q.ctr)[i] = 0;
         return;
     }
-    for (int64_t i = 0; i < steps; i++) { /* the data warps */
-        const int64_t ch = i - D;          /* out this step */
-        bn_cs_bar_sync(1, BN_CS_THREADS);
-        FD_K(bn_vec_t) xa[BN_CS_UIN(MODE)], da[BN_CS_UIN(MODE)]; /* channel i's first */
-        FD_K(bn_chan_t) q = {0, 0, 0, 0, 0, 0};
-        FD_A sft = 0;
-        if (i < C) {
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (t + u * BN_CL_THREADS < nvl)
-                    FD_K(bn_cs_ld)<MODE>(P, i, v0 + (uint32_t)(t + u * BN_CL_THREADS), x, dy,
-                                          &xa[u], &da[u], false);
-            if (MODE == 0) {
-                const FD_A x0 = (FD_A)fd_cuda_ld(x + i * P.s, 0);
-                sft = isfinite((double)x0) ? x0 : (FD_A)0;
-            } else {
-                q.mean = (FD_A)((const FD_P *)meanv)[i * P.mvs];
-                q.inv = (FD_A)((const FD_P *)invv)[i * P.mvs];
-                q.sc = (FD_A)((const FD_P *)scalev)[i * P.sbs];
-                q.bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[i * P.sbs] : (FD_A)0;
-            }
-        }
+    if (S == 1) { /* the data warps, shared-memory slots */
+        FD_K(bn_cs_data_slots)<MODE, PLAIN>(Q, x, dy, out, qin, qout, shin, wpart, cpart, alpha,
+                                             beta);
+        return;
+    }
+    /* the data warps: channel i's first vectors are loaded during step i - 1 */
+    FD_K(bn_vec_t) xa[BN_CS_UIN(MODE)], da[BN_CS_UIN(MODE)];
+    if (C > 0)
+        FD_K(bn_cs_first)<MODE>(Q, 0, v0, nvl, x, dy, xa, da);
+    for (int64_t i = 0; i < steps; i++) {
+        const int64_t ch = i - D; /* out this step */
+        __syncthreads();
         if (ch >= 0) { /* channel i - D out, while channel i's loads land */
-            FD_K(bn_chan_t) o;
-            o.sc = (FD_A)((const FD_P *)scalev)[ch * P.sbs];
-            o.bi = biasv != NULL ? (FD_A)((const FD_P *)biasv)[ch * P.sbs] : (FD_A)0;
-            o.mg = 0, o.mgx = 0;
-            if (MODE == 0) {
-                o.mean = stat[ch & 1][0], o.inv = stat[ch & 1][1];
-            } else {
-                o.mean = (FD_A)((const FD_P *)meanv)[ch * P.mvs];
-                o.inv = (FD_A)((const FD_P *)invv)[ch * P.mvs];
-                o.mg = stat[ch & 1][0], o.mgx = stat[ch & 1][1];
-            }
-            FD_K(bn_cs_out)<MODE, PLAIN>(P, ch, v0, nvl, x, dy, out, o, alpha, beta);
+            const FD_K(bn_chan_t) o = qout[ch & 1];
+            FD_K(bn_cs_out)<MODE, PLAIN>(Q, ch, v0, nvl, x, dy, out, o, alpha, beta);
         }
         if (i >= C)
             continue;
+        const FD_K(bn_chan_t) q = qin[i & 1];
+        const FD_A sft = shin[i & 1];
         FD_A a[2] = {0, 0};
 #pragma unroll
         for (int u = 0; u < U; u++)
@@ -2400,36 +2570,16 @@ static __device__ __forceinline__ void
 #pragma unroll
             for (int u = 0; u < U; u++)
                 if (j0 + u * BN_CL_THREADS < nvl)
-                    FD_K(bn_cs_ld)<MODE>(P, i, v0 + (uint32_t)(j0 + u * BN_CL_THREADS), x, dy,
+                    FD_K(bn_cs_ld)<MODE>(Q, i, v0 + (uint32_t)(j0 + u * BN_CL_THREADS), x, dy,
                                           &xa[u], &da[u], false);
 #pragma unroll
             for (int u = 0; u < U; u++)
                 if (j0 + u * BN_CL_THREADS < nvl)
                     FD_K(bn_cs_acc)<MODE, PLAIN>(P, xa[u], da[u], sft, q, a);
         }
-        /* the CTA's pair: warp butterflies, data warp 0 adds the 8 warps (a fixed xor tree) */
-        const int nw = BN_CL_THREADS / 32, lane = t & 31;
-#pragma unroll
-        for (int j = 0; j < 2; j++) {
-            for (int o = 16; o > 0; o >>= 1)
-                a[j] += __shfl_xor_sync(0xffffffffu, a[j], o);
-            if (lane == 0)
-                wpart[i & 1][j * nw + (t >> 5)] = a[j];
-        }
-        bn_cs_bar_sync(2, BN_CL_THREADS);
-        if (t < 32) {
-#pragma unroll
-            for (int j = 0; j < 2; j++) {
-                FD_A v = lane < nw ? wpart[i & 1][j * nw + lane] : (FD_A)0;
-                for (int o = nw / 2; o > 0; o >>= 1)
-                    v += __shfl_xor_sync(0xffffffffu, v, o);
-                if (t == 0)
-                    cpart[i & 1][j] = v;
-            }
-            if (t == 0)
-                cshift[i & 1] = sft;
-        }
-        bn_cs_bar_arrive(3, BN_CS_THREADS);
+        if (i + 1 < C) /* in flight across the reduction, barrier 1 and the next apply */
+            FD_K(bn_cs_first)<MODE>(Q, i + 1, v0, nvl, x, dy, xa, da);
+        FD_K(bn_cs_pair)(i, a, wpart, cpart);
     }
 #else
     (void)Q, (void)x, (void)dy, (void)out, (void)scalev, (void)biasv, (void)meanv, (void)invv;
@@ -2438,21 +2588,23 @@ static __device__ __forceinline__ void
 #endif
 }
 
+template <int S>
 static __global__ void __launch_bounds__(BN_CS_THREADS, BN_CS_CTAS_SM)
     FD_K(bn_cs_train)(const bn_cs_t Q, const void *xv, void *yv, const void *scalev,
                        const void *biasv, void *wsv, void *run_meanv, void *run_varv,
                        void *save_meanv, void *save_invv, double factor, double alpha, double beta)
 {
     if (Q.L.P.ops == CUDNN_BATCHNORM_OPS_BN && alpha == 1.0 && beta == 0.0)
-        FD_K(bn_cs_body)<0, true>(Q, (const FD_T *)xv, NULL, (FD_T *)yv, scalev, biasv, NULL,
+        FD_K(bn_cs_body)<0, true, S>(Q, (const FD_T *)xv, NULL, (FD_T *)yv, scalev, biasv, NULL,
                                    NULL, (FD_A *)wsv, run_meanv, run_varv, save_meanv, save_invv,
                                    factor, NULL, NULL, alpha, beta, 0.0, 0.0);
     else
-        FD_K(bn_cs_body)<0, false>(Q, (const FD_T *)xv, NULL, (FD_T *)yv, scalev, biasv, NULL,
+        FD_K(bn_cs_body)<0, false, S>(Q, (const FD_T *)xv, NULL, (FD_T *)yv, scalev, biasv, NULL,
                                     NULL, (FD_A *)wsv, run_meanv, run_varv, save_meanv, save_invv,
                                     factor, NULL, NULL, alpha, beta, 0.0, 0.0);
 }
 
+template <int S>
 static __global__ void __launch_bounds__(BN_CS_THREADS, BN_CS_CTAS_SM)
     FD_K(bn_cs_bwd)(const bn_cs_t Q, const void *xv, const void *dyv, void *dxv,
                      const void *scalev, const void *biasv, const void *meanv, const void *invv,
@@ -2460,11 +2612,11 @@ static __global__ void __launch_bounds__(BN_CS_THREADS, BN_CS_CTAS_SM)
                      double alpha_p, double beta_p)
 {
     if (Q.L.P.ops == CUDNN_BATCHNORM_OPS_BN && alpha == 1.0 && beta == 0.0)
-        FD_K(bn_cs_body)<1, true>(Q, (const FD_T *)xv, (const FD_T *)dyv, (FD_T *)dxv, scalev,
+        FD_K(bn_cs_body)<1, true, S>(Q, (const FD_T *)xv, (const FD_T *)dyv, (FD_T *)dxv, scalev,
                                    biasv, meanv, invv, (FD_A *)wsv, NULL, NULL, NULL, NULL, 0.0,
                                    dscalev, dbiasv, alpha, beta, alpha_p, beta_p);
     else
-        FD_K(bn_cs_body)<1, false>(Q, (const FD_T *)xv, (const FD_T *)dyv, (FD_T *)dxv, scalev,
+        FD_K(bn_cs_body)<1, false, S>(Q, (const FD_T *)xv, (const FD_T *)dyv, (FD_T *)dxv, scalev,
                                     biasv, meanv, invv, (FD_A *)wsv, NULL, NULL, NULL, NULL, 0.0,
                                     dscalev, dbiasv, alpha, beta, alpha_p, beta_p);
 }
