@@ -14,8 +14,11 @@
  * GEMM's own stack buffer. Per K block (256 rows of col) ig_block first derives each row's
  * channel, taps, x offset and valid output ranges once (the row table, in the call's own struct
  * on the stack); a panel then walks its 32 output positions as runs along the last output dim
- * and copies each run with masked vector loads (unit x step) or element by element (strided or
- * NHWC x), zeros where the tap falls in the padding.
+ * and copies each run with masked loads (unit x step), two loads and an even-lane permute
+ * (stride 2) or a masked gather (other steps: NHWC x, larger strides), zeros where the tap falls
+ * in the padding. With a source the SGEMM runs its K blocks outermost, so up to IG_KEEP panels
+ * are kept for every block of 96 output channels. Stack: the source (its row table and kept
+ * panels, ~142 KB) and the SGEMM's packing buffers (~128 KB) on the calling thread's stack.
  * The sum order is the GEMM's (K blocks of 256 in order, one FMA chain each), so the bits are
  * those of the im2col row on the same GEMM (IMPLICIT_PRECOMP_GEMM with our SGEMM), whatever
  * the thread count: the team splits each image's PQ into fixed pieces (gemm.h:
