@@ -470,11 +470,12 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
         if (rank_of(p->dir)[i] != first)
             rank[j++] = rank_of(p->dir)[i];
     /* pass 0: algorithms the handle's own backend serves; 1: those served by the fallback
-     * (cpu -> ref, far slower) and, before them in rank order, the cpu's implicit GEMM
-     * (src/cpu/conv_implicit.c: FWD IMPLICIT_GEMM for callers that allow no workspace; it
-     * gathers the column matrix again for every 96 output channels, so the rows that may take
-     * a workspace rank first, as they did when the ref served that enum: ResNet-50 N = 1, one
-     * thread, 1024 -> 2048 1x1 stride 2, 124 against 102 GFLOP/s); 2: unsupported ones. */
+     * (cpu -> ref, far slower) and, before them in rank order, the cpu's implicit GEMMs
+     * (src/cpu/conv_implicit.c: FWD IMPLICIT_GEMM and BWD_FILTER ALGO_0 for callers that allow
+     * no workspace; they gather the column matrix again for every 96 output channels, so the
+     * rows that may take a workspace rank first, as they did when the ref served those enums:
+     * ResNet-50 N = 1, one thread, forward 1024 -> 2048 1x1 stride 2, 124 against 102
+     * GFLOP/s); 2: unsupported ones. */
     for (int pass = 0; pass < 3; pass++) {
         for (int i = 0; i < count; i++) {
             int algo = rank[i];
@@ -483,7 +484,7 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
             int klass = impl == NULL ? 2 : impl->backend == handle->backend ? 0 : 1;
             if (handle->backend == FD_BACKEND_REF && klass == 1)
                 klass = 0;
-            if (klass == 0 && algo != first && strcmp(impl->name, "fd_conv_fwd_implicit_f32") == 0)
+            if (klass == 0 && algo != first && strstr(impl->name, "_implicit_f32") != NULL)
                 klass = 1;
             if (klass != pass)
                 continue;

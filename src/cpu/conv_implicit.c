@@ -74,31 +74,65 @@ typedef struct {
     float keep[IG_KEEP][FD_CPU_SGEMM_KC * FD_CPU_SGEMM_NR] __attribute__((aligned(64)));
 } ig_source_t;
 
-static void ig_block(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
+/* Row q of col (of a group of cg channels) as an ig_row_t. */
+static void ig_row_of(const fd_conv_problem_t *p, int64_t cg, int64_t q, ig_row_t *r)
 {
-    ig_source_t *g = (ig_source_t *)s;
-    const fd_conv_problem_t *p = g->p;
-    for (int i = 0; i < IG_KEEP; i++)
-        g->kept[i] = 0;
-    for (int64_t q = 0; q < kc; q++) {
-        int64_t tm[3];
-        ig_row_t *r = &g->rows[q];
-        const int64_t c = fd_col_coords(p, g->cg, k0 + q, tm);
-        r->off = c * p->xs[1];
-        for (int d = 0; d < 3; d++) {
-            const int64_t t = fd_col_tap(p, d, tm[d]);
-            fd_col_valid(p, d, t, &r->lo[d], &r->hi[d]);
-            r->off += (t * p->dil[d] - p->pad[d]) * p->xs[2 + d];
-        }
+    int64_t tm[3];
+    const int64_t c = fd_col_coords(p, cg, q, tm);
+    r->off = c * p->xs[1];
+    for (int d = 0; d < 3; d++) {
+        const int64_t t = fd_col_tap(p, d, tm[d]);
+        fd_col_valid(p, d, t, &r->lo[d], &r->hi[d]);
+        r->off += (t * p->dil[d] - p->pad[d]) * p->xs[2 + d];
     }
 }
 
-/* A run of the panel: columns [j, j + len) are output positions (o0, o1, o2 .. o2 + len - 1),
- * whose x offset at o2 is `off` (before the row's own). */
+static void ig_block(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
+{
+    ig_source_t *g = (ig_source_t *)s;
+    for (int i = 0; i < IG_KEEP; i++)
+        g->kept[i] = 0;
+    for (int64_t q = 0; q < kc; q++)
+        ig_row_of(g->p, g->cg, k0 + q, &g->rows[q]);
+}
+
+/* A run: entries [j, j + len) are output positions (o0, o1, o2 .. o2 + len - 1), whose x offset
+ * at o2 is `off` (before the row's own). */
 typedef struct {
     int j, len;
     int64_t o0, o1, o2, off;
 } ig_run_t;
+
+/* Output positions [l, l + count) cut into runs along the last output dim (os: the x step of
+ * one position along each dim); returns the number of runs (at most count). */
+static int ig_runs(const fd_conv_problem_t *p, const int64_t *os, int64_t l, int count,
+                   ig_run_t *run)
+{
+    int64_t o2 = l % p->out[2], o1 = l / p->out[2] % p->out[1], o0 = l / (p->out[2] * p->out[1]);
+    int nrun = 0;
+    for (int j = 0; j < count; nrun++) {
+        ig_run_t *r = &run[nrun];
+        r->j = j, r->o0 = o0, r->o1 = o1, r->o2 = o2;
+        r->len = (int)(p->out[2] - o2 < count - j ? p->out[2] - o2 : count - j);
+        r->off = o0 * os[0] + o1 * os[1] + o2 * os[2];
+        j += r->len;
+        o2 = 0;
+        if (++o1 == p->out[1])
+            o1 = 0, o0++;
+    }
+    return nrun;
+}
+
+/* The positions [*a, *b) of run r that row w reads inside x (empty when its o0, o1 fall in the
+ * padding). */
+static inline void ig_valid(const ig_row_t *w, const ig_run_t *r, int64_t *a, int64_t *b)
+{
+    *a = 0, *b = 0;
+    if (r->o0 >= w->lo[0] && r->o0 < w->hi[0] && r->o1 >= w->lo[1] && r->o1 < w->hi[1]) {
+        *a = w->lo[2] - r->o2 > 0 ? w->lo[2] - r->o2 : 0;
+        *b = w->hi[2] - r->o2 < r->len ? w->hi[2] - r->o2 : r->len;
+    }
+}
 
 /* Rows [0, kc) of the current K block (ig_block) x output positions j0 + g->j0 .. + nr into
  * bp[kk * width + j] (nr <= width <= IG_NB_MAX; zeros in [nr, width)), copied with `copy`. */
@@ -108,33 +142,15 @@ typedef void (*ig_copy_fn)(float *dst, const float *x, int64_t base, int64_t ste
 static void ig_gather(const ig_source_t *g, int64_t kc, int64_t j0, int nr, int width, float *bp,
                       ig_copy_fn copy)
 {
-    const fd_conv_problem_t *p = g->p;
-    /* the runs of output positions along the last dim */
     ig_run_t run[IG_NB_MAX];
-    int nrun = 0;
-    int64_t l = g->j0 + j0;
-    int64_t o2 = l % p->out[2], o1 = l / p->out[2] % p->out[1], o0 = l / (p->out[2] * p->out[1]);
-    for (int j = 0; j < nr; nrun++) {
-        ig_run_t *r = &run[nrun];
-        r->j = j, r->o0 = o0, r->o1 = o1, r->o2 = o2;
-        r->len = (int)(p->out[2] - o2 < nr - j ? p->out[2] - o2 : nr - j);
-        r->off = o0 * g->os[0] + o1 * g->os[1] + o2 * g->os[2];
-        j += r->len;
-        o2 = 0;
-        if (++o1 == p->out[1])
-            o1 = 0, o0++;
-    }
+    const int nrun = ig_runs(g->p, g->os, g->j0 + j0, nr, run);
     for (int64_t kk = 0; kk < kc; kk++) {
         const ig_row_t *w = &g->rows[kk];
         float *dst = bp + kk * width;
         for (int i = 0; i < nrun; i++) {
-            const ig_run_t *r = &run[i];
-            int64_t a = 0, b = 0; /* the run's valid positions: [a, b) */
-            if (r->o0 >= w->lo[0] && r->o0 < w->hi[0] && r->o1 >= w->lo[1] && r->o1 < w->hi[1]) {
-                a = w->lo[2] - r->o2 > 0 ? w->lo[2] - r->o2 : 0;
-                b = w->hi[2] - r->o2 < r->len ? w->hi[2] - r->o2 : r->len;
-            }
-            copy(dst + r->j, g->x, w->off + r->off, g->os[2], r->len, a, b);
+            int64_t a, b;
+            ig_valid(w, &run[i], &a, &b);
+            copy(dst + run[i].j, g->x, w->off + run[i].off, g->os[2], run[i].len, a, b);
         }
         for (int j = nr; j < width; j++)
             dst[j] = 0.0f;
@@ -217,6 +233,8 @@ static int ig_y_view(const fd_conv_problem_t *p, int64_t kg, int64_t l, int64_t 
            fd_cpu_view_ok(kg, l, rs, cs);
 }
 
+/* What both rows need: FLOAT, a dense K/G x CRS filter (packed NCHW or NHWC), y (dy) a K/G x
+ * PQ matrix per image (ig_y_view), GEMM dimensions within int. */
 static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
 {
     if (!fd_cpu_dtype_ok(p, CUDNN_DATA_FLOAT, why, why_size))
@@ -234,7 +252,9 @@ static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
     int64_t rs, cs;
     if (!ig_y_view(p, kg, l, &rs, &cs)) {
         snprintf(why, why_size,
-                 "y is not a K/G x PQ matrix per image with a unit stride (padded strides)");
+                 "%s is not a K/G x PQ matrix per image with a unit stride "
+                 "(padded strides)",
+                 p->dir == FD_CONV_FWD ? "y" : "dy");
         return 0;
     }
     if (kg > INT_MAX || crs > INT_MAX || l > INT_MAX) {
@@ -314,6 +334,126 @@ static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
     if (!own)
         fd_cpu_blas_serial_end();
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---- backward filter: dw[K/G x CRS] (+)= dy[K/G x PQ] . col^T[PQ x CRS], per image --------- */
+
+/* The source of col^T for one SGEMM call: image n, group g, columns [c0, c0 + ncols) of CRS
+ * (rows of col). Its K blocks are blocks of output positions: ig_wblock cuts them into runs
+ * along the last output dim; a panel gathers each of its columns (one row of col) run by run
+ * into a line and writes the line down the panel's column. */
+typedef struct {
+    fd_cpu_bsource_t src; /* first */
+    const fd_conv_problem_t *p;
+    const float *x;
+    int64_t cg, c0;
+    int64_t os[3];
+    int nrun;
+    ig_run_t run[FD_CPU_SGEMM_KC]; /* the runs of the K block ig_wblock last cut */
+} ig_wsource_t;
+
+static void ig_wblock(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
+{
+    ig_wsource_t *g = (ig_wsource_t *)s;
+    g->nrun = ig_runs(g->p, g->os, k0, (int)kc, g->run);
+}
+
+#if IG_X86
+static float *ig_wpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
+{
+    ig_wsource_t *g = (ig_wsource_t *)s;
+    (void)k0;
+    float line[FD_CPU_SGEMM_KC + 16];
+    for (int j = 0; j < FD_CPU_SGEMM_NR; j++) {
+        if (j >= nr) {
+            for (int64_t kk = 0; kk < kc; kk++)
+                bp[kk * FD_CPU_SGEMM_NR + j] = 0.0f;
+            continue;
+        }
+        ig_row_t w;
+        ig_row_of(g->p, g->cg, g->c0 + j0 + j, &w);
+        for (int i = 0; i < g->nrun; i++) {
+            int64_t a, b;
+            ig_valid(&w, &g->run[i], &a, &b);
+            ig_copy(line + g->run[i].j, g->x, w.off + g->run[i].off, g->os[2], g->run[i].len, a, b);
+        }
+        for (int64_t kk = 0; kk < kc; kk++)
+            bp[kk * FD_CPU_SGEMM_NR + j] = line[kk];
+    }
+    return bp;
+}
+#endif
+
+static int ig_w_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    if (!IG_X86 || !fd_cpu_sgemm_own()) {
+        snprintf(why, why_size,
+                 "backward filter without workspace runs on our AVX-512 SGEMM "
+                 "only (no AVX-512F, or FREEDNN_CPU_GEMM=blas)");
+        return 0;
+    }
+    return ig_applicable(p, why, why_size);
+}
+
+/* Pieces of CRS (fixed by the shape) on the team, each summing every image in order into its
+ * columns of dw, the first image blending with beta: the im2col row's (ALGO_1) sum order and
+ * bits on the same SGEMM. */
+static cudnnStatus_t ig_w_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+#if IG_X86
+    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
+    const int64_t l = p->out[0] * p->out[1] * p->out[2];
+    int64_t rs, cs;
+    ig_y_view(p, kg, l, &rs, &cs); /* dy's K/G x PQ view */
+    const int parts = fd_cpu_split_parts(crs);
+    const int nt = parts > 1 && kg * l * crs >= (1 << 19) ? fd_cpu_team_size() : 1;
+    const float *xa = a->x, *dya = a->y;
+    float *dwa = a->out;
+    for (int64_t g = 0; g < p->groups; g++) {
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+        for (int part = 0; part < parts; part++) {
+            int64_t lo, hi;
+            fd_cpu_part(crs, 16, parts, part, &lo, &hi);
+            if (hi <= lo)
+                continue;
+            ig_wsource_t s;
+            s.src.block = ig_wblock, s.src.panel = ig_wpanel;
+            s.p = p, s.cg = cg, s.c0 = lo;
+            for (int d = 0; d < 3; d++)
+                s.os[d] = p->stride[d] * p->xs[2 + d];
+            for (int64_t n = 0; n < p->n; n++) {
+                s.x = xa + n * p->xs[0] + g * cg * p->xs[1];
+                fd_cpu_sgemm_avx512_src(kg, hi - lo, l, (float)a->alpha,
+                                        dya + n * p->ys[0] + g * kg * p->ys[1], rs, cs, &s.src,
+                                        n == 0 ? (float)a->beta : 1.0f,
+                                        dwa + g * kg * p->ws[0] + lo, p->ws[0], 1);
+            }
+        }
+    }
+    return CUDNN_STATUS_SUCCESS;
+#else
+    (void)p, (void)a;
+    return CUDNN_STATUS_NOT_SUPPORTED; /* never: not applicable without AVX-512 */
+#endif
+}
+
+int fd_conv_bwd_filter_implicit_f32_applicable(const fd_conv_problem_t *p, char *why,
+                                               size_t why_size)
+{
+    return ig_w_applicable(p, why, why_size);
+}
+
+size_t fd_conv_bwd_filter_implicit_f32_workspace(const fd_conv_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+cudnnStatus_t fd_conv_bwd_filter_implicit_f32_run(const fd_conv_problem_t *p,
+                                                  const fd_conv_args_t *a)
+{
+    return ig_w_run(p, a);
 }
 
 int fd_conv_fwd_implicit_f32_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)

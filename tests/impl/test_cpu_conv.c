@@ -17,8 +17,9 @@
  * - Shapes large enough for the rows' own OpenMP team (GEMM split, im2col by rows, col2im by
  *   channel and band of dx rows, BLAS single-threaded), same checks, with the process's threads.
  * - A random sweep (conv_case.h shapes) restricted to the served algorithms, exact and real.
- * - The implicit GEMM (src/cpu/conv_implicit.c, FWD IMPLICIT_GEMM): shapes for each of its
- *   paths against the oracle, and bit for bit against the im2col row on the same SGEMM.
+ * - The implicit GEMMs (src/cpu/conv_implicit.c, FWD IMPLICIT_GEMM, BWD_FILTER ALGO_0): shapes
+ *   for each of their paths against the oracle, and bit for bit against the im2col row on the
+ *   same SGEMM.
  * - Determinism: the same call twice gives the same bits, and the program re-runs itself with
  *   OMP_NUM_THREADS / OPENBLAS_NUM_THREADS = 1 and 2 on larger problems (three of them
  *   through the team path at 2 threads): identical bits.
@@ -124,6 +125,13 @@ static int split_bwd_takes(const co_shape_t *s)
     return strided && !one && !(fsize >= (1 << 18) && positions < 128);
 }
 
+/* 1 when FREEDNN_CPU_GEMM=blas sends FLOAT GEMMs to CBLAS (impl/test_cpu_conv_blas). */
+static int gemm_blas(void)
+{
+    const char *gemm = getenv("FREEDNN_CPU_GEMM");
+    return gemm != NULL && strcmp(gemm, "blas") == 0;
+}
+
 /* The implementation the case must get on a cpu handle ("" when the test cannot tell). */
 static const char *expected_impl(const cc_case_t *c)
 {
@@ -157,6 +165,12 @@ static const char *expected_impl(const cc_case_t *c)
         if (c->yl == CC_PADDED || c->yl == CC_PERMUTED || is_1x1(&c->s))
             return ""; /* and a 1x1 the 1x1 row may take (x a BLAS view) or not */
         kind = "implicit";
+    } else if (c->dir == CO_BWD_FILTER && c->dt == CUDNN_DATA_FLOAT &&
+               c->comp == CUDNN_DATA_FLOAT && c->algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0) {
+        /* src/cpu/conv_implicit.c's backward filter: our AVX-512 SGEMM only */
+        if (c->yl == CC_PADDED || c->yl == CC_PERMUTED || is_1x1(&c->s))
+            return "";
+        kind = fd_test_cpu_avx512() && !gemm_blas() ? "implicit" : "ref";
     } else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
                c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && direct_bwd_takes(&c->s))
         kind = "direct"; /* src/cpu/conv_direct_bwd_cpu.c, before the im2col row */
@@ -385,52 +399,58 @@ static const shape_t implicit_shapes[] = {
     {"ig wide plane", 2, 1, 3, 8, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
 };
 
-/* FWD IMPLICIT_GEMM against the oracle (exact and real, x NCHW / NHWC / padded, y NCHW or NHWC,
- * both filter formats, alpha / beta), and bit for bit against IMPLICIT_PRECOMP_GEMM (the im2col
- * row) where that row runs the same AVX-512 SGEMM: the same products summed in the same order. */
+/* FWD IMPLICIT_GEMM and BWD_FILTER ALGO_0 against the oracle (exact and real, x NCHW / NHWC /
+ * padded, y NCHW or NHWC, both filter formats, alpha / beta), and bit for bit against the im2col
+ * row (IMPLICIT_PRECOMP_GEMM, ALGO_1) where that row runs the same AVX-512 SGEMM: the same
+ * products summed in the same order. */
 static void implicit_cases(cudnnHandle_t h)
 {
     static const cc_layout_t xls[3] = {CC_NCHW, CC_NHWC, CC_PADDED};
     static const cc_layout_t yls[3] = {CC_NCHW, CC_NHWC, CC_NCHW};
     static const double ab[3][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}};
-    const char *gemm = getenv("FREEDNN_CPU_GEMM");
-    const int same_gemm = fd_test_cpu_avx512() && !(gemm != NULL && strcmp(gemm, "blas") == 0);
+    const int same_gemm = fd_test_cpu_avx512() && !gemm_blas();
     int turn = 0, compared = 0;
-    for (size_t si = 0; si < sizeof implicit_shapes / sizeof implicit_shapes[0]; si++)
-        for (int v = 0; v < 3; v++, turn++) {
-            uint64_t seed = fd_test_mix(0x16E3ull, (uint64_t)turn);
-            cc_case_t c = case_of(&implicit_shapes[si], CO_FWD, CUDNN_DATA_FLOAT, seed);
-            fd_rng_t r;
-            fd_rng_seed(&r, seed);
-            cc_set_layouts(&c, xls[v], turn % 2 ? yls[v] : CC_NCHW, &r);
-            c.wnhwc = turn % 2;
-            c.s.flip = (turn / 2) % 2;
-            c.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-            run_case(h, &c, CC_EXACT);
-            c.alpha = ab[turn % 3][0], c.beta = ab[turn % 3][1];
-            run_case(h, &c, CC_REAL);
-            if (!same_gemm)
-                continue;
-            c.alpha = 1.0, c.beta = 0.0;
-            cc_data_t d = cc_data_new(&c);
-            fd_rng_t rd;
-            fd_rng_seed(&rd, seed);
-            cc_fill(&rd, c.dt, d.a, d.na, CC_REAL, 1, 1.0, 1);
-            cc_fill(&rd, c.dt, d.b, d.nb, CC_REAL, 1, 1.0, 1);
-            cc_result_t ri = cc_exec(h, &c, &d, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
-            cc_result_t rp = cc_exec(h, &c, &d, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
-            char rep[512];
-            cc_repro(&c, rep, sizeof rep);
-            FD_EXPECT(ri.status == CUDNN_STATUS_SUCCESS && rp.status == CUDNN_STATUS_SUCCESS &&
-                          ri.raw && rp.raw &&
-                          memcmp(ri.raw, rp.raw, (size_t)ri.nout * sizeof(float)) == 0,
-                      "%s: IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM differ in bits; %s",
-                      implicit_shapes[si].name, rep);
-            compared++;
-            cc_result_free(&ri);
-            cc_result_free(&rp);
-            cc_data_free(&d);
-        }
+    static const int algo0[2] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+                                 CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0};
+    static const int algo1[2] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                                 CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
+    for (int dd = 0; dd < 2; dd++)
+        for (size_t si = 0; si < sizeof implicit_shapes / sizeof implicit_shapes[0]; si++)
+            for (int v = 0; v < 3; v++, turn++) {
+                uint64_t seed = fd_test_mix(0x16E3ull, (uint64_t)turn);
+                const co_dir_t dir = dd ? CO_BWD_FILTER : CO_FWD;
+                cc_case_t c = case_of(&implicit_shapes[si], dir, CUDNN_DATA_FLOAT, seed);
+                fd_rng_t r;
+                fd_rng_seed(&r, seed);
+                cc_set_layouts(&c, xls[v], turn % 2 ? yls[v] : CC_NCHW, &r);
+                c.wnhwc = turn % 2;
+                c.s.flip = (turn / 2) % 2;
+                c.algo = algo0[dd];
+                run_case(h, &c, CC_EXACT);
+                c.alpha = ab[turn % 3][0], c.beta = ab[turn % 3][1];
+                run_case(h, &c, CC_REAL);
+                if (!same_gemm)
+                    continue;
+                c.alpha = 1.0, c.beta = 0.0;
+                cc_data_t d = cc_data_new(&c);
+                fd_rng_t rd;
+                fd_rng_seed(&rd, seed);
+                cc_fill(&rd, c.dt, d.a, d.na, CC_REAL, 1, 1.0, 1);
+                cc_fill(&rd, c.dt, d.b, d.nb, CC_REAL, 1, 1.0, 1);
+                cc_result_t ri = cc_exec(h, &c, &d, algo0[dd]);
+                cc_result_t rp = cc_exec(h, &c, &d, algo1[dd]);
+                char rep[512];
+                cc_repro(&c, rep, sizeof rep);
+                FD_EXPECT(ri.status == CUDNN_STATUS_SUCCESS && rp.status == CUDNN_STATUS_SUCCESS &&
+                              ri.raw && rp.raw &&
+                              memcmp(ri.raw, rp.raw, (size_t)ri.nout * sizeof(float)) == 0,
+                          "%s: algorithms %d and %d differ in bits; %s", implicit_shapes[si].name,
+                          algo0[dd], algo1[dd], rep);
+                compared++;
+                cc_result_free(&ri);
+                cc_result_free(&rp);
+                cc_data_free(&d);
+            }
     printf("implicit GEMM: %d cases, %d compared bit for bit with the im2col row\n", turn,
            compared);
 }
