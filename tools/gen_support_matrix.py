@@ -377,6 +377,13 @@ def eval_mask(expr, macros):
         return None
 
 
+def det_flag(expr, macros):
+    """Whether a row's flags (its last field: 0, 1, FD_IMPL_DET | FD_IMPL_LATE) claim determinism."""
+    known = dict(macros, FD_IMPL_DET="1", FD_IMPL_LATE="2")
+    v = eval_mask(expr, known)
+    return v & 1 if v is not None else expr.strip() not in ("0", "false")
+
+
 def impl_rows(enums):
     path = os.path.join(ROOT, "src", "impls.def")
     if not os.path.exists(path):
@@ -412,7 +419,7 @@ def impl_rows(enums):
                 served = ", ".join(names) if names else "none"
         rows.append((name, backend.replace("FD_BACKEND_", "").lower(),
                      direction.replace("FD_CONV_", "conv ").replace("_", " ").lower(),
-                     served, "yes" if det.strip() not in ("0", "false") else "no"))
+                     served, "yes" if det_flag(det, macros) else "no"))
     return rows
 
 

@@ -470,9 +470,9 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
         if (rank_of(p->dir)[i] != first)
             rank[j++] = rank_of(p->dir)[i];
     /* pass 0: algorithms the handle's own backend serves; 1: those served by the fallback
-     * (cpu -> ref, far slower) and, before them in rank order, the cpu's implicit GEMMs
-     * (src/cpu/conv_implicit.c: FWD IMPLICIT_GEMM and BWD_FILTER ALGO_0 for callers that allow
-     * no workspace; they gather the column matrix again for every 96 output channels, so the
+     * (cpu -> ref, far slower) and, before them in rank order, rows flagged FD_IMPL_LATE: the
+     * cpu's implicit GEMMs (src/cpu/conv_implicit.c, for callers that allow no workspace; they
+     * gather the column matrix again for every 96 output channels, so the
      * rows that may take a workspace rank first, as they did when the ref served those enums:
      * ResNet-50 N = 1, one thread, forward 1024 -> 2048 1x1 stride 2, 124 against 102
      * GFLOP/s); 2: unsupported ones. */
@@ -484,14 +484,15 @@ static int rank_all(cudnnHandle_t handle, const fd_conv_problem_t *p, fd_perf_t 
             int klass = impl == NULL ? 2 : impl->backend == handle->backend ? 0 : 1;
             if (handle->backend == FD_BACKEND_REF && klass == 1)
                 klass = 0;
-            if (klass == 0 && algo != first && strstr(impl->name, "_implicit_f32") != NULL)
+            if (klass == 0 && algo != first && (impl->flags & FD_IMPL_LATE))
                 klass = 1;
             if (klass != pass)
                 continue;
             fd_perf_t e = {.algo = algo, .time = -1.0f, .mathType = p->math};
             e.status = impl ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED;
             e.memory = impl ? impl->workspace(p) : 0;
-            e.determinism = (impl && impl->deterministic) ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
+            e.determinism = (impl && (impl->flags & FD_IMPL_DET)) ? CUDNN_DETERMINISTIC
+                                                                  : CUDNN_NON_DETERMINISTIC;
             impls[n] = impl;
             out[n++] = e;
         }

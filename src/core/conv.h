@@ -114,13 +114,19 @@ fd_conv_plan_t *fd_conv_plan_store(cudnnHandle_t h, fd_conv_dir_t dir, int algo,
 cudnnStatus_t fd_conv_plans_create(cudnnHandle_t h);
 void fd_conv_plans_free(cudnnHandle_t h);
 
+/* Bits of fd_conv_impl_t.flags (the last field of a src/impls.def row). */
+#define FD_IMPL_DET 1 /* the same bits run after run, and for any thread count */
+/* Get*_v7 ranks it after every row of its backend that may take a workspace, unless the
+ * heuristic picked it (the cpu's workspace-free implicit GEMMs: src/api/conv.c rank_all) */
+#define FD_IMPL_LATE 2
+
 /* One implementation (a row of src/impls.def). */
 typedef struct fd_conv_impl {
     const char *name;
     fd_backend_t backend;
     fd_conv_dir_t dir;
     unsigned algo_mask; /* bit a set: serves algorithm enum value a */
-    int deterministic;
+    int flags;          /* FD_IMPL_* */
     /* 1 if it can run `p`; otherwise 0 and the reason in why. */
     int (*applicable)(const fd_conv_problem_t *p, char *why, size_t why_size);
     size_t (*workspace)(const fd_conv_problem_t *p);

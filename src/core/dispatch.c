@@ -48,10 +48,10 @@ int fd_cuda_current_device(void); /* src/cuda/probe.cu */
         return CUDNN_STATUS_NOT_SUPPORTED;                                                     \
     }
 #endif
-#define FD_CONV_IMPL(name, backend, dir, algos, det)                                           \
-    int name##_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);             \
-    size_t name##_workspace(const fd_conv_problem_t *p);                                       \
-    cudnnStatus_t name##_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);             \
+#define FD_CONV_IMPL(name, backend, dir, algos, flags)                                             \
+    int name##_applicable(const fd_conv_problem_t *p, char *why, size_t why_size);                 \
+    size_t name##_workspace(const fd_conv_problem_t *p);                                           \
+    cudnnStatus_t name##_run(const fd_conv_problem_t *p, const fd_conv_args_t *a);                 \
     FD_CONV_ABSENT_##backend(name)
 /* Weak defaults: a row whose implementation has not landed yet reports so and never runs. */
 #define FD_OP_IMPL(name, backend, op)                                                          \
@@ -76,8 +76,8 @@ int fd_cuda_current_device(void); /* src/cuda/probe.cu */
 #undef FD_OP_IMPL
 
 const fd_conv_impl_t fd_conv_impls[] = {
-#define FD_CONV_IMPL(name, backend, dir, algos, det)                                           \
-    {#name, backend, dir, algos, det, name##_applicable, name##_workspace, name##_run},
+#define FD_CONV_IMPL(name, backend, dir, algos, flags)                                             \
+    {#name, backend, dir, algos, flags, name##_applicable, name##_workspace, name##_run},
 #define FD_OP_IMPL(name, backend, op)
 #include "../impls.def"
 #undef FD_CONV_IMPL
@@ -86,7 +86,7 @@ const fd_conv_impl_t fd_conv_impls[] = {
 const int fd_conv_impl_count = (int)(sizeof fd_conv_impls / sizeof fd_conv_impls[0]);
 
 const fd_op_impl_t fd_op_impls[] = {
-#define FD_CONV_IMPL(name, backend, dir, algos, det)
+#define FD_CONV_IMPL(name, backend, dir, algos, flags)
 #define FD_OP_IMPL(name, backend, op) {#name, backend, op, name##_applicable, name##_workspace, name##_run},
 #include "../impls.def"
 #undef FD_CONV_IMPL

@@ -110,7 +110,7 @@ static void probe(void)
         const fd_conv_impl_t *m = &fd_conv_impls[i];
         char row[256];
         int n = snprintf(row, sizeof row, "%s %d %d %x %d;", m->name, (int)m->backend, (int)m->dir,
-                         m->algo_mask, m->deterministic);
+                         m->algo_mask, m->flags);
         for (int j = 0; j < n && j < (int)sizeof row; j++)
             h = (h ^ (unsigned char)row[j]) * 16777619u;
     }
