@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * conv_implicit.c - forward convolution as an implicit GEMM on the cpu backend, with no
- * workspace: FWD IMPLICIT_GEMM (src/impls.def), whose contract is no workspace, for the
- * problems the copy-free 1x1 and depthwise rows do not take. Before this row those fell to the
- * ref oracle (ResNet-50's conv1 at 579 ms instead of 2 ms on one core), which a program that
- * names IMPLICIT_GEMM, or asks cudnnGetConvolutionForwardAlgorithm_v7 for a workspace-free
+ * conv_implicit.c - convolution as an implicit GEMM on the cpu backend, with no workspace: FWD
+ * IMPLICIT_GEMM, BWD_DATA ALGO_0 and BWD_FILTER ALGO_0 (src/impls.def), whose contract is no
+ * workspace, for the problems the copy-free 1x1 and depthwise rows do not take. Before these
+ * rows those fell to the ref oracle (ResNet-50's conv1 at 579 ms instead of 2 ms on one core),
+ * which a program that names the enum, or asks cudnnGet*Algorithm_v7 for a workspace-free
  * algorithm, would have run.
  *
- * GEMM mapping per image n and group g, as the im2col row (conv_gemm.c):
+ * Forward GEMM mapping per image n and group g, as the im2col row (conv_gemm.c):
  *   y[K/G x PQ] = w[K/G x CRS] . col[CRS x PQ]
  * but col is never stored: our AVX-512 SGEMM (sgemm_avx512.c, fd_cpu_sgemm_avx512_src) asks for
  * it one 32-column micro-panel at a time, and ig_panel gathers that panel from x into the
@@ -32,13 +32,23 @@
  * (ig_piece_blas): chunks of 64 output positions by K slices of 128 rows in a stack buffer, each
  * one sgemm into y; deterministic for any thread count (fixed chunks, BLAS single-threaded), not
  * the im2col row's bits.
+ *
+ * BWD_FILTER ALGO_0 (AVX-512 only): dw[K/G x CRS] += dy[K/G x PQ] . col^T[PQ x CRS] per image,
+ * col^T's panels gathered a column (a row of col) at a time; the im2col row's bits.
+ *
+ * BWD_DATA ALGO_0 (AVX-512 only): dx[C/G x HW] = w^T[C/G x (K/G) T] . dy_T[(K/G) T x HW], one
+ * SGEMM per piece of dx positions, with C = dx (row- or column-major), A the filter read in place
+ * as a view whose columns are (k, tap) pairs (fd_cpu_sgemm_avx512_src2: a run of taps per k), and
+ * B's rows (k, tap) gathered from dy shifted by the tap (zeros where dx position i is not
+ * o * stride - pad + t * dil for an o of dy). Stride 1: runs of masked loads as the forward.
+ * Strided problems multiply the zeros between strides too: s^d times the useful products (s = 2
+ * in 2-d: a quarter of the stride-1 rate), no col2im and no workspace. Each dx element sums its
+ * (k, tap) rows in K blocks in order, the same for any thread count (not ALGO_1's bits: that
+ * row sums each tap's GEMM, then the taps in col2im).
  */
 #include <cblas.h>
 #include <limits.h>
 #include <stdio.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "gemm.h"
 #include "im2col.h"
@@ -62,16 +72,40 @@ typedef struct {
  * per 96 output channels (ResNet-50's 3x3 512 -> 512 at 7 x 7 re-gathered each panel 6 times). */
 #define IG_KEEP 4
 
+typedef struct {
+    int kept[IG_KEEP]; /* keep[i] holds panel i of the current K block */
+    float keep[IG_KEEP][FD_CPU_SGEMM_KC * FD_CPU_SGEMM_NR] __attribute__((aligned(64)));
+} ig_keep_t;
+
+/* A call of ncols columns asks for the panel at column j0: the kept one if it was gathered
+ * earlier in this K block (returned), else NULL, with *bp pointed at the slot to gather it into
+ * when the call's panels all fit. */
+static float *ig_keep_find(ig_keep_t *k, int64_t ncols, int64_t j0, float **bp)
+{
+    if (ncols > IG_KEEP * FD_CPU_SGEMM_NR)
+        return NULL;
+    const int64_t slot = j0 / FD_CPU_SGEMM_NR;
+    if (k->kept[slot])
+        return k->keep[slot];
+    k->kept[slot] = 1, *bp = k->keep[slot];
+    return NULL;
+}
+
+static void ig_keep_reset(ig_keep_t *k)
+{
+    for (int i = 0; i < IG_KEEP; i++)
+        k->kept[i] = 0;
+}
+
 /* The source of one SGEMM call: image n, group g, output positions [j0, j0 + ncols) of PQ. */
 typedef struct {
     fd_cpu_bsource_t src; /* first: the SGEMM's callbacks get this struct's address */
     const fd_conv_problem_t *p;
     const float *x; /* image n, channel 0 of group g */
     int64_t cg, j0, ncols;
-    int64_t os[3];     /* x step of one output position along each dim: stride * x stride */
-    int kept[IG_KEEP]; /* keep[i] holds panel i of the current K block */
+    int64_t os[3]; /* x step of one output position along each dim: stride * x stride */
     ig_row_t rows[FD_CPU_SGEMM_KC]; /* the K block ig_block last described */
-    float keep[IG_KEEP][FD_CPU_SGEMM_KC * FD_CPU_SGEMM_NR] __attribute__((aligned(64)));
+    ig_keep_t keep;
 } ig_source_t;
 
 /* Row q of col (of a group of cg channels) as an ig_row_t. */
@@ -90,8 +124,7 @@ static void ig_row_of(const fd_conv_problem_t *p, int64_t cg, int64_t q, ig_row_
 static void ig_block(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
 {
     ig_source_t *g = (ig_source_t *)s;
-    for (int i = 0; i < IG_KEEP; i++)
-        g->kept[i] = 0;
+    ig_keep_reset(&g->keep);
     for (int64_t q = 0; q < kc; q++)
         ig_row_of(g->p, g->cg, k0 + q, &g->rows[q]);
 }
@@ -103,21 +136,20 @@ typedef struct {
     int64_t o0, o1, o2, off;
 } ig_run_t;
 
-/* Output positions [l, l + count) cut into runs along the last output dim (os: the x step of
- * one position along each dim); returns the number of runs (at most count). */
-static int ig_runs(const fd_conv_problem_t *p, const int64_t *os, int64_t l, int count,
-                   ig_run_t *run)
+/* Positions [l, l + count) of a plane of extents ext[3] cut into runs along its last dim (os:
+ * the x step of one position along each dim); returns the number of runs (at most count). */
+static int ig_runs(const int64_t *ext, const int64_t *os, int64_t l, int count, ig_run_t *run)
 {
-    int64_t o2 = l % p->out[2], o1 = l / p->out[2] % p->out[1], o0 = l / (p->out[2] * p->out[1]);
+    int64_t o2 = l % ext[2], o1 = l / ext[2] % ext[1], o0 = l / (ext[2] * ext[1]);
     int nrun = 0;
     for (int j = 0; j < count; nrun++) {
         ig_run_t *r = &run[nrun];
         r->j = j, r->o0 = o0, r->o1 = o1, r->o2 = o2;
-        r->len = (int)(p->out[2] - o2 < count - j ? p->out[2] - o2 : count - j);
+        r->len = (int)(ext[2] - o2 < count - j ? ext[2] - o2 : count - j);
         r->off = o0 * os[0] + o1 * os[1] + o2 * os[2];
         j += r->len;
         o2 = 0;
-        if (++o1 == p->out[1])
+        if (++o1 == ext[1])
             o1 = 0, o0++;
     }
     return nrun;
@@ -143,7 +175,7 @@ static void ig_gather(const ig_source_t *g, int64_t kc, int64_t j0, int nr, int 
                       ig_copy_fn copy)
 {
     ig_run_t run[IG_NB_MAX];
-    const int nrun = ig_runs(g->p, g->os, g->j0 + j0, nr, run);
+    const int nrun = ig_runs(g->p->out, g->os, g->j0 + j0, nr, run);
     for (int64_t kk = 0; kk < kc; kk++) {
         const ig_row_t *w = &g->rows[kk];
         float *dst = bp + kk * width;
@@ -213,42 +245,56 @@ static float *ig_panel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, 
 {
     ig_source_t *g = (ig_source_t *)s;
     (void)k0;
-    const int64_t slot = j0 / FD_CPU_SGEMM_NR;
-    if (g->ncols <= IG_KEEP * FD_CPU_SGEMM_NR) { /* every panel fits: gather each once */
-        if (g->kept[slot])
-            return g->keep[slot];
-        g->kept[slot] = 1, bp = g->keep[slot];
-    }
+    float *kept = ig_keep_find(&g->keep, g->ncols, j0, &bp);
+    if (kept != NULL)
+        return kept;
     ig_gather(g, kc, j0, nr, FD_CPU_SGEMM_NR, bp, ig_copy);
     return bp;
 }
 #endif /* IG_X86 */
 
-/* y of one image and group as a K/G x PQ matrix: row-major (NCHW) or column-major (NHWC), i.e.
- * the output positions one run of one step and one of the two strides 1; 1 on success. */
-static int ig_y_view(const fd_conv_problem_t *p, int64_t kg, int64_t l, int64_t *rs, int64_t *cs)
+/* A tensor of one image and group (strides st from its channel on, spatial extents ext) as a
+ * rows x l matrix: row-major (NCHW) or column-major (NHWC), i.e. the positions one run of one
+ * step and one of the two strides 1; 1 on success. */
+static int ig_view(const int64_t *ext, const int64_t *st, int64_t rows, int64_t l, int64_t *rs,
+                   int64_t *cs)
 {
-    *rs = p->ys[1];
-    return fd_cpu_flat_run(p->out, p->ys + 2, FD_CONV_SPATIAL_MAX, cs) &&
-           fd_cpu_view_ok(kg, l, rs, cs);
+    *rs = st[0];
+    return fd_cpu_flat_run(ext, st + 1, FD_CONV_SPATIAL_MAX, cs) && fd_cpu_view_ok(rows, l, rs, cs);
 }
 
-/* What both rows need: FLOAT, a dense K/G x CRS filter (packed NCHW or NHWC), y (dy) a K/G x
- * PQ matrix per image (ig_y_view), GEMM dimensions within int. */
-static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
+/* y (dy) of one image and group as a K/G x PQ matrix (ig_view). */
+static int ig_y_view(const fd_conv_problem_t *p, int64_t kg, int64_t l, int64_t *rs, int64_t *cs)
+{
+    return ig_view(p->out, p->ys + 1, kg, l, rs, cs);
+}
+
+/* FLOAT and a dense K/G x CRS filter (packed NCHW or NHWC). */
+static int ig_float_dense(const fd_conv_problem_t *p, char *why, size_t why_size)
 {
     if (!fd_cpu_dtype_ok(p, CUDNN_DATA_FLOAT, why, why_size))
         return 0;
-    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
-    const int64_t taps = p->flt[0] * p->flt[1] * p->flt[2], crs = cg * taps;
-    const int64_t l = p->out[0] * p->out[1] * p->out[2];
-    int64_t last = 0; /* w must be a dense K/G x CRS matrix (packed NCHW or NHWC) */
+    const int64_t cg = p->c / p->groups;
+    const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
+    int64_t last = 0;
     for (int i = 1; i < 2 + FD_CONV_SPATIAL_MAX; i++)
         last += ((i == 1 ? cg : p->flt[i - 2]) - 1) * p->ws[i];
     if (p->ws[0] != crs || last != crs - 1) {
         snprintf(why, why_size, "filter strides are not a packed NCHW or NHWC layout");
         return 0;
     }
+    return 1;
+}
+
+/* What the forward and backward-filter rows need: ig_float_dense, y (dy) a K/G x PQ matrix per
+ * image (ig_y_view), GEMM dimensions within int. */
+static int ig_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    if (!ig_float_dense(p, why, why_size))
+        return 0;
+    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
+    const int64_t l = p->out[0] * p->out[1] * p->out[2];
     int64_t rs, cs;
     if (!ig_y_view(p, kg, l, &rs, &cs)) {
         snprintf(why, why_size,
@@ -355,7 +401,7 @@ typedef struct {
 static void ig_wblock(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
 {
     ig_wsource_t *g = (ig_wsource_t *)s;
-    g->nrun = ig_runs(g->p, g->os, k0, (int)kc, g->run);
+    g->nrun = ig_runs(g->p->out, g->os, k0, (int)kc, g->run);
 }
 
 #if IG_X86
@@ -438,36 +484,248 @@ static cudnnStatus_t ig_w_run(const fd_conv_problem_t *p, const fd_conv_args_t *
 #endif
 }
 
-int fd_conv_bwd_filter_implicit_f32_applicable(const fd_conv_problem_t *p, char *why,
-                                               size_t why_size)
+/* ---- backward data: dx[C/G x HW] = w^T[C/G x (K/G) T] . dy_T[(K/G) T x HW] --------------------
+ */
+
+/* The source of dy_T for one SGEMM call: image n, group g, dx positions [j0, j0 + ncols) of HW.
+ * Its rows are (k, tap) pairs, taps innermost (the filter's A view in fd_cpu_sgemm_avx512_src2:
+ * the taps of one (k, c) are adjacent in a dense NCHW filter). Row (k, t) at dx position i is
+ * dy(k, o) where i = o * stride - pad + t * dil along every dim, else 0: for stride 1 the
+ * forward's gather with dy as x (runs of masked loads); with a stride, each run's dy values are
+ * spread to every stride-th lane and s - 1 of every s positions along a dim are zeros,
+ * multiplied like the rest. */
+typedef struct {
+    fd_cpu_bsource_t src; /* first */
+    const fd_conv_problem_t *p;
+    const float *dy; /* image n, channel 0 of group g */
+    int64_t j0, ncols, k0, taps;
+    ig_keep_t keep;
+} ig_dsource_t;
+
+static void ig_dblock(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
 {
-    return ig_w_applicable(p, why, why_size);
+    ig_dsource_t *g = (ig_dsource_t *)s;
+    (void)kc;
+    g->k0 = k0;
+    ig_keep_reset(&g->keep);
 }
 
-size_t fd_conv_bwd_filter_implicit_f32_workspace(const fd_conv_problem_t *p)
+#if IG_X86
+/* For run r of dx positions and a tap whose i + base[d] = o * stride: its entries [*a, *a + *cnt
+ * * stride) along the last dim read dy at *off (the first one's, without the row's), one every
+ * stride entries; *cnt = 0 when the run reads nothing (its o0, o1 or all of it fall between
+ * strides or in the padding). */
+static void ig_drun(const fd_conv_problem_t *p, const int64_t *base, const ig_run_t *r,
+                    int64_t *off, int64_t *a, int64_t *cnt)
 {
-    (void)p;
-    return 0;
+    const int64_t o[2] = {r->o0, r->o1};
+    *off = 0, *a = 0, *cnt = 0;
+    for (int d = 0; d < 2; d++) {
+        const int64_t v = o[d] + base[d], st = p->stride[d];
+        if (v < 0 || v % st != 0 || v / st >= p->out[d])
+            return;
+        *off += v / st * p->ys[2 + d];
+    }
+    const int64_t v = r->o2 + base[2], st = p->stride[2];
+    int64_t e = v >= 0 ? 0 : -v;
+    e += (st - (v + e) % st) % st; /* the first entry on a multiple of the stride */
+    if (e >= r->len)
+        return;
+    const int64_t q = (v + e) / st, room = p->out[2] - q, want = (r->len - e + st - 1) / st;
+    *a = e, *cnt = want < room ? want : room;
+    *off += q * p->ys[4];
 }
 
-cudnnStatus_t fd_conv_bwd_filter_implicit_f32_run(const fd_conv_problem_t *p,
-                                                  const fd_conv_args_t *a)
+/* dst[a + i * st] = dy[base + i * step] for i < cnt, zeros elsewhere in [0, len). */
+static __attribute__((target("avx512f"))) void ig_spread(float *dst, const float *dy, int64_t base,
+                                                         int64_t step, int len, int64_t a,
+                                                         int64_t cnt, int64_t st)
 {
-    return ig_w_run(p, a);
+    for (int e0 = 0; e0 < len; e0 += 16)
+        _mm512_mask_storeu_ps(dst + e0, ig_lanes(0, len - e0), _mm512_setzero_ps());
+    for (int64_t i = 0; i < cnt; i++)
+        dst[a + i * st] = dy[base + i * step];
 }
 
-int fd_conv_fwd_implicit_f32_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
+/* Rows kk0, kk0 + taps, .. < kc of the panel for a stride-1 tap over unit-step dy (NCHW): per
+ * run, lanes [a, a + cnt) of its (at most 32) entries by masked loads from its dy row, the
+ * masks and offsets worked out once for all the tap's rows. */
+static __attribute__((target("avx512f"))) void ig_dunit(const ig_dsource_t *g, const ig_run_t *run,
+                                                        int nrun, const int64_t *roff,
+                                                        const int64_t *ra, const int64_t *rn,
+                                                        int64_t kk0, int64_t kc, float *bp)
 {
-    return ig_applicable(p, why, why_size);
+    __mmask16 lm[FD_CPU_SGEMM_NR][2], sm[FD_CPU_SGEMM_NR][2];
+    int64_t from[FD_CPU_SGEMM_NR];
+    for (int i = 0; i < nrun; i++) {
+        const int64_t a = ra[i], b = ra[i] + rn[i];
+        lm[i][0] = ig_lanes(a, b), lm[i][1] = ig_lanes(a - 16, b - 16);
+        sm[i][0] = ig_lanes(0, run[i].len), sm[i][1] = ig_lanes(-16, run[i].len - 16);
+        from[i] = roff[i] - a;
+    }
+    const int64_t taps = g->taps, ys1 = g->p->ys[1];
+    for (int64_t kk = kk0; kk < kc; kk += taps) {
+        float *dst = bp + kk * FD_CPU_SGEMM_NR;
+        const uintptr_t row = (uintptr_t)g->dy + (uintptr_t)((g->k0 + kk) / taps * ys1) * 4u;
+        for (int i = 0; i < nrun; i++) {
+            const float *src = (const float *)(row + (uintptr_t)from[i] * 4u);
+            _mm512_mask_storeu_ps(dst + run[i].j, sm[i][0], _mm512_maskz_loadu_ps(lm[i][0], src));
+            if (run[i].len > 16)
+                _mm512_mask_storeu_ps(
+                    dst + run[i].j + 16, sm[i][1],
+                    _mm512_maskz_loadu_ps(lm[i][1], (const float *)((uintptr_t)src + 64u)));
+        }
+    }
 }
 
-size_t fd_conv_fwd_implicit_f32_workspace(const fd_conv_problem_t *p)
+/* The panel tap by tap: each tap's run geometry once, then its rows (every taps-th). */
+static float *ig_dpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
 {
-    (void)p;
-    return 0;
+    ig_dsource_t *g = (ig_dsource_t *)s;
+    (void)k0;
+    float *kept = ig_keep_find(&g->keep, g->ncols, j0, &bp);
+    if (kept != NULL)
+        return kept;
+    const fd_conv_problem_t *p = g->p;
+    static const int64_t none[3] = {0, 0, 0};
+    ig_run_t run[FD_CPU_SGEMM_NR];
+    int64_t roff[FD_CPU_SGEMM_NR], ra[FD_CPU_SGEMM_NR], rn[FD_CPU_SGEMM_NR];
+    const int nrun = ig_runs(p->in, none, g->j0 + j0, nr, run);
+    const int64_t step = p->ys[4], st = p->stride[2], taps = g->taps;
+    for (int64_t t = 0; t < taps; t++) {
+        const int64_t kk0 = (t - g->k0 % taps + taps) % taps; /* this tap's first row */
+        if (kk0 >= kc)
+            continue;
+        const int64_t q = (g->k0 + kk0) % taps;
+        const int64_t tm[3] = {q / (p->flt[1] * p->flt[2]), q / p->flt[2] % p->flt[1],
+                               q % p->flt[2]};
+        int64_t base[3];
+        for (int d = 0; d < 3; d++)
+            base[d] = p->pad[d] - fd_col_tap(p, d, tm[d]) * p->dil[d];
+        for (int i = 0; i < nrun; i++)
+            ig_drun(p, base, &run[i], &roff[i], &ra[i], &rn[i]);
+        if (st == 1 && step == 1) {
+            ig_dunit(g, run, nrun, roff, ra, rn, kk0, kc, bp);
+            continue;
+        }
+        for (int64_t kk = kk0; kk < kc; kk += taps) {
+            float *dst = bp + kk * FD_CPU_SGEMM_NR;
+            const int64_t row = (g->k0 + kk) / taps * p->ys[1];
+            for (int i = 0; i < nrun; i++) {
+                if (st == 1) /* lanes [a, a + cnt) from a run of dy (masked loads or a gather) */
+                    ig_copy(dst + run[i].j, g->dy, row + roff[i] - ra[i] * step, step, run[i].len,
+                            ra[i], ra[i] + rn[i]);
+                else
+                    ig_spread(dst + run[i].j, g->dy, row + roff[i], step, run[i].len, ra[i], rn[i],
+                              st);
+            }
+        }
+    }
+    for (int64_t kk = 0; kk < kc; kk++)
+        for (int j = nr; j < FD_CPU_SGEMM_NR; j++)
+            bp[kk * FD_CPU_SGEMM_NR + j] = 0.0f;
+    return bp;
+}
+#endif
+
+/* ig_float_dense with the taps one run (dense NCHW or NHWC: *wt, their step, 1 or C/G), dx a C/G
+ * x HW matrix per image (ig_view), our AVX-512 SGEMM. */
+static int ig_d_applicable(const fd_conv_problem_t *p, int64_t *wt, char *why, size_t why_size)
+{
+    if (!IG_X86 || !fd_cpu_sgemm_own()) {
+        snprintf(why, why_size,
+                 "backward data without workspace runs on our AVX-512 SGEMM only (no "
+                 "AVX-512F, or FREEDNN_CPU_GEMM=blas)");
+        return 0;
+    }
+    if (!ig_float_dense(p, why, why_size))
+        return 0;
+    if (!fd_cpu_flat_run(p->flt, p->ws + 2, FD_CONV_SPATIAL_MAX, wt)) {
+        snprintf(why, why_size,
+                 "the filter's taps are not one run (a packed layout other than "
+                 "NCHW or NHWC)");
+        return 0;
+    }
+    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    const int64_t kt = kg * p->flt[0] * p->flt[1] * p->flt[2];
+    const int64_t hw = p->in[0] * p->in[1] * p->in[2];
+    int64_t rs, cs;
+    if (!ig_view(p->in, p->xs + 1, cg, hw, &rs, &cs)) {
+        snprintf(why, why_size,
+                 "dx is not a C/G x HW matrix per image with a unit stride (padded strides)");
+        return 0;
+    }
+    if (cg > INT_MAX || kt > INT_MAX || hw > INT_MAX) {
+        snprintf(why, why_size, "a GEMM dimension (C/G %lld, K/G x taps %lld, HW %lld) exceeds int",
+                 (long long)cg, (long long)kt, (long long)hw);
+        return 0;
+    }
+    return 1;
 }
 
-cudnnStatus_t fd_conv_fwd_implicit_f32_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+/* Pieces of HW (fixed by the shape) on the team, one SGEMM call each: each element a sum over
+ * K blocks of (k, tap) rows in order, the same for any thread count. */
+static cudnnStatus_t ig_d_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
-    return ig_run(p, a);
+#if IG_X86
+    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    const int64_t taps = p->flt[0] * p->flt[1] * p->flt[2];
+    const int64_t hw = p->in[0] * p->in[1] * p->in[2];
+    int64_t rs, cs, wt;
+    ig_view(p->in, p->xs + 1, cg, hw, &rs, &cs); /* dx's C/G x HW view */
+    fd_cpu_flat_run(p->flt, p->ws + 2, FD_CONV_SPATIAL_MAX, &wt);
+    const int parts = fd_cpu_split_parts(hw);
+    const int nt = parts > 1 && cg * hw * kg * taps >= (1 << 19) ? fd_cpu_team_size() : 1;
+    const float *dya = a->y, *wa = a->w;
+    float *dxa = a->out;
+    for (int64_t n = 0; n < p->n; n++)
+        for (int64_t g = 0; g < p->groups; g++) {
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+            for (int part = 0; part < parts; part++) {
+                int64_t lo, hi;
+                fd_cpu_part(hw, 16, parts, part, &lo, &hi);
+                if (hi <= lo)
+                    continue;
+                ig_dsource_t s;
+                s.src.block = ig_dblock, s.src.panel = ig_dpanel;
+                s.p = p, s.j0 = lo, s.ncols = hi - lo, s.taps = taps;
+                s.dy = dya + n * p->ys[0] + g * kg * p->ys[1];
+                fd_cpu_sgemm_avx512_src2(cg, hi - lo, kg * taps, (float)a->alpha,
+                                         wa + g * kg * p->ws[0], p->ws[1], wt, taps, p->ws[0],
+                                         &s.src, (float)a->beta,
+                                         dxa + n * p->xs[0] + g * cg * p->xs[1] + lo * cs, rs, cs);
+            }
+        }
+    return CUDNN_STATUS_SUCCESS;
+#else
+    (void)p, (void)a;
+    return CUDNN_STATUS_NOT_SUPPORTED; /* never: not applicable without AVX-512 */
+#endif
 }
+
+static int ig_d_applicable_row(const fd_conv_problem_t *p, char *why, size_t why_size)
+{
+    int64_t wt;
+    return ig_d_applicable(p, &wt, why, why_size);
+}
+
+/* The three rows of src/impls.def: no workspace. */
+#define IG_ROW(dir, applicable, run)                                                               \
+    int fd_conv_##dir##_implicit_f32_applicable(const fd_conv_problem_t *p, char *why,             \
+                                                size_t why_size)                                   \
+    {                                                                                              \
+        return applicable(p, why, why_size);                                                       \
+    }                                                                                              \
+    size_t fd_conv_##dir##_implicit_f32_workspace(const fd_conv_problem_t *p)                      \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return 0;                                                                                  \
+    }                                                                                              \
+    cudnnStatus_t fd_conv_##dir##_implicit_f32_run(const fd_conv_problem_t *p,                     \
+                                                   const fd_conv_args_t *a)                        \
+    {                                                                                              \
+        return run(p, a);                                                                          \
+    }
+IG_ROW(fwd, ig_applicable, ig_run)
+IG_ROW(bwd_data, ig_d_applicable_row, ig_d_run)
+IG_ROW(bwd_filter, ig_w_applicable, ig_w_run)

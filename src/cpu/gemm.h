@@ -111,6 +111,14 @@ void fd_cpu_sgemm_avx512_src(int64_t m, int64_t n, int64_t k, float alpha, const
                              int64_t a_rs, int64_t a_cs, fd_cpu_bsource_t *src, float beta,
                              float *c, int64_t c_rs, int64_t c_cs);
 
+/* fd_cpu_sgemm_avx512_src with A's columns in runs of a_inner: A(i, kk) = a[i * a_rs + (kk /
+ * a_inner) * a_ocs + (kk % a_inner) * a_cs] (the backward-data implicit GEMM's filter, its
+ * columns (k, tap) pairs: a_inner taps a step a_cs apart, k a_ocs apart). */
+void fd_cpu_sgemm_avx512_src2(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                              int64_t a_rs, int64_t a_cs, int64_t a_inner, int64_t a_ocs,
+                              fd_cpu_bsource_t *src, float beta, float *c, int64_t c_rs,
+                              int64_t c_cs);
+
 /* A fixed split of fd_cpu_gemm's C for our team: `parts` pieces along its larger dimension (M
  * or N, boundaries on multiples of 16), each computed by its own fd_cpu_gemm call. The split
  * depends on the shape only, never on the thread count, and a one-thread run makes the same

@@ -144,28 +144,34 @@ static inline void sg_tile(int64_t mc, int64_t p, int64_t *lo, int64_t *hi)
     *lo = mc * p / tiles, *hi = mc * (p + 1) / tiles;
 }
 
-/* The A block: rows [0, mc) x k [0, kc) of A(i, kk) = a[i * rs + kk * cs] into one micro-panel
- * per row tile (sg_tile), panel p at ap + p * SG_MR * kc, element (i, kk) at kk * SG_MR + i
- * (rows past the tile's are not written: its kernel reads only its rows). */
-static SG_TARGET void sg_pack_a(int64_t mc, int64_t kc, const float *a, int64_t rs, int64_t cs,
-                                float *ap)
+/* The A block: rows [0, mc) x k [k0, k0 + kc) of A(i, kk) = a[i * rs + (kk / inner) * ocs +
+ * (kk % inner) * cs] (a plain strided view: inner >= k, gemm.h) into one micro-panel per row
+ * tile (sg_tile), panel p at ap + p * SG_MR * kc, element (i, kk) at (kk - k0) * SG_MR + i (rows
+ * past the tile's are not written: its kernel reads only its rows), one run of columns at a
+ * time, each run of up to `inner` columns a strided view. */
+static SG_TARGET void sg_pack_a(int64_t mc, int64_t k0, int64_t kc, const float *a, int64_t rs,
+                                int64_t cs, int64_t inner, int64_t ocs, float *ap)
 {
     for (int64_t p = 0; p * SG_MR < mc; p++) {
         int64_t i0, i1;
         sg_tile(mc, p, &i0, &i1);
         const int mr = (int)(i1 - i0);
-        float *d = ap + p * SG_MR * kc;
-        const float *s = a + i0 * rs;
-        if (cs == 1) {
-            sg_pack_tr(s, rs, mr, kc, d, SG_MR);
-        } else if (rs == 1) { /* 16-float stores: each overlaps the next (the caller's slack) */
-            const __mmask16 mrow = (__mmask16)((1u << mr) - 1u);
-            for (int64_t kk = 0; kk < kc; kk++)
-                _mm512_storeu_ps(d + kk * SG_MR, _mm512_maskz_loadu_ps(mrow, s + kk * cs));
-        } else {
-            for (int64_t kk = 0; kk < kc; kk++)
-                for (int i = 0; i < mr; i++)
-                    d[kk * SG_MR + i] = s[i * rs + kk * cs];
+        for (int64_t j = k0; j < k0 + kc;) {
+            const int64_t t = j % inner, len = inner - t < k0 + kc - j ? inner - t : k0 + kc - j;
+            float *d = ap + p * SG_MR * kc + (j - k0) * SG_MR;
+            const float *s = a + i0 * rs + j / inner * ocs + t * cs;
+            if (cs == 1) {
+                sg_pack_tr(s, rs, mr, len, d, SG_MR);
+            } else if (rs == 1) { /* 16-float stores: each overlaps the next (the caller's slack) */
+                const __mmask16 mrow = (__mmask16)((1u << mr) - 1u);
+                for (int64_t kk = 0; kk < len; kk++)
+                    _mm512_storeu_ps(d + kk * SG_MR, _mm512_maskz_loadu_ps(mrow, s + kk * cs));
+            } else {
+                for (int64_t kk = 0; kk < len; kk++)
+                    for (int i = 0; i < mr; i++)
+                        d[kk * SG_MR + i] = s[i * rs + kk * cs];
+            }
+            j += len;
         }
     }
 }
@@ -408,8 +414,9 @@ static void sg_pf_share(const sg_pf_t *pf, int64_t p, sg_tile_t *t)
 
 /* B from b (strides b_rs, b_cs) or, when src is not NULL, from src's callbacks (gemm.h). */
 static SG_TARGET void sg_run(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
-                             int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs, int64_t b_cs,
-                             fd_cpu_bsource_t *src, float beta, float *c, int64_t ldc, int trans)
+                             int64_t a_rs, int64_t a_cs, int64_t a_inner, int64_t a_ocs,
+                             const float *b, int64_t b_rs, int64_t b_cs, fd_cpu_bsource_t *src,
+                             float beta, float *c, int64_t ldc, int trans)
 {
     float apack[SG_MC * SG_KC + 16] __attribute__((aligned(64)));
     float bpack[SG_KC * SG_NR + 16] __attribute__((aligned(64)));
@@ -427,7 +434,7 @@ static SG_TARGET void sg_run(int64_t m, int64_t n, int64_t k, float alpha, const
             t.kc = kc, t.ldc = ldc, t.alpha = alpha;
             t.beta = pc == 0 ? beta : 1.0f;
             t.readc = pc > 0 || beta != 0.0f;
-            sg_pack_a(mc, kc, a + ic * a_rs + pc * a_cs, a_rs, a_cs, apack);
+            sg_pack_a(mc, pc, kc, a + ic * a_rs, a_rs, a_cs, a_inner, a_ocs, apack);
             if (src != NULL && ib == 0)
                 src->block(src, pc, kc);
             for (int64_t jr = 0; jr < n; jr += SG_NR) {
@@ -493,18 +500,19 @@ void fd_cpu_sgemm_avx512(int64_t m, int64_t n, int64_t k, float alpha, const flo
      * tiles stored transposed), e.g. N = 49 (7 x 7 pixels): 49 of 64 lanes busy, not 64 of 64 */
     const int64_t pad_m = (m + 15) / 16 * 16, pad_n = (n + 15) / 16 * 16;
     if (pad_m * n * 10 < m * pad_n * 9) {
-        sg_run(n, m, k, alpha, b, b_cs, b_rs, a, a_cs, a_rs, NULL, beta, c, c_rs, 1);
+        sg_run(n, m, k, alpha, b, b_cs, b_rs, k, 0, a, a_cs, a_rs, NULL, beta, c, c_rs, 1);
         return;
     }
-    sg_run(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, NULL, beta, c, c_rs, 0);
+    sg_run(m, n, k, alpha, a, a_rs, a_cs, k, 0, b, b_rs, b_cs, NULL, beta, c, c_rs, 0);
 #else
     (void)alpha, (void)a, (void)b;
 #endif
 }
 
-void fd_cpu_sgemm_avx512_src(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
-                             int64_t a_rs, int64_t a_cs, fd_cpu_bsource_t *src, float beta,
-                             float *c, int64_t c_rs, int64_t c_cs)
+void fd_cpu_sgemm_avx512_src2(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                              int64_t a_rs, int64_t a_cs, int64_t a_inner, int64_t a_ocs,
+                              fd_cpu_bsource_t *src, float beta, float *c, int64_t c_rs,
+                              int64_t c_cs)
 {
     if (m <= 0 || n <= 0)
         return;
@@ -513,12 +521,21 @@ void fd_cpu_sgemm_avx512_src(int64_t m, int64_t n, int64_t k, float alpha, const
         return;
     }
 #if SG_X86
+    if (a_inner <= 0 || a_inner > k)
+        a_inner = k;
     /* a column-major C: the same tiles stored transposed (sg_kernel's trans) */
     if (c_cs == 1)
-        sg_run(m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, src, beta, c, c_rs, 0);
+        sg_run(m, n, k, alpha, a, a_rs, a_cs, a_inner, a_ocs, NULL, 0, 0, src, beta, c, c_rs, 0);
     else
-        sg_run(m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, src, beta, c, c_cs, 1);
+        sg_run(m, n, k, alpha, a, a_rs, a_cs, a_inner, a_ocs, NULL, 0, 0, src, beta, c, c_cs, 1);
 #else
-    (void)alpha, (void)a, (void)a_rs, (void)a_cs, (void)src;
+    (void)alpha, (void)a, (void)a_rs, (void)a_cs, (void)a_inner, (void)a_ocs, (void)src;
 #endif
+}
+
+void fd_cpu_sgemm_avx512_src(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                             int64_t a_rs, int64_t a_cs, fd_cpu_bsource_t *src, float beta,
+                             float *c, int64_t c_rs, int64_t c_cs)
+{
+    fd_cpu_sgemm_avx512_src2(m, n, k, alpha, a, a_rs, a_cs, k, 0, src, beta, c, c_rs, c_cs);
 }

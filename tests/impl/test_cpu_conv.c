@@ -17,9 +17,9 @@
  * - Shapes large enough for the rows' own OpenMP team (GEMM split, im2col by rows, col2im by
  *   channel and band of dx rows, BLAS single-threaded), same checks, with the process's threads.
  * - A random sweep (conv_case.h shapes) restricted to the served algorithms, exact and real.
- * - The implicit GEMMs (src/cpu/conv_implicit.c, FWD IMPLICIT_GEMM, BWD_FILTER ALGO_0): shapes
- *   for each of their paths against the oracle, and bit for bit against the im2col row on the
- *   same SGEMM.
+ * - The implicit GEMMs (src/cpu/conv_implicit.c, FWD IMPLICIT_GEMM, BWD_DATA ALGO_0,
+ *   BWD_FILTER ALGO_0): shapes for each of their paths against the oracle, and (forward,
+ *   backward filter) bit for bit against the im2col row on the same SGEMM.
  * - Determinism: the same call twice gives the same bits, and the program re-runs itself with
  *   OMP_NUM_THREADS / OPENBLAS_NUM_THREADS = 1 and 2 on larger problems (three of them
  *   through the team path at 2 threads): identical bits.
@@ -169,6 +169,13 @@ static const char *expected_impl(const cc_case_t *c)
                c->comp == CUDNN_DATA_FLOAT && c->algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0) {
         /* src/cpu/conv_implicit.c's backward filter: our AVX-512 SGEMM only */
         if (c->yl == CC_PADDED || c->yl == CC_PERMUTED || is_1x1(&c->s))
+            return "";
+        kind = fd_test_cpu_avx512() && !gemm_blas() ? "implicit" : "ref";
+    } else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
+               c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0) {
+        /* src/cpu/conv_implicit.c's backward data: dx a C/G x HW matrix (padded or permuted dx
+         * may or may not be one), our AVX-512 SGEMM only */
+        if (!packed(c->xl) || is_1x1(&c->s))
             return "";
         kind = fd_test_cpu_avx512() && !gemm_blas() ? "implicit" : "ref";
     } else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
@@ -397,39 +404,48 @@ static const shape_t implicit_shapes[] = {
     {"ig team", 2, 2, 16, 64, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
     /* pieces of 200 positions: several chunks of the CBLAS path (FREEDNN_CPU_GEMM=blas) */
     {"ig wide plane", 2, 1, 3, 8, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    /* backward data: two M blocks (C > 96) and two K blocks (K > 256) of each tap's GEMM, its
+     * panels kept; a pad past the dilated filter; a stride that differs per dim */
+    {"ig C and K blocks", 2, 1, 130, 300, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    {"ig wide pad", 2, 1, 5, 7, 1, {9, 8}, {3, 2}, {3, 2}, {1, 1}, {1, 1}},
+    {"ig stride 1 x 3", 2, 2, 6, 9, 1, {11, 13}, {2, 4}, {1, 2}, {1, 3}, {1, 1}},
 };
 
-/* FWD IMPLICIT_GEMM and BWD_FILTER ALGO_0 against the oracle (exact and real, x NCHW / NHWC /
- * padded, y NCHW or NHWC, both filter formats, alpha / beta), and bit for bit against the im2col
- * row (IMPLICIT_PRECOMP_GEMM, ALGO_1) where that row runs the same AVX-512 SGEMM: the same
- * products summed in the same order. */
+/* FWD IMPLICIT_GEMM, BWD_DATA ALGO_0 and BWD_FILTER ALGO_0 against the oracle (exact and real,
+ * x NCHW / NHWC / padded, y NCHW or NHWC, both filter formats, alpha / beta; for backward data
+ * dx NCHW or NHWC and dy any of the three), and bit for bit against the im2col row
+ * (IMPLICIT_PRECOMP_GEMM, ALGO_1) where that row runs the same AVX-512 SGEMM: the same products
+ * summed in the same order (not backward data: its sums run tap by tap). */
 static void implicit_cases(cudnnHandle_t h)
 {
-    static const cc_layout_t xls[3] = {CC_NCHW, CC_NHWC, CC_PADDED};
-    static const cc_layout_t yls[3] = {CC_NCHW, CC_NHWC, CC_NCHW};
+    static const cc_layout_t xls[2][3] = {{CC_NCHW, CC_NHWC, CC_PADDED},
+                                          {CC_NCHW, CC_NHWC, CC_NHWC}};
+    static const cc_layout_t yls[2][3] = {{CC_NCHW, CC_NHWC, CC_NCHW},
+                                          {CC_NHWC, CC_NCHW, CC_PADDED}};
     static const double ab[3][2] = {{1.0, 0.0}, {0.5, 0.25}, {-2.0, 1.0}};
     const int same_gemm = fd_test_cpu_avx512() && !gemm_blas();
     int turn = 0, compared = 0;
-    static const int algo0[2] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+    static const int algo0[3] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+                                 CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
                                  CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0};
-    static const int algo1[2] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+    static const int algo1[3] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, -1,
                                  CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
-    for (int dd = 0; dd < 2; dd++)
+    for (int dir = CO_FWD; dir <= CO_BWD_FILTER; dir++)
         for (size_t si = 0; si < sizeof implicit_shapes / sizeof implicit_shapes[0]; si++)
             for (int v = 0; v < 3; v++, turn++) {
                 uint64_t seed = fd_test_mix(0x16E3ull, (uint64_t)turn);
-                const co_dir_t dir = dd ? CO_BWD_FILTER : CO_FWD;
-                cc_case_t c = case_of(&implicit_shapes[si], dir, CUDNN_DATA_FLOAT, seed);
+                const int bd = dir == CO_BWD_DATA;
+                cc_case_t c = case_of(&implicit_shapes[si], (co_dir_t)dir, CUDNN_DATA_FLOAT, seed);
                 fd_rng_t r;
                 fd_rng_seed(&r, seed);
-                cc_set_layouts(&c, xls[v], turn % 2 ? yls[v] : CC_NCHW, &r);
+                cc_set_layouts(&c, xls[bd][v], turn % 2 || bd ? yls[bd][v] : CC_NCHW, &r);
                 c.wnhwc = turn % 2;
                 c.s.flip = (turn / 2) % 2;
-                c.algo = algo0[dd];
+                c.algo = algo0[dir];
                 run_case(h, &c, CC_EXACT);
                 c.alpha = ab[turn % 3][0], c.beta = ab[turn % 3][1];
                 run_case(h, &c, CC_REAL);
-                if (!same_gemm)
+                if (!same_gemm || algo1[dir] < 0)
                     continue;
                 c.alpha = 1.0, c.beta = 0.0;
                 cc_data_t d = cc_data_new(&c);
@@ -437,15 +453,15 @@ static void implicit_cases(cudnnHandle_t h)
                 fd_rng_seed(&rd, seed);
                 cc_fill(&rd, c.dt, d.a, d.na, CC_REAL, 1, 1.0, 1);
                 cc_fill(&rd, c.dt, d.b, d.nb, CC_REAL, 1, 1.0, 1);
-                cc_result_t ri = cc_exec(h, &c, &d, algo0[dd]);
-                cc_result_t rp = cc_exec(h, &c, &d, algo1[dd]);
+                cc_result_t ri = cc_exec(h, &c, &d, algo0[dir]);
+                cc_result_t rp = cc_exec(h, &c, &d, algo1[dir]);
                 char rep[512];
                 cc_repro(&c, rep, sizeof rep);
                 FD_EXPECT(ri.status == CUDNN_STATUS_SUCCESS && rp.status == CUDNN_STATUS_SUCCESS &&
                               ri.raw && rp.raw &&
                               memcmp(ri.raw, rp.raw, (size_t)ri.nout * sizeof(float)) == 0,
                           "%s: algorithms %d and %d differ in bits; %s", implicit_shapes[si].name,
-                          algo0[dd], algo1[dd], rep);
+                          algo0[dir], algo1[dir], rep);
                 compared++;
                 cc_result_free(&ri);
                 cc_result_free(&rp);
@@ -522,8 +538,10 @@ static int det_hashes(cudnnHandle_t h, uint64_t *out, int *n_f32)
                     cc_set_layouts(&c, lay ? CC_NHWC : CC_NCHW, lay ? CC_NHWC : CC_NCHW, &r);
                     c.wnhwc = lay;
                     c.algo = served_algos[dir][1];
-                    if (dir == CO_FWD && lay == 0 && si % 2 == 1) /* the implicit GEMM too */
+                    if (dir == CO_FWD && lay == 0 && si % 2 == 1) /* the implicit GEMMs too */
                         c.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+                    if (dir == CO_BWD_DATA && lay == 1 && si % 2 == 0)
+                        c.algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
                     cc_data_t d = cc_data_new(&c);
                     fd_rng_t rd;
                     fd_rng_seed(&rd, c.seed);

@@ -19,6 +19,7 @@
  * - Operands past half of L2 (the size from which the tiles prefetch the next B panel).
  * - The same C computed in pieces (split along M and along N at other points) has the same
  *   bits: the sum order depends on K only.
+ * - fd_cpu_sgemm_avx512_src2: B from a source, A's columns in runs (run_inner).
  * Skips (passes) on a CPU without AVX-512F.
  */
 #include <math.h>
@@ -139,6 +140,75 @@ static void run_split(int64_t m, int64_t n, int64_t k, int la, int lb, int lc)
     fd_buf_free(&a), fd_buf_free(&b), fd_buf_free(&c1), fd_buf_free(&c2);
 }
 
+/* fd_cpu_sgemm_avx512_src2: B from a source (a stored row-major matrix, panel by panel) and A
+ * with its columns in runs of `inner` (column j at (j / inner) * ocs + (j % inner) * cs; the
+ * backward-data implicit GEMM's filter view): lay 0 taps contiguous (cs = 1, the transposing
+ * packer), 1 rows contiguous (rs = 1), 2 neither (the scalar packer); C row- or column-major.
+ * Integer fills: bit for bit against the double loop. */
+typedef struct {
+    fd_cpu_bsource_t src; /* first */
+    const float *b;
+    int64_t ld;
+} tsrc_t;
+
+static void ts_block(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
+{
+    (void)s, (void)k0, (void)kc;
+}
+
+static float *ts_panel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
+{
+    const tsrc_t *t = (const tsrc_t *)s;
+    for (int64_t kk = 0; kk < kc; kk++)
+        for (int j = 0; j < FD_CPU_SGEMM_NR; j++)
+            bp[kk * FD_CPU_SGEMM_NR + j] = j < nr ? t->b[(k0 + kk) * t->ld + j0 + j] : 0.0f;
+    return bp;
+}
+
+static void run_inner(int64_t m, int64_t n, int64_t inner, int64_t outer, int lay, int ccol,
+                      uint64_t seed)
+{
+    const int64_t k = inner * outer;
+    int64_t rs, cs;
+    if (lay == 0)
+        rs = inner, cs = 1;
+    else if (lay == 1)
+        rs = 1, cs = m;
+    else
+        rs = 2 * inner + 1, cs = 2;
+    const int64_t ocs = m * inner * 3,
+                  aspan = (outer - 1) * ocs + (m - 1) * rs + (inner - 1) * cs + 1;
+    fd_buf_t a = fd_buf_alloc(aspan * 4), b = fd_buf_alloc(k * n * 4), c = fd_buf_alloc(m * n * 4);
+    fd_rng_t r;
+    fd_rng_seed(&r, seed);
+    fd_fill_int(&r, CUDNN_DATA_FLOAT, a.data, aspan, -3, 3, 1.0);
+    fd_fill_int(&r, CUDNN_DATA_FLOAT, b.data, k * n, -3, 3, 1.0);
+    const float *A = a.data, *B = b.data;
+    float *C = c.data;
+    for (int64_t e = 0; e < m * n; e++)
+        C[e] = NAN; /* beta = 0: never read */
+    tsrc_t src = {{ts_block, ts_panel}, B, n};
+    const int64_t c_rs = ccol ? 1 : n, c_cs = ccol ? m : 1;
+    fd_cpu_sgemm_avx512_src2(m, n, k, 2.0f, A, rs, cs, inner, ocs, &src.src, 0.0f, C, c_rs, c_cs);
+    int bad = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = 0;
+            for (int64_t q = 0; q < k; q++)
+                acc += (double)A[q / inner * ocs + i * rs + q % inner * cs] * B[q * n + j];
+            const double got = C[i * c_rs + j * c_cs];
+            if (got != 2.0 * acc && bad++ < 3)
+                FD_EXPECT(
+                    0, "src2 %ldx%ld inner %ld x %ld lay %d ccol %d (%ld,%ld): got %.9g want %.9g",
+                    (long)m, (long)n, (long)inner, (long)outer, lay, ccol, (long)i, (long)j, got,
+                    2.0 * acc);
+        }
+    FD_EXPECT(fd_buf_guards_ok(&a) && fd_buf_guards_ok(&b) && fd_buf_guards_ok(&c),
+              "src2 %ldx%ld: guards", (long)m, (long)n);
+    g_checked++;
+    fd_buf_free(&a), fd_buf_free(&b), fd_buf_free(&c);
+}
+
 int main(void)
 {
     if (!fd_cpu_sgemm_avx512_ok()) {
@@ -182,6 +252,12 @@ int main(void)
         run_split(100, 90, 300, l & 1, (l >> 1) & 1, l >> 2);
         run_split(200, 49, 300, l & 1, (l >> 1) & 1, l >> 2); /* pieces in both modes */
     }
+    /* A in runs (fd_cpu_sgemm_avx512_src2): K blocks cutting runs, one run longer than a block */
+    static const int64_t runs[][2] = {{9, 40}, {49, 7}, {1, 300}, {300, 1}, {3, 2}};
+    for (int i = 0; i < 5; i++)
+        for (int lay = 0; lay < 3; lay++)
+            run_inner(i % 2 ? 100 : 13, i % 2 ? 37 : 70, runs[i][0], runs[i][1], lay, (i + lay) % 2,
+                      seed++);
     printf("%d GEMMs checked\n", g_checked);
     return fd_test_finish();
 }
