@@ -171,8 +171,9 @@ static inline void ig_valid(const ig_row_t *w, const ig_run_t *r, int64_t *a, in
 typedef void (*ig_copy_fn)(float *dst, const float *x, int64_t base, int64_t step, int len,
                            int64_t a, int64_t b);
 #define IG_NB_MAX 64
-static void ig_gather(const ig_source_t *g, int64_t kc, int64_t j0, int nr, int width, float *bp,
-                      ig_copy_fn copy)
+static inline __attribute__((always_inline)) void ig_gather(const ig_source_t *g, int64_t kc,
+                                                            int64_t j0, int nr, int width,
+                                                            float *bp, ig_copy_fn copy)
 {
     ig_run_t run[IG_NB_MAX];
     const int nrun = ig_runs(g->p->out, g->os, g->j0 + j0, nr, run);
@@ -209,8 +210,8 @@ static inline __mmask16 ig_lanes(int64_t lo, int64_t hi)
  * a time: masked loads for step 1, two loads and an even-lane permute for step 2 (stride 2),
  * a masked gather otherwise (NHWC x, larger strides). Addresses are formed as integers: lanes
  * outside [a, b) may lie outside x and are never read (masked). */
-static __attribute__((target("avx512f"))) void ig_copy(float *dst, const float *x, int64_t base,
-                                                       int64_t step, int len, int64_t a, int64_t b)
+static inline __attribute__((always_inline, target("avx512f"))) void
+ig_copy(float *dst, const float *x, int64_t base, int64_t step, int len, int64_t a, int64_t b)
 {
     const __m512i even =
         _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
@@ -241,7 +242,8 @@ static __attribute__((target("avx512f"))) void ig_copy(float *dst, const float *
     }
 }
 
-static float *ig_panel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
+static __attribute__((target("avx512f"))) float *ig_panel(fd_cpu_bsource_t *s, int64_t k0,
+                                                          int64_t kc, int64_t j0, int nr, float *bp)
 {
     ig_source_t *g = (ig_source_t *)s;
     (void)k0;
@@ -405,7 +407,8 @@ static void ig_wblock(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
 }
 
 #if IG_X86
-static float *ig_wpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
+static __attribute__((target("avx512f"))) float *
+ig_wpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
 {
     ig_wsource_t *g = (ig_wsource_t *)s;
     (void)k0;
@@ -579,7 +582,8 @@ static __attribute__((target("avx512f"))) void ig_dunit(const ig_dsource_t *g, c
 }
 
 /* The panel tap by tap: each tap's run geometry once, then its rows (every taps-th). */
-static float *ig_dpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
+static __attribute__((target("avx512f"))) float *
+ig_dpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float *bp)
 {
     ig_dsource_t *g = (ig_dsource_t *)s;
     (void)k0;
