@@ -33,10 +33,11 @@
  * one sgemm into y; deterministic for any thread count (fixed chunks, BLAS single-threaded), not
  * the im2col row's bits.
  *
- * BWD_FILTER ALGO_0 (AVX-512 only): dw[K/G x CRS] += dy[K/G x PQ] . col^T[PQ x CRS] per image,
- * col^T's panels gathered a column (a row of col) at a time; the im2col row's bits.
+ * BWD_FILTER ALGO_0: dw[K/G x CRS] += dy[K/G x PQ] . col^T[PQ x CRS] per image, col^T's panels
+ * gathered a column (a row of col) at a time; the im2col row's bits. On CBLAS (ig_w_piece_blas):
+ * blocks of 64 columns of dw by K slices of 128 output positions gathered into a stack buffer.
  *
- * BWD_DATA ALGO_0 (AVX-512 only): dx[C/G x HW] = w^T[C/G x (K/G) T] . dy_T[(K/G) T x HW], one
+ * BWD_DATA ALGO_0: dx[C/G x HW] = w^T[C/G x (K/G) T] . dy_T[(K/G) T x HW], one
  * SGEMM per piece of dx positions, with C = dx (row- or column-major), A the filter read in place
  * as a view whose columns are (k, tap) pairs (fd_cpu_sgemm_avx512_src2: a run of taps per k), and
  * B's rows (k, tap) gathered from dy shifted by the tap (zeros where dx position i is not
@@ -44,7 +45,9 @@
  * Strided problems multiply the zeros between strides too: s^d times the useful products (s = 2
  * in 2-d: a quarter of the stride-1 rate), no col2im and no workspace. Each dx element sums its
  * (k, tap) rows in K blocks in order, the same for any thread count (not ALGO_1's bits: that
- * row sums each tap's GEMM, then the taps in col2im).
+ * row sums each tap's GEMM, then the taps in col2im). On CBLAS (ig_d_piece_blas): per block of
+ * 64 channels and K slice of 128 (k, tap) rows, the filter's slice copied once into a stack
+ * buffer, dy_T gathered per chunk of 64 dx positions.
  */
 #include <cblas.h>
 #include <limits.h>
@@ -433,14 +436,52 @@ ig_wpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float
 }
 #endif
 
+/* One piece of col's rows [c0, c0 + ncols) on CBLAS (no AVX-512F, or FREEDNN_CPU_GEMM=blas):
+ * for each image in order, each chunk of IG_WNB columns of dw and K slice of FD_CPU_GEMM_KC_F32
+ * output positions, col^T's block gathered (a row of col, run by run, down a column of the
+ * buffer) and one sgemm into dw, the first image's first slice blending with beta;
+ * deterministic for any thread count (fixed chunks, BLAS single-threaded). */
+#define IG_WNB 64
+static void ig_w_piece_blas(const fd_conv_problem_t *p, ig_wsource_t *s, const float *xg,
+                            const float *dyg, int64_t kg, int64_t ncols, float alpha, float beta,
+                            float *dw, int64_t rs, int64_t cs)
+{
+    float buf[FD_CPU_GEMM_KC_F32 * IG_WNB], line[FD_CPU_GEMM_KC_F32];
+    const int64_t l = p->out[0] * p->out[1] * p->out[2];
+    for (int64_t n = 0; n < p->n; n++) {
+        s->x = xg + n * p->xs[0];
+        const float *dy = dyg + n * p->ys[0];
+        for (int64_t j0 = 0; j0 < ncols; j0 += IG_WNB) {
+            const int nb = (int)(ncols - j0 < IG_WNB ? ncols - j0 : IG_WNB);
+            for (int64_t l0 = 0; l0 < l; l0 += FD_CPU_GEMM_KC_F32) {
+                const int lc = (int)(l - l0 < FD_CPU_GEMM_KC_F32 ? l - l0 : FD_CPU_GEMM_KC_F32);
+                ig_wblock(&s->src, l0, lc);
+                for (int j = 0; j < nb; j++) {
+                    ig_row_t w;
+                    ig_row_of(p, s->cg, s->c0 + j0 + j, &w);
+                    for (int i = 0; i < s->nrun; i++) {
+                        int64_t a, b;
+                        ig_valid(&w, &s->run[i], &a, &b);
+                        ig_copy_c(line + s->run[i].j, s->x, w.off + s->run[i].off, s->os[2],
+                                  s->run[i].len, a, b);
+                    }
+                    for (int q = 0; q < lc; q++)
+                        buf[q * nb + j] = line[q];
+                }
+                const float bt = n == 0 && l0 == 0 ? beta : 1.0f;
+                if (cs == 1) /* dy row-major (NCHW) */
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)kg, nb, lc, alpha,
+                                dy + l0, (int)rs, buf, nb, bt, dw + j0, (int)p->ws[0]);
+                else /* column-major (NHWC): its rows of K/G, read transposed */
+                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kg, nb, lc, alpha,
+                                dy + l0 * cs, (int)cs, buf, nb, bt, dw + j0, (int)p->ws[0]);
+            }
+        }
+    }
+}
+
 static int ig_w_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
 {
-    if (!IG_X86 || !fd_cpu_sgemm_own()) {
-        snprintf(why, why_size,
-                 "backward filter without workspace runs on our AVX-512 SGEMM "
-                 "only (no AVX-512F, or FREEDNN_CPU_GEMM=blas)");
-        return 0;
-    }
     return ig_applicable(p, why, why_size);
 }
 
@@ -449,7 +490,6 @@ static int ig_w_applicable(const fd_conv_problem_t *p, char *why, size_t why_siz
  * bits on the same SGEMM. */
 static cudnnStatus_t ig_w_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
-#if IG_X86
     const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
     const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
     const int64_t l = p->out[0] * p->out[1] * p->out[2];
@@ -457,8 +497,11 @@ static cudnnStatus_t ig_w_run(const fd_conv_problem_t *p, const fd_conv_args_t *
     ig_y_view(p, kg, l, &rs, &cs); /* dy's K/G x PQ view */
     const int parts = fd_cpu_split_parts(crs);
     const int nt = parts > 1 && kg * l * crs >= (1 << 19) ? fd_cpu_team_size() : 1;
+    const int own = IG_X86 && fd_cpu_sgemm_own();
     const float *xa = a->x, *dya = a->y;
     float *dwa = a->out;
+    if (!own)
+        fd_cpu_blas_serial_begin();
     for (int64_t g = 0; g < p->groups; g++) {
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
         for (int part = 0; part < parts; part++) {
@@ -467,10 +510,19 @@ static cudnnStatus_t ig_w_run(const fd_conv_problem_t *p, const fd_conv_args_t *
             if (hi <= lo)
                 continue;
             ig_wsource_t s;
-            s.src.block = ig_wblock, s.src.panel = ig_wpanel;
+            s.src.block = ig_wblock;
+#if IG_X86
+            s.src.panel = ig_wpanel;
+#endif
             s.p = p, s.cg = cg, s.c0 = lo;
             for (int d = 0; d < 3; d++)
                 s.os[d] = p->stride[d] * p->xs[2 + d];
+            if (!own) {
+                ig_w_piece_blas(p, &s, xa + g * cg * p->xs[1], dya + g * kg * p->ys[1], kg, hi - lo,
+                                (float)a->alpha, (float)a->beta, dwa + g * kg * p->ws[0] + lo, rs,
+                                cs);
+                continue;
+            }
             for (int64_t n = 0; n < p->n; n++) {
                 s.x = xa + n * p->xs[0] + g * cg * p->xs[1];
                 fd_cpu_sgemm_avx512_src(kg, hi - lo, l, (float)a->alpha,
@@ -480,15 +532,12 @@ static cudnnStatus_t ig_w_run(const fd_conv_problem_t *p, const fd_conv_args_t *
             }
         }
     }
+    if (!own)
+        fd_cpu_blas_serial_end();
     return CUDNN_STATUS_SUCCESS;
-#else
-    (void)p, (void)a;
-    return CUDNN_STATUS_NOT_SUPPORTED; /* never: not applicable without AVX-512 */
-#endif
 }
 
-/* ---- backward data: dx[C/G x HW] = w^T[C/G x (K/G) T] . dy_T[(K/G) T x HW] --------------------
- */
+/* ---- backward data: dx[C/G x HW] = w^T[C/G x (K/G) T] . dy_T[(K/G) T x HW] ----------------- */
 
 /* The source of dy_T for one SGEMM call: image n, group g, dx positions [j0, j0 + ncols) of HW.
  * Its rows are (k, tap) pairs, taps innermost (the filter's A view in fd_cpu_sgemm_avx512_src2:
@@ -513,7 +562,6 @@ static void ig_dblock(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
     ig_keep_reset(&g->keep);
 }
 
-#if IG_X86
 /* For run r of dx positions and a tap whose i + base[d] = o * stride: its entries [*a, *a + *cnt
  * * stride) along the last dim read dy at *off (the first one's, without the row's), one every
  * stride entries; *cnt = 0 when the run reads nothing (its o0, o1 or all of it fall between
@@ -539,6 +587,49 @@ static void ig_drun(const fd_conv_problem_t *p, const int64_t *base, const ig_ru
     *off += q * p->ys[4];
 }
 
+/* The rows of tap t in the current K block ((k, tap) rows from g->k0, taps innermost): returns
+ * the first one (kc or more when it has none there) and, for each of the nrun runs of dx
+ * positions, where it reads dy (ig_drun). */
+static int64_t ig_dtap(const ig_dsource_t *g, int64_t t, int64_t kc, const ig_run_t *run, int nrun,
+                       int64_t *roff, int64_t *ra, int64_t *rn)
+{
+    const fd_conv_problem_t *p = g->p;
+    const int64_t taps = g->taps, kk0 = (t - g->k0 % taps + taps) % taps;
+    if (kk0 >= kc)
+        return kk0;
+    const int64_t q = (g->k0 + kk0) % taps;
+    const int64_t tm[3] = {q / (p->flt[1] * p->flt[2]), q / p->flt[2] % p->flt[1], q % p->flt[2]};
+    int64_t base[3];
+    for (int d = 0; d < 3; d++)
+        base[d] = p->pad[d] - fd_col_tap(p, d, tm[d]) * p->dil[d];
+    for (int i = 0; i < nrun; i++)
+        ig_drun(p, base, &run[i], &roff[i], &ra[i], &rn[i]);
+    return kk0;
+}
+
+/* Rows [0, kc) of the current K block x dx positions g->j0 + j0 .. + nr into bp[kk * width + j]
+ * (zeros in [nr, width)), element by element: the CBLAS path. */
+static void ig_dfill_c(const ig_dsource_t *g, int64_t kc, int64_t j0, int nr, int width, float *bp)
+{
+    const fd_conv_problem_t *p = g->p;
+    static const int64_t none[3] = {0, 0, 0};
+    ig_run_t run[IG_NB_MAX];
+    int64_t roff[IG_NB_MAX], ra[IG_NB_MAX], rn[IG_NB_MAX];
+    const int nrun = ig_runs(p->in, none, g->j0 + j0, nr, run);
+    const int64_t step = p->ys[4], st = p->stride[2];
+    for (int64_t kk = 0; kk < kc; kk++)
+        for (int j = 0; j < width; j++)
+            bp[kk * width + j] = 0.0f;
+    for (int64_t t = 0; t < g->taps; t++)
+        for (int64_t kk = ig_dtap(g, t, kc, run, nrun, roff, ra, rn); kk < kc; kk += g->taps) {
+            const float *row = g->dy + (g->k0 + kk) / g->taps * p->ys[1];
+            for (int i = 0; i < nrun; i++)
+                for (int64_t e = 0; e < rn[i]; e++)
+                    bp[kk * width + run[i].j + ra[i] + e * st] = row[roff[i] + e * step];
+        }
+}
+
+#if IG_X86
 /* dst[a + i * st] = dy[base + i * step] for i < cnt, zeros elsewhere in [0, len). */
 static __attribute__((target("avx512f"))) void ig_spread(float *dst, const float *dy, int64_t base,
                                                          int64_t step, int len, int64_t a,
@@ -597,17 +688,9 @@ ig_dpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float
     const int nrun = ig_runs(p->in, none, g->j0 + j0, nr, run);
     const int64_t step = p->ys[4], st = p->stride[2], taps = g->taps;
     for (int64_t t = 0; t < taps; t++) {
-        const int64_t kk0 = (t - g->k0 % taps + taps) % taps; /* this tap's first row */
+        const int64_t kk0 = ig_dtap(g, t, kc, run, nrun, roff, ra, rn);
         if (kk0 >= kc)
             continue;
-        const int64_t q = (g->k0 + kk0) % taps;
-        const int64_t tm[3] = {q / (p->flt[1] * p->flt[2]), q / p->flt[2] % p->flt[1],
-                               q % p->flt[2]};
-        int64_t base[3];
-        for (int d = 0; d < 3; d++)
-            base[d] = p->pad[d] - fd_col_tap(p, d, tm[d]) * p->dil[d];
-        for (int i = 0; i < nrun; i++)
-            ig_drun(p, base, &run[i], &roff[i], &ra[i], &rn[i]);
         if (st == 1 && step == 1) {
             ig_dunit(g, run, nrun, roff, ra, rn, kk0, kc, bp);
             continue;
@@ -632,16 +715,47 @@ ig_dpanel(fd_cpu_bsource_t *s, int64_t k0, int64_t kc, int64_t j0, int nr, float
 }
 #endif
 
+/* One piece on CBLAS (no AVX-512F, or FREEDNN_CPU_GEMM=blas): for each block of IG_DMB
+ * channels and K slice of FD_CPU_GEMM_KC_F32 (k, tap) rows, the slice of the filter copied once
+ * into a stack buffer, then for each chunk of IG_NB_MAX dx positions dy_T's rows gathered and
+ * one sgemm into dx (the first slice blending with beta); deterministic for any thread count
+ * (fixed chunks, BLAS single-threaded). */
+#define IG_DMB 64
+static void ig_d_piece_blas(ig_dsource_t *s, int64_t cg, int64_t kt, float alpha, float beta,
+                            const float *w, int64_t wt, float *dx, int64_t rs, int64_t cs)
+{
+    float abuf[IG_DMB * FD_CPU_GEMM_KC_F32], bbuf[FD_CPU_GEMM_KC_F32 * IG_NB_MAX];
+    const fd_conv_problem_t *p = s->p;
+    for (int64_t m0 = 0; m0 < cg; m0 += IG_DMB) {
+        const int mb = (int)(cg - m0 < IG_DMB ? cg - m0 : IG_DMB);
+        for (int64_t k0 = 0; k0 < kt; k0 += FD_CPU_GEMM_KC_F32) {
+            const int kc = (int)(kt - k0 < FD_CPU_GEMM_KC_F32 ? kt - k0 : FD_CPU_GEMM_KC_F32);
+            for (int i = 0; i < mb; i++)
+                for (int kk = 0; kk < kc; kk++) {
+                    const int64_t j = k0 + kk;
+                    abuf[i * kc + kk] =
+                        w[j / s->taps * p->ws[0] + j % s->taps * wt + (m0 + i) * p->ws[1]];
+                }
+            s->k0 = k0;
+            const float b = k0 == 0 ? beta : 1.0f;
+            for (int64_t j0 = 0; j0 < s->ncols; j0 += IG_NB_MAX) {
+                const int nb = (int)(s->ncols - j0 < IG_NB_MAX ? s->ncols - j0 : IG_NB_MAX);
+                ig_dfill_c(s, kc, j0, nb, nb, bbuf);
+                if (cs == 1) /* dx row-major: C/G x nb at row stride rs */
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mb, nb, kc, alpha, abuf,
+                                kc, bbuf, nb, b, dx + m0 * rs + j0, (int)rs);
+                else /* column-major (NHWC) */
+                    cblas_sgemm(CblasColMajor, CblasTrans, CblasTrans, mb, nb, kc, alpha, abuf, kc,
+                                bbuf, nb, b, dx + m0 + j0 * cs, (int)cs);
+            }
+        }
+    }
+}
+
 /* ig_float_dense with the taps one run (dense NCHW or NHWC: *wt, their step, 1 or C/G), dx a C/G
- * x HW matrix per image (ig_view), our AVX-512 SGEMM. */
+ * x HW matrix per image (ig_view). */
 static int ig_d_applicable(const fd_conv_problem_t *p, int64_t *wt, char *why, size_t why_size)
 {
-    if (!IG_X86 || !fd_cpu_sgemm_own()) {
-        snprintf(why, why_size,
-                 "backward data without workspace runs on our AVX-512 SGEMM only (no "
-                 "AVX-512F, or FREEDNN_CPU_GEMM=blas)");
-        return 0;
-    }
     if (!ig_float_dense(p, why, why_size))
         return 0;
     if (!fd_cpu_flat_run(p->flt, p->ws + 2, FD_CONV_SPATIAL_MAX, wt)) {
@@ -671,7 +785,6 @@ static int ig_d_applicable(const fd_conv_problem_t *p, int64_t *wt, char *why, s
  * K blocks of (k, tap) rows in order, the same for any thread count. */
 static cudnnStatus_t ig_d_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 {
-#if IG_X86
     const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
     const int64_t taps = p->flt[0] * p->flt[1] * p->flt[2];
     const int64_t hw = p->in[0] * p->in[1] * p->in[2];
@@ -680,8 +793,11 @@ static cudnnStatus_t ig_d_run(const fd_conv_problem_t *p, const fd_conv_args_t *
     fd_cpu_flat_run(p->flt, p->ws + 2, FD_CONV_SPATIAL_MAX, &wt);
     const int parts = fd_cpu_split_parts(hw);
     const int nt = parts > 1 && cg * hw * kg * taps >= (1 << 19) ? fd_cpu_team_size() : 1;
+    const int own = IG_X86 && fd_cpu_sgemm_own();
     const float *dya = a->y, *wa = a->w;
     float *dxa = a->out;
+    if (!own)
+        fd_cpu_blas_serial_begin();
     for (int64_t n = 0; n < p->n; n++)
         for (int64_t g = 0; g < p->groups; g++) {
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
@@ -691,20 +807,26 @@ static cudnnStatus_t ig_d_run(const fd_conv_problem_t *p, const fd_conv_args_t *
                 if (hi <= lo)
                     continue;
                 ig_dsource_t s;
-                s.src.block = ig_dblock, s.src.panel = ig_dpanel;
+                s.src.block = ig_dblock;
+#if IG_X86
+                s.src.panel = ig_dpanel;
+#endif
                 s.p = p, s.j0 = lo, s.ncols = hi - lo, s.taps = taps;
                 s.dy = dya + n * p->ys[0] + g * kg * p->ys[1];
-                fd_cpu_sgemm_avx512_src2(cg, hi - lo, kg * taps, (float)a->alpha,
-                                         wa + g * kg * p->ws[0], p->ws[1], wt, taps, p->ws[0],
-                                         &s.src, (float)a->beta,
-                                         dxa + n * p->xs[0] + g * cg * p->xs[1] + lo * cs, rs, cs);
+                const float *w = wa + g * kg * p->ws[0];
+                float *dx = dxa + n * p->xs[0] + g * cg * p->xs[1] + lo * cs;
+                if (own)
+                    fd_cpu_sgemm_avx512_src2(cg, hi - lo, kg * taps, (float)a->alpha, w, p->ws[1],
+                                             wt, taps, p->ws[0], &s.src, (float)a->beta, dx, rs,
+                                             cs);
+                else
+                    ig_d_piece_blas(&s, cg, kg * taps, (float)a->alpha, (float)a->beta, w, wt, dx,
+                                    rs, cs);
             }
         }
+    if (!own)
+        fd_cpu_blas_serial_end();
     return CUDNN_STATUS_SUCCESS;
-#else
-    (void)p, (void)a;
-    return CUDNN_STATUS_NOT_SUPPORTED; /* never: not applicable without AVX-512 */
-#endif
 }
 
 static int ig_d_applicable_row(const fd_conv_problem_t *p, char *why, size_t why_size)

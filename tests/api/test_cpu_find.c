@@ -211,24 +211,17 @@ static void large_problem(cudnnHandle_t cpu, cudnnHandle_t ref, int dir)
                   "%s: entry %d is algo %d (%g ms), Find's %d (%g ms)", what, i, g[i].algo,
                   (double)g[i].time, a[i].algo, (double)a[i].time);
 
-    /* Find*Ex without workspace: forward, and both backward directions on our AVX-512 SGEMM,
-     * the implicit GEMM (src/cpu/conv_implicit.c) fits and is timed, and the ref rows are then
-     * left untimed; backward without it, no cpu row fits, so the fallback must be timed */
+    /* Find*Ex without workspace: in every direction the implicit GEMM (src/cpu/conv_implicit.c)
+     * fits and is timed, and the ref rows are then left untimed */
     snprintf(what, sizeof what, "%s n1c32h32w32k32r3s3 Find*Ex, no workspace", dir_name[dir]);
     float *x = calloc(p.xn, sizeof(float)), *w = calloc(p.wn, sizeof(float)),
           *y = calloc(p.yn, sizeof(float));
     FD_EXPECT_STATUS(query(cpu, &p, dir, Q_FIND_EX, b, &nb, x, w, y, NULL, 0),
                      CUDNN_STATUS_SUCCESS);
     check_order(b, nb, &timed, &untimed, what);
-    const char *gemm = getenv("FREEDNN_CPU_GEMM");
-    const int own = fd_test_cpu_avx512() && !(gemm != NULL && strcmp(gemm, "blas") == 0);
-    if (dir == D_FWD || own)
-        FD_EXPECT(timed == 1 && b[0].algo == 0,
-                  "%s: %d timed (first algo %d); want the implicit GEMM (algo 0) alone", what,
-                  timed, b[0].algo);
-    else
-        FD_EXPECT(timed >= 1 && untimed == 0, "%s: %d timed, %d untimed; want all that run timed",
-                  what, timed, untimed);
+    FD_EXPECT(timed == 1 && b[0].algo == 0,
+              "%s: %d timed (first algo %d); want the implicit GEMM (algo 0) alone", what, timed,
+              b[0].algo);
     free(x), free(w), free(y);
     free(in0), free(in1), free(want), free(got);
     prob_free(&p);

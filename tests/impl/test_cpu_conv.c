@@ -167,17 +167,17 @@ static const char *expected_impl(const cc_case_t *c)
         kind = "implicit";
     } else if (c->dir == CO_BWD_FILTER && c->dt == CUDNN_DATA_FLOAT &&
                c->comp == CUDNN_DATA_FLOAT && c->algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0) {
-        /* src/cpu/conv_implicit.c's backward filter: our AVX-512 SGEMM only */
+        /* src/cpu/conv_implicit.c's backward filter */
         if (c->yl == CC_PADDED || c->yl == CC_PERMUTED || is_1x1(&c->s))
             return "";
-        kind = fd_test_cpu_avx512() && !gemm_blas() ? "implicit" : "ref";
+        kind = "implicit";
     } else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
                c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0) {
         /* src/cpu/conv_implicit.c's backward data: dx a C/G x HW matrix (padded or permuted dx
-         * may or may not be one), our AVX-512 SGEMM only */
+         * may or may not be one) */
         if (!packed(c->xl) || is_1x1(&c->s))
             return "";
-        kind = fd_test_cpu_avx512() && !gemm_blas() ? "implicit" : "ref";
+        kind = "implicit";
     } else if (c->dir == CO_BWD_DATA && c->dt == CUDNN_DATA_FLOAT && c->comp == CUDNN_DATA_FLOAT &&
                c->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 && direct_bwd_takes(&c->s))
         kind = "direct"; /* src/cpu/conv_direct_bwd_cpu.c, before the im2col row */
