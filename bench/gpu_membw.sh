@@ -75,12 +75,6 @@
 # (bn_cl_train's statistics in two passes and two cluster syncs, instead of one pass shifted by
 # the channel's first element), e.g. ONLY='bn_f(32|16)_nchw' DIR=fwd_train
 # ENVS='FREEDNN_GPU_BN_CL_1PASS=0'.
-# FREEDNN_GPU_BN_CS=1 (bn fwd_train and bwd with saved statistics, packed NCHW channels past the
-# clusters' 16 shares and of at least 1 MiB, e.g. SIZE=ref's 6.4 MB f32 channels: bn_cs_train /
-# bn_cs_bwd, one cooperative launch that reads x and dy from DRAM once, each channel written out
-# from L2 a few channels after its sums, instead of the packed kernels, which read them twice;
-# FREEDNN_GPU_BN_CS_DELAY=d, 2..6, default 3: the channels between), e.g. SIZE=ref
-# ONLY='bn_f(32|16)_nchw' ENVS='FREEDNN_GPU_BN_CS=1;FREEDNN_GPU_BN_CS=1 FREEDNN_GPU_BN_CS_DELAY=2'.
 # FREEDNN_GPU_LRN_NHWC=0 (lrn: the NHWC forward on the per-element lrn_fwd and the backward on
 # lrn_bwd_tile instead of lrn_nhwc.cuh's lrn_fwd_nhwc / lrn_bwd_nhwc, 16-byte channel vectors;
 # FREEDNN_GPU_LRN_NHWC_BWD=0: the backward alone), e.g. ONLY='lrn_f(16|32)_nhwc'

@@ -97,14 +97,6 @@
  * spills, 192 / 96 bytes of static shared memory. The bits differ from the other paths' as the
  * forward's do.
  *
- * Channels of that data too large for the clusters (forward past 1.66 MB, backward past 832 KB
- * of x) and of at least 1 MiB, training forward and backward with the saved statistics given,
- * take bn_cs_train / bn_cs_bwd ahead of bn_pk_* when FREEDNN_GPU_BN_CS=1 (default off: slower
- * where measured; the section "the channel-streaming training forward and backward"): one
- * cooperative launch whose CTAs walk the channels in order, a per-channel counter saying when
- * every share is summed, each share written out from L2 a few channels later, so x (and dy) are
- * read from DRAM once at any channel count.
- *
  * Inference of SPATIAL / SPATIAL_PERSISTENT FLOAT, HALF, BFLOAT16 data with x, y (and z) packed
  * NCHW (H * W a multiple of the vector) or NHWC (C a multiple of it), 16-byte aligned, takes
  * bn_iv_* (batchnorm_kernels.cuh, end): one 128-bit pass, each thread keeping its channel's (or
@@ -223,25 +215,6 @@ typedef struct {
 } bn_cl_t;
 
 #define BN_CL_THREADS 256                /* threads per CTA of bn_cl_train */
-
-/* The channel-streaming training forward and backward (batchnorm_kernels.cuh, bn_cs_train /
- * bn_cs_bwd): L as bn_cl_shape fills it, L.k = G the launch's CTAs, L.vpc = ceil(L.nv / G) a
- * CTA's share of a channel; delay: the channels between a channel's sums and its apply (>= 2);
- * C + 1 counters of the handle's ring (zero before the launch, left at zero). */
-typedef struct {
-    bn_cl_t L;
-    unsigned *ctr;
-    int delay;
-    int slots, ahead; /* bn_cs_*<1>: shared-memory slots of a share, channels loaded ahead */
-} bn_cs_t;
-#define BN_CS_CTAS_SM 2 /* CTAs an SM (launch bounds): at 3 the backward and the division spill */
-#define BN_CS_THREADS (BN_CL_THREADS + 32) /* 8 data warps and the sync warp */
-/* bn_cs_*<0>: vectors a data thread loads before it uses them, of channel i's share (UIN, loaded
- * during step i - 1) and of the channel written out (UOUT); training / backward (x and dy: fewer,
- * for the registers: 6 and 2 backward spill at the 96 that 2 x 9 warps allow) */
-#define BN_CS_UIN(mode) ((mode) == 0 ? 8 : 4)
-#define BN_CS_UOUT(mode) ((mode) == 0 ? 6 : 2)
-#define BN_CS_FIN_BATCH 4 /* bn_cs_fin: partial pairs a lane has in flight */
 /* bn_cl_train's launch bounds for elements of es bytes: the 16-bit types 8 CTAs an SM (<= 32
  * registers), so that their 25-KiB shares are not held to 5 or 6 CTAs an SM by 39-48 registers
  * (dev/bn_cluster v13 / v15, H200 2026-12-03: f16 n32c256h56w56 training 5 -> 8 CTAs an SM,
@@ -269,48 +242,6 @@ static __device__ __forceinline__ void bn_cl_cp16(void *smem, const void *gmem)
 static __device__ __forceinline__ void bn_cl_cp_wait(void)
 {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
-}
-/* bn_cs_body's named barrier 2, the data warps' reduction (BN_CL_THREADS); a step starts at
- * __syncthreads. */
-static __device__ __forceinline__ void bn_cs_bar_sync(int id, int n)
-{
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
-}
-/* bn_cs_* with shared-memory slots: this thread's cp.async copies (bn_cl_cp16) are committed
- * as one group a step; wait until at most n (0..3) groups are pending. */
-static __device__ __forceinline__ void bn_cs_cp_commit(void)
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-static __device__ __forceinline__ void bn_cs_cp_wait(int n)
-{
-    if (n <= 0)
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-    else if (n == 1)
-        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-    else if (n == 2)
-        asm volatile("cp.async.wait_group 2;\n" ::: "memory");
-    else
-        asm volatile("cp.async.wait_group 3;\n" ::: "memory");
-}
-/* bn_cs_fin: a pair of accumulators through L2 in one load. */
-static __device__ __forceinline__ void bn_cs_ld2(const double *p, double *o)
-{
-    const double2 v = __ldcg((const double2 *)p);
-    o[0] = v.x, o[1] = v.y;
-}
-static __device__ __forceinline__ void bn_cs_ld2(const float *p, float *o)
-{
-    const float2 v = __ldcg((const float2 *)p);
-    o[0] = v.x, o[1] = v.y;
-}
-/* bn_cs_*: one thread waits until the counter reaches target; the fence orders the reads after
- * it (the writers fence before their atomic adds). */
-static __device__ __forceinline__ void bn_cs_wait_ctr(const unsigned *ctr, unsigned target)
-{
-    while (*(const volatile unsigned *)ctr < target)
-        __nanosleep(32);
-    __threadfence();
 }
 #if __CUDA_ARCH__ >= 900
 /* This thread's copies have landed, then the CTA's barrier: every thread sees the share
@@ -1268,11 +1199,12 @@ static int bn_cl_1pass_on(void)
     return on;
 }
 
-/* Fills Q->P (channels, spatial size, members, parameters) and Q->nv and returns 1 when p is
- * what the cluster and channel-streaming kernels take: SPATIAL, ops BN or BN_ACTIVATION, the nt
- * tensors t[] packed NCHW with H * W a multiple of the vector, below 2^31 elements. */
-static int bn_cl_shape(const fd_bn_problem_t *p, const struct cudnnTensorStruct *const *t, int nt,
-                       bn_cl_t *Q)
+/* Fills *Q and returns 1 when cluster kernel f (cache slot ti) serves p: SPATIAL, ops BN or
+ * BN_ACTIVATION, the nt tensors t[] packed NCHW with H * W a multiple of the vector, below
+ * 2^31 elements, `copies` tensors' shares (x; x and dy) of a channel within 16 CTAs of
+ * bn_cl_cap() bytes, else of BN_CL_CTA_BYTES, a device that holds such a cluster. */
+static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *const *t, int nt,
+                      int copies, const void *f, int ti, bn_cl_t *Q)
 {
     if (p->per_activation ||
         (p->ops != CUDNN_BATCHNORM_OPS_BN && p->ops != CUDNN_BATCHNORM_OPS_BN_ACTIVATION))
@@ -1287,22 +1219,7 @@ static int bn_cl_shape(const fd_bn_problem_t *p, const struct cudnnTensorStruct 
     for (int i = 0; i < nt; i++)
         if (!bn_pk_packed(t[i], &p->x, 0))
             return 0;
-    memset(Q, 0, sizeof *Q);
-    Q->P.c = c, Q->P.s = sp, Q->P.m = m;
-    bn_pk_params(p, &Q->P);
-    Q->nv = (uint32_t)(m / vec);
-    return 1;
-}
-
-/* Fills *Q and returns 1 when cluster kernel f (cache slot ti) serves p: bn_cl_shape's shapes,
- * `copies` tensors' shares (x; x and dy) of a channel within 16 CTAs of bn_cl_cap() bytes, else
- * of BN_CL_CTA_BYTES, a device that holds such a cluster. */
-static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *const *t, int nt,
-                      int copies, const void *f, int ti, bn_cl_t *Q)
-{
-    if (!bn_cl_shape(p, t, nt, Q))
-        return 0;
-    const int64_t nv = Q->nv, share = copies * FD_CUDA_VEC_BYTES; /* bytes per vector */
+    const int64_t nv = m / vec, share = copies * FD_CUDA_VEC_BYTES; /* bytes per vector */
     int j = 0;
     while (j < BN_CL_KS && (nv + (2 << j) - 1) / (2 << j) * share > bn_cl_cap())
         j++;
@@ -1314,7 +1231,11 @@ static int bn_cl_plan(const fd_bn_problem_t *p, const struct cudnnTensorStruct *
         j++;
     if (j == BN_CL_KS || !(bn_cl_device_ks(f, ti) >> j & 1))
         return 0;
+    memset(Q, 0, sizeof *Q);
+    Q->P.c = c, Q->P.s = sp, Q->P.m = m;
+    bn_pk_params(p, &Q->P);
     Q->k = 2 << j;
+    Q->nv = (uint32_t)nv;
     Q->vpc = (uint32_t)((nv + Q->k - 1) / Q->k);
     Q->two_pass = !bn_cl_1pass_on();
     return 1;
@@ -1437,37 +1358,39 @@ static int bn_gr_env(int ti)
     return types >> ti & 1;
 }
 
-/* Per device (cache[dev]: 0 unknown, else 1 + SMs; bytes): the SMs and the dynamic shared memory
- * a CTA of cooperative kernel f may take at per_sm CTAs an SM (0: the kernel cannot run there:
- * no cooperative launches, too many registers, a refused query, less than min_bytes), found
- * once; the first call also raises f's dynamic shared-memory limit to it. */
-static int bn_coop_device(const void *f, int threads, int per_sm, int64_t min_bytes,
-                          int64_t (*cache)[2], int *sms, int64_t *cta_bytes)
+/* Per (device, type): the SMs and the dynamic shared memory a CTA may take at BN_GR_CTAS_SM an
+ * SM (0: the kernel cannot run there: no cooperative launches, too many registers, a refused
+ * query), found once; the first call also raises the kernel's dynamic shared-memory limit to
+ * it. */
+static int bn_gr_device(int ti, int *sms, int64_t *cta_bytes)
 {
+    static int64_t cache[BN_CL_MAX_DEV][3][2]; /* 0 unknown, else 1 + SMs; bytes */
     int dev = -1;
     if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= BN_CL_MAX_DEV) {
         (void)cudaGetLastError();
         return 0;
     }
-    int64_t *e = cache[dev];
+    int64_t *e = cache[dev][ti];
     if (__atomic_load_n(&e[0], __ATOMIC_ACQUIRE) == 0) {
-        int n = 0, coop = 0, smem = 0, reserved = 0, blocks = 0;
+        int n = 0, coop = 0, per_sm = 0, reserved = 0, blocks = 0;
         int64_t bytes = 0;
         cudaFuncAttributes fa;
+        const void *f = (const void *)bn_gr_k[ti];
         if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
             cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) == cudaSuccess &&
-            cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) ==
+            cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) ==
                 cudaSuccess &&
             cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) ==
                 cudaSuccess &&
             cudaFuncGetAttributes(&fa, f) == cudaSuccess && coop) {
-            bytes = ((int64_t)smem / per_sm - reserved - (int64_t)fa.sharedSizeBytes) / 16 * 16;
-            if (bytes < min_bytes ||
+            bytes = ((int64_t)per_sm / BN_GR_CTAS_SM - reserved - (int64_t)fa.sharedSizeBytes) /
+                    16 * 16;
+            if (bytes < BN_GR_TREE_BYTES ||
                 cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) !=
                     cudaSuccess ||
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, threads, (size_t)bytes) !=
-                    cudaSuccess ||
-                blocks < per_sm)
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, FD_CUDA_BLOCK,
+                                                              (size_t)bytes) != cudaSuccess ||
+                blocks < BN_GR_CTAS_SM)
                 bytes = 0;
         }
         (void)cudaGetLastError(); /* a refused query is an answer, not the next launch's error */
@@ -1477,14 +1400,6 @@ static int bn_coop_device(const void *f, int threads, int per_sm, int64_t min_by
     *sms = (int)(__atomic_load_n(&e[0], __ATOMIC_ACQUIRE) - 1);
     *cta_bytes = e[1];
     return *sms > 0 && *cta_bytes > 0;
-}
-
-/* bn_coop_device for bn_gr_train_nhwc of type ti at BN_GR_CTAS_SM an SM. */
-static int bn_gr_device(int ti, int *sms, int64_t *cta_bytes)
-{
-    static int64_t cache[3][BN_CL_MAX_DEV][2];
-    return bn_coop_device((const void *)bn_gr_k[ti], FD_CUDA_BLOCK, BN_GR_CTAS_SM,
-                          BN_GR_TREE_BYTES, cache[ti], sms, cta_bytes);
 }
 
 /* Launches bn_gr_train_nhwc for the training call a (with b's workspace) when it serves it:
@@ -1542,156 +1457,6 @@ static cudnnStatus_t bn_gr_run(const fd_bn_problem_t *p, const bn_pk_t &P, const
                         "bytes of shared memory each, stream %p)",
                         fd_dtype_name(p->x.dtype), (long long)g, FD_CUDA_BLOCK,
                         cfg.dynamicSmemBytes, (void *)cfg.stream);
-    return CUDNN_STATUS_SUCCESS;
-}
-
-/* ---- the channel-streaming training forward and backward ---------------------------------------
- * SPATIAL / SPATIAL_PERSISTENT training forward (ops BN or BN_ACTIVATION, any alpha / beta) and
- * backward with the saved statistics given, FLOAT / HALF / BFLOAT16, packed NCHW (bn_cl_shape),
- * 16-byte aligned, out-of-place, whose channels the cluster kernels do not take (more than 16 of
- * their shares: past 1.66 MB of x forward, 832 KB backward) and hold at least BN_CS_MIN_BYTES of
- * x, when FREEDNN_GPU_BN_CS=1 or 2: one cooperative launch of bn_cs_train / bn_cs_bwd
- * (batchnorm_kernels.cuh), BN_CS_CTAS_SM CTAs of BN_CS_THREADS an SM, each summing its share of
- * a channel as it comes from DRAM and writing it out `delay` channels later, so x and dy are read
- * from DRAM once, against twice for the packed path: =1 reads the share again from L2
- * (bn_cs_*<0>), =2 keeps it in shared-memory slots where delay + ahead + 1 of them fit a CTA
- * (bn_cs_*<1>; else <0>). The partials (4 C + 2 C G accumulators) take the caller's workspace
- * when it is large enough, else the handle's scratch. Off by default: on the H100 at n128 c64
- * 112 x 112 (2026-12-05) =1 ran 0.57-0.91x the packed path (L2 does not keep the channels in
- * flight, and a step costs more than its bytes), =2 has not run on a device yet
- * (docs/perf/gpu-bn-stream-2026-12-05b.md). */
-typedef void (*bn_cs_fwd_t)(const bn_cs_t, const void *, void *, const void *, const void *,
-                            void *, void *, void *, void *, void *, double, double, double);
-typedef void (*bn_cs_bwd_t)(const bn_cs_t, const void *, const void *, void *, const void *,
-                            const void *, const void *, const void *, void *, void *, void *,
-                            double, double, double, double);
-/* by design (0: y from L2, 1: from shared-memory slots), then type */
-static const bn_cs_fwd_t bn_cs_fwd_k[2][3] = {
-    {bn_cs_train_f32<0>, bn_cs_train_f16<0>, bn_cs_train_bf16<0>},
-    {bn_cs_train_f32<1>, bn_cs_train_f16<1>, bn_cs_train_bf16<1>}};
-static const bn_cs_bwd_t bn_cs_bwd_k[2][3] = {
-    {bn_cs_bwd_f32<0>, bn_cs_bwd_f16<0>, bn_cs_bwd_bf16<0>},
-    {bn_cs_bwd_f32<1>, bn_cs_bwd_f16<1>, bn_cs_bwd_bf16<1>}};
-#define BN_CS_MIN_BYTES ((int64_t)1 << 20) /* of x a channel, at least */
-
-/* FREEDNN_GPU_BN_CS=1: on, y from L2; =2: on, y from shared-memory slots where they fit (default
- * 0, off: slower than the packed path where measured, the section's comment), read once. */
-static int bn_cs_env(void)
-{
-    static const int v = (int)fd_env_long("FREEDNN_GPU_BN_CS", 0, 2, 0);
-    return v;
-}
-/* FREEDNN_GPU_BN_CS_DELAY=d (2..6, default 3): the channels between a channel's sums and its
- * apply, a timing knob (the slots design lowers it to 2 where its slots do not fit). */
-static int bn_cs_delay_env(void)
-{
-    static const int v = (int)fd_env_long("FREEDNN_GPU_BN_CS_DELAY", 2, 6, 3);
-    return v;
-}
-/* FREEDNN_GPU_BN_CS_AHEAD=a (1..3, default 2): the slots design's channels loaded ahead (lowered
- * to 1 where its slots do not fit). */
-static int bn_cs_ahead_env(void)
-{
-    static const int v = (int)fd_env_long("FREEDNN_GPU_BN_CS_AHEAD", 1, 3, 2);
-    return v;
-}
-
-/* Fills *Q, *f, *b (a, with the workspace the kernel takes) and returns 1 when bn_cs_* serves
- * call a (the section's rules; the cluster kernels were tried first). */
-static int bn_cs_usable(const fd_bn_problem_t *p, const fd_bn_args_t *a, bn_cs_t *Q,
-                        const void **f, fd_bn_args_t *b)
-{
-    const int bwd = p->dir == FD_BN_BWD, ti = bn_cl_type(p->x.dtype);
-    if (!bn_cs_env() || ti < 0 || a->scale == NULL || !fd_cuda_aligned16(a->x))
-        return 0;
-    if (bwd ? a->mean == NULL || a->var == NULL || a->dx == a->x || a->dx == a->dy ||
-                  !fd_cuda_aligned16(a->dy) || !fd_cuda_aligned16(a->dx)
-            : p->dir != FD_BN_TRAIN || a->x == a->y || !fd_cuda_aligned16(a->y))
-        return 0;
-    const struct cudnnTensorStruct *t[3] = {&p->x, bwd ? &p->dx : &p->y, &p->dy};
-    if (!bn_cl_shape(p, t, bwd ? 3 : 2, &Q->L) ||
-        Q->L.P.m * (int64_t)fd_dtype_size(p->x.dtype) < BN_CS_MIN_BYTES ||
-        Q->L.P.c + 1 >= FD_SPLITK_TILES)
-        return 0;
-    static int64_t cache[2][6][BN_CL_MAX_DEV][2];
-    const int64_t nv = Q->L.nv;
-    int sms = 0;
-    int64_t cta_bytes = 0, g = 0;
-    Q->delay = bn_cs_delay_env(), Q->slots = 0, Q->ahead = 0;
-    if (bn_cs_env() == 2) { /* slots where delay + ahead + 1 shares fit a CTA, delay >= 2 */
-        *f = bwd ? (const void *)bn_cs_bwd_k[1][ti] : (const void *)bn_cs_fwd_k[1][ti];
-        if (bn_coop_device(*f, BN_CS_THREADS, BN_CS_CTAS_SM, 0, cache[1][3 * bwd + ti], &sms,
-                           &cta_bytes)) {
-            g = (int64_t)sms * BN_CS_CTAS_SM;
-            const int64_t sb = (nv + g - 1) / g * 16 * (1 + bwd), fit = cta_bytes / sb;
-            int d = Q->delay, ah = bn_cs_ahead_env();
-            while (d + ah + 1 > fit && ah > 1)
-                ah--;
-            while (d + ah + 1 > fit && d > 2)
-                d--;
-            if (d + ah + 1 <= fit)
-                Q->delay = d, Q->ahead = ah, Q->slots = d + ah + 1;
-        }
-    }
-    if (Q->slots == 0) {
-        *f = bwd ? (const void *)bn_cs_bwd_k[0][ti] : (const void *)bn_cs_fwd_k[0][ti];
-        if (!bn_coop_device(*f, BN_CS_THREADS, BN_CS_CTAS_SM, 0, cache[0][3 * bwd + ti], &sms,
-                            &cta_bytes))
-            return 0;
-        g = (int64_t)sms * BN_CS_CTAS_SM;
-    }
-    Q->L.k = (int)g;
-    Q->L.vpc = (uint32_t)((nv + g - 1) / g);
-    const size_t need = (size_t)(4 + 2 * g) * (size_t)Q->L.P.c * acc_size(p);
-    *b = *a;
-    if (a->workspace == NULL || a->workspace_size < need || !fd_cuda_aligned16(a->workspace)) {
-        const cudnnHandle_t h = a->handle;
-        if (h->scratch == NULL || h->scratch_size < need)
-            return 0;
-        b->workspace = h->scratch, b->workspace_size = h->scratch_size;
-    }
-    Q->ctr = fd_cuda_grid_counters(a->handle, Q->L.P.c + 1);
-    return Q->ctr != NULL;
-}
-
-/* Launches bn_cs_train / bn_cs_bwd (f) for call a as bn_cs_usable planned it: *ran 1; *ran 0
- * when the cooperative launch was refused (nothing queued: the other paths serve the call). */
-static cudnnStatus_t bn_cs_run(const fd_bn_problem_t *p, const bn_cs_t &Q, const void *f,
-                               const fd_bn_args_t *a, int *ran)
-{
-    *ran = 0;
-    cudaLaunchAttribute at = {};
-    at.id = cudaLaunchAttributeCooperative;
-    at.val.cooperative = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)Q.L.k);
-    cfg.blockDim = dim3(BN_CS_THREADS);
-    cfg.dynamicSmemBytes = (size_t)Q.slots * Q.L.vpc * 16 * (p->dir == FD_BN_BWD ? 2 : 1);
-    cfg.stream = a->handle->stream;
-    cfg.attrs = &at;
-    cfg.numAttrs = 1;
-    const cudaError_t err =
-        p->dir == FD_BN_BWD
-            ? cudaLaunchKernelEx(&cfg, (bn_cs_bwd_t)f, Q, a->x, a->dy, a->dx, a->scale, a->bias,
-                                 a->mean, a->var, a->workspace, a->dscale, a->dbias, a->alpha,
-                                 a->beta, a->alpha_param, a->beta_param)
-            : cudaLaunchKernelEx(&cfg, (bn_cs_fwd_t)f, Q, a->x, a->y, a->scale, a->bias,
-                                 a->workspace, a->run_mean, a->run_var, a->save_mean, a->save_inv,
-                                 a->factor, a->alpha, a->beta);
-    if (err == cudaErrorCooperativeLaunchTooLarge) {
-        (void)cudaGetLastError();
-        fd_log_info("bn_cs: a cooperative launch of %d CTAs was refused; the packed kernels "
-                    "serve the call",
-                    Q.L.k);
-        return CUDNN_STATUS_SUCCESS;
-    }
-    *ran = 1;
-    FD_CUDA_LAUNCHED_AS(err,
-                        "%s on %s data (%d cooperative CTAs of %d threads, delay %d, %d "
-                        "shared-memory slots, stream %p)",
-                        p->dir == FD_BN_BWD ? "bn_cs_bwd" : "bn_cs_train",
-                        fd_dtype_name(p->x.dtype), Q.L.k, BN_CS_THREADS, Q.delay, Q.slots,
-                        (void *)cfg.stream);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -2017,14 +1782,6 @@ extern "C" cudnnStatus_t fd_bn_fwd_train_cuda_run(const void *problem, const voi
         return bn_cl_run(p, Q, f, a);
     bn_pk_t P;
     fd_bn_args_t b;
-    bn_cs_t S;
-    const void *sf = NULL;
-    if (need == 0 && bn_cs_usable(p, a, &S, &sf, &b)) {
-        int ran = 0;
-        FD_TRY(bn_cs_run(p, S, sf, &b, &ran));
-        if (ran)
-            return CUDNN_STATUS_SUCCESS;
-    }
     if (bn_pk_usable(p, a, &P, &b)) {
         int ran = 0;
         FD_TRY(bn_gr_run(p, P, &b, &ran));
@@ -2083,14 +1840,6 @@ extern "C" cudnnStatus_t fd_bn_bwd_cuda_run(const void *problem, const void *arg
         return bn_clb_run(p, Q, f, a);
     bn_pk_t P;
     fd_bn_args_t b;
-    bn_cs_t S;
-    const void *sf = NULL;
-    if (bn_cs_usable(p, a, &S, &sf, &b)) {
-        int ran = 0;
-        FD_TRY(bn_cs_run(p, S, sf, &b, &ran));
-        if (ran)
-            return CUDNN_STATUS_SUCCESS;
-    }
     if (bn_pk_usable(p, a, &P, &b)) {
         const int rev = b.mean == NULL; /* each pass walks the chunks against the one before */
         if (b.mean == NULL)

@@ -294,15 +294,6 @@ extern "C" unsigned *fd_cuda_grid_counter(cudnnHandle_t handle)
     return handle->splitk_ctr + (size_t)slot * FD_SPLITK_TILES + (FD_SPLITK_TILES - 1);
 }
 
-extern "C" unsigned *fd_cuda_grid_counters(cudnnHandle_t handle, int64_t n)
-{
-    if (handle->splitk_ctr == NULL || n < 1 || n >= FD_SPLITK_TILES)
-        return NULL;
-    const unsigned slot =
-        __atomic_fetch_add(&handle->splitk_next, 1u, __ATOMIC_RELAXED) % FD_SPLITK_SLOTS;
-    return handle->splitk_ctr + (size_t)slot * FD_SPLITK_TILES;
-}
-
 #define FD_PDL_MAX_DEV 64
 extern "C" int fd_cuda_pdl_ok(void)
 {

@@ -52,10 +52,6 @@ extern "C" unsigned *fd_cuda_splitk_counters(cudnnHandle_t handle, int64_t tiles
  * FD_SPLITK_TILES tiles) for a grid barrier that leaves it at 0 (batchnorm.cu's bn_gr_*), or
  * NULL when the handle has none. probe.cu. */
 extern "C" unsigned *fd_cuda_grid_counter(cudnnHandle_t handle);
-/* The first n zeroed counters of the next slot (n < FD_SPLITK_TILES, so never the one above) for
- * a kernel that leaves them at 0 (batchnorm.cu's bn_cs_*), or NULL when the handle has none or n
- * is out of range. probe.cu. */
-extern "C" unsigned *fd_cuda_grid_counters(cudnnHandle_t handle, int64_t n);
 #endif
 
 /* One thread of the block, after the barrier that follows every storing thread's

@@ -320,44 +320,6 @@ static void bn_tests(void)
         }
 }
 
-/* The channel-streaming kernels (batchnorm.cu, bn_cs_*; FREEDNN_GPU_BN_CS=1, y from L2, which
- * this program sets in a child of its own: they are off by default, and the parent runs the same
- * cases on the packed path): NCHW channels past the cluster kernels' 16 shares (forward 1.66 MB,
- * backward 832 KB of x) and of at least 1 MiB. cs1: 1.06 M members a channel (4.3 MB f32, 2.1 MB
- * f16), shares cut short at the last CTA on 132 or 114 SMs; cs2: 1.31 M members, two channels.
- * The Ex entries ask for the packed path's workspace, less than these kernels' partials: they
- * take the handle's scratch, as the legacy entries do. FD_BN_ONLY_CS=1 runs only these (a quick
- * device check); with FREEDNN_GPU_BN_CS=2 it checks the shared-memory slots (every case here but
- * the FLOAT backward, which takes the L2 kernels). That design has not run on a device yet
- * (docs/perf/gpu-bn-stream-2026-12-05b.md), so no child of this program sets =2. */
-static void bn_cs_tests(void)
-{
-    const cudnnDataType_t dts[3] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
-    static const int cs1[4] = {16, 3, 256, 260};
-    static const int cs2[4] = {20, 2, 256, 256};
-    if (gm_smoke) {
-        bn_case(0, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, L_NCHW, 4, cs1, 1, 0);
-        bn_case(1, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_HALF, L_NCHW, 4, cs1, 1, 0);
-        return;
-    }
-    for (int bwd = 0; bwd < 2; bwd++) {
-        for (int t = 0; t < 3; t++) {
-            bn_case(bwd, t == 1 ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT : CUDNN_BATCHNORM_SPATIAL,
-                    dts[t], L_NCHW, 4, cs1, 1, 0);
-            bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, dts[t], L_NCHW, 4, cs1, 0.5, 0.25);
-            tweak.legacy = 1;
-            bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, dts[t], L_NCHW, 4, cs1, 1, 0);
-        }
-        tweak.ops = CUDNN_BATCHNORM_OPS_BN_ACTIVATION, tweak.act = CUDNN_ACTIVATION_RELU;
-        bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, L_NCHW, 4, cs1, 1, 0);
-        tweak.ops = CUDNN_BATCHNORM_OPS_BN_ACTIVATION, tweak.act = CUDNN_ACTIVATION_SWISH;
-        bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_HALF, L_NCHW, 4, cs1, 0.5, 0.25);
-        bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, L_NCHW, 4, cs2, 1, 0);
-        tweak.in_place = 1; /* not taken: the other paths serve it */
-        bn_case(bwd, CUDNN_BATCHNORM_SPATIAL, CUDNN_DATA_FLOAT, L_NCHW, 4, cs1, 1, 0);
-    }
-}
-
 /* ================================ pooling =================================================== */
 
 typedef struct {
@@ -495,15 +457,7 @@ static void pool_tests(void)
 int main(int argc, char **argv)
 {
     gm_init(argc, argv, "test_gpu_bnpool_fast");
-    const char *only_cs = getenv("FD_BN_ONLY_CS"), *child = getenv("FD_GM_RERUN");
-    if ((only_cs != NULL && strcmp(only_cs, "1") == 0) ||
-        (child != NULL && strncmp(child, "FREEDNN_GPU_BN_CS=", 18) == 0)) {
-        bn_cs_tests(); /* the child: only what the switch touches */
-        return gm_finish();
-    }
-    gm_rerun_with(argv, "FREEDNN_GPU_BN_CS", "1");
     bn_tests();
-    bn_cs_tests();
     pool_tests();
     return gm_finish();
 }
