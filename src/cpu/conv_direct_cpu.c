@@ -83,6 +83,7 @@
 #include <omp.h>
 #endif
 
+#include "../core/backend.h"
 #include "gemm.h"
 
 #define DC_CHUNK_FLOATS (4 * 1024 * 1024) /* packed x per image chunk (at least one image) */
@@ -473,9 +474,13 @@ static void dc_plan(const fd_conv_problem_t *p, const dc_isa_t *isa, dc_plan_t *
     q->wp_floats = dc_round(q->kbn * q->w_kb);
     /* Columns split evenly into tiles of at most tw_max; then as many rows as the registers
      * allow. */
-    /* (with a few channels the loops around the channel loop dominate, and the one-block
-     * kernel's taller tiles measured faster: ResNet's conv1, C = 3, 2.5 against 3.0 ms) */
-    q->pair = isa->pair != NULL && q->kbn >= 2 && (q->c >= 16 || v == 8);
+    /* With few channels (ResNet's conv1, C = 3) the loops around the channel loop dominate: on
+     * AMD's AVX-512 (Zen 5) the one-block kernel's taller tiles measured faster (2.5 against 3.0
+     * ms), on Intel's (the Sapphire Rapids VM, 2026-12-05) the pair kernel, whose broadcasts feed
+     * two FMAs (1.98 -> 1.77 ms, 119 -> 133 GFLOP/s, min of 50 hot calls; onednn_vs_freednn
+     * 0.62 -> 0.70) */
+    q->pair = isa->pair != NULL && q->kbn >= 2 &&
+              (q->c >= 16 || v == 8 || !(fd_backend_cpu_profile() & FD_CPU_PROFILE_ZEN));
     const int acc_max = q->pair ? isa->acc_max / 2 : isa->acc_max;
     const int tw_max = acc_max < isa->tw_max ? acc_max : isa->tw_max;
     int64_t nct = (q->ow + tw_max - 1) / tw_max;
