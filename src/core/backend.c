@@ -93,11 +93,17 @@ cudnnStatus_t fd_backend_alloc(cudnnHandle_t handle, size_t bytes, void **p)
     *p = NULL;
     if (bytes == 0)
         return CUDNN_STATUS_SUCCESS;
-    *p = calloc(1, bytes);
+    /* 64-byte aligned, as frameworks allocate tensors: Find times the candidates in these
+     * buffers, and malloc's large blocks sit 16 bytes past a page, where every vector access
+     * splits two cache lines and the rows suffer unequally (the 1024 -> 2048 1x1 stride 2 of
+     * ResNet-50 ranked the im2col row first, 0.74 of oneDNN in aligned buffers, over the direct
+     * row's 0.84) */
+    if (posix_memalign(p, 64, bytes) != 0)
+        *p = NULL;
     FD_CHECK(*p != NULL, CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED,
              "cannot allocate %zu bytes of scratch", bytes);
-    /* touch every page now: calloc's pages fault in on first write, which Find would otherwise
-     * charge to whichever algorithm it times first */
+    /* zeroed, and every page touched now: pages fault in on first write, which Find would
+     * otherwise charge to whichever algorithm it times first */
     memset(*p, 0, bytes);
     return CUDNN_STATUS_SUCCESS;
 }
