@@ -341,19 +341,18 @@ static void ig_piece_blas(ig_source_t *s, int64_t kg, int64_t crs, float alpha, 
     }
 }
 
-static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+/* Every image and group of an implicit GEMM whose C has len columns, each cut into
+ * fd_cpu_split_parts(len) pieces fixed by the shape (so the bits do not depend on the thread
+ * count), one `piece` call each (own: our AVX-512 SGEMM, else CBLAS), on the team when an
+ * image's macs multiply-adds reach 2^19 (below, a team costs more than it saves). */
+typedef void (*ig_piece_fn)(const fd_conv_problem_t *p, const fd_conv_args_t *a, int own, int64_t n,
+                            int64_t g, int64_t lo, int64_t hi);
+static void ig_team(const fd_conv_problem_t *p, const fd_conv_args_t *a, int64_t len, int64_t macs,
+                    ig_piece_fn piece)
 {
-    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
-    const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
-    const int64_t l = p->out[0] * p->out[1] * p->out[2];
-    int64_t rs, cs;
-    ig_y_view(p, kg, l, &rs, &cs); /* y's K/G x PQ view (ig_applicable checked it) */
-    const int parts = fd_cpu_split_parts(l);
-    /* below ~2^19 multiply-adds an image a team costs more than it saves */
-    const int nt = parts > 1 && kg * l * crs >= (1 << 19) ? fd_cpu_team_size() : 1;
+    const int parts = fd_cpu_split_parts(len);
+    const int nt = parts > 1 && macs >= (1 << 19) ? fd_cpu_team_size() : 1;
     const int own = IG_X86 && fd_cpu_sgemm_own();
-    const float *xa = a->x, *wa = a->w;
-    float *ya = a->out;
     if (!own)
         fd_cpu_blas_serial_begin();
     for (int64_t n = 0; n < p->n; n++)
@@ -361,29 +360,47 @@ static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
             for (int part = 0; part < parts; part++) {
                 int64_t lo, hi;
-                fd_cpu_part(l, 16, parts, part, &lo, &hi);
-                if (hi <= lo)
-                    continue;
-                ig_source_t s;
-                s.src.block = ig_block;
-#if IG_X86
-                s.src.panel = ig_panel;
-#endif
-                s.p = p, s.cg = cg, s.j0 = lo, s.ncols = hi - lo;
-                s.x = xa + n * p->xs[0] + g * cg * p->xs[1];
-                for (int d = 0; d < 3; d++)
-                    s.os[d] = p->stride[d] * p->xs[2 + d];
-                const float *w = wa + g * kg * p->ws[0];
-                float *y = ya + n * p->ys[0] + g * kg * p->ys[1] + lo * cs;
-                if (own)
-                    fd_cpu_sgemm_avx512_src(kg, hi - lo, crs, (float)a->alpha, w, p->ws[0], 1,
-                                            &s.src, (float)a->beta, y, rs, cs);
-                else
-                    ig_piece_blas(&s, kg, crs, (float)a->alpha, (float)a->beta, w, y, rs, cs);
+                fd_cpu_part(len, 16, parts, part, &lo, &hi);
+                if (hi > lo)
+                    piece(p, a, own, n, g, lo, hi);
             }
         }
     if (!own)
         fd_cpu_blas_serial_end();
+}
+
+/* Output positions [lo, hi) of image n, group g. */
+static void ig_piece(const fd_conv_problem_t *p, const fd_conv_args_t *a, int own, int64_t n,
+                     int64_t g, int64_t lo, int64_t hi)
+{
+    const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
+    const int64_t crs = cg * p->flt[0] * p->flt[1] * p->flt[2];
+    const int64_t l = p->out[0] * p->out[1] * p->out[2];
+    int64_t rs, cs;
+    ig_y_view(p, kg, l, &rs, &cs); /* y's K/G x PQ view (ig_applicable checked it) */
+    ig_source_t s;
+    s.src.block = ig_block;
+#if IG_X86
+    s.src.panel = ig_panel;
+#endif
+    s.p = p, s.cg = cg, s.j0 = lo, s.ncols = hi - lo;
+    s.x = (const float *)a->x + n * p->xs[0] + g * cg * p->xs[1];
+    for (int d = 0; d < 3; d++)
+        s.os[d] = p->stride[d] * p->xs[2 + d];
+    const float *w = (const float *)a->w + g * kg * p->ws[0];
+    float *y = (float *)a->out + n * p->ys[0] + g * kg * p->ys[1] + lo * cs;
+    if (own)
+        fd_cpu_sgemm_avx512_src(kg, hi - lo, crs, (float)a->alpha, w, p->ws[0], 1, &s.src,
+                                (float)a->beta, y, rs, cs);
+    else
+        ig_piece_blas(&s, kg, crs, (float)a->alpha, (float)a->beta, w, y, rs, cs);
+}
+
+static cudnnStatus_t ig_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+    const int64_t crs = p->c / p->groups * p->flt[0] * p->flt[1] * p->flt[2];
+    const int64_t l = p->out[0] * p->out[1] * p->out[2];
+    ig_team(p, a, l, p->k / p->groups * l * crs, ig_piece);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -566,8 +583,9 @@ static void ig_dblock(fd_cpu_bsource_t *s, int64_t k0, int64_t kc)
  * * stride) along the last dim read dy at *off (the first one's, without the row's), one every
  * stride entries; *cnt = 0 when the run reads nothing (its o0, o1 or all of it fall between
  * strides or in the padding). */
-static void ig_drun(const fd_conv_problem_t *p, const int64_t *base, const ig_run_t *r,
-                    int64_t *off, int64_t *a, int64_t *cnt)
+static inline __attribute__((always_inline)) void ig_drun(const fd_conv_problem_t *p,
+                                                          const int64_t *base, const ig_run_t *r,
+                                                          int64_t *off, int64_t *a, int64_t *cnt)
 {
     const int64_t o[2] = {r->o0, r->o1};
     *off = 0, *a = 0, *cnt = 0;
@@ -590,8 +608,10 @@ static void ig_drun(const fd_conv_problem_t *p, const int64_t *base, const ig_ru
 /* The rows of tap t in the current K block ((k, tap) rows from g->k0, taps innermost): returns
  * the first one (kc or more when it has none there) and, for each of the nrun runs of dx
  * positions, where it reads dy (ig_drun). */
-static int64_t ig_dtap(const ig_dsource_t *g, int64_t t, int64_t kc, const ig_run_t *run, int nrun,
-                       int64_t *roff, int64_t *ra, int64_t *rn)
+static inline __attribute__((always_inline)) int64_t ig_dtap(const ig_dsource_t *g, int64_t t,
+                                                             int64_t kc, const ig_run_t *run,
+                                                             int nrun, int64_t *roff, int64_t *ra,
+                                                             int64_t *rn)
 {
     const fd_conv_problem_t *p = g->p;
     const int64_t taps = g->taps, kk0 = (t - g->k0 % taps + taps) % taps;
@@ -781,9 +801,10 @@ static int ig_d_applicable(const fd_conv_problem_t *p, int64_t *wt, char *why, s
     return 1;
 }
 
-/* Pieces of HW (fixed by the shape) on the team, one SGEMM call each: each element a sum over
- * K blocks of (k, tap) rows in order, the same for any thread count. */
-static cudnnStatus_t ig_d_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+/* dx positions [lo, hi) of image n, group g, one SGEMM call: each element a sum over K blocks
+ * of (k, tap) rows in order, the same for any thread count (ig_team's fixed pieces). */
+static void ig_d_piece(const fd_conv_problem_t *p, const fd_conv_args_t *a, int own, int64_t n,
+                       int64_t g, int64_t lo, int64_t hi)
 {
     const int64_t cg = p->c / p->groups, kg = p->k / p->groups;
     const int64_t taps = p->flt[0] * p->flt[1] * p->flt[2];
@@ -791,41 +812,28 @@ static cudnnStatus_t ig_d_run(const fd_conv_problem_t *p, const fd_conv_args_t *
     int64_t rs, cs, wt;
     ig_view(p->in, p->xs + 1, cg, hw, &rs, &cs); /* dx's C/G x HW view */
     fd_cpu_flat_run(p->flt, p->ws + 2, FD_CONV_SPATIAL_MAX, &wt);
-    const int parts = fd_cpu_split_parts(hw);
-    const int nt = parts > 1 && cg * hw * kg * taps >= (1 << 19) ? fd_cpu_team_size() : 1;
-    const int own = IG_X86 && fd_cpu_sgemm_own();
-    const float *dya = a->y, *wa = a->w;
-    float *dxa = a->out;
-    if (!own)
-        fd_cpu_blas_serial_begin();
-    for (int64_t n = 0; n < p->n; n++)
-        for (int64_t g = 0; g < p->groups; g++) {
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-            for (int part = 0; part < parts; part++) {
-                int64_t lo, hi;
-                fd_cpu_part(hw, 16, parts, part, &lo, &hi);
-                if (hi <= lo)
-                    continue;
-                ig_dsource_t s;
-                s.src.block = ig_dblock;
+    ig_dsource_t s;
+    s.src.block = ig_dblock;
 #if IG_X86
-                s.src.panel = ig_dpanel;
+    s.src.panel = ig_dpanel;
 #endif
-                s.p = p, s.j0 = lo, s.ncols = hi - lo, s.taps = taps;
-                s.dy = dya + n * p->ys[0] + g * kg * p->ys[1];
-                const float *w = wa + g * kg * p->ws[0];
-                float *dx = dxa + n * p->xs[0] + g * cg * p->xs[1] + lo * cs;
-                if (own)
-                    fd_cpu_sgemm_avx512_src2(cg, hi - lo, kg * taps, (float)a->alpha, w, p->ws[1],
-                                             wt, taps, p->ws[0], &s.src, (float)a->beta, dx, rs,
-                                             cs);
-                else
-                    ig_d_piece_blas(&s, cg, kg * taps, (float)a->alpha, (float)a->beta, w, wt, dx,
-                                    rs, cs);
-            }
-        }
-    if (!own)
-        fd_cpu_blas_serial_end();
+    s.p = p, s.j0 = lo, s.ncols = hi - lo, s.taps = taps;
+    s.dy = (const float *)a->y + n * p->ys[0] + g * kg * p->ys[1];
+    const float *w = (const float *)a->w + g * kg * p->ws[0];
+    float *dx = (float *)a->out + n * p->xs[0] + g * cg * p->xs[1] + lo * cs;
+    if (own)
+        fd_cpu_sgemm_avx512_src2(cg, hi - lo, kg * taps, (float)a->alpha, w, p->ws[1], wt, taps,
+                                 p->ws[0], &s.src, (float)a->beta, dx, rs, cs);
+    else
+        ig_d_piece_blas(&s, cg, kg * taps, (float)a->alpha, (float)a->beta, w, wt, dx, rs, cs);
+}
+
+static cudnnStatus_t ig_d_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+    const int64_t hw = p->in[0] * p->in[1] * p->in[2];
+    ig_team(p, a, hw,
+            p->c / p->groups * hw * (p->k / p->groups) * p->flt[0] * p->flt[1] * p->flt[2],
+            ig_d_piece);
     return CUDNN_STATUS_SUCCESS;
 }
 
