@@ -594,15 +594,15 @@ static const char *algo_name(int dir, int algo)
                                       "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
     static const char *const bd[] = {"ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD",
                                      "WINOGRAD_NONFUSED"};
-    static const char *const bf[] = {"ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD_NONFUSED",
-                                     "FFT_TILING"};
+    static const char *const bf[] = {
+        "ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
     if (algo < 0)
         return "?";
     if (dir == DIR_FWD)
         return algo < 8 ? fwd[algo] : "?";
     if (dir == DIR_BWD_DATA)
         return algo < 6 ? bd[algo] : "?";
-    return algo < 6 ? bf[algo] : "?";
+    return algo < 7 ? bf[algo] : "?";
 }
 
 /* ---- main -------------------------------------------------------------------------------- */

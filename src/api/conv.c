@@ -435,11 +435,23 @@ static int heuristic_first(cudnnHandle_t handle, const fd_conv_problem_t *p)
         if (p->dir == FD_CONV_BWD_DATA && ckpq >= 6e7)
             return CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD;
     }
+    /* Intel with AVX-512, N = 1: Winograd for 3x3 stride-1 layers of 28 x 28 outputs and more,
+     * in all three directions, since its transforms run on AVX-512 (conv_winograd.c; 1.4-2.7x
+     * the direct row and ALGO_1 on ResNet-50's 56 x 56 and 28 x 28 layers; at 14 x 14 the
+     * 256 x 256 filter's transform, 4x its size in double, costs more than it saves:
+     * docs/perf/cpu-winograd-2026-12-06.md) */
+    if (intel512 && wino && p->n == 1 && pq >= 28 * 28) {
+        if (p->dir == FD_CONV_FWD)
+            return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
+        if (p->dir == FD_CONV_BWD_DATA)
+            return CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD;
+        return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+    }
     if (p->dir == FD_CONV_BWD_DATA && unit_stride && !one)
         return CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
     /* AMD (Zen 4, FD_CPU_PROFILE_ZEN): no Winograd at N = 1, the direct row below was 1.3-1.9x
-     * faster on ResNet-50's 56x56 and 28x28 3x3 layers (docs/perf/cpu-2026-12-01-zen4.md); the
-     * same on the Intel AVX-512 VM of 2026-12-05 (1.5-1.7x, cpu-heuristic-2026-12-05-intel.md) */
+     * faster on ResNet-50's 56x56 and 28x28 3x3 layers (docs/perf/cpu-2026-12-01-zen4.md),
+     * measured before the transforms ran on AVX-512 (on Intel that reversed the order, above) */
     if (wino && p->n == 1 && pq >= 28 * 28 && p->dir == FD_CONV_FWD && !zen && !intel512)
         return CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
     /* AMD with AVX-512 GEMMs (our own SGEMM, src/cpu/sgemm_avx512.c): also strided 1x1 forward

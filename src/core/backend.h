@@ -65,4 +65,8 @@ cudnnStatus_t fd_backend_set_stream(cudnnHandle_t handle, cudaStream_t stream);
 #define FD_CPU_PROFILE_BLAS512 2
 #define FD_CPU_PROFILE_AVX2ONLY 4
 int fd_backend_cpu_profile(void);
+
+/* 1 when the cpu backend's AVX-512F code may run: the CPU has it and FREEDNN_CPU_ISA is not avx2
+ * or generic (read once per process; src/cpu/gemm.c). */
+int fd_cpu_isa_avx512(void);
 #endif /* FD_CORE_BACKEND_H_ */

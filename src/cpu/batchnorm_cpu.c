@@ -125,6 +125,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3,fp-contract=off")
 #endif
+#include "../core/backend.h" /* fd_cpu_isa_avx512 */
 #include "../core/batchnorm.h"
 #include "memop.h"
 #ifdef _OPENMP
@@ -2528,18 +2529,7 @@ static int bn_team(void)
 /* 1 when the AVX-512 forms above may run (FREEDNN_CPU_ISA=avx2|generic keeps them off). */
 static int bn_avx512(void)
 {
-#if BN_HAVE_NT
-    static int isa = -1; /* a benign race: every thread stores the same value */
-    if (isa < 0) {
-        const char *cap = getenv("FREEDNN_CPU_ISA");
-        __builtin_cpu_init();
-        isa = !(cap && (strcmp(cap, "avx2") == 0 || strcmp(cap, "generic") == 0)) &&
-              __builtin_cpu_supports("avx512f");
-    }
-    return isa;
-#else
-    return 0;
-#endif
+    return BN_HAVE_NT && fd_cpu_isa_avx512();
 }
 
 /* 1 when the AVX2 forms below may run: AVX2 and FMA, and FREEDNN_CPU_ISA not `generic` (on an

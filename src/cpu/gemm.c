@@ -29,6 +29,22 @@
 #include "../core/backend.h"
 #include "gemm.h"
 
+int fd_cpu_isa_avx512(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int isa = -1; /* a benign race: every thread stores the same value */
+    if (isa < 0) {
+        const char *cap = getenv("FREEDNN_CPU_ISA");
+        __builtin_cpu_init();
+        isa = !(cap && (strcmp(cap, "avx2") == 0 || strcmp(cap, "generic") == 0)) &&
+              __builtin_cpu_supports("avx512f");
+    }
+    return isa;
+#else
+    return 0;
+#endif
+}
+
 int fd_cpu_team_size(void)
 {
 #ifdef _OPENMP

@@ -269,7 +269,8 @@ static int heur_first(cudnnHandle_t cpu, int dir, int n, int c, int h, int w, in
 }
 
 /* The measured rules of heuristic_first (docs/perf/cpu-heuristic-2026-11-30.md, with the Intel
- * AVX-512 changes of cpu-heuristic-2026-12-05-intel.md), one layer each side of each threshold,
+ * AVX-512 changes of cpu-heuristic-2026-12-05-intel.md and cpu-winograd-2026-12-06.md), one
+ * layer each side of each threshold,
  * under the "spr" profile: a changed rule must change this table and those pages together. */
 static void heuristic_rules(cudnnHandle_t cpu)
 {
@@ -285,14 +286,20 @@ static void heuristic_rules(cudnnHandle_t cpu)
         {D_FWD, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, "CKPQ 1e8"},
         {D_FWD, 8, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
          "CKPQ 1.3e7, N 8"},
-        {D_FWD, 1, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
-         "N 1, 56x56 (Intel AVX-512: direct)"},
+        {D_FWD, 1, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
+         "N 1, 56x56 (Intel AVX-512: Winograd, its transforms on AVX-512)"},
+        {D_FWD, 1, 128, 28, 28, 128, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, "N 1, 28x28"},
         {D_FWD, 1, 256, 14, 14, 256, 3, 3, 1, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, "N 1, 14x14"},
         {D_BWD_DATA, 8, 256, 28, 28, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD,
          "CKPQ 1e8"},
         {D_BWD_DATA, 8, 512, 14, 14, 512, 3, 3, 1, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
          "CKPQ 5.1e7"},
-        {D_BWD_DATA, 1, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, "N 1"},
+        {D_BWD_DATA, 1, 64, 56, 56, 64, 3, 3, 1, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD,
+         "N 1, 56x56"},
+        {D_BWD_DATA, 1, 256, 14, 14, 256, 3, 3, 1, 1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+         "N 1, 14x14"},
+        {D_BWD_FILTER, 1, 128, 28, 28, 128, 3, 3, 1, 1,
+         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, "N 1, 28x28"},
         {D_FWD, 8, 2048, 7, 7, 512, 1, 1, 3, 2, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, "1x1 padded"},
         {D_FWD, 8, 512, 7, 7, 512, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, "1x1 7x7, N 8"},
         {D_FWD, 8, 256, 14, 14, 256, 1, 1, 0, 1, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
