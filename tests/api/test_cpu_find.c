@@ -244,6 +244,8 @@ static void small_problem(cudnnHandle_t cpu, int dir)
 }
 
 /* Get*Algorithm_v7's first algorithm on cpu for one layer (descriptors only). */
+static cudnnDataType_t heur_dt = CUDNN_DATA_FLOAT; /* x, y and w's type in heur_first */
+
 static int heur_first(cudnnHandle_t cpu, int dir, int n, int c, int h, int w, int k, int r, int s,
                       int pad, int stride)
 {
@@ -253,9 +255,9 @@ static int heur_first(cudnnHandle_t cpu, int dir, int n, int c, int h, int w, in
     cudnnCreateTensorDescriptor(&x), cudnnCreateTensorDescriptor(&y);
     cudnnCreateFilterDescriptor(&f), cudnnCreateConvolutionDescriptor(&conv);
     int p_ = (h + 2 * pad - r) / stride + 1, q = (w + 2 * pad - s) / stride + 1;
-    cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w);
-    cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, k, p_, q);
-    cudnnSetFilter4dDescriptor(f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, r, s);
+    cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, heur_dt, n, c, h, w);
+    cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, heur_dt, n, k, p_, q);
+    cudnnSetFilter4dDescriptor(f, heur_dt, CUDNN_TENSOR_NCHW, k, c, r, s);
     cudnnSetConvolution2dDescriptor(conv, pad, pad, stride, stride, 1, 1, CUDNN_CROSS_CORRELATION,
                                     CUDNN_DATA_FLOAT);
     perf_t pf[16];
@@ -315,6 +317,14 @@ static void heuristic_rules(cudnnHandle_t cpu)
                   dir_name[t[i].dir], t[i].n, t[i].c, t[i].h, t[i].w, t[i].k, t[i].r, t[i].s,
                   t[i].pad, t[i].stride, t[i].why, got, t[i].want);
     }
+    /* HALF: the Winograd rule picks WINOGRAD_NONFUSED for the backward filter too, but no cpu
+     * row serves it there (only ref), so rank_all's first pass puts ALGO_1 ahead of it */
+    heur_dt = CUDNN_DATA_HALF;
+    int got = heur_first(cpu, D_BWD_FILTER, 1, 128, 28, 28, 128, 3, 3, 1, 1);
+    FD_EXPECT(got == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
+              "heuristic, half bwd_filter n1c128h28w28k128r3s3p1u1: first algo %d, want ALGO_1",
+              got);
+    heur_dt = CUDNN_DATA_FLOAT;
 }
 
 /* The AMD profile's differences (src/api/conv.c): N = 1 3x3 forward stays direct, strided 1x1
