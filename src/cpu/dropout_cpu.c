@@ -30,6 +30,13 @@
  *   forward): the mask follows the canonical order, so its cursor walks each channel's
  *   positions with a stride of C elements, one cache line per element, a whole image's lines
  *   revisited per channel; the vector paths draw per channel and walk memory in order.
+ *   Whole tiles of 64 channels on AVX-512 walk the positions 32 at a time with each channel's
+ *   keep bits as a 32-bit word, 16 channels a register (dr_nhwc_full: one bit test a vector;
+ *   the general walk's 64-bit words took two tests and a merge a vector, its tile arrays in
+ *   memory). 2026-12-06, Intel VM, n8c64h112w112: in cache (n1c64h56w56, one thread, min of
+ *   300) forward 0.136 -> 0.127 ms, backward 0.050 -> 0.042; from DRAM, two threads, forward
+ *   2.81-3.14 -> 2.45-2.75 ms (five interleaved pairs). Streaming the mask rows and an L2
+ *   prefetch of the unit's x during the draws were tried the same day: no change.
  * FLOAT, DOUBLE, HALF, BFLOAT16 (all the API takes); negative strides are declined (the API
  * rejects them anyway).
  */
@@ -584,6 +591,45 @@ static inline uint64_t dr_bits(const uint64_t *row, int64_t off)
     return sh ? (row[w] >> sh) | (row[w + 1] << (64 - sh)) : row[w];
 }
 
+/* dr_nhwc_unit's element walk for a whole tile of DR_CG = 64 channels: per 32 positions, each
+ * channel's keep bits as one 32-bit word, 16 channels a vector, so one bit test gives a
+ * vector's 16 keep bits (the words stay in four registers over the 32 positions). */
+DR_AVX512 static void dr_nhwc_full(const uint64_t (*rows)[DR_PW], const int64_t *roff, int64_t np,
+                                   const float *x, float *y, int64_t C, __m512 s, int nts)
+{
+    for (int64_t j = 0; j < np; j += 32) {
+        uint32_t w[DR_CG] __attribute__((aligned(64)));
+        for (int c = 0; c < DR_CG; c++)
+            w[c] = (uint32_t)dr_bits(rows[c], roff[c] + j);
+        const __m512i w0 = _mm512_load_si512(w), w1 = _mm512_load_si512(w + 16);
+        const __m512i w2 = _mm512_load_si512(w + 32), w3 = _mm512_load_si512(w + 48);
+        __m512i bit = _mm512_set1_epi32(1);
+        const int64_t len = np - j < 32 ? np - j : 32;
+        const float *xp = x + j * C;
+        float *yp = y + j * C;
+        for (int64_t q = 0; q < len; q++, xp += C, yp += C) {
+            for (int t = 0; t < 4; t++) /* x ahead (DR_PF) */
+                _mm_prefetch((const char *)(xp + DR_PF / 64 * C + 16 * t), _MM_HINT_T0);
+            const __m512 v0 =
+                _mm512_maskz_mul_ps(_mm512_test_epi32_mask(w0, bit), _mm512_loadu_ps(xp), s);
+            const __m512 v1 =
+                _mm512_maskz_mul_ps(_mm512_test_epi32_mask(w1, bit), _mm512_loadu_ps(xp + 16), s);
+            const __m512 v2 =
+                _mm512_maskz_mul_ps(_mm512_test_epi32_mask(w2, bit), _mm512_loadu_ps(xp + 32), s);
+            const __m512 v3 =
+                _mm512_maskz_mul_ps(_mm512_test_epi32_mask(w3, bit), _mm512_loadu_ps(xp + 48), s);
+            if (nts) {
+                _mm512_stream_ps(yp, v0), _mm512_stream_ps(yp + 16, v1);
+                _mm512_stream_ps(yp + 32, v2), _mm512_stream_ps(yp + 48, v3);
+            } else {
+                _mm512_storeu_ps(yp, v0), _mm512_storeu_ps(yp + 16, v1);
+                _mm512_storeu_ps(yp + 32, v2), _mm512_storeu_ps(yp + 48, v3);
+            }
+            bit = _mm512_slli_epi32(bit, 1);
+        }
+    }
+}
+
 DR_AVX512 static void dr_nhwc_unit(const fd_dropout_problem_t *p, const fd_dropout_args_t *a,
                                    int fwd, uint64_t seed, uint64_t call, int64_t n, int64_t c0,
                                    int64_t p0, int64_t C, int64_t S)
@@ -638,6 +684,13 @@ DR_AVX512 static void dr_nhwc_unit(const fd_dropout_problem_t *p, const fd_dropo
     __mmask16 cm[DR_CG / 16];
     for (int t = 0; t < nt; t++)
         cm[t] = (__mmask16)(cg - 16 * t >= 16 ? 0xffff : (1u << (cg - 16 * t)) - 1);
+    if (cg == DR_CG) {
+        dr_nhwc_full(rows, roff, np, x + ((n * S) + p0) * C + c0, y + ((n * S) + p0) * C + c0, C, s,
+                     nts);
+        if (nts)
+            _mm_sfence(); /* the streaming stores, before the parallel loop's barrier */
+        return;
+    }
     for (int64_t j = 0; j < np; j += 64) {
         uint64_t w[DR_CG] = {0};
         for (int c = 0; c < cg; c++)
