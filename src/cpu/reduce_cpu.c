@@ -337,7 +337,7 @@ static void run_unit(const rd_plan_t *s, const fd_tensor_reduce_problem_t *p,
  * reduction): each slice is cut into a fixed number of pieces (not the thread count), whose
  * partial results sit on the caller's stack and merge in piece order. */
 #define RX_ACC 16
-#define RX_PF 1024 /* elements prefetched ahead (rx_run_add_pf, the short rows on AVX-512) */
+#define RX_PF 1024 /* elements prefetched ahead (rx_run_sum_pf, the short rows on AVX-512) */
 #define RX_SEL                                                                                     \
     64              /* select partials: four vectors, so the state's store-to-load chains          \
                      * run side by side */
@@ -569,22 +569,40 @@ RX_INLINE void rx_run_sum(cudnnReduceTensorOp_t op, const float *restrict x, int
     }
 }
 
-/* ADD / AVG of a long run (a channel plane of a per-channel NCHW sum) with a software prefetch
- * RX_PF elements ahead: Zen 5's prefetchers alone left it at 0.65 of the bandwidth (0.98 ->
- * 0.80 ms on n8c64h112w112). The same partials as rx_run_sum (element j into j % RX_ACC), so
- * the same bits. A separate function: with the prefetch inside rx_run_sum the short-row
- * callers ran 2x slower. */
-RX_INLINE void rx_run_add_pf(const float *restrict x, int64_t len, double *restrict acc)
+/* ADD / AVG, NORM1 and NORM2 of a long run (a channel plane of a per-channel NCHW reduction)
+ * with a software prefetch RX_PF elements ahead: Zen 5's prefetchers alone left ADD at 0.65 of
+ * the bandwidth (0.98 -> 0.80 ms on n8c64h112w112); NORM1 / NORM2 took the plain loop until
+ * 2026-12-06 (n8c64h112w112 per channel, Intel VM, min of 10 cold calls, bench/memops_extra:
+ * two threads NORM2 1.00-1.22 -> 0.73-0.82 ms, NORM1 1.23-1.36 -> 0.77-0.98; one thread NORM2
+ * 2.82-3.00 -> 1.88-2.20). The same partials and expressions as rx_run_sum
+ * (element j into j % RX_ACC), so the same bits. A separate function: with the prefetch inside
+ * rx_run_sum the short-row callers ran 2x slower. */
+#define RX_RUN_PF(EXPR)                                                                            \
+    do {                                                                                           \
+        for (; j + RX_ACC <= len; j += RX_ACC) {                                                   \
+            __builtin_prefetch(x + j + RX_PF);                                                     \
+            for (int l = 0; l < RX_ACC; l++) {                                                     \
+                const double v = (double)x[j + l];                                                 \
+                acc[l] += (EXPR);                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        for (int l = 0; j < len; j++, l++) {                                                       \
+            const double v = (double)x[j];                                                         \
+            acc[l] += (EXPR);                                                                      \
+        }                                                                                          \
+    } while (0)
+RX_INLINE void rx_run_sum_pf(cudnnReduceTensorOp_t op, const float *restrict x, int64_t len,
+                             double *restrict acc)
 {
     int64_t j = 0;
-    for (; j + RX_ACC <= len; j += RX_ACC) {
-        __builtin_prefetch(x + j + RX_PF);
-        for (int l = 0; l < RX_ACC; l++)
-            acc[l] += (double)x[j + l];
-    }
-    for (int l = 0; j < len; j++, l++)
-        acc[l] += (double)x[j];
+    if (op == CUDNN_REDUCE_TENSOR_NORM2)
+        RX_RUN_PF(v * v);
+    else if (op == CUDNN_REDUCE_TENSOR_NORM1)
+        RX_RUN_PF(fabs(v));
+    else
+        RX_RUN_PF(v);
 }
+#undef RX_RUN_PF
 
 /* Select over a run (slice positions pos0 + j * pstep): per partial, the best value (|x| for
  * AMAX) at its smallest position (the walk is in memory order, not necessarily the slice's);
@@ -658,8 +676,9 @@ RX_INLINE void rx_piece(const rx_plan_t *s, const fd_tensor_reduce_problem_t *p,
             rx_run_sel(op, p->nan == CUDNN_PROPAGATE_NAN, x, len,
                        (uint32_t)(pbase + j * s->rcm[kr]), (uint32_t)s->rcm[kr], bv, bi, st);
         else if (len >= 4 * RX_PF &&
-                 (op == CUDNN_REDUCE_TENSOR_ADD || op == CUDNN_REDUCE_TENSOR_AVG))
-            rx_run_add_pf(x, len, acc);
+                 (op == CUDNN_REDUCE_TENSOR_ADD || op == CUDNN_REDUCE_TENSOR_AVG ||
+                  op == CUDNN_REDUCE_TENSOR_NORM1 || op == CUDNN_REDUCE_TENSOR_NORM2))
+            rx_run_sum_pf(op, x, len, acc);
         else
             rx_run_sum(op, x, len, acc);
         f += len;

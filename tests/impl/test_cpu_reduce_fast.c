@@ -28,7 +28,8 @@
  *   operators (real fills, and NaN / inf specials for C 37 and 100) byte for byte against
  *   ref, ADD / AVG / NORM1 / NORM2 on small-integer fills (exact), C in {32, 37, 64, 80, 100,
  *   48}, one and two threads, A aligned to 64 bytes and 16 and 48 bytes past it (16 bytes
- *   past: the select operators without indices). (MUL /
+ *   past: the select operators without indices). Per channel on NCHW over planes of 4480 and
+ *   6480 elements (the runs kind's prefetching walk): ADD / AVG / NORM1 / NORM2, exact. (MUL /
  *   MUL_NO_ZEROS and real-valued sums reorder in double: test_cpu_smx_fast.c's tolerance.)
  */
 #define _GNU_SOURCE
@@ -199,6 +200,18 @@ int main(void)
                     test_one(d[0], d[1], d[2], d[3], L_NHWC, (cudnnReduceTensorOp_t)op,
                              (cudnnNanPropagation_t)(op & 1), k, ab[si & 1][0], ab[si & 1][1],
                              isas[ii], 1, aoffs[ai], sel && ai == 1);
+                }
+    /* per channel on NCHW with planes of 4096 elements and more: the runs kind's prefetching
+     * walk (rx_run_sum_pf: ADD / AVG, and NORM1 / NORM2 since 2026-12-06), exact on
+     * small-integer fills; A aligned and 16 bytes past a line */
+    const int pshapes[][4] = {{2, 5, 64, 70}, {1, 3, 80, 81}};
+    for (int si = 0; si < 2; si++)
+        for (int ii = 0; ii < 3; ii++)
+            for (int oi = 0; oi < 4; oi++)
+                for (int ai = 0; ai < 2; ai++) {
+                    const int *d = pshapes[si];
+                    test_one(d[0], d[1], d[2], d[3], L_NCHW, sums[oi], CUDNN_NOT_PROPAGATE_NAN,
+                             F_INT, ab[oi & 1][0], ab[oi & 1][1], isas[ii], 1, aoffs[ai], 0);
                 }
     printf("test_cpu_reduce_fast: %d cases, %d failures\n", cases, failures);
     cudnnDestroy(h_ref);
