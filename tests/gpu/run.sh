@@ -12,7 +12,8 @@
 # Environment: BUILD_GPU (build directory, default build-gpu), JOBS (default: all cores),
 # CMAKE_FLAGS (extra configure flags), LOG_DIR (full logs, default $BUILD_GPU/gpu-logs),
 # COMPUTE_SANITIZER (the tool, default: found on PATH or under /usr/local/cuda), TEST_TIMEOUT and
-# SANITIZER_TIMEOUT (seconds per run, default 600 and 400; a run cut off counts as failed),
+# SANITIZER_TIMEOUT (seconds per run, default 600 and 400; a run cut off counts as failed;
+# RACECHECK_TIMEOUT, default 1200, replaces the latter for racecheck),
 # SANITIZERS (the compute-sanitizer tools to run, default "memcheck racecheck initcheck"),
 # R50_TIMEOUT (seconds per ResNet-50 dnnbench run, default 300), R50_SPECS (the "dtype layout"
 # pairs of that pass, comma-separated), PARTS (which parts run after the build, default
@@ -174,12 +175,16 @@ if [ -z "$san" ]; then
 fi
 say "gpu tier: $("$san" --version 2>&1 | grep -i version | tail -n 1)"
 start_sanitizer() { # program, tool, extra options...: runs in the background (spawn)
-    local bin=$1 tool=$2 name
+    local bin=$1 tool=$2 name t=${SANITIZER_TIMEOUT:-400}
     name=${1##*/gpu_}
     shift 2
+    # racecheck runs the wgmma programs' smoke sets (and their children) for minutes: on an H100
+    # with twelve runs at a time, conv_plan took 541 s alone and conv_wgmma_bwd more than 565 s
+    # (2026-12-06), so it has a timeout of its own
+    [ "$tool" = racecheck ] && t=${RACECHECK_TIMEOUT:-1200}
     rm -f "$logs/sanitizer-$tool-$name.rc"
     spawn "$logs/sanitizer-$tool-$name.rc" sh -c 'log=$1 t=$2; shift 2; timeout "$t" "$@" >"$log" 2>&1' sh \
-        "$logs/sanitizer-$tool-$name.log" "${SANITIZER_TIMEOUT:-400}" "$san" --tool "$tool" --error-exitcode 99 "$@" "$bin" --smoke
+        "$logs/sanitizer-$tool-$name.log" "$t" "$san" --tool "$tool" --error-exitcode 99 "$@" "$bin" --smoke
 }
 report_sanitizer() { # program, tool
     local bin=$1 tool=$2 name st secs summary log
