@@ -92,6 +92,17 @@
  *   rst_ / rbout_ / rbs_ / rbdx_f32_avx2, 8-float vectors, sums over chunks of 32 lanes
  *   (n8c64h16w16 hot, one thread: training 1.42 -> 0.32 ns an element, backward 1.56 -> 0.56
  *   against the double clones).
+ * - The plane walk's FLOAT backward (NCHW-like, spatial modes) takes the rows walk's float
+ *   kernels too (plane_bwd_f32, product decision of 2026-12-06, as 2026-12-04's for the rows
+ *   walk): the channel's factors fill every lane of an rbf_t, the sums run over the planes as
+ *   rows of 16 lanes (rbs_f32_*: runs of at most 64 rows in float, then into double; the 16
+ *   lanes' double sums merged in lane order as before) and dx over packed runs of LMAX lanes
+ *   (rbdx_f32_*, prefetching the next channel a line per vector as the double kernels did).
+ *   The statistics (when not saved) and training stay in double. In double the backward's
+ *   arithmetic set the pace on the Intel VM (0.79 ns an element in cache, one thread):
+ *   n8c64h112w112, two threads, dnnbench median against the double kernels in one run:
+ *   AVX-512 4.33-4.56 -> 3.34-3.49 ms (0.64 -> 0.83 of 27.3 GB/s), AVX2 (FREEDNN_CPU_ISA=avx2)
+ *   4.25-4.33 -> 3.84-3.89 ms; in cache (n2c64h56w56, one thread) 0.335 -> 0.266 ms.
  * - AVX2 without AVX-512 (bn_avx2: AVX2 and FMA, FREEDNN_CPU_ISA not `generic`; on an AVX-512
  *   CPU only with FREEDNN_CPU_ISA=avx2): the rows walk as the bullet above; the plane walk's
  *   FLOAT kernels are explicit AVX2 (pstats_ / pbsum_ / outf_u_ / bdx_u_f32_avx2). The clones
@@ -206,6 +217,8 @@ typedef struct {
     int pl;        /* plane walk: lanes per row (a line for the vector kernels, else a block) */
     int rf32;      /* the rows walk's FLOAT statistics in float: 1 AVX-512, 2 AVX2 (rows_f32;
                       set by the run functions, 0 in plan) */
+    int pb32;      /* the plane walk's FLOAT backward sums and dx in float: 1 AVX-512, 2 AVX2
+                      (plane_bwd_f32; set by the backward run function, 0 in plan) */
     int head;      /* tile walk: positions of a first short tile, so that the others start the
                       output on a 64-byte boundary (set by the run functions; 0 in plan) */
     int64_t N, C, S, M;
@@ -2458,7 +2471,7 @@ rb_store_mask(float *o, __m512 v, __mmask16 k, float al, float be)
  * backward's pass 10-15 % slower. */
 BN_AVX512 __attribute__((always_inline)) static inline void
 rb_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out, int64_t rs,
-        const rbf_t *f, double alpha, double beta, int nt)
+        const rbf_t *f, double alpha, double beta, int nt, const float *pf0, const float *pf1)
 {
     const float al = (float)alpha, be = (float)beta;
     if (rs == L && L >= 16) {
@@ -2473,6 +2486,10 @@ rb_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out,
             i = j = h;
         }
         for (; i + 16 <= n; i += 16) {
+            if (pf0 != NULL) /* the plane walk's next channel, a line per vector (BN_U_LOOP) */
+                _mm_prefetch((const char *)(pf0 + i), _MM_HINT_T1);
+            if (pf1 != NULL)
+                _mm_prefetch((const char *)(pf1 + i), _MM_HINT_T1);
             pf_out16(out + i, rb_vec16(kind, x + i, kind ? dy + i : NULL, f, j, 0xFFFF, 1), al, be,
                      str ? 2 : 0);
             j += 16;
@@ -2505,13 +2522,14 @@ rb_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out,
 BN_AVX512 static void rbout_f32_avx512(int L, int64_t R, const float *x, float *y, int64_t rs,
                                        const rbf_t *f, double alpha, double beta, int nt)
 {
-    rb_pass(0, L, R, x, NULL, y, rs, f, alpha, beta, nt);
+    rb_pass(0, L, R, x, NULL, y, rs, f, alpha, beta, nt, NULL, NULL);
 }
 
 BN_AVX512 static void rbdx_f32_avx512(int L, int64_t R, const float *x, const float *dy, float *dx,
-                                      int64_t rs, const rbf_t *f, double alpha, double beta, int nt)
+                                      int64_t rs, const rbf_t *f, double alpha, double beta, int nt,
+                                      const float *pf0, const float *pf1)
 {
-    rb_pass(1, L, R, x, dy, dx, rs, f, alpha, beta, nt);
+    rb_pass(1, L, R, x, dy, dx, rs, f, alpha, beta, nt, pf0, pf1);
 }
 
 #endif
@@ -3024,7 +3042,7 @@ rb2_vec8(int kind, const float *xp, const float *ep, const rbf_t *f, int j, __m2
  * the output's 64-byte lines when streaming (a masked head of up to two vectors). */
 BN_AVX2 __attribute__((always_inline)) static inline void
 rb2_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out, int64_t rs,
-         const rbf_t *f, double alpha, double beta, int nt)
+         const rbf_t *f, double alpha, double beta, int nt, const float *pf0, const float *pf1)
 {
     const float al = (float)alpha, be = (float)beta;
     const __m256i all = _mm256_set1_epi32(-1);
@@ -3044,6 +3062,10 @@ rb2_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out
             i = j = h;
         }
         for (; i + 8 <= n; i += 8) {
+            if (pf0 != NULL && i % 16 == 0) /* as rb_pass: a line per 16 floats */
+                _mm_prefetch((const char *)(pf0 + i), _MM_HINT_T1);
+            if (pf1 != NULL && i % 16 == 0)
+                _mm_prefetch((const char *)(pf1 + i), _MM_HINT_T1);
             rb2_store(out + i, rb2_vec8(kind, x + i, kind ? dy + i : NULL, f, j, all, 1), all, 1,
                       al, be, str ? 2 : 0);
             j += 8;
@@ -3074,13 +3096,14 @@ rb2_pass(int kind, int L, int64_t R, const float *x, const float *dy, float *out
 BN_AVX2 static void rbout_f32_avx2(int L, int64_t R, const float *x, float *y, int64_t rs,
                                    const rbf_t *f, double alpha, double beta, int nt)
 {
-    rb2_pass(0, L, R, x, NULL, y, rs, f, alpha, beta, nt);
+    rb2_pass(0, L, R, x, NULL, y, rs, f, alpha, beta, nt, NULL, NULL);
 }
 
 BN_AVX2 static void rbdx_f32_avx2(int L, int64_t R, const float *x, const float *dy, float *dx,
-                                  int64_t rs, const rbf_t *f, double alpha, double beta, int nt)
+                                  int64_t rs, const rbf_t *f, double alpha, double beta, int nt,
+                                  const float *pf0, const float *pf1)
 {
-    rb2_pass(1, L, R, x, dy, dx, rs, f, alpha, beta, nt);
+    rb2_pass(1, L, R, x, dy, dx, rs, f, alpha, beta, nt, pf0, pf1);
 }
 #endif
 
@@ -3120,6 +3143,13 @@ static int pa_nhwc8(const bn_plan_t *b)
 
 /* The rows walk's FLOAT training / backward in float serves this problem: 1 with the AVX-512
  * kernels (rst_ / rbout_ / rbs_ / rbdx_f32_avx512), 2 with their AVX2 forms (*_f32_avx2). */
+static int plane_bwd_f32(const bn_plan_t *b)
+{
+    if (b->eng != ENG_PLANE || !b->fast || b->dt != CUDNN_DATA_FLOAT || b->pl != PLANE_LANES)
+        return 0;
+    return bn_avx512() ? 1 : bn_avx2() ? 2 : 0;
+}
+
 static int rows_f32(const bn_plan_t *b)
 {
     if (b->eng != ENG_ROWS || !b->fast || b->dt != CUDNN_DATA_FLOAT)
@@ -3350,7 +3380,7 @@ static void seg_bsum(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R
                      int64_t rs, const lanes_t *q, double *sg, double *sgx)
 {
 #if BN_HAVE_NT
-    if (q->rf != NULL && b->rf32 == 1) {
+    if (q->rf != NULL && (b->rf32 == 1 || b->pb32 == 1)) {
         rbs_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off, rs, q->rf, sg,
                        sgx);
         return;
@@ -3399,14 +3429,18 @@ static void seg_bdx(const bn_plan_t *b, const fd_bn_args_t *a, int L, int64_t R,
                     int64_t rs, const lanes_t *q, int nt)
 {
 #if BN_HAVE_NT
-    if (q->rf != NULL && b->rf32 == 1) {
+    /* the plane walk prefetches the next channel's x and dy during the element pass */
+    const int pf = b->pb32 && q->pfn;
+    const float *pf0 = pf ? (const float *)a->x + off + q->pfn : NULL;
+    const float *pf1 = pf && q->pfdy ? (const float *)a->dy + off + q->pfn : NULL;
+    if (q->rf != NULL && (b->rf32 == 1 || b->pb32 == 1)) {
         rbdx_f32_avx512(L, R, (const float *)a->x + off, (const float *)a->dy + off,
-                        (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt);
+                        (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt, pf0, pf1);
         return;
     }
     if (q->rf != NULL) {
         rbdx_f32_avx2(L, R, (const float *)a->x + off, (const float *)a->dy + off,
-                      (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt);
+                      (float *)a->dx + off, rs, q->rf, a->alpha, a->beta, nt, pf0, pf1);
         return;
     }
 #endif
@@ -3659,6 +3693,12 @@ static void store_grads(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t 
         }                                                                                          \
     } while (0)
 
+static void bcast_lmax(double *v, double x)
+{
+    for (int j = 0; j < LMAX; j++)
+        v[j] = x;
+}
+
 /* The plane walk's per-lane arrays: rows are never wider than S (nor LMAX). */
 static int plane_width(const bn_plan_t *b)
 {
@@ -3720,6 +3760,15 @@ static void plane_backward(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c,
     load_affine(b, a, &ls, q);
     bcast(b, q->sc, q->sc[0]);
     bcast(b, q->bi, q->bi[0]);
+#if BN_HAVE_NT
+    rbf_t rf;
+    if (b->pb32) { /* the channel's factors in every lane of a row of LMAX */
+        bcast_lmax(q->mean, q->mean[0]), bcast_lmax(q->inv, q->inv[0]);
+        rb_stats(&rf, q, LMAX);
+        rb_wrap(&rf, LMAX);
+        q->rf = &rf;
+    }
+#endif
     double sg[LMAX] = {0}, sgx[LMAX] = {0};
 #define SEG_BSUM(L, R, off, rs) seg_bsum(b, a, L, R, off, rs, q, sg, sgx)
     PLANE_FOR_EACH(b, c, b->pl, SEG_BSUM);
@@ -3730,10 +3779,18 @@ static void plane_backward(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c,
     bcast(b, sg, t1);
     bcast(b, sgx, t2);
     finish_bsums(b, plane_width(b), sg, sgx, q);
+#if BN_HAVE_NT
+    if (b->pb32) {
+        for (int j = 0; j < LMAX + 16; j++)
+            rf.coef[j] = (float)q->coef[0], rf.mg[j] = (float)q->mg[0],
+            rf.mgx[j] = (float)q->mgx[0];
+    }
+#endif
 #define SEG_BDX(L, R, off, rs) seg_bdx(b, a, L, R, off, rs, q, nt)
     PLANE_FOR_EACH(b, c, LMAX, SEG_BDX);
 #undef SEG_BDX
     store_grads(b, a, &ls, &t1, &t2);
+    q->rf = NULL;
 }
 
 /* ---- the rows walk (per channel, C unit-stride) --------------------------------------------
@@ -4218,6 +4275,9 @@ cudnnStatus_t fd_bn_bwd_cpu_run(const void *problem, const void *args)
     b.rf32 = rows_f32(&b);
 #endif
     if (b.eng == ENG_PLANE) {
+#if BN_HAVE_NT
+        b.pb32 = plane_bwd_f32(&b);
+#endif
 #pragma omp parallel for schedule(static) if (work_of(&b) >= FD_CPU_PAR_MIN)
         for (int64_t c = 0; c < b.C; c++) {
             lanes_t q;

@@ -224,11 +224,12 @@ static double tol_of(cudnnDataType_t dt, double want, double S, int64_t K)
 }
 
 /* The worst err / bound per output of the float-arithmetic cases (docs/testing.md's rows):
- * table 0 per activation, table 1 the spatial rows walk's training and backward (wtab). */
+ * table 0 per activation, table 1 the spatial rows walk's training and backward, table 2 the
+ * spatial plane walk's backward (wtab). */
 static struct {
     const char *name;
     double r;
-} worst[2][8];
+} worst[3][8];
 static int wtab;
 static void note_worst(const char *name, double r)
 {
@@ -493,6 +494,12 @@ static void run_bn_case(const bcase_t *k)
      * summed in float), so do the statistics */
     const int rows_float = !pa && dt == CUDNN_DATA_FLOAT && k->ops == CUDNN_BATCHNORM_OPS_BN &&
                            (k->layout == LY_NHWC || k->layout == LY_GAP_NHWC) && rows_float_isa();
+    /* FLOAT spatial backward with the spatial dims unit-stride (NCHW-like: the plane walk) on
+     * AVX-512 and AVX2 computes its sums and dx in float too (rbs_ / rbdx_f32_*, the channel's
+     * factors in every lane; since 2026-12-06); its training stays in double */
+    const int plane_bn = !pa && dt == CUDNN_DATA_FLOAT && k->ops == CUDNN_BATCHNORM_OPS_BN &&
+                         (k->layout == LY_NCHW || k->layout == LY_GAP_NCHW);
+    const int plane_float = plane_bn && rows_float_isa();
     u_acc = pa_float || rows_float ? 0x1p-24 : 0x1p-53;
     wtab = rows_float;
     /* in double on every ISA: not FLOAT per activation nor FLOAT spatial C-unit-stride BN */
@@ -599,6 +606,12 @@ static void run_bn_case(const bcase_t *k)
     }
 
     /* backward, with the ref's saved statistics and without */
+    const double u_acc0 = u_acc;
+    const int wtab0 = wtab, dig0 = dig_on;
+    if (plane_float) /* float arithmetic */
+        u_acc = 0x1p-24, wtab = 2;
+    if (plane_bn) /* not in double on every ISA */
+        dig_on = 0;
     for (int saved = 0; saved < 2; saved++) {
         if (saved && k->save_null)
             continue;
@@ -661,6 +674,7 @@ static void run_bn_case(const bcase_t *k)
             free(ds[r]), free(db[r]), free_output(&g, r, yoff, w2), free(gz.out[r]);
         free(g.init), free(gz.init), free(bw);
     }
+    u_acc = u_acc0, wtab = wtab0, dig_on = dig0;
     for (int r = 0; r < 3; r++)
         free(rm[r]), free(rv[r]), free(sm[r]), free(si[r]), free(res[r]),
             free_output(&o, r, yoff, what);
@@ -673,7 +687,9 @@ static void run_bn_case(const bcase_t *k)
         cudnnDestroyTensorDescriptor(pd);
 }
 
-/* FLOAT spatial backward and training near a large mean (NHWC, the rows walk): x = 1000 +
+/* FLOAT spatial backward and training near a large mean (NHWC: the rows walk; NCHW: the plane
+ * walk, whose backward computes in float since 2026-12-06 and whose training stays in
+ * double, so the same bounds hold there with room): x = 1000 +
  * U(-1/2, 1/2), dy correlated with xhat, statistics computed (not saved ones). A float mean
  * alone rounds by up to 2^-14 here, which moves every xhat by about 2^-13 of itself (dx and y
  * off by ~2e-4 of their size); the float kernels carry the mean as two floats. Backward bound
@@ -681,15 +697,18 @@ static void run_bn_case(const bcase_t *k)
  *   |cpu - ref| <= 2 u_out |ref| + 16 u T + 72 u |coef| (sum |dy| + |xhat| sum |dy xhat|) / M,
  *   T = |coef| (|dy| + |mg| + |xhat mgx|), coef = scale inv (the runs of 64 rows summed in
  *   float give the last term); training's below. */
-static void large_mean_case(void)
+static void large_mean_case(int nchw)
 {
     const int n = 4, ch = 16, h = 32, w = 40;
     const size_t e = (size_t)n * ch * h * w;
     const int64_t M = (int64_t)n * h * w;
+    /* the channel of element i */
+#define LM_CH(i) (nchw ? (int)((i) / ((size_t)h * w) % ch) : (int)((i) % ch))
     cudnnTensorDescriptor_t xd, pd;
     CHECK(cudnnCreateTensorDescriptor(&xd));
     CHECK(cudnnCreateTensorDescriptor(&pd));
-    CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, ch, h, w));
+    CHECK(cudnnSetTensor4dDescriptor(xd, nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
+                                     CUDNN_DATA_FLOAT, n, ch, h, w));
     CHECK(cudnnDeriveBNTensorDescriptor(pd, xd, CUDNN_BATCHNORM_SPATIAL));
     float *x = malloc(e * 4), *dy = malloc(e * 4), *d[2];
     float sc[16], ds[2][16], db[2][16];
@@ -709,11 +728,11 @@ static void large_mean_case(void)
     double mean[16] = {0}, var[16] = {0}, sdy[16] = {0}, sdyx[16] = {0}, sady[16] = {0},
            sadyx[16] = {0};
     for (size_t i = 0; i < e; i++)
-        mean[i % 16] += x[i] / (double)M;
+        mean[LM_CH(i)] += x[i] / (double)M;
     for (size_t i = 0; i < e; i++)
-        var[i % 16] += (x[i] - mean[i % 16]) * (x[i] - mean[i % 16]) / (double)M;
+        var[LM_CH(i)] += (x[i] - mean[LM_CH(i)]) * (x[i] - mean[LM_CH(i)]) / (double)M;
     for (size_t i = 0; i < e; i++) {
-        const int c = (int)(i % 16);
+        const int c = LM_CH(i);
         const double xh = (x[i] - mean[c]) / sqrt(var[c] + 1e-5);
         sdy[c] += dy[i], sdyx[c] += dy[i] * xh;
         sady[c] += fabs(dy[i]), sadyx[c] += fabs(dy[i] * xh);
@@ -721,7 +740,7 @@ static void large_mean_case(void)
     int bad = 0;
     double worst_r = 0;
     for (size_t i = 0; i < e; i++) {
-        const int c = (int)(i % 16);
+        const int c = LM_CH(i);
         const double inv = 1.0 / sqrt(var[c] + 1e-5), coef = fabs(sc[c] * inv);
         const double xh = fabs(x[i] - mean[c]) * inv, mg = fabs(sdy[c]) / (double)M,
                      mgx = fabs(sdyx[c]) / (double)M;
@@ -749,11 +768,11 @@ static void large_mean_case(void)
                                                      rm, rv, 1e-5, NULL, NULL));
     double maxdev[16] = {0}, worst_y = 0;
     for (size_t i = 0; i < e; i++)
-        if (fabs(x[i] - mean[i % 16]) > maxdev[i % 16])
-            maxdev[i % 16] = fabs(x[i] - mean[i % 16]);
+        if (fabs(x[i] - mean[LM_CH(i)]) > maxdev[LM_CH(i)])
+            maxdev[LM_CH(i)] = fabs(x[i] - mean[LM_CH(i)]);
     int bad_y = 0;
     for (size_t i = 0; i < e; i++) {
-        const int c = (int)(i % 16);
+        const int c = LM_CH(i);
         const double coef = fabs(sc[c] / sqrt(var[c] + 1e-5)), dev = fabs(x[i] - mean[c]);
         const double tol =
             0x1p-23 * fabs(d[0][i]) + 0x1p-24 * (16 * fabs(bi[c]) + 128 * coef * (dev + maxdev[c]));
@@ -766,10 +785,11 @@ static void large_mean_case(void)
     }
     cases++;
     failures += bad_y > 0;
-    printf("bn large mean (NHWC FLOAT): dx worst err / bound %.3g, training y %.3g\n", worst_r,
-           worst_y);
+    printf("bn large mean (%s FLOAT): dx worst err / bound %.3g, training y %.3g\n",
+           nchw ? "NCHW" : "NHWC", worst_r, worst_y);
     free(x), free(dy), free(d[0]), free(d[1]);
     cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(pd);
+#undef LM_CH
 }
 
 static bcase_t base_case(int nb, const int *dim, int layout, cudnnDataType_t dt,
@@ -981,21 +1001,28 @@ int main(int argc, char **argv)
             k = base_case(4, huge, ly, CUDNN_DATA_FLOAT, modes[m]);
             run_bn_case(&k);
         }
-    /* the spatial NHWC backward's line-aligned streaming stores (rbdx_f32_avx512): dx 1, 5 and
-     * 12 floats past a 64-byte boundary, 16 channels (packed rows run as one stream) and 40
-     * (rows of 240 lanes: vectors cross a row's end), integer and real fills, and x = 1000 +
-     * U(-1/2, 1/2) (the float mean's low part) */
-    const int huge40[4] = {2, 40, 130, 103};
-    for (int i = 0; i < 4; i++) {
-        bcase_t k = base_case(4, i == 1 ? huge40 : huge, LY_NHWC, CUDNN_DATA_FLOAT,
-                              CUDNN_BATCHNORM_SPATIAL);
-        k.yoff = i == 0 ? 1 : i == 1 ? 5 : i == 2 ? 12 : 0, k.fillk = i == 2 ? 0 : i == 3 ? 2 : 1;
-        run_bn_case(&k);
-    }
-    large_mean_case();
-    for (int t = 0; t < 2; t++) {
+    /* the spatial backward's line-aligned streaming stores (rbdx_f32_avx512): dx 1, 5 and 12
+     * floats past a 64-byte boundary, integer and real fills, and x = 1000 + U(-1/2, 1/2) (the
+     * float mean's low part); NHWC (the rows walk): 16 channels (packed rows run as one stream)
+     * and 40 (rows of 240 lanes: vectors cross a row's end); NCHW (the plane walk's float
+     * backward since 2026-12-06, packed runs of LMAX lanes): planes of 33 540 (runs of LMAX and
+     * a tail) and 13 390 */
+    const int huge40[4] = {2, 40, 130, 103}, lys[2] = {LY_NHWC, LY_NCHW};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < 4; i++) {
+            bcase_t k = base_case(4, i == 1 ? huge40 : huge, lys[l], CUDNN_DATA_FLOAT,
+                                  CUDNN_BATCHNORM_SPATIAL);
+            k.yoff = i == 0 ? 1 : i == 1 ? 5 : i == 2 ? 12 : 0;
+            k.fillk = i == 2 ? 0 : i == 3 ? 2 : 1;
+            run_bn_case(&k);
+        }
+    large_mean_case(0);
+    large_mean_case(1);
+    for (int t = 0; t < 3; t++) {
         printf("FLOAT %s (float arithmetic), worst err / bound:",
-               t ? "spatial training / backward, C unit-stride" : "per activation");
+               t == 2   ? "spatial backward, spatial unit-stride (plane walk)"
+               : t == 1 ? "spatial training / backward, C unit-stride"
+                        : "per activation");
         for (int i = 0; i < 8 && worst[t][i].name != NULL; i++)
             printf(" %s %.3g", worst[t][i].name, worst[t][i].r);
         printf("\n");
