@@ -572,9 +572,11 @@ RX_INLINE void rx_run_sum(cudnnReduceTensorOp_t op, const float *restrict x, int
 /* ADD / AVG, NORM1 and NORM2 of a long run (a channel plane of a per-channel NCHW reduction)
  * with a software prefetch RX_PF elements ahead: Zen 5's prefetchers alone left ADD at 0.65 of
  * the bandwidth (0.98 -> 0.80 ms on n8c64h112w112); NORM1 / NORM2 took the plain loop until
- * 2026-12-06 (n8c64h112w112 per channel, Intel VM, min of 10 cold calls, bench/memops_extra:
- * two threads NORM2 1.00-1.22 -> 0.73-0.82 ms, NORM1 1.23-1.36 -> 0.77-0.98; one thread NORM2
- * 2.82-3.00 -> 1.88-2.20). The same partials and expressions as rx_run_sum
+ * 2026-12-06 (n8c64h112w112 per channel, Intel VM, min of 10 cold calls, bench/memops_extra,
+ * two threads: NORM2 1.00-1.22 -> 0.73-0.82 ms, NORM1 1.23-1.36 -> 0.77-0.98, one thread NORM2
+ * 2.82-3.00 -> 1.88-2.20; with bench/membw's 384 MiB pass before every sample, so that no
+ * part of the tensor is left in the VM's large last-level cache, NORM2 1.35-1.53 -> 1.18-1.40,
+ * NORM1 1.38-1.41 -> 1.23-1.34: docs/perf/cpu-memops-2026-12-06.md). The same partials and expressions as rx_run_sum
  * (element j into j % RX_ACC), so the same bits. A separate function: with the prefetch inside
  * rx_run_sum the short-row callers ran 2x slower. */
 #define RX_RUN_PF(EXPR)                                                                            \
