@@ -28,6 +28,8 @@
  *   forward and ELU, SWISH backward, f32, f16 and bf16 (the grid rounded to the type), alpha /
  *   beta pairs (1, 0), (0.5, 0.25), (-2, 1), for ELU / SWISH coef / beta values of either sign
  *   and swish beta 0;
+ * - RELU, CLIPPED_RELU and IDENTITY, both directions, with and without a blend, on the same
+ *   wide floats (test_exact_modes: the float maps' bytes, NaN payloads included);
  * - OpTensor ADD / MUL / MIN / MAX with alpha1 = alpha2 = 1, beta = 0 (tensor_ops_cpu.c
  *   computes them in float) on floats of every exponent, NaN, infinities, signed zeros, full
  *   and broadcast b, both NaN options;
@@ -388,6 +390,72 @@ static void test_op_unit(void)
     free(a), free(b);
 }
 
+/* ---- the exact modes as float maps --------------------------------------------------------- */
+
+/* RELU, CLIPPED_RELU (a float coef, one that is not, a NaN one) and IDENTITY, forward and
+ * backward, both NaN options, alpha 1 / beta 0 (activation_cpu.c's act_fwd8 / act_bwd8 on every
+ * AVX2 or AVX-512 machine since 2026-12-06) and a blend (the double rows), on floats of every
+ * exponent, signed zeros, infinities and NaN payloads: the ref's bytes, NaN payloads included,
+ * on the best ISA and capped to AVX2, one and two threads; n odd (the vectors' tails). */
+static void test_exact_modes(void)
+{
+    const int n = 4099;
+    float *x = malloc(sizeof(float) * (size_t)n), *dy = malloc(sizeof(float) * (size_t)n), *out[3];
+    wide_floats(x, n);
+    wide_floats(dy, n);
+    x[5] = 1.5f, x[6] = nextafterf(1.5f, 0.0f), x[7] = nextafterf(1.5f, 2.0f), x[8] = -NAN;
+    for (int r = 0; r < 3; r++)
+        out[r] = malloc(sizeof(float) * (size_t)n);
+    cudnnTensorDescriptor_t d = desc_1d(CUDNN_DATA_FLOAT, n);
+    const cudnnActivationMode_t modes[3] = {CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
+                                            CUDNN_ACTIVATION_IDENTITY};
+    const double coefs[3] = {1.5, 0.1, NAN};
+    const float ab[2][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}};
+    const char *had = getenv("FREEDNN_CPU_ISA");
+    for (int cap = 0; cap < 2 && !(cap && had); cap++)
+        for (int m = 0; m < 3; m++)
+            for (int ci = 0; ci < (m == 1 ? 3 : 1); ci++)
+                for (int nan = 0; nan < 2; nan++)
+                    for (int bwd = 0; bwd < 2; bwd++)
+                        for (int bl = 0; bl < 2; bl++) {
+                            cudnnActivationDescriptor_t ad;
+                            CHECK(cudnnCreateActivationDescriptor(&ad));
+                            CHECK(cudnnSetActivationDescriptor(
+                                ad, modes[m], (cudnnNanPropagation_t)nan, coefs[ci]));
+                            for (int r = 0; r < 3; r++) {
+                                for (int i = 0; i < n; i++)
+                                    out[r][i] = (float)i; /* the blend's old values */
+                                if (r > 0 && cap)
+                                    setenv("FREEDNN_CPU_ISA", "avx2", 1);
+                                if (bwd)
+                                    CHECK(cudnnActivationBackward(run_handle(r), ad, &ab[bl][0], d,
+                                                                  x, d, dy, d, x, &ab[bl][1], d,
+                                                                  out[r]));
+                                else
+                                    CHECK(cudnnActivationForward(run_handle(r), ad, &ab[bl][0], d,
+                                                                 x, &ab[bl][1], d, out[r]));
+                                if (cap)
+                                    unsetenv("FREEDNN_CPU_ISA");
+                            }
+                            for (int r = 1; r < 3; r++) {
+                                char what[160];
+                                snprintf(what, sizeof what,
+                                         "exact mode %d coef %g nan %d %s alpha %g beta %g, wide "
+                                         "floats, "
+                                         "%d thread(s)%s",
+                                         (int)modes[m], coefs[ci], nan, bwd ? "bwd" : "fwd",
+                                         ab[bl][0], ab[bl][1], r, cap ? ", avx2" : "");
+                                expect_same(CUDNN_DATA_FLOAT, out[0], out[r],
+                                            sizeof(float) * (size_t)n, 1, what);
+                            }
+                            cudnnDestroyActivationDescriptor(ad);
+                        }
+    cudnnDestroyTensorDescriptor(d);
+    for (int r = 0; r < 3; r++)
+        free(out[r]);
+    free(x), free(dy);
+}
+
 /* ---- every 16-bit encoding ----------------------------------------------------------------- */
 
 static void test_16bit(cudnnDataType_t dt)
@@ -635,6 +703,7 @@ int main(void)
     test_transcendental(CUDNN_DATA_HALF);
     test_transcendental(CUDNN_DATA_BFLOAT16);
     test_op_unit();
+    test_exact_modes();
     test_16bit(CUDNN_DATA_HALF);
     test_16bit(CUDNN_DATA_BFLOAT16);
     test_streaming(CUDNN_DATA_FLOAT);
