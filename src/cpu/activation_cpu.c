@@ -15,10 +15,10 @@
  *   src/core/activation.h in the same operation order, in double, rounded once. FLOAT with
  *   unit strides runs them in one pass from the tensors (no double blocks in memory). On a CPU
  *   with AVX2 (and, since 2026-12-06, with AVX-512: act_map8), FLOAT RELU / CLIPPED_RELU /
- *   IDENTITY with alpha 1, beta 0 are
- *   float maps from registers to the output (act_fwd8 / act_bwd8: every result is an input
- *   element, 0, NaN or a float coef, so no arithmetic rounds; 2026-12-04, n8c64h112w112, two
- *   threads, dnnbench median: RELU forward 2.05 -> 0.85 ms, backward 1.9-3.0 -> 1.71 ms).
+ *   IDENTITY with alpha 1, beta 0 are float maps from registers to the output (act_fwd8 /
+ *   act_bwd8: every result is an input element, 0, NaN or a float coef, so no arithmetic
+ *   rounds; 2026-12-04, n8c64h112w112, two threads, dnnbench median: RELU forward 2.05 ->
+ *   0.85 ms, backward 1.9-3.0 -> 1.71 ms).
  * - Transcendental modes (the lead's product decision, 2026-11-30: no bit identity with ref for
  *   FLOAT): SIGMOID, TANH, ELU, SWISH forward and ELU, SWISH backward use vmath.h's float
  *   polynomials (fd_vsigmoidf, fd_vtanhf, fd_vexpm1f, fd_vswish1f for beta = 1, fd_vexpf_mneg,

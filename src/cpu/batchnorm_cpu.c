@@ -3141,8 +3141,8 @@ static int pa_nhwc8(const bn_plan_t *b)
            b->p->mv.dtype == CUDNN_DATA_FLOAT;
 }
 
-/* The rows walk's FLOAT training / backward in float serves this problem: 1 with the AVX-512
- * kernels (rst_ / rbout_ / rbs_ / rbdx_f32_avx512), 2 with their AVX2 forms (*_f32_avx2). */
+/* The plane walk's FLOAT backward in float (the rows walk's rbs_ / rbdx_f32_* kernels) serves
+ * this problem: 1 on AVX-512, 2 on AVX2, else 0. */
 static int plane_bwd_f32(const bn_plan_t *b)
 {
     if (b->eng != ENG_PLANE || !b->fast || b->dt != CUDNN_DATA_FLOAT || b->pl != PLANE_LANES)
@@ -3150,6 +3150,8 @@ static int plane_bwd_f32(const bn_plan_t *b)
     return bn_avx512() ? 1 : bn_avx2() ? 2 : 0;
 }
 
+/* The rows walk's FLOAT training / backward in float serves this problem: 1 with the AVX-512
+ * kernels (rst_ / rbout_ / rbs_ / rbdx_f32_avx512), 2 with their AVX2 forms (*_f32_avx2). */
 static int rows_f32(const bn_plan_t *b)
 {
     if (b->eng != ENG_ROWS || !b->fast || b->dt != CUDNN_DATA_FLOAT)
@@ -3235,6 +3237,18 @@ static void rb_stats(rbf_t *rf, const lanes_t *q, int L)
         rf->mlo[j] = (float)(q->mean[j] - (double)rf->mean[j]);
     }
 }
+
+#if BN_HAVE_NT
+/* Lane 0 of rf's backward factors in every lane (the plane walk: one channel's values in a
+ * packed row of up to LMAX lanes and its wrap). */
+static void rb_splat(rbf_t *f)
+{
+    for (int j = 1; j < LMAX + 16; j++) {
+        f->mean[j] = f->mean[0], f->mlo[j] = f->mlo[0], f->inv[j] = f->inv[0];
+        f->coef[j] = f->coef[0], f->mg[j] = f->mg[0], f->mgx[j] = f->mgx[0];
+    }
+}
+#endif
 
 /* Training's output pass on the vector kernels: the statistics differ from ref's in the last
  * bits anyway, so the per-element work shrinks to a multiply and an add (in double). */
@@ -3693,12 +3707,6 @@ static void store_grads(const bn_plan_t *b, const fd_bn_args_t *a, const lset_t 
         }                                                                                          \
     } while (0)
 
-static void bcast_lmax(double *v, double x)
-{
-    for (int j = 0; j < LMAX; j++)
-        v[j] = x;
-}
-
 /* The plane walk's per-lane arrays: rows are never wider than S (nor LMAX). */
 static int plane_width(const bn_plan_t *b)
 {
@@ -3762,10 +3770,9 @@ static void plane_backward(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c,
     bcast(b, q->bi, q->bi[0]);
 #if BN_HAVE_NT
     rbf_t rf;
-    if (b->pb32) { /* the channel's factors in every lane of a row of LMAX */
-        bcast_lmax(q->mean, q->mean[0]), bcast_lmax(q->inv, q->inv[0]);
-        rb_stats(&rf, q, LMAX);
-        rb_wrap(&rf, LMAX);
+    if (b->pb32) { /* the channel's mean / inv in every lane */
+        rb_stats(&rf, q, 1);
+        rb_splat(&rf);
         q->rf = &rf;
     }
 #endif
@@ -3780,10 +3787,9 @@ static void plane_backward(const bn_plan_t *b, const fd_bn_args_t *a, int64_t c,
     bcast(b, sgx, t2);
     finish_bsums(b, plane_width(b), sg, sgx, q);
 #if BN_HAVE_NT
-    if (b->pb32) {
-        for (int j = 0; j < LMAX + 16; j++)
-            rf.coef[j] = (float)q->coef[0], rf.mg[j] = (float)q->mg[0],
-            rf.mgx[j] = (float)q->mgx[0];
+    if (b->pb32) { /* and its backward factors */
+        rf.coef[0] = (float)q->coef[0], rf.mg[0] = (float)q->mg[0], rf.mgx[0] = (float)q->mgx[0];
+        rb_splat(&rf);
     }
 #endif
 #define SEG_BDX(L, R, off, rs) seg_bdx(b, a, L, R, off, rs, q, nt)

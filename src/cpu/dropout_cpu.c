@@ -681,9 +681,6 @@ DR_AVX512 static void dr_nhwc_unit(const fd_dropout_problem_t *p, const fd_dropo
     const __m512 s = _mm512_set1_ps((float)p->scale);
     /* streaming stores of y where every full vector is 64-byte aligned, not in place */
     const int nts = ((uintptr_t)(y + c0) & 63) == 0 && C % 16 == 0 && (const float *)y != x;
-    __mmask16 cm[DR_CG / 16];
-    for (int t = 0; t < nt; t++)
-        cm[t] = (__mmask16)(cg - 16 * t >= 16 ? 0xffff : (1u << (cg - 16 * t)) - 1);
     if (cg == DR_CG) {
         dr_nhwc_full(rows, roff, np, x + ((n * S) + p0) * C + c0, y + ((n * S) + p0) * C + c0, C, s,
                      nts);
@@ -691,6 +688,9 @@ DR_AVX512 static void dr_nhwc_unit(const fd_dropout_problem_t *p, const fd_dropo
             _mm_sfence(); /* the streaming stores, before the parallel loop's barrier */
         return;
     }
+    __mmask16 cm[DR_CG / 16];
+    for (int t = 0; t < nt; t++)
+        cm[t] = (__mmask16)(cg - 16 * t >= 16 ? 0xffff : (1u << (cg - 16 * t)) - 1);
     for (int64_t j = 0; j < np; j += 64) {
         uint64_t w[DR_CG] = {0};
         for (int c = 0; c < cg; c++)

@@ -576,9 +576,9 @@ RX_INLINE void rx_run_sum(cudnnReduceTensorOp_t op, const float *restrict x, int
  * two threads: NORM2 1.00-1.22 -> 0.73-0.82 ms, NORM1 1.23-1.36 -> 0.77-0.98, one thread NORM2
  * 2.82-3.00 -> 1.88-2.20; with bench/membw's 384 MiB pass before every sample, so that no
  * part of the tensor is left in the VM's large last-level cache, NORM2 1.35-1.53 -> 1.18-1.40,
- * NORM1 1.38-1.41 -> 1.23-1.34: docs/perf/cpu-memops-2026-12-06.md). The same partials and expressions as rx_run_sum
- * (element j into j % RX_ACC), so the same bits. A separate function: with the prefetch inside
- * rx_run_sum the short-row callers ran 2x slower. */
+ * NORM1 1.38-1.41 -> 1.23-1.34: docs/perf/cpu-memops-2026-12-06.md). The same partials and
+ * expressions as rx_run_sum (element j into j % RX_ACC), so the same bits. A separate function:
+ * with the prefetch inside rx_run_sum the short-row callers ran 2x slower. */
 #define RX_RUN_PF(EXPR)                                                                            \
     do {                                                                                           \
         for (; j + RX_ACC <= len; j += RX_ACC) {                                                   \
