@@ -513,7 +513,9 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  * - NCHW max backward with stride 2 along W: argmax codes per output row (from each input
  *   row's argmax, found once), each dx row gathered from them (pf_bwd_w_max2), no scatter;
  *   with kw 3, alpha 1 and beta 0 the dx elements that take at most two windows sum in float
- *   (the same bits: see there).
+ *   (the same bits: see there). The border columns take the vector loads too (taps outside
+ *   the row load as -inf), the load and store masks are made once per call, and the rings'
+ *   slots advance without divisions: in cache, one thread, n1c32h112w112, 0.238 -> 0.211 ms.
  * - backward (2-d and 1-d; 3-d goes to the double blocks): NCHW keeps up to kh dx rows of one
  *   plane as double accumulators (a ring on the stack) and walks the output rows once: a max
  *   window's argmax is found once and its dy added to the one element; average windows add
@@ -536,9 +538,16 @@ cudnnStatus_t fd_pool_bwd_cpu_run(const void *problem, const void *args)
  *   dx (stride-1 averages, max through pf_bwd_c_px4) and the stride-1 average forward's y
  *   (alpha 1): computed into a stack run and streamed with line-aligned 64-byte stores
  *   (pf_stream), no read-for-ownership (n8c64h112w112 3x3 stride 1, one thread: backward 2.6
- *   -> 1.9 ms, forward 2.55 -> 1.5 ms). NCHW dx rows streamed the same way ran slower (2.9 ->
- *   3.5 ms, 3x3 stride-2 max: a partial line at every row end). The NHWC rows of dy / count
- *   prefetch ahead (pf_ahead): 3.5 -> 2.6 ms there.
+ *   -> 1.9 ms, forward 2.55 -> 1.5 ms). NCHW dx rows streamed one by one ran slower (2.9 ->
+ *   3.5 ms, 3x3 stride-2 max: a partial line at every row end); since 2026-12-06 the NCHW
+ *   rows of the 3x3 stride-2 max backward and of the stride-1 averages (alpha 1, beta 0, rows
+ *   contiguous) go through a stage that streams whole lines only, the partial last line
+ *   carried into the next row (pf_stage_t). The NHWC rows of dy / count prefetch ahead
+ *   (pf_ahead): 3.5 -> 2.6 ms there; the NCHW max backward's and box rows' x / dy rows as
+ *   well. Intel VM (2 vCPU, AVX-512), two threads, n8c64h112w112, dnnbench median of 10, three
+ *   interleaved runs against the code before: 3x3 stride-2 max backward 3.83-3.90 -> 2.42-2.65
+ *   ms (0.55 -> 0.8 of the bandwidth), 3x3 stride-1 average forward 2.81-2.97 -> 1.88-2.01,
+ *   backward 2.48-2.54 -> 1.57-1.81 (docs/perf/cpu-memops-2026-12-06b.md).
  * - Full vectors of x / dy are loaded with plain loads (fd_cpu_mload_ps / pf_mload8; stride-2
  *   pairs through contiguous masks), and per-lane selections (argmax hits) load whole vectors
  *   and select in registers: Zen 5 ran masked loads that miss the cache at a fraction of
@@ -620,8 +629,10 @@ static int pf_kind(const fd_pool_problem_t *p, int bwd)
 
 /* Prefetch of the line PF_AHEAD bytes past q into L1 (the address is never dereferenced, so
  * it may lie past the buffer). Zen 5's hardware prefetchers left the streaming rows waiting on
- * memory: 2x2 stride-2 average forward NCHW, n8c64h112w112, 1.75 -> 0.9 ms with 4-16 KiB ahead. */
-static inline void pf_ahead(const void *q)
+ * memory: 2x2 stride-2 average forward NCHW, n8c64h112w112, 1.75 -> 0.9 ms with 4-16 KiB ahead.
+ * always_inline: GCC 12 drops the prefetch of a plain static inline helper called from an
+ * always_inline function of another target (pf_rowarg_k lost both of its, silently). */
+static inline __attribute__((always_inline)) void pf_ahead(const void *q)
 {
     _mm_prefetch((const char *)((uintptr_t)q + PF_AHEAD), _MM_HINT_T0);
 }
@@ -2240,57 +2251,37 @@ PF_AVX512 static void pf_bwd_c_max(const fd_pool_problem_t *p, const fd_pool_arg
 #define PF_MAX2_R 16     /* output rows sharing a dx row, at most */
 #define PF_ARING 2560    /* floats (and int32 taps) of the ring of input-row maxima */
 
-/* The row part of a window's argmax (pf_argmax_one's rule): the first maximum of output column
- * ow's readable taps in one input row (the first NaN when PROPAGATE_NAN), its tap kx in *k (-1:
- * none). */
-static float pf_rowarg_one(const fd_pool_problem_t *p, const float *row, int64_t ow, int32_t *k)
+/* The row maxima hv and their taps hk of every output column of one input row (stride 2): the
+ * first maximum of the column's readable taps (pf_argmax_one's rule; the first NaN when
+ * PROPAGATE_NAN), its tap kx in hk (-1: none). Taps outside the row load as -inf, which never
+ * beats the start value -inf and is no NaN: they are skipped as the ref skips them, so the
+ * border columns take the vector loop too. kw and prop are constants where inlined. */
+PF_AVX512 static inline __attribute__((always_inline)) void
+pf_rowarg_k(const fd_pool_problem_t *p, int64_t kw, int prop, const uint64_t *xm, const float *row,
+            float *hv, int32_t *hk)
 {
-    const int64_t sw = p->stride[2], pw = p->pad[2], kw = p->win[2], W = p->in[2];
-    const int64_t rlo = max64(0, -pw), rhi = min64(W, W + pw), w0 = ow * sw - pw;
-    const int64_t l = max64(rlo, w0), h = min64(rhi, w0 + kw);
-    float m = -INFINITY;
-    int32_t code = -1;
-    for (int64_t iw = l; iw < h; iw++) {
-        float v = row[iw];
-        if (v != v) {
-            if (p->propagate_nan) {
-                *k = (int32_t)(iw - w0);
-                return NAN;
-            }
-            continue;
-        }
-        if (v > m)
-            m = v, code = (int32_t)(iw - w0);
-    }
-    *k = code;
-    return m;
-}
-
-/* The row maxima hv and their taps hk of every output column of one input row (stride 2). */
-PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, int64_t owa,
-                                int64_t owb, float *hv, int32_t *hk)
-{
-    const int64_t OW = p->out[2], kw = p->win[2], pw = p->pad[2];
-    const int prop = p->propagate_nan;
-    for (int64_t ow = 0; ow < owa; ow++)
-        hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
+    const int64_t OW = p->out[2], pw = p->pad[2];
     const __m512i even =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    for (int64_t ow0 = owa; ow0 < owb; ow0 += 16) {
-        const __mmask16 lanes = pf_lanes(0, min64(16, owb - ow0));
-        const uint32_t m32 = pf_pair_mask(lanes);
-        const __mmask16 mlo = (__mmask16)m32, mhi = (__mmask16)(m32 >> 16);
-        const float *q = row + 2 * ow0 - pw;
-        /* whole 32-float pairs (plain loads) when every tap's pair ends inside the row */
-        const int whole = lanes == 0xFFFF && 2 * ow0 - pw + kw - 1 + 32 <= p->in[2];
-        __m512 m = _mm512_set1_ps(-INFINITY);
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
+        const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
+        const uint64_t vm = xm[ow0 / 16]; /* pf_rowarg_masks */
+        pf_ahead(row + 2 * ow0), pf_ahead(row + 2 * ow0 + 16);
+        __m512 m = ninf;
         __m512i code = _mm512_set1_epi32(-1);
         __mmask16 done = 0;
         for (int64_t kx = 0; kx < kw; kx++) {
-            const __m512 v = whole ? _mm512_permutex2var_ps(_mm512_loadu_ps(q + kx), even,
-                                                            _mm512_loadu_ps(q + kx + 16))
-                                   : _mm512_permutex2var_ps(fd_cpu_mload_ps(mlo, q + kx), even,
-                                                            fd_cpu_mload_ps(mhi, q + kx + 16));
+            const float *q = row + 2 * ow0 - pw + kx;
+            __m512 v;
+            if (vm >> 63) { /* whole 32-float pairs: plain loads */
+                v = _mm512_permutex2var_ps(_mm512_loadu_ps(q), even, _mm512_loadu_ps(q + 16));
+            } else { /* the readable ones of the 32 columns from q */
+                const uint32_t m32 = (uint32_t)(vm >> kx);
+                v = _mm512_permutex2var_ps(
+                    _mm512_mask_loadu_ps(ninf, (__mmask16)m32, q), even,
+                    _mm512_mask_loadu_ps(ninf, (__mmask16)(m32 >> 16), q + 16));
+            }
             __mmask16 gt;
             if (prop) {
                 /* the first NaN is taken and ends the row (its value marks the row) */
@@ -2309,8 +2300,50 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
         _mm512_storeu_ps(hv + ow0, m);
         _mm512_storeu_si512(hk + ow0, code);
     }
-    for (int64_t ow = owb; ow < OW; ow++) /* after the vectors, whose last one reaches here */
-        hv[ow] = pf_rowarg_one(p, row, ow, hk + ow);
+}
+
+/* pf_rowarg_k with the common window (3 taps, no NaN propagation) unrolled. */
+PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const uint64_t *xm, const float *row,
+                                float *hv, int32_t *hk)
+{
+    if (p->win[2] == 3 && !p->propagate_nan)
+        pf_rowarg_k(p, 3, 0, xm, row, hv, hk);
+    else
+        pf_rowarg_k(p, p->win[2], p->propagate_nan, xm, row, hv, hk);
+}
+
+/* The slot d rows before slot sl of a ring of n rows (0 <= d <= n). */
+static inline int64_t pf_ring_back(int64_t sl, int64_t d, int64_t n)
+{
+    return sl - d < 0 ? sl - d + n : sl - d;
+}
+
+/* pf_rowarg's loads per vector of 16 output columns (ow0 = 16 v): bit j of xm[v] set when column
+ * 32 v - pw + j of the row is readable (j < 63), bit 63 when all 31 + kw columns that the
+ * vector's taps load are (plain loads). */
+static void pf_rowarg_masks(const fd_pool_problem_t *p, uint64_t *xm)
+{
+    const int64_t OW = p->out[2], pw = p->pad[2], W = p->in[2], kw = p->win[2];
+    for (int64_t v = 0; 16 * v < OW; v++) {
+        const int64_t b = 32 * v - pw;
+        uint64_t m = 0;
+        for (int64_t j = 0; j < 63; j++)
+            m |= (uint64_t)(b + j >= 0 && b + j < W) << j;
+        xm[v] = m | (uint64_t)(b >= 0 && b + kw - 1 + 32 <= W) << 63;
+    }
+}
+
+/* The 32 dx columns c .. c + 31 of a row of W, lo and hi halves, under the mask of its columns
+ * (bit j: column c + j lies in the row). */
+PF_AVX512 static inline void pf_store32(float *dx, uint32_t m, __m512 lo, __m512 hi)
+{
+    if (m == ~0u) {
+        _mm512_storeu_ps(dx, lo);
+        _mm512_storeu_ps(dx + 16, hi);
+    } else {
+        fd_cpu_mstore_ps(dx, (__mmask16)m, lo);
+        fd_cpu_mstore_ps(dx + 16, (__mmask16)(m >> 16), hi);
+    }
 }
 
 /* Codes of output row oh (window rows [lo, hi), the first at h0) from the row maxima in the
@@ -2318,11 +2351,11 @@ PF_AVX512 static void pf_rowarg(const fd_pool_problem_t *p, const float *row, in
  * maximum wins, as in pf_argmax_one's single chain); with PROPAGATE_NAN the first row holding a
  * NaN gives its first NaN's code and ends the window, which is where the chain stops. */
 PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv, const int32_t *rk,
-                                    int64_t rs, int64_t h0, int64_t lo, int64_t hi, int32_t *crow)
+                                    int64_t rs, int64_t h0, int64_t lo, int64_t hi, int64_t sl0,
+                                    int32_t *crow)
 {
     const int64_t OW = p->out[2], kw = p->win[2], kh = p->win[1];
-    const int prop = p->propagate_nan;
-    const int64_t sl0 = lo < hi ? lo % kh : 0; /* ring slot of row lo */
+    const int prop = p->propagate_nan; /* sl0: the ring slot of row lo */
     for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
         const __mmask16 lanes = pf_lanes(0, min64(16, OW - ow0));
         __m512 m = _mm512_set1_ps(-INFINITY);
@@ -2350,6 +2383,54 @@ PF_AVX512 static void pf_codes_fold(const fd_pool_problem_t *p, const float *rv,
     }
 }
 
+/* A contiguous output written row by row with streaming stores and no partial line between
+ * rows: each row is computed into buf after the pend floats still waiting for the rest of their
+ * line, the whole lines are streamed to d and the rest moves to the front. */
+typedef struct {
+    float *d;     /* where buf[0] goes */
+    int64_t pend; /* floats in buf before the next row */
+    float buf[PF_VALS + 32] __attribute__((aligned(64)));
+} pf_stage_t;
+
+static void pf_stage_start(pf_stage_t *st, float *d)
+{
+    st->d = d, st->pend = 0;
+}
+
+/* Streams the whole lines of buf[0, pend + w) (all of it when last), keeps the rest. */
+static void pf_stage_flush(pf_stage_t *st, int64_t w, int last)
+{
+    const int64_t total = st->pend + w;
+    const uintptr_t e = (uintptr_t)(st->d + total);
+    int64_t n = last ? total : (int64_t)((e & ~(uintptr_t)63) - (uintptr_t)st->d) / 4;
+    if (n <= 0) {
+        st->pend = total;
+        return;
+    }
+    pf_stream(st->d, st->buf, n);
+    memmove(st->buf, st->buf + n, (size_t)(total - n) * sizeof(float));
+    st->d += n, st->pend = total - n;
+}
+
+static void pf_stage_push(pf_stage_t *st, int64_t w)
+{
+    pf_stage_flush(st, w, 0);
+}
+
+static void pf_stage_end(pf_stage_t *st, int64_t w)
+{
+    pf_stage_flush(st, w, 1);
+}
+
+/* A row of w at row written in place instead: the rows before streamed, the stage restarted
+ * after it. */
+static float *pf_stage_skip(pf_stage_t *st, float *row, int64_t w)
+{
+    pf_stage_end(st, 0);
+    pf_stage_start(st, row + w);
+    return row;
+}
+
 /* 1 when pf_bwd_w_max2 takes p (kind 1, backward). */
 static int pf_max2_ok(const fd_pool_problem_t *p)
 {
@@ -2370,18 +2451,26 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
     const int64_t tmax = (kw - 1) / 2;
     const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
     const double alpha = a->alpha, beta = a->beta;
-    int64_t owa, owb;
-    pf_interior(p, &owa, &owb);
     const __m512i il0 = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
     const __m512i il1 = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
     int32_t codes[PF_CODES_W], rk[PF_ARING];
     float rv[PF_ARING], gbuf[PF_CODES_W]; /* gbuf: the dy rows of the codes, zeros around */
     for (int64_t i = 0; i < R * cs; i++)
         gbuf[i] = 0.0f;
-    /* ring rows of the row maxima: a vector longer than OW, whole-vector stores from owa */
+    /* ring rows of the row maxima: a vector longer than OW, whole-vector stores */
     const int64_t rs = (OW + 15) / 16 * 16 + 16, kh = p->win[1];
     for (int64_t i = 0; i < kh * rs; i++)
         rv[i] = 0.0f, rk[i] = -1;
+    const int nt = q[4] == 1 && q[3] == W && pf_nt_ok(p, a, q, p->in);
+    pf_stage_t st;
+    uint64_t xm[PF_CODES_W / 16];  /* pf_rowarg's loads (OW < PF_CODES_W) */
+    uint32_t dm[PF_VALS / 32 + 2]; /* the dx columns of each 32-column store (pf_store32) */
+    pf_rowarg_masks(p, xm);
+    for (int64_t j0 = pw / 2; 2 * j0 < pw + W; j0 += 16) {
+        const int64_t c = 2 * j0 - pw;
+        dm[(j0 - pw / 2) / 16] = (uint32_t)pf_lanes(max64(0, -c), min64(16, W - c)) |
+                                 (uint32_t)pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)) << 16;
+    }
     for (int64_t pl = u0; pl < u1; pl++) {
         const int64_t n = pl / p->c, c = pl % p->c;
         const float *xp = (const float *)a->x + n * s[0] + c * s[1];
@@ -2389,39 +2478,52 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
         float *dxp = (float *)a->out + n * q[0] + c * q[1];
         for (int64_t i = 0; i < R * cs; i++)
             codes[i] = -1;
-        int64_t have_hi = 0, rhave = 0; /* input rows below rhave: maxima in the ring */
+        /* output rows below have_hi: codes in their ring, the next at slot hsl; input rows
+         * below rhave: maxima in theirs, the next at slot rsl */
+        int64_t have_hi = 0, hsl = 0, rhave = 0, rsl = 0;
+        pf_stage_start(&st, dxp);
         for (int64_t ih = 0; ih < H; ih++) {
             int64_t olo, ohi;
-            float *dx = dxp + ih * q[3];
+            if (nt && ih > 0) /* the row before, computed into the stage */
+                pf_stage_push(&st, W);
+            float *dx = nt ? st.buf + st.pend : dxp + ih * q[3];
             if (!windows_of(p, 1, ih, &olo, &ohi)) {
                 pf_flush_row(NULL, dx, W, alpha, beta);
                 continue;
             }
-            for (int64_t oh = max64(have_hi, olo); oh <= ohi; oh++) {
+            const int64_t oh0 = max64(have_hi, olo);
+            int64_t osl = oh0 == have_hi ? hsl : oh0 % R;
+            for (int64_t oh = oh0; oh <= ohi; oh++, osl = osl + 1 == R ? 0 : osl + 1) {
                 const int64_t h0 = oh * sh - ph, lo = max64(h0, 0), hi = min64(h0 + kh, H);
-                for (int64_t r = max64(rhave, lo); r < hi; r++)
-                    pf_rowarg(p, xp + r * s[3], owa, owb, rv + (r % kh) * rs, rk + (r % kh) * rs);
-                rhave = max64(rhave, hi);
-                pf_codes_fold(p, rv, rk, rs, h0, lo, hi, codes + (oh % R) * cs + 8);
+                const int64_t r0 = max64(rhave, lo);
+                int64_t sl = r0 == rhave ? rsl : r0 % kh;
+                for (int64_t r = r0; r < hi; r++, sl = sl + 1 == kh ? 0 : sl + 1)
+                    pf_rowarg(p, xm, xp + r * s[3], rv + sl * rs, rk + sl * rs);
+                if (hi > rhave) /* rows below hi now in the ring (hi - lo <= kh) */
+                    rhave = hi, rsl = sl;
+                pf_codes_fold(p, rv, rk, rs, h0, lo, hi, pf_ring_back(rsl, hi - lo, kh),
+                              codes + osl * cs + 8);
                 /* its dy row beside them: the taps below load whole vectors and select */
                 const float *gsrc = gp + oh * t[3];
-                float *gdst = gbuf + (oh % R) * cs + 8;
+                float *gdst = gbuf + osl * cs + 8;
                 for (int64_t i0 = 0; i0 < OW; i0 += 16) { /* whole vectors into the row */
                     const __mmask16 m = pf_lanes(0, min64(16, OW - i0));
+                    pf_ahead(gsrc + i0);
                     _mm512_storeu_ps(gdst + i0, fd_cpu_mload_ps(m, gsrc + i0));
                 }
             }
-            have_hi = max64(have_hi, ohi + 1);
+            if (ohi + 1 > have_hi)
+                have_hi = ohi + 1, hsl = osl;
             /* per output row: its codes, its dy row and the codes of this dx row's taps */
             const int32_t *crow[PF_MAX2_R];
             const float *grow[PF_MAX2_R];
             int32_t kyk[PF_MAX2_R];
             const int nr = (int)(ohi - olo + 1);
-            for (int r = 0; r < nr; r++) {
-                const int64_t oh = olo + r;
-                crow[r] = codes + (oh % R) * cs + 8;
-                grow[r] = gbuf + (oh % R) * cs + 8;
-                kyk[r] = (int32_t)((ih - (oh * sh - ph)) * kw);
+            for (int r = 0; r < nr; r++) { /* rows olo .. ohi: the last nr below have_hi */
+                const int64_t sl = pf_ring_back(hsl, nr - r, R);
+                crow[r] = codes + sl * cs + 8;
+                grow[r] = gbuf + sl * cs + 8;
+                kyk[r] = (int32_t)((ih - ((olo + r) * sh - ph)) * kw);
             }
             if (kw == 3 && nr == 1 && alpha == 1.0 && beta == 0.0) {
                 /* one window row, kw 3: an even column (P 0) takes at most two windows, an
@@ -2447,12 +2549,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     const __m512 o =
                         _mm512_add_ps(z, _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(c0, k1),
                                                              _mm512_loadu_ps(g)));
-                    const int64_t c = 2 * j0 - pw;
-                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
-                                          _mm512_permutex2var_ps(e, lo16, o));
-                    fd_cpu_mstore_ps(dx + c + 16,
-                                          pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
-                                          _mm512_permutex2var_ps(e, hi16, o));
+                    pf_store32(dx + 2 * j0 - pw, dm[(j0 - pw / 2) / 16],
+                               _mm512_permutex2var_ps(e, lo16, o),
+                               _mm512_permutex2var_ps(e, hi16, o));
                 }
                 continue;
             }
@@ -2484,12 +2583,9 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                     }
                     /* the even class's four terms in window order */
                     const __m512 e = pf_hits_sum(ev, 4, h3);
-                    const int64_t c = 2 * j0 - pw;
-                    fd_cpu_mstore_ps(dx + c, pf_lanes(max64(0, -c), min64(16, W - c)),
-                                          _mm512_permutex2var_ps(e, lo16, o));
-                    fd_cpu_mstore_ps(dx + c + 16,
-                                          pf_lanes(max64(0, -c - 16), min64(16, W - c - 16)),
-                                          _mm512_permutex2var_ps(e, hi16, o));
+                    pf_store32(dx + 2 * j0 - pw, dm[(j0 - pw / 2) / 16],
+                               _mm512_permutex2var_ps(e, lo16, o),
+                               _mm512_permutex2var_ps(e, hi16, o));
                 }
                 continue;
             }
@@ -2535,7 +2631,11 @@ PF_AVX512 static void pf_bwd_w_max2(const fd_pool_problem_t *p, const fd_pool_ar
                            alpha, beta);
             }
         }
+        if (nt)
+            pf_stage_end(&st, W);
     }
+    if (nt)
+        _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 
 /* ---- stride-1 averages (both layouts): box sums over rows converted once ---- */
@@ -2681,6 +2781,7 @@ PF_AVX512 static void pf_hsum_w(const float *xr, int64_t W, int64_t pw, int64_t 
         int64_t b = -pw;
         __m512 l0 = fd_cpu_mload_ps(pf_cols(b, W), xr + b);
         for (int64_t o = 0; o < nsum; o += 16, b += 16) {
+            pf_ahead(xr + b + 16);
             const __m512 l1 = b + 32 <= W && b + 16 >= 0
                                   ? _mm512_loadu_ps(xr + b + 16)
                                   : fd_cpu_mload_ps(pf_cols(b + 16, W), xr + b + 16);
@@ -2826,6 +2927,7 @@ PF_AVX512 static int pf_box_bwd_row3(const float *g, const float *cf, const floa
                                 _mm512_load_ps(vf));
     for (int64_t i0 = 0; i0 < W; i0 += 16) {
         const int64_t j = i0 + 16;
+        pf_ahead(g + j);
         const __m512 qn = j < OW ? pf_divf(fd_cpu_mload_ps(pf_lanes(0, min64(16, OW - j)), g + j),
                                            _mm512_load_ps(cf + j), _mm512_load_ps(vf + j))
                                  : z;
@@ -2930,6 +3032,10 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
     /* NHWC packed y, alpha 1, beta 0, larger than half the L3: streamed (pf_stream) */
     const int nt = cb > 1 && plain && C % 16 == 0 && C <= PF_NT && t[4] == C &&
                    pf_nt_ok(p, a, t, p->out);
+    /* NCHW: a plane's rows of pf_box_row3 through a stage, streamed without partial lines
+     * between them; the other rows (borders, non-finite lanes) written in place */
+    const int ntw = cb == 1 && plain && t[4] == 1 && t[3] == OW && pf_nt_ok(p, a, t, p->out);
+    pf_stage_t st;
     float ring[PF_BOX] __attribute__((aligned(64)));
     float cf[PF_BOXCOL + 16] __attribute__((aligned(64)));
     float vf[PF_BOXCOL + 16] __attribute__((aligned(64)));
@@ -2946,6 +3052,7 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
         const float *xb = (const float *)a->x + n * s[0] + c0 * s[1];
         float *yb = (float *)a->out + n * t[0] + c0 * t[1];
         int64_t have_hi = 0; /* input rows summed: [.., have_hi) */
+        pf_stage_start(&st, yb);
         for (int64_t oh = 0; oh < OH; oh++) {
             const int64_t h0 = oh * sh - ph, lo = max64(h0, 0), hi = min64(h0 + kh, H);
             for (int64_t ih = max64(have_hi, lo); ih < hi; ih++) {
@@ -2971,13 +3078,16 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                 for (int64_t ow = OW; ow < (OW + 15) / 16 * 16; ow++)
                     cf[ow] = vf[ow] = 1.0f; /* lanes past the row: finite */
             }
-            float *yr = yb + oh * t[3];
+            float *yr = ntw ? st.buf + st.pend : yb + oh * t[3];
             /* lanes whose float sum is not finite are left out of the vector store and
              * recomputed as the ref */
             if (cb == 1 && plain && nr == 3 && cpos &&
                 !pf_box_row3(rp[0], rp[1], rp[2], cf, vf, yr, OW)) {
-                /* done */
+                if (ntw)
+                    pf_stage_push(&st, OW);
             } else if (cb == 1) {
+                if (ntw) /* this row in place */
+                    yr = pf_stage_skip(&st, yb + oh * t[3], OW);
                 for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
                     const __m512 v = nr == 3 ? pf_vsum3(rp, ow0) : pf_vsum(rp, nr, ow0);
                     const __mmask16 bad = pf_nonfinite(pf_lanes(0, min64(16, OW - ow0)), v);
@@ -3037,8 +3147,10 @@ PF_AVX512 static void pf_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_
                 }
             }
         }
+        if (ntw)
+            pf_stage_end(&st, 0);
     }
-    if (nt)
+    if (nt || ntw)
         _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 
@@ -3064,6 +3176,11 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
     float *const row = ring + kh * rs; /* dy / count of one row */
     /* NHWC packed dx, beta 0, larger than half the L3: streaming stores (pf_stream) */
     const int nt = cb > 1 && pf_nt_ok(p, a, q, p->in) && C % 16 == 0 && C <= PF_NT && q[4] == C;
+    /* NCHW, alpha 1, beta 0: a plane's dx rows through a stage, streamed without partial
+     * lines between them; rows redone as the ref (non-finite lanes) written in place */
+    const int ntw = cb == 1 && alpha == 1.0f && beta == 0.0f && q[4] == 1 && q[3] == W &&
+                    pf_nt_ok(p, a, q, p->in);
+    pf_stage_t st;
     /* NCHW 3 x 3, pad 1 along W, alpha 1, beta 0: rows whose windows take one new dy row run
      * pf_box_bwd_row3 */
     const int row3 =
@@ -3080,15 +3197,18 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
         const float *gb = (const float *)a->dy + n * t[0] + c0 * t[1];
         float *dxb = (float *)a->out + n * q[0] + c0 * q[1];
         int64_t have_hi = 0; /* rows of window sums computed: [.., have_hi) */
+        pf_stage_start(&st, dxb);
         for (int64_t ih = 0; ih < H; ih++) {
             int64_t olo, ohi;
-            float *dr = dxb + ih * q[3];
+            float *dr = ntw ? st.buf + st.pend : dxb + ih * q[3];
             if (!windows_of(p, 1, ih, &olo, &ohi)) {
-                if (cb == 1)
+                if (cb == 1) {
                     for (int64_t i = 0; i < W; i += 16)
                         pf_store_f(dr + i, pf_lanes(0, min64(16, W - i)), _mm512_setzero_ps(),
                                    alpha, beta);
-                else
+                    if (ntw)
+                        pf_stage_push(&st, W);
+                } else
                     for (int64_t iw = w0; iw < w1; iw++)
                         for (int64_t c = 0; c < C; c += 16)
                             pf_store_f(dr + iw * q[4] + c, pf_lanes(0, min64(16, C - c)),
@@ -3142,8 +3262,11 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
             /* a non-finite result (inf / NaN in dy, float overflow) is recomputed as the ref */
             if (fused &&
                 !pf_box_bwd_row3(gb + ohi * t[3], cf, vf, OW, rp[0], rp[1], rp[2], dr, W)) {
-                /* done */
+                if (ntw)
+                    pf_stage_push(&st, W);
             } else if (fused) {
+                if (ntw) /* this row in place */
+                    dr = pf_stage_skip(&st, dxb + ih * q[3], W);
                 for (int64_t i0 = 0; i0 < W; i0 += 16) { /* the rows are complete: as below */
                     const __mmask16 m = pf_lanes(0, min64(16, W - i0));
                     const __mmask16 bad = pf_store_f(dr + i0, m, pf_vsum(rp, nr, i0), alpha, beta);
@@ -3153,8 +3276,11 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                 }
             } else if (cb == 1 && nr == 3 && alpha == 1.0f && beta == 0.0f &&
                        !pf_box_sum3(rp[0], rp[1], rp[2], dr, W)) {
-                /* done */
+                if (ntw)
+                    pf_stage_push(&st, W);
             } else if (cb == 1) {
+                if (ntw) /* this row in place */
+                    dr = pf_stage_skip(&st, dxb + ih * q[3], W);
                 for (int64_t i0 = 0; i0 < W; i0 += 16) {
                     const __mmask16 m = pf_lanes(0, min64(16, W - i0));
                     const __mmask16 bad = pf_store_f(dr + i0, m, pf_vsum(rp, nr, i0), alpha, beta);
@@ -3193,8 +3319,10 @@ PF_AVX512 static void pf_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_
                     }
             }
         }
+        if (ntw)
+            pf_stage_end(&st, 0);
     }
-    if (nt)
+    if (nt || ntw)
         _mm_sfence(); /* the streamed rows, before the parallel loop's barrier */
 }
 

@@ -466,6 +466,16 @@ static void checks(void)
     for (int lx = 0; lx < huge_layouts && !getenv("FREEDNN_CPU_ISA"); lx++)
         one(4, huge, lx, CUDNN_DATA_FLOAT, &geoms[1], CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
             CUDNN_NOT_PROPAGATE_NAN, 1.0, 0.0, F_MAX);
+    /* NCHW stride-1 averages with alpha 1 and finite fills: y and dx rows through the stage
+     * (pf_box_row3, pf_box_bwd_row3 / pf_box_sum3; the border rows in place), and with 2 x 3
+     * windows 3 rows apart (every third dx row without windows: zeros through the stage) */
+    const geom_t gap3 = {2, {2, 3}, {0, 1}, {3, 1}, 0};
+    if (!getenv("FREEDNN_CPU_ISA")) {
+        one(4, huge, LX_NCHW, CUDNN_DATA_FLOAT, &geoms[2],
+            CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, CUDNN_NOT_PROPAGATE_NAN, 1.0, 0.0, F_REAL);
+        one(4, huge, LX_NCHW, CUDNN_DATA_FLOAT, &gap3, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+            CUDNN_NOT_PROPAGATE_NAN, 1.0, 0.0, F_REAL);
+    }
     /* above the threading threshold, several units per thread */
     const int big[4] = {2, 32, 66, 70}, bigw[4] = {1, 4, 130, 600};
     for (int lx = 0; lx < 2; lx++) {
