@@ -174,21 +174,52 @@ if [ -z "$san" ]; then
     finish
 fi
 say "gpu tier: $("$san" --version 2>&1 | grep -i version | tail -n 1)"
+# The wgmma programs' children (test_gpu_conv_wgmma.c's run_child). Under racecheck they run
+# apart from the parent (FD_GPU_CHILDREN_APART=1 there, FD_WGMMA_TEST_CHILD=N for child N): one
+# after the other inside conv_wgmma_bwd's run they took more than the 565 s one device command
+# had left (2026-12-06). The children run one after another, side by side with the parent:
+# racecheck held 55 GB of host memory for that parent and up to 53 GB for child 3 (H100 machine,
+# 128 GB: all four at once were killed for memory). This way, racecheck of both wgmma programs
+# alone: 335 s, 109 GB at the peak (parent 254 s; children 5 + 209 + 121 s). With the rest of
+# the tier beside them on such a machine, give them a call of their own (PROGRAMS=...).
+children_of() { # program name (test_gpu_...) -> child names
+    case $1 in
+    test_gpu_conv_wgmma) echo 1 ;;
+    test_gpu_conv_wgmma_bwd) echo 2 3 4 ;;
+    esac
+}
+san_timeout() { # tool -> seconds
+    # racecheck runs the wgmma programs' smoke sets for minutes: on an H100 with twelve runs at
+    # a time, conv_plan took 541 s alone (2026-12-06), so it has a timeout of its own
+    if [ "$1" = racecheck ]; then echo "${RACECHECK_TIMEOUT:-1200}"; else echo "${SANITIZER_TIMEOUT:-400}"; fi
+}
 start_sanitizer() { # program, tool, extra options...: runs in the background (spawn)
-    local bin=$1 tool=$2 name t=${SANITIZER_TIMEOUT:-400}
+    local bin=$1 tool=$2 name apart=
     name=${1##*/gpu_}
     shift 2
-    # racecheck runs the wgmma programs' smoke sets (and their children) for minutes: on an H100
-    # with twelve runs at a time, conv_plan took 541 s alone and conv_wgmma_bwd more than 565 s
-    # (2026-12-06), so it has a timeout of its own
-    [ "$tool" = racecheck ] && t=${RACECHECK_TIMEOUT:-1200}
+    [ "$tool" = racecheck ] && [ -n "$(children_of "$name")" ] && apart=1
     rm -f "$logs/sanitizer-$tool-$name.rc"
-    spawn "$logs/sanitizer-$tool-$name.rc" sh -c 'log=$1 t=$2; shift 2; timeout "$t" "$@" >"$log" 2>&1' sh \
-        "$logs/sanitizer-$tool-$name.log" "$t" "$san" --tool "$tool" --error-exitcode 99 "$@" "$bin" --smoke
+    spawn "$logs/sanitizer-$tool-$name.rc" env ${apart:+FD_GPU_CHILDREN_APART=1} \
+        sh -c 'log=$1 t=$2; shift 2; timeout "$t" "$@" >"$log" 2>&1' sh \
+        "$logs/sanitizer-$tool-$name.log" "$(san_timeout "$tool")" "$san" --tool "$tool" --error-exitcode 99 "$@" \
+        "$bin" --smoke
 }
-report_sanitizer() { # program, tool
-    local bin=$1 tool=$2 name st secs summary log
+start_children() { # program: its children under racecheck, one after another (one spawn)
+    local bin=$1 name
     name=${1##*/gpu_}
+    rm -f "$logs/sanitizer-racecheck-$name".child*.rc
+    spawn "$logs/sanitizer-racecheck-$name.children.rc" sh -c '
+        logs=$1 name=$2 t=$3 san=$4 bin=$5; shift 5
+        for ch in "$@"; do
+            t0=$(date +%s)
+            FD_WGMMA_TEST_CHILD=$ch timeout "$t" "$san" --tool racecheck --error-exitcode 99 \
+                --racecheck-report analysis "$bin" --smoke >"$logs/sanitizer-racecheck-$name.child$ch.log" 2>&1
+            echo "$? $(($(date +%s) - t0))" >"$logs/sanitizer-racecheck-$name.child$ch.rc"
+        done' sh "$logs" "$name" "$(san_timeout racecheck)" "$san" "$bin" $(children_of "$name")
+}
+report_sanitizer() { # program, tool, child ("" for the program itself)
+    local bin=$1 tool=$2 name st secs summary log
+    name=${1##*/gpu_}${3:+.child$3}
     log="$logs/sanitizer-$tool-$name.log"
     read -r st secs <"$logs/sanitizer-$tool-$name.rc" || { st=125 secs=0; }
     summary=$(grep -E '(ERROR|RACECHECK) SUMMARY' "$log" | tail -n 1 | sed 's/^========= //')
@@ -203,7 +234,10 @@ for test_bin in $tests; do
     for tool in ${SANITIZERS-memcheck racecheck initcheck}; do
         case $tool in
         memcheck) start_sanitizer "$test_bin" memcheck --padding 4096 --leak-check full ;;
-        racecheck) start_sanitizer "$test_bin" racecheck --racecheck-report analysis ;;
+        racecheck)
+            start_sanitizer "$test_bin" racecheck --racecheck-report analysis
+            [ -z "$(children_of "${test_bin##*/gpu_}")" ] || start_children "$test_bin"
+            ;;
         *) start_sanitizer "$test_bin" "$tool" ;;
         esac
     done
@@ -211,7 +245,12 @@ done
 wait
 for test_bin in $tests; do
     for tool in ${SANITIZERS-memcheck racecheck initcheck}; do
-        report_sanitizer "$test_bin" "$tool"
+        report_sanitizer "$test_bin" "$tool" ""
+        if [ "$tool" = racecheck ]; then
+            for ch in $(children_of "${test_bin##*/gpu_}"); do
+                report_sanitizer "$test_bin" racecheck "$ch"
+            done
+        fi
     done
 done
 finish

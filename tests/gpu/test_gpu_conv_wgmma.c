@@ -621,20 +621,33 @@ static int child_main(int argc, char **argv, const char *which)
     return gm_finish();
 }
 
+/* The environment of child `which` (on top of the parent's, main's). */
+static void child_env(const char *which)
+{
+    if (strcmp(which, "2") == 0)
+        setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+    else if (strcmp(which, "3") == 0)
+        setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TNSP", "0", 1),
+            setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1);
+    else if (strcmp(which, "4") == 0)
+        setenv("FREEDNN_WGMMA_DGRAD_NOGATHER", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1);
+    else
+        setenv("FREEDNN_WGMMA", "0", 1);
+}
+
+/* Runs child `which` and waits for it. FD_GPU_CHILDREN_APART=1 leaves it to the caller, who
+ * starts it as FD_WGMMA_TEST_CHILD=which (tests/gpu/run.sh's racecheck: the children under the
+ * tool one after the other took more than one device command's 600 s). */
 static void run_child(char **argv, const char *which)
 {
+    if (getenv("FD_GPU_CHILDREN_APART") != NULL) {
+        printf("child %s: run apart (FD_GPU_CHILDREN_APART)\n", which);
+        return;
+    }
     fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
-        if (strcmp(which, "2") == 0)
-            setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
-        else if (strcmp(which, "3") == 0)
-            setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TNSP", "0", 1),
-                setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1);
-        else if (strcmp(which, "4") == 0)
-            setenv("FREEDNN_WGMMA_DGRAD_NOGATHER", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1);
-        else
-            setenv("FREEDNN_WGMMA", "0", 1);
+        child_env(which);
         setenv("FD_WGMMA_TEST_CHILD", which, 1);
         execv("/proc/self/exe", argv);
         _exit(127);
@@ -921,8 +934,9 @@ static void tf32_cases(void)
 
 int main(int argc, char **argv)
 {
+    char child[8] = ""; /* a copy: the setenv calls below may move the environment */
     if (getenv("FD_WGMMA_TEST_CHILD"))
-        return child_main(argc, argv, getenv("FD_WGMMA_TEST_CHILD"));
+        snprintf(child, sizeof child, "%s", getenv("FD_WGMMA_TEST_CHILD"));
     unsetenv("FREEDNN_WGMMA");
     unsetenv("FREEDNN_WGMMA_DGRAD"); /* both rows are on by default */
     unsetenv("FREEDNN_WGMMA_DGRAD_GROUPED"); /* so is the grouped strided launch */
@@ -933,6 +947,10 @@ int main(int argc, char **argv)
     unsetenv("NVIDIA_TF32_OVERRIDE"); /* TF32 on for FLOAT under DEFAULT / TENSOR_OP math */
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     setenv("FREEDNN_SMALLC", "0", 1); /* C = 4 cases test the wgmma rows, not conv_smallc.cu's */
+    if (child[0]) { /* forked by run_child, or started alone (FD_GPU_CHILDREN_APART's caller) */
+        child_env(child);
+        return child_main(argc, argv, child);
+    }
     gm_init(argc, argv, WG_PART == 1 ? "test_gpu_conv_wgmma" : "test_gpu_conv_wgmma_bwd");
     gm_watch_dispatch();
     int dev = 0, major = 0, minor = 0;
