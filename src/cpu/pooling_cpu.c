@@ -2401,8 +2401,8 @@ static void pf_stage_start(pf_stage_t *st, float *d)
 static void pf_stage_flush(pf_stage_t *st, int64_t w, int last)
 {
     const int64_t total = st->pend + w;
-    const uintptr_t e = (uintptr_t)(st->d + total);
-    int64_t n = last ? total : (int64_t)((e & ~(uintptr_t)63) - (uintptr_t)st->d) / 4;
+    const uintptr_t d = (uintptr_t)st->d, e = (uintptr_t)(st->d + total) & ~(uintptr_t)63;
+    const int64_t n = last ? total : e > d ? (int64_t)((e - d) / sizeof(float)) : 0;
     if (n <= 0) {
         st->pend = total;
         return;
