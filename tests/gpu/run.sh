@@ -193,29 +193,37 @@ san_timeout() { # tool -> seconds
     # a time, conv_plan took 541 s alone (2026-12-06), so it has a timeout of its own
     if [ "$1" = racecheck ]; then echo "${RACECHECK_TIMEOUT:-1200}"; else echo "${SANITIZER_TIMEOUT:-400}"; fi
 }
+# One sanitizer run of bin's smoke set into log (spawn runs it in a subshell, so a function will
+# do): env_set is "" or one VAR=value for the program.
+san_job() { # log, seconds, tool, bin, env_set, sanitizer options...
+    local log=$1 t=$2 tool=$3 bin=$4 env_set=$5
+    shift 5
+    # shellcheck disable=SC2086 # env_set: nothing or one assignment
+    timeout "$t" env $env_set "$san" --tool "$tool" --error-exitcode 99 "$@" "$bin" --smoke >"$log" 2>&1
+}
 start_sanitizer() { # program, tool, extra options...: runs in the background (spawn)
     local bin=$1 tool=$2 name apart=
     name=${1##*/gpu_}
     shift 2
-    [ "$tool" = racecheck ] && [ -n "$(children_of "$name")" ] && apart=1
+    [ "$tool" = racecheck ] && [ -n "$(children_of "$name")" ] && apart=FD_GPU_CHILDREN_APART=1
     rm -f "$logs/sanitizer-$tool-$name.rc"
-    spawn "$logs/sanitizer-$tool-$name.rc" env ${apart:+FD_GPU_CHILDREN_APART=1} \
-        sh -c 'log=$1 t=$2; shift 2; timeout "$t" "$@" >"$log" 2>&1' sh \
-        "$logs/sanitizer-$tool-$name.log" "$(san_timeout "$tool")" "$san" --tool "$tool" --error-exitcode 99 "$@" \
-        "$bin" --smoke
+    spawn "$logs/sanitizer-$tool-$name.rc" san_job "$logs/sanitizer-$tool-$name.log" \
+        "$(san_timeout "$tool")" "$tool" "$bin" "$apart" "$@"
 }
-start_children() { # program: its children under racecheck, one after another (one spawn)
+children_chain() { # program, name: its children under racecheck, one after another
+    local bin=$1 name=$2 ch t0
+    for ch in $(children_of "$name"); do
+        t0=$(date +%s)
+        san_job "$logs/sanitizer-racecheck-$name.child$ch.log" "$(san_timeout racecheck)" racecheck \
+            "$bin" "FD_WGMMA_TEST_CHILD=$ch" --racecheck-report analysis
+        echo "$? $(($(date +%s) - t0))" >"$logs/sanitizer-racecheck-$name.child$ch.rc"
+    done
+}
+start_children() { # program: children_chain in the background (one spawn)
     local bin=$1 name
     name=${1##*/gpu_}
     rm -f "$logs/sanitizer-racecheck-$name".child*.rc
-    spawn "$logs/sanitizer-racecheck-$name.children.rc" sh -c '
-        logs=$1 name=$2 t=$3 san=$4 bin=$5; shift 5
-        for ch in "$@"; do
-            t0=$(date +%s)
-            FD_WGMMA_TEST_CHILD=$ch timeout "$t" "$san" --tool racecheck --error-exitcode 99 \
-                --racecheck-report analysis "$bin" --smoke >"$logs/sanitizer-racecheck-$name.child$ch.log" 2>&1
-            echo "$? $(($(date +%s) - t0))" >"$logs/sanitizer-racecheck-$name.child$ch.rc"
-        done' sh "$logs" "$name" "$(san_timeout racecheck)" "$san" "$bin" $(children_of "$name")
+    spawn "$logs/sanitizer-racecheck-$name.children.rc" children_chain "$bin" "$name"
 }
 report_sanitizer() { # program, tool, child ("" for the program itself)
     local bin=$1 tool=$2 name st secs summary log
