@@ -6,6 +6,8 @@
  *   fd_conv_fwd_simt_igemm        FWD IMPLICIT_GEMM, IMPLICIT_PRECOMP_GEMM    no workspace
  *   fd_conv_bwd_data_simt_igemm   BWD_DATA ALGO_0, ALGO_1                     no workspace
  *   fd_conv_bwd_filter_simt_igemm BWD_FILTER ALGO_1, ALGO_3                   split-K workspace
+ *   fd_conv_bwd_data_simt_smallc  BWD_DATA ALGO_0, ALGO_1 for C < 16           no workspace
+ *     (a direct kernel per residue class of the stride, at the end of this file)
  * (bwd filter ALGO_0 promises no workspace; the split-K partials need one, so it stays direct).
  *
  * GEMM mappings (t: logical tap, f: memory tap of the filter, t = f for cross-correlation and
@@ -752,9 +754,10 @@ extern "C" cudnnStatus_t fd_conv_fwd_simt_igemm_run(const fd_conv_problem_t *p,
     return simt_gather_run(p, (const float *)a->x, (const float *)a->w, a);
 }
 
-/* Backward data's GEMM columns are C: below SIMT_MIN_DGRAD_C a 128-wide tile is mostly idle,
- * and the naive kernel is faster (H200, ResNet-50 stem C = 3, N = 32: 48.7 ms here against 4.35
- * ms there; docs/perf/gpu-table-2026-11-30.md and gpu-conv-naive-vs-cudnn-2026-11-30.md). */
+/* Backward data's GEMM columns are C: below SIMT_MIN_DGRAD_C a 128-wide tile is mostly idle
+ * (H200, ResNet-50 stem C = 3, N = 32: 48.7 ms here against 4.35 ms on the naive kernel;
+ * docs/perf/gpu-table-2026-11-30.md), so those problems go to fd_conv_bwd_data_simt_smallc
+ * below, or to the naive kernel where that row declines. */
 #define SIMT_MIN_DGRAD_C 16
 
 extern "C" int fd_conv_bwd_data_simt_igemm_applicable(const fd_conv_problem_t *p, char *why,
@@ -835,4 +838,421 @@ extern "C" cudnnStatus_t fd_conv_bwd_filter_simt_igemm_run(const fd_conv_problem
         FD_CUDA_LAUNCHED("conv_simt_wgrad_reduce (%u blocks, %d splits)", rblocks, splits);
     }
     return CUDNN_STATUS_SUCCESS;
+}
+
+/* ---- backward data for few channels (C < SIMT_MIN_DGRAD_C): direct, per residue class ----- *
+ *
+ * Row fd_conv_bwd_data_simt_smallc, BWD_DATA ALGO_0 and ALGO_1, no workspace: FLOAT, 2-d (or
+ * 1-d), one group, dilation 1, 1 <= C < 16. Backward data's GEMM has C columns, so a 128-wide
+ * tile leaves most FMAs idle; here every thread owns SD_PX consecutive dx positions of one row
+ * and residue class and CT channels, and the block a tile of SD_TH x SD_TW of them.
+ *
+ * Residue classes (as conv_tc_dgrad.cu, but inside one launch): dx positions i = r + s i' of
+ * residue r (per dim) receive only the taps t = t0 + s j with t0 = (r + pad) mod s, from dy at
+ * o = i' + pad' - j with pad' = (r + pad - t0) / s, j < R' = ceil((R - t0) / s). Per class this
+ * is a dense stride-1 correlation of R' x S' taps: no divisibility test, no zero products.
+ * Blocks enumerate (image, tile row, tile column, class, channel group), class and group fastest,
+ * so the blocks reading one dy region run together and share it in L2.
+ *
+ * Per stage of SD_KC channels of dy: the dy rows the tile reads (SD_TH + R' - 1 of SD_TW + S' - 1
+ * columns, zero outside dy), row pitch = 4 mod 8 floats, and the class's filter taps as
+ * [k][j][S' in reverse, padded to 4][channel, padded to CP], both by 4-byte cp.async, two stages
+ * in flight. A thread takes the taps of a filter row four at a time: its window of dy is 8 + 3
+ * consecutive floats (three 16-byte loads; a quarter warp is 4 column groups of 8 floats in two
+ * rows, pitch 4 mod 8: no bank conflict) and the taps' weights one 16-byte broadcast per tap
+ * (CT = 3, 4) or per 4 taps (CT = 1); 4 x 8 x CT FMAs. C > 4 runs ceil(C / 4) channel groups of
+ * CT = ceil(C / groups) channels; lanes of a group past C carry zero weights and are not stored.
+ *
+ * Padding: positions outside dy are staged as zeros, so a non-finite weight next to the border
+ * gives NaN where ref skips the tap (as the other FFMA and tensor-core rows). Accumulation in
+ * float, in a fixed order; the blend as simt_blend: integer-exact problems give ref's bits, and
+ * the result does not depend on the launch. ptxas sm_90 (-O3): see the row's comment below.
+ */
+#define SD_TH 16
+#define SD_TW 64
+#define SD_PX 8
+#define SD_THREADS 128
+#define SD_KC 4
+#define SD_TBL 512                   /* R' * S'pad * CP entries of the filter table */
+#define SD_SMEM (96 * 1024)          /* dynamic shared memory: two stages of dy and filter */
+
+typedef struct {
+    int n, c, k, h, w, p, q;
+    int r, s, pad_h, pad_w, str_h, str_w, cross;
+    int ncg, ncls, tiles_h, tiles_w; /* channel groups, classes, tiles of the largest class */
+    int pitch, stage_dy, stage_w;    /* floats: a staged dy row, one stage of dy, of filter */
+    int vec;                         /* dy rows staged in 16-byte copies (see sd_cols) */
+    int xs[5], ys[5], ws[5];
+} sd_geom_t;
+
+/* acc[px][c] += sum over NT taps u of window[px + u] * wt[u * CP + c]; the window starts at
+ * drow (16-byte aligned), the taps' weights at wrow (16-byte aligned, zero past the real taps). */
+template <int CT, int NT>
+static __device__ __forceinline__ void sd_taps(float (*acc)[CT], const float *drow, const float *wrow)
+{
+    enum { CP = CT == 3 ? 4 : CT, NV = (SD_PX + NT - 1 + 3) / 4, NW = (NT * CP + 3) / 4 };
+    float d[NV * 4], wt[NW * 4];
+#pragma unroll
+    for (int v = 0; v < NV; v++) {
+        const float4 t = *(const float4 *)(drow + 4 * v);
+        d[4 * v] = t.x, d[4 * v + 1] = t.y, d[4 * v + 2] = t.z, d[4 * v + 3] = t.w;
+    }
+#pragma unroll
+    for (int v = 0; v < NW; v++) {
+        const float4 t = *(const float4 *)(wrow + 4 * v);
+        wt[4 * v] = t.x, wt[4 * v + 1] = t.y, wt[4 * v + 2] = t.z, wt[4 * v + 3] = t.w;
+    }
+#pragma unroll
+    for (int u = 0; u < NT; u++)
+#pragma unroll
+        for (int px = 0; px < SD_PX; px++)
+#pragma unroll
+            for (int c = 0; c < CT; c++)
+                acc[px][c] = fmaf(d[px + u], wt[u * CP + c], acc[px][c]);
+}
+
+/* A lane's staged dy columns and their offsets in a dy row, the same for every row and stage of
+ * a block, so the loader forms only a row offset per row. 4-byte copies: columns lane + 32 i (i <
+ * SD_LCOLS, SD_LCOLS * 32 >= the row pitch), bit i of ok: inside dy and the tile. 16-byte copies
+ * (g.vec: dy rows contiguous, 16-byte aligned, and the tile's first staged column a multiple of 4,
+ * see the kernel): columns 4 lane .. 4 lane + 3, bytes[0] of them inside dy (a chunk crossing the
+ * row's end is zero-filled past it), 0 past the pitch. */
+#define SD_LCOLS 4
+typedef struct {
+    int off[SD_LCOLS];
+    unsigned ok;
+} sd_cols_t;
+
+static __device__ __forceinline__ sd_cols_t sd_cols(const sd_geom_t &g, int wcols, int ocol0, int lane)
+{
+    sd_cols_t c;
+    c.ok = 0;
+    if (g.vec) {
+        const int col = 4 * lane, oc = ocol0 + col;
+        const int in = col < g.pitch && oc >= 0 && oc < g.q;
+        c.off[0] = in ? oc : 0;
+        c.ok = in ? 4 * min(g.q - oc, 4) : 0;
+        return c;
+    }
+#pragma unroll
+    for (int i = 0; i < SD_LCOLS; i++) {
+        const int col = lane + 32 * i, oc = ocol0 + col;
+        const int in = col < wcols && oc >= 0 && oc < g.q;
+        c.off[i] = in ? oc * g.ys[4] : 0;
+        c.ok |= (unsigned)in << i;
+    }
+    return c;
+}
+
+/* cp.async of 4 bytes (or 4 zero bytes) to a shared-window address formed once per block (the
+ * generic-to-shared conversion inside simt_cp4 was redone for every copy), and of 16 bytes with
+ * `bytes` of them read (the rest zero-filled). */
+static __device__ __forceinline__ void sd_cp4(uint32_t s, const float *gmem, int ok)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(ok ? 4 : 0));
+}
+
+static __device__ __forceinline__ void sd_cp16(uint32_t s, const float *gmem, unsigned bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
+}
+
+/* One stage: dy channels k0 .. k0 + SD_KC - 1 of the tile's rows (a warp per row, lanes along
+ * the columns, zeros outside dy and (4-byte copies) past the row's wcols, up to the pitch) and
+ * their filter taps by the table. */
+static __device__ __forceinline__ void sd_stage(const sd_geom_t &g, const float *dyn, const float *w,
+                                                const int *tbl, int tn, uint32_t sdy, uint32_t sw, int k0,
+                                                int rows, int orow0, const sd_cols_t &cols)
+{
+    const int tid = threadIdx.x, lane = tid & 31;
+    int kc = 0, row = tid >> 5; /* rows >= SD_TH > the warps: the first row is in stage 0 */
+    for (int pr = row; pr < SD_KC * rows; pr += SD_THREADS / 32) {
+        const int k = k0 + kc, o = orow0 + row;
+        const int rok = k < g.k && o >= 0 && o < g.p;
+        const unsigned ok = rok ? cols.ok : 0u;
+        /* one int offset per copy (inside the image: |offset| < 2^30), one widening add */
+        const int ro = rok ? k * g.ys[1] + o * g.ys[3] : 0;
+        if (g.vec) {
+            if (4 * lane < g.pitch)
+                sd_cp16(sdy + 4u * (uint32_t)(pr * g.pitch + 4 * lane), dyn + (ro + cols.off[0]), ok);
+        } else {
+            const uint32_t dst = sdy + 4u * (uint32_t)(pr * g.pitch + lane);
+#pragma unroll
+            for (int i = 0; i < SD_LCOLS; i++)
+                if (lane + 32 * i < g.pitch)
+                    sd_cp4(dst + 128u * i, dyn + (ro + cols.off[i]), (int)(ok >> i & 1u));
+        }
+        row += SD_THREADS / 32;
+        if (row >= rows)
+            row -= rows, kc++;
+    }
+    for (int e = tid; e < SD_KC * tn; e += SD_THREADS) {
+        const int kc = e / tn, off = tbl[e - kc * tn], k = k0 + kc;
+        const int ok = k < g.k && off >= 0;
+        sd_cp4(sw + 4u * (uint32_t)e, ok ? w + k * g.ws[0] + off : w, ok);
+    }
+}
+
+template <int CT>
+static __global__ void __launch_bounds__(SD_THREADS, 4)
+conv_simt_dgrad_smallc(const __grid_constant__ sd_geom_t g, const float *__restrict__ dy,
+                       const float *__restrict__ w, float *__restrict__ dx, double alpha, double beta)
+{
+    enum { CP = CT == 3 ? 4 : CT };
+    extern __shared__ __align__(16) float sd_smem[];
+    __shared__ int tbl[SD_TBL];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int64_t b = blockIdx.x;
+    const int cg = (int)(b % g.ncg);
+    b /= g.ncg;
+    const int cls = (int)(b % g.ncls);
+    b /= g.ncls;
+    const int tw = (int)(b % g.tiles_w);
+    b /= g.tiles_w;
+    const int th = (int)(b % g.tiles_h);
+    const int n = (int)(b / g.tiles_h);
+    const int rh = cls / g.str_w, rw = cls - rh * g.str_w;
+    /* this class: first taps, tap counts, offsets and extent */
+    const int t0h = (rh + g.pad_h) % g.str_h, t0w = (rw + g.pad_w) % g.str_w;
+    const int rr = t0h < g.r ? (g.r - t0h + g.str_h - 1) / g.str_h : 0;
+    const int rs = t0w < g.s ? (g.s - t0w + g.str_w - 1) / g.str_w : 0;
+    const int hc = (g.h - rh + g.str_h - 1) / g.str_h, wc = (g.w - rw + g.str_w - 1) / g.str_w;
+    /* the class's first dy column of tile column 0 is cbase: with 16-byte copies the tiles start
+     * sh columns early, so that every tile's first staged column is a multiple of 4 */
+    const int cbase = (rw + g.pad_w - t0w) / g.str_w - (rs - 1);
+    const int sh = g.vec ? cbase & 3 : 0;
+    const int i0 = th * SD_TH, j0 = tw * SD_TW - sh;
+    if (i0 >= hc || j0 >= wc)
+        return; /* a smaller class than the grid's largest */
+    const int c0 = cg * CT;
+    const int cx = (warp & 1) * 4 + (lane & 3), ry = (warp >> 1) * 8 + (lane >> 2);
+    float acc[SD_PX][CT];
+#pragma unroll
+    for (int px = 0; px < SD_PX; px++)
+#pragma unroll
+        for (int c = 0; c < CT; c++)
+            acc[px][c] = 0.0f;
+
+    if (rr > 0 && rs > 0) {
+        const int sp = (rs + 3) & ~3, tn = rr * sp * CP;
+        for (int e = tid; e < tn; e += SD_THREADS) {
+            const int cc = e % CP, sidx = e / CP % sp, j = e / (CP * sp);
+            int off = -1;
+            if (sidx < rs && cc < CT && c0 + cc < g.c) {
+                const int tr = t0h + g.str_h * j, ts = t0w + g.str_w * (rs - 1 - sidx);
+                const int mr = g.cross ? tr : g.r - 1 - tr, ms = g.cross ? ts : g.s - 1 - ts;
+                off = (c0 + cc) * g.ws[1] + mr * g.ws[3] + ms * g.ws[4];
+            }
+            tbl[e] = off;
+        }
+        __syncthreads();
+        const int rows = SD_TH + rr - 1, wcols = SD_TW + rs - 1;
+        const int orow0 = i0 + (rh + g.pad_h - t0h) / g.str_h - (rr - 1);
+        const int ocol0 = j0 + cbase;
+        const float *dyn = dy + (int64_t)n * g.ys[0];
+        float *sdy = sd_smem, *sw = sd_smem + 2 * g.stage_dy;
+        const int nst = (g.k + SD_KC - 1) / SD_KC, full = rs & ~3, tail = rs & 3;
+        const sd_cols_t cols = sd_cols(g, wcols, ocol0, lane);
+        const uint32_t sdy_s = (uint32_t)__cvta_generic_to_shared(sdy), sw_s = (uint32_t)__cvta_generic_to_shared(sw);
+        sd_stage(g, dyn, w, tbl, tn, sdy_s, sw_s, 0, rows, orow0, cols);
+        simt_commit();
+        for (int st = 0; st < nst; st++) {
+            const int cur = st & 1;
+            if (st + 1 < nst) {
+                sd_stage(g, dyn, w, tbl, tn, sdy_s + 4u * (uint32_t)((cur ^ 1) * g.stage_dy),
+                         sw_s + 4u * (uint32_t)((cur ^ 1) * g.stage_w), (st + 1) * SD_KC, rows, orow0, cols);
+                simt_commit();
+                SIMT_WAIT(1);
+            } else {
+                SIMT_WAIT(0);
+            }
+            __syncthreads();
+            const float *sd = sdy + cur * g.stage_dy + (ry + rr - 1) * g.pitch + cx * SD_PX;
+            const float *swc = sw + cur * g.stage_w;
+            for (int kc = 0; kc < SD_KC; kc++)
+                for (int j = 0; j < rr; j++) {
+                    const float *drow = sd + (kc * rows - j) * g.pitch;
+                    const float *wrow = swc + kc * tn + j * sp * CP;
+                    for (int u = 0; u < full; u += 4)
+                        sd_taps<CT, 4>(acc, drow + u, wrow + u * CP);
+                    if (tail == 3)
+                        sd_taps<CT, 3>(acc, drow + full, wrow + full * CP);
+                    else if (tail == 2)
+                        sd_taps<CT, 2>(acc, drow + full, wrow + full * CP);
+                    else if (tail == 1)
+                        sd_taps<CT, 1>(acc, drow + full, wrow + full * CP);
+                }
+            __syncthreads();
+        }
+    }
+
+    const int i = i0 + ry;
+    if (i >= hc)
+        return;
+    float *dxr = dx + (int64_t)n * g.xs[0] + (rh + g.str_h * i) * g.xs[3];
+#pragma unroll
+    for (int px = 0; px < SD_PX; px++) {
+        const int jj = j0 + cx * SD_PX + px;
+        if (jj >= wc)
+            break;
+        if (jj < 0)
+            continue;
+#pragma unroll
+        for (int c = 0; c < CT; c++)
+            if (c0 + c < g.c)
+                simt_blend(dxr + (rw + g.str_w * jj) * g.xs[4] + (c0 + c) * g.xs[1], alpha, beta, acc[px][c]);
+    }
+}
+
+/* Channels per block: groups of at most 4, as even as they come (C = 5: 3 + 2, C = 7: 4 + 3). */
+static int sd_ct(int64_t c)
+{
+    const int64_t groups = (c + 3) / 4;
+    return (int)((c + groups - 1) / groups);
+}
+
+/* The launch geometry; 0 when the problem needs more shared memory than SD_SMEM or a longer
+ * filter table than SD_TBL (why says which). */
+static int sd_geom(const fd_conv_problem_t *p, sd_geom_t *g, char *why, size_t why_size)
+{
+    g->n = (int)p->n, g->c = (int)p->c, g->k = (int)p->k;
+    g->h = (int)p->in[1], g->w = (int)p->in[2], g->p = (int)p->out[1], g->q = (int)p->out[2];
+    g->r = (int)p->flt[1], g->s = (int)p->flt[2];
+    g->pad_h = (int)p->pad[1], g->pad_w = (int)p->pad[2];
+    g->str_h = (int)p->stride[1], g->str_w = (int)p->stride[2];
+    g->cross = p->cross_correlation;
+    const int ct = sd_ct(p->c), cp = ct == 3 ? 4 : ct;
+    g->ncg = (int)((p->c + ct - 1) / ct);
+    g->ncls = g->str_h * g->str_w;
+    /* the largest class: residue 0's extent, ceil(R / s) x ceil(S / s) taps */
+    const int hc = (g->h + g->str_h - 1) / g->str_h, wc = (g->w + g->str_w - 1) / g->str_w;
+    g->tiles_h = (hc + SD_TH - 1) / SD_TH;
+    /* 16-byte copies: dy rows contiguous and every row start a multiple of 4 floats (the pointer's
+     * alignment is checked per call); their tiles start up to 3 columns early (the kernel's sh) */
+    g->vec = p->ys[4] == 1 && (p->n == 1 || p->ys[0] % 4 == 0) && (p->k == 1 || p->ys[1] % 4 == 0) &&
+             (p->out[1] == 1 || p->ys[3] % 4 == 0);
+    g->tiles_w = (wc + (g->vec ? 3 : 0) + SD_TW - 1) / SD_TW;
+    const int rmax = (g->r + g->str_h - 1) / g->str_h, smax = (g->s + g->str_w - 1) / g->str_w;
+    const int spmax = (smax + 3) & ~3;
+    /* a window's 16-byte loads reach column 8 * 7 + S' - NT + 11 (NT = S' mod 4 = 2 at most:
+     * SD_TW + S' + 1); the loader zero-fills the columns past SD_TW + S' - 1 */
+    int pitch = (SD_TW + smax + 2 + 3) & ~3;
+    if (pitch % 8 == 0)
+        pitch += 4;
+    g->pitch = pitch;
+    g->stage_dy = SD_KC * (SD_TH + rmax - 1) * pitch;
+    g->stage_w = SD_KC * rmax * spmax * cp;
+    const int64_t tbl = (int64_t)rmax * spmax * cp;
+    const size_t bytes = 2 * ((size_t)g->stage_dy + (size_t)g->stage_w) * sizeof(float);
+    for (int d = 0; d < 5; d++)
+        g->xs[d] = (int)p->xs[d], g->ys[d] = (int)p->ys[d], g->ws[d] = (int)p->ws[d];
+    if (tbl > SD_TBL || bytes > SD_SMEM || pitch > 32 * SD_LCOLS) {
+        snprintf(why, why_size, "%d x %d taps per residue class (%lld table entries, %zu bytes of "
+                 "shared memory, staged rows of %d floats); the few-channel backward data takes %d "
+                 "entries, %d bytes and rows of %d", rmax, smax, (long long)tbl, bytes, pitch, SD_TBL,
+                 SD_SMEM, 32 * SD_LCOLS);
+        return 0;
+    }
+    return 1;
+}
+
+static size_t sd_smem_bytes(const sd_geom_t *g)
+{
+    return 2 * ((size_t)g->stage_dy + (size_t)g->stage_w) * sizeof(float);
+}
+
+extern "C" int fd_conv_bwd_data_simt_smallc_applicable(const fd_conv_problem_t *p, char *why,
+                                                       size_t why_size)
+{
+    if (!simt_check(p, why, why_size))
+        return 0;
+    if (p->c >= SIMT_MIN_DGRAD_C) {
+        snprintf(why, why_size, "C = %lld; the few-channel backward data takes C < %d (the GEMM row the rest)",
+                 (long long)p->c, SIMT_MIN_DGRAD_C);
+        return 0;
+    }
+    if (p->in[0] != 1 || p->out[0] != 1 || p->flt[0] != 1 || p->pad[0] != 0) {
+        snprintf(why, why_size, "a 3-d problem; the few-channel backward data takes 1-d and 2-d");
+        return 0;
+    }
+    if (p->dil[1] != 1 || p->dil[2] != 1) {
+        snprintf(why, why_size, "dilation %lld x %lld; the few-channel backward data takes 1",
+                 (long long)p->dil[1], (long long)p->dil[2]);
+        return 0;
+    }
+    sd_geom_t g;
+    if (!sd_geom(p, &g, why, why_size))
+        return 0;
+    const int64_t blocks = (int64_t)g.n * g.tiles_h * g.tiles_w * g.ncls * g.ncg;
+    if (blocks >= 0x7fffffff) {
+        snprintf(why, why_size, "%lld blocks; the few-channel backward data's grid holds 2^31 - 1",
+                 (long long)blocks);
+        return 0;
+    }
+    return 1;
+}
+
+extern "C" size_t fd_conv_bwd_data_simt_smallc_workspace(const fd_conv_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+#define SD_MAX_DEV 64
+
+/* The kernel's dynamic shared-memory limit raised to SD_SMEM, once per device. */
+template <int CT> static cudnnStatus_t sd_prepare(void)
+{
+    static int done[SD_MAX_DEV];
+    int dev = -1;
+    FD_CUDA_CHECK(cudaGetDevice(&dev), "cudaGetDevice for the few-channel backward data");
+    const int cached = dev >= 0 && dev < SD_MAX_DEV;
+    if (cached && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE))
+        return CUDNN_STATUS_SUCCESS;
+    FD_CUDA_CHECK(cudaFuncSetAttribute(conv_simt_dgrad_smallc<CT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       SD_SMEM),
+                  "cudaFuncSetAttribute(%d bytes of dynamic shared memory) for the few-channel "
+                  "backward data, %d channels per block", SD_SMEM, CT);
+    if (cached)
+        __atomic_store_n(&done[dev], 1, __ATOMIC_RELEASE);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+template <int CT> static cudnnStatus_t sd_launch(const sd_geom_t &g, const fd_conv_args_t *a)
+{
+    const cudnnStatus_t st = sd_prepare<CT>();
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    const unsigned blocks = (unsigned)((int64_t)g.n * g.tiles_h * g.tiles_w * g.ncls * g.ncg);
+    const unsigned smem = (unsigned)sd_smem_bytes(&g);
+    cudaStream_t s = a->handle->stream;
+    static void *fc[FD_CUDA_FCACHE];
+    const cudaError_t le = fd_cuda_launch_k(conv_simt_dgrad_smallc<CT>, fc, dim3(blocks), dim3(SD_THREADS), smem,
+                                            s, g, (const float *)a->y, (const float *)a->w, (float *)a->out,
+                                            a->alpha, a->beta);
+    FD_CUDA_LAUNCHED_AS(le, "conv_simt_dgrad_smallc, %d channels per block (%u blocks, %u bytes of shared "
+                        "memory, stream %p)", CT, blocks, smem, (void *)s);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" cudnnStatus_t fd_conv_bwd_data_simt_smallc_run(const fd_conv_problem_t *p,
+                                                          const fd_conv_args_t *a)
+{
+    sd_geom_t g;
+    char why[256];
+    FD_CHECK(sd_geom(p, &g, why, sizeof why), CUDNN_STATUS_NOT_SUPPORTED, "%s", why);
+    if (g.vec && (uintptr_t)a->y % 16 != 0) {
+        g.vec = 0;
+        g.tiles_w = (int)(((p->in[2] + p->stride[2] - 1) / p->stride[2] + SD_TW - 1) / SD_TW);
+    }
+    switch (sd_ct(p->c)) {
+    case 1:
+        return sd_launch<1>(g, a);
+    case 2:
+        return sd_launch<2>(g, a);
+    case 3:
+        return sd_launch<3>(g, a);
+    default:
+        return sd_launch<4>(g, a);
+    }
 }

@@ -63,10 +63,14 @@ static int is_simt_impl(co_dir_t dir)
                                           "fd_conv_bwd_filter_", "-"};
     const size_t n = strlen(prefix[dir]);
     return strncmp(gm_last_impl, prefix[dir], n) == 0 &&
-           (strcmp(gm_last_impl + n, "simt_igemm") == 0 || strcmp(gm_last_impl + n, "tc_padc") == 0 ||
-            strcmp(gm_last_impl + n, "tc_strided") == 0 || strcmp(gm_last_impl + n, "simt_strided") == 0 ||
+           (strcmp(gm_last_impl + n, "simt_igemm") == 0 ||
+            strcmp(gm_last_impl + n, "tc_padc") == 0 ||
+            strcmp(gm_last_impl + n, "tc_strided") == 0 ||
+            strcmp(gm_last_impl + n, "simt_strided") == 0 ||
             strcmp(gm_last_impl + n, "smallc") == 0 ||
-            (strncmp(gm_last_impl + n, "implicit_gemm_", 14) == 0 && strstr(gm_last_impl + n, "__sm90") != NULL));
+            strcmp(gm_last_impl + n, "simt_smallc") == 0 ||
+            (strncmp(gm_last_impl + n, "implicit_gemm_", 14) == 0 &&
+             strstr(gm_last_impl + n, "__sm90") != NULL));
 }
 
 static const char *expected_impl(co_dir_t dir)

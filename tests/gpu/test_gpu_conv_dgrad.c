@@ -394,12 +394,13 @@ int main(int argc, char **argv)
             t = base(F, 2, 136, 200, 13, 11, 3, 3, 2);
             t.fma = 1, t.want = SIMT_ROW, t.alpha = 0.5, t.beta = 0.25, t.xl = t.yl = L_NCHW;
             run(t);
-            /* declined: stride 1 (the FFMA row itself), C below the FFMA row's 16 (naive) */
+            /* declined: stride 1 (the FFMA row itself), C below the FFMA row's 16 (the few-channel
+             * row of conv_simt.cu) */
             t = base(F, 2, 16, 16, 9, 9, 3, 3, 1);
             t.fma = 1, t.want = "fd_conv_bwd_data_simt_igemm";
             run(t);
             t = base(F, 2, 8, 16, 9, 9, 3, 3, 2);
-            t.fma = 1, t.want = "fd_conv_bwd_data_direct";
+            t.fma = 1, t.want = "fd_conv_bwd_data_simt_smallc";
             run(t);
             /* real data: ResNet-50's stride-2 3x3 and 1x1 layers in NCHW, as the f32 table runs */
             static const int rl[2][5] = {{128, 128, 56, 3, 1}, {256, 512, 56, 1, 0}};

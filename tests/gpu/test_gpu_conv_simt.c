@@ -161,6 +161,28 @@ static size_t workspace(cudnnHandle_t h, const sc_case_t *t)
 
 static int case_count;
 
+/* Whether the few-channel backward data row (conv_simt.cu, sd_geom) takes a C < 16 problem: 1-d
+ * or 2-d, undilated, at most 512 filter-table entries (ceil(R / u) x ceil(S / v) rounded up to 4
+ * x channels per block, 3 counting as 4), 96 KiB of shared memory for its two stages and staged
+ * dy rows of at most 128 floats. */
+static int smallc_takes(const sc_case_t *t)
+{
+    if (t->nsp > 2)
+        return 0;
+    for (int d = 0; d < t->nsp; d++)
+        if (t->dil[d] > 1)
+            return 0;
+    const int r = t->nsp == 2 ? t->flt[0] : 1, s = t->flt[t->nsp - 1];
+    const int u = t->nsp == 2 ? t->str[0] : 1, v = t->str[t->nsp - 1];
+    const int groups = (t->c + 3) / 4, ct = (t->c + groups - 1) / groups, cp = ct == 3 ? 4 : ct;
+    const int rmax = (r + u - 1) / u, smax = (s + v - 1) / v, spmax = (smax + 3) / 4 * 4;
+    int pitch = (64 + smax + 5) / 4 * 4;
+    if (pitch % 8 == 0)
+        pitch += 4;
+    const long bytes = 2L * 4 * ((15L + rmax) * pitch + (long)rmax * spmax * cp) * 4;
+    return rmax * spmax * cp <= 512 && bytes <= 96 * 1024 && pitch <= 128;
+}
+
 static void run_dir(sc_case_t t)
 {
     if (!setup(&t))
@@ -222,17 +244,19 @@ static void run_dir(sc_case_t t)
     gm_run(&c);
     case_count++;
     /* the last call was the cuda handle's determinism re-run; backward data with C < 16 goes to
-     * the naive kernel (src/cuda/conv_simt.cu, SIMT_MIN_DGRAD_C); strided, undilated backward
-     * data under ALGO_1 (which allows the sub-filters' workspace) to the residue split on this
-     * row (src/cuda/conv_tc_dgrad.cu, fd_conv_bwd_data_simt_strided) */
+     * the few-channel row (src/cuda/conv_simt.cu, SIMT_MIN_DGRAD_C) when it takes the problem,
+     * else to the naive kernel; strided, undilated backward data under ALGO_1 (which allows the
+     * sub-filters' workspace) to the residue split on this row (src/cuda/conv_tc_dgrad.cu,
+     * fd_conv_bwd_data_simt_strided) */
     int strided = 0, dilated = 0;
     for (int d = 0; d < t.nsp; d++)
         strided |= t.str[d] > 1, dilated |= t.dil[d] > 1;
-    const char *want_row = t.dir == 1 && t.c < 16 ? "fd_conv_bwd_data_direct"
-                           : t.dir == 1 && strided && !dilated &&
-                                   algo_of(&t) == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1
-                               ? "fd_conv_bwd_data_simt_strided"
-                               : simt_rows[t.dir];
+    const char *want_row =
+        t.dir == 1 && t.c < 16
+            ? (smallc_takes(&t) ? "fd_conv_bwd_data_simt_smallc" : "fd_conv_bwd_data_direct")
+        : t.dir == 1 && strided && !dilated && algo_of(&t) == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1
+            ? "fd_conv_bwd_data_simt_strided"
+            : simt_rows[t.dir];
     FD_EXPECT(strcmp(gm_last_impl, want_row) == 0, "%s: dispatch ran %s, expected %s", label,
               gm_last_impl[0] ? gm_last_impl : "(nothing logged)", want_row);
     teardown(&t);
@@ -288,6 +312,15 @@ int main(int argc, char **argv)
         run(with_layout(base(1, 6, 9, 7, 8, 3, 3), 1));
         sc_case_t t = with_layout(base(1, 3, 5, 9, 9, 3, 3), 2);
         t.str[0] = t.str[1] = 2, t.beta = 0.5;
+        run(t);
+        /* the few-channel backward data with a speech filter, and past 48 KiB of shared memory */
+        t = with_layout(base(1, 1, 8, 12, 44, 5, 20), 0);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 0;
+        run(t);
+        t = base(1, 1, 4, 12, 13, 11, 11);
+        run(t);
+        t = base(1, 3, 8, 30, 64, 7, 7); /* dy rows of 32 floats: 16-byte copies */
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3;
         run(t);
         return gm_finish();
     }
@@ -376,6 +409,64 @@ int main(int argc, char **argv)
         t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
         run(t);
     }
+    /* few channels (the few-channel backward data row): the DeepBench speech filters, channel
+     * groups (C = 5, 7, 8, 15), classes without taps (2x2 stride 3), tiles crossed in both dims,
+     * K of 1 and 5 (a partial stage), 1-d, more than 48 KiB of shared memory (11x11, C = 1), and
+     * the 11x11 C = 3 filter it declines (its filter table) */
+    for (int li = 0; li < 3; li++) {
+        t = with_layout(base(2, 1, 32, 21, 70, 5, 20), li);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 0;
+        run(t);
+        t = with_layout(base(1, 1, 8, 20, 45, 5, 10), li);
+        t.str[0] = 2, t.str[1] = 2, t.pad[0] = 1, t.pad[1] = 3, t.mode = CUDNN_CONVOLUTION;
+        run(t);
+        static const int cs[4] = {5, 7, 8, 15};
+        for (int i = 0; i < 4; i++) {
+            t = with_layout(base(2, cs[i], 9, 11, 13, 3, 3), li);
+            t.str[0] = t.str[1] = 2;
+            run(t);
+        }
+        t = with_layout(base(2, 2, 6, 14, 17, 2, 2), li);
+        t.str[0] = t.str[1] = 3, t.pad[0] = t.pad[1] = 0, t.beta = 0.5;
+        run(t);
+        t = with_layout(base(1, 3, 5, 40, 150, 3, 3), li);
+        t.str[0] = t.str[1] = 2;
+        run(t);
+        t = with_layout(base(1, 4, 1, 37, 133, 3, 3), li);
+        run(t);
+        t = with_layout(base(2, 3, 5, 19, 23, 7, 7), li);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3, t.alpha = -2.0, t.beta = 1.0;
+        run(t);
+    }
+    /* the 16-byte dy copies (dy rows contiguous, row starts multiples of 4 floats): NCHW with Q
+     * a multiple of 4, stride 1 and 2, both modes; the padded layout with Q = 1 mod 4 (rows of Q +
+     * 3 floats), whose last chunk of a row is zero-filled past Q */
+    t = base(2, 3, 8, 30, 64, 7, 7);
+    t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3;
+    run(t);
+    t.mode = CUDNN_CONVOLUTION, t.alpha = 0.5, t.beta = 0.25;
+    run(t);
+    t = base(2, 2, 5, 18, 128, 5, 5);
+    run(t);
+    t = with_layout(base(2, 3, 6, 20, 57, 3, 3), 2);
+    t.str[0] = t.str[1] = 2;
+    run(t);
+    t = with_layout(base(1, 1, 9, 9, 213, 3, 5), 3);
+    run(t);
+    t = base(2, 2, 7, 1, 300, 1, 9);
+    t.nsp = 1, t.in[0] = 300, t.flt[0] = 9, t.pad[0] = 4, t.str[0] = 2;
+    run(t);
+    t = base(1, 1, 4, 20, 22, 11, 11);
+    run(t);
+    t = base(1, 3, 4, 16, 16, 11, 11);
+    run(t);
+    /* real data, the stem and the speech layer at small N */
+    t = base(3, 3, 64, 64, 70, 7, 7);
+    t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3, t.exact = 0;
+    run(t);
+    t = base(2, 1, 32, 41, 200, 5, 20);
+    t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 0, t.exact = 0;
+    run(t);
     /* >= 4M outputs (fwd y, bwd data dx): many tiles, a long bwd filter reduction */
     for (int li = 0; li < 2; li++) {
         t = with_layout(base(16, 16, 16, 128, 128, 1, 1), li);
