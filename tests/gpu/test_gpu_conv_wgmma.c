@@ -4,17 +4,17 @@
  * fd_conv_bwd_data_implicit_gemm_f16_128xN__sm90 (on by default; the forward row on dy and a
  * transposed filter), and their FLOAT-as-TF32 twins fd_conv_{fwd,bwd_data}_implicit_gemm_tf32_128xN
  * __sm90 (all four in src/cuda/conv_fwd_implicit_gemm_f16_128xN__sm90.cu)
- * against the ref backend through the public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA is unset before any handle exists. Shapes:
- * the dev/wgmma sandbox's check problems, ResNet-50 stride-1 layers at N = 2..4, strided forward
- * (the tap boxes' TMA element strides; ResNet-50's stride-2 layers at N = 2), partial M and
- * N tiles of each BN (64, 128, 256), pad 0 / 1 / 2 and padding wider than the filter, both
- * convolution modes, alpha/beta pairs, f16 and bf16, y NHWC / NCHW / channel-padded, x with
- * padded pixel strides (the [M][C] and the 4-d tap boxes), one tensor of more than 4M elements.
- * Integer fills are exact (fp32 sums of small integers), so those runs are bit-identical to
- * ref; real fills agree within the reduction's tolerance; every case runs twice (determinism).
- * On a compute capability 9.0 device the dispatch log must name the row (elsewhere the row
- * declines and the checks are skipped with a note). A child process with FREEDNN_WGMMA=0 must
- * not take the row. Also prints the host cost of the TMA descriptor encodes and of a call.
+ * against the ref backend through the public API (tests/gpu/gpu_mirror.h). FREEDNN_WGMMA is unset
+ * before any handle exists. Shapes: the dev/wgmma sandbox's check problems, ResNet-50 stride-1
+ * layers at N = 2..4, strided forward (the tap boxes' TMA element strides; ResNet-50's stride-2
+ * layers at N = 2), partial M and N tiles of each BN (64, 128, 256), pad 0 / 1 / 2 and padding
+ * wider than the filter, both convolution modes, alpha/beta pairs, f16 and bf16, y NHWC / NCHW /
+ * channel-padded, x with padded pixel strides (the [M][C] and the 4-d tap boxes), one tensor of
+ * more than 4M elements. Integer fills are exact (fp32 sums of small integers), so those runs are
+ * bit-identical to ref; real fills agree within the reduction's tolerance; every case runs twice
+ * (determinism). On a compute capability 9.0 device the dispatch log must name the row (elsewhere
+ * the row declines and the checks are skipped with a note). A child process with FREEDNN_WGMMA=0
+ * must not take the row. Also prints the host cost of the TMA descriptor encodes and of a call.
  *
  * TF32 (FLOAT data, FLOAT compute, DEFAULT / TENSOR_OP / TENSOR_OP_ALLOW_CONVERSION math): C of
  * 32 (one k-block per tap), 64, 96, 160, K tails of each BN (4, 44, 68, 260), the same modes,
@@ -35,7 +35,10 @@
  * launches), and strided_launches counts the kernels of one call by capturing it into a CUDA
  * graph (2 grouped; more than 2 per class), prints the host cost per call, and hands dx of real
  * fills from the parent to child "3" through a file in $TMPDIR: the two paths must agree bit for
- * bit (the same GEMM per class, the same products in the same order). Stride-1 backward
+ * bit (the same GEMM per class, the same products in the same order). Child "3" also turns off
+ * the staged epilogue (FREEDNN_WGMMA_STAGED_EPILOGUE=0: pair stores from the fragments instead of
+ * whole rows through shared memory, alpha 1 and beta 0 with 16-byte rows), so its cases check
+ * that path against ref and the bits compare the two epilogues. Stride-1 backward
  * data in HALF / BFLOAT16 reads the KRSC filter MN-major (FREEDNN_WGMMA_DGRAD_TNSP, on by
  * default): 1 launch (the stride-1 dir = 1 cases above run it; child "3" the transpose). The
  * grouped strided launch in HALF / BFLOAT16 reads each class's sub-filter as a strided view of
@@ -469,10 +472,11 @@ static void strided_launches(wg_case_t t, int want)
 
 /* The launch counts of backward data. sw 1 (the parent): every switch on, 1 launch (the
  * gather-free grouped strided launch, the stride-1 MN-major filter read, tf32's producer-loaded
- * B); 0 (child "3": FREEDNN_WGMMA_DGRAD_GROUPED, _TNSP and _TF32_1L off): the transpose /
- * per-class launches; 4 (child "4": FREEDNN_WGMMA_DGRAD_NOGATHER and _TF32_1L off): the grouped
- * launch after its gather, tf32's transpose + GEMM. Each case's dx bits (real fills) are the parent's
- * in every child (bits_check). */
+ * B); 0 (child "3": FREEDNN_WGMMA_DGRAD_GROUPED, _TNSP and _TF32_1L off, and the staged
+ * epilogue, FREEDNN_WGMMA_STAGED_EPILOGUE): the transpose / per-class launches, y stored by
+ * pairs from the fragments; 4 (child "4": FREEDNN_WGMMA_DGRAD_NOGATHER and _TF32_1L off): the
+ * grouped launch after its gather, tf32's transpose + GEMM. Each case's dx bits (real fills) are
+ * the parent's in every child (bits_check). */
 static void strided_launch_cases(int sw)
 {
     const int one = sw == 1 ? 1 : sw == 4 ? 2 : -2; /* strided; stride-1 FLOAT: 1 or 2 */
@@ -577,9 +581,11 @@ static int child_main(int argc, char **argv, const char *which)
     const int tf32_off = strcmp(which, "2") == 0;
     gm_init(argc, argv,
             tf32_off                  ? "test_gpu_conv_wgmma (child, NVIDIA_TF32_OVERRIDE=0)"
-            : strcmp(which, "3") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0 _TF32_1L=0)"
-            : strcmp(which, "4") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_NOGATHER=0 _TF32_1L=0)"
-                                      : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
+            : strcmp(which, "3") == 0 ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_GROUPED=0 "
+                                        "_TNSP=0 _TF32_1L=0 _STAGED_EPILOGUE=0)"
+            : strcmp(which, "4") == 0
+                ? "test_gpu_conv_wgmma (child, FREEDNN_WGMMA_DGRAD_NOGATHER=0 _TF32_1L=0)"
+                : "test_gpu_conv_wgmma (child, FREEDNN_WGMMA=0)");
     gm_watch_dispatch();
     if (tf32_off) {
         on_sm90 = device_sm90();
@@ -628,7 +634,8 @@ static void child_env(const char *which)
         setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
     else if (strcmp(which, "3") == 0)
         setenv("FREEDNN_WGMMA_DGRAD_GROUPED", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TNSP", "0", 1),
-            setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1);
+            setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1),
+            setenv("FREEDNN_WGMMA_STAGED_EPILOGUE", "0", 1);
     else if (strcmp(which, "4") == 0)
         setenv("FREEDNN_WGMMA_DGRAD_NOGATHER", "0", 1), setenv("FREEDNN_WGMMA_DGRAD_TF32_1L", "0", 1);
     else
@@ -654,9 +661,11 @@ static void run_child(char **argv, const char *which)
     }
     int status = 0;
     FD_EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid of the child failed");
-    FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child with %s failed (status 0x%x)",
-              strcmp(which, "2") == 0   ? "NVIDIA_TF32_OVERRIDE=0"
-              : strcmp(which, "3") == 0 ? "FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0 _TF32_1L=0"
+    FD_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the child with %s failed (status 0x%x)",
+              strcmp(which, "2") == 0 ? "NVIDIA_TF32_OVERRIDE=0"
+              : strcmp(which, "3") == 0
+                  ? "FREEDNN_WGMMA_DGRAD_GROUPED=0 _TNSP=0 _TF32_1L=0 _STAGED_EPILOGUE=0"
               : strcmp(which, "4") == 0 ? "FREEDNN_WGMMA_DGRAD_NOGATHER=0 _TF32_1L=0"
                                         : "FREEDNN_WGMMA=0",
               status);
