@@ -38,7 +38,11 @@
  * (hi, lo) digits advanced by a precomputed step, and the tap table (smem) turns a tap into its
  * dilated offsets, so no division runs in the main loop (but for strided bwd data).
  * ptxas (sm_90, -O3): gather (fwd / bwd data) 127 registers, bwd filter 128, its reduction 32;
- * 0 spills, 0 stack; __launch_bounds__(256, 2), so two blocks share an SM.
+ * 0 spills, 0 stack; __launch_bounds__(256, 2), so two blocks share an SM. GEMMs of at most 64
+ * columns (forward K, backward data C) run the gather on a 256 x 64 tile instead (8 x 8 per
+ * thread as well, 3 stages, 41 KiB; 161 registers, one block per SM), which fills the FMAs the
+ * square tile left idle, where M gives at least 264 such blocks; FREEDNN_SIMT_WIDE=0 keeps
+ * 128 x 128 (read once).
  *
  * What they take (simt_check): FLOAT x, w, y; groups 1; any strides of x, y and the filter,
  * any pad / stride / dilation, 1 to 3 spatial dims; at most 512 filter taps (fwd, bwd data);
@@ -113,17 +117,19 @@ static __device__ __forceinline__ void simt_commit(void)
 
 #define SIMT_WAIT(n) asm volatile("cp.async.wait_group %0;\n" ::"n"(n))
 
-/* acc[8][8] += the [SIMT_BK][SIMT_LD] tiles at and bt: rows rm*4 + {0..3}, 64 + rm*4 + {0..3}
- * of A against the same columns of B. */
+/* acc[8][8] += the [SIMT_BK][LA] and [SIMT_BK][LB] tiles at and bt: rows rm*4 + {0..3},
+ * HM + rm*4 + {0..3} of A against columns cn*4 + {0..3}, HN + cn*4 + {0..3} of B (the 128 x 128
+ * tiles: HM = HN = 64; the wide gather tile, 256 x 64: HM 128, HN 32). */
+template <int LA = SIMT_LD, int HM = 64, int LB = SIMT_LD, int HN = 64>
 static __device__ __forceinline__ void simt_fma_tile(float (*acc)[8], const float *at,
                                                      const float *bt, int rm, int cn)
 {
 #pragma unroll
     for (int k = 0; k < SIMT_BK; k++) {
-        const float4 a0 = *(const float4 *)(at + k * SIMT_LD + rm * 4);
-        const float4 a1 = *(const float4 *)(at + k * SIMT_LD + 64 + rm * 4);
-        const float4 b0 = *(const float4 *)(bt + k * SIMT_LD + cn * 4);
-        const float4 b1 = *(const float4 *)(bt + k * SIMT_LD + 64 + cn * 4);
+        const float4 a0 = *(const float4 *)(at + k * LA + rm * 4);
+        const float4 a1 = *(const float4 *)(at + k * LA + HM + rm * 4);
+        const float4 b0 = *(const float4 *)(bt + k * LB + cn * 4);
+        const float4 b1 = *(const float4 *)(bt + k * LB + HN + cn * 4);
         const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
         const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
@@ -143,15 +149,16 @@ static __device__ __forceinline__ void simt_blend(float *out, double alpha, doub
     *out = (float)r;
 }
 
-/* Tile row / column of a thread's i-th (0..7) output: two quads of 4, 64 apart. */
-static __device__ __forceinline__ int simt_quad(int t, int i)
+/* Tile row / column of a thread's i-th (0..7) output: two quads of 4, H apart. */
+template <int H = 64> static __device__ __forceinline__ int simt_quad(int t, int i)
 {
-    return (i < 4 ? 0 : 64) + t * 4 + (i & 3);
+    return (i < 4 ? 0 : H) + t * 4 + (i & 3);
 }
 
 /* ---- fwd and bwd data: A gathered, B the filter ------------------------------------------- */
 
-/* Issues the copies of one A tile (4 elements per thread: rows a_row + 32 i, lane a_lane). */
+/* Issues the copies of one A tile (NA elements per thread: rows a_row + 32 i, lane a_lane). */
+template <int NA>
 static __device__ __forceinline__ void simt_load_a(const simt_geom_t &g, const int4 *tab,
                                                    const float *A, float *dst, int kk, int hi,
                                                    int lo, const int *base, const int *p0,
@@ -165,7 +172,7 @@ static __device__ __forceinline__ void simt_load_a(const simt_geom_t &g, const i
     if (!g.strided) {
         const int off = ch * g.as[1] + t.w;
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < NA; i++) {
             const int ok = valid && (unsigned)(p0[i] + t.x) < (unsigned)g.lim[0] &&
                            (unsigned)(p1[i] + t.y) < (unsigned)g.lim[1] &&
                            (unsigned)(p2[i] + t.z) < (unsigned)g.lim[2];
@@ -173,7 +180,7 @@ static __device__ __forceinline__ void simt_load_a(const simt_geom_t &g, const i
         }
     } else {
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < NA; i++) {
             const int q0 = p0[i] + t.x, q1 = p1[i] + t.y, q2 = p2[i] + t.z;
             int ok = valid && q0 >= 0 && q1 >= 0 && q2 >= 0;
             const int r0 = q0 / g.gstr[0], r1 = q1 / g.gstr[1], r2 = q2 / g.gstr[2];
@@ -185,7 +192,8 @@ static __device__ __forceinline__ void simt_load_a(const simt_geom_t &g, const i
     }
 }
 
-/* Issues the copies of one B (filter) tile: columns b_col + 32 i, lane b_lane. */
+/* Issues the copies of one B (filter) tile: NB columns b_col + 32 i, lane b_lane. */
+template <int NB>
 static __device__ __forceinline__ void simt_load_b(const simt_geom_t &g, const int *wtab,
                                                    const float *B, float *dst, int kk, int hi,
                                                    int lo, const int *base)
@@ -196,7 +204,7 @@ static __device__ __forceinline__ void simt_load_b(const simt_geom_t &g, const i
     f = f < g.ntaps ? f : g.ntaps - 1;
     const int off = ch * g.bsch + wtab[f];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < NB; i++) {
         const int ok = valid && base[i] >= 0;
         simt_cp4(dst + 32 * i, ok ? B + (base[i] + off) : B, ok);
     }
@@ -214,13 +222,21 @@ static __device__ __forceinline__ void simt_load_b(const simt_geom_t &g, const i
         }                                                                                      \
     } while (0)
 
-static __global__ void __launch_bounds__(SIMT_THREADS, 2)
+/* WM rows x 128 * 128 / WM columns per block: 128 x 128, or 256 x 64 for GEMMs of at most 64
+ * columns (forward K, backward data C), where the square tile left half its FMAs idle (ncu,
+ * H100, ResNet-50's 1x1 256 -> 64 forward in NCHW: 80 % of the issue slots busy, NVIDIA's FFMA
+ * kernel there a 256 x 64 tile); the wide tile runs 3 stages (static shared memory) and one
+ * block per SM. */
+template <int WM>
+static __global__ void __launch_bounds__(SIMT_THREADS, WM == 128 ? 2 : 1)
     conv_simt_gather(const simt_geom_t g, const float *__restrict__ A,
                      const float *__restrict__ B, float *__restrict__ out, double alpha,
                      double beta)
 {
-    __shared__ __align__(16) float as[SIMT_STAGES][SIMT_BK * SIMT_LD];
-    __shared__ __align__(16) float bs[SIMT_STAGES][SIMT_BK * SIMT_LD];
+    constexpr int WN = 128 * 128 / WM, LA = WM + 4, LB = WN + 4, NA = WM / 32, NB = WN / 32;
+    constexpr int ST = WM == 128 ? SIMT_STAGES : 3;
+    __shared__ __align__(16) float as[ST][SIMT_BK * LA];
+    __shared__ __align__(16) float bs[ST][SIMT_BK * LB];
     __shared__ int4 tab[SIMT_MAX_TAPS]; /* per memory tap: signed dilated offsets, A offset */
     __shared__ int wtab[SIMT_MAX_TAPS]; /* per memory tap: filter offset */
 
@@ -236,14 +252,14 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
         wtab[f] = f0 * g.wst[0] + f1 * g.wst[1] + f2 * g.wst[2];
     }
 
-    const int m0 = blockIdx.x * SIMT_BM, n0 = blockIdx.y * SIMT_BN;
+    const int m0 = blockIdx.x * WM, n0 = blockIdx.y * WN;
 
-    /* A loader: one reduction lane, four rows 32 apart */
+    /* A loader: one reduction lane, NA rows 32 apart */
     const int a_lane = g.a_kcontig ? (tid & 7) : (tid >> 5);
     const int a_row = g.a_kcontig ? (tid >> 3) : (tid & 31);
-    int a_base[4], a_p0[4], a_p1[4], a_p2[4];
+    int a_base[NA], a_p0[NA], a_p1[NA], a_p2[NA];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < NA; i++) {
         const int m = m0 + a_row + 32 * i;
         if (m < g.m) {
             int r = m;
@@ -262,24 +278,27 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
             a_p0[i] = SIMT_FAR, a_p1[i] = a_p2[i] = 0, a_base[i] = 0;
         }
     }
-    /* B loader: one reduction lane, four columns 32 apart (-1: past the GEMM's columns) */
+    /* B loader: one reduction lane, NB columns 32 apart (-1: past the GEMM's columns); the wide
+     * tile's 64 columns x 8 lanes take two copies from each of 256 threads */
     const int b_lane = g.b_kcontig ? (tid & 7) : (tid >> 5);
     const int b_col = g.b_kcontig ? (tid >> 3) : (tid & 31);
-    int b_base[4];
+    int b_base[NB];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < NB; i++) {
         const int col = n0 + b_col + 32 * i;
         b_base[i] = col < g.n ? col * g.bsn : -1;
     }
     int a_kk = a_lane, a_hi = a_lane / g.lo_n, a_lo = a_lane % g.lo_n;
     int b_kk = b_lane, b_hi = b_lane / g.lo_n, b_lo = b_lane % g.lo_n;
-    float *const a_dst = &as[0][a_lane * SIMT_LD + a_row];
-    float *const b_dst = &bs[0][b_lane * SIMT_LD + b_col];
-    const int stage = SIMT_BK * SIMT_LD;
+    float *const a_dst = &as[0][a_lane * LA + a_row];
+    float *const b_dst = &bs[0][b_lane * LB + b_col];
+    const int astage = SIMT_BK * LA, bstage = SIMT_BK * LB;
 
-    /* the epilogue runs along the output's contiguous dimension */
-    const int tx = tid & 15, ty = tid >> 4;
-    const int rm = g.out_mcontig ? tx : ty, cn = g.out_mcontig ? ty : tx;
+    /* the epilogue runs along the output's contiguous dimension: WM / 8 row quads, WN / 8
+     * column quads */
+    const int tx = tid % (WM / 8), ty = tid / (WM / 8);  /* along the rows */
+    const int ux = tid % (WN / 8), uy = tid / (WN / 8);  /* along the columns */
+    const int rm = g.out_mcontig ? tx : uy, cn = g.out_mcontig ? ty : ux;
 
     float acc[8][8];
 #pragma unroll
@@ -290,34 +309,34 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
 
     __syncthreads(); /* the tap tables */
     const int ktiles = (g.kred + SIMT_BK - 1) / SIMT_BK;
-    for (int s = 0; s < SIMT_STAGES - 1; s++) {
+    for (int s = 0; s < ST - 1; s++) {
         if (s < ktiles) {
-            simt_load_a(g, tab, A, a_dst + s * stage, a_kk, a_hi, a_lo, a_base, a_p0, a_p1, a_p2);
-            simt_load_b(g, wtab, B, b_dst + s * stage, b_kk, b_hi, b_lo, b_base);
+            simt_load_a<NA>(g, tab, A, a_dst + s * astage, a_kk, a_hi, a_lo, a_base, a_p0, a_p1, a_p2);
+            simt_load_b<NB>(g, wtab, B, b_dst + s * bstage, b_kk, b_hi, b_lo, b_base);
             SIMT_ADVANCE(a_kk, a_hi, a_lo);
             SIMT_ADVANCE(b_kk, b_hi, b_lo);
         }
         simt_commit();
     }
     for (int kt = 0; kt < ktiles; kt++) {
-        SIMT_WAIT(SIMT_STAGES - 2);
+        SIMT_WAIT(ST - 2);
         __syncthreads(); /* tile kt landed for everyone; stage (kt - 1) % S is free */
-        const int nxt = kt + SIMT_STAGES - 1;
+        const int nxt = kt + ST - 1;
         if (nxt < ktiles) {
-            const int st = nxt % SIMT_STAGES;
-            simt_load_a(g, tab, A, a_dst + st * stage, a_kk, a_hi, a_lo, a_base, a_p0, a_p1, a_p2);
-            simt_load_b(g, wtab, B, b_dst + st * stage, b_kk, b_hi, b_lo, b_base);
+            const int st = nxt % ST;
+            simt_load_a<NA>(g, tab, A, a_dst + st * astage, a_kk, a_hi, a_lo, a_base, a_p0, a_p1, a_p2);
+            simt_load_b<NB>(g, wtab, B, b_dst + st * bstage, b_kk, b_hi, b_lo, b_base);
             SIMT_ADVANCE(a_kk, a_hi, a_lo);
             SIMT_ADVANCE(b_kk, b_hi, b_lo);
         }
         simt_commit();
-        simt_fma_tile(acc, as[kt % SIMT_STAGES], bs[kt % SIMT_STAGES], rm, cn);
+        simt_fma_tile<LA, WM / 2, LB, WN / 2>(acc, as[kt % ST], bs[kt % ST], rm, cn);
     }
     SIMT_WAIT(0);
 
 #pragma unroll
     for (int i = 0; i < 8; i++) {
-        const int m = m0 + simt_quad(rm, i);
+        const int m = m0 + simt_quad<WM / 2>(rm, i);
         if (m >= g.m)
             continue;
         int r = m;
@@ -330,7 +349,7 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
         float *orow = out + (nb * g.os[0] + q0 * g.os[2] + q1 * g.os[3] + q2 * g.os[4]);
 #pragma unroll
         for (int j = 0; j < 8; j++) {
-            const int col = n0 + simt_quad(cn, j);
+            const int col = n0 + simt_quad<WN / 2>(cn, j);
             if (col < g.n)
                 simt_blend(orow + col * g.os[1], alpha, beta, acc[i][j]);
         }
@@ -722,17 +741,39 @@ static int simt_gather_applicable(const fd_conv_problem_t *p, char *why, size_t 
     return 1;
 }
 
+static int simt_wide_env(void)
+{
+    const char *e = getenv("FREEDNN_SIMT_WIDE");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
+/* FREEDNN_SIMT_WIDE=0 keeps the 128 x 128 tile for every gather problem (A/B); read once. */
+static int simt_wide_on(void)
+{
+    static const int on = simt_wide_env();
+    return on;
+}
+
 static cudnnStatus_t simt_gather_run(const fd_conv_problem_t *p, const float *A, const float *B,
                                      const fd_conv_args_t *a)
 {
     const simt_geom_t g = simt_geom(p);
-    const dim3 grid((unsigned)((g.m + SIMT_BM - 1) / SIMT_BM), (unsigned)((g.n + SIMT_BN - 1) / SIMT_BN));
+    /* the wide tile halves the blocks: only where it still fills two waves of one block per SM
+     * on 132 SMs (DeepBench's 1x1 stride-2 backward data at N = 8 / 16, 49 wide blocks a class,
+     * ran 9-14 % slower wide); either tile gives the same bits (one thread sums each output in
+     * the same order), so the rule only moves time */
+    const int wide = g.n <= 64 && (g.m + 255) / 256 >= 264 && simt_wide_on();
+    const int wm = wide ? 256 : SIMT_BM, wn = wide ? 64 : SIMT_BN;
+    const dim3 grid((unsigned)((g.m + wm - 1) / wm), (unsigned)((g.n + wn - 1) / wn));
     cudaStream_t s = a->handle->stream;
-    static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_simt_gather, fc, grid, dim3(SIMT_THREADS), 0, s, g, A, B,
-                                            (float *)a->out, a->alpha, a->beta);
-    FD_CUDA_LAUNCHED_AS(le, "conv_simt_gather %s (grid %u x %u, stream %p)",
-                     p->dir == FD_CONV_FWD ? "fwd" : "bwd data", grid.x, grid.y, (void *)s);
+    static void *fc[FD_CUDA_FCACHE], *fcw[FD_CUDA_FCACHE];
+    const cudaError_t le =
+        wide ? fd_cuda_launch_k(conv_simt_gather<256>, fcw, grid, dim3(SIMT_THREADS), 0, s, g, A, B, (float *)a->out,
+                                a->alpha, a->beta)
+             : fd_cuda_launch_k(conv_simt_gather<128>, fc, grid, dim3(SIMT_THREADS), 0, s, g, A, B, (float *)a->out,
+                                a->alpha, a->beta);
+    FD_CUDA_LAUNCHED_AS(le, "conv_simt_gather %s, %d x %d tiles (grid %u x %u, stream %p)",
+                        p->dir == FD_CONV_FWD ? "fwd" : "bwd data", wm, wn, grid.x, grid.y, (void *)s);
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -322,6 +322,7 @@ int main(int argc, char **argv)
         t = base(1, 3, 8, 30, 64, 7, 7); /* dy rows of 32 floats: 16-byte copies */
         t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3;
         run(t);
+        run(base(1, 16, 8, 130, 520, 3, 3)); /* the gather's 256 x 64 tile (fwd, bwd data) */
         return gm_finish();
     }
 
@@ -466,6 +467,20 @@ int main(int argc, char **argv)
     run(t);
     t = base(2, 1, 32, 41, 200, 5, 20);
     t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 0, t.exact = 0;
+    run(t);
+    /* the gather's 256 x 64 tile (GEMMs of <= 64 columns with >= 264 such tiles: fwd K, bwd
+     * data C): layouts, alpha / beta, a strided and padded problem in convolution mode (bwd data
+     * ALGO_0 gathers it unsplit), real data */
+    for (int li = 0; li < 3; li++) {
+        t = with_layout(base(4, 24, 40, 96, 180, 3, 3), li);
+        t.alpha = 0.5, t.beta = 0.25;
+        run(t);
+    }
+    t = with_layout(base(4, 32, 48, 190, 190, 3, 3), 1);
+    t.str[0] = t.str[1] = 2, t.mode = CUDNN_CONVOLUTION;
+    run(t);
+    t = base(2, 64, 64, 200, 180, 1, 1);
+    t.pad[0] = t.pad[1] = 0, t.exact = 0;
     run(t);
     /* >= 4M outputs (fwd y, bwd data dx): many tiles, a long bwd filter reduction */
     for (int li = 0; li < 2; li++) {
