@@ -40,9 +40,9 @@
  * ptxas (sm_90, -O3): gather (fwd / bwd data) 127 registers, bwd filter 128, its reduction 32;
  * 0 spills, 0 stack; __launch_bounds__(256, 2), so two blocks share an SM. GEMMs of at most 64
  * columns (forward K, backward data C) run the gather on a 256 x 64 tile instead (8 x 8 per
- * thread as well, 3 stages, 41 KiB; 161 registers, one block per SM), which fills the FMAs the
- * square tile left idle, where M gives at least 264 such blocks; FREEDNN_SIMT_WIDE=0 keeps
- * 128 x 128 (read once).
+ * thread as well, 3 stages, 41 KiB; 161 registers, sm_80 155; one block per SM), which fills
+ * the FMAs the square tile left idle, where M gives at least 264 such blocks;
+ * FREEDNN_SIMT_WIDE=0 keeps 128 x 128 (read once).
  *
  * What they take (simt_check): FLOAT x, w, y; groups 1; any strides of x, y and the filter,
  * any pad / stride / dilation, 1 to 3 spatial dims; at most 512 filter taps (fwd, bwd data);
@@ -907,7 +907,10 @@ extern "C" cudnnStatus_t fd_conv_bwd_filter_simt_igemm_run(const fd_conv_problem
  * Padding: positions outside dy are staged as zeros, so a non-finite weight next to the border
  * gives NaN where ref skips the tap (as the other FFMA and tensor-core rows). Accumulation in
  * float, in a fixed order; the blend as simt_blend: integer-exact problems give ref's bits, and
- * the result does not depend on the launch. ptxas sm_90 (-O3): see the row's comment below.
+ * the result does not depend on the launch. ptxas (nvcc 13, -O3), registers for CT = 1 / 2 /
+ * 3 / 4, 0 spills: sm_90 78 / 77 / 95 / 96, sm_80 76 / 75 / 94 / 96; __launch_bounds__(128, 4),
+ * so four blocks of two 47 KiB stages (the stem) share an SM. H100, the ResNet-50 stem at N =
+ * 256: 3.10 ms against NVIDIA's 4.10 (docs/perf/gpu-conv-2026-12-06b-h100.md).
  */
 #define SD_TH 16
 #define SD_TW 64
