@@ -102,12 +102,17 @@ typedef struct {
 
 /* ---- device helpers ---------------------------------------------------------------------- */
 
-/* 4 bytes global -> shared, or 4 zero bytes when !ok (src-size 0 reads nothing). */
+/* 4 bytes global -> shared (a shared-window address), or 4 zero bytes when !ok (src-size 0
+ * reads nothing). */
+static __device__ __forceinline__ void simt_cp4s(uint32_t s, const float *gmem, int ok)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(ok ? 4 : 0));
+}
+
+/* The same from a generic pointer into shared memory. */
 static __device__ __forceinline__ void simt_cp4(float *smem, const float *gmem, int ok)
 {
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem),
-                 "r"(ok ? 4 : 0));
+    simt_cp4s((uint32_t)__cvta_generic_to_shared(smem), gmem, ok);
 }
 
 static __device__ __forceinline__ void simt_commit(void)
@@ -741,16 +746,10 @@ static int simt_gather_applicable(const fd_conv_problem_t *p, char *why, size_t 
     return 1;
 }
 
-static int simt_wide_env(void)
-{
-    const char *e = getenv("FREEDNN_SIMT_WIDE");
-    return e == NULL || strcmp(e, "0") != 0;
-}
-
 /* FREEDNN_SIMT_WIDE=0 keeps the 128 x 128 tile for every gather problem (A/B); read once. */
 static int simt_wide_on(void)
 {
-    static const int on = simt_wide_env();
+    static const int on = fd_env_on("FREEDNN_SIMT_WIDE");
     return on;
 }
 
@@ -988,14 +987,9 @@ static __device__ __forceinline__ sd_cols_t sd_cols(const sd_geom_t &g, int wcol
     return c;
 }
 
-/* cp.async of 4 bytes (or 4 zero bytes) to a shared-window address formed once per block (the
- * generic-to-shared conversion inside simt_cp4 was redone for every copy), and of 16 bytes with
- * `bytes` of them read (the rest zero-filled). */
-static __device__ __forceinline__ void sd_cp4(uint32_t s, const float *gmem, int ok)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(ok ? 4 : 0));
-}
-
+/* cp.async of 16 bytes with `bytes` of them read (the rest zero-filled). The loader passes
+ * shared-window addresses formed once per block (simt_cp4s): through simt_cp4's generic
+ * pointer the conversion was redone for every copy. */
 static __device__ __forceinline__ void sd_cp16(uint32_t s, const float *gmem, unsigned bytes)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
@@ -1024,7 +1018,7 @@ static __device__ __forceinline__ void sd_stage(const sd_geom_t &g, const float 
 #pragma unroll
             for (int i = 0; i < SD_LCOLS; i++)
                 if (lane + 32 * i < g.pitch)
-                    sd_cp4(dst + 128u * i, dyn + (ro + cols.off[i]), (int)(ok >> i & 1u));
+                    simt_cp4s(dst + 128u * i, dyn + (ro + cols.off[i]), (int)(ok >> i & 1u));
         }
         row += SD_THREADS / 32;
         if (row >= rows)
@@ -1033,7 +1027,7 @@ static __device__ __forceinline__ void sd_stage(const sd_geom_t &g, const float 
     for (int e = tid; e < SD_KC * tn; e += SD_THREADS) {
         const int kc = e / tn, off = tbl[e - kc * tn], k = k0 + kc;
         const int ok = k < g.k && off >= 0;
-        sd_cp4(sw + 4u * (uint32_t)e, ok ? w + k * g.ws[0] + off : w, ok);
+        simt_cp4s(sw + 4u * (uint32_t)e, ok ? w + k * g.ws[0] + off : w, ok);
     }
 }
 
@@ -1155,6 +1149,18 @@ static int sd_ct(int64_t c)
     return (int)((c + groups - 1) / groups);
 }
 
+static size_t sd_smem_bytes(const sd_geom_t *g)
+{
+    return 2 * ((size_t)g->stage_dy + (size_t)g->stage_w) * sizeof(float);
+}
+
+/* Tile columns of the largest class: wc class positions, the tiles starting up to 3 columns
+ * early with 16-byte copies (the kernel's sh). */
+static int sd_tiles_w(int wc, int vec)
+{
+    return (wc + (vec ? 3 : 0) + SD_TW - 1) / SD_TW;
+}
+
 /* The launch geometry; 0 when the problem needs more shared memory than SD_SMEM or a longer
  * filter table than SD_TBL (why says which). */
 static int sd_geom(const fd_conv_problem_t *p, sd_geom_t *g, char *why, size_t why_size)
@@ -1175,7 +1181,7 @@ static int sd_geom(const fd_conv_problem_t *p, sd_geom_t *g, char *why, size_t w
      * alignment is checked per call); their tiles start up to 3 columns early (the kernel's sh) */
     g->vec = p->ys[4] == 1 && (p->n == 1 || p->ys[0] % 4 == 0) && (p->k == 1 || p->ys[1] % 4 == 0) &&
              (p->out[1] == 1 || p->ys[3] % 4 == 0);
-    g->tiles_w = (wc + (g->vec ? 3 : 0) + SD_TW - 1) / SD_TW;
+    g->tiles_w = sd_tiles_w(wc, g->vec);
     const int rmax = (g->r + g->str_h - 1) / g->str_h, smax = (g->s + g->str_w - 1) / g->str_w;
     const int spmax = (smax + 3) & ~3;
     /* a window's 16-byte loads reach column 8 * 7 + S' - NT + 11 (NT = S' mod 4 = 2 at most:
@@ -1187,7 +1193,7 @@ static int sd_geom(const fd_conv_problem_t *p, sd_geom_t *g, char *why, size_t w
     g->stage_dy = SD_KC * (SD_TH + rmax - 1) * pitch;
     g->stage_w = SD_KC * rmax * spmax * cp;
     const int64_t tbl = (int64_t)rmax * spmax * cp;
-    const size_t bytes = 2 * ((size_t)g->stage_dy + (size_t)g->stage_w) * sizeof(float);
+    const size_t bytes = sd_smem_bytes(g);
     for (int d = 0; d < 5; d++)
         g->xs[d] = (int)p->xs[d], g->ys[d] = (int)p->ys[d], g->ws[d] = (int)p->ws[d];
     if (tbl > SD_TBL || bytes > SD_SMEM || pitch > 32 * SD_LCOLS) {
@@ -1198,11 +1204,6 @@ static int sd_geom(const fd_conv_problem_t *p, sd_geom_t *g, char *why, size_t w
         return 0;
     }
     return 1;
-}
-
-static size_t sd_smem_bytes(const sd_geom_t *g)
-{
-    return 2 * ((size_t)g->stage_dy + (size_t)g->stage_w) * sizeof(float);
 }
 
 extern "C" int fd_conv_bwd_data_simt_smallc_applicable(const fd_conv_problem_t *p, char *why,
@@ -1287,7 +1288,7 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_simt_smallc_run(const fd_conv_problem_
     FD_CHECK(sd_geom(p, &g, why, sizeof why), CUDNN_STATUS_NOT_SUPPORTED, "%s", why);
     if (g.vec && (uintptr_t)a->y % 16 != 0) {
         g.vec = 0;
-        g.tiles_w = (int)(((p->in[2] + p->stride[2] - 1) / p->stride[2] + SD_TW - 1) / SD_TW);
+        g.tiles_w = sd_tiles_w((g.w + g.str_w - 1) / g.str_w, 0);
     }
     switch (sd_ct(p->c)) {
     case 1:
