@@ -38,12 +38,14 @@
  * (k, q0, p0, n0) and of x at (c, q0*str_w + t_s - pad_w, p0*str_h + t_r - pad_h, n0), x's box
  * stepping the convolution's strides (TMA element strides, up to 4; FREEDNN_WGMMA_STRIDED=0
  * keeps strided problems off the rows) - the same pixels in the same order, TMA's zero fill
- * being the padding. The box never overhangs P or Q (bw == Q
- * and bh divides P, or bh = 1 and bw divides Q; only the image count may overhang, where both
- * dy and x are zero-filled): so no x element outside the convolution's window is ever
+ * being the padding. The box never overhangs P or Q (bw == Q and bh divides P, with the same
+ * bh rows of bni images; or bh = bni = 1 and bw divides Q; only the image count may overhang,
+ * where both dy and x are zero-filled): so no x element outside the convolution's window is ever
  * multiplied (a non-finite x at a border cannot leak into a tap that does not read it, as ref).
  * bw*bh*bni rows are loaded; rows up to 64 are zeroed once in every stage, and 2 k16 steps run
- * per stage for boxes of <= 32 rows (14x14 images: 2 rows of 14), else 4. 4 stages of A 16 KiB
+ * per stage for boxes of <= 32 rows, else 4 (14x14 images: 2 rows of 14 in 2 images, 56 rows;
+ * FREEDNN_WGMMA_WGRAD_STACK=0 stacks images only under whole-image boxes, as before: 2 rows of
+ * one image, 28, 2 k16 steps). 4 stages of A 16 KiB
  * + B BN*128 B: 96 / 128 / 192 KiB + 1 KiB.
  * Block = 3 warpgroups: warpgroup 0 produces (one thread issues the TMA loads), warpgroups 1-2
  * consume (wgmma m64nBNk16, one batch left in flight; BN 256: setmaxnreg 40 / 232 as the
@@ -82,8 +84,9 @@
  * K-major operands, so its descriptors and k8 steps are reused) before running wgmma m64nBNk8
  * on the copy; see conv_wgrad_wgmma_tf32 for the hand-off. Shared memory: 3 staging stages + 3
  * K-major buffers of (A 16 KiB + B BN*128 B): BN 64 144 KiB, BN 128 192 KiB (+ 1 KiB); BN is
- * 64 for K <= 64, else 128 (256 would not fit twice). Boxes hold up to 32 rows (7x7 outputs give
- * boxes of 7 rows: declined, as the f16 row's < 8 rule). Rounding: the tensor core truncates
+ * 64 for K <= 64, else 128 (256 would not fit twice). Boxes hold up to 32 rows (7x7 outputs:
+ * one row of 4 images, 28 rows; with FREEDNN_WGMMA_WGRAD_STACK=0 a box of 7 rows, declined by
+ * the < 8 rule and left to the mma.sync row). Rounding: the tensor core truncates
  * the floats to TF32 (< 2^-10 relative), float accumulation as the f16 row; small integers are
  * exact (bit-identical to ref). FREEDNN_WGMMA_TF32_WGRAD=0 turns this row off alone.
  */
@@ -615,6 +618,14 @@ static int wt_enabled(void)
     return on;
 }
 
+/* FREEDNN_WGMMA_WGRAD_STACK=0: a box spans several images only where it holds whole images (the
+ * plan before images were stacked under boxes of part of an image's rows; for A/B runs). */
+static int ww_stack_enabled(void)
+{
+    static const int on = !ww_env_zero("FREEDNN_WGMMA_WGRAD_STACK");
+    return on;
+}
+
 /* The launch geometry of a problem (a pure function of it: applicable, workspace and run agree). */
 typedef struct {
     int tap; /* 4-d pixel boxes (else [M][C] / [M][K] matrices) */
@@ -682,13 +693,15 @@ static void ww_plan(const fd_conv_problem_t *p, ww_plan_t *pl)
     pl->esw = q > 1 ? (int)p->stride[2] : 1;
     pl->esh = pp > 1 ? (int)p->stride[1] : 1;
     if (pl->tap) {
-        /* a box that never overhangs P or Q (see the header): whole rows when Q fits */
+        /* a box that never overhangs P or Q (see the header): whole rows when Q fits, as many
+         * as divide P, and the same rows of as many images as fit (7x7 outputs in 32-row boxes:
+         * one row of 4 images) */
         if (q <= cap) {
             pl->bw = (int)q;
             pl->bh = (int)ww_divisor(pp, cap / q);
             int64_t bni = 1;
-            if (pl->bh == pp) {
-                bni = cap / (pp * q);
+            if (pl->bh == pp || ww_stack_enabled()) {
+                bni = cap / (pl->bh * q);
                 if (bni > p->n)
                     bni = p->n;
             }

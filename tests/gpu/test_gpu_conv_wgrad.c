@@ -6,7 +6,8 @@
  * backend through the public API (tests/gpu/gpu_mirror.h), cudnnConvolutionBackwardFilter ALGO_1
  * with the workspace both backends ask for. Shapes cover each path of the row: [M][C] boxes (1x1
  * pad 0 over packed pixels) and 4-d pixel boxes (whole rows with bh | P; several images per box
- * with an image overhang; boxes of <= 32 rows, the 2-k16-step kernel; Q > 64 cut by a divisor), BN
+ * with an image overhang, whole images or bh rows of each; boxes of <= 32 rows, the 2-k16-step
+ * kernel; Q > 64 cut by a divisor), BN
  * 64 / 128 / 256 with K tails (8, 40, 72, 136, 264), an odd count of 64-channel chunks (one idle
  * consumer), both convolution modes, asymmetric filters and pads, alpha/beta pairs (beta = 0 leaves
  * dw poisoned: it must not be read), x with padded pixel strides, dy with padded channels and rows,
@@ -26,14 +27,16 @@
  * The TF32 row fd_conv_bwd_filter_implicit_gemm_tf32_128xN__sm90 (the same file: FLOAT x/dy/dw,
  * computed as TF32, default math type) runs every shape above on FLOAT too, where they take its
  * own plan (boxes of up to 32 rows: 11, 20, 21, 28, 32; [M][C] boxes of 32; BN 64 / 128 with the
- * K tails; an idle consumer) and the 7x7 layer is declined (boxes of 7 rows), plus boxes of two
+ * K tails; an idle consumer; 7x7 outputs as one row of 4 images, where N > 1), plus boxes of two
  * images (P x Q = 16) and its own declines (C = 32, CUDNN_FMA_MATH). Tolerances: integer fills
  * in [-3, 3] are exact in TF32 and in float sums (far below 2^24): bit-identical to ref. Real
  * fills: test_gpu_conv_tf32.c's bound (contract §4) |got - ref| <= 2 (2 u_in + red 2^-24)
  * |alpha| s + 2^-140, rel 2^-23, s the largest sum of |x dy| over dw (ref on the absolute
  * values), with u_in = 2^-10 as test_gpu_conv_wgmma.c uses for the tf32 forward row (the tensor
  * core truncates the unrounded floats to TF32). A second child with FREEDNN_WGMMA_TF32_WGRAD=0
- * must leave FLOAT off the tf32 row and keep HALF on the f16 row.
+ * must leave FLOAT off the tf32 row and keep HALF on the f16 row; a third, with
+ * FREEDNN_WGMMA_WGRAD_STACK=0, runs both rows on the plan that stacks images only under
+ * whole-image boxes (and must leave tf32 7x7 outputs to another row).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -247,7 +250,10 @@ static ww_case_t base(cudnnDataType_t dt, int n, int c, int k, int h, int w, int
 }
 
 /* The children: FD_WGRAD_TEST_CHILD names the variable set to 0. FREEDNN_WGMMA=0: both rows
- * must decline; FREEDNN_WGMMA_TF32_WGRAD=0: the tf32 row must decline, the f16 row still run. */
+ * must decline; FREEDNN_WGMMA_TF32_WGRAD=0: the tf32 row must decline, the f16 row still run;
+ * FREEDNN_WGMMA_WGRAD_STACK=0: both rows run as before images were stacked under part-image
+ * boxes (f16 14 x 14 in boxes of 28 rows of one image, 2 k16 steps), and tf32 declines 7 x 7
+ * outputs (boxes of 7 rows). */
 static int child_main(int argc, char **argv, const char *var)
 {
     char title[128];
@@ -255,12 +261,21 @@ static int child_main(int argc, char **argv, const char *var)
     gm_init(argc, argv, title);
     gm_watch_dispatch();
     const int tf32_only = strcmp(var, "FREEDNN_WGMMA_TF32_WGRAD") == 0;
-    if (tf32_only) {
+    const int stack = strcmp(var, "FREEDNN_WGMMA_WGRAD_STACK") == 0;
+    if (tf32_only || stack) {
         int dev = 0, major = 0, minor = 0;
         cudaGetDevice(&dev);
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
         on_sm90 = major == 9 && minor == 0;
+    }
+    if (stack) {
+        ww_case_t t = base(CUDNN_DATA_HALF, 3, 64, 128, 14, 14, 3, 3, 1);
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        run_case(base(CUDNN_DATA_FLOAT, 3, 64, 128, 14, 14, 3, 3, 1), 1);
+        run_case(base(CUDNN_DATA_FLOAT, 5, 64, 64, 7, 7, 3, 3, 1), 0);
+        return gm_finish();
     }
     run_case(base(CUDNN_DATA_HALF, 2, 64, 128, 9, 11, 3, 3, 1), tf32_only);
     run_case(base(CUDNN_DATA_FLOAT, 2, 64, 128, 9, 11, 3, 3, 1), 0);
@@ -321,7 +336,7 @@ int main(int argc, char **argv)
                "compared with ref)\n",
                major, minor);
     /* FLOAT: the tf32 row, the same shapes (its boxes hold up to 32 rows, BN <= 128: other
-     * paths of its plan), 7x7 outputs declined */
+     * paths of its plan) */
     const cudnnDataType_t dts[3] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
     ww_case_t t;
     for (int di = 0; di < 3; di++) {
@@ -341,12 +356,19 @@ int main(int argc, char **argv)
             continue;
         /* 5x5 pad 2: three images of 5 x 4 per box (60 rows), 5 images */
         run_case(base(dt, 5, 64, 64, 5, 4, 5, 5, 2), 1);
-        /* boxes of <= 32 rows (2 k16 steps): 14 x 2 = 28 rows, BN 256 */
-        run_case(base(dt, 2, 64, 256, 14, 14, 3, 3, 1), 1);
+        /* boxes of <= 32 rows (2 k16 steps): 14 x 2 = 28 rows of the only image, BN 256 */
+        run_case(base(dt, 1, 64, 256, 14, 14, 3, 3, 1), 1);
+        /* part-image boxes stacked over images: 14 x 2 rows of 2 images (f16: 56 rows; tf32:
+         * one image, 28), 3 images (the last box half outside); 7 x 7 in 5 images (tf32: one
+         * row of 4 images, 28 rows) */
+        t = base(dt, 3, 64, 128, 14, 14, 3, 3, 1);
+        t.alpha = 0.5, t.beta = 0.25;
+        run_case(t, 1);
+        run_case(base(dt, 5, 64, 64, 7, 7, 3, 3, 1), 1);
         /* Q > 64: boxes of 40 pixels of one row */
         run_case(base(dt, 1, 64, 64, 3, 80, 3, 3, 1), 1);
         /* K tails of each BN: 8 and 40 (BN 64), 72 and 136 (BN 128 / 256), 264 (BN 256) */
-        /* (tf32: 5 x 7 outputs give boxes of one 7-pixel row, declined) */
+        /* (tf32: 5 x 7 outputs of one image give boxes of one 7-pixel row, declined) */
         run_case(base(dt, 1, 64, 8, 5, 7, 3, 3, 1), dt != CUDNN_DATA_FLOAT);
         run_case(base(dt, 3, 64, 40, 11, 13, 3, 3, 1), 1);
         run_case(base(dt, 2, 128, 72, 13, 5, 1, 1, 0), 1);
@@ -402,7 +424,7 @@ int main(int argc, char **argv)
         t.xlay = X_PIXPAD, t.exact = 0;
         run_case(t, 1);
         /* ResNet-50's stride-2 layers at N = 2 (x = the layer's input): all six in HALF, two in
-         * the others; tf32 declines the 7x7 outputs (boxes of 7 rows) */
+         * the others */
         {
             static const int sl[6][5] = {
                 /* C, K, H, R, pad */
@@ -426,7 +448,7 @@ int main(int argc, char **argv)
         t = base(dt, 4, 256, 256, 14, 14, 3, 3, 1), t.exact = ex;
         run_case(t, 1);
         t = base(dt, 4, 512, 512, 7, 7, 3, 3, 1), t.exact = !ex;
-        run_case(t, dt != CUDNN_DATA_FLOAT); /* tf32: boxes of 7 rows, declined */
+        run_case(t, 1); /* tf32: one row of the 4 images per box */
         t = base(dt, 2, 256, 64, 56, 56, 1, 1, 0), t.exact = ex;
         run_case(t, 1);
         t = base(dt, 2, 64, 256, 56, 56, 1, 1, 0), t.exact = !ex;
@@ -443,5 +465,6 @@ int main(int argc, char **argv)
     tf32_cases();
     run_child(argv, "FREEDNN_WGMMA");
     run_child(argv, "FREEDNN_WGMMA_TF32_WGRAD");
+    run_child(argv, "FREEDNN_WGMMA_WGRAD_STACK");
     return gm_finish();
 }
