@@ -5,19 +5,22 @@
 # ITERS samples): per line the time ratio old / new and the geometric mean. For switches that
 # keep an old kernel path (FREEDNN_WGMMA_DGRAD_TF32_1L=0, ...), so a new path is shipped only
 # where it is not slower.
-# Usage: bench/gpu_conv_ab.sh BUILD DIR SHAPES N "ENV=0 ..." DT... (OUT: where the CSVs go)
+# Usage: bench/gpu_conv_ab.sh BUILD DIR SHAPES N "ENV=0 ..." DT... (OUT: where the CSVs go;
+# N 0 keeps each line's own batch; LAYOUT nhwc (default) or nchw)
 set -u
 build=${1:?build} dir=${2:?direction} shapes=${3:?shape file} n=${4:?batch} envs=${5:?switches}
 shift 5
 out=${OUT:-.}/conv_ab
 mkdir -p "$out"
 dnb=$build/tools/dnnbench/dnnbench
+nopt=
+[ "$n" = 0 ] || nopt=--n=$n
 for dt in "$@"; do
     for side in new old; do
         # shellcheck disable=SC2086 # envs is a list of assignments
         if [ $side = new ]; then e=; else e=$envs; fi
-        env $e "$dnb" --op=conv --backend=cuda --dir="$dir" --dt="$dt" --layout=nhwc --mode=perf \
-            --n="$n" --iters="${ITERS:-5}" --cache=hot --batch="$shapes" --csv="$out/$dt-$side.csv" \
+        env $e "$dnb" --op=conv --backend=cuda --dir="$dir" --dt="$dt" --layout="${LAYOUT:-nhwc}" \
+            --mode=perf ${nopt:+"$nopt"} --iters="${ITERS:-5}" --cache=hot --batch="$shapes" --csv="$out/$dt-$side.csv" \
             >"$out/$dt-$side.log" 2>&1 || echo "dnnbench $dt $side: exit $? ($(tail -n 1 "$out/$dt-$side.log"))"
     done
     python3 - "$out/$dt-new.csv" "$out/$dt-old.csv" "$dt" "$dir" "$envs" <<'PY'

@@ -42,7 +42,10 @@
  * columns (forward K, backward data C) run the gather on a 256 x 64 tile instead (8 x 8 per
  * thread as well, 3 stages, 41 KiB; 161 registers, sm_80 155; one block per SM), which fills
  * the FMAs the square tile left idle, where M gives at least 264 such blocks;
- * FREEDNN_SIMT_WIDE=0 keeps 128 x 128 (read once).
+ * FREEDNN_SIMT_WIDE=0 keeps 128 x 128 (read once). Backward filter's GEMM has K rows: for few
+ * output channels it runs 64 x 128 or 32 x 256 tiles of 128 threads (8 x 8 each, 4 stages,
+ * 25 / 37 KiB; ptxas sm_90 168 / 203 registers, sm_80 154 / 185, 0 spills), the tile of least
+ * padded area (simt_wtile); FREEDNN_SIMT_WGRAD_TILES=0 keeps 128 x 128 (read once).
  *
  * What they take (simt_check): FLOAT x, w, y; groups 1; any strides of x, y and the filter,
  * any pad / stride / dilation, 1 to 3 spatial dims; at most 512 filter taps (fwd, bwd data);
@@ -97,6 +100,7 @@ typedef struct {
     int adv[4];            /* SIMT_BK in the mixed radix (n, o0, o1, o2) */
     int a_mcontig, b_mcontig;
     int direct;            /* one split: blend into dw in the GEMM epilogue */
+    int wk, wj;            /* the block's tile: 128 x 128, 64 x 128 or 32 x 256 (simt_wtile) */
     int64_t ws[5];         /* filter strides */
 } simt_wgeom_t;
 
@@ -409,30 +413,38 @@ static __device__ __forceinline__ void simt_wcol(const simt_wgeom_t &g, int j, i
     f0 = f / (g.flt[2] * g.flt[1]);
 }
 
-static __global__ void __launch_bounds__(SIMT_THREADS, 2)
+/* WK output channels x WJ filter columns per block, WK * WJ / 64 threads of 8 x 8 outputs:
+ * 128 x 128 (256 threads), and for problems of few output channels 64 x 128 and 32 x 256 (128
+ * threads), where the square tile left half or three quarters of its rows idle (DeepBench's
+ * K = 32 layers at 0.14-0.33 of NVIDIA's time on the H100). Each thread copies one m lane of
+ * 8 * WK / T channels and 8 * WJ / T filter columns per stage, T / 8 apart. */
+template <int WK, int WJ>
+static __global__ void __launch_bounds__(WK * WJ / 64, 2)
     conv_simt_wgrad(const simt_wgeom_t g, const float *__restrict__ x,
                     const float *__restrict__ dy, float *__restrict__ part, int split_len,
                     float *__restrict__ dw, double alpha, double beta, unsigned *ctr, int splits)
 {
-    __shared__ __align__(16) float as[SIMT_STAGES][SIMT_BK * SIMT_LD];
-    __shared__ __align__(16) float bs[SIMT_STAGES][SIMT_BK * SIMT_LD];
+    constexpr int T = WK * WJ / 64, CS = T / 8, NA = WK / CS, NB = WJ / CS, LA = WK + 4,
+                  LB = WJ + 4;
+    __shared__ __align__(16) float as[SIMT_STAGES][SIMT_BK * LA];
+    __shared__ __align__(16) float bs[SIMT_STAGES][SIMT_BK * LB];
 
     const int tid = threadIdx.x;
-    const int j0 = blockIdx.x * SIMT_BN, k0 = blockIdx.y * SIMT_BM;
+    const int j0 = blockIdx.x * WJ, k0 = blockIdx.y * WK;
     const int mbeg = blockIdx.z * split_len;
     const int mend = g.m - mbeg < split_len ? g.m : mbeg + split_len;
 
-    /* A = dy: one m lane, four output channels 32 apart (-1: past K) */
-    const int a_lane = g.a_mcontig ? (tid & 7) : (tid >> 5);
-    const int a_col = g.a_mcontig ? (tid >> 3) : (tid & 31);
-    const int a_k = k0 + a_col; /* and a_k + 32, + 64, + 96 */
-    /* B = x: one m lane, four filter columns 32 apart, each a channel and a dilated tap */
-    const int b_lane = g.b_mcontig ? (tid & 7) : (tid >> 5);
-    const int b_col = g.b_mcontig ? (tid >> 3) : (tid & 31);
-    int b_t0[4], b_t1[4], b_t2[4], b_off[4];
+    /* A = dy: one m lane, NA output channels CS apart (-1: past K) */
+    const int a_lane = g.a_mcontig ? (tid & 7) : (tid / CS);
+    const int a_col = g.a_mcontig ? (tid >> 3) : (tid % CS);
+    const int a_k = k0 + a_col; /* and a_k + CS, ... */
+    /* B = x: one m lane, NB filter columns CS apart, each a channel and a dilated tap */
+    const int b_lane = g.b_mcontig ? (tid & 7) : (tid / CS);
+    const int b_col = g.b_mcontig ? (tid >> 3) : (tid % CS);
+    int b_t0[NB], b_t1[NB], b_t2[NB], b_off[NB];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const int j = j0 + b_col + 32 * i;
+    for (int i = 0; i < NB; i++) {
+        const int j = j0 + b_col + CS * i;
         if (j < g.j) {
             int c, f0, f1, f2;
             simt_wcol(g, j, c, f0, f1, f2);
@@ -447,29 +459,30 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
     simt_mpos_t pa, pb;
     simt_mpos_init(pa, g, mbeg + a_lane);
     simt_mpos_init(pb, g, mbeg + b_lane);
-    float *const a_dst = &as[0][a_lane * SIMT_LD + a_col];
-    float *const b_dst = &bs[0][b_lane * SIMT_LD + b_col];
-    const int stage = SIMT_BK * SIMT_LD;
-    const int tx = tid & 15, ty = tid >> 4; /* rows: output channels, columns: j (contiguous) */
+    float *const a_dst = &as[0][a_lane * LA + a_col];
+    float *const b_dst = &bs[0][b_lane * LB + b_col];
+    constexpr int astage = SIMT_BK * LA, bstage = SIMT_BK * LB;
+    /* rows: output channels, columns: j (contiguous) */
+    const int tx = tid % (WJ / 8), ty = tid / (WJ / 8);
 
 #define SIMT_WLOAD(st)                                                                         \
     do {                                                                                       \
         const int va = pa.m < mend;                                                            \
         const int yb = pa.nb * g.ys[0] + pa.o0 * g.ys[2] + pa.o1 * g.ys[3] + pa.o2 * g.ys[4];  \
-        _Pragma("unroll") for (int i = 0; i < 4; i++) {                                        \
-            const int ok = va && a_k + 32 * i < g.k;                                           \
-            simt_cp4(a_dst + (st) * stage + 32 * i, ok ? dy + (yb + (a_k + 32 * i) * g.ys[1]) : dy, \
-                     ok);                                                                      \
+        _Pragma("unroll") for (int i = 0; i < NA; i++) {                                       \
+            const int ok = va && a_k + CS * i < g.k;                                           \
+            simt_cp4(a_dst + (st) * astage + CS * i,                                           \
+                     ok ? dy + (yb + (a_k + CS * i) * g.ys[1]) : dy, ok);                      \
         }                                                                                      \
         const int vb = pb.m < mend;                                                            \
         const int h0 = pb.o0 * g.str[0] - g.pad[0], h1 = pb.o1 * g.str[1] - g.pad[1],         \
                   h2 = pb.o2 * g.str[2] - g.pad[2];                                            \
         const int xb = pb.nb * g.xs[0] + h0 * g.xs[2] + h1 * g.xs[3] + h2 * g.xs[4];          \
-        _Pragma("unroll") for (int i = 0; i < 4; i++) {                                        \
+        _Pragma("unroll") for (int i = 0; i < NB; i++) {                                       \
             const int ok = vb && (unsigned)(h0 + b_t0[i]) < (unsigned)g.in[0] &&               \
                            (unsigned)(h1 + b_t1[i]) < (unsigned)g.in[1] &&                     \
                            (unsigned)(h2 + b_t2[i]) < (unsigned)g.in[2];                       \
-            simt_cp4(b_dst + (st) * stage + 32 * i, ok ? x + (xb + b_off[i]) : x, ok);         \
+            simt_cp4(b_dst + (st) * bstage + CS * i, ok ? x + (xb + b_off[i]) : x, ok);        \
         }                                                                                      \
         simt_mpos_advance(pa, g);                                                              \
         simt_mpos_advance(pb, g);                                                              \
@@ -495,19 +508,20 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
         if (nxt < ktiles)
             SIMT_WLOAD(nxt % SIMT_STAGES);
         simt_commit();
-        simt_fma_tile(acc, as[kt % SIMT_STAGES], bs[kt % SIMT_STAGES], ty, tx);
+        simt_fma_tile<LA, WK / 2, LB, WJ / 2>(acc, as[kt % SIMT_STAGES], bs[kt % SIMT_STAGES], ty,
+                                              tx);
     }
     SIMT_WAIT(0);
 #undef SIMT_WLOAD
 
 #pragma unroll
     for (int i = 0; i < 8; i++) {
-        const int k = k0 + simt_quad(ty, i);
+        const int k = k0 + simt_quad<WK / 2>(ty, i);
         if (k >= g.k)
             continue;
 #pragma unroll
         for (int jj = 0; jj < 8; jj++) {
-            const int j = j0 + simt_quad(tx, jj);
+            const int j = j0 + simt_quad<WJ / 2>(tx, jj);
             if (j >= g.j)
                 continue;
             if (g.direct) {
@@ -526,8 +540,8 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
     /* one launch (splitk.cuh): the tile's last block sums its splits in order and blends */
     if (!fd_splitk_last_block(ctr + blockIdx.y * gridDim.x + blockIdx.x, splits, tid))
         return;
-    const int k1 = k0 + SIMT_BM < g.k ? k0 + SIMT_BM : g.k;
-    const int j1 = j0 + SIMT_BN < g.j ? j0 + SIMT_BN : g.j;
+    const int k1 = k0 + WK < g.k ? k0 + WK : g.k;
+    const int j1 = j0 + WJ < g.j ? j0 + WJ : g.j;
     const auto st = [&](int k, int64_t j, const float *v, int n) {
         for (int e = 0; e < n; e++) {
             int c, f0, f1, f2;
@@ -539,10 +553,10 @@ static __global__ void __launch_bounds__(SIMT_THREADS, 2)
     };
     const int64_t zs = (int64_t)g.k * g.j;
     if (g.j % 4 == 0) /* float4 loads (the host checked the workspace's alignment) */
-        fd_splitk_sum_tile<4>(part, splits, zs, g.j, k0, k1, j0, j1, tid, SIMT_THREADS,
+        fd_splitk_sum_tile<4>(part, splits, zs, g.j, k0, k1, j0, j1, tid, T,
                               [&](int k, int64_t j, const float *v) { st(k, j, v, 4); });
     else
-        fd_splitk_sum_tile<1>(part, splits, zs, g.j, k0, k1, j0, j1, tid, SIMT_THREADS,
+        fd_splitk_sum_tile<1>(part, splits, zs, g.j, k0, k1, j0, j1, tid, T,
                               [&](int k, int64_t j, const float *v) { st(k, j, v, 1); });
 }
 
@@ -665,6 +679,38 @@ static simt_geom_t simt_geom(const fd_conv_problem_t *p)
     return g;
 }
 
+/* FREEDNN_SIMT_WGRAD_TILES=0 keeps the 128 x 128 backward filter tile for every problem (A/B);
+ * read once. */
+static int simt_wtiles_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_SIMT_WGRAD_TILES");
+    return on;
+}
+
+/* The backward filter tile: of 128 x 128, 64 x 128 and 32 x 256, the one whose tiles cover
+ * K x J with the least padded area, the smaller tiles' area weighted by 1.1 and 1.2 for their
+ * 1.5 and 2.25 times as many copies per FMA (ties: the larger tile). A function of the problem
+ * only, so the splits, the workspace and the bits are too. */
+static void simt_wtile(simt_wgeom_t *g)
+{
+    static const int wk[3] = {128, 64, 32}, wj[3] = {128, 128, 256};
+    static const double weight[3] = {1.0, 1.1, 1.2};
+    g->wk = 128, g->wj = 128;
+    if (!simt_wtiles_on())
+        return;
+    double best = 0.0;
+    for (int t = 0; t < 3; t++) {
+        const int64_t rows = (g->k + wk[t] - 1) / wk[t], cols = (g->j + wj[t] - 1) / wj[t];
+        if (rows > 65535)
+            continue;
+        const double area = weight[t] * (double)(rows * wk[t]) * (double)(cols * wj[t]);
+        if (t == 0 || area < best) {
+            best = area;
+            g->wk = wk[t], g->wj = wj[t];
+        }
+    }
+}
+
 static simt_wgeom_t simt_wgeom(const fd_conv_problem_t *p)
 {
     simt_wgeom_t g;
@@ -696,16 +742,19 @@ static simt_wgeom_t simt_wgeom(const fd_conv_problem_t *p)
     g.a_mcontig = g.ys[1] != 1;
     g.b_mcontig = g.xs[1] != 1;
     g.direct = 0;
+    simt_wtile(&g);
     return g;
 }
 
-/* Splits of the m reduction: enough blocks for two waves of 2 blocks on a 132-SM part whatever
- * the GPU (a fixed target keeps the workspace size and the bits independent of the device),
- * at least 16 reduction tiles per split, at most 128 splits. One split needs no workspace. */
+/* Splits of the m reduction: enough blocks for two waves of 2 blocks of 256 threads (4 of 128)
+ * on a 132-SM part whatever the GPU (a fixed target keeps the workspace size and the bits
+ * independent of the device), at least 16 reduction tiles per split, at most 128 splits. One
+ * split needs no workspace. */
 static void simt_wgrad_splits(const simt_wgeom_t *g, int *splits, int *split_len)
 {
-    const int64_t tiles = (int64_t)((g->k + SIMT_BM - 1) / SIMT_BM) * ((g->j + SIMT_BN - 1) / SIMT_BN);
-    int64_t s = (528 + tiles - 1) / tiles;
+    const int64_t tiles = (int64_t)((g->k + g->wk - 1) / g->wk) * ((g->j + g->wj - 1) / g->wj);
+    const int64_t target = (int64_t)528 * (128 * 128) / ((int64_t)g->wk * g->wj);
+    int64_t s = (target + tiles - 1) / tiles;
     const int64_t max_by_len = ((int64_t)g->m + 16 * SIMT_BK - 1) / (16 * SIMT_BK);
     if (s > max_by_len)
         s = max_by_len;
@@ -853,7 +902,7 @@ extern "C" cudnnStatus_t fd_conv_bwd_filter_simt_igemm_run(const fd_conv_problem
     FD_CHECK(a->workspace_size >= need, CUDNN_STATUS_BAD_PARAM,
              "workspace of %zu bytes; the FFMA backward filter needs %zu", a->workspace_size, need);
     g.direct = splits == 1;
-    const dim3 grid((unsigned)((g.j + SIMT_BN - 1) / SIMT_BN), (unsigned)((g.k + SIMT_BM - 1) / SIMT_BM),
+    const dim3 grid((unsigned)((g.j + g.wj - 1) / g.wj), (unsigned)((g.k + g.wk - 1) / g.wk),
                     (unsigned)splits);
     cudaStream_t s = a->handle->stream;
     float *part = (float *)a->workspace, *dw = (float *)a->out;
@@ -861,16 +910,23 @@ extern "C" cudnnStatus_t fd_conv_bwd_filter_simt_igemm_run(const fd_conv_problem
      * of the loads in flight, so a quarter of the byte rule's partials (splitk.cuh) */
     unsigned *ctr = g.direct ? NULL
                              : fd_cuda_splitk_counters(a->handle, (int64_t)grid.x * grid.y, splits,
-                                                       (size_t)SIMT_BM * SIMT_BN * sizeof(float) *
+                                                       (size_t)g.wk * g.wj * sizeof(float) *
                                                            (g.j % 4 == 0 ? 1 : 4),
                                                        part);
-    static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_simt_wgrad, fc, grid, dim3(SIMT_THREADS), 0, s, g,
-                                            (const float *)a->x, (const float *)a->y, part, len, dw, a->alpha,
-                                            a->beta, ctr, splits);
-    FD_CUDA_LAUNCHED_AS(le, "conv_simt_wgrad (grid %u x %u x %u, %s, stream %p)", grid.x, grid.y,
-                     grid.z, g.direct ? "one split" : ctr != NULL ? "one launch" : "reduce kernel",
-                     (void *)s);
+    static void *fc[FD_CUDA_FCACHE], *fc64[FD_CUDA_FCACHE], *fc32[FD_CUDA_FCACHE];
+    const float *x = (const float *)a->x, *dy = (const float *)a->y;
+    const unsigned nt = (unsigned)(g.wk * g.wj / 64);
+    const cudaError_t le =
+        g.wk == 32   ? fd_cuda_launch_k(conv_simt_wgrad<32, 256>, fc32, grid, dim3(nt), 0, s, g, x,
+                                        dy, part, len, dw, a->alpha, a->beta, ctr, splits)
+        : g.wk == 64 ? fd_cuda_launch_k(conv_simt_wgrad<64, 128>, fc64, grid, dim3(nt), 0, s, g, x,
+                                        dy, part, len, dw, a->alpha, a->beta, ctr, splits)
+                     : fd_cuda_launch_k(conv_simt_wgrad<128, 128>, fc, grid, dim3(nt), 0, s, g, x,
+                                        dy, part, len, dw, a->alpha, a->beta, ctr, splits);
+    FD_CUDA_LAUNCHED_AS(le, "conv_simt_wgrad %d x %d (grid %u x %u x %u, %s, stream %p)", g.wk,
+                        g.wj, grid.x, grid.y, grid.z,
+                        g.direct ? "one split" : ctr != NULL ? "one launch" : "reduce kernel",
+                        (void *)s);
     if (!g.direct && ctr == NULL) {
         const unsigned rblocks = fd_cuda_blocks((int64_t)g.k * g.j, FD_CUDA_BLOCK);
         conv_simt_wgrad_reduce<<<rblocks, FD_CUDA_BLOCK, 0, s>>>(g, part, splits, dw, a->alpha,

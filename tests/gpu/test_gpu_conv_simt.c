@@ -11,10 +11,11 @@
  * Shapes stress the tiling and the loaders: x / y in NCHW, NHWC and a permuted, padded layout
  * (C outermost, every extent padded), KCRS and KRSC filters, 1x1 to 7x7, strides (the strided
  * bwd data gather), dilation, both modes, 1-d / 2-d / 3-d, C and K of 3, 5, 17 and past the
- * 128-wide tiles, M tails, one split and many splits of bwd filter, a case of >= 4M outputs in
- * fwd and bwd data. Integer fills are exact (float sums of small integers), so those runs are
- * bit-identical to ref (tolerance 0); real fills agree within the float accumulation bound of
- * the reduction length. Every case is deterministic (det = 1: a second cuda run, same bits).
+ * 128-wide tiles, M tails, one split and many splits of bwd filter on each of its three tiles
+ * (128 x 128, 64 x 128, 32 x 256), a case of >= 4M outputs in fwd and bwd data. Integer fills are
+ * exact (float sums of small integers), so those runs are bit-identical to ref (tolerance 0); real
+ * fills agree within the float accumulation bound of the reduction length. Every case is
+ * deterministic (det = 1: a second cuda run, same bits).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -323,6 +324,8 @@ int main(int argc, char **argv)
         t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3;
         run(t);
         run(base(1, 16, 8, 130, 520, 3, 3)); /* the gather's 256 x 64 tile (fwd, bwd data) */
+        run(with_layout(base(2, 32, 32, 14, 14, 5, 5), 1)); /* bwd filter's 32 x 256 tile */
+        run(base(2, 40, 64, 9, 9, 3, 3));                   /* bwd filter's 64 x 128 tile */
         return gm_finish();
     }
 
@@ -482,6 +485,33 @@ int main(int argc, char **argv)
     t = base(2, 64, 64, 200, 180, 1, 1);
     t.pad[0] = t.pad[1] = 0, t.exact = 0;
     run(t);
+    /* the backward filter's 64 x 128 and 32 x 256 tiles (simt_wtile picks by padded area):
+     * K = 32 over J = 800 (4 column tiles of 256) in one split's worth of m, 7 splits (one
+     * launch) and 25 (the reduce kernel); K = 64, J = 243 (J % 4 != 0: one-float sums), one
+     * split and 15; K = 16 over J = 9; K = 80 (three 32-row tiles, the last a tail of 16),
+     * K = 48 (the 64-row tile's tail); both layouts, alpha / beta, real data */
+    for (int li = 0; li < 2; li++) {
+        t = with_layout(base(1, 32, 32, 10, 10, 5, 5), li);
+        t.pad[0] = t.pad[1] = 0;
+        run(t);
+        t = with_layout(base(1, 32, 32, 28, 28, 5, 5), li);
+        run(t);
+        t = with_layout(base(4, 32, 32, 28, 28, 5, 5), li);
+        t.alpha = 0.5, t.beta = 0.25;
+        run(t);
+        t = with_layout(base(2, 27, 64, 8, 7, 3, 3), li);
+        run(t);
+        t = with_layout(base(2, 27, 64, 30, 30, 3, 3), li);
+        t.exact = 0;
+        run(t);
+        run(with_layout(base(3, 1, 16, 24, 60, 3, 3), li));
+        t = with_layout(base(2, 80, 80, 10, 10, 3, 3), li);
+        t.alpha = -2.0, t.beta = 1.0;
+        run(t);
+        t = with_layout(base(2, 48, 48, 12, 12, 3, 3), li + 2);
+        t.exact = 0;
+        run(t);
+    }
     /* >= 4M outputs (fwd y, bwd data dx): many tiles, a long bwd filter reduction */
     for (int li = 0; li < 2; li++) {
         t = with_layout(base(16, 16, 16, 128, 128, 1, 1), li);
