@@ -324,18 +324,22 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cud
 }
 
 /* cuda's rule (rank_all otherwise orders by src/impls.def's rows, fastest first): FLOAT under
- * FMA math (the FFMA rows' problems), 2-d 3x3 stride 1 dilation 1, groups 1, forward and
- * backward data: the non-fused Winograd rows (src/cuda/conv_winograd.cu) when C K / (C + K) >= 16,
- * i.e. when its 36 tile GEMMs are deep and wide enough. Measured on the H200 (dnnbench, f32
- * NCHW, docs/perf/gpu-newrows-2026-12-01.md): 2.4-7.6x faster than the FFMA implicit GEMM and
- * 1.1-3.7x faster than NVIDIA cuDNN 9.19's own choice on eight 3x3 layers with C = K = 64-512
- * at N = 8-32. Only when the Winograd row itself serves the enum (FREEDNN_WINOGRAD=0 leaves it
- * to the naive row, which must not come first). */
+ * FMA math (the FFMA rows' problems), 2-d 3x3 stride 1 dilation 1, groups 1, every direction:
+ * the non-fused Winograd rows (src/cuda/conv_winograd.cu) when C K / (C + K) >= 16, i.e. when
+ * its 36 tile GEMMs are deep and wide enough. Measured on the H200 (dnnbench, f32 NCHW,
+ * docs/perf/gpu-newrows-2026-12-01.md): 2.4-7.6x faster than the FFMA implicit GEMM and 1.1-3.7x
+ * faster than NVIDIA cuDNN 9.19's own choice on eight 3x3 layers with C = K = 64-512 at N =
+ * 8-32. Backward filter asks C K / (C + K) >= 32: on the H100 (f32 NCHW, DeepBench and
+ * ResNet-50, docs/perf/gpu-wgrad-2026-12-06c-h100.md) its Winograd row was 1.11-3.36x faster
+ * than the FFMA implicit GEMM on the 3x3 layers from 32 up but one (n16c64h6w60k128, 480 tiles:
+ * 0.94x), and 0.71x at 21 (n16c32h12w120k64: 36 GEMMs of 64 x 32). Only when the Winograd row
+ * itself serves the enum (FREEDNN_WINOGRAD=0 leaves it to the naive row, which must not come
+ * first). */
 static int cuda_heuristic_first(const fd_conv_problem_t *p)
 {
     if (p->xdt != CUDNN_DATA_FLOAT || p->compute != CUDNN_DATA_FLOAT || p->math != CUDNN_FMA_MATH ||
-        p->nsp != 2 || p->groups != 1 || (p->dir != FD_CONV_FWD && p->dir != FD_CONV_BWD_DATA) ||
-        p->c * p->k < 16 * (p->c + p->k))
+        p->nsp != 2 || p->groups != 1 ||
+        p->c * p->k < (p->dir == FD_CONV_BWD_FILTER ? 32 : 16) * (p->c + p->k))
         return -1;
     for (int d = 1; d < FD_CONV_SPATIAL_MAX; d++)
         if (p->flt[d] != 3 || p->stride[d] != 1 || p->dil[d] != 1)
@@ -347,7 +351,9 @@ static int cuda_heuristic_first(const fd_conv_problem_t *p)
     if ((double)p->n * (double)p->out[1] * (double)p->out[2] * (double)p->c * (double)p->k < 1e7)
         return -1;
     const int algo = p->dir == FD_CONV_FWD ? (int)CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED
-                                           : (int)CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+                     : p->dir == FD_CONV_BWD_DATA
+                         ? (int)CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
+                         : (int)CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
     char why[512];
     const fd_conv_impl_t *impl = fd_conv_select(p, FD_BACKEND_CUDA, algo, why, sizeof why);
     return impl != NULL && strstr(impl->name, "winograd") != NULL ? algo : -1;

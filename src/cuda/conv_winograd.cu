@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * conv_winograd.cu - non-fused Winograd F(4x4, 3x3) convolution on the CUDA cores for FLOAT,
- * forward and backward data (rows fd_conv_fwd_winograd_nonfused_f32,
- * fd_conv_bwd_data_winograd_nonfused_f32: FWD WINOGRAD / WINOGRAD_NONFUSED, BWD_DATA WINOGRAD /
- * WINOGRAD_NONFUSED, both with a workspace as the cpu row src/cpu/conv_winograd.c).
+ * all three directions (rows fd_conv_fwd_winograd_nonfused_f32,
+ * fd_conv_bwd_data_winograd_nonfused_f32, fd_conv_bwd_filter_winograd_nonfused_f32: FWD
+ * WINOGRAD / WINOGRAD_NONFUSED, BWD_DATA WINOGRAD / WINOGRAD_NONFUSED, BWD_FILTER
+ * WINOGRAD_NONFUSED, each with a workspace as the cpu rows of src/cpu/conv_winograd.c). Forward
+ * and backward data below; backward filter (the adjoint: dy's tiles through A, x's through B,
+ * 36 GEMMs reducing over the tiles, G^T . G into dw) in its own section.
  *
  * One core computes a 3x3 stride-1 cross-correlation dst = alpha * corr(src, f) + beta * dst,
  * described by signed element strides exactly as the cpu row's plan:
@@ -32,8 +35,9 @@
  * Workspace: 256 bytes of alignment slack, then U (36 * ci * kp), V (36 * ci * tp), M (36 * co
  * * tp) floats, kp = co rounded up to 4, tp = the chunk rounded up to 4 (float4 rows; the pad
  * lanes are written as zeros by the transforms, so nothing uninitialised is read).
- * ptxas (sm_90, nvcc 13.0): GEMM 128x128 128 registers (__launch_bounds__(256, 2)), 64x128 89,
- * 64x64 71; transforms: filter 48, input 64, output 56; 0 spills, 0 stack everywhere.
+ * ptxas (sm_90, nvcc 13.0): GEMM 128x128 121 registers (__launch_bounds__(256, 2)), 64x128 91,
+ * 64x64 71; transforms: filter 48, input 64, output 56; backward filter's x 62, dy 40, dw 74;
+ * 0 spills, 0 stack everywhere (sm_80: 128 / 88 / 71 for the GEMMs).
  * Takes: FLOAT x / w / y and compute, 2-d, 3x3, stride 1, dilation 1, any padding, groups 1, x /
  * y / filter of any strides (NCHW, NHWC, KCRS, KRSC...), both modes, any math type (Winograd is
  * allowed under FMA math, as in cuDNN). FREEDNN_WINOGRAD=0 turns both rows off.
@@ -205,6 +209,30 @@ static __device__ __forceinline__ void wg_bt6(const float *in, int is, float *ou
     out[5 * os] = 4.0f * d1 - 5.0f * d3 + d5;
 }
 
+/* d = B^T t B of the 6x6 tile t of a plane at rows h0.., columns w0.. (zero outside ih x iw;
+ * strides sh, sw): the forward's input transform and backward filter's x transform. */
+static __device__ __forceinline__ void wg_tile_btb(const float *__restrict__ base, int h0, int w0,
+                                                   int ih, int iw, int64_t sh, int64_t sw,
+                                                   float (&d)[WG_X])
+{
+    float tmp[WG_X];
+#pragma unroll
+    for (int a = 0; a < WG_T; a++)
+#pragma unroll
+        for (int b = 0; b < WG_T; b++) {
+            const int hh = h0 + a, ww = w0 + b;
+            d[a * WG_T + b] = (unsigned)hh < (unsigned)ih && (unsigned)ww < (unsigned)iw
+                                  ? __ldg(base + (hh * sh + ww * sw))
+                                  : 0.0f;
+        }
+#pragma unroll
+    for (int b = 0; b < WG_T; b++) /* columns: tmp = B^T d */
+        wg_bt6(d + b, WG_T, tmp + b, WG_T);
+#pragma unroll
+    for (int a = 0; a < WG_T; a++) /* rows: d = tmp B */
+        wg_bt6(tmp + a * WG_T, 1, d + a * WG_T, 1);
+}
+
 /* V[xi][i][tt] for tiles t0 + tt, tt < nb (zeros for nb <= tt < tp): one thread per (i, tt),
  * tt fastest (coalesced stores; the loads of neighbouring tiles overlap in cache). */
 static __global__ void wg_input_transform(const wg_plan_t q, const float *__restrict__ src,
@@ -226,23 +254,8 @@ static __global__ void wg_input_transform(const wg_plan_t q, const float *__rest
         const int64_t img = t / per_img;
         const int rem = (int)(t % per_img);
         const int h0 = (rem / q.tw) * WG_M - q.pad_h, w0 = (rem % q.tw) * WG_M - q.pad_w;
-        const float *base = src + img * q.sn + i * q.sc;
-        float d[WG_X], tmp[WG_X];
-#pragma unroll
-        for (int a = 0; a < WG_T; a++)
-#pragma unroll
-            for (int b = 0; b < WG_T; b++) {
-                const int hh = h0 + a, ww = w0 + b;
-                d[a * WG_T + b] = (unsigned)hh < (unsigned)q.ih && (unsigned)ww < (unsigned)q.iw
-                                      ? base[hh * q.sh + ww * q.sw]
-                                      : 0.0f;
-            }
-#pragma unroll
-        for (int b = 0; b < WG_T; b++) /* columns: tmp = B^T d */
-            wg_bt6(d + b, WG_T, tmp + b, WG_T);
-#pragma unroll
-        for (int a = 0; a < WG_T; a++) /* rows: d = tmp B */
-            wg_bt6(tmp + a * WG_T, 1, d + a * WG_T, 1);
+        float d[WG_X];
+        wg_tile_btb(src + img * q.sn + i * q.sc, h0, w0, q.ih, q.iw, q.sh, q.sw, d);
 #pragma unroll
         for (int x = 0; x < WG_X; x++)
             dst[x * q.vplane] = d[x];
@@ -339,11 +352,14 @@ static __device__ __forceinline__ void wg_load_tile(float *dst, const float *src
 }
 
 /* M[z][o][t] = sum_i U[z][i][o] V[z][i][t] for one BM x BN tile; TM x TN outputs per thread,
- * in quads of 4 rows / columns, 64 apart. */
+ * in quads of 4 rows / columns, 64 apart. blockIdx.z = split * 36 + z: split sp sums i in
+ * [sp * split_len, (sp + 1) * split_len) into its own planes M + sp * 36 * mplane, added to what
+ * they hold when acc (backward filter's chunks of tiles; forward and backward data: one split,
+ * acc 0). */
 template <int BM, int BN, int TM, int TN>
 static __global__ void __launch_bounds__(WG_THREADS, 2)
     wg_gemm(const wg_plan_t q, const float *__restrict__ u, const float *__restrict__ v,
-            float *__restrict__ m)
+            float *__restrict__ m, int split_len, int acc_in)
 {
     static_assert((BM / TM) * (BN / TN) == WG_THREADS && BM / TM == 16 && BN / TN == 16,
                   "16 x 16 threads, quads 64 apart");
@@ -352,9 +368,11 @@ static __global__ void __launch_bounds__(WG_THREADS, 2)
 
     const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
     const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
-    const int64_t z = blockIdx.z;
+    const int64_t z = blockIdx.z % WG_X, sp = blockIdx.z / WG_X;
+    const int r0 = (int)sp * split_len;
+    const int r1 = q.ci - r0 < split_len ? q.ci : r0 + split_len;
     const float *A = u + z * q.uplane, *B = v + z * q.vplane;
-    float *C = m + z * q.mplane;
+    float *C = m + (sp * WG_X + z) * q.mplane;
 
     float acc[TM][TN];
 #pragma unroll
@@ -363,12 +381,12 @@ static __global__ void __launch_bounds__(WG_THREADS, 2)
         for (int j = 0; j < TN; j++)
             acc[i][j] = 0.0f;
 
-    const int ktiles = (q.ci + WG_BK - 1) / WG_BK;
+    const int ktiles = (r1 - r0 + WG_BK - 1) / WG_BK;
 #pragma unroll
     for (int s = 0; s < WG_STAGES - 1; s++) {
         if (s < ktiles) {
-            wg_load_tile<BM>(as[s], A, s * WG_BK, m0, q.ci, q.kp, tid);
-            wg_load_tile<BN>(bs[s], B, s * WG_BK, n0, q.ci, q.tp, tid);
+            wg_load_tile<BM>(as[s], A, r0 + s * WG_BK, m0, r1, q.kp, tid);
+            wg_load_tile<BN>(bs[s], B, r0 + s * WG_BK, n0, r1, q.tp, tid);
         }
         wg_commit();
     }
@@ -377,8 +395,8 @@ static __global__ void __launch_bounds__(WG_THREADS, 2)
         __syncthreads(); /* stage kt landed for all; stage kt - 1 is free again */
         const int nxt = kt + WG_STAGES - 1;
         if (nxt < ktiles) {
-            wg_load_tile<BM>(as[nxt % WG_STAGES], A, nxt * WG_BK, m0, q.ci, q.kp, tid);
-            wg_load_tile<BN>(bs[nxt % WG_STAGES], B, nxt * WG_BK, n0, q.ci, q.tp, tid);
+            wg_load_tile<BM>(as[nxt % WG_STAGES], A, r0 + nxt * WG_BK, m0, r1, q.kp, tid);
+            wg_load_tile<BN>(bs[nxt % WG_STAGES], B, r0 + nxt * WG_BK, n0, r1, q.tp, tid);
         }
         wg_commit();
         const float *at = as[kt % WG_STAGES], *bt = bs[kt % WG_STAGES];
@@ -412,11 +430,169 @@ static __global__ void __launch_bounds__(WG_THREADS, 2)
 #pragma unroll
         for (int qd = 0; qd < TN / 4; qd++) {
             const int col = n0 + qd * 64 + tx * 4;
-            if (col < q.tp)
-                *(float4 *)(C + ((int64_t)row * q.tp + col)) =
-                    make_float4(acc[i][qd * 4], acc[i][qd * 4 + 1], acc[i][qd * 4 + 2],
-                                acc[i][qd * 4 + 3]);
+            if (col >= q.tp)
+                continue;
+            float4 *c4 = (float4 *)(C + ((int64_t)row * q.tp + col));
+            float4 r = make_float4(acc[i][qd * 4], acc[i][qd * 4 + 1], acc[i][qd * 4 + 2],
+                                   acc[i][qd * 4 + 3]);
+            if (acc_in) { /* the earlier chunks' sums first, then this chunk's */
+                const float4 o = *c4;
+                r = make_float4(o.x + r.x, o.y + r.y, o.z + r.z, o.w + r.w);
+            }
+            *c4 = r;
         }
+    }
+}
+
+/* ---- backward filter ---------------------------------------------------------------------
+ * dw = sum over dy's 4x4 tiles of G^T [ (A dY A^T) (.) (B^T d B) ] G: the forward's
+ * y = A^T [ (G w G^T) (.) (B^T d B) ] A differentiated by w (src/cpu/conv_winograd.c's row, the
+ * same arithmetic). Per chunk of tiles: x's 6x6 tiles through B (V[xi][t][c], c contiguous),
+ * dy's 4x4 tiles (zero past dy) through A (E[xi][t][k], k contiguous), then 36 GEMMs
+ * M[sp][xi][k][c] += sum_t E[xi][t][k] V[xi][t][c] on wg_gemm (reduction = the chunk's tiles,
+ * split S ways so that small K x C still fill the GPU; each split's planes accumulate across the
+ * chunks, in chunk order); last, per (k, c), the splits' 36 sums in split order, G^T . G in
+ * double, alpha / beta, one rounding into dw (flipped taps for CUDNN_CONVOLUTION). */
+typedef struct {
+    int c, k, kp, cp;           /* channels, output channels, both rounded up to 4 */
+    int ih, iw, oh, ow;         /* x and dy spatial sizes */
+    int pad_h, pad_w, th, tw;   /* dy's tiles per image along h, w */
+    int64_t xn, xc, xh, xw;     /* x strides */
+    int64_t yn, yc, yh, yw;     /* dy strides */
+    int64_t f0, fk, fc, fr, fs; /* dw: f0 + k * fk + c * fc + r * fr + s * fs */
+    int64_t tiles, chunk;       /* tiles in all, per chunk */
+    int splits, split_len;      /* of a chunk's tiles */
+    int bm, bn;                 /* the GEMM tile */
+} wgw_plan_t;
+
+/* out = A in for one column of 4 -> 6 (the transpose of wg_at4's matrix). */
+static __device__ __forceinline__ void wg_a6(const float *in, int is, float *out, int os)
+{
+    const float u0 = in[0], u1 = in[is], u2 = in[2 * is], u3 = in[3 * is];
+    out[0] = u0;
+    out[os] = u0 + u1 + u2 + u3;
+    out[2 * os] = u0 - u1 + u2 - u3;
+    out[3 * os] = u0 + 2.0f * u1 + 4.0f * u2 + 8.0f * u3;
+    out[4 * os] = u0 - 2.0f * u1 + 4.0f * u2 - 8.0f * u3;
+    out[5 * os] = u3;
+}
+
+/* V[xi][tt][c] = (B^T d B)[xi] of x's 6x6 tile under dy's tile t0 + tt, for tt < nb and c < cp
+ * (zeros for c >= C): one thread per (tt, c), c fastest, so the 36 stores of a warp are
+ * coalesced (plane: chunk * cp floats). */
+static __global__ void wgw_x_transform(const wgw_plan_t q, const float *__restrict__ x, int64_t t0,
+                                       int nb, float *__restrict__ v)
+{
+    const int64_t total = (int64_t)nb * q.cp, plane = q.chunk * q.cp;
+    const int per_img = q.th * q.tw;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int tt = (int)(e / q.cp), c = (int)(e % q.cp);
+        float *dst = v + e;
+        if (c >= q.c) {
+#pragma unroll
+            for (int xi = 0; xi < WG_X; xi++)
+                dst[xi * plane] = 0.0f;
+            continue;
+        }
+        const int64_t t = t0 + tt, img = t / per_img;
+        const int rem = (int)(t % per_img);
+        const int h0 = (rem / q.tw) * WG_M - q.pad_h, w0 = (rem % q.tw) * WG_M - q.pad_w;
+        float d[WG_X];
+        wg_tile_btb(x + img * q.xn + c * q.xc, h0, w0, q.ih, q.iw, q.xh, q.xw, d);
+#pragma unroll
+        for (int xi = 0; xi < WG_X; xi++)
+            dst[xi * plane] = d[xi];
+    }
+}
+
+/* E[xi][tt][k] = (A dY A^T)[xi] of dy's 4x4 tile t0 + tt (zero past dy), for k < kp (zeros
+ * for k >= K): one thread per (tt, k), k fastest (plane: chunk * kp floats). */
+static __global__ void wgw_dy_transform(const wgw_plan_t q, const float *__restrict__ dy,
+                                        int64_t t0, int nb, float *__restrict__ eo)
+{
+    const int64_t total = (int64_t)nb * q.kp, plane = q.chunk * q.kp;
+    const int per_img = q.th * q.tw;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int tt = (int)(e / q.kp), k = (int)(e % q.kp);
+        float *dst = eo + e;
+        if (k >= q.k) {
+#pragma unroll
+            for (int xi = 0; xi < WG_X; xi++)
+                dst[xi * plane] = 0.0f;
+            continue;
+        }
+        const int64_t t = t0 + tt, img = t / per_img;
+        const int rem = (int)(t % per_img);
+        const int h0 = (rem / q.tw) * WG_M, w0 = (rem % q.tw) * WG_M;
+        const float *base = dy + img * q.yn + k * q.yc;
+        float d[WG_M * WG_M], tmp[WG_T * WG_M], out[WG_X];
+#pragma unroll
+        for (int a = 0; a < WG_M; a++)
+#pragma unroll
+            for (int b = 0; b < WG_M; b++)
+                d[a * WG_M + b] = h0 + a < q.oh && w0 + b < q.ow
+                                      ? __ldg(base + ((h0 + a) * q.yh + (w0 + b) * q.yw))
+                                      : 0.0f;
+#pragma unroll
+        for (int b = 0; b < WG_M; b++) /* columns: tmp (6 x 4) = A d */
+            wg_a6(d + b, WG_M, tmp + b, WG_M);
+#pragma unroll
+        for (int a = 0; a < WG_T; a++) /* rows: out (6 x 6) = tmp A^T */
+            wg_a6(tmp + a * WG_M, 1, out + a * WG_T, 1);
+#pragma unroll
+        for (int xi = 0; xi < WG_X; xi++)
+            dst[xi * plane] = out[xi];
+    }
+}
+
+/* out[j * os] = (G^T m)[j] for one column of 6 -> 3, in double. */
+static __device__ __forceinline__ void wg_gt3(const double *m, int is, double *out, int os)
+{
+    const double sixth = 1.0 / 6.0, twelfth = 1.0 / 12.0, t24 = 1.0 / 24.0;
+    const double s12 = m[is] + m[2 * is], s34 = m[3 * is] + m[4 * is];
+    out[0] = 0.25 * m[0] - sixth * s12 + t24 * s34;
+    out[os] = sixth * (m[2 * is] - m[is]) + twelfth * (m[3 * is] - m[4 * is]);
+    out[2 * os] = sixth * (s34 - s12) + m[5 * is];
+}
+
+/* dw[k][c] = alpha * G^T (sum over the splits, in order, of M[sp][.][k][c]) G + beta * dw: one
+ * thread per (k, c), c fastest (coalesced reads of M); double after the float split sums, one
+ * rounding; beta == 0 never reads dw. */
+static __global__ void wgw_filter_out(const wgw_plan_t q, const float *__restrict__ m,
+                                      float *__restrict__ dw, double alpha, double beta)
+{
+    const int64_t total = (int64_t)q.k * q.c, plane = (int64_t)q.k * q.cp;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int k = (int)(e / q.c), c = (int)(e % q.c);
+        const float *src = m + (int64_t)k * q.cp + c;
+        double mm[WG_X], t[3 * WG_T], r[9];
+#pragma unroll
+        for (int xi = 0; xi < WG_X; xi++) {
+            float sum = src[xi * plane];
+            for (int sp = 1; sp < q.splits; sp++)
+                sum += src[((int64_t)sp * WG_X + xi) * plane];
+            mm[xi] = (double)sum;
+        }
+#pragma unroll
+        for (int b = 0; b < WG_T; b++) /* t (3 x 6) = G^T m */
+            wg_gt3(mm + b, WG_T, t + b, WG_T);
+#pragma unroll
+        for (int a = 0; a < 3; a++) /* r (3 x 3) = t G */
+            wg_gt3(t + a * WG_T, 1, r + a * 3, 1);
+        float *f = dw + q.f0 + k * q.fk + c * q.fc;
+#pragma unroll
+        for (int a = 0; a < 3; a++)
+#pragma unroll
+            for (int b = 0; b < 3; b++) {
+                float *y = f + a * q.fr + b * q.fs;
+                double val = __dmul_rn(alpha, r[a * 3 + b]);
+                if (beta != 0.0)
+                    val = __dadd_rn(val, __dmul_rn(beta, (double)*y));
+                *y = (float)val;
+            }
     }
 }
 
@@ -429,6 +605,70 @@ static int wg_env_off(void)
 {
     const char *e = getenv("FREEDNN_WINOGRAD");
     return e != NULL && strcmp(e, "0") == 0;
+}
+
+/* Backward filter's plan; 0 when a size does not fit the kernels' index arithmetic. Chunks of
+ * tiles hold at most the chunk budget of E + V; the GEMM tile follows K and C as the forward's
+ * rule; the splits give the 36 GEMMs at least 528 blocks (two waves of two blocks on a 132-SM
+ * part, whatever the GPU: the workspace and the bits are a function of the problem) with at
+ * least 64 tiles each, at most 64 splits. */
+static int wgw_plan(const fd_conv_problem_t *p, wgw_plan_t *q)
+{
+    memset(q, 0, sizeof *q);
+    const int64_t c = p->c, k = p->k, ih = p->in[1], iw = p->in[2], oh = p->out[1],
+                  ow = p->out[2];
+    q->xn = p->xs[0], q->xc = p->xs[1], q->xh = p->xs[3], q->xw = p->xs[4];
+    q->yn = p->ys[0], q->yc = p->ys[1], q->yh = p->ys[3], q->yw = p->ys[4];
+    q->fk = p->ws[0], q->fc = p->ws[1], q->fr = p->ws[3], q->fs = p->ws[4];
+    if (!p->cross_correlation) /* CUDNN_CONVOLUTION's dw is the correlation's, taps reversed */
+        q->f0 = 2 * q->fr + 2 * q->fs, q->fr = -q->fr, q->fs = -q->fs;
+    const int64_t th = (oh + WG_M - 1) / WG_M, tw = (ow + WG_M - 1) / WG_M;
+    const int64_t kp = wg_round4(k), cp = wg_round4(c);
+    q->tiles = p->n * th * tw;
+    int64_t chunk = wg_chunk_floats() / (WG_X * (kp + cp));
+    chunk = chunk / WG_BK * WG_BK;
+    if (chunk < WG_BK)
+        chunk = WG_BK;
+    if (chunk > q->tiles)
+        chunk = q->tiles;
+    q->bm = k >= 128 && c >= 128 ? 128 : 64;
+    q->bn = c >= 128 ? 128 : 64;
+    const int64_t blocks = WG_X * ((k + q->bm - 1) / q->bm) * ((cp + q->bn - 1) / q->bn);
+    int64_t sp = (528 + blocks - 1) / blocks;
+    const int64_t by_len = (chunk + 63) / 64;
+    if (sp > by_len)
+        sp = by_len;
+    if (sp > 64)
+        sp = 64;
+    if (sp < 1)
+        sp = 1;
+    int64_t len = (chunk + sp - 1) / sp;
+    len = (len + WG_BK - 1) / WG_BK * WG_BK;
+    sp = (chunk + len - 1) / len;
+    const int64_t lim = (int64_t)1 << 30;
+    if (c >= lim || k >= lim || ih >= lim || iw >= lim || oh >= lim || ow >= lim ||
+        p->pad[1] >= lim || p->pad[2] >= lim || chunk * kp >= lim || chunk * cp >= lim ||
+        k * cp >= lim || (k + 63) / 64 > 65535 || WG_X * sp > 65535)
+        return 0;
+    q->c = (int)c, q->k = (int)k, q->kp = (int)kp, q->cp = (int)cp;
+    q->ih = (int)ih, q->iw = (int)iw, q->oh = (int)oh, q->ow = (int)ow;
+    q->pad_h = (int)p->pad[1], q->pad_w = (int)p->pad[2], q->th = (int)th, q->tw = (int)tw;
+    q->chunk = chunk, q->splits = (int)sp, q->split_len = (int)len;
+    return 1;
+}
+
+/* E, V (one chunk each) and the splits' M planes, in floats. */
+static size_t wgw_e_floats(const wgw_plan_t *q)
+{
+    return (size_t)wg_round64(WG_X * q->chunk * q->kp);
+}
+static size_t wgw_v_floats(const wgw_plan_t *q)
+{
+    return (size_t)wg_round64(WG_X * q->chunk * q->cp);
+}
+static size_t wgw_m_floats(const wgw_plan_t *q)
+{
+    return (size_t)wg_round64((int64_t)q->splits * WG_X * q->k * q->cp);
 }
 
 static int wg_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
@@ -464,7 +704,8 @@ static int wg_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
         return 0;
     }
     wg_plan_t q;
-    if (!wg_plan(p, &q)) {
+    wgw_plan_t qw;
+    if (p->dir == FD_CONV_BWD_FILTER ? !wgw_plan(p, &qw) : !wg_plan(p, &q)) {
         snprintf(why, why_size, "a size reaches the Winograd kernels' 32-bit index limit (2^30)");
         return 0;
     }
@@ -473,9 +714,61 @@ static int wg_applicable(const fd_conv_problem_t *p, char *why, size_t why_size)
 
 static size_t wg_workspace(const fd_conv_problem_t *p)
 {
+    if (p->dir == FD_CONV_BWD_FILTER) {
+        wgw_plan_t q;
+        wgw_plan(p, &q);
+        return WG_ALIGN + (wgw_e_floats(&q) + wgw_v_floats(&q) + wgw_m_floats(&q)) * sizeof(float);
+    }
     wg_plan_t q;
     wg_plan(p, &q);
     return WG_ALIGN + (wg_u_floats(&q) + wg_v_floats(&q) + wg_m_floats(&q)) * sizeof(float);
+}
+
+/* Backward filter: per chunk the two transforms and the split GEMMs (the planes accumulate
+ * after the first chunk), then the filter transform of the sums into dw. */
+static cudnnStatus_t wgw_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
+{
+    wgw_plan_t q;
+    wgw_plan(p, &q);
+    const size_t need = wg_workspace(p);
+    FD_CHECK(a->workspace_size >= need && a->workspace != NULL, CUDNN_STATUS_BAD_PARAM,
+             "workspace of %zu bytes; the Winograd backward filter row needs %zu",
+             a->workspace_size, need);
+    const uintptr_t base = ((uintptr_t)a->workspace + WG_ALIGN - 1) / WG_ALIGN * WG_ALIGN;
+    float *e = (float *)base, *v = e + wgw_e_floats(&q), *m = v + wgw_v_floats(&q);
+    cudaStream_t s = a->handle->stream;
+    /* the GEMM's view: reduction = the chunk's tiles, rows K (E rows of kp), columns C (V rows
+     * of cp) */
+    wg_plan_t g;
+    memset(&g, 0, sizeof g);
+    g.co = q.k, g.kp = q.kp, g.tp = q.cp;
+    g.uplane = q.chunk * q.kp, g.vplane = q.chunk * q.cp, g.mplane = (int64_t)q.k * q.cp;
+    const dim3 grid((unsigned)((q.cp + q.bn - 1) / q.bn), (unsigned)((q.k + q.bm - 1) / q.bm),
+                    (unsigned)(WG_X * q.splits));
+    for (int64_t t0 = 0; t0 < q.tiles; t0 += q.chunk) {
+        const int nb = (int)(q.tiles - t0 < q.chunk ? q.tiles - t0 : q.chunk);
+        unsigned blocks = fd_cuda_blocks((int64_t)nb * q.cp, FD_CUDA_BLOCK);
+        wgw_x_transform<<<blocks, FD_CUDA_BLOCK, 0, s>>>(q, (const float *)a->x, t0, nb, v);
+        FD_CUDA_LAUNCHED("wgw_x_transform (%u blocks, tiles %lld + %d)", blocks, (long long)t0, nb);
+        blocks = fd_cuda_blocks((int64_t)nb * q.kp, FD_CUDA_BLOCK);
+        wgw_dy_transform<<<blocks, FD_CUDA_BLOCK, 0, s>>>(q, (const float *)a->y, t0, nb, e);
+        FD_CUDA_LAUNCHED("wgw_dy_transform (%u blocks, tiles %lld + %d)", blocks, (long long)t0,
+                         nb);
+        g.ci = nb;
+        const int acc = t0 > 0;
+        if (q.bm == 128)
+            wg_gemm<128, 128, 8, 8><<<grid, WG_THREADS, 0, s>>>(g, e, v, m, q.split_len, acc);
+        else if (q.bn == 128)
+            wg_gemm<64, 128, 4, 8><<<grid, WG_THREADS, 0, s>>>(g, e, v, m, q.split_len, acc);
+        else
+            wg_gemm<64, 64, 4, 4><<<grid, WG_THREADS, 0, s>>>(g, e, v, m, q.split_len, acc);
+        FD_CUDA_LAUNCHED("wg_gemm %dx%d bwd filter (grid %u x %u x %u, %d splits of %d tiles)",
+                         q.bm, q.bn, grid.x, grid.y, grid.z, q.splits, q.split_len);
+    }
+    const unsigned blocks = fd_cuda_blocks((int64_t)q.k * q.c, FD_CUDA_BLOCK);
+    wgw_filter_out<<<blocks, FD_CUDA_BLOCK, 0, s>>>(q, m, (float *)a->out, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED("wgw_filter_out (%u blocks, %d splits)", blocks, q.splits);
+    return CUDNN_STATUS_SUCCESS;
 }
 
 static cudnnStatus_t wg_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
@@ -507,15 +800,15 @@ static cudnnStatus_t wg_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
         const int64_t cols128 = (nb + 127) / 128;
         if (q.co >= 128 && nb >= 128 && WG_X * ((q.co + 127) / 128) * cols128 >= 528) {
             const dim3 grid((unsigned)((q.tp + 127) / 128), (unsigned)((q.co + 127) / 128), WG_X);
-            wg_gemm<128, 128, 8, 8><<<grid, WG_THREADS, 0, s>>>(q, u, v, m);
+            wg_gemm<128, 128, 8, 8><<<grid, WG_THREADS, 0, s>>>(q, u, v, m, q.ci, 0);
             FD_CUDA_LAUNCHED("wg_gemm 128x128 %s (grid %u x %u x %u)", dir, grid.x, grid.y, grid.z);
         } else if (nb >= 128 && WG_X * ((q.co + 63) / 64) * cols128 >= 528) {
             const dim3 grid((unsigned)((q.tp + 127) / 128), (unsigned)((q.co + 63) / 64), WG_X);
-            wg_gemm<64, 128, 4, 8><<<grid, WG_THREADS, 0, s>>>(q, u, v, m);
+            wg_gemm<64, 128, 4, 8><<<grid, WG_THREADS, 0, s>>>(q, u, v, m, q.ci, 0);
             FD_CUDA_LAUNCHED("wg_gemm 64x128 %s (grid %u x %u x %u)", dir, grid.x, grid.y, grid.z);
         } else {
             const dim3 grid((unsigned)((q.tp + 63) / 64), (unsigned)((q.co + 63) / 64), WG_X);
-            wg_gemm<64, 64, 4, 4><<<grid, WG_THREADS, 0, s>>>(q, u, v, m);
+            wg_gemm<64, 64, 4, 4><<<grid, WG_THREADS, 0, s>>>(q, u, v, m, q.ci, 0);
             FD_CUDA_LAUNCHED("wg_gemm 64x64 %s (grid %u x %u x %u)", dir, grid.x, grid.y, grid.z);
         }
         blocks = fd_cuda_blocks((int64_t)q.co * nb, FD_CUDA_BLOCK);
@@ -526,36 +819,22 @@ static cudnnStatus_t wg_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
     return CUDNN_STATUS_SUCCESS;
 }
 
-extern "C" int fd_conv_fwd_winograd_nonfused_f32_applicable(const fd_conv_problem_t *p, char *why,
-                                                            size_t why_size)
-{
-    return wg_applicable(p, why, why_size);
-}
-
-extern "C" size_t fd_conv_fwd_winograd_nonfused_f32_workspace(const fd_conv_problem_t *p)
-{
-    return wg_workspace(p);
-}
-
-extern "C" cudnnStatus_t fd_conv_fwd_winograd_nonfused_f32_run(const fd_conv_problem_t *p,
-                                                               const fd_conv_args_t *a)
-{
-    return wg_run(p, a);
-}
-
-extern "C" int fd_conv_bwd_data_winograd_nonfused_f32_applicable(const fd_conv_problem_t *p,
-                                                                 char *why, size_t why_size)
-{
-    return wg_applicable(p, why, why_size);
-}
-
-extern "C" size_t fd_conv_bwd_data_winograd_nonfused_f32_workspace(const fd_conv_problem_t *p)
-{
-    return wg_workspace(p);
-}
-
-extern "C" cudnnStatus_t fd_conv_bwd_data_winograd_nonfused_f32_run(const fd_conv_problem_t *p,
-                                                                    const fd_conv_args_t *a)
-{
-    return wg_run(p, a);
-}
+/* The three rows' entry points (src/impls.def). */
+#define WG_ROW(dir, run)                                                                           \
+    extern "C" int fd_conv_##dir##_winograd_nonfused_f32_applicable(const fd_conv_problem_t *p,    \
+                                                                    char *why, size_t why_size)    \
+    {                                                                                              \
+        return wg_applicable(p, why, why_size);                                                    \
+    }                                                                                              \
+    extern "C" size_t fd_conv_##dir##_winograd_nonfused_f32_workspace(const fd_conv_problem_t *p)  \
+    {                                                                                              \
+        return wg_workspace(p);                                                                    \
+    }                                                                                              \
+    extern "C" cudnnStatus_t fd_conv_##dir##_winograd_nonfused_f32_run(const fd_conv_problem_t *p, \
+                                                                       const fd_conv_args_t *a)    \
+    {                                                                                              \
+        return run(p, a);                                                                          \
+    }
+WG_ROW(fwd, wg_run)
+WG_ROW(bwd_data, wg_run)
+WG_ROW(bwd_filter, wgw_run)

@@ -1,24 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_gpu_conv_winograd.c - the cuda Winograd F(4x4,3x3) rows (src/cuda/conv_winograd.cu:
- * fd_conv_fwd_winograd_nonfused_f32, fd_conv_bwd_data_winograd_nonfused_f32) against the ref
- * backend through the public API (tests/gpu/gpu_mirror.h: guards around every buffer and the
- * workspace, inputs unchanged, outputs poisoned with NaN so beta == 0 must not read them, a
- * second cuda run with identical bits). Every case runs forward and backward data, alternating
- * the WINOGRAD and WINOGRAD_NONFUSED enums and DEFAULT / FMA math, and the dispatch log must
- * name the Winograd row (a silent fallback to the naive kernel fails).
+ * fd_conv_fwd_winograd_nonfused_f32, fd_conv_bwd_data_winograd_nonfused_f32,
+ * fd_conv_bwd_filter_winograd_nonfused_f32) against the ref backend through the public API
+ * (tests/gpu/gpu_mirror.h: guards around every buffer and the workspace, inputs unchanged,
+ * outputs poisoned with NaN so beta == 0 must not read them, a second cuda run with identical
+ * bits). Every case runs forward, backward data and backward filter, alternating the WINOGRAD
+ * and WINOGRAD_NONFUSED enums (backward filter: WINOGRAD_NONFUSED, the only one cuDNN defines
+ * there) and DEFAULT / FMA math, and the dispatch log must name the Winograd row (a silent
+ * fallback to the naive kernel fails).
  *
  * Tolerance (docs/testing.md, the Winograd row): normwise, 10x the f32 table bound computed
  * with the largest term count K and the largest S = |alpha| sum|terms| + |beta y_old| over the
  * whole output, on integer and real fills alike (the transforms divide by 6 and 24 and mix a
  * tile's outputs with constants up to 8, so integer data is not exact):
  *     |cuda - ref| <= 10 (2 K 2^-24 S + 2^-24 |ref| + 2^-149 (1 + K)).
- * K and S are computed here on the host from the same fills (a direct loop over |x| |w|).
+ * K and S are computed here on the host from the same fills (a direct loop over |x| |w|, or
+ * over |dy| |x| for backward filter, whose K is the N P Q pixels a tap sums).
  * Shapes: H / W in {1, 2, 5, 7, 8, 13, 14, 28}, pad 0 / 1 / 2, N 1-3, C and K in {1, 3, 8, 17,
  * 64, 130}, x / y NCHW, NHWC and a permuted padded layout, KCRS / KRSC, both modes, alpha /
  * beta; problems that take each GEMM tile (64x64, 64x128, 128x128) and several tile chunks
- * (FREEDNN_WINOGRAD_CHUNK_MIB=1). Declined problems (stride 2, 5x5, dilation 2, HALF, groups
- * 2) must run on the naive rows as before, within gm_tol of ref.
+ * (FREEDNN_WINOGRAD_CHUNK_MIB=1; backward filter: sums accumulated chunk after chunk, and
+ * splits of the tiles, several of them past the last chunk's tiles). Declined problems (stride
+ * 2, 5x5, dilation 2, HALF, groups 2) must run on the naive rows as before, within gm_tol of ref.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -33,8 +37,8 @@ typedef enum { L_NCHW, L_NHWC, L_ODD } layout_t;
 static const char *const layout_names[3] = {"nchw", "nhwc", "odd"};
 
 typedef struct {
-    int dir;     /* 0 fwd, 1 bwd data */
-    int variant; /* 0 WINOGRAD, 1 WINOGRAD_NONFUSED */
+    int dir;     /* 0 fwd, 1 bwd data, 2 bwd filter */
+    int variant; /* 0 WINOGRAD, 1 WINOGRAD_NONFUSED (bwd filter: always the latter) */
     int fma;     /* CUDNN_FMA_MATH, else DEFAULT */
     size_t ws;
     int n, c, k, groups, h, w, r, s, pad_h, pad_w, stride, dil;
@@ -45,7 +49,7 @@ typedef struct {
     double alpha, beta;
     int exact;
     uint64_t seed;
-    const char *want_row[2]; /* expected row per direction; NULL: the Winograd rows */
+    const char *want_row[3]; /* expected row per direction; NULL: the Winograd rows */
     /* derived */
     int oh, ow;
     int xst[4], yst[4], wst[4];
@@ -138,6 +142,8 @@ static void fill(int i, void *payload, size_t bytes, void *ctx)
 
 static int algo_of(const wc_case_t *t)
 {
+    if (t->dir == 2)
+        return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
     if (t->dir == 0)
         return t->variant ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED : CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
     return t->variant ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED
@@ -150,6 +156,49 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
     gm_last_impl[0] = '\0';
     return gm_conv_call(h, t->dir, algo_of(t), t->xd, t->wd, t->cd, t->yd, t->alpha, t->beta, ptr,
                         t->ws);
+}
+
+/* Backward filter's: S = |alpha| sum over n, p, q of |dy x| + |beta dw_old| per dw element (its
+ * memory tap: reversed for CUDNN_CONVOLUTION), K the pixels inside x. */
+static void bound_terms_filter(const wc_case_t *t, const float *x, const float *dy, const float *dw,
+                               int64_t *kmax, double *smax)
+{
+    const double a = fabs((double)(float)t->alpha), b = fabs((double)(float)t->beta);
+    *kmax = 1, *smax = 0.0;
+    for (int k = 0; k < t->k; k++)
+        for (int c = 0; c < t->c; c++)
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++) {
+                    double s = 0.0;
+                    int64_t cnt = 0;
+                    for (int n = 0; n < t->n; n++)
+                        for (int y = 0; y < t->oh; y++) {
+                            const int yy = y + r - t->pad_h;
+                            if (yy < 0 || yy >= t->h)
+                                continue;
+                            for (int xo = 0; xo < t->ow; xo++) {
+                                const int xx = xo + q - t->pad_w;
+                                if (xx < 0 || xx >= t->w)
+                                    continue;
+                                s += fabs(
+                                    (double)dy[(int64_t)n * t->yst[0] + (int64_t)k * t->yst[1] +
+                                               (int64_t)y * t->yst[2] + (int64_t)xo * t->yst[3]] *
+                                    (double)x[(int64_t)n * t->xst[0] + (int64_t)c * t->xst[1] +
+                                              (int64_t)yy * t->xst[2] + (int64_t)xx * t->xst[3]]);
+                                cnt++;
+                            }
+                        }
+                    const int rr = t->mode == CUDNN_CONVOLUTION ? 2 - r : r;
+                    const int qq = t->mode == CUDNN_CONVOLUTION ? 2 - q : q;
+                    s *= a;
+                    if (b != 0.0)
+                        s += b * fabs((double)dw[(int64_t)k * t->wst[0] + (int64_t)c * t->wst[1] +
+                                                 rr * t->wst[2] + qq * t->wst[3]]);
+                    if (s > *smax)
+                        *smax = s;
+                    if (cnt > *kmax)
+                        *kmax = cnt;
+                }
 }
 
 /* The largest term count and the largest S = |alpha| sum|x w| + |beta y_old| over the output
@@ -199,9 +248,10 @@ static void bound_terms(const wc_case_t *t, const float *in, const float *w, con
                 }
 }
 
-static const char *const dir_names[2] = {"fwd", "bwd_data"};
-static const char *const wino_rows[2] = {"fd_conv_fwd_winograd_nonfused_f32",
-                                         "fd_conv_bwd_data_winograd_nonfused_f32"};
+static const char *const dir_names[3] = {"fwd", "bwd_data", "bwd_filter"};
+static const char *const wino_rows[3] = {"fd_conv_fwd_winograd_nonfused_f32",
+                                         "fd_conv_bwd_data_winograd_nonfused_f32",
+                                         "fd_conv_bwd_filter_winograd_nonfused_f32"};
 static int case_count;
 
 static void run_dir(wc_case_t t)
@@ -211,11 +261,12 @@ static void run_dir(wc_case_t t)
     char label[320];
     snprintf(label, sizeof label,
              "%s/%s n%d c%d k%d g%d %dx%d f%dx%d p%d,%d u%d d%d %s %s x-%s y-%s w-%s %s a%g b%g %s",
-             dir_names[t.dir], t.variant ? "nonfused" : "winograd", t.n, t.c, t.k, t.groups, t.h,
-             t.w, t.r, t.s, t.pad_h, t.pad_w, t.stride, t.dil,
-             t.dt == CUDNN_DATA_HALF ? "half" : "float", t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr",
-             layout_names[t.xl], layout_names[t.yl], t.wfmt == CUDNN_TENSOR_NCHW ? "kcrs" : "krsc",
-             t.fma ? "fma" : "default", t.alpha, t.beta, t.exact ? "exact" : "real");
+             dir_names[t.dir], t.dir == 2 || t.variant ? "nonfused" : "winograd", t.n, t.c, t.k,
+             t.groups, t.h, t.w, t.r, t.s, t.pad_h, t.pad_w, t.stride, t.dil,
+             t.dt == CUDNN_DATA_HALF ? "half" : "float",
+             t.mode == CUDNN_CONVOLUTION ? "conv" : "xcorr", layout_names[t.xl], layout_names[t.yl],
+             t.wfmt == CUDNN_TENSOR_NCHW ? "kcrs" : "krsc", t.fma ? "fma" : "default", t.alpha,
+             t.beta, t.exact ? "exact" : "real");
     const size_t es = dt_size(t.dt);
     const size_t wsr = gm_conv_workspace(gm_ref, t.dir, algo_of(&t), t.xd, t.wd, t.cd, t.yd);
     const size_t wsc = gm_conv_workspace(gm_cuda, t.dir, algo_of(&t), t.xd, t.wd, t.cd, t.yd);
@@ -224,11 +275,17 @@ static void run_dir(wc_case_t t)
     gm_case_t c = {0};
     c.label = label;
     c.nbuf = 4;
-    const size_t in_bytes = (size_t)(t.dir == 0 ? t.xext : t.yext) * es;
-    const size_t out_bytes = (size_t)(t.dir == 0 ? t.yext : t.xext) * es;
-    c.buf[0] = (gm_buf_t){t.dir == 0 ? "x" : "dy", in_bytes, t.dt, GM_IN, 0, 0};
-    c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
-    c.buf[2] = (gm_buf_t){t.dir == 0 ? "y" : "dx", out_bytes, t.dt, out_role, 0, 0};
+    if (t.dir == 2) { /* x, dy in; dw out */
+        c.buf[0] = (gm_buf_t){"x", (size_t)t.xext * es, t.dt, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"dy", (size_t)t.yext * es, t.dt, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){"dw", (size_t)t.nw * es, t.dt, out_role, 0, 0};
+    } else {
+        const size_t in_bytes = (size_t)(t.dir == 0 ? t.xext : t.yext) * es;
+        const size_t out_bytes = (size_t)(t.dir == 0 ? t.yext : t.xext) * es;
+        c.buf[0] = (gm_buf_t){t.dir == 0 ? "x" : "dy", in_bytes, t.dt, GM_IN, 0, 0};
+        c.buf[1] = (gm_buf_t){"w", (size_t)t.nw * es, t.dt, GM_IN, 0, 0};
+        c.buf[2] = (gm_buf_t){t.dir == 0 ? "y" : "dx", out_bytes, t.dt, out_role, 0, 0};
+    }
     c.buf[3] = (gm_buf_t){"workspace", t.ws, CUDNN_DATA_FLOAT, GM_WS, 0, 0};
     const char *want = t.want_row[t.dir] ? t.want_row[t.dir] : wino_rows[t.dir];
     if (t.want_row[t.dir] == NULL) {
@@ -241,13 +298,18 @@ static void run_dir(wc_case_t t)
         }
         int64_t kmax;
         double smax;
-        bound_terms(&t, hb[0], hb[1], hb[2], &kmax, &smax);
+        if (t.dir == 2)
+            bound_terms_filter(&t, hb[0], hb[1], hb[2], &kmax, &smax);
+        else
+            bound_terms(&t, hb[0], hb[1], hb[2], &kmax, &smax);
         for (int i = 0; i < 3; i++)
             free(hb[i]);
         c.buf[2].abs_tol = WINO_TOL * (2.0 * (double)kmax * 0x1p-24 * smax + 0x1p-149 * (double)(1 + kmax));
         c.buf[2].rel_tol = WINO_TOL * 0x1p-24;
     } else {
-        gm_tol(&c.buf[2], t.dt, (int64_t)(t.dir == 0 ? t.c : t.k) * t.r * t.s);
+        gm_tol(&c.buf[2], t.dt,
+               t.dir == 2 ? (int64_t)t.n * t.oh * t.ow
+                          : (int64_t)(t.dir == 0 ? t.c : t.k) * t.r * t.s);
     }
     c.det = 1;
     c.fill = fill;
@@ -264,7 +326,7 @@ static void run_dir(wc_case_t t)
 static void run(wc_case_t t)
 {
     static int rotate;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 3; d++) {
         t.dir = d;
         t.variant = rotate & 1;
         t.fma = (rotate >> 1) & 1;
@@ -371,13 +433,27 @@ int main(int argc, char **argv)
     t = with_layout(base(3, 12, 8, 39, 41, 2), 1);
     t.mode = CUDNN_CONVOLUTION;
     run(t);
+    /* backward filter: chunks of 224 tiles (C = K = 16) cut 300 into 224 + 76, each in 4
+     * splits of 56 (the last chunk's third and fourth splits are empty); 56-tile chunks of
+     * C = K = 64, six of them */
+    t = with_layout(base(3, 16, 16, 40, 40, 1), 1);
+    t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
+    run(t);
+    t = base(3, 64, 64, 40, 40, 1);
+    t.exact = 0;
+    run(t);
     unsetenv("FREEDNN_WINOGRAD_CHUNK_MIB");
+    /* the 128x128 tile in every direction (C = K = 130) */
+    t = with_layout(base(1, 130, 130, 14, 14, 1), 1);
+    t.exact = 0;
+    run(t);
 
     /* declined: the naive rows answer as before */
-    static const char *const direct[2] = {"fd_conv_fwd_direct", "fd_conv_bwd_data_direct"};
+    static const char *const direct[3] = {"fd_conv_fwd_direct", "fd_conv_bwd_data_direct",
+                                          "fd_conv_bwd_filter_direct"};
     for (int v = 0; v < 5; v++) {
         t = base(2, 6, 4, 9, 8, 1);
-        t.want_row[0] = direct[0], t.want_row[1] = direct[1];
+        t.want_row[0] = direct[0], t.want_row[1] = direct[1], t.want_row[2] = direct[2];
         if (v == 0)
             t.stride = 2;
         else if (v == 1)
