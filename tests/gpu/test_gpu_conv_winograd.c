@@ -21,7 +21,7 @@
  * 64, 130}, x / y NCHW, NHWC and a permuted padded layout, KCRS / KRSC, both modes, alpha /
  * beta; problems that take each GEMM tile (64x64, 64x128, 128x128) and several tile chunks
  * (FREEDNN_WINOGRAD_CHUNK_MIB=1; backward filter: sums accumulated chunk after chunk, and
- * splits of the tiles, several of them past the last chunk's tiles). Declined problems (stride
+ * splits of the tiles). Declined problems (stride
  * 2, 5x5, dilation 2, HALF, groups 2) must run on the naive rows as before, within gm_tol of ref.
  */
 #define _GNU_SOURCE
@@ -433,9 +433,9 @@ int main(int argc, char **argv)
     t = with_layout(base(3, 12, 8, 39, 41, 2), 1);
     t.mode = CUDNN_CONVOLUTION;
     run(t);
-    /* backward filter: chunks of 224 tiles (C = K = 16) cut 300 into 224 + 76, each in 4
-     * splits of 56 (the last chunk's third and fourth splits are empty); 56-tile chunks of
-     * C = K = 64, six of them */
+    /* backward filter: a chunk budget of 224 tiles (C = K = 16) cuts 300 into two even chunks,
+     * 152 + 148, each in 3 splits (the second chunk's sums added to the first's); 56-tile
+     * chunks of C = K = 64, six of them */
     t = with_layout(base(3, 16, 16, 40, 40, 1), 1);
     t.exact = 0, t.alpha = 0.5, t.beta = 0.25;
     run(t);
