@@ -40,7 +40,7 @@
  * 0 spills, 0 stack everywhere (sm_80: 128 / 88 / 71 for the GEMMs).
  * Takes: FLOAT x / w / y and compute, 2-d, 3x3, stride 1, dilation 1, any padding, groups 1, x /
  * y / filter of any strides (NCHW, NHWC, KCRS, KRSC...), both modes, any math type (Winograd is
- * allowed under FMA math, as in cuDNN). FREEDNN_WINOGRAD=0 turns both rows off.
+ * allowed under FMA math, as in cuDNN). FREEDNN_WINOGRAD=0 turns the three rows off.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -604,7 +604,7 @@ static __global__ void wgw_filter_out(const wgw_plan_t q, const float *__restric
 
 /* ---- host side ----------------------------------------------------------------------------- */
 
-/* FREEDNN_WINOGRAD=0 in the environment turns both rows off (read once per process): the
+/* FREEDNN_WINOGRAD=0 in the environment turns the three rows off (read once per process): the
  * generic GPU conv test (tests/gpu/test_gpu_conv.c) holds every enum to ref's bits on integer
  * data, which Winograd's transforms do not keep. */
 static int wg_env_off(void)
