@@ -746,8 +746,9 @@ static simt_wgeom_t simt_wgeom(const fd_conv_problem_t *p)
     return g;
 }
 
-/* Splits of the m reduction: enough blocks for two waves of 2 blocks of 256 threads (4 of 128)
- * on a 132-SM part whatever the GPU (a fixed target keeps the workspace size and the bits
+/* Splits of the m reduction: as many threads as two waves of two 256-thread blocks on a 132-SM
+ * part (528 blocks of 128 x 128, 1056 of the 128-thread tiles, whose 168 / 203 registers hold
+ * 3 / 2 blocks an SM), whatever the GPU (a fixed target keeps the workspace size and the bits
  * independent of the device), at least 16 reduction tiles per split, at most 128 splits. One
  * split needs no workspace. */
 static void simt_wgrad_splits(const simt_wgeom_t *g, int *splits, int *split_len)
