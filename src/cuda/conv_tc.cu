@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "fd_cuda.cuh"
+#include "sm80_async.cuh"
 #include "splitk.cuh"
 
 #define TC_BM 128
@@ -75,38 +76,6 @@ typedef struct {
 } tc_geom_t;
 
 /* ---- the sm_80 primitives ------------------------------------------------------------------ */
-
-/* 16 bytes global -> shared, or 16 zero bytes when !ok (src-size 0 reads nothing). */
-static __device__ __forceinline__ void tc_cp_async16(void *smem, const void *gmem, int ok)
-{
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem),
-                 "r"(ok ? 16 : 0));
-}
-
-static __device__ __forceinline__ void tc_cp_async_commit(void)
-{
-    asm volatile("cp.async.commit_group;\n" ::);
-}
-
-/* Waits until at most n committed groups are still in flight (n: a constant). */
-#define TC_CP_ASYNC_WAIT(n) asm volatile("cp.async.wait_group %0;\n" ::"n"(n))
-
-static __device__ __forceinline__ void tc_ldmatrix_x4(unsigned *r, const void *smem)
-{
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(s));
-}
-
-static __device__ __forceinline__ void tc_ldmatrix_x4_trans(unsigned *r, const void *smem)
-{
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(s));
-}
 
 /* The bits of a float (given as bits) rounded to TF32, to nearest, ties away from zero. */
 static __device__ __forceinline__ unsigned tc_tf32(unsigned bits)
