@@ -28,6 +28,19 @@
  * workspace, summed in split order by a second kernel that blends alpha / beta into dw in its
  * own layout. Deterministic: no atomics.
  *
+ * Backward filter over row units (x channel-contiguous with contiguous rows: NHWC, or C = 1;
+ * dy NHWC-like): the pixels walked one output-row segment at a time (qt <= 128 16-bit / 64 float
+ * pixels), every x value the segment's windows read copied whole into a shared patch [tap
+ * row][w][c] (each row of x one contiguous run), the B fragments read from the patch through
+ * per-kk offsets plus the pixel's str_w * C (no per-element global gather), dy rows by 16-byte
+ * cp.async into [pixel][k] and A by ldmatrix.trans; 64 k x 160 kk per block over a range of
+ * units, the gather kernel's partials and reduce. FREEDNN_SMALLC_ROWS=0 keeps the gather kernel.
+ * On the H100 (2026-12-06, docs/perf/gpu-smallc-rows-2026-12-06-h100.md) the ResNet-50 stem's
+ * backward filter at N = 256 ran 2.5-2.8x faster in HALF / BFLOAT16 / TF32 than before. A
+ * forward over the same units (the filter tile staged once, A gathered from the patch) was
+ * tried and ran slower than the forward kernel above on every few-channel DeepBench line and
+ * the stem (HALF 1.34 against 1.25 ms at N = 256), so it was not kept.
+ *
  * Backward data: dx[m, c] = sum over the valid (tap, k) of dy * w, per warp 64 dx pixels of one
  * row and one residue class of w modulo the stride, so every pixel of the warp has the same
  * valid taps and reads consecutive dy pixels: the A fragments are loaded straight from NHWC dy
@@ -45,7 +58,8 @@
  * Templates over the storage type (the operand type of the mma, as conv_tc_kernels.cuh), and
  * over BN for the forward tile width. ptxas sm_90 (nvcc 13, -O2), registers, 0 spills: forward
  * BN 32 / 64: f16 and bf16 86 / 96, tf32 64 / 80 (2 blocks of 256 per SM); backward filter
- * 72 / 72 / 71, its reduce 32; backward data 80 (3 blocks per SM; sm_80: 90, 2 blocks).
+ * 72 / 72 / 71, its reduce 32; backward data 80 (3 blocks per SM; sm_80: 90, 2 blocks); the
+ * row-unit backward filter 166 (128 threads, 3 blocks per SM; sm_80 167).
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -54,6 +68,7 @@
 #include <string.h>
 
 #include "fd_cuda.cuh"
+#include "sm80_async.cuh"
 
 #define SC_BM 128       /* forward: pixels per block */
 #define SC_THREADS 256  /* 8 warps */
@@ -418,6 +433,261 @@ static __global__ void conv_bwd_filter_smallc_reduce(const __grid_constant__ sc_
     }
 }
 
+/* ---- backward filter over output-row units (channel-contiguous x and dy) -------------------- */
+
+/* The other backward filter kernel: dw[k, kk] = sum_m dy[m, k] X[m, kk] as above, but the
+ * reduction is walked in units of one output row segment (n, p, q0 .. q0 + qt): its dy pixels
+ * are one contiguous run of rows in NHWC (16-byte cp.async copies into [pixel][k] rows of
+ * SCR_LDY elements: 144 / 288 bytes, so the ldmatrix.trans phases and the float fragment loads
+ * touch distinct banks), and every x value the unit's windows read is one patch of R rows x
+ * ((qt - 1) str_w + (S - 1) dil_w + 1) pixels x C channels, copied whole (each row of x
+ * contiguous, zeros outside the image) into [tap row][w][c]. The B fragments are read from the
+ * patch through a per-column offset (logical tap row * row length + logical tap column * dil_w
+ * * C + c) plus the pixel's str_w * C: no table, no per-element global gather, and x is read
+ * from global memory once per tap row instead of once per (kk tile, tap, channel). The A
+ * fragments are dy transposed: ldmatrix.trans for 16-bit data, 32-bit loads for floats.
+ * Block: 64 k x 160 kk, 4 warps of 64 k x 40 kk (4 m16 x 5 n8 tiles; tiles past R*S*C skipped);
+ * its range of units (blockIdx.z) double-buffered: the next unit's dy copies fly during this
+ * unit's mma, its patch is copied after them. Pixels past the row's end and kk past R*S*C read
+ * as zero (masks on the B words, zero-filled dy rows), so non-finite x seen only by them cannot
+ * reach dw. The partials are the other kernel's ([split][K][R*S*C] floats, summed in split
+ * order by conv_bwd_filter_smallc_reduce): deterministic. */
+#define SCR_THREADS 128
+#define SCR_NT 5                    /* n8 tiles per warp */
+#define SCR_BJ (4 * SCR_NT * 8)     /* kk columns per block: 160 */
+#define SCR_BK 64                   /* k rows per block */
+#define SCR_LDY 72                  /* staged dy row stride, elements */
+#define SCR_SMEM_MAX (72 * 1024)    /* dynamic shared memory cap: three blocks an SM */
+#define SCR_BLOCKS 396              /* target grid: 3 blocks x 132 SMs (a fixed rule: bits) */
+#define SCR_XR 32                   /* patch elements a thread loads ahead (registers; 40 spill) */
+
+typedef struct {
+    int qt;            /* pixels per unit: a multiple of the mma k, <= SCR_QMAX(T) */
+    int segs;          /* units per output row */
+    int rw;            /* elements of one patch row: ((qt - 1) str_w + (S - 1) dil_w + 1) C */
+    int nx;            /* elements of one patch: R rw */
+    int patch;         /* elements of one patch buffer: nx rounded up to 8 */
+    int64_t units;     /* N P segs */
+    int64_t per_split; /* units per blockIdx.z */
+    int splits;
+} scr_plan_t;
+
+/* pixels per unit at most: 128 16-bit (8 k16 steps), 64 floats (8 k8 steps) */
+#define SCR_QMAX(es) ((es) == 2 ? 128 : 64)
+
+/* unit u: image n, output row p, first pixel q0, count pixels */
+static __device__ __forceinline__ void scr_unit(const sc_geom_t &g, const scr_plan_t &pl, int64_t u,
+                                                int *n, int *p, int *q0, int *count)
+{
+    const int seg = (int)(u % pl.segs);
+    const int64_t t = u / pl.segs;
+    *p = (int)(t % g.p), *n = (int)(t / g.p);
+    *q0 = seg * pl.qt;
+    *count = g.q - *q0 < pl.qt ? g.q - *q0 : pl.qt;
+}
+
+/* The x patch of unit u, element f = r * rw + e of [tap row r][w][c], in chunks of XR elements a
+ * thread (f = base + tid + j * SCR_THREADS): loaded into registers (zeros outside the image) and
+ * stored apart, so the first chunk's loads can fly during the unit before. */
+template <typename B, int XR>
+static __device__ __forceinline__ void scr_x_load(const sc_geom_t &g, const scr_plan_t &pl,
+                                                  const B *__restrict__ x, int64_t u, int base,
+                                                  int tid, B *v)
+{
+    int n, p, q0, count;
+    scr_unit(g, pl, u, &n, &p, &q0, &count);
+    const int w0 = q0 * g.str_w - g.pad_w, h0 = p * g.str_h - g.pad_h;
+    const int lo = -w0 * g.c, hi = (g.w - w0) * g.c; /* row elements inside the image */
+    const int64_t xo = (int64_t)n * g.xs[0] + (int64_t)w0 * g.c; /* element (n, 0, w0, 0) */
+    int r = (base + tid) / pl.rw, e = base + tid - r * pl.rw;
+#pragma unroll
+    for (int j = 0; j < XR; j++) {
+        B val = (B)0;
+        const int h = h0 + r * g.dil_h;
+        if (r < g.r && (unsigned)h < (unsigned)g.h && e >= lo && e < hi)
+            val = x[xo + (int64_t)h * g.xs[2] + e];
+        v[j] = val;
+        e += SCR_THREADS;
+        while (e >= pl.rw)
+            e -= pl.rw, r++;
+    }
+}
+
+template <typename B, int XR>
+static __device__ __forceinline__ void scr_x_store(const scr_plan_t &pl, B *dst, int base, int tid,
+                                                   const B *v)
+{
+#pragma unroll
+    for (int j = 0; j < XR; j++) {
+        const int f = base + tid + j * SCR_THREADS;
+        if (f < pl.nx)
+            dst[f] = v[j];
+    }
+}
+
+/* the rest of unit u's patch, after the first chunk */
+template <typename B, int XR>
+static __device__ __forceinline__ void scr_x_rest(const sc_geom_t &g, const scr_plan_t &pl,
+                                                  const B *__restrict__ x, int64_t u, B *dst,
+                                                  int tid, B *v)
+{
+    for (int base = XR * SCR_THREADS; base < pl.nx; base += XR * SCR_THREADS) {
+        scr_x_load<B, XR>(g, pl, x, u, base, tid, v);
+        scr_x_store<B, XR>(pl, dst, base, tid, v);
+    }
+}
+
+template <typename T>
+static __global__ void __launch_bounds__(SCR_THREADS, 3)
+conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_constant__ scr_plan_t pl,
+                            const T *__restrict__ x, const T *__restrict__ dy,
+                            float *__restrict__ part)
+{
+    typedef typename sc_traits<T>::bits B;
+    enum { KSTEP = sc_traits<T>::KSTEP, QMAX = SCR_QMAX(sizeof(T)), VEC = 16 / (int)sizeof(T),
+           VPR = SCR_BK / VEC, XR = SCR_XR };
+    extern __shared__ __align__(16) unsigned char scr_smem[];
+    B *sdy = (B *)scr_smem;                /* [2][QMAX][SCR_LDY]: [pixel][k] */
+    B *spx = sdy + 2 * QMAX * SCR_LDY;     /* [2][patch]: [tap row][w][c] */
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int gq = lane >> 2, tq = lane & 3;
+    const int j0 = blockIdx.x * SCR_BJ, k0 = blockIdx.y * SCR_BK;
+    const int64_t ubeg = (int64_t)blockIdx.z * pl.per_split;
+    const int64_t uend = ubeg + pl.per_split < pl.units ? ubeg + pl.per_split : pl.units;
+    const int pstep = g.str_w * g.c; /* patch elements from one pixel to the next */
+
+    /* this thread's B column in each n8 tile: patch offset, and a mask zeroing kk >= R*S*C */
+    int boff[SCR_NT];
+    unsigned bmask[SCR_NT];
+#pragma unroll
+    for (int i = 0; i < SCR_NT; i++) {
+        const int j = j0 + (warp * SCR_NT + i) * 8 + gq;
+        boff[i] = 0, bmask[i] = 0u;
+        if (j < g.kred) {
+            const int c = j % g.c, tap = j / g.c;
+            const int sm = tap % g.s, rm = tap / g.s;
+            const int tr = g.cross ? rm : g.r - 1 - rm, ts = g.cross ? sm : g.s - 1 - sm;
+            boff[i] = tr * pl.rw + ts * g.dil_w * g.c + c;
+            bmask[i] = ~0u;
+        }
+    }
+    const int nm = (g.k - k0 + 15) / 16; /* m16 tiles holding some k < K (>= 4: all) */
+
+    float acc[4][SCR_NT][4];
+#pragma unroll
+    for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+        for (int i = 0; i < SCR_NT; i++)
+            acc[mi][i][0] = acc[mi][i][1] = acc[mi][i][2] = acc[mi][i][3] = 0.0f;
+
+    /* unit u: image n, output row p, first pixel q0, count pixels */
+    /* dy rows of unit u into buffer b: 16-byte copies, zeros past count pixels and past K */
+    auto copy_dy = [&](int64_t u, int b) {
+        int n, p, q0, count;
+        scr_unit(g, pl, u, &n, &p, &q0, &count);
+        const T *row0 = dy + (int64_t)n * g.ys[0] + (int64_t)p * g.ys[2] + (int64_t)q0 * g.ys[3] + k0;
+        B *dst = sdy + b * QMAX * SCR_LDY;
+        for (int v = tid; v < pl.qt * VPR; v += SCR_THREADS) {
+            const int row = v / VPR, cv = v % VPR;
+            const int ok = row < count && k0 + cv * VEC < g.k;
+            tc_cp_async16(dst + row * SCR_LDY + cv * VEC, ok ? row0 + (int64_t)row * g.ys[3] + cv * VEC : dy, ok);
+        }
+    };
+    const B *xb = (const B *)x;
+
+    B xv[XR];
+    int64_t u = ubeg;
+    if (u < uend) {
+        copy_dy(u, 0);
+        tc_cp_async_commit();
+        scr_x_load<B, XR>(g, pl, xb, u, 0, tid, xv);
+        scr_x_store<B, XR>(pl, spx, 0, tid, xv);
+        scr_x_rest<B, XR>(g, pl, xb, u, spx, tid, xv);
+        TC_CP_ASYNC_WAIT(0);
+        __syncthreads();
+    }
+    for (int b = 0; u < uend; u++, b ^= 1) {
+        if (u + 1 < uend) {
+            copy_dy(u + 1, b ^ 1);
+            scr_x_load<B, XR>(g, pl, xb, u + 1, 0, tid, xv);
+        }
+        tc_cp_async_commit();
+        int n, p, q0, count;
+        scr_unit(g, pl, u, &n, &p, &q0, &count);
+        const B *ty = sdy + b * QMAX * SCR_LDY, *tx = spx + b * pl.patch;
+        for (int kb = 0; kb < pl.qt; kb += KSTEP) {
+            unsigned af[4][4], m0, m1;
+            const int pa = kb + (KSTEP == 16 ? 2 * tq : tq); /* this lane's first pixel */
+            if (KSTEP == 16) {
+#pragma unroll
+                for (int mi = 0; mi < 4; mi++)
+                    if (mi < nm)
+                        tc_ldmatrix_x4_trans(af[mi], ty + (kb + (lane & 7) + ((lane >> 4) << 3)) * SCR_LDY +
+                                                         mi * 16 + ((lane >> 3) & 1) * 8);
+                /* pixels pa, pa + 1 (word 0) and pa + 8, pa + 9 (word 1) */
+                m0 = (pa < count ? 0xffffu : 0u) | (pa + 1 < count ? 0xffff0000u : 0u);
+                m1 = (pa + 8 < count ? 0xffffu : 0u) | (pa + 9 < count ? 0xffff0000u : 0u);
+            } else {
+                const unsigned *tw = (const unsigned *)ty;
+#pragma unroll
+                for (int mi = 0; mi < 4; mi++)
+                    if (mi < nm) {
+                        const unsigned *q = tw + pa * SCR_LDY + mi * 16 + gq;
+                        af[mi][0] = sc_traits<T>::op(q[0]);
+                        af[mi][1] = sc_traits<T>::op(q[8]);
+                        af[mi][2] = sc_traits<T>::op(q[4 * SCR_LDY]);
+                        af[mi][3] = sc_traits<T>::op(q[4 * SCR_LDY + 8]);
+                    }
+                m0 = pa < count ? ~0u : 0u;
+                m1 = pa + 4 < count ? ~0u : 0u;
+            }
+#pragma unroll
+            for (int i = 0; i < SCR_NT; i++) {
+                if (j0 + (warp * SCR_NT + i) * 8 >= g.kred)
+                    continue; /* warp-uniform: the whole n8 tile is past R*S*C */
+                const B *col = tx + boff[i] + pa * pstep;
+                unsigned bf[2];
+                if (KSTEP == 16) {
+                    bf[0] = ((unsigned)col[0] | (unsigned)col[pstep] << 16) & m0 & bmask[i];
+                    bf[1] = ((unsigned)col[8 * pstep] | (unsigned)col[9 * pstep] << 16) & m1 & bmask[i];
+                } else {
+                    bf[0] = sc_traits<T>::op((unsigned)col[0]) & m0 & bmask[i];
+                    bf[1] = sc_traits<T>::op((unsigned)col[4 * pstep]) & m1 & bmask[i];
+                }
+#pragma unroll
+                for (int mi = 0; mi < 4; mi++)
+                    if (mi < nm)
+                        sc_traits<T>::mma(acc[mi][i], af[mi], bf);
+            }
+        }
+        if (u + 1 < uend) {
+            scr_x_store<B, XR>(pl, spx + (b ^ 1) * pl.patch, 0, tid, xv);
+            scr_x_rest<B, XR>(g, pl, xb, u + 1, spx + (b ^ 1) * pl.patch, tid, xv);
+        }
+        TC_CP_ASYNC_WAIT(0);
+        __syncthreads();
+    }
+
+    float *out = part + (int64_t)blockIdx.z * g.k * g.kred;
+#pragma unroll
+    for (int mi = 0; mi < 4; mi++)
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const int k = k0 + mi * 16 + gq + 8 * half;
+            if (k >= g.k)
+                continue;
+#pragma unroll
+            for (int i = 0; i < SCR_NT; i++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int j = j0 + (warp * SCR_NT + i) * 8 + 2 * tq + e;
+                    if (j < g.kred)
+                        out[(int64_t)k * g.kred + j] = acc[mi][i][2 * half + e];
+                }
+        }
+}
+
 /* ---- backward data ------------------------------------------------------------------------- */
 
 /* One warp computes 64 dx pixels of one row h and one residue class of w modulo the stride
@@ -707,12 +977,84 @@ static void bwd_filter_splits(const sc_geom_t *g, int *splits, int64_t *split_le
         *splits = 1;
 }
 
+/* FREEDNN_SMALLC_ROWS=0: the backward filter keeps the gather kernel (read once per process). */
+static int scr_env_off(void)
+{
+    const char *e = getenv("FREEDNN_SMALLC_ROWS");
+    return e != NULL && strcmp(e, "0") == 0;
+}
+
+static int scr_disabled(void)
+{
+    static const int off = scr_env_off();
+    return off;
+}
+
+/* Whether the row-unit backward filter takes the problem, and its plan: x channel-contiguous
+ * with each row contiguous (C stride 1 or C = 1, W stride C), dy channel-contiguous with K and
+ * its N, H, W strides whole 16-byte vectors, all strides positive. Pixels per unit: the fewest
+ * units a row (at most SCR_QMAX pixels each, a multiple of the mma k) whose patch buffers fit
+ * shared memory. (Preferring units whose whole patch one register chunk holds, 64 pixels in
+ * place of 112 on the HALF stem, ran 1.05 against 0.93 ms at N = 256 on the H100: the fixed cost
+ * of twice the units outweighed the latency of the chunk loaded after the mma.) Then the units
+ * split over about SCR_BLOCKS blocks (a rule of the problem alone: the bits and workspace depend
+ * on it). */
+static int scr_plan(const sc_geom_t *g, size_t es, scr_plan_t *pl, size_t *smem)
+{
+    if (scr_disabled())
+        return 0;
+    const int vec = (int)(16 / es);
+    if (!((g->c == 1 || g->xs[1] == 1) && g->xs[3] == g->c && g->xs[0] > 0 && g->xs[2] > 0))
+        return 0;
+    if (g->ys[1] != 1 || g->k % vec != 0 || g->ys[0] <= 0 || g->ys[2] <= 0 || g->ys[3] <= 0 ||
+        g->ys[0] % vec != 0 || g->ys[2] % vec != 0 || g->ys[3] % vec != 0)
+        return 0;
+    const int kstep = es == 2 ? 16 : 8, qmax = SCR_QMAX(es);
+    const size_t fixed = (size_t)2 * qmax * SCR_LDY * es;
+    int qt = 0;
+    int64_t wp = 0, patch = 0;
+    size_t bytes = 0;
+    for (int segs = (g->q + qmax - 1) / qmax; segs <= g->q; segs++) {
+        const int t = ((g->q + segs - 1) / segs + kstep - 1) / kstep * kstep;
+        const int64_t w = (int64_t)(t - 1) * g->str_w + (int64_t)(g->s - 1) * g->dil_w + 1;
+        const int64_t pa = ((int64_t)g->r * w * g->c + 7) / 8 * 8;
+        const size_t by = fixed + 2 * (size_t)pa * es;
+        if (by <= SCR_SMEM_MAX) {
+            qt = t, wp = w, patch = pa, bytes = by;
+            break;
+        }
+        if (t <= kstep)
+            break;
+    }
+    if (qt == 0)
+        return 0;
+    pl->qt = qt, pl->segs = (g->q + qt - 1) / qt; /* qt rounded up may need fewer */
+    pl->rw = (int)(wp * g->c), pl->nx = (int)(g->r * wp * g->c), pl->patch = (int)patch;
+    pl->units = (int64_t)g->n * g->p * pl->segs;
+    const int64_t tiles = (int64_t)((g->kred + SCR_BJ - 1) / SCR_BJ) * ((g->k + SCR_BK - 1) / SCR_BK);
+    int64_t sp = (SCR_BLOCKS + tiles - 1) / tiles;
+    if (sp > pl->units)
+        sp = pl->units;
+    if (sp < 1)
+        sp = 1;
+    pl->per_split = (pl->units + sp - 1) / sp;
+    pl->splits = (int)((pl->units + pl->per_split - 1) / pl->per_split);
+    *smem = bytes;
+    return 1;
+}
+
 static size_t bwd_filter_ws(const fd_conv_problem_t *p)
 {
     const sc_geom_t g = sc_geom(p);
     int splits;
     int64_t len;
     bwd_filter_splits(&g, &splits, &len);
+    scr_plan_t pl;
+    size_t smem;
+    /* the row-unit plan's partials, or the gather kernel's where a call's dy pointer is not
+     * 16-byte aligned (selection cannot see pointers) */
+    if (scr_plan(&g, fd_dtype_size(p->xdt), &pl, &smem) && pl.splits > splits)
+        splits = pl.splits;
     return (size_t)splits * (size_t)g.k * (size_t)g.kred * sizeof(float);
 }
 
@@ -721,14 +1063,20 @@ extern "C" int fd_conv_bwd_filter_smallc_applicable(const fd_conv_problem_t *p, 
 {
     if (!smallc_applicable(p, why, why_size))
         return 0;
-    /* HALF / BFLOAT16 with C >= 2 over more than 64 filter taps x channels: the channel-padding
-     * row's 8-wide mma k fits these filters better; on the H200 (2026-12-01, bench/
-     * gpu_newrows.sh) the RGB 7x7 stems ran 1.9x faster there (0.17 against 0.32 ms at N = 16),
-     * while C = 1 filters of 100 taps ran 3-4x faster here and C = 3 3x3 tied (1.04-1.08) */
+    /* HALF / BFLOAT16 with C >= 2 over more than 64 filter taps x channels, where the row-unit
+     * kernel cannot run: the channel-padding row's 8-wide mma k fits these filters better than
+     * the gather kernel; on the H200 (2026-12-01, bench/gpu_newrows.sh) the RGB 7x7 stems ran
+     * 1.9x faster there (0.17 against 0.32 ms at N = 16), while C = 1 filters of 100 taps ran
+     * 3-4x faster here and C = 3 3x3 tied (1.04-1.08) */
     const int64_t rsc = p->c * p->flt[1] * p->flt[2];
-    if (p->xdt != CUDNN_DATA_FLOAT && p->c >= 2 && rsc > 64) {
-        snprintf(why, why_size, "%s with C = %lld and R*S*C = %lld > 64: the channel-padding row is "
-                 "faster there", fd_dtype_name(p->xdt), (long long)p->c, (long long)rsc);
+    const sc_geom_t g = sc_geom(p);
+    scr_plan_t pl;
+    size_t smem;
+    if (p->xdt != CUDNN_DATA_FLOAT && p->c >= 2 && rsc > 64 &&
+        !scr_plan(&g, fd_dtype_size(p->xdt), &pl, &smem)) {
+        snprintf(why, why_size, "%s with C = %lld and R*S*C = %lld > 64, x or dy not "
+                 "channel-contiguous: the channel-padding row is faster there",
+                 fd_dtype_name(p->xdt), (long long)p->c, (long long)rsc);
         return 0;
     }
     return 1;
@@ -743,14 +1091,31 @@ template <typename T>
 static cudnnStatus_t bwd_filter_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a,
                                        const sc_geom_t &g, int splits, int64_t len)
 {
-    const dim3 grid((unsigned)((g.kred + SC_WT - 1) / SC_WT), (unsigned)((g.k + SC_WT - 1) / SC_WT),
-                    (unsigned)splits);
-    const unsigned rblocks = fd_cuda_blocks((int64_t)g.k * g.kred, FD_CUDA_BLOCK);
     cudaStream_t s = a->handle->stream;
     float *part = (float *)a->workspace;
-    conv_bwd_filter_smallc<T><<<grid, SC_THREADS, 0, s>>>(g, (const T *)a->x, (const T *)a->y, part, len);
-    FD_CUDA_LAUNCHED("conv_bwd_filter_smallc on %s data (grid %u x %u x %u, stream %p)",
-                     fd_dtype_name(p->xdt), grid.x, grid.y, grid.z, (void *)s);
+    scr_plan_t pl;
+    size_t smem;
+    if (scr_plan(&g, sizeof(T), &pl, &smem) && ((uintptr_t)a->y & 15) == 0) {
+        const dim3 grid((unsigned)((g.kred + SCR_BJ - 1) / SCR_BJ), (unsigned)((g.k + SCR_BK - 1) / SCR_BK),
+                        (unsigned)pl.splits);
+        FD_CUDA_CHECK(cudaFuncSetAttribute(conv_bwd_filter_smallc_rows<T>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+                      "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) for the small-C "
+                      "backward filter's row units", smem);
+        conv_bwd_filter_smallc_rows<T><<<grid, SCR_THREADS, smem, s>>>(g, pl, (const T *)a->x,
+                                                                       (const T *)a->y, part);
+        FD_CUDA_LAUNCHED("conv_bwd_filter_smallc_rows on %s data (grid %u x %u x %u, %d pixels a "
+                         "unit, %zu bytes of shared memory, stream %p)", fd_dtype_name(p->xdt),
+                         grid.x, grid.y, grid.z, pl.qt, smem, (void *)s);
+        splits = pl.splits;
+    } else {
+        const dim3 grid((unsigned)((g.kred + SC_WT - 1) / SC_WT), (unsigned)((g.k + SC_WT - 1) / SC_WT),
+                        (unsigned)splits);
+        conv_bwd_filter_smallc<T><<<grid, SC_THREADS, 0, s>>>(g, (const T *)a->x, (const T *)a->y, part, len);
+        FD_CUDA_LAUNCHED("conv_bwd_filter_smallc on %s data (grid %u x %u x %u, stream %p)",
+                         fd_dtype_name(p->xdt), grid.x, grid.y, grid.z, (void *)s);
+    }
+    const unsigned rblocks = fd_cuda_blocks((int64_t)g.k * g.kred, FD_CUDA_BLOCK);
     conv_bwd_filter_smallc_reduce<T><<<rblocks, FD_CUDA_BLOCK, 0, s>>>(g, part, splits, (T *)a->out,
                                                                        a->alpha, a->beta);
     FD_CUDA_LAUNCHED("conv_bwd_filter_smallc_reduce on %s data (%u blocks, %d splits)",
@@ -765,7 +1130,7 @@ extern "C" cudnnStatus_t fd_conv_bwd_filter_smallc_run(const fd_conv_problem_t *
     int splits;
     int64_t len;
     bwd_filter_splits(&g, &splits, &len);
-    const size_t need = (size_t)splits * (size_t)g.k * (size_t)g.kred * sizeof(float);
+    const size_t need = bwd_filter_ws(p);
     FD_CHECK(a->workspace_size >= need && a->workspace != NULL, CUDNN_STATUS_BAD_PARAM,
              "workspace of %zu bytes; the small-C backward filter needs %zu", a->workspace_size, need);
     switch (p->xdt) {

@@ -6,12 +6,16 @@
  * 0..3, dilation, odd H / W, N 1-3, K 1, 8, 32, 33, 64, 65 (BN 32 / 64 tiles and their tails),
  * x / y in NHWC or NCHW, the filter KRSC or KCRS, both convolution modes, HALF, BFLOAT16 and
  * FLOAT (TF32 under DEFAULT / TENSOR_OP math), alpha/beta {1, 0}, {0.5, 0.25}, {-2, 1}, and the
- * DeepBench speech / stem layers cut to small N x H x W (ref's speed). Forward runs IMPLICIT_PRECOMP_GEMM, backward data
- * and backward filter ALGO_1, with the workspace the cuda handle asks for; the dispatch log must
- * name the small-C row. The rows must decline C = 5 and FLOAT under FMA_MATH, backward data
- * also dy in NCHW and K not a multiple of its 16-byte vector (8 16-bit elements, 4 floats), and
- * the call must still succeed on another row (checked against ref too). Every case runs twice
- * on the GPU (determinism).
+ * DeepBench speech / stem layers cut to small N x H x W (ref's speed). Forward runs
+ * IMPLICIT_PRECOMP_GEMM, backward data and backward filter ALGO_1, with the workspace the cuda
+ * handle asks for; the dispatch log must name the small-C row. The rows must decline C = 5 and
+ * FLOAT under FMA_MATH, backward data also dy in NCHW and K not a multiple of its 16-byte vector (8
+ * 16-bit elements, 4 floats), and the call must still succeed on another row (checked against ref
+ * too). Every case runs twice on the GPU (determinism). The backward filter runs its row-unit
+ * kernel where x and dy are channel-contiguous (extra cases, forward and backward filter: units
+ * split across long rows with a short last one, K and R*S*C past one block tile, the stem cut
+ * small); a child with FREEDNN_SMALLC_ROWS=0 runs the backward filter cases again on the gather
+ * kernel.
  *
  * Tolerances (vs ref, which sums in double and rounds once):
  *   exact   integer fills in [-3, 3]: products and float sums are exact (TF32 keeps such
@@ -138,8 +142,13 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
                         ptr, t->ws);
 }
 
+/* FREEDNN_SMALLC_ROWS=0 (the child): the backward filter runs its gather kernel only */
+static int rows_off;
+
 static void run_dir(sc_case_t t)
 {
+    if (rows_off && t.dir != 2)
+        return; /* the child re-runs what the switch touches */
     if (!setup(&t))
         return;
     char label[256];
@@ -201,8 +210,13 @@ static void run_dir(sc_case_t t)
     if (t.dir == 1 && (t.y_nchw || t.k % (int)(16 / es) != 0 ||
                        (size_t)t.c * t.flt[0] * t.flt[1] * kp * es > 40960))
         t.expect_smallc = 0;
-    /* 16-bit backward filter with C >= 2 over more than 64 taps x channels goes to the padding row */
-    if (t.dir == 2 && t.dt != CUDNN_DATA_FLOAT && t.c >= 2 && t.c * t.flt[0] * t.flt[1] > 64)
+    /* 16-bit backward filter with C >= 2 over more than 64 taps x channels goes to the padding
+     * row unless the row-unit kernel takes it: x and dy channel-contiguous (NHWC here), K a
+     * multiple of the 16-byte vector, and that kernel not switched off */
+    const int rows_ok =
+        !rows_off && (t.c == 1 || !t.x_nchw) && !t.y_nchw && t.k % (int)(16 / es) == 0;
+    if (t.dir == 2 && t.dt != CUDNN_DATA_FLOAT && t.c >= 2 && t.c * t.flt[0] * t.flt[1] > 64 &&
+        !rows_ok)
         t.expect_smallc = 0;
     if (t.expect_smallc)
         FD_EXPECT(strcmp(gm_last_impl, rows[t.dir]) == 0, "%s: dispatch ran %s, expected %s", label,
@@ -212,6 +226,16 @@ static void run_dir(sc_case_t t)
                   "%s: dispatch ran %s, which should have declined", label,
                   gm_last_impl[0] ? gm_last_impl : "(nothing logged)");
     teardown(&t);
+}
+
+/* Forward and backward filter (the row-unit kernel's direction, and the forward over the same
+ * long rows). */
+static void run_rows(sc_case_t t)
+{
+    t.dir = 0;
+    run_dir(t);
+    t.dir = 2;
+    run_dir(t);
 }
 
 /* The three directions on the same descriptors (dy in y's layout, dx in x's). */
@@ -241,6 +265,8 @@ static sc_case_t base(cudnnDataType_t dt, int n, int c, int k, int h, int w, int
 int main(int argc, char **argv)
 {
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
+    const char *ro = getenv("FREEDNN_SMALLC_ROWS");
+    rows_off = ro != NULL && strcmp(ro, "0") == 0;
     gm_init(argc, argv, "test_gpu_conv_smallc");
     gm_watch_dispatch();
     const cudnnDataType_t dts[3] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
@@ -252,8 +278,31 @@ int main(int argc, char **argv)
         t = base(dt, 2, 3, 33, 23, 21, 7, 7);
         t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3;
         run(t);
+        /* the row units: a stem cut small (20 pixels of a 32-pixel unit) */
+        t = base(dt, 1, 3, 16, 40, 40, 7, 7);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3;
+        run_rows(t);
         if (gm_smoke)
             continue;
+        /* row units: rows of several units with a short last one (131 pixels: 80 + 51 16-bit,
+         * 48 + 48 + 35 float), K past one 64-wide tile (72: a tile of one m16) and R*S*C past one
+         * 160-wide kk tile (196), dilation, both modes, blends; C = 1 and 2 with K = 8 */
+        t = base(dt, 2, 3, 16, 262, 262, 7, 7);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3;
+        run_rows(t);
+        t = base(dt, 1, 4, 72, 13, 150, 7, 7);
+        t.dil[0] = t.dil[1] = 2, t.pad[0] = t.pad[1] = 5;
+        t.mode = CUDNN_CONVOLUTION, t.alpha = 0.5, t.beta = 0.25;
+        run_rows(t);
+        t = base(dt, 1, 2, 8, 5, 400, 3, 3);
+        t.w_kcrs = 1, t.alpha = -2.0, t.beta = 1.0;
+        run_rows(t);
+        t = base(dt, 2, 1, 32, 21, 300, 5, 20);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 0, t.exact = 0;
+        run_rows(t);
+        t = base(dt, 2, 3, 64, 70, 70, 7, 7);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3, t.exact = 0;
+        run_rows(t);
         static const int fl[6][2] = {{1, 1}, {3, 3}, {5, 5}, {7, 7}, {5, 20}, {5, 10}};
         static const int ks[5] = {1, 8, 32, 33, 64};
         for (int c = 1; c <= 4; c++)
@@ -323,5 +372,7 @@ int main(int argc, char **argv)
         t.exact = 0;
         run(t);
     }
+    /* the gather kernel on every backward filter case the row units take */
+    gm_rerun_with(argv, "FREEDNN_SMALLC_ROWS", "0");
     return gm_finish();
 }
