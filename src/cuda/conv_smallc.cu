@@ -581,7 +581,6 @@ conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_co
         for (int i = 0; i < SCR_NT; i++)
             acc[mi][i][0] = acc[mi][i][1] = acc[mi][i][2] = acc[mi][i][3] = 0.0f;
 
-    /* unit u: image n, output row p, first pixel q0, count pixels */
     /* dy rows of unit u into buffer b: 16-byte copies, zeros past count pixels and past K */
     auto copy_dy = [&](int64_t u, int b) {
         int n, p, q0, count;
