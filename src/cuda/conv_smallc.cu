@@ -825,16 +825,10 @@ conv_bwd_data_smallc(const __grid_constant__ sc_geom_t g, const T *__restrict__ 
 
 extern "C" int fd_conv_tf32_allowed(const fd_conv_problem_t *p, char *why, size_t why_size);
 
-static int smallc_env_off(void)
-{
-    const char *e = getenv("FREEDNN_SMALLC");
-    return e != NULL && strcmp(e, "0") == 0;
-}
-
 /* FREEDNN_SMALLC=0: read once per process (a function-local static, initialised once). */
 static int smallc_disabled(void)
 {
-    static const int off = smallc_env_off();
+    static const int off = !fd_env_on("FREEDNN_SMALLC");
     return off;
 }
 
@@ -977,15 +971,9 @@ static void bwd_filter_splits(const sc_geom_t *g, int *splits, int64_t *split_le
 }
 
 /* FREEDNN_SMALLC_ROWS=0: the backward filter keeps the gather kernel (read once per process). */
-static int scr_env_off(void)
-{
-    const char *e = getenv("FREEDNN_SMALLC_ROWS");
-    return e != NULL && strcmp(e, "0") == 0;
-}
-
 static int scr_disabled(void)
 {
-    static const int off = scr_env_off();
+    static const int off = !fd_env_on("FREEDNN_SMALLC_ROWS");
     return off;
 }
 
@@ -1073,8 +1061,9 @@ extern "C" int fd_conv_bwd_filter_smallc_applicable(const fd_conv_problem_t *p, 
     size_t smem;
     if (p->xdt != CUDNN_DATA_FLOAT && p->c >= 2 && rsc > 64 &&
         !scr_plan(&g, fd_dtype_size(p->xdt), &pl, &smem)) {
-        snprintf(why, why_size, "%s with C = %lld and R*S*C = %lld > 64, x or dy not "
-                 "channel-contiguous: the channel-padding row is faster there",
+        snprintf(why, why_size, "%s with C = %lld and R*S*C = %lld > 64 and the row units "
+                 "declining (x or dy not channel-contiguous, the patch past shared memory, or "
+                 "FREEDNN_SMALLC_ROWS=0): the channel-padding row is faster there",
                  fd_dtype_name(p->xdt), (long long)p->c, (long long)rsc);
         return 0;
     }
