@@ -34,7 +34,10 @@
  * row][w][c] (each row of x one contiguous run), the B fragments read from the patch through
  * per-kk offsets plus the pixel's str_w * C (no per-element global gather), dy rows by 16-byte
  * cp.async into [pixel][k] and A by ldmatrix.trans; 64 k x 160 kk per block over a range of
- * units, the gather kernel's partials and reduce. FREEDNN_SMALLC_ROWS=0 keeps the gather kernel.
+ * units (four warps side by side over kk; over small R*S*C two or four warps share the columns
+ * and split the unit's k steps), the gather kernel's partials and reduce; where consecutive
+ * output rows share input rows, the rows kept in a ring and each unit copying only its new ones.
+ * FREEDNN_SMALLC_ROWS=0 keeps the gather kernel.
  * On the H100 (2026-12-06, docs/perf/gpu-smallc-rows-2026-12-06-h100.md) the ResNet-50 stem's
  * backward filter at N = 256 ran 2.5-2.8x faster in HALF / BFLOAT16 / TF32 than before. A
  * forward over the same units (the filter tile staged once, A gathered from the patch) was
@@ -444,68 +447,128 @@ static __global__ void conv_bwd_filter_smallc_reduce(const __grid_constant__ sc_
  * contiguous, zeros outside the image) into [tap row][w][c]. The B fragments are read from the
  * patch through a per-column offset (logical tap row * row length + logical tap column * dil_w
  * * C + c) plus the pixel's str_w * C: no table, no per-element global gather, and x is read
- * from global memory once per tap row instead of once per (kk tile, tap, channel). The A
- * fragments are dy transposed: ldmatrix.trans for 16-bit data, 32-bit loads for floats.
- * Block: 64 k x 160 kk, 4 warps of 64 k x 40 kk (4 m16 x 5 n8 tiles; tiles past R*S*C skipped);
- * its range of units (blockIdx.z) double-buffered: the next unit's dy copies fly during this
- * unit's mma, its patch is copied after them. Pixels past the row's end and kk past R*S*C read
+ * from global memory once per tap row instead of once per (kk tile, tap, channel). Ring mode
+ * (RING; where consecutive output rows share input rows, str_h < (R - 1) dil_h + 1, and P > 1):
+ * units are ordered (n, seg, p), so a block walks the same columns down consecutive output rows,
+ * and the input rows live in a ring of span + str_h slots (span = (R - 1) dil_h + 1) with its
+ * first span - 1 slots repeated after the last, so a unit's rows are consecutive slots from its
+ * first row's and the B offsets are the patch's plus one base per unit; a unit copies only the
+ * str_h rows the one before did not read (the 7x7 stride-2 stem: 2 of 7 rows), into slots the
+ * running unit does not read, and a unit that starts another run of rows copies all its rows
+ * after a barrier. The A fragments are dy transposed: ldmatrix.trans for 16-bit data, 32-bit
+ * loads for floats.
+ * Block: 64 k x 40 WN kk, 4 warps of 64 k x 40 kk (4 m16 x 5 n8 tiles; tiles past R*S*C
+ * skipped): WN = 4 warps side by side over kk where R*S*C > 80; where it is smaller (3x3 filters
+ * of 1-4 channels, 5x5 of one) WR = 4 / WN warps share the kk columns and take every WR-th mma k
+ * step of a unit instead, their sums added in warp order at the end (WR = 1 left three warps of
+ * four idle on R*S*C <= 40). Its range of units (blockIdx.z) double-buffered: the next unit's
+ * dy copies fly during this unit's mma, its x rows are copied after them. FREEDNN_SMALLC_ROWS_RING=0
+ * copies a whole patch a unit, FREEDNN_SMALLC_ROWS_SHARE=0 keeps WR = 1 (A / B switches). Pixels
+ * past the row's end and kk past R*S*C read
  * as zero (masks on the B words, zero-filled dy rows), so non-finite x seen only by them cannot
  * reach dw. The partials are the other kernel's ([split][K][R*S*C] floats, summed in split
  * order by conv_bwd_filter_smallc_reduce): deterministic. */
 #define SCR_THREADS 128
 #define SCR_NT 5                    /* n8 tiles per warp */
-#define SCR_BJ (4 * SCR_NT * 8)     /* kk columns per block: 160 */
+#define SCR_WJ (SCR_NT * 8)         /* kk columns per warp: 40 */
+#define SCR_BJ(wr) (4 / (wr) * SCR_WJ) /* kk columns per block: 160 / 80 / 40 */
 #define SCR_BK 64                   /* k rows per block */
 #define SCR_LDY 72                  /* staged dy row stride, elements */
 #define SCR_SMEM_MAX (72 * 1024)    /* dynamic shared memory cap: three blocks an SM */
 #define SCR_BLOCKS 396              /* target grid: 3 blocks x 132 SMs (a fixed rule: bits) */
 #define SCR_XR 32                   /* patch elements a thread loads ahead (registers; 40 spill) */
+#define SCR_XR_RING 16              /* ring mode's: the str_h new rows of a unit are fewer */
 
 typedef struct {
     int qt;            /* pixels per unit: a multiple of the mma k, <= SCR_QMAX(T) */
     int segs;          /* units per output row */
     int rw;            /* elements of one patch row: ((qt - 1) str_w + (S - 1) dil_w + 1) C */
-    int nx;            /* elements of one patch: R rw */
-    int patch;         /* elements of one patch buffer: nx rounded up to 8 */
+    int patch;         /* elements of one patch buffer: R rw rounded up to 8 */
     int64_t units;     /* N P segs */
     int64_t per_split; /* units per blockIdx.z */
     int splits;
+    int wr;            /* warps sharing a block's kk columns (the kernel's WR): 1, 2 or 4 */
+    int ring;          /* 1: input rows kept in a ring (below), units ordered (n, seg, p) */
+    int span;          /* input rows one output row's windows span: (R - 1) dil_h + 1 */
+    int nr;            /* ring slots: span + str_h */
 } scr_plan_t;
 
 /* pixels per unit at most: 128 16-bit (8 k16 steps), 64 floats (8 k8 steps) */
 #define SCR_QMAX(es) ((es) == 2 ? 128 : 64)
 
-/* unit u: image n, output row p, first pixel q0, count pixels */
+/* unit u: image n, output row p, first pixel q0, count pixels; units are ordered (n, p, seg),
+ * or (n, seg, p) in ring mode, where consecutive units of a block are the same columns of
+ * consecutive output rows */
+template <bool RING>
 static __device__ __forceinline__ void scr_unit(const sc_geom_t &g, const scr_plan_t &pl, int64_t u,
                                                 int *n, int *p, int *q0, int *count)
 {
-    const int seg = (int)(u % pl.segs);
-    const int64_t t = u / pl.segs;
-    *p = (int)(t % g.p), *n = (int)(t / g.p);
+    int seg;
+    if (RING) {
+        *p = (int)(u % g.p);
+        const int64_t t = u / g.p;
+        seg = (int)(t % pl.segs), *n = (int)(t / pl.segs);
+    } else {
+        seg = (int)(u % pl.segs);
+        const int64_t t = u / pl.segs;
+        *p = (int)(t % g.p), *n = (int)(t / g.p);
+    }
     *q0 = seg * pl.qt;
     *count = g.q - *q0 < pl.qt ? g.q - *q0 : pl.qt;
 }
 
-/* The x patch of unit u, element f = r * rw + e of [tap row r][w][c], in chunks of XR elements a
- * thread (f = base + tid + j * SCR_THREADS): loaded into registers (zeros outside the image) and
- * stored apart, so the first chunk's loads can fly during the unit before. */
-template <typename B, int XR>
-static __device__ __forceinline__ void scr_x_load(const sc_geom_t &g, const scr_plan_t &pl,
-                                                  const B *__restrict__ x, int64_t u, int base,
-                                                  int tid, B *v)
+/* rows of x to copy into shared memory: nrows input rows h0 + r hstep (r < nrows) of image n, each
+ * the rw elements from column w0 on, element f = r rw + e stored at dst[start + f] wrapped at
+ * wrap elements (and again wrap elements further where that is below dup) */
+struct scr_rows_t {
+    int64_t xo; /* element (n, 0, w0, 0) */
+    int h0, hstep, nrows, lo, hi, nel, start, wrap, dup;
+};
+
+/* The tap rows of unit u (the patch: R rows h0 + r dil_h into one buffer), or in ring mode its
+ * rows from h0 + first (first = 0: all span rows; span - str_h: the rows the unit before did not
+ * read) into the ring, where input row h lives at slot h mod nr (rw elements a slot) and the
+ * first span - 1 slots again after the last: a unit's rows are then consecutive slots from its
+ * first row's, read through one base offset with no wrap. */
+template <bool RING>
+static __device__ __forceinline__ scr_rows_t scr_rows(const sc_geom_t &g, const scr_plan_t &pl,
+                                                      int64_t u, int first)
 {
     int n, p, q0, count;
-    scr_unit(g, pl, u, &n, &p, &q0, &count);
-    const int w0 = q0 * g.str_w - g.pad_w, h0 = p * g.str_h - g.pad_h;
-    const int lo = -w0 * g.c, hi = (g.w - w0) * g.c; /* row elements inside the image */
-    const int64_t xo = (int64_t)n * g.xs[0] + (int64_t)w0 * g.c; /* element (n, 0, w0, 0) */
+    scr_unit<RING>(g, pl, u, &n, &p, &q0, &count);
+    const int w0 = q0 * g.str_w - g.pad_w;
+    scr_rows_t rs;
+    rs.xo = (int64_t)n * g.xs[0] + (int64_t)w0 * g.c;
+    rs.lo = -w0 * g.c, rs.hi = (g.w - w0) * g.c; /* row elements inside the image */
+    rs.h0 = p * g.str_h - g.pad_h + first;
+    if (RING) {
+        rs.hstep = 1, rs.nrows = pl.span - first;
+        rs.start = ((rs.h0 % pl.nr) + pl.nr) % pl.nr * pl.rw;
+        rs.wrap = pl.nr * pl.rw, rs.dup = (pl.span - 1) * pl.rw;
+    } else {
+        rs.hstep = g.dil_h, rs.nrows = g.r;
+        rs.start = 0, rs.wrap = 1 << 30, rs.dup = 0;
+    }
+    rs.nel = rs.nrows * pl.rw;
+    return rs;
+}
+
+/* Elements f = base + tid + j * SCR_THREADS (j < XR) of rows rs: loaded into registers (zeros
+ * outside the image) and stored apart, so the first chunk's loads can fly during the unit
+ * before. */
+template <typename B, int XR, bool RING>
+static __device__ __forceinline__ void scr_x_load(const sc_geom_t &g, const scr_plan_t &pl,
+                                                  const B *__restrict__ x, int64_t u, int first,
+                                                  int base, int tid, B *v)
+{
+    const scr_rows_t rs = scr_rows<RING>(g, pl, u, first);
     int r = (base + tid) / pl.rw, e = base + tid - r * pl.rw;
 #pragma unroll
     for (int j = 0; j < XR; j++) {
         B val = (B)0;
-        const int h = h0 + r * g.dil_h;
-        if (r < g.r && (unsigned)h < (unsigned)g.h && e >= lo && e < hi)
-            val = x[xo + (int64_t)h * g.xs[2] + e];
+        const int h = rs.h0 + r * rs.hstep;
+        if (r < rs.nrows && (unsigned)h < (unsigned)g.h && e >= rs.lo && e < rs.hi)
+            val = x[rs.xo + (int64_t)h * g.xs[2] + e];
         v[j] = val;
         e += SCR_THREADS;
         while (e >= pl.rw)
@@ -513,31 +576,41 @@ static __device__ __forceinline__ void scr_x_load(const sc_geom_t &g, const scr_
     }
 }
 
-template <typename B, int XR>
-static __device__ __forceinline__ void scr_x_store(const scr_plan_t &pl, B *dst, int base, int tid,
+template <typename B, int XR, bool RING>
+static __device__ __forceinline__ void scr_x_store(const sc_geom_t &g, const scr_plan_t &pl, B *dst,
+                                                   int64_t u, int first, int base, int tid,
                                                    const B *v)
 {
+    const scr_rows_t rs = scr_rows<RING>(g, pl, u, first);
 #pragma unroll
     for (int j = 0; j < XR; j++) {
         const int f = base + tid + j * SCR_THREADS;
-        if (f < pl.nx)
-            dst[f] = v[j];
+        if (f < rs.nel) {
+            int o = rs.start + f;
+            if (o >= rs.wrap)
+                o -= rs.wrap;
+            dst[o] = v[j];
+            if (o < rs.dup)
+                dst[o + rs.wrap] = v[j];
+        }
     }
 }
 
-/* the rest of unit u's patch, after the first chunk */
-template <typename B, int XR>
+/* the rest of the rows, after the first chunk (each call makes the rows' plan again: fewer
+ * registers live beside the accumulators) */
+template <typename B, int XR, bool RING>
 static __device__ __forceinline__ void scr_x_rest(const sc_geom_t &g, const scr_plan_t &pl,
-                                                  const B *__restrict__ x, int64_t u, B *dst,
-                                                  int tid, B *v)
+                                                  const B *__restrict__ x, int64_t u, int first,
+                                                  B *dst, int tid, B *v)
 {
-    for (int base = XR * SCR_THREADS; base < pl.nx; base += XR * SCR_THREADS) {
-        scr_x_load<B, XR>(g, pl, x, u, base, tid, v);
-        scr_x_store<B, XR>(pl, dst, base, tid, v);
+    const int nel = scr_rows<RING>(g, pl, u, first).nel;
+    for (int base = XR * SCR_THREADS; base < nel; base += XR * SCR_THREADS) {
+        scr_x_load<B, XR, RING>(g, pl, x, u, first, base, tid, v);
+        scr_x_store<B, XR, RING>(g, pl, dst, u, first, base, tid, v);
     }
 }
 
-template <typename T>
+template <typename T, int WR, bool RING>
 static __global__ void __launch_bounds__(SCR_THREADS, 3)
 conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_constant__ scr_plan_t pl,
                             const T *__restrict__ x, const T *__restrict__ dy,
@@ -545,14 +618,15 @@ conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_co
 {
     typedef typename sc_traits<T>::bits B;
     enum { KSTEP = sc_traits<T>::KSTEP, QMAX = SCR_QMAX(sizeof(T)), VEC = 16 / (int)sizeof(T),
-           VPR = SCR_BK / VEC, XR = SCR_XR };
+           VPR = SCR_BK / VEC, XR = RING ? SCR_XR_RING : SCR_XR, WN = 4 / WR };
     extern __shared__ __align__(16) unsigned char scr_smem[];
     B *sdy = (B *)scr_smem;                /* [2][QMAX][SCR_LDY]: [pixel][k] */
     B *spx = sdy + 2 * QMAX * SCR_LDY;     /* [2][patch]: [tap row][w][c] */
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int gq = lane >> 2, tq = lane & 3;
-    const int j0 = blockIdx.x * SCR_BJ, k0 = blockIdx.y * SCR_BK;
+    const int wn = warp % WN, wr = warp / WN; /* this warp's kk columns, its share of the k steps */
+    const int j0 = blockIdx.x * SCR_BJ(WR) + wn * SCR_WJ, k0 = blockIdx.y * SCR_BK;
     const int64_t ubeg = (int64_t)blockIdx.z * pl.per_split;
     const int64_t uend = ubeg + pl.per_split < pl.units ? ubeg + pl.per_split : pl.units;
     const int pstep = g.str_w * g.c; /* patch elements from one pixel to the next */
@@ -562,13 +636,13 @@ conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_co
     unsigned bmask[SCR_NT];
 #pragma unroll
     for (int i = 0; i < SCR_NT; i++) {
-        const int j = j0 + (warp * SCR_NT + i) * 8 + gq;
+        const int j = j0 + i * 8 + gq;
         boff[i] = 0, bmask[i] = 0u;
         if (j < g.kred) {
             const int c = j % g.c, tap = j / g.c;
             const int sm = tap % g.s, rm = tap / g.s;
             const int tr = g.cross ? rm : g.r - 1 - rm, ts = g.cross ? sm : g.s - 1 - sm;
-            boff[i] = tr * pl.rw + ts * g.dil_w * g.c + c;
+            boff[i] = (RING ? tr * g.dil_h : tr) * pl.rw + ts * g.dil_w * g.c + c;
             bmask[i] = ~0u;
         }
     }
@@ -584,7 +658,7 @@ conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_co
     /* dy rows of unit u into buffer b: 16-byte copies, zeros past count pixels and past K */
     auto copy_dy = [&](int64_t u, int b) {
         int n, p, q0, count;
-        scr_unit(g, pl, u, &n, &p, &q0, &count);
+        scr_unit<RING>(g, pl, u, &n, &p, &q0, &count);
         const T *row0 = dy + (int64_t)n * g.ys[0] + (int64_t)p * g.ys[2] + (int64_t)q0 * g.ys[3] + k0;
         B *dst = sdy + b * QMAX * SCR_LDY;
         for (int v = tid; v < pl.qt * VPR; v += SCR_THREADS) {
@@ -600,22 +674,30 @@ conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_co
     if (u < uend) {
         copy_dy(u, 0);
         tc_cp_async_commit();
-        scr_x_load<B, XR>(g, pl, xb, u, 0, tid, xv);
-        scr_x_store<B, XR>(pl, spx, 0, tid, xv);
-        scr_x_rest<B, XR>(g, pl, xb, u, spx, tid, xv);
+        scr_x_load<B, XR, RING>(g, pl, xb, u, 0, 0, tid, xv);
+        scr_x_store<B, XR, RING>(g, pl, spx, u, 0, 0, tid, xv);
+        scr_x_rest<B, XR, RING>(g, pl, xb, u, 0, spx, tid, xv);
         TC_CP_ASYNC_WAIT(0);
         __syncthreads();
     }
     for (int b = 0; u < uend; u++, b ^= 1) {
-        if (u + 1 < uend) {
+        /* the next unit's x: its whole patch into the other buffer; in ring mode the rows the
+         * next output row adds (its str_h last rows) into slots this unit does not read, or,
+         * where the next unit starts another run of rows, all its rows after this unit's mma */
+        const bool more = u + 1 < uend, cont = more && RING && (u + 1) % g.p != 0;
+        const int first = cont ? pl.span - g.str_h : 0;
+        if (more) {
             copy_dy(u + 1, b ^ 1);
-            scr_x_load<B, XR>(g, pl, xb, u + 1, 0, tid, xv);
+            if (!RING || cont)
+                scr_x_load<B, XR, RING>(g, pl, xb, u + 1, first, 0, tid, xv);
         }
         tc_cp_async_commit();
         int n, p, q0, count;
-        scr_unit(g, pl, u, &n, &p, &q0, &count);
-        const B *ty = sdy + b * QMAX * SCR_LDY, *tx = spx + b * pl.patch;
-        for (int kb = 0; kb < pl.qt; kb += KSTEP) {
+        scr_unit<RING>(g, pl, u, &n, &p, &q0, &count);
+        const B *ty = sdy + b * QMAX * SCR_LDY;
+        const B *tx = RING ? spx + (((p * g.str_h - g.pad_h) % pl.nr) + pl.nr) % pl.nr * pl.rw
+                              : spx + b * pl.patch;
+        for (int kb = wr * KSTEP; kb < pl.qt; kb += WR * KSTEP) {
             unsigned af[4][4], m0, m1;
             const int pa = kb + (KSTEP == 16 ? 2 * tq : tq); /* this lane's first pixel */
             if (KSTEP == 16) {
@@ -643,7 +725,7 @@ conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_co
             }
 #pragma unroll
             for (int i = 0; i < SCR_NT; i++) {
-                if (j0 + (warp * SCR_NT + i) * 8 >= g.kred)
+                if (j0 + i * 8 >= g.kred)
                     continue; /* warp-uniform: the whole n8 tile is past R*S*C */
                 const B *col = tx + boff[i] + pa * pstep;
                 unsigned bf[2];
@@ -660,14 +742,41 @@ conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_co
                         sc_traits<T>::mma(acc[mi][i], af[mi], bf);
             }
         }
-        if (u + 1 < uend) {
-            scr_x_store<B, XR>(pl, spx + (b ^ 1) * pl.patch, 0, tid, xv);
-            scr_x_rest<B, XR>(g, pl, xb, u + 1, spx + (b ^ 1) * pl.patch, tid, xv);
+        if (more) {
+            B *dst = RING ? spx : spx + (b ^ 1) * pl.patch;
+            if (RING && !cont) {
+                __syncthreads(); /* every warp is done with this unit's rows */
+                scr_x_load<B, XR, RING>(g, pl, xb, u + 1, 0, 0, tid, xv);
+            }
+            scr_x_store<B, XR, RING>(g, pl, dst, u + 1, first, 0, tid, xv);
+            scr_x_rest<B, XR, RING>(g, pl, xb, u + 1, first, dst, tid, xv);
         }
         TC_CP_ASYNC_WAIT(0);
         __syncthreads();
     }
 
+    if (WR > 1) {
+        /* warps wr = 1 .. WR-1 hand their sums to warp wr = 0 of the same columns, which adds
+         * them in wr order (the staging buffers are free: the loop ended on a barrier); slot
+         * (wr - 1, wn), word (mi, i, e) of lane l at [slot][word][l] */
+        float *red = (float *)scr_smem, *av = &acc[0][0][0];
+        enum { W = 4 * SCR_NT * 4 };
+        if (wr > 0) {
+            float *d = red + ((wr - 1) * WN + wn) * W * 32 + lane;
+#pragma unroll
+            for (int w = 0; w < W; w++)
+                d[w * 32] = av[w];
+        }
+        __syncthreads();
+        if (wr > 0)
+            return;
+        for (int o = 1; o < WR; o++) {
+            const float *d = red + ((o - 1) * WN + wn) * W * 32 + lane;
+#pragma unroll
+            for (int w = 0; w < W; w++)
+                av[w] += d[w * 32];
+        }
+    }
     float *out = part + (int64_t)blockIdx.z * g.k * g.kred;
 #pragma unroll
     for (int mi = 0; mi < 4; mi++)
@@ -680,7 +789,7 @@ conv_bwd_filter_smallc_rows(const __grid_constant__ sc_geom_t g, const __grid_co
             for (int i = 0; i < SCR_NT; i++)
 #pragma unroll
                 for (int e = 0; e < 2; e++) {
-                    const int j = j0 + (warp * SCR_NT + i) * 8 + 2 * tq + e;
+                    const int j = j0 + i * 8 + 2 * tq + e;
                     if (j < g.kred)
                         out[(int64_t)k * g.kred + j] = acc[mi][i][2 * half + e];
                 }
@@ -977,6 +1086,20 @@ static int scr_disabled(void)
     return off;
 }
 
+/* FREEDNN_SMALLC_ROWS_RING=0: the row units copy every unit's whole patch (no ring of rows) */
+static int scr_ring_off(void)
+{
+    static const int off = !fd_env_on("FREEDNN_SMALLC_ROWS_RING");
+    return off;
+}
+
+/* FREEDNN_SMALLC_ROWS_SHARE=0: the row units' warps never share kk columns (WR = 1 always) */
+static int scr_share_off(void)
+{
+    static const int off = !fd_env_on("FREEDNN_SMALLC_ROWS_SHARE");
+    return off;
+}
+
 /* Whether the row-unit backward filter takes the problem, and its plan: x channel-contiguous
  * with each row contiguous (C stride 1 or C = 1, W stride C), dy channel-contiguous with K and
  * its N, H, W strides whole 16-byte vectors, all strides positive. Pixels per unit: the fewest
@@ -998,6 +1121,11 @@ static int scr_plan(const sc_geom_t *g, size_t es, scr_plan_t *pl, size_t *smem)
         return 0;
     const int kstep = es == 2 ? 16 : 8, qmax = SCR_QMAX(es);
     const size_t fixed = (size_t)2 * qmax * SCR_LDY * es;
+    /* ring mode where consecutive output rows share input rows: span + str_h slots plus the
+     * span - 1 repeated, against two patches of R rows */
+    const int span = (g->r - 1) * g->dil_h + 1;
+    const int ring = g->str_h < span && g->p > 1 && !scr_ring_off();
+    const int64_t ring_rows = 2 * span + g->str_h - 1;
     int qt = 0;
     int64_t wp = 0, patch = 0;
     size_t bytes = 0;
@@ -1005,7 +1133,7 @@ static int scr_plan(const sc_geom_t *g, size_t es, scr_plan_t *pl, size_t *smem)
         const int t = ((g->q + segs - 1) / segs + kstep - 1) / kstep * kstep;
         const int64_t w = (int64_t)(t - 1) * g->str_w + (int64_t)(g->s - 1) * g->dil_w + 1;
         const int64_t pa = ((int64_t)g->r * w * g->c + 7) / 8 * 8;
-        const size_t by = fixed + 2 * (size_t)pa * es;
+        const size_t by = fixed + (ring ? (size_t)ring_rows * w * g->c : 2 * (size_t)pa) * es;
         if (by <= SCR_SMEM_MAX) {
             qt = t, wp = w, patch = pa, bytes = by;
             break;
@@ -1016,9 +1144,15 @@ static int scr_plan(const sc_geom_t *g, size_t es, scr_plan_t *pl, size_t *smem)
     if (qt == 0)
         return 0;
     pl->qt = qt, pl->segs = (g->q + qt - 1) / qt; /* qt rounded up may need fewer */
-    pl->rw = (int)(wp * g->c), pl->nx = (int)(g->r * wp * g->c), pl->patch = (int)patch;
+    pl->rw = (int)(wp * g->c), pl->patch = (int)patch;
+    pl->ring = ring, pl->span = span, pl->nr = span + g->str_h;
     pl->units = (int64_t)g->n * g->p * pl->segs;
-    const int64_t tiles = (int64_t)((g->kred + SCR_BJ - 1) / SCR_BJ) * ((g->k + SCR_BK - 1) / SCR_BK);
+    /* warps sharing kk columns: as few as leave no warp without columns */
+    pl->wr = g->kred <= SCR_WJ ? 4 : g->kred <= 2 * SCR_WJ ? 2 : 1;
+    if (scr_share_off())
+        pl->wr = 1;
+    const int bj = SCR_BJ(pl->wr);
+    const int64_t tiles = (int64_t)((g->kred + bj - 1) / bj) * ((g->k + SCR_BK - 1) / SCR_BK);
     int64_t sp = (SCR_BLOCKS + tiles - 1) / tiles;
     if (sp > pl->units)
         sp = pl->units;
@@ -1084,17 +1218,24 @@ static cudnnStatus_t bwd_filter_launch(const fd_conv_problem_t *p, const fd_conv
     scr_plan_t pl;
     size_t smem;
     if (scr_plan(&g, sizeof(T), &pl, &smem) && ((uintptr_t)a->y & 15) == 0) {
-        const dim3 grid((unsigned)((g.kred + SCR_BJ - 1) / SCR_BJ), (unsigned)((g.k + SCR_BK - 1) / SCR_BK),
+        const int bj = SCR_BJ(pl.wr);
+        const dim3 grid((unsigned)((g.kred + bj - 1) / bj), (unsigned)((g.k + SCR_BK - 1) / SCR_BK),
                         (unsigned)pl.splits);
-        FD_CUDA_CHECK(cudaFuncSetAttribute(conv_bwd_filter_smallc_rows<T>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+        typedef void (*kern_t)(const sc_geom_t, const scr_plan_t, const T *, const T *, float *);
+        static const kern_t kerns[2][3] = {
+            {conv_bwd_filter_smallc_rows<T, 1, false>, conv_bwd_filter_smallc_rows<T, 2, false>,
+             conv_bwd_filter_smallc_rows<T, 4, false>},
+            {conv_bwd_filter_smallc_rows<T, 1, true>, conv_bwd_filter_smallc_rows<T, 2, true>,
+             conv_bwd_filter_smallc_rows<T, 4, true>}};
+        const kern_t kern = kerns[pl.ring][pl.wr == 4 ? 2 : pl.wr == 2 ? 1 : 0];
+        FD_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
                       "cudaFuncSetAttribute(%zu bytes of dynamic shared memory) for the small-C "
                       "backward filter's row units", smem);
-        conv_bwd_filter_smallc_rows<T><<<grid, SCR_THREADS, smem, s>>>(g, pl, (const T *)a->x,
-                                                                       (const T *)a->y, part);
+        kern<<<grid, SCR_THREADS, smem, s>>>(g, pl, (const T *)a->x, (const T *)a->y, part);
         FD_CUDA_LAUNCHED("conv_bwd_filter_smallc_rows on %s data (grid %u x %u x %u, %d pixels a "
-                         "unit, %zu bytes of shared memory, stream %p)", fd_dtype_name(p->xdt),
-                         grid.x, grid.y, grid.z, pl.qt, smem, (void *)s);
+                         "unit, %d warps a column, %s, %zu bytes of shared memory, stream %p)",
+                         fd_dtype_name(p->xdt), grid.x, grid.y, grid.z, pl.qt, pl.wr,
+                         pl.ring ? "a ring of input rows" : "a patch a unit", smem, (void *)s);
         splits = pl.splits;
     } else {
         const dim3 grid((unsigned)((g.kred + SC_WT - 1) / SC_WT), (unsigned)((g.k + SC_WT - 1) / SC_WT),

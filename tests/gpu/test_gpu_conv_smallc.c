@@ -14,8 +14,10 @@
  * too). Every case runs twice on the GPU (determinism). The backward filter runs its row-unit
  * kernel where x and dy are channel-contiguous (extra cases, forward and backward filter: units
  * split across long rows with a short last one, K and R*S*C past one block tile, the stem cut
- * small); a child with FREEDNN_SMALLC_ROWS=0 runs the backward filter cases again on the gather
- * kernel.
+ * small, R*S*C <= 80 where warps share the kk columns; most cases keep input rows in a ring
+ * shared by consecutive output rows, a 1x1 filter and single-row outputs do not); a child with
+ * FREEDNN_SMALLC_ROWS=0 runs the backward filter cases again on the gather kernel, one with
+ * FREEDNN_SMALLC_ROWS_RING=0 on the row units copying a whole patch a unit.
  *
  * Tolerances (vs ref, which sums in double and rounds once):
  *   exact   integer fills in [-3, 3]: products and float sums are exact (TF32 keeps such
@@ -142,12 +144,15 @@ static cudnnStatus_t call(cudnnHandle_t h, void *const *ptr, void *ctx)
                         ptr, t->ws);
 }
 
-/* FREEDNN_SMALLC_ROWS=0 (the child): the backward filter runs its gather kernel only */
+/* FREEDNN_SMALLC_ROWS=0 (a child): the backward filter runs its gather kernel only */
 static int rows_off;
+/* a child (FREEDNN_SMALLC_ROWS=0, or FREEDNN_SMALLC_ROWS_RING=0: the row units copy a whole
+ * patch a unit) runs the backward filter cases only */
+static int bwd_only;
 
 static void run_dir(sc_case_t t)
 {
-    if (rows_off && t.dir != 2)
+    if (bwd_only && t.dir != 2)
         return; /* the child re-runs what the switch touches */
     if (!setup(&t))
         return;
@@ -267,6 +272,8 @@ int main(int argc, char **argv)
     setenv("FREEDNN_LOG_DISPATCH", "1", 1);
     const char *ro = getenv("FREEDNN_SMALLC_ROWS");
     rows_off = ro != NULL && strcmp(ro, "0") == 0;
+    const char *rr = getenv("FREEDNN_SMALLC_ROWS_RING");
+    bwd_only = rows_off || (rr != NULL && strcmp(rr, "0") == 0);
     gm_init(argc, argv, "test_gpu_conv_smallc");
     gm_watch_dispatch();
     const cudnnDataType_t dts[3] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
@@ -282,8 +289,27 @@ int main(int argc, char **argv)
         t = base(dt, 1, 3, 16, 40, 40, 7, 7);
         t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 3;
         run_rows(t);
+        /* R*S*C = 27: the four warps share the block's kk columns (every fourth k step each) */
+        t = base(dt, 1, 3, 16, 6, 100, 3, 3);
+        run_rows(t);
         if (gm_smoke)
             continue;
+        /* warps sharing kk columns: four (R*S*C = 27, 25) and two (50, 75), over K = 72 (two k
+         * tiles) and rows of several units, real fills, both modes, blends */
+        t = base(dt, 2, 3, 72, 12, 150, 3, 3);
+        run_rows(t);
+        t = base(dt, 1, 1, 40, 7, 300, 5, 5);
+        t.str[0] = t.str[1] = 2, t.mode = CUDNN_CONVOLUTION, t.alpha = 0.5, t.beta = 0.25;
+        run_rows(t);
+        t = base(dt, 1, 2, 16, 9, 140, 5, 5);
+        t.mode = CUDNN_CONVOLUTION, t.alpha = -2.0, t.beta = 1.0;
+        run_rows(t);
+        t = base(dt, 2, 3, 64, 11, 90, 5, 5);
+        t.exact = 0;
+        run_rows(t);
+        t = base(dt, 2, 3, 64, 40, 70, 3, 3);
+        t.exact = 0;
+        run_rows(t);
         /* row units: rows of several units with a short last one (131 pixels: 80 + 51 16-bit,
          * 48 + 48 + 35 float), K past one 64-wide tile (72: a tile of one m16) and R*S*C past one
          * 160-wide kk tile (196), dilation, both modes, blends; C = 1 and 2 with K = 8 */
@@ -372,7 +398,9 @@ int main(int argc, char **argv)
         t.exact = 0;
         run(t);
     }
-    /* the gather kernel on every backward filter case the row units take */
+    /* the gather kernel on every backward filter case the row units take, and the row units
+     * without their ring of input rows */
     gm_rerun_with(argv, "FREEDNN_SMALLC_ROWS", "0");
+    gm_rerun_with(argv, "FREEDNN_SMALLC_ROWS_RING", "0");
     return gm_finish();
 }
