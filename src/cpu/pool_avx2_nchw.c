@@ -61,6 +61,20 @@
  *   columns; with alpha 1 and beta 0 as vdivps + 0.0f (the double quotient's float rounding is
  *   the correctly rounded float quotient, innocuous again; + 0.0 maps -0 to +0 as the ref's
  *   0.0 + q), else in double.
+ * - 3-wide max windows at stride 2 along W without NaN propagation (3x3 / 2, the benchmark's
+ *   pooling) take fused rows instead (pa_fwd_max3s2, pa_bwd_max3s2; pa_s2k3): the same
+ *   operations, with the border vectors' taps under load masks made once per call (no row copy
+ *   between -inf margins, whose loads across two just-made stores waited on the store queue),
+ *   each output row's new input rows read in its own pass (only the rows later output rows
+ *   take go through the ring), and x / dy prefetched PA_AHEAD bytes ahead (pa_ahead: one
+ *   thread from memory had waited on the rows). Backward (alpha 1, beta 0, a dx row in at most
+ *   two output rows): a row's kx is its first tap equal to its maximum and a window's code
+ *   comes from the first row whose maximum equals the window's (value compares ignore the sign
+ *   of zero, as the ref's do; -1 where the maximum is -inf), codes and dy rows are made one
+ *   output row ahead of the dx rows that read them (a load across two stores still in the
+ *   store queue is not forwarded), and each dx row is gathered per parity of its columns
+ *   (pa_dx3b: column 2 i + par is tap kx of window i + (par + pw - kx) / 2), whole aligned
+ *   vectors that are streamed when dx is large, aligned and of whole lines (pa_bwd_nt).
  * Units are planes (groups of PA_GROUP), fixed by the problem: the bits do not depend on
  * OMP_NUM_THREADS. Stack buffers only; rows are read and written only inside their extents
  * (vectors that reach past a row border load under a mask and blend the fill in: a vector
@@ -538,6 +552,377 @@ PA_AVX2 static void pa_dx3(float *dx, int64_t W, int64_t pw, int nr, const int32
     }
 }
 
+/* ---- 3-wide max windows at stride 2 along W: fused rows, border vectors under masks ---- */
+
+#define PA_NB 8 /* border vectors of a row (the first, and the last ones) with kept masks */
+
+/* The vectors of 8 outputs (v: windows from column b = 16 v - pw; taps loaded at b, b + 8,
+ * b + 2, b + 10) split into [0, vlo) and [vhi, nv), which read past the row, and the
+ * interior [vlo, vhi). 0 when the border vectors exceed PA_NB. */
+static int pa_b3_geom(const fd_pool_problem_t *p, int64_t *nv, int64_t *vlo, int64_t *vhi)
+{
+    const int64_t W = p->in[2], pw = p->pad[2];
+    *nv = (p->out[2] + 7) / 8;
+    *vlo = pa_min(*nv, pw > 0 ? 1 : 0);
+    *vhi = pa_max(*vlo, pa_min(*nv, pa_fdiv(W + pw - 18, 16) + 1));
+    return *vlo + (*nv - *vhi) <= PA_NB;
+}
+
+/* The load masks of the border vectors: m[0] for vector 0 when vlo is 1, m[vlo + v - vhi] for
+ * v >= vhi; lanes inside [0, W) of each of the four loads. */
+PA_AVX2 static void pa_b3_masks(const fd_pool_problem_t *p, __m256i m[PA_NB][4])
+{
+    const int64_t W = p->in[2], pw = p->pad[2];
+    int64_t nv, vlo, vhi;
+    pa_b3_geom(p, &nv, &vlo, &vhi);
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    static const int off[4] = {0, 8, 2, 10};
+    for (int64_t v = 0; v < nv; v++) {
+        if (v >= vlo && v < vhi)
+            continue;
+        const int64_t i = v < vlo ? 0 : vlo + v - vhi;
+        for (int k = 0; k < 4; k++) {
+            const __m256i c =
+                _mm256_add_epi32(iota, _mm256_set1_epi32((int)(16 * v - pw + off[k])));
+            m[i][k] = _mm256_and_si256(_mm256_cmpgt_epi32(c, _mm256_set1_epi32(-1)),
+                                       _mm256_cmpgt_epi32(_mm256_set1_epi32((int)W), c));
+        }
+    }
+}
+
+/* 8 floats at q under mask m, -inf in the lanes outside (not read). */
+PA_AVX2 static inline __m256 pa_mld(const float *q, __m256i m)
+{
+    return _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), _mm256_maskload_ps(q, m),
+                            _mm256_castsi256_ps(m));
+}
+
+/* Taps 0, 1, 2 of the 8 windows from column b of row (pa_tap's lane order); m: the vector's
+ * four load masks, NULL inside the row. */
+PA_AVX2 static inline __attribute__((always_inline)) void pa_taps3(const float *row, int64_t b,
+                                                                   const __m256i *m, __m256 *t)
+{
+    __m256 a0, a1, c0, c1;
+    if (m) {
+        a0 = pa_mld(row + b, m[0]), a1 = pa_mld(row + b + 8, m[1]);
+        c0 = pa_mld(row + b + 2, m[2]), c1 = pa_mld(row + b + 10, m[3]);
+    } else {
+        a0 = _mm256_loadu_ps(row + b), a1 = _mm256_loadu_ps(row + b + 8);
+        c0 = _mm256_loadu_ps(row + b + 2), c1 = _mm256_loadu_ps(row + b + 10);
+    }
+    t[0] = _mm256_shuffle_ps(a0, a1, 0x88);
+    t[1] = _mm256_shuffle_ps(a0, a1, 0xDD);
+    t[2] = _mm256_shuffle_ps(c0, c1, 0x88);
+}
+
+/* The first maximum of three taps (vmaxps from -inf: a later tap only when greater, no NaN). */
+PA_AVX2 static inline __m256 pa_max3(const __m256 *t)
+{
+    return _mm256_max_ps(t[2], _mm256_max_ps(t[1], _mm256_max_ps(t[0], _mm256_set1_ps(-INFINITY))));
+}
+
+#ifndef PA_AHEAD
+#define PA_AHEAD 8192 /* bytes a streamed read prefetches ahead (pa_ahead) */
+#endif
+
+/* Prefetch of the line PA_AHEAD bytes past q (never dereferenced: it may lie past the tensor):
+ * one thread from memory left the row reads waiting on it (the hardware prefetchers alone).
+ * always_inline: GCC drops a plain inline helper's prefetch inside another target's function. */
+static inline __attribute__((always_inline)) void pa_ahead(const void *q)
+{
+    _mm_prefetch((const char *)((uintptr_t)q + PA_AHEAD), _MM_HINT_T0);
+}
+
+/* The window rows of one output row: each from x (src, a new row; stored into its ring slot
+ * when st, for the output rows after) or from its ring slot. */
+typedef struct {
+    int nr;
+    const float *src[PA_MAXK];
+    float *slot[PA_MAXK];
+    int st[PA_MAXK];
+} pa_rows3_t;
+
+/* Forward, one vector of 8 outputs: the rows' tap maxima folded in row order. */
+PA_AVX2 static inline __attribute__((always_inline)) __m256
+pa_f3_vec(const pa_rows3_t *w, int64_t v, int64_t pw, const __m256i *m)
+{
+    __m256 acc = _mm256_set1_ps(-INFINITY);
+    for (int r = 0; r < w->nr; r++) {
+        __m256 h;
+        if (w->src[r]) {
+            __m256 t[3];
+            pa_taps3(w->src[r], 16 * v - pw, m, t);
+            h = pa_max3(t);
+            if (w->st[r])
+                _mm256_store_ps(w->slot[r] + 8 * v, h);
+        } else {
+            h = _mm256_load_ps(w->slot[r] + 8 * v);
+        }
+        acc = _mm256_max_ps(h, acc);
+    }
+    return pa_unshuf(_mm256_max_ps(acc, _mm256_set1_ps(-FLT_MAX)));
+}
+
+/* The steady rows of 3x3 / 2: row 0 from the ring, rows 1 and 2 new, row 2 kept. */
+PA_AVX2 static inline __attribute__((always_inline)) __m256
+pa_f3_vec3(const pa_rows3_t *w, int64_t v, int64_t pw, const __m256i *m)
+{
+    __m256 t[3];
+    __m256 acc = _mm256_max_ps(_mm256_load_ps(w->slot[0] + 8 * v), _mm256_set1_ps(-INFINITY));
+    pa_taps3(w->src[1], 16 * v - pw, m, t);
+    pa_ahead(w->src[1] + 16 * v);
+    acc = _mm256_max_ps(pa_max3(t), acc);
+    pa_taps3(w->src[2], 16 * v - pw, m, t);
+    pa_ahead(w->src[2] + 16 * v);
+    const __m256 h = pa_max3(t);
+    _mm256_store_ps(w->slot[2] + 8 * v, h);
+    acc = _mm256_max_ps(h, acc);
+    return pa_unshuf(_mm256_max_ps(acc, _mm256_set1_ps(-FLT_MAX)));
+}
+
+/* Max forward, 3-wide windows at stride 2 along W, no NaN propagation: pa_fwd_max's operations
+ * with each output row's new input rows' maxima computed in its own pass (no ring round trip
+ * for rows no later output row takes) and the border vectors under masks made once (no copy of
+ * the row). */
+PA_AVX2 static void pa_fwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                  int64_t u1)
+{
+    const int64_t H = p->in[1], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], sh = p->stride[1], ph = p->pad[1], pw = p->pad[2];
+    const int64_t rs = (OW + 7) / 8 * 8, nfull = OW / 8;
+    const int64_t *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    const int plain = alpha == 1.0 && beta == 0.0;
+    int64_t nv, vlo, vhi;
+    pa_b3_geom(p, &nv, &vlo, &vhi);
+    __m256i mk[PA_NB][4];
+    pa_b3_masks(p, mk);
+    float ring[PA_RINGF] __attribute__((aligned(32)));
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xb = (const float *)a->x + n * s[0] + c * s[1];
+        float *yb = (float *)a->out + n * t[0] + c * t[1];
+        int64_t have = 0; /* input rows below have are in the ring (the last kh of them) */
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t h0 = oh * sh - ph, lo = pa_max(h0, 0), hi = pa_min(h0 + kh, H);
+            const int64_t nxt = oh + 1 < OH ? h0 + sh : INT64_MAX; /* rows kept from here */
+            pa_rows3_t w;
+            w.nr = (int)(hi - lo);
+            for (int r = 0; r < w.nr; r++) {
+                const int64_t ih = lo + r;
+                w.slot[r] = ring + (ih % kh) * rs;
+                w.src[r] = ih >= have ? xb + ih * s[3] : NULL;
+                w.st[r] = ih >= have && ih >= nxt;
+            }
+            have = pa_max(have, hi);
+            float *y = yb + oh * t[3];
+            const int steady =
+                w.nr == 3 && !w.src[0] && w.src[1] && w.src[2] && !w.st[1] && w.st[2];
+            for (int64_t v = 0; v < nv; v++) {
+                const int inner = v >= vlo && v < vhi;
+                const __m256i *m = inner ? NULL : mk[v < vlo ? 0 : vlo + v - vhi];
+                __m256 o;
+                if (steady && inner) { /* the interior run, in one loop */
+                    for (; v < vhi; v++) {
+                        o = pa_f3_vec3(&w, v, pw, NULL);
+                        if (plain && v < nfull)
+                            _mm256_storeu_ps(y + 8 * v, o);
+                        else
+                            pa_outf(y + 8 * v, o, 0, OW - 8 * v, alpha, beta);
+                    }
+                    v--;
+                    continue;
+                }
+                o = steady ? pa_f3_vec3(&w, v, pw, m) : pa_f3_vec(&w, v, pw, m);
+                if (plain && v < nfull)
+                    _mm256_storeu_ps(y + 8 * v, o);
+                else
+                    pa_outf(y + 8 * v, o, 0, OW - 8 * v, alpha, beta);
+            }
+        }
+    }
+}
+
+/* Backward, one vector of 8 windows of one output row: each window row's maximum h and its
+ * first tap holding it (kx: the first tap equal to h; x from the row when new, stored into the
+ * ring when kept, else from the ring), then the window's code ky * 3 + kx of the first row whose
+ * maximum equals the window's (the ref's first maximum in window order: the value compares
+ * ignore the sign of zero, as the ref's do), -1 when the maximum is -inf (nothing taken). */
+PA_AVX2 static inline __attribute__((always_inline)) __m256i
+pa_b3_vec(const pa_rows3_t *w, float *const *kslot, const __m256i *ky3, int64_t v, int64_t pw,
+          const __m256i *m)
+{
+    __m256 hv[PA_MAXK];
+    __m256i kv[PA_MAXK];
+    __m256 acc = _mm256_set1_ps(-INFINITY);
+    for (int r = 0; r < w->nr; r++) {
+        if (w->src[r]) {
+            __m256 t[3];
+            pa_taps3(w->src[r], 16 * v - pw, m, t);
+            const __m256 h = pa_max3(t);
+            const __m256i e0 = _mm256_castps_si256(_mm256_cmp_ps(t[0], h, _CMP_EQ_OQ));
+            const __m256i e1 = _mm256_castps_si256(_mm256_cmp_ps(t[1], h, _CMP_EQ_OQ));
+            hv[r] = h;
+            kv[r] = _mm256_andnot_si256(e0, _mm256_add_epi32(_mm256_set1_epi32(2), e1));
+            if (w->st[r]) {
+                _mm256_store_ps(w->slot[r] + 8 * v, h);
+                _mm256_store_si256((__m256i *)(void *)(kslot[r] + 8 * v), kv[r]);
+            }
+        } else {
+            hv[r] = _mm256_load_ps(w->slot[r] + 8 * v);
+            kv[r] = _mm256_load_si256((const __m256i *)(const void *)(kslot[r] + 8 * v));
+        }
+        acc = _mm256_max_ps(hv[r], acc);
+    }
+    __m256i code = _mm256_set1_epi32(-1);
+    for (int r = w->nr - 1; r >= 0; r--)
+        code = _mm256_castps_si256(_mm256_blendv_ps(
+            _mm256_castsi256_ps(code), _mm256_castsi256_ps(_mm256_add_epi32(kv[r], ky3[r])),
+            _mm256_cmp_ps(hv[r], acc, _CMP_EQ_OQ)));
+    const __m256 none = _mm256_cmp_ps(acc, _mm256_set1_ps(-INFINITY), _CMP_EQ_OQ);
+    return _mm256_castps_si256(pa_unshuf(_mm256_or_ps(_mm256_castsi256_ps(code), none)));
+}
+
+/* Row argmax of one new row: its maximum *h and first tap holding it *k. */
+PA_AVX2 static inline __attribute__((always_inline)) void
+pa_arg3(const float *row, int64_t b, const __m256i *m, __m256 *h, __m256i *k)
+{
+    __m256 t[3];
+    pa_taps3(row, b, m, t);
+    *h = pa_max3(t);
+    const __m256i e0 = _mm256_castps_si256(_mm256_cmp_ps(t[0], *h, _CMP_EQ_OQ));
+    const __m256i e1 = _mm256_castps_si256(_mm256_cmp_ps(t[1], *h, _CMP_EQ_OQ));
+    *k = _mm256_andnot_si256(e0, _mm256_add_epi32(_mm256_set1_epi32(2), e1));
+}
+
+/* pa_b3_vec for the steady rows of 3x3 / 2 (window rows h0 .. h0 + 2: row 0 from the ring,
+ * rows 1 and 2 new, row 2 kept). */
+PA_AVX2 static inline __attribute__((always_inline)) __m256i
+pa_b3_vec3(const pa_rows3_t *w, float *const *kslot, int64_t v, int64_t pw, const __m256i *m)
+{
+    __m256 h1, h2;
+    __m256i k1, k2;
+    const __m256 h0 = _mm256_load_ps(w->slot[0] + 8 * v);
+    const __m256i k0 = _mm256_load_si256((const __m256i *)(const void *)(kslot[0] + 8 * v));
+    pa_arg3(w->src[1], 16 * v - pw, m, &h1, &k1);
+    pa_arg3(w->src[2], 16 * v - pw, m, &h2, &k2);
+    pa_ahead(w->src[1] + 16 * v);
+    pa_ahead(w->src[2] + 16 * v);
+    _mm256_store_ps(w->slot[2] + 8 * v, h2);
+    _mm256_store_si256((__m256i *)(void *)(kslot[2] + 8 * v), k2);
+    const __m256 acc =
+        _mm256_max_ps(h2, _mm256_max_ps(h1, _mm256_max_ps(h0, _mm256_set1_ps(-INFINITY))));
+    __m256 code = _mm256_cmp_ps(acc, _mm256_set1_ps(-INFINITY), _CMP_EQ_OQ); /* -1: none */
+    const __m256 e1 = _mm256_cmp_ps(h1, acc, _CMP_EQ_OQ), e0 = _mm256_cmp_ps(h0, acc, _CMP_EQ_OQ);
+    __m256 c = _mm256_castsi256_ps(_mm256_add_epi32(k2, _mm256_set1_epi32(6)));
+    c = _mm256_blendv_ps(c, _mm256_castsi256_ps(_mm256_add_epi32(k1, _mm256_set1_epi32(3))), e1);
+    c = _mm256_blendv_ps(c, _mm256_castsi256_ps(k0), e0);
+    /* c is row 2's code where neither row 0 nor 1 holds acc: row 2 then does, or acc is -inf */
+    code = _mm256_or_ps(code, c);
+    return _mm256_castps_si256(pa_unshuf(code));
+}
+
+/* Vector v of an output row's codes (-1 past OW) and of its dy row (0 past OW) into the ring. */
+PA_AVX2 static inline __attribute__((always_inline)) void
+pa_b3_put(int32_t *crow, float *grow, const float *gsrc, int64_t v, int64_t OW, __m256i cv)
+{
+    if (8 * v + 8 <= OW) {
+        _mm256_store_si256((__m256i *)(void *)(crow + 8 * v), cv);
+        _mm256_store_ps(grow + 8 * v, _mm256_loadu_ps(gsrc + 8 * v));
+        pa_ahead(gsrc + 8 * v);
+        return;
+    }
+    const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(OW - 8 * v)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_store_si256((__m256i *)(void *)(crow + 8 * v),
+                       _mm256_blendv_epi8(_mm256_set1_epi32(-1), cv, in));
+    _mm256_store_ps(grow + 8 * v, pa_ld(gsrc, 8 * v, OW, 0.0f));
+}
+
+/* Columns [c, c + 8) of a dx row (those inside [0, W)): streamed when nt (c + 8 <= W: a whole
+ * aligned vector), else stored. */
+PA_AVX2 static inline void pa_dx_out(float *dx, int64_t c, int64_t W, __m256 v, int nt)
+{
+    if (c + 8 <= W) {
+        if (nt)
+            _mm256_stream_ps(dx + c, v);
+        else
+            _mm256_storeu_ps(dx + c, v);
+    } else if (c < W) {
+        pa_st(dx + c, v, 0, W - c);
+    }
+}
+
+/* The dx columns 2 j0 .. 2 j0 + 15 of a row in one or two output rows (3-wide windows at stride 2,
+ * alpha 1, beta 0; codes and dy rows with -1 / 0 past OW and before column 0), pw a constant:
+ * column 2 i + par is tap kx of window i + d where d = (par + pw - kx) / 2 is whole, so each
+ * parity takes one or two taps a row, from the code / dy vectors at j0 + d (d in -1 .. 1: the
+ * caller stored those rows an output row earlier, so a load across two of their stores reads
+ * the cache, not the store queue). The terms in the ref's order (rows ascending, then windows:
+ * kx descending) in float from +0.0, except that a vector with a lane of three or four hits
+ * (the parity of two taps, two rows) sums that parity again in double from the same terms:
+ * pa_bwd_max2's argument. The two parities interleave into whole aligned dx vectors. */
+PA_AVX2 static inline __attribute__((always_inline)) void
+pa_dx3b_pw(float *dx, int64_t W, int nr, const int32_t *const *crow, const float *const *grow,
+           const int32_t *kyk, int nt, const int pw)
+{
+    int nd[2], dd[2][2] = {{0}}, kk[2][2] = {{0}};
+    for (int par = 0; par < 2; par++) {
+        nd[par] = 0;
+        for (int kx = 2; kx >= 0; kx--)
+            if (((par + pw - kx) & 1) == 0)
+                dd[par][nd[par]] = (par + pw - kx) / 2, kk[par][nd[par]++] = kx;
+    }
+    const int two = nd[0] == 2 ? 0 : 1; /* the parity of two taps a row */
+    for (int64_t j0 = 0; 2 * j0 < W; j0 += 8) {
+        __m256 sum[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()}, t[2][2];
+        __m256i cnt = _mm256_setzero_si256();
+        for (int r = 0; r < nr; r++) {
+            const __m256i k = _mm256_set1_epi32(kyk[r]);
+            for (int par = 0; par < 2; par++)
+                for (int q = 0; q < nd[par]; q++) {
+                    const int64_t o = j0 + dd[par][q];
+                    const __m256i h = _mm256_cmpeq_epi32(
+                        _mm256_loadu_si256((const __m256i *)(const void *)(crow[r] + o)),
+                        _mm256_add_epi32(k, _mm256_set1_epi32(kk[par][q])));
+                    const __m256 term =
+                        _mm256_and_ps(_mm256_castsi256_ps(h), _mm256_loadu_ps(grow[r] + o));
+                    sum[par] = _mm256_add_ps(sum[par], term);
+                    if (par == two) {
+                        t[r][q] = term;
+                        cnt = _mm256_sub_epi32(cnt, h);
+                    }
+                }
+        }
+        if (nr == 2) {
+            const __m256i many = _mm256_cmpgt_epi32(cnt, _mm256_set1_epi32(2));
+            if (__builtin_expect(!_mm256_testz_si256(many, many), 0)) {
+                __m256d lo = _mm256_setzero_pd(), hi = lo;
+                for (int r = 0; r < 2; r++)
+                    for (int q = 0; q < 2; q++) {
+                        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(t[r][q])));
+                        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(t[r][q], 1)));
+                    }
+                sum[two] = _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
+            }
+        }
+        const __m256 l = _mm256_unpacklo_ps(sum[0], sum[1]), h = _mm256_unpackhi_ps(sum[0], sum[1]);
+        pa_dx_out(dx, 2 * j0, W, _mm256_permute2f128_ps(l, h, 0x20), nt);
+        pa_dx_out(dx, 2 * j0 + 8, W, _mm256_permute2f128_ps(l, h, 0x31), nt);
+    }
+}
+
+PA_AVX2 static void pa_dx3b(float *dx, int64_t W, int64_t pw, int nr, const int32_t *const *crow,
+                            const float *const *grow, const int32_t *kyk, int nt)
+{
+    if (pw == 0)
+        pa_dx3b_pw(dx, W, nr, crow, grow, kyk, nt, 0);
+    else if (pw == 1)
+        pa_dx3b_pw(dx, W, nr, crow, grow, kyk, nt, 1);
+    else
+        pa_dx3b_pw(dx, W, nr, crow, grow, kyk, nt, 2);
+}
+
 /* Codes of the ring of output rows: R rows of cs int32, the row at +8 (-1 margins); the dy
  * rows beside them (0 margins). */
 #define PA_CODES 8192
@@ -659,6 +1044,131 @@ PA_AVX2 static void pa_bwd_max2(const fd_pool_problem_t *p, const fd_pool_args_t
             }
         }
     }
+}
+
+/* 1 when pa_bwd_max3s2 streams dx (beta 0 here): dx over FD_CPU_NT_MIN bytes, apart from x and
+ * dy, every row whole 64-byte lines (aligned, strides and W multiples of 16), so no line is
+ * written in part. */
+static int pa_bwd_nt(const fd_pool_problem_t *p, const fd_pool_args_t *a)
+{
+    const int64_t *q = p->dxs, *s = p->xs, *t = p->dys;
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    const uintptr_t d0 = (uintptr_t)a->out;
+    const uintptr_t d1 =
+        d0 + 4 * (uintptr_t)((p->n - 1) * q[0] + (p->c - 1) * q[1] + (H - 1) * q[3] + W);
+    const uintptr_t x0 = (uintptr_t)a->x,
+                    x1 = x0 + 4 * (uintptr_t)((p->n - 1) * s[0] + (p->c - 1) * s[1] +
+                                              (H - 1) * s[3] + W);
+    const uintptr_t g0 = (uintptr_t)a->dy,
+                    g1 = g0 + 4 * (uintptr_t)((p->n - 1) * t[0] + (p->c - 1) * t[1] +
+                                              (OH - 1) * t[3] + OW);
+    return d0 % 64 == 0 && q[0] % 16 == 0 && q[1] % 16 == 0 && q[3] % 16 == 0 && W % 16 == 0 &&
+           q[0] >= 0 && q[1] >= 0 && q[3] >= 0 && d1 - d0 >= FD_CPU_NT_MIN &&
+           (x1 <= d0 || d1 <= x0) && (g1 <= d0 || d1 <= g0);
+}
+
+/* Max backward, 3-wide windows at stride 2 along W, alpha 1, beta 0, no NaN propagation, a dx
+ * row in at most two output rows: pa_bwd_max2's codes with the row argmaxes, the window codes
+ * and the dy row copy of each output row in one pass (the kx of a row: its first tap equal to
+ * the row's maximum; border vectors under masks made once, no row copy; no division per dx
+ * row), one output row ahead of the dx rows, each dx row by pa_dx3b (streamed: pa_bwd_nt). */
+PA_AVX2 static void pa_bwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                                  int64_t u1)
+{
+    const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t kh = p->win[1], sh = p->stride[1], ph = p->pad[1], pw = p->pad[2];
+    /* R + 1 rows of codes and dy: each computed an output row before the dx rows read it */
+    const int64_t R = (kh + sh - 1) / sh + 1, cs = (OW + 7) / 8 * 8 + 32, rs = (OW + 7) / 8 * 8;
+    const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
+    int64_t nv, vlo, vhi;
+    pa_b3_geom(p, &nv, &vlo, &vhi);
+    __m256i mk[PA_NB][4];
+    pa_b3_masks(p, mk);
+    int32_t codes[PA_CODES] __attribute__((aligned(32)));
+    float gbuf[PA_CODES] __attribute__((aligned(32)));
+    float rv[PA_RINGF] __attribute__((aligned(32)));
+    int32_t rk[PA_RINGF] __attribute__((aligned(32)));
+    for (int64_t i = 0; i < R * cs; i++)
+        codes[i] = -1, gbuf[i] = 0.0f;
+    const int nt = pa_bwd_nt(p, a);
+    for (int64_t pl = u0; pl < u1; pl++) {
+        const int64_t n = pl / p->c, c = pl % p->c;
+        const float *xp = (const float *)a->x + n * s[0] + c * s[1];
+        const float *gp = (const float *)a->dy + n * t[0] + c * t[1];
+        float *dxp = (float *)a->out + n * q[0] + c * q[1];
+        int64_t have_hi = 0, rhave = 0; /* output rows with codes; input rows in the ring */
+        /* output rows holding dx row ih: [olo, ohi] with ohi = floor((ih + ph) / sh), olo =
+         * floor((ih + ph - kh) / sh) + 1, kept as quotients and remainders */
+        int64_t qa = pa_fdiv(ph, sh), ra = ph - qa * sh;
+        int64_t qb = pa_fdiv(ph - kh, sh), rb = ph - kh - qb * sh;
+        for (int64_t ih = 0; ih < H; ih++) {
+            const int64_t olo = pa_max(0, qb + 1), ohi = pa_min(OH - 1, qa);
+            if (++ra == sh)
+                ra = 0, qa++;
+            if (++rb == sh)
+                rb = 0, qb++;
+            float *dx = dxp + ih * q[3];
+            if (olo > ohi) {
+                pa_zero_row(dx, W, 1.0, 0.0);
+                continue;
+            }
+            const int64_t oend = pa_min(OH - 1, ohi + 1); /* one output row ahead */
+            for (int64_t oh = pa_max(have_hi, olo); oh <= oend; oh++) {
+                const int64_t h0 = oh * sh - ph, lo = pa_max(h0, 0), hi = pa_min(h0 + kh, H);
+                const int64_t nxt = oh + 1 < OH ? h0 + sh : INT64_MAX;
+                pa_rows3_t w;
+                float *kslot[PA_MAXK];
+                __m256i ky3[PA_MAXK];
+                w.nr = (int)(hi - lo);
+                for (int r = 0; r < w.nr; r++) {
+                    const int64_t ir = lo + r;
+                    w.slot[r] = rv + (ir % kh) * rs;
+                    kslot[r] = (float *)(void *)(rk + (ir % kh) * rs);
+                    w.src[r] = ir >= rhave ? xp + ir * s[3] : NULL;
+                    w.st[r] = ir >= rhave && ir >= nxt;
+                    ky3[r] = _mm256_set1_epi32((int)(3 * (ir - h0)));
+                }
+                rhave = pa_max(rhave, hi);
+                int32_t *crow = codes + (oh % R) * cs + 8;
+                float *grow = gbuf + (oh % R) * cs + 8;
+                const float *gsrc = gp + oh * t[3];
+                const int steady = w.nr == 3 && lo == h0 && !w.src[0] && w.src[1] && w.src[2] &&
+                                   !w.st[1] && w.st[2];
+                for (int64_t v = 0; v < nv; v++) {
+                    const int inner = v >= vlo && v < vhi;
+                    const __m256i *m = inner ? NULL : mk[v < vlo ? 0 : vlo + v - vhi];
+                    __m256i cv;
+                    if (steady && inner) { /* the interior run, in one loop */
+                        for (; v < vhi; v++)
+                            pa_b3_put(crow, grow, gsrc, v, OW, pa_b3_vec3(&w, kslot, v, pw, NULL));
+                        v--;
+                        continue;
+                    }
+                    if (steady)
+                        cv = pa_b3_vec3(&w, kslot, v, pw, m);
+                    else if (inner)
+                        cv = pa_b3_vec(&w, kslot, ky3, v, pw, NULL);
+                    else
+                        cv = pa_b3_vec(&w, kslot, ky3, v, pw, m);
+                    pa_b3_put(crow, grow, gsrc, v, OW, cv);
+                }
+            }
+            have_hi = pa_max(have_hi, oend + 1);
+            const int32_t *crow[2];
+            const float *grow[2];
+            int32_t kyk[2];
+            const int nr = (int)(ohi - olo + 1);
+            for (int r = 0; r < nr; r++) {
+                const int64_t oh = olo + r;
+                crow[r] = codes + (oh % R) * cs + 8;
+                grow[r] = gbuf + (oh % R) * cs + 8;
+                kyk[r] = (int32_t)((ih - (oh * sh - ph)) * 3);
+            }
+            pa_dx3b(dx, W, pw, nr, crow, grow, kyk, nt);
+        }
+    }
+    if (nt)
+        _mm_sfence(); /* the streamed rows visible past the parallel loop's barrier */
 }
 
 /* ---- average forward ---- */
@@ -1298,6 +1808,15 @@ static void pa_par(pa_fn fn, const fd_pool_problem_t *p, const fd_pool_args_t *a
         fn(p, a, g * PA_GROUP, pa_min(units, (g + 1) * PA_GROUP));
 }
 
+/* 1 for the max windows of pa_fwd_max3s2 / pa_bwd_max3s2 (3 wide at stride 2 along W, no NaN
+ * propagation, border vectors within PA_NB). */
+static int pa_s2k3(const fd_pool_problem_t *p)
+{
+    int64_t nv, vlo, vhi;
+    return pa_is_max(p) && !p->propagate_nan && p->win[2] == 3 && p->stride[2] == 2 &&
+           pa_b3_geom(p, &nv, &vlo, &vhi);
+}
+
 /* The path for p, or NULL. */
 static pa_fn pa_pick(const fd_pool_problem_t *p, int bwd)
 {
@@ -1319,7 +1838,9 @@ static pa_fn pa_pick(const fd_pool_problem_t *p, int bwd)
     if (pa_box_ok(p, bwd))
         return bwd ? pa_box_bwd : pa_box_fwd;
     if (!bwd)
-        return pa_is_max(p) ? (kh * rs <= PA_RINGF ? pa_fwd_max : NULL)
+        return pa_is_max(p)                                    ? (kh * rs > PA_RINGF ? NULL
+                                                                  : pa_s2k3(p)       ? pa_fwd_max3s2
+                                                                                     : pa_fwd_max)
                : sw == 1 && kh * pa_fwd_avg1_ds(p) <= PA_RINGD ? pa_fwd_avg1
                                                                : pa_fwd_avg;
     if (pa_is_max(p)) {
@@ -1338,7 +1859,11 @@ static pa_fn pa_pick(const fd_pool_problem_t *p, int bwd)
 
 int fd_pool_avx2_nchw_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, int bwd)
 {
-    const pa_fn fn = pa_pick(p, bwd);
+    pa_fn fn = pa_pick(p, bwd);
+    /* pa_bwd_max2's 3-wide windows with alpha 1, beta 0 and a dx row in at most two output rows */
+    if (fn == pa_bwd_max2 && pa_s2k3(p) && a->alpha == 1.0 && a->beta == 0.0 &&
+        p->win[1] <= 2 * p->stride[1])
+        fn = pa_bwd_max3s2;
     if (!fn)
         return 0;
     pa_par(fn, p, a);

@@ -65,6 +65,10 @@
  * NCHW box rows of pool_avx2_nchw.c against the AVX2 NHWC ones: the same bits, a non-finite
  * lane recomputed alone in both); it compares NCHW with NHWC only where NCHW did not give the
  * ref's bits (NCHW on the double blocks).
+ * The fused 3-wide stride-2 max rows of pool_avx2_nchw.c (s2k3_rows, s2k3_stream; parent and
+ * avx2 child) keep the ref's bits: rows of 1 to 113 columns, pads 0 to 2, window heights 2 to 4
+ * at row strides 1 to 3, both NaN options and max modes, alpha / beta both ways, ties, one and
+ * three planes; and the streamed dx rows on 64-byte aligned buffers over FD_CPU_NT_MIN.
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -564,6 +568,88 @@ static void max_all_ninf(void)
     cudnnDestroyPoolingDescriptor(pd);
 }
 
+/* The fused 3-wide stride-2 max rows of pool_avx2_nchw.c (pa_fwd_max3s2 / pa_bwd_max3s2: FLOAT
+ * NCHW without NaN propagation; forward with any alpha / beta, backward with alpha 1, beta 0 and
+ * a dx row in at most two output rows; the other cases here take the earlier paths): rows of 1
+ * to 113 columns (odd and even, under a vector, not a multiple of 8 or 16: masked border
+ * vectors at both ends, dx rows ending inside a vector), pads 0 to 2 along W and H, ceil mode,
+ * window heights 2 to 4 at row strides 1 to 3 (the steady three-row fold and the general one),
+ * both max modes and NaN options, alpha / beta both ways, tie-heavy x with -0 / +0, -FLT_MAX,
+ * +-inf and NaN, dy with signed zeros and two-term sums that round (F_DY), one plane and three
+ * (fewer units than threads). Bits as ref, one and two threads. */
+static void s2k3_rows(void)
+{
+    const int ws[] = {1, 2, 3, 7, 8, 15, 16, 17, 18, 31, 33, 34, 64, 113};
+    const geom_t gs[] = {
+        {2, {3, 3}, {1, 1}, {2, 2}, 0}, {2, {3, 3}, {0, 0}, {2, 2}, 0},
+        {2, {3, 3}, {2, 2}, {2, 2}, 1}, {2, {3, 3}, {0, 1}, {2, 2}, 1},
+        {2, {3, 3}, {1, 2}, {2, 2}, 0}, {2, {2, 3}, {1, 1}, {2, 2}, 0},
+        {2, {4, 3}, {1, 1}, {2, 2}, 1}, {2, {3, 3}, {1, 1}, {1, 2}, 0},
+        {2, {3, 3}, {1, 0}, {3, 2}, 0},
+    };
+    int turn = 0;
+    for (size_t wi = 0; wi < sizeof ws / sizeof *ws; wi++)
+        for (size_t gi = 0; gi < sizeof gs / sizeof *gs; gi++)
+            for (int c = 1; c <= 3; c += 2, turn++) {
+                const geom_t *g = &gs[gi];
+                const int dim[4] = {1, c, 9 + turn % 2, ws[wi]};
+                if (dim[3] + 2 * g->pad[1] < g->win[1] || dim[2] + 2 * g->pad[0] < g->win[0])
+                    continue;
+                const cudnnPoolingMode_t m =
+                    turn % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
+                for (int nan = 0; nan < 2; nan++) {
+                    const cudnnNanPropagation_t np = (cudnnNanPropagation_t)nan;
+                    one(4, dim, LX_NCHW, CUDNN_DATA_FLOAT, g, m, np, 1.0, 0.0, F_SPEC);
+                    one(4, dim, LX_NCHW, CUDNN_DATA_FLOAT, g, m, np, 1.0, 0.0, F_DY);
+                    one(4, dim, LX_NCHW, CUDNN_DATA_FLOAT, g, m, np, 0.5, 0.25, F_MAX);
+                }
+            }
+}
+
+/* pa_bwd_max3s2's streamed dx rows (pa_bwd_nt: beta 0, dx over FD_CPU_NT_MIN, 64-byte aligned,
+ * rows of whole lines): 3x3 / 2 pad 1 max backward, NCHW 1 x 130 x 128 x 256 in 64-byte
+ * aligned buffers (one()'s malloc'd outputs of that size are not), against ref, one and two
+ * threads. */
+static void s2k3_stream(void)
+{
+    enum { C = 130, H = 128, W = 256, OH = 64, OW = 128 };
+    const size_t nx = (size_t)C * H * W, ny = (size_t)C * OH * OW;
+    float *x = aligned_alloc(64, nx * 4), *y = aligned_alloc(64, ny * 4);
+    float *dy = aligned_alloc(64, ny * 4), *dx[3];
+    for (int r = 0; r < 3; r++)
+        dx[r] = aligned_alloc(64, nx * 4);
+    fill_max(CUDNN_DATA_FLOAT, x, nx, 1);
+    fill_dy(CUDNN_DATA_FLOAT, dy, ny);
+    cudnnTensorDescriptor_t xd, yd;
+    CHECK(cudnnCreateTensorDescriptor(&xd));
+    CHECK(cudnnCreateTensorDescriptor(&yd));
+    CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, C, H, W));
+    CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, C, OH, OW));
+    cudnnPoolingDescriptor_t pd;
+    CHECK(cudnnCreatePoolingDescriptor(&pd));
+    CHECK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, 3, 1, 1, 2,
+                                      2));
+    const float one = 1.0f, zero = 0.0f;
+    CHECK(cudnnPoolingForward(h_ref, pd, &one, xd, x, &zero, yd, y));
+    for (int r = 0; r < 3; r++) {
+        memset(dx[r], 0xff, nx * 4); /* NaN: beta 0 must not read it */
+        CHECK(
+            cudnnPoolingBackward(run_handle(r), pd, &one, yd, y, yd, dy, xd, x, &zero, xd, dx[r]));
+    }
+    cases++;
+    for (int r = 1; r < 3; r++)
+        if (!same_bits(CUDNN_DATA_FLOAT, dx[0], dx[r], nx * 4)) {
+            failures++;
+            fprintf(stderr, "FAIL s2k3_stream: cpu (%d thread%s) differs from ref\n", r,
+                    r > 1 ? "s" : "");
+        }
+    cudnnDestroyPoolingDescriptor(pd);
+    cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
+    free(x), free(y), free(dy);
+    for (int r = 0; r < 3; r++)
+        free(dx[r]);
+}
+
 /* This program with --child, env prepended; 1 when it passed. */
 static int child(const char *env)
 {
@@ -591,8 +677,11 @@ int main(int argc, char **argv)
     max_sum_order();
     max_all_ninf();
     const char *isa = getenv("FREEDNN_CPU_ISA");
-    if (!isa || strcmp(isa, "avx2") == 0) /* the AVX2 box rows of both layouts too */
+    if (!isa || strcmp(isa, "avx2") == 0) { /* the AVX2 box rows of both layouts too */
         box_layouts();
+        s2k3_rows();
+        s2k3_stream();
+    }
     printf("test_cpu_pool_fast (%s): %d cases, %d failures; box rows: largest err / tolerance "
            "%.3g\n",
            isa ? isa : "default path", cases, failures, box_worst);
