@@ -75,6 +75,15 @@
  *   store queue is not forwarded), and each dx row is gathered per parity of its columns
  *   (pa_dx3b: column 2 i + par is tap kx of window i + (par + pw - kx) / 2), whole aligned
  *   vectors that are streamed when dx is large, aligned and of whole lines (pa_bwd_nt).
+ *   Measured (2026-12-06, 2-vCPU Zen 3 VM, 3x3 / 2 pad 1, dnnbench median, old and new
+ *   interleaved; docs/perf/cpu-pool-avx2-s2-2026-12-06.md): in cache, n1c32h112w112, one thread
+ *   forward 0.125-0.130 -> 0.078-0.079 ms, backward 0.347-0.354 -> 0.272-0.278; n8c64h112w112
+ *   from memory, one thread forward 2.45-2.55 -> 1.79-1.93 ms, backward 5.83-5.84 -> 4.66-4.70;
+ *   two threads forward 1.30-1.38 -> 1.07-1.38 ms (0.74-0.79 -> 0.74-0.92 of the bandwidth),
+ *   backward 2.92-3.02 -> 2.38-2.53 (0.61-0.62 -> 0.73-0.76). Left: a dx vector with a lane of
+ *   three or four hits (29% of the two-row vectors, on integer and real fills alike) redoes its
+ *   sums in double after a mispredicted branch: 12-15% of the backward in cache (summing in
+ *   double always costs the same).
  * Units are planes (groups of PA_GROUP), fixed by the problem: the bits do not depend on
  * OMP_NUM_THREADS. Stack buffers only; rows are read and written only inside their extents
  * (vectors that reach past a row border load under a mask and blend the fill in: a vector
