@@ -144,6 +144,15 @@ static inline int64_t pa_min(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
+/* The least power of two >= k (k >= 1): ring slots by a mask, not a division per row. */
+static inline int64_t pa_pow2(int64_t k)
+{
+    int64_t q = 1;
+    while (q < k)
+        q *= 2;
+    return q;
+}
+
 static inline int64_t pa_fdiv(int64_t a, int64_t b) /* floor, b > 0 */
 {
     return a >= 0 ? a / b : -((-a + b - 1) / b);
@@ -698,7 +707,7 @@ PA_AVX2 static void pa_fwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args
 {
     const int64_t H = p->in[1], OH = p->out[1], OW = p->out[2];
     const int64_t kh = p->win[1], sh = p->stride[1], ph = p->pad[1], pw = p->pad[2];
-    const int64_t rs = (OW + 7) / 8 * 8, nfull = OW / 8;
+    const int64_t rs = (OW + 7) / 8 * 8, nfull = OW / 8, km = pa_pow2(kh) - 1;
     const int64_t *s = p->xs, *t = p->ys;
     const double alpha = a->alpha, beta = a->beta;
     const int plain = alpha == 1.0 && beta == 0.0;
@@ -711,7 +720,7 @@ PA_AVX2 static void pa_fwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args
         const int64_t n = pl / p->c, c = pl % p->c;
         const float *xb = (const float *)a->x + n * s[0] + c * s[1];
         float *yb = (float *)a->out + n * t[0] + c * t[1];
-        int64_t have = 0; /* input rows below have are in the ring (the last kh of them) */
+        int64_t have = 0; /* input rows below have are in the ring (slot ih & km) */
         for (int64_t oh = 0; oh < OH; oh++) {
             const int64_t h0 = oh * sh - ph, lo = pa_max(h0, 0), hi = pa_min(h0 + kh, H);
             const int64_t nxt = oh + 1 < OH ? h0 + sh : INT64_MAX; /* rows kept from here */
@@ -719,7 +728,7 @@ PA_AVX2 static void pa_fwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args
             w.nr = (int)(hi - lo);
             for (int r = 0; r < w.nr; r++) {
                 const int64_t ih = lo + r;
-                w.slot[r] = ring + (ih % kh) * rs;
+                w.slot[r] = ring + (ih & km) * rs;
                 w.src[r] = ih >= have ? xb + ih * s[3] : NULL;
                 w.st[r] = ih >= have && ih >= nxt;
             }
@@ -1086,8 +1095,9 @@ PA_AVX2 static void pa_bwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args
 {
     const int64_t H = p->in[1], W = p->in[2], OH = p->out[1], OW = p->out[2];
     const int64_t kh = p->win[1], sh = p->stride[1], ph = p->pad[1], pw = p->pad[2];
-    /* R + 1 rows of codes and dy: each computed an output row before the dx rows read it */
-    const int64_t R = (kh + sh - 1) / sh + 1, cs = (OW + 7) / 8 * 8 + 32, rs = (OW + 7) / 8 * 8;
+    /* 4 slots (oh & 3) of codes and dy rows, at least R + 1 (R <= 2: the output rows of a dx
+     * row): each row computed an output row before the dx rows read it */
+    const int64_t R = 4, cs = (OW + 7) / 8 * 8 + 32, rs = (OW + 7) / 8 * 8, km = pa_pow2(kh) - 1;
     const int64_t *s = p->xs, *t = p->dys, *q = p->dxs;
     int64_t nv, vlo, vhi;
     pa_b3_geom(p, &nv, &vlo, &vhi);
@@ -1131,15 +1141,15 @@ PA_AVX2 static void pa_bwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args
                 w.nr = (int)(hi - lo);
                 for (int r = 0; r < w.nr; r++) {
                     const int64_t ir = lo + r;
-                    w.slot[r] = rv + (ir % kh) * rs;
-                    kslot[r] = (float *)(void *)(rk + (ir % kh) * rs);
+                    w.slot[r] = rv + (ir & km) * rs;
+                    kslot[r] = (float *)(void *)(rk + (ir & km) * rs);
                     w.src[r] = ir >= rhave ? xp + ir * s[3] : NULL;
                     w.st[r] = ir >= rhave && ir >= nxt;
                     ky3[r] = _mm256_set1_epi32((int)(3 * (ir - h0)));
                 }
                 rhave = pa_max(rhave, hi);
-                int32_t *crow = codes + (oh % R) * cs + 8;
-                float *grow = gbuf + (oh % R) * cs + 8;
+                int32_t *crow = codes + (oh & 3) * cs + 8;
+                float *grow = gbuf + (oh & 3) * cs + 8;
                 const float *gsrc = gp + oh * t[3];
                 const int steady = w.nr == 3 && lo == h0 && !w.src[0] && w.src[1] && w.src[2] &&
                                    !w.st[1] && w.st[2];
@@ -1169,8 +1179,8 @@ PA_AVX2 static void pa_bwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args
             const int nr = (int)(ohi - olo + 1);
             for (int r = 0; r < nr; r++) {
                 const int64_t oh = olo + r;
-                crow[r] = codes + (oh % R) * cs + 8;
-                grow[r] = gbuf + (oh % R) * cs + 8;
+                crow[r] = codes + (oh & 3) * cs + 8;
+                grow[r] = gbuf + (oh & 3) * cs + 8;
                 kyk[r] = (int32_t)((ih - (oh * sh - ph)) * 3);
             }
             pa_dx3b(dx, W, pw, nr, crow, grow, kyk, nt);
@@ -1818,11 +1828,13 @@ static void pa_par(pa_fn fn, const fd_pool_problem_t *p, const fd_pool_args_t *a
 }
 
 /* 1 for the max windows of pa_fwd_max3s2 / pa_bwd_max3s2 (3 wide at stride 2 along W, no NaN
- * propagation, border vectors within PA_NB). */
+ * propagation, the ring of kh rounded up to a power of two within PA_RINGF, border vectors
+ * within PA_NB). */
 static int pa_s2k3(const fd_pool_problem_t *p)
 {
     int64_t nv, vlo, vhi;
     return pa_is_max(p) && !p->propagate_nan && p->win[2] == 3 && p->stride[2] == 2 &&
+           pa_pow2(p->win[1]) * ((p->out[2] + 7) / 8 * 8) <= PA_RINGF &&
            pa_b3_geom(p, &nv, &vlo, &vhi);
 }
 
@@ -1871,7 +1883,7 @@ int fd_pool_avx2_nchw_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, i
     pa_fn fn = pa_pick(p, bwd);
     /* pa_bwd_max2's 3-wide windows with alpha 1, beta 0 and a dx row in at most two output rows */
     if (fn == pa_bwd_max2 && pa_s2k3(p) && a->alpha == 1.0 && a->beta == 0.0 &&
-        p->win[1] <= 2 * p->stride[1])
+        p->win[1] <= 2 * p->stride[1] && 4 * ((p->out[2] + 7) / 8 * 8 + 32) <= PA_CODES)
         fn = pa_bwd_max3s2;
     if (!fn)
         return 0;
