@@ -761,6 +761,18 @@ PA_AVX2 static void pa_fwd_max3s2(const fd_pool_problem_t *p, const fd_pool_args
     }
 }
 
+/* Row argmax of one new row: its maximum *h and first tap holding it *k. */
+PA_AVX2 static inline __attribute__((always_inline)) void
+pa_arg3(const float *row, int64_t b, const __m256i *m, __m256 *h, __m256i *k)
+{
+    __m256 t[3];
+    pa_taps3(row, b, m, t);
+    *h = pa_max3(t);
+    const __m256i e0 = _mm256_castps_si256(_mm256_cmp_ps(t[0], *h, _CMP_EQ_OQ));
+    const __m256i e1 = _mm256_castps_si256(_mm256_cmp_ps(t[1], *h, _CMP_EQ_OQ));
+    *k = _mm256_andnot_si256(e0, _mm256_add_epi32(_mm256_set1_epi32(2), e1));
+}
+
 /* Backward, one vector of 8 windows of one output row: each window row's maximum h and its
  * first tap holding it (kx: the first tap equal to h; x from the row when new, stored into the
  * ring when kept, else from the ring), then the window's code ky * 3 + kx of the first row whose
@@ -775,15 +787,9 @@ pa_b3_vec(const pa_rows3_t *w, float *const *kslot, const __m256i *ky3, int64_t 
     __m256 acc = _mm256_set1_ps(-INFINITY);
     for (int r = 0; r < w->nr; r++) {
         if (w->src[r]) {
-            __m256 t[3];
-            pa_taps3(w->src[r], 16 * v - pw, m, t);
-            const __m256 h = pa_max3(t);
-            const __m256i e0 = _mm256_castps_si256(_mm256_cmp_ps(t[0], h, _CMP_EQ_OQ));
-            const __m256i e1 = _mm256_castps_si256(_mm256_cmp_ps(t[1], h, _CMP_EQ_OQ));
-            hv[r] = h;
-            kv[r] = _mm256_andnot_si256(e0, _mm256_add_epi32(_mm256_set1_epi32(2), e1));
+            pa_arg3(w->src[r], 16 * v - pw, m, &hv[r], &kv[r]);
             if (w->st[r]) {
-                _mm256_store_ps(w->slot[r] + 8 * v, h);
+                _mm256_store_ps(w->slot[r] + 8 * v, hv[r]);
                 _mm256_store_si256((__m256i *)(void *)(kslot[r] + 8 * v), kv[r]);
             }
         } else {
@@ -799,18 +805,6 @@ pa_b3_vec(const pa_rows3_t *w, float *const *kslot, const __m256i *ky3, int64_t 
             _mm256_cmp_ps(hv[r], acc, _CMP_EQ_OQ)));
     const __m256 none = _mm256_cmp_ps(acc, _mm256_set1_ps(-INFINITY), _CMP_EQ_OQ);
     return _mm256_castps_si256(pa_unshuf(_mm256_or_ps(_mm256_castsi256_ps(code), none)));
-}
-
-/* Row argmax of one new row: its maximum *h and first tap holding it *k. */
-PA_AVX2 static inline __attribute__((always_inline)) void
-pa_arg3(const float *row, int64_t b, const __m256i *m, __m256 *h, __m256i *k)
-{
-    __m256 t[3];
-    pa_taps3(row, b, m, t);
-    *h = pa_max3(t);
-    const __m256i e0 = _mm256_castps_si256(_mm256_cmp_ps(t[0], *h, _CMP_EQ_OQ));
-    const __m256i e1 = _mm256_castps_si256(_mm256_cmp_ps(t[1], *h, _CMP_EQ_OQ));
-    *k = _mm256_andnot_si256(e0, _mm256_add_epi32(_mm256_set1_epi32(2), e1));
 }
 
 /* pa_b3_vec for the steady rows of 3x3 / 2 (window rows h0 .. h0 + 2: row 0 from the ring,
