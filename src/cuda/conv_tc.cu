@@ -26,16 +26,20 @@
  *              the same bits either way.
  * Tile: 128 x 128 per block, 64 bytes along the reduction (BK = 32 16-bit elements or 16
  * floats), 3 stages of cp.async: A and B take 3 x 2 x 8 KiB = 48 KiB of static shared memory
- * for every type, 8 warps of 64 x 32 (4 x 4 mma tiles). Tiles whose reduction index runs along
- * rows (B of bwd data, both operands of bwd filter) are staged [BK][128] and read with
- * ldmatrix.trans (16-bit) or 32-bit loads (float); every staged row is XOR-swizzled so one
- * fragment load touches each bank once (conv_tc_kernels.cuh says how). The kernels are
- * templates over the storage type (tc_traits: chunk width and mma); the directions share one
- * main loop and differ in their loader and epilogue. ptxas (sm_90, -O3), registers per thread,
- * 0 spills everywhere: f16 and bf16: fwd 128, bwd data 152, bwd filter 126; tf32: fwd 124, bwd
- * data 154, bwd filter 162 (153 before the one-launch split-K tail; its 32-bit fragment loads
- * keep more addresses live; capping it at 128 for two blocks per SM spills; one block per SM
- * either way); the split reduce 32.
+ * for every type, 8 warps of 64 x 32 (4 x 4 mma tiles). Where the GEMM's N (fwd K, bwd data C)
+ * is at most 32 the tile is 128 x 32, where bwd filter's M (K) is, 32 x 128 (the narrow tiles):
+ * 4 warps of 32 x 32 (2 x 4 mma tiles), 3 x (8 + 2) KiB = 30 KiB, four blocks an SM; a 128 x 128
+ * tile there was three quarters padding (DeepBench's speech layers, C = K = 32: bwd data 0.28-
+ * 0.39 and bwd filter 0.39-0.67 of NVIDIA's speed on the H200, 2026-12-06). Tiles whose
+ * reduction index runs along rows (B of bwd data, both operands of bwd filter) are staged
+ * [BK][128] (or [BK][32]) and read with ldmatrix.trans (16-bit) or 32-bit loads (float); every
+ * staged row is XOR-swizzled so one fragment load touches each bank once (conv_tc_kernels.cuh
+ * says how). The kernels are templates over the storage type (tc_traits: chunk width and mma)
+ * and the tile (tc_tile); the directions share one main loop and differ in their loader and
+ * epilogue. ptxas (nvcc 13.0, sm_90, -O2 as the library builds), registers per thread, 0
+ * spills everywhere (sm_80 within a few of these): 128 x 128 f16 and bf16: fwd 126, bwd data
+ * 153, bwd filter 126; tf32: fwd 126, bwd data 155, bwd filter 124; narrow f16 / bf16: fwd 114,
+ * bwd data 122, bwd filter 121; tf32: 115 / 126 / 122; the split reduce 32.
  *
  * What they take (tc_applicable): groups 1; C and K multiples of the 16-byte chunk (8 16-bit
  * elements, 4 floats), so a chunk never straddles a tap; x and dy channel-contiguous with the
@@ -58,8 +62,6 @@
 #define TC_BM 128
 #define TC_BN 128
 #define TC_STAGES 3
-#define TC_THREADS 256
-#define TC_TILE_BYTES 8192 /* one operand's stage: 128 x 64 bytes */
 /* bwd filter splits are multiples of this many reduction rows (a multiple of every type's BK,
  * so the split rule and the workspace size do not depend on the data type) */
 #define TC_SPLIT_ROWS 32
@@ -287,17 +289,40 @@ extern "C" size_t fd_conv_fwd_tc_igemm_workspace(const fd_conv_problem_t *p)
     return 0;
 }
 
-template <typename T>
+/* The narrow tiles (conv_tc_kernels.cuh: 128 x 32 where the GEMM's N, fwd K or bwd data C, is
+ * at most 32; 32 x 128 where bwd filter's M = K is): a 128 x 128 tile there is three quarters
+ * padding, and the narrow block (4 warps, 30 KiB of shared memory) leaves room for several per
+ * SM. FREEDNN_TC_NARROW=0 (read once) keeps the 128 x 128 tile: forward and backward data give
+ * the same bits either way (the same mma on the same operands in the same order); backward
+ * filter's split count follows the tile (bwd_filter_splits), so its bits follow the switch. */
+static int tc_narrow_on(void)
+{
+    static const int on = fd_env_on("FREEDNN_TC_NARROW");
+    return on;
+}
+
+static int tc_narrow(int64_t n)
+{
+    return n <= 32 && tc_narrow_on();
+}
+
+template <typename T, typename CFG>
 static cudnnStatus_t fwd_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a, const tc_geom_t &g)
 {
-    const dim3 grid((unsigned)((g.m + TC_BM - 1) / TC_BM), (unsigned)((g.k + TC_BN - 1) / TC_BN));
+    const dim3 grid((unsigned)((g.m + CFG::TM - 1) / CFG::TM), (unsigned)((g.k + CFG::TN - 1) / CFG::TN));
     cudaStream_t s = a->handle->stream;
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_fwd_tc<T>, fc, grid, dim3(TC_THREADS), 0, s, g, (const T *)a->x,
-                                            (const T *)a->w, (T *)a->out, a->alpha, a->beta);
-    FD_CUDA_LAUNCHED_AS(le, "conv_fwd_tc on %s data (grid %u x %u, stream %p)", fd_dtype_name(p->xdt),
-                     grid.x, grid.y, (void *)s);
+    const cudaError_t le = fd_cuda_launch_k(conv_fwd_tc<T, CFG>, fc, grid, dim3(CFG::NT), 0, s, g,
+                                            (const T *)a->x, (const T *)a->w, (T *)a->out, a->alpha, a->beta);
+    FD_CUDA_LAUNCHED_AS(le, "conv_fwd_tc %dx%d on %s data (grid %u x %u, stream %p)", (int)CFG::TM,
+                        (int)CFG::TN, fd_dtype_name(p->xdt), grid.x, grid.y, (void *)s);
     return CUDNN_STATUS_SUCCESS;
+}
+
+template <typename T>
+static cudnnStatus_t fwd_pick(const fd_conv_problem_t *p, const fd_conv_args_t *a, const tc_geom_t &g)
+{
+    return tc_narrow(g.k) ? fwd_launch<T, tc_narrow_n>(p, a, g) : fwd_launch<T, tc_wide>(p, a, g);
 }
 
 extern "C" cudnnStatus_t fd_conv_fwd_tc_igemm_run(const fd_conv_problem_t *p, const fd_conv_args_t *a)
@@ -307,11 +332,11 @@ extern "C" cudnnStatus_t fd_conv_fwd_tc_igemm_run(const fd_conv_problem_t *p, co
     const tc_geom_t g = tc_geom(p);
     switch (p->xdt) {
     case CUDNN_DATA_HALF:
-        return fwd_launch<__half>(p, a, g);
+        return fwd_pick<__half>(p, a, g);
     case CUDNN_DATA_BFLOAT16:
-        return fwd_launch<__nv_bfloat16>(p, a, g);
+        return fwd_pick<__nv_bfloat16>(p, a, g);
     default:
-        return fwd_launch<float>(p, a, g);
+        return fwd_pick<float>(p, a, g);
     }
 }
 
@@ -329,18 +354,24 @@ extern "C" size_t fd_conv_bwd_data_tc_igemm_workspace(const fd_conv_problem_t *p
     return 0;
 }
 
-template <typename T>
+template <typename T, typename CFG>
 static cudnnStatus_t bwd_data_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a,
                                      const tc_geom_t &g)
 {
-    const dim3 grid((unsigned)((g.m + TC_BM - 1) / TC_BM), (unsigned)((g.c + TC_BN - 1) / TC_BN));
+    const dim3 grid((unsigned)((g.m + CFG::TM - 1) / CFG::TM), (unsigned)((g.c + CFG::TN - 1) / CFG::TN));
     cudaStream_t s = a->handle->stream;
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_bwd_data_tc<T>, fc, grid, dim3(TC_THREADS), 0, s, g,
+    const cudaError_t le = fd_cuda_launch_k(conv_bwd_data_tc<T, CFG>, fc, grid, dim3(CFG::NT), 0, s, g,
                                             (const T *)a->y, (const T *)a->w, (T *)a->out, a->alpha, a->beta);
-    FD_CUDA_LAUNCHED_AS(le, "conv_bwd_data_tc on %s data (grid %u x %u, stream %p)", fd_dtype_name(p->xdt),
-                     grid.x, grid.y, (void *)s);
+    FD_CUDA_LAUNCHED_AS(le, "conv_bwd_data_tc %dx%d on %s data (grid %u x %u, stream %p)", (int)CFG::TM,
+                        (int)CFG::TN, fd_dtype_name(p->xdt), grid.x, grid.y, (void *)s);
     return CUDNN_STATUS_SUCCESS;
+}
+
+template <typename T>
+static cudnnStatus_t bwd_data_pick(const fd_conv_problem_t *p, const fd_conv_args_t *a, const tc_geom_t &g)
+{
+    return tc_narrow(g.c) ? bwd_data_launch<T, tc_narrow_n>(p, a, g) : bwd_data_launch<T, tc_wide>(p, a, g);
 }
 
 extern "C" cudnnStatus_t fd_conv_bwd_data_tc_igemm_run(const fd_conv_problem_t *p,
@@ -351,28 +382,36 @@ extern "C" cudnnStatus_t fd_conv_bwd_data_tc_igemm_run(const fd_conv_problem_t *
     const tc_geom_t g = tc_geom(p);
     switch (p->xdt) {
     case CUDNN_DATA_HALF:
-        return bwd_data_launch<__half>(p, a, g);
+        return bwd_data_pick<__half>(p, a, g);
     case CUDNN_DATA_BFLOAT16:
-        return bwd_data_launch<__nv_bfloat16>(p, a, g);
+        return bwd_data_pick<__nv_bfloat16>(p, a, g);
     default:
-        return bwd_data_launch<float>(p, a, g);
+        return bwd_data_pick<float>(p, a, g);
     }
 }
 
 /* -- backward filter: split-K through the workspace, reduced in split order -- */
 
 /* Splits of the N*P*Q reduction: enough blocks for ~2 waves of a 132-SM part whatever the GPU
- * (a fixed target keeps the workspace size and the bits independent of the device), at least
- * 8 x TC_SPLIT_ROWS reduction rows per split, at most 64 splits. */
+ * (a fixed target keeps the workspace size and the bits independent of the device: 264 blocks
+ * of the 128 x 128 tile, 1056 of the narrow 32 x 128 one, a quarter of the work in half the
+ * threads), at least 8 x TC_SPLIT_ROWS reduction rows per split, at most 64 splits (256 for
+ * the narrow tile, whose K <= 32 keeps the partials within the 128 x 128 tile's bound for
+ * K = 128: 64 splits a K-row there held a 2-tile problem, DeepBench's n16c16h24w240k32r3s3, at
+ * one block of 4 warps an SM, 0.83-0.93 of the 128 x 128 tile's speed on an H100). */
 static void bwd_filter_splits(const tc_geom_t *g, int *splits, int64_t *split_len)
 {
-    const int64_t tiles = ((g->k + TC_BM - 1) / TC_BM) * ((g->kred + TC_BN - 1) / TC_BN);
-    int64_t s = (264 + tiles - 1) / tiles;
+    const int narrow = tc_narrow(g->k);
+    const int64_t tm = narrow ? (int64_t)tc_narrow_m::TM : (int64_t)tc_wide::TM;
+    const int64_t target = narrow ? 1056 : 264;
+    const int64_t tiles = ((g->k + tm - 1) / tm) * ((g->kred + TC_BN - 1) / TC_BN);
+    int64_t s = (target + tiles - 1) / tiles;
     const int64_t max_by_len = (g->m + 8 * TC_SPLIT_ROWS - 1) / (8 * TC_SPLIT_ROWS);
     if (s > max_by_len)
         s = max_by_len;
-    if (s > 64)
-        s = 64;
+    const int64_t cap = narrow ? 256 : 64;
+    if (s > cap)
+        s = cap;
     if (s < 1)
         s = 1;
     int64_t len = (g->m + s - 1) / s;
@@ -396,24 +435,24 @@ extern "C" size_t fd_conv_bwd_filter_tc_igemm_workspace(const fd_conv_problem_t 
     return (size_t)splits * (size_t)g.k * (size_t)g.kred * sizeof(float);
 }
 
-template <typename T>
+template <typename T, typename CFG>
 static cudnnStatus_t bwd_filter_launch(const fd_conv_problem_t *p, const fd_conv_args_t *a,
                                        const tc_geom_t &g, int splits, int64_t len)
 {
-    const dim3 grid((unsigned)((g.kred + TC_BN - 1) / TC_BN), (unsigned)((g.k + TC_BM - 1) / TC_BM),
+    const dim3 grid((unsigned)((g.kred + CFG::TN - 1) / CFG::TN), (unsigned)((g.k + CFG::TM - 1) / CFG::TM),
                     (unsigned)splits);
     const unsigned rblocks = fd_cuda_blocks((int64_t)g.k * g.kred, FD_CUDA_BLOCK);
     cudaStream_t s = a->handle->stream;
     float *part = (float *)a->workspace;
     unsigned *ctr = fd_cuda_splitk_counters(a->handle, (int64_t)grid.x * grid.y, splits,
-                                            (size_t)TC_BM * TC_BN * sizeof(float), part);
+                                            (size_t)CFG::TM * CFG::TN * sizeof(float), part);
     static void *fc[FD_CUDA_FCACHE];
-    const cudaError_t le = fd_cuda_launch_k(conv_bwd_filter_tc<T>, fc, grid, dim3(TC_THREADS), 0, s, g,
+    const cudaError_t le = fd_cuda_launch_k(conv_bwd_filter_tc<T, CFG>, fc, grid, dim3(CFG::NT), 0, s, g,
                                             (const T *)a->x, (const T *)a->y, part, len, ctr, splits, (T *)a->out,
                                             a->alpha, a->beta);
-    FD_CUDA_LAUNCHED_AS(le, "conv_bwd_filter_tc on %s data (grid %u x %u x %u, %s)",
-                     fd_dtype_name(p->xdt), grid.x, grid.y, grid.z,
-                     ctr != NULL ? "one launch" : "reduce kernel");
+    FD_CUDA_LAUNCHED_AS(le, "conv_bwd_filter_tc %dx%d on %s data (grid %u x %u x %u, %s)", (int)CFG::TM,
+                        (int)CFG::TN, fd_dtype_name(p->xdt), grid.x, grid.y, grid.z,
+                        ctr != NULL ? "one launch" : "reduce kernel");
     if (ctr != NULL)
         return CUDNN_STATUS_SUCCESS;
     conv_bwd_filter_tc_reduce<T><<<rblocks, FD_CUDA_BLOCK, 0, s>>>(g, part, splits, (T *)a->out,
@@ -435,12 +474,16 @@ extern "C" cudnnStatus_t fd_conv_bwd_filter_tc_igemm_run(const fd_conv_problem_t
     FD_CHECK(a->workspace_size >= (size_t)splits * (size_t)g.k * (size_t)g.kred * sizeof(float),
              CUDNN_STATUS_BAD_PARAM, "workspace of %zu bytes; the tensor-core backward filter needs "
              "%zu", a->workspace_size, (size_t)splits * (size_t)g.k * (size_t)g.kred * sizeof(float));
+    const int narrow = tc_narrow(g.k);
     switch (p->xdt) {
     case CUDNN_DATA_HALF:
-        return bwd_filter_launch<__half>(p, a, g, splits, len);
+        return narrow ? bwd_filter_launch<__half, tc_narrow_m>(p, a, g, splits, len)
+                      : bwd_filter_launch<__half, tc_wide>(p, a, g, splits, len);
     case CUDNN_DATA_BFLOAT16:
-        return bwd_filter_launch<__nv_bfloat16>(p, a, g, splits, len);
+        return narrow ? bwd_filter_launch<__nv_bfloat16, tc_narrow_m>(p, a, g, splits, len)
+                      : bwd_filter_launch<__nv_bfloat16, tc_wide>(p, a, g, splits, len);
     default:
-        return bwd_filter_launch<float>(p, a, g, splits, len);
+        return narrow ? bwd_filter_launch<float, tc_narrow_m>(p, a, g, splits, len)
+                      : bwd_filter_launch<float, tc_wide>(p, a, g, splits, len);
     }
 }

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_gpu_conv_tc.c - the tensor-core rows (src/cuda/conv_tc.cu: fd_conv_{fwd,bwd_data,
- * bwd_filter}_tc_igemm) against the ref backend through the public API (tests/gpu/gpu_mirror.h), on the shapes that
- * stress its tiling: C below, at and above the 32-wide reduction tile, K and M tails, strides,
- * dilation, padding, both convolution modes, 1-d, 2-d and 3-d, y in another layout, alpha/beta.
- * Integer fills are exact (products of small integers summed in float), so those runs must be
- * bit-identical to ref; real fills must agree within the tolerance of the reduction length.
+ * bwd_filter}_tc_igemm) against the ref backend through the public API (tests/gpu/gpu_mirror.h), on
+ * the shapes that stress its tiling: C below, at and above the 32-wide reduction tile, K and M
+ * tails, strides, dilation, padding, both convolution modes, 1-d, 2-d and 3-d, y in another layout,
+ * alpha/beta. Integer fills are exact (products of small integers summed in float), so those runs
+ * must be bit-identical to ref; real fills must agree within the tolerance of the reduction length.
  * Every case runs in all three directions (fwd IMPLICIT_PRECOMP_GEMM, bwd data ALGO_1, bwd
  * filter ALGO_1 with the workspace the cuda handle asks for), and the dispatch log must name the
  * tensor-core row (so a silent fallback to the naive kernel fails the test), or for C not a
  * multiple of 8 its channel-padding wrapper (src/cuda/conv_tc_pad.cu). FREEDNN_WGMMA=0 keeps the
  * sm_90a forward row (test_gpu_conv_wgmma.c) from taking its C % 64 == 0 cases. Deterministic:
- * every case runs twice (the split-K reduction of bwd filter included).
+ * every case runs twice (the split-K reduction of bwd filter included). Channel counts of at
+ * most 32 run the narrow tiles (fwd K, bwd data C: 128 x 32; bwd filter K: 32 x 128); a child
+ * with FREEDNN_TC_NARROW=0 runs every case again on the 128 x 128 tile.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -236,12 +238,18 @@ int main(int argc, char **argv)
     setenv("FREEDNN_SMALLC", "0", 1); /* C <= 4 problems on the padding rows under test here */
     gm_init(argc, argv, "test_gpu_conv_tc");
     gm_watch_dispatch();
+    gm_rerun_with(argv, "FREEDNN_TC_NARROW", "0"); /* every case on the 128 x 128 tile */
     const cudnnDataType_t dts[2] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
     for (int di = 0; di < 2; di++) {
         const cudnnDataType_t dt = dts[di];
         /* C below / at / above the 32-wide reduction tile; K and M tails */
         run(base(dt, 1, 8, 8, 5, 7, 3, 3));
         run(base(dt, 2, 16, 24, 9, 9, 3, 3));
+        /* DeepBench's speech layer cut small (C = K = 32, 5x10 at stride 2): the narrow tiles in
+         * every direction, bwd data by residue */
+        tc_case_t sp = base(dt, 2, 32, 32, 19, 41, 5, 10);
+        sp.str[0] = sp.str[1] = 2, sp.pad[0] = sp.pad[1] = 0, sp.exact = 0;
+        run(sp);
         /* C not a multiple of 8 (padded copies): the ImageNet stem, 7x7 stride 2 pad 3 */
         tc_case_t t = base(dt, 2, 3, 16, 23, 21, 7, 7);
         t.str[0] = t.str[1] = 2;
@@ -309,6 +317,25 @@ int main(int argc, char **argv)
         t = base(dt, 2, 128, 256, 28, 28, 3, 3);
         t.str[0] = t.str[1] = 2;
         t.exact = 1;
+        run(t);
+        /* the narrow tiles: one direction narrow and the others not (C 24 / K 136, C 200 / K 16),
+         * N = C = K = 8 tails, blends, the convolution mode, a split-K of many splits (K 32 over
+         * 64 x 40 x 40 pixels), the speech layer with integers and a blend */
+        run(base(dt, 3, 24, 136, 9, 13, 3, 3));
+        t = base(dt, 2, 200, 16, 9, 8, 3, 3);
+        t.exact = 0;
+        run(t);
+        t = base(dt, 1, 8, 8, 33, 7, 5, 5);
+        t.alpha = 0.5, t.beta = 0.25, t.mode = CUDNN_CONVOLUTION;
+        run(t);
+        t = base(dt, 64, 32, 32, 40, 40, 3, 3);
+        t.exact = 0;
+        run(t);
+        t = base(dt, 3, 32, 32, 21, 45, 5, 10);
+        t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 0, t.alpha = -2.0, t.beta = 1.0;
+        run(t);
+        t = base(dt, 2, 16, 24, 6, 7, 3, 3);
+        t.nsp = 3, t.in[2] = 9, t.flt[2] = 3, t.pad[2] = 1, t.str[2] = 2;
         run(t);
     }
     return gm_finish();

@@ -408,6 +408,7 @@ int main(int argc, char **argv)
     }
     gm_init(argc, argv, "test_gpu_conv_tf32");
     gm_watch_dispatch();
+    gm_rerun_with(argv, "FREEDNN_TC_NARROW", "0"); /* every case on the 128 x 128 tile */
     const cudnnMathType_t D = CUDNN_DEFAULT_MATH, T = CUDNN_TENSOR_OP_MATH,
                           A = CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION, F = CUDNN_FMA_MATH;
     tf_case_t t;
@@ -490,6 +491,18 @@ int main(int argc, char **argv)
     run(t);
     t = base(D, 2, 64, 64, 28, 28, 3, 3); /* a ResNet-50 layer */
     t.fill = F_REAL;
+    run(t);
+    /* the narrow tiles (C or K <= 32): DeepBench's speech layer cut small (5x10 at stride 2,
+     * bwd data by residue), a split-K of many splits, one direction narrow and the others not */
+    t = base(D, 2, 32, 32, 19, 41, 5, 10);
+    t.str[0] = t.str[1] = 2, t.pad[0] = t.pad[1] = 0, t.fill = F_REAL;
+    run(t);
+    t = base(T, 48, 32, 16, 30, 30, 3, 3);
+    t.fill = F_REAL;
+    run(t);
+    run(base(D, 2, 28, 140, 7, 9, 3, 3));
+    t = base(T, 2, 148, 8, 9, 8, 3, 3);
+    t.alpha = 0.5, t.beta = 0.25;
     run(t);
     /* FMA_MATH and shapes the row declines: another row, plain float results */
     t = base(F, 2, 32, 48, 9, 9, 3, 3);
