@@ -21,9 +21,17 @@
  *   lane of the vector has three hits (two floats summed in float are their double sum rounded
  *   once: 53 >= 2 * 24 + 2), in double otherwise.
  * - other averages (stride > 1 along W; stride 1 with negative padding or windows over 16):
- *   the ref's bits. Forward keeps a double running sum per open output row (a ring), the
- *   input rows streamed once, the taps added in the ref's window order; the quotient is the
- *   ref's (a power-of-two count as the exact product). Backward gathers dy / count of each dx
+ *   the ref's bits. Forward of windows of at most PA_FTAPS (16) taps (pa_fwd_avg) reads each
+ *   output pixel's taps in place (the rows a window shares with the next one's come from the
+ *   cache), +0.0 plus them in double in the ref's window order (vcvtps2pd of 4-channel
+ *   halves); larger windows keep a double running sum per open output row (a ring), the input
+ *   rows streamed once, the taps added in the same order. The quotient is the ref's (a
+ *   power-of-two count as the exact product), the blend the ref's in double; y is streamed
+ *   under the box rows' rule (pa_nt_ok). pa_fwd_avg against the ring (2026-12-07, this 2-vCPU
+ *   Zen 3 VM, docs/perf/cpu-pool-avx2-nhwc-avg-2026-12-07.md): 2x2 / 2, n1c64h56w56 in cache,
+ *   one thread 0.12 -> 0.055 ms; n8c64h112w112 two threads 2.2-2.5 -> 1.3-1.6 ms (the ring's
+ *   loads, stores and tap loops cost ~70 cycles a vector of 8 outputs); 3x3 / 2 pad 1 in
+ *   cache 0.20 -> 0.12 ms. Backward gathers dy / count of each dx
  *   pixel's windows in double in window order; a pixel in one window with alpha 1, beta 0
  *   takes the float quotient (correctly rounded: the double quotient rounded once), as
  *   pooling_cpu.c's NHWC direct path.
@@ -38,6 +46,9 @@
  *   Markstein step in pooling_cpu.c).
  *   Plain rows (alpha 1, beta 0, three window rows, C a multiple of 8) run in one pass with
  *   one test for non-finite (forward also tiny) sums per row, the row redone when it fires.
+ *   Three-tap row sums run unrolled (the same operations: forward's columns with three
+ *   readable taps and C a multiple of 8, backward's dy / count rows of kw 3): 3x3 / 1 pad 1
+ *   in cache, one thread, forward 0.15 -> 0.08 ms, backward 0.125 -> 0.105 ms (2026-12-07).
  * Float quotients: correctly rounded (vdivps, or the product corrected by one FMA step where
  * both are finite and normal, which equals it: Markstein). Large beta-0 outputs packed along C
  * (dx of backward, y of the box forward) are written with streaming stores (no read for
@@ -478,6 +489,104 @@ PA_TGT static void pa_fwd_rows(const fd_pool_problem_t *p, const fd_pool_args_t 
     }
 }
 
+/* ---- other averages of few taps: each output pixel summed from its taps in place ---- */
+
+#define PA_FTAPS 16 /* window taps of the in-place average forward, at most */
+
+/* Output rows per unit of the in-place forward (all of them when the images alone are enough
+ * units). */
+static int64_t pa_favg_band(const fd_pool_problem_t *p)
+{
+    return p->n >= 8 ? p->out[1] : pa_min(p->out[1], PA_FBAND);
+}
+
+/* +0.0 plus the taps at q + off[0 .. nt) in double, in window order, into *s0 (channels 0 .. 3)
+ * and *s1 (4 .. 7); m channels left (full: m >= 8, plain loads). */
+PA_TGT static inline __attribute__((always_inline)) void
+pa_tapsum(int nt, const float *q, const int64_t *off, int64_t m, int full, __m256d *s0, __m256d *s1)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    for (int k = 0; k < nt; k++) {
+        if (full) {
+            a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(q + off[k])));
+            a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(q + off[k] + 4)));
+        } else {
+            const __m256 v = pa_ld(q + off[k], m);
+            a0 = _mm256_add_pd(a0, pa_lo(v));
+            a1 = _mm256_add_pd(a1, pa_hi(v));
+        }
+    }
+    *s0 = a0, *s1 = a1;
+}
+
+/* One output pixel, channels [0, len): the ref's double sum of its nt taps (x + off[k]) over
+ * cnt (0 when cnt is not positive), blended, stored at y (vnt: streaming stores). */
+PA_TGT static inline __attribute__((always_inline)) void pa_favg_px(int nt, const float *x,
+                                                                    const int64_t *off, int64_t len,
+                                                                    double cnt, double alpha,
+                                                                    double beta, int vnt, float *y)
+{
+    const int p2 = pa_pow2(cnt), pos = cnt > 0;
+    const __m256d vq = _mm256_set1_pd(p2 ? 1.0 / cnt : cnt);
+    __m256d s0, s1;
+    int64_t c = 0;
+    for (; c + 8 <= len; c += 8) {
+        pa_tapsum(nt, x + c, off, 8, 1, &s0, &s1);
+        if (!pos)
+            s0 = s1 = _mm256_setzero_pd();
+        else if (p2)
+            s0 = _mm256_mul_pd(s0, vq), s1 = _mm256_mul_pd(s1, vq);
+        else
+            s0 = _mm256_div_pd(s0, vq), s1 = _mm256_div_pd(s1, vq);
+        pa_st_d(y + c, 8, s0, s1, alpha, beta, vnt);
+    }
+    if (c < len) {
+        pa_tapsum(nt, x + c, off, len - c, 0, &s0, &s1);
+        if (!pos)
+            s0 = s1 = _mm256_setzero_pd();
+        else
+            s0 = pa_divd(s0, cnt), s1 = pa_divd(s1, cnt);
+        pa_st_d(y + c, len - c, s0, s1, alpha, beta, 0);
+    }
+}
+
+/* Averages forward (not the box rows) with at most PA_FTAPS taps a window: each output pixel
+ * reads its taps where they are (rows of a window overlapping the next one's come from the
+ * cache), the ref's sum, quotient and blend, the ref's bits; no ring. */
+PA_TGT static void pa_fwd_avg(const fd_pool_problem_t *p, const fd_pool_args_t *a, int64_t u0,
+                              int64_t u1)
+{
+    const int64_t OH = p->out[1], OW = p->out[2], band = pa_favg_band(p);
+    const int64_t nband = (OH + band - 1) / band, *s = p->xs, *t = p->ys;
+    const double alpha = a->alpha, beta = a->beta;
+    const int vnt = pa_nt_ok(p, a, t, p->out);
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t n = u / nband, oh0 = (u % nband) * band, oh1 = pa_min(OH, oh0 + band);
+        const float *xb = (const float *)a->x + n * s[0];
+        float *yb = (float *)a->out + n * t[0];
+        for (int64_t oh = oh0; oh < oh1; oh++) {
+            int64_t l1, h1, l2, h2, off[PA_FTAPS];
+            const double ch = pa_win(p, 1, oh, &l1, &h1);
+            for (int64_t ow = 0; ow < OW; ow++) {
+                const double cnt = ch * pa_win(p, 2, ow, &l2, &h2);
+                int nt = 0;
+                for (int64_t ih = l1; ih < h1; ih++)
+                    for (int64_t iw = l2; iw < h2; iw++)
+                        off[nt++] = ih * s[3] + iw * s[4];
+                float *y = yb + oh * t[3] + ow * t[4];
+                if (nt == 4) /* 2x2 (the common counts as constants: unrolled) */
+                    pa_favg_px(4, xb, off, p->c, cnt, alpha, beta, vnt, y);
+                else if (nt == 9)
+                    pa_favg_px(9, xb, off, p->c, cnt, alpha, beta, vnt, y);
+                else
+                    pa_favg_px(nt, xb, off, p->c, cnt, alpha, beta, vnt, y);
+            }
+        }
+    }
+    if (vnt)
+        _mm_sfence();
+}
+
 /* ---- stride-1 averages along W: the box rows (float sums, pooling_cpu.c's operations) ---- */
 
 typedef struct {
@@ -572,6 +681,16 @@ PA_TGT static void pa_box_fwd(const fd_pool_problem_t *p, const fd_pool_args_t *
                 float *d = ring + (ih % kh) * rs - w0 * cb;
                 for (int64_t ow = w0; ow < w1; ow++) {
                     const int64_t k0 = pa_max(0, pw - ow), k1 = pa_min(kw, W + pw - ow);
+                    if (k1 - k0 == 3 && C % 8 == 0) { /* the loop below for three taps */
+                        const float *q = xr + (ow + k0 - pw) * ps;
+                        for (int64_t c = 0; c < cb; c += 8)
+                            _mm256_store_ps(
+                                d + ow * cb + c,
+                                _mm256_add_ps(_mm256_add_ps(_mm256_loadu_ps(q + c),
+                                                            _mm256_loadu_ps(q + ps + c)),
+                                              _mm256_loadu_ps(q + 2 * ps + c)));
+                        continue;
+                    }
                     for (int64_t c = 0; c < cb; c += 8) {
                         __m256 v = _mm256_setzero_ps();
                         if (k0 < k1) {
@@ -669,7 +788,12 @@ PA_TGT static void pa_box_bwd(const fd_pool_problem_t *p, const fd_pool_args_t *
                     }
                 }
                 float *d = ring + (oh % kh) * rs;
-                for (int64_t f = 0; f < (w1 - w0) * cb; f += 8) {
+                for (int64_t f = 0; kw == 3 && f < (w1 - w0) * cb; f += 8) /* unrolled */
+                    _mm256_store_ps(d + f,
+                                    _mm256_add_ps(_mm256_add_ps(_mm256_loadu_ps(row + f),
+                                                                _mm256_loadu_ps(row + f + cb)),
+                                                  _mm256_loadu_ps(row + f + 2 * cb)));
+                for (int64_t f = 0; kw != 3 && f < (w1 - w0) * cb; f += 8) {
                     __m256 v = _mm256_loadu_ps(row + f);
                     for (int64_t kx = 1; kx < kw; kx++)
                         v = _mm256_add_ps(v, _mm256_loadu_ps(row + f + kx * cb));
@@ -1035,6 +1159,11 @@ int fd_pool_avx2_nhwc_run(const fd_pool_problem_t *p, const fd_pool_args_t *a, i
     pa_box_t box;
     if (pa_box_plan(p, bwd, &box)) {
         pa_par(bwd ? pa_box_bwd : pa_box_fwd, p, a, p->n * box.nck);
+        return 1;
+    }
+    if (!bwd && !pa_is_max(p) && p->win[1] * p->win[2] <= PA_FTAPS) {
+        const int64_t band = pa_favg_band(p);
+        pa_par(pa_fwd_avg, p, a, p->n * ((p->out[1] + band - 1) / band));
         return 1;
     }
     if (!bwd) {

@@ -69,6 +69,12 @@
  * avx2 child) keep the ref's bits: rows of 1 to 113 columns, pads 0 to 2, window heights 2 to 4
  * at row strides 1 to 3, both NaN options and max modes, alpha / beta both ways, ties, one and
  * three planes; and the streamed dx rows on 64-byte aligned buffers over FD_CPU_NT_MIN.
+ * The in-place average forward of pool_avx2_nhwc.c (pa_fwd_avg: NHWC averages that are not box
+ * rows, windows of at most 16 taps) keeps the ref's bits; favg_bits holds it to them wherever
+ * the AVX-512 paths do not run (parent on AVX2-only CPUs, avx2 and generic children) on x with
+ * +-2^60 terms (sums whose value depends on the tap order), tiny, near-FLT_MAX and special
+ * values: rows of 1 to 113 pixels, C 1 to 70, gaps after the pixels, pads, ceil mode, 1 to 20
+ * taps, alpha / beta both ways, and its streamed rows (y over FD_CPU_NT_MIN).
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -111,6 +117,29 @@ static void fill_dy(cudnnDataType_t dt, void *p, size_t n)
     }
 }
 
+/* x for the averages' double sums: reals, signed zeros, values 2^-140 (subnormal in float),
+ * +-2^60 times 1 to 1.75 (a window's double sum then depends on the order of its taps:
+ * (2^60 + 1) - 2^60 is 0, (2^60 - 2^60) + 1 is 1), values near FLT_MAX (sums over FLT_MAX:
+ * float overflows, double does not), and with specials +-inf and NaN. */
+static void fill_avg(cudnnDataType_t dt, void *p, size_t n, int specials)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = urand(), v = urand() * 8 - 4;
+        const double sign = urand() < 0.5 ? -1 : 1;
+        if (u < 0.05)
+            v = -0.0;
+        else if (u < 0.1)
+            v = (urand() - 0.5) * 0x1p-139;
+        else if (u < 0.35)
+            v = sign * (1 + floor(urand() * 4) / 4) * 0x1p60;
+        else if (u < 0.42)
+            v = sign * (1 - urand() * 0.25) * FLT_MAX;
+        else if (specials && u < 0.44)
+            v = u < 0.43 ? NAN : (urand() < 0.5 ? INFINITY : -INFINITY);
+        put(dt, p, i, v);
+    }
+}
+
 typedef struct {
     int nsp, win[3], pad[3], str[3];
     int ceil; /* 1: y has the ceil-mode size */
@@ -149,9 +178,15 @@ enum {
     F_INT,
     F_REAL,
     F_DY,
-    F_SPEC
+    F_SPEC,
+    F_AVG,
+    F_AVGS
 }; /* F_DY: fill_max's x (no NaN), fill_dy's dy;
-    * F_SPEC: fill_max with specials for x and dy */
+    * F_SPEC: fill_max with specials for x and dy;
+    * F_AVG / F_AVGS: fill_avg's x (F_AVGS: with specials), fill_dy's dy */
+
+/* 1 while favg_bits runs: the forward is held to the ref's bits on every fill. */
+static int fwd_bits;
 enum { LX_NCHW, LX_NHWC, LX_PADDED, LX_NHWC_GAP, LX_WSTRIDE2 };
 static const char *lx_name[] = {"nchw", "nhwc", "padded", "nhwc-gap", "w-stride-2"};
 
@@ -203,9 +238,11 @@ static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_
     void *x = malloc(xb), *dy = malloc(yb), *y = malloc(yb), *xc = malloc(xb);
     if (fillkind == F_MAX || fillkind == F_DY || fillkind == F_SPEC)
         fill_max(dt, x, xs.extent, fillkind != F_DY);
+    else if (fillkind == F_AVG || fillkind == F_AVGS)
+        fill_avg(dt, x, xs.extent, fillkind == F_AVGS);
     else
         fill(dt, x, xs.extent, fillkind == F_INT, 0);
-    if (fillkind == F_DY)
+    if (fillkind == F_DY || fillkind == F_AVG || fillkind == F_AVGS)
         fill_dy(dt, dy, ys.extent);
     else if (fillkind == F_SPEC)
         fill_max(dt, dy, ys.extent, 1);
@@ -228,7 +265,7 @@ static void one(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geom_
         CHECK(cudnnPoolingForward(run_handle(r), pd, a8, xd, x, b8, yd, o.out[r]));
     memcpy(y, o.out[0], yb);
     const int box = box_case(dt, g, mode), k = pool_bound_k(g->nsp, g->win);
-    if (fwd_float_case(dt, mode) && fillkind != F_INT) {
+    if (fwd_float_case(dt, mode) && fillkind != F_INT && !fwd_bits) {
         float *mag = magnitudes(pd, xd, yd, x, y, dy, xs.extent, ys.extent, 0);
         box_check(&o, mag, k, alpha, beta, what);
         free(mag);
@@ -283,13 +320,15 @@ static void modes(int nb, const int *xdim, int lx, cudnnDataType_t dt, const geo
  * pooling_cpu.c header: each output's operations are those of either layout, whatever the
  * split), which the bound of box_check cannot see: NCHW's fused rows (pf_box_bwd_row3: 3 x 3,
  * pad 1, alpha 1, beta 0) and general rows against NHWC's, backward and forward, on real fills
- * with a few +-inf / NaN (the ref's lanes), W from under a vector to 112. */
+ * with a few +-inf / NaN (the ref's lanes), W from under a vector to 112; C 8 and 16 for
+ * NHWC's whole-vector rows (pa_box_fwd's unrolled three-tap row sums). */
 static void box_layouts(void)
 {
-    const int shp[][4] = {{2, 3, 5, 13}, {1, 2, 9, 37}, {1, 2, 7, 112}, {2, 1, 4, 16}};
+    const int shp[][4] = {{2, 3, 5, 13}, {1, 2, 9, 37}, {1, 2, 7, 112},
+                          {2, 1, 4, 16}, {1, 8, 6, 29}, {2, 16, 4, 64}};
     const geom_t g3 = {2, {3, 3}, {1, 1}, {1, 1}, 0}, g5 = {2, {5, 5}, {2, 2}, {1, 1}, 0};
     const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
-    for (int si = 0; si < 4; si++)
+    for (int si = 0; si < 6; si++)
         for (int gi = 0; gi < 2; gi++)
             for (int m = 2; m < 4; m++)
                 for (int k = 0; k < 2; k++)
@@ -606,6 +645,29 @@ static void s2k3_rows(void)
             }
 }
 
+/* FLOAT descriptors of one image in layout fmt: x C x H x W, y C x OH x OW. */
+static void img_descs(cudnnTensorFormat_t fmt, int C, int H, int W, int OH, int OW,
+                      cudnnTensorDescriptor_t *xd, cudnnTensorDescriptor_t *yd)
+{
+    CHECK(cudnnCreateTensorDescriptor(xd));
+    CHECK(cudnnCreateTensorDescriptor(yd));
+    CHECK(cudnnSetTensor4dDescriptor(*xd, fmt, CUDNN_DATA_FLOAT, 1, C, H, W));
+    CHECK(cudnnSetTensor4dDescriptor(*yd, fmt, CUDNN_DATA_FLOAT, 1, C, OH, OW));
+}
+
+/* One case of n floats: the cpu's out[1] and out[2] (one and two threads) against the ref's
+ * out[0], bit for bit. */
+static void runs_check(float *const *out, size_t n, const char *what)
+{
+    cases++;
+    for (int r = 1; r < 3; r++)
+        if (!same_bits(CUDNN_DATA_FLOAT, out[0], out[r], n * 4)) {
+            failures++;
+            fprintf(stderr, "FAIL %s: cpu (%d thread%s) differs from ref\n", what, r,
+                    r > 1 ? "s" : "");
+        }
+}
+
 /* pa_bwd_max3s2's streamed dx rows (pa_bwd_nt: beta 0, dx over FD_CPU_NT_MIN, 64-byte aligned,
  * rows of whole lines): 3x3 / 2 pad 1 max backward, NCHW 1 x 130 x 128 x 256 in 64-byte
  * aligned buffers (one()'s malloc'd outputs of that size are not), against ref, one and two
@@ -621,10 +683,7 @@ static void s2k3_stream(void)
     fill_max(CUDNN_DATA_FLOAT, x, nx, 1);
     fill_dy(CUDNN_DATA_FLOAT, dy, ny);
     cudnnTensorDescriptor_t xd, yd;
-    CHECK(cudnnCreateTensorDescriptor(&xd));
-    CHECK(cudnnCreateTensorDescriptor(&yd));
-    CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, C, H, W));
-    CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, C, OH, OW));
+    img_descs(CUDNN_TENSOR_NCHW, C, H, W, OH, OW, &xd, &yd);
     cudnnPoolingDescriptor_t pd;
     CHECK(cudnnCreatePoolingDescriptor(&pd));
     CHECK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, 3, 1, 1, 2,
@@ -636,18 +695,89 @@ static void s2k3_stream(void)
         CHECK(
             cudnnPoolingBackward(run_handle(r), pd, &one, yd, y, yd, dy, xd, x, &zero, xd, dx[r]));
     }
-    cases++;
-    for (int r = 1; r < 3; r++)
-        if (!same_bits(CUDNN_DATA_FLOAT, dx[0], dx[r], nx * 4)) {
-            failures++;
-            fprintf(stderr, "FAIL s2k3_stream: cpu (%d thread%s) differs from ref\n", r,
-                    r > 1 ? "s" : "");
-        }
+    runs_check(dx, nx, "s2k3_stream");
     cudnnDestroyPoolingDescriptor(pd);
     cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
     free(x), free(y), free(dy);
     for (int r = 0; r < 3; r++)
         free(dx[r]);
+}
+
+/* The in-place average forward of pool_avx2_nhwc.c (pa_fwd_avg: FLOAT NHWC averages, not the
+ * box rows, at most 16 taps a window) and its streamed rows keep the ref's bits: held to them
+ * where that path runs (the avx2 child; the parent on CPUs without AVX-512) and in the generic
+ * child (double blocks). Rows of 1 to 113 pixels (odd, under a vector), C 1 to 70 (channel
+ * tails), NHWC and NHWC with a gap after each pixel, 2x2 / 2 (with ceil mode and pads), 3x3 / 2
+ * pad 1 and 3x3 / 3 pad 1 (counts 9, 6, 4), 4x4 (16 taps), 1x2, a stride-1 crop (negative pad:
+ * not the box rows) and 5x4 (20 taps: the ring of double sums), both average modes, alpha / beta
+ * (1, 0), (0.5, 0.25) and (2, 0); fill_avg's tiny, huge (sums over FLT_MAX) and special
+ * values; then a 1x2 / (1, 2) case with y over FD_CPU_NT_MIN in 64-byte aligned buffers. One
+ * and two threads. */
+static void favg_bits(void)
+{
+    const int ws[] = {1, 2, 3, 7, 8, 9, 16, 17, 31, 56, 64, 112, 113};
+    const int cs[] = {1, 3, 8, 13, 24, 70, 64};
+    const geom_t gs[] = {
+        {2, {2, 2}, {0, 0}, {2, 2}, 0}, {2, {2, 2}, {0, 0}, {2, 2}, 1},
+        {2, {2, 2}, {1, 1}, {2, 2}, 1}, {2, {3, 3}, {1, 1}, {2, 2}, 0},
+        {2, {3, 3}, {1, 1}, {3, 3}, 1}, {2, {4, 4}, {1, 2}, {4, 3}, 1},
+        {2, {1, 2}, {0, 0}, {1, 2}, 0}, {2, {2, 3}, {0, -1}, {1, 1}, 0},
+        {2, {5, 4}, {2, 1}, {3, 2}, 1},
+    };
+    const double ab[3][2] = {{1.0, 0.0}, {0.5, 0.25}, {2.0, 0.0}};
+    int turn = 0;
+    fwd_bits = 1;
+    for (size_t wi = 0; wi < sizeof ws / sizeof *ws; wi++)
+        for (size_t gi = 0; gi < sizeof gs / sizeof *gs; gi++)
+            for (int lx = LX_NHWC; lx <= LX_NHWC_GAP; lx += LX_NHWC_GAP - LX_NHWC, turn++) {
+                const geom_t *g = &gs[gi];
+                const int dim[4] = {1 + turn % 2, cs[turn % 7], 5 + turn % 3, ws[wi]};
+                if (dim[3] + 2 * g->pad[1] < g->win[1] || dim[2] + 2 * g->pad[0] < g->win[0])
+                    continue;
+                for (int m = 2; m < 4; m++)
+                    for (int f = F_AVG; f <= F_AVGS; f++) {
+                        const double *k = ab[(turn + m + f) % 3];
+                        one(4, dim, lx, CUDNN_DATA_FLOAT, g, (cudnnPoolingMode_t)m,
+                            CUDNN_NOT_PROPAGATE_NAN, k[0], k[1], f);
+                    }
+            }
+    fwd_bits = 0;
+    enum { C = 64, H = 256, W = 520, OW = 260 };
+    const size_t nx = (size_t)C * H * W, ny = (size_t)C * H * OW;
+    float *x = aligned_alloc(64, nx * 4), *y[3];
+    fill_avg(CUDNN_DATA_FLOAT, x, nx, 1);
+    cudnnTensorDescriptor_t xd, yd;
+    img_descs(CUDNN_TENSOR_NHWC, C, H, W, H, OW, &xd, &yd);
+    cudnnPoolingDescriptor_t pd;
+    CHECK(cudnnCreatePoolingDescriptor(&pd));
+    CHECK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                      CUDNN_NOT_PROPAGATE_NAN, 1, 2, 0, 0, 1, 2));
+    const float one = 1.0f, zero = 0.0f;
+    for (int r = 0; r < 3; r++) {
+        y[r] = aligned_alloc(64, ny * 4);
+        memset(y[r], 0xff, ny * 4); /* NaN: beta 0 must not read it */
+        CHECK(cudnnPoolingForward(run_handle(r), pd, &one, xd, x, &zero, yd, y[r]));
+    }
+    runs_check(y, ny, "favg_bits streamed rows");
+    cudnnDestroyPoolingDescriptor(pd);
+    cudnnDestroyTensorDescriptor(xd), cudnnDestroyTensorDescriptor(yd);
+    free(x);
+    for (int r = 0; r < 3; r++)
+        free(y[r]);
+}
+
+/* 1 when the AVX-512 pooling paths may run here (FREEDNN_CPU_ISA unset on an AVX-512 CPU): their
+ * average forward sums in float, so favg_bits leaves the parent to the bound there. */
+static int avx512_paths(void)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    return !getenv("FREEDNN_CPU_ISA") && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("bmi2");
+#else
+    return 0;
+#endif
 }
 
 /* This program with --child, env prepended; 1 when it passed. */
@@ -676,6 +806,8 @@ int main(int argc, char **argv)
     checks();
     max_sum_order();
     max_all_ninf();
+    if (!avx512_paths())
+        favg_bits();
     const char *isa = getenv("FREEDNN_CPU_ISA");
     if (!isa || strcmp(isa, "avx2") == 0) { /* the AVX2 box rows of both layouts too */
         box_layouts();
