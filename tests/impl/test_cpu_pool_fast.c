@@ -185,6 +185,10 @@ enum {
     * F_SPEC: fill_max with specials for x and dy;
     * F_AVG / F_AVGS: fill_avg's x (F_AVGS: with specials), fill_dy's dy */
 
+/* The two average modes (cudnnPoolingMode_t 1 and 2). */
+static const cudnnPoolingMode_t avg_modes[2] = {CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                                CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING};
+
 /* 1 while favg_bits runs: the forward is held to the ref's bits on every fill. */
 static int fwd_bits;
 enum { LX_NCHW, LX_NHWC, LX_PADDED, LX_NHWC_GAP, LX_WSTRIDE2 };
@@ -330,16 +334,16 @@ static void box_layouts(void)
     const double ab[2][2] = {{1.0, 0.0}, {0.5, 0.25}};
     for (int si = 0; si < 6; si++)
         for (int gi = 0; gi < 2; gi++)
-            for (int m = 2; m < 4; m++)
+            for (int mi = 0; mi < 2; mi++)
                 for (int k = 0; k < 2; k++)
                     for (int sp = 0; sp < 2; sp++) {
+                        const cudnnPoolingMode_t m = avg_modes[mi];
                         const int *d = shp[si];
                         const geom_t *g = gi ? &g5 : &g3;
                         const size_t ne = (size_t)d[0] * d[1] * d[2] * d[3];
                         cudnnPoolingDescriptor_t pd;
                         CHECK(cudnnCreatePoolingDescriptor(&pd));
-                        CHECK(cudnnSetPoolingNdDescriptor(pd, (cudnnPoolingMode_t)m,
-                                                          CUDNN_NOT_PROPAGATE_NAN, 2, g->win,
+                        CHECK(cudnnSetPoolingNdDescriptor(pd, m, CUDNN_NOT_PROPAGATE_NAN, 2, g->win,
                                                           g->pad, g->str));
                         float *buf[2][4]; /* per layout: x, y, dy, dx */
                         float *rf[4] = {NULL, NULL, NULL, NULL}; /* ref's y, dx (NCHW) */
@@ -393,7 +397,7 @@ static void box_layouts(void)
                                     fprintf(stderr,
                                             "FAIL box rows %s mode %d [%d %d %d %d] win %d a %g "
                                             "b %g specials %d: element %zu nchw %.9g nhwc %.9g\n",
-                                            b == 1 ? "fwd" : "bwd", m, d[0], d[1], d[2], d[3],
+                                            b == 1 ? "fwd" : "bwd", (int)m, d[0], d[1], d[2], d[3],
                                             g->win[0], ab[k][0], ab[k][1], sp, i, u, v);
                                     break;
                                 }
@@ -734,11 +738,11 @@ static void favg_bits(void)
                 const int dim[4] = {1 + turn % 2, cs[turn % 7], 5 + turn % 3, ws[wi]};
                 if (dim[3] + 2 * g->pad[1] < g->win[1] || dim[2] + 2 * g->pad[0] < g->win[0])
                     continue;
-                for (int m = 2; m < 4; m++)
+                for (int m = 0; m < 2; m++)
                     for (int f = F_AVG; f <= F_AVGS; f++) {
                         const double *k = ab[(turn + m + f) % 3];
-                        one(4, dim, lx, CUDNN_DATA_FLOAT, g, (cudnnPoolingMode_t)m,
-                            CUDNN_NOT_PROPAGATE_NAN, k[0], k[1], f);
+                        one(4, dim, lx, CUDNN_DATA_FLOAT, g, avg_modes[m], CUDNN_NOT_PROPAGATE_NAN,
+                            k[0], k[1], f);
                     }
             }
     fwd_bits = 0;
