@@ -4,8 +4,10 @@
 #include "gpu_mirror.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -330,8 +332,14 @@ void gm_rerun_with(char **argv, const char *name, const char *value)
     printf("%s: again with %s (side by side)\n", gm_prog, what);
     fflush(stdout);
     fflush(stderr);
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid == 0) {
+        /* the child dies with the program: a runner's timeout that stops the program (which
+         * signals it alone) must not leave the child on the GPU beside the next run */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
         setenv(name, value, 1);
         setenv("FD_GM_RERUN", what, 1); /* a child reruns nothing itself */
         execv("/proc/self/exe", argv);

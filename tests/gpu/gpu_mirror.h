@@ -111,7 +111,8 @@ void gm_tol(gm_buf_t *b, cudnnDataType_t dt, int64_t k);
  * parent's closing count line stays last). Does nothing when name is already set (the caller
  * chose a value) or in such a child, so an environment switch read once per process (e.g.
  * FREEDNN_GPU_BW2=0) gets its old path tested by the same cases. The child also has
- * FD_GM_RERUN=name=value (a program may skip there what the switch does not touch). */
+ * FD_GM_RERUN=name=value (a program may skip there what the switch does not touch), and dies
+ * with its parent (PR_SET_PDEATHSIG): a runner's timeout that stops the program stops it too. */
 void gm_rerun_with(char **argv, const char *name, const char *value);
 
 #endif /* FD_TESTS_GPU_MIRROR_H_ */
