@@ -59,8 +59,6 @@
 #include "sm80_async.cuh"
 #include "splitk.cuh"
 
-#define TC_BM 128
-#define TC_BN 128
 #define TC_STAGES 3
 /* bwd filter splits are multiples of this many reduction rows (a multiple of every type's BK,
  * so the split rule and the workspace size do not depend on the data type) */
@@ -236,9 +234,10 @@ static int tc_applicable(const fd_conv_problem_t *p, int need_x, int need_y, cha
     int big = p->k >= lim || p->c >= lim || want >= lim;
     for (int d = 0; d < FD_CONV_SPATIAL_MAX; d++)
         big |= p->out[d] * p->stride[d] + p->flt[d] * p->dil[d] + p->in[d] + p->pad[d] >= lim;
-    if (big || (p->n * p->out[0] * p->out[1] * p->out[2] + TC_BM - 1) / TC_BM >= 0x7fffffff ||
-        (p->n * p->in[0] * p->in[1] * p->in[2] + TC_BM - 1) / TC_BM >= 0x7fffffff ||
-        (p->k + TC_BN - 1) / TC_BN > 65535 || (p->c + TC_BN - 1) / TC_BN > 65535) {
+    const int64_t bm = tc_wide::TM, bn = tc_wide::TN; /* the narrow tiles have no more blocks */
+    if (big || (p->n * p->out[0] * p->out[1] * p->out[2] + bm - 1) / bm >= 0x7fffffff ||
+        (p->n * p->in[0] * p->in[1] * p->in[2] + bm - 1) / bm >= 0x7fffffff ||
+        (p->k + bn - 1) / bn > 65535 || (p->c + bn - 1) / bn > 65535) {
         snprintf(why, why_size, "a size reaches the tensor-core kernels' index limits (2^28)");
         return 0;
     }
@@ -403,8 +402,9 @@ static void bwd_filter_splits(const tc_geom_t *g, int *splits, int64_t *split_le
 {
     const int narrow = tc_narrow(g->k);
     const int64_t tm = narrow ? (int64_t)tc_narrow_m::TM : (int64_t)tc_wide::TM;
+    const int64_t tn = narrow ? (int64_t)tc_narrow_m::TN : (int64_t)tc_wide::TN;
     const int64_t target = narrow ? 1056 : 264;
-    const int64_t tiles = ((g->k + tm - 1) / tm) * ((g->kred + TC_BN - 1) / TC_BN);
+    const int64_t tiles = ((g->k + tm - 1) / tm) * ((g->kred + tn - 1) / tn);
     int64_t s = (target + tiles - 1) / tiles;
     const int64_t max_by_len = (g->m + 8 * TC_SPLIT_ROWS - 1) / (8 * TC_SPLIT_ROWS);
     if (s > max_by_len)

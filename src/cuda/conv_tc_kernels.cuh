@@ -32,7 +32,7 @@ template <int TM_, int TN_, int NT_> struct tc_tile {
         TN = TN_,
         NT = NT_,
         WGM = NT_ / 32 / (TN_ / 32), /* warps along m */
-        MI = TM_ / (NT_ / 32 / (TN_ / 32)) / 16
+        MI = TM_ / WGM / 16
     };
 };
 typedef tc_tile<128, 128, 256> tc_wide;
